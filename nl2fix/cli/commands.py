@@ -1,0 +1,3 @@
+"""Every subcommand, in the order `nl2fix --help` lists them."""
+
+ALL: list = []

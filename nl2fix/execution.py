@@ -1,0 +1,107 @@
+"""Every subprocess call goes through :func:`run_command`: a timeout, a typed result, CPU time.
+
+CPU time is measured per call with ``wait4`` (it covers the child and the descendants it
+waited for), so engines can be compared in CPU-seconds even when many calls run in parallel.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+DEFAULT_OUTPUT_LIMIT = 1_000_000
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    args: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    wall_seconds: float
+    cpu_seconds: float
+    timed_out: bool = False
+    truncated: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
+
+
+class _RusagePopen(subprocess.Popen):
+    """Popen that keeps the child's resource usage from ``wait4``."""
+
+    rusage = None
+
+    def _try_wait(self, wait_flags):  # noqa: D401 - overrides a CPython internal
+        try:
+            pid, sts, rusage = os.wait4(self.pid, wait_flags)
+        except ChildProcessError:
+            return self.pid, 0
+        if pid == self.pid:
+            self.rusage = rusage
+        return pid, sts
+
+
+def _clip(data: bytes, limit: int) -> tuple[str, bool]:
+    text = data.decode("utf-8", errors="replace")
+    if len(text) <= limit:
+        return text, False
+    return text[:limit] + f"\n[... {len(text) - limit} characters cut]", True
+
+
+def run_command(
+    args: Sequence[str | os.PathLike],
+    *,
+    timeout: float,
+    cwd: str | os.PathLike | None = None,
+    env: Mapping[str, str] | None = None,
+    input: str | None = None,
+    output_limit: int = DEFAULT_OUTPUT_LIMIT,
+) -> ExecResult:
+    """Run ``args`` with a hard timeout; on timeout the whole process group is killed."""
+    argv = tuple(str(a) for a in args)
+    start = time.monotonic()
+    try:
+        proc = _RusagePopen(
+            argv,
+            cwd=str(cwd) if cwd is not None else None,
+            env=dict(env) if env is not None else None,
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except FileNotFoundError as exc:
+        return ExecResult(argv, 127, "", f"{exc}", 0.0, 0.0)
+    timed_out = False
+    try:
+        out, err = proc.communicate(input.encode() if input is not None else None, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(proc)
+        out, err = proc.communicate()
+    wall = time.monotonic() - start
+    cpu = proc.rusage.ru_utime + proc.rusage.ru_stime if proc.rusage else 0.0
+    stdout, cut_out = _clip(out, output_limit)
+    stderr, cut_err = _clip(err, output_limit)
+    return ExecResult(argv, proc.returncode, stdout, stderr, wall, cpu, timed_out, cut_out or cut_err)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+
+
+def which(name: str) -> Path | None:
+    from shutil import which as _which
+
+    found = _which(name)
+    return Path(found) if found else None

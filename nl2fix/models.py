@@ -1,0 +1,67 @@
+"""In-memory specs (dataclasses) and status words (Enums) shared by every stage."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Strategy(str, enum.Enum):
+    TITLE_ONLY = "title-only"
+    ZERO_SHOT = "zero-shot"
+    ONE_SHOT = "one-shot"
+    REASONING = "reasoning"
+
+
+class ModelStyle(str, enum.Enum):
+    """How a model is prompted: chat messages, a completion prompt ending in the signature,
+    or an edit model's instruction + input."""
+
+    CHAT = "chat"
+    COMPLETION = "completion"
+    EDIT = "edit"
+
+
+class Verdict(str, enum.Enum):
+    PLAUSIBLE = "plausible"
+    WRONG = "wrong"
+    UNCOMPILABLE = "uncompilable"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+
+
+class Engine(str, enum.Enum):
+    FAST = "fast"
+    DEFECTS4J = "defects4j"
+    REBUILD = "rebuild"
+
+
+@dataclass(frozen=True)
+class Bug:
+    """One single-method bug, from the NL2Fix dataset or the bundled example benchmark."""
+
+    project: str
+    number: int
+    path: str
+    start_line: int
+    end_line: int
+    buggy_method: str
+    fixed_method: str
+    title: str
+    description: str = ""
+    comments: tuple[str, ...] = ()
+    issue_url: str = ""
+    trigger_tests: tuple[str, ...] = ()
+    relevant_tests: tuple[str, ...] = ()
+    modified_classes: tuple[str, ...] = ()
+    buggy_revision: str = ""
+    fixed_revision: str = ""
+    source_dir: str = ""
+    test_dir: str = ""
+    key: str = ""
+    benchmark: str = "nl2fix"
+    buggy_method_no_comments: str = field(default="", compare=False)
+
+    @property
+    def id(self) -> str:
+        return f"{self.project}-{self.number}"

@@ -1,0 +1,139 @@
+"""What is persisted in the run store, one pydantic model per kind of row."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from nl2fix.models import ModelStyle, Strategy, Verdict
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True, extra="forbid")
+
+
+class RunConfig(_Record):
+    """One run: one backend, model, strategy and temperature over a set of bugs."""
+
+    dataset: str
+    """``example`` for the bundled benchmark, else the path of the dataset JSON."""
+    metadata_dir: str | None = None
+    """Defects4J metadata folder (trigger/relevant tests, revisions) used with the dataset."""
+    backend: str
+    """Sampling backend: ``openai``, ``vllm``, ``mutation`` or ``replay``."""
+    model: str
+    """Model name as the backend knows it (``mutation`` and ``replay`` use their own names)."""
+    model_style: ModelStyle = ModelStyle.CHAT
+    """How the model is prompted: chat messages, completion prompt, or edit instruction."""
+    strategy: Strategy
+    """Prompting strategy."""
+    temperature: float
+    """Sampling temperature."""
+    n: int
+    """Samples requested per bug (duplicates count as samples)."""
+    max_tokens: int = 750
+    """Most new tokens asked for per sample."""
+    context_window: int = 4096
+    """The model's context window in tokens; longer prompts are cut by the prompt builder's rule."""
+    base_url: str | None = None
+    """OpenAI-compatible endpoint, when not the default."""
+    replay_file: str | None = None
+    """For ``replay``: the NL2Fix-format patch file imported."""
+    seed: int = 0
+    """Seed for backends that take one (mutation order, vllm)."""
+
+
+class PromptRecord(_Record):
+    """The exact prompt sent for one bug."""
+
+    bug_id: str
+    """Bug id, ``Project-N``."""
+    strategy: Strategy
+    """Strategy that rendered it."""
+    messages: list[dict]
+    """Chat messages (``role``/``content``); completion prompts are one ``user`` message."""
+    prompt_tokens: int
+    """Tokens counted with tiktoken (cl100k_base unless the model has its own encoding)."""
+    truncated: bool = False
+    """Whether the prompt was cut to fit the context window."""
+    truncation_note: str = ""
+    """What was cut, by which rule."""
+
+
+class SampleRecord(_Record):
+    """One sample (one model answer) for one bug, and what was extracted from it."""
+
+    bug_id: str
+    """Bug id."""
+    index: int
+    """Sample index within the bug, 0..n-1."""
+    response: str
+    """The raw text the model returned (final turn for ``reasoning``)."""
+    finish_reason: str | None = None
+    """The backend's finish reason (``stop``, ``length`` ...)."""
+    prompt_tokens: int = 0
+    """Prompt tokens billed for this sample (shared requests are split evenly)."""
+    completion_tokens: int = 0
+    """Completion tokens of this sample."""
+    candidate_hash: str | None = None
+    """Normalised hash of the extracted method; None when nothing could be extracted."""
+    extraction_error: str | None = None
+    """Why no method could be extracted, when none was."""
+    transcript: list[dict] = []
+    """Earlier turns of a multi-turn strategy (``reasoning``), as sent and answered."""
+
+
+class CandidateRecord(_Record):
+    """One unique candidate method of a bug (by normalised hash)."""
+
+    bug_id: str
+    """Bug id."""
+    hash: str
+    """Normalised, comment/whitespace-insensitive hash."""
+    code: str
+    """The method text as first extracted."""
+    count: int = 1
+    """How many samples produced this candidate."""
+    first_index: int = 0
+    """Smallest sample index that produced it (a stable tie-breaker)."""
+
+
+class ValidationRecord(_Record):
+    """The verdict of one candidate under one engine."""
+
+    bug_id: str
+    """Bug id."""
+    hash: str
+    """Candidate hash (or ``buggy``/``fixed`` for baselines)."""
+    engine: str
+    """Engine that produced the verdict: ``fast``, ``defects4j``, ``rebuild``."""
+    verdict: Verdict
+    """plausible / wrong / uncompilable / timeout / error."""
+    failing_tests: list[str] = []
+    """``Class::method`` (or ``Class`` for a class-level failure) that failed and do not fail on the fixed version."""
+    ignored_failures: list[str] = []
+    """Tests that failed but also fail on the fixed version, so were not held against the candidate."""
+    compile_errors: str = ""
+    """The compiler's first errors, for uncompilable candidates."""
+    detail: str = ""
+    """Anything else worth showing: the harness error, the test that timed out, a splice correction."""
+    tests_run: int = 0
+    """How many tests ran."""
+    wall_seconds: float = 0.0
+    """Wall-clock seconds spent validating."""
+    cpu_seconds: float = 0.0
+    """CPU seconds of the subprocesses (compile + tests)."""
+
+
+class RankingEntry(_Record):
+    """One candidate's place in a bug's ranking."""
+
+    bug_id: str
+    """Bug id."""
+    ranker: str
+    """Ranker key, e.g. ``paper:tfidf:median`` or ``paper:tfidf:median:pruned``."""
+    rank: int
+    """1-based position."""
+    hash: str
+    """Candidate hash."""
+    score: float
+    """The score the order follows (cosine similarity for the paper's ranker)."""

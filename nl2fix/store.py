@@ -1,0 +1,287 @@
+"""The run store: one SQLite file per run directory, written as results arrive.
+
+Every write commits at once, so a killed run keeps everything it had received; every stage
+asks the store what is already done before doing work, so re-running a stage resumes.
+The store is shared between worker threads: one connection, serialised by a lock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from nl2fix.errors import Nl2FixError
+from nl2fix.models import Bug
+from nl2fix.records import (
+    CandidateRecord,
+    PromptRecord,
+    RankingEntry,
+    RunConfig,
+    SampleRecord,
+    ValidationRecord,
+)
+
+STORE_FILE = "run.sqlite"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bugs (
+    bug_id TEXT PRIMARY KEY, position INTEGER NOT NULL, record TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS prompts (bug_id TEXT PRIMARY KEY, record TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS samples (
+    bug_id TEXT NOT NULL, idx INTEGER NOT NULL, candidate_hash TEXT, record TEXT NOT NULL,
+    PRIMARY KEY (bug_id, idx));
+CREATE TABLE IF NOT EXISTS candidates (
+    bug_id TEXT NOT NULL, hash TEXT NOT NULL, code TEXT NOT NULL,
+    PRIMARY KEY (bug_id, hash));
+CREATE TABLE IF NOT EXISTS validations (
+    bug_id TEXT NOT NULL, hash TEXT NOT NULL, engine TEXT NOT NULL, verdict TEXT NOT NULL,
+    record TEXT NOT NULL, PRIMARY KEY (bug_id, hash, engine));
+CREATE TABLE IF NOT EXISTS embeddings (
+    embedder TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
+    PRIMARY KEY (embedder, text_hash));
+CREATE TABLE IF NOT EXISTS rankings (
+    bug_id TEXT NOT NULL, ranker TEXT NOT NULL, rank INTEGER NOT NULL, hash TEXT NOT NULL,
+    score REAL NOT NULL, PRIMARY KEY (bug_id, ranker, rank));
+"""
+
+
+def _bug_to_json(bug: Bug) -> str:
+    return json.dumps(dataclasses.asdict(bug))
+
+
+def _bug_from_json(text: str) -> Bug:
+    data = json.loads(text)
+    for name in ("comments", "trigger_tests", "relevant_tests", "modified_classes"):
+        data[name] = tuple(data[name])
+    return Bug(**data)
+
+
+class RunStore:
+    """All persisted state of one run directory."""
+
+    def __init__(self, run_dir: Path | str, *, create: bool = False):
+        self.run_dir = Path(run_dir)
+        path = self.run_dir / STORE_FILE
+        if not path.exists() and not create:
+            raise Nl2FixError(
+                f"{self.run_dir} is not a run directory (no {STORE_FILE})",
+                "start one with `nl2fix sample --run DIR ...` or `nl2fix run --run DIR ...`",
+            )
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(path, check_same_thread=False, timeout=60, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.executescript(_SCHEMA)
+        version = self._get_meta("schema_version")
+        if version is None:
+            self._set_meta("schema_version", str(SCHEMA_VERSION))
+        elif int(version) != SCHEMA_VERSION:
+            raise Nl2FixError(f"{path} has store schema {version}; this nl2fix reads {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> "RunStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _query(self, sql: str, params: Iterable = ()) -> list[tuple]:
+        with self._lock:
+            return self._conn.execute(sql, tuple(params)).fetchall()
+
+    def _get_meta(self, key: str) -> str | None:
+        rows = self._query("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def _set_meta(self, key: str, value: str) -> None:
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    # -- configuration -------------------------------------------------------------------
+    @property
+    def config(self) -> RunConfig:
+        text = self._get_meta("config")
+        if text is None:
+            raise Nl2FixError(f"{self.run_dir} has no run configuration yet", "start it with `nl2fix sample`")
+        return RunConfig.model_validate_json(text)
+
+    def has_config(self) -> bool:
+        return self._get_meta("config") is not None
+
+    def set_config(self, config: RunConfig) -> None:
+        """Fix the run's configuration; a different one for an existing run is an error."""
+        old = self._get_meta("config")
+        if old is not None:
+            previous = RunConfig.model_validate_json(old)
+            if previous != config:
+                diff = {
+                    k: (getattr(previous, k), getattr(config, k))
+                    for k in RunConfig.model_fields
+                    if getattr(previous, k) != getattr(config, k)
+                }
+                changes = ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in diff.items())
+                raise Nl2FixError(
+                    f"{self.run_dir} was started with another configuration ({changes})",
+                    "use a new --run directory for a new configuration",
+                )
+            return
+        self._set_meta("config", config.model_dump_json())
+
+    def get_meta_json(self, key: str):
+        text = self._get_meta(key)
+        return None if text is None else json.loads(text)
+
+    def set_meta_json(self, key: str, value) -> None:
+        self._set_meta(key, json.dumps(value))
+
+    # -- bugs ----------------------------------------------------------------------------
+    def add_bugs(self, bugs: Iterable[Bug]) -> None:
+        with self._tx() as c:
+            start = c.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM bugs").fetchone()[0]
+            for i, bug in enumerate(bugs):
+                c.execute(
+                    "INSERT OR IGNORE INTO bugs (bug_id, position, record) VALUES (?, ?, ?)",
+                    (bug.id, start + i, _bug_to_json(bug)),
+                )
+
+    def bugs(self) -> list[Bug]:
+        return [_bug_from_json(r[0]) for r in self._query("SELECT record FROM bugs ORDER BY position")]
+
+    def bug(self, bug_id: str) -> Bug:
+        from nl2fix import bug_ids
+
+        known = [r[0] for r in self._query("SELECT bug_id FROM bugs ORDER BY position")]
+        resolved = bug_ids.resolve(bug_id, known)
+        return _bug_from_json(self._query("SELECT record FROM bugs WHERE bug_id = ?", (resolved,))[0][0])
+
+    # -- prompts and samples ---------------------------------------------------------------
+    def save_prompt(self, prompt: PromptRecord) -> None:
+        with self._tx() as c:
+            c.execute(
+                "INSERT OR REPLACE INTO prompts (bug_id, record) VALUES (?, ?)",
+                (prompt.bug_id, prompt.model_dump_json()),
+            )
+
+    def prompt(self, bug_id: str) -> PromptRecord | None:
+        rows = self._query("SELECT record FROM prompts WHERE bug_id = ?", (bug_id,))
+        return PromptRecord.model_validate_json(rows[0][0]) if rows else None
+
+    def add_sample(self, sample: SampleRecord, code: str | None) -> bool:
+        """Store a sample and, when it has one, its candidate; False if the index was stored already."""
+        if (sample.candidate_hash is None) != (code is None):
+            raise ValueError("a sample has a candidate hash exactly when it has code")
+        with self._tx() as c:
+            cur = c.execute(
+                "INSERT OR IGNORE INTO samples (bug_id, idx, candidate_hash, record) VALUES (?, ?, ?, ?)",
+                (sample.bug_id, sample.index, sample.candidate_hash, sample.model_dump_json()),
+            )
+            if cur.rowcount and code is not None:
+                c.execute(
+                    "INSERT OR IGNORE INTO candidates (bug_id, hash, code) VALUES (?, ?, ?)",
+                    (sample.bug_id, sample.candidate_hash, code),
+                )
+            return bool(cur.rowcount)
+
+    def sample_indices(self, bug_id: str) -> set[int]:
+        return {r[0] for r in self._query("SELECT idx FROM samples WHERE bug_id = ?", (bug_id,))}
+
+    def samples(self, bug_id: str | None = None) -> list[SampleRecord]:
+        if bug_id is None:
+            rows = self._query("SELECT record FROM samples ORDER BY bug_id, idx")
+        else:
+            rows = self._query("SELECT record FROM samples WHERE bug_id = ? ORDER BY idx", (bug_id,))
+        return [SampleRecord.model_validate_json(r[0]) for r in rows]
+
+    def candidates(self, bug_id: str) -> list[CandidateRecord]:
+        """Unique candidates of a bug, in the order of the first sample that produced each."""
+        rows = self._query(
+            """SELECT c.hash, c.code, COUNT(s.idx), MIN(s.idx) FROM candidates c
+               JOIN samples s ON s.bug_id = c.bug_id AND s.candidate_hash = c.hash
+               WHERE c.bug_id = ? GROUP BY c.hash ORDER BY MIN(s.idx)""",
+            (bug_id,),
+        )
+        return [CandidateRecord(bug_id=bug_id, hash=h, code=code, count=n, first_index=i) for h, code, n, i in rows]
+
+    # -- validation ------------------------------------------------------------------------
+    def save_validation(self, record: ValidationRecord) -> None:
+        with self._tx() as c:
+            c.execute(
+                "INSERT OR REPLACE INTO validations (bug_id, hash, engine, verdict, record) VALUES (?, ?, ?, ?, ?)",
+                (record.bug_id, record.hash, record.engine, record.verdict.value, record.model_dump_json()),
+            )
+
+    def validation(self, bug_id: str, hash: str, engine: str) -> ValidationRecord | None:
+        rows = self._query(
+            "SELECT record FROM validations WHERE bug_id = ? AND hash = ? AND engine = ?", (bug_id, hash, engine)
+        )
+        return ValidationRecord.model_validate_json(rows[0][0]) if rows else None
+
+    def validations(self, bug_id: str | None = None, engine: str | None = None) -> list[ValidationRecord]:
+        sql, params = "SELECT record FROM validations WHERE 1=1", []
+        if bug_id is not None:
+            sql, params = sql + " AND bug_id = ?", params + [bug_id]
+        if engine is not None:
+            sql, params = sql + " AND engine = ?", params + [engine]
+        return [ValidationRecord.model_validate_json(r[0]) for r in self._query(sql + " ORDER BY bug_id, hash", params)]
+
+    # -- embeddings and rankings -------------------------------------------------------------
+    def embeddings(self, embedder: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
+        hashes = list(text_hashes)
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start : start + 500]
+            rows = self._query(
+                f"SELECT text_hash, vector FROM embeddings WHERE embedder = ? AND text_hash IN ({','.join('?' * len(chunk))})",
+                [embedder, *chunk],
+            )
+            found.update({h: np.frombuffer(v, dtype=np.float32) for h, v in rows})
+        return found
+
+    def save_embeddings(self, embedder: str, vectors: dict[str, np.ndarray]) -> None:
+        with self._tx() as c:
+            c.executemany(
+                "INSERT OR REPLACE INTO embeddings (embedder, text_hash, vector) VALUES (?, ?, ?)",
+                [(embedder, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in vectors.items()],
+            )
+
+    def save_ranking(self, bug_id: str, ranker: str, entries: list[RankingEntry]) -> None:
+        """Replace a bug's ranking under ``ranker`` as a whole."""
+        with self._tx() as c:
+            c.execute("DELETE FROM rankings WHERE bug_id = ? AND ranker = ?", (bug_id, ranker))
+            c.executemany(
+                "INSERT INTO rankings (bug_id, ranker, rank, hash, score) VALUES (?, ?, ?, ?, ?)",
+                [(e.bug_id, e.ranker, e.rank, e.hash, e.score) for e in entries],
+            )
+
+    def ranking(self, bug_id: str, ranker: str) -> list[RankingEntry]:
+        rows = self._query(
+            "SELECT rank, hash, score FROM rankings WHERE bug_id = ? AND ranker = ? ORDER BY rank", (bug_id, ranker)
+        )
+        return [RankingEntry(bug_id=bug_id, ranker=ranker, rank=r, hash=h, score=s) for r, h, s in rows]
+
+    def rankers(self) -> list[str]:
+        return [r[0] for r in self._query("SELECT DISTINCT ranker FROM rankings ORDER BY ranker")]
