@@ -1,0 +1,28 @@
+import sys
+
+from nl2fix.execution import run_command
+
+
+def test_result_is_typed_and_measures_cpu():
+    res = run_command([sys.executable, "-c", "s=0\nfor i in range(3_000_000): s+=i\nprint(s)"], timeout=60)
+    assert res.ok and res.returncode == 0
+    assert res.stdout.strip() == str(sum(range(3_000_000)))
+    assert res.cpu_seconds > 0.05
+    assert res.wall_seconds >= res.cpu_seconds * 0.5
+
+
+def test_timeout_kills_the_whole_process_group():
+    code = "import subprocess,time; subprocess.Popen(['sleep','30']); time.sleep(30)"
+    res = run_command([sys.executable, "-c", code], timeout=1)
+    assert res.timed_out and not res.ok
+    assert res.wall_seconds < 10
+
+
+def test_missing_program_is_a_result_not_an_exception():
+    res = run_command(["/no/such/program"], timeout=5)
+    assert res.returncode == 127 and not res.ok
+
+
+def test_output_is_clipped():
+    res = run_command([sys.executable, "-c", "print('x' * 5000)"], timeout=10, output_limit=100)
+    assert res.truncated and len(res.stdout) < 200
