@@ -1,0 +1,36 @@
+"""`nl2fix show`: a bug's top-ranked candidates, with verdicts, as diffs against the buggy method."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from nl2fix.cli.options import run_option
+from nl2fix.store import RunStore
+from ranking.display import Style, bug_view, choose_ranker
+
+# click.echo drops these codes when stdout is not a terminal.
+_COLOURS = {
+    Style.PLAIN: {},
+    Style.TITLE: {"bold": True},
+    Style.ADDED: {"fg": "green"},
+    Style.REMOVED: {"fg": "red"},
+    Style.HUNK: {"fg": "cyan"},
+    Style.GOOD: {"fg": "green", "bold": True},
+    Style.BAD: {"fg": "red", "bold": True},
+    Style.UNKNOWN: {"fg": "yellow"},
+}
+
+
+@click.command("show")
+@run_option
+@click.option("--bug", "bug_id", required=True, help="Bug id, e.g. JxPath-20 (forgiving spelling).")
+@click.option("--ranker", default=None, help="Ranker key (default paper:tfidf:median, or the run's only one).")
+@click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="How many candidates.")
+def show_cmd(run_dir: Path, bug_id: str, ranker: str | None, k: int):
+    """Print a bug's top-k ranked candidates: score, duplicates, verdict, failing tests and a diff."""
+    with RunStore(run_dir) as store:
+        lines = bug_view(store, bug_id, choose_ranker(store, ranker), k)
+    for line in lines:
+        click.echo(click.style(line.text, **_COLOURS[line.style]))

@@ -1,0 +1,130 @@
+"""Text for `nl2fix rank` and `nl2fix show`: ranking summaries and a bug's top candidates as diffs.
+
+Lines carry a style, not colour codes, so the CLI decides whether to colour them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+from dataclasses import dataclass
+
+from nl2fix.errors import Nl2FixError
+from nl2fix.models import Bug, Verdict
+from nl2fix.records import CandidateRecord, RankingEntry, RankingInfo, ValidationRecord
+from nl2fix.store import RunStore
+from nl2fix.verdict_source import verdict_engine
+from ranking.spec import DEFAULT_KEY
+from ranking.texts import buggy_text, candidate_text
+
+COMPILE_ERROR_LINES = 3
+
+
+class Style(str, enum.Enum):
+    PLAIN = "plain"
+    TITLE = "title"
+    ADDED = "added"
+    REMOVED = "removed"
+    HUNK = "hunk"
+    GOOD = "good"
+    BAD = "bad"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Line:
+    text: str
+    style: Style = Style.PLAIN
+
+
+def describe(info: RankingInfo) -> str:
+    """One line on how a ranker's rankings came out."""
+    text = f"{info.ranker}: {info.ranked} of {info.candidates} candidates ranked over {info.bugs} bugs"
+    if info.threshold_value is not None:
+        how = "the run's median similarity" if info.threshold == "median" else "fixed"
+        text += f" (threshold {info.threshold_value:.4f}, {how})"
+    if info.engine is not None:
+        text += f"; {info.pruned} uncompilable dropped ({info.engine} verdicts)"
+        if info.unvalidated:
+            text += f", {info.unvalidated} kept without a verdict yet"
+    return text
+
+
+def method_diff(buggy: str, candidate: str, label: str) -> list[Line]:
+    """Unified diff from the buggy method to a candidate (both comment-free: the change, not the commentary)."""
+    styles = {"+": Style.ADDED, "-": Style.REMOVED, "@": Style.HUNK}
+    diff = list(difflib.unified_diff(buggy.splitlines(), candidate.splitlines(), "buggy", label, lineterm=""))
+    if not diff:
+        return [Line("(same code as the buggy method)", Style.UNKNOWN)]
+    return [Line(d, Style.TITLE if i < 2 else styles.get(d[:1], Style.PLAIN)) for i, d in enumerate(diff)]
+
+
+def _verdict_lines(record: ValidationRecord | None) -> tuple[Line, list[Line]]:
+    if record is None:
+        return Line("not validated", Style.UNKNOWN), []
+    good = record.verdict is Verdict.PLAUSIBLE
+    details = [Line(f"    failing: {', '.join(record.failing_tests)}")] if record.failing_tests else []
+    if record.compile_errors:
+        details += [Line(f"    {l}") for l in record.compile_errors.strip().splitlines()[:COMPILE_ERROR_LINES]]
+    if record.detail:
+        details.append(Line(f"    {record.detail}"))
+    return Line(record.verdict.value, Style.GOOD if good else Style.BAD), details
+
+
+def format_ranked(
+    bug: Bug,
+    ranker: str,
+    engine: str | None,
+    shown: list[tuple[RankingEntry, CandidateRecord, ValidationRecord | None]],
+    total: int,
+) -> list[Line]:
+    """A bug's header, then each shown candidate: rank, score, duplicates, verdict, failing tests, diff."""
+    lines = [
+        Line(f"{bug.id}: {bug.title}", Style.TITLE),
+        Line(
+            f"ranker {ranker}; verdicts: {engine or 'none yet'}; "
+            f"showing {len(shown)} of {total} ranked candidates"
+        ),
+    ]
+    if not shown:
+        lines.append(Line("no candidates in this ranking", Style.UNKNOWN))
+    buggy = buggy_text(bug)
+    for entry, candidate, record in shown:
+        verdict, details = _verdict_lines(record)
+        samples = "sample" if candidate.count == 1 else "samples"
+        lines.append(Line(""))
+        lines.append(
+            Line(
+                f"#{entry.rank}  score {entry.score:.4g}  {candidate.count} {samples}  "
+                f"{candidate.hash}  {verdict.text}",
+                verdict.style,
+            )
+        )
+        lines += details
+        lines += method_diff(buggy, candidate_text(candidate.code), f"rank {entry.rank}")
+    return lines
+
+
+def choose_ranker(store: RunStore, key: str | None) -> str:
+    """``key`` if the run has it; with no key, the default ranker, or else the run's only one."""
+    keys = store.rankers()
+    if not keys:
+        raise Nl2FixError(f"{store.run_dir} has no rankings yet", f"run `nl2fix rank --run {store.run_dir}`")
+    if key is None:
+        if DEFAULT_KEY in keys or len(keys) == 1:
+            return DEFAULT_KEY if DEFAULT_KEY in keys else keys[0]
+        raise Nl2FixError("this run has several rankings", f"pass --ranker, one of: {', '.join(keys)}")
+    if key not in keys:
+        raise Nl2FixError(f"no ranking {key!r} in {store.run_dir}", f"rankings here: {', '.join(keys)}")
+    return key
+
+
+def bug_view(store: RunStore, bug_id: str, ranker: str, k: int) -> list[Line]:
+    """The top ``k`` of a bug's ranking under ``ranker``, with the run's verdicts."""
+    bug = store.bug(bug_id)
+    entries = store.ranking(bug.id, ranker)
+    engine = verdict_engine(store)
+    candidates = {c.hash: c for c in store.candidates(bug.id)}
+    verdicts = {v.hash: v for v in store.validations(bug.id, engine)} if engine else {}
+    shown = [(e, candidates[e.hash], verdicts.get(e.hash)) for e in entries[:k]]
+    return format_ranked(bug, ranker, engine, shown, len(entries))
