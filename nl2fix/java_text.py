@@ -11,40 +11,28 @@ _LITERAL = re.compile(r'("""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*
 _PUNCT_SPACE = re.compile(r"\s*([{}()\[\];,.=<>!&|+\-*/%?:^~@])\s*")
 
 
+_TOKENS = re.compile(
+    r'(?P<lit>"""[\s\S]*?(?:"""|$)|"(?:\\.|[^"\\\n])*"?|\'(?:\\.|[^\'\\\n])*\'?)'
+    r"|(?P<line>//[^\n]*)"
+    r"|(?P<block>/\*[\s\S]*?(?:\*/|$))"
+)
+
+
+def _drop_comment(m: re.Match) -> str:
+    if m.lastgroup == "lit":
+        return m.group()
+    if m.lastgroup == "block":
+        return "\n" * m.group().count("\n")
+    return ""
+
+
 def strip_comments(source: str) -> str:
     """Remove ``//`` and ``/* */`` comments, keeping string/char literals and line layout.
 
     Block comments keep their newlines so line numbers of the remaining code do not move;
-    lines left empty by a removed comment are dropped by :func:`drop_blank_comment_lines`.
+    lines left empty by a removed comment are dropped by :func:`remove_comments`.
     """
-    out: list[str] = []
-    i, n = 0, len(source)
-    while i < n:
-        c = source[i]
-        nxt = source[i + 1] if i + 1 < n else ""
-        if c == "/" and nxt == "/":
-            j = source.find("\n", i)
-            i = n if j == -1 else j
-        elif c == "/" and nxt == "*":
-            j = source.find("*/", i + 2)
-            end = n if j == -1 else j + 2
-            out.append("\n" * source.count("\n", i, end))
-            i = end
-        elif source.startswith('"""', i):
-            j = source.find('"""', i + 3)
-            end = n if j == -1 else j + 3
-            out.append(source[i:end])
-            i = end
-        elif c in "\"'":
-            j = i + 1
-            while j < n and source[j] != c and source[j] != "\n":
-                j += 2 if source[j] == "\\" else 1
-            out.append(source[i : j + 1])
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    return _TOKENS.sub(_drop_comment, source)
 
 
 def remove_comments(method: str) -> str:

@@ -51,6 +51,9 @@ CREATE TABLE IF NOT EXISTS embeddings (
 CREATE TABLE IF NOT EXISTS rankings (
     bug_id TEXT NOT NULL, ranker TEXT NOT NULL, rank INTEGER NOT NULL, hash TEXT NOT NULL,
     score REAL NOT NULL, PRIMARY KEY (bug_id, ranker, rank));
+CREATE TABLE IF NOT EXISTS codebleu (
+    bug_id TEXT NOT NULL, hash TEXT NOT NULL, reference TEXT NOT NULL, score REAL NOT NULL,
+    PRIMARY KEY (bug_id, hash, reference));
 """
 
 
@@ -248,6 +251,11 @@ class RunStore:
             sql, params = sql + " AND engine = ?", params + [engine]
         return [ValidationRecord.model_validate_json(r[0]) for r in self._query(sql + " ORDER BY bug_id, hash", params)]
 
+    def validation_engines(self) -> set[str]:
+        """Engines that judged at least one candidate (the ``buggy``/``fixed`` baselines do not count)."""
+        rows = self._query("SELECT DISTINCT engine FROM validations WHERE hash NOT IN ('buggy', 'fixed')")
+        return {r[0] for r in rows}
+
     # -- embeddings and rankings -------------------------------------------------------------
     def embeddings(self, embedder: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
         hashes = list(text_hashes)
@@ -285,3 +293,15 @@ class RunStore:
 
     def rankers(self) -> list[str]:
         return [r[0] for r in self._query("SELECT DISTINCT ranker FROM rankings ORDER BY ranker")]
+
+    # -- CodeBLEU cache (reports) -------------------------------------------------------------
+    def codebleu_scores(self) -> dict[tuple[str, str, str], float]:
+        """Cached CodeBLEU by (bug id, candidate hash, reference ``buggy``/``fixed``)."""
+        return {(b, h, r): s for b, h, r, s in self._query("SELECT bug_id, hash, reference, score FROM codebleu")}
+
+    def save_codebleu_scores(self, scores: dict[tuple[str, str, str], float]) -> None:
+        with self._tx() as c:
+            c.executemany(
+                "INSERT OR REPLACE INTO codebleu (bug_id, hash, reference, score) VALUES (?, ?, ?, ?)",
+                [(b, h, r, s) for (b, h, r), s in scores.items()],
+            )

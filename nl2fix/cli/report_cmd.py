@@ -1,0 +1,49 @@
+"""`nl2fix report`: one run's pass@k, tables and figures as text, Markdown, HTML or JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from nl2fix.report import ReportFormat, write_report
+from nl2fix.report.data import ReportData
+
+
+def format_option(default: ReportFormat = ReportFormat.TEXT):
+    return click.option(
+        "--format", "fmt", type=click.Choice([f.value for f in ReportFormat]), default=default.value,
+        show_default=True, help="html is one self-contained file with its figures; json is the documented data.",
+    )
+
+
+out_option = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                          help="Write the report to this file instead of standard output.")
+
+
+def echo_result(result: Path | str) -> None:
+    if isinstance(result, Path):
+        click.echo(f"report: {result}")
+    else:
+        click.echo(result, nl=False)
+
+
+@click.command("report")
+@click.option("--run", "run_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Run directory (holds run.sqlite).")
+@format_option()
+@out_option
+@click.option("--no-codebleu", is_flag=True,
+              help="Leave out CodeBLEU (Figure 4); it costs ~20 ms per new candidate and is cached in the run.")
+@click.option("--schema", is_flag=True, help="Print the JSON Schema of --format json (its documentation) and exit.")
+def report_cmd(run_dir: Path | None, fmt: str, out: Path | None, no_codebleu: bool, schema: bool):
+    """Report a run: pass@k, ranked pass@k, the paper's tables and figures (html: RUN/report.html unless --out)."""
+    if schema:
+        if run_dir is not None:
+            raise click.UsageError("--schema describes every report; it takes no --run")
+        click.echo(json.dumps(ReportData.model_json_schema(), indent=2))
+        return
+    if run_dir is None:
+        raise click.UsageError("Missing option '--run'.")
+    echo_result(write_report(run_dir, fmt, out, codebleu=not no_codebleu, progress=True))

@@ -1,0 +1,75 @@
+"""`nl2fix run`: sample -> validate -> rank -> report with one set of options; re-running resumes.
+
+The sampling options are `nl2fix sample`'s own (its parameters are reused, not copied), the
+validation options `nl2fix validate`'s; each stage skips what the run store already holds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from nl2fix.cli.report_cmd import format_option, out_option
+from nl2fix.cli.sample_cmd import sample_cmd
+from nl2fix.cli.validate_cmd import engine_options
+from nl2fix.report import DEFAULT_HTML_NAME, ReportFormat
+
+def _stage(number: int, name: str) -> None:
+    click.echo(f"== {number}/4 {name} ==")
+
+
+@click.command(
+    "run",
+    help="Sample, validate, rank and report in one go; re-running the same command resumes where it stopped.\n\n"
+    "Takes every option of `nl2fix sample` and `nl2fix validate`, plus the ranking embedder and the report format. "
+    "The report goes to RUN/report.html (with the text report on standard output) unless --format/--out say otherwise.",
+)
+@engine_options
+@click.option("--embedder", default="tfidf", show_default=True,
+              help="Ranking embedder: tfidf (offline), openai:MODEL (uses --base-url), st:MODEL_OR_PATH.")
+@format_option(ReportFormat.HTML)
+@out_option
+@click.option("--no-codebleu", is_flag=True, help="Leave CodeBLEU (Figure 4) out of the report.")
+@click.pass_context
+def run_cmd(ctx: click.Context, engine: str, workers: int, no_sandbox: bool, test_timeout: float, candidate_timeout: float,
+         embedder: str, fmt: str, out: Path | None, no_codebleu: bool, **sampling) -> None:
+    from nl2fix.models import Engine
+    from nl2fix.report import collect, render, write_text
+    from nl2fix.store import RunStore
+    from nl2fix.validation import validate
+    from ranking import rank_run, ranking_info
+    from ranking.display import describe
+
+    run_dir: Path = sampling["run_dir"]
+    progress = not sampling["quiet"]
+    embed_url = sampling["base_url"] if embedder.startswith("openai:") else None
+
+    _stage(1, "sample")
+    ctx.invoke(sample_cmd, **sampling)
+
+    _stage(2, "validate")
+    click.echo(str(validate(run_dir, engine=Engine(engine), workers=workers, sandbox=not no_sandbox, progress=progress,
+                            test_timeout=test_timeout, candidate_timeout=candidate_timeout)))
+
+    _stage(3, "rank")
+    keys = [key for pruned in (False, True) for key in rank_run(run_dir, embedder=embedder, pruned=pruned, base_url=embed_url)]
+    with RunStore(run_dir) as store:
+        for key in keys:
+            info = ranking_info(store, key)
+            click.echo(describe(info) if info else key)
+
+    _stage(4, "report")
+    data = collect(run_dir, codebleu=not no_codebleu, progress=progress)
+    if fmt == ReportFormat.HTML.value:
+        path = write_text(out or run_dir / DEFAULT_HTML_NAME, render(data, fmt)).resolve()
+        click.echo(f"report: {path}")
+        click.echo(render(data, ReportFormat.TEXT), nl=False)
+        click.echo(f"report: {path}")
+    elif out is not None:
+        click.echo(f"report: {write_text(out, render(data, fmt)).resolve()}")
+    else:
+        click.echo(render(data, fmt), nl=False)
+
+
+run_cmd.params[:0] = sample_cmd.params  # `nl2fix sample`'s own options, shared rather than copied

@@ -1,0 +1,552 @@
+"""Everything a report shows, gathered from the run store into one pydantic model.
+
+The JSON report is exactly ``ReportData.model_dump_json()``; its field docstrings are its
+documentation (``nl2fix report --schema`` prints them as JSON Schema). Fractions are in [0, 1].
+
+Which numbers count:
+- a candidate's verdict is the one of the run's verdict engine (``nl2fix.verdict_source``);
+- every stored sample of a bug is one of its n samples (duplicates included); a sample with no
+  extractable method, no verdict yet, or an ``error`` verdict is not plausible, and the report
+  says how many of those there are, so nothing unvalidated is silently scored either way;
+- bugs whose fixed (developer) version does not validate are a broken benchmark entry, not a
+  model failure: they are listed apart and left out of the headline numbers, which are also
+  given over all bugs.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter, defaultdict
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+from scipy import stats
+
+from nl2fix import __version__, codebleu_scores, metrics
+from nl2fix.models import Bug, Verdict
+from nl2fix.records import CandidateRecord, RunConfig, SampleRecord, ValidationRecord
+from nl2fix.store import RunStore
+from nl2fix.validation import BUGGY, FIXED, BaselineCheck
+from nl2fix.verdict_source import verdict_engine
+
+RANKED_KS = (1, 5, 10)
+"""The k of ranked pass@k (the paper's Table 6 shows 1 and 5)."""
+SCHEMA_VERSION = 1
+UNVALIDATED = "unvalidated"
+"""The verdict column of candidates that have no verdict under the report's engine."""
+
+
+class GroundTruth(str, enum.Enum):
+    """Whether the developer's fix validates under the report's engine, by the validation stage's rule."""
+
+    VALIDATES = "validates"
+    """It compiles and passes the trigger tests (relevant tests it fails are discounted for every candidate)."""
+    FAILS = "fails"
+    """It does not compile, or fails a trigger test: a broken benchmark entry."""
+    UNCHECKED = "unchecked"
+    """Not validated (yet), or the harness failed on it; the bug stays in the headline numbers."""
+
+
+class ReportModel(BaseModel):
+    """What reports persist as JSON: documented by field docstrings, no unknown fields."""
+
+    model_config = ConfigDict(use_attribute_docstrings=True, extra="forbid")
+
+
+class RunInfo(ReportModel):
+    """Which run the report describes and how its verdicts were obtained."""
+
+    run_dir: str
+    """The run directory."""
+    config: RunConfig | None
+    """The run's configuration (None when sampling never started)."""
+    engine: str | None
+    """Validation engine whose verdicts are used; None when no candidate was validated."""
+    rankers: list[str]
+    """Ranker keys with stored rankings."""
+    nl2fix_version: str
+    """Version of nl2fix that wrote the report."""
+
+
+class BugCounts(ReportModel):
+    """How many bugs each headline number is over."""
+
+    selected: int
+    """Bugs in the run."""
+    scored: int
+    """Bugs in the headline numbers: all but those whose ground truth fails."""
+    ground_truth_fails: int
+    """Bugs whose fixed version does not validate (listed apart, left out of the headline)."""
+    ground_truth_unchecked: int
+    """Bugs whose fixed version was not validated (or hit a harness error); they are kept in the headline."""
+    fixed: int
+    """Scored bugs with at least one plausible sample."""
+    fixed_all: int
+    """All bugs (scored or not) with at least one plausible sample."""
+    fixed_interval: tuple[float, float]
+    """95% Wilson interval of fixed / scored."""
+
+
+class Distribution(ReportModel):
+    """Summary of a sample of numbers, enough to draw a box plot."""
+
+    count: int
+    """How many values."""
+    mean: float
+    """Their mean."""
+    median: float
+    """Their median."""
+    q1: float
+    """First quartile."""
+    q3: float
+    """Third quartile."""
+    low: float
+    """Lower whisker: the smallest value within 1.5 IQR of q1."""
+    high: float
+    """Upper whisker: the largest value within 1.5 IQR of q3."""
+
+
+class RankSumTest(ReportModel):
+    """One-sided Wilcoxon rank-sum (Mann-Whitney U) test: plausible candidates score higher than the rest."""
+
+    reference: str
+    """``buggy`` or ``fixed``: the method CodeBLEU was computed against."""
+    statistic: float
+    """The U statistic of the plausible group."""
+    p_value: float
+    """One-sided p-value (alternative: plausible > not plausible)."""
+    plausible: int
+    """Plausible candidates in the test."""
+    others: int
+    """Not-plausible (validated) candidates in the test."""
+
+
+class CodeBleuSummary(ReportModel):
+    """CodeBLEU of the scored bugs' unique, validated candidates against the buggy and the fixed method (Figure 4)."""
+
+    available: bool
+    """False when CodeBLEU could not run here; ``reason`` says why."""
+    reason: str = ""
+    """Why CodeBLEU is unavailable, or empty."""
+    unscored: int = 0
+    """Candidate/reference pairs CodeBLEU could not score."""
+    by_verdict: dict[str, dict[str, Distribution]] = {}
+    """reference (``buggy``/``fixed``) -> verdict -> distribution of scores."""
+    tests: list[RankSumTest] = []
+    """Per reference, whether plausible candidates score higher than the others."""
+
+
+class CandidateStats(ReportModel):
+    """The paper's Table 2: each rate is a fraction of a bug's samples, averaged over scored bugs."""
+
+    bugs: int
+    """Scored bugs with at least one sample (the bugs averaged over)."""
+    samples: int
+    """Samples of those bugs."""
+    unique_candidates: int
+    """Unique extracted candidates of those bugs."""
+    duplicates: float
+    """Samples whose candidate repeats an earlier sample of the same bug."""
+    unextractable: float
+    """Samples from which no method could be extracted."""
+    compile: float
+    """Samples whose candidate compiles (verdict plausible or wrong)."""
+    regression_pass: float
+    """Samples whose candidate passed the regression tests (all plausible ones; a candidate that failed a
+    trigger test first never reached them and is not counted)."""
+    regression_not_reached: float
+    """Samples whose candidate failed only trigger tests, so the regression tests did not run."""
+    plausible: float
+    """Samples whose candidate passes every trigger and relevant test."""
+    unvalidated: float
+    """Extracted samples whose candidate has no verdict, or an ``error`` verdict (counted as not plausible)."""
+    verdicts: dict[str, int]
+    """Unique candidates by verdict (``unvalidated`` for those without one)."""
+
+
+class ExactMatchStats(ReportModel):
+    """The paper's Table 4: candidates identical to the developer's fix, ignoring whitespace and comments."""
+
+    bugs: int
+    """Scored bugs."""
+    bugs_with_exact_match: int
+    """Bugs with at least one sample identical to the fix."""
+    bugs_with_plausible_exact_match: int
+    """Bugs whose identical candidate is also plausible (an exact match that fails means a flaky or broken test)."""
+    samples: int
+    """Samples of scored bugs."""
+    exact_match_samples: int
+    """Samples identical to the fix."""
+    fraction_of_bugs: float
+    """bugs_with_exact_match / bugs."""
+    fraction_of_fixed_bugs: float
+    """Of the bugs with a plausible fix, those with an exact match."""
+
+
+class ProjectRow(ReportModel):
+    """One project in the paper's Table 3."""
+
+    project: str
+    """Project name."""
+    bugs: int
+    """Scored bugs of the project."""
+    fixed: int
+    """Scored bugs with a plausible sample."""
+    fraction: float
+    """fixed / bugs."""
+    ground_truth_fails: int
+    """Bugs of the project left out because their fixed version fails."""
+
+
+class BugRow(ReportModel):
+    """One bug's numbers."""
+
+    bug_id: str
+    """``Project-N``."""
+    project: str
+    """Project name."""
+    ground_truth: GroundTruth
+    """Whether the fixed version validates."""
+    fixed_verdict: Verdict | None
+    """Verdict of the fixed version (None when not validated)."""
+    buggy_verdict: Verdict | None
+    """Verdict of the buggy version (``wrong`` is expected; ``plausible`` means the tests miss the bug)."""
+    ground_truth_detail: str = ""
+    """What is wrong with the baselines: why the fixed version fails, or the buggy version passes its trigger tests."""
+    samples: int
+    """Stored samples (n for this bug)."""
+    unextractable: int
+    """Samples without an extractable method."""
+    unique_candidates: int
+    """Unique extracted candidates."""
+    plausible_samples: int
+    """Samples whose candidate is plausible (c for this bug)."""
+    unvalidated_candidates: int
+    """Unique candidates without a verdict, or with an ``error`` verdict."""
+    verdicts: dict[str, int]
+    """Unique candidates by verdict."""
+    pass_at_1: float | None
+    """c / n, None without samples."""
+    exact_match: bool
+    """Some sample is identical to the fix."""
+    first_plausible_rank: dict[str, int | None]
+    """Ranker key -> 1-based rank of the best-placed plausible candidate (None: none ranked)."""
+
+
+class ReportData(ReportModel):
+    """A run's report: the paper's Tables 2, 3, 4 and 6 and Figures 2 and 4 for one run."""
+
+    schema_version: int = SCHEMA_VERSION
+    """Version of this JSON layout; fields are only ever added within a version."""
+    run: RunInfo
+    """The run and how it was judged."""
+    warnings: list[str]
+    """Anything that makes the numbers incomplete (unvalidated candidates, missing samples ...)."""
+    bug_counts: BugCounts
+    """How many bugs the numbers are over."""
+    pass_at_k: dict[int, float]
+    """k -> mean pass@k over scored bugs (unbiased estimator; only k that every bug has samples for)."""
+    pass_at_k_interval: dict[int, tuple[float, float]]
+    """k -> 95% bootstrap interval of pass@k over bugs."""
+    pass_at_k_all_bugs: dict[int, float]
+    """k -> mean pass@k over every bug, ground truth failing or not."""
+    pass_at_k_curve: list[float]
+    """pass@k for k = 1, 2, ... up to the smallest sample count (Figure 2)."""
+    ranked_pass_at_k: dict[str, dict[int, float]]
+    """Ranker key -> k -> fraction of scored bugs with a plausible candidate in the ranking's top k (Table 6)."""
+    per_project: list[ProjectRow]
+    """Bugs with a plausible fix per project (Table 3)."""
+    candidates: CandidateStats
+    """Candidate statistics (Table 2)."""
+    exact_match: ExactMatchStats
+    """Exact matches with the developer's fix (Table 4)."""
+    codebleu: CodeBleuSummary
+    """CodeBLEU by verdict (Figure 4)."""
+    bugs: list[BugRow] = Field(default_factory=list)
+    """Every bug, in run order."""
+
+    @property
+    def scored_bugs(self) -> list[BugRow]:
+        return [b for b in self.bugs if b.ground_truth is not GroundTruth.FAILS]
+
+    @property
+    def broken_bugs(self) -> list[BugRow]:
+        return [b for b in self.bugs if b.ground_truth is GroundTruth.FAILS]
+
+
+# -- gathering -------------------------------------------------------------------------------------
+
+
+class _BugFacts:
+    """One bug's samples, candidates and verdicts, read once from the store."""
+
+    def __init__(self, bug: Bug, samples: list[SampleRecord], candidates: list[CandidateRecord],
+                 verdicts: dict[str, ValidationRecord]):
+        self.bug = bug
+        self.samples = samples
+        self.candidates = candidates
+        self.records = verdicts
+        self.plausible_hashes = {h for h, r in verdicts.items() if r.verdict is Verdict.PLAUSIBLE}
+
+    def verdict(self, hash: str) -> Verdict | None:
+        record = self.records.get(hash)
+        return record.verdict if record else None
+
+    @cached_property
+    def outcomes(self) -> list[metrics.SampleOutcome]:
+        seen: set[str] = set()
+        out = []
+        for s in self.samples:
+            if s.candidate_hash is None:
+                out.append(metrics.SampleOutcome(extracted=False))
+                continue
+            record = self.records.get(s.candidate_hash)
+            out.append(metrics.SampleOutcome(
+                extracted=True,
+                duplicate=s.candidate_hash in seen,
+                verdict=record.verdict if record else None,
+                regression=metrics.regression_status(record.verdict, record.failing_tests, self.bug.trigger_tests)
+                if record else None,
+            ))
+            seen.add(s.candidate_hash)
+        return out
+
+    def candidate_verdicts(self) -> Counter[str]:
+        return Counter(self.records[c.hash].verdict.value if c.hash in self.records else UNVALIDATED
+                       for c in self.candidates)
+
+    @cached_property
+    def baseline(self) -> BaselineCheck:
+        return BaselineCheck(self.bug, fixed=self.records.get(FIXED), buggy=self.records.get(BUGGY))
+
+    @property
+    def ground_truth(self) -> GroundTruth:
+        """The validation stage's own rule: the fixed version compiles and passes its trigger tests
+        (regression tests it fails are discounted for every candidate). A harness error checks nothing."""
+        fixed = self.baseline.fixed
+        if fixed is None or fixed.verdict is Verdict.ERROR:
+            return GroundTruth.UNCHECKED
+        return GroundTruth.VALIDATES if self.baseline.ground_truth_ok else GroundTruth.FAILS
+
+    @cached_property
+    def _exact(self) -> list[CandidateRecord]:
+        matches = metrics.exact_matches([c.code for c in self.candidates], self.bug.fixed_method)
+        return [c for c, m in zip(self.candidates, matches) if m]
+
+    def exact_samples(self) -> int:
+        return sum(c.count for c in self._exact)
+
+    def plausible_exact(self) -> bool:
+        return any(c.hash in self.plausible_hashes for c in self._exact)
+
+
+def _read_facts(store: RunStore, engine: str | None) -> list[_BugFacts]:
+    samples: dict[str, list[SampleRecord]] = defaultdict(list)
+    for s in store.samples():
+        samples[s.bug_id].append(s)
+    verdicts: dict[str, dict[str, ValidationRecord]] = defaultdict(dict)
+    if engine is not None:
+        for v in store.validations(engine=engine):
+            verdicts[v.bug_id][v.hash] = v
+    return [
+        _BugFacts(bug, samples.get(bug.id, []), store.candidates(bug.id), verdicts.get(bug.id, {}))
+        for bug in store.bugs()
+    ]
+
+
+def _rankings(store: RunStore, key: str, facts: list[_BugFacts]) -> dict[str, list[str]]:
+    """Bug id -> ranked candidate hashes, for the bugs the ranker ranked."""
+    orders = {f.bug.id: [e.hash for e in store.ranking(f.bug.id, key)] for f in facts}
+    return {bug_id: hashes for bug_id, hashes in orders.items() if hashes}
+
+
+def _distribution(values: list[float]) -> Distribution:
+    data = np.asarray(values, dtype=float)
+    q1, median, q3 = np.quantile(data, [0.25, 0.5, 0.75])
+    iqr = q3 - q1
+    inside = data[(data >= q1 - 1.5 * iqr) & (data <= q3 + 1.5 * iqr)]
+    return Distribution(
+        count=int(data.size), mean=float(data.mean()), median=float(median), q1=float(q1), q3=float(q3),
+        low=float(inside.min()), high=float(inside.max()),
+    )
+
+
+def _codebleu(store: RunStore, facts: list[_BugFacts], progress: bool) -> CodeBleuSummary:
+    reason = codebleu_scores.unavailable_reason()
+    if reason:
+        return CodeBleuSummary(available=False, reason=reason)
+    validated = {
+        f.bug.id: [c for c in f.candidates if f.verdict(c.hash) not in (None, Verdict.ERROR)] for f in facts
+    }
+    scores, unscored = codebleu_scores.run_scores(store, validated, progress=progress)
+    verdict_of = {(f.bug.id, c.hash): f.verdict(c.hash) for f in facts for c in validated[f.bug.id]}
+    by_verdict: dict[str, dict[str, Distribution]] = {}
+    tests = []
+    for ref in codebleu_scores.REFERENCES:
+        groups: dict[Verdict, list[float]] = defaultdict(list)
+        for key, verdict in verdict_of.items():
+            if (*key, ref) in scores:
+                groups[verdict].append(scores[(*key, ref)])
+        by_verdict[ref] = {v.value: _distribution(groups[v]) for v in Verdict if v in groups}
+        plausible = groups.get(Verdict.PLAUSIBLE, [])
+        others = [x for v, vals in groups.items() if v is not Verdict.PLAUSIBLE for x in vals]
+        if plausible and others:
+            result = stats.mannwhitneyu(plausible, others, alternative="greater")
+            tests.append(RankSumTest(reference=ref, statistic=float(result.statistic), p_value=float(result.pvalue),
+                                     plausible=len(plausible), others=len(others)))
+    return CodeBleuSummary(available=True, unscored=unscored, by_verdict=by_verdict, tests=tests)
+
+
+def _bug_row(f: _BugFacts, rankers: dict[str, dict[str, list[str]]]) -> BugRow:
+    outcomes = f.outcomes
+    n, c = len(outcomes), sum(o.plausible for o in outcomes)
+    verdicts = f.candidate_verdicts()
+    fixed, buggy = f.baseline.fixed, f.baseline.buggy
+    return BugRow(
+        bug_id=f.bug.id,
+        project=f.bug.project,
+        ground_truth=f.ground_truth,
+        fixed_verdict=fixed.verdict if fixed else None,
+        buggy_verdict=buggy.verdict if buggy else None,
+        ground_truth_detail="; ".join(f.baseline.problems),
+        samples=n,
+        unextractable=sum(not o.extracted for o in outcomes),
+        unique_candidates=len(f.candidates),
+        plausible_samples=c,
+        unvalidated_candidates=verdicts[UNVALIDATED] + verdicts[Verdict.ERROR.value],
+        verdicts=dict(sorted(verdicts.items())),
+        pass_at_1=c / n if n else None,
+        exact_match=f.exact_samples() > 0,
+        first_plausible_rank={
+            key: metrics.first_plausible_rank(order.get(f.bug.id, []), f.plausible_hashes) for key, order in rankers.items()
+        },
+    )
+
+
+def _warnings(facts: list[_BugFacts], rows: list[BugRow], engine: str | None, config: RunConfig | None,
+              rankers: dict[str, dict[str, list[str]]]) -> list[str]:
+    out = []
+    if not rows:
+        return ["the run has no bugs yet: start it with `nl2fix sample` or `nl2fix run`"]
+    if engine is None:
+        out.append("no candidate has been validated: every pass@k below is 0 until `nl2fix validate` runs")
+    unvalidated = sum(r.verdicts.get(UNVALIDATED, 0) for r in rows)
+    errors = sum(r.verdicts.get(Verdict.ERROR.value, 0) for r in rows)
+    if engine is not None and unvalidated:
+        out.append(f"{unvalidated} candidate(s) have no {engine} verdict yet and count as not plausible; "
+                   "run `nl2fix validate` to finish")
+    if errors:
+        out.append(f"{errors} candidate(s) hit a harness error and count as not plausible; see `nl2fix show`")
+    if config is not None:
+        short = [r.bug_id for r in rows if r.samples < config.n]
+        if short:
+            out.append(f"{len(short)} bug(s) have fewer than n={config.n} samples ({', '.join(short[:5])}"
+                       f"{' ...' if len(short) > 5 else ''}); pass@k is only given for k every bug reaches")
+    broken = [r.bug_id for r in rows if r.ground_truth is GroundTruth.FAILS]
+    if broken:
+        out.append(f"{len(broken)} bug(s) whose ground truth does not validate are left out of the headline: "
+                   + ", ".join(broken))
+    unchecked = sum(r.ground_truth is GroundTruth.UNCHECKED for r in rows)
+    if engine is not None and unchecked:
+        out.append(f"{unchecked} bug(s) have no verdict on their fixed version; they stay in the headline unchecked")
+    for f in facts:
+        if f.ground_truth is not GroundTruth.FAILS:
+            out += [f"{f.bug.id}: {problem}" for problem in f.baseline.problems]
+    with_candidates = {f.bug.id for f in facts if f.candidates}
+    for key, order in rankers.items():
+        missing = with_candidates - set(order)
+        if missing:
+            out.append(f"ranking {key} covers {len(with_candidates) - len(missing)} of {len(with_candidates)} bugs "
+                       "with candidates; run `nl2fix rank` again")
+    return out
+
+
+def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = False) -> ReportData:
+    """Read a run directory's store and compute every number of its report."""
+    with RunStore(run_dir) as store:
+        engine = verdict_engine(store)
+        facts = _read_facts(store, engine)
+        rankers = {key: _rankings(store, key, facts) for key in store.rankers()}
+        config = store.config if store.has_config() else None
+        summary = (
+            _codebleu(store, [f for f in facts if f.ground_truth is not GroundTruth.FAILS], progress)
+            if codebleu
+            else CodeBleuSummary(available=False, reason="CodeBLEU was not requested (--no-codebleu)")
+        )
+    rows = [_bug_row(f, rankers) for f in facts]
+    return _assemble(RunInfo(run_dir=str(run_dir), config=config, engine=engine, rankers=sorted(rankers),
+                             nl2fix_version=__version__),
+                     facts, rows, summary, _warnings(facts, rows, engine, config, rankers))
+
+
+def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu: CodeBleuSummary,
+              warnings: list[str]) -> ReportData:
+    scored = [(f, r) for f, r in zip(facts, rows) if r.ground_truth is not GroundTruth.FAILS]
+    n_scored = [r.samples for _, r in scored]
+    c_scored = [r.plausible_samples for _, r in scored]
+    ks = metrics.reportable_ks(n_scored)
+    intervals = {k: metrics.bootstrap_mean_interval(metrics.estimate_pass_at_k(n_scored, c_scored, k)) for k in ks}
+    fixed = sum(r.plausible_samples > 0 for _, r in scored)
+
+    per_project: dict[str, list[BugRow]] = defaultdict(list)
+    for r in rows:
+        per_project[r.project].append(r)
+    projects = []
+    for name in sorted(per_project):
+        bugs = [r for r in per_project[name] if r.ground_truth is not GroundTruth.FAILS]
+        won = sum(r.plausible_samples > 0 for r in bugs)
+        projects.append(ProjectRow(project=name, bugs=len(bugs), fixed=won, fraction=won / len(bugs) if bugs else 0.0,
+                                   ground_truth_fails=len(per_project[name]) - len(bugs)))
+
+    rates = [metrics.candidate_rates(f.outcomes) for f, _ in scored]
+    means = metrics.mean_rates(rates)
+    verdict_totals: Counter = Counter()
+    for _, r in scored:
+        verdict_totals.update(r.verdicts)
+    candidates = CandidateStats(
+        bugs=sum(1 for rate in rates if rate.samples),
+        samples=sum(n_scored),
+        unique_candidates=sum(r.unique_candidates for _, r in scored),
+        verdicts=dict(sorted(verdict_totals.items())),
+        **means,
+    )
+
+    exact_bugs = [r for _, r in scored if r.exact_match]
+    exact = ExactMatchStats(
+        bugs=len(scored),
+        bugs_with_exact_match=len(exact_bugs),
+        bugs_with_plausible_exact_match=sum(f.plausible_exact() for f, _ in scored),
+        samples=sum(n_scored),
+        exact_match_samples=sum(f.exact_samples() for f, _ in scored),
+        fraction_of_bugs=len(exact_bugs) / len(scored) if scored else 0.0,
+        fraction_of_fixed_bugs=sum(r.plausible_samples > 0 for r in exact_bugs) / fixed if fixed else 0.0,
+    )
+
+    return ReportData(
+        run=run,
+        warnings=warnings,
+        bug_counts=BugCounts(
+            selected=len(rows),
+            scored=len(scored),
+            ground_truth_fails=len(rows) - len(scored),
+            ground_truth_unchecked=sum(r.ground_truth is GroundTruth.UNCHECKED for r in rows),
+            fixed=fixed,
+            fixed_all=sum(r.plausible_samples > 0 for r in rows),
+            fixed_interval=metrics.wilson_interval(fixed, len(scored)),
+        ),
+        pass_at_k=metrics.pass_at_k(n_scored, c_scored),
+        pass_at_k_interval=intervals,
+        pass_at_k_all_bugs=metrics.pass_at_k([r.samples for r in rows], [r.plausible_samples for r in rows]),
+        pass_at_k_curve=metrics.pass_at_k_curve(n_scored, c_scored),
+        ranked_pass_at_k={
+            key: {k: metrics.ranked_pass_at_k([r.first_plausible_rank[key] for _, r in scored], k) for k in RANKED_KS}
+            for key in run.rankers
+        },
+        per_project=projects,
+        candidates=candidates,
+        exact_match=exact,
+        codebleu=codebleu,
+        bugs=rows,
+    )

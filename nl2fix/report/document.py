@@ -1,0 +1,53 @@
+"""A report as format-neutral blocks: the text, Markdown and HTML writers render the same document."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Union
+
+
+@dataclass
+class Table:
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    note: str = ""
+
+
+@dataclass
+class Figure:
+    """A plot; ``render`` returns inline SVG and is only called by writers that embed figures."""
+
+    title: str
+    render: Callable[[], str]
+    caption: str = ""
+
+
+@dataclass
+class Paragraph:
+    title: str
+    text: str
+
+
+Block = Union[Table, Figure, Paragraph]
+
+
+@dataclass
+class Document:
+    title: str
+    facts: list[str]
+    """Short ``name: value`` lines under the title."""
+    warnings: list[str] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+
+
+def pct(fraction: float | None, digits: int = 1) -> str:
+    return "-" if fraction is None else f"{100 * fraction:.{digits}f}%"
+
+
+def interval(bounds: tuple[float, float] | None) -> str:
+    return "-" if bounds is None else f"{pct(bounds[0])} – {pct(bounds[1])}"
+
+
+def ratio(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({pct(part / whole if whole else None)})"

@@ -1,0 +1,153 @@
+"""One run's ReportData laid out as a document: the paper's tables in order, figures beside them."""
+
+from __future__ import annotations
+
+from nl2fix.report import plots
+from nl2fix.report.data import RANKED_KS, GroundTruth, ReportData
+from nl2fix.report.document import Document, Figure, Paragraph, Table, interval, pct, ratio
+
+
+def _facts(data: ReportData) -> list[str]:
+    c, counts = data.run.config, data.bug_counts
+    facts = [f"run: {data.run.run_dir}"]
+    if c is not None:
+        facts.append(f"model: {c.model} ({c.backend}, {c.model_style.value}), strategy: {c.strategy.value}, "
+                     f"temperature: {c.temperature:g}, n: {c.n}")
+    facts.append(f"verdicts: {data.run.engine} engine" if data.run.engine else "verdicts: none yet")
+    facts.append(
+        f"bugs: {counts.scored} scored of {counts.selected}"
+        + (f" ({counts.ground_truth_fails} whose ground truth does not validate shown apart)" if counts.ground_truth_fails else "")
+    )
+    facts.append(f"bugs with a plausible fix: {ratio(counts.fixed, counts.scored)}, 95% CI {interval(counts.fixed_interval)}"
+                 + (f"; over all {counts.selected} bugs: {counts.fixed_all}" if counts.ground_truth_fails else ""))
+    return facts
+
+
+def _pass_at_k(data: ReportData) -> Table:
+    rows = [[f"pass@{k}", pct(v), interval(data.pass_at_k_interval.get(k)), pct(data.pass_at_k_all_bugs.get(k))]
+            for k, v in data.pass_at_k.items()]
+    return Table(
+        "pass@k",
+        ["metric", f"scored bugs ({data.bug_counts.scored})", "95% CI", f"all bugs ({data.bug_counts.selected})"],
+        rows,
+        "Unbiased estimator over each bug's n samples (duplicates count), averaged over bugs."
+        + ("" if rows else " No k is reportable yet: some bug has no samples (or the run has no bugs)."),
+    )
+
+
+def _ranked(data: ReportData) -> Table:
+    columns = ["ranker"]
+    for k in RANKED_KS:
+        columns += [f"r.pass@{k}", f"pass@{k}"]
+    rows = [
+        [key] + [cell for k in RANKED_KS for cell in (pct(values[k]), pct(data.pass_at_k.get(k)))]
+        for key, values in data.ranked_pass_at_k.items()
+    ]
+    return Table("Ranking (Table 6)", columns, rows,
+                 "r.pass@k: share of scored bugs with a plausible candidate in the ranking's top k; "
+                 "`:pruned` rankers drop uncompilable candidates first." if rows else "No ranking stored: run `nl2fix rank`.")
+
+
+def _projects(data: ReportData) -> Table:
+    rows = [[p.project, str(p.bugs), str(p.fixed), pct(p.fraction), str(p.ground_truth_fails)] for p in data.per_project]
+    return Table("Bugs fixed per project (Table 3)", ["project", "bugs", "plausible fix", "share", "ground truth fails"], rows)
+
+
+def _candidates(data: ReportData) -> Table:
+    s = data.candidates
+    rows = [
+        ["duplicates", pct(s.duplicates)],
+        ["no extractable method", pct(s.unextractable)],
+        ["compile", pct(s.compile)],
+        ["pass regression tests", pct(s.regression_pass)],
+        ["regression tests not reached", pct(s.regression_not_reached)],
+        ["plausible", pct(s.plausible)],
+        ["unvalidated (not plausible)", pct(s.unvalidated)],
+    ]
+    verdicts = ", ".join(f"{v}: {n}" for v, n in s.verdicts.items()) or "none"
+    return Table("Candidates (Table 2)", ["share of samples, mean over bugs", "value"], rows,
+                 f"{s.samples} samples, {s.unique_candidates} unique candidates over {s.bugs} bugs. "
+                 f"Unique candidates by verdict: {verdicts}.")
+
+
+def _exact(data: ReportData) -> Table:
+    e = data.exact_match
+    rows = [
+        ["bugs with an exact match", ratio(e.bugs_with_exact_match, e.bugs)],
+        ["  of which plausible", str(e.bugs_with_plausible_exact_match)],
+        ["fixed bugs with an exact match", pct(e.fraction_of_fixed_bugs)],
+        ["samples that match exactly", ratio(e.exact_match_samples, e.samples)],
+    ]
+    return Table("Exact matches with the developer's fix (Table 4)", ["", "value"], rows,
+                 "Ignoring whitespace and comments.")
+
+
+def _codebleu(data: ReportData) -> list:
+    cb = data.codebleu
+    if not cb.available:
+        return [Paragraph("CodeBLEU (Figure 4)", cb.reason)]
+    rows = [
+        [ref, verdict, str(d.count), f"{d.mean:.3f}", f"{d.median:.3f}", f"{d.q1:.3f} – {d.q3:.3f}"]
+        for ref, groups in cb.by_verdict.items()
+        for verdict, d in groups.items()
+    ]
+    tests = "; ".join(
+        f"vs {t.reference}: U = {t.statistic:.1f}, p = {t.p_value:.3g} ({t.plausible} plausible, {t.others} others)"
+        for t in cb.tests
+    ) or "no test: it needs both plausible and other validated candidates"
+    note = f"One-sided Wilcoxon rank-sum test, plausible > not plausible: {tests}."
+    if cb.unscored:
+        note += f" {cb.unscored} pair(s) could not be scored."
+    blocks: list = [Table("CodeBLEU by verdict (Figure 4)", ["against", "verdict", "candidates", "mean", "median", "IQR"],
+                          rows, note)]
+    if rows:
+        blocks.append(Figure("CodeBLEU of candidates by verdict (Figure 4)",
+                             lambda: plots.codebleu_boxes(cb.by_verdict), note))
+    return blocks
+
+
+def _shorten(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def _broken(data: ReportData) -> Table | None:
+    broken = data.broken_bugs
+    if not broken:
+        return None
+    rows = [[b.bug_id, b.fixed_verdict.value if b.fixed_verdict else "-", _shorten(b.ground_truth_detail),
+             str(b.plausible_samples)] for b in broken]
+    return Table("Ground truth does not validate (left out of the numbers above)",
+                 ["bug", "fixed version", "why", "plausible samples"], rows,
+                 "The developer's own fix fails these bugs' tests here: a broken benchmark entry, not a model failure.")
+
+
+def _bugs(data: ReportData) -> Table:
+    rankers = data.run.rankers
+    rows = []
+    for b in data.bugs:
+        verdicts = ", ".join(f"{v} {n}" for v, n in b.verdicts.items())
+        ranks = [str(b.first_plausible_rank.get(r) or "-") for r in rankers]
+        gt = "" if b.ground_truth is GroundTruth.VALIDATES else f" [{b.ground_truth.value}]"
+        rows.append([b.bug_id + gt, str(b.samples), str(b.unique_candidates), str(b.plausible_samples),
+                     pct(b.pass_at_1), "yes" if b.exact_match else "", verdicts, *ranks])
+    return Table("Bugs", ["bug", "n", "unique", "plausible", "pass@1", "exact", "unique candidates by verdict",
+                          *[f"rank [{r}]" for r in rankers]], rows,
+                 "rank: position of the best-placed plausible candidate in each ranking.")
+
+
+def report_document(data: ReportData) -> Document:
+    blocks: list = [_pass_at_k(data)]
+    if data.pass_at_k_curve:
+        blocks.append(Figure("pass@k (Figure 2)", lambda: plots.pass_at_k_curves({"this run": data.pass_at_k_curve})))
+    blocks.append(_ranked(data))
+    blocks.append(_projects(data))
+    if data.per_project:
+        blocks.append(Figure("Bugs fixed per project",
+                             lambda: plots.project_bars([(p.project, p.bugs, p.fixed) for p in data.per_project])))
+    blocks += [_candidates(data), _exact(data), *_codebleu(data)]
+    broken = _broken(data)
+    if broken:
+        blocks.append(broken)
+    blocks.append(_bugs(data))
+    return Document("nl2fix report", _facts(data), list(data.warnings), blocks)
