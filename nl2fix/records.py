@@ -57,6 +57,8 @@ class PromptRecord(_Record):
     """Whether the prompt was cut to fit the context window."""
     truncation_note: str = ""
     """What was cut, by which rule."""
+    example_id: str | None = None
+    """One-shot: the bug whose buggy and fixed methods are shown as the example."""
 
 
 class SampleRecord(_Record):
@@ -137,3 +139,30 @@ class RankingEntry(_Record):
     """Candidate hash."""
     score: float
     """The score the order follows (cosine similarity for the paper's ranker)."""
+
+
+class RankingInfo(_Record):
+    """How one ranker's rankings were made (one per ranker key, beside the rankings)."""
+
+    ranker: str
+    """Ranker key."""
+    method: str
+    """``paper``, ``frequency`` or ``similarity-desc``."""
+    embedder: str | None = None
+    """Embedder name (``tfidf``, ``openai:MODEL``, ``st:PATH``); None for ``frequency``."""
+    threshold: str | float | None = None
+    """The threshold asked for: ``median`` or a number; None for methods without one."""
+    threshold_value: float | None = None
+    """The similarity threshold applied (the run's median for ``median``); None when nothing was ranked."""
+    engine: str | None = None
+    """Engine whose ``uncompilable`` verdicts were pruned; None when not pruned."""
+    bugs: int = 0
+    """Bugs ranked (a bug without candidates has an empty ranking)."""
+    candidates: int = 0
+    """Unique candidates considered, after pruning."""
+    ranked: int = 0
+    """Candidates placed in a ranking (the paper's threshold drops the rest)."""
+    pruned: int = 0
+    """Candidates dropped as uncompilable before ranking."""
+    unvalidated: int = 0
+    """Candidates kept by pruning only because they have no verdict yet."""

@@ -1,0 +1,88 @@
+"""Sampling backends: one small protocol, one module per backend, imported only when chosen.
+
+A backend answers :class:`Request` s (a prompt and how many answers it wants) with
+:class:`Choice` s, yielding each request's answers as soon as they arrive so the caller can store
+them at once. A request may be answered in several parts (never more than ``n`` answers in all);
+a request that failed for good is answered with the exception instead. A backend raises
+:class:`~nl2fix.errors.Nl2FixError` only when nothing more can be done (bad credentials, a server
+that has stopped answering); what was already answered stays answered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Protocol, Sequence
+
+from nl2fix.errors import Nl2FixError
+from nl2fix.models import Bug, ModelStyle
+from nl2fix.records import RunConfig
+
+NAMES = ("openai", "vllm", "mutation", "replay")
+
+
+@dataclass(eq=False)
+class Request:
+    """One prompt to answer ``n`` times (requests are compared by identity)."""
+
+    bug: Bug
+    messages: list[dict]
+    """Chat messages; for the completion style, one user message holding the prompt text."""
+    style: ModelStyle
+    n: int
+    max_tokens: int
+    temperature: float
+    indices: tuple[int, ...] = ()
+    """The sample indices the answers are for; backends that tie answers to indices (mutation,
+    replay) answer a prefix of them, in order."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    text: str
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    """This answer's share of the request's prompt tokens."""
+    completion_tokens: int = 0
+
+
+class SamplingBackend(Protocol):
+    name: str
+    conversational: bool
+    """Whether the backend is a model that holds a conversation (multi-turn strategies need one)."""
+
+    def generate(self, requests: Sequence[Request]) -> Iterator[tuple[Request, list[Choice] | Exception]]: ...
+
+    def close(self) -> None: ...
+
+
+def split_evenly(total: int, parts: int) -> list[int]:
+    """``total`` split into ``parts`` integers that differ by at most one and sum to ``total``."""
+    if parts <= 0:
+        return []
+    base, extra = divmod(total, parts)
+    return [base + (1 if i < extra else 0) for i in range(parts)]
+
+
+def create(config: RunConfig, *, concurrency: int = 8, retries: int | None = None) -> SamplingBackend:
+    """The backend ``config.backend`` names, set up from the run configuration; ``retries`` is
+    how often a failed request is retried (openai; default: its RetryPolicy)."""
+    if config.backend == "openai":
+        from nl2fix.backends.openai_backend import OpenAIBackend, RetryPolicy
+
+        retry = RetryPolicy() if retries is None else RetryPolicy(attempts=retries + 1)
+        return OpenAIBackend(config.model, base_url=config.base_url, concurrency=concurrency, seed=config.seed or None, retry=retry)
+    if config.backend == "vllm":
+        from nl2fix.backends.vllm_backend import VLLMBackend
+
+        return VLLMBackend(config.model, seed=config.seed)
+    if config.backend == "mutation":
+        from nl2fix.backends.mutation_backend import MutationBackend
+
+        return MutationBackend(seed=config.seed)
+    if config.backend == "replay":
+        from nl2fix.backends.replay_backend import ReplayBackend
+
+        if not config.replay_file:
+            raise Nl2FixError("the replay backend needs a patch file", "pass --replay-file FILE")
+        return ReplayBackend(config.replay_file)
+    raise Nl2FixError(f"unknown backend {config.backend!r}", f"choose one of {', '.join(NAMES)}")

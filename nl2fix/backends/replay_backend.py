@@ -1,0 +1,31 @@
+"""Answers imported from a patch file in the NL2Fix reference format (see :mod:`nl2fix.replay`),
+so published patch sets go through the same extraction, validation and ranking.
+Patch ``i`` of a bug is sample ``i``; a bug absent from the file gets no samples."""
+
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+from nl2fix import replay
+from nl2fix.backends import Choice, Request
+from nl2fix.bug_ids import canonical_key
+
+
+class ReplayBackend:
+    name = "replay"
+    conversational = False
+
+    def __init__(self, path: str):
+        self.path = path
+        self._patches = replay.by_bug(replay.load(path))
+
+    def close(self) -> None:
+        pass
+
+    def has(self, bug_id: str) -> bool:
+        return canonical_key(bug_id) in self._patches
+
+    def generate(self, requests: Sequence[Request]) -> Iterator[tuple[Request, list[Choice] | Exception]]:
+        for request in requests:
+            patches = self._patches.get(canonical_key(request.bug.id), [])
+            yield request, [Choice(patches[i], "replayed") for i in request.indices if i < len(patches)]

@@ -1,0 +1,76 @@
+"""`nl2fix sample`: ask a backend for n candidate fixes per bug and store them in a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from nl2fix.cli.options import dataset_options, load_selection, run_option, selection_options
+from nl2fix.cli.sample_options import prompt_options
+
+BACKENDS = ("openai", "vllm", "mutation", "replay")
+
+
+@click.command("sample")
+@dataset_options
+@selection_options
+@run_option
+@click.option("--backend", type=click.Choice(BACKENDS), default="openai", show_default=True,
+              help="openai (any OpenAI-compatible server), vllm (offline, GPU), mutation (no model), replay (a patch file).")
+@prompt_options
+@click.option("-n", "--samples", "n", type=click.IntRange(min=1), default=100, show_default=True, help="Samples per bug.")
+@click.option("--temperature", type=click.FloatRange(min=0.0), default=0.8, show_default=True)
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI).")
+@click.option("--replay-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="For --backend replay: patches in the NL2Fix format {key: {prompt, patches: [{patch, index}]}}.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for backends that take one (mutation order, vllm, openai).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Requests in flight (openai).")
+@click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Retries of a request on rate limits, 5xx answers, timeouts and connection errors (openai).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def sample_cmd(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, backend, strategy, model, model_style,
+               max_tokens, context_window, n, temperature, base_url, replay_file, seed, concurrency, retries, quiet):
+    """Sample candidate fixes; re-running the same command resumes where it stopped."""
+    from nl2fix.dataset import DATASET_FILE, data_dir
+    from nl2fix.prompting import context_window_for
+    from nl2fix.records import RunConfig
+    from nl2fix.sampling import sample
+
+    if backend == "replay" and replay_file is None:
+        raise click.UsageError("--backend replay needs --replay-file FILE")
+    if replay_file is not None and backend != "replay":
+        raise click.UsageError("--replay-file is for --backend replay")
+    if base_url is not None and backend != "openai":
+        raise click.UsageError("--base-url is for --backend openai")
+    if backend in ("openai", "vllm") and not model:
+        raise click.UsageError(f"--backend {backend} needs --model NAME")
+    if strategy == "reasoning" and model_style != "chat" and backend in ("openai", "vllm"):
+        raise click.UsageError("--strategy reasoning is a chat conversation: use --model-style chat")
+    model = model or backend
+    ds, bugs = load_selection(dataset, metadata_dir, bug_ids, projects, all_bugs)
+    config = RunConfig(
+        dataset="example" if dataset == "example" else str(Path(dataset or data_dir() / DATASET_FILE).resolve()),
+        metadata_dir=str(metadata_dir) if metadata_dir else None,
+        backend=backend,
+        model=model,
+        model_style=model_style,
+        strategy=strategy,
+        temperature=temperature,
+        n=n,
+        max_tokens=max_tokens,
+        context_window=context_window or context_window_for(model),
+        base_url=base_url,
+        replay_file=str(replay_file.resolve()) if replay_file else None,
+        seed=seed,
+    )
+    from nl2fix import backends
+
+    chosen = backends.create(config, concurrency=concurrency, retries=retries)
+    try:
+        summary = sample(run_dir, config, bugs, dataset=ds, concurrency=concurrency, progress=not quiet, backend=chosen)
+    finally:
+        chosen.close()
+    click.echo(str(summary))
+    if summary.failed_requests:
+        raise SystemExit(1)

@@ -1,0 +1,250 @@
+"""From bugs to stored samples: prompts, requests to a backend, extraction, the run store.
+
+Resumable: each bug asks only for the sample indices the store does not hold yet, and each
+answer is stored the moment it arrives. Multi-turn strategies (``reasoning``) run one chain per
+sample: the first turn asks for all missing samples at once, then each answer is followed up on
+its own; a sample is stored only when its chain completes, so an interrupted chain is asked
+again from the start.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nl2fix import backends
+from nl2fix.backends import Choice, Request, SamplingBackend
+from nl2fix.dataset import Dataset
+from nl2fix.errors import Nl2FixError
+from nl2fix.extraction import extract_method
+from nl2fix.java_text import candidate_hash
+from nl2fix.models import Bug, Strategy
+from nl2fix.one_shot import ExampleIndex
+from nl2fix.prompting import Prompt, build_prompt, target_method, turn_max_tokens
+from nl2fix.records import RunConfig, SampleRecord
+from nl2fix.store import RunStore
+
+MAX_ERRORS_SHOWN = 3
+
+
+@dataclass
+class SampleSummary:
+    samples: int = 0
+    """Samples stored for the selected bugs (this run and earlier ones)."""
+    new_samples: int = 0
+    unique_candidates: int = 0
+    unextractable: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    failed_requests: int = 0
+    """Requests that failed for good this run (their samples are asked again on the next run)."""
+    short_bugs: list[str] = field(default_factory=list)
+    """Bugs with fewer samples than asked for (failed requests, fewer mutants or replayed patches)."""
+    skipped: dict[str, str] = field(default_factory=dict)
+    """Bugs that could not be prompted, with why."""
+    errors: list[str] = field(default_factory=list)
+    """The first few request errors."""
+
+    def __str__(self) -> str:
+        lines = [
+            f"{self.samples} samples ({self.new_samples} new), {self.unique_candidates} unique candidates, "
+            f"{self.unextractable} without an extractable method; "
+            f"tokens: {self.prompt_tokens} prompt + {self.completion_tokens} completion"
+        ]
+        if self.short_bugs:
+            lines.append(f"{len(self.short_bugs)} bugs have fewer samples than asked for: {', '.join(self.short_bugs[:10])}"
+                         + (" ..." if len(self.short_bugs) > 10 else ""))
+        if self.failed_requests:
+            lines.append(f"{self.failed_requests} requests failed (re-run to ask again): " + "; ".join(self.errors))
+        lines += [f"skipped {bug}: {why}" for bug, why in self.skipped.items()]
+        return "\n".join(lines)
+
+
+@dataclass
+class _Chain:
+    """Where the samples asked for by one request stand."""
+
+    bug: Bug
+    prompt: Prompt
+    turn: int
+    indices: deque
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+def _progress(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="sample", file=sys.stderr, disable=not enabled or not sys.stderr.isatty(), leave=False)
+
+
+class _Sampler:
+    def __init__(self, store: RunStore, config: RunConfig, backend: SamplingBackend):
+        self.store, self.config, self.backend = store, config, backend
+
+    def prompt_for(self, bug: Bug, examples) -> Prompt:
+        stored = self.store.prompt(bug.id)
+        if stored is not None:
+            return Prompt.from_record(stored, self.config.model_style, bug)
+        prompt = build_prompt(
+            bug,
+            self.config.strategy,
+            self.config.model_style,
+            model=self.config.model,
+            context_window=self.config.context_window,
+            max_tokens=self.config.max_tokens,
+            examples=examples(),
+        )
+        self.store.save_prompt(prompt.record())
+        return prompt
+
+    def first_request(self, bug: Bug, prompt: Prompt, missing: list[int]) -> tuple[Request, _Chain]:
+        request = Request(
+            bug=bug,
+            messages=list(prompt.turns[0]),
+            style=prompt.style,
+            n=len(missing),
+            max_tokens=turn_max_tokens(prompt.strategy, 1, self.config.max_tokens) if self._turns(prompt) > 1 else self.config.max_tokens,
+            temperature=self.config.temperature,
+            indices=tuple(missing),
+        )
+        return request, _Chain(bug, prompt, 1, deque(missing))
+
+    def _turns(self, prompt: Prompt) -> int:
+        return len(prompt.turns) if self.backend.conversational else 1
+
+    def answer(self, request: Request, chain: _Chain, choices: list[Choice], follow_ups: dict) -> int:
+        """Store finished samples, queue follow-up turns; returns the number of samples stored."""
+        stored = 0
+        for choice in choices:
+            if not chain.indices:
+                break
+            index = chain.indices.popleft()
+            prompt_tokens = chain.prompt_tokens + choice.prompt_tokens
+            completion_tokens = chain.completion_tokens + choice.completion_tokens
+            if chain.turn < self._turns(chain.prompt):
+                answer = {"role": "assistant", "content": choice.text}
+                asked = list(chain.prompt.turns[chain.turn])
+                later = Request(
+                    bug=chain.bug,
+                    messages=request.messages + [answer] + asked,
+                    style=request.style,
+                    n=1,
+                    max_tokens=turn_max_tokens(chain.prompt.strategy, chain.turn + 1, self.config.max_tokens),
+                    temperature=request.temperature,
+                    indices=(index,),
+                )
+                follow_ups[later] = _Chain(chain.bug, chain.prompt, chain.turn + 1, deque([index]), prompt_tokens, completion_tokens)
+                continue
+            stored += self.store_sample(request, chain, index, choice, prompt_tokens, completion_tokens)
+        return stored
+
+    def store_sample(
+        self, request: Request, chain: _Chain, index: int, choice: Choice, prompt_tokens: int, completion_tokens: int
+    ) -> int:
+        # earlier turns as asked and answered: all that was sent, less the system message and the last question
+        last_question = len(chain.prompt.turns[chain.turn - 1])
+        transcript = [m for m in request.messages[:-last_question] if m["role"] != "system"] if chain.turn > 1 else []
+        extraction = extract_method(choice.text, target_method(chain.bug), chain.prompt.header)
+        record = SampleRecord(
+            bug_id=chain.bug.id,
+            index=index,
+            response=choice.text,
+            finish_reason=choice.finish_reason,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            candidate_hash=candidate_hash(extraction.code) if extraction.code is not None else None,
+            extraction_error=extraction.error,
+            transcript=transcript,
+        )
+        return int(self.store.add_sample(record, extraction.code))
+
+
+def sample(
+    run_dir: Path,
+    config: RunConfig,
+    bugs: list[Bug],
+    *,
+    dataset: Dataset,
+    concurrency: int = 8,
+    progress: bool = True,
+    backend: SamplingBackend | None = None,
+) -> SampleSummary:
+    """Ask ``config.backend`` for ``config.n`` samples of every bug, store them in ``run_dir``.
+
+    ``backend`` replaces the one the configuration names (tests pass one with short retry waits).
+    """
+    summary = SampleSummary()
+    with RunStore(run_dir, create=True) as store:
+        _set_config(store, config)
+        store.add_bugs(bugs)
+        owned = backend is None
+        backend = backend or backends.create(config, concurrency=concurrency)
+        try:
+            _run(store, config, bugs, dataset, backend, summary, progress)
+        finally:
+            if owned:
+                backend.close()
+        _tally(store, config, bugs, summary)
+    return summary
+
+
+def _set_config(store: RunStore, config: RunConfig) -> None:
+    """The run's configuration; resuming through another endpoint (a restarted local server on a
+    new port) is the same run, and keeps the endpoint it started with on record."""
+    if store.has_config() and store.config == config.model_copy(update={"base_url": store.config.base_url}):
+        return
+    store.set_config(config)
+
+
+def _run(store, config, bugs, dataset, backend, summary, progress) -> None:
+    sampler = _Sampler(store, config, backend)
+    index_cache: list[ExampleIndex] = []
+
+    def examples() -> ExampleIndex | None:
+        if config.strategy is not Strategy.ONE_SHOT:
+            return None
+        if not index_cache:
+            index_cache.append(ExampleIndex(list(dataset.bugs.values())))
+        return index_cache[0]
+
+    chains: dict[Request, _Chain] = {}
+    for bug in bugs:
+        missing = sorted(set(range(config.n)) - store.sample_indices(bug.id))
+        if not missing:
+            continue
+        try:
+            prompt = sampler.prompt_for(bug, examples)
+        except Nl2FixError as exc:
+            summary.skipped[bug.id] = exc.message
+            continue
+        request, chain = sampler.first_request(bug, prompt, missing)
+        chains[request] = chain
+
+    with _progress(sum(len(c.indices) for c in chains.values()), progress) as bar:
+        while chains:
+            follow_ups: dict[Request, _Chain] = {}
+            for request, result in backend.generate(list(chains)):
+                if isinstance(result, Exception):
+                    summary.failed_requests += 1
+                    if len(summary.errors) < MAX_ERRORS_SHOWN:
+                        summary.errors.append(f"{request.bug.id}: {result}")
+                    continue
+                stored = sampler.answer(request, chains[request], result, follow_ups)
+                summary.new_samples += stored
+                bar.update(stored)
+            chains = follow_ups
+
+
+def _tally(store: RunStore, config: RunConfig, bugs: list[Bug], summary: SampleSummary) -> None:
+    for bug in bugs:
+        samples = [s for s in store.samples(bug.id) if s.index < config.n]
+        summary.samples += len(samples)
+        if len(samples) < config.n:
+            summary.short_bugs.append(bug.id)
+        summary.unextractable += sum(1 for s in samples if s.candidate_hash is None)
+        summary.prompt_tokens += sum(s.prompt_tokens for s in samples)
+        summary.completion_tokens += sum(s.completion_tokens for s in samples)
+        summary.unique_candidates += len({s.candidate_hash for s in samples if s.candidate_hash is not None})

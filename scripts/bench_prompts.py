@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Speed of the sampling stage's pure parts on the real dataset: one-shot example choice for every
+bug (283 x 283 edit distances, pruned), every prompt of every strategy, and 100 mutants per bug.
+
+    python3 scripts/bench_prompts.py [path/to/nl2fix_dataset.json]
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from pathlib import Path
+
+from nl2fix.dataset import load_dataset
+from nl2fix.models import Strategy
+from nl2fix.mutation import mutants
+from nl2fix.one_shot import ExampleIndex
+from nl2fix.prompting import build_prompt, target_method
+
+
+def timed(label: str, fn) -> object:
+    start = time.perf_counter()
+    result = fn()
+    print(f"{label}: {time.perf_counter() - start:.2f} s")
+    return result
+
+
+def main() -> None:
+    default = Path(__file__).resolve().parents[2] / "shared" / "data" / "nl2fix_dataset.json"
+    ds = load_dataset(Path(sys.argv[1]) if len(sys.argv) > 1 else default)
+    bugs = list(ds.bugs.values())
+    print(f"{len(bugs)} bugs from {ds.source}")
+    index = timed("one-shot index (tokenise every method)", lambda: ExampleIndex(bugs))
+    found = timed(f"nearest example for all {len(bugs)} bugs", lambda: [index.nearest(b) for b in bugs])
+    print(f"  median distance to the nearest example: {sorted(d for _, d in found)[len(found) // 2]} tokens")
+    for strategy in Strategy:
+        prompts = timed(f"{strategy.value} prompts (4096-token window)",
+                        lambda: [build_prompt(b, strategy, context_window=4096, examples=index) for b in bugs])
+        print(f"  cut to fit: {sum(p.truncated for p in prompts)}; largest: {max(p.prompt_tokens for p in prompts)} tokens")
+    made = timed("100 mutants per bug", lambda: [len(list(itertools.islice(mutants(target_method(b), 0, b.id), 100))) for b in bugs])
+    print(f"  bugs with 100 mutants: {sum(m == 100 for m in made)}; with none: {sum(m == 0 for m in made)}")
+
+
+if __name__ == "__main__":
+    main()
