@@ -3,6 +3,12 @@
 An engine prepares a bug once (check out, compile, read test lists) and then judges single
 candidates against that preparation. Engines report raw outcomes; the orchestrator turns them
 into verdicts, discounting tests that also fail on the fixed version.
+
+Engines are looked up by :func:`defects4j_adapter.engines.make_engine`: every engine class is
+built as ``EngineClass(options: EngineOptions)`` (the Defects4J one is imported lazily as
+``defects4j_adapter.d4j_engine.Defects4JEngine``). ``run`` may be called from several threads at
+once, for the same workspace too; each call must work in its own directory. Workspaces are
+cached under :func:`defects4j_adapter.cache.workspace_root` (``$NL2FIX_CACHE_DIR/workspaces``).
 """
 
 from __future__ import annotations
@@ -13,6 +19,31 @@ from pathlib import Path
 from typing import Protocol
 
 from nl2fix.models import Bug, Engine
+
+DEFAULT_TEST_TIMEOUT = 10.0
+DEFAULT_CANDIDATE_TIMEOUT = 120.0
+DEFAULT_MEMORY_MB = 1024
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """What every engine is built with."""
+
+    sandbox: object
+    """A :class:`defects4j_adapter.sandbox.Sandbox`: candidate code runs only through it."""
+    cache_dir: Path
+    """``$NL2FIX_CACHE_DIR`` (default ``~/.cache/nl2fix``): workspaces, the compiled test runner."""
+    test_timeout: float = DEFAULT_TEST_TIMEOUT
+    """Seconds one test may take."""
+    candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT
+    """Seconds one candidate's whole validation (compile + every test) may take."""
+    memory_mb: int = DEFAULT_MEMORY_MB
+    """Java heap (``-Xmx``) of a test JVM."""
+    workers: int = 1
+    """How many ``run`` calls the orchestrator makes at once (engines may keep that many warm JVMs)."""
+    projects_dir: Path | None = None
+    """A bundled-style benchmark's ``projects/`` folder (``<Project>/fixed`` + ``patches/<N>.src.patch``),
+    beside its dataset JSON; the example benchmark's is used for example bugs without it."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +91,11 @@ class Outcome:
     """``Class::method``, or ``Class`` for a class-level failure."""
     tests_run: int = 0
     timed_out: bool = False
+    """The per-candidate wall-clock limit was hit, or a test hit the per-test limit."""
+    timed_out_tests: list[str] = field(default_factory=list)
+    """Tests stopped by the per-test limit (not repeated in ``failing_tests``)."""
+    messages: dict[str, str] = field(default_factory=dict)
+    """The first line of each failing test's failure, by test name (for the verdict's detail)."""
     harness_error: str = ""
     """Set when the harness or environment failed: never the candidate's fault, never a pass."""
     compile_errors: str = ""
@@ -83,9 +119,15 @@ class ValidationEngine(Protocol):
         *,
         known_failures: frozenset[str] = frozenset(),
         stop_at_first_failure: bool = True,
+        log_dir: Path | None = None,
     ) -> Outcome:
         """Splice ``method`` over the buggy method, compile, run trigger then relevant tests.
 
         With ``stop_at_first_failure`` the run ends at the first failing test that is not in
         ``known_failures`` (tests that also fail on the fixed version); baselines run everything.
+        Raw artifacts (spliced file, compiler output, test logs) go to ``log_dir`` when given
+        (the orchestrator passes ``run_dir/artifacts/<bug>/<hash>``); ``Outcome.log_dir`` names it.
         """
+
+    def close(self) -> None:
+        """Stop whatever the engine keeps running (warm JVMs); called once after a validation."""

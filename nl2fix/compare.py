@@ -11,7 +11,7 @@ from typing import Sequence
 
 from nl2fix.errors import Nl2FixError
 from nl2fix.metrics import PAPER_KS
-from nl2fix.report import ReportFormat, emit, parse_format, plots, render_model
+from nl2fix.report import ReportFormat, emit, parse_format, render_model
 from nl2fix.report.data import ReportData, ReportModel, collect
 from nl2fix.report.document import Document, Figure, Table, pct
 
@@ -138,6 +138,8 @@ def compare_runs(run_dirs: Sequence[Path]) -> CompareData:
 
 
 def compare_document(data: CompareData) -> Document:
+    from nl2fix.report import plots  # matplotlib loads only when a document is drawn
+
     ks = [k for k in PAPER_KS if any(k in r.pass_at_k for r in data.runs)]
     rankers = sorted({key for r in data.runs for key in r.ranked_pass_at_1})
     rows = [

@@ -105,3 +105,37 @@ def which(name: str) -> Path | None:
 
     found = _which(name)
     return Path(found) if found else None
+
+
+def spawn(args: Sequence[str | os.PathLike], *, cwd: str | os.PathLike | None = None,
+          env: Mapping[str, str] | None = None) -> subprocess.Popen:
+    """Start a long-lived process (a warm JVM serving requests) with pipes on all three streams,
+    in its own process group. The caller bounds every wait on it and ends it with :func:`stop`."""
+    return _RusagePopen(
+        tuple(str(a) for a in args),
+        cwd=str(cwd) if cwd is not None else None,
+        env=dict(env) if env is not None else None,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
+def stop(proc: subprocess.Popen) -> float:
+    """Kill a process started by :func:`spawn` (its whole group) and reap it; its CPU seconds."""
+    if proc.poll() is None:
+        _kill_group(proc)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            try:
+                stream.close()
+            except OSError:
+                pass
+    usage = getattr(proc, "rusage", None)
+    return usage.ru_utime + usage.ru_stime if usage else 0.0

@@ -22,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from scipy import stats
 
 from nl2fix import __version__, codebleu_scores, metrics
 from nl2fix.models import Bug, Verdict
@@ -393,6 +392,8 @@ def _codebleu(store: RunStore, facts: list[_BugFacts], progress: bool) -> CodeBl
         plausible = groups.get(Verdict.PLAUSIBLE, [])
         others = [x for v, vals in groups.items() if v is not Verdict.PLAUSIBLE for x in vals]
         if plausible and others:
+            from scipy import stats  # scipy costs half a second to import; only reports need it
+
             result = stats.mannwhitneyu(plausible, others, alternative="greater")
             tests.append(RankSumTest(reference=ref, statistic=float(result.statistic), p_value=float(result.pvalue),
                                      plausible=len(plausible), others=len(others)))

@@ -1,0 +1,59 @@
+package nl2fix.runner;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One candidate's job, read from a file of {@code key value} lines (keys may repeat):
+ * {@code id}, {@code source} (a .java file to compile in memory, optional),
+ * {@code compile_classpath}, {@code release}, {@code encoding}, {@code classpath} (the project's
+ * classes, test classes and jars, in order), {@code trigger} ({@code pkg.Class::method}),
+ * {@code relevant} ({@code pkg.Class}), {@code known} (tests that fail on the fixed version too),
+ * {@code stop_at_first_failure}, {@code test_timeout_ms}.
+ */
+final class Request {
+    String id = "";
+    String source;
+    final List<String> compileClasspath = new ArrayList<>();
+    String release = "8";
+    String encoding = "UTF-8";
+    final List<String> classpath = new ArrayList<>();
+    final List<String> triggers = new ArrayList<>();
+    final List<String> relevant = new ArrayList<>();
+    final Set<String> known = new HashSet<>();
+    boolean stopAtFirstFailure = true;
+    long testTimeoutMs = 10_000;
+
+    static Request read(Path file) throws IOException {
+        Request r = new Request();
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            if (line.isEmpty()) {
+                continue;
+            }
+            int sp = line.indexOf(' ');
+            String key = sp < 0 ? line : line.substring(0, sp);
+            String value = sp < 0 ? "" : line.substring(sp + 1);
+            switch (key) {
+                case "id": r.id = value; break;
+                case "source": r.source = value; break;
+                case "compile_classpath": r.compileClasspath.add(value); break;
+                case "release": r.release = value; break;
+                case "encoding": r.encoding = value; break;
+                case "classpath": r.classpath.add(value); break;
+                case "trigger": r.triggers.add(value); break;
+                case "relevant": r.relevant.add(value); break;
+                case "known": r.known.add(value); break;
+                case "stop_at_first_failure": r.stopAtFirstFailure = Boolean.parseBoolean(value); break;
+                case "test_timeout_ms": r.testTimeoutMs = Long.parseLong(value); break;
+                default: throw new IOException("unknown request key: " + key);
+            }
+        }
+        return r;
+    }
+}

@@ -1,0 +1,145 @@
+"""nl2fix's Java test runner (``defects4j_adapter/java/nl2fix/runner``): built once per machine,
+and the jobs and JVM command lines it is given.
+
+The runner takes a request file (:class:`Job`): an optional source file to compile in memory,
+the project's class path, the trigger tests and relevant test classes, the known failures.
+``run`` mode validates one job and exits; ``serve`` mode is a warm JVM that reads request paths
+from standard input. Its report is parsed by :mod:`defects4j_adapter.runner_output`.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from defects4j_adapter import cache
+from defects4j_adapter.engine import Workspace
+from nl2fix.errors import Nl2FixError
+from nl2fix.execution import run_command
+
+JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest-core.jar"))
+SOURCES = Path(__file__).resolve().parent / "java"
+MAIN_CLASS = "nl2fix.runner.Main"
+COMPILE_TIMEOUT = 300.0
+
+
+def junit_jars() -> tuple[Path, ...]:
+    """JUnit 4 and Hamcrest, as Debian's junit4 package installs them."""
+    missing = [str(p) for p in JUNIT_JARS if not p.is_file()]
+    if missing:
+        raise Nl2FixError(
+            f"JUnit 4 is not installed ({', '.join(missing)} missing)",
+            "run scripts/setup.sh (or apt-get install junit4 libhamcrest-java)",
+        )
+    return JUNIT_JARS
+
+
+@functools.lru_cache(maxsize=1)
+def java_major_version() -> int:
+    result = run_command(["java", "-version"], timeout=60)
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', result.stderr + result.stdout)
+    if not result.ok or not m:
+        raise Nl2FixError("no working `java` on PATH", "install a JDK (17 is tested): apt-get install openjdk-17-jdk-headless")
+    major = int(m.group(1))
+    return int(m.group(2)) if major == 1 else major
+
+
+def _sources() -> list[Path]:
+    return sorted(SOURCES.rglob("*.java"))
+
+
+def runner_classes(cache_base: Path | None = None) -> Path:
+    """The compiled runner, built on first use under ``<cache>/runner/<hash of its sources>``."""
+    h = hashlib.sha256()
+    for src in _sources():
+        h.update(src.name.encode())
+        h.update(src.read_bytes())
+    final = (cache_base or cache.cache_dir()) / "runner" / h.hexdigest()[:16]
+
+    def build(tmp: Path) -> None:
+        result = run_command(
+            ["javac", "--release", "11", "-nowarn", "-Xlint:none", "-encoding", "UTF-8", "-d", str(tmp),
+             "-cp", ":".join(map(str, junit_jars())), *map(str, _sources())],
+            timeout=COMPILE_TIMEOUT,
+        )
+        if not result.ok:
+            raise Nl2FixError(f"the nl2fix test runner does not compile:\n{(result.stdout + result.stderr)[:2000]}")
+
+    return cache.build_once(final, build)
+
+
+def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[str]) -> list[str]:
+    """``java ... nl2fix.runner.Main <mode>``: the runner and JUnit on the class path, the project
+    on the runner's candidate class loader (see ``SystemLoader``)."""
+    args = [
+        "java", f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+        f"-Djava.io.tmpdir={tmp_dir}", "-Djava.system.class.loader=nl2fix.runner.SystemLoader",
+        "-Djava.awt.headless=true",
+    ]
+    if java_major_version() >= 12:
+        args.append("-Djava.security.manager=allow")
+    return [*args, "-cp", ":".join(map(str, [runner_dir, *junit_jars()])), MAIN_CLASS, *mode]
+
+
+@dataclass
+class Job:
+    """One request to the runner."""
+
+    id: str
+    classpath: list[Path]
+    triggers: list[str]
+    relevant: list[str]
+    source: Path | None = None
+    compile_classpath: list[Path] = field(default_factory=list)
+    release: str = "8"
+    encoding: str = "UTF-8"
+    known: list[str] = field(default_factory=list)
+    stop_at_first_failure: bool = True
+    test_timeout_ms: int = 10_000
+
+    @classmethod
+    def for_workspace(cls, ws: Workspace, job_id: str, *, known: frozenset[str], stop_at_first_failure: bool,
+                      test_timeout: float, first_on_classpath: tuple[Path, ...] = (),
+                      source: Path | None = None) -> "Job":
+        """The job that runs ``ws``'s trigger then relevant tests (compiling ``source`` in memory
+        first, when given), with ``first_on_classpath`` before the workspace's own classes."""
+        return cls(
+            id=job_id,
+            source=source,
+            compile_classpath=[ws.classes_dir, *ws.classpath],
+            release=ws.java_release,
+            encoding=ws.encoding,
+            classpath=[*first_on_classpath, ws.classes_dir, ws.test_classes_dir, *ws.classpath],
+            triggers=list(ws.trigger_tests),
+            relevant=list(ws.relevant_tests),
+            known=sorted(known),
+            stop_at_first_failure=stop_at_first_failure,
+            test_timeout_ms=int(test_timeout * 1000),
+        )
+
+    def text(self) -> str:
+        rows = [("id", self.id)]
+        if self.source is not None:
+            rows += [("source", self.source), ("release", self.release), ("encoding", self.encoding)]
+            rows += [("compile_classpath", p) for p in self.compile_classpath]
+        rows += [("classpath", p) for p in self.classpath]
+        rows += [("trigger", t) for t in self.triggers]
+        rows += [("relevant", t) for t in self.relevant]
+        rows += [("known", t) for t in sorted(self.known)]
+        rows += [("stop_at_first_failure", str(self.stop_at_first_failure).lower()),
+                 ("test_timeout_ms", str(self.test_timeout_ms))]
+        lines = []
+        for key, value in rows:
+            value = str(value)
+            if "\n" in value or "\r" in value:
+                raise ValueError(f"request value for {key} holds a line break: {value!r}")
+            lines.append(f"{key} {value}")
+        return "\n".join(lines) + "\n"
+
+    def write(self, path: Path) -> Path:
+        path.write_text(self.text(), encoding="utf-8")
+        path.chmod(0o644)
+        return path

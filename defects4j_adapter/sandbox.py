@@ -1,0 +1,250 @@
+"""Where untrusted candidate code runs: one :class:`Sandbox` interface, two implementations.
+
+:class:`BwrapSandbox` (Linux, bubblewrap): no network (its own network namespace), a read-only
+view of the system and of the paths a job needs, write access only to the job's own
+directories, a private size-limited tmpfs for ``/tmp`` and for the working directory,
+``--die-with-parent``, and a session of its own without a terminal (from
+:func:`nl2fix.execution.run_command`); resource limits by ``prlimit`` (address space, processes,
+file size, CPU time) and a wall-clock timeout by ``run_command``. When nl2fix runs as root,
+bubblewrap runs privileged (so it can reach paths below ``/root``) and the job itself runs as
+``nobody`` without capabilities or new privileges (root ignores the process limit). The job is
+the namespace's pid 1 (``--as-pid-1``): its CPU time reaches ``wait4`` and is counted.
+
+:class:`UnconfinedSandbox` keeps the limits and timeouts but confines nothing; it exists for
+machines without bubblewrap and is used only when asked for with ``--no-sandbox``, loudly.
+"""
+
+from __future__ import annotations
+
+import abc
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from nl2fix.errors import Nl2FixError
+from nl2fix.execution import ExecResult, run_command, spawn, which
+
+NOBODY = 65534
+SCRATCH = Path("/nl2fix-scratch")
+"""The working directory inside the bubblewrap sandbox (a private tmpfs)."""
+_BASE_ENV = {"LANG": "C.UTF-8", "TZ": "America/Los_Angeles", "MALLOC_ARENA_MAX": "2"}
+# Defects4J's documented set-up exports TZ=America/Los_Angeles; some of its tests depend on it.
+
+
+@dataclass(frozen=True)
+class Limits:
+    wall_seconds: float
+    memory_mb: int | None = None
+    """Address-space limit (RLIMIT_AS); JVMs are bounded by ``-Xmx`` first."""
+    processes: int = 512
+    """Processes and threads (RLIMIT_NPROC)."""
+    file_size_mb: int = 64
+    """Largest file the job may write (RLIMIT_FSIZE)."""
+    cpu_seconds: int | None = None
+    """CPU time (RLIMIT_CPU)."""
+    scratch_mb: int = 256
+    """Size of the private tmpfs (``/tmp`` and the working directory)."""
+
+
+@dataclass(frozen=True)
+class Mounts:
+    """What a job sees besides the system: paths bound at their own place."""
+
+    read_only: tuple[Path, ...] = ()
+    writable: tuple[Path, ...] = ()
+    links_from: Path | None = None
+    """The working directory is a private scratch directory holding a symlink to every entry of
+    this folder (the project root), so tests read project files by relative paths and whatever
+    they write lands in the scratch directory."""
+    host_scratch: Path | None = None
+    """A host folder the unconfined sandbox may use for that scratch directory and ``/tmp``."""
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+def _limit_args(limits: Limits) -> list[str]:
+    args = ["prlimit", f"--nproc={limits.processes}", f"--fsize={limits.file_size_mb * 1024 * 1024}"]
+    if limits.memory_mb:
+        args.append(f"--as={limits.memory_mb * 1024 * 1024}")
+    if limits.cpu_seconds:
+        args.append(f"--cpu={limits.cpu_seconds}")
+    return args + ["--"]
+
+
+class Sandbox(abc.ABC):
+    name: str
+    confined: bool
+
+    @abc.abstractmethod
+    def command(self, args: Sequence[str], mounts: Mounts, limits: Limits) -> tuple[list[str], dict[str, str], Path | None]:
+        """The full command line, environment and host working directory for ``args``."""
+
+    @abc.abstractmethod
+    def tmp_dir(self, mounts: Mounts) -> str:
+        """What ``java.io.tmpdir`` should be inside the sandbox."""
+
+    def run(self, args: Sequence[str], mounts: Mounts, limits: Limits, input: str | None = None) -> ExecResult:
+        argv, env, cwd = self.command(args, mounts, limits)
+        return run_command(argv, timeout=limits.wall_seconds, env=env, cwd=cwd, input=input)
+
+    def spawn(self, args: Sequence[str], mounts: Mounts, limits: Limits) -> subprocess.Popen:
+        """A long-lived confined process; the caller enforces the wall-clock limit per request."""
+        argv, env, cwd = self.command(args, mounts, limits)
+        return spawn(argv, env=env, cwd=cwd)
+
+
+_SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+def _host_system_binds() -> list[str]:
+    args = []
+    for top in _SYSTEM_DIRS:
+        p = Path(top)
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), top]
+        elif p.is_dir():
+            args += ["--ro-bind", top, top]
+    return args
+
+
+def _java_home() -> Path | None:
+    java = which("java")
+    return Path(os.path.realpath(java)).parent.parent if java else None
+
+
+def _under(path: Path, tops: Iterable[str]) -> bool:
+    return any(str(path) == top or str(path).startswith(top + "/") for top in tops)
+
+
+class BwrapSandbox(Sandbox):
+    name = "bwrap"
+    confined = True
+
+    def __init__(self, bwrap: Path):
+        self.bwrap = bwrap
+
+    def tmp_dir(self, mounts: Mounts) -> str:
+        return "/tmp"
+
+    def command(self, args, mounts, limits):
+        as_root = os.geteuid() == 0
+        if as_root:
+            # bubblewrap runs privileged (it reaches paths below /root); the job drops to nobody inside
+            for path in mounts.writable:
+                _chown_tree(path, NOBODY)
+            argv = [str(self.bwrap), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                    "--unshare-cgroup-try"]
+        else:
+            argv = [str(self.bwrap), "--unshare-all"]
+        # No --new-session: the job stays in bwrap's process group, which run_command and spawn
+        # start in a session of its own without a terminal (so TIOCSTI has nothing to inject
+        # into), and a timeout's kill of that group reaches the job itself. The job runs as the
+        # namespace's pid 1 (--as-pid-1): when it dies, the kernel kills whatever it started,
+        # and its CPU time reaches wait4.
+        argv += ["--die-with-parent", "--as-pid-1", "--clearenv"]
+        argv += _host_system_binds()
+        scratch = str(limits.scratch_mb * 1024 * 1024)
+        argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
+        home = _java_home()
+        extra = [home] if home and not _under(home, _SYSTEM_DIRS) else []
+        made: set[Path] = {Path("/"), Path("/tmp")}
+        binds: list[str] = []
+        for flag, paths in (("--ro-bind", [*extra, *mounts.read_only]), ("--bind", mounts.writable)):
+            for path in paths:
+                if flag == "--ro-bind" and _under(path, _SYSTEM_DIRS):
+                    continue
+                for parent in reversed(path.parents):
+                    if parent not in made and not _under(parent, _SYSTEM_DIRS):
+                        binds += ["--perms", "0755", "--dir", str(parent)]
+                        made.add(parent)
+                binds += [flag, str(path), str(path)]
+                made.add(path)
+        argv += binds
+        if mounts.links_from is not None:
+            argv += ["--perms", "1777", "--size", scratch, "--tmpfs", str(SCRATCH)]
+            for entry in sorted(mounts.links_from.iterdir()):
+                argv += ["--symlink", str(entry), str(SCRATCH / entry.name)]
+            argv += ["--chdir", str(SCRATCH)]
+        env = {**_BASE_ENV, "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", **mounts.env}
+        for key, value in env.items():
+            argv += ["--setenv", key, value]
+        argv.append("--")
+        if as_root:
+            argv += ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--no-new-privs",
+                     "--inh-caps=-all", "--bounding-set=-all", "--"]
+        argv += [*_limit_args(limits), *args]
+        return argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, None
+
+
+class UnconfinedSandbox(Sandbox):
+    """Limits and timeouts only: candidate code can reach the network and write anywhere."""
+
+    name = "none"
+    confined = False
+
+    def tmp_dir(self, mounts: Mounts) -> str:
+        if mounts.host_scratch is None:
+            return "/tmp"
+        tmp = mounts.host_scratch / "tmp"
+        tmp.mkdir(parents=True, exist_ok=True)
+        return str(tmp)
+
+    def command(self, args, mounts, limits):
+        cwd = None
+        if mounts.links_from is not None:
+            if mounts.host_scratch is None:
+                raise ValueError("the unconfined sandbox needs a host scratch folder for the working directory")
+            cwd = mounts.host_scratch / "cwd"
+            cwd.mkdir(parents=True, exist_ok=True)
+            for entry in mounts.links_from.iterdir():
+                link = cwd / entry.name
+                if not link.is_symlink():
+                    link.symlink_to(entry)
+        env = {**os.environ, **_BASE_ENV, **mounts.env}
+        return [*_limit_args(limits), *args], env, cwd
+
+
+def _chown_tree(root: Path, uid: int) -> None:
+    for path in [root, *root.rglob("*")]:
+        os.lchown(path, uid, uid)
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_problem() -> str | None:
+    """Why bubblewrap cannot confine candidates here, or None when it can."""
+    bwrap = which("bwrap")
+    if bwrap is None:
+        return "bubblewrap (bwrap) is not installed"
+    if which("prlimit") is None:
+        return "prlimit (util-linux) is not installed"
+    probe = BwrapSandbox(bwrap)
+    argv, env, _ = probe.command(["true"], Mounts(), Limits(wall_seconds=30))
+    result = run_command(argv, timeout=30, env=env)
+    if not result.ok:
+        return f"bubblewrap does not work here: {(result.stderr or result.stdout).strip()[:300]}"
+    return None
+
+
+def make_sandbox(confine: bool = True) -> Sandbox:
+    """The bubblewrap sandbox, or (only when ``confine`` is False) the unconfined one, loudly."""
+    if confine:
+        problem = bwrap_problem()
+        if problem:
+            raise Nl2FixError(
+                f"cannot confine candidate code: {problem}",
+                "install bubblewrap (apt-get install bubblewrap) or, knowing that model-written code will "
+                "then run with your rights, pass --no-sandbox",
+            )
+        return BwrapSandbox(which("bwrap"))
+    print(
+        "WARNING: --no-sandbox: candidate code runs UNCONFINED (network, your files); only time, memory, "
+        "process and file-size limits apply" + (" (and not the process limit: running as root)" if os.geteuid() == 0 else ""),
+        file=sys.stderr,
+    )
+    if shutil.which("prlimit") is None:
+        raise Nl2FixError("prlimit (util-linux) is not installed", "install util-linux")
+    return UnconfinedSandbox()

@@ -1,0 +1,45 @@
+"""`nl2fix dataset check`: do the selected bugs' ground truths validate? (the benchmark's ceiling)"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import click
+
+from nl2fix.cli.options import dataset_options, load_selection, selection_options
+from nl2fix.cli.validate_cmd import engine_options
+from nl2fix.models import Engine
+
+
+@click.command("check")
+@dataset_options
+@selection_options
+@engine_options
+@click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where the baselines are kept (default: a folder in the nl2fix cache, reused next time).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, no_sandbox, test_timeout,
+          candidate_timeout, store_dir, quiet):
+    """Run the buggy and fixed baselines of the selected bugs and list the bugs whose ground truth
+    does not validate (or whose buggy version does not fail its trigger tests). Exit status 1 when
+    some ground truth does not validate."""
+    from defects4j_adapter import cache
+    from nl2fix.validation import check_baselines
+
+    ds, bugs = load_selection(dataset, metadata_dir, bug_ids, projects, all_bugs)
+    if store_dir is None:
+        key = hashlib.sha256(f"{ds.source}\n{engine}".encode()).hexdigest()[:12]
+        store_dir = cache.cache_dir() / "checks" / key
+    projects_dir = Path(ds.source).parent / "projects"
+    checks = check_baselines(bugs, store_dir=store_dir, engine=Engine(engine), workers=workers,
+                             sandbox=not no_sandbox, projects_dir=projects_dir if projects_dir.is_dir() else None,
+                             progress=not quiet, test_timeout=test_timeout, candidate_timeout=candidate_timeout)
+    failing = [c for c in checks if not c.ground_truth_ok]
+    for c in checks:
+        status = "ok" if not c.problems else ("WARN" if c.ground_truth_ok else "FAIL")
+        click.echo(f"{status:4} {c.bug.id}" + (f": {'; '.join(c.problems)}" if c.problems else ""))
+    click.echo(f"{len(checks) - len(failing)} of {len(checks)} ground truths validate with the {engine} engine "
+               f"(baselines kept in {store_dir})")
+    if failing:
+        raise SystemExit(1)

@@ -1,0 +1,49 @@
+"""`nl2fix validate`: give every unique candidate of a run its verdict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from defects4j_adapter.engine import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT
+from nl2fix.cli.options import run_option
+from nl2fix.models import Engine
+
+
+def engine_options(fn):
+    """``--engine``, ``--workers``, ``--no-sandbox``, ``--test-timeout``, ``--candidate-timeout``."""
+    for option in reversed([
+        click.option("--engine", type=click.Choice([e.value for e in Engine]), default=Engine.FAST.value,
+                     show_default=True,
+                     help="fast: one-file compile + warm JVM; rebuild: recompile everything per candidate; "
+                     "defects4j: the Defects4J command line (needs Defects4J)."),
+        click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
+                     help="Candidates (and bugs) validated in parallel."),
+        click.option("--no-sandbox", "no_sandbox", is_flag=True,
+                     help="Run candidate code WITHOUT bubblewrap confinement (only limits apply)."),
+        click.option("--test-timeout", type=click.FloatRange(0.1), default=DEFAULT_TEST_TIMEOUT, show_default=True,
+                     help="Seconds one test may run."),
+        click.option("--candidate-timeout", type=click.FloatRange(1), default=DEFAULT_CANDIDATE_TIMEOUT,
+                     show_default=True, help="Seconds one candidate's compile and tests may take."),
+    ]):
+        fn = option(fn)
+    return fn
+
+
+@click.command("validate")
+@run_option
+@engine_options
+@click.option("--bug", "bug_ids", multiple=True, help="Only this bug (repeatable).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def validate_cmd(run_dir: Path, engine: str, workers: int, no_sandbox: bool, test_timeout: float,
+                 candidate_timeout: float, bug_ids: tuple[str, ...], quiet: bool):
+    """Compile and test every unique candidate not yet validated by ENGINE (baselines first).
+
+    Resumable: verdicts already in the run are kept; `error` verdicts (harness failures) are retried."""
+    from nl2fix.validation import validate
+
+    summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=not no_sandbox,
+                       bug_ids=list(bug_ids) or None, progress=not quiet, test_timeout=test_timeout,
+                       candidate_timeout=candidate_timeout)
+    click.echo(str(summary))

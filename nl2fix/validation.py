@@ -1,0 +1,310 @@
+"""The validation stage: every unique candidate of a run gets a verdict, once per engine.
+
+Per bug, once: prepare the workspace, then the baselines -- the fixed version (the ground truth
+spliced in; the tests it fails are not held against candidates) and the buggy version (which
+should fail its trigger tests) -- stored as validations with hash ``fixed`` / ``buggy``. Then
+every unique candidate without a verdict from this engine. Workers take the earliest bug's work
+first, so a bug's warm JVMs serve its candidates together. Each verdict is saved the moment it
+is known (a killed run resumes without repeating one); ``error`` verdicts are retried on the
+next run, since they are the harness's failures, not the candidate's. Raw logs are kept under
+``run_dir/artifacts/<bug>/<hash>/``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from tqdm import tqdm
+
+from defects4j_adapter import cache
+from defects4j_adapter.engine import (
+    DEFAULT_CANDIDATE_TIMEOUT,
+    DEFAULT_TEST_TIMEOUT,
+    EngineOptions,
+    Outcome,
+    Phase,
+    ValidationEngine,
+    Workspace,
+)
+from defects4j_adapter.engines import make_engine
+from defects4j_adapter.sandbox import make_sandbox
+from nl2fix.errors import Nl2FixError
+from nl2fix.models import Bug, Engine, Verdict
+from nl2fix.records import ValidationRecord
+from nl2fix.store import RunStore
+from nl2fix.verdicts import judge, known_failures_of
+
+FIXED, BUGGY = "fixed", "buggy"
+ARTIFACTS = "artifacts"
+
+
+@dataclass(frozen=True)
+class BaselineCheck:
+    """Whether a bug's ground truth validates: the ceiling of the benchmark."""
+
+    bug: Bug
+    fixed: ValidationRecord | None = None
+    buggy: ValidationRecord | None = None
+    prepare_error: str = ""
+
+    @property
+    def problems(self) -> list[str]:
+        if self.prepare_error:
+            return [f"cannot be prepared: {self.prepare_error}"]
+        out = []
+        triggers = set(self.bug.trigger_tests)
+        if self.fixed is not None and self.fixed.verdict is not Verdict.PLAUSIBLE:
+            failing = self.fixed.failing_tests
+            if self.fixed.verdict is Verdict.WRONG and not triggers & set(failing):
+                out.append(f"the fixed version fails {len(failing)} regression test(s), not held against "
+                           f"candidates: {', '.join(failing[:5])}")
+            else:
+                what = self.fixed.detail or self.fixed.compile_errors or ", ".join(failing)
+                out.append(f"the ground truth does not validate ({self.fixed.verdict.value}): {what[:300]}")
+        if self.buggy is not None and self.fixed is not None and self.buggy.verdict is not Verdict.ERROR:
+            if not triggers & set(self.buggy.failing_tests) or self.buggy.verdict is Verdict.PLAUSIBLE:
+                out.append(f"the buggy version does not fail its trigger tests ({self.buggy.verdict.value})")
+        return out
+
+    @property
+    def ground_truth_ok(self) -> bool:
+        """The fixed version compiles and passes its trigger tests (some regression tests may fail)."""
+        return not self.prepare_error and self.fixed is not None and (
+            self.fixed.verdict is Verdict.PLAUSIBLE
+            or (self.fixed.verdict is Verdict.WRONG and not set(self.bug.trigger_tests) & set(self.fixed.failing_tests))
+        )
+
+
+@dataclass
+class ValidateSummary:
+    validated: int = 0
+    """Candidates validated by this call."""
+    skipped: int = 0
+    """Candidates that already had a verdict from this engine."""
+    by_verdict: dict[Verdict, int] = field(default_factory=dict)
+    """Verdicts of every candidate of the selected bugs under this engine (old and new)."""
+    cpu_seconds: float = 0.0
+    """CPU seconds of this call's validations (baselines included)."""
+    engine: str = ""
+    baselines: list[BaselineCheck] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        counts = ", ".join(f"{n} {v.value}" for v, n in sorted(self.by_verdict.items(), key=lambda kv: kv[0].value))
+        lines = [
+            f"validated {self.validated} candidate(s) with the {self.engine} engine, {self.skipped} already done; "
+            f"{self.cpu_seconds:.1f} CPU-s",
+            f"verdicts: {counts or 'none'}",
+        ]
+        for check in self.baselines:
+            lines += [f"  {check.bug.id}: {p}" for p in check.problems]
+        return "\n".join(lines)
+
+
+def engine_options(*, sandbox: bool, workers: int, projects_dir: Path | None,
+                   test_timeout: float, candidate_timeout: float) -> EngineOptions:
+    return EngineOptions(
+        sandbox=make_sandbox(sandbox),
+        cache_dir=cache.cache_dir(),
+        test_timeout=test_timeout,
+        candidate_timeout=candidate_timeout,
+        workers=workers,
+        projects_dir=projects_dir,
+    )
+
+
+def projects_dir_of(store: RunStore) -> Path | None:
+    """A bundled-style dataset keeps its projects beside its JSON."""
+    if not store.has_config() or store.config.dataset == "example":
+        return None
+    candidate = Path(store.config.dataset).parent / "projects"
+    return candidate if candidate.is_dir() else None
+
+
+def _select(store: RunStore, bug_ids: list[str] | None) -> list[Bug]:
+    bugs = store.bugs()
+    if not bug_ids:
+        return bugs
+    wanted = {store.bug(b).id for b in bug_ids}
+    return [b for b in bugs if b.id in wanted]
+
+
+class _Work:
+    """Worker threads taking tasks by priority (earliest bug first); errors are kept, not lost.
+
+    ``before_stop`` runs while the workers still live: processes they started with
+    ``--die-with-parent`` (warm JVMs) would otherwise be killed with the thread that started
+    them, uncounted, instead of being closed."""
+
+    def __init__(self, workers: int, before_stop: Callable[[], None]):
+        self.before_stop = before_stop
+        self.tasks: queue.PriorityQueue = queue.PriorityQueue()
+        self.seq = itertools.count()
+        self.pending = 0
+        self.cv = threading.Condition()
+        self.failures: list[BaseException] = []
+        self.stopping = False
+        self.threads = [threading.Thread(target=self._loop, daemon=True) for _ in range(max(1, workers))]
+
+    def submit(self, priority: tuple, fn: Callable[[], None]) -> None:
+        with self.cv:
+            self.pending += 1
+        self.tasks.put((priority, next(self.seq), fn))
+
+    def _loop(self) -> None:
+        while True:
+            _, _, fn = self.tasks.get()
+            if fn is None:
+                return
+            try:
+                if not self.stopping:
+                    fn()
+            except BaseException as exc:  # noqa: BLE001 - reported by run()
+                with self.cv:
+                    self.failures.append(exc)
+                    self.stopping = True
+            finally:
+                with self.cv:
+                    self.pending -= 1
+                    self.cv.notify_all()
+
+    def run(self) -> None:
+        for t in self.threads:
+            t.start()
+        try:
+            with self.cv:
+                while self.pending and not self.failures:
+                    self.cv.wait(timeout=0.5)
+        except BaseException:
+            self.stopping = True
+            raise
+        finally:
+            self.stopping = self.stopping or bool(self.failures)
+            self.before_stop()
+            for _ in self.threads:
+                self.tasks.put(((float("inf"),), next(self.seq), None))
+        if self.failures:
+            raise self.failures[0]
+
+
+class _Validation:
+    def __init__(self, store: RunStore, engine: ValidationEngine, bugs: list[Bug], *, progress: bool,
+                 candidates: bool):
+        self.store, self.engine, self.bugs = store, engine, bugs
+        self.name = engine.name.value
+        self.with_candidates = candidates
+        self.lock = threading.Lock()
+        self.summary = ValidateSummary(engine=self.name)
+        self.checks: dict[str, BaselineCheck] = {}
+        total = sum(self._baselines_needed(b) + (len(self._todo(b)) if candidates else 0) for b in bugs)
+        self.bar = tqdm(total=total, disable=not progress, unit="job", desc=f"validate ({self.name})")
+
+    def _done(self, bug_id: str, hash: str) -> ValidationRecord | None:
+        record = self.store.validation(bug_id, hash, self.name)
+        return record if record is not None and record.verdict is not Verdict.ERROR else None
+
+    def _baselines_needed(self, bug: Bug) -> int:
+        return sum(self._done(bug.id, h) is None for h in (FIXED, BUGGY))
+
+    def _todo(self, bug: Bug) -> list:
+        return [c for c in self.store.candidates(bug.id) if self._done(bug.id, c.hash) is None]
+
+    def _save(self, record: ValidationRecord, candidate: bool) -> None:
+        self.store.save_validation(record)
+        with self.lock:
+            self.summary.cpu_seconds += record.cpu_seconds
+            self.summary.validated += candidate
+        self.bar.update(1)
+
+    def _judge(self, bug: Bug, ws: Workspace | None, hash: str, code: str, known: frozenset[str],
+               stop_first: bool, prepare_error: str = "") -> ValidationRecord:
+        if ws is None:
+            outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"workspace: {prepare_error}")
+        else:
+            try:
+                outcome = self.engine.run(ws, code, known_failures=known, stop_at_first_failure=stop_first,
+                                          log_dir=self.store.run_dir / ARTIFACTS / bug.id / hash)
+            except (Nl2FixError, OSError) as exc:
+                outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"harness: {exc}")
+        return judge(outcome, bug_id=bug.id, hash=hash, engine=self.name, known_failures=known)
+
+    def bug_task(self, index: int, bug: Bug, work: _Work) -> None:
+        ws, error = None, ""
+        try:
+            ws = self.engine.prepare(bug)
+        except Nl2FixError as exc:
+            error = str(exc)
+        fixed = self._done(bug.id, FIXED)
+        if fixed is None:
+            fixed = self._judge(bug, ws, FIXED, bug.fixed_method, frozenset(), False, error)
+            self._save(fixed, False)
+        known = known_failures_of(fixed)
+        buggy = self._done(bug.id, BUGGY)
+        if buggy is None:
+            buggy = self._judge(bug, ws, BUGGY, bug.buggy_method, known, False, error)
+            self._save(buggy, False)
+        with self.lock:
+            self.checks[bug.id] = BaselineCheck(bug, fixed, buggy, error)
+        if not self.with_candidates:
+            return
+        todo = self._todo(bug)
+        with self.lock:
+            self.summary.skipped += len(self.store.candidates(bug.id)) - len(todo)
+        for j, cand in enumerate(todo):
+            work.submit((index, 1, j), lambda c=cand: self._save(
+                self._judge(bug, ws, c.hash, c.code, known, True, error), True))
+
+    def run(self, workers: int) -> ValidateSummary:
+        work = _Work(workers, self.engine.close)
+        for i, bug in enumerate(self.bugs):
+            work.submit((i, 0, 0), lambda i=i, b=bug: self.bug_task(i, b, work))
+        try:
+            work.run()
+        finally:
+            self.bar.close()
+        counts: Counter = Counter()
+        for bug in self.bugs:
+            counts.update(r.verdict for r in self.store.validations(bug.id, self.name) if r.hash not in (FIXED, BUGGY))
+        self.summary.by_verdict = dict(counts)
+        self.summary.baselines = [self.checks[b.id] for b in self.bugs if b.id in self.checks]
+        return self.summary
+
+
+def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, sandbox: bool = True,
+             bug_ids: list[str] | None = None, progress: bool = True,
+             test_timeout: float = DEFAULT_TEST_TIMEOUT,
+             candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT) -> ValidateSummary:
+    """Validate every unique candidate of the run (of ``bug_ids`` when given) not yet validated
+    by ``engine``; baselines first."""
+    with RunStore(run_dir) as store:
+        bugs = _select(store, bug_ids)
+        if not bugs:
+            raise Nl2FixError(f"{run_dir} has no bugs to validate", "sample candidates first with `nl2fix sample`")
+        options = engine_options(sandbox=sandbox, workers=workers, projects_dir=projects_dir_of(store),
+                                 test_timeout=test_timeout, candidate_timeout=candidate_timeout)
+        eng = make_engine(engine, options)
+        try:
+            return _Validation(store, eng, bugs, progress=progress, candidates=True).run(workers)
+        finally:
+            eng.close()
+
+
+def check_baselines(bugs: list[Bug], *, store_dir: Path, engine: Engine = Engine.FAST, workers: int = 2,
+                    sandbox: bool = True, projects_dir: Path | None = None, progress: bool = True,
+                    test_timeout: float = DEFAULT_TEST_TIMEOUT,
+                    candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT) -> list[BaselineCheck]:
+    """Run (or reuse, from ``store_dir``) the buggy and fixed baselines of ``bugs``."""
+    with RunStore(store_dir, create=True) as store:
+        store.add_bugs(bugs)
+        options = engine_options(sandbox=sandbox, workers=workers, projects_dir=projects_dir,
+                                 test_timeout=test_timeout, candidate_timeout=candidate_timeout)
+        eng = make_engine(engine, options)
+        try:
+            return _Validation(store, eng, bugs, progress=progress, candidates=False).run(workers).baselines
+        finally:
+            eng.close()

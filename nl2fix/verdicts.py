@@ -1,0 +1,64 @@
+"""From what an engine observed to a verdict. Pure.
+
+Tests that also fail on the fixed version (``known_failures``) are not held against a
+candidate, but a run is plausible only when it compiled, reached the end of the tests it was
+given, and ran at least one: "did not run" is never a pass, and a harness failure is ``error``,
+never the candidate's fault.
+"""
+
+from __future__ import annotations
+
+from defects4j_adapter.engine import Outcome, Phase
+from nl2fix.models import Verdict
+from nl2fix.records import ValidationRecord
+
+COMPILE_ERRORS_LIMIT = 4000
+
+
+def verdict_of(outcome: Outcome, known_failures: frozenset[str] = frozenset()) -> tuple[Verdict, str]:
+    """The verdict and, when nothing else explains it, why."""
+    if outcome.harness_error:
+        return Verdict.ERROR, outcome.harness_error
+    if not outcome.compiled:
+        if outcome.timed_out:
+            return Verdict.TIMEOUT, "compilation ran out of time"
+        return Verdict.UNCOMPILABLE, ""
+    if [t for t in outcome.failing_tests if t not in known_failures]:
+        return Verdict.WRONG, ""
+    held_timeouts = [t for t in outcome.timed_out_tests if t not in known_failures]
+    if held_timeouts or (outcome.timed_out and outcome.phase is not Phase.DONE):
+        return Verdict.TIMEOUT, ""
+    if outcome.tests_run == 0:
+        return Verdict.ERROR, "no test ran"
+    if outcome.phase is not Phase.DONE:
+        return Verdict.ERROR, f"the tests stopped in the {outcome.phase.value} phase without a failure"
+    return Verdict.PLAUSIBLE, ""
+
+
+def judge(outcome: Outcome, *, bug_id: str, hash: str, engine: str,
+          known_failures: frozenset[str] = frozenset()) -> ValidationRecord:
+    verdict, why = verdict_of(outcome, known_failures)
+    failing = [t for t in outcome.failing_tests if t not in known_failures]
+    ignored = [t for t in [*outcome.failing_tests, *outcome.timed_out_tests] if t in known_failures]
+    first = f"{failing[0]}: {outcome.messages.get(failing[0], '')}".rstrip(": ") if failing else ""
+    detail = "; ".join(p for p in (why, first, outcome.detail) if p)
+    return ValidationRecord(
+        bug_id=bug_id,
+        hash=hash,
+        engine=engine,
+        verdict=verdict,
+        failing_tests=failing + [t for t in outcome.timed_out_tests if t not in known_failures and t not in failing],
+        ignored_failures=ignored,
+        compile_errors=outcome.compile_errors[:COMPILE_ERRORS_LIMIT],
+        detail=detail,
+        tests_run=outcome.tests_run,
+        wall_seconds=round(outcome.wall_seconds, 3),
+        cpu_seconds=round(outcome.cpu_seconds, 3),
+    )
+
+
+def known_failures_of(fixed: ValidationRecord | None) -> frozenset[str]:
+    """Tests that fail on the fixed version: its failing tests, when the baseline ran them."""
+    if fixed is None or fixed.verdict not in (Verdict.WRONG, Verdict.TIMEOUT):
+        return frozenset()
+    return frozenset(fixed.failing_tests)
