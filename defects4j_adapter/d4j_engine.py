@@ -18,12 +18,12 @@ from defects4j_adapter import d4j_workspace as workspaces
 from defects4j_adapter.d4j_cli import CommandResult, CompileResult, Defects4J, TestRun
 from defects4j_adapter.d4j_parsers import ALL_TESTS_FILE, FAILING_TESTS_FILE, FailureKind
 from defects4j_adapter.engine import EngineOptions, Outcome, Phase, Workspace
+from defects4j_adapter.sandbox import ContainerSandbox
 from defects4j_adapter.splice import SpliceError, UnbalancedCandidate, encode_source, splice_method
 from nl2fix.errors import Nl2FixError
 from nl2fix.java_text import text_hash
 from nl2fix.models import Bug, Engine
 
-CONTAINER_ENV = "NL2FIX_CONTAINER"
 # Defects4J's own JUnit watchdog kills a test run after 180 s (defects4j.build.xml); one
 # `defects4j test` call also starts ant and recompiles the tests, so a host-side limit below
 # this would kill Defects4J before its watchdog can report which test hung. The fast engine's
@@ -101,7 +101,7 @@ def refuse_unconfined(sandbox) -> None:
     """Defects4J's builds cannot run inside the host's bubblewrap sandbox; candidates are confined
     by running nl2fix in the docker image (which sets ``NL2FIX_CONTAINER=1``). Outside it, only an
     explicit ``--no-sandbox`` (an unconfined sandbox) lets the engine run."""
-    if sandbox is not None and sandbox.confined and os.environ.get(CONTAINER_ENV) != "1":
+    if sandbox is not None and sandbox.confined and not isinstance(sandbox, ContainerSandbox):
         raise Nl2FixError(
             "the defects4j engine confines candidates only inside its docker image",
             "run it there (docker/README.md), or pass --no-sandbox to let Defects4J build and run "

@@ -31,6 +31,7 @@ from defects4j_adapter import cache, d4j_cli
 from defects4j_adapter import d4j_parsers as parsers
 from defects4j_adapter.d4j_cli import EXPORT_PROPERTIES, Defects4J
 from defects4j_adapter.engine import Workspace
+from defects4j_adapter.local_workspace import detect_encoding
 from nl2fix.errors import Nl2FixError
 from nl2fix.execution import run_command
 from nl2fix.models import Bug
@@ -136,15 +137,6 @@ def ensure_checkout(d4j: Defects4J, bug_id: str, cache_dir: Path) -> Checkout:
         return Checkout(bug_id, root, props)
 
 
-def detect_encoding(data: bytes) -> str:
-    """UTF-8 when the bytes decode as UTF-8, else ISO-8859-1 (old Apache sources)."""
-    try:
-        data.decode("utf-8")
-        return "UTF-8"
-    except UnicodeDecodeError:
-        return "ISO-8859-1"
-
-
 def _single(props: Mapping[str, str], prop: str) -> str:
     values = parsers.parse_export_list(props.get(prop, ""))
     if len(values) != 1:
@@ -204,7 +196,7 @@ def workspace_for(bug: Bug, checkout: Checkout) -> Workspace:
             f"{bug.path} (the buggy method's file in the dataset) is not in the Defects4J checkout of {bug.id}",
             f"look in {checkout.root}; the dataset entry and Defects4J may disagree on the file",
         )
-    ws = workspace_from_exports(bug, checkout.root, checkout.properties, encoding=detect_encoding(target.read_bytes()))
+    ws = workspace_from_exports(bug, checkout.root, checkout.properties, encoding=detect_encoding([target.read_bytes()]))
     # Some exports name jars Defects4J never shipped (rjust/defects4j#410, #133); JUnit 4.11 from
     # Defects4J's own lib is on the path and suffices.
     return replace(ws, classpath=tuple(p for p in ws.classpath if p.exists()))

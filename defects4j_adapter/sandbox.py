@@ -12,6 +12,7 @@ the namespace's pid 1 (``--as-pid-1``): its CPU time reaches ``wait4`` and is co
 
 :class:`UnconfinedSandbox` keeps the limits and timeouts but confines nothing; it exists for
 machines without bubblewrap and is used only when asked for with ``--no-sandbox``, loudly.
+:class:`ContainerSandbox` is the same inside nl2fix's docker image, where the container confines.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from typing import Iterable, Mapping, Sequence
 from nl2fix.errors import Nl2FixError
 from nl2fix.execution import ExecResult, run_command, spawn, which
 
+CONTAINER_ENV = "NL2FIX_CONTAINER"
+"""Set to 1 by docker/Dockerfile: the process runs inside nl2fix's validation container."""
 NOBODY = 65534
 SCRATCH = Path("/nl2fix-scratch")
 """The working directory inside the bubblewrap sandbox (a private tmpfs)."""
@@ -208,6 +211,19 @@ class UnconfinedSandbox(Sandbox):
         return [*_limit_args(limits), *args], env, cwd
 
 
+class ContainerSandbox(UnconfinedSandbox):
+    """Inside nl2fix's docker image (``NL2FIX_CONTAINER=1``, run with ``--network none``) the
+    container is the confinement: jobs keep the limits and timeouts and need no bubblewrap, which
+    an unprivileged container cannot start anyway."""
+
+    name = "container"
+    confined = True
+
+
+def in_container() -> bool:
+    return os.environ.get(CONTAINER_ENV) == "1"
+
+
 def _chown_tree(root: Path, uid: int) -> None:
     for path in [root, *root.rglob("*")]:
         os.lchown(path, uid, uid)
@@ -231,6 +247,8 @@ def bwrap_problem() -> str | None:
 
 def make_sandbox(confine: bool = True) -> Sandbox:
     """The bubblewrap sandbox, or (only when ``confine`` is False) the unconfined one, loudly."""
+    if confine and in_container():
+        return ContainerSandbox()
     if confine:
         problem = bwrap_problem()
         if problem:

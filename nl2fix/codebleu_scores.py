@@ -11,9 +11,9 @@ import logging
 from contextlib import contextmanager
 from typing import Iterator, Sequence
 
-from tqdm import tqdm
 
 from nl2fix.java_text import remove_comments
+from nl2fix.progress import progress_bar
 from nl2fix.models import Bug
 from nl2fix.records import CandidateRecord
 from nl2fix.store import RunStore
@@ -87,7 +87,7 @@ def run_scores(
     ]
     fresh: dict[ScoreKey, float] = {}
     failed = 0
-    for bug_id, cand, ref, text in tqdm(todo, desc="CodeBLEU", unit="pair", disable=not progress or not todo):
+    for bug_id, cand, ref, text in progress_bar(todo, desc="CodeBLEU", unit="pair", enabled=progress and bool(todo)):
         try:
             fresh[(bug_id, cand.hash, ref)] = codebleu(remove_comments(cand.code), text)
         except (ZeroDivisionError, ValueError, IndexError, AssertionError):

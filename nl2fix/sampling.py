@@ -9,7 +9,6 @@ again from the start.
 
 from __future__ import annotations
 
-import sys
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from nl2fix.extraction import extract_method
 from nl2fix.java_text import candidate_hash
 from nl2fix.models import Bug, Strategy
 from nl2fix.one_shot import ExampleIndex
+from nl2fix.progress import progress_bar
 from nl2fix.prompting import Prompt, build_prompt, target_method, turn_max_tokens
 from nl2fix.records import RunConfig, SampleRecord
 from nl2fix.store import RunStore
@@ -72,12 +72,6 @@ class _Chain:
     indices: deque
     prompt_tokens: int = 0
     completion_tokens: int = 0
-
-
-def _progress(total: int, enabled: bool):
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="sample", file=sys.stderr, disable=not enabled or not sys.stderr.isatty(), leave=False)
 
 
 class _Sampler:
@@ -223,7 +217,7 @@ def _run(store, config, bugs, dataset, backend, summary, progress) -> None:
         request, chain = sampler.first_request(bug, prompt, missing)
         chains[request] = chain
 
-    with _progress(sum(len(c.indices) for c in chains.values()), progress) as bar:
+    with progress_bar(total=sum(len(c.indices) for c in chains.values()), unit="sample", enabled=progress) as bar:
         while chains:
             follow_ups: dict[Request, _Chain] = {}
             for request, result in backend.generate(list(chains)):

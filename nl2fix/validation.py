@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from tqdm import tqdm
 
 from defects4j_adapter import cache
 from defects4j_adapter.engine import (
@@ -36,6 +35,7 @@ from defects4j_adapter.engines import make_engine
 from defects4j_adapter.sandbox import make_sandbox
 from nl2fix.errors import Nl2FixError
 from nl2fix.models import Bug, Engine, Verdict
+from nl2fix.progress import progress_bar
 from nl2fix.records import ValidationRecord
 from nl2fix.store import RunStore
 from nl2fix.verdicts import judge, known_failures_of
@@ -202,7 +202,7 @@ class _Validation:
         self.summary = ValidateSummary(engine=self.name)
         self.checks: dict[str, BaselineCheck] = {}
         total = sum(self._baselines_needed(b) + (len(self._todo(b)) if candidates else 0) for b in bugs)
-        self.bar = tqdm(total=total, disable=not progress, unit="job", desc=f"validate ({self.name})")
+        self.bar = progress_bar(total=total, enabled=progress, unit="job", desc=f"validate ({self.name})")
 
     def _done(self, bug_id: str, hash: str) -> ValidationRecord | None:
         record = self.store.validation(bug_id, hash, self.name)

@@ -16,6 +16,7 @@ import pytest
 
 from defects4j_adapter import d4j_cli, d4j_workspace
 from defects4j_adapter.d4j_cli import Defects4J
+from defects4j_adapter.local_workspace import detect_encoding
 from defects4j_adapter.d4j_engine import (
     Defects4JEngine,
     Step,
@@ -27,7 +28,7 @@ from defects4j_adapter.d4j_engine import (
 )
 from defects4j_adapter.d4j_parsers import FailureKind
 from defects4j_adapter.engine import EngineOptions, Outcome, Phase
-from defects4j_adapter.sandbox import BwrapSandbox, UnconfinedSandbox
+from defects4j_adapter.sandbox import BwrapSandbox, ContainerSandbox, UnconfinedSandbox, make_sandbox
 from nl2fix.errors import Nl2FixError
 from nl2fix.execution import ExecResult
 from nl2fix.models import Bug
@@ -108,8 +109,8 @@ def test_bug_ids_keep_defects4j_spelling():
 
 
 def test_encoding_detection():
-    assert d4j_workspace.detect_encoding("é".encode("utf-8")) == "UTF-8"
-    assert d4j_workspace.detect_encoding("é".encode("latin-1")) == "ISO-8859-1"
+    assert detect_encoding(["é".encode("utf-8")]) == "UTF-8"
+    assert detect_encoding(["é".encode("latin-1")]) == "ISO-8859-1"
 
 
 # --- The command sequence ----------------------------------------------------------------------
@@ -327,7 +328,9 @@ def test_candidates_run_confined_or_not_at_all(monkeypatch):
     assert "--no-sandbox" in err.value.hint
     refuse_unconfined(UnconfinedSandbox())  # asked for explicitly
     monkeypatch.setenv("NL2FIX_CONTAINER", "1")
-    refuse_unconfined(BwrapSandbox(Path("/usr/bin/bwrap")))  # the container confines
+    sandbox = make_sandbox(True)  # inside the image the container confines; no bubblewrap needed
+    assert isinstance(sandbox, ContainerSandbox) and sandbox.confined
+    refuse_unconfined(sandbox)
 
 
 # --- The cache and candidate slots (real git checkouts) -----------------------------------------

@@ -59,3 +59,30 @@ def test_mutants_are_distinct_seeded_and_prefix_stable():
 
 def test_a_method_with_nothing_to_mutate_gives_no_mutants():
     assert list(mutants("Object get() {\n    return this.value;\n}")) == []
+
+
+def test_backend_cycles_through_a_small_mutant_space_to_give_n_samples():
+    from nl2fix.backends import Request
+    from nl2fix.backends.mutation_backend import MutationBackend
+    from nl2fix.extraction import extract_method
+    from nl2fix.models import Bug, ModelStyle
+
+    method = "boolean neg(int x) {\n    return x < 0;\n}"
+    bug = Bug(project="Demo", number=1, path="A.java", start_line=1, end_line=3, buggy_method=method,
+              fixed_method=method, title="t", buggy_method_no_comments=method)
+    space = list(mutants(method, key=bug.id))
+    n = len(space) + 3
+    request = Request(bug=bug, messages=[], style=ModelStyle.CHAT, n=n, max_tokens=10, temperature=0.8,
+                      indices=tuple(range(n)))
+    [(_, choices)] = list(MutationBackend().generate([request]))
+    codes = [extract_method(c.text, method).code for c in choices]
+    assert len(codes) == n
+    assert codes[: len(space)] == space
+    assert codes[len(space):] == space[:3]
+
+    nothing = Bug(project="Demo", number=2, path="A.java", start_line=1, end_line=3, title="t",
+                  buggy_method="Object get() {\n    return this.value;\n}",
+                  fixed_method="Object get() {\n    return value;\n}")
+    request = Request(bug=nothing, messages=[], style=ModelStyle.CHAT, n=4, max_tokens=10, temperature=0.8,
+                      indices=(0, 1, 2, 3))
+    assert list(MutationBackend().generate([request]))[0][1] == []

@@ -1,5 +1,9 @@
 """The offline baseline: mutants of the buggy method (see :mod:`nl2fix.mutation`), each answered
-as a fenced code block so it goes through extraction like a model's answer. No model, no network."""
+as a fenced code block so it goes through extraction like a model's answer. No model, no network.
+
+When a method has fewer distinct mutants than the samples asked for, the samples cycle through
+them in order: a baseline that can only repeat itself, like a model that does, so every bug still
+has n samples and pass@k stays defined for every k <= n (duplicates count as samples)."""
 
 from __future__ import annotations
 
@@ -25,4 +29,7 @@ class MutationBackend:
         for request in requests:
             wanted = max(request.indices, default=-1) + 1
             made = list(itertools.islice(mutants(target_method(request.bug), self.seed, request.bug.id), wanted))
-            yield request, [Choice(f"```java\n{made[i]}\n```", "mutant") for i in request.indices if i < len(made)]
+            if not made:
+                yield request, []
+                continue
+            yield request, [Choice(f"```java\n{made[i % len(made)]}\n```", "mutant") for i in request.indices]

@@ -1,0 +1,14 @@
+"""Progress bars for long work: on stderr, and only on a terminal (logs and CI stay clean)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterable
+
+
+def progress_bar(iterable: Iterable | None = None, *, total: int | None = None, desc: str | None = None,
+                 unit: str = "it", enabled: bool = True):
+    from tqdm import tqdm
+
+    return tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, leave=False,
+                disable=not enabled or not sys.stderr.isatty())
