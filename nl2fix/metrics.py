@@ -95,9 +95,11 @@ class RegressionStatus(str, enum.Enum):
     """Validation stopped before the regression tests (a trigger test failed first)."""
 
 
-def regression_status(verdict: Verdict, failing_tests: Sequence[str], trigger_tests: Sequence[str]) -> RegressionStatus:
+def regression_status(verdict: Verdict, failing_tests: Sequence[str], trigger_tests: Sequence[str],
+                      all_tests_ran: bool = False) -> RegressionStatus:
     """Plausible candidates passed everything; a failure outside the trigger tests is a regression;
-    a candidate that only failed trigger tests stopped before the regression tests ran.
+    a candidate that only failed trigger tests passed the regression tests when every test ran
+    (``validate --all-tests``), else it stopped before they ran.
     Anything that did not compile or finish did not pass."""
     if verdict is Verdict.PLAUSIBLE:
         return RegressionStatus.PASSED
@@ -106,7 +108,7 @@ def regression_status(verdict: Verdict, failing_tests: Sequence[str], trigger_te
     triggers = set(trigger_tests)
     if any(t not in triggers for t in failing_tests) or not failing_tests:
         return RegressionStatus.FAILED
-    return RegressionStatus.NOT_REACHED
+    return RegressionStatus.PASSED if all_tests_ran else RegressionStatus.NOT_REACHED
 
 
 @dataclass(frozen=True)

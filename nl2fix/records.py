@@ -120,6 +120,10 @@ class ValidationRecord(_Record):
     """Anything else worth showing: the harness error, the test that timed out, a splice correction."""
     tests_run: int = 0
     """How many tests ran."""
+    all_tests_ran: bool = False
+    """Every trigger and relevant test ran (validation did not stop at a first failure), so
+    ``failing_tests`` is complete: a wrong candidate whose failures are all trigger tests passed
+    the regression tests (Table 2). ``nl2fix validate --all-tests`` makes every run complete."""
     wall_seconds: float = 0.0
     """Wall-clock seconds spent validating."""
     cpu_seconds: float = 0.0

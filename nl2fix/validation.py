@@ -194,8 +194,9 @@ class _Work:
 
 class _Validation:
     def __init__(self, store: RunStore, engine: ValidationEngine, bugs: list[Bug], *, progress: bool,
-                 candidates: bool):
+                 candidates: bool, all_tests: bool = False):
         self.store, self.engine, self.bugs = store, engine, bugs
+        self.all_tests = all_tests
         self.name = engine.name.value
         self.with_candidates = candidates
         self.lock = threading.Lock()
@@ -205,8 +206,14 @@ class _Validation:
         self.bar = progress_bar(total=total, enabled=progress, unit="job", desc=f"validate ({self.name})")
 
     def _done(self, bug_id: str, hash: str) -> ValidationRecord | None:
+        """The stored record that needs no redoing: not a harness error, and, when every test is
+        asked for, not a wrong verdict that stopped at its first failure."""
         record = self.store.validation(bug_id, hash, self.name)
-        return record if record is not None and record.verdict is not Verdict.ERROR else None
+        if record is None or record.verdict is Verdict.ERROR:
+            return None
+        if self.all_tests and record.verdict is Verdict.WRONG and not record.all_tests_ran:
+            return None
+        return record
 
     def _baselines_needed(self, bug: Bug) -> int:
         return sum(self._done(bug.id, h) is None for h in (FIXED, BUGGY))
@@ -257,7 +264,7 @@ class _Validation:
             self.summary.skipped += len(self.store.candidates(bug.id)) - len(todo)
         for j, cand in enumerate(todo):
             work.submit((index, 1, j), lambda c=cand: self._save(
-                self._judge(bug, ws, c.hash, c.code, known, True, error), True))
+                self._judge(bug, ws, c.hash, c.code, known, not self.all_tests, error), True))
 
     def run(self, workers: int) -> ValidateSummary:
         work = _Work(workers, self.engine.close)
@@ -278,9 +285,11 @@ class _Validation:
 def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, sandbox: bool = True,
              bug_ids: list[str] | None = None, progress: bool = True,
              test_timeout: float = DEFAULT_TEST_TIMEOUT,
-             candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT) -> ValidateSummary:
+             candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT, all_tests: bool = False) -> ValidateSummary:
     """Validate every unique candidate of the run (of ``bug_ids`` when given) not yet validated
-    by ``engine``; baselines first."""
+    by ``engine``; baselines first. ``all_tests`` runs every trigger and relevant test instead of
+    stopping at the first failure (slower; needed for Table 2's regression-pass rate), and
+    re-runs wrong verdicts that stopped early."""
     with RunStore(run_dir) as store:
         bugs = _select(store, bug_ids)
         if not bugs:
@@ -289,7 +298,7 @@ def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, s
                                  test_timeout=test_timeout, candidate_timeout=candidate_timeout)
         eng = make_engine(engine, options)
         try:
-            return _Validation(store, eng, bugs, progress=progress, candidates=True).run(workers)
+            return _Validation(store, eng, bugs, progress=progress, candidates=True, all_tests=all_tests).run(workers)
         finally:
             eng.close()
 

@@ -52,6 +52,7 @@ def judge(outcome: Outcome, *, bug_id: str, hash: str, engine: str,
         compile_errors=outcome.compile_errors[:COMPILE_ERRORS_LIMIT],
         detail=detail,
         tests_run=outcome.tests_run,
+        all_tests_ran=outcome.phase is Phase.DONE and outcome.compiled and not outcome.harness_error,
         wall_seconds=round(outcome.wall_seconds, 3),
         cpu_seconds=round(outcome.cpu_seconds, 3),
     )

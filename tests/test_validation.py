@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from defects4j_adapter.engine import Outcome, Phase
 from nl2fix.cli.check_cmd import check
+from nl2fix import metrics
 from nl2fix.dataset import EXAMPLE_BENCHMARK, load_dataset
 from nl2fix.execution import run_command
 from nl2fix.java_text import candidate_hash
@@ -202,3 +203,26 @@ def test_dataset_check_reports_ground_truths_that_do_not_validate(tmp_path, mini
     checks = check_baselines(list(minibench.bugs.values()), store_dir=tmp_path / "good", progress=False,
                              test_timeout=TEST_TIMEOUT, engine=Engine.FAST, projects_dir=MINIBENCH_JSON.parent / "projects")
     assert all(c.ground_truth_ok for c in checks)
+
+
+@pytest.mark.sandbox
+def test_all_tests_completes_wrong_verdicts_that_stopped_early(run_dir, minibench, nl2fix_cache, confined):
+    mini1 = minibench.bugs["Mini-1"]
+    validate(run_dir, workers=2, progress=False, bug_ids=["Mini-1"], test_timeout=TEST_TIMEOUT,
+             candidate_timeout=CANDIDATE_TIMEOUT)
+    key = ("Mini-1", candidate_hash(mini1.buggy_method))
+    early = verdicts(run_dir)[key]
+    assert early.verdict is Verdict.WRONG and not early.all_tests_ran
+    assert metrics.regression_status(early.verdict, early.failing_tests, mini1.trigger_tests,
+                                     early.all_tests_ran) is metrics.RegressionStatus.NOT_REACHED
+    plausible = verdicts(run_dir)[("Mini-1", candidate_hash(mini1.fixed_method))]
+    assert plausible.all_tests_ran
+
+    summary = validate(run_dir, workers=2, progress=False, bug_ids=["Mini-1"], test_timeout=TEST_TIMEOUT,
+                       candidate_timeout=CANDIDATE_TIMEOUT, all_tests=True)
+    assert summary.validated == 1  # only the wrong verdict that had stopped early is redone
+    full = verdicts(run_dir)[key]
+    assert full.verdict is Verdict.WRONG and full.all_tests_ran and full.tests_run > early.tests_run
+    assert set(full.failing_tests) == set(mini1.trigger_tests)  # the buggy method breaks nothing else
+    assert metrics.regression_status(full.verdict, full.failing_tests, mini1.trigger_tests,
+                                     full.all_tests_ran) is metrics.RegressionStatus.PASSED

@@ -12,7 +12,7 @@ import click
 
 from nl2fix.cli.report_cmd import format_option, out_option
 from nl2fix.cli.sample_cmd import sample_cmd
-from nl2fix.cli.validate_cmd import engine_options
+from nl2fix.cli.validate_cmd import all_tests_option, engine_options
 from nl2fix.report import DEFAULT_HTML_NAME, ReportFormat
 
 def _stage(number: int, name: str) -> None:
@@ -26,6 +26,7 @@ def _stage(number: int, name: str) -> None:
     "The report goes to RUN/report.html (with the text report on standard output) unless --format/--out say otherwise.",
 )
 @engine_options
+@all_tests_option
 @click.option("--embedder", default="tfidf", show_default=True,
               help="Ranking embedder: tfidf (offline), openai:MODEL (uses --base-url), st:MODEL_OR_PATH.")
 @format_option(ReportFormat.HTML)
@@ -33,7 +34,7 @@ def _stage(number: int, name: str) -> None:
 @click.option("--no-codebleu", is_flag=True, help="Leave CodeBLEU (Figure 4) out of the report.")
 @click.pass_context
 def run_cmd(ctx: click.Context, engine: str, workers: int, no_sandbox: bool, test_timeout: float, candidate_timeout: float,
-         embedder: str, fmt: str, out: Path | None, no_codebleu: bool, **sampling) -> None:
+         all_tests: bool, embedder: str, fmt: str, out: Path | None, no_codebleu: bool, **sampling) -> None:
     from nl2fix.models import Engine
     from nl2fix.report import collect, render, write_text
     from nl2fix.store import RunStore
@@ -50,7 +51,7 @@ def run_cmd(ctx: click.Context, engine: str, workers: int, no_sandbox: bool, tes
 
     _stage(2, "validate")
     click.echo(str(validate(run_dir, engine=Engine(engine), workers=workers, sandbox=not no_sandbox, progress=progress,
-                            test_timeout=test_timeout, candidate_timeout=candidate_timeout)))
+                            test_timeout=test_timeout, candidate_timeout=candidate_timeout, all_tests=all_tests)))
 
     _stage(3, "rank")
     keys = [key for pruned in (False, True) for key in rank_run(run_dir, embedder=embedder, pruned=pruned, base_url=embed_url)]

@@ -31,13 +31,20 @@ def engine_options(fn):
     return fn
 
 
+all_tests_option = click.option(
+    "--all-tests", is_flag=True,
+    help="Run every trigger and relevant test instead of stopping at the first failure (slower; gives "
+    "Table 2's regression-pass rate; re-runs wrong verdicts that stopped early).")
+
+
 @click.command("validate")
 @run_option
 @engine_options
+@all_tests_option
 @click.option("--bug", "bug_ids", multiple=True, help="Only this bug (repeatable).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def validate_cmd(run_dir: Path, engine: str, workers: int, no_sandbox: bool, test_timeout: float,
-                 candidate_timeout: float, bug_ids: tuple[str, ...], quiet: bool):
+                 candidate_timeout: float, all_tests: bool, bug_ids: tuple[str, ...], quiet: bool):
     """Compile and test every unique candidate not yet validated by ENGINE (baselines first).
 
     Resumable: verdicts already in the run are kept; `error` verdicts (harness failures) are retried."""
@@ -45,5 +52,5 @@ def validate_cmd(run_dir: Path, engine: str, workers: int, no_sandbox: bool, tes
 
     summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=not no_sandbox,
                        bug_ids=list(bug_ids) or None, progress=not quiet, test_timeout=test_timeout,
-                       candidate_timeout=candidate_timeout)
+                       candidate_timeout=candidate_timeout, all_tests=all_tests)
     click.echo(str(summary))

@@ -306,7 +306,8 @@ class _BugFacts:
                 extracted=True,
                 duplicate=s.candidate_hash in seen,
                 verdict=record.verdict if record else None,
-                regression=metrics.regression_status(record.verdict, record.failing_tests, self.bug.trigger_tests)
+                regression=metrics.regression_status(record.verdict, record.failing_tests, self.bug.trigger_tests,
+                                                    record.all_tests_ran)
                 if record else None,
             ))
             seen.add(s.candidate_hash)

@@ -67,7 +67,9 @@ def _candidates(data: ReportData) -> Table:
     verdicts = ", ".join(f"{v}: {n}" for v, n in s.verdicts.items()) or "none"
     return Table("Candidates (Table 2)", ["share of samples, mean over bugs", "value"], rows,
                  f"{s.samples} samples, {s.unique_candidates} unique candidates over {s.bugs} bugs. "
-                 f"Unique candidates by verdict: {verdicts}.")
+                 f"Unique candidates by verdict: {verdicts}."
+                 + (" Validation stopped at the first failing trigger test for some candidates; "
+                    "`nl2fix validate --all-tests` runs their regression tests too." if s.regression_not_reached else ""))
 
 
 def _exact(data: ReportData) -> Table:
