@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from nl2fix.cli.options import dataset_options, load_selection, run_option, selection_options
-from nl2fix.cli.sample_options import prompt_options
+from nl2fix.cli.sample_options import DEFAULT_OPENAI_MODEL, prompt_options
 
 BACKENDS = ("openai", "vllm", "mutation", "replay")
 
@@ -43,11 +43,11 @@ def sample_cmd(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
         raise click.UsageError("--replay-file is for --backend replay")
     if base_url is not None and backend != "openai":
         raise click.UsageError("--base-url is for --backend openai")
-    if backend in ("openai", "vllm") and not model:
-        raise click.UsageError(f"--backend {backend} needs --model NAME")
+    if backend == "vllm" and not model:
+        raise click.UsageError("--backend vllm needs --model NAME_OR_PATH (the weights to load)")
     if strategy == "reasoning" and model_style != "chat" and backend in ("openai", "vllm"):
         raise click.UsageError("--strategy reasoning is a chat conversation: use --model-style chat")
-    model = model or backend
+    model = model or (DEFAULT_OPENAI_MODEL if backend == "openai" else backend)
     ds, bugs = load_selection(dataset, metadata_dir, bug_ids, projects, all_bugs)
     config = RunConfig(
         dataset="example" if dataset == "example" else str(Path(dataset or data_dir() / DATASET_FILE).resolve()),

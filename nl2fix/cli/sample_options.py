@@ -8,12 +8,16 @@ import click
 
 from nl2fix.models import ModelStyle, Strategy
 
+DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
+"""The model `--backend openai` asks when no --model is given."""
+
 
 def prompt_options(fn):
     @click.option("--strategy", type=click.Choice([s.value for s in Strategy]), default=Strategy.ZERO_SHOT.value,
                   show_default=True, help="Prompting strategy.")
     @click.option("--model", default=None,
-                  help="Model name; also decides the token counter and the default context window.")
+                  help=f"Model name (default for openai: {DEFAULT_OPENAI_MODEL}); also decides the token counter "
+                  "and the default context window.")
     @click.option("--model-style", type=click.Choice([s.value for s in ModelStyle]), default=ModelStyle.CHAT.value,
                   show_default=True, help="chat messages, a completion prompt ending in the method header, or an edit instruction + input.")
     @click.option("--max-tokens", type=click.IntRange(min=1), default=750, show_default=True, help="Most new tokens per answer.")
