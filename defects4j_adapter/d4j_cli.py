@@ -39,7 +39,8 @@ INSTALL_HINT = (
     "install Defects4J 2.0.1 with Java 8 and Perl: `git clone --branch v2.0.1 https://github.com/rjust/defects4j"
     " && cd defects4j && cpanm --installdeps . && ./init.sh`, then put defects4j/framework/bin on PATH"
     " (or set D4J_HOME); or validate inside the image: `docker build -t nl2fix-d4j -f docker/Dockerfile .`"
-    " (see docker/README.md); or use --engine fast"
+    " (see docker/README.md). Every engine needs it for Defects4J bugs (the fast one checks each bug"
+    " out through it once); only `--dataset example` runs without it"
 )
 
 CHECKOUT_TIMEOUT = 1800.0

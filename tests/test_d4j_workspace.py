@@ -99,7 +99,7 @@ def test_exports_that_cannot_be_validated_are_refused(tmp_path):
 def test_example_bugs_are_not_defects4j_bugs(tmp_path):
     with pytest.raises(Nl2FixError, match="example benchmark") as err:
         d4j_workspace.prepare_workspace(Defects4J(tmp_path / "none"), bug(benchmark="example"), tmp_path)
-    assert "--engine fast" in err.value.hint
+    assert "--dataset example" in err.value.hint
 
 
 def test_bug_ids_keep_defects4j_spelling():
@@ -149,7 +149,7 @@ def test_absent_defects4j_says_how_to_get_it(tmp_path):
     with pytest.raises(Nl2FixError, match="Defects4J is not installed") as err:
         Defects4J.find({"PATH": str(tmp_path)})
     assert "docker build -t nl2fix-d4j -f docker/Dockerfile ." in err.value.hint
-    assert "cpanm --installdeps" in err.value.hint and "--engine fast" in err.value.hint
+    assert "cpanm --installdeps" in err.value.hint and "docker build" in err.value.hint
 
 
 def test_engine_without_defects4j_fails_clearly(tmp_path, monkeypatch):

@@ -328,8 +328,12 @@ def test_cli_sample_export_and_replay_round_trip(tmp_path, ds, openai_server_fac
 def test_cli_checks_option_combinations(tmp_path, invoke_cli):
     result = invoke_cli("sample", "--run", tmp_path / "r", "--dataset", "example", "--bug", "Textkit-1", "--backend", "replay")
     assert result.exit_code == 2 and "--replay-file" in result.output
-    result = invoke_cli("sample", "--run", tmp_path / "r", "--dataset", "example", "--bug", "Textkit-1")
+    result = invoke_cli("sample", "--run", tmp_path / "r", "--dataset", "example", "--bug", "Textkit-1", "--backend", "vllm")
     assert result.exit_code == 2 and "--model" in result.output
+    # openai defaults to gpt-4o-mini, so the next thing it needs is a key (or a local server)
+    result = invoke_cli("sample", "--run", tmp_path / "r", "--dataset", "example", "--bug", "Textkit-1",
+                        env={"OPENAI_API_KEY": None, "OPENAI_BASE_URL": None})
+    assert result.exit_code == 2 and "OPENAI_API_KEY" in result.output
     result = invoke_cli("sample", "--run", tmp_path / "r", "--dataset", "example", "--bug", "Textkit-1", "--backend", "openai",
                     "--model", "m", "--strategy", "reasoning", "--model-style", "completion")
     assert result.exit_code == 2 and "chat" in result.output

@@ -8,7 +8,7 @@ import click
 
 from defects4j_adapter.engine import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT
 from nl2fix.cli.options import run_option
-from nl2fix.models import Engine
+from nl2fix.models import Engine, Verdict
 
 
 def engine_options(fn):
@@ -47,10 +47,16 @@ def validate_cmd(run_dir: Path, engine: str, workers: int, no_sandbox: bool, tes
                  candidate_timeout: float, all_tests: bool, bug_ids: tuple[str, ...], quiet: bool):
     """Compile and test every unique candidate not yet validated by ENGINE (baselines first).
 
-    Resumable: verdicts already in the run are kept; `error` verdicts (harness failures) are retried."""
+    Resumable: verdicts already in the run are kept; `error` verdicts (harness failures) are retried.
+    Exits with status 1 while any candidate's verdict is `error`."""
     from nl2fix.validation import validate
 
     summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=not no_sandbox,
                        bug_ids=list(bug_ids) or None, progress=not quiet, test_timeout=test_timeout,
                        candidate_timeout=candidate_timeout, all_tests=all_tests)
     click.echo(str(summary))
+    errors = summary.by_verdict.get(Verdict.ERROR, 0)
+    if errors:
+        click.echo(f"{errors} candidate(s) ended in `error`: the harness or environment failed, not the candidate "
+                   "(see above); fix the cause and re-run to retry them", err=True)
+        raise SystemExit(1)
