@@ -99,7 +99,7 @@ def test_exports_that_cannot_be_validated_are_refused(tmp_path):
 def test_example_bugs_are_not_defects4j_bugs(tmp_path):
     with pytest.raises(Nl2FixError, match="example benchmark") as err:
         d4j_workspace.prepare_workspace(Defects4J(tmp_path / "none"), bug(benchmark="example"), tmp_path)
-    assert "--dataset example" in err.value.hint
+    assert "--engine fast" in err.value.hint
 
 
 def test_bug_ids_keep_defects4j_spelling():
