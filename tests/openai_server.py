@@ -11,7 +11,7 @@ Endpoints: ``POST /v1/chat/completions``, ``POST /v1/completions``, ``POST /v1/e
   (a completion prompt arrives as one user message) and ``n``, and returns the choice texts.
   The default answers every prompt with the first fenced code block it contains (an "echo").
 * ``server.fail(429, 500, ...)``: the next requests get these statuses (with ``Retry-After``)
-  before requests succeed again.
+  before requests succeed again; ``fail(429, code="insufficient_quota")`` sets the error's code.
 * ``stop_after=K``: the server dies after answering K requests; later requests, even on
   kept-alive connections, get the connection closed without an answer.
 * ``max_n``: return at most this many choices (a server that ignores ``n``: ``max_n=1``);
@@ -85,7 +85,7 @@ class OpenAIServer:
         self.retry_after = retry_after
         self.usage = usage
         self.requests: list[LoggedRequest] = []
-        self._failures: deque[int] = deque()
+        self._failures: deque[tuple[int, str | None]] = deque()
         self._lock = threading.Lock()
         self._answered = 0
         self.dead = False
@@ -99,9 +99,9 @@ class OpenAIServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-    def fail(self, *statuses: int) -> None:
+    def fail(self, *statuses: int, code: str | None = None) -> None:
         with self._lock:
-            self._failures.extend(statuses)
+            self._failures.extend((status, code) for status in statuses)
 
     def successful(self, path: str | None = None) -> list[LoggedRequest]:
         """Requests answered with 200 (on ``path``, e.g. ``/v1/chat/completions``, if given)."""
@@ -127,9 +127,9 @@ class OpenAIServer:
             if self.dead:
                 return 0, {}, {}
             if self._failures:
-                status = self._failures.popleft()
+                status, code = self._failures.popleft()
                 self.requests.append(LoggedRequest(path, body, status))
-                error = {"error": {"message": f"scripted failure {status}", "type": "test", "code": status}}
+                error = {"error": {"message": f"scripted failure {status}", "type": "test", "code": code or status}}
                 return status, error, {"Retry-After": self.retry_after}
         n = int(body.get("n") or 1)
         if self.reject_n and n > 1:

@@ -70,3 +70,14 @@ def test_declarations_are_not_confused_with_calls_or_statements():
     found = find_methods(text)
     assert [(m.name, m.arity, m.complete) for m in found] == [("run", 0, True), ("make", 1, True), ("Finder", 1, True)]
     assert text[found[1].start :].startswith('@SuppressWarnings("unchecked") <T>')
+
+
+def test_diff_hunks_with_ambiguous_context_go_where_their_line_numbers_say():
+    import difflib
+
+    buggy = "void f(int[] a) {\n    for (int x : a) {\n        if (x > 0) {\n            g(x);\n        }\n    }\n\n    done();\n}"
+    fixed = "void f(int[] a) {\n    check(a);\n    for (int x : a) {\n        if (x > 0) {\n            g(x);\n        }\n        h(x);\n    }\n\n    done();\n}"
+    for context in (1, 3):
+        diff = "\n".join(difflib.unified_diff(buggy.split("\n"), fixed.split("\n"), "a/F.java", "b/F.java", lineterm="", n=context))
+        result = extract_method(f"```diff\n{diff}\n```\n", buggy)
+        assert result.code == fixed, (context, result.code)

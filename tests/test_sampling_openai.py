@@ -337,3 +337,20 @@ def test_cli_checks_option_combinations(tmp_path, invoke_cli):
     result = invoke_cli("sample", "--run", tmp_path / "r", "--dataset", "example", "--bug", "Textkit-1", "--backend", "openai",
                     "--model", "m", "--strategy", "reasoning", "--model-style", "completion")
     assert result.exit_code == 2 and "chat" in result.output
+
+
+def test_a_bad_request_that_is_not_about_n_fails_that_request_alone(tmp_path, ds, openai_server_factory):
+    # e.g. one prompt over the model's context length: the other bugs are still asked with n in one call
+    server = openai_server_factory(model=answers(ds))
+    server.fail(400)
+    summary = run(tmp_path, ds, server, ["Textkit-1", "Textkit-5"], concurrency=1)
+    assert summary.failed_requests == 1 and summary.new_samples == 6 and "scripted failure 400" in str(summary)
+    assert [r.body["n"] for r in server.requests] == [6, 6]
+
+
+def test_an_exhausted_quota_stops_the_run_at_once_instead_of_being_retried(tmp_path, ds, openai_server_factory):
+    server = openai_server_factory(model=answers(ds))
+    server.fail(429, code="insufficient_quota")
+    with pytest.raises(Nl2FixError, match="quota") as info:
+        run(tmp_path, ds, server, ["Textkit-1", "Textkit-5"], concurrency=1)
+    assert len(server.requests) == 1 and "re-run" in info.value.hint

@@ -5,12 +5,14 @@ A request for ``n`` answers asks for them in one call when the server allows; a 
 rejects ``n`` or returns fewer choices is then asked with parallel ``n=1`` calls. Calls run on a
 bounded thread pool. The client's own retries are off (``max_retries=0``): tenacity retries rate
 limits, 5xx answers, timeouts and connection errors with exponential back-off, honouring
-``Retry-After``.
+``Retry-After``; an exhausted quota (a 429 that waiting does not cure) stops the run. Only a
+rejection that names ``n`` makes later calls ask one answer at a time.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -38,9 +40,21 @@ class RetryPolicy:
     max_wait: float = 60.0
 
 
+def _quota_exhausted(exc: BaseException) -> bool:
+    """A 429 that waiting does not cure: the account is out of credit."""
+    return isinstance(exc, openai.RateLimitError) and (exc.code == "insufficient_quota" or exc.type == "insufficient_quota")
+
+
+def _about_n(exc: openai.BadRequestError) -> bool:
+    """Whether a rejection names the ``n`` parameter (not, say, a prompt over the context length)."""
+    return exc.param == "n" or bool(re.search(r"\bn\b|choices", _message(exc)))
+
+
 def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
         return True
+    if _quota_exhausted(exc):
+        return False
     return isinstance(exc, openai.APIStatusError) and (exc.status_code in _RETRY_STATUS or exc.status_code >= 500)
 
 
@@ -193,6 +207,14 @@ class OpenAIBackend:
                         else:
                             yield call.request, exc
                         continue
+                    except openai.RateLimitError as exc:
+                        if not _quota_exhausted(exc):
+                            yield call.request, exc
+                            continue
+                        raise Nl2FixError(
+                            f"the account's quota is exhausted: {_message(exc)}",
+                            "everything received so far is stored; add credit, then re-run the same command to resume",
+                        ) from exc
                     except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
                         raise Nl2FixError(
                             f"the server refused the request ({exc.status_code}): {_message(exc)}",
@@ -223,7 +245,7 @@ class OpenAIBackend:
         if "max_completion_tokens" in _message(exc) and not call.adapted:
             self._token_param = "max_completion_tokens"
             return [_Call(call.request, call.n, adapted=True)]
-        if call.n > 1:
+        if call.n > 1 and _about_n(exc):
             self._n_allowed = False
             return [call]  # split into n=1 calls when it starts again
         return []
