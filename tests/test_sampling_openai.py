@@ -354,3 +354,14 @@ def test_an_exhausted_quota_stops_the_run_at_once_instead_of_being_retried(tmp_p
     with pytest.raises(Nl2FixError, match="quota") as info:
         run(tmp_path, ds, server, ["Textkit-1", "Textkit-5"], concurrency=1)
     assert len(server.requests) == 1 and "re-run" in info.value.hint
+
+
+def test_a_seeded_run_gives_each_sample_its_own_seed_when_n_is_split(tmp_path, ds, openai_server_factory):
+    server = openai_server_factory(model=answers(ds, counting=True), reject_n=True)
+    backend = OpenAIBackend("test-model", base_url=server.url, concurrency=1, retry=FAST_RETRY, seed=7)
+    try:
+        sample(tmp_path / "run", config(server), [ds.bugs["Textkit-1"]], dataset=ds, concurrency=1,
+               progress=False, backend=backend)
+    finally:
+        backend.close()
+    assert [r.body["seed"] for r in server.successful(CHAT)] == [7, 8, 9, 10, 11, 12]

@@ -101,6 +101,14 @@ class _Call:
     n: int
     adapted: bool = False
     """Already asked again after a rejected parameter (never loop on a rejection)."""
+    first: int = 0
+    """How many of the request's answers come before this call's: its first sample's position."""
+
+    @property
+    def first_index(self) -> int:
+        """The sample index of this call's first answer (its seed offset, stable across resumes)."""
+        indices = self.request.indices
+        return indices[self.first] if self.first < len(indices) else self.first
 
 
 class OpenAIBackend:
@@ -144,7 +152,8 @@ class OpenAIBackend:
         req = call.request
         params = {"model": self.model, "n": call.n, "temperature": req.temperature}
         if self.seed is not None:
-            params["seed"] = self.seed
+            # calls of one request differ in seed, or a seed-honouring server answers n=1 calls alike
+            params["seed"] = self.seed + call.first_index
         if req.style is ModelStyle.COMPLETION:
             return self.client.completions.create(prompt=req.messages[0]["content"], max_tokens=req.max_tokens, **params)
         messages = [{"role": m["role"], "content": m["content"]} for m in req.messages]
@@ -177,8 +186,9 @@ class OpenAIBackend:
         if call.n == 1:
             return [call]
         if self._n_allowed:
-            return [_Call(call.request, part) for part in _chunks(call.n, MAX_N)]
-        return [_Call(call.request, 1) for _ in range(call.n)]
+            parts = _chunks(call.n, MAX_N)
+            return [_Call(call.request, part, first=call.first + sum(parts[:i])) for i, part in enumerate(parts)]
+        return [_Call(call.request, 1, first=call.first + i) for i in range(call.n)]
 
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[Request, list[Choice] | Exception]]:
         pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="nl2fix-openai")
@@ -235,7 +245,7 @@ class OpenAIBackend:
                     if len(choices) < call.n:
                         if len(choices) == 1:
                             self._n_allowed = False  # the server ignores n
-                        later([_Call(call.request, call.n - len(choices))])
+                        later([_Call(call.request, call.n - len(choices), first=call.first + len(choices))])
         finally:
             # on an abort, calls in flight end on their own (bounded by the timeout); nobody waits
             pool.shutdown(wait=False, cancel_futures=True)
@@ -244,7 +254,7 @@ class OpenAIBackend:
         """What to ask instead of a rejected call, when the rejection is about a parameter we can change."""
         if "max_completion_tokens" in _message(exc) and not call.adapted:
             self._token_param = "max_completion_tokens"
-            return [_Call(call.request, call.n, adapted=True)]
+            return [_Call(call.request, call.n, adapted=True, first=call.first)]
         if call.n > 1 and _about_n(exc):
             self._n_allowed = False
             return [call]  # split into n=1 calls when it starts again
