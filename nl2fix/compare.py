@@ -78,11 +78,19 @@ class CompareData(ReportModel):
 
 
 def _labels(run_dirs: Sequence[Path]) -> list[str]:
-    labels = [Path(d).resolve().name for d in run_dirs]
-    if len(set(labels)) == len(labels):
-        return labels
-    return [f"{Path(d).resolve().parent.name}/{Path(d).resolve().name}" if labels.count(name) > 1 else name
-            for d, name in zip(run_dirs, labels)]
+    """Each run's directory name, with as many parent folders as it takes to tell it from the others
+    (labels key the overlap and the curves: two runs under one label would be merged)."""
+    paths = [Path(d).resolve() for d in run_dirs]
+    depth = [1] * len(paths)
+    while True:
+        labels = ["/".join(p.parts[-n:]).lstrip("/") or str(p) for p, n in zip(paths, depth)]
+        clashing = [i for i, label in enumerate(labels) if labels.count(label) > 1 and depth[i] < len(paths[i].parts)]
+        if not clashing:
+            break
+        for i in clashing:
+            depth[i] += 1
+    # what still clashes is the same directory given twice
+    return [f"{label} #{i}" if labels.count(label) > 1 else label for i, label in enumerate(labels, start=1)]
 
 
 def _row(label: str, data: ReportData) -> RunRow:

@@ -170,3 +170,6 @@ class RankingInfo(_Record):
     """Candidates dropped as uncompilable before ranking."""
     unvalidated: int = 0
     """Candidates kept by pruning only because they have no verdict yet."""
+    bugs_with_candidates: list[str] = []
+    """Bugs that had candidates when ranked (before pruning): their ranking may be empty, every candidate
+    pruned or below the threshold, and is still up to date."""

@@ -13,10 +13,10 @@ from nl2fix.store import RunStore
 from nl2fix.verdict_source import verdict_engine
 from ranking.embedders import Embedder, embed_texts, parse_embedder
 from ranking.ranker import Scored, cosine_similarities, drop_uncompilable, order, resolve_threshold
-from ranking.spec import MEDIAN, Method, RankerSpec, parse_methods, parse_threshold, ranker_specs
+from ranking.spec import (
+    INFO_PREFIX, MEDIAN, Method, RankerSpec, parse_methods, parse_threshold, ranker_specs, ranking_info,  # noqa: F401
+)
 from ranking.texts import buggy_text, candidate_text
-
-INFO_PREFIX = "ranking:"
 
 
 def _similarities(
@@ -86,7 +86,7 @@ def _write(store: RunStore, spec: RankerSpec, bugs: list[Bug], pools, sims, info
 def _pools(store: RunStore, bugs: list[Bug], pruned: bool) -> tuple[dict[str, list[CandidateRecord]], RankingInfo]:
     """Each bug's candidates to rank (without the uncompilable ones when ``pruned``), and the counts."""
     pools = {bug.id: store.candidates(bug.id) for bug in bugs}
-    info = RankingInfo(ranker="", method="", bugs=len(bugs))
+    info = RankingInfo(ranker="", method="", bugs=len(bugs), bugs_with_candidates=[b for b, p in pools.items() if p])
     if pruned:
         engine = verdict_engine(store)
         if engine is None:
@@ -134,8 +134,3 @@ def rank_run(
         for spec in specs:
             _write(store, spec, bugs, pools, sims, info)
     return [spec.key for spec in specs]
-
-
-def ranking_info(store: RunStore, key: str) -> RankingInfo | None:
-    data = store.get_meta_json(INFO_PREFIX + key)
-    return None if data is None else RankingInfo.model_validate(data)

@@ -5,10 +5,17 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from nl2fix.errors import Nl2FixError
+from nl2fix.records import RankingInfo
+
+if TYPE_CHECKING:
+    from nl2fix.store import RunStore
 
 MEDIAN = "median"
+INFO_PREFIX = "ranking:"
+"""Meta key prefix of each ranker's :class:`RankingInfo` in the run store."""
 
 
 class Method(str, enum.Enum):
@@ -91,3 +98,10 @@ def ranker_specs(methods: list[Method], embedder: str, threshold: str | float, p
 
 DEFAULT_KEY = RankerSpec(Method.PAPER, "tfidf", MEDIAN).key
 """What ``nl2fix rank`` writes with no options: ``paper:tfidf:median``."""
+
+
+def ranking_info(store: RunStore, key: str) -> RankingInfo | None:
+    """How the rankings under ``key`` were made; here, not in ``ranking.run``, so reports read it without
+    loading the embedders."""
+    data = store.get_meta_json(INFO_PREFIX + key)
+    return None if data is None else RankingInfo.model_validate(data)

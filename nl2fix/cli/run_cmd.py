@@ -39,6 +39,7 @@ def run_cmd(ctx: click.Context, engine: str, workers: int, no_sandbox: bool, tes
     from nl2fix.report import collect, render, write_text
     from nl2fix.store import RunStore
     from nl2fix.validation import validate
+    from nl2fix.verdict_source import verdict_engine
     from ranking import rank_run, ranking_info
     from ranking.display import describe
 
@@ -54,7 +55,10 @@ def run_cmd(ctx: click.Context, engine: str, workers: int, no_sandbox: bool, tes
                             test_timeout=test_timeout, candidate_timeout=candidate_timeout, all_tests=all_tests)))
 
     _stage(3, "rank")
-    keys = [key for pruned in (False, True) for key in rank_run(run_dir, embedder=embedder, pruned=pruned, base_url=embed_url)]
+    with RunStore(run_dir) as store:
+        # no candidate with a verdict (none extracted, say): nothing to prune, and --pruned would refuse
+        prunings = (False, True) if verdict_engine(store) else (False,)
+    keys = [key for pruned in prunings for key in rank_run(run_dir, embedder=embedder, pruned=pruned, base_url=embed_url)]
     with RunStore(run_dir) as store:
         for key in keys:
             info = ranking_info(store, key)

@@ -29,6 +29,7 @@ from nl2fix.records import CandidateRecord, RunConfig, SampleRecord, ValidationR
 from nl2fix.store import RunStore
 from nl2fix.validation import BUGGY, FIXED, BaselineCheck
 from nl2fix.verdict_source import verdict_engine
+from ranking.spec import ranking_info
 
 RANKED_KS = (1, 5, 10)
 """The k of ranked pass@k (the paper's Table 6 shows 1 and 5)."""
@@ -362,6 +363,13 @@ def _rankings(store: RunStore, key: str, facts: list[_BugFacts]) -> dict[str, li
     return {bug_id: hashes for bug_id, hashes in orders.items() if hashes}
 
 
+def _covered(store: RunStore, key: str, ranked: dict[str, list[str]]) -> set[str]:
+    """Bugs the ranker saw with candidates: those with entries, and those it ranked to an empty list
+    (every candidate pruned or below the threshold), which a new ranking would not change."""
+    info = ranking_info(store, key)
+    return set(ranked) | set(info.bugs_with_candidates if info else ())
+
+
 def _distribution(values: list[float]) -> Distribution:
     data = np.asarray(values, dtype=float)
     q1, median, q3 = np.quantile(data, [0.25, 0.5, 0.75])
@@ -428,7 +436,7 @@ def _bug_row(f: _BugFacts, rankers: dict[str, dict[str, list[str]]]) -> BugRow:
 
 
 def _warnings(facts: list[_BugFacts], rows: list[BugRow], engine: str | None, config: RunConfig | None,
-              rankers: dict[str, dict[str, list[str]]]) -> list[str]:
+              covered: dict[str, set[str]]) -> list[str]:
     out = []
     if not rows:
         return ["the run has no bugs yet: start it with `nl2fix sample` or `nl2fix run`"]
@@ -457,8 +465,8 @@ def _warnings(facts: list[_BugFacts], rows: list[BugRow], engine: str | None, co
         if f.ground_truth is not GroundTruth.FAILS:
             out += [f"{f.bug.id}: {problem}" for problem in f.baseline.problems]
     with_candidates = {f.bug.id for f in facts if f.candidates}
-    for key, order in rankers.items():
-        missing = with_candidates - set(order)
+    for key, ranked in covered.items():
+        missing = with_candidates - ranked
         if missing:
             out.append(f"ranking {key} covers {len(with_candidates) - len(missing)} of {len(with_candidates)} bugs "
                        "with candidates; run `nl2fix rank` again")
@@ -471,6 +479,7 @@ def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = Fals
         engine = verdict_engine(store)
         facts = _read_facts(store, engine)
         rankers = {key: _rankings(store, key, facts) for key in store.rankers()}
+        covered = {key: _covered(store, key, order) for key, order in rankers.items()}
         config = store.config if store.has_config() else None
         summary = (
             _codebleu(store, [f for f in facts if f.ground_truth is not GroundTruth.FAILS], progress)
@@ -480,7 +489,7 @@ def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = Fals
     rows = [_bug_row(f, rankers) for f in facts]
     return _assemble(RunInfo(run_dir=str(run_dir), config=config, engine=engine, rankers=sorted(rankers),
                              nl2fix_version=__version__),
-                     facts, rows, summary, _warnings(facts, rows, engine, config, rankers))
+                     facts, rows, summary, _warnings(facts, rows, engine, config, covered))
 
 
 def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu: CodeBleuSummary,
