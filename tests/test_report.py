@@ -1,5 +1,6 @@
 """Reports computed from a real run store whose numbers were worked out by hand (see report_fixtures)."""
 
+import dataclasses
 import json
 import re
 from xml.etree import ElementTree
@@ -8,8 +9,8 @@ import pytest
 from report_fixtures import CODE, FIXED, ParsedPage, build_run, make_bug
 
 from nl2fix.codebleu_scores import codebleu
-from nl2fix.models import Strategy
-from nl2fix.records import RunConfig, SampleRecord
+from nl2fix.models import Strategy, Verdict
+from nl2fix.records import RunConfig, SampleRecord, ValidationRecord
 from nl2fix.report import collect, render, write_report
 from nl2fix.report.data import GroundTruth, ReportData
 from nl2fix.store import RunStore
@@ -207,3 +208,17 @@ def test_codebleu_unavailable_is_reported_not_fatal(run, tmp_path, monkeypatch):
     assert "OSError: cannot load the tree-sitter grammar for java" in data.codebleu.reason
     assert data.pass_at_k[1] == pytest.approx((0.4 + 0 + 1) / 3)
     assert "CodeBLEU for Java is unavailable" in render(data, "text")
+
+
+def test_missing_samples_count_as_not_plausible(tmp_path):
+    """A bug with fewer than n samples (skipped, failed, interrupted) is scored over n, never over fewer."""
+    run = build_run(tmp_path / "run")
+    with RunStore(run, create=False) as store:
+        store.add_bugs([dataclasses.replace(make_bug("Other-1"), number=2)])
+        store.add_sample(SampleRecord(bug_id="Other-2", index=0, response="x", candidate_hash="i"), CODE["i"])
+        store.save_validation(ValidationRecord(bug_id="Other-2", hash="i", engine="fast", verdict=Verdict.PLAUSIBLE))
+        store.save_validation(ValidationRecord(bug_id="Other-2", hash="fixed", engine="fast", verdict=Verdict.PLAUSIBLE))
+    report = json.loads(write_report(run, "json"))
+    # Other-2 has 1 plausible sample of n=5: pass@1 = 1/5 and pass@5 = 1 for it, as if 4 samples had failed
+    assert report["pass_at_k"] == pytest.approx({"1": (0.4 + 0 + 1 + 0.2) / 4, "5": (1 + 0 + 1 + 1) / 4})
+    assert any("Other-2" in w and "not plausible" in w for w in report["warnings"])

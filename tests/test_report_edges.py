@@ -82,5 +82,5 @@ def test_run_whose_bugs_gave_no_candidate_still_ranks_and_reports(tmp_path, monk
                         "--format", "json", "--out", out, "--no-codebleu")
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
-    assert report["bugs"][0]["samples"] == 0 and report["pass_at_k"] == {}
+    assert report["bugs"][0]["samples"] == 0 and report["pass_at_k"] == {"1": 0.0}  # missing samples fail
     assert report["run"]["rankers"] == [] and report["run"]["engine"] is None

@@ -247,7 +247,8 @@ class ReportData(ReportModel):
     bug_counts: BugCounts
     """How many bugs the numbers are over."""
     pass_at_k: dict[int, float]
-    """k -> mean pass@k over scored bugs (unbiased estimator; only k that every bug has samples for)."""
+    """k -> mean pass@k over scored bugs (unbiased estimator, for k <= the run's n; a bug's missing
+    samples (skipped, failed or not yet requested) count as samples that are not plausible)."""
     pass_at_k_interval: dict[int, tuple[float, float]]
     """k -> 95% bootstrap interval of pass@k over bugs."""
     pass_at_k_all_bugs: dict[int, float]
@@ -453,7 +454,8 @@ def _warnings(facts: list[_BugFacts], rows: list[BugRow], engine: str | None, co
         short = [r.bug_id for r in rows if r.samples < config.n]
         if short:
             out.append(f"{len(short)} bug(s) have fewer than n={config.n} samples ({', '.join(short[:5])}"
-                       f"{' ...' if len(short) > 5 else ''}); pass@k is only given for k every bug reaches")
+                       f"{' ...' if len(short) > 5 else ''}); pass@k counts their missing samples as not plausible "
+                       "(re-run `nl2fix sample` if the run was interrupted)")
     broken = [r.bug_id for r in rows if r.ground_truth is GroundTruth.FAILS]
     if broken:
         out.append(f"{len(broken)} bug(s) whose ground truth does not validate are left out of the headline: "
@@ -497,8 +499,12 @@ def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu
     scored = [(f, r) for f, r in zip(facts, rows) if r.ground_truth is not GroundTruth.FAILS]
     n_scored = [r.samples for _, r in scored]
     c_scored = [r.plausible_samples for _, r in scored]
-    ks = metrics.reportable_ks(n_scored)
-    intervals = {k: metrics.bootstrap_mean_interval(metrics.estimate_pass_at_k(n_scored, c_scored, k)) for k in ks}
+    # Missing samples are never scored as passes: every bug counts as the run's n samples, so a bug the
+    # model could not be asked about (a prompt too long, nothing to mutate) counts as unsolved.
+    target = run.config.n if run.config else 0
+    n_pass = [max(n, target) for n in n_scored]
+    ks = metrics.reportable_ks(n_pass)
+    intervals = {k: metrics.bootstrap_mean_interval(metrics.estimate_pass_at_k(n_pass, c_scored, k)) for k in ks}
     fixed = sum(r.plausible_samples > 0 for _, r in scored)
 
     per_project: dict[str, list[BugRow]] = defaultdict(list)
@@ -547,10 +553,10 @@ def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu
             fixed_all=sum(r.plausible_samples > 0 for r in rows),
             fixed_interval=metrics.wilson_interval(fixed, len(scored)),
         ),
-        pass_at_k=metrics.pass_at_k(n_scored, c_scored),
+        pass_at_k=metrics.pass_at_k(n_pass, c_scored),
         pass_at_k_interval=intervals,
-        pass_at_k_all_bugs=metrics.pass_at_k([r.samples for r in rows], [r.plausible_samples for r in rows]),
-        pass_at_k_curve=metrics.pass_at_k_curve(n_scored, c_scored),
+        pass_at_k_all_bugs=metrics.pass_at_k([max(r.samples, target) for r in rows], [r.plausible_samples for r in rows]),
+        pass_at_k_curve=metrics.pass_at_k_curve(n_pass, c_scored),
         ranked_pass_at_k={
             key: {k: metrics.ranked_pass_at_k([r.first_plausible_rank[key] for _, r in scored], k) for k in RANKED_KS}
             for key in run.rankers
