@@ -272,7 +272,7 @@ class FastEngine:
             jobs.keep(log_dir, {ws.target_file.name: spliced.path, "request.txt": request,
                                 "runner.out": answer.text, "runner.err": answer.stderr_tail})
             outcome = runner_output.outcome_of(answer.text, killed_for_time=answer.killed_for_time,
-                                               stderr_tail=answer.stderr_tail)
+                                               stderr_tail=answer.stderr_tail, triggers=ws.trigger_tests)
             outcome.cpu_seconds = answer.cpu_seconds
             return jobs.with_note(outcome, spliced.note)
         finally:

@@ -5,6 +5,7 @@ verdicts show what the fast engine's shortcuts must agree with."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from pathlib import Path
@@ -14,6 +15,9 @@ from defects4j_adapter.engine import EngineOptions, Outcome, Phase, Workspace
 from defects4j_adapter.sandbox import Limits
 from defects4j_adapter.workspaces import prepare_workspace
 from nl2fix.models import Bug, Engine
+
+_SOURCE_ERROR = re.compile(r"\.java:\d+: error: ", re.MULTILINE)
+"""A javac diagnostic on a source line: the sign that a failed compile is the code's fault."""
 
 
 class RebuildEngine:
@@ -71,6 +75,13 @@ class RebuildEngine:
             if result.timed_out:
                 return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, timed_out=True,
                                               cpu_seconds=cpu, detail=f"javac ({name}) ran out of time"), spliced.note)
+            if not result.ok and not _SOURCE_ERROR.search(result.stdout + result.stderr):
+                # javac failed without pointing at a source line: it could not start or run
+                # (process limit, memory, a crash), which is no fault of the candidate
+                what = (result.stderr or result.stdout).strip()[-800:]
+                return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, cpu_seconds=cpu,
+                                              harness_error=f"javac ({name}) failed without a compile error: {what}"),
+                                      spliced.note)
             if not result.ok:
                 errors = local_workspace.first_errors(result.stdout + result.stderr, relative_to=job)
                 return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=errors,
@@ -85,6 +96,6 @@ class RebuildEngine:
         cpu += result.cpu_seconds
         jobs.keep(log_dir, {"runner.out": result.stdout, "runner.err": result.stderr[-20000:]})
         outcome = runner_output.outcome_of(result.stdout, killed_for_time=result.timed_out,
-                                           stderr_tail=result.stderr[-2000:])
+                                           stderr_tail=result.stderr[-2000:], triggers=ws.trigger_tests)
         outcome.cpu_seconds = cpu
         return jobs.with_note(outcome, spliced.note)

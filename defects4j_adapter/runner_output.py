@@ -130,9 +130,18 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
 
-def to_outcome(report: RunnerReport, *, killed_for_time: bool = False, stderr_tail: str = "") -> Outcome:
+def unreported(report: RunnerReport, triggers: tuple[str, ...] | list[str]) -> list[str]:
+    """The trigger tests (``Class::method``) a complete report says nothing about: neither a
+    result of their own nor a failure or skip of their whole class."""
+    named = {t.name for t in report.tests} | {t.name for t in report.class_failures}
+    return [t for t in triggers if t not in named and t.split("::")[0] not in named]
+
+
+def to_outcome(report: RunnerReport, *, killed_for_time: bool = False, stderr_tail: str = "",
+               triggers: tuple[str, ...] | list[str] = ()) -> Outcome:
     """What the report says about the candidate. ``killed_for_time``: the host stopped the JVM at
-    the candidate's wall-clock limit."""
+    the candidate's wall-clock limit. ``triggers``: the trigger tests asked for; a complete run
+    that reports no result for one of them is the harness's failure, never a pass."""
     if report.errors:
         return Outcome(phase=Phase.COMPILE, compiled=False, harness_error="; ".join(report.errors))
     if report.compiled is False:
@@ -164,6 +173,16 @@ def to_outcome(report: RunnerReport, *, killed_for_time: bool = False, stderr_ta
         outcome.harness_error = "the test runner failed"
     elif report.end == "complete":
         outcome.phase = Phase.DONE
+        missing = unreported(report, triggers)
+        if missing:
+            outcome.harness_error = f"the runner reported no result for trigger test(s) {', '.join(missing)}"
+    if report.end is not None:
+        # a test that began and never finished, in a run that went on: something the code under
+        # test threw cut JUnit short (the runner reports the class too, when it can)
+        finished = {t.name for t in report.tests}
+        for name in dict.fromkeys(b for b in report.begun if b not in finished):
+            failing.append(ReportedTest(name, Status.FAIL, 0, "the test began but never finished"))
+            outcome.tests_run += 1
     outcome.failing_tests = [t.name for t in failing]
     outcome.messages = {t.name: _first_line(t.message) for t in failing}
     outcome.timed_out_tests = timed
@@ -172,6 +191,7 @@ def to_outcome(report: RunnerReport, *, killed_for_time: bool = False, stderr_ta
     return outcome
 
 
-def outcome_of(text: str, *, killed_for_time: bool = False, stderr_tail: str = "") -> Outcome:
+def outcome_of(text: str, *, killed_for_time: bool = False, stderr_tail: str = "",
+               triggers: tuple[str, ...] | list[str] = ()) -> Outcome:
     """The outcome of the last (or only) job in a runner's output."""
-    return to_outcome(parse(text)[-1], killed_for_time=killed_for_time, stderr_tail=stderr_tail)
+    return to_outcome(parse(text)[-1], killed_for_time=killed_for_time, stderr_tail=stderr_tail, triggers=triggers)

@@ -238,7 +238,8 @@ class _Validation:
                                           log_dir=self.store.run_dir / ARTIFACTS / bug.id / hash)
             except (Nl2FixError, OSError) as exc:
                 outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"harness: {exc}")
-        return judge(outcome, bug_id=bug.id, hash=hash, engine=self.name, known_failures=known)
+        return judge(outcome, bug_id=bug.id, hash=hash, engine=self.name, known_failures=known,
+                     trigger_tests=tuple(bug.trigger_tests))
 
     def bug_task(self, index: int, bug: Bug, work: _Work) -> None:
         ws, error = None, ""

@@ -15,8 +15,16 @@ from nl2fix.records import ValidationRecord
 COMPILE_ERRORS_LIMIT = 4000
 
 
-def verdict_of(outcome: Outcome, known_failures: frozenset[str] = frozenset()) -> tuple[Verdict, str]:
-    """The verdict and, when nothing else explains it, why."""
+def _of_trigger(test: str, trigger_tests) -> bool:
+    """Whether ``test`` (``Class::method``, or ``Class`` for a class-level failure) is, or holds,
+    a trigger test."""
+    return any(test == t or test == t.split("::")[0] for t in trigger_tests)
+
+
+def verdict_of(outcome: Outcome, known_failures: frozenset[str] = frozenset(),
+               trigger_tests: tuple[str, ...] | frozenset[str] = ()) -> tuple[Verdict, str]:
+    """The verdict and, when nothing else explains it, why. A trigger test is never excused:
+    when one fails on the fixed version too, nothing shows the candidate passes it (``error``)."""
     if outcome.harness_error:
         return Verdict.ERROR, outcome.harness_error
     if not outcome.compiled:
@@ -28,6 +36,11 @@ def verdict_of(outcome: Outcome, known_failures: frozenset[str] = frozenset()) -
     held_timeouts = [t for t in outcome.timed_out_tests if t not in known_failures]
     if held_timeouts or (outcome.timed_out and outcome.phase is not Phase.DONE):
         return Verdict.TIMEOUT, ""
+    excused = [t for t in [*outcome.failing_tests, *outcome.timed_out_tests]
+               if t in known_failures and _of_trigger(t, trigger_tests)]
+    if excused:
+        return Verdict.ERROR, (f"trigger test {excused[0]} fails on the fixed version too, so nothing "
+                               "shows whether the candidate passes it")
     if outcome.tests_run == 0:
         return Verdict.ERROR, "no test ran"
     if outcome.phase is not Phase.DONE:
@@ -36,8 +49,9 @@ def verdict_of(outcome: Outcome, known_failures: frozenset[str] = frozenset()) -
 
 
 def judge(outcome: Outcome, *, bug_id: str, hash: str, engine: str,
-          known_failures: frozenset[str] = frozenset()) -> ValidationRecord:
-    verdict, why = verdict_of(outcome, known_failures)
+          known_failures: frozenset[str] = frozenset(),
+          trigger_tests: tuple[str, ...] | frozenset[str] = ()) -> ValidationRecord:
+    verdict, why = verdict_of(outcome, known_failures, trigger_tests)
     failing = [t for t in outcome.failing_tests if t not in known_failures]
     ignored = [t for t in [*outcome.failing_tests, *outcome.timed_out_tests] if t in known_failures]
     first = f"{failing[0]}: {outcome.messages.get(failing[0], '')}".rstrip(": ") if failing else ""

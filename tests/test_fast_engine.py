@@ -6,9 +6,11 @@ that fails on the fixed version too) are tiny projects in the bundled benchmark'
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import socket
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -95,6 +97,26 @@ def test_static_and_jdk_state_do_not_leak_between_candidates(fast, mini1):
     for extra in ("", "int unused = 1;", "int unused = 2;"):
         code = mini1.bug.fixed_method.replace("{", "{ " + extra, 1)
         assert verdict(fast, mini1, code).verdict is Verdict.PLAUSIBLE
+
+
+def test_what_a_candidate_writes_to_the_real_stdout_cannot_hide_a_failure(fast, mini1):
+    # text without a line break on the JVM's own standard output used to swallow the next
+    # report line: the trigger test's failure vanished and the buggy method came out plausible
+    write = ('try { new java.io.FileOutputStream(java.io.FileDescriptor.out).write("x".getBytes()); } '
+             "catch (java.io.IOException e) { }")
+    code = mini1.bug.buggy_method.replace("{", "{ " + write, 1)
+    for stop in (True, False):
+        record = verdict(fast, mini1, code, stop=stop)
+        assert record.verdict is Verdict.WRONG and record.failing_tests == ["org.mini.CalcTest::testClampHigh"], stop
+
+
+def test_a_candidate_throwing_thread_death_under_junit3_is_wrong(fast, mini2):
+    # JUnit 3 lets ThreadDeath through: the class ended early with no failure and the run was plausible
+    code = mini2.bug.buggy_method.replace("if (s == null) {", "if (s.isEmpty()) { throw new ThreadDeath(); } if (s == null) {", 1)
+    for stop in (True, False):
+        record = verdict(fast, mini2, code, ALWAYS_BROKEN, stop=stop)
+        assert record.verdict is Verdict.WRONG, (stop, record)
+        assert "org.mini.TextTest::testCapitalizeEmpty" in record.failing_tests, (stop, record)
 
 
 def test_a_changed_declaration_is_rebuilt_and_judged_as_defects4j_would(fast, mini1):
@@ -195,6 +217,31 @@ def test_rebuild_engine_agrees_with_the_fast_engine(nl2fix_cache, fast, mini1, c
         a, b = verdict(fast, mini1, code), verdict(rebuild, mini1, code)
         assert (a.verdict, a.failing_tests) == (b.verdict, b.failing_tests), name
         assert b.cpu_seconds > 0
+
+
+def _threads_of_the_job_user(count: int) -> subprocess.Popen:
+    """A process of the user confined jobs run as (``nobody`` when nl2fix runs as root) holding
+    ``count`` threads: the process limit (RLIMIT_NPROC) counts that user's threads machine-wide."""
+    script = ("import threading, time\nstop = threading.Event()\n"
+              f"for _ in range({count}):\n    threading.Thread(target=stop.wait, daemon=True).start()\n"
+              "print('ready', flush=True)\ntime.sleep(60)\n")
+    as_job_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    holder = subprocess.Popen([*as_job_user, "/usr/bin/python3", "-c", script], stdout=subprocess.PIPE, cwd="/")
+    assert holder.stdout.readline() == b"ready\n"
+    return holder
+
+
+def test_a_job_the_machine_cannot_start_is_an_error_not_uncompilable(nl2fix_cache, mini1, confined):
+    # more threads of the job's user than the sandbox's process limit: javac cannot even start,
+    # which used to be recorded as the candidate's compile error
+    rebuild = RebuildEngine(engine_options(nl2fix_cache))
+    holder = _threads_of_the_job_user(600)
+    try:
+        record = verdict(rebuild, mini1, mini1.bug.fixed_method)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert record.verdict is Verdict.ERROR, record
 
 
 @pytest.mark.slow

@@ -100,3 +100,20 @@ def test_a_test_thread_that_cannot_be_stopped_is_a_timeout():
 def test_runner_errors_are_harness_errors():
     text = "NL2FIX\tSTART\tx\nNL2FIX\tERROR\tthe compiler failed: boom\nNL2FIX\tEND\tx\terror\t1\n"
     assert "compiler failed" in to_outcome(parse(text)[-1]).harness_error
+
+
+def test_a_complete_run_without_a_result_for_a_trigger_test_is_a_harness_error():
+    text = ("NL2FIX\tSTART\tx\nNL2FIX\tPHASE\ttrigger\nNL2FIX\tPHASE\trelevant\nNL2FIX\tBEGIN\tA::u\n"
+            "NL2FIX\tTEST\tpass\tA::u\t1\t\nNL2FIX\tEND\tx\tcomplete\t0\n")
+    assert "A::t" in to_outcome(parse(text)[-1], triggers=("A::t",)).harness_error
+    assert not to_outcome(parse(text)[-1], triggers=("A::u",)).harness_error
+    # a failure or skip of the trigger test's whole class is a result for it
+    whole_class = text.replace("NL2FIX\tEND", "NL2FIX\tCLASS\tB\tboom\nNL2FIX\tEND")
+    assert not to_outcome(parse(whole_class)[-1], triggers=("B::t",)).harness_error
+
+
+def test_a_test_that_began_and_never_finished_in_a_finished_run_fails():
+    text = ("NL2FIX\tSTART\tx\nNL2FIX\tPHASE\ttrigger\nNL2FIX\tBEGIN\tA::t\nNL2FIX\tPHASE\trelevant\n"
+            "NL2FIX\tBEGIN\tA::u\nNL2FIX\tTEST\tpass\tA::u\t1\t\nNL2FIX\tEND\tx\tcomplete\t0\n")
+    outcome = to_outcome(parse(text)[-1])
+    assert outcome.failing_tests == ["A::t"] and "never finished" in outcome.messages["A::t"]

@@ -63,6 +63,18 @@ def test_verdict_rules(outcome, known, expected):
     assert verdict_of(outcome, known)[0] is expected
 
 
+@pytest.mark.parametrize("failing", [["A::t"], ["A"]])
+def test_a_trigger_test_that_fails_on_the_fixed_version_too_is_never_excused(failing):
+    # ``A`` is a class-level failure of the trigger test's class
+    outcome = done(failing_tests=failing)
+    verdict, why = verdict_of(outcome, frozenset(failing), ("A::t",))
+    assert verdict is Verdict.ERROR and "fixed version" in why
+    record = judge(outcome, bug_id="B-1", hash="h", engine="fast", known_failures=frozenset(failing),
+                   trigger_tests=("A::t",))
+    assert record.verdict is Verdict.ERROR
+    assert verdict_of(done(failing_tests=["A::u"]), frozenset({"A::u"}), ("A::t",))[0] is Verdict.PLAUSIBLE
+
+
 def test_a_record_lists_held_and_ignored_failures_apart():
     outcome = done(failing_tests=["A::t", "A::u"], messages={"A::u": "AssertionError: boom"}, cpu_seconds=1.23456)
     record = judge(outcome, bug_id="B-1", hash="h", engine="fast", known_failures=frozenset({"A::t"}))

@@ -38,8 +38,12 @@ final class Report {
         return b.toString();
     }
 
+    /** Each line starts on a line of its own: code under test can still write to the real
+     * standard output ({@code new FileOutputStream(FileDescriptor.out)}, a child process that
+     * inherits it), and text it leaves without a line break would otherwise run into the next
+     * report line and hide it (a failing test's) from the reader. */
     synchronized void line(String kind, String... fields) {
-        StringBuilder b = new StringBuilder("NL2FIX\t").append(kind);
+        StringBuilder b = new StringBuilder("\nNL2FIX\t").append(kind);
         for (String f : fields) {
             b.append('\t').append(escape(f));
         }

@@ -140,7 +140,11 @@ final class TestExecutor {
             try {
                 runner.run(notifier);
             } catch (StoppedByUserException e) {
-                // stop-at-first-failure: the rest of this run is skipped on purpose
+                // stop-at-first-failure skips the rest of this run on purpose; thrown by the
+                // code under test instead, it would end the class without a failure
+                if (!stopped) {
+                    crash[0] = e;
+                }
             } catch (Throwable t) {
                 crash[0] = t;
             }
@@ -149,7 +153,9 @@ final class TestExecutor {
         thread.setDaemon(true);
         thread.start();
         watch(thread, listener, notifier, label);
-        if (crash[0] != null && !(crash[0] instanceof ThreadDeath)) {
+        // ThreadDeath is the watchdog's own doing only when it stopped a test of this run; JUnit 3
+        // lets any other (the code under test throwing it) end the class without a failure
+        if (crash[0] != null && !(crash[0] instanceof ThreadDeath && !listener.timedOut.isEmpty())) {
             classFailure(label, trace(crash[0]));
         }
     }
