@@ -7,7 +7,7 @@ directories, a private size-limited tmpfs for ``/tmp`` and for the working direc
 :func:`nl2fix.execution.run_command`); resource limits by ``prlimit`` (address space, processes,
 file size, CPU time) and a wall-clock timeout by ``run_command``. When nl2fix runs as root,
 bubblewrap runs privileged (so it can reach paths below ``/root``) and the job itself runs as
-``nobody`` without capabilities or new privileges (root ignores the process limit). The job is
+a uid of its own (see ``JOB_UID_BASE``) without capabilities or new privileges (root ignores the process limit). The job is
 the namespace's pid 1 (``--as-pid-1``): its CPU time reaches ``wait4`` and is counted.
 
 :class:`UnconfinedSandbox` keeps the limits and timeouts but confines nothing; it exists for
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import abc
 import functools
+import itertools
 import os
 import shutil
 import subprocess
@@ -32,7 +33,13 @@ from nl2fix.execution import ExecResult, run_command, spawn, which
 
 CONTAINER_ENV = "NL2FIX_CONTAINER"
 """Set to 1 by docker/Dockerfile: the process runs inside nl2fix's validation container."""
-NOBODY = 65534
+JOB_UID_BASE = 200_000
+JOB_UID_SPAN = 100_000
+"""As root, each job runs as a uid of its own from this range (no account, no files, no rights):
+the process limit (RLIMIT_NPROC) counts every process of a uid machine-wide, so jobs sharing one
+uid would share one budget, and a candidate that forks without bound would make the jobs running
+beside it fail to start threads, blaming them for its own behaviour."""
+_job_uids = itertools.count()
 SCRATCH = Path("/nl2fix-scratch")
 """The working directory inside the bubblewrap sandbox (a private tmpfs)."""
 _BASE_ENV = {"LANG": "C.UTF-8", "TZ": "America/Los_Angeles", "MALLOC_ARENA_MAX": "2"}
@@ -136,9 +143,10 @@ class BwrapSandbox(Sandbox):
     def command(self, args, mounts, limits):
         as_root = os.geteuid() == 0
         if as_root:
-            # bubblewrap runs privileged (it reaches paths below /root); the job drops to nobody inside
+            # bubblewrap runs privileged (it reaches paths below /root); the job drops to a uid of its own
+            uid = job_uid()
             for path in mounts.writable:
-                _chown_tree(path, NOBODY)
+                _chown_tree(path, uid)
             argv = [str(self.bwrap), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                     "--unshare-cgroup-try"]
         else:
@@ -177,7 +185,7 @@ class BwrapSandbox(Sandbox):
             argv += ["--setenv", key, value]
         argv.append("--")
         if as_root:
-            argv += ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--no-new-privs",
+            argv += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
                      "--inh-caps=-all", "--bounding-set=-all", "--"]
         argv += [*_limit_args(limits), *args]
         return argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, None
@@ -222,6 +230,11 @@ class ContainerSandbox(UnconfinedSandbox):
 
 def in_container() -> bool:
     return os.environ.get(CONTAINER_ENV) == "1"
+
+
+def job_uid() -> int:
+    """A uid no other job of this or (very likely) another nl2fix process is using now."""
+    return JOB_UID_BASE + (os.getpid() * 997 + next(_job_uids)) % JOB_UID_SPAN
 
 
 def _chown_tree(root: Path, uid: int) -> None:

@@ -19,6 +19,7 @@ import pytest
 
 from defects4j_adapter.fast_engine import FastEngine
 from defects4j_adapter.rebuild_engine import RebuildEngine
+from defects4j_adapter import sandbox
 from defects4j_adapter.sandbox import make_sandbox
 from nl2fix.dataset import open_dataset
 from nl2fix.models import Verdict
@@ -219,29 +220,45 @@ def test_rebuild_engine_agrees_with_the_fast_engine(nl2fix_cache, fast, mini1, c
         assert b.cpu_seconds > 0
 
 
-def _threads_of_the_job_user(count: int) -> subprocess.Popen:
-    """A process of the user confined jobs run as (``nobody`` when nl2fix runs as root) holding
-    ``count`` threads: the process limit (RLIMIT_NPROC) counts that user's threads machine-wide."""
+def _threads_of_uid(uid: int | None, count: int) -> subprocess.Popen:
+    """A process of ``uid`` (this user when None) holding ``count`` threads: the process limit
+    (RLIMIT_NPROC) counts a uid's threads machine-wide."""
     script = ("import threading, time\nstop = threading.Event()\n"
               f"for _ in range({count}):\n    threading.Thread(target=stop.wait, daemon=True).start()\n"
               "print('ready', flush=True)\ntime.sleep(60)\n")
-    as_job_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    as_job_user = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"] if uid is not None else []
     holder = subprocess.Popen([*as_job_user, "/usr/bin/python3", "-c", script], stdout=subprocess.PIPE, cwd="/")
     assert holder.stdout.readline() == b"ready\n"
     return holder
 
 
-def test_a_job_the_machine_cannot_start_is_an_error_not_uncompilable(nl2fix_cache, mini1, confined):
-    # more threads of the job's user than the sandbox's process limit: javac cannot even start,
+def test_a_job_the_machine_cannot_start_is_an_error_not_uncompilable(nl2fix_cache, mini1, confined, monkeypatch):
+    # more threads of the job's uid than the sandbox's process limit: javac cannot even start,
     # which used to be recorded as the candidate's compile error
+    uid = None
+    if os.geteuid() == 0:
+        uid = sandbox.JOB_UID_BASE + sandbox.JOB_UID_SPAN - 1
+        monkeypatch.setattr(sandbox, "job_uid", lambda: uid)  # force the collision jobs normally avoid
     rebuild = RebuildEngine(engine_options(nl2fix_cache))
-    holder = _threads_of_the_job_user(600)
+    holder = _threads_of_uid(uid, 600)
     try:
         record = verdict(rebuild, mini1, mini1.bug.fixed_method)
     finally:
         holder.kill()
         holder.wait()
     assert record.verdict is Verdict.ERROR, record
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="jobs get uids of their own only when nl2fix runs as root")
+def test_a_neighbour_exhausting_its_process_limit_does_not_touch_other_jobs(nl2fix_cache, mini1, confined):
+    # a forking candidate fills its own uid's process budget; the next job has a budget of its own
+    neighbour = _threads_of_uid(sandbox.job_uid(), 600)
+    try:
+        record = verdict(RebuildEngine(engine_options(nl2fix_cache)), mini1, mini1.bug.fixed_method)
+    finally:
+        neighbour.kill()
+        neighbour.wait()
+    assert record.verdict is Verdict.PLAUSIBLE, record
 
 
 @pytest.mark.slow

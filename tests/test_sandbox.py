@@ -94,8 +94,10 @@ def test_the_working_directory_links_to_the_project(bwrap, tmp_path):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the uid switch happens only for root")
-def test_root_runs_confined_code_as_nobody(bwrap):
-    assert sh(bwrap, "id -u").stdout.strip() == str(sb.NOBODY)
+def test_root_runs_each_confined_job_as_a_uid_of_its_own(bwrap):
+    uids = {int(sh(bwrap, "id -u").stdout) for _ in range(3)}
+    assert len(uids) == 3
+    assert all(sb.JOB_UID_BASE <= uid < sb.JOB_UID_BASE + sb.JOB_UID_SPAN for uid in uids)
 
 
 def test_unconfined_needs_asking_and_says_so_loudly(capsys):
