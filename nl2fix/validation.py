@@ -238,8 +238,7 @@ class _Validation:
                                           log_dir=self.store.run_dir / ARTIFACTS / bug.id / hash)
             except (Nl2FixError, OSError) as exc:
                 outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"harness: {exc}")
-        return judge(outcome, bug_id=bug.id, hash=hash, engine=self.name, known_failures=known,
-                     trigger_tests=tuple(bug.trigger_tests))
+        return judge(outcome, bug_id=bug.id, hash=hash, engine=self.name, known_failures=known)
 
     def bug_task(self, index: int, bug: Bug, work: _Work) -> None:
         ws, error = None, ""
@@ -251,7 +250,7 @@ class _Validation:
         if fixed is None:
             fixed = self._judge(bug, ws, FIXED, bug.fixed_method, frozenset(), False, error)
             self._save(fixed, False)
-        known = known_failures_of(fixed)
+        known = known_failures_of(fixed, bug.trigger_tests)
         buggy = self._done(bug.id, BUGGY)
         if buggy is None:
             buggy = self._judge(bug, ws, BUGGY, bug.buggy_method, known, False, error)

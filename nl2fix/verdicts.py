@@ -21,10 +21,8 @@ def _of_trigger(test: str, trigger_tests) -> bool:
     return any(test == t or test == t.split("::")[0] for t in trigger_tests)
 
 
-def verdict_of(outcome: Outcome, known_failures: frozenset[str] = frozenset(),
-               trigger_tests: tuple[str, ...] | frozenset[str] = ()) -> tuple[Verdict, str]:
-    """The verdict and, when nothing else explains it, why. A trigger test is never excused:
-    when one fails on the fixed version too, nothing shows the candidate passes it (``error``)."""
+def verdict_of(outcome: Outcome, known_failures: frozenset[str] = frozenset()) -> tuple[Verdict, str]:
+    """The verdict and, when nothing else explains it, why."""
     if outcome.harness_error:
         return Verdict.ERROR, outcome.harness_error
     if not outcome.compiled:
@@ -36,11 +34,6 @@ def verdict_of(outcome: Outcome, known_failures: frozenset[str] = frozenset(),
     held_timeouts = [t for t in outcome.timed_out_tests if t not in known_failures]
     if held_timeouts or (outcome.timed_out and outcome.phase is not Phase.DONE):
         return Verdict.TIMEOUT, ""
-    excused = [t for t in [*outcome.failing_tests, *outcome.timed_out_tests]
-               if t in known_failures and _of_trigger(t, trigger_tests)]
-    if excused:
-        return Verdict.ERROR, (f"trigger test {excused[0]} fails on the fixed version too, so nothing "
-                               "shows whether the candidate passes it")
     if outcome.tests_run == 0:
         return Verdict.ERROR, "no test ran"
     if outcome.phase is not Phase.DONE:
@@ -49,9 +42,8 @@ def verdict_of(outcome: Outcome, known_failures: frozenset[str] = frozenset(),
 
 
 def judge(outcome: Outcome, *, bug_id: str, hash: str, engine: str,
-          known_failures: frozenset[str] = frozenset(),
-          trigger_tests: tuple[str, ...] | frozenset[str] = ()) -> ValidationRecord:
-    verdict, why = verdict_of(outcome, known_failures, trigger_tests)
+          known_failures: frozenset[str] = frozenset()) -> ValidationRecord:
+    verdict, why = verdict_of(outcome, known_failures)
     failing = [t for t in outcome.failing_tests if t not in known_failures]
     ignored = [t for t in [*outcome.failing_tests, *outcome.timed_out_tests] if t in known_failures]
     first = f"{failing[0]}: {outcome.messages.get(failing[0], '')}".rstrip(": ") if failing else ""
@@ -72,8 +64,10 @@ def judge(outcome: Outcome, *, bug_id: str, hash: str, engine: str,
     )
 
 
-def known_failures_of(fixed: ValidationRecord | None) -> frozenset[str]:
-    """Tests that fail on the fixed version: its failing tests, when the baseline ran them."""
+def known_failures_of(fixed: ValidationRecord | None, trigger_tests=()) -> frozenset[str]:
+    """Tests that fail on the fixed version (when its baseline ran them), except trigger tests: a
+    trigger test is never excused, so a candidate that fails one is wrong whatever the fixed
+    version does (that bug's ground truth then does not validate, and reports show it apart)."""
     if fixed is None or fixed.verdict not in (Verdict.WRONG, Verdict.TIMEOUT):
         return frozenset()
-    return frozenset(fixed.failing_tests)
+    return frozenset(t for t in fixed.failing_tests if not _of_trigger(t, trigger_tests))

@@ -66,13 +66,12 @@ def test_verdict_rules(outcome, known, expected):
 @pytest.mark.parametrize("failing", [["A::t"], ["A"]])
 def test_a_trigger_test_that_fails_on_the_fixed_version_too_is_never_excused(failing):
     # ``A`` is a class-level failure of the trigger test's class
-    outcome = done(failing_tests=failing)
-    verdict, why = verdict_of(outcome, frozenset(failing), ("A::t",))
-    assert verdict is Verdict.ERROR and "fixed version" in why
-    record = judge(outcome, bug_id="B-1", hash="h", engine="fast", known_failures=frozenset(failing),
-                   trigger_tests=("A::t",))
-    assert record.verdict is Verdict.ERROR
-    assert verdict_of(done(failing_tests=["A::u"]), frozenset({"A::u"}), ("A::t",))[0] is Verdict.PLAUSIBLE
+    fixed = judge(done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="fixed", engine="fast")
+    known = known_failures_of(fixed, ("A::t",))
+    assert known == {"B::u"}  # only the regression test is excused
+    record = judge(done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="h", engine="fast", known_failures=known)
+    assert record.verdict is Verdict.WRONG and record.failing_tests == failing and record.ignored_failures == ["B::u"]
+    assert verdict_of(done(failing_tests=["B::u"]), known)[0] is Verdict.PLAUSIBLE
 
 
 def test_a_record_lists_held_and_ignored_failures_apart():
