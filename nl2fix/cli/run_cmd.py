@@ -46,6 +46,9 @@ def run_cmd(ctx: click.Context, engine: str, workers: int, no_sandbox: bool, tes
     run_dir: Path = sampling["run_dir"]
     progress = not sampling["quiet"]
     embed_url = sampling["base_url"] if embedder.startswith("openai:") else None
+    report_path = out or (run_dir / DEFAULT_HTML_NAME if fmt == ReportFormat.HTML.value else None)
+    if report_path is not None:
+        click.echo(f"report: {report_path.resolve()} (written when the run ends)")
 
     _stage(1, "sample")
     ctx.invoke(sample_cmd, **sampling)
@@ -67,12 +70,11 @@ def run_cmd(ctx: click.Context, engine: str, workers: int, no_sandbox: bool, tes
     _stage(4, "report")
     data = collect(run_dir, codebleu=not no_codebleu, progress=progress)
     if fmt == ReportFormat.HTML.value:
-        path = write_text(out or run_dir / DEFAULT_HTML_NAME, render(data, fmt)).resolve()
-        click.echo(f"report: {path}")
+        path = write_text(report_path, render(data, fmt)).resolve()
         click.echo(render(data, ReportFormat.TEXT), nl=False)
         click.echo(f"report: {path}")
-    elif out is not None:
-        click.echo(f"report: {write_text(out, render(data, fmt)).resolve()}")
+    elif report_path is not None:
+        click.echo(f"report: {write_text(report_path, render(data, fmt)).resolve()}")
     else:
         click.echo(render(data, fmt), nl=False)
 
