@@ -117,7 +117,9 @@ def test_replay_files_are_checked_and_keys_are_forgiving(tmp_path):
     backend = create(_config("replay", replay_file=str(path)))
     ds = open_dataset("example")
     requests = [Request(ds.bugs[b], [], ModelStyle.CHAT, 3, 10, 0.0, (0, 1, 2)) for b in ("Textkit-1", "Rangekit-2", "Rangekit-3")]
-    assert [[c.text for c in choices] for _, choices in backend.generate(requests)] == [["a", "b"], ["c"], []]
+    answers = [result for _, result in backend.generate(requests)]
+    assert [[c.text for c in choices] for choices in answers[:2]] == [["a", "b"], ["c"]]
+    assert isinstance(answers[2], Nl2FixError) and "Rangekit-3 is not in the patch file" in str(answers[2])
     for bad, message in [([1, 2], "JSON object"), ({"Textkit_1": {"patches": [{"index": 0}]}}, "has no text"),
                          ({"not a bug": {"patches": []}}, "not a bug")]:
         path.write_text(json.dumps(bad))

@@ -1,6 +1,6 @@
 """Answers imported from a patch file in the NL2Fix reference format (see :mod:`nl2fix.replay`),
 so published patch sets go through the same extraction, validation and ranking.
-Patch ``i`` of a bug is sample ``i``; a bug absent from the file gets no samples."""
+Patch ``i`` of a bug is sample ``i``; a bug absent from the file is a failed request that says so."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Iterator, Sequence
 from nl2fix import replay
 from nl2fix.backends import Choice, Request
 from nl2fix.bug_ids import canonical_key
+from nl2fix.errors import Nl2FixError
 
 
 class ReplayBackend:
@@ -22,10 +23,10 @@ class ReplayBackend:
     def close(self) -> None:
         pass
 
-    def has(self, bug_id: str) -> bool:
-        return canonical_key(bug_id) in self._patches
-
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[Request, list[Choice] | Exception]]:
         for request in requests:
-            patches = self._patches.get(canonical_key(request.bug.id), [])
+            patches = self._patches.get(canonical_key(request.bug.id))
+            if patches is None:
+                yield request, Nl2FixError(f"{request.bug.id} is not in the patch file {self.path}")
+                continue
             yield request, [Choice(patches[i], "replayed") for i in request.indices if i < len(patches)]
