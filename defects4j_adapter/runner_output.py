@@ -144,10 +144,12 @@ def to_outcome(report: RunnerReport, *, killed_for_time: bool = False, stderr_ta
     that reports no result for one of them is the harness's failure, never a pass."""
     if report.errors:
         return Outcome(phase=Phase.COMPILE, compiled=False, harness_error="; ".join(report.errors))
-    if report.compiled is False:
+    if report.compiled is False or report.end == "compile-error":
+        if not report.compile_errors.strip():
+            # a compiler that fails without naming an error in the source failed itself
+            return Outcome(phase=Phase.COMPILE, compiled=False,
+                           harness_error="the compiler failed without reporting a compile error")
         return Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=report.compile_errors)
-    if report.end == "compile-error":
-        return Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=report.compile_errors or "compilation failed")
     failing = [t for t in report.tests if t.status is Status.FAIL] + report.class_failures
     timed = [t.name for t in report.tests if t.status is Status.TIMEOUT]
     ran = sum(t.status is not Status.SKIP for t in report.tests) + len(report.class_failures)

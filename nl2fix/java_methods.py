@@ -175,11 +175,6 @@ def main_method(text: str) -> MethodSpan | None:
     return methods[0] if methods else None
 
 
-def method_name(method: str) -> str:
-    span = main_method(method)
-    return span.name if span else ""
-
-
 def header(method: str) -> str:
     """The declaration up to and including the body's ``{``: what a completion prompt ends with."""
     span = main_method(method)

@@ -67,8 +67,3 @@ def candidate_hash(method: str) -> str:
 
 def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def same_code(a: str, b: str) -> bool:
-    """Exact match ignoring whitespace and comments."""
-    return normalise(a) == normalise(b)

@@ -81,7 +81,7 @@ def first_plausible_rank(ranked_hashes: Sequence[str], plausible: set[str]) -> i
 
 
 def exact_matches(candidates: Iterable[str], reference: str) -> list[bool]:
-    """Per candidate: the same code as ``reference`` once whitespace and comments are ignored (``same_code``)."""
+    """Per candidate: the same code as ``reference`` once whitespace and comments are ignored."""
     target = normalise(reference)
     return [normalise(c) == target for c in candidates]
 

@@ -117,3 +117,10 @@ def test_a_test_that_began_and_never_finished_in_a_finished_run_fails():
             "NL2FIX\tBEGIN\tA::u\nNL2FIX\tTEST\tpass\tA::u\t1\t\nNL2FIX\tEND\tx\tcomplete\t0\n")
     outcome = to_outcome(parse(text)[-1])
     assert outcome.failing_tests == ["A::t"] and "never finished" in outcome.messages["A::t"]
+
+
+def test_a_compile_failure_without_a_diagnostic_is_the_harness_s_error():
+    text = "NL2FIX\tSTART\tc1\nNL2FIX\tCOMPILE\terror\t\nNL2FIX\tEND\tc1\tcompile-error\t0\n"
+    outcome = to_outcome(parse(text)[-1])
+    assert not outcome.compiled and not outcome.compile_errors
+    assert "without reporting a compile error" in outcome.harness_error

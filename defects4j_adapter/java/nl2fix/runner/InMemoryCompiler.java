@@ -108,6 +108,6 @@ final class InMemoryCompiler {
             String where = d.getSource() == null ? "" : new File(d.getSource().getName()).getName() + ":" + d.getLineNumber() + ": ";
             errors.append(where).append("error: ").append(d.getMessage(Locale.ROOT)).append('\n');
         }
-        return new Result(null, errors.length() == 0 ? "compilation failed" : errors.toString());
+        return new Result(null, errors.toString());
     }
 }
