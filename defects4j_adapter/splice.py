@@ -3,23 +3,33 @@
 Pure functions over text. The dataset gives the buggy method's lines; they are trusted only
 after checking that they hold the buggy method (ignoring whitespace). When they do not (the
 dataset's ranges can drift from the current Defects4J by a line or more), the method is looked
-up in the file by its text (ignoring whitespace, then comments too) and the correction is
-recorded. Only those lines are replaced, so the rest of the class is left exactly as it was;
+up in the file by its text (ignoring whitespace, then comments too); when the dataset's copy of
+the text itself differs from the file (a name qualified in one and not the other), by its
+declaration: the same-named method closest in text. Every correction is recorded. Only those lines are replaced, so the rest of the class is left exactly as it was;
 a candidate whose braces do not balance would swallow part of the class and is refused before
 anything is written.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from nl2fix.java_methods import MethodSpan, find_methods, main_method
 from nl2fix.java_text import normalise, strip_comments
+from nl2fix.java_tokens import words
 from nl2fix.models import Bug
 
 _WS = re.compile(r"\s+")
 _LITERAL = re.compile(r'"""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
+_QUALIFIER = re.compile(r"\b(?:\w+\s*\.\s*)+(?=\w)")
+
+MIN_SIMILARITY = 0.8
+"""How alike (difflib ratio over code tokens) a same-named declaration must be to the dataset's
+method to be taken for it: below this it is more likely another method than the same one."""
+_DIFF_CONTEXT = 3
 
 
 class SpliceError(ValueError):
@@ -117,9 +127,68 @@ def locate(source: str, method: str, start_line: int, end_line: int) -> Location
                 note=f"the dataset's lines {start_line}-{end_line} do not hold the buggy method; "
                 f"found it by {how} at lines {s + 1}-{e + 1}",
             )
+    found = _by_declaration(source, method, start_line, end_line)
+    if found is not None:
+        return found
     raise SpliceError(
         f"the buggy method is not at lines {start_line}-{end_line} nor anywhere else in the file "
-        "(compared without whitespace and comments)"
+        f"(compared without whitespace and comments, and with every declaration of the same name: "
+        f"none is {MIN_SIMILARITY:.0%} alike)"
+    )
+
+
+def _param_types(span: MethodSpan) -> tuple[str, ...]:
+    """The parameters' types, names and ``final`` left out and qualifications dropped
+    (``java.util.List<String> a`` and ``List<String> b`` have the same type here)."""
+    types = []
+    for param in filter(None, (p.strip() for p in span.params.split(","))):
+        parts = [w for w in param.split() if w != "final"][:-1]
+        types.append(_QUALIFIER.sub("", " ".join(parts)).replace(" ", ""))
+    return tuple(types)
+
+
+def _difference(file_words: list[str], dataset_words: list[str]) -> str:
+    """The first place the two texts differ, with a few tokens around it."""
+    matcher = difflib.SequenceMatcher(None, file_words, dataset_words, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            ours = normalise(" ".join(file_words[max(0, i1 - _DIFF_CONTEXT) : i2 + _DIFF_CONTEXT]))
+            theirs = normalise(" ".join(dataset_words[max(0, j1 - _DIFF_CONTEXT) : j2 + _DIFF_CONTEXT]))
+            return f"the file has `{ours}` where the dataset has `{theirs}`"
+    return "they differ only in layout"
+
+
+def _by_declaration(source: str, method: str, start_line: int, end_line: int) -> Location | None:
+    """The same-named declaration (same parameter count, and types when one matches them)
+    whose text is closest to ``method``, if it is alike enough; ties go to the one nearest
+    the dataset's range. Its first line may be one of its annotations' lines, whichever
+    matches the dataset's text best (the dataset may leave annotations out)."""
+    wanted = main_method(method)
+    if wanted is None:
+        return None
+    same = [d for d in find_methods(source) if d.complete and d.name == wanted.name and d.arity == wanted.arity]
+    typed = [d for d in same if _param_types(d) == _param_types(wanted)]
+    lines = _split_lines(source)
+    target = words(method)
+    best = None
+    for decl in typed or same:
+        last = source.count("\n", 0, decl.end - 1) + 1
+        for first in range(source.count("\n", 0, decl.start) + 1, source.count("\n", 0, decl.header_end) + 2):
+            text = words("".join(lines[first - 1 : last]))
+            ratio = difflib.SequenceMatcher(None, text, target, autojunk=False).ratio()
+            key = (ratio, -abs(first - start_line), -first)
+            if best is None or key > best[0]:
+                best = (key, first, last, text)
+    if best is None or best[0][0] <= MIN_SIMILARITY:
+        return None
+    (ratio, _, _), first, last, text = best
+    moved = "" if (first, last) == (start_line, end_line) else f" instead of the dataset's lines {start_line}-{end_line}"
+    return Location(
+        first,
+        last,
+        note=f"the dataset's text of the buggy method differs from the file's; took the declaration of "
+        f"{wanted.name}({wanted.params}) at lines {first}-{last}{moved}, {ratio:.0%} alike "
+        f"({_difference(text, target)})",
     )
 
 
@@ -161,6 +230,10 @@ def splice_at(source: str, location: Location, candidate: str) -> str:
 def splice(source: str, buggy_method: str, start_line: int, end_line: int, candidate: str) -> Spliced:
     """Locate the buggy method and put ``candidate`` in its place."""
     location = locate(source, buggy_method, start_line, end_line)
+    if normalise(candidate) == normalise(buggy_method):
+        # The buggy version is the file as it is, also where the dataset's copy of the method
+        # differs from the file's (spliced in, that copy might not even compile).
+        return Spliced(source, location)
     return Spliced(splice_at(source, location, candidate), location)
 
 

@@ -112,3 +112,92 @@ def test_method_header_ignores_layout_but_not_the_signature():
 def test_characters_the_encoding_cannot_hold_become_unicode_escapes():
     assert encode_source('s = "caf\u00e9";', "ISO-8859-1") == 's = "caf\xe9";'.encode("iso-8859-1")
     assert encode_source('s = "\u4e2d\U0001f600";', "ISO-8859-1") == b's = "\\u4e2d\\ud83d\\ude00";'
+
+
+QUALIFIED = """package p;
+
+public class Q {
+    /** Parse it. */
+    public static Number parse(String s)
+    {
+        try
+        {
+            return org.apache.commons.lang.math.NumberUtils.createNumber(s);
+        }
+        catch (NumberFormatException e)
+        {
+            return null;
+        }
+    }
+
+    public static Number parse(Object s)
+    {
+        try
+        {
+            return NumberUtils.createNumber((String) s);
+        }
+        catch (NumberFormatException e)
+        {
+            return null;
+        }
+    }
+}
+"""
+# The dataset's copy (as in Cli-3): the call unqualified, and its range one line late.
+DATASET_PARSE = """public static Number parse(String s)
+    {
+        try
+        {
+            return NumberUtils.createNumber(s);
+        }
+        catch (NumberFormatException e)
+        {
+            return null;
+        }
+    }"""
+
+
+def test_a_method_whose_text_differs_is_found_by_its_declaration_with_the_correction_recorded():
+    loc = locate(QUALIFIED, DATASET_PARSE, 6, 16)
+    assert (loc.start_line, loc.end_line) == (5, 15)
+    assert loc.corrected
+    assert "lines 5-15 instead of the dataset's lines 6-16" in loc.note
+    assert "org.apache.commons.lang.math.NumberUtils.createNumber" in loc.note
+    assert "% alike" in loc.note
+
+
+def test_the_overload_with_the_same_parameter_types_is_taken_even_when_another_reads_closer():
+    # the Object overload has the unqualified call too (closer text), but not the parameter type
+    loc = locate(QUALIFIED, DATASET_PARSE, 17, 27)
+    assert (loc.start_line, loc.end_line) == (5, 15)
+
+
+def test_a_same_named_method_with_another_body_is_not_taken_for_the_buggy_one():
+    other = "public static Number parse(String s) {\n return Long.valueOf(s.trim().length() * 31 + 7);\n}"
+    with pytest.raises(SpliceError, match="same name"):
+        locate(QUALIFIED, other, 5, 15)
+
+
+def test_of_two_equally_alike_declarations_the_nearest_to_the_range_is_taken():
+    first_parse = "\n".join(QUALIFIED.split("\n")[4:15])
+    twin = QUALIFIED.replace("}\n}\n", "}\n\n    static class Twin {\n" + first_parse + "\n    }\n}\n")
+    near, far = locate(twin, DATASET_PARSE, 6, 16), locate(twin, DATASET_PARSE, 30, 40)
+    assert near.start_line == 5 and far.start_line > 28
+    assert far.end_line - far.start_line == 10
+
+
+def test_an_annotation_the_dataset_leaves_out_stays_in_the_file():
+    annotated = QUALIFIED.replace("    public static Number parse(String s)", "    @Deprecated\n    public static Number parse(String s)")
+    loc = locate(annotated, DATASET_PARSE, 6, 16)
+    assert (loc.start_line, loc.end_line) == (6, 16)
+    with_it = locate(annotated, "@Deprecated\n" + DATASET_PARSE, 6, 16)
+    assert (with_it.start_line, with_it.end_line) == (5, 16)
+
+
+def test_splicing_the_buggy_method_itself_leaves_the_file_as_it_is():
+    # the dataset's copy would not compile in the file (NumberUtils is not imported): the buggy
+    # version is the file's own method
+    same = splice(QUALIFIED, DATASET_PARSE, 6, 16, DATASET_PARSE.replace("    ", "  "))
+    assert same.text == QUALIFIED and same.location.corrected
+    fixed = splice(QUALIFIED, DATASET_PARSE, 6, 16, DATASET_PARSE.replace("return null;", "return 0;"))
+    assert "return 0;" in fixed.text and "org.apache" not in fixed.text.split("parse(Object")[0]
