@@ -9,6 +9,8 @@ from typing import Iterable
 from nl2fix.errors import Nl2FixError
 
 _ID = re.compile(r"^\s*([A-Za-z][A-Za-z0-9]*?)[\s_\-]*(\d+)\s*[bBfF]?\s*$")
+_DIGIT_LOOKALIKES = str.maketrans("lIiOo", "11100")
+_NUMBER_PART = re.compile(r"(?<=[\s_\-])[0-9lIiOo]+(?=[bBfF]?\s*$)")
 
 
 def canonical_key(text: str) -> tuple[str, int] | None:
@@ -19,6 +21,11 @@ def canonical_key(text: str) -> tuple[str, int] | None:
     return m.group(1).lower(), int(m.group(2))
 
 
+def _read_as_digits(text: str) -> str:
+    """``Textkit-l`` as ``Textkit-1``: letters that look like digits where the bug number goes."""
+    return _NUMBER_PART.sub(lambda m: m.group().translate(_DIGIT_LOOKALIKES), text)
+
+
 def resolve(text: str, known_ids: Iterable[str]) -> str:
     """The known id that ``text`` names, or a user-facing error naming the closest ids."""
     known = list(known_ids)
@@ -26,6 +33,7 @@ def resolve(text: str, known_ids: Iterable[str]) -> str:
     key = canonical_key(text)
     if key is not None and key in by_key:
         return by_key[key]
+    key = key or canonical_key(_read_as_digits(text))  # only suggested: the reading is a guess
     close = difflib.get_close_matches(text.strip(), known, n=3, cutoff=0.0)
     if key is not None:
         project_ids = sorted(

@@ -29,6 +29,8 @@ DATASET_URL = (
 )
 DATASET_SHA256 = "e199fc5bd2a9f2ca369b00f7f80084232af77989f37afcc8a4ab9eebb35cb0a1"
 
+_FIELDS = {"src": "the buggy method", "fixed_src": "the fixed method", "summary": "the issue title"}
+"""The entry fields a bug is made of, and what each holds."""
 _KEY = re.compile(r"^(?P<project>[A-Za-z][A-Za-z0-9]*)_(?P<num>\d+)_(?P<path>.+)_(?P<start>\d+)_(?P<end>\d+)$")
 _TRIGGER = re.compile(r"^--- (\S+)")
 
@@ -81,6 +83,10 @@ def parse_key(key: str) -> tuple[str, int, str, int, int]:
 
 def _text(value) -> str:
     return value.strip() if isinstance(value, str) else ""
+
+
+def _fields(names: Iterable[str]) -> str:
+    return " and ".join(f"{name} ({_FIELDS[name]})" for name in names)
 
 
 def _lines(path: Path) -> tuple[str, ...]:
@@ -140,11 +146,10 @@ def bug_from_entry(key: str, entry: dict, meta: _Meta = _Meta(), benchmark: str 
     if not isinstance(entry, dict):
         raise ValueError(f"entry {key!r} is not an object")
     project, number, path, start, end = parse_key(key)
-    src, fixed = entry.get("src"), entry.get("fixed_src")
-    if not isinstance(src, str) or not src.strip():
-        raise ValueError(f"entry {key!r} has no buggy method (src)")
-    if not isinstance(fixed, str) or not fixed.strip():
-        raise ValueError(f"entry {key!r} has no fixed method (fixed_src)")
+    missing = [name for name in _FIELDS if not _text(entry.get(name))]
+    if {"src", "fixed_src"} & set(missing):
+        raise ValueError(f"entry {key!r} lacks {_fields(missing)}: left out, a bug needs its buggy and fixed methods")
+    src, fixed = entry["src"], entry["fixed_src"]
     comments = entry.get("comments") or []
     if not isinstance(comments, list):
         comments = [comments]
@@ -203,7 +208,7 @@ def load_dataset(path: Path, metadata_dir: Path | None = None, benchmark: str = 
             problems.append(f"entry {key!r} repeats bug {bug.id}; the first one is kept")
             continue
         if not bug.title:
-            problems.append(f"{bug.id}: no issue title (summary)")
+            problems.append(f"entry {key!r} lacks {_fields(['summary'])}: kept as {bug.id}, prompted without a title")
         bugs[bug.id] = bug
     return Dataset(bugs, problems, str(path))
 

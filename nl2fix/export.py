@@ -69,7 +69,7 @@ def export_run(run_dir: Path, fmt: str = "jsonl", out: Path | None = None) -> Pa
         fmt = Format(fmt)
     except ValueError:
         raise Nl2FixError(f"unknown export format {fmt!r}", "use jsonl or nl2fix") from None
-    with RunStore(run_dir) as store:
+    with RunStore(run_dir, read_only=True) as store:
         if fmt is Format.JSONL:
             text = "".join(json.dumps(row) + "\n" for row in sample_rows(store))
         else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from nl2fix import backends
 from nl2fix.backends import Choice, Request, SamplingBackend
@@ -165,15 +166,18 @@ def sample(
     concurrency: int = 8,
     progress: bool = True,
     backend: SamplingBackend | None = None,
+    on_start: Callable[[], None] = lambda: None,
 ) -> SampleSummary:
     """Ask ``config.backend`` for ``config.n`` samples of every bug, store them in ``run_dir``.
 
-    ``backend`` replaces the one the configuration names (tests pass one with short retry waits).
+    ``backend`` replaces the one the configuration names (tests pass one with short retry waits);
+    ``on_start`` is called once the run directory has taken the configuration and the bugs.
     """
     summary = SampleSummary()
     with RunStore(run_dir, create=True) as store:
         _set_config(store, config)
         store.add_bugs(bugs)
+        on_start()
         owned = backend is None
         backend = backend or backends.create(config, concurrency=concurrency)
         try:

@@ -3,12 +3,15 @@
 Every write commits at once, so a killed run keeps everything it had received; every stage
 asks the store what is already done before doing work, so re-running a stage resumes.
 The store is shared between worker threads: one connection, serialised by a lock.
+Commands that only read open it read-only, so an archived or read-only run directory can still
+be reported, shown and exported.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -68,10 +71,62 @@ def _bug_from_json(text: str) -> Bug:
     return Bug(**data)
 
 
-class RunStore:
-    """All persisted state of one run directory."""
+def _sidecars(path: Path) -> list[Path]:
+    """SQLite's write-ahead log and its index beside the store."""
+    return [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
 
-    def __init__(self, run_dir: Path | str, *, create: bool = False):
+
+def writable(run_dir: Path | str) -> bool:
+    """Whether the run directory and its store files can be written. ``os.access`` also answers
+    for root, who ignores permissions but not read-only mounts or immutable files."""
+    run_dir = Path(run_dir)
+    paths = [run_dir, run_dir / STORE_FILE, *_sidecars(run_dir / STORE_FILE)]
+    return all(os.access(p, os.W_OK) for p in paths if p.exists())
+
+
+def _open_for_writing(run_dir: Path, path: Path) -> sqlite3.Connection:
+    if not writable(run_dir):
+        raise Nl2FixError(
+            f"{run_dir} is not writable (read-only mount, permissions or immutable attribute)",
+            "`nl2fix report`, `show` and `export` read it as it is; to add to the run, copy the directory "
+            "somewhere writable and use the copy",
+        )
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise Nl2FixError(f"cannot create the run directory {run_dir}: {exc.strerror or exc}",
+                          "choose a --run directory where you can write") from exc
+    conn = sqlite3.connect(path, check_same_thread=False, timeout=60, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.executescript(_SCHEMA)
+    return conn
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    uri = path.resolve().as_uri()
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opening is lazy: make it happen here
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    # Reading a WAL store takes its -shm index, which cannot be created in a directory that cannot be
+    # written. Nobody can be writing there either, so with no pending writes in the -wal file the main
+    # file is the whole store and is read as immutable; pending writes cannot be read in place.
+    wal = _sidecars(path)[0]
+    if wal.exists() and wal.stat().st_size:
+        raise Nl2FixError(
+            f"{path} cannot be read in place: its last writes are still in {wal.name} and the directory is not writable",
+            "copy the run directory somewhere writable and use the copy",
+        )
+    return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+
+
+class RunStore:
+    """All persisted state of one run directory; ``read_only`` for commands that only read."""
+
+    def __init__(self, run_dir: Path | str, *, create: bool = False, read_only: bool = False):
         self.run_dir = Path(run_dir)
         path = self.run_dir / STORE_FILE
         if not path.exists() and not create:
@@ -79,14 +134,10 @@ class RunStore:
                 f"{self.run_dir} is not a run directory (no {STORE_FILE})",
                 "start one with `nl2fix sample --run DIR ...` or `nl2fix run --run DIR ...`",
             )
-        self.run_dir.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(path, check_same_thread=False, timeout=60, isolation_level=None)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.executescript(_SCHEMA)
+        self._conn = _open_read_only(path) if read_only else _open_for_writing(self.run_dir, path)
         version = self._get_meta("schema_version")
-        if version is None:
+        if version is None:  # a new store; one opened read-only always has its version
             self._set_meta("schema_version", str(SCHEMA_VERSION))
         elif int(version) != SCHEMA_VERSION:
             raise Nl2FixError(f"{path} has store schema {version}; this nl2fix reads {SCHEMA_VERSION}")

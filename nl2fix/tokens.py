@@ -83,7 +83,9 @@ def _encoding(name: str) -> Encoder:
         return _load_bounded(name)
     except Exception as exc:
         if name != OFFLINE:
-            log.warning("tiktoken encoding %s unavailable (%s); counting with %s", name, exc, OFFLINE)
+            # Not a warning: counts only decide where an over-long prompt is cut, and the bundled encoding's
+            # are close; offline, a download error printed first reads as if the model server had failed.
+            log.info("tiktoken encoding %s unavailable (%s); counting with %s", name, exc, OFFLINE)
             return _encoding(OFFLINE)
         log.warning("no tiktoken encoding available (%s); estimating 4 characters per token", exc)
         return _Estimate()

@@ -18,7 +18,7 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 
 from defects4j_adapter import cache
@@ -66,7 +66,10 @@ class BaselineCheck:
                            f"candidates: {', '.join(failing[:5])}")
             else:
                 what = self.fixed.detail or self.fixed.compile_errors or ", ".join(failing)
-                out.append(f"the ground truth does not validate ({self.fixed.verdict.value}): {what[:300]}")
+                if self.fixed.verdict is Verdict.ERROR:  # the harness failed: nothing was learnt about the fix
+                    out.append(f"the fixed version could not be validated (error): {what[:300]}")
+                else:
+                    out.append(f"the ground truth does not validate ({self.fixed.verdict.value}): {what[:300]}")
         if self.buggy is not None and self.fixed is not None and self.buggy.verdict is not Verdict.ERROR:
             if not triggers & set(self.buggy.failing_tests) or self.buggy.verdict is Verdict.PLAUSIBLE:
                 out.append(f"the buggy version does not fail its trigger tests ({self.buggy.verdict.value})")
@@ -79,6 +82,17 @@ class BaselineCheck:
             self.fixed.verdict is Verdict.PLAUSIBLE
             or (self.fixed.verdict is Verdict.WRONG and not set(self.bug.trigger_tests) & set(self.fixed.failing_tests))
         )
+
+
+def problem_lines(checks: Iterable[BaselineCheck]) -> list[str]:
+    """Each baseline problem once, after the bugs that have it: a cause they share (no Defects4J,
+    say, with its long hint) is said once, not once a bug."""
+    bugs_with: dict[str, list[str]] = {}
+    for check in checks:
+        for problem in check.problems:
+            bugs_with.setdefault(problem, []).append(check.bug.id)
+    return [f"{', '.join(ids[:3])}{f' and {len(ids) - 3} more' if len(ids) > 3 else ''}: {problem}"
+            for problem, ids in bugs_with.items()]
 
 
 @dataclass
@@ -101,9 +115,13 @@ class ValidateSummary:
             f"{self.cpu_seconds:.1f} CPU-s",
             f"verdicts: {counts or 'none'}",
         ]
-        for check in self.baselines:
-            lines += [f"  {check.bug.id}: {p}" for p in check.problems]
+        lines += [f"  {line}" for line in problem_lines(self.baselines)]
         return "\n".join(lines)
+
+    @property
+    def nothing_judged(self) -> bool:
+        """Every candidate ended in ``error``: the harness failed, so no number would mean anything."""
+        return set(self.by_verdict) == {Verdict.ERROR}
 
 
 def engine_options(*, sandbox: bool, workers: int, projects_dir: Path | None,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -59,3 +62,35 @@ def invoke_cli():
         return runner.invoke(cli, [str(a) for a in args], catch_exceptions=False, env=env)
 
     return invoke
+
+
+def _succeeds(*command) -> bool:
+    return subprocess.run([str(c) for c in command], capture_output=True, timeout=30).returncode == 0
+
+
+@pytest.fixture
+def read_only_dir():
+    """``make(path)`` makes a directory unwritable for real and returns where to read it: the directory
+    itself with mode 0555, or, as root (whom modes do not stop), a read-only bind mount of it, else
+    the directory made immutable (``chattr +i``). Everything is undone at teardown."""
+    undo = []
+
+    def make(path: Path) -> Path:
+        if os.geteuid() != 0:
+            path.chmod(0o555)
+            undo.append(lambda: path.chmod(0o755))
+            return path
+        view = path.with_name(path.name + "-read-only")
+        view.mkdir()
+        if _succeeds("mount", "--bind", path, view):
+            undo.append(lambda: _succeeds("umount", "--lazy", view))  # lazy: a failed test may hold files open
+            if _succeeds("mount", "-o", "remount,ro,bind", view):
+                return view
+        if shutil.which("chattr") and _succeeds("chattr", "+i", path):
+            undo.append(lambda: _succeeds("chattr", "-i", path))
+            return path
+        pytest.skip("running as root, and neither a read-only bind mount nor `chattr +i` is available here")
+
+    yield make
+    for step in reversed(undo):
+        step()

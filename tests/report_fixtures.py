@@ -74,10 +74,10 @@ def make_bug(bug_id: str) -> Bug:
                relevant_tests=("demo.ATest", "demo.BTest"))
 
 
-def build_run(run_dir, *, engine="fast", verdicts=None, temperature=0.8):
+def build_run(run_dir, *, engine="fast", verdicts=None, temperature=0.8, backend="mutation"):
     verdicts = verdicts or VERDICTS
     with RunStore(run_dir, create=True) as store:
-        store.set_config(RunConfig(dataset="example", backend="mutation", model="mutation", strategy=Strategy.ZERO_SHOT,
+        store.set_config(RunConfig(dataset="example", backend=backend, model=backend, strategy=Strategy.ZERO_SHOT,
                                    temperature=temperature, n=5))
         store.add_bugs([make_bug(b) for b in SAMPLES])
         for bug_id, hashes in SAMPLES.items():

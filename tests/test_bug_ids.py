@@ -27,3 +27,12 @@ def test_misspelt_project_suggests_its_bugs():
     with pytest.raises(Nl2FixError) as err:
         resolve("JacksonDatabnd-12", KNOWN)
     assert "JacksonDatabind-12" in err.value.hint
+
+
+@pytest.mark.parametrize("spelling", ["Textkit-l", "textkit_I", "Textkit-1O"])
+def test_letters_that_look_like_digits_suggest_the_bug_they_spell(spelling):
+    known = [f"Textkit-{n}" for n in range(1, 6)] + ["Textkit-10"]
+    with pytest.raises(Nl2FixError) as err:  # a guess is suggested, never taken
+        resolve(spelling, known)
+    number = "10" if spelling.endswith("O") else "1"
+    assert err.value.hint.startswith(f"did you mean Textkit-{number},")

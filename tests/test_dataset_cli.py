@@ -83,7 +83,25 @@ def test_malformed_entries_are_reported_and_the_rest_is_used(tmp_path, invoke_cl
     path.write_text(json.dumps(data))
     result = invoke_cli("dataset", "stats", "--dataset", path)
     assert result.exit_code == 0 and result.stdout.splitlines()[-1].split()[:2] == ["All", "1"]
-    assert "2 problems" in result.stderr and "Demo_2_badkey" in result.stderr and "no buggy method" in result.stderr
+    assert "2 problems" in result.stderr and "Demo_2_badkey" in result.stderr and "lacks src (the buggy method)" in result.stderr
+
+
+def test_an_entry_missing_fields_says_which_and_what_becomes_of_it(tmp_path, invoke_cli):
+    good = {"src": "int f() {\n  return 1;\n}", "fixed_src": "int f() {\n  return 2;\n}", "summary": "f is wrong"}
+    data = {"Demo_1_src/A.java_1_3": good,
+            "Demo_2_src/A.java_5_7": {"fixed_src": good["fixed_src"]},
+            "Demo_3_src/A.java_9_11": {**good, "summary": " "}}
+    path = tmp_path / "data.json"
+    path.write_text(json.dumps(data))
+    result = invoke_cli("prompt", "--dataset", path, "--all")
+    assert result.exit_code == 0 and "=== Demo-1" in result.stdout and "=== Demo-3" in result.stdout
+    assert "Demo-2" not in result.stdout
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
+    assert warnings == [
+        "warning: entry 'Demo_2_src/A.java_5_7' lacks src (the buggy method) and summary (the issue title): "
+        "left out, a bug needs its buggy and fixed methods",
+        "warning: entry 'Demo_3_src/A.java_9_11' lacks summary (the issue title): kept as Demo-3, prompted without a title",
+    ]
 
 
 def test_prompt_prints_exactly_what_is_sent(invoke_cli):

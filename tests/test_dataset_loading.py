@@ -34,7 +34,7 @@ def test_malformed_entries_are_reported_not_fatal(tmp_path):
     assert list(ds.bugs) == ["Demo-1"]
     assert len(ds.problems) == 5
     assert any("Demo_2" in p and "Project_BugId" in p for p in ds.problems)
-    assert any("no buggy method" in p for p in ds.problems)
+    assert any("lacks src (the buggy method)" in p and "left out" in p for p in ds.problems)
     assert any("repeats bug Demo-1" in p for p in ds.problems)
     bug = ds.bugs["Demo-1"]
     assert bug.description == "" and bug.comments == () and bug.issue_url == ""

@@ -101,6 +101,36 @@ def test_codebleu_by_verdict_is_computed_and_cached(run, data):
     assert collect(run).codebleu == cb
 
 
+def test_html_sets_code_as_code_and_says_the_codebleu_note_once(data):
+    html = render(data, "html")
+    assert "`" not in html
+    assert "<code>:pruned</code> rankers" in html and "<code>nl2fix validate</code>" in html
+    assert html.count("One-sided Wilcoxon rank-sum test") == 1
+
+
+def test_the_per_project_legend_covers_no_bar():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from nl2fix.report.plots import project_bars_figure
+
+    # as many bugs in every project: the bars fill the axes to the top, leaving no corner free
+    figure = project_bars_figure([("Rangekit", 4, 2), ("Textkit", 4, 1), ("Zipkit", 4, 4)])
+    FigureCanvasAgg(figure).draw()
+    renderer = figure.canvas.get_renderer()
+    legend = figure.legends[0].get_window_extent(renderer)
+    bars = [bar.get_window_extent(renderer) for ax in figure.axes for bar in ax.patches]
+    assert len(bars) == 6
+    assert not [bar for bar in bars if legend.overlaps(bar)]
+    assert figure.bbox.contains(legend.x0, legend.y0) and figure.bbox.contains(legend.x1, legend.y1)
+
+
+def test_temperature_is_shown_for_backends_that_sample_at_one(data, tmp_path):
+    facts = render(data, "text").split("\n\n")[0]
+    assert "model: mutation (mutation, chat), strategy: zero-shot, n: 5" in facts and "temperature" not in facts
+    model_run = collect(build_run(tmp_path / "openai", backend="openai", temperature=0.2), codebleu=False)
+    assert "model: openai (openai, chat), strategy: zero-shot, temperature: 0.2, n: 5" in render(model_run, "text")
+
+
 def test_json_round_trips_and_documents_itself(data):
     again = ReportData.model_validate_json(render(data, "json"))
     assert again.pass_at_k == data.pass_at_k

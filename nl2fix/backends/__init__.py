@@ -18,6 +18,8 @@ from nl2fix.models import Bug, ModelStyle
 from nl2fix.records import RunConfig
 
 NAMES = ("openai", "vllm", "mutation", "replay")
+AT_TEMPERATURE = ("openai", "vllm")
+"""The backends that sample at the run's temperature: mutation and replay ignore it."""
 
 
 @dataclass(eq=False)

@@ -143,6 +143,7 @@ class OpenAIBackend:
         # what the server turned out to accept; only the generating thread changes these
         self._n_allowed = True
         self._token_param = "max_tokens"
+        self._answered = False
 
     def close(self) -> None:
         self.client.close()
@@ -208,6 +209,8 @@ class OpenAIBackend:
                 done, _ = wait(list(running), return_when=FIRST_COMPLETED)
                 for future in done:
                     call = running.pop(future)
+                    # any answer, an error status too, shows the server is there
+                    self._answered = self._answered or not isinstance(future.exception(), openai.APIConnectionError)
                     try:
                         choices = future.result()
                     except openai.BadRequestError as exc:
@@ -231,10 +234,7 @@ class OpenAIBackend:
                             "check OPENAI_API_KEY, --base-url and --model",
                         ) from exc
                     except openai.APIConnectionError as exc:
-                        raise Nl2FixError(
-                            f"the server at {self.client.base_url} stopped answering ({type(exc).__name__}: {exc})",
-                            "everything received so far is stored; re-run the same command to resume",
-                        ) from exc
+                        raise self._unreachable(exc) from exc
                     except Exception as exc:  # an error status that survived the retries
                         yield call.request, exc
                         continue
@@ -249,6 +249,14 @@ class OpenAIBackend:
         finally:
             # on an abort, calls in flight end on their own (bounded by the timeout); nobody waits
             pool.shutdown(wait=False, cancel_futures=True)
+
+    def _unreachable(self, exc: openai.APIConnectionError) -> Nl2FixError:
+        where = f"the server at {self.client.base_url}"
+        if self._answered:
+            return Nl2FixError(f"{where} stopped answering ({type(exc).__name__}: {exc})",
+                               "everything received so far is stored; re-run the same command to resume")
+        return Nl2FixError(f"{where} did not answer ({type(exc).__name__}: {exc})",
+                           "check that it is running and that --base-url (or $OPENAI_BASE_URL) is its address")
 
     def _adapt(self, call: _Call, exc: openai.BadRequestError) -> list[_Call]:
         """What to ask instead of a rejected call, when the rejection is about a parameter we can change."""

@@ -11,9 +11,12 @@ from pathlib import Path
 import click
 
 from nl2fix.cli.report_cmd import format_option, out_option
-from nl2fix.cli.sample_cmd import sample_cmd
+from nl2fix.cli.sample_cmd import sample_cmd, sample_run
 from nl2fix.cli.validate_cmd import all_tests_option, engine_options
+from nl2fix.errors import Nl2FixError
+from nl2fix.models import Engine, Verdict
 from nl2fix.report import DEFAULT_HTML_NAME, ReportFormat
+
 
 def _stage(number: int, name: str) -> None:
     click.echo(f"== {number}/4 {name} ==")
@@ -32,10 +35,8 @@ def _stage(number: int, name: str) -> None:
 @format_option(ReportFormat.HTML)
 @out_option
 @click.option("--no-codebleu", is_flag=True, help="Leave CodeBLEU (Figure 4) out of the report.")
-@click.pass_context
-def run_cmd(ctx: click.Context, engine: str, workers: int, no_sandbox: bool, test_timeout: float, candidate_timeout: float,
+def run_cmd(engine: str, workers: int, no_sandbox: bool, test_timeout: float, candidate_timeout: float,
          all_tests: bool, embedder: str, fmt: str, out: Path | None, no_codebleu: bool, **sampling) -> None:
-    from nl2fix.models import Engine
     from nl2fix.report import collect, render, write_text
     from nl2fix.store import RunStore
     from nl2fix.validation import validate
@@ -47,15 +48,24 @@ def run_cmd(ctx: click.Context, engine: str, workers: int, no_sandbox: bool, tes
     progress = not sampling["quiet"]
     embed_url = sampling["base_url"] if embedder.startswith("openai:") else None
     report_path = out or (run_dir / DEFAULT_HTML_NAME if fmt == ReportFormat.HTML.value else None)
-    if report_path is not None:
-        click.echo(f"report: {report_path.resolve()} (written when the run ends)")
 
-    _stage(1, "sample")
-    ctx.invoke(sample_cmd, **sampling)
+    def started() -> None:
+        if report_path is not None:
+            click.echo(f"report: {report_path.resolve()} (written when the run ends)")
+        _stage(1, "sample")
+
+    sample_run(**sampling, on_start=started)
 
     _stage(2, "validate")
-    click.echo(str(validate(run_dir, engine=Engine(engine), workers=workers, sandbox=not no_sandbox, progress=progress,
-                            test_timeout=test_timeout, candidate_timeout=candidate_timeout, all_tests=all_tests)))
+    summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=not no_sandbox, progress=progress,
+                       test_timeout=test_timeout, candidate_timeout=candidate_timeout, all_tests=all_tests)
+    click.echo(str(summary))
+    if summary.nothing_judged:
+        raise Nl2FixError(
+            f"all {summary.by_verdict[Verdict.ERROR]} candidate(s) ended in `error`: the harness failed (the cause is "
+            "above), so nothing was judged and there is no report",
+            "fix the cause and re-run the same command: the samples are kept and the errors are retried",
+        )
 
     _stage(3, "rank")
     with RunStore(run_dir) as store:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import click
 
@@ -29,9 +30,17 @@ BACKENDS = ("openai", "vllm", "mutation", "replay")
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
               help="Retries of a request on rate limits, 5xx answers, timeouts and connection errors (openai).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def sample_cmd(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, backend, strategy, model, model_style,
-               max_tokens, context_window, n, temperature, base_url, replay_file, seed, concurrency, retries, quiet):
+def sample_cmd(**options):
     """Sample candidate fixes; re-running the same command resumes where it stopped."""
+    sample_run(**options)
+
+
+def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, backend, strategy, model, model_style,
+               max_tokens, context_window, n, temperature, base_url, replay_file, seed, concurrency, retries, quiet,
+               on_start: Callable[[], None] = lambda: None) -> None:
+    """`nl2fix sample` with its options; ``on_start`` runs once they, the bugs and the run directory
+    are accepted, before the first request (`nl2fix run` announces its report there, not before a
+    run that fails at once)."""
     from nl2fix.dataset import DATASET_FILE, data_dir
     from nl2fix.prompting import context_window_for
     from nl2fix.records import RunConfig
@@ -68,7 +77,8 @@ def sample_cmd(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
 
     chosen = backends.create(config, concurrency=concurrency, retries=retries)
     try:
-        summary = sample(run_dir, config, bugs, dataset=ds, concurrency=concurrency, progress=not quiet, backend=chosen)
+        summary = sample(run_dir, config, bugs, dataset=ds, concurrency=concurrency, progress=not quiet, backend=chosen,
+                         on_start=on_start)
     finally:
         chosen.close()
     click.echo(str(summary))

@@ -30,7 +30,7 @@ _COLOURS = {
 @click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="How many candidates.")
 def show_cmd(run_dir: Path, bug_id: str, ranker: str | None, k: int):
     """Print a bug's top-k ranked candidates: score, duplicates, verdict, failing tests and a diff."""
-    with RunStore(run_dir) as store:
+    with RunStore(run_dir, read_only=True) as store:
         lines = bug_view(store, bug_id, choose_ranker(store, ranker), k)
     for line in lines:
         click.echo(click.style(line.text, **_COLOURS[line.style]))

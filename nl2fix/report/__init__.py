@@ -50,10 +50,13 @@ def render(data: ReportData, fmt: ReportFormat | str) -> str:
 def write_text(path: Path, content: str) -> Path:
     """Write a whole file or nothing: a half-written report never replaces a good one."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(content, encoding="utf-8")
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(content, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        raise Nl2FixError(f"cannot write {path}: {exc.strerror or exc}", "write it elsewhere with --out FILE") from exc
     return path
 
 

@@ -27,7 +27,7 @@ from nl2fix import __version__, codebleu_scores, metrics
 from nl2fix.models import Bug, Verdict
 from nl2fix.records import CandidateRecord, RunConfig, SampleRecord, ValidationRecord
 from nl2fix.store import RunStore
-from nl2fix.validation import BUGGY, FIXED, BaselineCheck
+from nl2fix.validation import BUGGY, FIXED, BaselineCheck, problem_lines
 from nl2fix.verdict_source import verdict_engine
 from ranking.spec import ranking_info
 
@@ -276,6 +276,11 @@ class ReportData(ReportModel):
     def broken_bugs(self) -> list[BugRow]:
         return [b for b in self.bugs if b.ground_truth is GroundTruth.FAILS]
 
+    @property
+    def nothing_judged(self) -> bool:
+        """Every candidate's verdict is ``error``: the numbers would measure the harness, not the model."""
+        return {v for b in self.bugs for v in b.verdicts} == {Verdict.ERROR.value}
+
 
 # -- gathering -------------------------------------------------------------------------------------
 
@@ -463,9 +468,7 @@ def _warnings(facts: list[_BugFacts], rows: list[BugRow], engine: str | None, co
     unchecked = sum(r.ground_truth is GroundTruth.UNCHECKED for r in rows)
     if engine is not None and unchecked:
         out.append(f"{unchecked} bug(s) have no verdict on their fixed version; they stay in the headline unchecked")
-    for f in facts:
-        if f.ground_truth is not GroundTruth.FAILS:
-            out += [f"{f.bug.id}: {problem}" for problem in f.baseline.problems]
+    out += problem_lines(f.baseline for f in facts if f.ground_truth is not GroundTruth.FAILS)
     with_candidates = {f.bug.id for f in facts if f.candidates}
     for key, ranked in covered.items():
         missing = with_candidates - ranked
@@ -477,7 +480,7 @@ def _warnings(facts: list[_BugFacts], rows: list[BugRow], engine: str | None, co
 
 def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = False) -> ReportData:
     """Read a run directory's store and compute every number of its report."""
-    with RunStore(run_dir) as store:
+    with RunStore(run_dir, read_only=True) as store:
         engine = verdict_engine(store)
         facts = _read_facts(store, engine)
         rankers = {key: _rankings(store, key, facts) for key in store.rankers()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from nl2fix.report.document import Document, Figure, Paragraph, Table
@@ -19,21 +20,30 @@ tr:nth-child(even) td { background: #fafafa; }
 p.note, figcaption { color: #546e7a; font-size: .85rem; max-width: 60rem; }
 figure { margin: 1rem 0; }
 figure svg { max-width: 100%; height: auto; }
+code { background: #eceff1; padding: 0 .2rem; border-radius: 3px; }
 section { margin-bottom: 1.6rem; }
 """
 
 
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _text(text: str) -> str:
+    """Escaped, with the documents' Markdown-style `code` spans set as code."""
+    return _CODE.sub(r"<code>\1</code>", escape(text))
+
+
 def _table(table: Table) -> str:
     head = "".join(f"<th>{escape(c)}</th>" for c in table.columns)
-    body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in table.rows)
+    body = "".join("<tr>" + "".join(f"<td>{_text(cell)}</td>" for cell in row) + "</tr>" for row in table.rows)
     if not table.rows:
         body = f'<tr><td colspan="{len(table.columns)}">(none)</td></tr>'
-    note = f'<p class="note">{escape(table.note)}</p>' if table.note else ""
+    note = f'<p class="note">{_text(table.note)}</p>' if table.note else ""
     return f"<section><h2>{escape(table.title)}</h2><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}</section>"
 
 
 def _figure(figure: Figure) -> str:
-    caption = f"<figcaption>{escape(figure.caption)}</figcaption>" if figure.caption else ""
+    caption = f"<figcaption>{_text(figure.caption)}</figcaption>" if figure.caption else ""
     return f"<section><h2>{escape(figure.title)}</h2><figure>{figure.render()}{caption}</figure></section>"
 
 
@@ -43,16 +53,16 @@ def render(doc: Document) -> str:
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{escape(doc.title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{escape(doc.title)}</h1>",
-        '<ul class="facts">' + "".join(f"<li>{escape(f)}</li>" for f in doc.facts) + "</ul>",
+        '<ul class="facts">' + "".join(f"<li>{_text(f)}</li>" for f in doc.facts) + "</ul>",
     ]
-    parts += [f'<div class="warning"><strong>Warning:</strong> {escape(w)}</div>' for w in doc.warnings]
+    parts += [f'<div class="warning"><strong>Warning:</strong> {_text(w)}</div>' for w in doc.warnings]
     for block in doc.blocks:
         if isinstance(block, Table):
             parts.append(_table(block))
         elif isinstance(block, Figure):
             parts.append(_figure(block))
         elif isinstance(block, Paragraph):
-            parts.append(f"<section><h2>{escape(block.title)}</h2><p>{escape(block.text)}</p></section>")
+            parts.append(f"<section><h2>{escape(block.title)}</h2><p>{_text(block.text)}</p></section>")
         else:
             raise TypeError(f"cannot render {type(block).__name__}")
     parts.append("</body></html>")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from nl2fix.backends import AT_TEMPERATURE
 from nl2fix.report import plots
 from nl2fix.report.data import RANKED_KS, GroundTruth, ReportData
 from nl2fix.report.document import Document, Figure, Paragraph, Table, interval, pct, ratio
@@ -11,15 +12,19 @@ def _facts(data: ReportData) -> list[str]:
     c, counts = data.run.config, data.bug_counts
     facts = [f"run: {data.run.run_dir}"]
     if c is not None:
+        temperature = f"temperature: {c.temperature:g}, " if c.backend in AT_TEMPERATURE else ""
         facts.append(f"model: {c.model} ({c.backend}, {c.model_style.value}), strategy: {c.strategy.value}, "
-                     f"temperature: {c.temperature:g}, n: {c.n}")
+                     f"{temperature}n: {c.n}")
     facts.append(f"verdicts: {data.run.engine} engine" if data.run.engine else "verdicts: none yet")
     facts.append(
         f"bugs: {counts.scored} scored of {counts.selected}"
         + (f" ({counts.ground_truth_fails} whose ground truth does not validate shown apart)" if counts.ground_truth_fails else "")
     )
-    facts.append(f"bugs with a plausible fix: {ratio(counts.fixed, counts.scored)}, 95% CI {interval(counts.fixed_interval)}"
-                 + (f"; over all {counts.selected} bugs: {counts.fixed_all}" if counts.ground_truth_fails else ""))
+    if data.nothing_judged:
+        facts.append("bugs with a plausible fix: none judged: every verdict is `error` (see the warnings)")
+    else:
+        facts.append(f"bugs with a plausible fix: {ratio(counts.fixed, counts.scored)}, 95% CI {interval(counts.fixed_interval)}"
+                     + (f"; over all {counts.selected} bugs: {counts.fixed_all}" if counts.ground_truth_fails else ""))
     return facts
 
 
@@ -103,8 +108,7 @@ def _codebleu(data: ReportData) -> list:
     blocks: list = [Table("CodeBLEU by verdict (Figure 4)", ["against", "verdict", "candidates", "mean", "median", "IQR"],
                           rows, note)]
     if rows:
-        blocks.append(Figure("CodeBLEU of candidates by verdict (Figure 4)",
-                             lambda: plots.codebleu_boxes(cb.by_verdict), note))
+        blocks.append(Figure("CodeBLEU of candidates by verdict (Figure 4)", lambda: plots.codebleu_boxes(cb.by_verdict)))
     return blocks
 
 

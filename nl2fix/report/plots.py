@@ -89,8 +89,9 @@ def codebleu_boxes(by_reference: Mapping[str, Mapping[str, Distribution]]) -> st
         return _svg(fig)
 
 
-def project_bars(projects: Sequence[tuple[str, int, int]]) -> str:
-    """Table 3 as bars: bugs with a plausible fix out of the bugs of each project."""
+def project_bars_figure(projects: Sequence[tuple[str, int, int]]) -> Figure:
+    """Table 3 as bars: bugs with a plausible fix out of the bugs of each project. The legend sits
+    above the axes: inside, the bars (all as tall when projects have as many bugs) leave it no room."""
     with rc_context(_RC):
         fig = _figure(max(4.0, 0.55 * len(projects) + 1.5), 3.2)
         ax = fig.add_subplot()
@@ -100,8 +101,12 @@ def project_bars(projects: Sequence[tuple[str, int, int]]) -> str:
         ax.set_ylabel("bugs")
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.tick_params(axis="x", rotation=45)
-        ax.legend(fontsize=7)
-        return _svg(fig)
+        fig.legend(loc="outside upper center", ncols=2, fontsize=7)
+        return fig
+
+
+def project_bars(projects: Sequence[tuple[str, int, int]]) -> str:
+    return _svg(project_bars_figure(projects))
 
 
 def overlap_upset(fixed: Mapping[str, set[str]]) -> str:
