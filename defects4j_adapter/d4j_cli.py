@@ -8,9 +8,11 @@ built by the pure ``*_args`` functions so the command sequence can be checked wi
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
+from xml.sax.saxutils import quoteattr
 
 from defects4j_adapter import d4j_parsers as parsers
 from defects4j_adapter.d4j_parsers import FailingTests, FailureKind, FailureSignature, TestReport
@@ -47,6 +49,12 @@ CHECKOUT_TIMEOUT = 1800.0
 COMPILE_TIMEOUT = 900.0
 EXPORT_TIMEOUT = 600.0
 INFO_TIMEOUT = 120.0
+EXPORT_TARGET = "nl2fix.export"
+GRADLE_HOME_DIR = ".gradle_local_home"
+"""Defects4J's ``$GRADLE_LOCAL_HOME_DIR``: where its Mockito module points Gradle's home."""
+QUICK_JIT = "-XX:TieredStopAtLevel=1"
+"""For the JVMs of a preparation (Ant, javac), which live seconds: the optimising JIT costs them
+more CPU than it saves (half of a preparation's), and no JIT changes the classes javac writes."""
 
 
 def locate(env: Mapping[str, str] | None = None) -> Path | None:
@@ -72,6 +80,70 @@ def d4j_environment(base: Mapping[str, str], java_home: str | None) -> dict[str,
         env["JAVA_HOME"] = java_home
         env["PATH"] = os.pathsep.join([str(Path(java_home) / "bin"), env.get("PATH", "")]).rstrip(os.pathsep)
     env["TZ"] = TIMEZONE
+    return env
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where an installation keeps what its Perl scripts hand to Ant (``core/Constants.pm``; an
+    environment variable of the same name overrides each, as there)."""
+
+    home: Path
+    """``$BASE_DIR``: the installation's root."""
+    projects: Path
+    """``$PROJECTS_DIR``: ``framework/projects``."""
+    build_file: Path
+    """``$D4J_BUILD_FILE``: ``defects4j.build.xml``, which defines every ``export.<property>`` target."""
+    ant: Path
+    """``$MAJOR_ROOT/bin/ant``: the Ant that Defects4J runs."""
+
+
+def layout_of(executable: Path, env: Mapping[str, str]) -> Layout | None:
+    """The layout of the installation whose ``framework/bin/defects4j`` is ``executable``; None
+    when it is not laid out so (a wrapper script elsewhere)."""
+    scripts = Path(env.get("SCRIPT_DIR") or Path(executable).resolve().parent.parent)
+    home = Path(env.get("BASE_DIR") or scripts.parent)
+    layout = Layout(
+        home=home,
+        projects=Path(env.get("PROJECTS_DIR") or scripts / "projects"),
+        build_file=Path(env.get("D4J_BUILD_FILE") or scripts / "projects" / "defects4j.build.xml"),
+        ant=Path(env.get("MAJOR_ROOT") or home / "major") / "bin" / "ant",
+    )
+    return layout if layout.build_file.is_file() and layout.ant.is_file() else None
+
+
+def export_build_file(layout: Layout, out_dir: Path, props: Sequence[str]) -> str:
+    """An Ant build file whose target ``nl2fix.export`` runs Defects4J's own ``export.<property>``
+    target for each property, each in a project of its own (``antcall``) as each ``defects4j
+    export`` does, writing the value to ``out_dir/<property>``."""
+    calls = "".join(
+        f'    <antcall target="export.{prop}"><param name="file.export" value={quoteattr(str(out_dir / prop))}/></antcall>\n'
+        for prop in props
+    )
+    return (
+        '<project name="nl2fix-export" basedir="${basedir}">\n'
+        f"  <import file={quoteattr(str(layout.build_file))}/>\n"
+        f'  <target name="{EXPORT_TARGET}">\n{calls}  </target>\n'
+        "</project>\n"
+    )
+
+
+def ant_args(layout: Layout, build_file: Path, work_dir: Path, targets: Sequence[str]) -> tuple[str, ...]:
+    """The command line Defects4J's ``Project::_ant_call`` runs, with another build file."""
+    return (
+        str(layout.ant), "-f", str(build_file), f"-Dd4j.home={layout.home}",
+        f"-Dd4j.dir.projects={layout.projects}", f"-Dbasedir={work_dir}", *targets,
+    )
+
+
+def ant_environment(d4j_env: Mapping[str, str], layout: Layout, work_dir: Path) -> dict[str, str]:
+    """What Defects4J's Perl adds for Ant: its Ant first on PATH (``Constants.pm``), and Gradle's
+    home inside the work dir (its Mockito module; other projects never read it); and the quick
+    JIT for every JVM of the run."""
+    env = dict(d4j_env)
+    env["PATH"] = os.pathsep.join([str(layout.ant.parent), env.get("PATH", "")]).rstrip(os.pathsep)
+    env["GRADLE_USER_HOME"] = str(work_dir / env.get("GRADLE_LOCAL_HOME_DIR", GRADLE_HOME_DIR))
+    env["JAVA_TOOL_OPTIONS"] = f"{env.get('JAVA_TOOL_OPTIONS', '')} {QUICK_JIT}".strip()
     return env
 
 
@@ -126,7 +198,7 @@ class CommandResult:
     def describe(self, limit: int = 1500) -> str:
         """A short account for error messages: the failed step, the signature, the output's end."""
         step = parsers.failed_step(self.result.stderr)
-        head = f"`defects4j {' '.join(_without_work_dir(self.result.args[1:]))}`"
+        head = f"`{Path(self.result.args[0]).name} {' '.join(_without_work_dir(self.result.args[1:]))}`"
         if self.result.timed_out:
             return f"{head} did not finish in {self.result.wall_seconds:.0f} s"
         why = f" ({self.failure.kind.value}: {self.failure.name})" if self.failure else ""
@@ -237,6 +309,30 @@ class Defects4J:
         if not result.ok:
             raise environment_error(f"cannot export {prop} of {work_dir}", CommandResult(result, failure_of(result)))
         return result.stdout
+
+    def export_and_compile(self, work_dir: Path, props: Sequence[str] = EXPORT_PROPERTIES, *,
+                           timeout: float = EXPORT_TIMEOUT + COMPILE_TIMEOUT) -> tuple[dict[str, str], CompileResult]:
+        """The raw value of each property, as ``defects4j export -p`` prints it, then ``work_dir``
+        compiled as ``defects4j compile`` compiles it (exports first: exporting a class path runs
+        Ant targets that may clean build folders, rjust/defects4j#39).
+
+        Each ``defects4j export`` starts Ant twice, about 3 CPU-s; where the installation's
+        layout is known, everything here is one Ant run of Defects4J's own targets instead."""
+        layout = layout_of(self.executable, self.env)
+        if layout is None:
+            return {prop: self.export(work_dir, prop) for prop in props}, self.compile(work_dir)
+        with tempfile.TemporaryDirectory(prefix="nl2fix-export-") as tmp:
+            out = Path(tmp)
+            build_file = out / "export.xml"
+            build_file.write_text(export_build_file(layout, out, props), encoding="utf-8")
+            result = run_command(ant_args(layout, build_file, work_dir, (EXPORT_TARGET, "compile", "compile.tests")),
+                                 timeout=timeout, cwd=work_dir, env=ant_environment(self.env, layout, work_dir))
+            values = {p: (out / p).read_text(encoding="utf-8", errors="replace") for p in props if (out / p).is_file()}
+        missing = [p for p in props if p not in values]
+        if missing:
+            raise environment_error(f"cannot export {', '.join(missing)} of {work_dir}",
+                                    CommandResult(result, failure_of(result)))
+        return values, read_compile(result)
 
     def info(self, project: str, bug: int | None = None, *, timeout: float = INFO_TIMEOUT) -> parsers.BugInfo:
         result = self.run(info_args(project, bug), timeout=timeout)

@@ -124,10 +124,7 @@ def ensure_checkout(d4j: Defects4J, bug_id: str, cache_dir: Path) -> Checkout:
         done = d4j.checkout(project, version, root)
         if not done.ok or not (root / CONFIG_FILE).is_file():
             raise d4j_cli.environment_error(f"cannot check out {bug_id} ({project} {version})", done)
-        # Exporting a classpath runs ant targets that may clean build folders (rjust/defects4j#39):
-        # export everything first, compile last.
-        props = {prop: d4j.export(root, prop) for prop in EXPORT_PROPERTIES}
-        built = d4j.compile(root)
+        props, built = d4j.export_and_compile(root)
         if not built.ok:
             raise d4j_cli.environment_error(f"the buggy revision of {bug_id} does not compile", built)
         state = {"bug": bug_id, "version": version, "defects4j": str(d4j.executable), "properties": props}
