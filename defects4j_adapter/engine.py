@@ -98,6 +98,12 @@ class Outcome:
     """The first line of each failing test's failure, by test name (for the verdict's detail)."""
     harness_error: str = ""
     """Set when the harness or environment failed: never the candidate's fault, never a pass."""
+    passed_tests: list[str] | None = None
+    """The tests reported passed, by name; None from an engine that does not name them (Defects4J).
+    A plausible verdict needs them to cover every test the fixed version passed."""
+    jvm_died: bool = False
+    """The test JVM ended in the middle of the job, after the candidate's code could run; engines
+    run such a job once more in a fresh JVM and judge that run."""
     compile_errors: str = ""
     detail: str = ""
     wall_seconds: float = 0.0

@@ -1,13 +1,18 @@
 """Read what nl2fix's Java test runner prints, and turn it into an engine :class:`Outcome`.
 
-Pure functions over text. The runner writes ``NL2FIX<TAB>KIND<TAB>field...`` lines on its own
+Pure functions over text. The runner writes ``NL2FIX<TAB>KIND<TAB>field...`` lines on its
 standard output (fields escape ``\\\\``, ``\\t``, ``\\n``, ``\\r``); anything else there is ignored.
 
-``GUARD exit|none`` -- whether ``System.exit`` is caught; ``READY`` -- a warm JVM is listening;
-``START id``; ``COMPILE ok|error messages``; ``PHASE trigger|relevant``; ``BEGIN test``;
-``TEST pass|fail|timeout|skip test millis message``; ``CLASS class message`` (a test class that
-could not load or set up); ``ERROR message`` (the runner itself failed);
-``END id complete|stopped|poisoned|compile-error|error restart(0|1)``.
+Code under test can write to that output too, so two kinds of line are told apart. Plain lines
+are progress: ``GUARD exit|none`` (whether ``System.exit`` is caught), ``READY`` (a warm JVM
+listens), ``START id``, ``PHASE trigger|relevant``, ``BEGIN test`` -- used only to blame the
+running test when the JVM dies, never to pass anyone. The verdict comes from the lines the runner
+signs with the job's key (:mod:`defects4j_adapter.report_auth`):
+``SIGNED seq id KIND field... mac``, numbered from 0, where KIND is ``START``,
+``COMPILE ok|error messages``, ``PHASE``, ``BEGIN``, ``TEST pass|fail|timeout|skip test millis
+message``, ``CLASS class message`` (a test class that could not load or set up), ``ERROR message``
+(the runner itself failed) and, last, ``END complete|stopped|poisoned|compile-error|error
+restart(0|1)``.
 """
 
 from __future__ import annotations
@@ -15,9 +20,14 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from defects4j_adapter import report_auth
 from defects4j_adapter.engine import Outcome, Phase
+from defects4j_adapter.report_auth import JobKey
 
 PREFIX = "NL2FIX\t"
+SIGNED = "SIGNED"
+PROGRESS = frozenset({"PHASE", "BEGIN"})
+"""Plain lines the runner writes while tests run; everything else it reports is signed."""
 
 
 class Status(str, enum.Enum):
@@ -81,49 +91,120 @@ def _fields(line: str) -> list[str] | None:
     return [unescape(f) for f in line[len(PREFIX) :].split("\t")]
 
 
+def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
+    """One event of a job's report."""
+    args = args + [""] * 5
+    if kind == "COMPILE":
+        report.compiled = args[0] == "ok"
+        report.compile_errors = args[1]
+    elif kind == "PHASE":
+        report.phases.append(args[0])
+    elif kind == "BEGIN":
+        report.begun.append(args[0])
+    elif kind == "TEST":
+        try:
+            status = Status(args[0])
+        except ValueError:
+            report.errors.append(f"unknown test status {args[0]!r}")
+            return
+        millis = int(args[2]) if args[2].isdigit() else 0
+        report.tests.append(ReportedTest(args[1], status, millis, args[3]))
+    elif kind == "CLASS":
+        report.class_failures.append(ReportedTest(args[0], Status.FAIL, 0, args[1]))
+    elif kind == "ERROR":
+        report.errors.append(args[0])
+    elif kind == "END":
+        report.end = args[0] or "complete"
+        report.restart = args[1] == "1"
+
+
 def parse(text: str) -> list[RunnerReport]:
-    """Every job's report, in order. Lines before the first ``START`` (``GUARD``, ``READY``) set
-    up the first report; a report whose ``END`` is missing was cut short."""
+    """The plain (unsigned) lines, job by job: progress only, since the code under test can print
+    them too. Lines before the first ``START`` (``GUARD``, ``READY``) set up the first report."""
     reports: list[RunnerReport] = []
     current = RunnerReport()
     guarded: bool | None = None
     for line in text.splitlines():
         f = _fields(line)
-        if not f:
+        if not f or f[0] == SIGNED:
             continue
-        kind, args = f[0], f[1:] + [""] * 5
+        kind, args = f[0], f[1:]
         if kind == "GUARD":
-            guarded = args[0] == "exit"
+            guarded = args[0] == "exit" if args else None
             current.guarded = guarded
         elif kind == "START":
-            if current.id or current.tests or current.end is not None:
+            if current.id or current.begun or current.phases:
                 reports.append(current)
-            current = RunnerReport(id=args[0], guarded=guarded)
-        elif kind == "COMPILE":
-            current.compiled = args[0] == "ok"
-            current.compile_errors = args[1]
-        elif kind == "PHASE":
-            current.phases.append(args[0])
-        elif kind == "BEGIN":
-            current.begun.append(args[0])
-        elif kind == "TEST":
-            try:
-                status = Status(args[0])
-            except ValueError:
-                current.errors.append(f"unknown test status {args[0]!r}")
-                continue
-            millis = int(args[2]) if args[2].isdigit() else 0
-            current.tests.append(ReportedTest(args[1], status, millis, args[3]))
-        elif kind == "CLASS":
-            current.class_failures.append(ReportedTest(args[0], Status.FAIL, 0, args[1]))
-        elif kind == "ERROR":
-            current.errors.append(args[0])
-        elif kind == "END":
-            current.end = args[1] or "complete"
-            current.restart = args[2] == "1"
-    if current.id or current.tests or current.end is not None or current.errors or not reports:
-        reports.append(current)
+            current = RunnerReport(id=args[0] if args else "", guarded=guarded)
+        elif kind in PROGRESS:
+            _apply(current, kind, args)
+    reports.append(current)
     return reports
+
+
+def _signed_line(line: str, key: JobKey) -> tuple[int, str, str, list[str]] | None:
+    """``(seq, job id, kind, fields)`` of a line signed under ``key``; None for any other line."""
+    line = line.rstrip("\r\n")
+    head = PREFIX + SIGNED + "\t"
+    if not line.startswith(head):
+        return None
+    body, _, tag = line[len(head):].rpartition("\t")
+    if not report_auth.verify(key, body, tag):
+        return None
+    seq, job, kind, *fields = body.split("\t") + [""] * 2
+    if not seq.isdigit():
+        return None
+    return int(seq), unescape(job), kind, [unescape(f) for f in fields]
+
+
+def is_signed_end(line: str, key: JobKey, job_id: str) -> bool:
+    """Whether ``line`` is the runner's own end of job ``job_id``: how a reader knows the job is over."""
+    signed = _signed_line(line, key)
+    return signed is not None and signed[1] == job_id and signed[2] == "END"
+
+
+@dataclass
+class JobOutput:
+    """What one job's output says, read with its key."""
+
+    signed: RunnerReport | None
+    """The runner's own report (every line verified, numbered without a gap, ending in ``END``);
+    None when the output stops before that (the JVM died, was killed, or never took the job)."""
+    progress: RunnerReport
+    """The plain lines: which phase and test were running, for blame when ``signed`` is None."""
+    started: bool = False
+    """The runner signed the job's ``START``: it took the job."""
+    compiled: bool = False
+    """The runner signed ``COMPILE ok``: code of the candidate may have run after it."""
+    forged: int = 0
+    """Lines that look like the runner's report but were not signed by it for this job."""
+
+
+def read_job(text: str, key: JobKey, job_id: str) -> JobOutput:
+    report = RunnerReport(id=job_id)
+    expected, started, compiled, complete, forged = 0, False, False, False, 0
+    for line in text.splitlines():
+        if not line.startswith(PREFIX):
+            continue
+        signed = _signed_line(line, key)
+        if signed is None:
+            kind = line[len(PREFIX):].split("\t", 1)[0].rstrip("\r\n")
+            forged += kind not in PROGRESS and kind not in ("GUARD", "READY", "START")
+            continue
+        seq, job, kind, fields = signed
+        if job != job_id or seq != expected or complete:
+            forged += 1
+            continue
+        expected += 1
+        started = True
+        if kind == "COMPILE" and fields[0] == "ok":
+            compiled = True
+        if kind != "START":
+            _apply(report, kind, fields)
+        complete = kind == "END"
+    progress = parse(text)[-1]
+    report.guarded = progress.guarded
+    return JobOutput(report if complete else None, progress, started, compiled, forged)
 
 
 def _first_line(text: str) -> str:
@@ -137,11 +218,10 @@ def unreported(report: RunnerReport, triggers: tuple[str, ...] | list[str]) -> l
     return [t for t in triggers if t not in named and t.split("::")[0] not in named]
 
 
-def to_outcome(report: RunnerReport, *, killed_for_time: bool = False, stderr_tail: str = "",
-               triggers: tuple[str, ...] | list[str] = ()) -> Outcome:
-    """What the report says about the candidate. ``killed_for_time``: the host stopped the JVM at
-    the candidate's wall-clock limit. ``triggers``: the trigger tests asked for; a complete run
-    that reports no result for one of them is the harness's failure, never a pass."""
+def to_outcome(report: RunnerReport, *, triggers: tuple[str, ...] | list[str] = ()) -> Outcome:
+    """What a job's signed, complete report says about the candidate. ``triggers``: the trigger
+    tests asked for; a complete run that reports no result for one of them is the harness's
+    failure, never a pass."""
     if report.errors:
         return Outcome(phase=Phase.COMPILE, compiled=False, harness_error="; ".join(report.errors))
     if report.compiled is False or report.end == "compile-error":
@@ -154,21 +234,10 @@ def to_outcome(report: RunnerReport, *, killed_for_time: bool = False, stderr_ta
     timed = [t.name for t in report.tests if t.status is Status.TIMEOUT]
     ran = sum(t.status is not Status.SKIP for t in report.tests) + len(report.class_failures)
     phase = Phase(report.phases[-1]) if report.phases else Phase.COMPILE
-    outcome = Outcome(phase=phase, compiled=True, tests_run=ran)
+    outcome = Outcome(phase=phase, compiled=True, tests_run=ran,
+                      passed_tests=[t.name for t in report.tests if t.status is Status.PASS])
     notes = []
-    if report.end is None:
-        running = report.running
-        if killed_for_time:
-            outcome.timed_out = True
-            if running:
-                timed.append(running)
-            notes.append(f"the candidate's time limit was reached{f' in {running}' if running else ''}")
-        elif running:
-            failing.append(ReportedTest(running, Status.FAIL, 0, "the JVM ended during this test (System.exit or a crash)"))
-            outcome.tests_run += 1
-        else:
-            outcome.harness_error = "the test JVM ended without reporting" + (f": {stderr_tail.strip()[-800:]}" if stderr_tail.strip() else "")
-    elif report.end == "poisoned":
+    if report.end == "poisoned":
         outcome.timed_out = True
         notes.append("a timed-out test could not be stopped")
     elif report.end == "error":
@@ -178,13 +247,12 @@ def to_outcome(report: RunnerReport, *, killed_for_time: bool = False, stderr_ta
         missing = unreported(report, triggers)
         if missing:
             outcome.harness_error = f"the runner reported no result for trigger test(s) {', '.join(missing)}"
-    if report.end is not None:
-        # a test that began and never finished, in a run that went on: something the code under
-        # test threw cut JUnit short (the runner reports the class too, when it can)
-        finished = {t.name for t in report.tests}
-        for name in dict.fromkeys(b for b in report.begun if b not in finished):
-            failing.append(ReportedTest(name, Status.FAIL, 0, "the test began but never finished"))
-            outcome.tests_run += 1
+    # a test that began and never finished, in a run that went on: something the code under
+    # test threw cut JUnit short (the runner reports the class too, when it can)
+    finished = {t.name for t in report.tests}
+    for name in dict.fromkeys(b for b in report.begun if b not in finished):
+        failing.append(ReportedTest(name, Status.FAIL, 0, "the test began but never finished"))
+        outcome.tests_run += 1
     outcome.failing_tests = [t.name for t in failing]
     outcome.messages = {t.name: _first_line(t.message) for t in failing}
     outcome.timed_out_tests = timed
@@ -193,7 +261,39 @@ def to_outcome(report: RunnerReport, *, killed_for_time: bool = False, stderr_ta
     return outcome
 
 
-def outcome_of(text: str, *, killed_for_time: bool = False, stderr_tail: str = "",
+def unfinished(job: JobOutput, *, killed_for_time: bool, stderr_tail: str) -> Outcome:
+    """A job whose output stops before the runner's signed end: never a pass, whatever the
+    output held. Killed at the time limit, it timed out; ended after the candidate's classes were
+    compiled (so its code may have run: ``System.exit``, ``Runtime.halt``, a crash), the JVM
+    died in the candidate's hands (``jvm_died``: engines run such a job once more in a fresh
+    JVM before they believe it); ended before that, the harness failed."""
+    progress = job.progress
+    running = progress.begun[-1] if progress.begun else None
+    phase = Phase(progress.phases[-1]) if progress.phases else Phase.COMPILE
+    if killed_for_time:
+        where = f" in {running}" if running else ""
+        return Outcome(phase=phase, compiled=job.compiled, timed_out=True,
+                       timed_out_tests=[running] if running else [],
+                       detail=f"the candidate's time limit was reached{where}")
+    if job.compiled:
+        blamed = running or "(the test JVM)"
+        what = f"the JVM ended during {'this test' if running else 'the tests'} (System.exit, a halt or a crash)"
+        return Outcome(phase=phase, compiled=True, tests_run=1, failing_tests=[blamed], messages={blamed: what},
+                       jvm_died=True)
+    tail = stderr_tail.strip()[-800:]
+    return Outcome(phase=Phase.COMPILE, compiled=False,
+                   harness_error="the test JVM ended without reporting" + (f": {tail}" if tail else ""))
+
+
+def outcome_of(text: str, key: JobKey, job_id: str, *, killed_for_time: bool = False, stderr_tail: str = "",
                triggers: tuple[str, ...] | list[str] = ()) -> Outcome:
-    """The outcome of the last (or only) job in a runner's output."""
-    return to_outcome(parse(text)[-1], killed_for_time=killed_for_time, stderr_tail=stderr_tail, triggers=triggers)
+    """The outcome of job ``job_id`` from the runner's output, trusting only what it signed with ``key``."""
+    job = read_job(text, key, job_id)
+    if job.signed is not None:
+        outcome = to_outcome(job.signed, triggers=triggers)
+    else:
+        outcome = unfinished(job, killed_for_time=killed_for_time, stderr_tail=stderr_tail)
+    if job.forged:
+        note = f"ignored {job.forged} report line(s) the runner did not sign (printed by the code under test)"
+        outcome.detail = f"{outcome.detail}; {note}" if outcome.detail else note
+    return outcome

@@ -120,6 +120,10 @@ class ValidationRecord(_Record):
     """Anything else worth showing: the harness error, the test that timed out, a splice correction."""
     tests_run: int = 0
     """How many tests ran."""
+    passed_tests: list[str] = []
+    """For the fixed version's baseline: every test it passed (``Class::method``), as the engine's
+    signed report named them; a candidate is plausible only if it passes all of them. Empty for
+    candidates and for engines that do not name passing tests."""
     all_tests_ran: bool = False
     """Every trigger and relevant test ran (validation did not stop at a first failure), so
     ``failing_tests`` is complete: a wrong candidate whose failures are all trigger tests passed

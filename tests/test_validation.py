@@ -22,7 +22,7 @@ from nl2fix.java_text import candidate_hash
 from nl2fix.models import Engine, Verdict
 from nl2fix.store import RunStore
 from nl2fix.validation import check_baselines, validate
-from nl2fix.verdicts import judge, known_failures_of, verdict_of
+from nl2fix.verdicts import judge, known_failures_of, required_of, verdict_of
 from validation_fixtures import (  # noqa: F401
     CANDIDATE_TIMEOUT,
     MINIBENCH_JSON,
@@ -72,6 +72,21 @@ def test_a_trigger_test_that_fails_on_the_fixed_version_too_is_never_excused(fai
     record = judge(done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="h", engine="fast", known_failures=known)
     assert record.verdict is Verdict.WRONG and record.failing_tests == failing and record.ignored_failures == ["B::u"]
     assert verdict_of(done(failing_tests=["B::u"]), known)[0] is Verdict.PLAUSIBLE
+
+
+def test_a_pass_accounts_for_every_test_the_fixed_version_passed():
+    fixed = judge(done(passed_tests=["A::t", "A::u", "B::v"]), bug_id="B-1", hash="fixed", engine="fast",
+                  keep_passed=True)
+    required = required_of(fixed)
+    assert fixed.passed_tests == ["A::t", "A::u", "B::v"] and required == {"A::t", "A::u", "B::v"}
+    assert verdict_of(done(passed_tests=["A::t", "A::u", "B::v", "C::w"]), required=required)[0] is Verdict.PLAUSIBLE
+    # a report that names fewer tests (the relevant phase skipped, or tests skipped) is no pass
+    record = judge(done(passed_tests=["A::t"]), bug_id="B-1", hash="h", engine="fast", required=required)
+    assert record.verdict is Verdict.WRONG and record.failing_tests == ["A::u", "B::v"]
+    assert "2 test(s) the fixed version passed did not pass" in record.detail
+    assert record.passed_tests == []  # kept for the fixed version only
+    # an engine that does not name passing tests (Defects4J's) is judged as before
+    assert verdict_of(done(), required=required)[0] is Verdict.PLAUSIBLE
 
 
 def test_a_record_lists_held_and_ignored_failures_apart():

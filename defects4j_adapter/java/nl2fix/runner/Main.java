@@ -1,23 +1,34 @@
 package nl2fix.runner;
 
-import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.FileInputStream;
 import java.io.FileDescriptor;
-import java.io.InputStreamReader;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * nl2fix's test runner. {@code run REQUEST} validates one candidate and exits;
- * {@code serve} reads request-file paths from standard input, one per line, and validates each
- * in turn in this warm JVM (compiler, JUnit and JIT stay loaded; each candidate gets a fresh
- * class loader). Output: {@link Report} lines. After a candidate that left the JVM in doubt
- * (a test thread that would not die, out of memory), the server exits and is started afresh.
+ * {@code serve} validates one candidate per line of standard input in this warm JVM (compiler,
+ * JUnit and JIT stay loaded; each candidate gets a fresh class loader). After a candidate that
+ * left the JVM in doubt (a test thread that would not die, out of memory, a thread that outlived
+ * its job), the server exits and is started afresh.
+ *
+ * <p>Each job comes with a fresh 128-bit key on standard input ({@code run}: the first line;
+ * {@code serve}: {@code REQUEST-PATH KEY} per line), read byte by byte straight into two local
+ * {@code long}s and passed down as arguments only: no field, object or file ever holds it, and
+ * the harness writes a job's line only after the previous job ended, so no code of another job
+ * is there to read it either (a thread that outlives its job makes this JVM exit first). The
+ * verdict comes from the lines {@link Report#signed} writes with that key, after the code under
+ * test has stopped; anything the code under test prints is at most progress.
  */
 public final class Main {
     private Main() {
@@ -27,52 +38,73 @@ public final class Main {
         Report report = new Report();
         JdkState.isolateStreams();
         report.line("GUARD", ExitGuard.install() != null ? "exit" : "none");
+        TestClasses.defineClassPath(System.getProperty("java.class.path"), Main.class.getClassLoader());
         InMemoryCompiler compiler = new InMemoryCompiler();
+        InputStream in = new FileInputStream(FileDescriptor.in);
         if (args.length == 2 && "run".equals(args[0])) {
-            handle(Request.read(Paths.get(args[1])), compiler, report);
+            long k0 = SipHash.readHex(in);
+            long k1 = SipHash.readHex(in);
+            handle(Request.read(Paths.get(args[1])), k0, k1, compiler, report);
             ExitGuard.halt(0);
         }
         if (args.length != 1 || !"serve".equals(args[0])) {
             report.line("ERROR", "usage: Main run REQUEST | Main serve");
             ExitGuard.halt(2);
         }
-        BufferedReader in = new BufferedReader(new InputStreamReader(new FileInputStream(FileDescriptor.in), StandardCharsets.UTF_8));
         report.line("READY");
-        String line;
-        while ((line = in.readLine()) != null) {
-            if (!line.isEmpty() && handle(Request.read(Paths.get(line)), compiler, report)) {
+        String path;
+        while ((path = readUntil(in, ' ')) != null) {
+            long k0 = SipHash.readHex(in);
+            long k1 = SipHash.readHex(in);
+            if (readUntil(in, '\n') == null || handle(Request.read(Paths.get(path)), k0, k1, compiler, report)) {
                 break;
             }
         }
         ExitGuard.halt(0);
     }
 
+    /** The bytes up to {@code end} (not included), or null at the end of the input. */
+    private static String readUntil(InputStream in, char end) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        int c;
+        while ((c = in.read()) != end) {
+            if (c < 0) {
+                return null;
+            }
+            b.write(c);
+        }
+        return new String(b.toByteArray(), StandardCharsets.UTF_8);
+    }
+
     /** Validates one candidate; true when this JVM should not take another. */
-    static boolean handle(Request job, InMemoryCompiler compiler, Report report) throws Exception {
-        report.line("START", job.id);
+    static boolean handle(Request job, long k0, long k1, InMemoryCompiler compiler, Report report) throws Exception {
+        int seq = 0;
+        report.signed(k0, k1, seq++, job.id, "START");
         Map<String, byte[]> overlay = Collections.emptyMap();
         if (job.source != null) {
             InMemoryCompiler.Result compiled;
             try {
                 compiled = compiler.compile(new File(job.source), job.compileClasspath, job.release, job.encoding);
             } catch (Throwable t) {
-                report.line("ERROR", "the compiler failed: " + t);
-                report.line("END", job.id, "error", "1");
+                report.signed(k0, k1, seq++, job.id, "ERROR", "the compiler failed: " + t);
+                report.signed(k0, k1, seq, job.id, "END", "error", "1");
                 return true;
             }
             if (!compiled.ok()) {
-                report.line("COMPILE", "error", compiled.errors);
-                report.line("END", job.id, "compile-error", "0");
+                report.signed(k0, k1, seq++, job.id, "COMPILE", "error", compiled.errors);
+                report.signed(k0, k1, seq, job.id, "END", "compile-error", "0");
                 return false;
             }
-            report.line("COMPILE", "ok", "");
             overlay = compiled.classes;
         }
+        // from here on code of the candidate may run: a JVM that dies now is the candidate's doing
+        report.signed(k0, k1, seq++, job.id, "COMPILE", "ok", "");
         List<String> cp = job.classpath;
         URL[] urls = new URL[cp.size()];
         for (int i = 0; i < urls.length; i++) {
             urls[i] = new File(cp.get(i)).toURI().toURL();
         }
+        Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         CandidateLoader loader = new CandidateLoader(urls, overlay, SystemLoader.class.getClassLoader());
         ThreadGroup group = new ThreadGroup("nl2fix-candidate");
         JdkState saved = new JdkState();
@@ -80,14 +112,21 @@ public final class Main {
         SystemLoader.use(loader);
         TestExecutor executor = new TestExecutor(loader, report, job, group);
         try {
+            TestClasses.defineFirst(loader, job, overlay.keySet());
             executor.runAll();
         } finally {
             SystemLoader.use(null);
             saved.restore();
         }
-        boolean clean = Threads.stopAll(group) & Threads.killProcesses();
+        boolean clean = Threads.stopAll(group) & Threads.killProcesses() & !Threads.outlived(before);
         boolean restart = executor.poisoned || executor.restartAdvised || !clean;
-        report.line("END", job.id, executor.poisoned ? "poisoned" : executor.stopped ? "stopped" : "complete", restart ? "1" : "0");
+        synchronized (executor.results) {
+            for (String[] row : executor.results) {
+                report.signed(k0, k1, seq++, job.id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));
+            }
+        }
+        report.signed(k0, k1, seq, job.id, "END", executor.poisoned ? "poisoned" : executor.stopped ? "stopped" : "complete",
+                restart ? "1" : "0");
         loader.close();
         return restart;
     }

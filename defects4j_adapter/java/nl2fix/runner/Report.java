@@ -4,12 +4,20 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.io.UnsupportedEncodingException;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The machine-readable channel: one {@code NL2FIX<TAB>KIND<TAB>field...} line per event on the
- * JVM's real standard output, which only the runner writes to (the code under test gets
- * {@link BoundedStream}s instead). Fields escape backslash, tab, CR and LF; the Python side
+ * JVM's real standard output. Fields escape backslash, tab, CR and LF; the Python side
  * ({@code defects4j_adapter/runner_output.py}) reads the same format.
+ *
+ * <p>Code under test can write to that same output ({@code new FileOutputStream(FileDescriptor.out)},
+ * a child process), so plain lines are progress only (which test was running when the JVM
+ * died): they can make a verdict worse, never a pass. What decides a verdict is {@link #signed}:
+ * lines carrying a SipHash MAC under the job's key, which the harness sends on this JVM's
+ * standard input right before the job (never in a file) and which lives only in local
+ * variables of the runner (see {@link SipHash}). Lines are numbered, so none can be dropped,
+ * repeated or reordered unnoticed, and carry the job id, so none can be replayed from another job.
  */
 final class Report {
     private static final int FIELD_LIMIT = 4000;
@@ -48,6 +56,19 @@ final class Report {
             b.append('\t').append(escape(f));
         }
         out.print(b.append('\n'));
+        out.flush();
+    }
+
+    /** {@code NL2FIX SIGNED seq id KIND field... mac}: the MAC covers everything between
+     * {@code SIGNED<TAB>} and the last tab, as written (escaped, UTF-8). */
+    synchronized void signed(long k0, long k1, int seq, String id, String kind, String... fields) {
+        StringBuilder body = new StringBuilder().append(seq).append('\t').append(escape(id)).append('\t').append(kind);
+        for (String f : fields) {
+            body.append('\t').append(escape(f));
+        }
+        long mac = SipHash.mac(k0, k1, body.toString().getBytes(StandardCharsets.UTF_8));
+        String hex = Long.toHexString(mac);
+        out.print("\nNL2FIX\tSIGNED\t" + body + "\t" + "0000000000000000".substring(hex.length()) + hex + "\n");
         out.flush();
     }
 }

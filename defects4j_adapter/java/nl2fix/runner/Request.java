@@ -13,7 +13,8 @@ import java.util.Set;
  * One candidate's job, read from a file of {@code key value} lines (keys may repeat):
  * {@code id}, {@code source} (a .java file to compile in memory, optional),
  * {@code compile_classpath}, {@code release}, {@code encoding}, {@code classpath} (the project's
- * classes, test classes and jars, in order), {@code trigger} ({@code pkg.Class::method}),
+ * classes, test classes and jars, in order), {@code test_classes} (the folders of compiled tests),
+ * {@code package} (the package of the candidate's class), {@code trigger} ({@code pkg.Class::method}),
  * {@code relevant} ({@code pkg.Class}), {@code known} (tests that fail on the fixed version too),
  * {@code stop_at_first_failure}, {@code test_timeout_ms}.
  */
@@ -24,6 +25,8 @@ final class Request {
     String release = "8";
     String encoding = "UTF-8";
     final List<String> classpath = new ArrayList<>();
+    final List<String> testClasses = new ArrayList<>();
+    final List<String> packages = new ArrayList<>();
     final List<String> triggers = new ArrayList<>();
     final List<String> relevant = new ArrayList<>();
     final Set<String> known = new HashSet<>();
@@ -46,6 +49,8 @@ final class Request {
                 case "release": r.release = value; break;
                 case "encoding": r.encoding = value; break;
                 case "classpath": r.classpath.add(value); break;
+                case "test_classes": r.testClasses.add(value); break;
+                case "package": r.packages.add(value); break;
                 case "trigger": r.triggers.add(value); break;
                 case "relevant": r.relevant.add(value); break;
                 case "known": r.known.add(value); break;

@@ -1,7 +1,9 @@
 package nl2fix.runner;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.runner.Description;
@@ -28,6 +30,9 @@ final class TestExecutor {
     private final nl2fix.runner.Request job;
     private final ThreadGroup group;
     private final Set<String> done = new HashSet<>();
+    /** Every test and class result, in order, for the signed report {@link Main} writes once the
+     * code under test has stopped. Only the runner's stack frames reach this executor. */
+    final List<String[]> results = java.util.Collections.synchronizedList(new ArrayList<String[]>());
     volatile boolean stopped;
     /** A test thread would not die: the JVM cannot be trusted with another candidate. */
     volatile boolean poisoned;
@@ -39,6 +44,20 @@ final class TestExecutor {
         this.report = report;
         this.job = job;
         this.group = group;
+    }
+
+    private void record(String kind, String... fields) {
+        String[] row = new String[fields.length + 1];
+        row[0] = kind;
+        System.arraycopy(fields, 0, row, 1, fields.length);
+        results.add(row);
+    }
+
+    /** A progress line now (what the harness blames when the JVM dies mid-test) and the same
+     * event in the signed report. */
+    private void event(String kind, String value) {
+        report.line(kind, value);
+        record(kind, value);
     }
 
     static String name(Description d) {
@@ -57,7 +76,7 @@ final class TestExecutor {
     }
 
     void runAll() {
-        report.line("PHASE", "trigger");
+        event("PHASE", "trigger");
         for (String spec : job.triggers) {
             if (stopped) {
                 return;
@@ -72,7 +91,7 @@ final class TestExecutor {
                 run(Request.method(c, spec.substring(sep + 2)), spec.substring(0, sep), spec);
             }
         }
-        report.line("PHASE", "relevant");
+        event("PHASE", "relevant");
         for (String cls : job.relevant) {
             if (stopped) {
                 return;
@@ -113,7 +132,7 @@ final class TestExecutor {
     }
 
     private void classFailure(String cls, String message) {
-        report.line("CLASS", cls, message);
+        record("CLASS", cls, message);
         done.add(cls);
         failed(cls);
     }
@@ -183,7 +202,7 @@ final class TestExecutor {
                 kills = 0;
                 listener.timedOut.add(test);
                 done.add(test);
-                report.line("TEST", "timeout", test, Long.toString(job.testTimeoutMs), "test timed out after " + job.testTimeoutMs + " ms");
+                record("TEST", "timeout", test, Long.toString(job.testTimeoutMs), "test timed out after " + job.testTimeoutMs + " ms");
                 if (job.stopAtFirstFailure && !job.known.contains(test)) {
                     stopped = true;
                 }
@@ -226,7 +245,7 @@ final class TestExecutor {
             startedAt = System.nanoTime();
             lastEvent = startedAt;
             current = d;
-            report.line("BEGIN", name(d));
+            event("BEGIN", name(d));
         }
 
         @Override
@@ -239,7 +258,7 @@ final class TestExecutor {
             if (FILTER_CLASS.equals(d.getClassName())) {
                 // Request.method found no such test: a trigger test that does not exist
                 if (triggerSpec != null) {
-                    report.line("TEST", "fail", triggerSpec, "0", "no such test: " + f.getMessage());
+                    record("TEST", "fail", triggerSpec, "0", "no such test: " + f.getMessage());
                     done.add(triggerSpec);
                     failed(triggerSpec);
                     maybeStop();
@@ -262,7 +281,7 @@ final class TestExecutor {
 
         @Override
         public void testIgnored(Description d) {
-            report.line("TEST", "skip", name(d), "0", "ignored");
+            record("TEST", "skip", name(d), "0", "ignored");
         }
 
         @Override
@@ -281,11 +300,11 @@ final class TestExecutor {
             Failure f = failures.remove(n);
             String exit = ExitGuard.takeExitAttempt();
             if (assumptions.remove(n)) {
-                report.line("TEST", "skip", n, Long.toString(ms), "assumption failed");
+                record("TEST", "skip", n, Long.toString(ms), "assumption failed");
             } else if (f == null) {
-                report.line("TEST", "pass", n, Long.toString(ms), "");
+                record("TEST", "pass", n, Long.toString(ms), "");
             } else {
-                report.line("TEST", "fail", n, Long.toString(ms), (exit == null ? "" : exit + "\n") + trace(f.getException()));
+                record("TEST", "fail", n, Long.toString(ms), (exit == null ? "" : exit + "\n") + trace(f.getException()));
                 failed(n);
                 maybeStop();
             }

@@ -16,6 +16,17 @@ final class Threads {
         return none[0];
     }
 
+    /** True when a thread that was not there before is still alive: whoever started it, it could
+     * read the next job's line from standard input, so the JVM must not take another job. */
+    static boolean outlived(java.util.Set<Thread> before) {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.isAlive() && !before.contains(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** True when every thread of the group is gone. */
     @SuppressWarnings({"deprecation", "removal"})
     static boolean stopAll(ThreadGroup group) throws InterruptedException {
