@@ -6,6 +6,7 @@ both javac-based engines. None may pass, and the candidate judged next gets its 
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -13,7 +14,11 @@ import pytest
 from defects4j_adapter.fast_engine import FastEngine
 from defects4j_adapter.rebuild_engine import RebuildEngine
 from defects4j_adapter.splice import method_header
+from nl2fix import replay
+from nl2fix.dataset import open_dataset
+from nl2fix.java_text import candidate_hash
 from nl2fix.models import Verdict
+from nl2fix.store import RunStore
 from nl2fix.verdicts import judge, required_of
 from validation_fixtures import FIXTURES, confined, engine_options, minibench, nl2fix_cache  # noqa: F401
 
@@ -117,3 +122,21 @@ def test_skipping_is_not_passing(fast, minibench):
     record = judge(outcome, bug_id=ws.bug.id, hash="h", engine="fast", required=required_of(fixed))
     assert record.verdict is Verdict.WRONG and ws.trigger_tests[0] in record.failing_tests
     assert "did not pass (skipped or not run)" in record.detail
+
+
+def test_the_issue_s_reproduction_through_the_command_line(invoke_cli, nl2fix_cache, confined, tmp_path):
+    # `--backend replay` on Textkit-1 with forging patches, then `nl2fix validate` with both engines
+    bug = open_dataset("example").bugs["Textkit-1"]
+    forgeries = [attack(name, bug) for name in ("fd_out_forged_then_halt", "exit_zero_without_guard")]
+    patches = tmp_path / "patches.json"
+    patches.write_text(json.dumps({"Textkit-1": replay.entry("forge", [*forgeries, bug.fixed_method])}))
+    run = tmp_path / "run"
+    sampled = invoke_cli("sample", "--dataset", "example", "--bug", "Textkit-1", "--backend", "replay",
+                         "--replay-file", patches, "-n", "3", "--run", run)
+    assert sampled.exit_code == 0, sampled.output
+    for engine in ("fast", "rebuild"):
+        validated = invoke_cli("validate", "--run", run, "--engine", engine)
+        assert validated.exit_code == 0, validated.output
+        verdicts = {r.hash: r.verdict for r in RunStore(run).validations("Textkit-1", engine)}
+        assert verdicts[candidate_hash(bug.fixed_method)] is Verdict.PLAUSIBLE
+        assert [verdicts[candidate_hash(code)] for code in forgeries] == [Verdict.WRONG, Verdict.WRONG], engine
