@@ -42,9 +42,16 @@ def prepare_one(bug: Bug, options: EngineOptions) -> Preparation:
     try:
         workspace = prepare_workspace(bug, options)
         source = workspace.target_file.read_bytes().decode(workspace.encoding)
-        location = splice.locate(source, bug.buggy_method, bug.start_line, bug.end_line)
     except (Nl2FixError, OSError, UnicodeDecodeError) as exc:
         return Preparation(bug, PrepareStatus.FAILED, str(exc))
+    return check_location(bug, source)
+
+
+def check_location(bug: Bug, source: str) -> Preparation:
+    """Whether splicing finds ``bug``'s buggy method in ``source`` (its buggy file's text), and
+    what it corrects to find it."""
+    try:
+        location = splice.locate(source, bug.buggy_method, bug.start_line, bug.end_line)
     except splice.SpliceError as exc:
         return Preparation(bug, PrepareStatus.FAILED, f"{bug.path}: {exc}")
     if location.corrected:

@@ -9,7 +9,7 @@ JVMs), split by command. Needs a Defects4J (see ../shared/tools/defects4j-offlin
 without one it says so and exits 0.
 
     python3 scripts/bench_prepare.py                          # the first bug of Cli, Codec, JxPath
-    python3 scripts/bench_prepare.py --bug Cli-5 --bug Math-2 --no-baselines
+    python3 scripts/bench_prepare.py --bugs Cli-5,Math-2 --no-baselines
 """
 
 from __future__ import annotations
@@ -24,11 +24,9 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
+import d4j_bugs
 from defects4j_adapter import d4j_cli, d4j_workspace, java_runner
-from nl2fix.dataset import open_dataset
 from nl2fix.models import Engine
-
-DEFAULT_DATASET = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "nl2fix_dataset.json"
 
 
 def children_cpu() -> float:
@@ -77,20 +75,14 @@ def measure(bug, d4j, cache_dir: Path, commands: CommandCpu, baselines: bool) ->
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dataset", default=str(DEFAULT_DATASET), help="NL2Fix JSON (default ../shared/data).")
-    parser.add_argument("--bug", action="append", help="Bug id (repeatable; default: the first of --project).")
-    parser.add_argument("--project", action="append", help="Projects whose first bug is measured (default Cli, Codec, JxPath).")
+    d4j_bugs.add_arguments(parser, projects=("Cli", "Codec", "JxPath"), limit=1)
     parser.add_argument("--no-baselines", action="store_true", help="Measure the preparation only.")
     args = parser.parse_args()
-    if d4j_cli.locate() is None:
-        print("skipped: Defects4J is not installed (no `defects4j` on PATH or under $D4J_HOME)")
+    d4j, reason = d4j_bugs.defects4j_or_reason()
+    if d4j is None:
+        print(reason)
         return 0
-    d4j = d4j_cli.Defects4J.find()
-    dataset = open_dataset(args.dataset)
-    if args.bug:
-        bugs = [dataset.resolve(b) for b in args.bug]
-    else:
-        bugs = [dataset.select([], [p], False)[0] for p in args.project or ["Cli", "Codec", "JxPath"]]
+    bugs = d4j_bugs.chosen_bugs(args)
 
     cache_dir = Path(tempfile.mkdtemp(prefix="nl2fix-bench-prepare-"))
     cache_dir.chmod(0o755)  # confined test JVMs run as other users

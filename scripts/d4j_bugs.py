@@ -1,0 +1,44 @@
+"""Which dataset bugs a Defects4J benchmark script runs on, chosen the same way by each:
+``--projects`` (default: the projects an offline Defects4J here can build), ``--bugs``,
+``--limit`` (the first N bugs of each project), and what to say without a Defects4J."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from defects4j_adapter import d4j_cli
+from nl2fix.dataset import open_dataset
+from nl2fix.models import Bug
+
+INSTALLED_PROJECTS = ("Cli", "JxPath", "Codec", "Csv", "Compress", "Math", "JacksonCore", "Collections", "JacksonXml")
+"""What ../shared/tools/defects4j-offline builds (189 of the dataset's 283 bugs)."""
+DEFAULT_DATASET = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "nl2fix_dataset.json"
+
+
+def add_arguments(parser: argparse.ArgumentParser, *, projects: tuple[str, ...] = INSTALLED_PROJECTS,
+                  limit: int | None = None) -> None:
+    parser.add_argument("--dataset", default=str(DEFAULT_DATASET), help="NL2Fix JSON (default ../shared/data).")
+    parser.add_argument("--projects", default=",".join(projects),
+                        help=f"Comma-separated projects (default {','.join(projects)}).")
+    parser.add_argument("--bugs", default="", help="Comma-separated bug ids instead of --projects.")
+    parser.add_argument("--limit", type=int, default=limit,
+                        help="Only the first N bugs of each project" + (f" (default {limit})." if limit else "."))
+
+
+def chosen_bugs(args: argparse.Namespace) -> list[Bug]:
+    dataset = open_dataset(args.dataset)
+    if args.bugs:
+        return [dataset.resolve(b) for b in args.bugs.split(",") if b.strip()]
+    bugs = []
+    for project in filter(None, (p.strip() for p in args.projects.split(","))):
+        of_project = sorted(dataset.select([], [project], False), key=lambda b: b.number)
+        bugs += of_project[: args.limit] if args.limit else of_project
+    return bugs
+
+
+def defects4j_or_reason() -> tuple[d4j_cli.Defects4J | None, str]:
+    """The installed Defects4J, or why there is none (the scripts then skip, exit 0)."""
+    if d4j_cli.locate() is None:
+        return None, "skipped: Defects4J is not installed (no `defects4j` on PATH or under $D4J_HOME)"
+    return d4j_cli.Defects4J.find(), ""
