@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from defects4j_adapter import d4j_cli
+from defects4j_adapter import d4j_cli, linkage
 from defects4j_adapter import d4j_workspace as workspaces
 from defects4j_adapter.d4j_cli import CommandResult, CompileResult, Defects4J, TestRun
 from defects4j_adapter.d4j_parsers import ALL_TESTS_FILE, FAILING_TESTS_FILE, FailureKind
@@ -150,7 +150,7 @@ class Defects4JEngine:
             outcome = self._judge(workspace, slot, method, known_failures, stop_at_first_failure, log_dir, start)
         outcome.wall_seconds = time.monotonic() - start
         outcome.log_dir = log_dir
-        return outcome
+        return linkage.noted(outcome, workspace, "Defects4J's Java")
 
     def _judge(
         self,
@@ -226,7 +226,8 @@ def absorb_test(outcome: Outcome, step: Step, run: TestRun, known: frozenset[str
     if result.harness_error:
         outcome.harness_error = result.harness_error
         return False
-    had_new = any(t not in known for t in outcome.failing_tests + outcome.timed_out_tests)
+    # the verdict's detail names the first failure by its message
+    outcome.messages.update({t: result.causes[t] for t in result.failing if t in result.causes})
     outcome.tests_run += result.tests_run
     _add(outcome.failing_tests, result.failing)
     _add(outcome.timed_out_tests, result.timed_out)
@@ -238,8 +239,6 @@ def absorb_test(outcome: Outcome, step: Step, run: TestRun, known: frozenset[str
     new = [t for t in result.failing + result.timed_out if t not in known]
     if any(t in new for t in result.timed_out):
         outcome.timed_out = True
-    if new and not had_new:
-        outcome.detail = _join(outcome.detail, f"{new[0]}: {result.causes.get(new[0], '')}".rstrip(": "))
     return not (new and stop_early)
 
 

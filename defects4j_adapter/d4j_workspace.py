@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator, Mapping
 
-from defects4j_adapter import cache, d4j_cli
+from defects4j_adapter import cache, d4j_cli, java_level
 from defects4j_adapter import d4j_parsers as parsers
 from defects4j_adapter.d4j_cli import EXPORT_PROPERTIES, Defects4J
 from defects4j_adapter.engine import Workspace
@@ -195,8 +195,11 @@ def workspace_for(bug: Bug, checkout: Checkout) -> Workspace:
         )
     ws = workspace_from_exports(bug, checkout.root, checkout.properties, encoding=detect_encoding([target.read_bytes()]))
     # Some exports name jars Defects4J never shipped (rjust/defects4j#410, #133); JUnit 4.11 from
-    # Defects4J's own lib is on the path and suffices.
-    return replace(ws, classpath=tuple(p for p in ws.classpath if p.exists()))
+    # Defects4J's own lib is on the path and suffices. Candidates compile at the level Defects4J's
+    # build compiled the project (see java_level).
+    level = java_level.class_file_level(ws.classes_dir) or java_level.DEFAULT_LEVEL
+    return replace(ws, classpath=tuple(p for p in ws.classpath if p.exists()),
+                   java_release=java_level.in_memory_release(level))
 
 
 def source_dirs(props: Mapping[str, str]) -> tuple[str, str]:

@@ -8,14 +8,16 @@ first real failure) and then the relevant test classes. The workspace is mounted
 no candidate can damage it for the next. A JVM that a candidate left in doubt (a test thread
 that would not die, out of memory, the time limit) is replaced by a fresh one.
 
-A candidate that changes the method's declaration is validated by the rebuild path instead:
-classes compiled against the old declaration might no longer link, where a full rebuild (what
-Defects4J does) would recompile them.
+A candidate that changes the method's declaration in a way other classes can see (see
+:mod:`declaration`) is validated by a rebuild instead: classes compiled against the old
+declaration might no longer link, where a full build would recompile them. On a Defects4J
+checkout Defects4J's own build does it (:mod:`d4j_rebuild`), elsewhere the rebuild engine.
 """
 
 from __future__ import annotations
 
 import collections
+import functools
 import os
 import queue
 import shutil
@@ -26,7 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from defects4j_adapter import java_runner, jobs, runner_output, splice
+from defects4j_adapter import d4j_rebuild, declaration, java_runner, jobs, linkage, runner_output
 from defects4j_adapter.engine import EngineOptions, Outcome, Phase, Workspace
 from defects4j_adapter.rebuild_engine import RebuildEngine
 from defects4j_adapter.sandbox import Limits, Sandbox
@@ -37,6 +39,7 @@ from nl2fix.models import Bug, Engine
 START_TIMEOUT = 120.0
 MAX_JOBS_PER_JVM = 300
 """A fresh JVM after this many candidates, so class metadata and JIT code do not pile up."""
+REBUILT = "the declaration changed in a way other classes can see, so everything was recompiled"
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -75,7 +78,8 @@ class WarmJvm:
         self.inbox.chmod(0o755)
         self.mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch")
         argv = java_runner.jvm_command(runner_dir, memory_mb=options.memory_mb,
-                                       tmp_dir=sandbox.tmp_dir(self.mounts), mode=["serve"])
+                                       tmp_dir=sandbox.tmp_dir(self.mounts), mode=["serve"],
+                                       test_classpath=ws.classpath)
         self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.candidate_timeout))
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr = collections.deque(maxlen=200)
@@ -182,6 +186,7 @@ class FastEngine:
         self.sandbox: Sandbox = options.sandbox
         self.runner_dir = java_runner.runner_classes(options.cache_dir)
         self.rebuild = RebuildEngine(options)
+        self.d4j_rebuild = d4j_rebuild.Defects4JRebuild(options)
         self._idle: dict[str, list[WarmJvm]] = {}
         self._order: list[WarmJvm] = []
         self._lock = threading.Lock()
@@ -227,10 +232,21 @@ class FastEngine:
 
     def run(self, workspace: Workspace, method: str, *, known_failures: frozenset[str] = frozenset(),
             stop_at_first_failure: bool = True, log_dir: Path | None = None) -> Outcome:
-        if splice.method_header(method) != splice.method_header(workspace.bug.buggy_method):
+        judge = functools.partial(self.run_compiled, method=method, known_failures=known_failures,
+                                  stop_at_first_failure=stop_at_first_failure, log_dir=log_dir)
+        if not declaration.affects_other_classes(workspace.bug.buggy_method, method):
+            outcome = judge(workspace)
+        elif d4j_rebuild.is_checkout(workspace):
+            outcome = self.d4j_rebuild.run(workspace, method, log_dir=log_dir, tests=judge)
+        else:
             outcome = self.rebuild.run(workspace, method, known_failures=known_failures,
                                        stop_at_first_failure=stop_at_first_failure, log_dir=log_dir)
-            return jobs.with_note(outcome, "the declaration changed, so everything was recompiled")
+            return jobs.with_note(outcome, REBUILT)
+        return linkage.noted(outcome, workspace)
+
+    def run_compiled(self, workspace: Workspace, *, method: str, known_failures: frozenset[str],
+                     stop_at_first_failure: bool, log_dir: Path | None) -> Outcome:
+        """Validate ``method`` against the workspace's compiled classes (the fast path)."""
         start = time.monotonic()
         outcome = None
         for _ in range(2):  # a JVM found dead before it took the job is replaced once

@@ -9,13 +9,12 @@ from standard input. Its report is parsed by :mod:`defects4j_adapter.runner_outp
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
-from defects4j_adapter import cache
+from defects4j_adapter import cache, junit_classpath, reference_java
 from defects4j_adapter.engine import Workspace
 from nl2fix.errors import Nl2FixError
 from nl2fix.execution import run_command
@@ -37,16 +36,6 @@ def junit_jars() -> tuple[Path, ...]:
     return JUNIT_JARS
 
 
-@functools.lru_cache(maxsize=1)
-def java_major_version() -> int:
-    result = run_command(["java", "-version"], timeout=60)
-    m = re.search(r'version "(\d+)(?:\.(\d+))?', result.stderr + result.stdout)
-    if not result.ok or not m:
-        raise Nl2FixError("no working `java` on PATH", "install a JDK (17 is tested): apt-get install openjdk-17-jdk-headless")
-    major = int(m.group(1))
-    return int(m.group(2)) if major == 1 else major
-
-
 def _sources() -> list[Path]:
     return sorted(SOURCES.rglob("*.java"))
 
@@ -60,8 +49,9 @@ def runner_classes(cache_base: Path | None = None) -> Path:
     final = (cache_base or cache.cache_dir()) / "runner" / h.hexdigest()[:16]
 
     def build(tmp: Path) -> None:
+        javac = reference_java.current(cache_base).jdk.javac
         result = run_command(
-            ["javac", "--release", "11", "-nowarn", "-Xlint:none", "-encoding", "UTF-8", "-d", str(tmp),
+            [str(javac), "--release", "11", "-nowarn", "-Xlint:none", "-encoding", "UTF-8", "-d", str(tmp),
              "-cp", ":".join(map(str, junit_jars())), *map(str, _sources())],
             timeout=COMPILE_TIMEOUT,
         )
@@ -71,17 +61,22 @@ def runner_classes(cache_base: Path | None = None) -> Path:
     return cache.build_once(final, build)
 
 
-def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[str]) -> list[str]:
-    """``java ... nl2fix.runner.Main <mode>``: the runner and JUnit on the class path, the project
-    on the runner's candidate class loader (see ``SystemLoader``)."""
+def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[str],
+                test_classpath: Sequence[Path] = ()) -> list[str]:
+    """``java ... nl2fix.runner.Main <mode>`` on the test Java (:mod:`reference_java`): the runner
+    and JUnit on the class path (the project's JUnit and Hamcrest from ``test_classpath`` when it
+    has a usable one, see :mod:`junit_classpath`), the project on the runner's candidate class
+    loader (see ``SystemLoader``)."""
+    java = reference_java.current()
     args = [
-        "java", f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+        str(java.jdk.java), f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
         f"-Djava.io.tmpdir={tmp_dir}", "-Djava.system.class.loader=nl2fix.runner.SystemLoader",
-        "-Djava.awt.headless=true",
+        "-Djava.awt.headless=true", *java.flags,
     ]
-    if java_major_version() >= 12:
+    if java.jdk.major >= 12:
         args.append("-Djava.security.manager=allow")
-    return [*args, "-cp", ":".join(map(str, [runner_dir, *junit_jars()])), MAIN_CLASS, *mode]
+    junit = junit_classpath.project_junit(test_classpath) or junit_jars()
+    return [*args, "-cp", ":".join(map(str, [runner_dir, *junit])), MAIN_CLASS, *mode]
 
 
 @dataclass

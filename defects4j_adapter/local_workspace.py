@@ -3,7 +3,8 @@
 A bundled-style benchmark keeps, per project, the fixed tree and one patch per bug that turns it
 into the buggy tree (as Defects4J does): ``projects/<Project>/fixed/`` and
 ``projects/<Project>/patches/<N>.src.patch``. Preparing a bug copies the fixed tree, applies the
-patch with ``patch -p1`` and compiles main and test sources once with ``javac --release 8``.
+patch with ``patch -p1`` and compiles main and test sources once with javac, at the Java level the
+project's build files declare (8 when they declare none; see :mod:`java_level`).
 A user's project (source dir, test dir, class path) is copied the same way, so validation never
 writes in the user's tree. Workspaces are cached by content under
 ``$NL2FIX_CACHE_DIR/workspaces/<bug-id>/`` and reused by every run.
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from defects4j_adapter import cache
+from defects4j_adapter import cache, java_level, reference_java
 from defects4j_adapter.engine import Workspace
 from defects4j_adapter.java_runner import junit_jars
 from nl2fix.dataset import EXAMPLE_BENCHMARK
@@ -29,11 +30,10 @@ from nl2fix.models import Bug
 DEFAULT_SRC_DIR = "src/main/java"
 DEFAULT_TEST_DIR = "src/test/java"
 RESOURCE_DIRS = ("src/main/resources", "src/test/resources")
-JAVA_RELEASE = "8"
 BUILD_TIMEOUT = 900.0
 PATCH_TIMEOUT = 60.0
 WORKSPACE_FILE = "workspace.json"
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -62,15 +62,18 @@ def java_files(folder: Path) -> list[Path]:
 
 
 def javac(sources: Sequence[Path], out: Path, classpath: Sequence[Path], encoding: str, *,
-          release: str = JAVA_RELEASE, timeout: float = BUILD_TIMEOUT, runner=None) -> ExecResult:
-    """Compile ``sources`` into ``out``. ``runner(argv, timeout)`` runs the command (a sandbox
-    for candidate code); by default it runs directly."""
+          release: str = str(java_level.DEFAULT_LEVEL), timeout: float = BUILD_TIMEOUT, runner=None) -> ExecResult:
+    """Compile ``sources`` into ``out`` with the test Java's javac at the Java level ``release``
+    (e.g. ``7``). ``runner(argv, timeout)`` runs the command (a sandbox for candidate code); by
+    default it runs directly."""
     out.mkdir(parents=True, exist_ok=True)
     argfile = out.parent / f"{out.name}.sources"
     argfile.write_text("\n".join(f'"{s}"' for s in sources) + "\n", encoding="utf-8")
+    jdk = reference_java.current().jdk
     argv = [
-        "javac", "-d", str(out), "-encoding", encoding, "--release", release, "-nowarn", "-proc:none", "-g",
-        "-Xmaxerrs", "20", "-cp", ":".join(str(p) for p in classpath) or ".", f"@{argfile}",
+        str(jdk.javac), "-d", str(out), "-encoding", encoding, *java_level.javac_options(int(release), jdk.major),
+        "-nowarn", "-proc:none", "-g", "-Xmaxerrs", "20", "-cp", ":".join(str(p) for p in classpath) or ".",
+        f"@{argfile}",
     ]
     if runner is not None:
         return runner(argv, timeout)
@@ -97,8 +100,9 @@ def _tree_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file())
 
 
-def _compile_tree(project: Path, layout: ProjectLayout, dest: Path) -> dict:
-    """Compile main then test sources of ``project`` into ``dest``; the workspace description."""
+def _compile_tree(project: Path, layout: ProjectLayout, dest: Path, level: int) -> dict:
+    """Compile main then test sources of ``project`` into ``dest`` at Java ``level``; the workspace
+    description."""
     main_sources = java_files(project / layout.src_dir)
     test_sources = java_files(project / layout.test_dir)
     if not main_sources:
@@ -109,11 +113,11 @@ def _compile_tree(project: Path, layout: ProjectLayout, dest: Path) -> dict:
         ("main", main_sources, dest / "classes", deps),
         ("test", test_sources, dest / "test-classes", [dest / "classes", *deps]),
     ):
-        result = javac(sources, out, cp, encoding)
+        result = javac(sources, out, cp, encoding, release=str(level))
         (dest / f"compile-{name}.log").write_text(result.stdout + result.stderr, encoding="utf-8")
         if not result.ok:
             raise Nl2FixError(
-                f"the {name} sources of {project} do not compile with javac --release {JAVA_RELEASE}:\n"
+                f"the {name} sources of {project} do not compile at Java level {level}:\n"
                 + first_errors(result.stdout + result.stderr, 8),
                 f"see {dest / f'compile-{name}.log'}",
             )
@@ -123,6 +127,7 @@ def _compile_tree(project: Path, layout: ProjectLayout, dest: Path) -> dict:
         "src_dir": layout.src_dir,
         "test_dir": layout.test_dir,
         "encoding": encoding,
+        "level": level,
         "classpath": [*resources, *(str(p) for p in deps)],
     }
 
@@ -143,7 +148,7 @@ def _workspace(bug: Bug, dest: Path) -> Workspace:
         trigger_tests=bug.trigger_tests,
         relevant_tests=bug.relevant_tests,
         encoding=meta["encoding"],
-        java_release=JAVA_RELEASE,
+        java_release=java_level.in_memory_release(meta["level"]),
         target_file=root / bug.path,
     )
 
@@ -155,7 +160,8 @@ def _builder(populate, layout: ProjectLayout):
     def build(tmp: Path) -> None:
         project = tmp / "project"
         populate(project)
-        meta = _compile_tree(project, ProjectLayout(project, layout.src_dir, layout.test_dir, layout.classpath), tmp)
+        meta = _compile_tree(project, ProjectLayout(project, layout.src_dir, layout.test_dir, layout.classpath), tmp,
+                             java_level.project_level(layout.root))
         (tmp / WORKSPACE_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
     return build
@@ -206,7 +212,8 @@ def prepare_project(bug: Bug, layout: ProjectLayout, cache_base: Path | None = N
     missing = [p for p in layout.classpath if not p.exists()]
     if missing:
         raise Nl2FixError(f"class path entries not found: {', '.join(map(str, missing))}")
-    files = [*_tree_files(layout.root / layout.src_dir), *_tree_files(layout.root / layout.test_dir)]
+    files = [*_tree_files(layout.root / layout.src_dir), *_tree_files(layout.root / layout.test_dir),
+             *(layout.root / name for name in java_level.BUILD_FILES)]
     key = _fingerprint(files, f"{layout.src_dir}\n{layout.test_dir}\n{layout.classpath}")
     final = cache.workspace_root(cache_base) / bug.id / f"project-{key}"
 

@@ -10,7 +10,7 @@ import shutil
 import time
 from pathlib import Path
 
-from defects4j_adapter import java_runner, jobs, local_workspace, runner_output
+from defects4j_adapter import java_runner, jobs, linkage, local_workspace, runner_output
 from defects4j_adapter.engine import EngineOptions, Outcome, Phase, Workspace
 from defects4j_adapter.sandbox import Limits
 from defects4j_adapter.workspaces import prepare_workspace
@@ -45,7 +45,7 @@ class RebuildEngine:
             outcome = self._run(workspace, method, known_failures, stop_at_first_failure, log_dir, job, start)
         outcome.wall_seconds = time.monotonic() - start
         outcome.log_dir = log_dir
-        return outcome
+        return linkage.noted(outcome, workspace)
 
     def _run(self, ws: Workspace, method: str, known: frozenset[str], stop: bool, log_dir: Path | None,
              job: Path, start: float) -> Outcome:
@@ -91,7 +91,8 @@ class RebuildEngine:
             first_on_classpath=(job / "classes", job / "test-classes"),
         ).write(job / "request.txt")
         argv = java_runner.jvm_command(self.runner_dir, memory_mb=self.options.memory_mb,
-                                       tmp_dir=self.sandbox.tmp_dir(mounts), mode=["run", str(request)])
+                                       tmp_dir=self.sandbox.tmp_dir(mounts), mode=["run", str(request)],
+                                       test_classpath=ws.classpath)
         result = confined(argv, deadline - time.monotonic())
         cpu += result.cpu_seconds
         jobs.keep(log_dir, {"runner.out": result.stdout, "runner.err": result.stderr[-20000:]})

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from defects4j_adapter import reference_java
 from nl2fix.errors import Nl2FixError
 from nl2fix.execution import ExecResult, run_command, spawn, which
 
@@ -121,9 +122,15 @@ def _host_system_binds() -> list[str]:
     return args
 
 
-def _java_home() -> Path | None:
+def _java_homes() -> list[Path]:
+    """The JDKs jobs run: ``java`` on PATH's and the test Java (:mod:`reference_java`)."""
     java = which("java")
-    return Path(os.path.realpath(java)).parent.parent if java else None
+    homes = [Path(os.path.realpath(java)).parent.parent] if java else []
+    try:
+        homes.append(reference_java.current().jdk.home)
+    except Nl2FixError:
+        pass  # no JDK to run tests on: the job that needs one says so
+    return list(dict.fromkeys(homes))
 
 
 def _under(path: Path, tops: Iterable[str]) -> bool:
@@ -160,8 +167,7 @@ class BwrapSandbox(Sandbox):
         argv += _host_system_binds()
         scratch = str(limits.scratch_mb * 1024 * 1024)
         argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
-        home = _java_home()
-        extra = [home] if home and not _under(home, _SYSTEM_DIRS) else []
+        extra = [home for home in _java_homes() if not _under(home, _SYSTEM_DIRS)]
         made: set[Path] = {Path("/"), Path("/tmp")}
         binds: list[str] = []
         for flag, paths in (("--ro-bind", [*extra, *mounts.read_only]), ("--bind", mounts.writable)):

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 
-from defects4j_adapter import cache
+from defects4j_adapter import cache, linkage, reference_java
 from defects4j_adapter.engine import (
     DEFAULT_CANDIDATE_TIMEOUT,
     DEFAULT_TEST_TIMEOUT,
@@ -62,8 +62,8 @@ class BaselineCheck:
         if self.fixed is not None and self.fixed.verdict is not Verdict.PLAUSIBLE:
             failing = self.fixed.failing_tests
             if self.fixed.verdict is Verdict.WRONG and not triggers & set(failing):
-                out.append(f"the fixed version fails {len(failing)} regression test(s), not held against "
-                           f"candidates: {', '.join(failing[:5])}")
+                out.append(f"the fixed version fails {len(failing)} regression test(s), not held against candidates: "
+                           + "; ".join([", ".join(failing[:5]), *linkage.faults_in(self.fixed.detail)]))
             else:
                 what = self.fixed.detail or self.fixed.compile_errors or ", ".join(failing)
                 if self.fixed.verdict is Verdict.ERROR:  # the harness failed: nothing was learnt about the fix
@@ -219,6 +219,7 @@ class _Validation:
         self.with_candidates = candidates
         self.lock = threading.Lock()
         self.summary = ValidateSummary(engine=self.name)
+        store.set_meta_json(reference_java.environment_key(self.name), reference_java.environment(engine.name))
         self.checks: dict[str, BaselineCheck] = {}
         total = sum(self._baselines_needed(b) + (len(self._todo(b)) if candidates else 0) for b in bugs)
         self.bar = progress_bar(total=total, enabled=progress, unit="job", desc=f"validate ({self.name})")

@@ -290,7 +290,7 @@ def test_first_new_failure_stops_a_candidate_but_not_a_baseline():
     outcome = Outcome(phase=Phase.TRIGGER, compiled=True)
     assert not absorb_test(outcome, TRIGGER, failing_run(text), frozenset(), stop_early=True)
     assert len(outcome.failing_tests) == 3 and outcome.tests_run == 4
-    assert outcome.detail.startswith("org.mockitousage.bugs.ParentTestMockInjectionTest$ImplicitTest: java.lang.")
+    assert outcome.messages["org.mockitousage.bugs.ParentTestMockInjectionTest$ImplicitTest"].startswith("java.lang.")
     baseline = Outcome(phase=Phase.TRIGGER, compiled=True)
     assert absorb_test(baseline, TRIGGER, failing_run(text), frozenset(), stop_early=False)
     assert absorb_test(baseline, TRIGGER, failing_run(text), frozenset(), stop_early=False)

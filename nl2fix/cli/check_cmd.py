@@ -24,7 +24,7 @@ def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, n
     """Run the buggy and fixed baselines of the selected bugs and list the bugs whose ground truth
     does not validate (or whose buggy version does not fail its trigger tests). Exit status 1 when
     some ground truth does not validate."""
-    from defects4j_adapter import cache
+    from defects4j_adapter import cache, reference_java
     from nl2fix.validation import check_baselines
 
     ds, bugs = load_selection(dataset, metadata_dir, bug_ids, projects, all_bugs)
@@ -41,5 +41,6 @@ def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, n
         click.echo(f"{status:4} {c.bug.id}" + (f": {'; '.join(c.problems)}" if c.problems else ""))
     click.echo(f"{len(checks) - len(failing)} of {len(checks)} ground truths validate with the {engine} engine "
                f"(baselines kept in {store_dir})")
+    click.echo(f"validation environment: {reference_java.environment(Engine(engine))['summary']}")
     if failing:
         raise SystemExit(1)

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from defects4j_adapter.reference_java import environment_key
 from nl2fix import __version__, codebleu_scores, metrics
 from nl2fix.models import Bug, Verdict
 from nl2fix.records import CandidateRecord, RunConfig, SampleRecord, ValidationRecord
@@ -64,6 +65,9 @@ class RunInfo(ReportModel):
     """The run's configuration (None when sampling never started)."""
     engine: str | None
     """Validation engine whose verdicts are used; None when no candidate was validated."""
+    environment: str = ""
+    """Where that engine's tests ran, as its last validation recorded it: the Java and its flags,
+    and the Defects4J (version and Java) whose behaviour they follow."""
     rankers: list[str]
     """Ranker keys with stored rankings."""
     nl2fix_version: str
@@ -486,14 +490,15 @@ def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = Fals
         rankers = {key: _rankings(store, key, facts) for key in store.rankers()}
         covered = {key: _covered(store, key, order) for key, order in rankers.items()}
         config = store.config if store.has_config() else None
+        environment = (store.get_meta_json(environment_key(engine)) or {}).get("summary", "") if engine else ""
         summary = (
             _codebleu(store, [f for f in facts if f.ground_truth is not GroundTruth.FAILS], progress)
             if codebleu
             else CodeBleuSummary(available=False, reason="CodeBLEU was not requested (--no-codebleu)")
         )
     rows = [_bug_row(f, rankers) for f in facts]
-    return _assemble(RunInfo(run_dir=str(run_dir), config=config, engine=engine, rankers=sorted(rankers),
-                             nl2fix_version=__version__),
+    return _assemble(RunInfo(run_dir=str(run_dir), config=config, engine=engine, environment=environment,
+                             rankers=sorted(rankers), nl2fix_version=__version__),
                      facts, rows, summary, _warnings(facts, rows, engine, config, covered))
 
 

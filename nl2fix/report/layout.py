@@ -16,6 +16,8 @@ def _facts(data: ReportData) -> list[str]:
         facts.append(f"model: {c.model} ({c.backend}, {c.model_style.value}), strategy: {c.strategy.value}, "
                      f"{temperature}n: {c.n}")
     facts.append(f"verdicts: {data.run.engine} engine" if data.run.engine else "verdicts: none yet")
+    if data.run.environment:
+        facts.append(f"validation environment: {data.run.environment}")
     facts.append(
         f"bugs: {counts.scored} scored of {counts.selected}"
         + (f" ({counts.ground_truth_fails} whose ground truth does not validate shown apart)" if counts.ground_truth_fails else "")
