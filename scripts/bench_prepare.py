@@ -77,12 +77,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     d4j_bugs.add_arguments(parser, projects=("Cli", "Codec", "JxPath"), limit=1)
     parser.add_argument("--no-baselines", action="store_true", help="Measure the preparation only.")
-    args = parser.parse_args()
-    d4j, reason = d4j_bugs.defects4j_or_reason()
+    args, d4j, bugs = d4j_bugs.parse(parser)
     if d4j is None:
-        print(reason)
         return 0
-    bugs = d4j_bugs.chosen_bugs(args)
 
     cache_dir = Path(tempfile.mkdtemp(prefix="nl2fix-bench-prepare-"))
     cache_dir.chmod(0o755)  # confined test JVMs run as other users

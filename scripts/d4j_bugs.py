@@ -1,6 +1,6 @@
 """Which dataset bugs a Defects4J benchmark script runs on, chosen the same way by each:
 ``--projects`` (default: the projects an offline Defects4J here can build), ``--bugs``,
-``--limit`` (the first N bugs of each project), and what to say without a Defects4J."""
+``--limit`` (the first N bugs of each project); and what to say without a Defects4J."""
 
 from __future__ import annotations
 
@@ -37,8 +37,11 @@ def chosen_bugs(args: argparse.Namespace) -> list[Bug]:
     return bugs
 
 
-def defects4j_or_reason() -> tuple[d4j_cli.Defects4J | None, str]:
-    """The installed Defects4J, or why there is none (the scripts then skip, exit 0)."""
+def parse(parser: argparse.ArgumentParser) -> tuple[argparse.Namespace, d4j_cli.Defects4J | None, list[Bug]]:
+    """The arguments, the installed Defects4J and the chosen bugs; without a Defects4J, says so
+    (the script then skips: exit 0) and gives None and no bugs."""
+    args = parser.parse_args()
     if d4j_cli.locate() is None:
-        return None, "skipped: Defects4J is not installed (no `defects4j` on PATH or under $D4J_HOME)"
-    return d4j_cli.Defects4J.find(), ""
+        print("skipped: Defects4J is not installed (no `defects4j` on PATH or under $D4J_HOME)")
+        return args, None, []
+    return args, d4j_cli.Defects4J.find(), chosen_bugs(args)

@@ -48,12 +48,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     d4j_bugs.add_arguments(parser)
     parser.add_argument("--workers", type=int, default=2, help="Checkouts at once (default 2).")
-    args = parser.parse_args()
-    d4j, reason = d4j_bugs.defects4j_or_reason()
+    args, d4j, bugs = d4j_bugs.parse(parser)
     if d4j is None:
-        print(reason)
         return 0
-    bugs = d4j_bugs.chosen_bugs(args)
     with tempfile.TemporaryDirectory(prefix="nl2fix-sweep-") as scratch, ThreadPoolExecutor(args.workers) as pool:
         results = list(pool.map(lambda b: sweep_one(d4j, b, Path(scratch)), bugs))
     counts: dict[PrepareStatus, int] = {}
