@@ -28,9 +28,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from defects4j_adapter import d4j_rebuild, declaration, java_runner, jobs, linkage, runner_output
+from defects4j_adapter import d4j_rebuild, declaration, java_runner, jobs, linkage, report_auth, runner_output
 from defects4j_adapter.engine import EngineOptions, Outcome, Phase, Workspace
 from defects4j_adapter.rebuild_engine import RebuildEngine
+from defects4j_adapter.report_auth import JobKey
 from defects4j_adapter.sandbox import Limits, Sandbox
 from defects4j_adapter.workspaces import prepare_workspace
 from nl2fix.execution import stop
@@ -126,12 +127,12 @@ class WarmJvm:
     def alive(self) -> bool:
         return self.proc.poll() is None and not self.needs_restart
 
-    def ask(self, request: Path, job_id: str, seconds: float) -> Answer | None:
-        """Send one request; read its report until ``END`` or the deadline (then kill the JVM).
-        None when the JVM was gone before it could take the job."""
+    def ask(self, request: Path, job_id: str, key: JobKey, seconds: float) -> Answer | None:
+        """Send one request with its key; read its report until the runner's signed ``END`` or the
+        deadline (then kill the JVM). None when the JVM was gone before it could take the job."""
         before = _tree_cpu(self.proc.pid)
         try:
-            self.proc.stdin.write((str(request) + "\n").encode())
+            self.proc.stdin.write(f"{request} {key.hex}\n".encode())
             self.proc.stdin.flush()
         except OSError:
             self.close(graceful=False)
@@ -147,15 +148,17 @@ class WarmJvm:
             if line is None:
                 break
             lines.append(line)
-            if line.startswith(f"{runner_output.PREFIX}END\t{job_id}\t"):
+            # only the runner's signed end ends the job: a forged one would leave the real report
+            # to be read as the next job's
+            if runner_output.is_signed_end(line, key, job_id):
                 break
         text = "".join(lines)
         self.jobs_done += 1
-        report = runner_output.parse(text)[-1]
-        if report.id != job_id and not killed:
+        job = runner_output.read_job(text, key, job_id)
+        if not job.started and not killed:
             self.close(graceful=False)
             return None
-        if killed or report.end is None or report.restart or self.jobs_done >= MAX_JOBS_PER_JVM:
+        if killed or job.signed is None or job.signed.restart or self.jobs_done >= MAX_JOBS_PER_JVM:
             self.needs_restart = True
         if self.needs_restart:
             cpu = max(0.0, self.close(graceful=not killed) - before)
@@ -248,8 +251,8 @@ class FastEngine:
                      stop_at_first_failure: bool, log_dir: Path | None) -> Outcome:
         """Validate ``method`` against the workspace's compiled classes (the fast path)."""
         start = time.monotonic()
-        outcome = None
-        for _ in range(2):  # a JVM found dead before it took the job is replaced once
+        outcome, cpu, deaths = None, 0.0, 0
+        for _ in range(3):  # a JVM found dead before it took the job is replaced, and see below
             try:
                 jvm = self._acquire(workspace)
             except JvmFailure as exc:
@@ -259,10 +262,19 @@ class FastEngine:
                 outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir)
             finally:
                 self._release(workspace, jvm)
-            if outcome is not None:
+            if outcome is None:
+                continue
+            cpu += outcome.cpu_seconds
+            # a JVM that died in the candidate's hands gets one more, fresh JVM: a pass needs the
+            # runner's signed report, and the second run decides
+            if not outcome.jvm_died or deaths:
                 break
+            deaths += 1
         if outcome is None:
             outcome = Outcome(phase=Phase.COMPILE, compiled=False, harness_error="the warm test JVM kept dying")
+        if deaths and outcome.jvm_died:
+            outcome = jobs.with_note(outcome, "the test JVM ended during the job twice")
+        outcome.cpu_seconds = cpu or outcome.cpu_seconds
         outcome.wall_seconds = time.monotonic() - start
         outcome.log_dir = log_dir
         return outcome
@@ -282,12 +294,13 @@ class FastEngine:
                 ws, job_id, known=known, stop_at_first_failure=stop_first, test_timeout=self.options.test_timeout,
                 source=spliced.path,
             ).write(job / "request.txt")
-            answer = jvm.ask(request, job_id, self.options.candidate_timeout)
+            key = report_auth.new_key()
+            answer = jvm.ask(request, job_id, key, self.options.candidate_timeout)
             if answer is None:
                 return None
             jobs.keep(log_dir, {ws.target_file.name: spliced.path, "request.txt": request,
                                 "runner.out": answer.text, "runner.err": answer.stderr_tail})
-            outcome = runner_output.outcome_of(answer.text, killed_for_time=answer.killed_for_time,
+            outcome = runner_output.outcome_of(answer.text, key, job_id, killed_for_time=answer.killed_for_time,
                                                stderr_tail=answer.stderr_tail, triggers=ws.trigger_tests)
             outcome.cpu_seconds = answer.cpu_seconds
             return jobs.with_note(outcome, spliced.note)

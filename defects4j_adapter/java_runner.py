@@ -79,6 +79,13 @@ def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[st
     return [*args, "-cp", ":".join(map(str, [runner_dir, *junit])), MAIN_CLASS, *mode]
 
 
+def _package_of(ws: Workspace) -> list[str]:
+    """The package of the workspace's target file, from where it sits under the main sources."""
+    if ws.target_file is None or not ws.target_file.is_relative_to(ws.src_dir):
+        return []
+    return [".".join(ws.target_file.relative_to(ws.src_dir).parent.parts)]
+
+
 @dataclass
 class Job:
     """One request to the runner."""
@@ -92,6 +99,11 @@ class Job:
     release: str = "8"
     encoding: str = "UTF-8"
     known: list[str] = field(default_factory=list)
+    test_classes: list[Path] = field(default_factory=list)
+    """Folders of compiled tests: the runner defines their classes in the candidate's packages
+    before the candidate's code runs (see ``TestClasses.java``)."""
+    packages: list[str] = field(default_factory=list)
+    """The candidate's package (``org.example``; empty for the default package)."""
     stop_at_first_failure: bool = True
     test_timeout_ms: int = 10_000
 
@@ -111,6 +123,8 @@ class Job:
             triggers=list(ws.trigger_tests),
             relevant=list(ws.relevant_tests),
             known=sorted(known),
+            test_classes=[*first_on_classpath, ws.test_classes_dir],
+            packages=_package_of(ws),
             stop_at_first_failure=stop_at_first_failure,
             test_timeout_ms=int(test_timeout * 1000),
         )
@@ -124,6 +138,8 @@ class Job:
         rows += [("trigger", t) for t in self.triggers]
         rows += [("relevant", t) for t in self.relevant]
         rows += [("known", t) for t in sorted(self.known)]
+        rows += [("test_classes", p) for p in self.test_classes]
+        rows += [("package", p) for p in self.packages]
         rows += [("stop_at_first_failure", str(self.stop_at_first_failure).lower()),
                  ("test_timeout_ms", str(self.test_timeout_ms))]
         lines = []

@@ -10,7 +10,7 @@ import shutil
 import time
 from pathlib import Path
 
-from defects4j_adapter import java_runner, jobs, linkage, local_workspace, runner_output
+from defects4j_adapter import java_runner, jobs, linkage, local_workspace, report_auth, runner_output
 from defects4j_adapter.engine import EngineOptions, Outcome, Phase, Workspace
 from defects4j_adapter.sandbox import Limits
 from defects4j_adapter.workspaces import prepare_workspace
@@ -90,13 +90,24 @@ class RebuildEngine:
             ws, "rebuild", known=known, stop_at_first_failure=stop, test_timeout=self.options.test_timeout,
             first_on_classpath=(job / "classes", job / "test-classes"),
         ).write(job / "request.txt")
+        # the tests run with the job folder read-only: the code under test must not rewrite the
+        # compiled tests (or anything else the runner reads) before they are loaded
+        test_mounts = jobs.workspace_mounts(ws, self.runner_dir, read_only=[job], scratch=job / "scratch")
         argv = java_runner.jvm_command(self.runner_dir, memory_mb=self.options.memory_mb,
-                                       tmp_dir=self.sandbox.tmp_dir(mounts), mode=["run", str(request)],
+                                       tmp_dir=self.sandbox.tmp_dir(test_mounts), mode=["run", str(request)],
                                        test_classpath=ws.classpath)
-        result = confined(argv, deadline - time.monotonic())
-        cpu += result.cpu_seconds
-        jobs.keep(log_dir, {"runner.out": result.stdout, "runner.err": result.stderr[-20000:]})
-        outcome = runner_output.outcome_of(result.stdout, killed_for_time=result.timed_out,
-                                           stderr_tail=result.stderr[-2000:], triggers=ws.trigger_tests)
+        for attempt in range(2):
+            key = report_auth.new_key()
+            limits = self.limits(min(self.options.candidate_timeout, deadline - time.monotonic()))
+            result = self.sandbox.run(argv, test_mounts, limits, input=key.hex + "\n")
+            cpu += result.cpu_seconds
+            jobs.keep(log_dir, {"runner.out": result.stdout, "runner.err": result.stderr[-20000:]})
+            outcome = runner_output.outcome_of(result.stdout, key, "rebuild", killed_for_time=result.timed_out,
+                                               stderr_tail=result.stderr[-2000:], triggers=ws.trigger_tests)
+            # a JVM that died in the candidate's hands runs once more; the second run decides
+            if not outcome.jvm_died:
+                break
+        if attempt and outcome.jvm_died:
+            outcome = jobs.with_note(outcome, "the test JVM ended during the job twice")
         outcome.cpu_seconds = cpu
         return jobs.with_note(outcome, spliced.note)

@@ -38,7 +38,7 @@ from nl2fix.models import Bug, Engine, Verdict
 from nl2fix.progress import progress_bar
 from nl2fix.records import ValidationRecord
 from nl2fix.store import RunStore
-from nl2fix.verdicts import judge, known_failures_of
+from nl2fix.verdicts import judge, known_failures_of, required_of
 
 FIXED, BUGGY = "fixed", "buggy"
 ARTIFACTS = "artifacts"
@@ -248,7 +248,7 @@ class _Validation:
         self.bar.update(1)
 
     def _judge(self, bug: Bug, ws: Workspace | None, hash: str, code: str, known: frozenset[str],
-               stop_first: bool, prepare_error: str = "") -> ValidationRecord:
+               stop_first: bool, prepare_error: str = "", required: frozenset[str] = frozenset()) -> ValidationRecord:
         if ws is None:
             outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"workspace: {prepare_error}")
         else:
@@ -257,7 +257,8 @@ class _Validation:
                                           log_dir=self.store.run_dir / ARTIFACTS / bug.id / hash)
             except (Nl2FixError, OSError) as exc:
                 outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"harness: {exc}")
-        return judge(outcome, bug_id=bug.id, hash=hash, engine=self.name, known_failures=known)
+        return judge(outcome, bug_id=bug.id, hash=hash, engine=self.name, known_failures=known, required=required,
+                     keep_passed=hash == FIXED)
 
     def bug_task(self, index: int, bug: Bug, work: _Work) -> None:
         ws, error = None, ""
@@ -270,9 +271,10 @@ class _Validation:
             fixed = self._judge(bug, ws, FIXED, bug.fixed_method, frozenset(), False, error)
             self._save(fixed, False)
         known = known_failures_of(fixed, bug.trigger_tests)
+        required = required_of(fixed)
         buggy = self._done(bug.id, BUGGY)
         if buggy is None:
-            buggy = self._judge(bug, ws, BUGGY, bug.buggy_method, known, False, error)
+            buggy = self._judge(bug, ws, BUGGY, bug.buggy_method, known, False, error, required)
             self._save(buggy, False)
         with self.lock:
             self.checks[bug.id] = BaselineCheck(bug, fixed, buggy, error)
@@ -283,7 +285,7 @@ class _Validation:
             self.summary.skipped += len(self.store.candidates(bug.id)) - len(todo)
         for j, cand in enumerate(todo):
             work.submit((index, 1, j), lambda c=cand: self._save(
-                self._judge(bug, ws, c.hash, c.code, known, not self.all_tests, error), True))
+                self._judge(bug, ws, c.hash, c.code, known, not self.all_tests, error, required), True))
 
     def run(self, workers: int) -> ValidateSummary:
         work = _Work(workers, self.engine.close)
