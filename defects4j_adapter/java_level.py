@@ -79,7 +79,8 @@ def compile_level(level: int, javac_major: int) -> int:
 
 
 def in_memory_release(level: int) -> str:
-    """The ``--release`` the runner's in-memory compiler (the test Java's javac) uses for ``level``."""
+    """The level (``-source``/``-target``) the runner's in-memory compiler (the test Java's javac)
+    uses for ``level``."""
     try:
         return str(compile_level(level, reference_java.current().jdk.major))
     except Nl2FixError:

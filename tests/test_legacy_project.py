@@ -218,3 +218,15 @@ def test_a_real_signature_change_is_compiled_by_defects4j(real):
     slot = next((ws.root.parent / f"{ws.root.name}.slots").glob("[0-9]"))
     pristine = (ws.classes_dir / compiled).read_bytes()
     assert (slot / ws.classes_dir.relative_to(ws.root) / compiled).read_bytes() == pristine
+
+
+def test_a_level_7_project_s_candidate_may_call_the_jdk_s_newer_api(fast, legacy, nl2fix_cache):
+    # javac at -source 7 compiles against the running JDK's classes (as the project's own build
+    # did), so a call of a Java 9 method compiles; --release 7 would have made it uncompilable
+    bug = legacy.bugs["Legacy-2"]
+    ws = fast.prepare(bug)
+    newer = bug.fixed_method.replace("return Ordering", "java.util.Objects.requireNonNullElse(a, b); return Ordering")
+    rebuilt = newer.replace("Comparator<? super E> comparator", "Comparator<E> comparator")
+    for code in (newer, rebuilt):
+        _, judged = verdict(fast, ws, code)
+        assert judged.verdict is Verdict.PLAUSIBLE, judged

@@ -92,8 +92,10 @@ final class InMemoryCompiler {
         List<String> options = new ArrayList<>(Arrays.asList(
                 "-encoding", encoding, "-proc:none", "-g", "-nowarn", "-implicit:none", "-Xlint:none"));
         if (release != null && !release.isEmpty()) {
-            options.add("--release");
-            options.add(release);
+            // -source/-target, not --release: the project's own build (javac at -source 1.x) sees
+            // the running JDK's whole API, and so must a candidate, or a call of a newer method
+            // would be uncompilable here and compile under Defects4J (see java_level.py)
+            options.addAll(Arrays.asList("-source", release, "-target", release, "-Xlint:-options"));
         }
         Boolean ok = javac.getTask(null, fm, diagnostics, options, null, std.getJavaFileObjects(source)).call();
         if (ok) {
