@@ -79,7 +79,7 @@ def test_ant_runs_as_defects4j_runs_it(tmp_path):
         "-Dbasedir=/w", "a", "b")
     env = d4j_cli.ant_environment({"PATH": "/usr/bin", "JAVA_TOOL_OPTIONS": "-Xss4m"}, layout, Path("/w"))
     assert env["PATH"] == "/d4j/major/bin:/usr/bin"
-    assert env["JAVA_TOOL_OPTIONS"] == f"-Xss4m {d4j_cli.QUICK_JIT}"
+    assert env["JAVA_TOOL_OPTIONS"] == f"-Xss4m {d4j_cli.QUICK_JVM_OPTIONS}"
     assert env["GRADLE_USER_HOME"] == "/w/.gradle_local_home"
 
 
@@ -93,7 +93,8 @@ def test_one_ant_run_exports_every_property_and_then_compiles(tmp_path):
     assert built.ok
     ran = (work / "ran.log").read_text().split()
     # as `defects4j compile` runs them: compile, then compile.tests (which runs compile again)
-    assert ran == [f"export.{p}" for p in PROPS] + ["compile", "compile", "compile.tests", d4j_cli.QUICK_JIT]
+    assert ran == [f"export.{p}" for p in PROPS] + ["compile", "compile", "compile.tests",
+                                                    *d4j_cli.QUICK_JVM_OPTIONS.split()]
 
 
 @needs_ant
