@@ -18,7 +18,7 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Collection, Iterable
 
 
 from defects4j_adapter import cache, linkage, reference_java
@@ -84,12 +84,14 @@ class BaselineCheck:
         )
 
 
-def problem_lines(checks: Iterable[BaselineCheck]) -> list[str]:
-    """Each baseline problem once, after the bugs that have it: a cause they share (no Defects4J,
-    say, with its long hint) is said once, not once a bug."""
+def problem_lines(checks: Iterable[BaselineCheck], only: Collection[str] | None = None) -> list[str]:
+    """Each baseline problem (of ``only``, when given) once, after the bugs that have it: a cause
+    they share (no Defects4J, say, with its long hint) is said once, not once a bug."""
     bugs_with: dict[str, list[str]] = {}
     for check in checks:
         for problem in check.problems:
+            if only is not None and problem not in only:
+                continue
             bugs_with.setdefault(problem, []).append(check.bug.id)
     return [f"{', '.join(ids[:3])}{f' and {len(ids) - 3} more' if len(ids) > 3 else ''}: {problem}"
             for problem, ids in bugs_with.items()]

@@ -45,6 +45,20 @@ def test_a_run_whose_every_verdict_is_an_error_has_no_headline(tmp_path, invoke_
     assert "the fixed version could not be validated (error)" in report.stdout
 
 
+@pytest.mark.skipif(bool(shutil.which("defects4j") or os.environ.get("D4J_HOME")),
+                    reason="Defects4J is installed here, so Defects4J bugs validate")
+def test_dataset_check_says_a_shared_cause_once(tmp_path, invoke_cli):
+    dataset = tmp_path / "copied" / DATASET_FILE
+    dataset.parent.mkdir()
+    shutil.copy(EXAMPLE_BENCHMARK / DATASET_FILE, dataset)
+    result = invoke_cli("dataset", "check", "--dataset", dataset, "--bug", "Textkit-1", "--bug", "Rangekit-1",
+                        "--store", tmp_path / "checks", "--quiet")
+    assert result.exit_code == 1
+    assert result.output.count("install Defects4J") == 1
+    assert "FAIL Textkit-1: see below" in result.stdout and "FAIL Rangekit-1: see below" in result.stdout
+    assert "\nTextkit-1, Rangekit-1: cannot be prepared: Defects4J is not installed" in result.stdout
+
+
 def test_a_server_that_never_answered_is_not_said_to_have_stopped(tmp_path):
     with socket.socket() as probe:  # a port nothing listens on once the probe closes
         probe.bind(("127.0.0.1", 0))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import hashlib
 from pathlib import Path
 
@@ -25,7 +26,7 @@ def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, n
     does not validate (or whose buggy version does not fail its trigger tests). Exit status 1 when
     some ground truth does not validate."""
     from defects4j_adapter import cache, reference_java
-    from nl2fix.validation import check_baselines
+    from nl2fix.validation import check_baselines, problem_lines
 
     ds, bugs = load_selection(dataset, metadata_dir, bug_ids, projects, all_bugs)
     if store_dir is None:
@@ -36,9 +37,14 @@ def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, n
                              sandbox=not no_sandbox, projects_dir=projects_dir if projects_dir.is_dir() else None,
                              progress=not quiet, test_timeout=test_timeout, candidate_timeout=candidate_timeout)
     failing = [c for c in checks if not c.ground_truth_ok]
+    # a cause several bugs share (no Defects4J, say, with its long hint) is said once, below them
+    shared = {p for p, n in collections.Counter(p for c in checks for p in c.problems).items() if n > 1}
     for c in checks:
         status = "ok" if not c.problems else ("WARN" if c.ground_truth_ok else "FAIL")
-        click.echo(f"{status:4} {c.bug.id}" + (f": {'; '.join(c.problems)}" if c.problems else ""))
+        own = [p for p in c.problems if p not in shared] + (["see below"] if shared & set(c.problems) else [])
+        click.echo(f"{status:4} {c.bug.id}" + (f": {'; '.join(own)}" if own else ""))
+    for line in problem_lines(checks, only=shared):
+        click.echo(line)
     click.echo(f"{len(checks) - len(failing)} of {len(checks)} ground truths validate with the {engine} engine "
                f"(baselines kept in {store_dir})")
     click.echo(f"validation environment: {reference_java.environment(Engine(engine))['summary']}")
