@@ -105,6 +105,7 @@ public final class Main {
             urls[i] = new File(cp.get(i)).toURI().toURL();
         }
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
+        SystemLoader.takeDelegated();
         CandidateLoader loader = new CandidateLoader(urls, overlay, SystemLoader.class.getClassLoader());
         ThreadGroup group = new ThreadGroup("nl2fix-candidate");
         JdkState saved = new JdkState();
@@ -119,7 +120,7 @@ public final class Main {
             saved.restore();
         }
         boolean clean = Threads.stopAll(group) & Threads.killProcesses() & !Threads.outlived(before);
-        boolean restart = executor.poisoned || executor.restartAdvised || !clean;
+        boolean restart = executor.poisoned || executor.restartAdvised || !clean | SystemLoader.takeDelegated();
         synchronized (executor.results) {
             for (String[] row : executor.results) {
                 report.signed(k0, k1, seq++, job.id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));

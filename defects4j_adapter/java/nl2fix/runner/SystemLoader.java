@@ -29,6 +29,21 @@ public final class SystemLoader extends ClassLoader {
         current = loader;
     }
 
+    /** A class of the current candidate was handed out for a request to this loader. */
+    private static volatile boolean delegated;
+
+    /** Whether a candidate's class was handed out since the last call. The JVM remembers this
+     * loader as an initiating loader of such a class ({@code Class.forName(name, false,
+     * systemLoader)}, as the StAX and other factory finders do) and answers later requests for
+     * that name itself, without asking: the next candidate would get this candidate's class (a
+     * Woodstox writer of another loader, say, that Jackson no longer recognises). A JVM that
+     * handed one out therefore takes no further candidate. */
+    static boolean takeDelegated() {
+        boolean d = delegated;
+        delegated = false;
+        return d;
+    }
+
     @Override
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
         try {
@@ -38,7 +53,9 @@ public final class SystemLoader extends ClassLoader {
             if (c == null) {
                 throw e;
             }
-            return c.loadClass(name);
+            Class<?> found = c.loadClass(name);
+            delegated = true;
+            return found;
         }
     }
 
