@@ -69,7 +69,7 @@ def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[st
     loader (see ``SystemLoader``)."""
     java = reference_java.current()
     args = [
-        str(java.jdk.java), f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-XX:TieredStopAtLevel=1",
+        str(java.jdk.java), f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-XX:Tier4InvocationThreshold=50000", "-XX:Tier4CompileThreshold=150000", "-XX:Tier4BackEdgeThreshold=400000",
         f"-Djava.io.tmpdir={tmp_dir}", "-Djava.system.class.loader=nl2fix.runner.SystemLoader",
         "-Djava.awt.headless=true", *java.flags,
     ]
