@@ -36,7 +36,7 @@ from itertools import chain, zip_longest
 from pathlib import Path
 
 import d4j_bugs
-from defects4j_adapter import cache
+from defects4j_adapter import cache, linkage
 from nl2fix.execution import run_command
 from nl2fix.models import Bug, Engine, Verdict
 from nl2fix.records import ValidationRecord
@@ -51,8 +51,9 @@ VALIDATE_TIMEOUT = 24 * 3600.0
 class Finding:
     bug: Bug
     kind: str
-    """``agree`` (the contract holds), ``DISAGREE``, ``dataset``, ``both`` (both engines find
-    the contract broken alike) or ``not run``."""
+    """``agree`` (the contract holds), ``DISAGREE``, ``environment`` (only Defects4J's
+    environment made the difference), ``dataset``, ``both`` (both engines find the contract
+    broken alike) or ``not run``."""
     why: str = ""
 
 
@@ -99,13 +100,24 @@ def harness_failure(check: BaselineCheck) -> str:
     return describe(failed[0]) if failed else ""
 
 
+def defects4j_environment_only(fast: BaselineCheck, d4j: BaselineCheck) -> bool:
+    """Whether the engines differ only in tests that failed under Defects4J for its environment's
+    sake (its verdict reports a linkage error of a library class: two class loaders with their own
+    copy of Hamcrest in the Ant that runs its tests here), failing nothing more under fast."""
+    pairs = [(ours, theirs) for ours, theirs in ((fast.fixed, d4j.fixed), (fast.buggy, d4j.buggy))
+             if outcome(ours) != outcome(theirs)]
+    return all(set(ours.failing_tests) <= set(theirs.failing_tests) and linkage.faults_in(theirs.detail)
+               for ours, theirs in pairs)
+
+
 def judge(fast: BaselineCheck, d4j: BaselineCheck) -> Finding:
     bug = fast.bug
     unrun = [f"{e.value}: {harness_failure(c)}" for e, c in zip(ENGINES, (fast, d4j)) if harness_failure(c)]
     if unrun:
         return Finding(bug, "not run", "; ".join(unrun))
     if outcome(fast.fixed) != outcome(d4j.fixed) or outcome(fast.buggy) != outcome(d4j.buggy):
-        return Finding(bug, "DISAGREE", difference(fast, d4j))
+        return Finding(bug, "environment" if defects4j_environment_only(fast, d4j) else "DISAGREE",
+                       difference(fast, d4j))
     theirs = broken_contract(d4j)
     if theirs.startswith("the ground truth"):
         return Finding(bug, "dataset", theirs)
@@ -126,6 +138,8 @@ def baselines(bugs: list[Bug], store: Path, workers: int) -> list[Finding]:
 def print_findings(findings: list[Finding]) -> None:
     titles = {
         "DISAGREE": "the fast engine disagrees with the defects4j engine",
+        "environment": "the defects4j engine failed tests for its environment's sake (a linkage error it "
+                       "reports as such), the fast engine no more than it: left out of the agreement",
         "dataset": "the ground truth does not validate under Defects4J either (it needs a change outside "
                    "the method: the dataset's, not ours)",
         "both": "both engines find Defects4J's contract broken, alike",
@@ -139,8 +153,8 @@ def print_findings(findings: list[Finding]) -> None:
             print(f"{title}:")
             for f in chosen:
                 print(f"  {f.bug.id}: {f.why}")
-    agreeing = sum(f.kind != "DISAGREE" for f in findings if f.kind != "not run")
-    ran = sum(f.kind != "not run" for f in findings)
+    agreeing = sum(f.kind not in ("DISAGREE", "environment", "not run") for f in findings)
+    ran = sum(f.kind not in ("environment", "not run") for f in findings)
     if ran:
         print(f"agreement on the baselines: {agreeing} of {ran} bugs ({100 * agreeing / ran:.1f} %)")
 

@@ -51,6 +51,16 @@ def test_a_test_failing_only_under_the_fast_engine_is_a_disagreement_that_names_
     assert "InaccessibleObjectException" in found.why
 
 
+def test_tests_only_defects4j_s_environment_failed_are_listed_apart():
+    # Math-3 here: the Ant running Defects4J's tests loads Hamcrest twice and says so
+    fault = "environment fault, not the code's: java.lang.LinkageError: loader constraint violation"
+    d4j = ((Verdict.WRONG, ("p.KTest::getters",), fault), (Verdict.WRONG, (TRIGGER,)))
+    found = bench_real.judge(*checks(CONTRACT, d4j))
+    assert found.kind == "environment" and "p.KTest::getters" in found.why
+    # without the environment's word, or with more failing under fast, it stays a disagreement
+    assert bench_real.judge(*checks(CONTRACT, ((Verdict.WRONG, ("p.KTest::getters",)), CONTRACT[1]))).kind == "DISAGREE"
+
+
 def test_a_ground_truth_defects4j_rejects_too_is_the_dataset_s():
     rejected = ((Verdict.UNCOMPILABLE, ()), (Verdict.WRONG, (TRIGGER,)))
     found = bench_real.judge(*checks(rejected, rejected))
