@@ -5,6 +5,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -22,13 +23,22 @@ def test_a_run_that_fails_at_once_announces_no_report(tmp_path, invoke_cli):
     assert not run.exists()
 
 
-@pytest.mark.skipif(bool(shutil.which("defects4j") or os.environ.get("D4J_HOME")),
-                    reason="Defects4J is installed here, so Defects4J bugs validate")
-def test_a_run_whose_every_verdict_is_an_error_has_no_headline(tmp_path, invoke_cli):
-    # the example benchmark's JSON away from its defects4j/ folder: every bug needs Defects4J
+needs_no_defects4j = pytest.mark.skipif(bool(shutil.which("defects4j") or os.environ.get("D4J_HOME")),
+                                        reason="Defects4J is installed here, so Defects4J bugs validate")
+
+
+@pytest.fixture
+def without_metadata(tmp_path) -> Path:
+    """The example benchmark's JSON away from its defects4j/ folder: every bug needs Defects4J."""
     dataset = tmp_path / "copied" / DATASET_FILE
     dataset.parent.mkdir()
     shutil.copy(EXAMPLE_BENCHMARK / DATASET_FILE, dataset)
+    return dataset
+
+
+@needs_no_defects4j
+def test_a_run_whose_every_verdict_is_an_error_has_no_headline(tmp_path, invoke_cli, without_metadata):
+    dataset = without_metadata
     run = tmp_path / "run"
     result = invoke_cli("run", "--dataset", dataset, "--bug", "Textkit-1", "--bug", "Rangekit-1", "--bug", "Rangekit-2",
                         "--backend", "mutation", "-n", "2", "--run", run, "--quiet")
@@ -45,13 +55,9 @@ def test_a_run_whose_every_verdict_is_an_error_has_no_headline(tmp_path, invoke_
     assert "the fixed version could not be validated (error)" in report.stdout
 
 
-@pytest.mark.skipif(bool(shutil.which("defects4j") or os.environ.get("D4J_HOME")),
-                    reason="Defects4J is installed here, so Defects4J bugs validate")
-def test_dataset_check_says_a_shared_cause_once(tmp_path, invoke_cli):
-    dataset = tmp_path / "copied" / DATASET_FILE
-    dataset.parent.mkdir()
-    shutil.copy(EXAMPLE_BENCHMARK / DATASET_FILE, dataset)
-    result = invoke_cli("dataset", "check", "--dataset", dataset, "--bug", "Textkit-1", "--bug", "Rangekit-1",
+@needs_no_defects4j
+def test_dataset_check_says_a_shared_cause_once(tmp_path, invoke_cli, without_metadata):
+    result = invoke_cli("dataset", "check", "--dataset", without_metadata, "--bug", "Textkit-1", "--bug", "Rangekit-1",
                         "--store", tmp_path / "checks", "--quiet")
     assert result.exit_code == 1
     assert result.output.count("install Defects4J") == 1
