@@ -252,7 +252,9 @@ class FastEngine:
         """Validate ``method`` against the workspace's compiled classes (the fast path)."""
         start = time.monotonic()
         outcome, cpu, deaths = None, 0.0, 0
-        for _ in range(3):  # a JVM found dead before it took the job is replaced, and see below
+        # up to three JVMs: one found dead before it took the job is replaced, and one that died in
+        # the candidate's hands is given a second run
+        for _ in range(3):
             try:
                 jvm = self._acquire(workspace)
             except JvmFailure as exc:
@@ -274,7 +276,7 @@ class FastEngine:
             outcome = Outcome(phase=Phase.COMPILE, compiled=False, harness_error="the warm test JVM kept dying")
         if deaths and outcome.jvm_died:
             outcome = jobs.with_note(outcome, "the test JVM ended during the job twice")
-        outcome.cpu_seconds = cpu or outcome.cpu_seconds
+        outcome.cpu_seconds = cpu
         outcome.wall_seconds = time.monotonic() - start
         outcome.log_dir = log_dir
         return outcome

@@ -63,13 +63,6 @@ class RunnerReport:
     """How the job ended; None when the output stops before ``END`` (the JVM died or was killed)."""
     restart: bool = False
 
-    @property
-    def running(self) -> str | None:
-        """The test that had begun but not finished when the output stopped."""
-        finished = {t.name for t in self.tests}
-        unfinished = [b for b in self.begun if b not in finished]
-        return unfinished[-1] if unfinished else None
-
 
 def unescape(text: str) -> str:
     out, i = [], 0
@@ -118,28 +111,19 @@ def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
         report.restart = args[1] == "1"
 
 
-def parse(text: str) -> list[RunnerReport]:
-    """The plain (unsigned) lines, job by job: progress only, since the code under test can print
-    them too. Lines before the first ``START`` (``GUARD``, ``READY``) set up the first report."""
-    reports: list[RunnerReport] = []
-    current = RunnerReport()
-    guarded: bool | None = None
+def progress(text: str) -> RunnerReport:
+    """The plain (unsigned) lines of one job's output: progress only, since the code under test
+    can print them too."""
+    report = RunnerReport()
     for line in text.splitlines():
         f = _fields(line)
-        if not f or f[0] == SIGNED:
+        if not f:
             continue
-        kind, args = f[0], f[1:]
-        if kind == "GUARD":
-            guarded = args[0] == "exit" if args else None
-            current.guarded = guarded
-        elif kind == "START":
-            if current.id or current.begun or current.phases:
-                reports.append(current)
-            current = RunnerReport(id=args[0] if args else "", guarded=guarded)
-        elif kind in PROGRESS:
-            _apply(current, kind, args)
-    reports.append(current)
-    return reports
+        if f[0] == "GUARD":
+            report.guarded = f[1:2] == ["exit"]
+        elif f[0] in PROGRESS:
+            _apply(report, f[0], f[1:])
+    return report
 
 
 def _signed_line(line: str, key: JobKey) -> tuple[int, str, str, list[str]] | None:
@@ -202,9 +186,9 @@ def read_job(text: str, key: JobKey, job_id: str) -> JobOutput:
         if kind != "START":
             _apply(report, kind, fields)
         complete = kind == "END"
-    progress = parse(text)[-1]
-    report.guarded = progress.guarded
-    return JobOutput(report if complete else None, progress, started, compiled, forged)
+    plain = progress(text)
+    report.guarded = plain.guarded
+    return JobOutput(report if complete else None, plain, started, compiled, forged)
 
 
 def _first_line(text: str) -> str:
@@ -267,9 +251,9 @@ def unfinished(job: JobOutput, *, killed_for_time: bool, stderr_tail: str) -> Ou
     compiled (so its code may have run: ``System.exit``, ``Runtime.halt``, a crash), the JVM
     died in the candidate's hands (``jvm_died``: engines run such a job once more in a fresh
     JVM before they believe it); ended before that, the harness failed."""
-    progress = job.progress
-    running = progress.begun[-1] if progress.begun else None
-    phase = Phase(progress.phases[-1]) if progress.phases else Phase.COMPILE
+    plain = job.progress
+    running = plain.begun[-1] if plain.begun else None
+    phase = Phase(plain.phases[-1]) if plain.phases else Phase.COMPILE
     if killed_for_time:
         where = f" in {running}" if running else ""
         return Outcome(phase=phase, compiled=job.compiled, timed_out=True,
