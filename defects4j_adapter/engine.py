@@ -96,6 +96,8 @@ class Outcome:
     """Tests stopped by the per-test limit (not repeated in ``failing_tests``)."""
     messages: dict[str, str] = field(default_factory=dict)
     """The first line of each failing test's failure, by test name (for the verdict's detail)."""
+    failure_lines: dict[str, int] = field(default_factory=dict)
+    """Where each failing test failed in its own class (its frame in the stack trace), by test name."""
     harness_error: str = ""
     """Set when the harness or environment failed: never the candidate's fault, never a pass."""
     passed_tests: list[str] | None = None

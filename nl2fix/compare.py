@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Sequence
 
 from nl2fix.errors import Nl2FixError
+from nl2fix import metrics
 from nl2fix.metrics import PAPER_KS
+from nl2fix.records import RunConfig
 from nl2fix.report import ReportFormat, emit, parse_format, render_model
-from nl2fix.report.data import ReportData, ReportModel, collect
+from nl2fix.report.data import ReportData, ReportModel, collect, sample_sequences
 from nl2fix.report.document import Document, Figure, Table, pct
 
 
@@ -47,6 +49,34 @@ class RunRow(ReportModel):
     """How many warnings the run's report has (see its report)."""
 
 
+class BudgetRow(ReportModel):
+    """One run at the sample budget every compared run has (each bug's first ``budget`` samples)."""
+
+    label: str
+    """Run label."""
+    strategy: str
+    """Strategy, with a conversation's rounds x samples per round."""
+    budget: int
+    """Samples per bug counted."""
+    bugs: int
+    """Scored bugs."""
+    fixed: int
+    """Bugs with a plausible sample among their first ``budget``."""
+    expected_fixed: float | None
+    """For runs of independent samples: bugs the run would fix on average within the budget (pass@budget x bugs);
+    None for a conversation, whose samples are not independent."""
+    samples: int
+    """Samples within the budget."""
+    tokens: int
+    """Their prompt + completion tokens."""
+    samples_per_fix: float | None
+    """Samples per bug fixed."""
+    tokens_per_fix: float | None
+    """Tokens per bug fixed."""
+    cost_per_fix: float | None = None
+    """US dollars per bug fixed: None until nl2fix prices tokens (a price table per model); tokens are the cost until then."""
+
+
 class Overlap(ReportModel):
     """Which bugs each run fixed, and how those sets overlap (Figure 3)."""
 
@@ -75,6 +105,8 @@ class CompareData(ReportModel):
     """Label -> pass@k for k = 1 .. that run's smallest sample count."""
     warnings: list[str]
     """Why the comparison may not be like for like."""
+    equal_budget: list[BudgetRow] = []
+    """Every run at the smallest sample budget among them (a conversation beside plain sampling)."""
 
 
 def _labels(run_dirs: Sequence[Path]) -> list[str]:
@@ -121,6 +153,34 @@ def overlap(fixed: dict[str, set[str]]) -> Overlap:
     )
 
 
+def _strategy(config: RunConfig) -> str:
+    conv = config.conversation
+    if conv is None:
+        return config.strategy.value
+    return f"{config.strategy.value} ({conv.first_prompt.value}, {conv.rounds} x {conv.samples_per_round})"
+
+
+def equal_budget(labels: list[str], reports: list[ReportData]) -> list[BudgetRow]:
+    """The runs side by side at the smallest sample budget (run's n) among them."""
+    configs = [r.run.config for r in reports]
+    if any(c is None for c in configs):
+        return []
+    budget = min(c.n for c in configs)
+    rows = []
+    for label, report, config in zip(labels, reports, configs):
+        scored = {b.bug_id for b in report.scored_bugs}
+        sequences = sample_sequences(report.run.run_dir, scored)
+        spent = metrics.at_budget(sequences, budget)
+        expected = None
+        if config.conversation is None and sequences:
+            counts = [max(len(s.plausible), budget) for s in sequences]
+            expected = float(metrics.estimate_pass_at_k(counts, [sum(s.plausible) for s in sequences], budget).sum())
+        rows.append(BudgetRow(label=label, strategy=_strategy(config), budget=budget, bugs=spent.bugs, fixed=spent.fixed,
+                              expected_fixed=expected, samples=spent.samples, tokens=spent.tokens,
+                              samples_per_fix=spent.samples_per_fix, tokens_per_fix=spent.tokens_per_fix))
+    return rows
+
+
 def compare_runs(run_dirs: Sequence[Path]) -> CompareData:
     if len(run_dirs) < 2:
         raise Nl2FixError("compare needs at least two runs", "nl2fix compare RUN_A RUN_B ...")
@@ -142,6 +202,24 @@ def compare_runs(run_dirs: Sequence[Path]) -> CompareData:
                          for label, r in zip(labels, reports)}),
         curves={label: r.pass_at_k_curve for label, r in zip(labels, reports)},
         warnings=warnings,
+        equal_budget=equal_budget(labels, reports),
+    )
+
+
+def _number(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def budget_table(rows: list[BudgetRow]) -> Table:
+    budget = rows[0].budget
+    return Table(
+        f"At equal budgets: the first {budget} samples of each bug",
+        ["run", "strategy", "bugs fixed", "expected (pass@k)", "samples", "tokens", "samples per fix",
+         "tokens per fix", "cost per fix"],
+        [[r.label, r.strategy, f"{r.fixed}/{r.bugs}", _number(r.expected_fixed), str(r.samples), f"{r.tokens:,}",
+          _number(r.samples_per_fix), _number(r.tokens_per_fix, 0), _number(r.cost_per_fix, 2)] for r in rows],
+        "Samples in the order they were drawn. 'expected': pass@k x bugs for runs of independent samples (a "
+        "conversation's samples depend on earlier verdicts). Cost: '-' until nl2fix prices tokens; tokens stand for it.",
     )
 
 
@@ -166,6 +244,8 @@ def compare_document(data: CompareData) -> Document:
                   f"Fixed by any run: {o.union}; by every run: {o.by_all}; by one run only: "
                   + ", ".join(f"{label} {n}" for label, n in o.only.items()) + ".")
     blocks: list = [table5, pairs]
+    if data.equal_budget:
+        blocks.insert(1, budget_table(data.equal_budget))
     if any(data.curves.values()):
         blocks.insert(1, Figure("pass@k (Figure 2)", lambda: plots.pass_at_k_curves(data.curves)))
     if o.union:

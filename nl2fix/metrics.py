@@ -197,3 +197,66 @@ def bootstrap_mean_interval(values: Sequence[float], *, level: float = 0.95, rou
     means = data[rng.integers(0, data.size, size=(rounds, data.size))].mean(axis=1)
     tail = (1 - level) / 2
     return (float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail)))
+
+
+# -- adaptive sampling: where the first plausible sample came ------------------------------------
+# pass@k's estimator assumes a bug's n samples are independent draws; a conversation, whose later
+# samples depend on the verdicts of earlier ones, breaks that. What stays honest for both is the
+# order the samples were drawn in: the position of the first plausible one, and what was spent
+# (samples, tokens) to reach it.
+
+
+@dataclass(frozen=True)
+class SampleSequence:
+    """One bug's samples in the order they were drawn."""
+
+    plausible: tuple[bool, ...]
+    tokens: tuple[int, ...]
+    """Prompt + completion tokens of each sample."""
+
+
+def first_plausible_position(plausible: Sequence[bool]) -> int | None:
+    """1-based position of the first plausible sample, None when there is none."""
+    return next((i for i, p in enumerate(plausible, start=1) if p), None)
+
+
+def fixed_within_k(positions: Sequence[int | None], k: int) -> float:
+    """The fraction of bugs whose first plausible sample is among their first ``k``."""
+    if k < 1:
+        raise ValueError(f"k must be at least 1, not {k}")
+    return sum(p is not None and p <= k for p in positions) / len(positions) if positions else 0.0
+
+
+@dataclass(frozen=True)
+class BudgetOutcome:
+    """What a run achieved, and spent, within a budget of samples per bug."""
+
+    budget: int
+    bugs: int
+    fixed: int
+    """Bugs with a plausible sample among their first ``budget``."""
+    samples: int
+    """Samples drawn within the budget, over all bugs (a bug that stopped early spends less)."""
+    tokens: int
+    """Their prompt + completion tokens."""
+
+    @property
+    def samples_per_fix(self) -> float | None:
+        return self.samples / self.fixed if self.fixed else None
+
+    @property
+    def tokens_per_fix(self) -> float | None:
+        return self.tokens / self.fixed if self.fixed else None
+
+
+def at_budget(sequences: Sequence[SampleSequence], budget: int) -> BudgetOutcome:
+    """Each bug's first ``budget`` samples: the bugs fixed and what they cost."""
+    if budget < 1:
+        raise ValueError(f"a budget is at least 1 sample, not {budget}")
+    return BudgetOutcome(
+        budget=budget,
+        bugs=len(sequences),
+        fixed=sum(any(s.plausible[:budget]) for s in sequences),
+        samples=sum(min(budget, len(s.plausible)) for s in sequences),
+        tokens=sum(sum(s.tokens[:budget]) for s in sequences),
+    )

@@ -11,6 +11,8 @@ class Strategy(str, enum.Enum):
     ZERO_SHOT = "zero-shot"
     ONE_SHOT = "one-shot"
     REASONING = "reasoning"
+    CONVERSATION = "conversation"
+    """Rounds of samples with each round's test results fed back to the model (ChatRepair-style)."""
 
 
 class ModelStyle(str, enum.Enum):
@@ -28,6 +30,13 @@ class Verdict(str, enum.Enum):
     UNCOMPILABLE = "uncompilable"
     TIMEOUT = "timeout"
     ERROR = "error"
+
+
+class ConversationPhase(str, enum.Enum):
+    """What a conversation round asks for: a fix that passes the tests, or, once one does, other fixes."""
+
+    REPAIR = "repair"
+    ALTERNATIVES = "alternatives"
 
 
 class Engine(str, enum.Enum):

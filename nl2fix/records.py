@@ -4,11 +4,25 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from nl2fix.models import ModelStyle, Strategy, Verdict
+from nl2fix.models import ConversationPhase, ModelStyle, Strategy, Verdict
 
 
 class _Record(BaseModel):
     model_config = ConfigDict(use_attribute_docstrings=True, extra="forbid")
+
+
+class ConversationConfig(_Record):
+    """How ``--strategy conversation`` runs: rounds of samples with test feedback in between. The run's
+    ``n`` is the sample budget of each bug."""
+
+    first_prompt: Strategy = Strategy.ZERO_SHOT
+    """The strategy of round 1's prompt (``zero-shot``, ``one-shot`` or ``title-only``)."""
+    rounds: int
+    """Most rounds per bug."""
+    samples_per_round: int
+    """Samples asked for in each round (fewer when the sample budget has less left)."""
+    token_budget: int | None = None
+    """Most prompt + completion tokens one bug may use: no round starts once its samples used as many."""
 
 
 class RunConfig(_Record):
@@ -40,6 +54,8 @@ class RunConfig(_Record):
     """For ``replay``: the NL2Fix-format patch file imported."""
     seed: int = 0
     """Seed for backends that take one (mutation order, vllm)."""
+    conversation: ConversationConfig | None = None
+    """For ``--strategy conversation``: its rounds and budgets."""
 
 
 class PromptRecord(_Record):
@@ -82,6 +98,8 @@ class SampleRecord(_Record):
     """Why no method could be extracted, when none was."""
     transcript: list[dict] = []
     """Earlier turns of a multi-turn strategy (``reasoning``), as sent and answered."""
+    round: int | None = None
+    """``conversation``: the round (1-based) whose prompt this sample answers."""
 
 
 class CandidateRecord(_Record):
@@ -128,6 +146,12 @@ class ValidationRecord(_Record):
     """Every trigger and relevant test ran (validation did not stop at a first failure), so
     ``failing_tests`` is complete: a wrong candidate whose failures are all trigger tests passed
     the regression tests (Table 2). ``nl2fix validate --all-tests`` makes every run complete."""
+    failure_message: str = ""
+    """The first line of the first failing test's failure (exception and message), as the runner reported it."""
+    failure_line: int | None = None
+    """Where in its test class the first failing test failed (the line of its own frame in the stack trace)."""
+    failure_source: str = ""
+    """That line of the test's source file, when the workspace holds the file."""
     wall_seconds: float = 0.0
     """Wall-clock seconds spent validating."""
     cpu_seconds: float = 0.0
@@ -177,3 +201,27 @@ class RankingInfo(_Record):
     bugs_with_candidates: list[str] = []
     """Bugs that had candidates when ranked (before pruning): their ranking may be empty, every candidate
     pruned or below the threshold, and is still up to date."""
+
+
+class RoundRecord(_Record):
+    """One round of a ``conversation`` for one bug: the prompt as sent and the samples it asked for.
+    Its answers are the samples with these indices; their verdicts are the validations of their candidates."""
+
+    bug_id: str
+    """Bug id."""
+    round: int
+    """1-based round number."""
+    phase: ConversationPhase
+    """``repair`` until a candidate is plausible, then ``alternatives``."""
+    messages: list[dict]
+    """The messages of the request, as sent (a completion prompt is one ``user`` message)."""
+    prompt_tokens: int
+    """Tokens of those messages, counted as the prompt builder counts them."""
+    indices: list[int]
+    """The sample indices this round asked for."""
+    shown: list[str] = []
+    """Hashes of the earlier candidates shown with their test results, oldest first."""
+    omitted: int = 0
+    """Earlier candidates left out by the fitting rule (oldest first) to fit the context window."""
+    note: str = ""
+    """What the fitting rule left out, in words."""

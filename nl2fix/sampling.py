@@ -142,19 +142,24 @@ class _Sampler:
         # earlier turns as asked and answered: all that was sent, less the system message and the last question
         last_question = len(chain.prompt.turns[chain.turn - 1])
         transcript = [m for m in request.messages[:-last_question] if m["role"] != "system"] if chain.turn > 1 else []
-        extraction = extract_method(choice.text, target_method(chain.bug), chain.prompt.header)
-        record = SampleRecord(
-            bug_id=chain.bug.id,
-            index=index,
-            response=choice.text,
-            finish_reason=choice.finish_reason,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            candidate_hash=candidate_hash(extraction.code) if extraction.code is not None else None,
-            extraction_error=extraction.error,
-            transcript=transcript,
-        )
-        return int(self.store.add_sample(record, extraction.code))
+        return store_answer(self.store, chain.bug, chain.prompt.header, index, choice,
+                            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, transcript=transcript)
+
+
+def store_answer(store: RunStore, bug: Bug, header: str, index: int, choice: Choice, **fields) -> int:
+    """Extract the method from one answer and store it as sample ``index`` (``fields``: the
+    record's other fields); returns 1 if it was new."""
+    extraction = extract_method(choice.text, target_method(bug), header)
+    record = SampleRecord(
+        bug_id=bug.id,
+        index=index,
+        response=choice.text,
+        finish_reason=choice.finish_reason,
+        candidate_hash=candidate_hash(extraction.code) if extraction.code is not None else None,
+        extraction_error=extraction.error,
+        **fields,
+    )
+    return int(store.add_sample(record, extraction.code))
 
 
 def sample(
@@ -167,11 +172,14 @@ def sample(
     progress: bool = True,
     backend: SamplingBackend | None = None,
     on_start: Callable[[], None] = lambda: None,
+    validation: dict | None = None,
 ) -> SampleSummary:
     """Ask ``config.backend`` for ``config.n`` samples of every bug, store them in ``run_dir``.
 
     ``backend`` replaces the one the configuration names (tests pass one with short retry waits);
     ``on_start`` is called once the run directory has taken the configuration and the bugs.
+    A ``conversation`` run validates between its rounds with ``validation`` (keyword arguments of
+    :func:`nl2fix.validation.validate`).
     """
     summary = SampleSummary()
     with RunStore(run_dir, create=True) as store:
@@ -181,7 +189,12 @@ def sample(
         owned = backend is None
         backend = backend or backends.create(config, concurrency=concurrency)
         try:
-            _run(store, config, bugs, dataset, backend, summary, progress)
+            if config.conversation is not None:
+                from nl2fix.conversation import converse
+
+                converse(store, config, bugs, dataset, backend, summary, progress, validation or {})
+            else:
+                _run(store, config, bugs, dataset, backend, summary, progress)
         finally:
             if owned:
                 backend.close()

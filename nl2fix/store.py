@@ -26,6 +26,7 @@ from nl2fix.records import (
     CandidateRecord,
     PromptRecord,
     RankingEntry,
+    RoundRecord,
     RunConfig,
     SampleRecord,
     ValidationRecord,
@@ -54,6 +55,8 @@ CREATE TABLE IF NOT EXISTS embeddings (
 CREATE TABLE IF NOT EXISTS rankings (
     bug_id TEXT NOT NULL, ranker TEXT NOT NULL, rank INTEGER NOT NULL, hash TEXT NOT NULL,
     score REAL NOT NULL, PRIMARY KEY (bug_id, ranker, rank));
+CREATE TABLE IF NOT EXISTS rounds (
+    bug_id TEXT NOT NULL, round INTEGER NOT NULL, record TEXT NOT NULL, PRIMARY KEY (bug_id, round));
 CREATE TABLE IF NOT EXISTS codebleu (
     bug_id TEXT NOT NULL, hash TEXT NOT NULL, reference TEXT NOT NULL, score REAL NOT NULL,
     PRIMARY KEY (bug_id, hash, reference));
@@ -279,6 +282,17 @@ class RunStore:
             (bug_id,),
         )
         return [CandidateRecord(bug_id=bug_id, hash=h, code=code, count=n, first_index=i) for h, code, n, i in rows]
+
+    # -- conversation rounds ---------------------------------------------------------------
+    def save_round(self, record: RoundRecord) -> None:
+        """Store a round before its request is sent; a round is never rewritten (resume re-sends it as stored)."""
+        with self._tx() as c:
+            c.execute("INSERT OR IGNORE INTO rounds (bug_id, round, record) VALUES (?, ?, ?)",
+                      (record.bug_id, record.round, record.model_dump_json()))
+
+    def rounds(self, bug_id: str) -> list[RoundRecord]:
+        rows = self._query("SELECT record FROM rounds WHERE bug_id = ? ORDER BY round", (bug_id,))
+        return [RoundRecord.model_validate_json(r[0]) for r in rows]
 
     # -- validation ------------------------------------------------------------------------
     def save_validation(self, record: ValidationRecord) -> None:

@@ -78,6 +78,8 @@ def judge(outcome: Outcome, *, bug_id: str, hash: str, engine: str, known_failur
         ignored_failures=ignored,
         compile_errors=outcome.compile_errors[:COMPILE_ERRORS_LIMIT],
         detail=detail,
+        failure_message=outcome.messages.get(failing[0], "") if failing else "",
+        failure_line=outcome.failure_lines.get(failing[0]) if failing else None,
         tests_run=outcome.tests_run,
         passed_tests=sorted(outcome.passed_tests or []) if keep_passed else [],
         all_tests_ran=outcome.phase is Phase.DONE and outcome.compiled and not outcome.harness_error,

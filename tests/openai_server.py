@@ -16,6 +16,8 @@ Endpoints: ``POST /v1/chat/completions``, ``POST /v1/completions``, ``POST /v1/e
   kept-alive connections, get the connection closed without an answer.
 * ``max_n``: return at most this many choices (a server that ignores ``n``: ``max_n=1``);
   ``reject_n=True``: answer 400 to any ``n > 1``.
+* ``scripted_model(rules)``: answers by the first :class:`Rule` whose cues the prompt holds (a model
+  that reacts to the feedback it is sent).
 * Embeddings are deterministic: a 64-dimensional normalised bag of hashed words of the input,
   so similar texts get similar vectors (see :func:`embed`).
 """
@@ -44,6 +46,28 @@ def echo_model(messages: list[dict], n: int) -> list[str]:
     found = _FENCE.search(text)
     body = found.group(1) if found else text
     return [f"```java\n{body.rstrip()}\n```"] * n
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``answer`` when every one of ``cues`` is in the prompt (all its messages, as sent)."""
+
+    cues: tuple[str, ...]
+    answer: str
+
+
+def scripted_model(rules: list[Rule], default: Model = echo_model) -> Model:
+    """A model that reads what it is told: it answers with the first rule whose cues are all in the
+    prompt, else as ``default`` does. Feedback that is missing or wrong matches no rule."""
+
+    def model(messages: list[dict], n: int) -> list[str]:
+        prompt = "\n".join(m["content"] for m in messages)
+        for rule in rules:
+            if all(cue in prompt for cue in rule.cues):
+                return [rule.answer] * n
+        return default(messages, n)
+
+    return model
 
 
 def embed(text: str) -> list[float]:

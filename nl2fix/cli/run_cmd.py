@@ -12,7 +12,7 @@ import click
 
 from nl2fix.cli.report_cmd import format_option, out_option
 from nl2fix.cli.sample_cmd import sample_cmd, sample_run
-from nl2fix.cli.validate_cmd import all_tests_option, engine_options
+from nl2fix.cli.validate_cmd import all_tests_option
 from nl2fix.errors import Nl2FixError
 from nl2fix.models import Engine, Verdict
 from nl2fix.report import DEFAULT_HTML_NAME, ReportFormat
@@ -28,7 +28,6 @@ def _stage(number: int, name: str) -> None:
     "Takes every option of `nl2fix sample` and `nl2fix validate`, plus the ranking embedder and the report format. "
     "The report goes to RUN/report.html (with the text report on standard output) unless --format/--out say otherwise.",
 )
-@engine_options
 @all_tests_option
 @click.option("--embedder", default="tfidf", show_default=True,
               help="Ranking embedder: tfidf (offline), openai:MODEL (uses --base-url), st:MODEL_OR_PATH.")
@@ -54,7 +53,8 @@ def run_cmd(engine: str, workers: int, no_sandbox: bool, test_timeout: float, ca
             click.echo(f"report: {report_path.resolve()} (written when the run ends)")
         _stage(1, "sample")
 
-    sample_run(**sampling, on_start=started)
+    sample_run(**sampling, engine=engine, workers=workers, no_sandbox=no_sandbox, test_timeout=test_timeout,
+               candidate_timeout=candidate_timeout, on_start=started)
 
     _stage(2, "validate")
     summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=not no_sandbox, progress=progress,
@@ -89,4 +89,4 @@ def run_cmd(engine: str, workers: int, no_sandbox: bool, test_timeout: float, ca
         click.echo(render(data, fmt), nl=False)
 
 
-run_cmd.params[:0] = sample_cmd.params  # `nl2fix sample`'s own options, shared rather than copied
+run_cmd.params[:0] = sample_cmd.params  # `nl2fix sample`'s own options (the engine's too), shared rather than copied

@@ -8,7 +8,8 @@ from typing import Callable
 import click
 
 from nl2fix.cli.options import dataset_options, load_selection, run_option, selection_options
-from nl2fix.cli.sample_options import DEFAULT_OPENAI_MODEL, prompt_options
+from nl2fix.cli.sample_options import DEFAULT_OPENAI_MODEL, conversation_config, conversation_options, prompt_options
+from nl2fix.cli.validate_cmd import engine_options
 
 BACKENDS = ("openai", "vllm", "mutation", "replay")
 
@@ -29,15 +30,21 @@ BACKENDS = ("openai", "vllm", "mutation", "replay")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Requests in flight (openai).")
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
               help="Retries of a request on rate limits, 5xx answers, timeouts and connection errors (openai).")
+@conversation_options
+@engine_options
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def sample_cmd(**options):
-    """Sample candidate fixes; re-running the same command resumes where it stopped."""
+    """Sample candidate fixes; re-running the same command resumes where it stopped.
+
+    With --strategy conversation, the candidates of each round are validated (with the --engine
+    options) before the next round, which shows the model its earlier candidates' test results."""
     sample_run(**options)
 
 
 def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, backend, strategy, model, model_style,
                max_tokens, context_window, n, temperature, base_url, replay_file, seed, concurrency, retries, quiet,
-               on_start: Callable[[], None] = lambda: None) -> None:
+               rounds, samples_per_round, first_prompt, token_budget, engine, workers, no_sandbox, test_timeout,
+               candidate_timeout, on_start: Callable[[], None] = lambda: None) -> None:
     """`nl2fix sample` with its options; ``on_start`` runs once they, the bugs and the run directory
     are accepted, before the first request (`nl2fix run` announces its report there, not before a
     run that fails at once)."""
@@ -72,13 +79,17 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
         base_url=base_url,
         replay_file=str(replay_file.resolve()) if replay_file else None,
         seed=seed,
+        conversation=conversation_config(strategy, n, rounds, samples_per_round, first_prompt, token_budget),
     )
     from nl2fix import backends
+    from nl2fix.models import Engine
 
     chosen = backends.create(config, concurrency=concurrency, retries=retries)
     try:
         summary = sample(run_dir, config, bugs, dataset=ds, concurrency=concurrency, progress=not quiet, backend=chosen,
-                         on_start=on_start)
+                         on_start=on_start,
+                         validation=dict(engine=Engine(engine), workers=workers, sandbox=not no_sandbox,
+                                         test_timeout=test_timeout, candidate_timeout=candidate_timeout))
     finally:
         chosen.close()
     click.echo(str(summary))

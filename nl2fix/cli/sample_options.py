@@ -7,6 +7,7 @@ import functools
 import click
 
 from nl2fix.models import ModelStyle, Strategy
+from nl2fix.records import ConversationConfig
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 """The model `--backend openai` asks when no --model is given."""
@@ -28,3 +29,41 @@ def prompt_options(fn):
         return fn(*args, **kwargs)
 
     return wrapper
+
+
+def conversation_options(fn):
+    """``--rounds``, ``--samples-per-round``, ``--first-prompt``, ``--token-budget`` (``--strategy conversation``)."""
+    for option in reversed([
+        click.option("--rounds", type=click.IntRange(min=1), default=None,
+                     help="conversation: most rounds per bug (default: as many as the -n sample budget allows)."),
+        click.option("--samples-per-round", type=click.IntRange(min=1), default=None,
+                     help="conversation: samples asked for per round (default 10; -n is the budget of all rounds)."),
+        click.option("--first-prompt", type=click.Choice(["zero-shot", "one-shot", "title-only"]), default=None,
+                     help="conversation: the strategy of round 1's prompt (default zero-shot)."),
+        click.option("--token-budget", type=click.IntRange(min=1), default=None,
+                     help="conversation: no round starts once a bug's samples used this many prompt + completion tokens."),
+    ]):
+        fn = option(fn)
+    return fn
+
+
+DEFAULT_SAMPLES_PER_ROUND = 10
+
+
+def conversation_config(strategy: str, n: int, rounds: int | None, samples_per_round: int | None,
+                        first_prompt: str | None, token_budget: int | None) -> ConversationConfig | None:
+    """The conversation's configuration for ``--strategy conversation``; its options with another strategy are an error."""
+    given = {"--rounds": rounds, "--samples-per-round": samples_per_round, "--first-prompt": first_prompt,
+             "--token-budget": token_budget}
+    if strategy != Strategy.CONVERSATION.value:
+        named = [name for name, value in given.items() if value is not None]
+        if named:
+            raise click.UsageError(f"{', '.join(named)} only apply to --strategy conversation")
+        return None
+    per_round = samples_per_round or min(DEFAULT_SAMPLES_PER_ROUND, n)
+    return ConversationConfig(
+        first_prompt=Strategy(first_prompt or Strategy.ZERO_SHOT.value),
+        rounds=rounds or -(-n // per_round),
+        samples_per_round=per_round,
+        token_budget=token_budget,
+    )

@@ -239,6 +239,28 @@ class BugRow(ReportModel):
     """Ranker key -> 1-based rank of the best-placed plausible candidate (None: none ranked)."""
 
 
+class FixedWithin(ReportModel):
+    """Where each bug's first plausible sample came, in the order samples were drawn: honest for adaptive
+    sampling (a conversation), where pass@k's independence assumption does not hold."""
+
+    adaptive: bool
+    """The run fed verdicts back to the model (``conversation``): read these numbers, not pass@k."""
+    ks: dict[int, float]
+    """k -> share of scored bugs with a plausible sample among their first k samples."""
+    budget: int
+    """The run's sample budget per bug (its n)."""
+    fixed: int
+    """Scored bugs fixed within that budget."""
+    mean_first_position: float | None
+    """Mean position of the first plausible sample over the fixed bugs."""
+    samples: int
+    """Samples drawn for the scored bugs."""
+    tokens: int
+    """Their prompt + completion tokens."""
+    tokens_per_fix: float | None
+    """Tokens per bug fixed (None when none was)."""
+
+
 class ReportData(ReportModel):
     """A run's report: the paper's Tables 2, 3, 4 and 6 and Figures 2 and 4 for one run."""
 
@@ -271,6 +293,8 @@ class ReportData(ReportModel):
     """CodeBLEU by verdict (Figure 4)."""
     bugs: list[BugRow] = Field(default_factory=list)
     """Every bug, in run order."""
+    fixed_within: FixedWithin | None = None
+    """Fixed within k samples and within the budget (None when the run has no configuration)."""
 
     @property
     def scored_bugs(self) -> list[BugRow]:
@@ -497,9 +521,44 @@ def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = Fals
             else CodeBleuSummary(available=False, reason="CodeBLEU was not requested (--no-codebleu)")
         )
     rows = [_bug_row(f, rankers) for f in facts]
-    return _assemble(RunInfo(run_dir=str(run_dir), config=config, engine=engine, environment=environment,
+    report = _assemble(RunInfo(run_dir=str(run_dir), config=config, engine=engine, environment=environment,
                              rankers=sorted(rankers), nl2fix_version=__version__),
                      facts, rows, summary, _warnings(facts, rows, engine, config, covered))
+    if config is not None:
+        scored = [f for f, r in zip(facts, rows) if r.ground_truth is not GroundTruth.FAILS]
+        report.fixed_within = fixed_within([sequence_of(f) for f in scored], config)
+    return report
+
+
+def sequence_of(facts: _BugFacts) -> metrics.SampleSequence:
+    """A bug's samples in the order they were drawn (index order), plausible or not."""
+    return metrics.SampleSequence(
+        plausible=tuple(s.candidate_hash in facts.plausible_hashes for s in facts.samples),
+        tokens=tuple(s.prompt_tokens + s.completion_tokens for s in facts.samples),
+    )
+
+
+def sample_sequences(run_dir: Path | str, bug_ids: set[str]) -> list[metrics.SampleSequence]:
+    """The sample sequences of ``bug_ids`` under the run's verdict engine (for comparisons at equal budgets)."""
+    with RunStore(run_dir, read_only=True) as store:
+        facts = _read_facts(store, verdict_engine(store))
+    return [sequence_of(f) for f in facts if f.bug.id in bug_ids]
+
+
+def fixed_within(sequences: list[metrics.SampleSequence], config: RunConfig) -> FixedWithin:
+    positions = [metrics.first_plausible_position(s.plausible) for s in sequences]
+    found = [p for p in positions if p is not None]
+    within = metrics.at_budget(sequences, config.n)
+    return FixedWithin(
+        adaptive=config.conversation is not None,
+        ks={k: metrics.fixed_within_k(positions, k) for k in metrics.PAPER_KS if k <= config.n},
+        budget=config.n,
+        fixed=within.fixed,
+        mean_first_position=float(np.mean(found)) if found else None,
+        samples=within.samples,
+        tokens=within.tokens,
+        tokens_per_fix=within.tokens_per_fix,
+    )
 
 
 def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu: CodeBleuSummary,

@@ -144,8 +144,24 @@ def _bugs(data: ReportData) -> Table:
                  "rank: position of the best-placed plausible candidate in each ranking.")
 
 
+def _fixed_within(data: ReportData) -> Table:
+    f = data.fixed_within
+    rows = [[f"first {k} sample(s)", pct(share), pct(data.pass_at_k.get(k)) if not f.adaptive else "-"]
+            for k, share in f.ks.items()]
+    per_fix = "-" if f.tokens_per_fix is None else f"{f.tokens_per_fix:,.0f}"
+    first = "-" if f.mean_first_position is None else f"{f.mean_first_position:.1f}"
+    note = (f"Within the budget of {f.budget} samples per bug: {f.fixed} bug(s) fixed, first plausible sample at "
+            f"position {first} on average; {f.samples} samples, {f.tokens:,} tokens, {per_fix} tokens per fix.")
+    if f.adaptive:
+        note += (" The samples of this conversation run depend on earlier verdicts, so pass@k's independence "
+                 "assumption does not hold: compare runs by these numbers.")
+    return Table("Fixed within k samples", ["bugs fixed within", "share of scored bugs", "pass@k"], rows, note)
+
+
 def report_document(data: ReportData) -> Document:
     blocks: list = [_pass_at_k(data)]
+    if data.fixed_within is not None:
+        blocks.append(_fixed_within(data))
     if data.pass_at_k_curve:
         blocks.append(Figure("pass@k (Figure 2)", lambda: plots.pass_at_k_curves({"this run": data.pass_at_k_curve})))
     blocks.append(_ranked(data))
