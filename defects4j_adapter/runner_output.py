@@ -192,7 +192,7 @@ def read_job(text: str, key: JobKey, job_id: str) -> JobOutput:
     return JobOutput(report if complete else None, plain, started, compiled, forged)
 
 
-def test_frame_line(test: str, trace: str) -> int | None:
+def failure_frame_line(test: str, trace: str) -> int | None:
     """The line of ``test`` 's own class (``pkg.Class::method``) where the stack trace ``trace`` left
     it: the first frame in that class or one nested in it (an anonymous class, a lambda)."""
     cls = test.split("::")[0]
@@ -249,7 +249,7 @@ def to_outcome(report: RunnerReport, *, triggers: tuple[str, ...] | list[str] = 
         outcome.tests_run += 1
     outcome.failing_tests = [t.name for t in failing]
     outcome.messages = {t.name: _first_line(t.message) for t in failing}
-    outcome.failure_lines = {t.name: line for t in failing if (line := test_frame_line(t.name, t.message))}
+    outcome.failure_lines = {t.name: line for t in failing if (line := failure_frame_line(t.name, t.message))}
     outcome.timed_out_tests = timed
     outcome.timed_out = outcome.timed_out or bool(timed)
     outcome.detail = "; ".join(notes)

@@ -82,8 +82,9 @@ def build_round(base: Prompt, attempts: list[Attempt], phase: ConversationPhase,
     kept: list[Attempt] = []
     for attempt in order:
         trial = [a for a in attempts if a in kept or a is attempt]
-        if _count(render(base, trial, phase, len(attempts) - len(trial)), base.style, model) <= budget:
-            kept.append(attempt)
+        if _count(render(base, trial, phase, len(attempts) - len(trial)), base.style, model) > budget:
+            break
+        kept.append(attempt)
     shown = [a for a in attempts if a in kept]
     omitted = len(attempts) - len(shown)
     messages = render(base, shown, phase, omitted)

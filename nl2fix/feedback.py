@@ -21,6 +21,8 @@ FIELD_CHARS = 300
 CUT = " [...]"
 
 _EXPECTED = re.compile(r"expected:\s?<(.*)> but was:\s?<(.*)>\s*$", re.DOTALL)
+_DETAIL = ("symbol:", "location:", "required:", "found:", "reason:")
+"""The lines javac writes under an error that say what it means (not the echoed source and caret)."""
 _COMPILER_ERROR = re.compile(r"^(?:[\w$]+\.java:(\d+): )?error: (.*)$")
 
 
@@ -38,13 +40,13 @@ def expected_actual(message: str) -> tuple[str, str] | None:
 
 def compiler_error(errors: str, code: str, start_line: int) -> str:
     """The compiler's first error, placed in the candidate method when it lies there, with the
-    indented detail lines javac writes under it (``symbol:``, ``location:``)."""
+    detail lines javac writes under it (``symbol:``, ``location:`` ...)."""
     lines = errors.strip().splitlines()
     for i, line in enumerate(lines):
         found = _COMPILER_ERROR.match(line.strip())
         if not found:
             continue
-        detail = [d.strip() for d in lines[i + 1 : i + 3] if d.startswith((" ", "\t")) and d.strip()]
+        detail = [d.strip() for d in lines[i + 1 : i + 5] if d.strip().startswith(_DETAIL)]
         text = "; ".join([found.group(2), *detail])
         if found.group(1):
             in_method = int(found.group(1)) - start_line + 1

@@ -14,6 +14,7 @@ from nl2fix.cli import _register, cli
 from nl2fix.compare import compare_runs, overlap, write_compare
 from nl2fix.errors import Nl2FixError
 from nl2fix.models import Verdict
+from nl2fix.report import collect
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +38,18 @@ def test_table5_rows_and_overlap_are_the_hand_computed_ones(runs):
     assert len(data.curves["hot"]) == 5
 
 
+def test_equal_budget_rows_and_fixed_within_k_are_the_hand_computed_ones(runs):
+    data = compare_runs(runs)
+    hot, cold = data.equal_budget
+    # hot: Demo-1's first sample is plausible, Other-1's too, Demo-2 has none; cold: Demo-2 and Other-1 at once
+    assert (hot.budget, hot.bugs, hot.fixed, hot.samples, hot.samples_per_fix) == (5, 3, 2, 15, 7.5)
+    assert hot.expected_fixed == pytest.approx(2.0) and cold.fixed == 2
+    assert hot.tokens == 0 and hot.cost_per_fix is None
+    fixed = collect(runs[0], codebleu=False).fixed_within
+    assert (fixed.adaptive, fixed.budget, fixed.fixed, fixed.mean_first_position) == (False, 5, 2, 1.0)
+    assert fixed.ks == pytest.approx({1: 2 / 3, 5: 2 / 3})
+
+
 def test_overlap_of_three_sets():
     o = overlap({"x": {"1", "2", "3"}, "y": {"2", "4"}, "z": {"3", "2", "5"}})
     assert o.pairwise == [[3, 1, 2], [1, 2, 1], [2, 1, 3]]
@@ -51,7 +64,7 @@ def test_text_json_and_html(runs, tmp_path):
     assert payload["overlap"]["union"] == 3
     path = write_compare(runs, "html", tmp_path / "compare.html")
     tags = ParsedPage(path.read_text(encoding="utf-8")).tags
-    assert tags["table"] == 2 and tags["svg"] == 2
+    assert tags["table"] == 3 and tags["svg"] == 2
 
 
 def test_needs_two_runs_and_a_file_for_html(runs):

@@ -34,7 +34,8 @@ def user_text(prompt: Prompt) -> str:
 
 
 def test_every_template_is_used_and_renders():
-    assert set(prompts.names()) == {"chat", "completion", "edit", "reasoning_localise", "reasoning_explain", "reasoning_fix", "system"}
+    assert set(prompts.names()) == {"chat", "completion", "edit", "reasoning_localise", "reasoning_explain", "reasoning_fix", "system",
+                                    "conversation_instruction", "conversation_feedback", "conversation_history"}
     with pytest.raises(Exception):
         prompts.render("chat", title="t")  # strict: a missing variable is an error, not an empty string
 

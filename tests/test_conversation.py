@@ -1,0 +1,208 @@
+"""`--strategy conversation` end to end on the example benchmark: the real openai client against the
+local OpenAI-compatible server, real validation between rounds (javac + JUnit, confined), the run store.
+
+The model is scripted to read its feedback: it answers Textkit-3 (two things wrong in one method)
+with the buggy method unchanged until it is told, in the words a verdict gives (the failing test,
+expected and actual values, the test's source line), which test fails how; then it fixes what it
+was told about. Missing or wrong feedback matches no rule, and the bug stays unfixed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from openai_server import Rule, scripted_model
+
+from nl2fix.cli import _register, cli
+from nl2fix.dataset import open_dataset
+from nl2fix.models import ConversationPhase, Verdict
+from nl2fix.prompting import target_method
+from nl2fix.report import collect
+from nl2fix.store import RunStore
+
+pytestmark = pytest.mark.slow
+
+BUG = "Textkit-3"
+HEAD = """public static List<String> split(final String line, final char separator) {
+        final List<String> fields = new ArrayList<String>();
+        if (line == null) {
+            return fields;
+        }
+        final StringBuilder field = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 0; i < line.length(); i++) {
+            final char c = line.charAt(i);
+            if (quoted) {
+                if (c != QUOTE) {
+                    field.append(c);
+                }"""
+DOUBLED_QUOTE = """ else if (i + 1 < line.length() && line.charAt(i + 1) == QUOTE) {
+                    field.append(QUOTE);
+                    i++;
+                }"""
+DOUBLED_QUOTE_ALT = """ else if (line.indexOf(QUOTE, i + 1) == i + 1) {
+                    field.append(QUOTE);
+                    i++;
+                }"""
+MIDDLE = """ else {
+                    quoted = false;
+                }
+            } else if (c == QUOTE) {
+                quoted = true;
+            } else if (c == separator) {
+                fields.add(field.toString());
+                field.setLength(0);
+            } else {
+                field.append(c);
+            }
+        }
+"""
+DROPS_EMPTY_LAST = """        if (field.length() > 0) {
+            fields.add(field.toString());
+        }
+        return fields;
+    }"""
+KEEPS_EMPTY_LAST = """        fields.add(field.toString());
+        return fields;
+    }"""
+HALF_FIX = HEAD + DOUBLED_QUOTE + MIDDLE + DROPS_EMPTY_LAST
+"""Fixes the doubled quotes only: testRoundTrip passes, testSplitTrailingEmptyField still fails."""
+FIX = HEAD + DOUBLED_QUOTE + MIDDLE + KEEPS_EMPTY_LAST
+ALTERNATIVE = HEAD + DOUBLED_QUOTE_ALT + MIDDLE + KEEPS_EMPTY_LAST
+
+ROUND_TRIP_FAILS = ("org.textkit.CsvLineTest::testRoundTrip", 'Expected: [x, , he said "no", 1,5]',
+                    "Actual: [x, , he said no, 1,5]", "assertEquals(fields, CsvLine.split(CsvLine.join(fields, ',')));")
+"""What the verdict of the buggy method says: the first trigger test, its values, its source line."""
+TRAILING_FIELD_FAILS = ("org.textkit.CsvLineTest::testSplitTrailingEmptyField", "Expected: [a, b, ]", "Actual: [a, b]",
+                        'assertEquals(Arrays.asList("a", "b", ""), CsvLine.split("a,b,"));')
+PASSES = ("This version compiles and passes all the tests.", "alternative fix")
+
+
+def java(code: str) -> str:
+    return f"```java\n{code}\n```"
+
+
+def buggy() -> str:
+    return target_method(open_dataset("example").bugs[BUG])
+
+
+def model():
+    return scripted_model([
+        Rule(PASSES, java(ALTERNATIVE)),
+        Rule(TRAILING_FIELD_FAILS, java(FIX)),
+        Rule(ROUND_TRIP_FAILS, java(HALF_FIX)),
+        Rule((), java(buggy())),
+    ])
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    cache = tmp_path_factory.mktemp("conversation-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NL2FIX_CACHE_DIR", str(cache / "cache"))
+        mp.setenv("OPENAI_API_KEY", "test")
+        mp.delenv("OPENAI_BASE_URL", raising=False)
+        _register()
+        yield
+
+
+def nl2fix(*args, code: int = 0) -> str:
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    assert result.exit_code == code, result.output + repr(result.exception)
+    return result.output
+
+
+def common(run_dir, server, strategy: str) -> list:
+    return ["--dataset", "example", "--bug", BUG, "--run", run_dir, "--base-url", server.url, "--model", "gpt-4o-mini",
+            "-n", 8, "--strategy", strategy, "--retries", 0, "--quiet"]
+
+
+CONVERSATION = ["--rounds", 4, "--samples-per-round", 2]
+
+
+@pytest.fixture(scope="module")
+def runs(env, tmp_path_factory):
+    """A zero-shot run and a conversation run of the same model at the same budget (8 samples)."""
+    from openai_server import OpenAIServer
+
+    root = tmp_path_factory.mktemp("conversation")
+    out = {}
+    for strategy, extra in (("zero-shot", []), ("conversation", CONVERSATION)):
+        with OpenAIServer(model=model()) as server:
+            run_dir = root / strategy
+            nl2fix("run", *common(run_dir, server, strategy), *extra, "--format", "json", "--no-codebleu")
+            out[strategy] = (run_dir, list(server.successful("/v1/chat/completions")))
+    return out
+
+
+def test_conversation_fixes_what_plain_sampling_at_the_same_budget_does_not(runs):
+    plain_dir, plain_requests = runs["zero-shot"]
+    conv_dir, requests = runs["conversation"]
+    plain, conv = collect(plain_dir, codebleu=False), collect(conv_dir, codebleu=False)
+    assert len(plain_requests) == 1 and plain.bugs[0].samples == 8
+    assert plain.bug_counts.fixed == 0 and plain.bugs[0].unique_candidates == 1
+    assert conv.bugs[0].samples == 8 and conv.bug_counts.fixed == 1
+
+    with RunStore(conv_dir) as store:
+        rounds = store.rounds(BUG)
+        samples = store.samples(BUG)
+        verdict = {c.code: store.validation(BUG, c.hash, "fast").verdict for c in store.candidates(BUG)}
+    # every round asked once, with the prompt it stored
+    assert [r.messages for r in rounds] == [r.body["messages"] for r in requests]
+    assert [r.phase for r in rounds] == [ConversationPhase.REPAIR] * 3 + [ConversationPhase.ALTERNATIVES]
+    assert [r.indices for r in rounds] == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert [s.round for s in samples] == [1, 1, 2, 2, 3, 3, 4, 4]
+    # round 2 was told how the buggy method failed, round 3 also how the half fix failed
+    second, third = (json.dumps(r.messages) for r in rounds[1:3])
+    assert all(json.dumps(cue)[1:-1] in second for cue in ROUND_TRIP_FAILS)
+    assert all(json.dumps(cue)[1:-1] in third for cue in TRAILING_FIELD_FAILS)
+    assert len(rounds[2].shown) == 2 and rounds[2].omitted == 0
+    # the second phase gave the ranker a second plausible fix
+    assert [v.value for v in verdict.values()] == ["wrong", "wrong", "plausible", "plausible"]
+    assert sum(v is Verdict.PLAUSIBLE for v in verdict.values()) == 2
+
+    assert conv.fixed_within.adaptive and not plain.fixed_within.adaptive
+    assert conv.fixed_within.ks == {1: 0.0, 5: 1.0} and conv.fixed_within.mean_first_position == 5.0
+    assert plain.fixed_within.ks == {1: 0.0, 5: 0.0} and plain.fixed_within.fixed == 0
+    assert conv.fixed_within.tokens == sum(s.prompt_tokens + s.completion_tokens for s in samples) > 0
+
+
+def test_compare_puts_the_conversation_beside_plain_sampling_at_equal_budgets(runs):
+    plain_dir, _ = runs["zero-shot"]
+    conv_dir, _ = runs["conversation"]
+    data = json.loads(nl2fix("compare", plain_dir, conv_dir, "--format", "json"))
+    rows = {r["label"]: r for r in data["equal_budget"]}
+    zero, conv = rows["zero-shot"], rows["conversation"]
+    assert zero["budget"] == conv["budget"] == 8
+    assert (zero["fixed"], conv["fixed"]) == (0, 1)
+    assert zero["expected_fixed"] == 0.0 and conv["expected_fixed"] is None
+    assert conv["samples_per_fix"] == 8 and zero["samples_per_fix"] is None
+    with RunStore(conv_dir) as store:
+        assert conv["tokens"] == sum(s.prompt_tokens + s.completion_tokens for s in store.samples(BUG))
+    assert conv["tokens_per_fix"] == conv["tokens"]
+    text = nl2fix("compare", plain_dir, conv_dir)
+    assert "At equal budgets: the first 8 samples of each bug" in text
+    assert "conversation (zero-shot, 4 x 2)" in text
+
+
+def test_a_run_stopped_between_rounds_resumes_without_asking_again(runs, tmp_path, openai_server_factory):
+    conv_dir, _ = runs["conversation"]
+    run_dir = tmp_path / "stopped"
+    first = openai_server_factory(model=model(), stop_after=2)  # dies after rounds 1 and 2
+    output = nl2fix("sample", *common(run_dir, first, "conversation"), *CONVERSATION, code=2)
+    assert "stopped answering" in output and "re-run the same command to resume" in output
+    with RunStore(run_dir) as store:
+        stored = store.rounds(BUG)
+        assert [r.round for r in stored] == [1, 2, 3]  # round 3 was stored, then could not be sent
+        assert store.sample_indices(BUG) == {0, 1, 2, 3}
+
+    second = openai_server_factory(model=model())
+    nl2fix("sample", *common(run_dir, second, "conversation"), *CONVERSATION)
+    asked = second.successful("/v1/chat/completions")
+    assert len(first.successful()) + len(asked) == 4  # one request per round, none repeated
+    assert asked[0].body["messages"] == stored[2].messages  # round 3 as stored
+    with RunStore(run_dir) as store, RunStore(conv_dir) as whole:
+        assert [s.response for s in store.samples(BUG)] == [s.response for s in whole.samples(BUG)]
+        assert [r.messages for r in store.rounds(BUG)] == [r.messages for r in whole.rounds(BUG)]
