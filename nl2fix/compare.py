@@ -12,6 +12,7 @@ from typing import Sequence
 from nl2fix.errors import Nl2FixError
 from nl2fix import metrics
 from nl2fix.metrics import PAPER_KS
+from nl2fix.models import Strategy
 from nl2fix.records import RunConfig
 from nl2fix.report import ReportFormat, emit, parse_format, render_model
 from nl2fix.report.data import ReportData, ReportModel, collect, sample_sequences
@@ -130,7 +131,7 @@ def _row(label: str, data: ReportData) -> RunRow:
     return RunRow(
         label=label, run_dir=data.run.run_dir,
         model=c.model if c else None, backend=c.backend if c else None,
-        strategy=c.strategy.value if c else None, temperature=c.temperature if c else None, n=c.n if c else None,
+        strategy=_strategy(c) if c else None, temperature=c.temperature if c else None, n=c.n if c else None,
         engine=data.run.engine, bugs=data.bug_counts.scored, fixed=data.bug_counts.fixed,
         pass_at_k=data.pass_at_k,
         ranked_pass_at_1={key: values[1] for key, values in data.ranked_pass_at_k.items()},
@@ -237,7 +238,10 @@ def compare_document(data: CompareData) -> Document:
     table5 = Table("Strategies and models (Table 5)",
                    ["run", "model", "strategy", "T", "n", *[f"pass@{k}" for k in ks], "bugs fixed",
                     *[f"r.pass@1 [{key}]" for key in rankers]], rows,
-                   "pass@k over each run's scored bugs; '-' where a run has too few samples for k.")
+                   "pass@k over each run's scored bugs; '-' where a run has too few samples for k."
+                   + (" A conversation's samples depend on earlier verdicts, which pass@k's estimator (independent samples) "
+                      "does not allow for: compare it at equal budgets." if any(r.strategy and r.strategy.startswith(
+                          Strategy.CONVERSATION.value) for r in data.runs) else ""))
     o = data.overlap
     pairs = Table("Bugs fixed by both (Figure 3)", ["", *o.labels],
                   [[label, *map(str, row)] for label, row in zip(o.labels, o.pairwise)],

@@ -1,10 +1,9 @@
 """`--strategy conversation` end to end on the example benchmark: the real openai client against the
 local OpenAI-compatible server, real validation between rounds (javac + JUnit, confined), the run store.
 
-The model is scripted to read its feedback: it answers Textkit-3 (two things wrong in one method)
-with the buggy method unchanged until it is told, in the words a verdict gives (the failing test,
-expected and actual values, the test's source line), which test fails how; then it fixes what it
-was told about. Missing or wrong feedback matches no rule, and the bug stays unfixed.
+The model (``conversation_model``) is scripted to read its feedback: Textkit-3 is fixed in two steps,
+each only after the verdict's words say which test fails how; missing or wrong feedback matches no
+rule, and the bug stays unfixed.
 """
 
 from __future__ import annotations
@@ -13,88 +12,15 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from openai_server import Rule, scripted_model
+from conversation_model import CONVERSATION_BUG as BUG
+from conversation_model import PASSES, ROUND_TRIP_FAILS, TRAILING_FIELD_FAILS, model
 
 from nl2fix.cli import _register, cli
-from nl2fix.dataset import open_dataset
 from nl2fix.models import ConversationPhase, Verdict
-from nl2fix.prompting import target_method
 from nl2fix.report import collect
 from nl2fix.store import RunStore
 
 pytestmark = pytest.mark.slow
-
-BUG = "Textkit-3"
-HEAD = """public static List<String> split(final String line, final char separator) {
-        final List<String> fields = new ArrayList<String>();
-        if (line == null) {
-            return fields;
-        }
-        final StringBuilder field = new StringBuilder();
-        boolean quoted = false;
-        for (int i = 0; i < line.length(); i++) {
-            final char c = line.charAt(i);
-            if (quoted) {
-                if (c != QUOTE) {
-                    field.append(c);
-                }"""
-DOUBLED_QUOTE = """ else if (i + 1 < line.length() && line.charAt(i + 1) == QUOTE) {
-                    field.append(QUOTE);
-                    i++;
-                }"""
-DOUBLED_QUOTE_ALT = """ else if (line.indexOf(QUOTE, i + 1) == i + 1) {
-                    field.append(QUOTE);
-                    i++;
-                }"""
-MIDDLE = """ else {
-                    quoted = false;
-                }
-            } else if (c == QUOTE) {
-                quoted = true;
-            } else if (c == separator) {
-                fields.add(field.toString());
-                field.setLength(0);
-            } else {
-                field.append(c);
-            }
-        }
-"""
-DROPS_EMPTY_LAST = """        if (field.length() > 0) {
-            fields.add(field.toString());
-        }
-        return fields;
-    }"""
-KEEPS_EMPTY_LAST = """        fields.add(field.toString());
-        return fields;
-    }"""
-HALF_FIX = HEAD + DOUBLED_QUOTE + MIDDLE + DROPS_EMPTY_LAST
-"""Fixes the doubled quotes only: testRoundTrip passes, testSplitTrailingEmptyField still fails."""
-FIX = HEAD + DOUBLED_QUOTE + MIDDLE + KEEPS_EMPTY_LAST
-ALTERNATIVE = HEAD + DOUBLED_QUOTE_ALT + MIDDLE + KEEPS_EMPTY_LAST
-
-ROUND_TRIP_FAILS = ("org.textkit.CsvLineTest::testRoundTrip", 'Expected: [x, , he said "no", 1,5]',
-                    "Actual: [x, , he said no, 1,5]", "assertEquals(fields, CsvLine.split(CsvLine.join(fields, ',')));")
-"""What the verdict of the buggy method says: the first trigger test, its values, its source line."""
-TRAILING_FIELD_FAILS = ("org.textkit.CsvLineTest::testSplitTrailingEmptyField", "Expected: [a, b, ]", "Actual: [a, b]",
-                        'assertEquals(Arrays.asList("a", "b", ""), CsvLine.split("a,b,"));')
-PASSES = ("This version compiles and passes all the tests.", "alternative fix")
-
-
-def java(code: str) -> str:
-    return f"```java\n{code}\n```"
-
-
-def buggy() -> str:
-    return target_method(open_dataset("example").bugs[BUG])
-
-
-def model():
-    return scripted_model([
-        Rule(PASSES, java(ALTERNATIVE)),
-        Rule(TRAILING_FIELD_FAILS, java(FIX)),
-        Rule(ROUND_TRIP_FAILS, java(HALF_FIX)),
-        Rule((), java(buggy())),
-    ])
 
 
 @pytest.fixture(scope="module")
