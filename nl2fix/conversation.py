@@ -29,7 +29,9 @@ from nl2fix.one_shot import ExampleIndex
 from nl2fix.progress import progress_bar
 from nl2fix.prompting import Prompt, build_prompt
 from nl2fix.records import ConversationConfig, RoundRecord, RunConfig
+from nl2fix.sampling import MAX_ERRORS_SHOWN, SampleSummary, store_answer
 from nl2fix.store import RunStore
+from nl2fix.validation import validate
 
 FIRST_PROMPTS = (Strategy.ZERO_SHOT, Strategy.ONE_SHOT, Strategy.TITLE_ONLY)
 """Strategies a conversation can start from (``reasoning`` is a conversation of its own)."""
@@ -104,12 +106,9 @@ def _unjudged(store: RunStore, bug: Bug, engine: str) -> bool:
 
 
 def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Dataset, backend: SamplingBackend,
-             summary, progress: bool, validation: dict) -> None:
-    """Run (or resume) the conversation of every bug; ``summary`` (a :class:`nl2fix.sampling.SampleSummary`)
-    counts what happened; ``validation``: keyword arguments of :func:`nl2fix.validation.validate`."""
-    from nl2fix.sampling import MAX_ERRORS_SHOWN, store_answer
-    from nl2fix.validation import validate
-
+             summary: SampleSummary, progress: bool, validation: dict) -> None:
+    """Run (or resume) the conversation of every bug; ``summary`` counts what happened; ``validation``:
+    keyword arguments of :func:`nl2fix.validation.validate`."""
     if config.conversation.first_prompt not in FIRST_PROMPTS:
         raise Nl2FixError(f"a conversation cannot start from the {config.conversation.first_prompt.value} strategy",
                           "use --first-prompt zero-shot, one-shot or title-only")

@@ -4,7 +4,8 @@ Resumable: each bug asks only for the sample indices the store does not hold yet
 answer is stored the moment it arrives. Multi-turn strategies (``reasoning``) run one chain per
 sample: the first turn asks for all missing samples at once, then each answer is followed up on
 its own; a sample is stored only when its chain completes, so an interrupted chain is asked
-again from the start.
+again from the start. ``conversation`` runs go through :mod:`nl2fix.conversation`, which validates
+between its rounds.
 """
 
 from __future__ import annotations

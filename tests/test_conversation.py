@@ -132,3 +132,17 @@ def test_a_run_stopped_between_rounds_resumes_without_asking_again(runs, tmp_pat
     with RunStore(run_dir) as store, RunStore(conv_dir) as whole:
         assert [s.response for s in store.samples(BUG)] == [s.response for s in whole.samples(BUG)]
         assert [r.messages for r in store.rounds(BUG)] == [r.messages for r in whole.rounds(BUG)]
+
+
+def test_a_conversation_works_with_a_backend_that_reads_no_prompt(env, tmp_path):
+    """The mutation backend answers by sample index: the rounds and their feedback are still made and stored."""
+    run_dir = tmp_path / "mutation"
+    nl2fix("sample", "--dataset", "example", "--bug", "Textkit-1", "--run", run_dir, "--backend", "mutation",
+           "-n", 4, "--strategy", "conversation", "--samples-per-round", 2, "--quiet")
+    with RunStore(run_dir) as store:
+        rounds = store.rounds("Textkit-1")
+        first_round = {s.candidate_hash for s in store.samples("Textkit-1") if s.round == 1 and s.candidate_hash}
+        judged = {v.hash for v in store.validations("Textkit-1", "fast")}
+    assert [r.indices for r in rounds] == [[0, 1], [2, 3]]
+    assert set(rounds[1].shown) == first_round and first_round <= judged
+    assert rounds[1].messages[-1]["role"] == "user" and "This version" in rounds[1].messages[-1]["content"]
