@@ -9,6 +9,10 @@ rule, and the bug stays unfixed.
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -146,3 +150,33 @@ def test_a_conversation_works_with_a_backend_that_reads_no_prompt(env, tmp_path)
     assert [r.indices for r in rounds] == [[0, 1], [2, 3]]
     assert set(rounds[1].shown) == first_round and first_round <= judged
     assert rounds[1].messages[-1]["role"] == "user" and "This version" in rounds[1].messages[-1]["content"]
+
+
+def test_a_run_killed_between_rounds_resumes_without_asking_again(runs, tmp_path, openai_server_factory):
+    """SIGKILL to a real `nl2fix sample` process once round 1's answers are stored (it is validating them
+    or building round 2), then the same command again."""
+    conv_dir, _ = runs["conversation"]
+    run_dir = tmp_path / "killed"
+    server = openai_server_factory(model=model())
+    args = ["sample", *common(run_dir, server, "conversation"), *CONVERSATION]
+    command = [sys.executable, "-c", "from nl2fix.cli import main; main()", *map(str, args)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:
+            if (run_dir / "run.sqlite").exists():
+                with RunStore(run_dir) as store:
+                    if len(store.sample_indices(BUG)) >= 2:
+                        break
+            time.sleep(0.05)
+        assert process.poll() is None, "the run ended before it could be killed between rounds"
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait(timeout=30)
+    with RunStore(run_dir) as store:
+        assert len(store.rounds(BUG)) < 4 and len(store.sample_indices(BUG)) < 8
+    nl2fix(*args)
+    assert len(server.successful("/v1/chat/completions")) == 4  # one request per round, none repeated
+    with RunStore(run_dir) as store, RunStore(conv_dir) as whole:
+        assert [r.messages for r in store.rounds(BUG)] == [r.messages for r in whole.rounds(BUG)]
+        assert [s.response for s in store.samples(BUG)] == [s.response for s in whole.samples(BUG)]
