@@ -38,7 +38,7 @@ from nl2fix.models import Bug, Engine, Verdict
 from nl2fix.progress import progress_bar
 from nl2fix.records import ValidationRecord
 from nl2fix.store import RunStore
-from nl2fix.test_source import test_source_line
+from nl2fix.failure_site import source_line
 from nl2fix.verdicts import judge, known_failures_of, required_of
 
 FIXED, BUGGY = "fixed", "buggy"
@@ -263,7 +263,7 @@ class _Validation:
         record = judge(outcome, bug_id=bug.id, hash=hash, engine=self.name, known_failures=known, required=required,
                        keep_passed=hash == FIXED)
         if ws is not None and record.failure_line is not None:
-            record.failure_source = test_source_line(ws, record.failing_tests[0], record.failure_line)
+            record.failure_source = source_line(ws, record.failing_tests[0], record.failure_line)
         return record
 
     def bug_task(self, index: int, bug: Bug, work: _Work) -> None:

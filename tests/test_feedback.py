@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from defects4j_adapter.engine import Workspace
 from defects4j_adapter.runner_output import failure_frame_line
 from nl2fix import metrics, tokens
 from nl2fix.conversation_prompt import Attempt, build_round, render
 from nl2fix.dataset import open_dataset
+from nl2fix.failure_site import source_line
 from nl2fix.feedback import CUT, FEEDBACK_CHARS, FIELD_CHARS, compiler_error, expected_actual, feedback
 from nl2fix.models import ConversationPhase, ModelStyle, Strategy, Verdict
 from nl2fix.prompting import build_prompt
@@ -143,3 +145,14 @@ def test_fixed_within_k_and_at_a_budget():
     assert metrics.at_budget(sequences[1:2], 4).samples_per_fix is None
     with pytest.raises(ValueError):
         metrics.at_budget(sequences, 0)
+
+
+def test_the_source_line_comes_from_the_workspaces_test_file(tmp_path):
+    test_dir = tmp_path / "src" / "test" / "java"
+    (test_dir / "p").mkdir(parents=True)
+    (test_dir / "p" / "T.java").write_text("class T {\n    void t() {\n        assertEquals(2, f(1));   \n", encoding="utf-8")
+    ws = Workspace(bug=None, root=tmp_path, src_dir=tmp_path, test_dir=test_dir, classes_dir=tmp_path,
+                   test_classes_dir=tmp_path, classpath=(), trigger_tests=(), relevant_tests=())
+    assert source_line(ws, "p.T::t", 3) == "assertEquals(2, f(1));"
+    assert source_line(ws, "p.T$Inner::t", 2) == "void t() {"  # a nested class is in its outer class's file
+    assert source_line(ws, "p.T::t", 9) == "" and source_line(ws, "p.Missing::t", 1) == ""

@@ -7,7 +7,7 @@ from defects4j_adapter.engine import Workspace
 SOURCE_LINE_LIMIT = 300
 
 
-def test_source_line(ws: Workspace, test: str, line: int) -> str:
+def source_line(ws: Workspace, test: str, line: int) -> str:
     """Line ``line`` (1-based) of the file of test ``pkg.Class::method`` (a nested class lives in its
     outer class's file), stripped and bounded; empty when the file or the line is not there."""
     top_class = test.split("::")[0].split("$")[0]
