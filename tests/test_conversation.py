@@ -17,7 +17,7 @@ import time
 import pytest
 from click.testing import CliRunner
 from conversation_model import CONVERSATION_BUG as BUG
-from conversation_model import PASSES, ROUND_TRIP_FAILS, TRAILING_FIELD_FAILS, model
+from conversation_model import ROUND_TRIP_FAILS, TRAILING_FIELD_FAILS, model
 
 from nl2fix.cli import _register, cli
 from nl2fix.models import ConversationPhase, Verdict
