@@ -108,11 +108,16 @@ class MethodRef:
         return f"{self.path}:{self.cls.rsplit('.', 1)[-1]}#{self.name} (lines {self.start_line}-{self.end_line})"
 
 
-def methods_of(path: str, text: str) -> list[MethodRef]:
-    """Every method declaration of a Java file (those of named inner classes too)."""
+def top_class(path: str, text: str) -> str:
+    """The qualified top-level class of a source file, by its package and file name."""
     package = _PACKAGE.search(text)
     top = PurePosixPath(path).stem
-    cls = f"{package.group(1)}.{top}" if package else top
+    return f"{package.group(1)}.{top}" if package else top
+
+
+def methods_of(path: str, text: str) -> list[MethodRef]:
+    """Every method declaration of a Java file (those of named inner classes too)."""
+    cls = top_class(path, text)
     return [MethodRef(path, cls, span.name, text.count("\n", 0, span.start) + 1,
                       text.count("\n", 0, span.end if span.complete else len(text)) + 1, span.params)
             for span in find_methods(text)]
