@@ -280,7 +280,8 @@ def _build_gradle(project: Path, options: BuildOptions) -> list[Module]:
         gradle = [str(found)]
     init = project.parent / "nl2fix-init.gradle"
     init.write_text(GRADLE_INIT, encoding="utf-8")
-    argv = [*gradle, "--offline", "-q", "--console=plain", "-I", str(init), "nl2fixLayout"]
+    # no daemon left running on the user's machine after the build
+    argv = [*gradle, "--offline", "--no-daemon", "-q", "--console=plain", "-I", str(init), "nl2fixLayout"]
     result = run_command(argv, timeout=options.timeout, cwd=project)
     (project.parent / "build.log").write_text(result.stdout + result.stderr, encoding="utf-8")
     if not result.ok:
