@@ -107,10 +107,10 @@ def locate(target: FixTarget, build: BuildOptions, echo: Echo) -> Located:
     module_tests = {p: t for p, t in built.sources(tests=True).items() if (built.root / p).is_relative_to(module.dir)}
     relevant = user_bug.covering_tests(module_tests, ref.cls, triggers)
     if target.bug_id:
-        name, _, number = target.bug_id.rpartition("-")
-        if not name or not number.isdigit():
+        name, _, digits = target.bug_id.rpartition("-")
+        if not name or not digits.isdigit():
             raise Nl2FixError(f"--id {target.bug_id!r} is not NAME-NUMBER", "e.g. --id Acme-42")
-        name, number = name, int(number)
+        number = int(digits)
     else:
         name, number = user_bug.bug_id_parts(target.project, target.issue)
     file_text = (built.root / ref.path).read_bytes().decode(built.encoding)

@@ -18,6 +18,7 @@ from nl2fix.errors import Nl2FixError
 from nl2fix.models import Bug, Verdict
 from nl2fix.records import CandidateRecord, ValidationRecord
 from nl2fix.store import RunStore
+from ranking.display import Line, Style
 
 BACKUP_SUFFIX = ".nl2fix-backup"
 
@@ -110,3 +111,26 @@ def apply(project: Path, bug: Bug, choice: FixChoice, encoding: str = "UTF-8") -
     backup.write_bytes(data)
     target.write_bytes(splice.encode_source(text, encoding))
     return backup
+
+
+def diff_lines(diff: str) -> list[Line]:
+    styles = {"+": Style.ADDED, "-": Style.REMOVED, "@": Style.HUNK}
+    return [Line(d, Style.TITLE if d.startswith(("--- ", "+++ ")) else styles.get(d[:1], Style.PLAIN))
+            for d in diff.splitlines()]
+
+
+def choice_lines(choice: FixChoice, diff: str | None) -> list[Line]:
+    """One candidate as shown: place, verdict, where the ranker put it, why it failed, its diff."""
+    record = choice.verdict
+    verdict = record.verdict.value if record else "not validated"
+    rank = f"rank {choice.rank}" if choice.rank else "below the ranking threshold"
+    samples = "sample" if choice.candidate.count == 1 else "samples"
+    lines = [Line(""), Line(f"#{choice.position}  {verdict}  ({rank}; {choice.candidate.count} {samples}; "
+                            f"{choice.candidate.hash})", Style.GOOD if choice.plausible else Style.BAD)]
+    if record is not None and record.failing_tests:
+        lines.append(Line(f"    failing: {', '.join(record.failing_tests[:5])}"))
+    why = record.detail or record.compile_errors if record is not None else ""
+    if why.strip():
+        lines.append(Line(f"    {why.strip().splitlines()[0][:300]}"))
+    return lines + (diff_lines(diff) if diff is not None else [Line("    (no diff: the file changed since sampling)",
+                                                                      Style.UNKNOWN)])

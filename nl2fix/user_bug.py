@@ -13,14 +13,12 @@ from typing import Mapping
 from nl2fix.errors import Nl2FixError
 from nl2fix.java_text import remove_comments
 from nl2fix.localise import MethodRef, methods_of, top_class
-from nl2fix.models import Bug
+from nl2fix.models import USER_BENCHMARK, Bug
 
 _METHOD_SPEC = re.compile(r"^(?P<path>[^:]+\.java):(?P<cls>[\w.$]+)#(?P<name>[\w$]+)(?::(?P<line>\d+))?$")
 _TEST_SPEC = re.compile(r"^(?P<cls>[\w.$]+)(?:::|#)(?P<name>[\w$]+)$")
 _CLASS_DECL = re.compile(r"\b(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)")
 _ID_PART = re.compile(r"[^A-Za-z0-9]+")
-USER_BENCHMARK = "project"
-"""``Bug.benchmark`` of a user's bug: it has no known fix."""
 
 
 @dataclass(frozen=True)

@@ -8,26 +8,11 @@ import click
 
 from nl2fix.cli.sample_cmd import default_model
 from nl2fix.cli.sample_options import prompt_options
-from nl2fix.cli.show_cmd import _COLOURS
+from nl2fix.cli.show_cmd import echo_lines
 from nl2fix.cli.validate_cmd import engine_options
 from nl2fix.models import Engine
-from ranking.display import Style
 
 BACKENDS = ("openai", "vllm", "mutation")
-
-
-def _echo_diff(diff: str) -> None:
-    for line in diff.splitlines():
-        style = (Style.TITLE if line.startswith(("---", "+++")) else Style.ADDED if line.startswith("+")
-                 else Style.REMOVED if line.startswith("-") else Style.HUNK if line.startswith("@@") else Style.PLAIN)
-        click.echo(click.style(line, **_COLOURS[style]))
-
-
-def _heading(choice) -> str:
-    verdict = choice.verdict.verdict.value if choice.verdict else "not validated"
-    rank = f"rank {choice.rank}" if choice.rank else "below the ranking threshold"
-    samples = "sample" if choice.candidate.count == 1 else "samples"
-    return f"#{choice.position}  {verdict}  ({rank}; {choice.candidate.count} {samples}; {choice.candidate.hash})"
 
 
 @click.command("fix")
@@ -111,31 +96,23 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
                f"as diffs of {project}:")
     diffs = {}
     for choice in choices[:top]:
-        click.echo("")
-        click.echo(click.style(_heading(choice), **_COLOURS[Style.GOOD if choice.plausible else Style.BAD]))
-        record = choice.verdict
-        if record is not None and record.failing_tests:
-            click.echo(f"    failing: {', '.join(record.failing_tests[:5])}")
-        if record is not None and (record.detail or record.compile_errors):
-            click.echo(f"    {(record.detail or record.compile_errors).strip().splitlines()[0][:300]}")
         try:
             diffs[choice.position] = fix_patches.diff_for(project, bug, choice, located.built.encoding)
-        except Nl2FixError as exc:
-            click.echo(f"    (no diff: {exc.message})")
-            continue
-        _echo_diff(diffs[choice.position])
+        except Nl2FixError:
+            diffs[choice.position] = None
+        echo_lines(fix_patches.choice_lines(choice, diffs[choice.position]))
+    if apply_n is None and out is None:
+        return
     wanted = apply_n or 1
-    if (apply_n or out) and wanted > len(choices):
+    if wanted > len(choices):
         raise Nl2FixError(f"there is no candidate #{wanted}: {len(choices)} were found")
+    choice = choices[wanted - 1]
     if out is not None:
-        chosen_choice = choices[wanted - 1]
-        out.write_text(diffs.get(wanted) or fix_patches.diff_for(project, bug, chosen_choice, located.built.encoding),
+        out.write_text(diffs.get(wanted) or fix_patches.diff_for(project, bug, choice, located.built.encoding),
                        encoding="utf-8")
         click.echo(f"\nwrote the diff of #{wanted} to {out} (git apply {out})")
     if apply_n is not None:
-        choice = choices[apply_n - 1]
         if not choice.plausible:
-            click.echo(f"warning: #{apply_n} is not plausible ({choice.verdict.verdict.value if choice.verdict else 'not validated'})",
-                       err=True)
+            click.echo(f"warning: #{wanted} is not plausible", err=True)
         backup = fix_patches.apply(project, bug, choice, located.built.encoding)
-        click.echo(f"applied #{apply_n} to {project / bug.path} (the file as it was: {backup})")
+        click.echo(f"applied #{wanted} to {project / bug.path} (the file as it was: {backup})")
