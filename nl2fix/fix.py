@@ -49,12 +49,12 @@ class Located:
 
 
 def _test_classes(built: BuiltProject) -> list[str]:
-    return [top_class(path, text) for path, text in built.sources(tests=True).items()]
+    return [top_class(path, text) for path, text in built.test_sources.items()]
 
 
 def _test_module(built: BuiltProject, test: str):
     cls = test.split("::")[0]
-    for path, text in built.sources(tests=True).items():
+    for path, text in built.test_sources.items():
         if top_class(path, text) == cls:
             return next(m for m in built.modules if (built.root / path).is_relative_to(m.dir))
     raise Nl2FixError(f"no test class {cls} in the project")
@@ -67,7 +67,7 @@ def _localise(built: BuiltProject, test: str, issue_text: str, echo: Echo):
     if not result.failed:
         raise Nl2FixError(f"{test} passes on the project as it is, so it shows no bug",
                           "give a test that fails because of the bug, or the method with --method")
-    suspects = rank_suspects(result.trace, SourceIndex(built.sources(), built.sources(tests=True)), test=test,
+    suspects = rank_suspects(result.trace, SourceIndex(built.main_sources, built.test_sources), test=test,
                              issue=issue_text)
     first = result.trace.strip().splitlines()[:1]
     if not suspects:
@@ -104,7 +104,7 @@ def locate(target: FixTarget, build: BuildOptions, echo: Echo) -> Located:
     if test and _test_module(built, test) != module:
         raise Nl2FixError(f"{test} is not in the module of {ref.path}",
                           "give a failing test of the same module, or leave --test out")
-    module_tests = {p: t for p, t in built.sources(tests=True).items() if (built.root / p).is_relative_to(module.dir)}
+    module_tests = {p: t for p, t in built.test_sources.items() if (built.root / p).is_relative_to(module.dir)}
     relevant = user_bug.covering_tests(module_tests, ref.cls, triggers)
     if target.bug_id:
         name, _, digits = target.bug_id.rpartition("-")

@@ -23,6 +23,7 @@ like Defects4J checkouts, and reused until a file changes.
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 import json
 import os
@@ -129,14 +130,23 @@ class BuiltProject:
         raise Nl2FixError(f"{rel_path} is not under the main sources of any module of {self.source}",
                           "give a file of the project's main sources (src/main/java/...)")
 
-    def sources(self, tests: bool = False) -> dict[str, str]:
-        """Every main (or test) Java file, by path relative to the project, with its text."""
+    def _sources(self, tests: bool) -> dict[str, str]:
         out = {}
         for module in self.modules:
             for folder in (module.test_dirs if tests else module.src_dirs):
                 for path in local_workspace.java_files(folder):
                     out[str(path.relative_to(self.root))] = path.read_bytes().decode(self.encoding, "replace")
         return out
+
+    @functools.cached_property
+    def main_sources(self) -> dict[str, str]:
+        """Every main Java file, by path relative to the project, with its text."""
+        return self._sources(tests=False)
+
+    @functools.cached_property
+    def test_sources(self) -> dict[str, str]:
+        """Every test Java file, by path relative to the project, with its text."""
+        return self._sources(tests=True)
 
     def workspace(self, bug: Bug) -> Workspace:
         """The workspace that validates candidates of ``bug`` in the module holding its file."""
@@ -203,17 +213,35 @@ def _pom(path: Path) -> ET.Element:
     return root
 
 
-def maven_modules(root: Path) -> list[tuple[Path, str, str]]:
-    """Every module with sources of a reactor: (folder, main source folder, test source folder)."""
+@dataclass(frozen=True)
+class MavenModule:
+    """A reactor module's folders, relative to its own folder."""
+
+    dir: Path
+    src: str
+    test: str
+    classes: str
+    test_classes: str
+
+
+def maven_modules(root: Path) -> list[MavenModule]:
+    """Every module with sources of a reactor."""
     out, todo = [], [root]
     while todo:
         folder = todo.pop(0)
         pom = _pom(folder / "pom.xml")
         todo += [folder / m.text.strip() for m in pom.findall("./modules/module") if m.text]
         if (pom.findtext("./packaging") or "jar").strip() != "pom":
-            out.append((folder, (pom.findtext("./build/sourceDirectory") or "src/main/java").strip(),
-                        (pom.findtext("./build/testSourceDirectory") or "src/test/java").strip()))
+            out.append(MavenModule(folder, *(_pom_path(pom, name, default) for name, default in (
+                ("sourceDirectory", "src/main/java"), ("testSourceDirectory", "src/test/java"),
+                ("outputDirectory", "target/classes"), ("testOutputDirectory", "target/test-classes")))))
     return out
+
+
+def _pom_path(pom: ET.Element, name: str, default: str) -> str:
+    """A ``<build>`` folder of a POM; the default where it is not set or names properties."""
+    value = (pom.findtext(f"./build/{name}") or "").strip()
+    return value if value and "${" not in value else default
 
 
 def debian_maven_repo(cache_base: Path | None = None) -> Path:
@@ -251,13 +279,12 @@ def _build_maven(project: Path, options: BuildOptions) -> list[Module]:
                       "everything must already be in the local repository: build once online, or pass "
                       "--maven-repo DIR (or `debian` for Debian's packaged plugins and libraries)")
     modules = []
-    for folder, src, test in maven_modules(project):
-        cp_file = folder / MAVEN_CLASSPATH_FILE
+    for m in maven_modules(project):
+        cp_file = m.dir / MAVEN_CLASSPATH_FILE
         entries = cp_file.read_text().strip().split(os.pathsep) if cp_file.is_file() else []
-        # the resources are in target/classes already; the folders serve a rebuild from the sources
-        resources = [folder / r for r in local_workspace.RESOURCE_DIRS if (folder / r).is_dir()]
-        modules.append(Module(folder, (folder / src,), (folder / test,), folder / "target" / "classes",
-                              folder / "target" / "test-classes",
+        # the resources are in the output folder already; the folders serve a rebuild from the sources
+        resources = [m.dir / r for r in local_workspace.RESOURCE_DIRS if (m.dir / r).is_dir()]
+        modules.append(Module(m.dir, (m.dir / m.src,), (m.dir / m.test,), m.dir / m.classes, m.dir / m.test_classes,
                               (*resources, *(_real(Path(e)) for e in entries if e))))
     return modules
 

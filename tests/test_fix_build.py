@@ -62,3 +62,19 @@ def test_gradle_project_builds_offline(tmp_path):
     assert (module.test_classes / "org/words/WordsTest.class").is_file()
     assert any(p.name == "junit4.jar" for p in module.classpath)
     _assert_fails_in_initials(module)
+
+
+def test_fix_explains_what_it_cannot_use(tmp_path, invoke_cli, monkeypatch):
+    monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
+    project = tmp_path / "words"
+    shutil.copytree(PLAIN, project)
+    common = ["fix", "--project", project, "--issue", "initials crash", "--build", "plain", "--src", "src",
+              "--test-src", "test", "--backend", "mutation", "--run", tmp_path / "run"]
+    neither = invoke_cli(*common)
+    assert neither.exit_code == 2 and "say which test fails (--test Class::method)" in neither.output
+    passing = invoke_cli(*common, "--test", "WordsTest::countsWords")
+    assert passing.exit_code == 2
+    assert "error: org.words.WordsTest::countsWords passes on the project as it is" in passing.stderr
+    unknown = invoke_cli(*common, "--method", "src/org/words/Words.java:Words#capitalise")
+    assert unknown.exit_code == 2 and "error: no method Words#capitalise in src/org/words/Words.java" in unknown.stderr
+    assert not (tmp_path / "run").exists()  # nothing was sampled

@@ -33,8 +33,19 @@ def test_build_system_is_detected_from_the_build_files(tmp_path, files, system):
 
 def test_maven_reactor_modules_and_their_source_folders():
     modules = maven_modules(FIXTURES / "fix_maven")
-    assert [(m[0].name, m[1], m[2]) for m in modules] == [
-        ("core", "src/main/java", "src/test/java"), ("app", "src/main/java", "src/test/java")]
+    assert [(m.dir.name, m.src, m.test, m.classes) for m in modules] == [
+        ("core", "src/main/java", "src/test/java", "target/classes"),
+        ("app", "src/main/java", "src/test/java", "target/classes")]
+
+
+def test_maven_build_folders_set_in_the_pom(tmp_path):
+    (tmp_path / "pom.xml").write_text(
+        '<project xmlns="http://maven.apache.org/POM/4.0.0"><build><sourceDirectory>src/java</sourceDirectory>'
+        "<outputDirectory>${project.build.directory}/main</outputDirectory>"
+        "<testOutputDirectory>out/tests</testOutputDirectory></build></project>")
+    (module,) = maven_modules(tmp_path)
+    assert (module.src, module.test, module.classes, module.test_classes) == (
+        "src/java", "src/test/java", "target/classes", "out/tests")
 
 
 def test_ant_layout_comes_from_build_xml_properties(tmp_path):

@@ -65,6 +65,9 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
     from nl2fix.prompting import context_window_for
     from nl2fix.records import RunConfig
 
+    if not method and not test:
+        raise click.UsageError("say which test fails (--test Class::method) or which method to fix "
+                               "(--method path/File.java:Class#method)")
     if engine == Engine.DEFECTS4J.value:
         raise click.UsageError("--engine defects4j is for Defects4J checkouts; use fast or rebuild")
     if backend == "vllm" and not model:
