@@ -56,7 +56,7 @@ def _test_module(built: BuiltProject, test: str):
     cls = test.split("::")[0]
     for path, text in built.test_sources.items():
         if top_class(path, text) == cls:
-            return next(m for m in built.modules if (built.root / path).is_relative_to(m.dir))
+            return built.module_at(path)
     raise Nl2FixError(f"no test class {cls} in the project")
 
 
@@ -104,15 +104,10 @@ def locate(target: FixTarget, build: BuildOptions, echo: Echo) -> Located:
     if test and _test_module(built, test) != module:
         raise Nl2FixError(f"{test} is not in the module of {ref.path}",
                           "give a failing test of the same module, or leave --test out")
-    module_tests = {p: t for p, t in built.test_sources.items() if (built.root / p).is_relative_to(module.dir)}
+    module_tests = {p: t for p, t in built.test_sources.items() if built.module_at(p) == module}
     relevant = user_bug.covering_tests(module_tests, ref.cls, triggers)
-    if target.bug_id:
-        name, _, digits = target.bug_id.rpartition("-")
-        if not name or not digits.isdigit():
-            raise Nl2FixError(f"--id {target.bug_id!r} is not NAME-NUMBER", "e.g. --id Acme-42")
-        number = int(digits)
-    else:
-        name, number = user_bug.bug_id_parts(target.project, target.issue)
+    name, number = (user_bug.parse_bug_id(target.bug_id) if target.bug_id
+                    else user_bug.bug_id_parts(target.project, target.issue))
     file_text = (built.root / ref.path).read_bytes().decode(built.encoding)
     bug = user_bug.make_bug(project=name, number=number, ref=ref, file_text=file_text, title=title,
                             description=description, triggers=triggers, relevant=relevant,

@@ -130,6 +130,11 @@ class BuiltProject:
         raise Nl2FixError(f"{rel_path} is not under the main sources of any module of {self.source}",
                           "give a file of the project's main sources (src/main/java/...)")
 
+    def module_at(self, rel_path: str) -> Module | None:
+        """The innermost module whose folder holds ``rel_path`` (a Gradle root project holds its subprojects)."""
+        holding = [m for m in self.modules if (self.root / rel_path).is_relative_to(m.dir)]
+        return max(holding, key=lambda m: len(m.dir.parts), default=None)
+
     def _sources(self, tests: bool) -> dict[str, str]:
         out = {}
         for module in self.modules:

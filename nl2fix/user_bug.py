@@ -138,6 +138,13 @@ def bug_id_parts(project: Path, issue: str) -> tuple[str, int]:
     return name, int(number.group()) if number else 1
 
 
+def parse_bug_id(text: str) -> tuple[str, int]:
+    name, _, digits = text.rpartition("-")
+    if not _ID_PART.sub("", name) or not digits.isdigit():
+        raise Nl2FixError(f"--id {text!r} is not NAME-NUMBER", "e.g. --id Acme-42")
+    return name, int(digits)
+
+
 def make_bug(*, project: str, number: int, ref: MethodRef, file_text: str, title: str, description: str,
              triggers: tuple[str, ...], relevant: tuple[str, ...], source_dir: str, test_dir: str) -> Bug:
     lines = file_text.splitlines()

@@ -11,8 +11,8 @@ import pytest
 from nl2fix.errors import Nl2FixError
 from nl2fix.fix_patches import patched, reindent, unified_diff
 from nl2fix.project_build import BuildOptions, BuildSystem, detect, fingerprint, javac_layout, maven_modules
-from nl2fix.user_bug import (bug_id_parts, covering_tests, find_method, make_bug, parse_method_spec,
-                             parse_test_spec, read_issue)
+from nl2fix.user_bug import (bug_id_parts, covering_tests, find_method, make_bug, parse_bug_id,
+                             parse_method_spec, parse_test_spec, read_issue)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CART = FIXTURES / "stack_traces/src/main/java/org/shop/Cart.java"
@@ -118,6 +118,9 @@ def test_issue_from_a_file_or_text(tmp_path):
         read_issue("  \n")
     assert bug_id_parts(FIXTURES / "fix_maven", str(issue)) == ("FixMaven", 42)
     assert bug_id_parts(FIXTURES / "fix_maven", "text without a file") == ("FixMaven", 1)
+    assert parse_bug_id("Acme-Web-12") == ("Acme-Web", 12)
+    with pytest.raises(Nl2FixError, match="is not NAME-NUMBER"):
+        parse_bug_id("Acme")
 
 
 def test_covering_tests_name_the_class_in_its_package_or_by_import():
