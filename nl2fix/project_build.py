@@ -261,7 +261,10 @@ def debian_maven_repo(cache_base: Path | None = None) -> Path:
         if not result.ok:
             raise Nl2FixError(f"cannot link {DEBIAN_MAVEN_REPO}: {result.stderr.strip()[:300]}")
 
-    return cache.build_once((cache_base or cache.cache_dir()) / "maven-repo-debian", build)
+    # keyed by what the packages hold: installing another one makes a new repository
+    listing = "\n".join(sorted(str(p.relative_to(DEBIAN_MAVEN_REPO)) for p in _project_files(DEBIAN_MAVEN_REPO)))
+    key = hashlib.sha256(listing.encode()).hexdigest()[:16]
+    return cache.build_once((cache_base or cache.cache_dir()) / f"maven-repo-debian-{key}", build)
 
 
 def _maven_repo(options: BuildOptions) -> list[str]:
