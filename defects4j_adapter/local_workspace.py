@@ -100,7 +100,7 @@ def _tree_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file())
 
 
-def _compile_tree(project: Path, layout: ProjectLayout, dest: Path, level: int) -> dict:
+def compile_tree(project: Path, layout: ProjectLayout, dest: Path, level: int) -> dict:
     """Compile main then test sources of ``project`` into ``dest`` at Java ``level``; the workspace
     description."""
     main_sources = java_files(project / layout.src_dir)
@@ -160,7 +160,7 @@ def _builder(populate, layout: ProjectLayout):
     def build(tmp: Path) -> None:
         project = tmp / "project"
         populate(project)
-        meta = _compile_tree(project, ProjectLayout(project, layout.src_dir, layout.test_dir, layout.classpath), tmp,
+        meta = compile_tree(project, ProjectLayout(project, layout.src_dir, layout.test_dir, layout.classpath), tmp,
                              java_level.project_level(layout.root))
         (tmp / WORKSPACE_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 

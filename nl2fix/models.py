@@ -45,6 +45,10 @@ class Engine(str, enum.Enum):
     REBUILD = "rebuild"
 
 
+USER_BENCHMARK = "project"
+"""``Bug.benchmark`` of a bug in a user's own project (``nl2fix fix``): no known fix, no Defects4J."""
+
+
 @dataclass(frozen=True)
 class Bug:
     """One single-method bug, from the NL2Fix dataset or the bundled example benchmark."""

@@ -215,8 +215,9 @@ class _Work:
 
 class _Validation:
     def __init__(self, store: RunStore, engine: ValidationEngine, bugs: list[Bug], *, progress: bool,
-                 candidates: bool, all_tests: bool = False):
+                 candidates: bool, all_tests: bool = False, workspaces: Callable[[Bug], Workspace] | None = None):
         self.store, self.engine, self.bugs = store, engine, bugs
+        self.prepare = workspaces or engine.prepare
         self.all_tests = all_tests
         self.name = engine.name.value
         self.with_candidates = candidates
@@ -238,7 +239,7 @@ class _Validation:
         return record
 
     def _baselines_needed(self, bug: Bug) -> int:
-        return sum(self._done(bug.id, h) is None for h in (FIXED, BUGGY))
+        return sum(self._done(bug.id, h) is None for h in ((FIXED, BUGGY) if bug.fixed_method else (BUGGY,)))
 
     def _todo(self, bug: Bug) -> list:
         return [c for c in self.store.candidates(bug.id) if self._done(bug.id, c.hash) is None]
@@ -251,7 +252,8 @@ class _Validation:
         self.bar.update(1)
 
     def _judge(self, bug: Bug, ws: Workspace | None, hash: str, code: str, known: frozenset[str],
-               stop_first: bool, prepare_error: str = "", required: frozenset[str] = frozenset()) -> ValidationRecord:
+               stop_first: bool, prepare_error: str = "", required: frozenset[str] = frozenset(),
+               keep_passed: bool = False) -> ValidationRecord:
         if ws is None:
             outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"workspace: {prepare_error}")
         else:
@@ -261,7 +263,7 @@ class _Validation:
             except (Nl2FixError, OSError) as exc:
                 outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"harness: {exc}")
         record = judge(outcome, bug_id=bug.id, hash=hash, engine=self.name, known_failures=known, required=required,
-                       keep_passed=hash == FIXED)
+                       keep_passed=keep_passed or hash == FIXED)
         if ws is not None and record.failure_line is not None:
             record.failure_source = source_line(ws, record.failing_tests[0], record.failure_line)
         return record
@@ -269,9 +271,12 @@ class _Validation:
     def bug_task(self, index: int, bug: Bug, work: _Work) -> None:
         ws, error = None, ""
         try:
-            ws = self.engine.prepare(bug)
+            ws = self.prepare(bug)
         except Nl2FixError as exc:
             error = str(exc)
+        if not bug.fixed_method:
+            self._without_fix(index, bug, ws, error, work)
+            return
         fixed = self._done(bug.id, FIXED)
         if fixed is None:
             fixed = self._judge(bug, ws, FIXED, bug.fixed_method, frozenset(), False, error)
@@ -284,6 +289,22 @@ class _Validation:
             self._save(buggy, False)
         with self.lock:
             self.checks[bug.id] = BaselineCheck(bug, fixed, buggy, error)
+        self._candidates(index, bug, ws, error, work, known, required)
+
+    def _without_fix(self, index: int, bug: Bug, ws: Workspace | None, error: str, work: _Work) -> None:
+        """A user's bug has no known fix: the tree as it is stands in for the fixed version. The tests it
+        fails other than the failing test are not held against candidates, and a candidate must pass every
+        test it passed."""
+        buggy = self._done(bug.id, BUGGY)
+        if buggy is None:
+            buggy = self._judge(bug, ws, BUGGY, bug.buggy_method, frozenset(), False, error, keep_passed=True)
+            self._save(buggy, False)
+        with self.lock:
+            self.checks[bug.id] = BaselineCheck(bug, None, buggy, error)
+        self._candidates(index, bug, ws, error, work, known_failures_of(buggy, bug.trigger_tests), required_of(buggy))
+
+    def _candidates(self, index: int, bug: Bug, ws: Workspace | None, error: str, work: _Work, known: frozenset[str],
+                    required: frozenset[str]) -> None:
         if not self.with_candidates:
             return
         todo = self._todo(bug)
@@ -312,11 +333,13 @@ class _Validation:
 def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, sandbox: bool = True,
              bug_ids: list[str] | None = None, progress: bool = True,
              test_timeout: float = DEFAULT_TEST_TIMEOUT,
-             candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT, all_tests: bool = False) -> ValidateSummary:
+             candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT, all_tests: bool = False,
+             workspaces: Callable[[Bug], Workspace] | None = None) -> ValidateSummary:
     """Validate every unique candidate of the run (of ``bug_ids`` when given) not yet validated
     by ``engine``; baselines first. ``all_tests`` runs every trigger and relevant test instead of
     stopping at the first failure (slower; needed for Table 2's regression-pass rate), and
-    re-runs wrong verdicts that stopped early."""
+    re-runs wrong verdicts that stopped early. ``workspaces`` gives a bug's workspace instead of the
+    engine's own preparation (a user's project, built by :mod:`nl2fix.project_build`)."""
     with RunStore(run_dir) as store:
         bugs = _select(store, bug_ids)
         if not bugs:
@@ -325,7 +348,8 @@ def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, s
                                  test_timeout=test_timeout, candidate_timeout=candidate_timeout)
         eng = make_engine(engine, options)
         try:
-            return _Validation(store, eng, bugs, progress=progress, candidates=True, all_tests=all_tests).run(workers)
+            return _Validation(store, eng, bugs, progress=progress, candidates=True, all_tests=all_tests,
+                               workspaces=workspaces).run(workers)
         finally:
             eng.close()
 

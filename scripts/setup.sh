@@ -9,6 +9,14 @@ command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 [ -f /usr/share/java/junit4.jar ] || need+=(junit4)
 [ -f /usr/share/java/hamcrest-core.jar ] || need+=(libhamcrest-java)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+# `nl2fix fix` builds a user's project offline: Maven with the plugins test-compile and the test class
+# path need, all from Debian's packaged repository /usr/share/maven-repo (junit5 carries the junit-bom
+# the compiler plugin's POMs import), and Gradle (~85 s of the install time here).
+command -v mvn >/dev/null 2>&1 || need+=(maven)
+for pkg in libmaven-compiler-plugin-java libmaven-resources-plugin-java libmaven-dependency-plugin-java junit5; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+command -v gradle >/dev/null 2>&1 || need+=(gradle)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"

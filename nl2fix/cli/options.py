@@ -54,10 +54,31 @@ def load_selection(dataset: str | None, metadata_dir: Path | None, bug_ids, proj
     return ds, ds.select(bug_ids, projects, all_bugs)
 
 
+def latest_run_dir(run_dir: Path | None) -> Path:
+    """``run_dir``, or else the most recently written run under ``runs/`` (said on standard error)."""
+    if run_dir is not None:
+        return run_dir
+    from nl2fix.run_dirs import latest_run
+
+    latest, others = latest_run()
+    more = f"; others: {', '.join(map(str, others))}" if others else ""
+    click.echo(f"run: {latest} (the latest under {latest.parent}/{more})", err=True)
+    return latest
+
+
 run_option = click.option(
     "--run",
     "run_dir",
-    required=True,
+    default=None,
+    callback=lambda ctx, param, value: latest_run_dir(value),
     type=click.Path(file_okay=False, path_type=Path),
-    help="Run directory (holds run.sqlite and artifacts).",
+    help="Run directory (holds run.sqlite and artifacts); default: the latest under runs/.",
+)
+
+new_run_option = click.option(
+    "--run",
+    "run_dir",
+    default=None,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Run directory (holds run.sqlite and artifacts); default: runs/<dataset>-<strategy>-<model>-<temperature>.",
 )

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from nl2fix.cli.options import latest_run_dir
 from nl2fix.report import ReportFormat, write_report
 from nl2fix.report.data import ReportData
 
@@ -31,7 +32,7 @@ def echo_result(result: Path | str) -> None:
 
 @click.command("report")
 @click.option("--run", "run_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Run directory (holds run.sqlite).")
+              help="Run directory (holds run.sqlite); default: the latest under runs/.")
 @format_option()
 @out_option
 @click.option("--no-codebleu", is_flag=True,
@@ -44,6 +45,5 @@ def report_cmd(run_dir: Path | None, fmt: str, out: Path | None, no_codebleu: bo
             raise click.UsageError("--schema describes every report; it takes no --run")
         click.echo(json.dumps(ReportData.model_json_schema(), indent=2))
         return
-    if run_dir is None:
-        raise click.UsageError("Missing option '--run'.")
+    run_dir = latest_run_dir(run_dir)
     echo_result(write_report(run_dir, fmt, out, codebleu=not no_codebleu, progress=True))

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from nl2fix.cli.report_cmd import format_option, out_option
-from nl2fix.cli.sample_cmd import sample_cmd, sample_run
+from nl2fix.cli.sample_cmd import run_dir_for, sample_cmd, sample_run
 from nl2fix.cli.validate_cmd import all_tests_option
 from nl2fix.errors import Nl2FixError
 from nl2fix.models import Engine, Verdict
@@ -43,7 +43,8 @@ def run_cmd(engine: str, workers: int, no_sandbox: bool, test_timeout: float, ca
     from ranking import rank_run, ranking_info
     from ranking.display import describe
 
-    run_dir: Path = sampling["run_dir"]
+    run_dir = sampling["run_dir"] = run_dir_for(sampling["run_dir"], sampling["dataset"], sampling["strategy"],
+                                                sampling["model"], sampling["backend"], sampling["temperature"])
     progress = not sampling["quiet"]
     embed_url = sampling["base_url"] if embedder.startswith("openai:") else None
     report_path = out or (run_dir / DEFAULT_HTML_NAME if fmt == ReportFormat.HTML.value else None)

@@ -7,7 +7,7 @@ from typing import Callable
 
 import click
 
-from nl2fix.cli.options import dataset_options, load_selection, run_option, selection_options
+from nl2fix.cli.options import dataset_options, load_selection, new_run_option, selection_options
 from nl2fix.cli.sample_options import DEFAULT_OPENAI_MODEL, conversation_config, conversation_options, prompt_options
 from nl2fix.cli.validate_cmd import engine_options
 
@@ -17,7 +17,7 @@ BACKENDS = ("openai", "vllm", "mutation", "replay")
 @click.command("sample")
 @dataset_options
 @selection_options
-@run_option
+@new_run_option
 @click.option("--backend", type=click.Choice(BACKENDS), default="openai", show_default=True,
               help="openai (any OpenAI-compatible server), vllm (offline, GPU), mutation (no model), replay (a patch file).")
 @prompt_options
@@ -39,6 +39,22 @@ def sample_cmd(**options):
     With --strategy conversation, the candidates of each round are validated (with the --engine
     options) before the next round, which shows the model its earlier candidates' test results."""
     sample_run(**options)
+
+
+def run_dir_for(run_dir: Path | None, dataset: str | None, strategy: str, model: str | None, backend: str,
+                temperature: float) -> Path:
+    """``run_dir``, or the default one this configuration names (printed, so the next command can be given it)."""
+    if run_dir is not None:
+        return run_dir
+    from nl2fix.run_dirs import dataset_label, default_run_dir
+
+    chosen = default_run_dir(dataset_label(dataset), strategy, default_model(model, backend), temperature)
+    click.echo(f"run: {chosen}")
+    return chosen
+
+
+def default_model(model: str | None, backend: str) -> str:
+    return model or (DEFAULT_OPENAI_MODEL if backend == "openai" else backend)
 
 
 def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, backend, strategy, model, model_style,
@@ -63,7 +79,8 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
         raise click.UsageError("--backend vllm needs --model NAME_OR_PATH (the weights to load)")
     if strategy == "reasoning" and model_style != "chat" and backend in ("openai", "vllm"):
         raise click.UsageError("--strategy reasoning is a chat conversation: use --model-style chat")
-    model = model or (DEFAULT_OPENAI_MODEL if backend == "openai" else backend)
+    run_dir = run_dir_for(run_dir, dataset, strategy, model, backend, temperature)
+    model = default_model(model, backend)
     ds, bugs = load_selection(dataset, metadata_dir, bug_ids, projects, all_bugs)
     config = RunConfig(
         dataset="example" if dataset == "example" else str(Path(dataset or data_dir() / DATASET_FILE).resolve()),

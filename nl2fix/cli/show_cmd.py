@@ -11,7 +11,7 @@ from nl2fix.store import RunStore
 from ranking.display import Style, bug_view, choose_ranker
 
 # click.echo drops these codes when stdout is not a terminal.
-_COLOURS = {
+COLOURS = {
     Style.PLAIN: {},
     Style.TITLE: {"bold": True},
     Style.ADDED: {"fg": "green"},
@@ -32,5 +32,10 @@ def show_cmd(run_dir: Path, bug_id: str, ranker: str | None, k: int):
     """Print a bug's top-k ranked candidates: score, duplicates, verdict, failing tests and a diff."""
     with RunStore(run_dir, read_only=True) as store:
         lines = bug_view(store, bug_id, choose_ranker(store, ranker), k)
+    echo_lines(lines)
+
+
+def echo_lines(lines) -> None:
+    """Print :class:`ranking.display.Line` s in their styles."""
     for line in lines:
-        click.echo(click.style(line.text, **_COLOURS[line.style]))
+        click.echo(click.style(line.text, **COLOURS[line.style]))

@@ -1,0 +1,121 @@
+"""`nl2fix fix`: an issue and a Java project in, ranked test-proven fixes of the working tree out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from nl2fix.cli.sample_cmd import default_model
+from nl2fix.cli.sample_options import prompt_options
+from nl2fix.cli.show_cmd import echo_lines
+from nl2fix.cli.validate_cmd import engine_options
+from nl2fix.models import Engine
+
+BACKENDS = ("openai", "vllm", "mutation")
+
+
+@click.command("fix")
+@click.option("--project", "project", required=True, type=click.Path(file_okay=False, exists=True, path_type=Path),
+              help="The project's folder (its working tree).")
+@click.option("--issue", required=True, help="The bug report: a file, or the text itself (first line = title).")
+@click.option("--method", default=None, help="The method to fix: path/File.java:Class#method[:LINE] (relative to --project).")
+@click.option("--test", default=None, help="A test that fails because of the bug: Class::method. Without --method, "
+              "its stack trace says which method to fix.")
+@click.option("--build", "build_system", type=click.Choice(["maven", "gradle", "ant", "plain"]), default=None,
+              help="Build system (default: detected from pom.xml, build.gradle, build.xml).")
+@click.option("--src", "src_dir", default=None, help="plain/ant: main source folder (default src/main/java or src).")
+@click.option("--test-src", "test_dir", default=None, help="plain/ant: test source folder (default src/test/java, test or tests).")
+@click.option("--classpath", default=None, help="plain/ant: dependency jars and folders, ':'-separated (JUnit is added).")
+@click.option("--maven-repo", default=None,
+              help="Maven's local repository for the offline build (default ~/.m2/repository); `debian`: Debian's "
+              "packaged one (/usr/share/maven-repo).")
+@click.option("--id", "bug_id", default=None, help="Bug id NAME-N in the run store (default: project name and the issue file's number).")
+@click.option("--run", "run_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Run directory (default runs/fix-<id>-<strategy>-<model>-<temperature>).")
+@click.option("--backend", type=click.Choice(BACKENDS), default="openai", show_default=True)
+@prompt_options
+@click.option("-n", "--samples", "n", type=click.IntRange(min=1), default=20, show_default=True, help="Samples to ask for.")
+@click.option("--temperature", type=click.FloatRange(min=0.0), default=0.8, show_default=True)
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True)
+@engine_options
+@click.option("--top", "top", type=click.IntRange(min=1), default=3, show_default=True, help="How many candidates to show.")
+@click.option("--apply", "apply_n", type=click.IntRange(min=1), default=None,
+              help="Write the N-th candidate shown into the working tree (the file is kept as FILE.nl2fix-backup).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the diff of the --apply N-th candidate (default the first) to this file.")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, classpath, maven_repo, bug_id, run_dir,
+            backend, strategy, model, model_style, max_tokens, context_window, n, temperature, base_url, seed,
+            concurrency, retries, engine, workers, no_sandbox, test_timeout, candidate_timeout, top, apply_n, out,
+            quiet):
+    """Find, validate and rank fixes of a bug in your own Java project.
+
+    Builds the project offline (once per content), finds the method (given, or from the failing test's
+    stack trace), samples candidate fixes with the issue text as the bug report, validates each against
+    the project's tests (the failing test first, then the test classes that name the class), ranks them
+    and prints the top ones as diffs of the working tree. Re-running resumes."""
+    from nl2fix import fix, fix_patches
+    from nl2fix.backends import create
+    from nl2fix.errors import Nl2FixError
+    from nl2fix.project_build import BuildOptions, BuildSystem
+    from nl2fix.prompting import context_window_for
+    from nl2fix.records import RunConfig
+
+    if not method and not test:
+        raise click.UsageError("say which test fails (--test Class::method) or which method to fix "
+                               "(--method path/File.java:Class#method)")
+    if engine == Engine.DEFECTS4J.value:
+        raise click.UsageError("--engine defects4j is for Defects4J checkouts; use fast or rebuild")
+    if backend == "vllm" and not model:
+        raise click.UsageError("--backend vllm needs --model NAME_OR_PATH")
+    if base_url is not None and backend != "openai":
+        raise click.UsageError("--base-url is for --backend openai")
+    build = BuildOptions(
+        system=BuildSystem(build_system) if build_system else None, src_dir=src_dir, test_dir=test_dir,
+        classpath=tuple(Path(p) for p in classpath.split(":") if p) if classpath else (), maven_repo=maven_repo)
+    located = fix.locate(fix.FixTarget(project, issue, method, test, bug_id), build, click.echo)
+    bug = located.bug
+    model = default_model(model, backend)
+    config = RunConfig(dataset=f"project:{project.resolve()}", backend=backend, model=model, model_style=model_style,
+                       strategy=strategy, temperature=temperature, n=n, max_tokens=max_tokens,
+                       context_window=context_window or context_window_for(model), base_url=base_url, seed=seed)
+    if run_dir is None:
+        run_dir = fix.fix_run_dir(bug, config)
+    click.echo(f"run: {run_dir}  (bug {bug.id}; `nl2fix show --run {run_dir} --bug {bug.id}` and `nl2fix report` read it)")
+    chosen = create(config, concurrency=concurrency, retries=retries)
+    try:
+        choices = fix.sample_validate_rank(
+            located, config, run_dir, backend=chosen, sandbox=not no_sandbox, workers=workers,
+            test_timeout=test_timeout, candidate_timeout=candidate_timeout, engine=Engine(engine), progress=not quiet,
+            echo=click.echo)
+    finally:
+        chosen.close()
+    plausible = sum(c.plausible for c in choices)
+    click.echo(f"\n{plausible} plausible of {len(choices)} unique candidate(s); the first {min(top, len(choices))}, "
+               f"as diffs of {project}:")
+    diffs = {}
+    for choice in choices[:top]:
+        try:
+            diffs[choice.position] = fix_patches.diff_for(project, bug, choice, located.built.encoding)
+        except Nl2FixError:
+            diffs[choice.position] = None
+        echo_lines(fix_patches.choice_lines(choice, diffs[choice.position]))
+    if apply_n is None and out is None:
+        return
+    wanted = apply_n or 1
+    if wanted > len(choices):
+        raise Nl2FixError(f"there is no candidate #{wanted}: {len(choices)} were found")
+    choice = choices[wanted - 1]
+    if out is not None:
+        out.write_text(diffs.get(wanted) or fix_patches.diff_for(project, bug, choice, located.built.encoding),
+                       encoding="utf-8")
+        click.echo(f"\nwrote the diff of #{wanted} to {out} (git apply {out})")
+    if apply_n is not None:
+        if not choice.plausible:
+            click.echo(f"warning: #{wanted} is not plausible", err=True)
+        backup = fix_patches.apply(project, bug, choice, located.built.encoding)
+        click.echo(f"applied #{wanted} to {project / bug.path} (the file as it was: {backup})")
