@@ -284,8 +284,11 @@ class BuildSummary:
         return out
 
 
-def select_bugs(bugs: list[ActiveBug], numbers: set[int] | None) -> list[ActiveBug]:
-    return [b for b in bugs if numbers is None or b.number in numbers]
+def bug_ids_of(dataset: Path) -> set[str]:
+    """The bug ids (``Cli-4``) of a dataset file: ``--bugs-of`` rebuilds exactly those."""
+    from nl2fix.dataset_diff import read_entries
+
+    return set(read_entries(dataset))
 
 
 def parse_bug_numbers(spec: str | None) -> set[int] | None:
@@ -327,13 +330,16 @@ def build_bug(bug: ActiveBug, meta_dir: Path, sources: Sources, keep_outside: bo
 
 
 def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fetcher: IssueFetcher, *,
-                  numbers: set[int] | None = None, keep_outside: bool = False,
+                  numbers: set[int] | None = None, ids: set[str] | None = None, keep_outside: bool = False,
                   progress: Callable[[str], None] | None = None) -> tuple[dict[str, dict], BuildSummary]:
-    """Records keyed as the published dataset, and the summary of the build."""
+    """Records keyed as the published dataset, and the summary of the build: of every active bug of
+    ``projects``, or those whose number is in ``numbers`` and whose id is in ``ids``."""
     records: dict[str, dict] = {}
     summary = BuildSummary(fetch=fetcher.stats)
     for project in projects:
-        for bug in select_bugs(read_active_bugs(meta_dir, project), numbers):
+        for bug in read_active_bugs(meta_dir, project):
+            if (numbers is not None and bug.number not in numbers) or (ids is not None and bug.id not in ids):
+                continue
             summary.considered.append(bug.id)
             try:
                 reasons, kept = build_bug(bug, meta_dir, sources, keep_outside)

@@ -9,6 +9,7 @@ import click
 
 from nl2fix.cli.options import dataset_options
 from nl2fix.dataset import DATASET_SHA256, DATASET_URL, open_dataset
+from nl2fix.hard_bugs import bug_flags
 from nl2fix.java_text import remove_comments
 
 
@@ -62,6 +63,8 @@ def show_cmd(dataset: str | None, metadata_dir, bug_id: str, original: bool) -> 
         ("trigger tests", ", ".join(bug.trigger_tests) or "-"),
         ("relevant tests", f"{len(bug.relevant_tests)} classes"),
         ("comments", str(len(bug.comments))),
+        ("issue opened", bug.issue_created or "-"),
+        ("flags", ", ".join(f.value for f in bug_flags(bug)) or "-"),
     ]
     for name, value in fields:
         click.echo(f"{name + ':':16}{value}")
@@ -88,6 +91,8 @@ def _tracker_urls(values: tuple[str, ...]) -> dict:
 @click.option("--projects", "projects", multiple=True, required=True,
               help="Defects4J project(s) to build, e.g. Cli (repeatable or comma-separated).")
 @click.option("--bugs", "bugs", default=None, help="Only these bug numbers, e.g. 1-5,7 (default: every active bug).")
+@click.option("--bugs-of", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Only the bugs of this dataset file (e.g. the published one, to rebuild it).")
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="Dataset JSON to write (a summary goes beside it as FILE.summary.json).")
 @click.option("--offline", is_flag=True, help="Read issue texts from the cache only; nothing is fetched.")
@@ -105,7 +110,7 @@ def _tracker_urls(values: tuple[str, ...]) -> dict:
 @click.option("--request-interval", type=float, default=1.0, show_default=True,
               help="Seconds between two requests to one tracker host.")
 @click.option("--quiet", is_flag=True, help="No line per bug.")
-def build_cmd(projects, bugs, out, offline, issue_cache, metadata_dir, projects_dir, keep_outside_changes,
+def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, projects_dir, keep_outside_changes,
               tracker_url, request_interval, quiet) -> None:
     """Build an NL2Fix dataset: single-method bugs of Defects4J projects with their issue text."""
     import json
@@ -113,8 +118,8 @@ def build_cmd(projects, bugs, out, offline, issue_cache, metadata_dir, projects_
 
     from defects4j_adapter.cache import cache_dir
     from nl2fix.dataset import default_metadata_dir
-    from nl2fix.dataset_build import (Defects4JSources, PatchedTreeSources, build_dataset, parse_bug_numbers,
-                                      write_dataset)
+    from nl2fix.dataset_build import (Defects4JSources, PatchedTreeSources, bug_ids_of, build_dataset,
+                                      parse_bug_numbers, write_dataset)
     from nl2fix.errors import Nl2FixError
     from nl2fix.issue_trackers import IssueFetcher
 
@@ -135,6 +140,7 @@ def build_cmd(projects, bugs, out, offline, issue_cache, metadata_dir, projects_
 
             sources = Defects4JSources(Defects4J.find(), cache_dir())
         records, summary = build_dataset(meta, names, sources, fetcher, numbers=numbers,
+                                         ids=bug_ids_of(bugs_of) if bugs_of else None,
                                          keep_outside=keep_outside_changes, progress=say)
     write_dataset(records, out)
     summary_file = out.with_name(out.name + ".summary.json")
