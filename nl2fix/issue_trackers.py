@@ -264,6 +264,8 @@ class IssueFetcher:
     """The longest single back-off; a tracker asking for longer is given up on (the issue is listed)."""
     min_interval: float = 1.0
     """Seconds between two requests to the same host."""
+    first_backoff: float = 1.0
+    """Seconds before the first retry when the tracker does not say (``Retry-After``); doubled each time."""
     timeout: float = 30.0
     stats: FetchStats = field(default_factory=FetchStats)
 
@@ -342,7 +344,7 @@ class IssueFetcher:
     def _wait(self, state) -> float:
         exc = state.outcome.exception()
         asked = getattr(exc, "wait", None)
-        backoff = min(self.max_wait, 2.0 ** (state.attempt_number - 1))
+        backoff = min(self.max_wait, self.first_backoff * 2.0 ** (state.attempt_number - 1))
         if asked is not None and asked > self.max_wait:
             raise _Failed(f"{exc}: the tracker asks to wait {asked:.0f} s (more than {self.max_wait:.0f} s)")
         self.stats.retries += 1
