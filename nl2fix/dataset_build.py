@@ -45,9 +45,10 @@ PATCH_TIMEOUT = 60.0
 NO_SOURCES = "no checkout"
 TEST_ONLY = "test-only"
 FILE_ADDED = "file added or removed"
+NOT_JAVA = "non-Java files"
 UNPARSABLE = "parse error"
 NO_CODE_CHANGE = "comments or whitespace only"
-DROP_ORDER = (NO_SOURCES, TEST_ONLY, FILE_ADDED, UNPARSABLE, NO_CODE_CHANGE, Change.SEVERAL_METHODS.value,
+DROP_ORDER = (NO_SOURCES, TEST_ONLY, NOT_JAVA, FILE_ADDED, UNPARSABLE, NO_CODE_CHANGE, Change.SEVERAL_METHODS.value,
               Change.NEW_METHOD.value, Change.REMOVED_METHOD.value, Change.FIELDS.value, Change.IMPORTS.value,
               Change.OTHER.value)
 """Drop reasons, most fundamental first: a bug is counted under the first that applies."""
@@ -315,6 +316,9 @@ def build_bug(bug: ActiveBug, meta_dir: Path, sources: Sources, keep_outside: bo
     parsed: dict[str, tuple[JavaFile, JavaFile]] = {}
     for path in paths:
         buggy, fixed = sources.read(bug, path, False), sources.read(bug, path, True)
+        if buggy is None and fixed is None:
+            # Defects4J lists changed resources among the modified classes (Codec-14's bm/*.txt).
+            return [NOT_JAVA], None
         if buggy is None or fixed is None:
             return [FILE_ADDED], None
         try:
