@@ -20,14 +20,13 @@ import hashlib
 import json
 import shutil
 import tempfile
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Protocol
 
 from nl2fix.errors import Nl2FixError
 from nl2fix.execution import run_command
-from nl2fix.issue_trackers import FetchStats, IssueFetcher, IssueText, Tracker
+from nl2fix.issue_trackers import FetchStats, IssueFetcher, IssueText, Tracker, iso_utc
 from nl2fix.java_tokens import tokens_wo_comments
 from nl2fix.method_diff import Change, FileDiff, JavaFile, Method, ParseError, diff_parsed, parse_java
 
@@ -160,8 +159,9 @@ class PatchedTreeSources:
 
 
 class Defects4JSources:
-    """``defects4j checkout`` of ``Nb`` and ``Nf``, each made once under ``<cache>/d4j-src``; the
-    validation engines' compiled checkout of ``Nb`` (``<cache>/d4j/<id>``) is read instead when present."""
+    """``defects4j checkout`` of ``Nb`` and ``Nf``, each made once under ``<cache>/d4j-src`` (sources
+    only, read-only use); the validation engines' compiled checkout of ``Nb`` (``<cache>/d4j/<id>``)
+    is read instead when present."""
 
     def __init__(self, d4j, cache_dir: Path):
         self.d4j = d4j
@@ -180,6 +180,9 @@ class Defects4JSources:
             done = self.d4j.checkout(bug.project, version, tmp / "tree")
             if not done.ok:
                 raise d4j_cli.environment_error(f"cannot check out {bug.id} ({version})", done)
+            # Only the sources are read here, never compiled or reset: the checkout's own git
+            # repository (most of its size, up to ~100 MB a bug) is dropped from the cache.
+            shutil.rmtree(tmp / "tree" / ".git", ignore_errors=True)
 
         return cache.build_once(self.cache_dir / "d4j-src" / f"{bug.project}-{version}", checkout) / "tree"
 
@@ -187,8 +190,6 @@ class Defects4JSources:
         return read_java(self._root(bug, fixed) / path)
 
     def fix_date(self, bug: ActiveBug) -> str:
-        from nl2fix.issue_trackers import iso_utc
-
         return iso_utc(self.d4j.info(bug.project, bug.number).value("Revision date (fixed version)"))
 
 

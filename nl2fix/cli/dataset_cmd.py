@@ -74,7 +74,7 @@ def show_cmd(dataset: str | None, metadata_dir, bug_id: str, original: bool) -> 
 
 
 def _tracker_urls(values: tuple[str, ...]) -> dict:
-    from nl2fix.issue_trackers import ENDPOINT_ENVS, Tracker, endpoints_from_env
+    from nl2fix.issue_trackers import ENDPOINT_ENVS, endpoints_from_env
 
     endpoints = endpoints_from_env()
     names = {t.value: t for t in ENDPOINT_ENVS}
