@@ -45,7 +45,8 @@ class Method:
     end_line: int
     """1-based line of its closing brace (inclusive)."""
     text: str
-    """Lines ``start_line..end_line`` with the first line's indent removed: the dataset's ``src``."""
+    """The declaration from its first annotation or modifier to its closing brace, later lines with
+    their indent (a comment after the brace is not part of it): the dataset's ``src``."""
     code: str
     """The declaration alone, normalised (what decides whether a fix changed it)."""
 
@@ -112,7 +113,6 @@ def parse_java(text: str) -> JavaFile:
     tree = _parser().parse(source)
     if tree.root_node.has_error:
         raise ParseError("tree-sitter-java found syntax errors")
-    lines = text.split("\n")
     methods: dict[str, Method] = {}
     imports: list[str] = []
     fields: list[str] = []
@@ -124,8 +124,8 @@ def parse_java(text: str) -> JavaFile:
                 name = _node_text(source, child.child_by_field_name("name"))
                 key = f"{'.'.join(owner)}#{name}({_param_types(source, child)})"
                 start, end = child.start_point[0] + 1, child.end_point[0] + 1
-                methods.setdefault(key, Method(key, start, end, "\n".join(lines[start - 1:end]).lstrip(),
-                                                normalise(_node_text(source, child))))
+                text = _node_text(source, child)
+                methods.setdefault(key, Method(key, start, end, text, normalise(text)))
                 cut.append((child.start_byte, child.end_byte))
             elif child.type in _TYPES:
                 name = child.child_by_field_name("name")
