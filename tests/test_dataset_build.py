@@ -171,6 +171,10 @@ def test_cli_build_then_diff_then_select_by_date_and_flag(server, tmp_path, monk
     assert "  line range: 8 same" in diff.output and "  src: 8 equal" in diff.output
     assert "  Description: 8 equal" in diff.output
 
+    stats = invoke_cli("dataset", "stats", "--dataset", out, "--flags")
+    assert "difficulty flags: multi-hunk 1, long-fix 0, outside-method 0 (of 8 bugs); issue dates known for 8" \
+        in stats.output
+
     shutil.copytree(META, out.parent / "defects4j")
     ds = load_dataset(out)
     assert ds.bugs["Textkit-3"].issue_created == "2021-07-01T06:30:00Z" and ds.bugs["Textkit-3"].trigger_tests

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from pathlib import Path
 
 import click
 
 from nl2fix.cli.options import dataset_options
 from nl2fix.dataset import DATASET_SHA256, DATASET_URL, open_dataset
-from nl2fix.hard_bugs import bug_flags
+from nl2fix.hard_bugs import HardFlag, bug_flags
 from nl2fix.java_text import remove_comments
 
 
@@ -32,12 +33,18 @@ def pull_cmd(url: str, sha256: str, force: bool) -> None:
 
 @dataset.command("stats")
 @dataset_options
-def stats_cmd(dataset: str | None, metadata_dir) -> None:
+@click.option("--flags", "with_flags", is_flag=True, help="Also count the difficulty flags and the known issue dates.")
+def stats_cmd(dataset: str | None, metadata_dir, with_flags: bool) -> None:
     """Per-project counts, average method size, changed lines/tokens and issue lengths."""
     from nl2fix.dataset_stats import format_table, project_stats
 
     ds = open_dataset(dataset, str(metadata_dir) if metadata_dir else None)
     click.echo(format_table(project_stats(list(ds.bugs.values()))))
+    if with_flags:
+        flags = Counter(flag.value for bug in ds.bugs.values() for flag in bug_flags(bug))
+        dated = sum(bool(bug.issue_created) for bug in ds.bugs.values())
+        click.echo("\ndifficulty flags: " + ", ".join(f"{f.value} {flags[f.value]}" for f in HardFlag)
+                   + f" (of {len(ds.bugs)} bugs); issue dates known for {dated}")
     if ds.problems:
         click.echo(f"\n{len(ds.problems)} problems in {ds.source}:", err=True)
         for problem in ds.problems:
