@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from nl2fix.dataset import Dataset, open_dataset
+from nl2fix.errors import Nl2FixError
 from nl2fix.models import Bug
 
 
@@ -93,8 +94,6 @@ def load_selection(dataset: str | None, metadata_dir: Path | None, bug_ids, proj
         for note in notes:
             click.echo(f"warning: {note}", err=True)
         if not bugs:
-            from nl2fix.errors import Nl2FixError
-
             raise Nl2FixError("no bug is left after --created-after/--created-before/--flag",
                               "loosen the filters, or check the dates with `nl2fix dataset show BUG`")
     return ds, bugs

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from nl2fix.backends import AT_TEMPERATURE
+from nl2fix.hard_bugs import DEFAULT_LONG_FIX_LINES
 from nl2fix.report import plots
 from nl2fix.report.data import RANKED_KS, GroundTruth, GroupPassAtK, ReportData
 from nl2fix.report.document import Document, Figure, Paragraph, Table, interval, pct, ratio
@@ -162,8 +163,8 @@ def _flags(data: ReportData) -> Table | None:
     if not data.flag_split:
         return None
     return _groups("pass@k by difficulty flag", data.flag_split, list(data.pass_at_k),
-                   "multi-hunk: the fix changes the method in several places; long-fix: more than 10 lines removed "
-                   "plus added; outside-method: the developer's fix also changes code outside the method. "
+                   "multi-hunk: the fix changes the method in several places; long-fix: more than "
+                   f"{DEFAULT_LONG_FIX_LINES} lines removed plus added; outside-method: the developer's fix also changes code outside the method. "
                    "A bug may have several flags.")
 
 
