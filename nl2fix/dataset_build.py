@@ -358,8 +358,13 @@ def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fet
             issue = fetcher.fetch(bug.report_url)
             if issue.error:
                 summary.unfetched.append((bug.id, bug.report_url, issue.error))
-            key, record = make_record(bug, kept.path, kept.buggy, kept.fixed, issue, sources.fix_date(bug),
-                                      bool(kept.outside))
+            try:
+                fix_date = sources.fix_date(bug)
+            except Nl2FixError as exc:  # the date is an extra; the bug stays
+                fix_date = ""
+                if progress:
+                    progress(f"{bug.id}: no fix date ({exc.message})")
+            key, record = make_record(bug, kept.path, kept.buggy, kept.fixed, issue, fix_date, bool(kept.outside))
             records[key] = record
             summary.kept.append(bug.id)
             if progress:
@@ -369,8 +374,6 @@ def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fet
 
 def write_dataset(records: dict[str, dict], out: Path) -> None:
     """The whole file or nothing (a killed build never leaves half a dataset)."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(out)
+    from nl2fix.report import write_text
+
+    write_text(Path(out), json.dumps(records, indent=1, ensure_ascii=False) + "\n")

@@ -213,3 +213,15 @@ def test_diff_explains_drifted_ranges_and_changed_texts(tmp_path):
     assert pair.fields["Description"] is Same.NORMALISED and pair.fields["summary"] is Same.EMPTY_B
     assert pair.fields["src"] is Same.EQUAL
     assert result.field_counts()["summary"][Same.EQUAL] == 8
+
+
+def test_build_errors_are_clear(tmp_path, invoke_cli):
+    (tmp_path / "a-file").write_text("")
+    common = ["dataset", "build", "--defects4j-meta", META, "--projects-dir", PROJECTS, "--offline", "--quiet",
+              "--cache", tmp_path / "issues"]
+    unwritable = invoke_cli(*common, "--projects", "Rangekit", "--out", tmp_path / "a-file" / "x.json")
+    assert unwritable.exit_code == 2 and "error: cannot write" in unwritable.stderr
+    unknown = invoke_cli(*common, "--projects", "Lang", "--out", tmp_path / "x.json")
+    assert unknown.exit_code == 2 and "projects there: Rangekit, Textkit" in unknown.stderr
+    bad_url = invoke_cli(*common, "--projects", "Rangekit", "--out", tmp_path / "x.json", "--tracker-url", "gitlab=http://x")
+    assert bad_url.exit_code == 2 and "TRACKER one of jira, github, sourceforge, google-code" in bad_url.stderr

@@ -129,6 +129,7 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
                                       parse_bug_numbers, write_dataset)
     from nl2fix.errors import Nl2FixError
     from nl2fix.issue_trackers import IssueFetcher
+    from nl2fix.report import write_text
 
     names = [p.strip() for value in projects for p in value.split(",") if p.strip()]
     numbers = parse_bug_numbers(bugs)
@@ -151,7 +152,7 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
                                          keep_outside=keep_outside_changes, progress=say)
     write_dataset(records, out)
     summary_file = out.with_name(out.name + ".summary.json")
-    summary_file.write_text(json.dumps(summary.to_json(), indent=1) + "\n", encoding="utf-8")
+    write_text(summary_file, json.dumps(summary.to_json(), indent=1) + "\n")
     for line in summary.lines():
         click.echo(line)
     click.echo(f"wrote {len(records)} record(s) to {out} (summary: {summary_file})")
