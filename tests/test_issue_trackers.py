@@ -3,6 +3,7 @@ answers from recorded responses (tests/fixtures/trackers): markup, 404, 429 with
 pagination, the disk cache and --offline."""
 
 import json
+import time
 
 import pytest
 
@@ -141,6 +142,19 @@ def test_429_with_retry_after_and_5xx_are_retried(server, tmp_path):
     issue = f.fetch("https://issues.apache.org/jira/browse/CLI-1000")
     assert issue.fetched and issue.title.startswith("HelpFormatter")
     assert server.requests_to(path) == 4 and f.stats.retries == 3 and f.stats.requests == 4
+
+
+def test_github_rate_limit_waits_for_the_reset(server, tmp_path):
+    path = "/github/repos/FasterXML/jackson-core/issues/98"
+    reset = str(int(time.time()) + 1)
+    server.script[path].append((403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
+                                {"message": "API rate limit exceeded"}))
+    f = fetcher(server, tmp_path, max_wait=5)
+    assert f.fetch("https://github.com/FasterXML/jackson-core/issues/98").fetched
+    assert server.requests_to(path) == 3 and f.stats.retries == 1  # the issue twice, then its comments
+    server.script[path].append((403, {}, {"message": "Resource not accessible by integration"}))
+    denied = fetcher(server, tmp_path / "other").fetch("https://github.com/FasterXML/jackson-core/issues/98")
+    assert denied.error == "HTTP 403"
 
 
 def test_gives_up_after_the_attempts_or_an_excessive_retry_after(server, tmp_path):
