@@ -155,10 +155,11 @@ def _texts(items) -> tuple[str, ...]:
     return tuple(t for t in items if t)
 
 
-def parse_jira(ref: IssueRef, issue: dict) -> IssueText:
-    """``GET /rest/api/2/issue/KEY?fields=summary,description,comment,created``."""
+def parse_jira(ref: IssueRef, issue: dict, more_comments: list[dict] = ()) -> IssueText:
+    """``GET /rest/api/2/issue/KEY?fields=summary,description,comment,created``, and the comments
+    beyond the issue's first page from ``GET /rest/api/2/issue/KEY/comment?startAt=N``."""
     fields = issue.get("fields") or {}
-    comments = (fields.get("comment") or {}).get("comments") or []
+    comments = [*((fields.get("comment") or {}).get("comments") or []), *more_comments]
     return IssueText(
         ref.url, ref.tracker,
         title=(fields.get("summary") or "").strip(),
@@ -378,7 +379,7 @@ class IssueFetcher:
             if not isinstance(first.body, dict):
                 return IssueText(url, ref.tracker, error=f"unexpected answer from {ref.api_url}")
             if ref.tracker is Tracker.JIRA:
-                return parse_jira(ref, first.body)
+                return parse_jira(ref, first.body, self._jira_comments(ref, first.body))
             if ref.tracker is Tracker.SOURCEFORGE:
                 return parse_sourceforge(ref, first.body)
             if ref.tracker is Tracker.GOOGLE_CODE:
@@ -386,6 +387,21 @@ class IssueFetcher:
             return parse_github(ref, first.body, self._github_comments(ref, first.body))
         except _Failed as exc:
             return IssueText(url, ref.tracker, error=str(exc))
+
+    def _jira_comments(self, ref: IssueRef, issue: dict) -> list[dict]:
+        """Comments past the first page the issue itself carries (Jira caps it, e.g. at 50)."""
+        page = (issue.get("fields") or {}).get("comment") or {}
+        have, total = len(page.get("comments") or []), int(page.get("total") or 0)
+        more: list[dict] = []
+        base = ref.api_url.split("?", 1)[0]
+        while have + len(more) < total:
+            url = f"{base}/comment?startAt={have + len(more)}&maxResults=100"
+            answer = self.get(url)
+            batch = (answer.body or {}).get("comments") if isinstance(answer.body, dict) else None
+            if answer.status != 200 or not batch:
+                raise _Failed(f"comments not readable (HTTP {answer.status} from {url})")
+            more += [c for c in batch if isinstance(c, dict)]
+        return more
 
     def _github_comments(self, ref: IssueRef, issue: dict) -> list[dict]:
         if not issue.get("comments"):

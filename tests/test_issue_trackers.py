@@ -102,6 +102,12 @@ def test_github_issue_with_comments_and_token(server, tmp_path):
         assert headers["Accept"] == "application/vnd.github+json"
 
 
+def test_jira_comments_past_the_issues_first_page_are_read(server, tmp_path):
+    issue = fetcher(server, tmp_path).fetch("https://issues.apache.org/jira/browse/CSV-1000")
+    assert issue.comments == ("first of three", "second of three", "third of three")
+    assert [p for p, _ in server.log][-1] == "/jira/rest/api/2/issue/CSV-1000/comment?startAt=1&maxResults=100"
+
+
 def test_github_comments_follow_the_link_header_across_pages(server, tmp_path):
     issue = fetcher(server, tmp_path).fetch("https://github.com/example-org/rangekit/issues/33")
     recorded = json.loads((server.root / "github/repos/example-org/rangekit/issues/33/comments.page2.json").read_text())
