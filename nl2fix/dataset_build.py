@@ -39,6 +39,10 @@ empty when unknown), which tracker the text came from, whether the ground-truth 
 code outside the method, why the issue text could not be read (empty when it was), and a sha256 of
 everything else in the record."""
 PATCH_TIMEOUT = 60.0
+CHECKOUT_ATTEMPTS = 2
+"""A second try of a failed ``defects4j checkout``: on a loaded machine sharing the project
+repositories, some Compress checkouts here failed at 'Tag post-fix revision' and succeeded when
+asked again."""
 
 
 NO_SOURCES = "no checkout"
@@ -177,8 +181,12 @@ class Defects4JSources:
                 return prepared
 
         def checkout(tmp: Path) -> None:
-            done = self.d4j.checkout(bug.project, version, tmp / "tree")
-            if not done.ok:
+            for _ in range(CHECKOUT_ATTEMPTS):
+                shutil.rmtree(tmp / "tree", ignore_errors=True)
+                done = self.d4j.checkout(bug.project, version, tmp / "tree")
+                if done.ok:
+                    break
+            else:
                 raise d4j_cli.environment_error(f"cannot check out {bug.id} ({version})", done)
             # Only the sources are read here, never compiled or reset: the checkout's own git
             # repository (most of its size, up to ~100 MB a bug) is dropped from the cache.
