@@ -175,6 +175,8 @@ def bug_from_entry(key: str, entry: dict, meta: _Meta = _Meta(), benchmark: str 
         key=key,
         benchmark=benchmark,
         buggy_method_no_comments=remove_comments(src),
+        issue_created=_text(entry.get("issue_created")),
+        fix_outside_method=entry["fix_outside_method"] if isinstance(entry.get("fix_outside_method"), bool) else None,
     )
 
 

@@ -91,3 +91,25 @@ def matching_close(tokens: list[Token], open_at: int) -> int | None:
             if depth == 0:
                 return i
     return None
+
+
+def tokens_wo_comments(method: str) -> str:
+    """The dataset's ``*_wo_comments`` form: comments dropped, tokens joined by single spaces.
+
+    As in the published data, ``>>`` closing nested generics (``List<List<T>>``) is two ``>``
+    tokens while the shift operator stays one."""
+    out: list[str] = []
+    open_angles = 0
+    for tok in words(method):
+        if tok in (";", "{", "}"):
+            open_angles = 0
+        elif tok == "<":
+            open_angles += 1
+        elif tok == ">":
+            open_angles = max(0, open_angles - 1)
+        elif tok in (">>", ">>>") and open_angles >= len(tok):
+            open_angles -= len(tok)
+            out.extend(">" * len(tok))
+            continue
+        out.append(tok)
+    return " ".join(out)

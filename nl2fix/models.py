@@ -74,6 +74,10 @@ class Bug:
     key: str = ""
     benchmark: str = "nl2fix"
     buggy_method_no_comments: str = field(default="", compare=False)
+    issue_created: str = ""
+    """When the issue was opened (ISO 8601 UTC; datasets made by ``nl2fix dataset build``), else empty."""
+    fix_outside_method: bool | None = None
+    """Whether the ground-truth fix also changes code outside the method; None when the dataset does not say."""
 
     @property
     def id(self) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nl2fix.execution import ExecResult, run_command
-from nl2fix.java_tokens import code_tokens, matching_close, words
+from nl2fix.java_tokens import code_tokens, matching_close, tokens_wo_comments  # noqa: F401 (re-exported)
 
 HERE = Path(__file__).resolve().parent
 PROJECTS = HERE / "projects"
@@ -63,28 +63,6 @@ def splice(text: str, start: int, end: int, method: str) -> str:
     lines = text.split("\n")
     indent = lines[start - 1][: len(lines[start - 1]) - len(lines[start - 1].lstrip())]
     return "\n".join(lines[: start - 1] + [indent + method] + lines[end:])
-
-
-def tokens_wo_comments(method: str) -> str:
-    """The dataset's ``*_wo_comments`` form: comments dropped, tokens joined by single spaces.
-
-    As in the published data, ``>>`` closing nested generics (``List<List<T>>``) is two ``>``
-    tokens while the shift operator stays one."""
-    out: list[str] = []
-    open_angles = 0
-    for tok in words(method):
-        if tok in (";", "{", "}"):
-            open_angles = 0
-        elif tok == "<":
-            open_angles += 1
-        elif tok == ">":
-            open_angles = max(0, open_angles - 1)
-        elif tok in (">>", ">>>") and open_angles >= len(tok):
-            open_angles -= len(tok)
-            out.extend(">" * len(tok))
-            continue
-        out.append(tok)
-    return " ".join(out)
 
 
 # ---------------------------------------------------------------- project trees

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import difflib
+from collections import Counter
+from pathlib import Path
 
 import click
 
 from nl2fix.cli.options import dataset_options
 from nl2fix.dataset import DATASET_SHA256, DATASET_URL, open_dataset
+from nl2fix.hard_bugs import HardFlag, bug_flags
 from nl2fix.java_text import remove_comments
 
 
@@ -30,12 +33,18 @@ def pull_cmd(url: str, sha256: str, force: bool) -> None:
 
 @dataset.command("stats")
 @dataset_options
-def stats_cmd(dataset: str | None, metadata_dir) -> None:
+@click.option("--flags", "with_flags", is_flag=True, help="Also count the difficulty flags and the known issue dates.")
+def stats_cmd(dataset: str | None, metadata_dir, with_flags: bool) -> None:
     """Per-project counts, average method size, changed lines/tokens and issue lengths."""
     from nl2fix.dataset_stats import format_table, project_stats
 
     ds = open_dataset(dataset, str(metadata_dir) if metadata_dir else None)
     click.echo(format_table(project_stats(list(ds.bugs.values()))))
+    if with_flags:
+        flags = Counter(flag.value for bug in ds.bugs.values() for flag in bug_flags(bug))
+        dated = sum(bool(bug.issue_created) for bug in ds.bugs.values())
+        click.echo("\ndifficulty flags: " + ", ".join(f"{f.value} {flags[f.value]}" for f in HardFlag)
+                   + f" (of {len(ds.bugs)} bugs); issue dates known for {dated}")
     if ds.problems:
         click.echo(f"\n{len(ds.problems)} problems in {ds.source}:", err=True)
         for problem in ds.problems:
@@ -61,9 +70,114 @@ def show_cmd(dataset: str | None, metadata_dir, bug_id: str, original: bool) -> 
         ("trigger tests", ", ".join(bug.trigger_tests) or "-"),
         ("relevant tests", f"{len(bug.relevant_tests)} classes"),
         ("comments", str(len(bug.comments))),
+        ("issue opened", bug.issue_created or "-"),
+        ("flags", ", ".join(f.value for f in bug_flags(bug)) or "-"),
     ]
     for name, value in fields:
         click.echo(f"{name + ':':16}{value}")
     click.echo(f"\n# {bug.title}\n\n{bug.description or '(no description)'}")
     click.echo(f"\n--- buggy method{'' if original else ' (comments removed)'}\n{buggy}")
     click.echo(f"\n--- fixed method\n{fixed}\n\n--- diff\n" + "\n".join(diff))
+
+
+def _tracker_urls(values: tuple[str, ...]) -> dict:
+    from nl2fix.issue_trackers import ENDPOINT_ENVS, endpoints_from_env
+
+    endpoints = endpoints_from_env()
+    names = {t.value: t for t in ENDPOINT_ENVS}
+    for value in values:
+        name, sep, url = value.partition("=")
+        if not sep or name not in names or not url:
+            raise click.BadParameter(f"{value!r}: write TRACKER=URL with TRACKER one of {', '.join(names)}",
+                                     param_hint="--tracker-url")
+        endpoints[names[name]] = url.rstrip("/")
+    return endpoints
+
+
+@dataset.command("build")
+@click.option("--projects", "projects", multiple=True, required=True,
+              help="Defects4J project(s) to build, e.g. Cli (repeatable or comma-separated).")
+@click.option("--bugs", "bugs", default=None, help="Only these bug numbers, e.g. 1-5,7 (default: every active bug).")
+@click.option("--bugs-of", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Only the bugs of this dataset file (e.g. the published one, to rebuild it).")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Dataset JSON to write (a summary goes beside it as FILE.summary.json).")
+@click.option("--offline", is_flag=True, help="Read issue texts from the cache only; nothing is fetched.")
+@click.option("--cache", "issue_cache", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Issue-tracker answers cache (default: $NL2FIX_CACHE_DIR/issues).")
+@click.option("--defects4j-meta", "metadata_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder laid out like Defects4J's framework/projects (default: the installed Defects4J's).")
+@click.option("--projects-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Read sources from a bundled-benchmark layout (<P>/fixed and <P>/patches) instead of Defects4J.")
+@click.option("--keep-outside-changes", is_flag=True,
+              help="Also keep one-method fixes that change imports, fields or add methods (flagged fix_outside_method).")
+@click.option("--tracker-url", multiple=True, metavar="TRACKER=URL",
+              help="API root of a tracker (jira, github, sourceforge, google-code), e.g. a mirror; "
+                   "also $NL2FIX_JIRA_URL, $NL2FIX_GITHUB_API_URL ...")
+@click.option("--request-interval", type=float, default=1.0, show_default=True,
+              help="Seconds between two requests to one tracker host.")
+@click.option("--quiet", is_flag=True, help="No line per bug.")
+def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, projects_dir, keep_outside_changes,
+              tracker_url, request_interval, quiet) -> None:
+    """Build an NL2Fix dataset: single-method bugs of Defects4J projects with their issue text."""
+    import json
+    import tempfile
+
+    from defects4j_adapter.cache import cache_dir
+    from nl2fix.dataset import default_metadata_dir
+    from nl2fix.dataset_build import (Defects4JSources, PatchedTreeSources, bug_ids_of, build_dataset,
+                                      parse_bug_numbers, write_dataset)
+    from nl2fix.errors import Nl2FixError
+    from nl2fix.issue_trackers import IssueFetcher
+    from nl2fix.report import write_text
+
+    names = [p.strip() for value in projects for p in value.split(",") if p.strip()]
+    numbers = parse_bug_numbers(bugs)
+    meta = metadata_dir or default_metadata_dir()
+    if meta is None:
+        raise Nl2FixError("no Defects4J metadata: Defects4J is not installed here",
+                          "install Defects4J, or pass --defects4j-meta DIR (and --projects-dir for bundled sources)")
+    fetcher = IssueFetcher(issue_cache or cache_dir() / "issues", endpoints=_tracker_urls(tracker_url),
+                           offline=offline, min_interval=request_interval)
+    say = None if quiet else (lambda line: click.echo(line, err=True))
+    with tempfile.TemporaryDirectory(prefix="nl2fix-build-") as work:
+        if projects_dir is not None:
+            sources = PatchedTreeSources(projects_dir, Path(work))
+        else:
+            from defects4j_adapter.d4j_cli import Defects4J
+
+            sources = Defects4JSources(Defects4J.find(), cache_dir())
+        records, summary = build_dataset(meta, names, sources, fetcher, numbers=numbers,
+                                         ids=bug_ids_of(bugs_of) if bugs_of else None,
+                                         keep_outside=keep_outside_changes, progress=say)
+    write_dataset(records, out)
+    summary_file = out.with_name(out.name + ".summary.json")
+    write_text(summary_file, json.dumps(summary.to_json(), indent=1) + "\n")
+    for line in summary.lines():
+        click.echo(line)
+    click.echo(f"wrote {len(records)} record(s) to {out} (summary: {summary_file})")
+
+
+@dataset.command("diff")
+@click.argument("a", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("b", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--projects", "projects", multiple=True, help="Compare only these projects (repeatable or comma-separated).")
+@click.option("--only-common", is_flag=True, help="Leave out bugs found in one file only (e.g. B is a partial build).")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON, one entry per bug.")
+@click.option("--brief", is_flag=True, help="Counts only, no line per differing bug.")
+def diff_cmd(a: Path, b: Path, projects, only_common: bool, as_json: bool, brief: bool) -> None:
+    """Compare two dataset files bug by bug: ranges, methods and issue texts."""
+    import json
+
+    from nl2fix.dataset_diff import diff_datasets
+
+    names = {p.strip() for value in projects for p in value.split(",") if p.strip()}
+    result = diff_datasets(a, b, names or None)
+    if only_common:
+        result.only_a, result.only_b = [], []
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=1))
+        return
+    click.echo(f"A: {a}\nB: {b}")
+    for line in result.lines(details=not brief):
+        click.echo(line)

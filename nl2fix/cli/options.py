@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from nl2fix.dataset import Dataset, open_dataset
+from nl2fix.errors import Nl2FixError
 from nl2fix.models import Bug
 
 
@@ -34,12 +35,32 @@ def dataset_options(fn):
     return wrapper
 
 
+_FILTER_KEY = "nl2fix.bug_filter"
+
+
+def _remember_filter(ctx: click.Context, param: click.Parameter, value):
+    """Filter options are not passed to the command (commands that reuse another's parameters,
+    like `nl2fix run`, get them too): they are kept in the context for :func:`load_selection`."""
+    ctx.meta.setdefault(_FILTER_KEY, {})[param.name] = value
+    return value
+
+
 def selection_options(fn):
-    """``--bug`` (repeatable), ``--project`` (repeatable), ``--all``."""
+    """``--bug`` (repeatable), ``--project`` (repeatable), ``--all``; narrowed by
+    ``--created-after/--created-before`` and ``--flag`` (applied in :func:`load_selection`)."""
 
     @click.option("--bug", "bug_ids", multiple=True, help="Bug id, e.g. JxPath-20 (repeatable; forgiving spelling).")
     @click.option("--project", "projects", multiple=True, help="Every bug of a project (repeatable).")
     @click.option("--all", "all_bugs", is_flag=True, help="Every bug of the dataset.")
+    @click.option("--created-after", default=None, metavar="DATE", expose_value=False, callback=_remember_filter,
+                  help="Only bugs whose issue was opened on or after DATE (YYYY-MM-DD; needs a built dataset's dates).")
+    @click.option("--created-before", default=None, metavar="DATE", expose_value=False, callback=_remember_filter,
+                  help="Only bugs whose issue was opened before DATE.")
+    @click.option("--flag", "hard_flags", multiple=True, metavar="[no-]FLAG", expose_value=False,
+                  callback=_remember_filter,
+                  help="Only bugs with (no-: without) a difficulty flag: multi-hunk, long-fix, outside-method (repeatable).")
+    @click.option("--long-fix-lines", type=click.IntRange(min=0), default=None, metavar="N", expose_value=False,
+                  callback=_remember_filter, help="A fix is long-fix when it removes plus adds more than N lines [10].")
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         return fn(*args, **kwargs)
@@ -47,11 +68,35 @@ def selection_options(fn):
     return wrapper
 
 
+def _bug_filter():
+    from nl2fix.bug_filters import BugFilter, parse_day, parse_flags
+    from nl2fix.hard_bugs import DEFAULT_LONG_FIX_LINES
+
+    ctx = click.get_current_context(silent=True)
+    given = ctx.meta.get(_FILTER_KEY, {}) if ctx is not None else {}
+    after, before, lines = given.get("created_after"), given.get("created_before"), given.get("long_fix_lines")
+    return BugFilter(
+        created_after=parse_day(after, "--created-after") if after else None,
+        created_before=parse_day(before, "--created-before") if before else None,
+        flags=parse_flags(given.get("hard_flags") or ()),
+        long_fix_lines=DEFAULT_LONG_FIX_LINES if lines is None else lines,
+    )
+
+
 def load_selection(dataset: str | None, metadata_dir: Path | None, bug_ids, projects, all_bugs) -> tuple[Dataset, list[Bug]]:
     ds = open_dataset(dataset, str(metadata_dir) if metadata_dir else None)
     for problem in ds.problems:
         click.echo(f"warning: {problem}", err=True)
-    return ds, ds.select(bug_ids, projects, all_bugs)
+    bugs = ds.select(bug_ids, projects, all_bugs)
+    bug_filter = _bug_filter()
+    if bug_filter.active:
+        bugs, notes = bug_filter.apply(bugs)
+        for note in notes:
+            click.echo(f"warning: {note}", err=True)
+        if not bugs:
+            raise Nl2FixError("no bug is left after --created-after/--created-before/--flag",
+                              "loosen the filters, or check the dates with `nl2fix dataset show BUG`")
+    return ds, bugs
 
 
 def latest_run_dir(run_dir: Path | None) -> Path:

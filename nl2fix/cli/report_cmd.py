@@ -37,8 +37,10 @@ def echo_result(result: Path | str) -> None:
 @out_option
 @click.option("--no-codebleu", is_flag=True,
               help="Leave out CodeBLEU (Figure 4); it costs ~20 ms per new candidate and is cached in the run.")
+@click.option("--cutoff", default=None, metavar="DATE",
+              help="A model's training cut-off (YYYY-MM-DD): split pass@k into bugs whose issue is older and newer.")
 @click.option("--schema", is_flag=True, help="Print the JSON Schema of --format json (its documentation) and exit.")
-def report_cmd(run_dir: Path | None, fmt: str, out: Path | None, no_codebleu: bool, schema: bool):
+def report_cmd(run_dir: Path | None, fmt: str, out: Path | None, no_codebleu: bool, cutoff: str | None, schema: bool):
     """Report a run: pass@k, ranked pass@k, the paper's tables and figures (html: RUN/report.html unless --out)."""
     if schema:
         if run_dir is not None:
@@ -46,4 +48,7 @@ def report_cmd(run_dir: Path | None, fmt: str, out: Path | None, no_codebleu: bo
         click.echo(json.dumps(ReportData.model_json_schema(), indent=2))
         return
     run_dir = latest_run_dir(run_dir)
-    echo_result(write_report(run_dir, fmt, out, codebleu=not no_codebleu, progress=True))
+    from nl2fix.bug_filters import parse_day
+
+    day = parse_day(cutoff, "--cutoff") if cutoff else None
+    echo_result(write_report(run_dir, fmt, out, codebleu=not no_codebleu, progress=True, cutoff=day))

@@ -61,12 +61,12 @@ def write_text(path: Path, content: str) -> Path:
 
 
 def write_report(run_dir: Path, fmt: str = "text", out: Path | None = None, *, codebleu: bool = True,
-                 progress: bool = False) -> Path | str:
+                 progress: bool = False, cutoff=None) -> Path | str:
     """The run's report in ``fmt``: written to ``out`` (returns its path) or returned as text.
 
     HTML always goes to a file: ``out``, or ``RUN/report.html``."""
     fmt = parse_format(fmt)
-    content = render(collect(run_dir, codebleu=codebleu, progress=progress), fmt)
+    content = render(collect(run_dir, codebleu=codebleu, progress=progress, cutoff=cutoff), fmt)
     if out is None and fmt is ReportFormat.HTML:
         out = Path(run_dir) / DEFAULT_HTML_NAME
     return emit(content, out)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter, defaultdict
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from defects4j_adapter.reference_java import environment_key
 from nl2fix import __version__, codebleu_scores, metrics
+from nl2fix.hard_bugs import HardFlag, bug_flags
 from nl2fix.models import Bug, Verdict
 from nl2fix.records import CandidateRecord, RunConfig, SampleRecord, ValidationRecord
 from nl2fix.store import RunStore
@@ -237,6 +239,32 @@ class BugRow(ReportModel):
     """Some sample is identical to the fix."""
     first_plausible_rank: dict[str, int | None]
     """Ranker key -> 1-based rank of the best-placed plausible candidate (None: none ranked)."""
+    issue_created: str = ""
+    """When the bug's issue was opened (ISO 8601 UTC), empty when the dataset does not say."""
+    flags: list[str] = []
+    """Difficulty flags (``nl2fix.hard_bugs``): multi-hunk, long-fix, outside-method."""
+
+
+class GroupPassAtK(ReportModel):
+    """pass@k over one group of the scored bugs."""
+
+    group: str
+    """Which bugs, e.g. ``issue before 2021-09-01``."""
+    bugs: int
+    """Scored bugs in the group."""
+    fixed: int
+    """Of which with at least one plausible sample."""
+    pass_at_k: dict[int, float]
+    """k -> mean pass@k over the group (same estimator and sample counts as the headline)."""
+
+
+class CutoffSplit(ReportModel):
+    """pass@k split by a model's training cut-off: issues opened before it may be in the training data."""
+
+    cutoff: str
+    """The cut-off date (YYYY-MM-DD)."""
+    groups: list[GroupPassAtK]
+    """Issues opened before the cut-off, on or after it, and with no known date."""
 
 
 class FixedWithin(ReportModel):
@@ -295,6 +323,10 @@ class ReportData(ReportModel):
     """Every bug, in run order."""
     fixed_within: FixedWithin | None = None
     """Fixed within k samples and within the budget (None when the run has no configuration)."""
+    cutoff_split: CutoffSplit | None = None
+    """pass@k before and after a training cut-off (``nl2fix report --cutoff DATE``)."""
+    flag_split: list[GroupPassAtK] = Field(default_factory=list)
+    """pass@k over the scored bugs with each difficulty flag, and over those with none."""
 
     @property
     def scored_bugs(self) -> list[BugRow]:
@@ -466,6 +498,8 @@ def _bug_row(f: _BugFacts, rankers: dict[str, dict[str, list[str]]]) -> BugRow:
         first_plausible_rank={
             key: metrics.first_plausible_rank(order.get(f.bug.id, []), f.plausible_hashes) for key, order in rankers.items()
         },
+        issue_created=f.bug.issue_created,
+        flags=[flag.value for flag in bug_flags(f.bug)],
     )
 
 
@@ -506,8 +540,10 @@ def _warnings(facts: list[_BugFacts], rows: list[BugRow], engine: str | None, co
     return out
 
 
-def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = False) -> ReportData:
-    """Read a run directory's store and compute every number of its report."""
+def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = False,
+            cutoff: date | None = None) -> ReportData:
+    """Read a run directory's store and compute every number of its report (``cutoff``: split
+    pass@k by a training cut-off date too)."""
     with RunStore(run_dir, read_only=True) as store:
         engine = verdict_engine(store)
         facts = _read_facts(store, engine)
@@ -527,6 +563,9 @@ def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = Fals
     if config is not None:
         scored = [f for f, r in zip(facts, rows) if r.ground_truth is not GroundTruth.FAILS]
         report.fixed_within = fixed_within([sequence_of(f) for f in scored], config)
+    report.flag_split = flag_split(report)
+    if cutoff is not None:
+        report.cutoff_split = cutoff_split(report, cutoff)
     return report
 
 
@@ -559,6 +598,39 @@ def fixed_within(sequences: list[metrics.SampleSequence], config: RunConfig) -> 
         tokens=within.tokens,
         tokens_per_fix=within.tokens_per_fix,
     )
+
+
+# -- contamination and difficulty splits -----------------------------------------------------------
+
+
+def group_pass_at_k(data: ReportData, name: str, rows: list[BugRow]) -> GroupPassAtK:
+    """pass@k over ``rows`` (scored bugs), counting missing samples as the headline does."""
+    target = data.run.config.n if data.run.config else 0
+    n = [max(r.samples, target) for r in rows]
+    c = [r.plausible_samples for r in rows]
+    return GroupPassAtK(group=name, bugs=len(rows), fixed=sum(x > 0 for x in c),
+                        pass_at_k=metrics.pass_at_k(n, c, list(data.pass_at_k)) if rows else {})
+
+
+def cutoff_split(data: ReportData, cutoff: date) -> CutoffSplit:
+    """The scored bugs split by whether their issue was opened before ``cutoff`` (possibly seen in
+    training), on or after it (unseen), or at an unknown date."""
+    groups: dict[str, list[BugRow]] = {"before": [], "after": [], "unknown": []}
+    for row in data.scored_bugs:
+        day = row.issue_created[:10]
+        groups["unknown" if not day else "before" if day < cutoff.isoformat() else "after"].append(row)
+    names = {"before": f"issue opened before {cutoff}", "after": f"issue opened on or after {cutoff}",
+             "unknown": "issue date unknown"}
+    return CutoffSplit(cutoff=cutoff.isoformat(),
+                       groups=[group_pass_at_k(data, names[g], rows) for g, rows in groups.items() if rows])
+
+
+def flag_split(data: ReportData) -> list[GroupPassAtK]:
+    """pass@k of the scored bugs with each difficulty flag, and of those with none (groups with bugs only)."""
+    scored = data.scored_bugs
+    groups = [(flag.value, [r for r in scored if flag.value in r.flags]) for flag in HardFlag]
+    groups.append(("no flag", [r for r in scored if not r.flags]))
+    return [group_pass_at_k(data, name, rows) for name, rows in groups if rows]
 
 
 def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu: CodeBleuSummary,

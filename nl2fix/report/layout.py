@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from nl2fix.backends import AT_TEMPERATURE
+from nl2fix.hard_bugs import DEFAULT_LONG_FIX_LINES
 from nl2fix.report import plots
-from nl2fix.report.data import RANKED_KS, GroundTruth, ReportData
+from nl2fix.report.data import RANKED_KS, GroundTruth, GroupPassAtK, ReportData
 from nl2fix.report.document import Document, Figure, Paragraph, Table, interval, pct, ratio
 
 
@@ -138,9 +139,9 @@ def _bugs(data: ReportData) -> Table:
         ranks = [str(b.first_plausible_rank.get(r) or "-") for r in rankers]
         gt = "" if b.ground_truth is GroundTruth.VALIDATES else f" [{b.ground_truth.value}]"
         rows.append([b.bug_id + gt, str(b.samples), str(b.unique_candidates), str(b.plausible_samples),
-                     pct(b.pass_at_1), "yes" if b.exact_match else "", verdicts, *ranks])
+                     pct(b.pass_at_1), "yes" if b.exact_match else "", verdicts, *ranks, ", ".join(b.flags)])
     return Table("Bugs", ["bug", "n", "unique", "plausible", "pass@1", "exact", "unique candidates by verdict",
-                          *[f"rank [{r}]" for r in rankers]], rows,
+                          *[f"rank [{r}]" for r in rankers], "flags"], rows,
                  "rank: position of the best-placed plausible candidate in each ranking.")
 
 
@@ -158,6 +159,29 @@ def _fixed_within(data: ReportData) -> Table:
     return Table("Fixed within k samples", ["bugs fixed within", "share of scored bugs", "pass@k"], rows, note)
 
 
+def _groups(title: str, groups: list[GroupPassAtK], ks: list[int], note: str) -> Table:
+    rows = [[g.group, str(g.bugs), str(g.fixed), *[pct(g.pass_at_k.get(k)) for k in ks]] for g in groups]
+    return Table(title, ["bugs", "scored", "plausible fix", *[f"pass@{k}" for k in ks]], rows, note)
+
+
+def _cutoff(data: ReportData) -> Table | None:
+    split = data.cutoff_split
+    if split is None:
+        return None
+    return _groups(f"pass@k by training cut-off ({split.cutoff})", split.groups, list(data.pass_at_k),
+                   "Issues opened before the cut-off may be in the model's training data; a gap between the rows "
+                   "is a sign of contamination. Dates come from datasets made by `nl2fix dataset build`.")
+
+
+def _flags(data: ReportData) -> Table | None:
+    if not data.flag_split:
+        return None
+    return _groups("pass@k by difficulty flag", data.flag_split, list(data.pass_at_k),
+                   "multi-hunk: the fix changes the method in several places; long-fix: more than "
+                   f"{DEFAULT_LONG_FIX_LINES} lines removed plus added; outside-method: the developer's fix also changes code outside the method. "
+                   "A bug may have several flags.")
+
+
 def report_document(data: ReportData) -> Document:
     blocks: list = [_pass_at_k(data)]
     if data.fixed_within is not None:
@@ -170,6 +194,7 @@ def report_document(data: ReportData) -> Document:
         blocks.append(Figure("Bugs fixed per project",
                              lambda: plots.project_bars([(p.project, p.bugs, p.fixed) for p in data.per_project])))
     blocks += [_candidates(data), _exact(data), *_codebleu(data)]
+    blocks += [t for t in (_cutoff(data), _flags(data)) if t is not None]
     broken = _broken(data)
     if broken:
         blocks.append(broken)
