@@ -3,8 +3,9 @@
 Resumable: each bug asks only for the sample indices the store does not hold yet, and each
 answer is stored the moment it arrives; a run with nothing left to ask for never starts its
 backend (loading a local model takes minutes). Prompts are fitted to the model the backend
-serves: its context length and tokenizer (see :func:`nl2fix.backends.model_info`). Multi-turn strategies (``reasoning``) run one chain per
-sample: the first turn asks for all missing samples at once, then each answer is followed up on
+serves: its context length and tokenizer (see :func:`nl2fix.backends.model_info`); the final
+answer's request carries the stop sequences (:mod:`nl2fix.stops`). Multi-turn strategies
+(``reasoning``) run one chain per sample: the first turn asks for all missing samples at once, then each answer is followed up on
 its own; a sample is stored only when its chain completes, so an interrupted chain is asked
 again from the start.
 """
@@ -97,7 +98,7 @@ class _Sampler:
         self.counter = info.tokenizer or config.model
         self.default_stops = info.stop_reasons
 
-    def stops(self, bug: Bug, prompt: Prompt) -> tuple[str, ...]:
+    def stop_sequences(self, bug: Bug, prompt: Prompt) -> tuple[str, ...]:
         if self.config.stop is not None:
             return tuple(self.config.stop)
         return stops.default_stops(prompt.style, target_method(bug)) if self.default_stops else ()
@@ -127,7 +128,7 @@ class _Sampler:
             max_tokens=turn_max_tokens(prompt.strategy, 1, self.config.max_tokens) if self._turns(prompt) > 1 else self.config.max_tokens,
             temperature=self.config.temperature,
             indices=tuple(missing),
-            stop=self.stops(bug, prompt) if self._turns(prompt) == 1 else (),
+            stop=self.stop_sequences(bug, prompt) if self._turns(prompt) == 1 else (),
         )
         return request, _Chain(bug, prompt, 1, deque(missing))
 
@@ -155,7 +156,7 @@ class _Sampler:
                     max_tokens=turn_max_tokens(chain.prompt.strategy, chain.turn + 1, self.config.max_tokens),
                     temperature=request.temperature,
                     indices=(index,),
-                    stop=self.stops(chain.bug, chain.prompt) if chain.turn + 1 == self._turns(chain.prompt) else (),
+                    stop=self.stop_sequences(chain.bug, chain.prompt) if chain.turn + 1 == self._turns(chain.prompt) else (),
                 )
                 follow_ups[later] = _Chain(chain.bug, chain.prompt, chain.turn + 1, deque([index]), prompt_tokens,
                                            completion_tokens, seconds)

