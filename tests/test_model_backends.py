@@ -161,7 +161,7 @@ def test_multi_gpu_options_go_to_the_engine_and_the_replicas():
 def test_resuming_a_complete_run_does_not_load_the_model(tmp_path, ds, invoke_cli):
     run = tmp_path / "run"
     config = RunConfig(dataset="example", backend="vllm", model=str(tmp_path / "weights"), strategy="zero-shot",
-                       temperature=0.8, n=2, max_tokens=750, context_window=None)
+                       temperature=0.8, n=2, max_tokens=750, context_window=4096)
     with RunStore(run, create=True) as store:
         store.set_config(config)
         store.add_bugs([ds.bugs["Textkit-1"]])
