@@ -167,3 +167,19 @@ def test_vllm_server_reports_its_context_length_and_rejects_an_overlong_prompt_a
     assert len(samples) == 4
     for s in samples:  # each choice's own token ids (return_token_ids), not a share of the response's total
         assert 0 < s.completion_tokens <= 24 and (s.finish_reason != "length" or s.completion_tokens == 24)
+
+
+def test_data_parallel_replicas_share_the_requests(tmp_path, tiny):
+    """--data-parallel-size 2: two engines, each a Ray actor with its own copy of the model (here on
+    the CPU: the actors ask Ray for a CPU when the cluster has no GPU)."""
+    has_ray = subprocess.run([VLLM_PYTHON, "-c", "import ray"], capture_output=True, timeout=120).returncode == 0
+    if not has_ray:
+        pytest.skip("Ray is not installed beside vLLM")
+    result = nl2fix(tmp_path, *sample_args(tmp_path / "run", "Textkit-4", "Rangekit-2", "Rangekit-3"), "--backend", "vllm",
+                    "--model", tiny, *ENGINE, "--data-parallel-size", 2)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Started a local Ray instance" in result.stderr
+    with RunStore(tmp_path / "run") as store:
+        assert store.config.data_parallel_size == 2
+        samples = store.samples()
+    assert len(samples) == 6 and all(0 < s.completion_tokens <= 24 for s in samples)
