@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from nl2fix import engine_args, stops
-from nl2fix.backends.vllm_replicas import actor_options, shard
 from nl2fix.backends import Request
+from nl2fix.backends.vllm_replicas import actor_options, shard
 from nl2fix.cost import parse_price, summarize, table_price
 from nl2fix.dataset import open_dataset
 from nl2fix.errors import Nl2FixError
 from nl2fix.java_text import candidate_hash, remove_comments
 from nl2fix.models import ModelStyle
-from nl2fix.prompting import Prompt, target_method
+from nl2fix.prompting import target_method
 from nl2fix.records import RunConfig, SampleRecord
 from nl2fix.store import RunStore
 
