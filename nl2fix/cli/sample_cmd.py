@@ -8,7 +8,7 @@ from typing import Callable
 import click
 
 from nl2fix.cli.options import dataset_options, load_selection, run_option, selection_options
-from nl2fix.cli.sample_options import DEFAULT_OPENAI_MODEL, engine_options, prompt_options
+from nl2fix.cli.sample_options import DEFAULT_OPENAI_MODEL, backend_options, prompt_options
 
 BACKENDS = ("openai", "vllm", "mutation", "replay")
 
@@ -29,7 +29,7 @@ BACKENDS = ("openai", "vllm", "mutation", "replay")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Requests in flight (openai).")
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
               help="Retries of a request on rate limits, 5xx answers, timeouts and connection errors (openai).")
-@engine_options
+@backend_options
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def sample_cmd(**options):
     """Sample candidate fixes; re-running the same command resumes where it stopped."""

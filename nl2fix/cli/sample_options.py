@@ -32,7 +32,7 @@ def prompt_options(fn):
     return wrapper
 
 
-def engine_options(fn):
+def backend_options(fn):
     @click.option("--stop", "stop", multiple=True, metavar="TEXT",
                   help="Stop sequence (repeatable; \\n for a newline); `none` for none. Default, for servers that say "
                   "which stop ended an answer (vLLM): the end of the method (completion) or the closing fence (chat).")
