@@ -158,7 +158,7 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
                         break
                     stored = store_answer(store, entry.bug, entry.base.header, entry.indices.popleft(), choice,
                                           prompt_tokens=choice.prompt_tokens, completion_tokens=choice.completion_tokens,
-                                          round=entry.round.round)
+                                          generation_seconds=choice.seconds, round=entry.round.round)
                     summary.new_samples += stored
                     bar.update(stored)
             for entry in asked.values():

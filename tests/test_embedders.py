@@ -49,13 +49,14 @@ def test_tfidf_of_texts_without_tokens_is_all_zero():
     assert TfidfEmbedder().embed([]).shape == (0, 0)
 
 
-def test_embedder_strings():
+def test_embedder_strings(tmp_path):
     assert parse_embedder("tfidf").name == "tfidf"
     emb = parse_embedder("openai:text-embedding-ada-002", base_url="http://127.0.0.1:1/v1")
     assert isinstance(emb, OpenAIEmbedder) and emb.name == "openai:text-embedding-ada-002"
     assert emb.base_url == "http://127.0.0.1:1/v1"
-    st = parse_embedder("st:/models/codet5-embed")
-    assert isinstance(st, SentenceTransformerEmbedder) and st.name == "st:/models/codet5-embed"
+    (tmp_path / "codet5-embed").mkdir()
+    st = parse_embedder(f"st:{tmp_path}/codet5-embed")
+    assert isinstance(st, SentenceTransformerEmbedder) and st.name == f"st:{tmp_path}/codet5-embed"
     for bad in ("openai", "openai:", "st:", "bert", "tfidf:x"):
         with pytest.raises(Nl2FixError) as err:
             parse_embedder(bad)
@@ -71,11 +72,32 @@ def test_openai_embedder_without_key_or_endpoint_says_what_to_set(monkeypatch):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is not None, reason="sentence-transformers is installed")
-def test_sentence_transformers_missing_names_the_extra():
+def test_sentence_transformers_missing_names_the_extra(tmp_path):
     with pytest.raises(Nl2FixError) as err:
-        SentenceTransformerEmbedder("all-MiniLM-L6-v2").embed(["int f() { return 1; }"])
+        SentenceTransformerEmbedder(str(tmp_path)).embed(["int f() { return 1; }"])
     assert "nl2fix[st]" in err.value.hint
-    assert SentenceTransformerEmbedder("x").embed([]).shape == (0, 0)
+    assert SentenceTransformerEmbedder(str(tmp_path)).embed([]).shape == (0, 0)
+
+
+def test_a_local_st_model_has_one_name_however_it_is_written(tmp_path, monkeypatch):
+    (tmp_path / "tinyst").mkdir()
+    monkeypatch.chdir(tmp_path)
+    names = {parse_embedder(f"st:{spelling}").name for spelling in ("tinyst", "./tinyst", str(tmp_path / "tinyst"))}
+    assert names == {f"st:{tmp_path / 'tinyst'}"}  # one cache of vectors, not three
+
+
+def test_a_missing_st_model_fails_at_once(tmp_path, monkeypatch):
+    """No folder and no reachable hub: an error when the embedder is named, before any load or look-up
+    (the hub endpoint here is a closed port on this machine)."""
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    with pytest.raises(Nl2FixError, match="no sentence-transformers model at"):
+        parse_embedder(f"st:{tmp_path}/tinyst")
+    with pytest.raises(Nl2FixError, match="hub cannot be reached"):
+        parse_embedder("st:some-org/some-model")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(Nl2FixError, match="neither a local folder nor in the Hugging Face cache"):
+        parse_embedder("st:all-MiniLM-L6-v2")
 
 
 # -- the OpenAI embedder against a real local OpenAI-compatible server --------------------------

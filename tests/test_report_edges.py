@@ -73,13 +73,18 @@ def test_the_same_run_twice_gets_two_labels(tmp_path):
 
 @pytest.mark.slow
 def test_run_whose_bugs_gave_no_candidate_still_ranks_and_reports(tmp_path, monkeypatch, invoke_cli):
-    """Every bug too long for the context window: nothing to validate, so nothing to prune, but a report."""
+    """Every bug too long for the context window: sampling fails the run (as a failed request does),
+    and there is nothing to validate, so nothing to prune, but a report."""
     monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("NL2FIX_DATA_DIR", str(tmp_path / "data"))
     run, out = tmp_path / "run", tmp_path / "report.json"
     result = invoke_cli("run", "--dataset", "example", "--bug", "Rangekit-1", "--backend", "mutation", "-n", "3",
                         "--context-window", "256", "--max-tokens", "200", "--run", run, "--quiet",
                         "--format", "json", "--out", out, "--no-codebleu")
+    assert result.exit_code == 1 and "1 bugs could not be prompted (Rangekit-1)" in result.output
+    assert invoke_cli("validate", "--run", run, "--quiet").exit_code == 0
+    assert invoke_cli("rank", "--run", run).exit_code == 0
+    result = invoke_cli("report", "--run", run, "--format", "json", "--out", out, "--no-codebleu")
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert report["bugs"][0]["samples"] == 0 and report["pass_at_k"] == {"1": 0.0}  # missing samples fail

@@ -6,6 +6,10 @@ them at once. A request may be answered in several parts (never more than ``n`` 
 a request that failed for good is answered with the exception instead. A backend raises
 :class:`~nl2fix.errors.Nl2FixError` only when nothing more can be done (bad credentials, a server
 that has stopped answering); what was already answered stays answered.
+
+A backend that knows its model also tells :func:`model_info`: the context length and the
+tokenizer the model's engine counts with, so prompts are fitted to that model rather than to a
+guess. A backend without a model (mutation, replay) has nothing to tell.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Iterator, Protocol, Sequence
 from nl2fix.errors import Nl2FixError
 from nl2fix.models import Bug, ModelStyle
 from nl2fix.records import RunConfig
+from nl2fix.tokens import Tokenizer
 
 NAMES = ("openai", "vllm", "mutation", "replay")
 AT_TEMPERATURE = ("openai", "vllm")
@@ -36,6 +41,8 @@ class Request:
     indices: tuple[int, ...] = ()
     """The sample indices the answers are for; backends that tie answers to indices (mutation,
     replay) answer a prefix of them, in order."""
+    stop: tuple[str, ...] = ()
+    """Stop sequences: generation ends before the first of them (which the text then leaves out)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,27 @@ class Choice:
     prompt_tokens: int = 0
     """This answer's share of the request's prompt tokens."""
     completion_tokens: int = 0
+    stop_reason: str | int | None = None
+    """The stop sequence (or stop token id) that ended the answer, when the backend knows; None
+    for the model's own end and for ``max_tokens``."""
+    seconds: float = 0.0
+    """This answer's share of the wall-clock seconds its request took to generate."""
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What a backend's model says about itself."""
+
+    context_window: int | None = None
+    """Most tokens of prompt and answer together (vLLM's ``max_model_len``); None: not known."""
+    tokenizer: Tokenizer | None = None
+    """The tokenizer the engine counts with; None: not available here (tiktoken counts)."""
+    stop_reasons: bool = False
+    """Whether answers say which stop sequence ended them (vLLM's ``stop_reason``; OpenAI does not),
+    so that a stop sequence left out of the text can be put back."""
+    devices: int = 1
+    """Accelerators (or CPU engines) the model occupies: generation seconds times this is its
+    device-seconds."""
 
 
 class SamplingBackend(Protocol):
@@ -55,6 +83,13 @@ class SamplingBackend(Protocol):
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[Request, list[Choice] | Exception]]: ...
 
     def close(self) -> None: ...
+
+
+def model_info(backend: SamplingBackend) -> ModelInfo:
+    """What ``backend`` knows about its model; backends without one (and ones written before
+    :class:`ModelInfo` existed) know nothing."""
+    ask = getattr(backend, "model_info", None)
+    return ask() if ask is not None else ModelInfo()
 
 
 def split_evenly(total: int, parts: int) -> list[int]:
@@ -74,9 +109,9 @@ def create(config: RunConfig, *, concurrency: int = 8, retries: int | None = Non
         retry = RetryPolicy() if retries is None else RetryPolicy(attempts=retries + 1)
         return OpenAIBackend(config.model, base_url=config.base_url, concurrency=concurrency, seed=config.seed or None, retry=retry)
     if config.backend == "vllm":
-        from nl2fix.backends.vllm_backend import VLLMBackend
+        from nl2fix.backends.vllm_backend import create_vllm
 
-        return VLLMBackend(config.model, seed=config.seed)
+        return create_vllm(config.model, seed=config.seed, engine_args=config.engine_args, replicas=config.data_parallel_size)
     if config.backend == "mutation":
         from nl2fix.backends.mutation_backend import MutationBackend
 

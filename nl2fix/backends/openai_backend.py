@@ -7,12 +7,20 @@ bounded thread pool. The client's own retries are off (``max_retries=0``): tenac
 limits, 5xx answers, timeouts and connection errors with exponential back-off, honouring
 ``Retry-After``; an exhausted quota (a 429 that waiting does not cure) stops the run. Only a
 rejection that names ``n`` makes later calls ask one answer at a time.
+
+A local server tells about its model: vLLM's ``/v1/models`` reports ``max_model_len`` and the
+model's ``root`` (its folder, whose tokenizer is loaded when it is on this machine; else the
+server's own ``/tokenize`` counts). A vLLM server is asked for each choice's token ids
+(``return_token_ids``), so every sample's completion tokens are its own; other servers' usage is
+per request, so the answers of an ``n > 1`` call are counted with the model's tokenizer.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -23,9 +31,12 @@ import openai
 import tenacity
 
 from nl2fix import tokens
-from nl2fix.backends import Choice, Request, split_evenly
+from nl2fix.backends import Choice, ModelInfo, Request, split_evenly
 from nl2fix.errors import Nl2FixError
+from nl2fix.model_tokenizers import ServerTokenizer, local_tokenizer
 from nl2fix.models import ModelStyle
+
+log = logging.getLogger(__name__)
 
 MAX_N = 128
 """Most choices asked for in one call (OpenAI's limit)."""
@@ -136,6 +147,7 @@ class OpenAIBackend:
                 )
             api_key = "none"  # local servers accept any key
         self.model = model
+        self.base_url = base_url
         self.client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
         self.concurrency = max(1, concurrency)
         self.seed = seed
@@ -144,14 +156,52 @@ class OpenAIBackend:
         self._n_allowed = True
         self._token_param = "max_tokens"
         self._answered = False
+        self._info: ModelInfo | None = None
+        self._vllm = False
+        """The server is vLLM (its /v1/models says so): ask it for per-choice token ids."""
 
     def close(self) -> None:
         self.client.close()
+
+    # -- the model -----------------------------------------------------------------------------
+    def model_info(self) -> ModelInfo:
+        """The served model's context length and tokenizer, from the server's ``/v1/models``."""
+        if self._info is None:
+            self._info = self._ask_model_info()
+        return self._info
+
+    def _ask_model_info(self) -> ModelInfo:
+        if not self.base_url:  # OpenAI's own API: its models are known by name
+            return ModelInfo()
+        try:
+            cards = list(self.client.models.list())
+        except openai.APIError as exc:  # no /v1/models, or no server yet: generation will say
+            log.info("%s/models did not answer (%s); the model's context length is not known", self.client.base_url, exc)
+            return ModelInfo()
+        card = next((c for c in cards if c.id == self.model), None)
+        if card is None:
+            return ModelInfo()
+        extra = card.model_extra or {}
+        self._vllm = card.owned_by == "vllm" or "max_model_len" in extra
+        root = extra.get("root") or self.model
+        tokenizer = local_tokenizer(root)
+        if tokenizer is None and self._vllm:
+            server = ServerTokenizer(str(self.client.base_url).rstrip("/").removesuffix("/v1"), self.model)
+            tokenizer = server if server.available() else None
+        window = extra.get("max_model_len")
+        return ModelInfo(context_window=int(window) if window else None, tokenizer=tokenizer, stop_reasons=self._vllm)
+
+    def _counter(self) -> str | tokens.Tokenizer:
+        return (self._info.tokenizer if self._info is not None else None) or self.model
 
     # -- one call ------------------------------------------------------------------------------
     def _create(self, call: _Call):
         req = call.request
         params = {"model": self.model, "n": call.n, "temperature": req.temperature}
+        if req.stop:
+            params["stop"] = list(req.stop)
+        if self._vllm:
+            params["extra_body"] = {"return_token_ids": True}
         if self.seed is not None:
             # calls of one request differ in seed, or a seed-honouring server answers n=1 calls alike
             params["seed"] = self.seed + call.first_index
@@ -167,19 +217,34 @@ class OpenAIBackend:
             retry=tenacity.retry_if_exception(_retryable),
             reraise=True,
         )
+        started = time.monotonic()
         response = retrying(self._create, call)
+        seconds = time.monotonic() - started
         completion = call.request.style is ModelStyle.COMPLETION
         answers = [(c.text if completion else c.message.content) or "" for c in response.choices]
-        finishes = [c.finish_reason for c in response.choices]
-        if response.usage is not None:
-            prompt_total = response.usage.prompt_tokens or 0
-            completion_each = split_evenly(response.usage.completion_tokens or 0, len(answers))
+        extras = [c.model_extra or {} for c in response.choices]
+        usage = response.usage
+        if usage is not None:
+            prompt_total = usage.prompt_tokens or 0
         else:  # some servers leave usage out: count it ourselves
             messages = call.request.messages
-            prompt_total = tokens.count(messages[0]["content"], self.model) if completion else tokens.count_messages(messages, self.model)
-            completion_each = [tokens.count(a, self.model) for a in answers]
-        prompt_each = split_evenly(prompt_total, len(answers))
-        return [Choice(*fields) for fields in zip(answers, finishes, prompt_each, completion_each)]
+            prompt_total = (tokens.count_prompt(messages[0]["content"], self._counter()) if completion
+                            else tokens.count_messages(messages, self._counter()))
+        completion_each = [self._completion_tokens(answer, extra, usage, len(answers)) for answer, extra in zip(answers, extras)]
+        return [
+            Choice(answer, c.finish_reason, prompt, done, stop_reason=extra.get("stop_reason"), seconds=seconds / len(answers))
+            for answer, c, extra, prompt, done in zip(answers, response.choices, extras,
+                                                      split_evenly(prompt_total, len(answers)), completion_each)
+        ]
+
+    def _completion_tokens(self, answer: str, extra: dict, usage, answers: int) -> int:
+        """One answer's own completion tokens: its token ids (vLLM), the usage of a one-answer
+        response, else the answer counted with the model's tokenizer (never a share of the total)."""
+        if isinstance(extra.get("token_ids"), list):
+            return len(extra["token_ids"])
+        if usage is not None and answers == 1:
+            return usage.completion_tokens or 0
+        return tokens.count(answer, self._counter())
 
     # -- many requests ---------------------------------------------------------------------------
     def _split(self, call: _Call) -> list[_Call]:
@@ -192,6 +257,7 @@ class OpenAIBackend:
         return [_Call(call.request, 1, first=call.first + i) for i in range(call.n)]
 
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[Request, list[Choice] | Exception]]:
+        self.model_info()  # what the server is decides what to ask it
         pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="nl2fix-openai")
         running: dict[Future, _Call] = {}
         # calls are split only when they start, so what was learnt about n applies to all later ones
@@ -217,8 +283,8 @@ class OpenAIBackend:
                         retry_as = self._adapt(call, exc)
                         if retry_as:
                             later(retry_as)
-                        else:
-                            yield call.request, exc
+                        else:  # this request alone is refused (a prompt over the context length ...)
+                            yield call.request, RequestRejected(f"HTTP {exc.status_code}: {_message(exc)}")
                         continue
                     except openai.RateLimitError as exc:
                         if not _quota_exhausted(exc):
@@ -267,6 +333,10 @@ class OpenAIBackend:
             self._n_allowed = False
             return [call]  # split into n=1 calls when it starts again
         return []
+
+
+class RequestRejected(Exception):
+    """The server refused one request (the others go on)."""
 
 
 def _chunks(n: int, size: int) -> list[int]:

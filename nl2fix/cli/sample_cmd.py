@@ -8,7 +8,8 @@ from typing import Callable
 import click
 
 from nl2fix.cli.options import dataset_options, load_selection, new_run_option, selection_options
-from nl2fix.cli.sample_options import DEFAULT_OPENAI_MODEL, conversation_config, conversation_options, prompt_options
+from nl2fix.cli.sample_options import (DEFAULT_OPENAI_MODEL, backend_options, conversation_config,
+                                       conversation_options, prompt_options)
 from nl2fix.cli.validate_cmd import engine_options
 
 BACKENDS = ("openai", "vllm", "mutation", "replay")
@@ -30,6 +31,7 @@ BACKENDS = ("openai", "vllm", "mutation", "replay")
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Requests in flight (openai).")
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
               help="Retries of a request on rate limits, 5xx answers, timeouts and connection errors (openai).")
+@backend_options
 @conversation_options
 @engine_options
 @click.option("--quiet", is_flag=True, help="No progress bar.")
@@ -60,10 +62,13 @@ def default_model(model: str | None, backend: str) -> str:
 def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, backend, strategy, model, model_style,
                max_tokens, context_window, n, temperature, base_url, replay_file, seed, concurrency, retries, quiet,
                rounds, samples_per_round, first_prompt, token_budget, engine, workers, no_sandbox, test_timeout,
-               candidate_timeout, on_start: Callable[[], None] = lambda: None) -> None:
+               candidate_timeout, stop=(), vllm_args=(), tensor_parallel_size=None, data_parallel_size=1, price=None,
+               on_start: Callable[[], None] = lambda: None) -> None:
     """`nl2fix sample` with its options; ``on_start`` runs once they, the bugs and the run directory
     are accepted, before the first request (`nl2fix run` announces its report there, not before a
     run that fails at once)."""
+    from nl2fix import engine_args, stops
+    from nl2fix.cost import parse_price
     from nl2fix.dataset import DATASET_FILE, data_dir
     from nl2fix.prompting import context_window_for
     from nl2fix.records import RunConfig
@@ -77,6 +82,8 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
         raise click.UsageError("--base-url is for --backend openai")
     if backend == "vllm" and not model:
         raise click.UsageError("--backend vllm needs --model NAME_OR_PATH (the weights to load)")
+    if (vllm_args or tensor_parallel_size or data_parallel_size > 1) and backend != "vllm":
+        raise click.UsageError("--vllm-arg, --tensor-parallel-size and --data-parallel-size are for --backend vllm")
     if strategy == "reasoning" and model_style != "chat" and backend in ("openai", "vllm"):
         raise click.UsageError("--strategy reasoning is a chat conversation: use --model-style chat")
     run_dir = run_dir_for(run_dir, dataset, strategy, model, backend, temperature)
@@ -92,23 +99,24 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
         temperature=temperature,
         n=n,
         max_tokens=max_tokens,
-        context_window=context_window or context_window_for(model),
+        # a model's own context length is asked of its engine or server when the run starts
+        context_window=context_window or (None if backend in ("openai", "vllm") else context_window_for(model)),
         base_url=base_url,
         replay_file=str(replay_file.resolve()) if replay_file else None,
         seed=seed,
         conversation=conversation_config(strategy, n, rounds, samples_per_round, first_prompt, token_budget),
+        engine_args=engine_args.with_parallelism(engine_args.parse(vllm_args), tensor_parallel_size, data_parallel_size)
+        if backend == "vllm" else {},
+        data_parallel_size=data_parallel_size,
+        stop=stops.parse(stop),
+        price=parse_price(price) if price else None,
     )
-    from nl2fix import backends
     from nl2fix.models import Engine
 
-    chosen = backends.create(config, concurrency=concurrency, retries=retries)
-    try:
-        summary = sample(run_dir, config, bugs, dataset=ds, concurrency=concurrency, progress=not quiet, backend=chosen,
-                         on_start=on_start,
-                         validation=dict(engine=Engine(engine), workers=workers, sandbox=not no_sandbox,
-                                         test_timeout=test_timeout, candidate_timeout=candidate_timeout))
-    finally:
-        chosen.close()
+    summary = sample(run_dir, config, bugs, dataset=ds, concurrency=concurrency, retries=retries, progress=not quiet,
+                     on_start=on_start,
+                     validation=dict(engine=Engine(engine), workers=workers, sandbox=not no_sandbox,
+                                     test_timeout=test_timeout, candidate_timeout=candidate_timeout))
     click.echo(str(summary))
-    if summary.failed_requests:
+    if summary.failed:
         raise SystemExit(1)

@@ -1,4 +1,5 @@
-"""Options shared by `nl2fix prompt` and `nl2fix sample`: how the prompt is made."""
+"""Options shared by `nl2fix prompt` and `nl2fix sample` (how the prompt is made), and `nl2fix
+sample`'s options for the model's engine (stop sequences, vLLM engine options, price)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,28 @@ def prompt_options(fn):
                   show_default=True, help="chat messages, a completion prompt ending in the method header, or an edit instruction + input.")
     @click.option("--max-tokens", type=click.IntRange(min=1), default=750, show_default=True, help="Most new tokens per answer.")
     @click.option("--context-window", type=click.IntRange(min=256), default=None,
-                  help="The model's context window in tokens (default: known per model family, else 4096).")
+                  help="The model's context window in tokens (default: the model's own, as vLLM or a server's "
+                  "/v1/models reports it, or its config.json; else known per model family, else 4096).")
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def backend_options(fn):
+    @click.option("--stop", "stop", multiple=True, metavar="TEXT",
+                  help="Stop sequence (repeatable; \\n for a newline); `none` for none. Default, for servers that say "
+                  "which stop ended an answer (vLLM): the end of the method (completion) or the closing fence (chat).")
+    @click.option("--vllm-arg", "vllm_args", multiple=True, metavar="KEY=VALUE",
+                  help="vLLM engine option (repeatable), typed by vLLM's EngineArgs: max_model_len=4096, dtype=float16, "
+                  "gpu_memory_utilization=0.8, enforce_eager=true, trust_remote_code=true ...")
+    @click.option("--tensor-parallel-size", type=click.IntRange(min=1), default=None,
+                  help="vllm: GPUs one engine spans (vLLM's tensor_parallel_size).")
+    @click.option("--data-parallel-size", type=click.IntRange(min=1), default=1, show_default=True,
+                  help="vllm: engine replicas, each a Ray actor with its own copy of the model (RAY_ADDRESS: the cluster).")
+    @click.option("--price", default=None, metavar="in=DOLLARS,out=DOLLARS",
+                  help="Dollars per million prompt/completion tokens, for the report's cost (default: the bundled table).")
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         return fn(*args, **kwargs)

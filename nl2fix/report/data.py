@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from defects4j_adapter.reference_java import environment_key
 from nl2fix import __version__, codebleu_scores, metrics
 from nl2fix.hard_bugs import HardFlag, bug_flags
+from nl2fix.cost import CostSummary, summarize as summarize_cost
 from nl2fix.models import Bug, Verdict
 from nl2fix.records import CandidateRecord, RunConfig, SampleRecord, ValidationRecord
 from nl2fix.store import RunStore
@@ -327,6 +328,8 @@ class ReportData(ReportModel):
     """pass@k before and after a training cut-off (``nl2fix report --cutoff DATE``)."""
     flag_split: list[GroupPassAtK] = Field(default_factory=list)
     """pass@k over the scored bugs with each difficulty flag, and over those with none."""
+    cost: CostSummary | None = None
+    """Tokens, dollars and generation seconds, in all and per bug fixed."""
 
     @property
     def scored_bugs(self) -> list[BugRow]:
@@ -566,6 +569,7 @@ def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = Fals
     report.flag_split = flag_split(report)
     if cutoff is not None:
         report.cutoff_split = cutoff_split(report, cutoff)
+    report.cost = _cost(config, facts, rows)
     return report
 
 
@@ -631,6 +635,11 @@ def flag_split(data: ReportData) -> list[GroupPassAtK]:
     groups = [(flag.value, [r for r in scored if flag.value in r.flags]) for flag in HardFlag]
     groups.append(("no flag", [r for r in scored if not r.flags]))
     return [group_pass_at_k(data, name, rows) for name, rows in groups if rows]
+
+
+def _cost(config: RunConfig | None, facts: list[_BugFacts], rows: list[BugRow]) -> CostSummary:
+    fixed = [r.bug_id for r in rows if r.ground_truth is not GroundTruth.FAILS and r.plausible_samples > 0]
+    return summarize_cost(config, {f.bug.id: f.samples for f in facts}, fixed)
 
 
 def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu: CodeBleuSummary,

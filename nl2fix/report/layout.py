@@ -5,6 +5,7 @@ from __future__ import annotations
 from nl2fix.backends import AT_TEMPERATURE
 from nl2fix.hard_bugs import DEFAULT_LONG_FIX_LINES
 from nl2fix.report import plots
+from nl2fix.report.cost_table import cost_tables, headline
 from nl2fix.report.data import RANKED_KS, GroundTruth, GroupPassAtK, ReportData
 from nl2fix.report.document import Document, Figure, Paragraph, Table, interval, pct, ratio
 
@@ -28,6 +29,8 @@ def _facts(data: ReportData) -> list[str]:
     else:
         facts.append(f"bugs with a plausible fix: {ratio(counts.fixed, counts.scored)}, 95% CI {interval(counts.fixed_interval)}"
                      + (f"; over all {counts.selected} bugs: {counts.fixed_all}" if counts.ground_truth_fails else ""))
+    if data.cost is not None and data.cost.bugs:
+        facts.append(headline(data.cost))
     return facts
 
 
@@ -188,6 +191,8 @@ def report_document(data: ReportData) -> Document:
         blocks.append(_fixed_within(data))
     if data.pass_at_k_curve:
         blocks.append(Figure("pass@k (Figure 2)", lambda: plots.pass_at_k_curves({"this run": data.pass_at_k_curve})))
+    if data.cost is not None:
+        blocks += cost_tables(data.cost)
     blocks.append(_ranked(data))
     blocks.append(_projects(data))
     if data.per_project:
