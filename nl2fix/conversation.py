@@ -29,7 +29,7 @@ from nl2fix.one_shot import ExampleIndex
 from nl2fix.progress import progress_bar
 from nl2fix.prompting import Prompt, build_prompt
 from nl2fix.records import ConversationConfig, RoundRecord, RunConfig
-from nl2fix.sampling import MAX_ERRORS_SHOWN, SampleSummary, store_answer
+from nl2fix.sampling import MAX_ERRORS_SHOWN, ModelFit, SampleSummary, model_fit, store_answer
 from nl2fix.store import RunStore
 from nl2fix.validation import validate
 
@@ -63,7 +63,8 @@ def _tokens_used(store: RunStore, bug: Bug) -> int:
     return sum(s.prompt_tokens + s.completion_tokens for s in store.samples(bug.id))
 
 
-def next_round(store: RunStore, config: RunConfig, bug: Bug, base: Prompt, engine: str) -> tuple[RoundRecord, list[int]] | None:
+def next_round(store: RunStore, config: RunConfig, fit: ModelFit, bug: Bug, base: Prompt,
+               engine: str) -> tuple[RoundRecord, list[int]] | None:
     """The round to ask now and the sample indices it still needs, or None when the bug is done:
     the last stored round while some of its answers are missing, else a new round (stored here)."""
     conv: ConversationConfig = config.conversation
@@ -80,7 +81,7 @@ def next_round(store: RunStore, config: RunConfig, bug: Bug, base: Prompt, engin
         return None
     shown = attempts(store, bug, engine) if rounds else []
     phase = ConversationPhase.ALTERNATIVES if any(a.plausible for a in shown) else ConversationPhase.REPAIR
-    built = build_round(base, shown, phase, model=config.model, context_window=config.context_window,
+    built = build_round(base, shown, phase, model=fit.counter, context_window=fit.context_window,
                         max_tokens=config.max_tokens)
     record = RoundRecord(
         bug_id=bug.id, round=len(rounds) + 1, phase=phase, messages=built.messages, prompt_tokens=built.prompt_tokens,
@@ -91,12 +92,12 @@ def next_round(store: RunStore, config: RunConfig, bug: Bug, base: Prompt, engin
     return record, record.indices
 
 
-def _first_prompt(store: RunStore, config: RunConfig, bug: Bug, examples) -> Prompt:
+def _first_prompt(store: RunStore, config: RunConfig, fit: ModelFit, bug: Bug, examples) -> Prompt:
     stored = store.prompt(bug.id)
     if stored is not None:
         return Prompt.from_record(stored, config.model_style, bug)
-    prompt = build_prompt(bug, config.conversation.first_prompt, config.model_style, model=config.model,
-                          context_window=config.context_window, max_tokens=config.max_tokens, examples=examples())
+    prompt = build_prompt(bug, config.conversation.first_prompt, config.model_style, model=fit.counter,
+                          context_window=fit.context_window, max_tokens=config.max_tokens, examples=examples())
     store.save_prompt(prompt.record())
     return prompt
 
@@ -122,10 +123,11 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
             index.append(ExampleIndex(list(dataset.bugs.values())))
         return index[0]
 
+    fit = model_fit(config, backend)
     active: dict[str, tuple[Bug, Prompt]] = {}
     for bug in bugs:
         try:
-            active[bug.id] = (bug, _first_prompt(store, config, bug, examples))
+            active[bug.id] = (bug, _first_prompt(store, config, fit, bug, examples))
         except Nl2FixError as exc:
             summary.skipped[bug.id] = exc.message
 
@@ -137,7 +139,7 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
                 validate(store.run_dir, bug_ids=unjudged, progress=False, **validation)
             asked: dict[Request, _Asked] = {}
             for bug, base in list(active.values()):
-                found = next_round(store, config, bug, base, engine)
+                found = next_round(store, config, fit, bug, base, engine)
                 if found is None:
                     del active[bug.id]
                     continue

@@ -66,13 +66,13 @@ def render(base: Prompt, attempts: list[Attempt], phase: ConversationPhase, omit
     return messages
 
 
-def _count(messages: list[dict], style: ModelStyle, model: str) -> int:
+def _count(messages: list[dict], style: ModelStyle, model: str | tokens.Tokenizer) -> int:
     if style is ModelStyle.COMPLETION:
         return tokens.count(messages[0]["content"], model)
     return tokens.count_messages(messages, model)
 
 
-def build_round(base: Prompt, attempts: list[Attempt], phase: ConversationPhase, *, model: str,
+def build_round(base: Prompt, attempts: list[Attempt], phase: ConversationPhase, *, model: str | tokens.Tokenizer,
                 context_window: int, max_tokens: int) -> RoundPrompt:
     """The round's request: as many of ``attempts`` (oldest first) as fit, by the fitting rule above."""
     budget = context_window - max_tokens

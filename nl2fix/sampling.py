@@ -30,6 +30,7 @@ from nl2fix.progress import progress_bar
 from nl2fix.prompting import Prompt, build_prompt, context_window_for, target_method, turn_max_tokens
 from nl2fix.records import RunConfig, SampleRecord
 from nl2fix.store import RunStore
+from nl2fix.tokens import Tokenizer
 
 MAX_ERRORS_SHOWN = 3
 
@@ -90,14 +91,29 @@ class _Chain:
     seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class ModelFit:
+    """What prompts are fitted to: the served model's window and tokenizer."""
+
+    context_window: int
+    counter: str | Tokenizer
+    """The model's own tokenizer, else its name (counted with its family's encoding)."""
+    stop_reasons: bool
+    """The backend reports which stop sequence ended an answer, so default stops can be sent."""
+
+
+def model_fit(config: RunConfig, backend: SamplingBackend) -> ModelFit:
+    info = backends.model_info(backend)
+    # the window given (--context-window), else the model's own, else its family's
+    return ModelFit(config.context_window or info.context_window or context_window_for(config.model),
+                    info.tokenizer or config.model, info.stop_reasons)
+
+
 class _Sampler:
     def __init__(self, store: RunStore, config: RunConfig, backend: SamplingBackend):
         self.store, self.config, self.backend = store, config, backend
-        info = backends.model_info(backend)
-        # the window given (--context-window), else the model's own, else its family's
-        self.context_window = config.context_window or info.context_window or context_window_for(config.model)
-        self.counter = info.tokenizer or config.model
-        self.default_stops = info.stop_reasons
+        fit = model_fit(config, backend)
+        self.context_window, self.counter, self.default_stops = fit.context_window, fit.counter, fit.stop_reasons
 
     def stop_sequences(self, bug: Bug, prompt: Prompt) -> tuple[str, ...]:
         if self.config.stop is not None:
