@@ -1,4 +1,5 @@
-"""Where untrusted candidate code runs: one :class:`Sandbox` interface, two implementations.
+"""Where untrusted candidate code runs: one :class:`Sandbox` interface, chosen by a
+:class:`SandboxSpec` (``--sandbox bwrap|docker|none``).
 
 :class:`BwrapSandbox` (Linux, bubblewrap): no network (its own network namespace), a read-only
 view of the system and of the paths a job needs, write access only to the job's own
@@ -13,11 +14,17 @@ the namespace's pid 1 (``--as-pid-1``): its CPU time reaches ``wait4`` and is co
 :class:`UnconfinedSandbox` keeps the limits and timeouts but confines nothing; it exists for
 machines without bubblewrap and is used only when asked for with ``--no-sandbox``, loudly.
 :class:`ContainerSandbox` is the same inside nl2fix's docker image, where the container confines.
+:class:`defects4j_adapter.docker_sandbox.DockerSandbox` runs each job in a container of the JVM
+image (:mod:`defects4j_adapter.images`).
+
+A sandbox travels to other processes (remote workers) as its spec: pickling one pickles its
+:class:`SandboxSpec`, and unpickling makes the sandbox anew there with :func:`make_sandbox`.
 """
 
 from __future__ import annotations
 
 import abc
+import enum
 import functools
 import itertools
 import os
@@ -30,7 +37,7 @@ from typing import Iterable, Mapping, Sequence
 
 from defects4j_adapter import reference_java
 from nl2fix.errors import Nl2FixError
-from nl2fix.execution import ExecResult, run_command, spawn, which
+from nl2fix.execution import ExecResult, run_command, spawn, stop, which
 
 CONTAINER_ENV = "NL2FIX_CONTAINER"
 """Set to 1 by docker/Dockerfile: the process runs inside nl2fix's validation container."""
@@ -45,6 +52,43 @@ SCRATCH = Path("/nl2fix-scratch")
 """The working directory inside the bubblewrap sandbox (a private tmpfs)."""
 _BASE_ENV = {"LANG": "C.UTF-8", "TZ": "America/Los_Angeles", "MALLOC_ARENA_MAX": "2"}
 # Defects4J's documented set-up exports TZ=America/Los_Angeles; some of its tests depend on it.
+
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+class SandboxKind(str, enum.Enum):
+    """What confines candidate code (``--sandbox``)."""
+
+    BWRAP = "bwrap"
+    """Bubblewrap on the host (the default)."""
+    DOCKER = "docker"
+    """A container of the JVM image per job (a Docker daemon)."""
+    NONE = "none"
+    """Nothing: limits and timeouts only (``--no-sandbox``)."""
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """Which sandbox to make, and its settings: small and picklable, so that another process
+    (a remote worker) makes the same sandbox with :func:`make_sandbox`."""
+
+    kind: SandboxKind = SandboxKind.BWRAP
+    image: str = ""
+    """docker: the JVM image to run (default: the one built for this recipe, built if absent)."""
+    cpus: float = 1.0
+    """docker: CPUs per container (``--cpus``)."""
+    memory_mb: int = 3072
+    """docker: memory per container (``--memory``; the JVM's heap is bounded by ``-Xmx`` first)."""
+
+    @classmethod
+    def of(cls, value: "SandboxSpec | SandboxKind | str | bool") -> "SandboxSpec":
+        """A spec from a spec, a kind or its name, or a bool (True: bwrap, False: none)."""
+        if isinstance(value, SandboxSpec):
+            return value
+        if isinstance(value, bool):
+            return cls(SandboxKind.BWRAP if value else SandboxKind.NONE)
+        return cls(SandboxKind(value))
 
 
 @dataclass(frozen=True)
@@ -86,9 +130,47 @@ def _limit_args(limits: Limits) -> list[str]:
     return args + ["--"]
 
 
+def tree_cpu(pid: int) -> float:
+    """CPU seconds so far of a process and its descendants (live ones, and dead ones they reaped)."""
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15]) / _CLK_TCK
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 class Sandbox(abc.ABC):
     name: str
     confined: bool
+    spec: SandboxSpec
+
+    def __reduce__(self):
+        return _remake, (self.spec,)
+
+    def test_java(self) -> reference_java.TestJava:
+        """The Java jobs run on (the host's test Java; a container's own under docker)."""
+        return reference_java.current()
+
+    def cpu_seconds(self, proc) -> float:
+        """CPU seconds so far of a process from :meth:`spawn`."""
+        return tree_cpu(proc.pid)
+
+    def stop(self, proc, graceful: bool = True) -> float:
+        """End a process from :meth:`spawn` (asked first, by closing its input, when ``graceful``,
+        so that its CPU time reaches ``wait4``); its CPU seconds."""
+        if graceful:
+            try:
+                proc.stdin.close()
+                proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        return stop(proc)
 
     @abc.abstractmethod
     def command(self, args: Sequence[str], mounts: Mounts, limits: Limits) -> tuple[list[str], dict[str, str], Path | None]:
@@ -140,6 +222,8 @@ def _under(path: Path, tops: Iterable[str]) -> bool:
 class BwrapSandbox(Sandbox):
     name = "bwrap"
     confined = True
+
+    spec = SandboxSpec(SandboxKind.BWRAP)
 
     def __init__(self, bwrap: Path):
         self.bwrap = bwrap
@@ -202,6 +286,7 @@ class UnconfinedSandbox(Sandbox):
 
     name = "none"
     confined = False
+    spec = SandboxSpec(SandboxKind.NONE)
 
     def tmp_dir(self, mounts: Mounts) -> str:
         if mounts.host_scratch is None:
@@ -232,6 +317,7 @@ class ContainerSandbox(UnconfinedSandbox):
 
     name = "container"
     confined = True
+    spec = SandboxSpec(SandboxKind.BWRAP)
 
 
 def in_container() -> bool:
@@ -264,24 +350,36 @@ def bwrap_problem() -> str | None:
     return None
 
 
-def make_sandbox(confine: bool = True) -> Sandbox:
-    """The bubblewrap sandbox, or (only when ``confine`` is False) the unconfined one, loudly."""
-    if confine and in_container():
+def make_sandbox(spec: SandboxSpec | SandboxKind | str | bool = True, *, quiet: bool = False) -> Sandbox:
+    """The sandbox ``spec`` asks for (a bool: True for bwrap, False for none). Bubblewrap becomes
+    the container's own confinement inside nl2fix's docker image; ``none`` says loudly what it
+    gives up (unless ``quiet``: a copy remade in another process)."""
+    spec = SandboxSpec.of(spec)
+    if spec.kind is SandboxKind.DOCKER:
+        from defects4j_adapter.docker_sandbox import DockerSandbox
+
+        return DockerSandbox(spec)
+    if spec.kind is SandboxKind.BWRAP and in_container():
         return ContainerSandbox()
-    if confine:
+    if spec.kind is SandboxKind.BWRAP:
         problem = bwrap_problem()
         if problem:
             raise Nl2FixError(
                 f"cannot confine candidate code: {problem}",
-                "install bubblewrap (apt-get install bubblewrap) or, knowing that model-written code will "
-                "then run with your rights, pass --no-sandbox",
+                "install bubblewrap (apt-get install bubblewrap), use --sandbox docker, or, knowing that "
+                "model-written code will then run with your rights, pass --sandbox none (--no-sandbox)",
             )
         return BwrapSandbox(which("bwrap"))
-    print(
-        "WARNING: --no-sandbox: candidate code runs UNCONFINED (network, your files); only time, memory, "
-        "process and file-size limits apply" + (" (and not the process limit: running as root)" if os.geteuid() == 0 else ""),
-        file=sys.stderr,
-    )
+    if not quiet:
+        print(
+            "WARNING: --sandbox none: candidate code runs UNCONFINED (network, your files); only time, memory, "
+            "process and file-size limits apply" + (" (and not the process limit: running as root)" if os.geteuid() == 0 else ""),
+            file=sys.stderr,
+        )
     if shutil.which("prlimit") is None:
         raise Nl2FixError("prlimit (util-linux) is not installed", "install util-linux")
     return UnconfinedSandbox()
+
+
+def _remake(spec: SandboxSpec) -> Sandbox:
+    return make_sandbox(spec, quiet=True)

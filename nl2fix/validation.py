@@ -32,7 +32,7 @@ from defects4j_adapter.engine import (
     Workspace,
 )
 from defects4j_adapter.engines import make_engine
-from defects4j_adapter.sandbox import make_sandbox
+from defects4j_adapter.sandbox import SandboxKind, SandboxSpec, make_sandbox
 from nl2fix.errors import Nl2FixError
 from nl2fix.models import Bug, Engine, Verdict
 from nl2fix.progress import progress_bar
@@ -126,7 +126,11 @@ class ValidateSummary:
         return set(self.by_verdict) == {Verdict.ERROR}
 
 
-def engine_options(*, sandbox: bool, workers: int, projects_dir: Path | None,
+SandboxChoice = SandboxSpec | SandboxKind | str | bool
+"""What confines candidates: a spec, a kind (or its name), or True / False for bwrap / none."""
+
+
+def engine_options(*, sandbox: SandboxChoice, workers: int, projects_dir: Path | None,
                    test_timeout: float, candidate_timeout: float) -> EngineOptions:
     return EngineOptions(
         sandbox=make_sandbox(sandbox),
@@ -305,7 +309,7 @@ class _Validation:
         return self.summary
 
 
-def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, sandbox: bool = True,
+def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, sandbox: SandboxChoice = True,
              bug_ids: list[str] | None = None, progress: bool = True,
              test_timeout: float = DEFAULT_TEST_TIMEOUT,
              candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT, all_tests: bool = False) -> ValidateSummary:
@@ -327,7 +331,7 @@ def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, s
 
 
 def check_baselines(bugs: list[Bug], *, store_dir: Path, engine: Engine = Engine.FAST, workers: int = 2,
-                    sandbox: bool = True, projects_dir: Path | None = None, progress: bool = True,
+                    sandbox: SandboxChoice = True, projects_dir: Path | None = None, progress: bool = True,
                     test_timeout: float = DEFAULT_TEST_TIMEOUT,
                     candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT) -> list[BaselineCheck]:
     """Run (or reuse, from ``store_dir``) the buggy and fixed baselines of ``bugs``."""
