@@ -18,7 +18,9 @@ gets a new one.
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
+import functools
 import os
 import socket
 import threading
@@ -188,6 +190,33 @@ def _read_cpu(path: Path) -> float:
     raise ValueError(f"no usage_usec in {path}")
 
 
+PID_LABEL = "nl2fix.pid"
+"""Each container names the nl2fix process that made it: no container outlives its process."""
+
+
+def _remove_containers(keep) -> None:
+    """Remove the sandbox's containers whose maker ``keep(pid)`` does not vouch for."""
+    try:
+        containers = images.client().containers.list(all=True, filters={"label": PID_LABEL})
+    except Exception:  # noqa: BLE001 - the daemon went away: nothing left to remove through it
+        return
+    for container in containers:
+        if not keep(int(container.labels.get(PID_LABEL, "0") or 0)):
+            try:
+                container.remove(force=True)
+            except Exception:  # noqa: BLE001 - removed meanwhile
+                pass
+
+
+def _alive(pid: int) -> bool:
+    return pid > 0 and Path(f"/proc/{pid}").exists()
+
+
+@functools.lru_cache(maxsize=None)
+def _clean_up_at_exit(pid: int) -> None:
+    atexit.register(_remove_containers, lambda maker: maker != pid)
+
+
 class DockerSandbox(Sandbox):
     name = "docker"
     confined = True
@@ -195,6 +224,10 @@ class DockerSandbox(Sandbox):
     def __init__(self, spec: SandboxSpec):
         self.image = spec.image or images.ensure()
         self.spec = dataclasses.replace(spec, image=self.image)  # a remote copy runs the very same image
+        # a killed nl2fix leaves its containers sleeping: whoever comes next removes them, and this
+        # process removes its own when it exits
+        _remove_containers(_alive)
+        _clean_up_at_exit(os.getpid())
         self._java = images.test_java(self.image)
 
     def test_java(self):
@@ -236,7 +269,7 @@ class DockerSandbox(Sandbox):
             network_mode="none", read_only=True, tmpfs={"/tmp": tmpfs, str(SCRATCH): tmpfs},
             mounts=self._mounts(mounts), mem_limit=memory, memswap_limit=memory,
             pids_limit=limits.processes, nano_cpus=int(self.spec.cpus * 1e9), cap_drop=["ALL"],
-            security_opt=["no-new-privileges"], ulimits=ulimits, labels={"nl2fix.sandbox": "docker"},
+            security_opt=["no-new-privileges"], ulimits=ulimits, labels={PID_LABEL: str(os.getpid())},
         )
         container.reload()  # its init's pid, for the cgroup
         env = {**_BASE_ENV, "PATH": f"{images.JDK_HOME}/bin:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", **mounts.env}

@@ -158,6 +158,21 @@ def _stderr(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+def containers_cpu_seconds() -> float | None:
+    """CPU seconds of every container the daemon has run since its cgroup parent was made (the
+    ``docker`` cgroup of the cgroupfs driver, v1 or v2); None where it cannot be read. What a
+    container ran is no child of nl2fix, so a benchmark counts it here, before and after."""
+    for path in (Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage"), Path("/sys/fs/cgroup/cpu,cpuacct/docker/cpuacct.usage")):
+        if path.is_file():
+            return int(path.read_text()) / 1e9
+    stat = Path("/sys/fs/cgroup/docker/cpu.stat")
+    if stat.is_file():
+        for line in stat.read_text().splitlines():
+            if line.startswith("usage_usec "):
+                return int(line.split()[1]) / 1e6
+    return None
+
+
 @functools.lru_cache(maxsize=None)
 def test_java(image_id: str) -> TestJava:
     """The Java the image runs tests on, read from the image once (and cached by its id)."""
@@ -177,7 +192,5 @@ def test_java(image_id: str) -> TestJava:
         raise Nl2FixError(f"the JVM image holds Java {version}; nl2fix's runner needs {reference_java.RUNNER_MIN_MAJOR}+")
     jdk = Jdk(JDK_HOME, major, version)
     ref = reference_java.reference()
-    flags: tuple[str, ...] = ()
-    if major >= reference_java.STRONG_ENCAPSULATION_MAJOR > ref.major:
-        flags = tuple(f"--add-opens={p}=ALL-UNNAMED" for p in packages.split())
+    flags = reference_java.emulation_flags(jdk, ref, cache.cache_dir(), packages.split())
     return TestJava(jdk, ref, f"the JVM image's JDK ({image_id[:19]})", flags)

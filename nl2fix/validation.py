@@ -225,7 +225,8 @@ class _Validation:
         self.with_candidates = candidates
         self.lock = threading.Lock()
         self.summary = ValidateSummary(engine=self.name)
-        store.set_meta_json(reference_java.environment_key(self.name), reference_java.environment(engine.name))
+        store.set_meta_json(reference_java.environment_key(self.name),
+                            reference_java.environment(engine.name, getattr(engine, "sandbox", None)))
         self.checks: dict[str, BaselineCheck] = {}
         total = sum(self._baselines_needed(b) + (len(self._todo(b)) if candidates else 0) for b in bugs)
         self.bar = progress_bar(total=total, enabled=progress, unit="job", desc=f"validate ({self.name})")
