@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import socket
 from pathlib import Path
 
@@ -107,6 +108,13 @@ def test_the_memory_limit_stops_a_runaway_allocation(box):
     # limit under bubblewrap, the memory cgroup in a container)
     result = sh(box, "head -c 400000000 /dev/zero | tail -n 1 | wc -c", memory_mb=100)
     assert result.stdout.strip() != "400000000"
+
+
+def test_a_sandbox_pickles_as_its_spec(box):
+    # what a remote worker receives with the engine options: the same kind of sandbox, made anew
+    copy = pickle.loads(pickle.dumps(box))
+    assert type(copy) is type(box) and copy.spec == box.spec
+    assert sh(copy, "echo again").stdout == "again\n"
 
 
 @pytest.mark.sandbox
