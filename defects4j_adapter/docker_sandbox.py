@@ -236,9 +236,6 @@ class DockerSandbox(Sandbox):
     def tmp_dir(self, mounts: Mounts) -> str:
         return "/tmp"
 
-    def command(self, args, mounts, limits):
-        raise NotImplementedError("a docker job is exec'd through the Docker API, not a command line")
-
     def _mounts(self, mounts: Mounts):
         from docker.types import Mount
 

@@ -153,17 +153,53 @@ class Sandbox(abc.ABC):
     def __reduce__(self):
         return _remake, (self.spec,)
 
+    @abc.abstractmethod
+    def tmp_dir(self, mounts: Mounts) -> str:
+        """What ``java.io.tmpdir`` should be inside the sandbox."""
+
+    @abc.abstractmethod
+    def run(self, args: Sequence[str], mounts: Mounts, limits: Limits, input: str | None = None) -> ExecResult:
+        """Run ``args`` confined, to its end or the wall-clock limit."""
+
+    @abc.abstractmethod
+    def spawn(self, args: Sequence[str], mounts: Mounts, limits: Limits):
+        """A long-lived confined process with binary pipes on its three standard streams
+        (``Popen``-like); the caller enforces the wall-clock limit per request and ends it with
+        :meth:`stop`."""
+
+    @abc.abstractmethod
+    def cpu_seconds(self, proc) -> float:
+        """CPU seconds so far of a process from :meth:`spawn`."""
+
+    @abc.abstractmethod
+    def stop(self, proc, graceful: bool = True) -> float:
+        """End a process from :meth:`spawn`; its CPU seconds."""
+
     def test_java(self) -> reference_java.TestJava:
         """The Java jobs run on (the host's test Java; a container's own under docker)."""
         return reference_java.current()
 
+
+class CommandSandbox(Sandbox):
+    """A sandbox that is a command line wrapped around the job's, run as nl2fix's child."""
+
+    @abc.abstractmethod
+    def command(self, args: Sequence[str], mounts: Mounts, limits: Limits) -> tuple[list[str], dict[str, str], Path | None]:
+        """The full command line, environment and host working directory for ``args``."""
+
+    def run(self, args: Sequence[str], mounts: Mounts, limits: Limits, input: str | None = None) -> ExecResult:
+        argv, env, cwd = self.command(args, mounts, limits)
+        return run_command(argv, timeout=limits.wall_seconds, env=env, cwd=cwd, input=input)
+
+    def spawn(self, args: Sequence[str], mounts: Mounts, limits: Limits) -> subprocess.Popen:
+        argv, env, cwd = self.command(args, mounts, limits)
+        return spawn(argv, env=env, cwd=cwd)
+
     def cpu_seconds(self, proc) -> float:
-        """CPU seconds so far of a process from :meth:`spawn`."""
         return tree_cpu(proc.pid)
 
     def stop(self, proc, graceful: bool = True) -> float:
-        """End a process from :meth:`spawn` (asked first, by closing its input, when ``graceful``,
-        so that its CPU time reaches ``wait4``); its CPU seconds."""
+        # asked first, by closing its input, so that its CPU time reaches wait4
         if graceful:
             try:
                 proc.stdin.close()
@@ -171,23 +207,6 @@ class Sandbox(abc.ABC):
             except (OSError, subprocess.TimeoutExpired):
                 pass
         return stop(proc)
-
-    @abc.abstractmethod
-    def command(self, args: Sequence[str], mounts: Mounts, limits: Limits) -> tuple[list[str], dict[str, str], Path | None]:
-        """The full command line, environment and host working directory for ``args``."""
-
-    @abc.abstractmethod
-    def tmp_dir(self, mounts: Mounts) -> str:
-        """What ``java.io.tmpdir`` should be inside the sandbox."""
-
-    def run(self, args: Sequence[str], mounts: Mounts, limits: Limits, input: str | None = None) -> ExecResult:
-        argv, env, cwd = self.command(args, mounts, limits)
-        return run_command(argv, timeout=limits.wall_seconds, env=env, cwd=cwd, input=input)
-
-    def spawn(self, args: Sequence[str], mounts: Mounts, limits: Limits) -> subprocess.Popen:
-        """A long-lived confined process; the caller enforces the wall-clock limit per request."""
-        argv, env, cwd = self.command(args, mounts, limits)
-        return spawn(argv, env=env, cwd=cwd)
 
 
 _SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -219,7 +238,7 @@ def _under(path: Path, tops: Iterable[str]) -> bool:
     return any(str(path) == top or str(path).startswith(top + "/") for top in tops)
 
 
-class BwrapSandbox(Sandbox):
+class BwrapSandbox(CommandSandbox):
     name = "bwrap"
     confined = True
 
@@ -281,7 +300,7 @@ class BwrapSandbox(Sandbox):
         return argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, None
 
 
-class UnconfinedSandbox(Sandbox):
+class UnconfinedSandbox(CommandSandbox):
     """Limits and timeouts only: candidate code can reach the network and write anywhere."""
 
     name = "none"

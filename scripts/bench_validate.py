@@ -12,7 +12,7 @@ every candidate on which the engines' verdicts disagree.
 ``--sandbox docker`` validates the same run under bubblewrap and in containers, side by side.
 Processes in a container are not children of ``nl2fix validate``, so for those rows the process
 CPU adds what the Docker daemon's cgroup counted over the run (every container of the machine:
-run it when no other container is busy).
+run it when no other container is busy) and the CPU time of Docker's own processes.
 
     python3 scripts/bench_validate.py                      # Textkit-1 and Rangekit-1, 16 each
     python3 scripts/bench_validate.py --bug Textkit-2 --per-bug 30 --workers 2
@@ -22,6 +22,7 @@ run it when no other container is busy).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import sys
@@ -78,6 +79,24 @@ def candidates_for(bug, per_bug: int) -> list[str]:
     return unique[:per_bug]
 
 
+_DAEMONS = ("dockerd", "containerd", "containerd-shim", "containerd-shim-runc-v2", "docker-proxy")
+
+
+def daemons_cpu_seconds() -> float:
+    """CPU seconds so far of Docker's own processes (the daemon, containerd and the live shims):
+    the containers' cost that their cgroups do not hold."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name, fields = text[text.index("(") + 1:text.rindex(")")], text.rsplit(")", 1)[1].split()
+        if name in _DAEMONS or name.startswith("containerd-shim"):
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def make_run(run_dir: Path, bugs, per_bug: int) -> int:
     with RunStore(run_dir, create=True) as store:
         store.set_config(RunConfig(dataset="example", backend="mutation", model="bench", strategy=Strategy.ZERO_SHOT,
@@ -125,13 +144,17 @@ def main() -> int:
                 argv = [sys.executable, "-c", "from nl2fix.cli import main; main()", "validate", "--run", str(run_dir),
                         "--engine", engine, "--workers", str(args.workers), "--quiet", "--sandbox", box]
                 containers = images.containers_cpu_seconds() if box == "docker" else None
+                daemons = daemons_cpu_seconds()
                 result = run_command(argv, timeout=3600)
                 if not result.ok:
                     print(f"{name}: validation failed\n{result.stderr[-3000:]}")
                     continue
                 cpu = result.cpu_seconds
                 if containers is not None:
-                    cpu += images.containers_cpu_seconds() - containers
+                    overhead = daemons_cpu_seconds() - daemons
+                    cpu += images.containers_cpu_seconds() - containers + overhead
+                    print(f"{name}: of its process CPU-s, {overhead:.2f} are Docker's own processes (daemon, "
+                          "containerd, live shims; shims that ended during the run are not counted)")
                 with RunStore(run_dir) as store:
                     records = [r for r in store.validations(engine=engine) if r.hash not in ("fixed", "buggy")]
                 verdicts[name] = {(r.bug_id, r.hash): r.verdict.value for r in records}
