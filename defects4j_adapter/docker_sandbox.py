@@ -30,16 +30,16 @@ from typing import Sequence
 
 from defects4j_adapter import images
 from defects4j_adapter.sandbox import (
-    _BASE_ENV,
-    _SYSTEM_DIRS,
+    BASE_ENV,
     SCRATCH,
+    SYSTEM_DIRS,
     Limits,
     Mounts,
     Sandbox,
     SandboxSpec,
-    _chown_tree,
-    _under,
+    chown_tree,
     job_uid,
+    under,
 )
 from nl2fix.execution import DEFAULT_OUTPUT_LIMIT, ExecResult, _clip
 
@@ -85,7 +85,6 @@ class ContainerProcess:
         self.returncode: int | None = None
         self._eof = threading.Event()
         self._cpu_file = _cpu_file(container)
-        self.pid = 0
         threading.Thread(target=self._pump, daemon=True).start()
 
     def _pump(self) -> None:
@@ -243,7 +242,7 @@ class DockerSandbox(Sandbox):
         for paths, read_only in ((mounts.read_only, True), (mounts.writable, False)):
             for path in paths:
                 # the image has its own system (JUnit at the same Debian paths); the host's stays out
-                if read_only and _under(path, _SYSTEM_DIRS) or str(path) in seen:
+                if read_only and under(path, SYSTEM_DIRS) or str(path) in seen:
                     continue
                 seen.add(str(path))
                 out.append(Mount(target=str(path), source=str(path), type="bind", read_only=read_only))
@@ -254,7 +253,7 @@ class DockerSandbox(Sandbox):
 
         uid = job_uid()
         for path in mounts.writable:
-            _chown_tree(path, uid)
+            chown_tree(path, uid)
         tmpfs = f"size={limits.scratch_mb}m,mode=1777"
         ulimits = [Ulimit(name="fsize", soft=limits.file_size_mb << 20, hard=limits.file_size_mb << 20)]
         if limits.cpu_seconds:
@@ -268,13 +267,20 @@ class DockerSandbox(Sandbox):
             pids_limit=limits.processes, nano_cpus=int(self.spec.cpus * 1e9), cap_drop=["ALL"],
             security_opt=["no-new-privileges"], ulimits=ulimits, labels={PID_LABEL: str(os.getpid())},
         )
-        container.reload()  # its init's pid, for the cgroup
-        env = {**_BASE_ENV, "PATH": f"{images.JDK_HOME}/bin:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", **mounts.env}
+        try:
+            container.reload()  # its init's pid, for the cgroup
+            return self._exec(container, args, mounts, uid)
+        except BaseException:
+            container.remove(force=True)
+            raise
+
+    def _exec(self, container, args: Sequence[str], mounts: Mounts, uid: int) -> ContainerProcess:
+        env = {**BASE_ENV, "PATH": f"{images.JDK_HOME}/bin:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", **mounts.env}
         argv = list(args)
         if mounts.links_from is not None:
             links = [str(e) for e in sorted(mounts.links_from.iterdir())]
             argv = ["sh", "-c", _LINK_AND_RUN, "sh", str(SCRATCH), *links, "--", *argv]
-        api = client.api
+        api = images.client().api
         exec_id = api.exec_create(container.id, argv, stdin=True, stdout=True, stderr=True, user=f"{uid}:{uid}",
                                   environment=env, workdir=str(SCRATCH) if mounts.links_from else "/tmp")["Id"]
         sock = api.exec_start(exec_id, socket=True)

@@ -50,7 +50,7 @@ beside it fail to start threads, blaming them for its own behaviour."""
 _job_uids = itertools.count()
 SCRATCH = Path("/nl2fix-scratch")
 """The working directory inside the bubblewrap sandbox (a private tmpfs)."""
-_BASE_ENV = {"LANG": "C.UTF-8", "TZ": "America/Los_Angeles", "MALLOC_ARENA_MAX": "2"}
+BASE_ENV = {"LANG": "C.UTF-8", "TZ": "America/Los_Angeles", "MALLOC_ARENA_MAX": "2"}
 # Defects4J's documented set-up exports TZ=America/Los_Angeles; some of its tests depend on it.
 
 
@@ -209,12 +209,12 @@ class CommandSandbox(Sandbox):
         return stop(proc)
 
 
-_SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
 def _host_system_binds() -> list[str]:
     args = []
-    for top in _SYSTEM_DIRS:
+    for top in SYSTEM_DIRS:
         p = Path(top)
         if p.is_symlink():
             args += ["--symlink", os.readlink(p), top]
@@ -234,7 +234,7 @@ def _java_homes() -> list[Path]:
     return list(dict.fromkeys(homes))
 
 
-def _under(path: Path, tops: Iterable[str]) -> bool:
+def under(path: Path, tops: Iterable[str]) -> bool:
     return any(str(path) == top or str(path).startswith(top + "/") for top in tops)
 
 
@@ -256,7 +256,7 @@ class BwrapSandbox(CommandSandbox):
             # bubblewrap runs privileged (it reaches paths below /root); the job drops to a uid of its own
             uid = job_uid()
             for path in mounts.writable:
-                _chown_tree(path, uid)
+                chown_tree(path, uid)
             argv = [str(self.bwrap), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                     "--unshare-cgroup-try"]
         else:
@@ -270,15 +270,15 @@ class BwrapSandbox(CommandSandbox):
         argv += _host_system_binds()
         scratch = str(limits.scratch_mb * 1024 * 1024)
         argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
-        extra = [home for home in _java_homes() if not _under(home, _SYSTEM_DIRS)]
+        extra = [home for home in _java_homes() if not under(home, SYSTEM_DIRS)]
         made: set[Path] = {Path("/"), Path("/tmp")}
         binds: list[str] = []
         for flag, paths in (("--ro-bind", [*extra, *mounts.read_only]), ("--bind", mounts.writable)):
             for path in paths:
-                if flag == "--ro-bind" and _under(path, _SYSTEM_DIRS):
+                if flag == "--ro-bind" and under(path, SYSTEM_DIRS):
                     continue
                 for parent in reversed(path.parents):
-                    if parent not in made and not _under(parent, _SYSTEM_DIRS):
+                    if parent not in made and not under(parent, SYSTEM_DIRS):
                         binds += ["--perms", "0755", "--dir", str(parent)]
                         made.add(parent)
                 binds += [flag, str(path), str(path)]
@@ -289,7 +289,7 @@ class BwrapSandbox(CommandSandbox):
             for entry in sorted(mounts.links_from.iterdir()):
                 argv += ["--symlink", str(entry), str(SCRATCH / entry.name)]
             argv += ["--chdir", str(SCRATCH)]
-        env = {**_BASE_ENV, "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", **mounts.env}
+        env = {**BASE_ENV, "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", **mounts.env}
         for key, value in env.items():
             argv += ["--setenv", key, value]
         argv.append("--")
@@ -325,7 +325,7 @@ class UnconfinedSandbox(CommandSandbox):
                 link = cwd / entry.name
                 if not link.is_symlink():
                     link.symlink_to(entry)
-        env = {**os.environ, **_BASE_ENV, **mounts.env}
+        env = {**os.environ, **BASE_ENV, **mounts.env}
         return [*_limit_args(limits), *args], env, cwd
 
 
@@ -348,7 +348,7 @@ def job_uid() -> int:
     return JOB_UID_BASE + (os.getpid() * 997 + next(_job_uids)) % JOB_UID_SPAN
 
 
-def _chown_tree(root: Path, uid: int) -> None:
+def chown_tree(root: Path, uid: int) -> None:
     for path in [root, *root.rglob("*")]:
         os.lchown(path, uid, uid)
 
