@@ -16,7 +16,6 @@ import functools
 import hashlib
 import io
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from defects4j_adapter import cache, reference_java
@@ -63,24 +62,20 @@ def recipe_hash(jdk_major: int) -> str:
     return hashlib.sha256(recipe(jdk_major).encode()).hexdigest()[:12]
 
 
-def _client():
+@functools.lru_cache(maxsize=1)
+def client():
+    """One Docker client per process (its HTTP pool is thread-safe)."""
     try:
         import docker
     except ImportError as exc:
         raise Nl2FixError("the Docker SDK for Python is not installed", "pip install docker") from exc
     try:
-        client = docker.from_env(timeout=300)
-        client.ping()
+        made = docker.from_env(timeout=300)
+        made.ping()
     except Exception as exc:  # the SDK raises several kinds for "no daemon"
         raise Nl2FixError(f"no Docker daemon answers: {exc}",
                           "start one (scripts/setup.sh starts dockerd as root), or use --sandbox bwrap") from exc
-    return client
-
-
-@functools.lru_cache(maxsize=1)
-def client():
-    """One Docker client per process (its HTTP pool is thread-safe)."""
-    return _client()
+    return made
 
 
 def default_jdk_major() -> int:

@@ -22,6 +22,7 @@ from defects4j_adapter.docker_sandbox import PID_LABEL
 from defects4j_adapter.fast_engine import FastEngine
 from defects4j_adapter.sandbox import Limits, Mounts, SandboxKind, make_sandbox
 from nl2fix.dataset import EXAMPLE_BENCHMARK, open_dataset
+from nl2fix.errors import Nl2FixError
 from nl2fix.execution import run_command
 from nl2fix.store import RunStore
 from nl2fix.validation import validate
@@ -136,3 +137,15 @@ def test_the_command_line_refuses_contradicting_sandbox_options(invoke_cli, tmp_
 def test_setup_s_base_image_script_keeps_a_present_base():
     result = run_command(["bash", str(ROOT / "scripts" / "make_base_image.sh"), images.LOCAL_BASE], timeout=60)
     assert result.ok and "present; kept" in result.stdout
+
+
+def test_without_a_daemon_the_error_says_what_to_do(monkeypatch):
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    images.client.cache_clear()
+    try:
+        with pytest.raises(Nl2FixError) as err:
+            make_sandbox(SandboxKind.DOCKER)
+        assert "no Docker daemon answers" in str(err.value) and "--sandbox bwrap" in err.value.hint
+    finally:
+        monkeypatch.undo()
+        images.client.cache_clear()
