@@ -30,7 +30,9 @@ class EngineOptions:
     """What every engine is built with."""
 
     sandbox: object
-    """A :class:`defects4j_adapter.sandbox.Sandbox`: candidate code runs only through it."""
+    """A :class:`defects4j_adapter.sandbox.Sandbox`: candidate code runs only through it. It pickles
+    as its :class:`~defects4j_adapter.sandbox.SandboxSpec` and is made anew where it is unpickled,
+    so these options can be shipped to another process."""
     cache_dir: Path
     """``$NL2FIX_CACHE_DIR`` (default ``~/.cache/nl2fix``): workspaces, the compiled test runner."""
     test_timeout: float = DEFAULT_TEST_TIMEOUT

@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import collections
 import functools
-import os
 import queue
 import shutil
-import subprocess
 import tempfile
 import threading
 import time
@@ -34,29 +32,12 @@ from defects4j_adapter.rebuild_engine import RebuildEngine
 from defects4j_adapter.report_auth import JobKey
 from defects4j_adapter.sandbox import Limits, Sandbox
 from defects4j_adapter.workspaces import prepare_workspace
-from nl2fix.execution import stop
 from nl2fix.models import Bug, Engine
 
 START_TIMEOUT = 120.0
 MAX_JOBS_PER_JVM = 300
 """A fresh JVM after this many candidates, so class metadata and JIT code do not pile up."""
 REBUILT = "the declaration changed in a way other classes can see, so everything was recompiled"
-_CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def _tree_cpu(pid: int) -> float:
-    """CPU seconds so far of a process and its descendants (live ones, and dead ones they reaped)."""
-    total, todo = 0.0, [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            total += sum(int(x) for x in fields[11:15]) / _CLK_TCK
-            for task in Path(f"/proc/{p}/task").iterdir():
-                todo.extend(int(c) for c in (task / "children").read_text().split())
-        except (OSError, ValueError, IndexError):
-            continue
-    return total
 
 
 class JvmFailure(Exception):
@@ -80,7 +61,8 @@ class WarmJvm:
         self.mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch")
         argv = java_runner.jvm_command(runner_dir, memory_mb=options.memory_mb,
                                        tmp_dir=sandbox.tmp_dir(self.mounts), mode=["serve"],
-                                       test_classpath=ws.classpath)
+                                       test_classpath=ws.classpath, java=sandbox.test_java())
+        self.sandbox = sandbox
         self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.candidate_timeout))
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr = collections.deque(maxlen=200)
@@ -130,7 +112,7 @@ class WarmJvm:
     def ask(self, request: Path, job_id: str, key: JobKey, seconds: float) -> Answer | None:
         """Send one request with its key; read its report until the runner's signed ``END`` or the
         deadline (then kill the JVM). None when the JVM was gone before it could take the job."""
-        before = _tree_cpu(self.proc.pid)
+        before = self.sandbox.cpu_seconds(self.proc)
         try:
             self.proc.stdin.write(f"{request} {key.hex}\n".encode())
             self.proc.stdin.flush()
@@ -163,20 +145,14 @@ class WarmJvm:
         if self.needs_restart:
             cpu = max(0.0, self.close(graceful=not killed) - before)
         else:
-            cpu = _tree_cpu(self.proc.pid) - before
+            cpu = self.sandbox.cpu_seconds(self.proc) - before
         return Answer(text, killed, "".join(self.stderr)[-4000:], cpu)
 
     def close(self, graceful: bool = True) -> float:
         """Stop the JVM (asked first, by closing its input, so its CPU time is counted; killed if it
         does not go); its total CPU seconds."""
         self.needs_restart = True
-        if graceful:
-            try:
-                self.proc.stdin.close()
-                self.proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
-        cpu = stop(self.proc)
+        cpu = self.sandbox.stop(self.proc, graceful)
         shutil.rmtree(self.inbox, ignore_errors=True)
         return cpu
 

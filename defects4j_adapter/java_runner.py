@@ -62,12 +62,12 @@ def runner_classes(cache_base: Path | None = None) -> Path:
 
 
 def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[str],
-                test_classpath: Sequence[Path] = ()) -> list[str]:
+                test_classpath: Sequence[Path] = (), java: reference_java.TestJava | None = None) -> list[str]:
     """``java ... nl2fix.runner.Main <mode>`` on the test Java (:mod:`reference_java`): the runner
     and JUnit on the class path (the project's JUnit and Hamcrest from ``test_classpath`` when it
     has a usable one, see :mod:`junit_classpath`), the project on the runner's candidate class
-    loader (see ``SystemLoader``)."""
-    java = reference_java.current()
+    loader (see ``SystemLoader``). ``java``: the sandbox's test Java, when not the host's."""
+    java = java or reference_java.current()
     args = [
         str(java.jdk.java), f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-XX:Tier4InvocationThreshold=50000", "-XX:Tier4CompileThreshold=150000", "-XX:Tier4BackEdgeThreshold=400000",
         f"-Djava.io.tmpdir={tmp_dir}", "-Djava.system.class.loader=nl2fix.runner.SystemLoader",

@@ -69,7 +69,8 @@ class RebuildEngine:
             ("main", local_workspace.java_files(src), job / "classes", deps),
             ("test", local_workspace.java_files(test), job / "test-classes", [job / "classes", *deps]),
         ):
-            result = local_workspace.javac(sources, out, cp, ws.encoding, release=ws.java_release, runner=confined)
+            result = local_workspace.javac(sources, out, cp, ws.encoding, release=ws.java_release, runner=confined,
+                                           jdk=self.sandbox.test_java().jdk)
             cpu += result.cpu_seconds
             jobs.keep(log_dir, {f"javac-{name}.log": result.stdout + result.stderr})
             if result.timed_out:
@@ -95,7 +96,7 @@ class RebuildEngine:
         test_mounts = jobs.workspace_mounts(ws, self.runner_dir, read_only=[job], scratch=job / "scratch")
         argv = java_runner.jvm_command(self.runner_dir, memory_mb=self.options.memory_mb,
                                        tmp_dir=self.sandbox.tmp_dir(test_mounts), mode=["run", str(request)],
-                                       test_classpath=ws.classpath)
+                                       test_classpath=ws.classpath, java=self.sandbox.test_java())
         for attempt in range(2):
             key = report_auth.new_key()
             limits = self.limits(min(self.options.candidate_timeout, deadline - time.monotonic()))

@@ -246,11 +246,12 @@ def _packages(jdk: Jdk, cache_base: Path) -> list[str]:
     return (cache.build_once(cache_base / "jvm" / key, build) / "packages").read_text(encoding="utf-8").split()
 
 
-def emulation_flags(jdk: Jdk, ref: Reference, cache_base: Path) -> tuple[str, ...]:
-    """``--add-opens`` for every package when ``jdk`` encapsulates the JDK and the reference does not."""
+def emulation_flags(jdk: Jdk, ref: Reference, cache_base: Path, packages: list[str] | None = None) -> tuple[str, ...]:
+    """``--add-opens`` for every package when ``jdk`` encapsulates the JDK and the reference does not
+    (``packages``: the JDK's, when listed elsewhere, e.g. in a container image)."""
     if jdk.major < STRONG_ENCAPSULATION_MAJOR or ref.major >= STRONG_ENCAPSULATION_MAJOR:
         return ()
-    return tuple(f"--add-opens={p}=ALL-UNNAMED" for p in _packages(jdk, cache_base))
+    return tuple(f"--add-opens={p}=ALL-UNNAMED" for p in (packages if packages is not None else _packages(jdk, cache_base)))
 
 
 _ENV_KEYS = (TEST_JAVA_HOME_ENV, d4j_cli.JAVA_HOME_ENV, "JAVA_HOME", "PATH", *d4j_cli.HOME_ENVS)
@@ -284,11 +285,16 @@ def environment_key(engine: str) -> str:
     return f"validation_environment.{engine}"
 
 
-def environment(engine: Engine) -> dict:
+def environment(engine: Engine, sandbox=None) -> dict:
     """Where ``engine``'s tests run, for the run store and reports: the test Java and its flags
-    (the javac-based engines), or Defects4J and the Java it runs on (the defects4j engine)."""
+    (the javac-based engines; in ``sandbox``, when given, its own Java: a container's), or
+    Defects4J and the Java it runs on (the defects4j engine)."""
     if engine is not Engine.DEFECTS4J:
-        return {"engine": engine.value, **current().record()}
+        java = sandbox.test_java() if sandbox is not None else current()
+        record = {"engine": engine.value, **java.record()}
+        if sandbox is not None:
+            record.update(sandbox=sandbox.name, summary=f"{record['summary']}; sandbox: {sandbox.name}")
+        return record
     ref = reference()
     home = os.environ.get(d4j_cli.JAVA_HOME_ENV) or os.environ.get("JAVA_HOME") or ""
     jdk = probe(Path(os.path.realpath(home))) if home else None

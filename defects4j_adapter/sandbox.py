@@ -1,4 +1,5 @@
-"""Where untrusted candidate code runs: one :class:`Sandbox` interface, two implementations.
+"""Where untrusted candidate code runs: one :class:`Sandbox` interface, chosen by a
+:class:`SandboxSpec` (``--sandbox bwrap|docker|none``).
 
 :class:`BwrapSandbox` (Linux, bubblewrap): no network (its own network namespace), a read-only
 view of the system and of the paths a job needs, write access only to the job's own
@@ -13,11 +14,17 @@ the namespace's pid 1 (``--as-pid-1``): its CPU time reaches ``wait4`` and is co
 :class:`UnconfinedSandbox` keeps the limits and timeouts but confines nothing; it exists for
 machines without bubblewrap and is used only when asked for with ``--no-sandbox``, loudly.
 :class:`ContainerSandbox` is the same inside nl2fix's docker image, where the container confines.
+:class:`defects4j_adapter.docker_sandbox.DockerSandbox` runs each job in a container of the JVM
+image (:mod:`defects4j_adapter.images`).
+
+A sandbox travels to other processes (remote workers) as its spec: pickling one pickles its
+:class:`SandboxSpec`, and unpickling makes the sandbox anew there with :func:`make_sandbox`.
 """
 
 from __future__ import annotations
 
 import abc
+import enum
 import functools
 import itertools
 import os
@@ -30,7 +37,7 @@ from typing import Iterable, Mapping, Sequence
 
 from defects4j_adapter import reference_java
 from nl2fix.errors import Nl2FixError
-from nl2fix.execution import ExecResult, run_command, spawn, which
+from nl2fix.execution import ExecResult, run_command, spawn, stop, which
 
 CONTAINER_ENV = "NL2FIX_CONTAINER"
 """Set to 1 by docker/Dockerfile: the process runs inside nl2fix's validation container."""
@@ -43,8 +50,45 @@ beside it fail to start threads, blaming them for its own behaviour."""
 _job_uids = itertools.count()
 SCRATCH = Path("/nl2fix-scratch")
 """The working directory inside the bubblewrap sandbox (a private tmpfs)."""
-_BASE_ENV = {"LANG": "C.UTF-8", "TZ": "America/Los_Angeles", "MALLOC_ARENA_MAX": "2"}
+BASE_ENV = {"LANG": "C.UTF-8", "TZ": "America/Los_Angeles", "MALLOC_ARENA_MAX": "2"}
 # Defects4J's documented set-up exports TZ=America/Los_Angeles; some of its tests depend on it.
+
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+class SandboxKind(str, enum.Enum):
+    """What confines candidate code (``--sandbox``)."""
+
+    BWRAP = "bwrap"
+    """Bubblewrap on the host (the default)."""
+    DOCKER = "docker"
+    """A container of the JVM image per job (a Docker daemon)."""
+    NONE = "none"
+    """Nothing: limits and timeouts only (``--no-sandbox``)."""
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """Which sandbox to make, and its settings: small and picklable, so that another process
+    (a remote worker) makes the same sandbox with :func:`make_sandbox`."""
+
+    kind: SandboxKind = SandboxKind.BWRAP
+    image: str = ""
+    """docker: the JVM image to run (default: the one built for this recipe, built if absent)."""
+    cpus: float = 1.0
+    """docker: CPUs per container (``--cpus``)."""
+    memory_mb: int = 3072
+    """docker: memory per container (``--memory``; the JVM's heap is bounded by ``-Xmx`` first)."""
+
+    @classmethod
+    def of(cls, value: "SandboxSpec | SandboxKind | str | bool") -> "SandboxSpec":
+        """A spec from a spec, a kind or its name, or a bool (True: bwrap, False: none)."""
+        if isinstance(value, SandboxSpec):
+            return value
+        if isinstance(value, bool):
+            return cls(SandboxKind.BWRAP if value else SandboxKind.NONE)
+        return cls(SandboxKind(value))
 
 
 @dataclass(frozen=True)
@@ -86,34 +130,91 @@ def _limit_args(limits: Limits) -> list[str]:
     return args + ["--"]
 
 
+def tree_cpu(pid: int) -> float:
+    """CPU seconds so far of a process and its descendants (live ones, and dead ones they reaped)."""
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15]) / _CLK_TCK
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 class Sandbox(abc.ABC):
     name: str
     confined: bool
+    spec: SandboxSpec
 
-    @abc.abstractmethod
-    def command(self, args: Sequence[str], mounts: Mounts, limits: Limits) -> tuple[list[str], dict[str, str], Path | None]:
-        """The full command line, environment and host working directory for ``args``."""
+    def __reduce__(self):
+        return _remake, (self.spec,)
 
     @abc.abstractmethod
     def tmp_dir(self, mounts: Mounts) -> str:
         """What ``java.io.tmpdir`` should be inside the sandbox."""
+
+    @abc.abstractmethod
+    def run(self, args: Sequence[str], mounts: Mounts, limits: Limits, input: str | None = None) -> ExecResult:
+        """Run ``args`` confined, to its end or the wall-clock limit."""
+
+    @abc.abstractmethod
+    def spawn(self, args: Sequence[str], mounts: Mounts, limits: Limits):
+        """A long-lived confined process with binary pipes on its three standard streams
+        (``Popen``-like); the caller enforces the wall-clock limit per request and ends it with
+        :meth:`stop`."""
+
+    @abc.abstractmethod
+    def cpu_seconds(self, proc) -> float:
+        """CPU seconds so far of a process from :meth:`spawn`."""
+
+    @abc.abstractmethod
+    def stop(self, proc, graceful: bool = True) -> float:
+        """End a process from :meth:`spawn`; its CPU seconds."""
+
+    def test_java(self) -> reference_java.TestJava:
+        """The Java jobs run on (the host's test Java; a container's own under docker)."""
+        return reference_java.current()
+
+
+class CommandSandbox(Sandbox):
+    """A sandbox that is a command line wrapped around the job's, run as nl2fix's child."""
+
+    @abc.abstractmethod
+    def command(self, args: Sequence[str], mounts: Mounts, limits: Limits) -> tuple[list[str], dict[str, str], Path | None]:
+        """The full command line, environment and host working directory for ``args``."""
 
     def run(self, args: Sequence[str], mounts: Mounts, limits: Limits, input: str | None = None) -> ExecResult:
         argv, env, cwd = self.command(args, mounts, limits)
         return run_command(argv, timeout=limits.wall_seconds, env=env, cwd=cwd, input=input)
 
     def spawn(self, args: Sequence[str], mounts: Mounts, limits: Limits) -> subprocess.Popen:
-        """A long-lived confined process; the caller enforces the wall-clock limit per request."""
         argv, env, cwd = self.command(args, mounts, limits)
         return spawn(argv, env=env, cwd=cwd)
 
+    def cpu_seconds(self, proc) -> float:
+        return tree_cpu(proc.pid)
 
-_SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+    def stop(self, proc, graceful: bool = True) -> float:
+        # asked first, by closing its input, so that its CPU time reaches wait4
+        if graceful:
+            try:
+                proc.stdin.close()
+                proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        return stop(proc)
+
+
+SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
 def _host_system_binds() -> list[str]:
     args = []
-    for top in _SYSTEM_DIRS:
+    for top in SYSTEM_DIRS:
         p = Path(top)
         if p.is_symlink():
             args += ["--symlink", os.readlink(p), top]
@@ -133,13 +234,15 @@ def _java_homes() -> list[Path]:
     return list(dict.fromkeys(homes))
 
 
-def _under(path: Path, tops: Iterable[str]) -> bool:
+def under(path: Path, tops: Iterable[str]) -> bool:
     return any(str(path) == top or str(path).startswith(top + "/") for top in tops)
 
 
-class BwrapSandbox(Sandbox):
+class BwrapSandbox(CommandSandbox):
     name = "bwrap"
     confined = True
+
+    spec = SandboxSpec(SandboxKind.BWRAP)
 
     def __init__(self, bwrap: Path):
         self.bwrap = bwrap
@@ -153,7 +256,7 @@ class BwrapSandbox(Sandbox):
             # bubblewrap runs privileged (it reaches paths below /root); the job drops to a uid of its own
             uid = job_uid()
             for path in mounts.writable:
-                _chown_tree(path, uid)
+                chown_tree(path, uid)
             argv = [str(self.bwrap), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                     "--unshare-cgroup-try"]
         else:
@@ -167,15 +270,15 @@ class BwrapSandbox(Sandbox):
         argv += _host_system_binds()
         scratch = str(limits.scratch_mb * 1024 * 1024)
         argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
-        extra = [home for home in _java_homes() if not _under(home, _SYSTEM_DIRS)]
+        extra = [home for home in _java_homes() if not under(home, SYSTEM_DIRS)]
         made: set[Path] = {Path("/"), Path("/tmp")}
         binds: list[str] = []
         for flag, paths in (("--ro-bind", [*extra, *mounts.read_only]), ("--bind", mounts.writable)):
             for path in paths:
-                if flag == "--ro-bind" and _under(path, _SYSTEM_DIRS):
+                if flag == "--ro-bind" and under(path, SYSTEM_DIRS):
                     continue
                 for parent in reversed(path.parents):
-                    if parent not in made and not _under(parent, _SYSTEM_DIRS):
+                    if parent not in made and not under(parent, SYSTEM_DIRS):
                         binds += ["--perms", "0755", "--dir", str(parent)]
                         made.add(parent)
                 binds += [flag, str(path), str(path)]
@@ -186,7 +289,7 @@ class BwrapSandbox(Sandbox):
             for entry in sorted(mounts.links_from.iterdir()):
                 argv += ["--symlink", str(entry), str(SCRATCH / entry.name)]
             argv += ["--chdir", str(SCRATCH)]
-        env = {**_BASE_ENV, "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", **mounts.env}
+        env = {**BASE_ENV, "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", **mounts.env}
         for key, value in env.items():
             argv += ["--setenv", key, value]
         argv.append("--")
@@ -197,11 +300,12 @@ class BwrapSandbox(Sandbox):
         return argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, None
 
 
-class UnconfinedSandbox(Sandbox):
+class UnconfinedSandbox(CommandSandbox):
     """Limits and timeouts only: candidate code can reach the network and write anywhere."""
 
     name = "none"
     confined = False
+    spec = SandboxSpec(SandboxKind.NONE)
 
     def tmp_dir(self, mounts: Mounts) -> str:
         if mounts.host_scratch is None:
@@ -221,7 +325,7 @@ class UnconfinedSandbox(Sandbox):
                 link = cwd / entry.name
                 if not link.is_symlink():
                     link.symlink_to(entry)
-        env = {**os.environ, **_BASE_ENV, **mounts.env}
+        env = {**os.environ, **BASE_ENV, **mounts.env}
         return [*_limit_args(limits), *args], env, cwd
 
 
@@ -232,6 +336,7 @@ class ContainerSandbox(UnconfinedSandbox):
 
     name = "container"
     confined = True
+    spec = SandboxSpec(SandboxKind.BWRAP)
 
 
 def in_container() -> bool:
@@ -243,7 +348,7 @@ def job_uid() -> int:
     return JOB_UID_BASE + (os.getpid() * 997 + next(_job_uids)) % JOB_UID_SPAN
 
 
-def _chown_tree(root: Path, uid: int) -> None:
+def chown_tree(root: Path, uid: int) -> None:
     for path in [root, *root.rglob("*")]:
         os.lchown(path, uid, uid)
 
@@ -264,24 +369,36 @@ def bwrap_problem() -> str | None:
     return None
 
 
-def make_sandbox(confine: bool = True) -> Sandbox:
-    """The bubblewrap sandbox, or (only when ``confine`` is False) the unconfined one, loudly."""
-    if confine and in_container():
+def make_sandbox(spec: SandboxSpec | SandboxKind | str | bool = True, *, quiet: bool = False) -> Sandbox:
+    """The sandbox ``spec`` asks for (a bool: True for bwrap, False for none). Bubblewrap becomes
+    the container's own confinement inside nl2fix's docker image; ``none`` says loudly what it
+    gives up (unless ``quiet``: a copy remade in another process)."""
+    spec = SandboxSpec.of(spec)
+    if spec.kind is SandboxKind.DOCKER:
+        from defects4j_adapter.docker_sandbox import DockerSandbox
+
+        return DockerSandbox(spec)
+    if spec.kind is SandboxKind.BWRAP and in_container():
         return ContainerSandbox()
-    if confine:
+    if spec.kind is SandboxKind.BWRAP:
         problem = bwrap_problem()
         if problem:
             raise Nl2FixError(
                 f"cannot confine candidate code: {problem}",
-                "install bubblewrap (apt-get install bubblewrap) or, knowing that model-written code will "
-                "then run with your rights, pass --no-sandbox",
+                "install bubblewrap (apt-get install bubblewrap), use --sandbox docker, or, knowing that "
+                "model-written code will then run with your rights, pass --sandbox none (--no-sandbox)",
             )
         return BwrapSandbox(which("bwrap"))
-    print(
-        "WARNING: --no-sandbox: candidate code runs UNCONFINED (network, your files); only time, memory, "
-        "process and file-size limits apply" + (" (and not the process limit: running as root)" if os.geteuid() == 0 else ""),
-        file=sys.stderr,
-    )
+    if not quiet:
+        print(
+            "WARNING: --sandbox none: candidate code runs UNCONFINED (network, your files); only time, memory, "
+            "process and file-size limits apply" + (" (and not the process limit: running as root)" if os.geteuid() == 0 else ""),
+            file=sys.stderr,
+        )
     if shutil.which("prlimit") is None:
         raise Nl2FixError("prlimit (util-linux) is not installed", "install util-linux")
     return UnconfinedSandbox()
+
+
+def _remake(spec: SandboxSpec) -> Sandbox:
+    return make_sandbox(spec, quiet=True)

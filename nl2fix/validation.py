@@ -32,7 +32,7 @@ from defects4j_adapter.engine import (
     Workspace,
 )
 from defects4j_adapter.engines import make_engine
-from defects4j_adapter.sandbox import make_sandbox
+from defects4j_adapter.sandbox import SandboxKind, SandboxSpec, make_sandbox
 from nl2fix.errors import Nl2FixError
 from nl2fix.models import Bug, Engine, Verdict
 from nl2fix.progress import progress_bar
@@ -127,7 +127,11 @@ class ValidateSummary:
         return set(self.by_verdict) == {Verdict.ERROR}
 
 
-def engine_options(*, sandbox: bool, workers: int, projects_dir: Path | None,
+SandboxChoice = SandboxSpec | SandboxKind | str | bool
+"""What confines candidates: a spec, a kind (or its name), or True / False for bwrap / none."""
+
+
+def engine_options(*, sandbox: SandboxChoice, workers: int, projects_dir: Path | None,
                    test_timeout: float, candidate_timeout: float) -> EngineOptions:
     return EngineOptions(
         sandbox=make_sandbox(sandbox),
@@ -223,7 +227,8 @@ class _Validation:
         self.with_candidates = candidates
         self.lock = threading.Lock()
         self.summary = ValidateSummary(engine=self.name)
-        store.set_meta_json(reference_java.environment_key(self.name), reference_java.environment(engine.name))
+        store.set_meta_json(reference_java.environment_key(self.name),
+                            reference_java.environment(engine.name, getattr(engine, "sandbox", None)))
         self.checks: dict[str, BaselineCheck] = {}
         total = sum(self._baselines_needed(b) + (len(self._todo(b)) if candidates else 0) for b in bugs)
         self.bar = progress_bar(total=total, enabled=progress, unit="job", desc=f"validate ({self.name})")
@@ -330,7 +335,7 @@ class _Validation:
         return self.summary
 
 
-def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, sandbox: bool = True,
+def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, sandbox: SandboxChoice = True,
              bug_ids: list[str] | None = None, progress: bool = True,
              test_timeout: float = DEFAULT_TEST_TIMEOUT,
              candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT, all_tests: bool = False,
@@ -355,7 +360,7 @@ def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, s
 
 
 def check_baselines(bugs: list[Bug], *, store_dir: Path, engine: Engine = Engine.FAST, workers: int = 2,
-                    sandbox: bool = True, projects_dir: Path | None = None, progress: bool = True,
+                    sandbox: SandboxChoice = True, projects_dir: Path | None = None, progress: bool = True,
                     test_timeout: float = DEFAULT_TEST_TIMEOUT,
                     candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT) -> list[BaselineCheck]:
     """Run (or reuse, from ``store_dir``) the buggy and fixed baselines of ``bugs``."""

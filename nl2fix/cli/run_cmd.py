@@ -34,7 +34,7 @@ def _stage(number: int, name: str) -> None:
 @format_option(ReportFormat.HTML)
 @out_option
 @click.option("--no-codebleu", is_flag=True, help="Leave CodeBLEU (Figure 4) out of the report.")
-def run_cmd(engine: str, workers: int, no_sandbox: bool, test_timeout: float, candidate_timeout: float,
+def run_cmd(engine: str, workers: int, sandbox, test_timeout: float, candidate_timeout: float,
          all_tests: bool, embedder: str, fmt: str, out: Path | None, no_codebleu: bool, **sampling) -> None:
     from nl2fix.report import collect, render, write_text
     from nl2fix.store import RunStore
@@ -58,7 +58,7 @@ def run_cmd(engine: str, workers: int, no_sandbox: bool, test_timeout: float, ca
                candidate_timeout=candidate_timeout, on_start=started)
 
     _stage(2, "validate")
-    summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=not no_sandbox, progress=progress,
+    summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=sandbox, progress=progress,
                        test_timeout=test_timeout, candidate_timeout=candidate_timeout, all_tests=all_tests)
     click.echo(str(summary))
     if summary.nothing_judged:

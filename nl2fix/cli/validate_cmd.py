@@ -2,17 +2,34 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import click
 
 from defects4j_adapter.engine import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT
+from defects4j_adapter.sandbox import SandboxKind, SandboxSpec
 from nl2fix.cli.options import run_option
 from nl2fix.models import Engine, Verdict
 
 
+def _sandbox_spec(fn):
+    """Calls ``fn`` with ``sandbox``: the :class:`SandboxSpec` of ``--sandbox`` / ``--no-sandbox``."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, sandbox: str, no_sandbox: bool, **kwargs):
+        if no_sandbox and sandbox not in (SandboxKind.BWRAP.value, SandboxKind.NONE.value):
+            raise click.UsageError(f"--no-sandbox contradicts --sandbox {sandbox}")
+        kind = SandboxKind.NONE if no_sandbox else SandboxKind(sandbox)
+        return fn(*args, sandbox=SandboxSpec(kind), **kwargs)
+
+    return wrapper
+
+
 def engine_options(fn):
-    """``--engine``, ``--workers``, ``--no-sandbox``, ``--test-timeout``, ``--candidate-timeout``."""
+    """``--engine``, ``--workers``, ``--sandbox`` (``--no-sandbox``), ``--test-timeout``,
+    ``--candidate-timeout``; the command gets ``sandbox``, a :class:`SandboxSpec`."""
+    fn = _sandbox_spec(fn)
     for option in reversed([
         click.option("--engine", type=click.Choice([e.value for e in Engine]), default=Engine.FAST.value,
                      show_default=True,
@@ -20,8 +37,12 @@ def engine_options(fn):
                      "defects4j: the Defects4J command line (needs Defects4J)."),
         click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
                      help="Candidates (and bugs) validated in parallel."),
+        click.option("--sandbox", type=click.Choice([k.value for k in SandboxKind]), default=SandboxKind.BWRAP.value,
+                     show_default=True, envvar="NL2FIX_SANDBOX",
+                     help="What confines candidate code: bwrap (bubblewrap on the host), docker (a container of "
+                     "the JVM image, see `nl2fix image build`), none (only limits apply)."),
         click.option("--no-sandbox", "no_sandbox", is_flag=True,
-                     help="Run candidate code WITHOUT bubblewrap confinement (only limits apply)."),
+                     help="The same as --sandbox none: candidate code runs UNCONFINED (only limits apply)."),
         click.option("--test-timeout", type=click.FloatRange(0.1), default=DEFAULT_TEST_TIMEOUT, show_default=True,
                      help="Seconds one test may run."),
         click.option("--candidate-timeout", type=click.FloatRange(1), default=DEFAULT_CANDIDATE_TIMEOUT,
@@ -43,7 +64,7 @@ all_tests_option = click.option(
 @all_tests_option
 @click.option("--bug", "bug_ids", multiple=True, help="Only this bug (repeatable).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def validate_cmd(run_dir: Path, engine: str, workers: int, no_sandbox: bool, test_timeout: float,
+def validate_cmd(run_dir: Path, engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float,
                  candidate_timeout: float, all_tests: bool, bug_ids: tuple[str, ...], quiet: bool):
     """Compile and test every unique candidate not yet validated by ENGINE (baselines first).
 
@@ -51,7 +72,7 @@ def validate_cmd(run_dir: Path, engine: str, workers: int, no_sandbox: bool, tes
     Exits with status 1 while any candidate's verdict is `error`."""
     from nl2fix.validation import validate
 
-    summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=not no_sandbox,
+    summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=sandbox,
                        bug_ids=list(bug_ids) or None, progress=not quiet, test_timeout=test_timeout,
                        candidate_timeout=candidate_timeout, all_tests=all_tests)
     click.echo(str(summary))
