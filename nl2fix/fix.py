@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from defects4j_adapter.sandbox import SandboxSpec
 from nl2fix import failing_test, user_bug
 from nl2fix.dataset import Dataset
 from nl2fix.errors import Nl2FixError
@@ -136,7 +137,7 @@ def _check_store(run_dir: Path, bug: Bug) -> None:
                           "pass another --run, or --id NAME-N for a new bug id")
 
 
-def sample_validate_rank(located: Located, config: RunConfig, run_dir: Path, *, backend, sandbox: bool,
+def sample_validate_rank(located: Located, config: RunConfig, run_dir: Path, *, backend, sandbox: SandboxSpec,
                          workers: int, test_timeout: float, candidate_timeout: float, engine: Engine,
                          progress: bool, echo: Echo) -> list[FixChoice]:
     """The benchmark's stages on one user bug; every candidate in the order shown."""

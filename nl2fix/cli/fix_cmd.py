@@ -50,7 +50,7 @@ BACKENDS = ("openai", "vllm", "mutation")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, classpath, maven_repo, bug_id, run_dir,
             backend, strategy, model, model_style, max_tokens, context_window, n, temperature, base_url, seed,
-            concurrency, retries, engine, workers, no_sandbox, test_timeout, candidate_timeout, top, apply_n, out,
+            concurrency, retries, engine, workers, sandbox, test_timeout, candidate_timeout, top, apply_n, out,
             quiet):
     """Find, validate and rank fixes of a bug in your own Java project.
 
@@ -89,7 +89,7 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
     chosen = create(config, concurrency=concurrency, retries=retries)
     try:
         choices = fix.sample_validate_rank(
-            located, config, run_dir, backend=chosen, sandbox=not no_sandbox, workers=workers,
+            located, config, run_dir, backend=chosen, sandbox=sandbox, workers=workers,
             test_timeout=test_timeout, candidate_timeout=candidate_timeout, engine=Engine(engine), progress=not quiet,
             echo=click.echo)
     finally:

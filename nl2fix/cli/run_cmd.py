@@ -54,7 +54,7 @@ def run_cmd(engine: str, workers: int, sandbox, test_timeout: float, candidate_t
             click.echo(f"report: {report_path.resolve()} (written when the run ends)")
         _stage(1, "sample")
 
-    sample_run(**sampling, engine=engine, workers=workers, no_sandbox=no_sandbox, test_timeout=test_timeout,
+    sample_run(**sampling, engine=engine, workers=workers, sandbox=sandbox, test_timeout=test_timeout,
                candidate_timeout=candidate_timeout, on_start=started)
 
     _stage(2, "validate")
