@@ -10,9 +10,10 @@ from pathlib import Path
 
 import click
 
+from defects4j_adapter.sandbox import SandboxSpec
 from nl2fix.cli.report_cmd import format_option, out_option
 from nl2fix.cli.sample_cmd import run_dir_for, sample_cmd, sample_run
-from nl2fix.cli.validate_cmd import all_tests_option
+from nl2fix.cli.validate_cmd import all_tests_option, sandbox_spec
 from nl2fix.errors import Nl2FixError
 from nl2fix.models import Engine, Verdict
 from nl2fix.report import DEFAULT_HTML_NAME, ReportFormat
@@ -34,7 +35,8 @@ def _stage(number: int, name: str) -> None:
 @format_option(ReportFormat.HTML)
 @out_option
 @click.option("--no-codebleu", is_flag=True, help="Leave CodeBLEU (Figure 4) out of the report.")
-def run_cmd(engine: str, workers: int, sandbox, test_timeout: float, candidate_timeout: float,
+@sandbox_spec  # the engine options come with `nl2fix sample`'s parameters, below
+def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float, candidate_timeout: float,
          all_tests: bool, embedder: str, fmt: str, out: Path | None, no_codebleu: bool, **sampling) -> None:
     from nl2fix.report import collect, render, write_text
     from nl2fix.store import RunStore

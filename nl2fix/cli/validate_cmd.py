@@ -13,7 +13,7 @@ from nl2fix.cli.options import run_option
 from nl2fix.models import Engine, Verdict
 
 
-def _sandbox_spec(fn):
+def sandbox_spec(fn):
     """Calls ``fn`` with ``sandbox``: the :class:`SandboxSpec` of ``--sandbox`` / ``--no-sandbox``."""
 
     @functools.wraps(fn)
@@ -29,7 +29,7 @@ def _sandbox_spec(fn):
 def engine_options(fn):
     """``--engine``, ``--workers``, ``--sandbox`` (``--no-sandbox``), ``--test-timeout``,
     ``--candidate-timeout``; the command gets ``sandbox``, a :class:`SandboxSpec`."""
-    fn = _sandbox_spec(fn)
+    fn = sandbox_spec(fn)
     for option in reversed([
         click.option("--engine", type=click.Choice([e.value for e in Engine]), default=Engine.FAST.value,
                      show_default=True,
