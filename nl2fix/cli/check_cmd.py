@@ -10,6 +10,7 @@ import click
 
 from nl2fix.cli.options import dataset_options, load_selection, selection_options
 from nl2fix.cli.validate_cmd import engine_options
+from nl2fix.executors import ExecutorKind, ExecutorSpec
 from nl2fix.models import Engine
 
 
@@ -21,7 +22,7 @@ from nl2fix.models import Engine
               help="Where the baselines are kept (default: a folder in the nl2fix cache, reused next time).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, no_sandbox, test_timeout,
-          candidate_timeout, store_dir, quiet):
+          candidate_timeout, executor, ray_address, store_dir, quiet):
     """Run the buggy and fixed baselines of the selected bugs and list the bugs whose ground truth
     does not validate (or whose buggy version does not fail its trigger tests). Exit status 1 when
     some ground truth does not validate."""
@@ -35,7 +36,8 @@ def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, n
     projects_dir = Path(ds.source).parent / "projects"
     checks = check_baselines(bugs, store_dir=store_dir, engine=Engine(engine), workers=workers,
                              sandbox=not no_sandbox, projects_dir=projects_dir if projects_dir.is_dir() else None,
-                             progress=not quiet, test_timeout=test_timeout, candidate_timeout=candidate_timeout)
+                             progress=not quiet, test_timeout=test_timeout, candidate_timeout=candidate_timeout,
+                             executor=ExecutorSpec(ExecutorKind(executor), ray_address))
     failing = [c for c in checks if not c.ground_truth_ok]
     # a cause several bugs share (no Defects4J, say, with its long hint) is said once, below them
     shared = {p for p, n in collections.Counter(p for c in checks for p in c.problems).items() if n > 1}

@@ -14,6 +14,7 @@ from nl2fix.cli.report_cmd import format_option, out_option
 from nl2fix.cli.sample_cmd import sample_cmd, sample_run
 from nl2fix.cli.validate_cmd import all_tests_option, engine_options
 from nl2fix.errors import Nl2FixError
+from nl2fix.executors import ExecutorKind, ExecutorSpec
 from nl2fix.models import Engine, Verdict
 from nl2fix.report import DEFAULT_HTML_NAME, ReportFormat
 
@@ -36,7 +37,7 @@ def _stage(number: int, name: str) -> None:
 @out_option
 @click.option("--no-codebleu", is_flag=True, help="Leave CodeBLEU (Figure 4) out of the report.")
 def run_cmd(engine: str, workers: int, no_sandbox: bool, test_timeout: float, candidate_timeout: float,
-         all_tests: bool, embedder: str, fmt: str, out: Path | None, no_codebleu: bool, **sampling) -> None:
+         executor: str, ray_address: str | None, all_tests: bool, embedder: str, fmt: str, out: Path | None, no_codebleu: bool, **sampling) -> None:
     from nl2fix.report import collect, render, write_text
     from nl2fix.store import RunStore
     from nl2fix.validation import validate
@@ -58,7 +59,8 @@ def run_cmd(engine: str, workers: int, no_sandbox: bool, test_timeout: float, ca
 
     _stage(2, "validate")
     summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=not no_sandbox, progress=progress,
-                       test_timeout=test_timeout, candidate_timeout=candidate_timeout, all_tests=all_tests)
+                       test_timeout=test_timeout, candidate_timeout=candidate_timeout, all_tests=all_tests,
+                       executor=ExecutorSpec(ExecutorKind(executor), ray_address))
     click.echo(str(summary))
     if summary.nothing_judged:
         raise Nl2FixError(

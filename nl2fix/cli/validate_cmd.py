@@ -8,11 +8,13 @@ import click
 
 from defects4j_adapter.engine import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT
 from nl2fix.cli.options import run_option
+from nl2fix.executors import ExecutorKind, ExecutorSpec
 from nl2fix.models import Engine, Verdict
 
 
 def engine_options(fn):
-    """``--engine``, ``--workers``, ``--no-sandbox``, ``--test-timeout``, ``--candidate-timeout``."""
+    """``--engine``, ``--workers``, ``--no-sandbox``, ``--test-timeout``, ``--candidate-timeout``,
+    ``--executor``, ``--ray-address``."""
     for option in reversed([
         click.option("--engine", type=click.Choice([e.value for e in Engine]), default=Engine.FAST.value,
                      show_default=True,
@@ -26,6 +28,13 @@ def engine_options(fn):
                      help="Seconds one test may run."),
         click.option("--candidate-timeout", type=click.FloatRange(1), default=DEFAULT_CANDIDATE_TIMEOUT,
                      show_default=True, help="Seconds one candidate's compile and tests may take."),
+        click.option("--executor", type=click.Choice([e.value for e in ExecutorKind]), default=ExecutorKind.LOCAL.value,
+                     show_default=True,
+                     help="local: worker threads here; ray: a task per bug on a Ray cluster (pip install "
+                     "'nl2fix[ray]'), --workers CPUs each, the run store written here."),
+        click.option("--ray-address", default=None,
+                     help="The Ray cluster for --executor ray (default $RAY_ADDRESS, else auto: the cluster "
+                     "this machine belongs to)."),
     ]):
         fn = option(fn)
     return fn
@@ -44,7 +53,8 @@ all_tests_option = click.option(
 @click.option("--bug", "bug_ids", multiple=True, help="Only this bug (repeatable).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def validate_cmd(run_dir: Path, engine: str, workers: int, no_sandbox: bool, test_timeout: float,
-                 candidate_timeout: float, all_tests: bool, bug_ids: tuple[str, ...], quiet: bool):
+                 candidate_timeout: float, executor: str, ray_address: str | None, all_tests: bool,
+                 bug_ids: tuple[str, ...], quiet: bool):
     """Compile and test every unique candidate not yet validated by ENGINE (baselines first).
 
     Resumable: verdicts already in the run are kept; `error` verdicts (harness failures) are retried.
@@ -53,7 +63,8 @@ def validate_cmd(run_dir: Path, engine: str, workers: int, no_sandbox: bool, tes
 
     summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=not no_sandbox,
                        bug_ids=list(bug_ids) or None, progress=not quiet, test_timeout=test_timeout,
-                       candidate_timeout=candidate_timeout, all_tests=all_tests)
+                       candidate_timeout=candidate_timeout, all_tests=all_tests,
+                       executor=ExecutorSpec(ExecutorKind(executor), ray_address))
     click.echo(str(summary))
     errors = summary.by_verdict.get(Verdict.ERROR, 0)
     if errors:
