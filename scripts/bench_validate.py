@@ -11,6 +11,7 @@ every candidate on which the engines' verdicts disagree.
 
     python3 scripts/bench_validate.py                      # Textkit-1 and Rangekit-1, 16 each
     python3 scripts/bench_validate.py --bug Textkit-2 --per-bug 30 --workers 2
+    python3 scripts/bench_validate.py --executor ray --bug Textkit-1 --bug Textkit-2 --bug Rangekit-1 --bug Rangekit-2
 """
 
 from __future__ import annotations
@@ -90,10 +91,16 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1, help="Workers per validation (default 1).")
     parser.add_argument("--engine", action="append", help="Only these engines (fast, rebuild, defects4j).")
     parser.add_argument("--no-sandbox", action="store_true", help="Validate without bubblewrap.")
+    parser.add_argument("--executor", choices=["local", "ray"], default="local",
+                        help="ray: candidates/s of the fast engine on local Ray clusters of 1 and 2 nodes (bench_ray.py).")
     args = parser.parse_args()
 
     dataset = open_dataset("example")
     bugs = [dataset.resolve(b) for b in (args.bug or ["Textkit-1", "Rangekit-1"])]
+    if args.executor == "ray":
+        import bench_ray
+
+        return bench_ray.main(args, bugs, make_run)
     engines = args.engine or ["fast", "rebuild"] + (["defects4j"] if which("defects4j") else [])
     if "defects4j" in engines and all(b.benchmark == "example" for b in bugs):
         print("defects4j: skipped (the example benchmark's bugs are not Defects4J bugs)")

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import signal
 import socket
+import tempfile
 import time
 from pathlib import Path
 
@@ -57,10 +59,12 @@ class LocalRayCluster:
     """``nodes`` Ray nodes of ``cpus`` CPUs each; node ``i``'s environment is this process's updated
     with ``env(i)`` (a None value removes the variable)."""
 
-    def __init__(self, temp_dir: Path, nodes: int = 2, cpus: int = 1, env=lambda i: {}):
+    def __init__(self, nodes: int = 2, cpus: int = 1, env=lambda i: {}):
         if which("ray") is None:
             raise Nl2FixError("the `ray` command is not installed", "pip install 'nl2fix[ray]'")
-        self.temp_dir, self.cpus, self.env = Path(temp_dir), cpus, env
+        # Ray's sockets live below its temp dir, and a socket's path may not exceed 107 bytes
+        self.temp_dir = Path(tempfile.mkdtemp(prefix="nl2fix-ray-", dir="/tmp"))
+        self.cpus, self.env = cpus, env
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.procs: list = []
@@ -115,6 +119,7 @@ class LocalRayCluster:
                 except ProcessLookupError:
                     pass
         self.procs = []
+        shutil.rmtree(self.temp_dir, ignore_errors=True)
 
     def __enter__(self) -> "LocalRayCluster":
         return self
