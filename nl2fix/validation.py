@@ -3,11 +3,11 @@
 Per bug, once: prepare the workspace, then the baselines -- the fixed version (the ground truth
 spliced in; the tests it fails are not held against candidates) and the buggy version (which
 should fail its trigger tests) -- stored as validations with hash ``fixed`` / ``buggy``. Then
-every unique candidate without a verdict from this engine. Workers take the earliest bug's work
-first, so a bug's warm JVMs serve its candidates together. Each verdict is saved the moment it
-is known (a killed run resumes without repeating one); ``error`` verdicts are retried on the
-next run, since they are the harness's failures, not the candidate's. Raw logs are kept under
-``run_dir/artifacts/<bug>/<hash>/``.
+every unique candidate without a verdict from this engine (:class:`BugRun`). Where that runs is
+an executor's choice (:mod:`nl2fix.executors`: worker threads here, or a task per bug on a Ray
+cluster); this process saves each verdict the moment it is known (a killed run resumes without
+repeating one); ``error`` verdicts are retried on the next run, since they are the harness's
+failures, not the candidate's. Raw logs are kept under ``run_dir/artifacts/<bug>/<hash>/``.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ and what they say about a cluster validating 28,300 candidates of 283 bugs in 15
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import sys
 import tempfile
@@ -24,7 +25,8 @@ STUDY_BUGS, STUDY_CANDIDATES, STUDY_SECONDS = 283, 28_300, 15 * 60
 def validate_on(cluster: LocalRayCluster, run_dir: Path, no_sandbox: bool) -> float:
     argv = [sys.executable, "-c", "from nl2fix.cli import main; main()", "validate", "--run", str(run_dir),
             "--executor", "ray", "--ray-address", cluster.address, "--workers", "1", "--quiet"]
-    result = run_command(argv + (["--no-sandbox"] if no_sandbox else []), timeout=3600)
+    result = run_command(argv + (["--no-sandbox"] if no_sandbox else []), timeout=3600,
+                         env={**os.environ, **cluster.auth_env})
     if not result.ok:
         raise SystemExit(f"validation on {cluster.address} failed:\n{(result.stdout + result.stderr)[-3000:]}")
     return result.wall_seconds

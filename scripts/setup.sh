@@ -39,4 +39,4 @@ jdk11() {
 }
 jdk11 || echo "setup.sh: JDK 11 could not be installed; tests will run on a newer JDK with --add-opens" >&2
 
-python3 -m pip install -q -e '.[test]'
+python3 -m pip install -q -e '.[test,ray]'

@@ -3,12 +3,15 @@
 Each node is a ``ray start --block`` process this object started (``--head`` first, then
 ``--address`` of the head), with a CPU count and an environment of its own -- its own
 ``NL2FIX_CACHE_DIR``, so no node sees another's workspaces. Node death is noticed within
-seconds (short health checks), and :meth:`stop` ends only the processes it started.
+seconds (short health checks), and :meth:`stop` ends only the processes it started. The cluster
+takes a token of its own (Ray's token authentication; otherwise Ray would use, or not, whatever
+``~/.ray/auth_token`` another cluster of this user left): drivers connect with :attr:`auth_env`.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import select
 import shutil
 import signal
@@ -64,6 +67,11 @@ class LocalRayCluster:
             raise Nl2FixError("the `ray` command is not installed", "pip install 'nl2fix[ray]'")
         # Ray's sockets live below its temp dir, and a socket's path may not exceed 107 bytes
         self.temp_dir = Path(tempfile.mkdtemp(prefix="nl2fix-ray-", dir="/tmp"))
+        token = self.temp_dir / "auth_token"
+        token.write_text(secrets.token_hex(32))
+        token.chmod(0o600)
+        self.auth_env = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}
+        """What a driver's environment needs to connect."""
         self.cpus, self.env = cpus, env
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
@@ -79,7 +87,7 @@ class LocalRayCluster:
         i = len(self.procs)
         where = (["--head", "--port", str(self.port), "--include-dashboard=false", "--temp-dir", str(self.temp_dir)]
                  if i == 0 else ["--address", self.address])
-        env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", **FAST_HEALTH_CHECKS, **self.env(i)}
+        env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", **FAST_HEALTH_CHECKS, **self.auth_env, **self.env(i)}
         env = {k: v for k, v in env.items() if v is not None}
         self.procs.append(spawn(["ray", "start", "--block", "--num-cpus", str(self.cpus), "--node-ip-address",
                                  "127.0.0.1", "--disable-usage-stats", *where], env=env))

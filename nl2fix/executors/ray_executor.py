@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import socket
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
@@ -36,6 +37,7 @@ JVM_OVERHEAD_MB = 256
 """Memory of a test JVM beyond its heap (metaspace, code cache, threads) and of its share of the task."""
 PACKAGES = ("nl2fix", "defects4j_adapter", "ranking", "prompts")
 POLL_SECONDS = 1.0
+CONNECT_TIMEOUT = 10.0
 
 
 def placement(workers: int, memory_mb: int = DEFAULT_MEMORY_MB) -> dict:
@@ -62,6 +64,18 @@ def runtime_env() -> dict:
     return {"py_modules": modules, "excludes": ["__pycache__", "*.pyc"]}
 
 
+def _unreachable(address: str) -> str | None:
+    """Why nothing answers at a ``HOST:PORT`` address, or None (``ray.init`` would retry for minutes)."""
+    host, _, port = address.rpartition(":")
+    if not host or "://" in address or not port.isdigit():
+        return None
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
 @contextmanager
 def connected(address: str) -> Iterator[object]:
     """The ``ray`` module, connected to the cluster at ``address`` (left connected if it already was)."""
@@ -70,14 +84,15 @@ def connected(address: str) -> Iterator[object]:
     if ray.is_initialized():
         yield ray
         return
+    hint = ("start one (`ray start --head` on this machine; README: On a cluster (Ray)), or name it with "
+            "--ray-address HOST:PORT or RAY_ADDRESS")
+    problem = _unreachable(address)
+    if problem:
+        raise Nl2FixError(f"cannot connect to a Ray cluster at {address}: {problem}", hint)
     try:
         ray.init(address=address, runtime_env=runtime_env(), log_to_driver=False, logging_level=logging.WARNING)
     except (ConnectionError, ValueError, RuntimeError) as exc:
-        raise Nl2FixError(
-            f"cannot connect to a Ray cluster at {address}: {exc}",
-            "start one (`ray start --head` on this machine; README: On a cluster (Ray)), or name it with "
-            "--ray-address HOST:PORT or RAY_ADDRESS",
-        ) from exc
+        raise Nl2FixError(f"cannot connect to a Ray cluster at {address}: {exc}", hint) from exc
     try:
         yield ray
     finally:
