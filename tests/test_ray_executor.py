@@ -28,7 +28,7 @@ pytestmark = [pytest.mark.ray, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parent.parent
 BUGS = ("Textkit-1", "Textkit-2", "Rangekit-1", "Rangekit-2")
-SAMPLES = 5
+SAMPLES = 4
 DRIVER_TIMEOUT = 300
 
 
@@ -75,7 +75,7 @@ def cluster(tmp_path_factory):
     with LocalRayCluster(nodes=2, cpus=1,
                          env=lambda i: {"NL2FIX_CACHE_DIR": str(caches[i]), "PYTHONPATH": None}) as c, \
             pytest.MonkeyPatch.context() as env:
-        for name, value in c.auth_env.items():  # for the drivers, in this process and its children
+        for name, value in c.auth_env.items():  # for the drivers
             env.setenv(name, value)
         c.caches = caches
         yield c
@@ -88,7 +88,8 @@ def copy_run(sampled: Path, tmp_path: Path) -> Path:
 
 
 def driver(run: Path, address: str):
-    """``nl2fix validate --executor ray`` as its own process (so that it can be killed)."""
+    """``nl2fix validate --executor ray`` as its own process, as a user runs it (and one that can be
+    killed); the cluster's token reaches it in the environment."""
     argv = [sys.executable, "-c", "from nl2fix.cli import main; main()", "validate", "--run", str(run),
             "--executor", "ray", "--ray-address", address, "--workers", "1", "--quiet"]
     return spawn(argv, env={**os.environ, "PYTHONPATH": str(REPO)})
@@ -115,12 +116,11 @@ def prepared_bugs(cache: Path) -> set[str]:
     return {p.name for p in root.iterdir()} if root.is_dir() else set()
 
 
-def test_two_nodes_give_the_local_verdicts(cluster, sampled, local_verdicts, tmp_path, invoke_cli):
+def test_two_nodes_give_the_local_verdicts(cluster, sampled, local_verdicts, tmp_path):
     run = copy_run(sampled, tmp_path)
-    result = invoke_cli("validate", "--run", str(run), "--executor", "ray", "--ray-address", cluster.address,
-                        "--workers", "1", "--quiet")
-    assert result.exit_code == 0, result.output
-    assert f"validated {candidates(sampled)} candidate(s)" in result.output
+    code, out = finish(driver(run, cluster.address))
+    assert code == 0, out
+    assert f"validated {candidates(sampled)} candidate(s)" in out
     assert verdicts(run) == local_verdicts
     # both nodes worked, each in its own cache, and every bug was prepared on exactly one of them
     head, worker = (prepared_bugs(c) for c in cluster.caches)
@@ -145,7 +145,7 @@ def test_a_lost_node_s_bugs_are_retried_on_the_other(cluster, sampled, local_ver
     assert verdicts(run) == local_verdicts
 
 
-def test_a_killed_driver_resumes(cluster, sampled, local_run, local_verdicts, tmp_path, invoke_cli):
+def test_a_killed_driver_resumes(cluster, sampled, local_run, local_verdicts, tmp_path):
     run = copy_run(sampled, tmp_path)
     total = candidates(sampled)
     # half of the bugs validated already (locally): the driver has the other half to do
@@ -168,10 +168,9 @@ def test_a_killed_driver_resumes(cluster, sampled, local_run, local_verdicts, tm
     stop(proc)
     before = stored()
     assert seeded + 2 <= before < total
-    result = invoke_cli("validate", "--run", str(run), "--executor", "ray", "--ray-address", cluster.address,
-                        "--workers", "1", "--quiet")
-    assert result.exit_code == 0, result.output
-    assert f"validated {total - before} candidate(s) with the fast engine, {before} already done" in result.output
+    code, out = finish(driver(run, cluster.address))
+    assert code == 0, out
+    assert f"validated {total - before} candidate(s) with the fast engine, {before} already done" in out
     assert verdicts(run) == local_verdicts
 
 

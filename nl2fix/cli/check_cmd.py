@@ -27,6 +27,7 @@ def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, n
     does not validate (or whose buggy version does not fail its trigger tests). Exit status 1 when
     some ground truth does not validate."""
     from defects4j_adapter import cache, reference_java
+    from nl2fix.store import RunStore
     from nl2fix.validation import check_baselines, problem_lines
 
     ds, bugs = load_selection(dataset, metadata_dir, bug_ids, projects, all_bugs)
@@ -49,6 +50,8 @@ def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, n
         click.echo(line)
     click.echo(f"{len(checks) - len(failing)} of {len(checks)} ground truths validate with the {engine} engine "
                f"(baselines kept in {store_dir})")
-    click.echo(f"validation environment: {reference_java.environment(Engine(engine))['summary']}")
+    with RunStore(store_dir, read_only=True) as store:  # where the tests ran: a Ray node's, with --executor ray
+        environment = store.get_meta_json(reference_java.environment_key(engine))
+    click.echo(f"validation environment: {(environment or reference_java.environment(Engine(engine)))['summary']}")
     if failing:
         raise SystemExit(1)
