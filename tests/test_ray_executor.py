@@ -133,16 +133,19 @@ def test_two_nodes_give_the_local_verdicts(cluster, sampled, local_verdicts, tmp
 
 def test_a_lost_node_s_bugs_are_retried_on_the_other(cluster, sampled, local_verdicts, tmp_path):
     run = copy_run(sampled, tmp_path)
+    shutil.rmtree(cluster.caches[0] / "workspaces", ignore_errors=True)  # so the head's bugs of this run show
     proc = driver(run, cluster.address)
-    # a task is under way on the worker node while its log folder exists
+    # a task is under way on the worker node while its log folder (made as it starts) exists
     running = cluster.caches[1] / "ray-logs"
     wait_until(lambda: running.is_dir() and any(running.iterdir()), what="a task on the worker node")
+    victim = next(running.iterdir()).name.rsplit("-", 1)[0]
     cluster.kill_raylet(1)
     code, out = finish(proc)
     assert code == 0, out
     # every candidate saved exactly once by this run, none lost, the same verdicts as locally
     assert re.search(rf"validated {candidates(sampled)} candidate\(s\) with the fast engine, 0 already done", out), out
     assert verdicts(run) == local_verdicts
+    assert victim in prepared_bugs(cluster.caches[0])  # the lost node's bug was run again on the head
 
 
 def test_a_killed_driver_resumes(cluster, sampled, local_run, local_verdicts, tmp_path):
