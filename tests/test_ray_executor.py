@@ -177,6 +177,17 @@ def test_a_killed_driver_resumes(cluster, sampled, local_run, local_verdicts, tm
     assert verdicts(run) == local_verdicts
 
 
+def test_dataset_check_on_the_cluster(cluster, tmp_path):
+    """The baselines alone (no candidates), and the environment they ran in read from the store."""
+    argv = [sys.executable, "-c", "from nl2fix.cli import main; main()", "dataset", "check", "--dataset", "example",
+            "--bug", "Textkit-1", "--bug", "Textkit-4", "--executor", "ray", "--ray-address", cluster.address,
+            "--workers", "1", "--store", str(tmp_path / "checks"), "--quiet"]
+    code, out = finish(spawn(argv, env={**os.environ, "PYTHONPATH": str(REPO)}))
+    assert code == 1, out  # Textkit-4's fix needs a helper outside the method, by design
+    assert re.search(r"^ok\s+Textkit-1$", out, re.M) and re.search(r"^FAIL Textkit-4: .*uncompilable", out, re.M), out
+    assert "1 of 2 ground truths validate" in out and "validation environment: " in out
+
+
 def test_no_cluster_is_a_clear_error(sampled, tmp_path, invoke_cli):
     run = copy_run(sampled, tmp_path)
     from nl2fix.executors.local_cluster import free_port
