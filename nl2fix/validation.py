@@ -3,23 +3,20 @@
 Per bug, once: prepare the workspace, then the baselines -- the fixed version (the ground truth
 spliced in; the tests it fails are not held against candidates) and the buggy version (which
 should fail its trigger tests) -- stored as validations with hash ``fixed`` / ``buggy``. Then
-every unique candidate without a verdict from this engine. Workers take the earliest bug's work
-first, so a bug's warm JVMs serve its candidates together. Each verdict is saved the moment it
-is known (a killed run resumes without repeating one); ``error`` verdicts are retried on the
-next run, since they are the harness's failures, not the candidate's. Raw logs are kept under
-``run_dir/artifacts/<bug>/<hash>/``.
+every unique candidate without a verdict from this engine (:class:`BugRun`). Where that runs is
+an executor's choice (:mod:`nl2fix.executors`: worker threads here, or a task per bug on a Ray
+cluster); this process saves each verdict the moment it is known (a killed run resumes without
+repeating one); ``error`` verdicts are retried on the next run, since they are the harness's
+failures, not the candidate's. Raw logs are kept under ``run_dir/artifacts/<bug>/<hash>/``.
 """
 
 from __future__ import annotations
 
-import itertools
-import queue
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Collection, Iterable
-
+from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
 from defects4j_adapter import cache, linkage, reference_java
 from defects4j_adapter.engine import (
@@ -31,15 +28,18 @@ from defects4j_adapter.engine import (
     ValidationEngine,
     Workspace,
 )
-from defects4j_adapter.engines import make_engine
 from defects4j_adapter.sandbox import SandboxKind, SandboxSpec, make_sandbox
 from nl2fix.errors import Nl2FixError
+from nl2fix.executors import ExecutorSpec, make_executor
+from nl2fix.failure_site import source_line
 from nl2fix.models import Bug, Engine, Verdict
 from nl2fix.progress import progress_bar
-from nl2fix.records import ValidationRecord
+from nl2fix.records import CandidateRecord, ValidationRecord
 from nl2fix.store import RunStore
-from nl2fix.failure_site import source_line
 from nl2fix.verdicts import judge, known_failures_of, required_of
+
+if TYPE_CHECKING:
+    from nl2fix.executors import Executor
 
 FIXED, BUGGY = "fixed", "buggy"
 ARTIFACTS = "artifacts"
@@ -159,81 +159,98 @@ def _select(store: RunStore, bug_ids: list[str] | None) -> list[Bug]:
     return [b for b in bugs if b.id in wanted]
 
 
-class _Work:
-    """Worker threads taking tasks by priority (earliest bug first); errors are kept, not lost.
+class BugRun:
+    """One bug's validation on the machine that holds its workspace: prepare it once, then the
+    baselines, then each candidate. ``done(hash)`` gives a stored baseline that needs no redoing;
+    ``log_root`` is where each validation's raw logs go (``<log_root>/<hash>``); ``prepare`` gives the
+    workspace when it is not the engine's own (a user's project, built by :mod:`nl2fix.project_build`)."""
 
-    ``before_stop`` runs while the workers still live: processes they started with
-    ``--die-with-parent`` (warm JVMs) would otherwise be killed with the thread that started
-    them, uncounted, instead of being closed."""
+    def __init__(self, engine: ValidationEngine, bug: Bug, *, log_root: Path, all_tests: bool = False,
+                 prepare: Callable[[Bug], Workspace] | None = None):
+        self.engine, self.bug, self.log_root = engine, bug, log_root
+        self.prepare = prepare or engine.prepare
+        self.stop_first = not all_tests
+        self.name = engine.name.value
+        self.ws: Workspace | None = None
+        self.error = ""
+        self.known: frozenset[str] = frozenset()
+        self.required: frozenset[str] = frozenset()
 
-    def __init__(self, workers: int, before_stop: Callable[[], None]):
-        self.before_stop = before_stop
-        self.tasks: queue.PriorityQueue = queue.PriorityQueue()
-        self.seq = itertools.count()
-        self.pending = 0
-        self.cv = threading.Condition()
-        self.failures: list[BaseException] = []
-        self.stopping = False
-        self.threads = [threading.Thread(target=self._loop, daemon=True) for _ in range(max(1, workers))]
-
-    def submit(self, priority: tuple, fn: Callable[[], None]) -> None:
-        with self.cv:
-            self.pending += 1
-        self.tasks.put((priority, next(self.seq), fn))
-
-    def _loop(self) -> None:
-        while True:
-            _, _, fn = self.tasks.get()
-            if fn is None:
-                return
+    def _judge(self, hash: str, code: str, known: frozenset[str], stop_first: bool,
+               required: frozenset[str] = frozenset(), keep_passed: bool = False) -> ValidationRecord:
+        if self.ws is None:
+            outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"workspace: {self.error}")
+        else:
             try:
-                if not self.stopping:
-                    fn()
-            except BaseException as exc:  # noqa: BLE001 - reported by run()
-                with self.cv:
-                    self.failures.append(exc)
-                    self.stopping = True
-            finally:
-                with self.cv:
-                    self.pending -= 1
-                    self.cv.notify_all()
+                outcome = self.engine.run(self.ws, code, known_failures=known, stop_at_first_failure=stop_first,
+                                          log_dir=self.log_root / hash)
+            except (Nl2FixError, OSError) as exc:
+                outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"harness: {exc}")
+        record = judge(outcome, bug_id=self.bug.id, hash=hash, engine=self.name, known_failures=known,
+                       required=required, keep_passed=keep_passed or hash == FIXED)
+        if self.ws is not None and record.failure_line is not None:
+            record.failure_source = source_line(self.ws, record.failing_tests[0], record.failure_line)
+        return record
 
-    def run(self) -> None:
-        for t in self.threads:
-            t.start()
+    def baselines(self, done: Callable[[str], ValidationRecord | None],
+                  save: Callable[[ValidationRecord, bool], None]) -> BaselineCheck:
+        """Prepare the workspace, then the fixed version (its failing tests are not held against
+        candidates, its passing ones are required of them) and the buggy one, each unless ``done``."""
+        bug = self.bug
         try:
-            with self.cv:
-                while self.pending and not self.failures:
-                    self.cv.wait(timeout=0.5)
-        except BaseException:
-            self.stopping = True
-            raise
-        finally:
-            self.stopping = self.stopping or bool(self.failures)
-            self.before_stop()
-            for _ in self.threads:
-                self.tasks.put(((float("inf"),), next(self.seq), None))
-        if self.failures:
-            raise self.failures[0]
+            self.ws = self.prepare(bug)
+        except Nl2FixError as exc:
+            self.error = str(exc)
+        if not bug.fixed_method:
+            return self._without_fix(done, save)
+        fixed = done(FIXED)
+        if fixed is None:
+            fixed = self._judge(FIXED, bug.fixed_method, frozenset(), False)
+            save(fixed, False)
+        self.known = known_failures_of(fixed, bug.trigger_tests)
+        self.required = required_of(fixed)
+        buggy = done(BUGGY)
+        if buggy is None:
+            buggy = self._judge(BUGGY, bug.buggy_method, self.known, False, self.required)
+            save(buggy, False)
+        return BaselineCheck(bug, fixed, buggy, self.error)
+
+    def _without_fix(self, done: Callable[[str], ValidationRecord | None],
+                     save: Callable[[ValidationRecord, bool], None]) -> BaselineCheck:
+        """A user's bug has no known fix: the tree as it is stands in for the fixed version. The tests it
+        fails other than the failing test are not held against candidates, and a candidate must pass every
+        test it passed."""
+        buggy = done(BUGGY)
+        if buggy is None:
+            buggy = self._judge(BUGGY, self.bug.buggy_method, frozenset(), False, keep_passed=True)
+            save(buggy, False)
+        self.known = known_failures_of(buggy, self.bug.trigger_tests)
+        self.required = required_of(buggy)
+        return BaselineCheck(self.bug, None, buggy, self.error)
+
+    def candidate(self, hash: str, code: str) -> ValidationRecord:
+        """One candidate's verdict (after :meth:`baselines`)."""
+        return self._judge(hash, code, self.known, self.stop_first, self.required)
 
 
 class _Validation:
-    def __init__(self, store: RunStore, engine: ValidationEngine, bugs: list[Bug], *, progress: bool,
+    """The driver's side: what is left to do, read from the run store, and every verdict saved
+    there as it arrives; an executor (:mod:`nl2fix.executors`) decides where the work runs."""
+
+    def __init__(self, store: RunStore, engine: Engine, bugs: list[Bug], *, progress: bool,
                  candidates: bool, all_tests: bool = False, workspaces: Callable[[Bug], Workspace] | None = None):
-        self.store, self.engine, self.bugs = store, engine, bugs
-        self.prepare = workspaces or engine.prepare
+        self.store, self.bugs = store, bugs
+        self.workspaces = workspaces
         self.all_tests = all_tests
-        self.name = engine.name.value
+        self.name = engine.value
         self.with_candidates = candidates
         self.lock = threading.Lock()
         self.summary = ValidateSummary(engine=self.name)
-        store.set_meta_json(reference_java.environment_key(self.name),
-                            reference_java.environment(engine.name, getattr(engine, "sandbox", None)))
         self.checks: dict[str, BaselineCheck] = {}
         total = sum(self._baselines_needed(b) + (len(self._todo(b)) if candidates else 0) for b in bugs)
         self.bar = progress_bar(total=total, enabled=progress, unit="job", desc=f"validate ({self.name})")
 
-    def _done(self, bug_id: str, hash: str) -> ValidationRecord | None:
+    def done(self, bug_id: str, hash: str) -> ValidationRecord | None:
         """The stored record that needs no redoing: not a harness error, and, when every test is
         asked for, not a wrong verdict that stopped at its first failure."""
         record = self.store.validation(bug_id, hash, self.name)
@@ -244,87 +261,42 @@ class _Validation:
         return record
 
     def _baselines_needed(self, bug: Bug) -> int:
-        return sum(self._done(bug.id, h) is None for h in ((FIXED, BUGGY) if bug.fixed_method else (BUGGY,)))
+        return sum(self.done(bug.id, h) is None for h in ((FIXED, BUGGY) if bug.fixed_method else (BUGGY,)))
 
-    def _todo(self, bug: Bug) -> list:
-        return [c for c in self.store.candidates(bug.id) if self._done(bug.id, c.hash) is None]
+    def _todo(self, bug: Bug) -> list[CandidateRecord]:
+        return [c for c in self.store.candidates(bug.id) if self.done(bug.id, c.hash) is None]
 
-    def _save(self, record: ValidationRecord, candidate: bool) -> None:
+    def todo(self, bug: Bug) -> list[CandidateRecord]:
+        """The candidates still to validate (none when only the baselines are asked for); the
+        others count as skipped."""
+        if not self.with_candidates:
+            return []
+        todo = self._todo(bug)
+        with self.lock:
+            self.summary.skipped += len(self.store.candidates(bug.id)) - len(todo)
+        return todo
+
+    def save(self, record: ValidationRecord, candidate: bool) -> None:
         self.store.save_validation(record)
         with self.lock:
             self.summary.cpu_seconds += record.cpu_seconds
             self.summary.validated += candidate
         self.bar.update(1)
 
-    def _judge(self, bug: Bug, ws: Workspace | None, hash: str, code: str, known: frozenset[str],
-               stop_first: bool, prepare_error: str = "", required: frozenset[str] = frozenset(),
-               keep_passed: bool = False) -> ValidationRecord:
-        if ws is None:
-            outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"workspace: {prepare_error}")
-        else:
-            try:
-                outcome = self.engine.run(ws, code, known_failures=known, stop_at_first_failure=stop_first,
-                                          log_dir=self.store.run_dir / ARTIFACTS / bug.id / hash)
-            except (Nl2FixError, OSError) as exc:
-                outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"harness: {exc}")
-        record = judge(outcome, bug_id=bug.id, hash=hash, engine=self.name, known_failures=known, required=required,
-                       keep_passed=keep_passed or hash == FIXED)
-        if ws is not None and record.failure_line is not None:
-            record.failure_source = source_line(ws, record.failing_tests[0], record.failure_line)
-        return record
+    def checked(self, check: BaselineCheck) -> None:
+        with self.lock:
+            self.checks[check.bug.id] = check
 
-    def bug_task(self, index: int, bug: Bug, work: _Work) -> None:
-        ws, error = None, ""
+    def log_root(self, bug: Bug) -> Path:
+        return self.store.run_dir / ARTIFACTS / bug.id
+
+    def record_environment(self, environment: dict) -> None:
+        """Where the tests ran (the test Java, or Defects4J), for the report."""
+        self.store.set_meta_json(reference_java.environment_key(self.name), environment)
+
+    def run(self, executor: Executor, engine: Engine, option_args: dict) -> ValidateSummary:
         try:
-            ws = self.prepare(bug)
-        except Nl2FixError as exc:
-            error = str(exc)
-        if not bug.fixed_method:
-            self._without_fix(index, bug, ws, error, work)
-            return
-        fixed = self._done(bug.id, FIXED)
-        if fixed is None:
-            fixed = self._judge(bug, ws, FIXED, bug.fixed_method, frozenset(), False, error)
-            self._save(fixed, False)
-        known = known_failures_of(fixed, bug.trigger_tests)
-        required = required_of(fixed)
-        buggy = self._done(bug.id, BUGGY)
-        if buggy is None:
-            buggy = self._judge(bug, ws, BUGGY, bug.buggy_method, known, False, error, required)
-            self._save(buggy, False)
-        with self.lock:
-            self.checks[bug.id] = BaselineCheck(bug, fixed, buggy, error)
-        self._candidates(index, bug, ws, error, work, known, required)
-
-    def _without_fix(self, index: int, bug: Bug, ws: Workspace | None, error: str, work: _Work) -> None:
-        """A user's bug has no known fix: the tree as it is stands in for the fixed version. The tests it
-        fails other than the failing test are not held against candidates, and a candidate must pass every
-        test it passed."""
-        buggy = self._done(bug.id, BUGGY)
-        if buggy is None:
-            buggy = self._judge(bug, ws, BUGGY, bug.buggy_method, frozenset(), False, error, keep_passed=True)
-            self._save(buggy, False)
-        with self.lock:
-            self.checks[bug.id] = BaselineCheck(bug, None, buggy, error)
-        self._candidates(index, bug, ws, error, work, known_failures_of(buggy, bug.trigger_tests), required_of(buggy))
-
-    def _candidates(self, index: int, bug: Bug, ws: Workspace | None, error: str, work: _Work, known: frozenset[str],
-                    required: frozenset[str]) -> None:
-        if not self.with_candidates:
-            return
-        todo = self._todo(bug)
-        with self.lock:
-            self.summary.skipped += len(self.store.candidates(bug.id)) - len(todo)
-        for j, cand in enumerate(todo):
-            work.submit((index, 1, j), lambda c=cand: self._save(
-                self._judge(bug, ws, c.hash, c.code, known, not self.all_tests, error, required), True))
-
-    def run(self, workers: int) -> ValidateSummary:
-        work = _Work(workers, self.engine.close)
-        for i, bug in enumerate(self.bugs):
-            work.submit((i, 0, 0), lambda i=i, b=bug: self.bug_task(i, b, work))
-        try:
-            work.run()
+            executor.run(self, engine, option_args)
         finally:
             self.bar.close()
         counts: Counter = Counter()
@@ -339,37 +311,37 @@ def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, s
              bug_ids: list[str] | None = None, progress: bool = True,
              test_timeout: float = DEFAULT_TEST_TIMEOUT,
              candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT, all_tests: bool = False,
+             executor: ExecutorSpec = ExecutorSpec(),
              workspaces: Callable[[Bug], Workspace] | None = None) -> ValidateSummary:
     """Validate every unique candidate of the run (of ``bug_ids`` when given) not yet validated
     by ``engine``; baselines first. ``all_tests`` runs every trigger and relevant test instead of
     stopping at the first failure (slower; needed for Table 2's regression-pass rate), and
-    re-runs wrong verdicts that stopped early. ``workspaces`` gives a bug's workspace instead of the
-    engine's own preparation (a user's project, built by :mod:`nl2fix.project_build`)."""
+    re-runs wrong verdicts that stopped early. ``executor`` says where the work runs (this
+    machine, or a Ray cluster); the run store is written here either way. ``workspaces`` gives a
+    bug's workspace instead of the engine's own preparation (a user's project, built by
+    :mod:`nl2fix.project_build`; local only)."""
     with RunStore(run_dir) as store:
         bugs = _select(store, bug_ids)
         if not bugs:
             raise Nl2FixError(f"{run_dir} has no bugs to validate", "sample candidates first with `nl2fix sample`")
-        options = engine_options(sandbox=sandbox, workers=workers, projects_dir=projects_dir_of(store),
-                                 test_timeout=test_timeout, candidate_timeout=candidate_timeout)
-        eng = make_engine(engine, options)
-        try:
-            return _Validation(store, eng, bugs, progress=progress, candidates=True, all_tests=all_tests,
-                               workspaces=workspaces).run(workers)
-        finally:
-            eng.close()
+        # engine_options' arguments, not the options: a Ray node builds its own from them (its own
+        # cache, sandbox and projects), so whatever engine_options comes to take reaches the nodes too
+        option_args = dict(sandbox=sandbox, workers=workers, projects_dir=projects_dir_of(store),
+                           test_timeout=test_timeout, candidate_timeout=candidate_timeout)
+        validation = _Validation(store, engine, bugs, progress=progress, candidates=True, all_tests=all_tests,
+                                 workspaces=workspaces)
+        return validation.run(make_executor(executor), engine, option_args)
 
 
 def check_baselines(bugs: list[Bug], *, store_dir: Path, engine: Engine = Engine.FAST, workers: int = 2,
                     sandbox: SandboxChoice = True, projects_dir: Path | None = None, progress: bool = True,
                     test_timeout: float = DEFAULT_TEST_TIMEOUT,
-                    candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT) -> list[BaselineCheck]:
+                    candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT,
+                    executor: ExecutorSpec = ExecutorSpec()) -> list[BaselineCheck]:
     """Run (or reuse, from ``store_dir``) the buggy and fixed baselines of ``bugs``."""
     with RunStore(store_dir, create=True) as store:
         store.add_bugs(bugs)
-        options = engine_options(sandbox=sandbox, workers=workers, projects_dir=projects_dir,
-                                 test_timeout=test_timeout, candidate_timeout=candidate_timeout)
-        eng = make_engine(engine, options)
-        try:
-            return _Validation(store, eng, bugs, progress=progress, candidates=False).run(workers).baselines
-        finally:
-            eng.close()
+        option_args = dict(sandbox=sandbox, workers=workers, projects_dir=projects_dir,
+                           test_timeout=test_timeout, candidate_timeout=candidate_timeout)
+        validation = _Validation(store, engine, bugs, progress=progress, candidates=False)
+        return validation.run(make_executor(executor), engine, option_args).baselines

@@ -17,6 +17,7 @@ run it when no other container is busy) and the CPU time of Docker's own process
     python3 scripts/bench_validate.py                      # Textkit-1 and Rangekit-1, 16 each
     python3 scripts/bench_validate.py --bug Textkit-2 --per-bug 30 --workers 2
     python3 scripts/bench_validate.py --sandbox docker --engine fast
+    python3 scripts/bench_validate.py --executor ray --bug Textkit-1 --bug Textkit-2 --bug Rangekit-1 --bug Rangekit-2
 """
 
 from __future__ import annotations
@@ -117,11 +118,17 @@ def main() -> int:
     parser.add_argument("--no-sandbox", action="store_true", help="Validate without bubblewrap.")
     parser.add_argument("--sandbox", action="append", choices=[k.value for k in SandboxKind],
                         help="Also validate under this sandbox, beside bubblewrap (repeatable; e.g. docker).")
+    parser.add_argument("--executor", choices=["local", "ray"], default="local",
+                        help="ray: candidates/s of the fast engine on local Ray clusters of 1 and 2 nodes (bench_ray.py).")
     args = parser.parse_args()
     sandboxes = list(dict.fromkeys(["none" if args.no_sandbox else "bwrap", *(args.sandbox or [])]))
 
     dataset = open_dataset("example")
     bugs = [dataset.resolve(b) for b in (args.bug or ["Textkit-1", "Rangekit-1"])]
+    if args.executor == "ray":
+        import bench_ray
+
+        return bench_ray.main(args, bugs, make_run)
     engines = args.engine or ["fast", "rebuild"] + (["defects4j"] if which("defects4j") else [])
     if "defects4j" in engines and all(b.benchmark == "example" for b in bugs):
         print("defects4j: skipped (the example benchmark's bugs are not Defects4J bugs)")

@@ -21,11 +21,12 @@ from nl2fix.models import Engine
               help="Where the baselines are kept (default: a folder in the nl2fix cache, reused next time).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, sandbox, test_timeout,
-          candidate_timeout, store_dir, quiet):
+          candidate_timeout, executor, store_dir, quiet):
     """Run the buggy and fixed baselines of the selected bugs and list the bugs whose ground truth
     does not validate (or whose buggy version does not fail its trigger tests). Exit status 1 when
     some ground truth does not validate."""
     from defects4j_adapter import cache, reference_java
+    from nl2fix.store import RunStore
     from nl2fix.validation import check_baselines, problem_lines
 
     ds, bugs = load_selection(dataset, metadata_dir, bug_ids, projects, all_bugs)
@@ -35,7 +36,8 @@ def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, s
     projects_dir = Path(ds.source).parent / "projects"
     checks = check_baselines(bugs, store_dir=store_dir, engine=Engine(engine), workers=workers,
                              sandbox=sandbox, projects_dir=projects_dir if projects_dir.is_dir() else None,
-                             progress=not quiet, test_timeout=test_timeout, candidate_timeout=candidate_timeout)
+                             progress=not quiet, test_timeout=test_timeout, candidate_timeout=candidate_timeout,
+                             executor=executor)
     failing = [c for c in checks if not c.ground_truth_ok]
     # a cause several bugs share (no Defects4J, say, with its long hint) is said once, below them
     shared = {p for p, n in collections.Counter(p for c in checks for p in c.problems).items() if n > 1}
@@ -47,6 +49,8 @@ def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, s
         click.echo(line)
     click.echo(f"{len(checks) - len(failing)} of {len(checks)} ground truths validate with the {engine} engine "
                f"(baselines kept in {store_dir})")
-    click.echo(f"validation environment: {reference_java.environment(Engine(engine))['summary']}")
+    with RunStore(store_dir, read_only=True) as store:  # where the tests ran: a Ray node's, with --executor ray
+        environment = store.get_meta_json(reference_java.environment_key(engine))
+    click.echo(f"validation environment: {(environment or reference_java.environment(Engine(engine)))['summary']}")
     if failing:
         raise SystemExit(1)

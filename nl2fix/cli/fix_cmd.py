@@ -50,7 +50,7 @@ BACKENDS = ("openai", "vllm", "mutation")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, classpath, maven_repo, bug_id, run_dir,
             backend, strategy, model, model_style, max_tokens, context_window, n, temperature, base_url, seed,
-            concurrency, retries, engine, workers, sandbox, test_timeout, candidate_timeout, top, apply_n, out,
+            concurrency, retries, engine, workers, sandbox, test_timeout, candidate_timeout, executor, top, apply_n, out,
             quiet):
     """Find, validate and rank fixes of a bug in your own Java project.
 
@@ -58,6 +58,10 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
     stack trace), samples candidate fixes with the issue text as the bug report, validates each against
     the project's tests (the failing test first, then the test classes that name the class), ranks them
     and prints the top ones as diffs of the working tree. Re-running resumes."""
+    from nl2fix.executors import ExecutorKind
+
+    if executor.kind is not ExecutorKind.LOCAL:
+        raise click.UsageError("nl2fix fix validates on this machine, where the project was built: drop --executor ray")
     from nl2fix import fix, fix_patches
     from nl2fix.backends import create
     from nl2fix.errors import Nl2FixError

@@ -13,8 +13,9 @@ import click
 from defects4j_adapter.sandbox import SandboxSpec
 from nl2fix.cli.report_cmd import format_option, out_option
 from nl2fix.cli.sample_cmd import run_dir_for, sample_cmd, sample_run
-from nl2fix.cli.validate_cmd import all_tests_option, sandbox_spec
+from nl2fix.cli.validate_cmd import all_tests_option, engine_specs
 from nl2fix.errors import Nl2FixError
+from nl2fix.executors import ExecutorSpec
 from nl2fix.models import Engine, Verdict
 from nl2fix.report import DEFAULT_HTML_NAME, ReportFormat
 
@@ -35,9 +36,10 @@ def _stage(number: int, name: str) -> None:
 @format_option(ReportFormat.HTML)
 @out_option
 @click.option("--no-codebleu", is_flag=True, help="Leave CodeBLEU (Figure 4) out of the report.")
-@sandbox_spec  # the engine options come with `nl2fix sample`'s parameters, below
+@engine_specs  # the engine options come with `nl2fix sample`'s parameters, below
 def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float, candidate_timeout: float,
-         all_tests: bool, embedder: str, fmt: str, out: Path | None, no_codebleu: bool, **sampling) -> None:
+            executor: ExecutorSpec, all_tests: bool, embedder: str, fmt: str, out: Path | None, no_codebleu: bool,
+            **sampling) -> None:
     from nl2fix.report import collect, render, write_text
     from nl2fix.store import RunStore
     from nl2fix.validation import validate
@@ -57,11 +59,12 @@ def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float
         _stage(1, "sample")
 
     sample_run(**sampling, engine=engine, workers=workers, sandbox=sandbox, test_timeout=test_timeout,
-               candidate_timeout=candidate_timeout, on_start=started)
+               candidate_timeout=candidate_timeout, executor=executor, on_start=started)
 
     _stage(2, "validate")
     summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=sandbox, progress=progress,
-                       test_timeout=test_timeout, candidate_timeout=candidate_timeout, all_tests=all_tests)
+                       test_timeout=test_timeout, candidate_timeout=candidate_timeout, all_tests=all_tests,
+                       executor=executor)
     click.echo(str(summary))
     if summary.nothing_judged:
         raise Nl2FixError(

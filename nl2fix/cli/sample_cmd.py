@@ -62,7 +62,7 @@ def default_model(model: str | None, backend: str) -> str:
 def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, backend, strategy, model, model_style,
                max_tokens, context_window, n, temperature, base_url, replay_file, seed, concurrency, retries, quiet,
                rounds, samples_per_round, first_prompt, token_budget, engine, workers, sandbox, test_timeout,
-               candidate_timeout, stop=(), vllm_args=(), tensor_parallel_size=None, data_parallel_size=1, price=None,
+               candidate_timeout, executor, stop=(), vllm_args=(), tensor_parallel_size=None, data_parallel_size=1, price=None,
                on_start: Callable[[], None] = lambda: None) -> None:
     """`nl2fix sample` with its options; ``on_start`` runs once they, the bugs and the run directory
     are accepted, before the first request (`nl2fix run` announces its report there, not before a
@@ -116,7 +116,8 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
     summary = sample(run_dir, config, bugs, dataset=ds, concurrency=concurrency, retries=retries, progress=not quiet,
                      on_start=on_start,
                      validation=dict(engine=Engine(engine), workers=workers, sandbox=sandbox,
-                                     test_timeout=test_timeout, candidate_timeout=candidate_timeout))
+                                     test_timeout=test_timeout, candidate_timeout=candidate_timeout,
+                                     executor=executor))
     click.echo(str(summary))
     if summary.failed:
         raise SystemExit(1)

@@ -10,26 +10,30 @@ import click
 from defects4j_adapter.engine import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT
 from defects4j_adapter.sandbox import SandboxKind, SandboxSpec
 from nl2fix.cli.options import run_option
+from nl2fix.executors import ExecutorKind, ExecutorSpec
 from nl2fix.models import Engine, Verdict
 
 
-def sandbox_spec(fn):
-    """Calls ``fn`` with ``sandbox``: the :class:`SandboxSpec` of ``--sandbox`` / ``--no-sandbox``."""
+def engine_specs(fn):
+    """Calls ``fn`` with ``sandbox``, the :class:`SandboxSpec` of ``--sandbox`` / ``--no-sandbox``, and
+    ``executor``, the :class:`ExecutorSpec` of ``--executor`` / ``--ray-address``."""
 
     @functools.wraps(fn)
-    def wrapper(*args, sandbox: str, no_sandbox: bool, **kwargs):
+    def wrapper(*args, sandbox: str, no_sandbox: bool, executor: str, ray_address: str | None, **kwargs):
         if no_sandbox and sandbox not in (SandboxKind.BWRAP.value, SandboxKind.NONE.value):
             raise click.UsageError(f"--no-sandbox contradicts --sandbox {sandbox}")
         kind = SandboxKind.NONE if no_sandbox else SandboxKind(sandbox)
-        return fn(*args, sandbox=SandboxSpec(kind), **kwargs)
+        return fn(*args, sandbox=SandboxSpec(kind), executor=ExecutorSpec(ExecutorKind(executor), ray_address),
+                  **kwargs)
 
     return wrapper
 
 
 def engine_options(fn):
     """``--engine``, ``--workers``, ``--sandbox`` (``--no-sandbox``), ``--test-timeout``,
-    ``--candidate-timeout``; the command gets ``sandbox``, a :class:`SandboxSpec`."""
-    fn = sandbox_spec(fn)
+    ``--candidate-timeout``, ``--executor``, ``--ray-address``; the command gets ``sandbox`` and
+    ``executor`` as specs (:func:`engine_specs`)."""
+    fn = engine_specs(fn)
     for option in reversed([
         click.option("--engine", type=click.Choice([e.value for e in Engine]), default=Engine.FAST.value,
                      show_default=True,
@@ -47,6 +51,13 @@ def engine_options(fn):
                      help="Seconds one test may run."),
         click.option("--candidate-timeout", type=click.FloatRange(1), default=DEFAULT_CANDIDATE_TIMEOUT,
                      show_default=True, help="Seconds one candidate's compile and tests may take."),
+        click.option("--executor", type=click.Choice([e.value for e in ExecutorKind]), default=ExecutorKind.LOCAL.value,
+                     show_default=True,
+                     help="local: worker threads here; ray: a task per bug on a Ray cluster (pip install "
+                     "'nl2fix[ray]'), --workers CPUs each, the run store written here."),
+        click.option("--ray-address", default=None,
+                     help="The Ray cluster for --executor ray (default $RAY_ADDRESS, else auto: the cluster "
+                     "this machine belongs to)."),
     ]):
         fn = option(fn)
     return fn
@@ -65,7 +76,8 @@ all_tests_option = click.option(
 @click.option("--bug", "bug_ids", multiple=True, help="Only this bug (repeatable).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def validate_cmd(run_dir: Path, engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float,
-                 candidate_timeout: float, all_tests: bool, bug_ids: tuple[str, ...], quiet: bool):
+                 candidate_timeout: float, executor: ExecutorSpec, all_tests: bool, bug_ids: tuple[str, ...],
+                 quiet: bool):
     """Compile and test every unique candidate not yet validated by ENGINE (baselines first).
 
     Resumable: verdicts already in the run are kept; `error` verdicts (harness failures) are retried.
@@ -74,7 +86,8 @@ def validate_cmd(run_dir: Path, engine: str, workers: int, sandbox: SandboxSpec,
 
     summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=sandbox,
                        bug_ids=list(bug_ids) or None, progress=not quiet, test_timeout=test_timeout,
-                       candidate_timeout=candidate_timeout, all_tests=all_tests)
+                       candidate_timeout=candidate_timeout, all_tests=all_tests,
+                       executor=executor)
     click.echo(str(summary))
     errors = summary.by_verdict.get(Verdict.ERROR, 0)
     if errors:
