@@ -41,7 +41,7 @@ from defects4j_adapter.sandbox import (
     job_uid,
     under,
 )
-from nl2fix.execution import DEFAULT_OUTPUT_LIMIT, ExecResult, _clip
+from nl2fix.execution import DEFAULT_OUTPUT_LIMIT, ExecResult, clip_output
 
 STOP_TIMEOUT = 30
 _LINK_AND_RUN = 'cd "$1"; shift; while [ "$1" != -- ]; do ln -sfn "$1" .; shift; done; shift; exec "$@"'
@@ -307,8 +307,8 @@ class DockerSandbox(Sandbox):
         cpu = proc.kill()
         for reader in readers:
             reader.join(5)
-        out, cut_out = _clip(b"".join(chunks["out"]), DEFAULT_OUTPUT_LIMIT)
-        err, cut_err = _clip(b"".join(chunks["err"]), DEFAULT_OUTPUT_LIMIT)
+        out, cut_out = clip_output(b"".join(chunks["out"]), DEFAULT_OUTPUT_LIMIT)
+        err, cut_err = clip_output(b"".join(chunks["err"]), DEFAULT_OUTPUT_LIMIT)
         return ExecResult(tuple(map(str, args)), returncode, out, err, time.monotonic() - start, cpu,
                           timed_out=timed_out, truncated=cut_out or cut_err)
 

@@ -48,7 +48,8 @@ class _RusagePopen(subprocess.Popen):
         return pid, sts
 
 
-def _clip(data: bytes, limit: int) -> tuple[str, bool]:
+def clip_output(data: bytes, limit: int) -> tuple[str, bool]:
+    """Decoded output, cut to ``limit`` characters with a note of what was cut; whether it was."""
     text = data.decode("utf-8", errors="replace")
     if len(text) <= limit:
         return text, False
@@ -88,8 +89,8 @@ def run_command(
         out, err = proc.communicate()
     wall = time.monotonic() - start
     cpu = proc.rusage.ru_utime + proc.rusage.ru_stime if proc.rusage else 0.0
-    stdout, cut_out = _clip(out, output_limit)
-    stderr, cut_err = _clip(err, output_limit)
+    stdout, cut_out = clip_output(out, output_limit)
+    stderr, cut_err = clip_output(err, output_limit)
     return ExecResult(argv, proc.returncode, stdout, stderr, wall, cpu, timed_out, cut_out or cut_err)
 
 
