@@ -4,6 +4,6 @@
 set -e
 if [ "$1" = "prepare" ]; then
     shift
-    exec python3 -m defects4j_adapter.d4j_workspace "$@"
+    exec python3 -m defects4j_adapter.workspaces.defects4j "$@"
 fi
 exec "$@"

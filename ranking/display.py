@@ -9,11 +9,11 @@ import difflib
 import enum
 from dataclasses import dataclass
 
-from nl2fix.errors import Nl2FixError
-from nl2fix.models import Bug, Verdict
-from nl2fix.records import CandidateRecord, RankingEntry, RankingInfo, ValidationRecord
-from nl2fix.store import RunStore
-from nl2fix.verdict_source import verdict_engine
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.domain import Bug, Verdict
+from nl2fix.store.records import CandidateRecord, RankingEntry, RankingInfo, ValidationRecord
+from nl2fix.store.run_store import RunStore
+from nl2fix.validation.verdict_source import verdict_engine
 from ranking.spec import DEFAULT_KEY
 from ranking.texts import buggy_text, candidate_text
 

@@ -30,11 +30,11 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from tenacity import Retrying, retry_if_exception, stop_after_attempt
 
 # One retry rule for every OpenAI-compatible call: sampling's (rate limits, 5xx, timeouts; Retry-After).
-from nl2fix.backends.openai_backend import RetryPolicy, _retryable, _Wait
-from nl2fix.errors import Nl2FixError
-from nl2fix.java_text import text_hash
-from nl2fix.java_tokens import Kind, code_tokens
-from nl2fix.store import RunStore
+from nl2fix.sampling.backends.openai_backend import RetryPolicy, _retryable, _Wait
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.java_source.text import text_hash
+from nl2fix.java_source.lexer import Kind, code_tokens
+from nl2fix.store.run_store import RunStore
 
 BATCH_SIZE = 256
 """Inputs per embeddings request, and texts embedded between two cache writes."""

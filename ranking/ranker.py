@@ -12,8 +12,8 @@ from typing import Iterable
 import numpy as np
 import scipy.sparse
 
-from nl2fix.models import Verdict
-from nl2fix.records import CandidateRecord
+from nl2fix.core.domain import Verdict
+from nl2fix.store.records import CandidateRecord
 from ranking.spec import MEDIAN, Method
 
 SCORE_DECIMALS = 10

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from nl2fix.errors import Nl2FixError
-from nl2fix.java_text import text_hash
-from nl2fix.models import Bug
-from nl2fix.records import CandidateRecord, RankingEntry, RankingInfo
-from nl2fix.store import RunStore
-from nl2fix.verdict_source import verdict_engine
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.java_source.text import text_hash
+from nl2fix.core.domain import Bug
+from nl2fix.store.records import CandidateRecord, RankingEntry, RankingInfo
+from nl2fix.store.run_store import RunStore
+from nl2fix.validation.verdict_source import verdict_engine
 from ranking.embedders import Embedder, embed_texts, parse_embedder
 from ranking.ranker import Scored, cosine_similarities, drop_uncompilable, order, resolve_threshold
 from ranking.spec import (
@@ -119,7 +119,7 @@ def rank_run(
     ``method`` is a :class:`~ranking.spec.Method` value or ``all``. ``threshold="median"`` is the
     median similarity over all unique candidates of all bugs of the run (after pruning), as the
     paper's 0.95 was; a number is a fixed threshold. ``pruned`` first drops candidates whose verdict
-    under the run's engine (:func:`nl2fix.verdict_source.verdict_engine`) is ``uncompilable``;
+    under the run's engine (:func:`nl2fix.validation.verdict_source.verdict_engine`) is ``uncompilable``;
     candidates without a verdict stay. ``base_url`` is for ``openai:MODEL`` embedders.
     How each ranking came out is kept beside it: :func:`ranking_info`.
     """

@@ -7,11 +7,11 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from nl2fix.errors import Nl2FixError
-from nl2fix.records import RankingInfo
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.store.records import RankingInfo
 
 if TYPE_CHECKING:
-    from nl2fix.store import RunStore
+    from nl2fix.store.run_store import RunStore
 
 MEDIAN = "median"
 INFO_PREFIX = "ranking:"

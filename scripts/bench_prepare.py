@@ -25,8 +25,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import d4j_bugs
-from defects4j_adapter import d4j_cli, d4j_workspace, java_runner
-from nl2fix.models import Engine
+from defects4j_adapter.d4j import cli as d4j_cli
+from defects4j_adapter.workspaces import defects4j as d4j_workspace
+from defects4j_adapter.jvm import test_runner as java_runner
+from nl2fix.core.domain import Engine
 
 
 def children_cpu() -> float:
@@ -63,7 +65,7 @@ def measure(bug, d4j, cache_dir: Path, commands: CommandCpu, baselines: bool) ->
     d4j_workspace.ensure_checkout(d4j, bug.id, cache_dir)
     row = {"prepare": children_cpu() - before, **commands.take()}
     if baselines:
-        from nl2fix.validation import check_baselines
+        from nl2fix.validation.stage import check_baselines
 
         before = children_cpu()
         check = check_baselines([bug], store_dir=cache_dir / "checks" / bug.id, engine=Engine.FAST, workers=1, progress=False)[0]

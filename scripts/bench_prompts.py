@@ -12,11 +12,11 @@ import sys
 import time
 from pathlib import Path
 
-from nl2fix.dataset import load_dataset
-from nl2fix.models import Strategy
-from nl2fix.mutation import mutants
-from nl2fix.one_shot import ExampleIndex
-from nl2fix.prompting import build_prompt, target_method
+from nl2fix.dataset.load import load_dataset
+from nl2fix.core.domain import Strategy
+from nl2fix.sampling.mutation import mutants
+from nl2fix.prompting.one_shot import ExampleIndex
+from nl2fix.prompting.prompt import build_prompt, target_method
 
 
 def timed(label: str, fn) -> object:

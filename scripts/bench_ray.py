@@ -18,12 +18,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from defects4j_adapter.engine import EngineOptions
-from defects4j_adapter.sandbox import make_sandbox
-from defects4j_adapter.workspaces import prepare_workspace
-from nl2fix.execution import run_command
-from nl2fix.executors.local_cluster import LocalRayCluster
-from nl2fix.store import RunStore
+from defects4j_adapter.engines.base import EngineOptions
+from defects4j_adapter.sandbox.base import make_sandbox
+from defects4j_adapter.workspaces.resolve import prepare_workspace
+from nl2fix.core.processes import run_command
+from nl2fix.validation.executors.local_cluster import LocalRayCluster
+from nl2fix.store.run_store import RunStore
 
 STUDY_BUGS, STUDY_CANDIDATES, STUDY_SECONDS = 283, 28_300, 15 * 60
 WARM_RUNS = 3

@@ -30,16 +30,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-from defects4j_adapter.engine import EngineOptions
-from defects4j_adapter.sandbox import SandboxKind, make_sandbox
-from defects4j_adapter.workspaces import prepare_workspace
-from defects4j_adapter import cache, images
-from nl2fix.dataset import open_dataset
-from nl2fix.execution import run_command, which
-from nl2fix.java_text import candidate_hash
-from nl2fix.models import Strategy
-from nl2fix.records import RunConfig, SampleRecord
-from nl2fix.store import RunStore
+from defects4j_adapter.engines.base import EngineOptions
+from defects4j_adapter.sandbox.base import SandboxKind, make_sandbox
+from defects4j_adapter.workspaces.resolve import prepare_workspace
+from defects4j_adapter.workspaces import cache
+from defects4j_adapter.sandbox import images
+from nl2fix.dataset.load import open_dataset
+from nl2fix.core.processes import run_command, which
+from nl2fix.java_source.text import candidate_hash
+from nl2fix.core.domain import Strategy
+from nl2fix.store.records import RunConfig, SampleRecord
+from nl2fix.store.run_store import RunStore
 
 _EDITS = [
     (r"<=", "<"), (r"(?<![<=])<(?![<=])", "<="), (r">=", ">"), (r"(?<![>=-])>(?![>=])", ">="),

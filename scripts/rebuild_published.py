@@ -2,7 +2,7 @@
 """Rebuild the published Defects4J-NL2Fix bugs with the installed Defects4J and say, per project,
 how many come out again and how alike they are: the paper's filter (one method body, nothing
 else) and the wider one (``--keep-outside-changes``), line ranges and methods compared with
-``nl2fix.dataset_diff`` (what ``nl2fix dataset diff`` prints), and the build's wall time.
+``nl2fix.dataset.diff`` (what ``nl2fix dataset diff`` prints), and the build's wall time.
 
 Issue texts are read from the tracker cache only (``--offline``, the default here: the trackers
 are often unreachable where Defects4J is); pass ``--online`` to fetch them.
@@ -20,12 +20,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from defects4j_adapter.cache import cache_dir
-from defects4j_adapter.d4j_cli import Defects4J, locate
-from nl2fix.dataset import default_metadata_dir
-from nl2fix.dataset_build import Defects4JSources, bug_ids_of, build_dataset, write_dataset
-from nl2fix.dataset_diff import Same, diff_datasets
-from nl2fix.issue_trackers import IssueFetcher
+from defects4j_adapter.workspaces.cache import cache_dir
+from defects4j_adapter.d4j.cli import Defects4J, locate
+from nl2fix.dataset.load import default_metadata_dir
+from nl2fix.dataset.build import Defects4JSources, bug_ids_of, build_dataset, write_dataset
+from nl2fix.dataset.diff import Same, diff_datasets
+from nl2fix.dataset.trackers import IssueFetcher
 
 REPO = Path(__file__).resolve().parent.parent
 GOOD = (Same.EQUAL, Same.NORMALISED)

@@ -20,9 +20,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import d4j_bugs
-from defects4j_adapter import cache, d4j_workspace
-from defects4j_adapter.local_workspace import detect_encoding
-from defects4j_adapter.prepare import Preparation, PrepareStatus, check_location
+from defects4j_adapter.workspaces import cache
+from defects4j_adapter.workspaces import defects4j as d4j_workspace
+from defects4j_adapter.workspaces.local import detect_encoding
+from defects4j_adapter.workspaces.prepare import Preparation, PrepareStatus, check_location
 
 
 def buggy_file(d4j, bug, scratch: Path) -> bytes:

@@ -13,8 +13,8 @@ import re
 
 from openai_server import Rule, scripted_model
 
-from nl2fix.dataset import open_dataset
-from nl2fix.java_text import remove_comments
+from nl2fix.dataset.load import open_dataset
+from nl2fix.java_source.text import remove_comments
 
 CONVERSATION_BUG = "Textkit-3"
 HEAD = """public static List<String> split(final String line, final char separator) {

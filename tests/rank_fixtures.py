@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nl2fix.java_text import candidate_hash, remove_comments
-from nl2fix.models import Bug, Strategy, Verdict
-from nl2fix.records import RunConfig, SampleRecord, ValidationRecord
-from nl2fix.store import RunStore
+from nl2fix.java_source.text import candidate_hash, remove_comments
+from nl2fix.core.domain import Bug, Strategy, Verdict
+from nl2fix.store.records import RunConfig, SampleRecord, ValidationRecord
+from nl2fix.store.run_store import RunStore
 
 CLAMP_BUGGY = """\
 public int clamp(int value, int low, int high) {

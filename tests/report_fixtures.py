@@ -14,9 +14,9 @@ from html.parser import HTMLParser
 
 import numpy as np
 
-from nl2fix.models import Bug, Strategy, Verdict
-from nl2fix.records import RankingEntry, RunConfig, SampleRecord, ValidationRecord
-from nl2fix.store import RunStore
+from nl2fix.core.domain import Bug, Strategy, Verdict
+from nl2fix.store.records import RankingEntry, RunConfig, SampleRecord, ValidationRecord
+from nl2fix.store.run_store import RunStore
 
 TRIGGER = "demo.ATest::testBug"
 CODE = {

@@ -8,12 +8,12 @@ import sys
 
 import pytest
 
-from nl2fix import replay
-from nl2fix.backends import Request, create
-from nl2fix.dataset import open_dataset
-from nl2fix.errors import Nl2FixError
-from nl2fix.models import ModelStyle
-from nl2fix.records import RunConfig
+from nl2fix.sampling import replay_format as replay
+from nl2fix.sampling.backends import Request, create
+from nl2fix.dataset.load import open_dataset
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.domain import ModelStyle
+from nl2fix.store.records import RunConfig
 
 
 def _config(backend: str, **extra) -> RunConfig:
@@ -28,8 +28,8 @@ def test_vllm_missing_is_a_clear_error(monkeypatch):
 
 
 def test_choosing_a_backend_imports_only_that_backend():
-    code = "import sys, nl2fix.sampling, nl2fix.cli.sample_cmd; print('vllm' in sys.modules)"
-    from nl2fix.execution import run_command
+    code = "import sys, nl2fix.sampling.stage, nl2fix.cli.sample_cmd; print('vllm' in sys.modules)"
+    from nl2fix.core.processes import run_command
 
     result = run_command([sys.executable, "-c", code], timeout=60)
     assert result.ok and result.stdout.strip() == "False"

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from nl2fix.models import Bug, Verdict
-from nl2fix.records import ValidationRecord
-from nl2fix.validation import BaselineCheck
+from nl2fix.core.domain import Bug, Verdict
+from nl2fix.store.records import ValidationRecord
+from nl2fix.validation.stage import BaselineCheck
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 sys.path.insert(0, str(SCRIPTS))

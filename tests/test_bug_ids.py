@@ -1,7 +1,7 @@
 import pytest
 
-from nl2fix.bug_ids import canonical_key, resolve
-from nl2fix.errors import Nl2FixError
+from nl2fix.core.bug_ids import canonical_key, resolve
+from nl2fix.core.errors import Nl2FixError
 
 KNOWN = ["JxPath-20", "JxPath-21", "Math-19", "Cli-5", "JacksonDatabind-12"]
 

@@ -5,12 +5,12 @@ import os
 import subprocess
 import sys
 
-from nl2fix.codebleu_scores import references
-from nl2fix.dataset import open_dataset
+from nl2fix.report.codebleu import references
+from nl2fix.dataset.load import open_dataset
 
 _SCORE = """
 import json, sys
-from nl2fix.codebleu_scores import codebleu
+from nl2fix.report.codebleu import codebleu
 print(json.dumps([codebleu(candidate, reference) for candidate, reference in json.load(sys.stdin)]))
 """
 

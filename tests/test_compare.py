@@ -11,9 +11,9 @@ from click.testing import CliRunner
 from report_fixtures import VERDICTS, ParsedPage, build_run
 
 from nl2fix.cli import _register, cli
-from nl2fix.compare import compare_runs, overlap, write_compare
-from nl2fix.errors import Nl2FixError
-from nl2fix.models import Verdict
+from nl2fix.report.compare import compare_runs, overlap, write_compare
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.domain import Verdict
 from nl2fix.report import collect
 
 

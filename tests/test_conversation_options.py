@@ -6,7 +6,7 @@ import click
 import pytest
 
 from nl2fix.cli.sample_options import conversation_config
-from nl2fix.models import Strategy
+from nl2fix.core.domain import Strategy
 
 
 def test_the_sample_budget_sets_the_rounds_unless_they_are_given():

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter import d4j_parsers as p
-from defects4j_adapter.d4j_parsers import FailureKind
+from defects4j_adapter.d4j import parsers as p
+from defects4j_adapter.d4j.parsers import FailureKind
 
 DATA = Path(__file__).parent / "data" / "defects4j"
 

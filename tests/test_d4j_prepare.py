@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter import d4j_cli, d4j_workspace
-from defects4j_adapter.d4j_cli import Defects4J, Layout, layout_of
-from defects4j_adapter.engine import EngineOptions
-from defects4j_adapter.prepare import PrepareStatus, prepare_bugs, prepare_one
-from nl2fix.errors import Nl2FixError
+from defects4j_adapter.d4j import cli as d4j_cli
+from defects4j_adapter.workspaces import defects4j as d4j_workspace
+from defects4j_adapter.d4j.cli import Defects4J, Layout, layout_of
+from defects4j_adapter.engines.base import EngineOptions
+from defects4j_adapter.workspaces.prepare import PrepareStatus, prepare_bugs, prepare_one
+from nl2fix.core.errors import Nl2FixError
 
 PROPS = ("tests.trigger", "cp.test", "dir.bin.classes")
 needs_ant = pytest.mark.skipif(shutil.which("ant") is None, reason="Apache Ant is not installed")
@@ -143,7 +144,7 @@ def test_prepare_builds_the_example_bugs_and_checks_where_their_methods_are(invo
 
 
 def test_a_bug_whose_method_is_not_in_its_file_fails_to_prepare(tmp_path):
-    from nl2fix.dataset import open_dataset
+    from nl2fix.dataset.load import open_dataset
 
     bug = open_dataset("example").resolve("Textkit-1")
     options = EngineOptions(sandbox=None, cache_dir=tmp_path)
@@ -155,7 +156,7 @@ def test_a_bug_whose_method_is_not_in_its_file_fails_to_prepare(tmp_path):
 
 
 def test_without_defects4j_preparing_its_bugs_stops_at_once(tmp_path, monkeypatch):
-    from nl2fix.dataset import open_dataset
+    from nl2fix.dataset.load import open_dataset
 
     bug = replace(open_dataset("example").resolve("Textkit-1"), benchmark="nl2fix", project="Lang")
     monkeypatch.setenv("PATH", str(tmp_path))
@@ -195,7 +196,7 @@ def test_prepared_properties_equal_what_defects4j_export_prints(real_checkouts, 
 @pytest.mark.defects4j
 @pytest.mark.dataset
 def test_cli3_is_found_by_its_declaration_with_the_correction_noted(real_checkouts, shared_data):
-    from nl2fix.dataset import open_dataset
+    from nl2fix.dataset.load import open_dataset
 
     _, cache, _ = real_checkouts
     bug = open_dataset(str(shared_data / "nl2fix_dataset.json")).resolve("Cli-3")

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter import d4j_cli, d4j_workspace
-from defects4j_adapter.d4j_cli import Defects4J
-from defects4j_adapter.local_workspace import detect_encoding
-from defects4j_adapter.d4j_engine import (
+from defects4j_adapter.d4j import cli as d4j_cli
+from defects4j_adapter.workspaces import defects4j as d4j_workspace
+from defects4j_adapter.d4j.cli import Defects4J
+from defects4j_adapter.workspaces.local import detect_encoding
+from defects4j_adapter.engines.defects4j import (
     Defects4JEngine,
     Step,
     absorb_compile,
@@ -26,12 +27,12 @@ from defects4j_adapter.d4j_engine import (
     plan,
     refuse_unconfined,
 )
-from defects4j_adapter.d4j_parsers import FailureKind
-from defects4j_adapter.engine import EngineOptions, Outcome, Phase
-from defects4j_adapter.sandbox import BwrapSandbox, ContainerSandbox, UnconfinedSandbox, make_sandbox
-from nl2fix.errors import Nl2FixError
-from nl2fix.execution import ExecResult
-from nl2fix.models import Bug
+from defects4j_adapter.d4j.parsers import FailureKind
+from defects4j_adapter.engines.base import EngineOptions, Outcome, Phase
+from defects4j_adapter.sandbox.base import BwrapSandbox, ContainerSandbox, UnconfinedSandbox, make_sandbox
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.processes import ExecResult
+from nl2fix.core.domain import Bug
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "defects4j"
@@ -211,7 +212,7 @@ def listing(failing) -> str:
 
 
 def test_judging_failing_tests():
-    from defects4j_adapter.d4j_parsers import parse_failing_tests
+    from defects4j_adapter.d4j.parsers import parse_failing_tests
 
     text = recorded("failing_tests_mixed")
     run = d4j_cli.read_test_run(exec_result(listing(parse_failing_tests(text))), text, recorded("all_tests_jxpath"))
@@ -261,7 +262,7 @@ def test_judging_harness_failures_and_kills():
 
 
 def failing_run(failing_text: str) -> d4j_cli.TestRun:
-    from defects4j_adapter.d4j_parsers import parse_failing_tests
+    from defects4j_adapter.d4j.parsers import parse_failing_tests
 
     return d4j_cli.read_test_run(exec_result(listing(parse_failing_tests(failing_text))), failing_text,
                                  recorded("all_tests_jxpath"))
@@ -299,7 +300,7 @@ def test_first_new_failure_stops_a_candidate_but_not_a_baseline():
 
 def test_known_failures_do_not_stop_or_count():
     text = recorded("failing_tests_mixed")
-    from defects4j_adapter.d4j_parsers import parse_failing_tests
+    from defects4j_adapter.d4j.parsers import parse_failing_tests
 
     known = frozenset(parse_failing_tests(text).names)
     outcome = Outcome(phase=Phase.TRIGGER, compiled=True)
@@ -481,7 +482,7 @@ def test_dockerfile_copies_files_that_exist():
     assert sources and all((REPO / s).exists() for group in sources for s in group)
     entry = REPO / "docker" / "entrypoint.sh"
     assert os.access(entry, os.X_OK)
-    assert "defects4j_adapter.d4j_workspace" in entry.read_text()
+    assert "defects4j_adapter.workspaces.defects4j" in entry.read_text()
     entrypoint = json.loads(next(a for w, a in steps if w == "ENTRYPOINT"))
     assert entrypoint == ["/usr/local/bin/nl2fix-entrypoint"]
 
@@ -502,7 +503,7 @@ needs_defects4j = pytest.mark.skipif(d4j_cli.locate() is None, reason="Defects4J
 def jxpath5(shared_data, tmp_path_factory):
     # JxPath-5, not -20: JxPath-20's ground truth needs a change outside the method (the dataset's),
     # so it does not compile under Defects4J either
-    from nl2fix.dataset import load_dataset
+    from nl2fix.dataset.load import load_dataset
 
     target = load_dataset(shared_data / "nl2fix_dataset.json").bugs["JxPath-5"]
     cache = tmp_path_factory.mktemp("d4j-cache")

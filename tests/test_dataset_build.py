@@ -7,13 +7,13 @@ import json
 import shutil
 
 import pytest
-from nl2fix.dataset import EXAMPLE_BENCHMARK, load_dataset
-from nl2fix.dataset_build import (PatchedTreeSources, build_dataset, classify, content_hash, parse_bug_numbers,
+from nl2fix.dataset.load import EXAMPLE_BENCHMARK, load_dataset
+from nl2fix.dataset.build import (PatchedTreeSources, build_dataset, classify, content_hash, parse_bug_numbers,
                                   read_active_bugs)
-from nl2fix.dataset_diff import Same, diff_datasets
-from nl2fix.errors import Nl2FixError
-from nl2fix.issue_trackers import IssueFetcher
-from nl2fix.method_diff import Change, ParseError, diff_files, parse_java
+from nl2fix.dataset.diff import Same, diff_datasets
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.dataset.trackers import IssueFetcher
+from nl2fix.java_source.method_diff import Change, ParseError, diff_files, parse_java
 from tracker_server import TrackerServer
 
 META = EXAMPLE_BENCHMARK / "defects4j"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from defects4j_adapter import d4j_cli
+from defects4j_adapter.d4j import cli as d4j_cli
 
 pytestmark = [
     pytest.mark.defects4j,

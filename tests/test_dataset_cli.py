@@ -12,12 +12,12 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from nl2fix.dataset import DATASET_FILE
-from nl2fix.dataset_stats import changed
-from nl2fix.download import pull
-from nl2fix.errors import Nl2FixError
-from nl2fix.execution import run_command
-from nl2fix.store import RunStore
+from nl2fix.dataset.load import DATASET_FILE
+from nl2fix.dataset.stats import changed
+from nl2fix.dataset.download import pull
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.processes import run_command
+from nl2fix.store.run_store import RunStore
 
 @pytest.fixture
 def file_server(tmp_path):

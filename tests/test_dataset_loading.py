@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from nl2fix.dataset import load_dataset, parse_key, parse_trigger_tests
-from nl2fix.errors import Nl2FixError
+from nl2fix.dataset.load import load_dataset, parse_key, parse_trigger_tests
+from nl2fix.core.errors import Nl2FixError
 
 GOOD = {
     "src": "int f() {\n    // one\n    return 1;\n}",

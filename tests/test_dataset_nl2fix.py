@@ -8,12 +8,12 @@ from statistics import mean
 
 import pytest
 
-from nl2fix import tokens
-from nl2fix.dataset import load_dataset
-from nl2fix.dataset_stats import bug_stats, project_stats
-from nl2fix.models import Strategy
-from nl2fix.one_shot import ExampleIndex
-from nl2fix.prompting import REASONING_TURN_TOKENS, build_prompt
+from nl2fix.core import tokens
+from nl2fix.dataset.load import load_dataset
+from nl2fix.dataset.stats import bug_stats, project_stats
+from nl2fix.core.domain import Strategy
+from nl2fix.prompting.one_shot import ExampleIndex
+from nl2fix.prompting.prompt import REASONING_TURN_TOKENS, build_prompt
 
 pytestmark = pytest.mark.dataset
 

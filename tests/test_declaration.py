@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.declaration import affects_other_classes, parse
+from defects4j_adapter.engines.declaration import affects_other_classes, parse
 
 OLD = "private Object readResolve() {\n    return this;\n}"
 

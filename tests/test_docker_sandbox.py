@@ -16,16 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter import images
-from defects4j_adapter.reference_java import environment_key
-from defects4j_adapter.docker_sandbox import PID_LABEL
-from defects4j_adapter.fast_engine import FastEngine
-from defects4j_adapter.sandbox import Limits, Mounts, SandboxKind, make_sandbox
-from nl2fix.dataset import EXAMPLE_BENCHMARK, open_dataset
-from nl2fix.errors import Nl2FixError
-from nl2fix.execution import run_command
-from nl2fix.store import RunStore
-from nl2fix.validation import validate
+from defects4j_adapter.sandbox import images
+from defects4j_adapter.jvm.reference_java import environment_key
+from defects4j_adapter.sandbox.docker import PID_LABEL
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.sandbox.base import Limits, Mounts, SandboxKind, make_sandbox
+from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.processes import run_command
+from nl2fix.store.run_store import RunStore
+from nl2fix.validation.stage import validate
 from validation_fixtures import confined, engine_options, make_run, minibench, nl2fix_cache  # noqa: F401
 
 pytestmark = pytest.mark.docker
@@ -75,7 +75,7 @@ def test_cpu_seconds_come_from_the_container_s_cgroup(docker_box):
 
 def test_a_sandbox_pickles_as_its_spec_and_is_remade_in_another_process(docker_box, tmp_path):
     blob = pickle.dumps(engine_options(tmp_path, sandbox=docker_box))
-    script = ("import pickle, sys\nfrom defects4j_adapter.sandbox import Limits, Mounts\n"
+    script = ("import pickle, sys\nfrom defects4j_adapter.sandbox.base import Limits, Mounts\n"
               "options = pickle.load(sys.stdin.buffer)\n"
               "r = options.sandbox.run(['sh', '-c', 'echo remote'], Mounts(), Limits(wall_seconds=60))\n"
               "print(type(options.sandbox).__name__, options.sandbox.image, r.stdout.strip())\n")

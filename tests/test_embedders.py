@@ -8,8 +8,8 @@ import importlib.util
 import numpy as np
 import pytest
 
-from nl2fix.backends.openai_backend import RetryPolicy
-from nl2fix.errors import Nl2FixError
+from nl2fix.sampling.backends.openai_backend import RetryPolicy
+from nl2fix.core.errors import Nl2FixError
 from ranking.embedders import (
     OpenAIEmbedder,
     SentenceTransformerEmbedder,
@@ -137,7 +137,7 @@ def test_openai_embedder_gives_up_with_a_clear_error(openai_server):
 
 
 def test_embeddings_received_before_a_crash_are_not_asked_for_again(tmp_path, openai_server_factory, monkeypatch):
-    from nl2fix.store import RunStore
+    from nl2fix.store.run_store import RunStore
     from ranking import embedders
 
     monkeypatch.setattr(embedders, "BATCH_SIZE", 2)  # cache writes every two texts
@@ -161,8 +161,8 @@ def test_ranking_with_openai_embeddings_is_cached_in_the_run(tmp_path, openai_se
     from click.testing import CliRunner
 
     from nl2fix.cli import _register, cli
-    from nl2fix.java_text import candidate_hash, remove_comments
-    from nl2fix.store import RunStore
+    from nl2fix.java_source.text import candidate_hash, remove_comments
+    from nl2fix.store.run_store import RunStore
     from openai_server import embed as server_embed
     from rank_fixtures import BUGS, SAMPLES, build_run
 

@@ -16,11 +16,11 @@ from click.testing import CliRunner
 from report_fixtures import ParsedPage, human_eval_estimator
 
 from nl2fix.cli import _register, cli
-from nl2fix.dataset import open_dataset
-from nl2fix.java_text import normalise
-from nl2fix.models import Verdict
+from nl2fix.dataset.load import open_dataset
+from nl2fix.java_source.text import normalise
+from nl2fix.core.domain import Verdict
 from nl2fix.report import collect
-from nl2fix.store import RunStore
+from nl2fix.store.run_store import RunStore
 
 pytestmark = pytest.mark.slow
 

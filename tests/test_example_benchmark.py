@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from nl2fix.dataset import EXAMPLE_BENCHMARK, open_dataset
-from nl2fix.execution import run_command
+from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
+from nl2fix.core.processes import run_command
 
 BENCH = EXAMPLE_BENCHMARK
 

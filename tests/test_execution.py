@@ -1,6 +1,6 @@
 import sys
 
-from nl2fix.execution import run_command
+from nl2fix.core.processes import run_command
 
 
 def test_result_is_typed_and_measures_cpu():

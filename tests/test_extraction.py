@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from nl2fix.extraction import Failure, extract_method
-from nl2fix.java_methods import find_methods, header
-from nl2fix.java_text import candidate_hash
+from nl2fix.sampling.extraction import Failure, extract_method
+from nl2fix.java_source.methods import find_methods, header
+from nl2fix.java_source.text import candidate_hash
 
 CORPUS = Path(__file__).parent / "data" / "responses"
 CASES = sorted(p.stem for p in CORPUS.glob("*.txt") if not p.name.startswith("_"))

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.fast_engine import FastEngine
-from defects4j_adapter.rebuild_engine import RebuildEngine
-from defects4j_adapter import sandbox
-from defects4j_adapter.sandbox import make_sandbox
-from nl2fix.dataset import open_dataset
-from nl2fix.models import Verdict
-from nl2fix.verdicts import judge
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.engines.rebuild import RebuildEngine
+from defects4j_adapter.sandbox import base as sandbox
+from defects4j_adapter.sandbox.base import make_sandbox
+from nl2fix.dataset.load import open_dataset
+from nl2fix.core.domain import Verdict
+from nl2fix.validation.verdicts import judge
 from validation_fixtures import SANDBOXES, confined, engine_options, hostile, minibench, nl2fix_cache  # noqa: F401
 
 pytestmark = pytest.mark.sandbox
@@ -290,7 +290,7 @@ def test_the_example_benchmark_ground_truths_validate(fast):
 
 
 def test_a_users_own_project_is_copied_compiled_and_validated(fast, mini1, tmp_path, nl2fix_cache):
-    from defects4j_adapter.local_workspace import ProjectLayout, prepare_project
+    from defects4j_adapter.workspaces.local import ProjectLayout, prepare_project
 
     user = tmp_path / "myproject"
     shutil.copytree(mini1.root, user)  # a project whose tree holds the buggy method

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.engine import Workspace
-from defects4j_adapter.runner_output import failure_frame_line
-from nl2fix import metrics, tokens
-from nl2fix.conversation_prompt import Attempt, build_round, render
-from nl2fix.dataset import open_dataset
-from nl2fix.failure_site import source_line
-from nl2fix.feedback import CUT, FEEDBACK_CHARS, FIELD_CHARS, compiler_error, expected_actual, feedback
-from nl2fix.models import ConversationPhase, ModelStyle, Strategy, Verdict
-from nl2fix.prompting import build_prompt
-from nl2fix.records import ValidationRecord
+from defects4j_adapter.engines.base import Workspace
+from defects4j_adapter.jvm.runner_output import failure_frame_line
+from nl2fix.report import metrics
+from nl2fix.core import tokens
+from nl2fix.prompting.conversation_prompt import Attempt, build_round, render
+from nl2fix.dataset.load import open_dataset
+from nl2fix.validation.failure_site import source_line
+from nl2fix.sampling.feedback import CUT, FEEDBACK_CHARS, FIELD_CHARS, compiler_error, expected_actual, feedback
+from nl2fix.core.domain import ConversationPhase, ModelStyle, Strategy, Verdict
+from nl2fix.prompting.prompt import build_prompt
+from nl2fix.store.records import ValidationRecord
 
 METHOD = "int twice(int x) {\n    int y = x * 2\n    return y;\n}"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nl2fix.failing_test import run_test
-from nl2fix.project_build import BuildOptions, BuildSystem, build_project
+from nl2fix.fix.failing_test_run import run_test
+from nl2fix.fix.project_build import BuildOptions, BuildSystem, build_project
 
 PLAIN = Path(__file__).parent / "fixtures" / "fix_plain"
 FAILING = "org.words.WordsTest::initialsSkipDoubleSpaces"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from nl2fix import failing_test
-from nl2fix.project_build import DEBIAN_MAVEN_REPO, BuildOptions, build_project
-from nl2fix.store import RunStore
+from nl2fix.fix import failing_test_run as failing_test
+from nl2fix.fix.project_build import DEBIAN_MAVEN_REPO, BuildOptions, build_project
+from nl2fix.store.run_store import RunStore
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MAVEN_PLUGINS = DEBIAN_MAVEN_REPO / "org/apache/maven/plugins"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from nl2fix.errors import Nl2FixError
-from nl2fix.fix_patches import patched, reindent, unified_diff
-from nl2fix.project_build import BuildOptions, BuildSystem, detect, fingerprint, javac_layout, maven_modules
-from nl2fix.user_bug import (bug_id_parts, covering_tests, find_method, make_bug, parse_bug_id,
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.fix.patches import patched, reindent, unified_diff
+from nl2fix.fix.project_build import BuildOptions, BuildSystem, detect, fingerprint, javac_layout, maven_modules
+from nl2fix.fix.user_bug import (bug_id_parts, covering_tests, find_method, make_bug, parse_bug_id,
                              parse_method_spec, parse_test_spec, read_issue)
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from nl2fix.issue_trackers import IssueFetcher, Tracker, iso_utc, resolve, retry_after
-from nl2fix.markup import html_to_text, jira_to_text, markdown_to_text
+from nl2fix.dataset.trackers import IssueFetcher, Tracker, iso_utc, resolve, retry_after
+from nl2fix.dataset.markup import html_to_text, jira_to_text, markdown_to_text
 from tracker_server import TrackerServer
 
 

@@ -1,4 +1,4 @@
-from nl2fix.java_text import candidate_hash, normalise, remove_comments, strip_comments
+from nl2fix.java_source.text import candidate_hash, normalise, remove_comments, strip_comments
 
 
 def test_strip_comments_keeps_literals_that_look_like_comments():

@@ -21,15 +21,18 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter import d4j_cli, java_level, java_runner, reference_java
-from defects4j_adapter.fast_engine import FastEngine
-from defects4j_adapter.local_workspace import ProjectLayout, prepare_project
-from defects4j_adapter.rebuild_engine import RebuildEngine
-from nl2fix.dataset import load_dataset
-from nl2fix.execution import run_command
-from nl2fix.models import Verdict
-from nl2fix.verdicts import judge
-from nl2fix.store import RunStore
+from defects4j_adapter.d4j import cli as d4j_cli
+from defects4j_adapter.jvm import java_level
+from defects4j_adapter.jvm import test_runner as java_runner
+from defects4j_adapter.jvm import reference_java
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.workspaces.local import ProjectLayout, prepare_project
+from defects4j_adapter.engines.rebuild import RebuildEngine
+from nl2fix.dataset.load import load_dataset
+from nl2fix.core.processes import run_command
+from nl2fix.core.domain import Verdict
+from nl2fix.validation.verdicts import judge
+from nl2fix.store.run_store import RunStore
 from validation_fixtures import FIXTURES, confined, engine_options, make_run, nl2fix_cache  # noqa: F401
 
 pytestmark = pytest.mark.sandbox
@@ -160,7 +163,7 @@ def test_the_project_s_own_hamcrest_is_not_shadowed_by_the_runner_s(fast, legacy
 def test_the_run_records_and_reports_which_java_ran_the_tests(legacy, tmp_path, nl2fix_cache, confined):
     from nl2fix.report import render
     from nl2fix.report.data import collect
-    from nl2fix.validation import validate
+    from nl2fix.validation.stage import validate
 
     bug = legacy.bugs["Legacy-1"]
     make_run(tmp_path / "run", LEGACY / "nl2fix_dataset.json", {bug.id: [bug.fixed_method]}).close()

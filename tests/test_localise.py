@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from nl2fix.localise import Frame, SourceIndex, junit_failures, parse_trace, rank_suspects
+from nl2fix.fix.localise import Frame, SourceIndex, junit_failures, parse_trace, rank_suspects
 
 FIXTURE = Path(__file__).parent / "fixtures" / "stack_traces"
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from report_fixtures import human_eval_estimator
 
-from nl2fix import metrics
-from nl2fix.metrics import RegressionStatus, SampleOutcome
-from nl2fix.models import Verdict
+from nl2fix.report import metrics
+from nl2fix.report.metrics import RegressionStatus, SampleOutcome
+from nl2fix.core.domain import Verdict
 
 
 @pytest.mark.parametrize(

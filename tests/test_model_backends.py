@@ -12,17 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from nl2fix import engine_args, stops
-from nl2fix.backends import Request
-from nl2fix.backends.vllm_replicas import actor_options, shard
-from nl2fix.cost import parse_price, summarize, table_price
-from nl2fix.dataset import open_dataset
-from nl2fix.errors import Nl2FixError
-from nl2fix.java_text import candidate_hash, remove_comments
-from nl2fix.models import ModelStyle
-from nl2fix.prompting import target_method
-from nl2fix.records import RunConfig, SampleRecord
-from nl2fix.store import RunStore
+from nl2fix.sampling.backends import vllm_args as engine_args
+from nl2fix.sampling import stops
+from nl2fix.sampling.backends import Request
+from nl2fix.sampling.backends.vllm_replicas import actor_options, shard
+from nl2fix.report.cost import parse_price, summarize, table_price
+from nl2fix.dataset.load import open_dataset
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.java_source.text import candidate_hash, remove_comments
+from nl2fix.core.domain import ModelStyle
+from nl2fix.prompting.prompt import target_method
+from nl2fix.store.records import RunConfig, SampleRecord
+from nl2fix.store.run_store import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,7 +96,7 @@ def test_a_prompt_the_server_rejects_fails_alone_with_its_reason(tmp_path, ds, i
 
 def test_a_local_model_folder_gives_its_context_length(tmp_path):
     """A model path's config.json sets the window (as vLLM reads it)."""
-    from nl2fix.prompting import context_window_for
+    from nl2fix.prompting.prompt import context_window_for
 
     folder = tmp_path / "model"
     folder.mkdir()

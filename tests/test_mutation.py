@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import itertools
 
-from nl2fix.java_text import candidate_hash
-from nl2fix.mutation import apply, mutants, single_edits
+from nl2fix.java_source.text import candidate_hash
+from nl2fix.sampling.mutation import apply, mutants, single_edits
 
 METHOD = """int clamp(int value, int max) {
     if (value > max) {
@@ -62,10 +62,10 @@ def test_a_method_with_nothing_to_mutate_gives_no_mutants():
 
 
 def test_backend_cycles_through_a_small_mutant_space_to_give_n_samples():
-    from nl2fix.backends import Request
-    from nl2fix.backends.mutation_backend import MutationBackend
-    from nl2fix.extraction import extract_method
-    from nl2fix.models import Bug, ModelStyle
+    from nl2fix.sampling.backends import Request
+    from nl2fix.sampling.backends.mutation_backend import MutationBackend
+    from nl2fix.sampling.extraction import extract_method
+    from nl2fix.core.domain import Bug, ModelStyle
 
     method = "boolean neg(int x) {\n    return x < 0;\n}"
     bug = Bug(project="Demo", number=1, path="A.java", start_line=1, end_line=3, buggy_method=method,

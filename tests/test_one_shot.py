@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from nl2fix.java_text import remove_comments
-from nl2fix.models import Bug
-from nl2fix.one_shot import ExampleIndex, edit_distance
+from nl2fix.java_source.text import remove_comments
+from nl2fix.core.domain import Bug
+from nl2fix.prompting.one_shot import ExampleIndex, edit_distance
 
 
 def levenshtein(a, b) -> int:

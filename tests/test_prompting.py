@@ -7,14 +7,14 @@ import dataclasses
 import pytest
 
 import prompts
-from nl2fix import tokens
-from nl2fix.dataset import open_dataset
-from nl2fix.errors import Nl2FixError
-from nl2fix.java_methods import header
-from nl2fix.java_text import remove_comments
-from nl2fix.models import ModelStyle, Strategy
-from nl2fix.one_shot import ExampleIndex
-from nl2fix.prompting import (
+from nl2fix.core import tokens
+from nl2fix.dataset.load import open_dataset
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.java_source.methods import header
+from nl2fix.java_source.text import remove_comments
+from nl2fix.core.domain import ModelStyle, Strategy
+from nl2fix.prompting.one_shot import ExampleIndex
+from nl2fix.prompting.prompt import (
     CUT_MARK,
     REASONING_TURN_TOKENS,
     Prompt,

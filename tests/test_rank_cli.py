@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from nl2fix.cli import _register, cli
-from nl2fix.java_text import candidate_hash
-from nl2fix.store import RunStore
+from nl2fix.java_source.text import candidate_hash
+from nl2fix.store.run_store import RunStore
 from rank_fixtures import CLAMP_FIX, CLAMP_REWRITE, CLAMP_SAME, CLAMP_TYPO, JOIN_STREAM, build_run
 from ranking import ranking_info
 

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 import scipy.sparse
 
-from nl2fix.errors import Nl2FixError
-from nl2fix.execution import run_command
-from nl2fix.models import Verdict
-from nl2fix.records import CandidateRecord
-from nl2fix.store import STORE_FILE, RunStore
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.processes import run_command
+from nl2fix.core.domain import Verdict
+from nl2fix.store.records import CandidateRecord
+from nl2fix.store.run_store import STORE_FILE, RunStore
 from rank_fixtures import build_run
 from ranking import rank_run
 from ranking.ranker import Scored, cosine_similarities, drop_uncompilable, median_similarity, order, resolve_threshold
@@ -107,7 +107,7 @@ def test_ranker_keys_and_option_parsing():
 _DUMP = """
 import json, sys
 from pathlib import Path
-from nl2fix.store import RunStore
+from nl2fix.store.run_store import RunStore
 from ranking import rank_run
 run = Path(sys.argv[1])
 keys = rank_run(run, method="all") + rank_run(run, pruned=True)

@@ -20,9 +20,9 @@ import pytest
 
 pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'nl2fix[ray]')")
 
-from nl2fix.execution import spawn, stop  # noqa: E402
-from nl2fix.executors.local_cluster import LocalRayCluster  # noqa: E402
-from nl2fix.store import RunStore  # noqa: E402
+from nl2fix.core.processes import spawn, stop  # noqa: E402
+from nl2fix.validation.executors.local_cluster import LocalRayCluster  # noqa: E402
+from nl2fix.store.run_store import RunStore  # noqa: E402
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
 
@@ -190,7 +190,7 @@ def test_dataset_check_on_the_cluster(cluster, tmp_path):
 
 def test_no_cluster_is_a_clear_error(sampled, tmp_path, invoke_cli):
     run = copy_run(sampled, tmp_path)
-    from nl2fix.executors.local_cluster import free_port
+    from nl2fix.validation.executors.local_cluster import free_port
 
     result = invoke_cli("validate", "--run", str(run), "--executor", "ray", "--ray-address",
                         f"127.0.0.1:{free_port()}", "--workers", "1", "--quiet")

@@ -8,12 +8,12 @@ import time
 
 import pytest
 
-from nl2fix.dataset import EXAMPLE_BENCHMARK, open_dataset
-from nl2fix.errors import Nl2FixError
-from nl2fix.executors import ExecutorKind, ExecutorSpec
-from nl2fix.executors.ray_executor import infeasible, placement
-from nl2fix.executors.ray_task import BugJob, InOrder, pack_logs, pack_project, unpack_project, write_logs
-from nl2fix.models import Engine
+from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.validation.executors import ExecutorKind, ExecutorSpec
+from nl2fix.validation.executors.ray_executor import infeasible, placement
+from nl2fix.validation.executors.ray_task import BugJob, InOrder, pack_logs, pack_project, unpack_project, write_logs
+from nl2fix.core.domain import Engine
 
 
 def test_a_project_ships_as_the_same_bytes_and_unpacks_once_per_node(tmp_path):

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from nl2fix.models import Verdict
-from nl2fix.records import ValidationRecord
-from nl2fix.store import STORE_FILE, RunStore
+from nl2fix.core.domain import Verdict
+from nl2fix.store.records import ValidationRecord
+from nl2fix.store.run_store import STORE_FILE, RunStore
 
 
 @pytest.fixture

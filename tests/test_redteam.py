@@ -12,16 +12,16 @@ import re
 
 import pytest
 
-from defects4j_adapter.fast_engine import FastEngine
-from defects4j_adapter.rebuild_engine import RebuildEngine
-from defects4j_adapter.sandbox import make_sandbox
-from defects4j_adapter.splice import method_header
-from nl2fix import replay
-from nl2fix.dataset import open_dataset
-from nl2fix.java_text import candidate_hash
-from nl2fix.models import Verdict
-from nl2fix.store import RunStore
-from nl2fix.verdicts import judge, required_of
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.engines.rebuild import RebuildEngine
+from defects4j_adapter.sandbox.base import make_sandbox
+from defects4j_adapter.engines.splice import method_header
+from nl2fix.sampling import replay_format as replay
+from nl2fix.dataset.load import open_dataset
+from nl2fix.java_source.text import candidate_hash
+from nl2fix.core.domain import Verdict
+from nl2fix.store.run_store import RunStore
+from nl2fix.validation.verdicts import judge, required_of
 from validation_fixtures import SANDBOXES, FIXTURES, confined, engine_options, minibench, nl2fix_cache  # noqa: F401
 
 pytestmark = pytest.mark.slow

@@ -10,10 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter import java_level, junit_classpath, linkage, reference_java
-from defects4j_adapter.reference_java import Jdk, Reference, choose
-from nl2fix.errors import Nl2FixError
-from nl2fix.execution import run_command
+from defects4j_adapter.jvm import java_level
+from defects4j_adapter.jvm import junit_classpath
+from defects4j_adapter.jvm import linkage
+from defects4j_adapter.jvm import reference_java
+from defects4j_adapter.jvm.reference_java import Jdk, Reference, choose
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.processes import run_command
 
 
 # --- Defects4J's flavour ----------------------------------------------------------------------

@@ -8,12 +8,12 @@ from xml.etree import ElementTree
 import pytest
 from report_fixtures import CODE, FIXED, ParsedPage, build_run, make_bug
 
-from nl2fix.codebleu_scores import codebleu
-from nl2fix.models import Strategy, Verdict
-from nl2fix.records import RunConfig, SampleRecord, ValidationRecord
+from nl2fix.report.codebleu import codebleu
+from nl2fix.core.domain import Strategy, Verdict
+from nl2fix.store.records import RunConfig, SampleRecord, ValidationRecord
 from nl2fix.report import collect, render, write_report
 from nl2fix.report.data import GroundTruth, ReportData
-from nl2fix.store import RunStore
+from nl2fix.store.run_store import RunStore
 
 
 @pytest.fixture(scope="module")
@@ -188,7 +188,7 @@ def test_unvalidated_run_scores_nothing_and_says_so(tmp_path):
 
 
 def test_unknown_format_is_a_user_error(run):
-    from nl2fix.errors import Nl2FixError
+    from nl2fix.core.errors import Nl2FixError
 
     with pytest.raises(Nl2FixError) as err:
         write_report(run, "pdf")

@@ -9,12 +9,12 @@ import pytest
 from rank_fixtures import build_run as build_rank_run
 from report_fixtures import build_run
 
-from nl2fix.compare import compare_runs
-from nl2fix.java_text import candidate_hash
-from nl2fix.models import Verdict
-from nl2fix.records import SampleRecord, ValidationRecord
+from nl2fix.report.compare import compare_runs
+from nl2fix.java_source.text import candidate_hash
+from nl2fix.core.domain import Verdict
+from nl2fix.store.records import SampleRecord, ValidationRecord
 from nl2fix.report import collect
-from nl2fix.store import RunStore
+from nl2fix.store.run_store import RunStore
 from ranking import rank_run
 
 STALE = "run `nl2fix rank` again"

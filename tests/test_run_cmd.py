@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from nl2fix.dataset import DATASET_FILE, EXAMPLE_BENCHMARK
+from nl2fix.dataset.load import DATASET_FILE, EXAMPLE_BENCHMARK
 
 
 def test_a_run_that_fails_at_once_announces_no_report(tmp_path, invoke_cli):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from nl2fix.run_dirs import dataset_label, default_run_dir, existing_runs
+from nl2fix.store.run_dirs import dataset_label, default_run_dir, existing_runs
 
 
 def test_a_run_is_named_from_its_configuration():

@@ -10,17 +10,17 @@ from collections import Counter
 
 import pytest
 
-from nl2fix import tokens
-from nl2fix.backends import split_evenly
-from nl2fix.backends.openai_backend import OpenAIBackend, RetryPolicy, retry_after
-from nl2fix.dataset import open_dataset
-from nl2fix.errors import Nl2FixError
-from nl2fix.java_text import candidate_hash, remove_comments
-from nl2fix.models import ModelStyle, Strategy
-from nl2fix.prompting import Prompt
-from nl2fix.records import RankingEntry, RunConfig, ValidationRecord
-from nl2fix.sampling import sample
-from nl2fix.store import RunStore
+from nl2fix.core import tokens
+from nl2fix.sampling.backends import split_evenly
+from nl2fix.sampling.backends.openai_backend import OpenAIBackend, RetryPolicy, retry_after
+from nl2fix.dataset.load import open_dataset
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.java_source.text import candidate_hash, remove_comments
+from nl2fix.core.domain import ModelStyle, Strategy
+from nl2fix.prompting.prompt import Prompt
+from nl2fix.store.records import RankingEntry, RunConfig, ValidationRecord
+from nl2fix.sampling.stage import sample
+from nl2fix.store.run_store import RunStore
 
 FAST_RETRY = RetryPolicy(attempts=4, initial_wait=0.01, max_wait=0.05)
 CHAT = "/v1/chat/completions"

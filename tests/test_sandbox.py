@@ -11,9 +11,9 @@ import pytest
 
 from validation_fixtures import SANDBOXES, confined  # noqa: F401 - fixture
 
-from defects4j_adapter import sandbox as sb
-from defects4j_adapter.sandbox import Limits, Mounts, UnconfinedSandbox, make_sandbox
-from nl2fix.errors import Nl2FixError
+from defects4j_adapter.sandbox import base as sb
+from defects4j_adapter.sandbox.base import Limits, Mounts, UnconfinedSandbox, make_sandbox
+from nl2fix.core.errors import Nl2FixError
 
 
 

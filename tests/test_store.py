@@ -5,10 +5,10 @@ import sys
 import numpy as np
 import pytest
 
-from nl2fix.errors import Nl2FixError
-from nl2fix.models import Bug, Strategy, Verdict
-from nl2fix.records import RankingEntry, RunConfig, SampleRecord, ValidationRecord
-from nl2fix.store import STORE_FILE, RunStore
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.domain import Bug, Strategy, Verdict
+from nl2fix.store.records import RankingEntry, RunConfig, SampleRecord, ValidationRecord
+from nl2fix.store.run_store import STORE_FILE, RunStore
 
 
 def _bug(n=1):
@@ -64,8 +64,8 @@ def test_samples_dedupe_candidates_and_count_duplicates(tmp_path):
 def test_writes_survive_a_killed_process(tmp_path):
     code = f"""
 import os
-from nl2fix.store import RunStore
-from nl2fix.records import SampleRecord
+from nl2fix.store.run_store import RunStore
+from nl2fix.store.records import SampleRecord
 s = RunStore({str(tmp_path)!r}, create=True)
 s.add_sample(SampleRecord(bug_id='Demo-1', index=0, response='r', candidate_hash='h'), 'code')
 os._exit(9)

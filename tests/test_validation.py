@@ -13,16 +13,16 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from defects4j_adapter.engine import Outcome, Phase
+from defects4j_adapter.engines.base import Outcome, Phase
 from nl2fix.cli.check_cmd import check
-from nl2fix import metrics
-from nl2fix.dataset import EXAMPLE_BENCHMARK, load_dataset
-from nl2fix.execution import run_command
-from nl2fix.java_text import candidate_hash
-from nl2fix.models import Engine, Verdict
-from nl2fix.store import RunStore
-from nl2fix.validation import check_baselines, validate
-from nl2fix.verdicts import judge, known_failures_of, required_of, verdict_of
+from nl2fix.report import metrics
+from nl2fix.dataset.load import EXAMPLE_BENCHMARK, load_dataset
+from nl2fix.core.processes import run_command
+from nl2fix.java_source.text import candidate_hash
+from nl2fix.core.domain import Engine, Verdict
+from nl2fix.store.run_store import RunStore
+from nl2fix.validation.stage import check_baselines, validate
+from nl2fix.validation.verdicts import judge, known_failures_of, required_of, verdict_of
 from validation_fixtures import (  # noqa: F401
     CANDIDATE_TIMEOUT,
     MINIBENCH_JSON,

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from nl2fix.store import RunStore
+from nl2fix.store.run_store import RunStore
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LEN = 1024

@@ -76,7 +76,7 @@ class TrackerServer:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}"
 
     def endpoints(self) -> dict:
-        from nl2fix.issue_trackers import Tracker
+        from nl2fix.dataset.trackers import Tracker
 
         return {Tracker.JIRA: f"{self.url}/jira", Tracker.GITHUB: f"{self.url}/github",
                 Tracker.SOURCEFORGE: f"{self.url}/sourceforge", Tracker.GOOGLE_CODE: f"{self.url}/googlecode"}

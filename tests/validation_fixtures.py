@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.engine import EngineOptions
-from defects4j_adapter.sandbox import bwrap_problem, make_sandbox
-from defects4j_adapter.splice import method_header
-from nl2fix.dataset import load_dataset
-from nl2fix.java_text import candidate_hash
-from nl2fix.models import Strategy
-from nl2fix.records import RunConfig, SampleRecord
-from nl2fix.store import RunStore
+from defects4j_adapter.engines.base import EngineOptions
+from defects4j_adapter.sandbox.base import bwrap_problem, make_sandbox
+from defects4j_adapter.engines.splice import method_header
+from nl2fix.dataset.load import load_dataset
+from nl2fix.java_source.text import candidate_hash
+from nl2fix.core.domain import Strategy
+from nl2fix.store.records import RunConfig, SampleRecord
+from nl2fix.store.run_store import RunStore
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 MINIBENCH = FIXTURES / "minibench"

@@ -1,7 +1,7 @@
 """Shared helpers of the example benchmark's maintenance scripts (``build.py``, ``verify.py``).
 
 Pure text helpers (method ranges, the dataset's token form, splicing) first, then thin
-wrappers that run ``patch``, ``javac`` and JUnit through :func:`nl2fix.execution.run_command`.
+wrappers that run ``patch``, ``javac`` and JUnit through :func:`nl2fix.core.processes.run_command`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from nl2fix.execution import ExecResult, run_command
-from nl2fix.java_tokens import code_tokens, matching_close, tokens_wo_comments  # noqa: F401 (re-exported)
+from nl2fix.core.processes import ExecResult, run_command
+from nl2fix.java_source.lexer import code_tokens, matching_close, tokens_wo_comments  # noqa: F401 (re-exported)
 
 HERE = Path(__file__).resolve().parent
 PROJECTS = HERE / "projects"

@@ -6,7 +6,7 @@ and ``patch -p1``), check the key's lines equal ``src``, compile with javac --re
 trigger test fails; splice ``fixed_src`` over those lines and check the triggers and all relevant
 test classes pass (or, for a bug whose fix needs a change outside the method, that the splice
 does not compile). Per project: every test passes on the fixed tree. And the dataset loads with
-``nl2fix.dataset.open_dataset("example")`` without problems. Exit status 1 on any failure.
+``nl2fix.dataset.load.open_dataset("example")`` without problems. Exit status 1 on any failure.
 
     python3 examples/benchmark/verify.py
 """
@@ -27,9 +27,9 @@ from tooling import (  # noqa: E402
     read_source, run_tests, splice, tokens_wo_comments,
 )
 
-from nl2fix.dataset import open_dataset  # noqa: E402
-from nl2fix.execution import run_command  # noqa: E402
-from nl2fix.models import Bug  # noqa: E402
+from nl2fix.dataset.load import open_dataset  # noqa: E402
+from nl2fix.core.processes import run_command  # noqa: E402
+from nl2fix.core.domain import Bug  # noqa: E402
 
 
 def check_dataset() -> tuple[dict[str, Bug], list[str]]:

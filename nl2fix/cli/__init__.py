@@ -7,7 +7,7 @@ import sys
 import click
 
 from nl2fix import __version__
-from nl2fix.errors import Nl2FixError
+from nl2fix.core.errors import Nl2FixError
 
 
 class _Group(click.Group):

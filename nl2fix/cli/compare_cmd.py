@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from nl2fix.cli.report_cmd import echo_result, format_option, out_option
-from nl2fix.compare import write_compare
+from nl2fix.report.compare import write_compare
 
 
 @click.command("compare")

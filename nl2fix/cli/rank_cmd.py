@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from nl2fix.cli.options import run_option
-from nl2fix.store import RunStore
+from nl2fix.store.run_store import RunStore
 from ranking.display import describe
 from ranking.spec import ALL_METHODS, MEDIAN, Method
 

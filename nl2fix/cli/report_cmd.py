@@ -48,7 +48,7 @@ def report_cmd(run_dir: Path | None, fmt: str, out: Path | None, no_codebleu: bo
         click.echo(json.dumps(ReportData.model_json_schema(), indent=2))
         return
     run_dir = latest_run_dir(run_dir)
-    from nl2fix.bug_filters import parse_day
+    from nl2fix.dataset.filters import parse_day
 
     day = parse_day(cutoff, "--cutoff") if cutoff else None
     echo_result(write_report(run_dir, fmt, out, codebleu=not no_codebleu, progress=True, cutoff=day))

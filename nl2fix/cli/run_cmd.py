@@ -10,13 +10,13 @@ from pathlib import Path
 
 import click
 
-from defects4j_adapter.sandbox import SandboxSpec
+from defects4j_adapter.sandbox.base import SandboxSpec
 from nl2fix.cli.report_cmd import format_option, out_option
 from nl2fix.cli.sample_cmd import run_dir_for, sample_cmd, sample_run
 from nl2fix.cli.validate_cmd import all_tests_option, engine_specs
-from nl2fix.errors import Nl2FixError
-from nl2fix.executors import ExecutorSpec
-from nl2fix.models import Engine, Verdict
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.validation.executors import ExecutorSpec
+from nl2fix.core.domain import Engine, Verdict
 from nl2fix.report import DEFAULT_HTML_NAME, ReportFormat
 
 
@@ -41,9 +41,9 @@ def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float
             executor: ExecutorSpec, all_tests: bool, embedder: str, fmt: str, out: Path | None, no_codebleu: bool,
             **sampling) -> None:
     from nl2fix.report import collect, render, write_text
-    from nl2fix.store import RunStore
-    from nl2fix.validation import validate
-    from nl2fix.verdict_source import verdict_engine
+    from nl2fix.store.run_store import RunStore
+    from nl2fix.validation.stage import validate
+    from nl2fix.validation.verdict_source import verdict_engine
     from ranking import rank_run, ranking_info
     from ranking.display import describe
 

@@ -7,8 +7,8 @@ import functools
 
 import click
 
-from nl2fix.models import ModelStyle, Strategy
-from nl2fix.records import ConversationConfig
+from nl2fix.core.domain import ModelStyle, Strategy
+from nl2fix.store.records import ConversationConfig
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 """The model `--backend openai` asks when no --model is given."""

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from nl2fix.cli.options import run_option
-from nl2fix.store import RunStore
+from nl2fix.store.run_store import RunStore
 from ranking.display import Style, bug_view, choose_ranker
 
 # click.echo drops these codes when stdout is not a terminal.

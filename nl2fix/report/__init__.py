@@ -9,7 +9,7 @@ from typing import Callable
 
 from pydantic import BaseModel
 
-from nl2fix.errors import Nl2FixError
+from nl2fix.core.errors import Nl2FixError
 from nl2fix.report.data import ReportData, collect
 from nl2fix.report.document import Document
 

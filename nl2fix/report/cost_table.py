@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nl2fix.cost import CostSummary
+from nl2fix.report.cost import CostSummary
 from nl2fix.report.document import Table
 
 

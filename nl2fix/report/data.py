@@ -4,7 +4,7 @@ The JSON report is exactly ``ReportData.model_dump_json()``; its field docstring
 documentation (``nl2fix report --schema`` prints them as JSON Schema). Fractions are in [0, 1].
 
 Which numbers count:
-- a candidate's verdict is the one of the run's verdict engine (``nl2fix.verdict_source``);
+- a candidate's verdict is the one of the run's verdict engine (``nl2fix.validation.verdict_source``);
 - every stored sample of a bug is one of its n samples (duplicates included); a sample with no
   extractable method, no verdict yet, or an ``error`` verdict is not plausible, and the report
   says how many of those there are, so nothing unvalidated is silently scored either way;
@@ -24,15 +24,17 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from defects4j_adapter.reference_java import environment_key
-from nl2fix import __version__, codebleu_scores, metrics
-from nl2fix.hard_bugs import HardFlag, bug_flags
-from nl2fix.cost import CostSummary, summarize as summarize_cost
-from nl2fix.models import Bug, Verdict
-from nl2fix.records import CandidateRecord, RunConfig, SampleRecord, ValidationRecord
-from nl2fix.store import RunStore
-from nl2fix.validation import BUGGY, FIXED, BaselineCheck, problem_lines
-from nl2fix.verdict_source import verdict_engine
+from defects4j_adapter.jvm.reference_java import environment_key
+from nl2fix import __version__
+from nl2fix.report import codebleu as codebleu_scores
+from nl2fix.report import metrics
+from nl2fix.dataset.hard_bugs import HardFlag, bug_flags
+from nl2fix.report.cost import CostSummary, summarize as summarize_cost
+from nl2fix.core.domain import Bug, Verdict
+from nl2fix.store.records import CandidateRecord, RunConfig, SampleRecord, ValidationRecord
+from nl2fix.store.run_store import RunStore
+from nl2fix.validation.stage import BUGGY, FIXED, BaselineCheck, problem_lines
+from nl2fix.validation.verdict_source import verdict_engine
 from ranking.spec import ranking_info
 
 RANKED_KS = (1, 5, 10)
@@ -243,7 +245,7 @@ class BugRow(ReportModel):
     issue_created: str = ""
     """When the bug's issue was opened (ISO 8601 UTC), empty when the dataset does not say."""
     flags: list[str] = []
-    """Difficulty flags (``nl2fix.hard_bugs``): multi-hunk, long-fix, outside-method."""
+    """Difficulty flags (``nl2fix.dataset.hard_bugs``): multi-hunk, long-fix, outside-method."""
 
 
 class GroupPassAtK(ReportModel):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from nl2fix.backends import AT_TEMPERATURE
-from nl2fix.hard_bugs import DEFAULT_LONG_FIX_LINES
+from nl2fix.sampling.backends import AT_TEMPERATURE
+from nl2fix.dataset.hard_bugs import DEFAULT_LONG_FIX_LINES
 from nl2fix.report import plots
 from nl2fix.report.cost_table import cost_tables, headline
 from nl2fix.report.data import RANKED_KS, GroundTruth, GroupPassAtK, ReportData

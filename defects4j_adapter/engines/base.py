@@ -1,0 +1,143 @@
+"""The contract between the validation orchestrator and the engines.
+
+An engine prepares a bug once (check out, compile, read test lists) and then judges single
+candidates against that preparation. Engines report raw outcomes; the orchestrator turns them
+into verdicts, discounting tests that also fail on the fixed version.
+
+Engines are looked up by :func:`defects4j_adapter.engines.registry.make_engine`: every engine class is
+built as ``EngineClass(options: EngineOptions)`` (the Defects4J one is imported lazily as
+``defects4j_adapter.engines.defects4j.Defects4JEngine``). ``run`` may be called from several threads at
+once, for the same workspace too; each call must work in its own directory. Workspaces are
+cached under :func:`defects4j_adapter.workspaces.cache.workspace_root` (``$NL2FIX_CACHE_DIR/workspaces``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from nl2fix.core.domain import Bug, Engine
+
+DEFAULT_TEST_TIMEOUT = 10.0
+DEFAULT_CANDIDATE_TIMEOUT = 120.0
+DEFAULT_MEMORY_MB = 1024
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """What every engine is built with."""
+
+    sandbox: object
+    """A :class:`defects4j_adapter.sandbox.base.Sandbox`: candidate code runs only through it. It pickles
+    as its :class:`~defects4j_adapter.sandbox.base.SandboxSpec` and is made anew where it is unpickled,
+    so these options can be shipped to another process."""
+    cache_dir: Path
+    """``$NL2FIX_CACHE_DIR`` (default ``~/.cache/nl2fix``): workspaces, the compiled test runner."""
+    test_timeout: float = DEFAULT_TEST_TIMEOUT
+    """Seconds one test may take."""
+    candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT
+    """Seconds one candidate's whole validation (compile + every test) may take."""
+    memory_mb: int = DEFAULT_MEMORY_MB
+    """Java heap (``-Xmx``) of a test JVM."""
+    workers: int = 1
+    """How many ``run`` calls the orchestrator makes at once (engines may keep that many warm JVMs)."""
+    projects_dir: Path | None = None
+    """A bundled-style benchmark's ``projects/`` folder (``<Project>/fixed`` + ``patches/<N>.src.patch``),
+    beside its dataset JSON; the example benchmark's is used for example bugs without it."""
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A checked-out, compiled buggy revision of one bug's project."""
+
+    bug: Bug
+    root: Path
+    src_dir: Path
+    """Main sources, e.g. ``root/src/main/java``."""
+    test_dir: Path
+    classes_dir: Path
+    """Compiled main classes of the buggy revision."""
+    test_classes_dir: Path
+    classpath: tuple[Path, ...]
+    """Everything else tests need: dependency jars, JUnit, resources."""
+    trigger_tests: tuple[str, ...]
+    """``pkg.Class::method``."""
+    relevant_tests: tuple[str, ...]
+    """Test classes that load a modified class."""
+    encoding: str = "UTF-8"
+    java_release: str = "8"
+    target_file: Path | None = None
+    """The source file holding the buggy method (``root/bug.path``)."""
+
+
+class Phase(str, enum.Enum):
+    """Where a candidate's validation stopped."""
+
+    SPLICE = "splice"
+    COMPILE = "compile"
+    TRIGGER = "trigger"
+    RELEVANT = "relevant"
+    DONE = "done"
+
+
+@dataclass
+class Outcome:
+    """What an engine observed for one candidate (or a baseline), before any verdict is drawn."""
+
+    phase: Phase
+    """The last phase reached; DONE when every test ran."""
+    compiled: bool
+    failing_tests: list[str] = field(default_factory=list)
+    """``Class::method``, or ``Class`` for a class-level failure."""
+    tests_run: int = 0
+    timed_out: bool = False
+    """The per-candidate wall-clock limit was hit, or a test hit the per-test limit."""
+    timed_out_tests: list[str] = field(default_factory=list)
+    """Tests stopped by the per-test limit (not repeated in ``failing_tests``)."""
+    messages: dict[str, str] = field(default_factory=dict)
+    """The first line of each failing test's failure, by test name (for the verdict's detail)."""
+    failure_lines: dict[str, int] = field(default_factory=dict)
+    """Where each failing test failed in its own class (its frame in the stack trace), by test name."""
+    harness_error: str = ""
+    """Set when the harness or environment failed: never the candidate's fault, never a pass."""
+    passed_tests: list[str] | None = None
+    """The tests reported passed, by name; None from an engine that does not name them (Defects4J).
+    A plausible verdict needs them to cover every test the fixed version passed."""
+    jvm_died: bool = False
+    """The test JVM ended in the middle of the job, after the candidate's code could run; engines
+    run such a job once more in a fresh JVM and judge that run."""
+    compile_errors: str = ""
+    detail: str = ""
+    wall_seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    log_dir: Path | None = None
+    """Raw artifacts (compiler output, test logs) kept so a run can be re-graded."""
+
+
+class ValidationEngine(Protocol):
+    name: Engine
+
+    def prepare(self, bug: Bug) -> Workspace:
+        """Once per bug: check out, compile, and find the tests. Raises Nl2FixError on failure."""
+
+    def run(
+        self,
+        workspace: Workspace,
+        method: str,
+        *,
+        known_failures: frozenset[str] = frozenset(),
+        stop_at_first_failure: bool = True,
+        log_dir: Path | None = None,
+    ) -> Outcome:
+        """Splice ``method`` over the buggy method, compile, run trigger then relevant tests.
+
+        With ``stop_at_first_failure`` the run ends at the first failing test that is not in
+        ``known_failures`` (tests that also fail on the fixed version); baselines run everything.
+        Raw artifacts (spliced file, compiler output, test logs) go to ``log_dir`` when given
+        (the orchestrator passes ``run_dir/artifacts/<bug>/<hash>``); ``Outcome.log_dir`` names it.
+        """
+
+    def close(self) -> None:
+        """Stop whatever the engine keeps running (warm JVMs); called once after a validation."""

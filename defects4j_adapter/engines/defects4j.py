@@ -1,0 +1,262 @@
+"""The reference engine: every candidate goes through the real Defects4J command line, as the
+paper's scripts do -- ``defects4j compile``, ``defects4j test -t`` for each trigger test, then
+``defects4j test -r`` for the relevant tests.
+
+Candidates run as Defects4J runs them (ant, a forked JUnit JVM); confinement comes from running
+nl2fix inside the docker image (``docker/``), not from the host sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from defects4j_adapter.d4j import cli as d4j_cli
+from defects4j_adapter.jvm import linkage
+from defects4j_adapter.workspaces import defects4j as workspaces
+from defects4j_adapter.d4j.cli import CommandResult, CompileResult, Defects4J, TestRun
+from defects4j_adapter.d4j.parsers import ALL_TESTS_FILE, FAILING_TESTS_FILE, FailureKind
+from defects4j_adapter.engines.base import EngineOptions, Outcome, Phase, Workspace
+from defects4j_adapter.sandbox.base import ContainerSandbox
+from defects4j_adapter.engines.splice import SpliceError, UnbalancedCandidate, encode_source, splice_method
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.java_source.text import text_hash
+from nl2fix.core.domain import Bug, Engine
+
+# Defects4J's own JUnit watchdog kills a test run after 180 s (defects4j.build.xml); one
+# `defects4j test` call also starts ant and recompiles the tests, so a host-side limit below
+# this would kill Defects4J before its watchdog can report which test hung. The fast engine's
+# limits (seconds per test) are raised to these.
+MIN_TEST_SECONDS = 300.0
+MIN_CANDIDATE_SECONDS = 900.0
+
+
+@dataclass(frozen=True)
+class Step:
+    """One Defects4J call of a candidate's validation."""
+
+    phase: Phase
+    args: tuple[str, ...]
+    """``defects4j`` arguments."""
+    test: str | None = None
+    """The trigger test a ``-t`` step runs."""
+
+
+def plan(workspace: Workspace) -> list[Step]:
+    """The paper's sequence: compile, each trigger test alone, then the relevant test classes.
+    A class-level trigger entry cannot be run alone (``-t`` takes ``Class::method``); the
+    relevant tests include its class."""
+    root = workspace.root
+    return [
+        Step(Phase.COMPILE, d4j_cli.compile_args(root)),
+        *(Step(Phase.TRIGGER, d4j_cli.test_args(root, test=t), t) for t in workspace.trigger_tests if "::" in t),
+        Step(Phase.RELEVANT, d4j_cli.test_args(root, relevant=True)),
+    ]
+
+
+@dataclass
+class TestStepResult:
+    """What one ``defects4j test`` call says about the candidate."""
+
+    failing: list[str] = field(default_factory=list)
+    timed_out: list[str] = field(default_factory=list)
+    causes: dict[str, str] = field(default_factory=dict)
+    tests_run: int = 0
+    killed: bool = False
+    """The host-side limit stopped Defects4J itself."""
+    harness_error: str = ""
+
+
+def judge_test_run(run: TestRun) -> TestStepResult:
+    """Judge one ``defects4j test`` call from its stdout and the files it wrote."""
+    if run.result.timed_out:
+        return TestStepResult(failing=list(run.failing.names), killed=True, causes=dict(run.failing.causes))
+    if (run.failure is not None and not run.failure.kind.candidates_fault) or (not run.ok and run.failure is None):
+        return TestStepResult(harness_error=run.describe())
+    if run.report is None:
+        return TestStepResult(harness_error=f"no `Failing tests:` summary: {run.describe()}")
+    if run.report.count != len(run.report.failing) or run.report.count != run.failing.count:
+        return TestStepResult(
+            harness_error=f"Defects4J reported {run.report.count} failing tests but listed "
+            f"{len(run.report.failing)} and its failing_tests file {run.failing.count}"
+        )
+    if run.started is None:
+        return TestStepResult(
+            harness_error="Defects4J wrote no all_tests file, so nothing shows that a test ran "
+            "(Defects4J >= 2.0's JUnit formatter writes it)"
+        )
+    if not run.started and not run.report.failing:
+        return TestStepResult(harness_error=f"Defects4J ran no test: {' '.join(run.result.args[1:])}")
+    timed_out = run.timed_out_tests
+    return TestStepResult(
+        failing=[t for t in run.report.failing if t not in timed_out],
+        timed_out=list(timed_out),
+        causes=dict(run.failing.causes),
+        tests_run=len(run.started),
+    )
+
+
+def refuse_unconfined(sandbox) -> None:
+    """Defects4J's builds cannot run inside the host's bubblewrap sandbox; candidates are confined
+    by running nl2fix in the docker image (which sets ``NL2FIX_CONTAINER=1``). Outside it, only an
+    explicit ``--no-sandbox`` (an unconfined sandbox) lets the engine run."""
+    if sandbox is not None and sandbox.confined and not isinstance(sandbox, ContainerSandbox):
+        raise Nl2FixError(
+            "the defects4j engine confines candidates only inside its docker image",
+            "run it there (docker/README.md), or pass --no-sandbox to let Defects4J build and run "
+            "model-written code unconfined on this machine",
+        )
+
+
+class Defects4JEngine:
+    """:class:`~defects4j_adapter.engines.base.ValidationEngine` through the Defects4J command line."""
+
+    name = Engine.DEFECTS4J
+
+    def __init__(self, options: EngineOptions, d4j: Defects4J | None = None):
+        refuse_unconfined(options.sandbox)
+        self.d4j = d4j or Defects4J.find()
+        self.cache_dir = Path(options.cache_dir)
+        self.slots = max(1, options.workers)
+        self.test_timeout = max(options.test_timeout, MIN_TEST_SECONDS)
+        self.candidate_timeout = max(options.candidate_timeout, MIN_CANDIDATE_SECONDS)
+        self._properties: dict[str, dict[str, str]] = {}
+
+    def prepare(self, bug: Bug) -> Workspace:
+        workspaces.require_defects4j_bug(bug)
+        checkout = workspaces.ensure_checkout(self.d4j, bug.id, self.cache_dir)
+        self._properties[bug.id] = checkout.properties
+        return workspaces.workspace_for(bug, checkout)
+
+    def close(self) -> None:
+        """Nothing stays running between calls."""
+
+    def run(
+        self,
+        workspace: Workspace,
+        method: str,
+        *,
+        known_failures: frozenset[str] = frozenset(),
+        stop_at_first_failure: bool = True,
+        log_dir: Path | None = None,
+    ) -> Outcome:
+        start = time.monotonic()
+        bug = workspace.bug
+        log_dir = log_dir or self.cache_dir / "d4j-logs" / bug.id / text_hash(method)[:16]
+        log_dir.mkdir(parents=True, exist_ok=True)
+        props = self._properties.get(bug.id) or workspaces.ensure_checkout(self.d4j, bug.id, self.cache_dir).properties
+        with workspaces.candidate_slot(workspace.root, props, self.slots) as slot:
+            outcome = self._judge(workspace, slot, method, known_failures, stop_at_first_failure, log_dir, start)
+        outcome.wall_seconds = time.monotonic() - start
+        outcome.log_dir = log_dir
+        return linkage.noted(outcome, workspace, "Defects4J's Java")
+
+    def _judge(
+        self,
+        workspace: Workspace,
+        slot: Path,
+        method: str,
+        known: frozenset[str],
+        stop_early: bool,
+        log_dir: Path,
+        start: float,
+    ) -> Outcome:
+        target = slot / workspace.bug.path
+        outcome = Outcome(phase=Phase.SPLICE, compiled=False)
+        try:
+            spliced = splice_method(target.read_bytes().decode(workspace.encoding), workspace.bug, method)
+        except UnbalancedCandidate as exc:
+            outcome.compile_errors = str(exc)
+            return outcome
+        except SpliceError as exc:
+            outcome.harness_error = f"cannot splice into {workspace.bug.path}: {exc}"
+            return outcome
+        outcome.detail = spliced.detail
+        data = encode_source(spliced.text, workspace.encoding)
+        target.write_bytes(data)
+        (log_dir / target.name).write_bytes(data)
+        deadline = start + self.candidate_timeout
+        slot_space = replace(workspace, root=slot)
+        for index, step in enumerate(plan(slot_space)):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                outcome.timed_out = True
+                budget = f"the {self.candidate_timeout:.0f} s budget ran out before {step.phase.value}"
+                outcome.detail = _join(outcome.detail, budget)
+                return outcome
+            outcome.phase = step.phase
+            if step.phase is Phase.COMPILE:
+                built = self.d4j.compile(slot, timeout=min(d4j_cli.COMPILE_TIMEOUT, remaining))
+                _keep(log_dir, index, "compile", built)
+                go_on = absorb_compile(outcome, built)
+            else:
+                run = self.d4j.test(
+                    slot,
+                    timeout=min(self.test_timeout, remaining),
+                    test=step.test,
+                    relevant=step.phase is Phase.RELEVANT,
+                )
+                _keep(log_dir, index, f"test-{step.test or 'relevant'}", run, slot)
+                go_on = absorb_test(outcome, step, run, known, stop_early)
+            if not go_on:
+                return outcome
+        outcome.phase = Phase.DONE
+        return outcome
+
+
+def absorb_compile(outcome: Outcome, built: CompileResult) -> bool:
+    """Record ``defects4j compile``; whether validation goes on."""
+    outcome.cpu_seconds += built.result.cpu_seconds
+    if built.ok:
+        outcome.compiled = True
+        return True
+    if built.failure is not None and built.failure.kind is FailureKind.COMPILE_FAILURE and not built.result.timed_out:
+        outcome.compile_errors = built.errors or built.describe()
+    else:
+        outcome.harness_error = built.describe()
+    return False
+
+
+def absorb_test(outcome: Outcome, step: Step, run: TestRun, known: frozenset[str], stop_early: bool) -> bool:
+    """Record one ``defects4j test`` call; whether validation goes on. Tests in ``known`` (they
+    fail on the fixed version too) are recorded but neither stop the run nor count as timeouts."""
+    outcome.cpu_seconds += run.result.cpu_seconds
+    result = judge_test_run(run)
+    if result.harness_error:
+        outcome.harness_error = result.harness_error
+        return False
+    # the verdict's detail names the first failure by its message
+    outcome.messages.update({t: result.causes[t] for t in result.failing if t in result.causes})
+    outcome.tests_run += result.tests_run
+    _add(outcome.failing_tests, result.failing)
+    _add(outcome.timed_out_tests, result.timed_out)
+    if result.killed:
+        outcome.timed_out = True
+        what = f"-t {step.test}" if step.test else "-r"
+        outcome.detail = _join(outcome.detail, f"`defects4j test {what}` killed after {run.result.wall_seconds:.0f} s")
+        return False
+    new = [t for t in result.failing + result.timed_out if t not in known]
+    if any(t in new for t in result.timed_out):
+        outcome.timed_out = True
+    return not (new and stop_early)
+
+
+def _add(into: list[str], items: list[str]) -> None:
+    into.extend(t for t in items if t not in into)
+
+
+def _join(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+def _keep(log_dir: Path, index: int, name: str, outcome: CommandResult, slot: Path | None = None) -> None:
+    """Keep a call's raw output (and Defects4J's result files) so the run can be re-graded."""
+    stem = f"{index:02d}-{name.replace('::', '.').replace('/', '_')}"
+    (log_dir / f"{stem}.out").write_text(outcome.result.stdout, encoding="utf-8")
+    (log_dir / f"{stem}.err").write_text(outcome.result.stderr, encoding="utf-8")
+    if slot is not None:
+        for produced in (FAILING_TESTS_FILE, ALL_TESTS_FILE):
+            if (slot / produced).is_file():
+                (log_dir / f"{stem}.{produced}").write_bytes((slot / produced).read_bytes())

@@ -1,0 +1,95 @@
+"""A whole-project rebuild of a Defects4J checkout, done by Defects4J's own build.
+
+When a candidate changes its method's declaration in a way other classes can see (see
+:mod:`defects4j_adapter.engines.declaration`), every class must be compiled again. For a Defects4J bug
+that compile is Defects4J's: ``defects4j compile`` on a private copy of the checkout (a slot, as
+the defects4j engine uses) with the candidate spliced in and every compiled class removed first,
+so the result is what a fresh checkout would give -- same javac, levels, encoding, class path,
+never stricter than Defects4J. The tests then run with nl2fix's runner, confined, on the classes
+of that copy (``tests``, the fast engine's path). The slot's compiled classes are put back as the
+pristine checkout has them afterwards, so the next user of the slot finds the buggy revision.
+
+Defects4J's build runs unconfined (bubblewrap cannot host Perl, Ant and Defects4J's tree), which
+is safe because compiling runs none of the candidate's code; its tests run only in the sandbox.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable
+
+from defects4j_adapter.d4j import cli as d4j_cli
+from defects4j_adapter.engines import defects4j as d4j_engine
+from defects4j_adapter.workspaces import defects4j as d4j_workspace
+from defects4j_adapter.engines import jobs
+from defects4j_adapter.engines.base import EngineOptions, Outcome, Phase, Workspace
+
+NOTE = "the declaration changed in a way other classes can see: Defects4J compiled the whole project again"
+
+
+def is_checkout(ws: Workspace) -> bool:
+    return (ws.root / d4j_workspace.CONFIG_FILE).is_file()
+
+
+def _in(slot: Path, ws: Workspace, path: Path) -> Path:
+    return slot / path.relative_to(ws.root)
+
+
+def _restore_classes(ws: Workspace, slot: Path) -> None:
+    """The slot's compiled folders as the pristine checkout has them (modification times kept, so
+    Ant sees them up to date)."""
+    for folder in (ws.classes_dir, ws.test_classes_dir):
+        target = _in(slot, ws, folder)
+        shutil.rmtree(target, ignore_errors=True)
+        if folder.is_dir():
+            shutil.copytree(folder, target, symlinks=True)
+
+
+class Defects4JRebuild:
+    def __init__(self, options: EngineOptions):
+        self.options = options
+        self._d4j: d4j_cli.Defects4J | None = None
+
+    @property
+    def d4j(self) -> d4j_cli.Defects4J:
+        if self._d4j is None:
+            self._d4j = d4j_cli.Defects4J.find()
+        return self._d4j
+
+    def run(self, ws: Workspace, method: str, *, log_dir: Path | None,
+            tests: Callable[[Workspace], Outcome]) -> Outcome:
+        """Splice ``method`` into a slot, compile it with Defects4J, then ``tests(slot workspace)``."""
+        props = {"dir.src.classes": str(ws.src_dir.relative_to(ws.root)),
+                 "dir.src.tests": str(ws.test_dir.relative_to(ws.root))}
+        start = time.monotonic()
+        with d4j_workspace.candidate_slot(ws.root, props, self.options.workers) as slot:
+            try:
+                outcome = self._in_slot(ws, slot, method, log_dir, tests)
+            finally:
+                _restore_classes(ws, slot)
+        outcome.wall_seconds = time.monotonic() - start
+        return jobs.with_note(outcome, NOTE)
+
+    def _in_slot(self, ws: Workspace, slot: Path, method: str, log_dir: Path | None,
+                 tests: Callable[[Workspace], Outcome]) -> Outcome:
+        spliced = jobs.write_spliced(ws, method, _in(slot, ws, ws.target_file))
+        if isinstance(spliced, Outcome):
+            return spliced
+        # a class kept from the buggy build was compiled against the old declaration: none is kept
+        for folder in (ws.classes_dir, ws.test_classes_dir):
+            shutil.rmtree(_in(slot, ws, folder), ignore_errors=True)
+        built = self.d4j.compile(slot)
+        jobs.keep(log_dir, {ws.target_file.name: spliced.path,
+                            "defects4j-compile.log": built.result.stdout + built.result.stderr})
+        outcome = Outcome(phase=Phase.COMPILE, compiled=False)
+        if not d4j_engine.absorb_compile(outcome, built):
+            return jobs.with_note(outcome, spliced.note)
+        # the tests read the slot's classes; the candidate's file is spliced again from the
+        # pristine one, as on the fast path
+        tested = tests(replace(ws, root=slot, classes_dir=_in(slot, ws, ws.classes_dir),
+                               test_classes_dir=_in(slot, ws, ws.test_classes_dir)))
+        tested.cpu_seconds += outcome.cpu_seconds
+        return tested

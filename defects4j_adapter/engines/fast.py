@@ -1,0 +1,292 @@
+"""``--engine fast``: compile once per bug, then per candidate only the changed file, in a warm JVM.
+
+Per bug worker, one confined JVM (the runner's ``serve`` mode, inside the sandbox) keeps javac,
+JUnit and the JIT warm. Per candidate it compiles the spliced file in memory against the bug's
+compiled classes, loads the result in a fresh class loader over the bug's class path (so no
+static state survives from one candidate to the next), runs the trigger tests (stopping at the
+first real failure) and then the relevant test classes. The workspace is mounted read-only:
+no candidate can damage it for the next. A JVM that a candidate left in doubt (a test thread
+that would not die, out of memory, the time limit) is replaced by a fresh one.
+
+A candidate that changes the method's declaration in a way other classes can see (see
+:mod:`declaration`) is validated by a rebuild instead: classes compiled against the old
+declaration might no longer link, where a full build would recompile them. On a Defects4J
+checkout Defects4J's own build does it (:mod:`d4j_rebuild`), elsewhere the rebuild engine.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import queue
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from defects4j_adapter.engines import defects4j_rebuild as d4j_rebuild
+from defects4j_adapter.engines import declaration
+from defects4j_adapter.jvm import test_runner as java_runner
+from defects4j_adapter.engines import jobs
+from defects4j_adapter.jvm import linkage
+from defects4j_adapter.jvm import report_signing as report_auth
+from defects4j_adapter.jvm import runner_output
+from defects4j_adapter.engines.base import EngineOptions, Outcome, Phase, Workspace
+from defects4j_adapter.engines.rebuild import RebuildEngine
+from defects4j_adapter.jvm.report_signing import JobKey
+from defects4j_adapter.sandbox.base import Limits, Sandbox
+from defects4j_adapter.workspaces.resolve import prepare_workspace
+from nl2fix.core.domain import Bug, Engine
+
+START_TIMEOUT = 120.0
+MAX_JOBS_PER_JVM = 300
+"""A fresh JVM after this many candidates, so class metadata and JIT code do not pile up."""
+REBUILT = "the declaration changed in a way other classes can see, so everything was recompiled"
+
+
+class JvmFailure(Exception):
+    """The warm JVM could not be started or answered nonsense: a harness problem."""
+
+
+@dataclass
+class Answer:
+    text: str
+    killed_for_time: bool
+    stderr_tail: str
+    cpu_seconds: float
+
+
+class WarmJvm:
+    """One ``serve``-mode runner in the sandbox, for one workspace."""
+
+    def __init__(self, sandbox: Sandbox, ws: Workspace, runner_dir: Path, options: EngineOptions):
+        self.inbox = Path(tempfile.mkdtemp(prefix=f"warm-{ws.bug.id}-", dir=self._jobs_root(options)))
+        self.inbox.chmod(0o755)
+        self.mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch")
+        argv = java_runner.jvm_command(runner_dir, memory_mb=options.memory_mb,
+                                       tmp_dir=sandbox.tmp_dir(self.mounts), mode=["serve"],
+                                       test_classpath=ws.classpath, java=sandbox.test_java())
+        self.sandbox = sandbox
+        self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.candidate_timeout))
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.stderr = collections.deque(maxlen=200)
+        self.jobs_done = 0
+        self.needs_restart = False
+        threading.Thread(target=self._read_lines, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._startup()
+
+    @staticmethod
+    def _jobs_root(options: EngineOptions) -> Path:
+        root = options.cache_dir / jobs.JOBS_DIR
+        root.mkdir(parents=True, exist_ok=True)
+        return root
+
+    def _read_lines(self) -> None:
+        for raw in iter(self.proc.stdout.readline, b""):
+            self.lines.put(raw.decode("utf-8", errors="replace"))
+        self.lines.put(None)
+
+    def _read_stderr(self) -> None:
+        # drained all along, so a chatty test can never block the JVM on a full pipe
+        for raw in iter(self.proc.stderr.readline, b""):
+            self.stderr.append(raw.decode("utf-8", errors="replace"))
+
+    def _startup(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        seen = []
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            seen.append(line)
+            if line.startswith(runner_output.PREFIX + "READY"):
+                self.preamble = "".join(seen)
+                return
+        self.close()
+        raise JvmFailure("the warm test JVM did not start: " + "".join(self.stderr)[-1500:])
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None and not self.needs_restart
+
+    def ask(self, request: Path, job_id: str, key: JobKey, seconds: float) -> Answer | None:
+        """Send one request with its key; read its report until the runner's signed ``END`` or the
+        deadline (then kill the JVM). None when the JVM was gone before it could take the job."""
+        before = self.sandbox.cpu_seconds(self.proc)
+        try:
+            self.proc.stdin.write(f"{request} {key.hex}\n".encode())
+            self.proc.stdin.flush()
+        except OSError:
+            self.close(graceful=False)
+            return None
+        deadline = time.monotonic() + seconds
+        lines, killed = [self.preamble], False
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                killed = True
+                break
+            if line is None:
+                break
+            lines.append(line)
+            # only the runner's signed end ends the job: a forged one would leave the real report
+            # to be read as the next job's
+            if runner_output.is_signed_end(line, key, job_id):
+                break
+        text = "".join(lines)
+        self.jobs_done += 1
+        job = runner_output.read_job(text, key, job_id)
+        if not job.started and not killed:
+            self.close(graceful=False)
+            return None
+        if killed or job.signed is None or job.signed.restart or self.jobs_done >= MAX_JOBS_PER_JVM:
+            self.needs_restart = True
+        if self.needs_restart:
+            cpu = max(0.0, self.close(graceful=not killed) - before)
+        else:
+            cpu = self.sandbox.cpu_seconds(self.proc) - before
+        return Answer(text, killed, "".join(self.stderr)[-4000:], cpu)
+
+    def close(self, graceful: bool = True) -> float:
+        """Stop the JVM (asked first, by closing its input, so its CPU time is counted; killed if it
+        does not go); its total CPU seconds."""
+        self.needs_restart = True
+        cpu = self.sandbox.stop(self.proc, graceful)
+        shutil.rmtree(self.inbox, ignore_errors=True)
+        return cpu
+
+
+class FastEngine:
+    name = Engine.FAST
+
+    def __init__(self, options: EngineOptions):
+        self.options = options
+        self.sandbox: Sandbox = options.sandbox
+        self.runner_dir = java_runner.runner_classes(options.cache_dir)
+        self.rebuild = RebuildEngine(options)
+        self.d4j_rebuild = d4j_rebuild.Defects4JRebuild(options)
+        self._idle: dict[str, list[WarmJvm]] = {}
+        self._order: list[WarmJvm] = []
+        self._lock = threading.Lock()
+        self._counter = 0
+
+    def prepare(self, bug: Bug) -> Workspace:
+        return prepare_workspace(bug, self.options)
+
+    # -- the pool of warm JVMs: at most `workers` idle ones, the least recently used go first --
+    def _acquire(self, ws: Workspace) -> WarmJvm:
+        key = str(ws.root)
+        with self._lock:
+            idle = self._idle.get(key, [])
+            while idle:
+                jvm = idle.pop()
+                self._order.remove(jvm)
+                if jvm.alive:
+                    return jvm
+                jvm.close()
+        return WarmJvm(self.sandbox, ws, self.runner_dir, self.options)
+
+    def _release(self, ws: Workspace, jvm: WarmJvm) -> None:
+        if not jvm.alive:
+            jvm.close()
+            return
+        with self._lock:
+            self._idle.setdefault(str(ws.root), []).append(jvm)
+            self._order.append(jvm)
+            surplus = self._order[: max(0, len(self._order) - max(1, self.options.workers))]
+            for old in surplus:
+                self._order.remove(old)
+                for pool in self._idle.values():
+                    if old in pool:
+                        pool.remove(old)
+        for old in surplus:
+            old.close()
+
+    def close(self) -> None:
+        with self._lock:
+            everything, self._idle, self._order = self._order, {}, []
+        for jvm in everything:
+            jvm.close()
+
+    def run(self, workspace: Workspace, method: str, *, known_failures: frozenset[str] = frozenset(),
+            stop_at_first_failure: bool = True, log_dir: Path | None = None) -> Outcome:
+        judge = functools.partial(self.run_compiled, method=method, known_failures=known_failures,
+                                  stop_at_first_failure=stop_at_first_failure, log_dir=log_dir)
+        if not declaration.affects_other_classes(workspace.bug.buggy_method, method):
+            outcome = judge(workspace)
+        elif d4j_rebuild.is_checkout(workspace):
+            outcome = self.d4j_rebuild.run(workspace, method, log_dir=log_dir, tests=judge)
+        else:
+            outcome = self.rebuild.run(workspace, method, known_failures=known_failures,
+                                       stop_at_first_failure=stop_at_first_failure, log_dir=log_dir)
+            return jobs.with_note(outcome, REBUILT)
+        return linkage.noted(outcome, workspace)
+
+    def run_compiled(self, workspace: Workspace, *, method: str, known_failures: frozenset[str],
+                     stop_at_first_failure: bool, log_dir: Path | None) -> Outcome:
+        """Validate ``method`` against the workspace's compiled classes (the fast path)."""
+        start = time.monotonic()
+        outcome, cpu, deaths = None, 0.0, 0
+        # up to three JVMs: one found dead before it took the job is replaced, and one that died in
+        # the candidate's hands is given a second run
+        for _ in range(3):
+            try:
+                jvm = self._acquire(workspace)
+            except JvmFailure as exc:
+                outcome = Outcome(phase=Phase.COMPILE, compiled=False, harness_error=str(exc))
+                break
+            try:
+                outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir)
+            finally:
+                self._release(workspace, jvm)
+            if outcome is None:
+                continue
+            cpu += outcome.cpu_seconds
+            # a JVM that died in the candidate's hands gets one more, fresh JVM: a pass needs the
+            # runner's signed report, and the second run decides
+            if not outcome.jvm_died or deaths:
+                break
+            deaths += 1
+        if outcome is None:
+            outcome = Outcome(phase=Phase.COMPILE, compiled=False, harness_error="the warm test JVM kept dying")
+        if deaths and outcome.jvm_died:
+            outcome = jobs.with_note(outcome, "the test JVM ended during the job twice")
+        outcome.cpu_seconds = cpu
+        outcome.wall_seconds = time.monotonic() - start
+        outcome.log_dir = log_dir
+        return outcome
+
+    def _run(self, jvm: WarmJvm, ws: Workspace, method: str, known: frozenset[str], stop_first: bool,
+             log_dir: Path | None) -> Outcome | None:
+        with self._lock:
+            self._counter += 1
+            job_id = f"c{self._counter}"
+        job = jvm.inbox / job_id
+        job.mkdir(mode=0o755)
+        try:
+            spliced = jobs.write_spliced(ws, method, job / ws.target_file.name)
+            if isinstance(spliced, Outcome):
+                return spliced
+            request = java_runner.Job.for_workspace(
+                ws, job_id, known=known, stop_at_first_failure=stop_first, test_timeout=self.options.test_timeout,
+                source=spliced.path,
+            ).write(job / "request.txt")
+            key = report_auth.new_key()
+            answer = jvm.ask(request, job_id, key, self.options.candidate_timeout)
+            if answer is None:
+                return None
+            jobs.keep(log_dir, {ws.target_file.name: spliced.path, "request.txt": request,
+                                "runner.out": answer.text, "runner.err": answer.stderr_tail})
+            outcome = runner_output.outcome_of(answer.text, key, job_id, killed_for_time=answer.killed_for_time,
+                                               stderr_tail=answer.stderr_tail, triggers=ws.trigger_tests)
+            outcome.cpu_seconds = answer.cpu_seconds
+            return jobs.with_note(outcome, spliced.note)
+        finally:
+            shutil.rmtree(job, ignore_errors=True)

@@ -1,0 +1,119 @@
+"""``--engine rebuild``: the honest, slow baseline. Per candidate: copy the workspace's sources,
+splice, compile every main and test source with javac, and run the tests in a fresh JVM --
+all of it confined. Nothing compiled for an earlier candidate or for the bug is reused, so its
+verdicts show what the fast engine's shortcuts must agree with."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from pathlib import Path
+
+from defects4j_adapter.jvm import test_runner as java_runner
+from defects4j_adapter.engines import jobs
+from defects4j_adapter.jvm import linkage
+from defects4j_adapter.workspaces import local as local_workspace
+from defects4j_adapter.jvm import report_signing as report_auth
+from defects4j_adapter.jvm import runner_output
+from defects4j_adapter.engines.base import EngineOptions, Outcome, Phase, Workspace
+from defects4j_adapter.sandbox.base import Limits
+from defects4j_adapter.workspaces.resolve import prepare_workspace
+from nl2fix.core.domain import Bug, Engine
+
+_SOURCE_ERROR = re.compile(r"\.java:\d+: error: ", re.MULTILINE)
+"""A javac diagnostic on a source line: the sign that a failed compile is the code's fault."""
+
+
+class RebuildEngine:
+    name = Engine.REBUILD
+
+    def __init__(self, options: EngineOptions):
+        self.options = options
+        self.sandbox = options.sandbox
+        self.runner_dir = java_runner.runner_classes(options.cache_dir)
+
+    def prepare(self, bug: Bug) -> Workspace:
+        return prepare_workspace(bug, self.options)
+
+    def close(self) -> None:
+        """Nothing stays running."""
+
+    def limits(self, seconds: float) -> Limits:
+        # CPU time may run ahead of the wall clock with parallel GC and compiler threads
+        return Limits(wall_seconds=max(1.0, seconds), cpu_seconds=int(2 * self.options.candidate_timeout) + 10)
+
+    def run(self, workspace: Workspace, method: str, *, known_failures: frozenset[str] = frozenset(),
+            stop_at_first_failure: bool = True, log_dir: Path | None = None) -> Outcome:
+        start = time.monotonic()
+        with jobs.job_dir(self.options.cache_dir, f"rebuild-{workspace.bug.id}-") as job:
+            outcome = self._run(workspace, method, known_failures, stop_at_first_failure, log_dir, job, start)
+        outcome.wall_seconds = time.monotonic() - start
+        outcome.log_dir = log_dir
+        return linkage.noted(outcome, workspace)
+
+    def _run(self, ws: Workspace, method: str, known: frozenset[str], stop: bool, log_dir: Path | None,
+             job: Path, start: float) -> Outcome:
+        src, test = job / "src", job / "test"
+        shutil.copytree(ws.src_dir, src)
+        if ws.test_dir.is_dir():
+            shutil.copytree(ws.test_dir, test)
+        spliced = jobs.write_spliced(ws, method, src / ws.target_file.relative_to(ws.src_dir))
+        if isinstance(spliced, Outcome):
+            return spliced
+        jobs.keep(log_dir, {ws.target_file.name: spliced.path})
+        mounts = jobs.workspace_mounts(ws, self.runner_dir, writable=[job], scratch=job / "scratch")
+        deadline = start + self.options.candidate_timeout
+        cpu = 0.0
+        deps = [*ws.classpath]
+
+        def confined(argv, timeout):
+            return self.sandbox.run(argv, mounts, self.limits(min(timeout, deadline - time.monotonic())))
+
+        for name, sources, out, cp in (
+            ("main", local_workspace.java_files(src), job / "classes", deps),
+            ("test", local_workspace.java_files(test), job / "test-classes", [job / "classes", *deps]),
+        ):
+            result = local_workspace.javac(sources, out, cp, ws.encoding, release=ws.java_release, runner=confined,
+                                           jdk=self.sandbox.test_java().jdk)
+            cpu += result.cpu_seconds
+            jobs.keep(log_dir, {f"javac-{name}.log": result.stdout + result.stderr})
+            if result.timed_out:
+                return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, timed_out=True,
+                                              cpu_seconds=cpu, detail=f"javac ({name}) ran out of time"), spliced.note)
+            if not result.ok and not _SOURCE_ERROR.search(result.stdout + result.stderr):
+                # javac failed without pointing at a source line: it could not start or run
+                # (process limit, memory, a crash), which is no fault of the candidate
+                what = (result.stderr or result.stdout).strip()[-800:]
+                return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, cpu_seconds=cpu,
+                                              harness_error=f"javac ({name}) failed without a compile error: {what}"),
+                                      spliced.note)
+            if not result.ok:
+                errors = local_workspace.first_errors(result.stdout + result.stderr, relative_to=job)
+                return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=errors,
+                                              cpu_seconds=cpu), spliced.note)
+        request = java_runner.Job.for_workspace(
+            ws, "rebuild", known=known, stop_at_first_failure=stop, test_timeout=self.options.test_timeout,
+            first_on_classpath=(job / "classes", job / "test-classes"),
+        ).write(job / "request.txt")
+        # the tests run with the job folder read-only: the code under test must not rewrite the
+        # compiled tests (or anything else the runner reads) before they are loaded
+        test_mounts = jobs.workspace_mounts(ws, self.runner_dir, read_only=[job], scratch=job / "scratch")
+        argv = java_runner.jvm_command(self.runner_dir, memory_mb=self.options.memory_mb,
+                                       tmp_dir=self.sandbox.tmp_dir(test_mounts), mode=["run", str(request)],
+                                       test_classpath=ws.classpath, java=self.sandbox.test_java())
+        for attempt in range(2):
+            key = report_auth.new_key()
+            limits = self.limits(min(self.options.candidate_timeout, deadline - time.monotonic()))
+            result = self.sandbox.run(argv, test_mounts, limits, input=key.hex + "\n")
+            cpu += result.cpu_seconds
+            jobs.keep(log_dir, {"runner.out": result.stdout, "runner.err": result.stderr[-20000:]})
+            outcome = runner_output.outcome_of(result.stdout, key, "rebuild", killed_for_time=result.timed_out,
+                                               stderr_tail=result.stderr[-2000:], triggers=ws.trigger_tests)
+            # a JVM that died in the candidate's hands runs once more; the second run decides
+            if not outcome.jvm_died:
+                break
+        if attempt and outcome.jvm_died:
+            outcome = jobs.with_note(outcome, "the test JVM ended during the job twice")
+        outcome.cpu_seconds = cpu
+        return jobs.with_note(outcome, spliced.note)

@@ -1,0 +1,294 @@
+"""Read what nl2fix's Java test runner prints, and turn it into an engine :class:`Outcome`.
+
+Pure functions over text. The runner writes ``NL2FIX<TAB>KIND<TAB>field...`` lines on its
+standard output (fields escape ``\\\\``, ``\\t``, ``\\n``, ``\\r``); anything else there is ignored.
+
+Code under test can write to that output too, so two kinds of line are told apart. Plain lines
+are progress: ``GUARD exit|none`` (whether ``System.exit`` is caught), ``READY`` (a warm JVM
+listens), ``START id``, ``PHASE trigger|relevant``, ``BEGIN test`` -- used only to blame the
+running test when the JVM dies, never to pass anyone. The verdict comes from the lines the runner
+signs with the job's key (:mod:`defects4j_adapter.jvm.report_signing`):
+``SIGNED seq id KIND field... mac``, numbered from 0, where KIND is ``START``,
+``COMPILE ok|error messages``, ``PHASE``, ``BEGIN``, ``TEST pass|fail|timeout|skip test millis
+message``, ``CLASS class message`` (a test class that could not load or set up), ``ERROR message``
+(the runner itself failed) and, last, ``END complete|stopped|poisoned|compile-error|error
+restart(0|1)``.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass, field
+
+from defects4j_adapter.jvm import report_signing as report_auth
+from defects4j_adapter.engines.base import Outcome, Phase
+from defects4j_adapter.jvm.report_signing import JobKey
+
+PREFIX = "NL2FIX\t"
+SIGNED = "SIGNED"
+PROGRESS = frozenset({"PHASE", "BEGIN"})
+"""Plain lines the runner writes while tests run; everything else it reports is signed."""
+
+
+class Status(str, enum.Enum):
+    PASS = "pass"
+    FAIL = "fail"
+    TIMEOUT = "timeout"
+    SKIP = "skip"
+
+
+@dataclass(frozen=True)
+class ReportedTest:
+    name: str
+    status: Status
+    millis: int = 0
+    message: str = ""
+
+
+@dataclass
+class RunnerReport:
+    """One job's report."""
+
+    id: str = ""
+    guarded: bool | None = None
+    compiled: bool | None = None
+    """None when the job compiled nothing (classes were built beforehand)."""
+    compile_errors: str = ""
+    phases: list[str] = field(default_factory=list)
+    begun: list[str] = field(default_factory=list)
+    tests: list[ReportedTest] = field(default_factory=list)
+    class_failures: list[ReportedTest] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    end: str | None = None
+    """How the job ended; None when the output stops before ``END`` (the JVM died or was killed)."""
+    restart: bool = False
+
+
+def unescape(text: str) -> str:
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            out.append({"t": "\t", "n": "\n", "r": "\r", "\\": "\\"}.get(text[i + 1], text[i + 1]))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _fields(line: str) -> list[str] | None:
+    line = line.rstrip("\r\n")
+    if not line.startswith(PREFIX):
+        return None
+    return [unescape(f) for f in line[len(PREFIX) :].split("\t")]
+
+
+def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
+    """One event of a job's report."""
+    args = args + [""] * 5
+    if kind == "COMPILE":
+        report.compiled = args[0] == "ok"
+        report.compile_errors = args[1]
+    elif kind == "PHASE":
+        report.phases.append(args[0])
+    elif kind == "BEGIN":
+        report.begun.append(args[0])
+    elif kind == "TEST":
+        try:
+            status = Status(args[0])
+        except ValueError:
+            report.errors.append(f"unknown test status {args[0]!r}")
+            return
+        millis = int(args[2]) if args[2].isdigit() else 0
+        report.tests.append(ReportedTest(args[1], status, millis, args[3]))
+    elif kind == "CLASS":
+        report.class_failures.append(ReportedTest(args[0], Status.FAIL, 0, args[1]))
+    elif kind == "ERROR":
+        report.errors.append(args[0])
+    elif kind == "END":
+        report.end = args[0] or "complete"
+        report.restart = args[1] == "1"
+
+
+def progress(text: str) -> RunnerReport:
+    """The plain (unsigned) lines of one job's output: progress only, since the code under test
+    can print them too."""
+    report = RunnerReport()
+    for line in text.splitlines():
+        f = _fields(line)
+        if not f:
+            continue
+        if f[0] == "GUARD":
+            report.guarded = f[1:2] == ["exit"]
+        elif f[0] in PROGRESS:
+            _apply(report, f[0], f[1:])
+    return report
+
+
+def _signed_line(line: str, key: JobKey) -> tuple[int, str, str, list[str]] | None:
+    """``(seq, job id, kind, fields)`` of a line signed under ``key``; None for any other line."""
+    line = line.rstrip("\r\n")
+    head = PREFIX + SIGNED + "\t"
+    if not line.startswith(head):
+        return None
+    body, _, tag = line[len(head):].rpartition("\t")
+    if not report_auth.verify(key, body, tag):
+        return None
+    seq, job, kind, *fields = body.split("\t") + [""] * 2
+    if not seq.isdigit():
+        return None
+    return int(seq), unescape(job), kind, [unescape(f) for f in fields]
+
+
+def is_signed_end(line: str, key: JobKey, job_id: str) -> bool:
+    """Whether ``line`` is the runner's own end of job ``job_id``: how a reader knows the job is over."""
+    signed = _signed_line(line, key)
+    return signed is not None and signed[1] == job_id and signed[2] == "END"
+
+
+@dataclass
+class JobOutput:
+    """What one job's output says, read with its key."""
+
+    signed: RunnerReport | None
+    """The runner's own report (every line verified, numbered without a gap, ending in ``END``);
+    None when the output stops before that (the JVM died, was killed, or never took the job)."""
+    progress: RunnerReport
+    """The plain lines: which phase and test were running, for blame when ``signed`` is None."""
+    started: bool = False
+    """The runner signed the job's ``START``: it took the job."""
+    compiled: bool = False
+    """The runner signed ``COMPILE ok``: code of the candidate may have run after it."""
+    forged: int = 0
+    """Lines that look like the runner's report but were not signed by it for this job."""
+
+
+def read_job(text: str, key: JobKey, job_id: str) -> JobOutput:
+    report = RunnerReport(id=job_id)
+    expected, started, compiled, complete, forged = 0, False, False, False, 0
+    for line in text.splitlines():
+        if not line.startswith(PREFIX):
+            continue
+        signed = _signed_line(line, key)
+        if signed is None:
+            kind = line[len(PREFIX):].split("\t", 1)[0].rstrip("\r\n")
+            forged += kind not in PROGRESS and kind not in ("GUARD", "READY", "START")
+            continue
+        seq, job, kind, fields = signed
+        if job != job_id or seq != expected or complete:
+            forged += 1
+            continue
+        expected += 1
+        started = True
+        if kind == "COMPILE" and fields[0] == "ok":
+            compiled = True
+        if kind != "START":
+            _apply(report, kind, fields)
+        complete = kind == "END"
+    plain = progress(text)
+    report.guarded = plain.guarded
+    return JobOutput(report if complete else None, plain, started, compiled, forged)
+
+
+def failure_frame_line(test: str, trace: str) -> int | None:
+    """The line of ``test`` 's own class (``pkg.Class::method``) where the stack trace ``trace`` left
+    it: the first frame in that class or one nested in it (an anonymous class, a lambda)."""
+    cls = test.split("::")[0]
+    frame = re.compile(rf"^\s*at {re.escape(cls)}(?:\$[\w$]+)?\.[\w$<>]+\([\w$]+\.java:(\d+)\)", re.MULTILINE)
+    found = frame.search(trace)
+    return int(found.group(1)) if found else None
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def unreported(report: RunnerReport, triggers: tuple[str, ...] | list[str]) -> list[str]:
+    """The trigger tests (``Class::method``) a complete report says nothing about: neither a
+    result of their own nor a failure or skip of their whole class."""
+    named = {t.name for t in report.tests} | {t.name for t in report.class_failures}
+    return [t for t in triggers if t not in named and t.split("::")[0] not in named]
+
+
+def to_outcome(report: RunnerReport, *, triggers: tuple[str, ...] | list[str] = ()) -> Outcome:
+    """What a job's signed, complete report says about the candidate. ``triggers``: the trigger
+    tests asked for; a complete run that reports no result for one of them is the harness's
+    failure, never a pass."""
+    if report.errors:
+        return Outcome(phase=Phase.COMPILE, compiled=False, harness_error="; ".join(report.errors))
+    if report.compiled is False or report.end == "compile-error":
+        if not report.compile_errors.strip():
+            # a compiler that fails without naming an error in the source failed itself
+            return Outcome(phase=Phase.COMPILE, compiled=False,
+                           harness_error="the compiler failed without reporting a compile error")
+        return Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=report.compile_errors)
+    failing = [t for t in report.tests if t.status is Status.FAIL] + report.class_failures
+    timed = [t.name for t in report.tests if t.status is Status.TIMEOUT]
+    ran = sum(t.status is not Status.SKIP for t in report.tests) + len(report.class_failures)
+    phase = Phase(report.phases[-1]) if report.phases else Phase.COMPILE
+    outcome = Outcome(phase=phase, compiled=True, tests_run=ran,
+                      passed_tests=[t.name for t in report.tests if t.status is Status.PASS])
+    notes = []
+    if report.end == "poisoned":
+        outcome.timed_out = True
+        notes.append("a timed-out test could not be stopped")
+    elif report.end == "error":
+        outcome.harness_error = "the test runner failed"
+    elif report.end == "complete":
+        outcome.phase = Phase.DONE
+        missing = unreported(report, triggers)
+        if missing:
+            outcome.harness_error = f"the runner reported no result for trigger test(s) {', '.join(missing)}"
+    # a test that began and never finished, in a run that went on: something the code under
+    # test threw cut JUnit short (the runner reports the class too, when it can)
+    finished = {t.name for t in report.tests}
+    for name in dict.fromkeys(b for b in report.begun if b not in finished):
+        failing.append(ReportedTest(name, Status.FAIL, 0, "the test began but never finished"))
+        outcome.tests_run += 1
+    outcome.failing_tests = [t.name for t in failing]
+    outcome.messages = {t.name: _first_line(t.message) for t in failing}
+    outcome.failure_lines = {t.name: line for t in failing if (line := failure_frame_line(t.name, t.message))}
+    outcome.timed_out_tests = timed
+    outcome.timed_out = outcome.timed_out or bool(timed)
+    outcome.detail = "; ".join(notes)
+    return outcome
+
+
+def unfinished(job: JobOutput, *, killed_for_time: bool, stderr_tail: str) -> Outcome:
+    """A job whose output stops before the runner's signed end: never a pass, whatever the
+    output held. Killed at the time limit, it timed out; ended after the candidate's classes were
+    compiled (so its code may have run: ``System.exit``, ``Runtime.halt``, a crash), the JVM
+    died in the candidate's hands (``jvm_died``: engines run such a job once more in a fresh
+    JVM before they believe it); ended before that, the harness failed."""
+    plain = job.progress
+    running = plain.begun[-1] if plain.begun else None
+    phase = Phase(plain.phases[-1]) if plain.phases else Phase.COMPILE
+    if killed_for_time:
+        where = f" in {running}" if running else ""
+        return Outcome(phase=phase, compiled=job.compiled, timed_out=True,
+                       timed_out_tests=[running] if running else [],
+                       detail=f"the candidate's time limit was reached{where}")
+    if job.compiled:
+        blamed = running or "(the test JVM)"
+        what = f"the JVM ended during {'this test' if running else 'the tests'} (System.exit, a halt or a crash)"
+        return Outcome(phase=phase, compiled=True, tests_run=1, failing_tests=[blamed], messages={blamed: what},
+                       jvm_died=True)
+    tail = stderr_tail.strip()[-800:]
+    return Outcome(phase=Phase.COMPILE, compiled=False,
+                   harness_error="the test JVM ended without reporting" + (f": {tail}" if tail else ""))
+
+
+def outcome_of(text: str, key: JobKey, job_id: str, *, killed_for_time: bool = False, stderr_tail: str = "",
+               triggers: tuple[str, ...] | list[str] = ()) -> Outcome:
+    """The outcome of job ``job_id`` from the runner's output, trusting only what it signed with ``key``."""
+    job = read_job(text, key, job_id)
+    if job.signed is not None:
+        outcome = to_outcome(job.signed, triggers=triggers)
+    else:
+        outcome = unfinished(job, killed_for_time=killed_for_time, stderr_tail=stderr_tail)
+    if job.forged:
+        note = f"ignored {job.forged} report line(s) the runner did not sign (printed by the code under test)"
+        outcome.detail = f"{outcome.detail}; {note}" if outcome.detail else note
+    return outcome

@@ -1,0 +1,158 @@
+"""nl2fix's Java test runner (``defects4j_adapter/java/nl2fix/runner``): built once per machine,
+and the jobs and JVM command lines it is given.
+
+The runner takes a request file (:class:`Job`): an optional source file to compile in memory,
+the project's class path, the trigger tests and relevant test classes, the known failures.
+``run`` mode validates one job and exits; ``serve`` mode is a warm JVM that reads request paths
+from standard input. Its report is parsed by :mod:`defects4j_adapter.jvm.runner_output`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from defects4j_adapter.workspaces import cache
+from defects4j_adapter.jvm import junit_classpath
+from defects4j_adapter.jvm import reference_java
+from defects4j_adapter.engines.base import Workspace
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.processes import run_command
+
+JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest-core.jar"))
+SOURCES = Path(__file__).resolve().parents[1] / "java"
+MAIN_CLASS = "nl2fix.runner.Main"
+COMPILE_TIMEOUT = 300.0
+
+
+def junit_jars() -> tuple[Path, ...]:
+    """JUnit 4 and Hamcrest, as Debian's junit4 package installs them."""
+    missing = [str(p) for p in JUNIT_JARS if not p.is_file()]
+    if missing:
+        raise Nl2FixError(
+            f"JUnit 4 is not installed ({', '.join(missing)} missing)",
+            "run scripts/setup.sh (or apt-get install junit4 libhamcrest-java)",
+        )
+    return JUNIT_JARS
+
+
+def _sources() -> list[Path]:
+    return sorted(SOURCES.rglob("*.java"))
+
+
+def runner_classes(cache_base: Path | None = None) -> Path:
+    """The compiled runner, built on first use under ``<cache>/runner/<hash of its sources>``."""
+    h = hashlib.sha256()
+    for src in _sources():
+        h.update(src.name.encode())
+        h.update(src.read_bytes())
+    final = (cache_base or cache.cache_dir()) / "runner" / h.hexdigest()[:16]
+
+    def build(tmp: Path) -> None:
+        javac = reference_java.current(cache_base).jdk.javac
+        result = run_command(
+            [str(javac), "--release", "11", "-nowarn", "-Xlint:none", "-encoding", "UTF-8", "-d", str(tmp),
+             "-cp", ":".join(map(str, junit_jars())), *map(str, _sources())],
+            timeout=COMPILE_TIMEOUT,
+        )
+        if not result.ok:
+            raise Nl2FixError(f"the nl2fix test runner does not compile:\n{(result.stdout + result.stderr)[:2000]}")
+
+    return cache.build_once(final, build)
+
+
+def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[str],
+                test_classpath: Sequence[Path] = (), java: reference_java.TestJava | None = None) -> list[str]:
+    """``java ... nl2fix.runner.Main <mode>`` on the test Java (:mod:`reference_java`): the runner
+    and JUnit on the class path (the project's JUnit and Hamcrest from ``test_classpath`` when it
+    has a usable one, see :mod:`junit_classpath`), the project on the runner's candidate class
+    loader (see ``SystemLoader``). ``java``: the sandbox's test Java, when not the host's."""
+    java = java or reference_java.current()
+    args = [
+        str(java.jdk.java), f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-XX:Tier4InvocationThreshold=50000", "-XX:Tier4CompileThreshold=150000", "-XX:Tier4BackEdgeThreshold=400000",
+        f"-Djava.io.tmpdir={tmp_dir}", "-Djava.system.class.loader=nl2fix.runner.SystemLoader",
+        "-Djava.awt.headless=true", *java.flags,
+    ]
+    if java.jdk.major >= 12:
+        args.append("-Djava.security.manager=allow")
+    junit = junit_classpath.project_junit(test_classpath) or junit_jars()
+    return [*args, "-cp", ":".join(map(str, [runner_dir, *junit])), MAIN_CLASS, *mode]
+
+
+def _package_of(ws: Workspace) -> list[str]:
+    """The package of the workspace's target file, from where it sits under the main sources."""
+    if ws.target_file is None or not ws.target_file.is_relative_to(ws.src_dir):
+        return []
+    return [".".join(ws.target_file.relative_to(ws.src_dir).parent.parts)]
+
+
+@dataclass
+class Job:
+    """One request to the runner."""
+
+    id: str
+    classpath: list[Path]
+    triggers: list[str]
+    relevant: list[str]
+    source: Path | None = None
+    compile_classpath: list[Path] = field(default_factory=list)
+    release: str = "8"
+    encoding: str = "UTF-8"
+    known: list[str] = field(default_factory=list)
+    test_classes: list[Path] = field(default_factory=list)
+    """Folders of compiled tests: the runner defines their classes in the candidate's packages
+    before the candidate's code runs (see ``TestClasses.java``)."""
+    packages: list[str] = field(default_factory=list)
+    """The candidate's package (``org.example``; empty for the default package)."""
+    stop_at_first_failure: bool = True
+    test_timeout_ms: int = 10_000
+
+    @classmethod
+    def for_workspace(cls, ws: Workspace, job_id: str, *, known: frozenset[str], stop_at_first_failure: bool,
+                      test_timeout: float, first_on_classpath: tuple[Path, ...] = (),
+                      source: Path | None = None) -> "Job":
+        """The job that runs ``ws``'s trigger then relevant tests (compiling ``source`` in memory
+        first, when given), with ``first_on_classpath`` before the workspace's own classes."""
+        return cls(
+            id=job_id,
+            source=source,
+            compile_classpath=[ws.classes_dir, *ws.classpath],
+            release=ws.java_release,
+            encoding=ws.encoding,
+            classpath=[*first_on_classpath, ws.classes_dir, ws.test_classes_dir, *ws.classpath],
+            triggers=list(ws.trigger_tests),
+            relevant=list(ws.relevant_tests),
+            known=sorted(known),
+            test_classes=[*first_on_classpath, ws.test_classes_dir],
+            packages=_package_of(ws),
+            stop_at_first_failure=stop_at_first_failure,
+            test_timeout_ms=int(test_timeout * 1000),
+        )
+
+    def text(self) -> str:
+        rows = [("id", self.id)]
+        if self.source is not None:
+            rows += [("source", self.source), ("release", self.release), ("encoding", self.encoding)]
+            rows += [("compile_classpath", p) for p in self.compile_classpath]
+        rows += [("classpath", p) for p in self.classpath]
+        rows += [("trigger", t) for t in self.triggers]
+        rows += [("relevant", t) for t in self.relevant]
+        rows += [("known", t) for t in sorted(self.known)]
+        rows += [("test_classes", p) for p in self.test_classes]
+        rows += [("package", p) for p in self.packages]
+        rows += [("stop_at_first_failure", str(self.stop_at_first_failure).lower()),
+                 ("test_timeout_ms", str(self.test_timeout_ms))]
+        lines = []
+        for key, value in rows:
+            value = str(value)
+            if "\n" in value or "\r" in value:
+                raise ValueError(f"request value for {key} holds a line break: {value!r}")
+            lines.append(f"{key} {value}")
+        return "\n".join(lines) + "\n"
+
+    def write(self, path: Path) -> Path:
+        path.write_text(self.text(), encoding="utf-8")
+        path.chmod(0o644)
+        return path

@@ -1,0 +1,269 @@
+"""Defects4J checkouts, once per bug, cached under ``$NL2FIX_CACHE_DIR/d4j``.
+
+Layout (one bug, ``Lang-1``)::
+
+    d4j/Lang-1/            pristine: ``defects4j checkout -p Lang -v 1b``, exported, compiled; never
+                           touched again, so the buggy revision's classes stay true for every engine
+    d4j/Lang-1.json        the exported properties (raw values); written last, it marks the
+                           checkout complete, so a killed preparation starts over
+    d4j/Lang-1.lock        held while the checkout is made
+    d4j/Lang-1.slots/K/    copies where candidates are judged, one per concurrent ``run``
+                           (``defects4j test`` recompiles in place); reset before and after use
+
+The checkout needs only Defects4J (no dataset): ``python -m defects4j_adapter.workspaces.defects4j
+Lang-1 JxPath-20`` fills the cache ahead of time, e.g. when building or starting the container.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import re
+import shutil
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Iterator, Mapping
+
+from defects4j_adapter.workspaces import cache
+from defects4j_adapter.d4j import cli as d4j_cli
+from defects4j_adapter.jvm import java_level
+from defects4j_adapter.d4j import parsers
+from defects4j_adapter.d4j.cli import EXPORT_PROPERTIES, Defects4J
+from defects4j_adapter.engines.base import Workspace
+from defects4j_adapter.workspaces.local import detect_encoding
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.processes import run_command
+from nl2fix.core.domain import Bug
+
+SUBDIR = "d4j"
+CONFIG_FILE = ".defects4j.config"
+GIT_TIMEOUT = 120.0
+_BUG_ID = re.compile(r"^([A-Za-z][A-Za-z0-9]*)-(\d+)$")
+_SLOT_POLL_SECONDS = 0.2
+
+
+def parse_bug_id(text: str) -> tuple[str, int]:
+    """``("JxPath", 20)`` for ``JxPath-20``; Defects4J wants the project spelled its own way."""
+    m = _BUG_ID.match(text.strip())
+    if not m:
+        raise Nl2FixError(f"{text!r} is not a Defects4J bug id", "write it as Project-N, e.g. Lang-1 or JxPath-20")
+    return m.group(1), int(m.group(2))
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """A prepared (checked-out, exported, compiled) buggy revision."""
+
+    bug_id: str
+    root: Path
+    properties: dict[str, str]
+    """``defects4j export`` values as printed, by property name."""
+
+
+def checkout_root(cache_dir: Path, bug_id: str) -> Path:
+    return Path(cache_dir) / SUBDIR / bug_id
+
+
+def _slots_dir(root: Path) -> Path:
+    return root.with_name(root.name + ".slots")
+
+
+def _state_file(root: Path) -> Path:
+    return root.with_name(root.name + ".json")
+
+
+@contextmanager
+def _try_lock(path: Path) -> Iterator[bool]:
+    """Like :func:`defects4j_adapter.workspaces.cache.file_lock`, without waiting: yields whether it was taken."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def load_state(root: Path, version: str) -> dict[str, str] | None:
+    """The cached properties when the checkout is complete and is this version; else None."""
+    state_path, config = _state_file(root), root / CONFIG_FILE
+    if not (state_path.is_file() and config.is_file()):
+        return None
+    try:
+        state = json.loads(state_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if not isinstance(state, dict) or state.get("version") != version:
+        return None
+    props = state.get("properties")
+    if not isinstance(props, dict) or set(EXPORT_PROPERTIES) - set(props):
+        return None
+    if f"vid={version}" not in config.read_text(encoding="utf-8", errors="replace").split():
+        return None
+    return {k: str(v) for k, v in props.items()}
+
+
+def ensure_checkout(d4j: Defects4J, bug_id: str, cache_dir: Path) -> Checkout:
+    """Check out, export and compile ``bug_id``'s buggy revision, or reuse the cached one."""
+    project, number = parse_bug_id(bug_id)
+    version = f"{number}b"
+    root = checkout_root(cache_dir, bug_id)
+    with cache.file_lock(root.with_name(root.name + ".lock")):
+        props = load_state(root, version)
+        if props is not None:
+            return Checkout(bug_id, root, props)
+        _state_file(root).unlink(missing_ok=True)
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(_slots_dir(root), ignore_errors=True)
+        root.parent.mkdir(parents=True, exist_ok=True)
+        done = d4j.checkout(project, version, root)
+        if not done.ok or not (root / CONFIG_FILE).is_file():
+            raise d4j_cli.environment_error(f"cannot check out {bug_id} ({project} {version})", done)
+        props, built = d4j.export_and_compile(root)
+        if not built.ok:
+            raise d4j_cli.environment_error(f"the buggy revision of {bug_id} does not compile", built)
+        state = {"bug": bug_id, "version": version, "defects4j": str(d4j.executable), "properties": props}
+        tmp = _state_file(root).with_suffix(".tmp")
+        tmp.write_text(json.dumps(state, indent=1), encoding="utf-8")
+        tmp.replace(_state_file(root))
+        return Checkout(bug_id, root, props)
+
+
+def _single(props: Mapping[str, str], prop: str) -> str:
+    values = parsers.parse_export_list(props.get(prop, ""))
+    if len(values) != 1:
+        raise Nl2FixError(f"`defects4j export -p {prop}` gave {len(values)} values, expected one: {values!r}")
+    return values[0]
+
+
+def workspace_from_exports(bug: Bug, root: Path, props: Mapping[str, str], *, encoding: str = "UTF-8") -> Workspace:
+    """A :class:`Workspace` from the exported properties (directories are relative to ``root``,
+    classpath entries absolute or relative to it)."""
+    classes = root / _single(props, "dir.bin.classes")
+    test_classes = root / _single(props, "dir.bin.tests")
+    classpath = []
+    for entry in parsers.parse_classpath(props.get("cp.test", "")):
+        path = Path(entry) if Path(entry).is_absolute() else root / entry
+        if path not in (classes, test_classes) and path not in classpath:
+            classpath.append(path)
+    trigger = parsers.parse_export_list(props.get("tests.trigger", ""))
+    relevant = parsers.parse_export_list(props.get("tests.relevant", ""))
+    if not trigger:
+        raise Nl2FixError(f"Defects4J lists no trigger test for {bug.id}: it cannot be validated")
+    if not relevant:
+        raise Nl2FixError(f"Defects4J lists no relevant test class for {bug.id}: it cannot be validated")
+    return Workspace(
+        bug=bug,
+        root=root,
+        src_dir=root / _single(props, "dir.src.classes"),
+        test_dir=root / _single(props, "dir.src.tests"),
+        classes_dir=classes,
+        test_classes_dir=test_classes,
+        classpath=tuple(classpath),
+        trigger_tests=trigger,
+        relevant_tests=relevant,
+        encoding=encoding,
+        target_file=root / bug.path,
+    )
+
+
+def require_defects4j_bug(bug: Bug) -> None:
+    if bug.benchmark == "example":
+        raise Nl2FixError(
+            f"{bug.id} is from the bundled example benchmark, not Defects4J",
+            "use --engine fast for the example benchmark",
+        )
+
+
+def prepare_workspace(d4j: Defects4J, bug: Bug, cache_dir: Path) -> Workspace:
+    """The pristine, compiled checkout of ``bug`` as a :class:`Workspace`."""
+    require_defects4j_bug(bug)
+    return workspace_for(bug, ensure_checkout(d4j, bug.id, cache_dir))
+
+
+def workspace_for(bug: Bug, checkout: Checkout) -> Workspace:
+    target = checkout.root / bug.path
+    if not target.is_file():
+        raise Nl2FixError(
+            f"{bug.path} (the buggy method's file in the dataset) is not in the Defects4J checkout of {bug.id}",
+            f"look in {checkout.root}; the dataset entry and Defects4J may disagree on the file",
+        )
+    ws = workspace_from_exports(bug, checkout.root, checkout.properties, encoding=detect_encoding([target.read_bytes()]))
+    # Some exports name jars Defects4J never shipped (rjust/defects4j#410, #133); JUnit 4.11 from
+    # Defects4J's own lib is on the path and suffices. Candidates compile at the level Defects4J's
+    # build compiled the project (see java_level).
+    level = java_level.class_file_level(ws.classes_dir) or java_level.DEFAULT_LEVEL
+    return replace(ws, classpath=tuple(p for p in ws.classpath if p.exists()),
+                   java_release=java_level.in_memory_release(level))
+
+
+def source_dirs(props: Mapping[str, str]) -> tuple[str, str]:
+    return _single(props, "dir.src.classes"), _single(props, "dir.src.tests")
+
+
+def reset_sources(root: Path, props: Mapping[str, str]) -> None:
+    """Undo any edit under the source and test folders (git keeps the buggy revision as HEAD)."""
+    result = run_command(["git", "checkout", "--", *source_dirs(props)], timeout=GIT_TIMEOUT, cwd=root)
+    if not result.ok:
+        raise Nl2FixError(f"cannot reset {root} to the buggy revision: {result.stderr.strip()[-500:]}")
+
+
+@contextmanager
+def candidate_slot(pristine: Path, props: Mapping[str, str], slots: int) -> Iterator[Path]:
+    """A private copy of the pristine checkout, reset to the buggy revision, held for one candidate."""
+    slots_dir = _slots_dir(pristine)
+    while True:
+        for k in range(max(1, slots)):
+            slot = slots_dir / str(k)
+            with _try_lock(slots_dir / f"{k}.lock") as taken:
+                if not taken:
+                    continue
+                if not (slot / CONFIG_FILE).is_file():
+                    _copy_checkout(pristine, slot)
+                reset_sources(slot, props)
+                try:
+                    yield slot
+                finally:
+                    reset_sources(slot, props)
+                return
+        time.sleep(_SLOT_POLL_SECONDS)
+
+
+def _copy_checkout(pristine: Path, slot: Path) -> None:
+    # copy2 keeps modification times, so ant sees the compiled classes as up to date.
+    tmp = slot.with_name(slot.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.rmtree(slot, ignore_errors=True)
+    shutil.copytree(pristine, tmp, symlinks=True)
+    tmp.rename(slot)
+
+
+def precheckout(bug_ids: list[str], cache_dir: Path | None = None, d4j: Defects4J | None = None) -> list[Path]:
+    """Check out and compile each bug ahead of validation; the checkouts' folders."""
+    d4j = d4j or Defects4J.find()
+    cache_dir = cache_dir or cache.cache_dir()
+    return [ensure_checkout(d4j, bug_id, cache_dir).root for bug_id in bug_ids]
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: python -m defects4j_adapter.workspaces.defects4j BUG-ID... (e.g. Lang-1 JxPath-20)")
+        return 0 if argv else 2
+    try:
+        for root in precheckout(argv):
+            print(root)
+    except Nl2FixError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

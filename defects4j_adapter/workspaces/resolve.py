@@ -1,0 +1,22 @@
+"""Which workspace a bug gets: a bundled-style benchmark's own project, built with javac, or a
+Defects4J checkout (the d4j helper's :mod:`defects4j_adapter.workspaces.defects4j`)."""
+
+from __future__ import annotations
+
+from defects4j_adapter.workspaces import local as local_workspace
+from defects4j_adapter.engines.base import EngineOptions, Workspace
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.domain import USER_BENCHMARK, Bug
+
+
+def prepare_workspace(bug: Bug, options: EngineOptions) -> Workspace:
+    if bug.benchmark == USER_BENCHMARK:
+        raise Nl2FixError(f"{bug.id} is a bug of your own project: its workspace is built by `nl2fix fix`",
+                          "re-run the same `nl2fix fix` command: it validates what is not validated yet")
+    project = local_workspace.benchmark_project(bug, options.projects_dir)
+    if project is not None:
+        return local_workspace.prepare_benchmark_bug(bug, project, options.cache_dir)
+    from defects4j_adapter.d4j import cli as d4j_cli
+    from defects4j_adapter.workspaces import defects4j as d4j_workspace
+
+    return d4j_workspace.prepare_workspace(d4j_cli.Defects4J.find(), bug, options.cache_dir)

@@ -1,0 +1,136 @@
+"""A user's bug's candidates as patches of their working tree, best first.
+
+The order: plausible candidates first, then the rest (each group in the paper's ranking order,
+then those its threshold dropped, by score); within that, what the ranker decided. Each candidate
+becomes a unified diff of the file in the working tree (``a/<path>``/``b/<path>``, as ``git apply``
+and ``patch -p1`` take it), re-indented to sit where the method sits.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from defects4j_adapter.engines import splice
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.domain import Bug, Verdict
+from nl2fix.store.records import CandidateRecord, ValidationRecord
+from nl2fix.store.run_store import RunStore
+from ranking.display import Line, Style
+
+BACKUP_SUFFIX = ".nl2fix-backup"
+
+
+@dataclass(frozen=True)
+class FixChoice:
+    position: int
+    """1-based place in the order shown."""
+    candidate: CandidateRecord
+    verdict: ValidationRecord | None
+    rank: int | None
+    """The candidate's place in the ranker's order; None when its threshold dropped it."""
+
+    @property
+    def plausible(self) -> bool:
+        return self.verdict is not None and self.verdict.verdict is Verdict.PLAUSIBLE
+
+
+def reindent(candidate: str, indent: str) -> str:
+    """The candidate moved so its first line starts at ``indent`` (models often answer at column 0);
+    text blocks are left alone, where leading space is content."""
+    lines = candidate.strip("\r\n").replace("\r\n", "\n").split("\n")
+    if '"""' in candidate or not lines:
+        return candidate
+    own = re.match(r"[ \t]*", lines[0]).group(0)
+    rest = [l for l in lines[1:] if l.strip()]
+    if rest and min(len(re.match(r"[ \t]*", l).group(0)) for l in rest) < len(own):
+        own = ""  # the first line was indented alone: keep the others where they are
+    out = []
+    for line in lines:
+        if not line.strip():
+            out.append("")
+        elif line.startswith(own):
+            out.append(indent + line[len(own):])
+        else:
+            out.append(indent + line.lstrip(" \t"))
+    return "\n".join(out)
+
+
+def patched(source: str, bug: Bug, code: str) -> str:
+    """The file's text with the candidate in the buggy method's place."""
+    location = splice.locate(source, bug.buggy_method, bug.start_line, bug.end_line)
+    first = source.splitlines()[location.start_line - 1]
+    return splice.splice_at(source, location, reindent(code, re.match(r"[ \t]*", first).group(0)))
+
+
+def unified_diff(path: str, before: str, after: str) -> str:
+    """A ``git apply``-able diff of one file."""
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    out = []
+    for line in difflib.unified_diff(a, b, f"a/{path}", f"b/{path}", n=3):
+        out.append(line)
+        if not line.endswith("\n"):
+            out.append("\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def ordered(store: RunStore, bug: Bug, ranker: str | None, engine: str | None) -> list[FixChoice]:
+    """Every unique candidate of the bug in the order shown to the user."""
+    candidates = {c.hash: c for c in store.candidates(bug.id)}
+    verdicts = {v.hash: v for v in store.validations(bug.id, engine)} if engine else {}
+    ranked = [e.hash for e in store.ranking(bug.id, ranker)] if ranker else []
+    rest = sorted((h for h in candidates if h not in ranked),
+                  key=lambda h: (-candidates[h].count, candidates[h].first_index, h))
+    order = [*ranked, *rest]
+    good = [h for h in order if h in verdicts and verdicts[h].verdict is Verdict.PLAUSIBLE]
+    order = [*good, *(h for h in order if h not in good)]
+    return [FixChoice(i, candidates[h], verdicts.get(h), ranked.index(h) + 1 if h in ranked else None)
+            for i, h in enumerate(order, start=1)]
+
+
+def diff_for(project: Path, bug: Bug, choice: FixChoice, encoding: str = "UTF-8") -> str:
+    source = (project / bug.path).read_bytes().decode(encoding)
+    try:
+        return unified_diff(bug.path, source, patched(source, bug, choice.candidate.code))
+    except (splice.SpliceError, splice.UnbalancedCandidate) as exc:
+        raise Nl2FixError(f"{bug.path} no longer holds the method as it was when sampled: {exc}",
+                          "re-run `nl2fix fix` on the tree as it is now") from exc
+
+
+def apply(project: Path, bug: Bug, choice: FixChoice, encoding: str = "UTF-8") -> Path:
+    """Write the candidate into the working tree, the file as it was kept beside it; the backup's path."""
+    target = project / bug.path
+    backup = target.with_name(target.name + BACKUP_SUFFIX)
+    if backup.exists():
+        raise Nl2FixError(f"{backup} exists (an earlier --apply?)",
+                          f"restore it with `mv {backup} {target}` or delete it, then apply again")
+    data = target.read_bytes()
+    text = patched(data.decode(encoding), bug, choice.candidate.code)
+    backup.write_bytes(data)
+    target.write_bytes(splice.encode_source(text, encoding))
+    return backup
+
+
+def diff_lines(diff: str) -> list[Line]:
+    styles = {"+": Style.ADDED, "-": Style.REMOVED, "@": Style.HUNK}
+    return [Line(d, Style.TITLE if d.startswith(("--- ", "+++ ")) else styles.get(d[:1], Style.PLAIN))
+            for d in diff.splitlines()]
+
+
+def choice_lines(choice: FixChoice, diff: str | None) -> list[Line]:
+    """One candidate as shown: place, verdict, where the ranker put it, why it failed, its diff."""
+    record = choice.verdict
+    verdict = record.verdict.value if record else "not validated"
+    rank = f"rank {choice.rank}" if choice.rank else "below the ranking threshold"
+    samples = "sample" if choice.candidate.count == 1 else "samples"
+    lines = [Line(""), Line(f"#{choice.position}  {verdict}  ({rank}; {choice.candidate.count} {samples}; "
+                            f"{choice.candidate.hash})", Style.GOOD if choice.plausible else Style.BAD)]
+    if record is not None and record.failing_tests:
+        lines.append(Line(f"    failing: {', '.join(record.failing_tests[:5])}"))
+    why = record.detail or record.compile_errors if record is not None else ""
+    if why.strip():
+        lines.append(Line(f"    {why.strip().splitlines()[0][:300]}"))
+    return lines + (diff_lines(diff) if diff is not None else [Line("    (no diff: the file changed since sampling)",
+                                                                      Style.UNKNOWN)])

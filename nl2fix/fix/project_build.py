@@ -1,0 +1,438 @@
+"""Build a user's Java project once, offline, and say where its classes and class path are.
+
+The build system is detected (``pom.xml``: Maven, ``build.gradle[.kts]``/``settings.gradle``:
+Gradle, ``build.xml``: Ant, else a plain source/test/class-path triple) or chosen. The project
+is copied (without ``.git`` and build output) into ``$NL2FIX_CACHE_DIR/projects/`` and built
+there, so nothing is written in the user's tree; the copy is keyed by the content of every file,
+like Defects4J checkouts, and reused until a file changes.
+
+- Maven: ``mvn -o test-compile dependency:build-classpath`` (scope test) over the reactor; each
+  module's test class path is what maven-dependency-plugin writes, sibling modules as their
+  ``target/classes``. ``--maven-repo DIR`` is the local repository (default: Maven's own,
+  ``~/.m2/repository``); ``--maven-repo debian`` is one made of Debian's ``/usr/share/maven-repo``
+  (the packaged plugins and libraries, nothing downloaded).
+- Gradle: ``gradle --offline`` (or the project's ``./gradlew``) with an init script that compiles
+  the tests and writes each Java project's source sets, output folders and test runtime class path.
+- Ant: build files have no standard layout or targets, so the source and test folders come from
+  ``build.xml``'s properties (``src.dir``, ``test.dir`` ...) or ``--src``/``--test``, the class
+  path from ``lib/**/*.jar`` or ``--classpath``, and javac compiles them.
+- plain: ``--src`` (default ``src/main/java`` or ``src``), ``--test`` (``src/test/java``, ``test``
+  or ``tests``), ``--classpath``; compiled with javac.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import hashlib
+import json
+import os
+import shutil
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from defects4j_adapter.workspaces import cache
+from defects4j_adapter.jvm import java_level
+from defects4j_adapter.workspaces import local as local_workspace
+from defects4j_adapter.engines.base import Workspace
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.processes import run_command, which
+from nl2fix.core.domain import Bug
+
+PROJECTS_DIR = "projects"
+BUILD_FILE = "nl2fix-build.json"
+BUILD_TIMEOUT = 1800.0
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "target", "build", ".gradle", "out", ".idea", "node_modules"})
+DEBIAN_MAVEN_REPO = Path("/usr/share/maven-repo")
+MAVEN_CLASSPATH_FILE = "target/nl2fix.classpath"
+GRADLE_LAYOUT_FILE = "nl2fix-layout.json"
+FORMAT = 1
+_ANT_SRC = ("src.dir", "source.dir", "src.main.dir", "java.src.dir", "src.java.dir", "main.src.dir", "src")
+_ANT_TEST = ("test.dir", "test.src.dir", "src.test.dir", "tests.dir", "test.src", "test.source.dir", "test.java.dir")
+
+GRADLE_INIT = """
+allprojects { p ->
+    p.afterEvaluate {
+        if (p.plugins.hasPlugin('java')) {
+            p.task('nl2fixLayout') {
+                dependsOn 'testClasses'
+                doLast {
+                    def ss = p.sourceSets
+                    def data = [
+                        src: ss.main.java.srcDirs.collect { it.path },
+                        test: ss.test.java.srcDirs.collect { it.path },
+                        classes: ss.main.output.classesDirs.files.collect { it.path },
+                        testClasses: ss.test.output.classesDirs.files.collect { it.path },
+                        classpath: ss.test.runtimeClasspath.files.collect { it.path },
+                    ]
+                    new File(p.buildDir, '%s').text = groovy.json.JsonOutput.toJson(data)
+                }
+            }
+        }
+    }
+}
+""" % GRADLE_LAYOUT_FILE
+
+
+class BuildSystem(str, enum.Enum):
+    MAVEN = "maven"
+    GRADLE = "gradle"
+    ANT = "ant"
+    PLAIN = "plain"
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """How to build; everything but the project is optional."""
+
+    system: BuildSystem | None = None
+    """None: detected from the build files."""
+    src_dir: str | None = None
+    """Main sources relative to the project (plain and Ant)."""
+    test_dir: str | None = None
+    classpath: tuple[Path, ...] = ()
+    """Dependency jars or class folders (plain and Ant; JUnit is added)."""
+    maven_repo: str | None = None
+    """Maven's local repository: a folder, ``debian``, or None for Maven's default."""
+    timeout: float = BUILD_TIMEOUT
+
+
+@dataclass(frozen=True)
+class Module:
+    """One compiled Java module of the built copy (absolute paths)."""
+
+    dir: Path
+    src_dirs: tuple[Path, ...]
+    test_dirs: tuple[Path, ...]
+    classes: Path
+    test_classes: Path
+    classpath: tuple[Path, ...]
+    """Everything else its tests need: resources, sibling modules' classes, dependency jars, JUnit."""
+
+
+@dataclass(frozen=True)
+class BuiltProject:
+    system: BuildSystem
+    source: Path
+    """The user's project folder."""
+    root: Path
+    """The built copy."""
+    modules: tuple[Module, ...]
+    encoding: str = "UTF-8"
+
+    def module_of(self, rel_path: str) -> tuple[Module, Path]:
+        """The module whose main sources hold ``rel_path`` (relative to the project), and that source folder."""
+        target = (self.root / rel_path).resolve()
+        for module in self.modules:
+            for src in module.src_dirs:
+                if target.is_relative_to(src.resolve()):
+                    return module, src
+        raise Nl2FixError(f"{rel_path} is not under the main sources of any module of {self.source}",
+                          "give a file of the project's main sources (src/main/java/...)")
+
+    def module_at(self, rel_path: str) -> Module | None:
+        """The innermost module whose folder holds ``rel_path`` (a Gradle root project holds its subprojects)."""
+        holding = [m for m in self.modules if (self.root / rel_path).is_relative_to(m.dir)]
+        return max(holding, key=lambda m: len(m.dir.parts), default=None)
+
+    def _sources(self, tests: bool) -> dict[str, str]:
+        out = {}
+        for module in self.modules:
+            for folder in (module.test_dirs if tests else module.src_dirs):
+                for path in local_workspace.java_files(folder):
+                    out[str(path.relative_to(self.root))] = path.read_bytes().decode(self.encoding, "replace")
+        return out
+
+    @functools.cached_property
+    def main_sources(self) -> dict[str, str]:
+        """Every main Java file, by path relative to the project, with its text."""
+        return self._sources(tests=False)
+
+    @functools.cached_property
+    def test_sources(self) -> dict[str, str]:
+        """Every test Java file, by path relative to the project, with its text."""
+        return self._sources(tests=True)
+
+    def workspace(self, bug: Bug) -> Workspace:
+        """The workspace that validates candidates of ``bug`` in the module holding its file."""
+        module, src = self.module_of(bug.path)
+        classes = module.classes
+        level = java_level.class_file_level(classes) or java_level.project_level(module.dir)
+        return Workspace(
+            bug=bug, root=module.dir, src_dir=src,
+            test_dir=module.test_dirs[0] if module.test_dirs else module.dir / local_workspace.DEFAULT_TEST_DIR,
+            classes_dir=classes, test_classes_dir=module.test_classes, classpath=module.classpath,
+            trigger_tests=bug.trigger_tests, relevant_tests=bug.relevant_tests, encoding=self.encoding,
+            java_release=java_level.in_memory_release(level), target_file=self.root / bug.path,
+        )
+
+
+def detect(project: Path) -> BuildSystem:
+    if (project / "pom.xml").is_file():
+        return BuildSystem.MAVEN
+    if any((project / f).is_file() for f in ("build.gradle", "build.gradle.kts", "settings.gradle",
+                                               "settings.gradle.kts")):
+        return BuildSystem.GRADLE
+    if (project / "build.xml").is_file():
+        return BuildSystem.ANT
+    return BuildSystem.PLAIN
+
+
+def _project_files(root: Path) -> Iterator[Path]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
+        for name in sorted(filenames):
+            yield Path(dirpath) / name
+
+
+def fingerprint(root: Path, options: BuildOptions, system: BuildSystem) -> str:
+    """A key over every file of the project (less build output) and the build options."""
+    h = hashlib.sha256(f"{FORMAT}\n{system.value}\n{options.src_dir}\n{options.test_dir}\n{options.classpath}\n"
+                       f"{options.maven_repo}\n".encode())
+    for path in _project_files(root):
+        h.update(str(path.relative_to(root)).encode() + b"\0")
+        if path.is_file():
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()[:16]
+
+
+def _copy(src: Path, dest: Path) -> None:
+    shutil.copytree(src, dest, symlinks=True, ignore=lambda d, names: [n for n in names if n in SKIPPED_DIRS])
+
+
+def _failed(what: str, output: str, hint: str) -> Nl2FixError:
+    lines = [l for l in output.splitlines() if "ERROR" in l or "error:" in l or "FAILURE" in l] or output.splitlines()
+    return Nl2FixError(f"{what}:\n" + "\n".join(lines[:12]), hint)
+
+
+# -- Maven --
+
+def _pom(path: Path) -> ET.Element:
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise Nl2FixError(f"{path} is not valid XML: {exc}") from exc
+    for el in root.iter():  # drop the POM namespace so paths stay short
+        if isinstance(el.tag, str) and "}" in el.tag:
+            el.tag = el.tag.split("}", 1)[1]
+    return root
+
+
+@dataclass(frozen=True)
+class MavenModule:
+    """A reactor module's folders, relative to its own folder."""
+
+    dir: Path
+    src: str
+    test: str
+    classes: str
+    test_classes: str
+
+
+def maven_modules(root: Path) -> list[MavenModule]:
+    """Every module with sources of a reactor."""
+    out, todo = [], [root]
+    while todo:
+        folder = todo.pop(0)
+        pom = _pom(folder / "pom.xml")
+        todo += [folder / m.text.strip() for m in pom.findall("./modules/module") if m.text]
+        if (pom.findtext("./packaging") or "jar").strip() != "pom":
+            out.append(MavenModule(folder, *(_pom_path(pom, name, default) for name, default in (
+                ("sourceDirectory", "src/main/java"), ("testSourceDirectory", "src/test/java"),
+                ("outputDirectory", "target/classes"), ("testOutputDirectory", "target/test-classes")))))
+    return out
+
+
+def _pom_path(pom: ET.Element, name: str, default: str) -> str:
+    """A ``<build>`` folder of a POM; the default where it is not set or names properties."""
+    value = (pom.findtext(f"./build/{name}") or "").strip()
+    return value if value and "${" not in value else default
+
+
+def debian_maven_repo(cache_base: Path | None = None) -> Path:
+    """A writable local repository whose files are links into Debian's ``/usr/share/maven-repo``."""
+    if not DEBIAN_MAVEN_REPO.is_dir():
+        raise Nl2FixError(f"{DEBIAN_MAVEN_REPO} does not exist",
+                          "apt-get install maven libmaven-compiler-plugin-java libmaven-resources-plugin-java "
+                          "libmaven-dependency-plugin-java junit5 (see scripts/setup.sh)")
+
+    def build(tmp: Path) -> None:
+        result = run_command(["cp", "-rs", f"{DEBIAN_MAVEN_REPO}/.", str(tmp)], timeout=300)
+        if not result.ok:
+            raise Nl2FixError(f"cannot link {DEBIAN_MAVEN_REPO}: {result.stderr.strip()[:300]}")
+
+    # keyed by what the packages hold: installing another one makes a new repository
+    listing = "\n".join(sorted(str(p.relative_to(DEBIAN_MAVEN_REPO)) for p in _project_files(DEBIAN_MAVEN_REPO)))
+    key = hashlib.sha256(listing.encode()).hexdigest()[:16]
+    return cache.build_once((cache_base or cache.cache_dir()) / f"maven-repo-debian-{key}", build)
+
+
+def _maven_repo(options: BuildOptions) -> list[str]:
+    if options.maven_repo is None:
+        return []
+    repo = debian_maven_repo() if options.maven_repo == "debian" else Path(options.maven_repo).resolve()
+    return [f"-Dmaven.repo.local={repo}"]
+
+
+def _build_maven(project: Path, options: BuildOptions) -> list[Module]:
+    mvn = which("mvn")
+    if mvn is None:
+        raise Nl2FixError("this is a Maven project and `mvn` is not installed", "apt-get install maven")
+    argv = [str(mvn), "-o", "-B", "-q", *_maven_repo(options), "test-compile", "dependency:build-classpath",
+            f"-Dmdep.outputFile={MAVEN_CLASSPATH_FILE}", "-Dmdep.includeScope=test"]
+    result = run_command(argv, timeout=options.timeout, cwd=project)
+    (project.parent / "build.log").write_text(result.stdout + result.stderr, encoding="utf-8")
+    if not result.ok:
+        raise _failed(f"the offline Maven build failed ({' '.join(argv[1:])})", result.stdout + result.stderr,
+                      "everything must already be in the local repository: build once online, or pass "
+                      "--maven-repo DIR (or `debian` for Debian's packaged plugins and libraries)")
+    modules = []
+    for m in maven_modules(project):
+        cp_file = m.dir / MAVEN_CLASSPATH_FILE
+        entries = cp_file.read_text().strip().split(os.pathsep) if cp_file.is_file() else []
+        # the resources are in the output folder already; the folders serve a rebuild from the sources
+        resources = [m.dir / r for r in local_workspace.RESOURCE_DIRS if (m.dir / r).is_dir()]
+        modules.append(Module(m.dir, (m.dir / m.src,), (m.dir / m.test,), m.dir / m.classes, m.dir / m.test_classes,
+                              (*resources, *(_real(Path(e)) for e in entries if e))))
+    return modules
+
+
+def _real(path: Path) -> Path:
+    """Jars of a linked repository resolved to the files themselves (the sandbox binds real paths)."""
+    return Path(os.path.realpath(path))
+
+
+# -- Gradle --
+
+def _build_gradle(project: Path, options: BuildOptions) -> list[Module]:
+    wrapper = project / "gradlew"
+    gradle = [str(wrapper)] if wrapper.is_file() and os.access(wrapper, os.X_OK) else None
+    if gradle is None:
+        found = which("gradle")
+        if found is None:
+            raise Nl2FixError("this is a Gradle project without ./gradlew and `gradle` is not installed",
+                              "install Gradle, or pass --build plain with --src/--test/--classpath")
+        gradle = [str(found)]
+    init = project.parent / "nl2fix-init.gradle"
+    init.write_text(GRADLE_INIT, encoding="utf-8")
+    # no daemon left running on the user's machine after the build
+    argv = [*gradle, "--offline", "--no-daemon", "-q", "--console=plain", "-I", str(init), "nl2fixLayout"]
+    result = run_command(argv, timeout=options.timeout, cwd=project)
+    (project.parent / "build.log").write_text(result.stdout + result.stderr, encoding="utf-8")
+    if not result.ok:
+        raise _failed("the offline Gradle build failed", result.stdout + result.stderr,
+                      "everything must already be in Gradle's cache: build the project once online")
+    modules = []
+    for layout in sorted(project.rglob(f"build/{GRADLE_LAYOUT_FILE}")):
+        data = json.loads(layout.read_text(encoding="utf-8"))
+        classes = [Path(p) for p in data["classes"]]
+        test_classes = [Path(p) for p in data["testClasses"]]
+        own = {*classes[:1], *test_classes[:1]}
+        modules.append(Module(layout.parent.parent, tuple(map(Path, data["src"])), tuple(map(Path, data["test"])),
+                              classes[0], test_classes[0],
+                              tuple(_real(Path(p)) for p in data["classpath"] if Path(p) not in own)))
+    if not modules:
+        raise Nl2FixError(f"Gradle built {project.name} but no Java project was found in it",
+                          "apply the `java` plugin, or pass --build plain")
+    return modules
+
+
+# -- Ant and plain: javac --
+
+def _ant_properties(build_xml: Path) -> dict[str, str]:
+    try:
+        root = ET.parse(build_xml).getroot()
+    except ET.ParseError as exc:
+        raise Nl2FixError(f"{build_xml} is not valid XML: {exc}") from exc
+    props = {}
+    for prop in root.iter("property"):
+        name, value = prop.get("name"), prop.get("location") or prop.get("value")
+        if name and value and name not in props:
+            props[name] = value
+    return props
+
+
+def _expand(value: str, props: dict[str, str]) -> str:
+    for _ in range(5):  # ${a} inside ${b}
+        for name, text in props.items():
+            value = value.replace("${" + name + "}", text)
+    return value.replace("${basedir}/", "").replace("${basedir}", ".")
+
+
+def javac_layout(project: Path, options: BuildOptions, system: BuildSystem) -> local_workspace.ProjectLayout:
+    """Where the sources are and what they compile against, for builds nl2fix compiles itself."""
+    src, test, classpath = options.src_dir, options.test_dir, list(options.classpath)
+    if system is BuildSystem.ANT:
+        props = _ant_properties(project / "build.xml")
+        src = src or next((_expand(props[n], props) for n in _ANT_SRC if n in props), None)
+        test = test or next((_expand(props[n], props) for n in _ANT_TEST if n in props), None)
+        if not classpath:
+            classpath = sorted((project / "lib").rglob("*.jar")) if (project / "lib").is_dir() else []
+    src = src or next((d for d in ("src/main/java", "src") if (project / d).is_dir()), "src/main/java")
+    test = test or next((d for d in ("src/test/java", "test", "tests") if (project / d).is_dir()), "src/test/java")
+    return local_workspace.ProjectLayout(project, src, test, tuple(Path(p).resolve() for p in classpath))
+
+
+def _build_javac(project: Path, options: BuildOptions, system: BuildSystem) -> list[Module]:
+    layout = javac_layout(project, options, system)
+    out = project.parent / "javac"
+    out.mkdir()
+    meta = local_workspace.compile_tree(project, local_workspace.ProjectLayout(
+        project, layout.src_dir, layout.test_dir, layout.classpath), out, java_level.project_level(project))
+    return [Module(project, (project / layout.src_dir,), (project / layout.test_dir,), out / "classes",
+                   out / "test-classes", tuple(Path(p) for p in meta["classpath"]))]
+
+
+# -- the cache --
+
+def _to_json(modules: list[Module], base: Path) -> list[dict]:
+    def rel(p: Path) -> str:
+        return str(p.relative_to(base)) if p.is_relative_to(base) else str(p)
+
+    return [{"dir": rel(m.dir), "src": [rel(p) for p in m.src_dirs], "test": [rel(p) for p in m.test_dirs],
+             "classes": rel(m.classes), "test_classes": rel(m.test_classes), "classpath": [rel(p) for p in m.classpath]}
+            for m in modules]
+
+
+def _from_json(data: list[dict], base: Path) -> tuple[Module, ...]:
+    def at(p: str) -> Path:
+        return base / p if not os.path.isabs(p) else Path(p)
+
+    return tuple(Module(at(m["dir"]), tuple(map(at, m["src"])), tuple(map(at, m["test"])), at(m["classes"]),
+                        at(m["test_classes"]), tuple(map(at, m["classpath"]))) for m in data)
+
+
+def build_project(project: Path, options: BuildOptions = BuildOptions(), cache_base: Path | None = None,
+                  on_build=lambda system, path: None) -> BuiltProject:
+    """The project compiled (once per content) in the cache. ``on_build(system, folder)`` is called
+    before a build that is not cached yet (it may take minutes)."""
+    project = project.resolve()
+    if not project.is_dir():
+        raise Nl2FixError(f"project folder {project} does not exist")
+    system = options.system or detect(project)
+    key = fingerprint(project, options, system)
+    final = (cache_base or cache.cache_dir()) / PROJECTS_DIR / project.name / f"{system.value}-{key}"
+
+    def build(tmp: Path) -> None:
+        on_build(system, final)
+        copy = tmp / "project"
+        _copy(project, copy)
+        if system is BuildSystem.MAVEN:
+            modules = _build_maven(copy, options)
+        elif system is BuildSystem.GRADLE:
+            modules = _build_gradle(copy, options)
+        else:
+            modules = _build_javac(copy, options, system)
+        # paths are kept relative to the entry: it is built under a temporary name, then renamed
+        encoding = local_workspace.detect_encoding(
+            p.read_bytes() for m in modules for d in (*m.src_dirs, *m.test_dirs) for p in local_workspace.java_files(d))
+        (tmp / BUILD_FILE).write_text(json.dumps({"format": FORMAT, "system": system.value, "encoding": encoding,
+                                                  "modules": _to_json(modules, tmp)}, indent=2), encoding="utf-8")
+
+    cache.build_once(final, build)
+    data = json.loads((final / BUILD_FILE).read_text(encoding="utf-8"))
+    return BuiltProject(BuildSystem(data["system"]), project, final / "project", _from_json(data["modules"], final),
+                        data["encoding"])
+

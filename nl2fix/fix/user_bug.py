@@ -1,0 +1,157 @@
+"""A bug of the user's own project as a :class:`Bug` record: the issue text in place of the
+benchmark's title and description, the method to fix, the failing test and the tests that cover
+the method's file. Pure functions over text, apart from reading the issue file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Mapping
+
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.java_source.text import remove_comments
+from nl2fix.fix.localise import MethodRef, methods_of, top_class
+from nl2fix.core.domain import USER_BENCHMARK, Bug
+
+_METHOD_SPEC = re.compile(r"^(?P<path>[^:]+\.java):(?P<cls>[\w.$]+)#(?P<name>[\w$]+)(?::(?P<line>\d+))?$")
+_TEST_SPEC = re.compile(r"^(?P<cls>[\w.$]+)(?:::|#)(?P<name>[\w$]+)$")
+_CLASS_DECL = re.compile(r"\b(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)")
+_ID_PART = re.compile(r"[^A-Za-z0-9]+")
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    path: str
+    cls: str
+    """Simple (or ``Outer.Inner``/``Outer$Inner``) name of the class declaring the method."""
+    name: str
+    line: int | None = None
+    """Any line inside the method: picks one of several overloads."""
+
+
+def parse_method_spec(text: str) -> MethodSpec:
+    """``path/File.java:Class#method`` or ``path/File.java:Class#method:LINE``."""
+    m = _METHOD_SPEC.match(text.strip())
+    if not m:
+        raise Nl2FixError(f"--method {text!r} is not path/File.java:Class#method",
+                          "e.g. --method src/main/java/org/acme/Pager.java:Pager#pageCount (add :LINE for an overload)")
+    return MethodSpec(m.group("path"), m.group("cls"), m.group("name"), int(m.group("line")) if m.group("line") else None)
+
+
+def parse_test_spec(text: str, test_classes: list[str]) -> str:
+    """``Class::method`` (or ``Class#method``) with the class qualified from the test sources'
+    classes when given by its simple name."""
+    m = _TEST_SPEC.match(text.strip())
+    if not m:
+        raise Nl2FixError(f"--test {text!r} is not Class::method", "e.g. --test org.acme.PagerTest::partialLastPage")
+    cls = m.group("cls")
+    if cls not in test_classes:
+        matches = [c for c in test_classes if c.rsplit(".", 1)[-1] == cls or c.endswith("." + cls)]
+        if len(matches) != 1:
+            hint = f"candidates: {', '.join(matches)}" if matches else "give the test class's qualified name"
+            raise Nl2FixError(f"no single test class {cls!r} in the project's test sources", hint)
+        cls = matches[0]
+    return f"{cls}::{m.group('name')}"
+
+
+def _class_spans(text: str) -> list[tuple[str, int, int]]:
+    """(name, first line, last line) of every class declaration, by brace matching (comments and
+    strings are rare enough around class headers to be ignored here)."""
+    spans = []
+    for m in _CLASS_DECL.finditer(text):
+        open_at = text.find("{", m.end())
+        if open_at < 0:
+            continue
+        depth, i = 0, open_at
+        while i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        spans.append((m.group(1), text.count("\n", 0, m.start()) + 1, text.count("\n", 0, i) + 1))
+    return spans
+
+
+def find_method(spec: MethodSpec, text: str) -> MethodRef:
+    """The declaration ``spec`` names in the file's text."""
+    inner = re.split(r"[.$]", spec.cls)[-1]
+    spans = _class_spans(text)
+    found = []
+    for ref in methods_of(spec.path, text):
+        if ref.name != spec.name:
+            continue
+        enclosing = [s for s in spans if s[1] <= ref.start_line <= s[2]]
+        owner = min(enclosing, key=lambda s: s[2] - s[1])[0] if enclosing else PurePosixPath(spec.path).stem
+        if owner == inner:
+            found.append(ref)
+    if spec.line is not None:
+        found = [r for r in found if r.start_line <= spec.line <= r.end_line]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise Nl2FixError(f"no method {spec.cls}#{spec.name} in {spec.path}",
+                          "check the class and method names (constructors are named like their class)")
+    options = ", ".join(f"{spec.path}:{spec.cls}#{spec.name}:{r.start_line} ({r.params})" for r in found)
+    raise Nl2FixError(f"{spec.cls}#{spec.name} is overloaded in {spec.path}", f"add the line: {options}")
+
+
+def read_issue(value: str) -> tuple[str, str]:
+    """The issue's title (its first non-empty line, Markdown heading marks dropped) and description
+    (the rest), from a file when ``value`` names one, else from the text itself."""
+    path = Path(value)
+    try:
+        text = path.read_text(encoding="utf-8") if len(value) < 4096 and path.is_file() else value
+    except OSError as exc:
+        raise Nl2FixError(f"cannot read the issue file {value}: {exc.strerror}") from exc
+    lines = text.strip().splitlines()
+    if not lines:
+        raise Nl2FixError("the issue text is empty", "pass --issue FILE or --issue 'what goes wrong'")
+    title = lines[0].lstrip("#").strip()
+    return title, "\n".join(lines[1:]).strip()
+
+
+def covering_tests(test_sources: Mapping[str, str], target_class: str, triggers: tuple[str, ...]) -> tuple[str, ...]:
+    """The test classes (of the module's test sources) that name the target class, the trigger
+    tests' classes first: the relevant tests of a user's bug."""
+    package, _, simple = target_class.rpartition(".")
+    word = re.compile(rf"\b{re.escape(simple)}\b")
+    visible = re.compile(rf"^\s*(?:package\s+{re.escape(package)}\s*;|import\s+{re.escape(package)}\.(?:\*|{re.escape(simple)})\s*;)"
+                         if package else r"^", re.MULTILINE)
+    found = []
+    for path, text in sorted(test_sources.items()):
+        if "@Test" not in text and "extends TestCase" not in text:
+            continue
+        if (word.search(text) and visible.search(text)) or target_class in text:
+            found.append(top_class(path, text))
+    first = [t.split("::")[0] for t in triggers]
+    return tuple(dict.fromkeys([*first, *found]))
+
+
+def bug_id_parts(project: Path, issue: str) -> tuple[str, int]:
+    """A bug id for the report: the project folder's name and the first number in the issue's
+    file name (``issue-42.md``), else 1."""
+    name = _ID_PART.sub("", project.resolve().name.title()) or "Project"
+    stem = Path(issue).name if len(issue) < 256 and Path(issue).is_file() else ""
+    number = re.search(r"\d+", stem)
+    return name, int(number.group()) if number else 1
+
+
+def parse_bug_id(text: str) -> tuple[str, int]:
+    name, _, digits = text.rpartition("-")
+    if not _ID_PART.sub("", name) or not digits.isdigit():
+        raise Nl2FixError(f"--id {text!r} is not NAME-NUMBER", "e.g. --id Acme-42")
+    return name, int(digits)
+
+
+def make_bug(*, project: str, number: int, ref: MethodRef, file_text: str, title: str, description: str,
+             triggers: tuple[str, ...], relevant: tuple[str, ...], source_dir: str, test_dir: str) -> Bug:
+    lines = file_text.splitlines()
+    method = "\n".join(lines[ref.start_line - 1: ref.end_line])
+    return Bug(
+        project=project, number=number, path=ref.path, start_line=ref.start_line, end_line=ref.end_line,
+        buggy_method=method, fixed_method="", title=title, description=description, trigger_tests=triggers,
+        relevant_tests=relevant, modified_classes=(ref.cls,), source_dir=source_dir, test_dir=test_dir,
+        benchmark=USER_BENCHMARK, buggy_method_no_comments=remove_comments(method),
+    )

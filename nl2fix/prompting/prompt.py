@@ -1,0 +1,282 @@
+"""The prompt for one bug, strategy and model style, cut to fit the model's context window.
+
+Styles: ``chat`` sends a system and a user message; ``completion`` sends one text that ends with the
+buggy method's header, so the model writes the body; ``edit`` sends the instruction as the system
+message and the buggy method alone as the user message (the paper's edit-model input).
+``reasoning`` is three chat turns; later turns are user messages sent after each answer.
+
+The fitting rule. The first request must leave room for the answer (``max_tokens``) and, for
+``reasoning``, for the two earlier answers (``REASONING_TURN_TOKENS`` each) and the follow-up
+questions that later requests add. When the prompt is longer than that:
+
+1. one-shot: the closest example that fits is used instead of the closest one; if none fits, the
+   prompt has no example;
+2. only then, and only if the target issue and method alone are too long, the issue description
+   is cut from its end (the issue title and the buggy method are never cut);
+3. if the title and method alone are too long, the bug cannot be prompted with this window.
+
+Every cut is recorded in the prompt's ``truncation_note``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import prompts
+from nl2fix.core import tokens
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.java_source.methods import header as method_header
+from nl2fix.java_source.text import remove_comments
+from nl2fix.core.domain import Bug, ModelStyle, Strategy
+from nl2fix.prompting.one_shot import ExampleIndex
+from nl2fix.store.records import PromptRecord
+
+REASONING_TURN_TOKENS = 300
+"""Most new tokens of each of the first two reasoning answers (localise, explain)."""
+CUT_MARK = "\n[... the rest of the description was cut to fit the context window]"
+
+_CONTEXT_WINDOWS = [
+    ("gpt-4o", 128_000),
+    ("gpt-4.1", 1_047_576),
+    ("gpt-4-turbo", 128_000),
+    ("gpt-4-1106", 128_000),
+    ("gpt-4-0125", 128_000),
+    ("gpt-4-32k", 32_768),
+    ("gpt-4", 8_192),
+    ("gpt-3.5-turbo-instruct", 4_096),
+    ("gpt-3.5-turbo", 16_385),
+    ("code-davinci-002", 8_001),
+    ("o1", 128_000),
+    ("o3", 200_000),
+    ("o4", 200_000),
+]
+DEFAULT_CONTEXT_WINDOW = 4096
+
+
+def context_window_for(model: str) -> int:
+    """The context window of a local model folder (its ``config.json``), of a known model family
+    (longest matching name prefix), else 4096."""
+    local = _local_context_window(model)
+    if local:
+        return local
+    name = model.lower().split("/")[-1]
+    for prefix, window in _CONTEXT_WINDOWS:
+        if name.startswith(prefix):
+            return window
+    return DEFAULT_CONTEXT_WINDOW
+
+
+_POSITION_KEYS = ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length")
+"""Where Hugging Face model configs keep the context length (vLLM reads the same keys)."""
+
+
+def _local_context_window(model: str) -> int | None:
+    config = Path(model).expanduser() / "config.json"
+    if not model or not config.is_file():
+        return None
+    try:
+        data = json.loads(config.read_text())
+    except (OSError, ValueError):
+        return None
+    data = data.get("text_config", data)  # multimodal configs nest the language model's
+    return next((int(data[k]) for k in _POSITION_KEYS if isinstance(data.get(k), int)), None)
+
+
+def turn_max_tokens(strategy: Strategy, turn: int, max_tokens: int) -> int:
+    """New tokens allowed for the answer to ``turn`` (1-based)."""
+    if strategy is Strategy.REASONING and turn < 3:
+        return min(REASONING_TURN_TOKENS, max_tokens)
+    return max_tokens
+
+
+@dataclass(frozen=True)
+class Prompt:
+    bug_id: str
+    strategy: Strategy
+    style: ModelStyle
+    turns: tuple[tuple[dict, ...], ...]
+    """Messages of the first request, then the user messages each later turn adds after an answer."""
+    prompt_tokens: int
+    """Tokens of the first request."""
+    header: str = ""
+    """Completion style: the method header the prompt ends with (answers continue it)."""
+    example_id: str | None = None
+    truncated: bool = False
+    note: str = ""
+
+    def record(self) -> PromptRecord:
+        messages = [{**m, "turn": k} for k, turn in enumerate(self.turns, 1) for m in turn]
+        return PromptRecord(
+            bug_id=self.bug_id,
+            strategy=self.strategy,
+            messages=messages,
+            prompt_tokens=self.prompt_tokens,
+            truncated=self.truncated,
+            truncation_note=self.note,
+            example_id=self.example_id,
+        )
+
+    @classmethod
+    def from_record(cls, record: PromptRecord, style: ModelStyle, bug: Bug) -> "Prompt":
+        by_turn: dict[int, list[dict]] = {}
+        for m in record.messages:
+            by_turn.setdefault(m.get("turn", 1), []).append({k: v for k, v in m.items() if k != "turn"})
+        return cls(
+            bug_id=record.bug_id,
+            strategy=record.strategy,
+            style=style,
+            turns=tuple(tuple(by_turn[k]) for k in sorted(by_turn)),
+            prompt_tokens=record.prompt_tokens,
+            header=_header(bug) if style is ModelStyle.COMPLETION else "",
+            example_id=record.example_id,
+            truncated=record.truncated,
+            note=record.truncation_note,
+        )
+
+    def text(self) -> str:
+        """What is sent, for people to read: each message under its role, turns in order."""
+        if self.style is ModelStyle.COMPLETION:
+            return self.turns[0][0]["content"]
+        parts = []
+        for k, turn in enumerate(self.turns, 1):
+            if k > 1:
+                parts.append(f"[assistant]\n<the answer to turn {k - 1}>")
+            parts.extend(f"[{m['role']}]\n{m['content']}" for m in turn)
+        return "\n\n".join(parts)
+
+
+def target_method(bug: Bug) -> str:
+    """The buggy method as models see it: comments removed."""
+    return bug.buggy_method_no_comments or remove_comments(bug.buggy_method)
+
+
+@functools.lru_cache(maxsize=1024)
+def _header(bug: Bug) -> str:
+    try:
+        return method_header(target_method(bug))
+    except ValueError as exc:
+        raise Nl2FixError(f"{bug.id}: cannot find the buggy method's declaration ({exc})") from exc
+
+
+@functools.lru_cache(maxsize=1024)
+def _example(bug: Bug) -> dict:
+    return {"buggy": target_method(bug), "fixed": remove_comments(bug.fixed_method)}
+
+
+def _turns(bug: Bug, strategy: Strategy, style: ModelStyle, description: str, example: Bug | None):
+    context = {
+        "title": bug.title,
+        "description": description,
+        "method": target_method(bug),
+        "example": _example(example) if example is not None else None,
+    }
+    if style is ModelStyle.COMPLETION:
+        text = prompts.render("completion", header=_header(bug), **context) + "\n"
+        return (({"role": "user", "content": text},),)
+    if style is ModelStyle.EDIT:
+        return (({"role": "system", "content": prompts.render("edit", **context)}, {"role": "user", "content": context["method"]}),)
+    system = {"role": "system", "content": prompts.render("system")}
+    if strategy is Strategy.REASONING:
+        return (
+            (system, {"role": "user", "content": prompts.render("reasoning_localise", **context)}),
+            ({"role": "user", "content": prompts.render("reasoning_explain")},),
+            ({"role": "user", "content": prompts.render("reasoning_fix")},),
+        )
+    return ((system, {"role": "user", "content": prompts.render("chat", **context)}),)
+
+
+def _request_tokens(turn: tuple[dict, ...], style: ModelStyle, model: str | tokens.Tokenizer) -> int:
+    if style is ModelStyle.COMPLETION:
+        return tokens.count_prompt(turn[0]["content"], model)
+    return tokens.count_messages(list(turn), model)
+
+
+def _reserve(turns, strategy: Strategy, max_tokens: int, model: str | tokens.Tokenizer) -> int:
+    """Tokens the first request must leave free: every answer, and the messages later turns add."""
+    later = sum(tokens.TOKENS_PER_MESSAGE + tokens.count(m["content"], model) for turn in turns[1:] for m in turn)
+    answers = sum(turn_max_tokens(strategy, k, max_tokens) for k in range(1, len(turns) + 1))
+    return later + answers
+
+
+def build_prompt(
+    bug: Bug,
+    strategy: Strategy,
+    style: ModelStyle = ModelStyle.CHAT,
+    *,
+    model: str | tokens.Tokenizer = "",
+    context_window: int = DEFAULT_CONTEXT_WINDOW,
+    max_tokens: int = 750,
+    examples: ExampleIndex | None = None,
+) -> Prompt:
+    """The prompt for ``bug``; one-shot takes its example from ``examples`` (never ``bug`` itself).
+
+    ``model`` counts the tokens: the model's own tokenizer, or a model name (tiktoken)."""
+    strategy, style = Strategy(strategy), ModelStyle(style)
+    if strategy is Strategy.REASONING and style is not ModelStyle.CHAT:
+        raise Nl2FixError(
+            f"the reasoning strategy is a chat conversation; it cannot be sent to a {style.value} model",
+            "use --model-style chat, or another --strategy",
+        )
+    description = "" if strategy is Strategy.TITLE_ONLY else bug.description
+    reserve = _reserve(_turns(bug, strategy, style, "", None), strategy, max_tokens, model)
+    budget = context_window - reserve
+    notes: list[str] = []
+    truncated = False
+
+    def render(example: Bug | None, desc: str) -> tuple[int, tuple]:
+        turns = _turns(bug, strategy, style, desc, example)
+        return _request_tokens(turns[0], style, model), turns
+
+    example = None
+    if strategy is Strategy.ONE_SHOT:
+        found = examples.nearest(bug) if examples is not None else None
+        if found is None:
+            notes.append("no other bug to take a one-shot example from; prompted without one")
+        elif render(found[0], description)[0] > budget:
+            truncated = True
+            fallback = examples.nearest(bug, allow=lambda other: render(other, description)[0] <= budget)
+            if fallback is None:
+                notes.append(f"the closest one-shot example {found[0].id} does not fit, nor does any other; prompted without one")
+            else:
+                notes.append(
+                    f"the closest one-shot example {found[0].id} (distance {found[1]}) does not fit; "
+                    f"used {fallback[0].id} (distance {fallback[1]}), the closest that fits"
+                )
+                example = fallback[0]
+        else:
+            example = found[0]
+
+    used, turns = render(example, description)
+    if used > budget and description:
+        whole = tokens.count(description, model)
+        keep = whole - (used - budget) - tokens.count(CUT_MARK, model)
+        while keep > 0:
+            used, turns = render(example, tokens.cut_to(description, keep, model) + CUT_MARK)
+            if used <= budget:
+                break
+            keep -= used - budget
+        if keep <= 0:
+            keep = 0
+            used, turns = render(example, "")
+        truncated = True
+        notes.append(f"issue description cut to its first {keep} of {whole} tokens")
+    if used > budget:
+        raise Nl2FixError(
+            f"{bug.id}: the issue title and buggy method alone need {used} tokens; a {context_window}-token "
+            f"context window leaves {budget} after {reserve} for the answers",
+            "pass a larger --context-window (if the model has one) or a smaller --max-tokens",
+        )
+    return Prompt(
+        bug_id=bug.id,
+        strategy=strategy,
+        style=style,
+        turns=turns,
+        prompt_tokens=used,
+        header=_header(bug) if style is ModelStyle.COMPLETION else "",
+        example_id=example.id if example is not None else None,
+        truncated=truncated,
+        note="; ".join(notes),
+    )

@@ -1,0 +1,80 @@
+"""``nl2fix export``: a run's samples as JSON lines, or in the NL2Fix reference patch format.
+
+One JSON object per sample: bug, strategy, model, temperature, sample index, the extracted
+method (or why there is none), its candidate hash, and - once the later stages have stored
+them - its verdict (from the engine the run is judged by) and its rank under each ranker.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from pathlib import Path
+from typing import Iterator
+
+from nl2fix.sampling import replay_format as replay
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.prompting.prompt import Prompt
+from nl2fix.store.run_store import RunStore
+from nl2fix.validation.verdict_source import verdict_engine
+
+
+class Format(str, enum.Enum):
+    JSONL = "jsonl"
+    NL2FIX = "nl2fix"
+
+
+def sample_rows(store: RunStore) -> Iterator[dict]:
+    config = store.config
+    engine = verdict_engine(store)
+    rankers = store.rankers()
+    for bug in store.bugs():
+        code = {c.hash: c.code for c in store.candidates(bug.id)}
+        verdicts = {v.hash: v.verdict.value for v in store.validations(bug.id, engine)} if engine else {}
+        ranks = {r: {e.hash: e.rank for e in store.ranking(bug.id, r)} for r in rankers}
+        for s in store.samples(bug.id):
+            yield {
+                "bug": bug.id,
+                "strategy": config.strategy.value,
+                "model": config.model,
+                "backend": config.backend,
+                "temperature": config.temperature,
+                "index": s.index,
+                "method": code.get(s.candidate_hash) if s.candidate_hash else None,
+                "extraction_error": s.extraction_error,
+                "candidate_hash": s.candidate_hash,
+                "finish_reason": s.finish_reason,
+                "prompt_tokens": s.prompt_tokens,
+                "completion_tokens": s.completion_tokens,
+                "verdict": verdicts.get(s.candidate_hash),
+                "verdict_engine": engine if s.candidate_hash in verdicts else None,
+                "ranks": {r: ranks[r][s.candidate_hash] for r in rankers if s.candidate_hash in ranks[r]},
+            }
+
+
+def nl2fix_patches(store: RunStore) -> dict:
+    """The run in the NL2Fix reference format, keyed by dataset key; raw answers as patches."""
+    config = store.config
+    out = {}
+    for bug in store.bugs():
+        record = store.prompt(bug.id)
+        prompt = Prompt.from_record(record, config.model_style, bug).text() if record else ""
+        out[bug.key or bug.id] = replay.entry(prompt, [s.response for s in store.samples(bug.id)])
+    return out
+
+
+def export_run(run_dir: Path, fmt: str = "jsonl", out: Path | None = None) -> Path | str:
+    """Write the export to ``out`` (returns the path) or return it as text."""
+    try:
+        fmt = Format(fmt)
+    except ValueError:
+        raise Nl2FixError(f"unknown export format {fmt!r}", "use jsonl or nl2fix") from None
+    with RunStore(run_dir, read_only=True) as store:
+        if fmt is Format.JSONL:
+            text = "".join(json.dumps(row) + "\n" for row in sample_rows(store))
+        else:
+            text = json.dumps(nl2fix_patches(store), indent=2) + "\n"
+    if out is None:
+        return text
+    Path(out).write_text(text, encoding="utf-8")
+    return Path(out)

@@ -1,0 +1,32 @@
+"""Answers imported from a patch file in the NL2Fix reference format (see :mod:`nl2fix.sampling.replay_format`),
+so published patch sets go through the same extraction, validation and ranking.
+Patch ``i`` of a bug is sample ``i``; a bug absent from the file is a failed request that says so."""
+
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+from nl2fix.sampling import replay_format as replay
+from nl2fix.sampling.backends import Choice, Request
+from nl2fix.core.bug_ids import canonical_key
+from nl2fix.core.errors import Nl2FixError
+
+
+class ReplayBackend:
+    name = "replay"
+    conversational = False
+
+    def __init__(self, path: str):
+        self.path = path
+        self._patches = replay.by_bug(replay.load(path))
+
+    def close(self) -> None:
+        pass
+
+    def generate(self, requests: Sequence[Request]) -> Iterator[tuple[Request, list[Choice] | Exception]]:
+        for request in requests:
+            patches = self._patches.get(canonical_key(request.bug.id))
+            if patches is None:
+                yield request, Nl2FixError(f"{request.bug.id} is not in the patch file {self.path}")
+                continue
+            yield request, [Choice(patches[i], "replayed") for i in request.indices if i < len(patches)]

@@ -1,0 +1,244 @@
+"""What is persisted in the run store, one pydantic model per kind of row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from nl2fix.core.domain import ConversationPhase, ModelStyle, Strategy, Verdict
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True, extra="forbid")
+
+
+class ConversationConfig(_Record):
+    """How ``--strategy conversation`` runs: rounds of samples with test feedback in between. The run's
+    ``n`` is the sample budget of each bug."""
+
+    first_prompt: Strategy = Strategy.ZERO_SHOT
+    """The strategy of round 1's prompt (``zero-shot``, ``one-shot`` or ``title-only``)."""
+    rounds: int
+    """Most rounds per bug."""
+    samples_per_round: int
+    """Samples asked for in each round (fewer when the sample budget has less left)."""
+    token_budget: int | None = None
+    """Most prompt + completion tokens one bug may use: no round starts once its samples used as many."""
+
+
+class RunConfig(_Record):
+    """One run: one backend, model, strategy and temperature over a set of bugs."""
+
+    dataset: str
+    """``example`` for the bundled benchmark, else the path of the dataset JSON."""
+    metadata_dir: str | None = None
+    """Defects4J metadata folder (trigger/relevant tests, revisions) used with the dataset."""
+    backend: str
+    """Sampling backend: ``openai``, ``vllm``, ``mutation`` or ``replay``."""
+    model: str
+    """Model name as the backend knows it (``mutation`` and ``replay`` use their own names)."""
+    model_style: ModelStyle = ModelStyle.CHAT
+    """How the model is prompted: chat messages, completion prompt, or edit instruction."""
+    strategy: Strategy
+    """Prompting strategy."""
+    temperature: float
+    """Sampling temperature."""
+    n: int
+    """Samples requested per bug (duplicates count as samples)."""
+    max_tokens: int = 750
+    """Most new tokens asked for per sample."""
+    context_window: int | None = 4096
+    """The model's context window in tokens; longer prompts are cut by the prompt builder's rule.
+    None: the model's own, as its backend reports it (vLLM's ``max_model_len``, a server's
+    ``/v1/models``), else the known window of its family."""
+    base_url: str | None = None
+    """OpenAI-compatible endpoint, when not the default."""
+    replay_file: str | None = None
+    """For ``replay``: the NL2Fix-format patch file imported."""
+    seed: int = 0
+    """Seed for backends that take one (mutation order, vllm)."""
+    conversation: ConversationConfig | None = None
+    """For ``--strategy conversation``: its rounds and budgets."""
+    engine_args: dict[str, Any] = {}
+    """For ``vllm``: engine options passed to ``vllm.LLM`` (``--vllm-arg``, ``--tensor-parallel-size``),
+    typed by vLLM's ``EngineArgs``."""
+    data_parallel_size: int = 1
+    """For ``vllm``: engine replicas, each a Ray actor holding its own copy of the model."""
+    stop: list[str] | None = None
+    """Stop sequences sent with the final answer's request; None: the style's default (see
+    ``nl2fix.sampling.stops``), ``[]``: none."""
+    price: dict[str, float] | None = None
+    """``{"in": ..., "out": ...}`` dollars per million prompt and completion tokens (``--price``);
+    None: the bundled price table's entry for the model, if any."""
+
+
+class PromptRecord(_Record):
+    """The exact prompt sent for one bug."""
+
+    bug_id: str
+    """Bug id, ``Project-N``."""
+    strategy: Strategy
+    """Strategy that rendered it."""
+    messages: list[dict]
+    """Chat messages (``role``/``content``); completion prompts are one ``user`` message."""
+    prompt_tokens: int
+    """Tokens counted with tiktoken (cl100k_base unless the model has its own encoding)."""
+    truncated: bool = False
+    """Whether the prompt was cut to fit the context window."""
+    truncation_note: str = ""
+    """What was cut, by which rule."""
+    example_id: str | None = None
+    """One-shot: the bug whose buggy and fixed methods are shown as the example."""
+
+
+class SampleRecord(_Record):
+    """One sample (one model answer) for one bug, and what was extracted from it."""
+
+    bug_id: str
+    """Bug id."""
+    index: int
+    """Sample index within the bug, 0..n-1."""
+    response: str
+    """The raw text the model returned (final turn for ``reasoning``)."""
+    finish_reason: str | None = None
+    """The backend's finish reason (``stop``, ``length`` ...)."""
+    prompt_tokens: int = 0
+    """Prompt tokens billed for this sample (shared requests are split evenly)."""
+    completion_tokens: int = 0
+    """Completion tokens of this sample."""
+    generation_seconds: float = 0.0
+    """This sample's share of the wall-clock seconds its requests took (every turn's)."""
+    candidate_hash: str | None = None
+    """Normalised hash of the extracted method; None when nothing could be extracted."""
+    extraction_error: str | None = None
+    """Why no method could be extracted, when none was."""
+    transcript: list[dict] = []
+    """Earlier turns of a multi-turn strategy (``reasoning``), as sent and answered."""
+    round: int | None = None
+    """``conversation``: the round (1-based) whose prompt this sample answers."""
+
+
+class CandidateRecord(_Record):
+    """One unique candidate method of a bug (by normalised hash)."""
+
+    bug_id: str
+    """Bug id."""
+    hash: str
+    """Normalised, comment/whitespace-insensitive hash."""
+    code: str
+    """The method text as first extracted."""
+    count: int = 1
+    """How many samples produced this candidate."""
+    first_index: int = 0
+    """Smallest sample index that produced it (a stable tie-breaker)."""
+
+
+class ValidationRecord(_Record):
+    """The verdict of one candidate under one engine."""
+
+    bug_id: str
+    """Bug id."""
+    hash: str
+    """Candidate hash (or ``buggy``/``fixed`` for baselines)."""
+    engine: str
+    """Engine that produced the verdict: ``fast``, ``defects4j``, ``rebuild``."""
+    verdict: Verdict
+    """plausible / wrong / uncompilable / timeout / error."""
+    failing_tests: list[str] = []
+    """``Class::method`` (or ``Class`` for a class-level failure) that failed and do not fail on the fixed version."""
+    ignored_failures: list[str] = []
+    """Tests that failed but also fail on the fixed version, so were not held against the candidate."""
+    compile_errors: str = ""
+    """The compiler's first errors, for uncompilable candidates."""
+    detail: str = ""
+    """Anything else worth showing: the harness error, the test that timed out, a splice correction."""
+    tests_run: int = 0
+    """How many tests ran."""
+    passed_tests: list[str] = []
+    """For the fixed version's baseline: every test it passed (``Class::method``), as the engine's
+    signed report named them; a candidate is plausible only if it passes all of them. Empty for
+    candidates and for engines that do not name passing tests."""
+    all_tests_ran: bool = False
+    """Every trigger and relevant test ran (validation did not stop at a first failure), so
+    ``failing_tests`` is complete: a wrong candidate whose failures are all trigger tests passed
+    the regression tests (Table 2). ``nl2fix validate --all-tests`` makes every run complete."""
+    failure_message: str = ""
+    """The first line of the first failing test's failure (exception and message), as the runner reported it."""
+    failure_line: int | None = None
+    """Where in its test class the first failing test failed (the line of its own frame in the stack trace)."""
+    failure_source: str = ""
+    """That line of the test's source file, when the workspace holds the file."""
+    wall_seconds: float = 0.0
+    """Wall-clock seconds spent validating."""
+    cpu_seconds: float = 0.0
+    """CPU seconds of the subprocesses (compile + tests)."""
+
+
+class RankingEntry(_Record):
+    """One candidate's place in a bug's ranking."""
+
+    bug_id: str
+    """Bug id."""
+    ranker: str
+    """Ranker key, e.g. ``paper:tfidf:median`` or ``paper:tfidf:median:pruned``."""
+    rank: int
+    """1-based position."""
+    hash: str
+    """Candidate hash."""
+    score: float
+    """The score the order follows (cosine similarity for the paper's ranker)."""
+
+
+class RankingInfo(_Record):
+    """How one ranker's rankings were made (one per ranker key, beside the rankings)."""
+
+    ranker: str
+    """Ranker key."""
+    method: str
+    """``paper``, ``frequency`` or ``similarity-desc``."""
+    embedder: str | None = None
+    """Embedder name (``tfidf``, ``openai:MODEL``, ``st:PATH``); None for ``frequency``."""
+    threshold: str | float | None = None
+    """The threshold asked for: ``median`` or a number; None for methods without one."""
+    threshold_value: float | None = None
+    """The similarity threshold applied (the run's median for ``median``); None when nothing was ranked."""
+    engine: str | None = None
+    """Engine whose ``uncompilable`` verdicts were pruned; None when not pruned."""
+    bugs: int = 0
+    """Bugs ranked (a bug without candidates has an empty ranking)."""
+    candidates: int = 0
+    """Unique candidates considered, after pruning."""
+    ranked: int = 0
+    """Candidates placed in a ranking (the paper's threshold drops the rest)."""
+    pruned: int = 0
+    """Candidates dropped as uncompilable before ranking."""
+    unvalidated: int = 0
+    """Candidates kept by pruning only because they have no verdict yet."""
+    bugs_with_candidates: list[str] = []
+    """Bugs that had candidates when ranked (before pruning): their ranking may be empty, every candidate
+    pruned or below the threshold, and is still up to date."""
+
+
+class RoundRecord(_Record):
+    """One round of a ``conversation`` for one bug: the prompt as sent and the samples it asked for.
+    Its answers are the samples with these indices; their verdicts are the validations of their candidates."""
+
+    bug_id: str
+    """Bug id."""
+    round: int
+    """1-based round number."""
+    phase: ConversationPhase
+    """``repair`` until a candidate is plausible, then ``alternatives``."""
+    messages: list[dict]
+    """The messages of the request, as sent (a completion prompt is one ``user`` message)."""
+    prompt_tokens: int
+    """Tokens of those messages, counted as the prompt builder counts them."""
+    indices: list[int]
+    """The sample indices this round asked for."""
+    shown: list[str] = []
+    """Hashes of the earlier candidates shown with their test results, oldest first."""
+    omitted: int = 0
+    """Earlier candidates left out by the fitting rule (oldest first) to fit the context window."""
+    note: str = ""
+    """What the fitting rule left out, in words."""

@@ -1,0 +1,372 @@
+"""The run store: one SQLite file per run directory, written as results arrive.
+
+Every write commits at once, so a killed run keeps everything it had received; every stage
+asks the store what is already done before doing work, so re-running a stage resumes.
+The store is shared between worker threads: one connection, serialised by a lock.
+Commands that only read open it read-only, so an archived or read-only run directory can still
+be reported, shown and exported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.domain import Bug
+from nl2fix.store.records import (
+    CandidateRecord,
+    PromptRecord,
+    RankingEntry,
+    RoundRecord,
+    RunConfig,
+    SampleRecord,
+    ValidationRecord,
+)
+
+STORE_FILE = "run.sqlite"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bugs (
+    bug_id TEXT PRIMARY KEY, position INTEGER NOT NULL, record TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS prompts (bug_id TEXT PRIMARY KEY, record TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS samples (
+    bug_id TEXT NOT NULL, idx INTEGER NOT NULL, candidate_hash TEXT, record TEXT NOT NULL,
+    PRIMARY KEY (bug_id, idx));
+CREATE TABLE IF NOT EXISTS candidates (
+    bug_id TEXT NOT NULL, hash TEXT NOT NULL, code TEXT NOT NULL,
+    PRIMARY KEY (bug_id, hash));
+CREATE TABLE IF NOT EXISTS validations (
+    bug_id TEXT NOT NULL, hash TEXT NOT NULL, engine TEXT NOT NULL, verdict TEXT NOT NULL,
+    record TEXT NOT NULL, PRIMARY KEY (bug_id, hash, engine));
+CREATE TABLE IF NOT EXISTS embeddings (
+    embedder TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
+    PRIMARY KEY (embedder, text_hash));
+CREATE TABLE IF NOT EXISTS rankings (
+    bug_id TEXT NOT NULL, ranker TEXT NOT NULL, rank INTEGER NOT NULL, hash TEXT NOT NULL,
+    score REAL NOT NULL, PRIMARY KEY (bug_id, ranker, rank));
+CREATE TABLE IF NOT EXISTS rounds (
+    bug_id TEXT NOT NULL, round INTEGER NOT NULL, record TEXT NOT NULL, PRIMARY KEY (bug_id, round));
+CREATE TABLE IF NOT EXISTS codebleu (
+    bug_id TEXT NOT NULL, hash TEXT NOT NULL, reference TEXT NOT NULL, score REAL NOT NULL,
+    PRIMARY KEY (bug_id, hash, reference));
+"""
+
+
+def _bug_to_json(bug: Bug) -> str:
+    return json.dumps(dataclasses.asdict(bug))
+
+
+def _bug_from_json(text: str) -> Bug:
+    data = json.loads(text)
+    for name in ("comments", "trigger_tests", "relevant_tests", "modified_classes"):
+        data[name] = tuple(data[name])
+    return Bug(**data)
+
+
+def _sidecars(path: Path) -> list[Path]:
+    """SQLite's write-ahead log and its index beside the store."""
+    return [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+
+
+def writable(run_dir: Path | str) -> bool:
+    """Whether the run directory and its store files can be written. ``os.access`` also answers
+    for root, who ignores permissions but not read-only mounts or immutable files."""
+    run_dir = Path(run_dir)
+    paths = [run_dir, run_dir / STORE_FILE, *_sidecars(run_dir / STORE_FILE)]
+    return all(os.access(p, os.W_OK) for p in paths if p.exists())
+
+
+def _open_for_writing(run_dir: Path, path: Path) -> sqlite3.Connection:
+    if not writable(run_dir):
+        raise Nl2FixError(
+            f"{run_dir} is not writable (read-only mount, permissions or immutable attribute)",
+            "`nl2fix report`, `show` and `export` read it as it is; to add to the run, copy the directory "
+            "somewhere writable and use the copy",
+        )
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise Nl2FixError(f"cannot create the run directory {run_dir}: {exc.strerror or exc}",
+                          "choose a --run directory where you can write") from exc
+    conn = sqlite3.connect(path, check_same_thread=False, timeout=60, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.executescript(_SCHEMA)
+    return conn
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    uri = path.resolve().as_uri()
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opening is lazy: make it happen here
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    # Reading a WAL store takes its -shm index, which cannot be created in a directory that cannot be
+    # written. Nobody can be writing there either, so with no pending writes in the -wal file the main
+    # file is the whole store and is read as immutable; pending writes cannot be read in place.
+    wal = _sidecars(path)[0]
+    if wal.exists() and wal.stat().st_size:
+        raise Nl2FixError(
+            f"{path} cannot be read in place: its last writes are still in {wal.name} and the directory is not writable",
+            "copy the run directory somewhere writable and use the copy",
+        )
+    return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+
+
+class RunStore:
+    """All persisted state of one run directory; ``read_only`` for commands that only read."""
+
+    def __init__(self, run_dir: Path | str, *, create: bool = False, read_only: bool = False):
+        self.run_dir = Path(run_dir)
+        path = self.run_dir / STORE_FILE
+        if not path.exists() and not create:
+            raise Nl2FixError(
+                f"{self.run_dir} is not a run directory (no {STORE_FILE})",
+                "start one with `nl2fix sample --run DIR ...` or `nl2fix run --run DIR ...`",
+            )
+        self._lock = threading.RLock()
+        self._conn = _open_read_only(path) if read_only else _open_for_writing(self.run_dir, path)
+        version = self._get_meta("schema_version")
+        if version is None:  # a new store; one opened read-only always has its version
+            self._set_meta("schema_version", str(SCHEMA_VERSION))
+        elif int(version) != SCHEMA_VERSION:
+            raise Nl2FixError(f"{path} has store schema {version}; this nl2fix reads {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> "RunStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _query(self, sql: str, params: Iterable = ()) -> list[tuple]:
+        with self._lock:
+            return self._conn.execute(sql, tuple(params)).fetchall()
+
+    def _get_meta(self, key: str) -> str | None:
+        rows = self._query("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def _set_meta(self, key: str, value: str) -> None:
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    # -- configuration -------------------------------------------------------------------
+    @property
+    def config(self) -> RunConfig:
+        text = self._get_meta("config")
+        if text is None:
+            raise Nl2FixError(f"{self.run_dir} has no run configuration yet", "start it with `nl2fix sample`")
+        return RunConfig.model_validate_json(text)
+
+    def has_config(self) -> bool:
+        return self._get_meta("config") is not None
+
+    def set_config(self, config: RunConfig) -> None:
+        """Fix the run's configuration; a different one for an existing run is an error."""
+        old = self._get_meta("config")
+        if old is not None:
+            previous = RunConfig.model_validate_json(old)
+            if previous != config:
+                diff = {
+                    k: (getattr(previous, k), getattr(config, k))
+                    for k in RunConfig.model_fields
+                    if getattr(previous, k) != getattr(config, k)
+                }
+                changes = ", ".join(f"{k}: {a!r} -> {b!r}" for k, (a, b) in diff.items())
+                raise Nl2FixError(
+                    f"{self.run_dir} was started with another configuration ({changes})",
+                    "use a new --run directory for a new configuration",
+                )
+            return
+        self._set_meta("config", config.model_dump_json())
+
+    def get_meta_json(self, key: str):
+        text = self._get_meta(key)
+        return None if text is None else json.loads(text)
+
+    def set_meta_json(self, key: str, value) -> None:
+        self._set_meta(key, json.dumps(value))
+
+    # -- bugs ----------------------------------------------------------------------------
+    def add_bugs(self, bugs: Iterable[Bug]) -> None:
+        with self._tx() as c:
+            start = c.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM bugs").fetchone()[0]
+            for i, bug in enumerate(bugs):
+                c.execute(
+                    "INSERT OR IGNORE INTO bugs (bug_id, position, record) VALUES (?, ?, ?)",
+                    (bug.id, start + i, _bug_to_json(bug)),
+                )
+
+    def bugs(self) -> list[Bug]:
+        return [_bug_from_json(r[0]) for r in self._query("SELECT record FROM bugs ORDER BY position")]
+
+    def bug(self, bug_id: str) -> Bug:
+        from nl2fix.core import bug_ids
+
+        known = [r[0] for r in self._query("SELECT bug_id FROM bugs ORDER BY position")]
+        resolved = bug_ids.resolve(bug_id, known)
+        return _bug_from_json(self._query("SELECT record FROM bugs WHERE bug_id = ?", (resolved,))[0][0])
+
+    # -- prompts and samples ---------------------------------------------------------------
+    def save_prompt(self, prompt: PromptRecord) -> None:
+        with self._tx() as c:
+            c.execute(
+                "INSERT OR REPLACE INTO prompts (bug_id, record) VALUES (?, ?)",
+                (prompt.bug_id, prompt.model_dump_json()),
+            )
+
+    def prompt(self, bug_id: str) -> PromptRecord | None:
+        rows = self._query("SELECT record FROM prompts WHERE bug_id = ?", (bug_id,))
+        return PromptRecord.model_validate_json(rows[0][0]) if rows else None
+
+    def add_sample(self, sample: SampleRecord, code: str | None) -> bool:
+        """Store a sample and, when it has one, its candidate; False if the index was stored already."""
+        if (sample.candidate_hash is None) != (code is None):
+            raise ValueError("a sample has a candidate hash exactly when it has code")
+        with self._tx() as c:
+            cur = c.execute(
+                "INSERT OR IGNORE INTO samples (bug_id, idx, candidate_hash, record) VALUES (?, ?, ?, ?)",
+                (sample.bug_id, sample.index, sample.candidate_hash, sample.model_dump_json()),
+            )
+            if cur.rowcount and code is not None:
+                c.execute(
+                    "INSERT OR IGNORE INTO candidates (bug_id, hash, code) VALUES (?, ?, ?)",
+                    (sample.bug_id, sample.candidate_hash, code),
+                )
+            return bool(cur.rowcount)
+
+    def sample_indices(self, bug_id: str) -> set[int]:
+        return {r[0] for r in self._query("SELECT idx FROM samples WHERE bug_id = ?", (bug_id,))}
+
+    def samples(self, bug_id: str | None = None) -> list[SampleRecord]:
+        if bug_id is None:
+            rows = self._query("SELECT record FROM samples ORDER BY bug_id, idx")
+        else:
+            rows = self._query("SELECT record FROM samples WHERE bug_id = ? ORDER BY idx", (bug_id,))
+        return [SampleRecord.model_validate_json(r[0]) for r in rows]
+
+    def candidates(self, bug_id: str) -> list[CandidateRecord]:
+        """Unique candidates of a bug, in the order of the first sample that produced each."""
+        rows = self._query(
+            """SELECT c.hash, c.code, COUNT(s.idx), MIN(s.idx) FROM candidates c
+               JOIN samples s ON s.bug_id = c.bug_id AND s.candidate_hash = c.hash
+               WHERE c.bug_id = ? GROUP BY c.hash ORDER BY MIN(s.idx)""",
+            (bug_id,),
+        )
+        return [CandidateRecord(bug_id=bug_id, hash=h, code=code, count=n, first_index=i) for h, code, n, i in rows]
+
+    # -- conversation rounds ---------------------------------------------------------------
+    def save_round(self, record: RoundRecord) -> None:
+        """Store a round before its request is sent; a round is never rewritten (resume re-sends it as stored)."""
+        with self._tx() as c:
+            c.execute("INSERT OR IGNORE INTO rounds (bug_id, round, record) VALUES (?, ?, ?)",
+                      (record.bug_id, record.round, record.model_dump_json()))
+
+    def rounds(self, bug_id: str) -> list[RoundRecord]:
+        rows = self._query("SELECT record FROM rounds WHERE bug_id = ? ORDER BY round", (bug_id,))
+        return [RoundRecord.model_validate_json(r[0]) for r in rows]
+
+    # -- validation ------------------------------------------------------------------------
+    def save_validation(self, record: ValidationRecord) -> None:
+        with self._tx() as c:
+            c.execute(
+                "INSERT OR REPLACE INTO validations (bug_id, hash, engine, verdict, record) VALUES (?, ?, ?, ?, ?)",
+                (record.bug_id, record.hash, record.engine, record.verdict.value, record.model_dump_json()),
+            )
+
+    def validation(self, bug_id: str, hash: str, engine: str) -> ValidationRecord | None:
+        rows = self._query(
+            "SELECT record FROM validations WHERE bug_id = ? AND hash = ? AND engine = ?", (bug_id, hash, engine)
+        )
+        return ValidationRecord.model_validate_json(rows[0][0]) if rows else None
+
+    def validations(self, bug_id: str | None = None, engine: str | None = None) -> list[ValidationRecord]:
+        sql, params = "SELECT record FROM validations WHERE 1=1", []
+        if bug_id is not None:
+            sql, params = sql + " AND bug_id = ?", params + [bug_id]
+        if engine is not None:
+            sql, params = sql + " AND engine = ?", params + [engine]
+        return [ValidationRecord.model_validate_json(r[0]) for r in self._query(sql + " ORDER BY bug_id, hash", params)]
+
+    def validation_engines(self) -> set[str]:
+        """Engines that judged at least one candidate (the ``buggy``/``fixed`` baselines do not count)."""
+        rows = self._query("SELECT DISTINCT engine FROM validations WHERE hash NOT IN ('buggy', 'fixed')")
+        return {r[0] for r in rows}
+
+    # -- embeddings and rankings -------------------------------------------------------------
+    def embeddings(self, embedder: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
+        hashes = list(text_hashes)
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start : start + 500]
+            rows = self._query(
+                f"SELECT text_hash, vector FROM embeddings WHERE embedder = ? AND text_hash IN ({','.join('?' * len(chunk))})",
+                [embedder, *chunk],
+            )
+            found.update({h: np.frombuffer(v, dtype=np.float32) for h, v in rows})
+        return found
+
+    def save_embeddings(self, embedder: str, vectors: dict[str, np.ndarray]) -> None:
+        with self._tx() as c:
+            c.executemany(
+                "INSERT OR REPLACE INTO embeddings (embedder, text_hash, vector) VALUES (?, ?, ?)",
+                [(embedder, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in vectors.items()],
+            )
+
+    def save_ranking(self, bug_id: str, ranker: str, entries: list[RankingEntry]) -> None:
+        """Replace a bug's ranking under ``ranker`` as a whole."""
+        with self._tx() as c:
+            c.execute("DELETE FROM rankings WHERE bug_id = ? AND ranker = ?", (bug_id, ranker))
+            c.executemany(
+                "INSERT INTO rankings (bug_id, ranker, rank, hash, score) VALUES (?, ?, ?, ?, ?)",
+                [(e.bug_id, e.ranker, e.rank, e.hash, e.score) for e in entries],
+            )
+
+    def ranking(self, bug_id: str, ranker: str) -> list[RankingEntry]:
+        rows = self._query(
+            "SELECT rank, hash, score FROM rankings WHERE bug_id = ? AND ranker = ? ORDER BY rank", (bug_id, ranker)
+        )
+        return [RankingEntry(bug_id=bug_id, ranker=ranker, rank=r, hash=h, score=s) for r, h, s in rows]
+
+    def rankers(self) -> list[str]:
+        return [r[0] for r in self._query("SELECT DISTINCT ranker FROM rankings ORDER BY ranker")]
+
+    # -- CodeBLEU cache (reports) -------------------------------------------------------------
+    def codebleu_scores(self) -> dict[tuple[str, str, str], float]:
+        """Cached CodeBLEU by (bug id, candidate hash, reference ``buggy``/``fixed``)."""
+        return {(b, h, r): s for b, h, r, s in self._query("SELECT bug_id, hash, reference, score FROM codebleu")}
+
+    def save_codebleu_scores(self, scores: dict[tuple[str, str, str], float]) -> None:
+        with self._tx() as c:
+            c.executemany(
+                "INSERT OR REPLACE INTO codebleu (bug_id, hash, reference, score) VALUES (?, ?, ?, ?)",
+                [(b, h, r, s) for (b, h, r), s in scores.items()],
+            )

@@ -1,0 +1,103 @@
+"""From what an engine observed to a verdict. Pure.
+
+Tests that also fail on the fixed version (``known_failures``) are not held against a
+candidate, but a run is plausible only when it compiled, reached the end of the tests it was
+given, ran at least one, and passed every test the fixed version passed: "did not run" (or
+"skipped") is never a pass, and a harness failure is ``error``, never the candidate's fault.
+"""
+
+from __future__ import annotations
+
+from defects4j_adapter.engines.base import Outcome, Phase
+from nl2fix.core.domain import Verdict
+from nl2fix.store.records import ValidationRecord
+
+COMPILE_ERRORS_LIMIT = 4000
+
+
+def _of_trigger(test: str, trigger_tests) -> bool:
+    """Whether ``test`` (``Class::method``, or ``Class`` for a class-level failure) is, or holds,
+    a trigger test."""
+    return any(test == t or test == t.split("::")[0] for t in trigger_tests)
+
+
+def not_passed(outcome: Outcome, required: frozenset[str]) -> list[str]:
+    """The ``required`` tests (those the fixed version passed) that this run did not report
+    passed: skipped (the code under test threw an assumption failure), or never run. Empty when
+    the engine does not name the tests it passed (Defects4J)."""
+    if outcome.passed_tests is None:
+        return []
+    passed = set(outcome.passed_tests)
+    return sorted(t for t in required if t not in passed)
+
+
+def verdict_of(outcome: Outcome, known_failures: frozenset[str] = frozenset(),
+               required: frozenset[str] = frozenset()) -> tuple[Verdict, str]:
+    """The verdict and, when nothing else explains it, why. ``required``: the tests the fixed
+    version passed; a pass must account for every one of them."""
+    if outcome.harness_error:
+        return Verdict.ERROR, outcome.harness_error
+    if not outcome.compiled:
+        if outcome.timed_out:
+            return Verdict.TIMEOUT, "compilation ran out of time"
+        return Verdict.UNCOMPILABLE, ""
+    if [t for t in outcome.failing_tests if t not in known_failures]:
+        return Verdict.WRONG, ""
+    held_timeouts = [t for t in outcome.timed_out_tests if t not in known_failures]
+    if held_timeouts or (outcome.timed_out and outcome.phase is not Phase.DONE):
+        return Verdict.TIMEOUT, ""
+    if outcome.tests_run == 0:
+        return Verdict.ERROR, "no test ran"
+    if outcome.phase is not Phase.DONE:
+        return Verdict.ERROR, f"the tests stopped in the {outcome.phase.value} phase without a failure"
+    missing = not_passed(outcome, required)
+    if missing:
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        return Verdict.WRONG, (f"{len(missing)} test(s) the fixed version passed did not pass (skipped or not run): "
+                               f"{', '.join(missing[:3])}{more}")
+    return Verdict.PLAUSIBLE, ""
+
+
+def judge(outcome: Outcome, *, bug_id: str, hash: str, engine: str, known_failures: frozenset[str] = frozenset(),
+          required: frozenset[str] = frozenset(), keep_passed: bool = False) -> ValidationRecord:
+    """The record of ``outcome``. ``keep_passed`` stores the names of the tests that passed (for the
+    fixed version, whose passes every candidate's must cover)."""
+    verdict, why = verdict_of(outcome, known_failures, required)
+    failing = [t for t in outcome.failing_tests if t not in known_failures]
+    if verdict is Verdict.WRONG and not failing:
+        failing = not_passed(outcome, required)
+    ignored = [t for t in [*outcome.failing_tests, *outcome.timed_out_tests] if t in known_failures]
+    first = f"{failing[0]}: {outcome.messages.get(failing[0], '')}".rstrip(": ") if failing else ""
+    detail = "; ".join(p for p in (why, first, outcome.detail) if p)
+    return ValidationRecord(
+        bug_id=bug_id,
+        hash=hash,
+        engine=engine,
+        verdict=verdict,
+        failing_tests=failing + [t for t in outcome.timed_out_tests if t not in known_failures and t not in failing],
+        ignored_failures=ignored,
+        compile_errors=outcome.compile_errors[:COMPILE_ERRORS_LIMIT],
+        detail=detail,
+        failure_message=outcome.messages.get(failing[0], "") if failing else "",
+        failure_line=outcome.failure_lines.get(failing[0]) if failing else None,
+        tests_run=outcome.tests_run,
+        passed_tests=sorted(outcome.passed_tests or []) if keep_passed else [],
+        all_tests_ran=outcome.phase is Phase.DONE and outcome.compiled and not outcome.harness_error,
+        wall_seconds=round(outcome.wall_seconds, 3),
+        cpu_seconds=round(outcome.cpu_seconds, 3),
+    )
+
+
+def required_of(fixed: ValidationRecord | None) -> frozenset[str]:
+    """What a candidate must pass: every test the fixed version passed (recorded by engines that
+    name their tests)."""
+    return frozenset(fixed.passed_tests) if fixed is not None else frozenset()
+
+
+def known_failures_of(fixed: ValidationRecord | None, trigger_tests=()) -> frozenset[str]:
+    """Tests that fail on the fixed version (when its baseline ran them), except trigger tests: a
+    trigger test is never excused, so a candidate that fails one is wrong whatever the fixed
+    version does (that bug's ground truth then does not validate, and reports show it apart)."""
+    if fixed is None or fixed.verdict not in (Verdict.WRONG, Verdict.TIMEOUT):
+        return frozenset()
+    return frozenset(t for t in fixed.failing_tests if not _of_trigger(t, trigger_tests))
