@@ -7,7 +7,8 @@ import json
 import shutil
 
 import pytest
-from nl2fix.dataset.load import EXAMPLE_BENCHMARK, load_dataset
+from nl2fix.core.files import EXAMPLE_BENCHMARK
+from nl2fix.dataset.load import load_dataset
 from nl2fix.dataset.build import (PatchedTreeSources, build_dataset, classify, content_hash, parse_bug_numbers,
                                   read_active_bugs)
 from nl2fix.dataset.diff import Same, diff_datasets

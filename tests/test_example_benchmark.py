@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
+from nl2fix.core.files import EXAMPLE_BENCHMARK
+from nl2fix.dataset.load import open_dataset
 from nl2fix.core.processes import run_command
 
 BENCH = EXAMPLE_BENCHMARK

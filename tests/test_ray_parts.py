@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
+from nl2fix.core.files import EXAMPLE_BENCHMARK
+from nl2fix.dataset.load import open_dataset
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.validation.executors import ExecutorKind, ExecutorSpec
 from nl2fix.validation.executors.ray_executor import infeasible, placement

@@ -16,7 +16,8 @@ from click.testing import CliRunner
 from defects4j_adapter.engines.base import Outcome, Phase
 from nl2fix.cli.check_cmd import check
 from nl2fix.report import metrics
-from nl2fix.dataset.load import EXAMPLE_BENCHMARK, load_dataset
+from nl2fix.core.files import EXAMPLE_BENCHMARK
+from nl2fix.dataset.load import load_dataset
 from nl2fix.core.processes import run_command
 from nl2fix.java_source.text import candidate_hash
 from nl2fix.core.domain import Engine, Verdict

@@ -24,7 +24,7 @@ from defects4j_adapter.jvm import java_level
 from defects4j_adapter.jvm import reference_java
 from defects4j_adapter.engines.base import Workspace
 from defects4j_adapter.jvm.test_runner import junit_jars
-from nl2fix.dataset.load import EXAMPLE_BENCHMARK
+from nl2fix.core.files import EXAMPLE_BENCHMARK
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import ExecResult, run_command, which
 from nl2fix.core.domain import Bug

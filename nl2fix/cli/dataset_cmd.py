@@ -129,7 +129,7 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
                                       parse_bug_numbers, write_dataset)
     from nl2fix.core.errors import Nl2FixError
     from nl2fix.dataset.trackers import IssueFetcher
-    from nl2fix.report import write_text
+    from nl2fix.core.files import write_text
 
     names = [p.strip() for value in projects for p in value.split(",") if p.strip()]
     numbers = parse_bug_numbers(bugs)

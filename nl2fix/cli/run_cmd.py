@@ -40,7 +40,8 @@ def _stage(number: int, name: str) -> None:
 def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float, candidate_timeout: float,
             executor: ExecutorSpec, all_tests: bool, embedder: str, fmt: str, out: Path | None, no_codebleu: bool,
             **sampling) -> None:
-    from nl2fix.report import collect, render, write_text
+    from nl2fix.core.files import write_text
+    from nl2fix.report import collect, render
     from nl2fix.store.run_store import RunStore
     from nl2fix.validation.stage import validate
     from nl2fix.validation.verdict_source import verdict_engine

@@ -384,6 +384,6 @@ def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fet
 
 def write_dataset(records: dict[str, dict], out: Path) -> None:
     """The whole file or nothing (a killed build never leaves half a dataset)."""
-    from nl2fix.report import write_text
+    from nl2fix.core.files import write_text
 
     write_text(Path(out), json.dumps(records, indent=1, ensure_ascii=False) + "\n")

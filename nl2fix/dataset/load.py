@@ -20,9 +20,8 @@ from nl2fix.core import bug_ids
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.java_source.text import remove_comments
 from nl2fix.core.domain import Bug
+from nl2fix.core.files import EXAMPLE_BENCHMARK
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE_BENCHMARK = REPO_ROOT / "examples" / "benchmark"
 DATASET_FILE = "nl2fix_dataset.json"
 DATASET_URL = (
     "https://raw.githubusercontent.com/nl2fix-team/NL2Fix/main/datasets/defects4j/nl2fix_dataset.json"

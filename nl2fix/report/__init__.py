@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import enum
-import os
 from pathlib import Path
 from typing import Callable
 
 from pydantic import BaseModel
 
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.files import write_text
 from nl2fix.report.data import ReportData, collect
 from nl2fix.report.document import Document
 
@@ -47,19 +47,6 @@ def render(data: ReportData, fmt: ReportFormat | str) -> str:
     return render_model(data, lambda: report_document(data), fmt)
 
 
-def write_text(path: Path, content: str) -> Path:
-    """Write a whole file or nothing: a half-written report never replaces a good one."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(content, encoding="utf-8")
-        tmp.replace(path)
-    except OSError as exc:
-        raise Nl2FixError(f"cannot write {path}: {exc.strerror or exc}", "write it elsewhere with --out FILE") from exc
-    return path
-
-
 def write_report(run_dir: Path, fmt: str = "text", out: Path | None = None, *, codebleu: bool = True,
                  progress: bool = False, cutoff=None) -> Path | str:
     """The run's report in ``fmt``: written to ``out`` (returns its path) or returned as text.
@@ -85,5 +72,4 @@ def parse_format(fmt: ReportFormat | str) -> ReportFormat:
                           "choose one of " + ", ".join(f.value for f in ReportFormat)) from None
 
 
-__all__ = ["ReportData", "ReportFormat", "collect", "emit", "parse_format", "render", "render_document", "render_model", "write_report",
-           "write_text"]
+__all__ = ["ReportData", "ReportFormat", "collect", "emit", "parse_format", "render", "render_document", "render_model", "write_report"]
