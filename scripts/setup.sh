@@ -47,7 +47,7 @@ jdk11() {
 }
 jdk11 || echo "setup.sh: JDK 11 could not be installed; tests will run on a newer JDK with --add-opens" >&2
 
-python3 -m pip install -q -e '.[test,ray]'
+python3 -m pip install -q -e '.[test,ray,dev]'
 
 # Docker, for --sandbox docker and the tests marked `docker`: Debian's docker.io, a daemon (started
 # here as root when none answers, logging to /var/log/nl2fix-dockerd.log), the base image made from

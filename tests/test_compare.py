@@ -14,7 +14,7 @@ from nl2fix.cli import _register, cli
 from nl2fix.report.compare import compare_runs, overlap, write_compare
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.domain import Verdict
-from nl2fix.report import collect
+from nl2fix.report.data import collect
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from conversation_model import ROUND_TRIP_FAILS, TRAILING_FIELD_FAILS, model
 
 from nl2fix.cli import _register, cli
 from nl2fix.core.domain import ConversationPhase, Verdict
-from nl2fix.report import collect
+from nl2fix.report.data import collect
 from nl2fix.store.run_store import RunStore
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,8 @@ import pytest
 import report_fixtures
 from nl2fix.dataset.hard_bugs import HardFlag, bug_flags
 from nl2fix.core.domain import Bug
-from nl2fix.report import collect, render
+from nl2fix.report.data import collect
+from nl2fix.report.render import render
 
 DATES = {"Demo-1": "2020-01-01T00:00:00Z", "Demo-2": "2022-05-01T12:00:00Z", "Broken-1": "2019-01-01T00:00:00Z"}
 

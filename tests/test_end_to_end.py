@@ -19,7 +19,7 @@ from nl2fix.cli import _register, cli
 from nl2fix.dataset.load import open_dataset
 from nl2fix.java_source.text import normalise
 from nl2fix.core.domain import Verdict
-from nl2fix.report import collect
+from nl2fix.report.data import collect
 from nl2fix.store.run_store import RunStore
 
 pytestmark = pytest.mark.slow

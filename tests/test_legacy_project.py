@@ -161,7 +161,7 @@ def test_the_project_s_own_hamcrest_is_not_shadowed_by_the_runner_s(fast, legacy
 
 
 def test_the_run_records_and_reports_which_java_ran_the_tests(legacy, tmp_path, nl2fix_cache, confined):
-    from nl2fix.report import render
+    from nl2fix.report.render import render
     from nl2fix.report.data import collect
     from nl2fix.validation.stage import validate
 

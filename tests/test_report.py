@@ -11,7 +11,8 @@ from report_fixtures import CODE, FIXED, ParsedPage, build_run, make_bug
 from nl2fix.report.codebleu import codebleu
 from nl2fix.core.domain import Strategy, Verdict
 from nl2fix.store.records import RunConfig, SampleRecord, ValidationRecord
-from nl2fix.report import collect, render, write_report
+from nl2fix.report.data import collect
+from nl2fix.report.render import render, write_report
 from nl2fix.report.data import GroundTruth, ReportData
 from nl2fix.store.run_store import RunStore
 

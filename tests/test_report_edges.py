@@ -13,7 +13,7 @@ from nl2fix.report.compare import compare_runs
 from nl2fix.java_source.text import candidate_hash
 from nl2fix.core.domain import Verdict
 from nl2fix.store.records import SampleRecord, ValidationRecord
-from nl2fix.report import collect
+from nl2fix.report.data import collect
 from nl2fix.store.run_store import RunStore
 from ranking import rank_run
 

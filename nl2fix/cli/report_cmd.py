@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from nl2fix.cli.options import latest_run_dir
-from nl2fix.report import ReportFormat, write_report
+from nl2fix.report.render import ReportFormat, write_report
 from nl2fix.report.data import ReportData
 
 

@@ -17,7 +17,7 @@ from nl2fix.cli.validate_cmd import all_tests_option, engine_specs
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.validation.executors import ExecutorSpec
 from nl2fix.core.domain import Engine, Verdict
-from nl2fix.report import DEFAULT_HTML_NAME, ReportFormat
+from nl2fix.report.render import DEFAULT_HTML_NAME, ReportFormat
 
 
 def _stage(number: int, name: str) -> None:
@@ -41,7 +41,8 @@ def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float
             executor: ExecutorSpec, all_tests: bool, embedder: str, fmt: str, out: Path | None, no_codebleu: bool,
             **sampling) -> None:
     from nl2fix.core.files import write_text
-    from nl2fix.report import collect, render
+    from nl2fix.report.data import collect
+    from nl2fix.report.render import render
     from nl2fix.store.run_store import RunStore
     from nl2fix.validation.stage import validate
     from nl2fix.validation.verdict_source import verdict_engine

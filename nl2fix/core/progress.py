@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 from typing import Iterable
 
+from tqdm import tqdm
+
 
 def progress_bar(iterable: Iterable | None = None, *, total: int | None = None, desc: str | None = None,
                  unit: str = "it", enabled: bool = True):
-    from tqdm import tqdm
-
     return tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, leave=False,
                 disable=not enabled or not sys.stderr.isatty())

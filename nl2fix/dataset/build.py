@@ -29,6 +29,11 @@ from nl2fix.core.processes import run_command
 from nl2fix.dataset.trackers import FetchStats, IssueFetcher, IssueText, Tracker, iso_utc
 from nl2fix.java_source.lexer import tokens_wo_comments
 from nl2fix.java_source.method_diff import Change, FileDiff, JavaFile, Method, ParseError, diff_parsed, parse_java
+from nl2fix.dataset.diff import read_entries
+from nl2fix.core.files import write_text
+from defects4j_adapter.workspaces import cache
+from defects4j_adapter.d4j import cli as d4j_cli
+from defects4j_adapter.workspaces import defects4j as d4j_workspace
 
 RECORD_FIELDS = ("src", "src_wo_comments", "fixed_src", "fixed_src_wo_comments", "summary", "Description",
                  "issue_url", "comments")
@@ -172,10 +177,6 @@ class Defects4JSources:
         self.cache_dir = Path(cache_dir)
 
     def _root(self, bug: ActiveBug, fixed: bool) -> Path:
-        from defects4j_adapter.workspaces import cache
-        from defects4j_adapter.d4j import cli as d4j_cli
-        from defects4j_adapter.workspaces import defects4j as d4j_workspace
-
         version = f"{bug.number}{'f' if fixed else 'b'}"
         if not fixed:
             prepared = d4j_workspace.checkout_root(self.cache_dir, bug.id)
@@ -298,7 +299,6 @@ class BuildSummary:
 
 def bug_ids_of(dataset: Path) -> set[str]:
     """The bug ids (``Cli-4``) of a dataset file: ``--bugs-of`` rebuilds exactly those."""
-    from nl2fix.dataset.diff import read_entries
 
     return set(read_entries(dataset))
 
@@ -384,6 +384,5 @@ def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fet
 
 def write_dataset(records: dict[str, dict], out: Path) -> None:
     """The whole file or nothing (a killed build never leaves half a dataset)."""
-    from nl2fix.core.files import write_text
 
     write_text(Path(out), json.dumps(records, indent=1, ensure_ascii=False) + "\n")

@@ -21,6 +21,7 @@ from nl2fix.core.errors import Nl2FixError
 from nl2fix.java_source.text import remove_comments
 from nl2fix.core.domain import Bug
 from nl2fix.core.files import EXAMPLE_BENCHMARK
+from nl2fix.core.processes import which
 
 DATASET_FILE = "nl2fix_dataset.json"
 DATASET_URL = (
@@ -219,7 +220,6 @@ def default_metadata_dir() -> Path | None:
     home = os.environ.get("D4J_HOME") or os.environ.get("DEFECTS4J_HOME")
     if home and (Path(home) / "framework" / "projects").is_dir():
         return Path(home) / "framework" / "projects"
-    from nl2fix.core.processes import which
 
     exe = which("defects4j")
     if exe:

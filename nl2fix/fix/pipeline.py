@@ -26,6 +26,11 @@ from nl2fix.fix.project_build import BuildOptions, BuiltProject, build_project
 from nl2fix.store.records import RunConfig
 from nl2fix.store.run_dirs import default_run_dir
 from nl2fix.store.run_store import STORE_FILE, RunStore
+from nl2fix.sampling.stage import sample
+from nl2fix.validation.stage import validate
+from nl2fix.validation.verdict_source import verdict_engine
+from ranking import rank_run
+from nl2fix.dataset.load import open_dataset
 
 Echo = Callable[[str], None]
 SUSPECTS_SHOWN = 5
@@ -142,17 +147,11 @@ def sample_validate_rank(located: Located, config: RunConfig, run_dir: Path, *, 
                          workers: int, test_timeout: float, candidate_timeout: float, engine: Engine,
                          progress: bool, echo: Echo) -> list[FixChoice]:
     """The benchmark's stages on one user bug; every candidate in the order shown."""
-    from nl2fix.sampling.stage import sample
-    from nl2fix.validation.stage import validate
-    from nl2fix.validation.verdict_source import verdict_engine
-    from ranking import rank_run
 
     bug = located.bug
     _check_store(run_dir, bug)
     examples = Dataset({bug.id: bug})
     if config.strategy.value == "one-shot":
-        from nl2fix.dataset.load import open_dataset
-
         examples = Dataset({**open_dataset("example").bugs, bug.id: bug})
     summary = sample(run_dir, config, [bug], dataset=examples, progress=progress, backend=backend)
     echo(str(summary))

@@ -1,75 +1,12 @@
-"""Reports of one run: text, Markdown, self-contained HTML, or the JSON of ``ReportData``."""
+"""The report stage: what a run's store says, as numbers and documents.
 
-from __future__ import annotations
+``data`` gathers everything a report shows from the run store into one pydantic model (pass@k,
+ranked pass@k, the paper's tables, CodeBLEU, cost); ``metrics`` and ``codebleu`` are its pure maths;
+``layout`` lays the model out as a format-neutral ``document`` with ``plots`` beside it, and
+``render`` writes it as text, Markdown (``markdown``), one self-contained HTML page (``html``) or
+JSON. ``compare`` puts several runs side by side, ``export`` writes a run's samples out, ``cost``
+prices its tokens (``prices.json``).
 
-import enum
-from pathlib import Path
-from typing import Callable
-
-from pydantic import BaseModel
-
-from nl2fix.core.errors import Nl2FixError
-from nl2fix.core.files import write_text
-from nl2fix.report.data import ReportData, collect
-from nl2fix.report.document import Document
-
-
-class ReportFormat(str, enum.Enum):
-    TEXT = "text"
-    MARKDOWN = "md"
-    HTML = "html"
-    JSON = "json"
-
-
-DEFAULT_HTML_NAME = "report.html"
-
-
-def render_document(doc: Document, fmt: ReportFormat | str) -> str:
-    """A document as text, Markdown or HTML."""
-    from nl2fix.report import html, markdown, text
-
-    fmt = parse_format(fmt)
-    if fmt is ReportFormat.JSON:
-        raise ValueError("JSON is rendered from the data model, not from a document")
-    return {ReportFormat.TEXT: text, ReportFormat.MARKDOWN: markdown, ReportFormat.HTML: html}[fmt].render(doc)
-
-
-def render_model(model: BaseModel, document: Callable[[], Document], fmt: ReportFormat | str) -> str:
-    """The model itself as JSON, or the document laid out from it in another format."""
-    if parse_format(fmt) is ReportFormat.JSON:
-        return model.model_dump_json(indent=2) + "\n"
-    return render_document(document(), fmt)
-
-
-def render(data: ReportData, fmt: ReportFormat | str) -> str:
-    from nl2fix.report.layout import report_document
-
-    return render_model(data, lambda: report_document(data), fmt)
-
-
-def write_report(run_dir: Path, fmt: str = "text", out: Path | None = None, *, codebleu: bool = True,
-                 progress: bool = False, cutoff=None) -> Path | str:
-    """The run's report in ``fmt``: written to ``out`` (returns its path) or returned as text.
-
-    HTML always goes to a file: ``out``, or ``RUN/report.html``."""
-    fmt = parse_format(fmt)
-    content = render(collect(run_dir, codebleu=codebleu, progress=progress, cutoff=cutoff), fmt)
-    if out is None and fmt is ReportFormat.HTML:
-        out = Path(run_dir) / DEFAULT_HTML_NAME
-    return emit(content, out)
-
-
-def emit(content: str, out: Path | None) -> Path | str:
-    """``content`` written to ``out`` (its path returned), or ``content`` itself without ``out``."""
-    return content if out is None else write_text(Path(out), content)
-
-
-def parse_format(fmt: ReportFormat | str) -> ReportFormat:
-    try:
-        return ReportFormat(fmt)
-    except ValueError:
-        raise Nl2FixError(f"unknown report format {fmt!r}",
-                          "choose one of " + ", ".join(f.value for f in ReportFormat)) from None
-
-
-__all__ = ["ReportData", "ReportFormat", "collect", "emit", "parse_format", "render", "render_document", "render_model", "write_report"]
+May import: every stage below it (core, java_source, store, dataset, prompting, sampling,
+validation, ranking) and ``defects4j_adapter.jvm`` (the environment a verdict was reached in).
+"""

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Sequence
 
 from nl2fix.core.errors import Nl2FixError
-from nl2fix.report import metrics
+from nl2fix.report import metrics, plots
 from nl2fix.report.metrics import PAPER_KS
 from nl2fix.core.domain import Strategy
 from nl2fix.store.records import RunConfig
-from nl2fix.report import ReportFormat, emit, parse_format, render_model
+from nl2fix.report.render import ReportFormat, emit, parse_format, render_model
 from nl2fix.report.data import ReportData, ReportModel, collect, sample_sequences
 from nl2fix.report.document import Document, Figure, Table, pct
 
@@ -225,8 +225,6 @@ def budget_table(rows: list[BudgetRow]) -> Table:
 
 
 def compare_document(data: CompareData) -> Document:
-    from nl2fix.report import plots  # matplotlib loads only when a document is drawn
-
     ks = [k for k in PAPER_KS if any(k in r.pass_at_k for r in data.runs)]
     rankers = sorted({key for r in data.runs for key in r.ranked_pass_at_1})
     rows = [

@@ -6,19 +6,28 @@ text and a fixed hash salt and no date, so the same data gives the same bytes.
 
 from __future__ import annotations
 
+import functools
 import io
 import itertools
-from typing import Mapping, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Mapping, Sequence
 
-import matplotlib
+from nl2fix.report.data import Distribution
 
-matplotlib.use("Agg")  # never open a window, whatever the user's default backend is
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
-from matplotlib import rc_context  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
+@functools.cache
+def _matplotlib() -> ModuleType:
+    """matplotlib, loaded only when a figure is drawn (it costs every command a fifth of a second)."""
+    import matplotlib
 
-from nl2fix.report.data import Distribution  # noqa: E402
+    matplotlib.use("Agg")  # never open a window, whatever the user's default backend is
+    import matplotlib.figure
+    import matplotlib.ticker
+
+    return matplotlib
+
 
 _RC = {"svg.fonttype": "none", "svg.hashsalt": "nl2fix", "font.size": 9}
 _VERDICT_COLOURS = {
@@ -32,20 +41,20 @@ _VERDICT_COLOURS = {
 
 def _svg(fig: Figure) -> str:
     buffer = io.StringIO()
-    with rc_context(_RC):
+    with _matplotlib().rc_context(_RC):
         fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     text = buffer.getvalue()
     return text[text.index("<svg") :]  # drop the XML prologue and DOCTYPE: the SVG is inlined in HTML
 
 
 def _figure(width: float, height: float) -> Figure:
-    with rc_context(_RC):
-        return Figure(figsize=(width, height), layout="constrained")
+    with _matplotlib().rc_context(_RC):
+        return _matplotlib().figure.Figure(figsize=(width, height), layout="constrained")
 
 
 def pass_at_k_curves(curves: Mapping[str, Sequence[float]]) -> str:
     """Figure 2: pass@k against k, one line per run (log-scaled k when it spans more than a decade)."""
-    with rc_context(_RC):
+    with _matplotlib().rc_context(_RC):
         fig = _figure(5.5, 3.4)
         ax = fig.add_subplot()
         longest = 0
@@ -56,7 +65,7 @@ def pass_at_k_curves(curves: Mapping[str, Sequence[float]]) -> str:
         if longest > 10:
             ax.set_xscale("log")
         else:
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.xaxis.set_major_locator(_matplotlib().ticker.MaxNLocator(integer=True))
         ax.set_xlabel("k (samples)")
         ax.set_ylabel("pass@k (%)")
         ax.set_ylim(0, 100)
@@ -68,7 +77,7 @@ def pass_at_k_curves(curves: Mapping[str, Sequence[float]]) -> str:
 
 def codebleu_boxes(by_reference: Mapping[str, Mapping[str, Distribution]]) -> str:
     """Figure 4: CodeBLEU of candidates against each reference, one box per verdict."""
-    with rc_context(_RC):
+    with _matplotlib().rc_context(_RC):
         fig = _figure(3.2 * max(1, len(by_reference)), 3.4)
         axes = fig.subplots(1, max(1, len(by_reference)), sharey=True, squeeze=False)[0]
         for ax, (reference, groups) in zip(axes, by_reference.items()):
@@ -92,14 +101,14 @@ def codebleu_boxes(by_reference: Mapping[str, Mapping[str, Distribution]]) -> st
 def project_bars_figure(projects: Sequence[tuple[str, int, int]]) -> Figure:
     """Table 3 as bars: bugs with a plausible fix out of the bugs of each project. The legend sits
     above the axes: inside, the bars (all as tall when projects have as many bugs) leave it no room."""
-    with rc_context(_RC):
+    with _matplotlib().rc_context(_RC):
         fig = _figure(max(4.0, 0.55 * len(projects) + 1.5), 3.2)
         ax = fig.add_subplot()
         names = [p for p, _, _ in projects]
         ax.bar(names, [b for _, b, _ in projects], color="#cfd8dc", label="bugs")
         ax.bar(names, [f for _, _, f in projects], color="#2e7d32", label="with a plausible fix")
         ax.set_ylabel("bugs")
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(_matplotlib().ticker.MaxNLocator(integer=True))
         ax.tick_params(axis="x", rotation=45)
         fig.legend(loc="outside upper center", ncols=2, fontsize=7)
         return fig
@@ -121,7 +130,7 @@ def overlap_upset(fixed: Mapping[str, set[str]]) -> str:
             if count:
                 combos.append((combo, count))
     combos.sort(key=lambda c: (-c[1], c[0]))
-    with rc_context(_RC):
+    with _matplotlib().rc_context(_RC):
         fig = _figure(max(4.0, 0.5 * len(combos) + 2.5), 1.6 + 0.35 * len(labels) + 1.8)
         bars, dots = fig.subplots(2, 1, sharex=True, height_ratios=[2, max(1, 0.35 * len(labels))])
         xs = range(len(combos))
@@ -129,7 +138,7 @@ def overlap_upset(fixed: Mapping[str, set[str]]) -> str:
         for x, (_, count) in zip(xs, combos):
             bars.annotate(str(count), (x, count), ha="center", va="bottom", fontsize=7)
         bars.set_ylabel("bugs fixed")
-        bars.yaxis.set_major_locator(MaxNLocator(integer=True))
+        bars.yaxis.set_major_locator(_matplotlib().ticker.MaxNLocator(integer=True))
         for x, (combo, _) in zip(xs, combos):
             dots.scatter([x] * len(labels), range(len(labels)), color="#cfd8dc", s=30)
             dots.scatter([x] * len(combo), combo, color="#37474f", s=30)

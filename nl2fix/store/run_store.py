@@ -31,6 +31,7 @@ from nl2fix.store.records import (
     SampleRecord,
     ValidationRecord,
 )
+from nl2fix.core import bug_ids
 
 STORE_FILE = "run.sqlite"
 SCHEMA_VERSION = 1
@@ -229,8 +230,6 @@ class RunStore:
         return [_bug_from_json(r[0]) for r in self._query("SELECT record FROM bugs ORDER BY position")]
 
     def bug(self, bug_id: str) -> Bug:
-        from nl2fix.core import bug_ids
-
         known = [r[0] for r in self._query("SELECT bug_id FROM bugs ORDER BY position")]
         resolved = bug_ids.resolve(bug_id, known)
         return _bug_from_json(self._query("SELECT record FROM bugs WHERE bug_id = ?", (resolved,))[0][0])
