@@ -1,1 +1,8 @@
-"""TODO."""
+"""The kernel every stage stands on: the one user-facing error (``errors``), the domain types and
+status words (``domain``: ``Bug``, ``Strategy``, ``Verdict``, ``Engine`` ...), the one subprocess
+helper with a timeout and a typed result (``processes``), progress bars, token counting
+(``tokens``, with a served model's own tokenizer in ``model_tokenizers``), forgiving bug ids
+(``bug_ids``) and the project's bundled files with whole-file writes (``files``).
+
+May import: nothing of the project (only the standard library and third-party packages).
+"""

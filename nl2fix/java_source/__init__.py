@@ -1,1 +1,7 @@
-"""TODO."""
+"""Java source as text, without a compiler: a lossless lexer (``lexer``), comment removal,
+normalisation and the whitespace/comment-insensitive candidate hash (``text``), method declarations
+found in a class, a lone method or a model's answer (``methods``), and what a fix changed in a file,
+declaration by declaration (``method_diff``, tree-sitter-java).
+
+May import: ``nl2fix.core``.
+"""
