@@ -29,27 +29,25 @@ def _read_as_digits(text: str) -> str:
 def resolve(text: str, known_ids: Iterable[str]) -> str:
     """The known id that ``text`` names, or a user-facing error naming the closest ids."""
     known = list(known_ids)
-    by_key = {canonical_key(k): k for k in known}
+    keyed = {k: kk for k in known if (kk := canonical_key(k)) is not None}
+    by_key = {kk: k for k, kk in keyed.items()}
     key = canonical_key(text)
     if key is not None and key in by_key:
         return by_key[key]
     key = key or canonical_key(_read_as_digits(text))  # only suggested: the reading is a guess
     close = difflib.get_close_matches(text.strip(), known, n=3, cutoff=0.0)
     if key is not None:
-        project_ids = sorted(
-            (k for k in known if canonical_key(k)[0] == key[0]),
-            key=lambda k: abs(canonical_key(k)[1] - key[1]),
-        )
+        project, number = key
+        project_ids = sorted((k for k, kk in keyed.items() if kk[0] == project),
+                             key=lambda k: abs(keyed[k][1] - number))
         if project_ids:
             close = project_ids[:3]
-        elif not any(canonical_key(k)[0] == key[0] for k in known):
+        elif not any(kk[0] == project for kk in keyed.values()):
             projects = sorted({k.rsplit("-", 1)[0] for k in known})
-            near = difflib.get_close_matches(key[0], [p.lower() for p in projects], n=1, cutoff=0.5)
+            near = difflib.get_close_matches(project, [p.lower() for p in projects], n=1, cutoff=0.5)
             if near:
                 proj = next(p for p in projects if p.lower() == near[0])
-                close = sorted(
-                    (k for k in known if k.startswith(proj + "-")),
-                    key=lambda k: abs(canonical_key(k)[1] - key[1]),
-                )[:3]
+                close = sorted((k for k in keyed if k.startswith(proj + "-")),
+                               key=lambda k: abs(keyed[k][1] - number))[:3]
     hint = f"did you mean {', '.join(close)}?" if close else "run `nl2fix dataset stats` to list projects"
     raise Nl2FixError(f"unknown bug id {text!r} in this dataset", hint)

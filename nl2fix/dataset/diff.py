@@ -144,7 +144,7 @@ def read_entries(path: Path) -> dict[str, Entry]:
         raise Nl2FixError(f"dataset file {path} is not valid JSON: {exc}") from None
     if not isinstance(raw, dict):
         raise Nl2FixError(f"dataset file {path} must hold a JSON object keyed by bug")
-    out = {}
+    out: dict[str, Entry] = {}
     for key, record in raw.items():
         try:
             project, number, rel, start, end = parse_key(key)

@@ -116,16 +116,17 @@ def _project_meta(meta_dir: Path | None, project: str, number: int, cache: dict)
         return _Meta()
     pdir = meta_dir / project
     if project not in cache:
-        revs, layout = {}, {}
+        revs: dict[int, tuple[str, str]] = {}
+        layout: dict[str, tuple[str, str]] = {}
         if (pdir / "active-bugs.csv").is_file():
             with open(pdir / "active-bugs.csv", newline="", encoding="utf-8") as fh:
                 for row in csv.DictReader(fh):
                     revs[int(row["bug.id"])] = (row["revision.id.buggy"], row["revision.id.fixed"])
         if (pdir / "dir-layout.csv").is_file():
             with open(pdir / "dir-layout.csv", newline="", encoding="utf-8") as fh:
-                for row in csv.reader(fh):
-                    if len(row) >= 3:
-                        layout[row[0]] = (row[1], row[2])
+                for fields in csv.reader(fh):
+                    if len(fields) >= 3:
+                        layout[fields[0]] = (fields[1], fields[2])
         cache[project] = (revs, layout)
     revs, layout = cache[project]
     buggy, fixed = revs.get(number, ("", ""))

@@ -28,7 +28,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt
 
@@ -155,7 +155,7 @@ def _texts(items) -> tuple[str, ...]:
     return tuple(t for t in items if t)
 
 
-def parse_jira(ref: IssueRef, issue: dict, more_comments: list[dict] = ()) -> IssueText:
+def parse_jira(ref: IssueRef, issue: dict, more_comments: Sequence[dict] = ()) -> IssueText:
     """``GET /rest/api/2/issue/KEY?fields=summary,description,comment,created``, and the comments
     beyond the issue's first page from ``GET /rest/api/2/issue/KEY/comment?startAt=N``."""
     fields = issue.get("fields") or {}

@@ -73,7 +73,8 @@ def parse_trace(text: str) -> list[Throwable]:
 def junit_failures(output: str) -> dict[str, str]:
     """The failures JUnit 4's ``JUnitCore`` printed: ``Class::method`` to its stack trace."""
     out: dict[str, str] = {}
-    name, lines = None, []
+    name: str | None = None
+    lines: list[str] = []
     for line in output.splitlines():
         m = _JUNIT_FAILURE.match(line)
         if m:

@@ -9,7 +9,6 @@ and ``patch -p1`` take it), re-indented to sit where the method sits.
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,15 +36,19 @@ class FixChoice:
         return self.verdict is not None and self.verdict.verdict is Verdict.PLAUSIBLE
 
 
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
 def reindent(candidate: str, indent: str) -> str:
     """The candidate moved so its first line starts at ``indent`` (models often answer at column 0);
     text blocks are left alone, where leading space is content."""
     lines = candidate.strip("\r\n").replace("\r\n", "\n").split("\n")
     if '"""' in candidate or not lines:
         return candidate
-    own = re.match(r"[ \t]*", lines[0]).group(0)
+    own = _indent(lines[0])
     rest = [l for l in lines[1:] if l.strip()]
-    if rest and min(len(re.match(r"[ \t]*", l).group(0)) for l in rest) < len(own):
+    if rest and min(len(_indent(l)) for l in rest) < len(own):
         own = ""  # the first line was indented alone: keep the others where they are
     out = []
     for line in lines:
@@ -62,7 +65,7 @@ def patched(source: str, bug: Bug, code: str) -> str:
     """The file's text with the candidate in the buggy method's place."""
     location = splice.locate(source, bug.buggy_method, bug.start_line, bug.end_line)
     first = source.splitlines()[location.start_line - 1]
-    return splice.splice_at(source, location, reindent(code, re.match(r"[ \t]*", first).group(0)))
+    return splice.splice_at(source, location, reindent(code, _indent(first)))
 
 
 def unified_diff(path: str, before: str, after: str) -> str:

@@ -63,7 +63,7 @@ _KINDS = {kind.value: kind for kind in Kind}
 
 def tokenize(text: str) -> list[Token]:
     """All tokens of ``text``, whitespace and comments included (``"".join`` gives ``text`` back)."""
-    return [Token(_KINDS[m.lastgroup], m.group(), m.start()) for m in _PATTERN.finditer(text)]
+    return [Token(_KINDS[str(m.lastgroup)], m.group(), m.start()) for m in _PATTERN.finditer(text)]
 
 
 def code_tokens(text: str) -> list[Token]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from contextlib import contextmanager
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 
 from nl2fix.java_source.text import remove_comments
@@ -100,7 +100,7 @@ def references(bug: Bug) -> dict[str, str]:
 
 
 def run_scores(
-    store: RunStore, candidates: dict[str, Sequence[CandidateRecord]], *, progress: bool = False
+    store: RunStore, candidates: Mapping[str, Sequence[CandidateRecord]], *, progress: bool = False
 ) -> tuple[dict[ScoreKey, float], int]:
     """Scores of every candidate against both references, computing (and caching) the missing ones.
 

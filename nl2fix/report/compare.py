@@ -163,8 +163,8 @@ def _strategy(config: RunConfig) -> str:
 
 def equal_budget(labels: list[str], reports: list[ReportData]) -> list[BudgetRow]:
     """The runs side by side at the smallest sample budget (run's n) among them."""
-    configs = [r.run.config for r in reports]
-    if any(c is None for c in configs):
+    configs = [r.run.config for r in reports if r.run.config is not None]
+    if len(configs) < len(reports):
         return []
     budget = min(c.n for c in configs)
     rows = []

@@ -460,7 +460,8 @@ def _codebleu(store: RunStore, facts: list[_BugFacts], progress: bool) -> CodeBl
         f.bug.id: [c for c in f.candidates if f.verdict(c.hash) not in (None, Verdict.ERROR)] for f in facts
     }
     scores, unscored = codebleu_scores.run_scores(store, validated, progress=progress)
-    verdict_of = {(f.bug.id, c.hash): f.verdict(c.hash) for f in facts for c in validated[f.bug.id]}
+    verdict_of = {(f.bug.id, c.hash): verdict for f in facts for c in validated[f.bug.id]
+                  if (verdict := f.verdict(c.hash)) is not None}
     by_verdict: dict[str, dict[str, Distribution]] = {}
     tests = []
     for ref in codebleu_scores.REFERENCES:

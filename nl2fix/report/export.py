@@ -46,7 +46,7 @@ def sample_rows(store: RunStore) -> Iterator[dict]:
                 "finish_reason": s.finish_reason,
                 "prompt_tokens": s.prompt_tokens,
                 "completion_tokens": s.completion_tokens,
-                "verdict": verdicts.get(s.candidate_hash),
+                "verdict": verdicts.get(s.candidate_hash) if s.candidate_hash else None,
                 "verdict_engine": engine if s.candidate_hash in verdicts else None,
                 "ranks": {r: ranks[r][s.candidate_hash] for r in rankers if s.candidate_hash in ranks[r]},
             }

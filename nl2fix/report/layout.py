@@ -6,7 +6,7 @@ from nl2fix.sampling.backends import AT_TEMPERATURE
 from nl2fix.dataset.hard_bugs import DEFAULT_LONG_FIX_LINES
 from nl2fix.report import plots
 from nl2fix.report.cost_table import cost_tables, headline
-from nl2fix.report.data import RANKED_KS, GroundTruth, GroupPassAtK, ReportData
+from nl2fix.report.data import RANKED_KS, FixedWithin, GroundTruth, GroupPassAtK, ReportData
 from nl2fix.report.document import Document, Figure, Paragraph, Table, interval, pct, ratio
 
 
@@ -148,8 +148,7 @@ def _bugs(data: ReportData) -> Table:
                  "rank: position of the best-placed plausible candidate in each ranking.")
 
 
-def _fixed_within(data: ReportData) -> Table:
-    f = data.fixed_within
+def _fixed_within(data: ReportData, f: FixedWithin) -> Table:
     rows = [[f"first {k} sample(s)", pct(share), pct(data.pass_at_k.get(k)) if not f.adaptive else "-"]
             for k, share in f.ks.items()]
     per_fix = "-" if f.tokens_per_fix is None else f"{f.tokens_per_fix:,.0f}"
@@ -188,7 +187,7 @@ def _flags(data: ReportData) -> Table | None:
 def report_document(data: ReportData) -> Document:
     blocks: list = [_pass_at_k(data)]
     if data.fixed_within is not None:
-        blocks.append(_fixed_within(data))
+        blocks.append(_fixed_within(data, data.fixed_within))
     if data.pass_at_k_curve:
         blocks.append(Figure("pass@k (Figure 2)", lambda: plots.pass_at_k_curves({"this run": data.pass_at_k_curve})))
     if data.cost is not None:

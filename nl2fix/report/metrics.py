@@ -188,7 +188,7 @@ def wilson_interval(successes: int, total: int, z: float = 1.959964) -> tuple[fl
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def bootstrap_mean_interval(values: Sequence[float], *, level: float = 0.95, rounds: int = 2000, seed: int = 0) -> tuple[float, float]:
+def bootstrap_mean_interval(values: Sequence[float] | np.ndarray, *, level: float = 0.95, rounds: int = 2000, seed: int = 0) -> tuple[float, float]:
     """Percentile bootstrap interval of a mean over bugs; seeded so reports are reproducible."""
     data = np.asarray(values, dtype=float)
     if data.size == 0:

@@ -308,7 +308,8 @@ class RunStore:
         return ValidationRecord.model_validate_json(rows[0][0]) if rows else None
 
     def validations(self, bug_id: str | None = None, engine: str | None = None) -> list[ValidationRecord]:
-        sql, params = "SELECT record FROM validations WHERE 1=1", []
+        sql = "SELECT record FROM validations WHERE 1=1"
+        params: list[str] = []
         if bug_id is not None:
             sql, params = sql + " AND bug_id = ?", params + [bug_id]
         if engine is not None:
