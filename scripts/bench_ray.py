@@ -33,7 +33,7 @@ WARM_RUNS = 3
 def validate_on(cluster: LocalRayCluster, run_dir: Path, no_sandbox: bool) -> tuple[float, float]:
     """Wall seconds of ``nl2fix validate --executor ray``, and the CPU seconds of its candidates'
     validations (their compilers and JVMs, as each node measured them)."""
-    argv = [sys.executable, "-c", "from nl2fix.cli import main; main()", "validate", "--run", str(run_dir),
+    argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "validate", "--run", str(run_dir),
             "--executor", "ray", "--ray-address", cluster.address, "--workers", "1", "--quiet"]
     result = run_command(argv + (["--no-sandbox"] if no_sandbox else []), timeout=3600,
                          env={**os.environ, **cluster.auth_env})

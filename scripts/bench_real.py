@@ -171,7 +171,7 @@ def spread(bugs: list[Bug], count: int) -> list[Bug]:
 
 def nl2fix(*args: str) -> tuple[bool, float, str]:
     """Run ``nl2fix ARGS`` as its own process: (finished without a harness failure, its CPU-s, stderr's end)."""
-    result = run_command([sys.executable, "-c", "from nl2fix.cli import main; main()", *args],
+    result = run_command([sys.executable, "-c", "from nl2fix.cli.main import main; main()", *args],
                          timeout=VALIDATE_TIMEOUT)
     return result.returncode in (0, 1), result.cpu_seconds, result.stderr[-2000:]
 

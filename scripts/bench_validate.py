@@ -149,7 +149,7 @@ def main() -> int:
                 name = engine if box == sandboxes[0] else f"{engine}/{box}"
                 run_dir = base / name.replace("/", "-")
                 count = make_run(run_dir, bugs, args.per_bug)
-                argv = [sys.executable, "-c", "from nl2fix.cli import main; main()", "validate", "--run", str(run_dir),
+                argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "validate", "--run", str(run_dir),
                         "--engine", engine, "--workers", str(args.workers), "--quiet", "--sandbox", box]
                 containers = images.containers_cpu_seconds() if box == "docker" else None
                 daemons = daemons_cpu_seconds()

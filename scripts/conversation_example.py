@@ -20,7 +20,7 @@ from click.testing import CliRunner  # noqa: E402
 from conversation_model import model  # noqa: E402
 from openai_server import OpenAIServer  # noqa: E402
 
-from nl2fix.cli import _register, cli  # noqa: E402
+from nl2fix.cli.main import cli  # noqa: E402
 
 BUGS = ("Textkit-3", "Rangekit-2", "Textkit-1")
 """Two bugs the scripted model fixes once told how its answer failed, one it never fixes."""
@@ -35,7 +35,6 @@ def nl2fix(*args) -> str:
 
 
 def main() -> None:
-    _register()
     os.environ.setdefault("OPENAI_API_KEY", "local")
     work = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="nl2fix-conversation-"))
     selection = [arg for bug in BUGS for arg in ("--bug", bug)]

@@ -70,7 +70,7 @@ docker_setup() {
     $SUDO docker info >/dev/null 2>&1 || { echo "setup.sh: dockerd did not start; see /var/log/nl2fix-dockerd.log" >&2; return 1; }
   fi
   $SUDO bash scripts/make_base_image.sh nl2fix/debian:bookworm
-  python3 -c "from nl2fix.cli import main; main()" image build --base nl2fix/debian:bookworm
+  python3 -c "from nl2fix.cli.main import main; main()" image build --base nl2fix/debian:bookworm
 }
 if [ "${NL2FIX_SETUP_DOCKER:-1}" != 0 ]; then
   docker_setup

@@ -53,9 +53,8 @@ def invoke_cli():
     ``stderr``, ``output``, ``exit_code``). ``env=`` sets environment variables for the call."""
     from click.testing import CliRunner
 
-    from nl2fix.cli import _register, cli
+    from nl2fix.cli.main import cli
 
-    _register()
     runner = CliRunner()
 
     def invoke(*args, env=None):

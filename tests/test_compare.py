@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from report_fixtures import VERDICTS, ParsedPage, build_run
 
-from nl2fix.cli import _register, cli
+from nl2fix.cli.main import cli
 from nl2fix.report.compare import compare_runs, overlap, write_compare
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.domain import Verdict
@@ -76,7 +76,6 @@ def test_needs_two_runs_and_a_file_for_html(runs):
 
 
 def test_cli(runs, tmp_path):
-    _register()
     result = CliRunner().invoke(cli, ["compare", *map(str, runs), "--format", "md"])
     assert result.exit_code == 0, result.output
     assert "| hot |" in result.output

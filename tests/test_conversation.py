@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from conversation_model import CONVERSATION_BUG as BUG
 from conversation_model import ROUND_TRIP_FAILS, TRAILING_FIELD_FAILS, model
 
-from nl2fix.cli import _register, cli
+from nl2fix.cli.main import cli
 from nl2fix.core.domain import ConversationPhase, Verdict
 from nl2fix.report.data import collect
 from nl2fix.store.run_store import RunStore
@@ -34,7 +34,6 @@ def env(tmp_path_factory):
         mp.setenv("NL2FIX_CACHE_DIR", str(cache / "cache"))
         mp.setenv("OPENAI_API_KEY", "test")
         mp.delenv("OPENAI_BASE_URL", raising=False)
-        _register()
         yield
 
 
@@ -159,7 +158,7 @@ def test_a_run_killed_between_rounds_resumes_without_asking_again(runs, tmp_path
     run_dir = tmp_path / "killed"
     server = openai_server_factory(model=model())
     args = ["sample", *common(run_dir, server, "conversation"), *CONVERSATION]
-    command = [sys.executable, "-c", "from nl2fix.cli import main; main()", *map(str, args)]
+    command = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", *map(str, args)]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120

@@ -119,7 +119,7 @@ def test_mutation_baseline_runs_offline_on_a_fresh_clone(tmp_path, invoke_cli):
     run_dir = tmp_path / "run"
     env = {**os.environ, "NL2FIX_DATA_DIR": str(tmp_path / "data"), "NL2FIX_CACHE_DIR": str(tmp_path / "cache")}
     env.pop("OPENAI_API_KEY", None)
-    argv = [sys.executable, "-c", "from nl2fix.cli import main; main()", "sample", "--backend", "mutation",
+    argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "sample", "--backend", "mutation",
             "--bug", "Textkit-1", "-n", "20", "--dataset", "example", "--run", run_dir]
     result = run_command(argv, timeout=120, cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr

@@ -160,14 +160,13 @@ def test_embeddings_received_before_a_crash_are_not_asked_for_again(tmp_path, op
 def test_ranking_with_openai_embeddings_is_cached_in_the_run(tmp_path, openai_server):
     from click.testing import CliRunner
 
-    from nl2fix.cli import _register, cli
+    from nl2fix.cli.main import cli
     from nl2fix.java_source.text import candidate_hash, remove_comments
     from nl2fix.store.run_store import RunStore
     from openai_server import embed as server_embed
     from rank_fixtures import BUGS, SAMPLES, build_run
 
     run = build_run(tmp_path)
-    _register()
     args = ["rank", "--run", str(run), "--embedder", "openai:text-embedding-ada-002", "--base-url", openai_server.url]
     first = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert first.exit_code == 0, first.output

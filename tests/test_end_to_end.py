@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from report_fixtures import ParsedPage, human_eval_estimator
 
-from nl2fix.cli import _register, cli
+from nl2fix.cli.main import cli
 from nl2fix.dataset.load import open_dataset
 from nl2fix.java_source.text import normalise
 from nl2fix.core.domain import Verdict
@@ -37,7 +37,6 @@ def env(tmp_path_factory):
         mp.setenv("NL2FIX_DATA_DIR", str(cache / "data"))
         mp.delenv("OPENAI_API_KEY", raising=False)
         mp.delenv("OPENAI_BASE_URL", raising=False)
-        _register()
         yield
 
 

@@ -7,7 +7,7 @@ import statistics
 import pytest
 from click.testing import CliRunner
 
-from nl2fix.cli import _register, cli
+from nl2fix.cli.main import cli
 from nl2fix.java_source.text import candidate_hash
 from nl2fix.store.run_store import RunStore
 from rank_fixtures import CLAMP_FIX, CLAMP_REWRITE, CLAMP_SAME, CLAMP_TYPO, JOIN_STREAM, build_run
@@ -16,7 +16,6 @@ from ranking import ranking_info
 
 @pytest.fixture(scope="module")
 def invoke():
-    _register()
     runner = CliRunner()
 
     def run(*args, color=False):

@@ -209,9 +209,8 @@ def _documented(schema: dict) -> list[str]:
 def test_cli_report_json_text_and_schema(run, tmp_path):
     from click.testing import CliRunner
 
-    from nl2fix.cli import _register, cli
+    from nl2fix.cli.main import cli
 
-    _register()
     out = tmp_path / "r.json"
     result = CliRunner().invoke(cli, ["report", "--run", str(run), "--format", "json", "--out", str(out), "--no-codebleu"])
     assert result.exit_code == 0, result.output

@@ -36,7 +36,7 @@ from validation_fixtures import (  # noqa: F401
 )
 
 EXAMPLE_JSON = EXAMPLE_BENCHMARK / "nl2fix_dataset.json"
-NL2FIX = [sys.executable, "-c", "from nl2fix.cli import main; main()"]
+NL2FIX = [sys.executable, "-c", "from nl2fix.cli.main import main; main()"]
 
 # -- verdict rules ---------------------------------------------------------------------
 

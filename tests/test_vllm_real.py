@@ -61,7 +61,7 @@ def tiny(tmp_path_factory) -> Path:
 
 
 def nl2fix(tmp: Path, *args, timeout=600) -> subprocess.CompletedProcess:
-    command = [VLLM_PYTHON, "-c", "from nl2fix.cli import main; main()", *map(str, args)]
+    command = [VLLM_PYTHON, "-c", "from nl2fix.cli.main import main; main()", *map(str, args)]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=_env(tmp))
 
 

@@ -1,44 +1,6 @@
-"""The `nl2fix` command: parses, checks option combinations, and calls the library."""
+"""The `nl2fix` command (``main``: the group; one ``*_cmd`` module per subcommand, ``commands``
+listing them in the order of the flow; ``options`` and ``sample_options`` shared by several): it
+parses, checks option combinations, and calls the library. No logic of a stage lives here.
 
-from __future__ import annotations
-
-import sys
-
-import click
-
-from nl2fix import __version__
-from nl2fix.core.errors import Nl2FixError
-
-
-class _Group(click.Group):
-    """Prints Nl2FixError as ``error: ...`` without a traceback, exit code 2."""
-
-    def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except Nl2FixError as exc:
-            click.echo(f"error: {exc.message}", err=True)
-            if exc.hint:
-                click.echo(f"  hint: {exc.hint}", err=True)
-            sys.exit(2)
-        except KeyboardInterrupt:
-            click.echo("interrupted: everything received so far is in the run store; re-run to resume", err=True)
-            sys.exit(130)
-
-
-@click.group(cls=_Group)
-@click.version_option(__version__, prog_name="nl2fix")
-def cli() -> None:
-    """From a natural-language bug report and the buggy Java method to ranked, test-validated fixes."""
-
-
-def _register() -> None:
-    from nl2fix.cli import commands
-
-    for command in commands.ALL:
-        cli.add_command(command)
-
-
-def main() -> None:
-    _register()
-    cli(prog_name="nl2fix")
+May import: every stage.
+"""

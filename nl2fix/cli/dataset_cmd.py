@@ -12,6 +12,17 @@ from nl2fix.cli.options import dataset_options
 from nl2fix.dataset.load import DATASET_SHA256, DATASET_URL, open_dataset
 from nl2fix.dataset.hard_bugs import HardFlag, bug_flags
 from nl2fix.java_source.text import remove_comments
+from nl2fix.dataset.download import pull
+from nl2fix.dataset.stats import format_table, project_stats
+from nl2fix.dataset.trackers import ENDPOINT_ENVS, endpoints_from_env
+from defects4j_adapter.workspaces.cache import cache_dir
+from nl2fix.dataset.load import default_metadata_dir
+from nl2fix.dataset.build import Defects4JSources, PatchedTreeSources, bug_ids_of, build_dataset, parse_bug_numbers, write_dataset
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.dataset.trackers import IssueFetcher
+from nl2fix.core.files import write_text
+from defects4j_adapter.d4j.cli import Defects4J
+from nl2fix.dataset.diff import diff_datasets
 
 
 @click.group("dataset")
@@ -25,7 +36,6 @@ def dataset() -> None:
 @click.option("--force", is_flag=True, help="Download again even if a good copy is in place.")
 def pull_cmd(url: str, sha256: str, force: bool) -> None:
     """Download the published dataset to the data directory ($NL2FIX_DATA_DIR) and verify it."""
-    from nl2fix.dataset.download import pull
 
     path, fetched = pull(url, sha256, force=force)
     click.echo(f"{'downloaded' if fetched else 'already in place'}: {path} (sha256 verified)")
@@ -36,7 +46,6 @@ def pull_cmd(url: str, sha256: str, force: bool) -> None:
 @click.option("--flags", "with_flags", is_flag=True, help="Also count the difficulty flags and the known issue dates.")
 def stats_cmd(dataset: str | None, metadata_dir, with_flags: bool) -> None:
     """Per-project counts, average method size, changed lines/tokens and issue lengths."""
-    from nl2fix.dataset.stats import format_table, project_stats
 
     ds = open_dataset(dataset, str(metadata_dir) if metadata_dir else None)
     click.echo(format_table(project_stats(list(ds.bugs.values()))))
@@ -81,8 +90,6 @@ def show_cmd(dataset: str | None, metadata_dir, bug_id: str, original: bool) -> 
 
 
 def _tracker_urls(values: tuple[str, ...]) -> dict:
-    from nl2fix.dataset.trackers import ENDPOINT_ENVS, endpoints_from_env
-
     endpoints = endpoints_from_env()
     names = {t.value: t for t in ENDPOINT_ENVS}
     for value in values:
@@ -123,13 +130,6 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
     import json
     import tempfile
 
-    from defects4j_adapter.workspaces.cache import cache_dir
-    from nl2fix.dataset.load import default_metadata_dir
-    from nl2fix.dataset.build import (Defects4JSources, PatchedTreeSources, bug_ids_of, build_dataset,
-                                      parse_bug_numbers, write_dataset)
-    from nl2fix.core.errors import Nl2FixError
-    from nl2fix.dataset.trackers import IssueFetcher
-    from nl2fix.core.files import write_text
 
     names = [p.strip() for value in projects for p in value.split(",") if p.strip()]
     numbers = parse_bug_numbers(bugs)
@@ -144,8 +144,6 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
         if projects_dir is not None:
             sources = PatchedTreeSources(projects_dir, Path(work))
         else:
-            from defects4j_adapter.d4j.cli import Defects4J
-
             sources = Defects4JSources(Defects4J.find(), cache_dir())
         records, summary = build_dataset(meta, names, sources, fetcher, numbers=numbers,
                                          ids=bug_ids_of(bugs_of) if bugs_of else None,
@@ -169,7 +167,6 @@ def diff_cmd(a: Path, b: Path, projects, only_common: bool, as_json: bool, brief
     """Compare two dataset files bug by bug: ranges, methods and issue texts."""
     import json
 
-    from nl2fix.dataset.diff import diff_datasets
 
     names = {p.strip() for value in projects for p in value.split(",") if p.strip()}
     result = diff_datasets(a, b, names or None)

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from nl2fix.cli.options import run_option
+from nl2fix.report.export import export_run
 
 
 @click.command("export")
@@ -16,7 +17,6 @@ from nl2fix.cli.options import run_option
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write here instead of stdout.")
 def export_cmd(run_dir: Path, fmt: str, out: Path | None) -> None:
     """Export every sample of a run."""
-    from nl2fix.report.export import export_run
 
     result = export_run(run_dir, fmt, out)
     if out is None:

@@ -11,6 +11,14 @@ from nl2fix.cli.sample_options import prompt_options
 from nl2fix.cli.show_cmd import echo_lines
 from nl2fix.cli.validate_cmd import engine_options
 from nl2fix.core.domain import Engine
+from nl2fix.validation.executors import ExecutorKind
+from nl2fix.fix import pipeline as fix
+from nl2fix.fix import patches as fix_patches
+from nl2fix.sampling.backends import create
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.fix.project_build import BuildOptions, BuildSystem
+from nl2fix.prompting.prompt import context_window_for
+from nl2fix.store.records import RunConfig
 
 BACKENDS = ("openai", "vllm", "mutation")
 
@@ -58,17 +66,9 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
     stack trace), samples candidate fixes with the issue text as the bug report, validates each against
     the project's tests (the failing test first, then the test classes that name the class), ranks them
     and prints the top ones as diffs of the working tree. Re-running resumes."""
-    from nl2fix.validation.executors import ExecutorKind
 
     if executor.kind is not ExecutorKind.LOCAL:
         raise click.UsageError("nl2fix fix validates on this machine, where the project was built: drop --executor ray")
-    from nl2fix.fix import pipeline as fix
-    from nl2fix.fix import patches as fix_patches
-    from nl2fix.sampling.backends import create
-    from nl2fix.core.errors import Nl2FixError
-    from nl2fix.fix.project_build import BuildOptions, BuildSystem
-    from nl2fix.prompting.prompt import context_window_for
-    from nl2fix.store.records import RunConfig
 
     if not method and not test:
         raise click.UsageError("say which test fails (--test Class::method) or which method to fix "

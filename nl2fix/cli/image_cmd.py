@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from defects4j_adapter.sandbox import images
 
 
 @click.group("image")
@@ -20,7 +21,6 @@ def build_cmd(base: str | None, jdk_major: str | None) -> None:
     """Build the JVM image unless one of the same content (recipe and base) is already there;
     print its tag (nl2fix-jvm:<content hash>). `--sandbox docker` uses the newest image of the
     current recipe, whichever base it was built on."""
-    from defects4j_adapter.sandbox import images
 
     tag = images.build(base or images.DEFAULT_BASE, int(jdk_major) if jdk_major else None, log=click.echo)
     click.echo(f"java: {images.test_java(images.client().images.get(tag).id).describe()}")

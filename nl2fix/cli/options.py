@@ -10,6 +10,9 @@ import click
 from nl2fix.dataset.load import Dataset, open_dataset
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.domain import Bug
+from nl2fix.dataset.filters import BugFilter, parse_day, parse_flags
+from nl2fix.dataset.hard_bugs import DEFAULT_LONG_FIX_LINES
+from nl2fix.store.run_dirs import latest_run
 
 
 def dataset_options(fn):
@@ -69,9 +72,6 @@ def selection_options(fn):
 
 
 def _bug_filter():
-    from nl2fix.dataset.filters import BugFilter, parse_day, parse_flags
-    from nl2fix.dataset.hard_bugs import DEFAULT_LONG_FIX_LINES
-
     ctx = click.get_current_context(silent=True)
     given = ctx.meta.get(_FILTER_KEY, {}) if ctx is not None else {}
     after, before, lines = given.get("created_after"), given.get("created_before"), given.get("long_fix_lines")
@@ -103,7 +103,6 @@ def latest_run_dir(run_dir: Path | None) -> Path:
     """``run_dir``, or else the most recently written run under ``runs/`` (said on standard error)."""
     if run_dir is not None:
         return run_dir
-    from nl2fix.store.run_dirs import latest_run
 
     latest, others = latest_run()
     more = f"; others: {', '.join(map(str, others))}" if others else ""

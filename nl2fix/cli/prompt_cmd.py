@@ -8,6 +8,9 @@ import click
 
 from nl2fix.cli.options import dataset_options, load_selection, selection_options
 from nl2fix.cli.sample_options import prompt_options
+from nl2fix.core.domain import Strategy
+from nl2fix.prompting.one_shot import ExampleIndex
+from nl2fix.prompting.prompt import build_prompt, context_window_for
 
 
 @click.command("prompt")
@@ -18,9 +21,6 @@ from nl2fix.cli.sample_options import prompt_options
 def prompt_cmd(dataset, metadata_dir, bug_ids, projects, all_bugs, strategy, model, model_style, max_tokens,
                context_window, as_json) -> None:
     """Render the prompt of the selected bugs (later reasoning turns follow each answer)."""
-    from nl2fix.core.domain import Strategy
-    from nl2fix.prompting.one_shot import ExampleIndex
-    from nl2fix.prompting.prompt import build_prompt, context_window_for
 
     ds, bugs = load_selection(dataset, metadata_dir, bug_ids, projects, all_bugs)
     examples = ExampleIndex(list(ds.bugs.values())) if Strategy(strategy) is Strategy.ONE_SHOT else None

@@ -10,6 +10,7 @@ import click
 from nl2fix.cli.options import latest_run_dir
 from nl2fix.report.render import ReportFormat, write_report
 from nl2fix.report.data import ReportData
+from nl2fix.dataset.filters import parse_day
 
 
 def format_option(default: ReportFormat = ReportFormat.TEXT):
@@ -48,7 +49,6 @@ def report_cmd(run_dir: Path | None, fmt: str, out: Path | None, no_codebleu: bo
         click.echo(json.dumps(ReportData.model_json_schema(), indent=2))
         return
     run_dir = latest_run_dir(run_dir)
-    from nl2fix.dataset.filters import parse_day
 
     day = parse_day(cutoff, "--cutoff") if cutoff else None
     echo_result(write_report(run_dir, fmt, out, codebleu=not no_codebleu, progress=True, cutoff=day))

@@ -18,6 +18,14 @@ from nl2fix.core.errors import Nl2FixError
 from nl2fix.validation.executors import ExecutorSpec
 from nl2fix.core.domain import Engine, Verdict
 from nl2fix.report.render import DEFAULT_HTML_NAME, ReportFormat
+from nl2fix.core.files import write_text
+from nl2fix.report.data import collect
+from nl2fix.report.render import render
+from nl2fix.store.run_store import RunStore
+from nl2fix.validation.stage import validate
+from nl2fix.validation.verdict_source import verdict_engine
+from ranking import rank_run, ranking_info
+from ranking.display import describe
 
 
 def _stage(number: int, name: str) -> None:
@@ -40,15 +48,6 @@ def _stage(number: int, name: str) -> None:
 def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float, candidate_timeout: float,
             executor: ExecutorSpec, all_tests: bool, embedder: str, fmt: str, out: Path | None, no_codebleu: bool,
             **sampling) -> None:
-    from nl2fix.core.files import write_text
-    from nl2fix.report.data import collect
-    from nl2fix.report.render import render
-    from nl2fix.store.run_store import RunStore
-    from nl2fix.validation.stage import validate
-    from nl2fix.validation.verdict_source import verdict_engine
-    from ranking import rank_run, ranking_info
-    from ranking.display import describe
-
     run_dir = sampling["run_dir"] = run_dir_for(sampling["run_dir"], sampling["dataset"], sampling["strategy"],
                                                 sampling["model"], sampling["backend"], sampling["temperature"])
     progress = not sampling["quiet"]

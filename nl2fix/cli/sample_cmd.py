@@ -11,6 +11,15 @@ from nl2fix.cli.options import dataset_options, load_selection, new_run_option, 
 from nl2fix.cli.sample_options import (DEFAULT_OPENAI_MODEL, backend_options, conversation_config,
                                        conversation_options, prompt_options)
 from nl2fix.cli.validate_cmd import engine_options
+from nl2fix.store.run_dirs import dataset_label, default_run_dir
+from nl2fix.sampling.backends import vllm_args as engine_args
+from nl2fix.sampling import stops
+from nl2fix.report.cost import parse_price
+from nl2fix.dataset.load import DATASET_FILE, data_dir
+from nl2fix.prompting.prompt import context_window_for
+from nl2fix.store.records import RunConfig
+from nl2fix.sampling.stage import sample
+from nl2fix.core.domain import Engine
 
 BACKENDS = ("openai", "vllm", "mutation", "replay")
 
@@ -48,7 +57,6 @@ def run_dir_for(run_dir: Path | None, dataset: str | None, strategy: str, model:
     """``run_dir``, or the default one this configuration names (printed, so the next command can be given it)."""
     if run_dir is not None:
         return run_dir
-    from nl2fix.store.run_dirs import dataset_label, default_run_dir
 
     chosen = default_run_dir(dataset_label(dataset), strategy, default_model(model, backend), temperature)
     click.echo(f"run: {chosen}")
@@ -67,13 +75,6 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
     """`nl2fix sample` with its options; ``on_start`` runs once they, the bugs and the run directory
     are accepted, before the first request (`nl2fix run` announces its report there, not before a
     run that fails at once)."""
-    from nl2fix.sampling.backends import vllm_args as engine_args
-    from nl2fix.sampling import stops
-    from nl2fix.report.cost import parse_price
-    from nl2fix.dataset.load import DATASET_FILE, data_dir
-    from nl2fix.prompting.prompt import context_window_for
-    from nl2fix.store.records import RunConfig
-    from nl2fix.sampling.stage import sample
 
     if backend == "replay" and replay_file is None:
         raise click.UsageError("--backend replay needs --replay-file FILE")
@@ -112,7 +113,6 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
         stop=stops.parse(stop),
         price=parse_price(price) if price else None,
     )
-    from nl2fix.core.domain import Engine
 
     summary = sample(run_dir, config, bugs, dataset=ds, concurrency=concurrency, retries=retries, progress=not quiet,
                      on_start=on_start,

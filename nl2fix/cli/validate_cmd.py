@@ -12,6 +12,7 @@ from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
 from nl2fix.cli.options import run_option
 from nl2fix.validation.executors import ExecutorKind, ExecutorSpec
 from nl2fix.core.domain import Engine, Verdict
+from nl2fix.validation.stage import validate
 
 
 def engine_specs(fn):
@@ -82,7 +83,6 @@ def validate_cmd(run_dir: Path, engine: str, workers: int, sandbox: SandboxSpec,
 
     Resumable: verdicts already in the run are kept; `error` verdicts (harness failures) are retried.
     Exits with status 1 while any candidate's verdict is `error`."""
-    from nl2fix.validation.stage import validate
 
     summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=sandbox,
                        bug_ids=list(bug_ids) or None, progress=not quiet, test_timeout=test_timeout,

@@ -1,0 +1,41 @@
+"""The `nl2fix` command group: every subcommand, and user-facing errors printed without a traceback."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from nl2fix import __version__
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.cli import commands
+
+
+class _Group(click.Group):
+    """Prints Nl2FixError as ``error: ...`` without a traceback, exit code 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except Nl2FixError as exc:
+            click.echo(f"error: {exc.message}", err=True)
+            if exc.hint:
+                click.echo(f"  hint: {exc.hint}", err=True)
+            sys.exit(2)
+        except KeyboardInterrupt:
+            click.echo("interrupted: everything received so far is in the run store; re-run to resume", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Group)
+@click.version_option(__version__, prog_name="nl2fix")
+def cli() -> None:
+    """From a natural-language bug report and the buggy Java method to ranked, test-validated fixes."""
+
+
+for command in commands.ALL:
+    cli.add_command(command)
+
+
+def main() -> None:
+    cli(prog_name="nl2fix")
