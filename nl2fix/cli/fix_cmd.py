@@ -64,7 +64,7 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
         raise click.UsageError("nl2fix fix validates on this machine, where the project was built: drop --executor ray")
     from nl2fix.fix import pipeline as fix
     from nl2fix.fix import patches as fix_patches
-    from nl2fix.sampling.backends import create
+    from nl2fix.sampling.backends.providers import create
     from nl2fix.core.errors import Nl2FixError
     from nl2fix.fix.project_build import BuildOptions, BuildSystem
     from nl2fix.prompting.prompt import context_window_for

@@ -9,7 +9,8 @@ import click
 from nl2fix.cli.options import run_option
 from nl2fix.store.run_store import RunStore
 from ranking.display import describe
-from ranking.spec import ALL_METHODS, MEDIAN, Method
+from ranking.run import rank_run
+from ranking.spec import ALL_METHODS, MEDIAN, Method, ranking_info
 
 
 @click.command("rank")
@@ -38,8 +39,6 @@ def rank_cmd(run_dir: Path, embedder: str | None, method: str, threshold: str | 
         raise click.UsageError(f"--threshold applies to --method paper (or all), not {method}")
     if base_url is not None and not (embedder or "").startswith("openai:"):
         raise click.UsageError("--base-url is for --embedder openai:MODEL")
-    from ranking.run import rank_run, ranking_info  # scikit-learn and openai load only when ranking
-
     keys = rank_run(
         run_dir,
         embedder=embedder or "tfidf",

@@ -45,7 +45,8 @@ def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float
     from nl2fix.store.run_store import RunStore
     from nl2fix.validation.stage import validate
     from nl2fix.validation.verdict_source import verdict_engine
-    from ranking import rank_run, ranking_info
+    from ranking.run import rank_run
+    from ranking.spec import ranking_info
     from ranking.display import describe
 
     run_dir = sampling["run_dir"] = run_dir_for(sampling["run_dir"], sampling["dataset"], sampling["strategy"],

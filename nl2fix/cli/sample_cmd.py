@@ -67,7 +67,7 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
     """`nl2fix sample` with its options; ``on_start`` runs once they, the bugs and the run directory
     are accepted, before the first request (`nl2fix run` announces its report there, not before a
     run that fails at once)."""
-    from nl2fix.sampling.backends import vllm_args as engine_args
+    from nl2fix.sampling.backends.vllm_args import parse as parse_vllm_args, with_parallelism
     from nl2fix.sampling import stops
     from nl2fix.report.cost import parse_price
     from nl2fix.dataset.load import DATASET_FILE, data_dir
@@ -106,7 +106,7 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
         replay_file=str(replay_file.resolve()) if replay_file else None,
         seed=seed,
         conversation=conversation_config(strategy, n, rounds, samples_per_round, first_prompt, token_budget),
-        engine_args=engine_args.with_parallelism(engine_args.parse(vllm_args), tensor_parallel_size, data_parallel_size)
+        engine_args=with_parallelism(parse_vllm_args(vllm_args), tensor_parallel_size, data_parallel_size)
         if backend == "vllm" else {},
         data_parallel_size=data_parallel_size,
         stop=stops.parse(stop),

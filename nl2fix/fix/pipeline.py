@@ -145,7 +145,7 @@ def sample_validate_rank(located: Located, config: RunConfig, run_dir: Path, *, 
     from nl2fix.sampling.stage import sample
     from nl2fix.validation.stage import validate
     from nl2fix.validation.verdict_source import verdict_engine
-    from ranking import rank_run
+    from ranking.run import rank_run
 
     bug = located.bug
     _check_store(run_dir, bug)
