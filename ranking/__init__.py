@@ -1,8 +1,8 @@
 """Ranking: order each bug's unique candidates so the first few are the ones worth validating or reading.
 
-Entry point: :func:`rank_run` (``nl2fix rank``). Rankings are stored per bug under a ranker key,
+Entry point: :func:`ranking.run.rank_run` (``nl2fix rank``). Rankings are stored per bug under a ranker key,
 read back with ``RunStore.ranking(bug_id, key)``; ``RunStore.rankers()`` lists the keys of a run
-and :func:`ranking_info` tells how each was made (threshold value, pruning counts).
+and :func:`ranking.spec.ranking_info` tells how each was made (threshold value, pruning counts).
 
 Ranker keys (``:pruned`` is appended when uncompilable candidates were dropped first):
 
@@ -18,19 +18,6 @@ Ranker keys (``:pruned`` is appended when uncompilable candidates were dropped f
 ``<embedder>`` is ``tfidf``, ``openai:MODEL`` or ``st:MODEL_OR_PATH`` (see :mod:`ranking.embedders`).
 Every order is total, ties broken by (score, first sample index, candidate hash), so the same
 store always gives the same rankings.
+
+May import nl2fix.core, nl2fix.java_source, nl2fix.store and nl2fix.validation (verdicts, for pruning).
 """
-
-import importlib
-
-from ranking.spec import DEFAULT_KEY, Method, RankerSpec
-
-_LAZY = {"rank_run", "ranking_info"}
-__all__ = ["DEFAULT_KEY", "Method", "RankerSpec", *sorted(_LAZY)]
-
-
-def __getattr__(name: str):
-    # ranking.run pulls in scikit-learn and openai (seconds to import); `nl2fix show` and
-    # `nl2fix --help` import this package and need neither.
-    if name in _LAZY:
-        return getattr(importlib.import_module("ranking.run"), name)
-    raise AttributeError(f"module 'ranking' has no attribute {name!r}")

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
-import scipy.sparse
 
 from nl2fix.core.domain import Verdict
 from nl2fix.store.records import CandidateRecord
@@ -30,6 +29,8 @@ class Scored:
 
 
 def _dense(matrix) -> np.ndarray:
+    import scipy.sparse
+
     return matrix.toarray() if scipy.sparse.issparse(matrix) else np.asarray(matrix)
 
 

@@ -11,11 +11,10 @@ from nl2fix.core.domain import Bug
 from nl2fix.store.records import CandidateRecord, RankingEntry, RankingInfo
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.verdict_source import verdict_engine
-from ranking.embedders import Embedder, embed_texts, parse_embedder
+from ranking.embedders.base import Embedder, embed_texts
+from ranking.embedders.providers import parse_embedder
 from ranking.ranker import Scored, cosine_similarities, drop_uncompilable, order, resolve_threshold
-from ranking.spec import (
-    INFO_PREFIX, MEDIAN, Method, RankerSpec, parse_methods, parse_threshold, ranker_specs, ranking_info,  # noqa: F401
-)
+from ranking.spec import INFO_PREFIX, MEDIAN, Method, RankerSpec, parse_methods, parse_threshold, ranker_specs
 from ranking.texts import buggy_text, candidate_text
 
 
@@ -121,7 +120,7 @@ def rank_run(
     paper's 0.95 was; a number is a fixed threshold. ``pruned`` first drops candidates whose verdict
     under the run's engine (:func:`nl2fix.validation.verdict_source.verdict_engine`) is ``uncompilable``;
     candidates without a verdict stay. ``base_url`` is for ``openai:MODEL`` embedders.
-    How each ranking came out is kept beside it: :func:`ranking_info`.
+    How each ranking came out is kept beside it: :func:`ranking.spec.ranking_info`.
     """
     methods = parse_methods(method)
     threshold = parse_threshold(threshold)

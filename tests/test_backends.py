@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from nl2fix.sampling import replay_format as replay
-from nl2fix.sampling.backends import Request, create
+from nl2fix.sampling.backends.base import Request
+from nl2fix.sampling.backends.providers import create
 from nl2fix.dataset.load import open_dataset
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.domain import ModelStyle

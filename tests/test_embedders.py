@@ -8,15 +8,12 @@ import importlib.util
 import numpy as np
 import pytest
 
-from nl2fix.sampling.backends.openai_backend import RetryPolicy
 from nl2fix.core.errors import Nl2FixError
-from ranking.embedders import (
-    OpenAIEmbedder,
-    SentenceTransformerEmbedder,
-    TfidfEmbedder,
-    java_terms,
-    parse_embedder,
-)
+from nl2fix.core.openai_client import RetryPolicy
+from ranking.embedders.openai_embedder import OpenAIEmbedder
+from ranking.embedders.providers import parse_embedder
+from ranking.embedders.sentence_transformer import SentenceTransformerEmbedder
+from ranking.embedders.tfidf import TfidfEmbedder, java_terms
 from ranking.ranker import cosine_similarities
 from rank_fixtures import CLAMP_BUGGY, CLAMP_FIX, CLAMP_REWRITE, JOIN_BUGGY, JOIN_FIX
 
@@ -138,7 +135,7 @@ def test_openai_embedder_gives_up_with_a_clear_error(openai_server):
 
 def test_embeddings_received_before_a_crash_are_not_asked_for_again(tmp_path, openai_server_factory, monkeypatch):
     from nl2fix.store.run_store import RunStore
-    from ranking import embedders
+    from ranking.embedders import base as embedders
 
     monkeypatch.setattr(embedders, "BATCH_SIZE", 2)  # cache writes every two texts
     texts = [CLAMP_BUGGY, CLAMP_FIX, CLAMP_REWRITE, JOIN_BUGGY, JOIN_FIX]

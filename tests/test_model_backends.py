@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from nl2fix.sampling.backends import vllm_args as engine_args
+from nl2fix.sampling.backends import vllm_args
 from nl2fix.sampling import stops
-from nl2fix.sampling.backends import Request
+from nl2fix.sampling.backends.base import Request
 from nl2fix.sampling.backends.vllm_replicas import actor_options, shard
 from nl2fix.report.cost import parse_price, summarize, table_price
 from nl2fix.dataset.load import open_dataset
@@ -127,7 +127,7 @@ def test_engine_values_follow_the_field_types():
 
     fields = {"max_model_len": Optional[int], "enforce_eager": bool, "dtype": Literal["auto", "float16", "float32"],
               "gpu_memory_utilization": float, "hf_overrides": Optional[dict], "tokenizer": Optional[str]}
-    parsed = engine_args.parse(["max_model_len=none", "enforce_eager=off", "dtype=float16", "gpu_memory_utilization=0.5",
+    parsed = vllm_args.parse(["max_model_len=none", "enforce_eager=off", "dtype=float16", "gpu_memory_utilization=0.5",
                                 'hf_overrides={"rope_theta": 10000}', "tokenizer=/models/tok"], fields)
     assert parsed == {"max_model_len": None, "enforce_eager": False, "dtype": "float16", "gpu_memory_utilization": 0.5,
                       "hf_overrides": {"rope_theta": 10000}, "tokenizer": "/models/tok"}
@@ -135,18 +135,18 @@ def test_engine_values_follow_the_field_types():
                       ("enforce_eager=maybe", "not a boolean"), ("max_model_len", "not KEY=VALUE"),
                       ("model=x", "is --model")]:
         with pytest.raises(Nl2FixError) as info:
-            engine_args.parse([bad], fields)
+            vllm_args.parse([bad], fields)
         assert said in str(info.value) + info.value.hint
 
 
 def test_multi_gpu_options_go_to_the_engine_and_the_replicas():
-    assert engine_args.with_parallelism({}, 4, 1) == {"tensor_parallel_size": 4}
-    assert engine_args.with_parallelism({}, 2, 3) == {"tensor_parallel_size": 2, "distributed_executor_backend": "ray"}
-    assert engine_args.with_parallelism({"distributed_executor_backend": "mp"}, 2, 3)["distributed_executor_backend"] == "mp"
-    assert engine_args.with_parallelism({}, None, 4) == {}  # one-GPU replicas need no executor of their own
+    assert vllm_args.with_parallelism({}, 4, 1) == {"tensor_parallel_size": 4}
+    assert vllm_args.with_parallelism({}, 2, 3) == {"tensor_parallel_size": 2, "distributed_executor_backend": "ray"}
+    assert vllm_args.with_parallelism({"distributed_executor_backend": "mp"}, 2, 3)["distributed_executor_backend"] == "mp"
+    assert vllm_args.with_parallelism({}, None, 4) == {}  # one-GPU replicas need no executor of their own
     with pytest.raises(Nl2FixError, match="disagree"):
-        engine_args.with_parallelism({"tensor_parallel_size": 2}, 4, 1)
-    assert engine_args.devices_per_engine({"tensor_parallel_size": 2, "pipeline_parallel_size": 2}) == 4
+        vllm_args.with_parallelism({"tensor_parallel_size": 2}, 4, 1)
+    assert vllm_args.devices_per_replica({"tensor_parallel_size": 2, "pipeline_parallel_size": 2}) == 4
     assert actor_options({"tensor_parallel_size": 2}, gpus_in_cluster=8) == {"num_gpus": 2}
     assert actor_options({}, gpus_in_cluster=0) == {"num_cpus": 1}
     bug = next(iter(open_dataset("example").bugs.values()))

@@ -62,7 +62,7 @@ def test_a_method_with_nothing_to_mutate_gives_no_mutants():
 
 
 def test_backend_cycles_through_a_small_mutant_space_to_give_n_samples():
-    from nl2fix.sampling.backends import Request
+    from nl2fix.sampling.backends.base import Request
     from nl2fix.sampling.backends.mutation_backend import MutationBackend
     from nl2fix.sampling.extraction import extract_method
     from nl2fix.core.domain import Bug, ModelStyle

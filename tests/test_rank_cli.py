@@ -11,7 +11,7 @@ from nl2fix.cli.main import cli
 from nl2fix.java_source.text import candidate_hash
 from nl2fix.store.run_store import RunStore
 from rank_fixtures import CLAMP_FIX, CLAMP_REWRITE, CLAMP_SAME, CLAMP_TYPO, JOIN_STREAM, build_run
-from ranking import ranking_info
+from ranking.spec import ranking_info
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from nl2fix.core.domain import Verdict
 from nl2fix.store.records import CandidateRecord
 from nl2fix.store.run_store import STORE_FILE, RunStore
 from rank_fixtures import build_run
-from ranking import rank_run
+from ranking.run import rank_run
 from ranking.ranker import Scored, cosine_similarities, drop_uncompilable, median_similarity, order, resolve_threshold
 from ranking.spec import MEDIAN, Method, RankerSpec, parse_methods, parse_threshold
 
@@ -108,7 +108,7 @@ _DUMP = """
 import json, sys
 from pathlib import Path
 from nl2fix.store.run_store import RunStore
-from ranking import rank_run
+from ranking.run import rank_run
 run = Path(sys.argv[1])
 keys = rank_run(run, method="all") + rank_run(run, pruned=True)
 with RunStore(run) as store:

@@ -15,7 +15,7 @@ from nl2fix.core.domain import Verdict
 from nl2fix.store.records import SampleRecord, ValidationRecord
 from nl2fix.report.data import collect
 from nl2fix.store.run_store import RunStore
-from ranking import rank_run
+from ranking.run import rank_run
 
 STALE = "run `nl2fix rank` again"
 

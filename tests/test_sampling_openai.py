@@ -11,8 +11,9 @@ from collections import Counter
 import pytest
 
 from nl2fix.core import tokens
-from nl2fix.sampling.backends import split_evenly
-from nl2fix.sampling.backends.openai_backend import OpenAIBackend, RetryPolicy, retry_after
+from nl2fix.core.openai_client import RetryPolicy, retry_after
+from nl2fix.sampling.backends.base import split_evenly
+from nl2fix.sampling.backends.openai_backend import OpenAIBackend
 from nl2fix.dataset.load import open_dataset
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.java_source.text import candidate_hash, remove_comments

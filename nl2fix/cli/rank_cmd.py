@@ -9,8 +9,8 @@ import click
 from nl2fix.cli.options import run_option
 from nl2fix.store.run_store import RunStore
 from ranking.display import describe
-from ranking.spec import ALL_METHODS, MEDIAN, Method
-from ranking.run import rank_run, ranking_info
+from ranking.run import rank_run
+from ranking.spec import ALL_METHODS, MEDIAN, Method, ranking_info
 
 
 @click.command("rank")

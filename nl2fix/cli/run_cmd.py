@@ -24,7 +24,8 @@ from nl2fix.report.render import render
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.stage import validate
 from nl2fix.validation.verdict_source import verdict_engine
-from ranking import rank_run, ranking_info
+from ranking.run import rank_run
+from ranking.spec import ranking_info
 from ranking.display import describe
 
 

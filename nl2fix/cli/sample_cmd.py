@@ -12,7 +12,8 @@ from nl2fix.cli.sample_options import (DEFAULT_OPENAI_MODEL, backend_options, co
                                        conversation_options, prompt_options)
 from nl2fix.cli.validate_cmd import engine_options
 from nl2fix.store.run_dirs import dataset_label, default_run_dir
-from nl2fix.sampling.backends import vllm_args as engine_args
+from nl2fix.sampling.backends.vllm_args import parse as parse_vllm_args
+from nl2fix.sampling.backends.vllm_args import with_parallelism
 from nl2fix.sampling import stops
 from nl2fix.report.cost import parse_price
 from nl2fix.dataset.load import DATASET_FILE, data_dir
@@ -107,7 +108,7 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
         replay_file=str(replay_file.resolve()) if replay_file else None,
         seed=seed,
         conversation=conversation_config(strategy, n, rounds, samples_per_round, first_prompt, token_budget),
-        engine_args=engine_args.with_parallelism(engine_args.parse(vllm_args), tensor_parallel_size, data_parallel_size)
+        engine_args=with_parallelism(parse_vllm_args(vllm_args), tensor_parallel_size, data_parallel_size)
         if backend == "vllm" else {},
         data_parallel_size=data_parallel_size,
         stop=stops.parse(stop),

@@ -1,5 +1,5 @@
 """Options shared by `nl2fix prompt` and `nl2fix sample` (how the prompt is made), and `nl2fix
-sample`'s options for the model's engine (stop sequences, vLLM engine options, price)."""
+sample`'s options for the backend (stop sequences, vLLM's options, price)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A model's own tokenizer, so prompts are fitted with the counts its engine will make.
+"""A model's own tokenizer, so prompts are fitted with the counts its server or vLLM will make.
 
 - :func:`local_tokenizer`: the Hugging Face tokenizer of a local model folder, or of a hub id
   already in the local cache (never downloaded: a missing one gives None and tiktoken counts);
@@ -16,7 +16,7 @@ import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
-from nl2fix.core import tokens
+from nl2fix.core.tokenizer import TOKENS_PER_MESSAGE, TOKENS_PER_REPLY
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ class HuggingFaceTokenizer:
             )
             return len(ids["input_ids"] if isinstance(ids, Mapping) else ids)
         # no chat template to apply: the model's own counts with OpenAI's framing
-        return sum(tokens.TOKENS_PER_MESSAGE + len(self.encode(m["content"])) for m in messages) + tokens.TOKENS_PER_REPLY
+        return sum(TOKENS_PER_MESSAGE + len(self.encode(m["content"])) for m in messages) + TOKENS_PER_REPLY
 
 
 def local_tokenizer(model: str, *, trust_remote_code: bool = False) -> HuggingFaceTokenizer | None:

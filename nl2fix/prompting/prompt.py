@@ -27,6 +27,7 @@ from pathlib import Path
 
 import prompts
 from nl2fix.core import tokens
+from nl2fix.core.tokenizer import TOKENS_PER_MESSAGE, Tokenizer
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.java_source.methods import header as method_header
 from nl2fix.java_source.text import remove_comments
@@ -188,15 +189,15 @@ def _turns(bug: Bug, strategy: Strategy, style: ModelStyle, description: str, ex
     return ((system, {"role": "user", "content": prompts.render("chat", **context)}),)
 
 
-def _request_tokens(turn: tuple[dict, ...], style: ModelStyle, model: str | tokens.Tokenizer) -> int:
+def _request_tokens(turn: tuple[dict, ...], style: ModelStyle, model: str | Tokenizer) -> int:
     if style is ModelStyle.COMPLETION:
         return tokens.count_prompt(turn[0]["content"], model)
     return tokens.count_messages(list(turn), model)
 
 
-def _reserve(turns, strategy: Strategy, max_tokens: int, model: str | tokens.Tokenizer) -> int:
+def _reserve(turns, strategy: Strategy, max_tokens: int, model: str | Tokenizer) -> int:
     """Tokens the first request must leave free: every answer, and the messages later turns add."""
-    later = sum(tokens.TOKENS_PER_MESSAGE + tokens.count(m["content"], model) for turn in turns[1:] for m in turn)
+    later = sum(TOKENS_PER_MESSAGE + tokens.count(m["content"], model) for turn in turns[1:] for m in turn)
     answers = sum(turn_max_tokens(strategy, k, max_tokens) for k in range(1, len(turns) + 1))
     return later + answers
 
@@ -206,7 +207,7 @@ def build_prompt(
     strategy: Strategy,
     style: ModelStyle = ModelStyle.CHAT,
     *,
-    model: str | tokens.Tokenizer = "",
+    model: str | Tokenizer = "",
     context_window: int = DEFAULT_CONTEXT_WINDOW,
     max_tokens: int = 750,
     examples: ExampleIndex | None = None,

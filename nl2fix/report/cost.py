@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from nl2fix.sampling.backends.vllm_args import devices_per_engine
+from nl2fix.sampling.backends.vllm_args import devices_per_replica
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.store.records import RunConfig, SampleRecord
 
@@ -135,7 +135,7 @@ def summarize(config: RunConfig | None, samples: dict[str, list[SampleRecord]], 
     completion = sum(b.completion_tokens for b in bugs)
     dollars = price.dollars(prompt, completion) if price else None
     seconds = sum(b.generation_seconds for b in bugs)
-    devices = devices_per_engine(config.engine_args) if config is not None and config.backend == "vllm" else None
+    devices = devices_per_replica(config.engine_args) if config is not None and config.backend == "vllm" else None
     return CostSummary(
         prompt_tokens=prompt,
         completion_tokens=completion,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nl2fix.sampling.backends import AT_TEMPERATURE
+from nl2fix.sampling.backends.base import AT_TEMPERATURE
 from nl2fix.dataset.hard_bugs import DEFAULT_LONG_FIX_LINES
 from nl2fix.report import plots
 from nl2fix.report.cost_table import cost_tables, headline

@@ -19,17 +19,18 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from nl2fix.sampling.backends import Request, SamplingBackend
-from nl2fix.prompting.conversation_prompt import Attempt, build_round
-from nl2fix.dataset.load import Dataset
-from nl2fix.core.errors import Nl2FixError
-from nl2fix.sampling.feedback import feedback
 from nl2fix.core.domain import Bug, ConversationPhase, Engine, Strategy, Verdict
-from nl2fix.prompting.one_shot import ExampleIndex
+from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.progress import progress_bar
-from nl2fix.prompting.prompt import Prompt, build_prompt
+from nl2fix.dataset.load import Dataset
+from nl2fix.prompting.conversation_prompt import Attempt, build_round
+from nl2fix.prompting.prompt import Prompt
+from nl2fix.sampling.answers import store_answer
+from nl2fix.sampling.backends.base import Request, SamplingBackend
+from nl2fix.sampling.feedback import feedback
+from nl2fix.sampling.model_fit import ModelFit, first_prompt, model_fit, one_shot_examples
+from nl2fix.sampling.summary import MAX_ERRORS_SHOWN, SampleSummary
 from nl2fix.store.records import ConversationConfig, RoundRecord, RunConfig
-from nl2fix.sampling.stage import MAX_ERRORS_SHOWN, ModelFit, SampleSummary, model_fit, store_answer
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.stage import validate
 
@@ -92,16 +93,6 @@ def next_round(store: RunStore, config: RunConfig, fit: ModelFit, bug: Bug, base
     return record, record.indices
 
 
-def _first_prompt(store: RunStore, config: RunConfig, fit: ModelFit, bug: Bug, examples) -> Prompt:
-    stored = store.prompt(bug.id)
-    if stored is not None:
-        return Prompt.from_record(stored, config.model_style, bug)
-    prompt = build_prompt(bug, config.conversation.first_prompt, config.model_style, model=fit.counter,
-                          context_window=fit.context_window, max_tokens=config.max_tokens, examples=examples())
-    store.save_prompt(prompt.record())
-    return prompt
-
-
 def _unjudged(store: RunStore, bug: Bug, engine: str) -> bool:
     return any(store.validation(bug.id, c.hash, engine) is None for c in store.candidates(bug.id))
 
@@ -114,20 +105,12 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
         raise Nl2FixError(f"a conversation cannot start from the {config.conversation.first_prompt.value} strategy",
                           "use --first-prompt zero-shot, one-shot or title-only")
     engine = Engine(validation.get("engine", Engine.FAST)).value
-    index: list[ExampleIndex] = []
-
-    def examples() -> ExampleIndex | None:
-        if config.conversation.first_prompt is not Strategy.ONE_SHOT:
-            return None
-        if not index:
-            index.append(ExampleIndex(list(dataset.bugs.values())))
-        return index[0]
-
+    examples = one_shot_examples(config.conversation.first_prompt, dataset)
     fit = model_fit(config, backend)
     active: dict[str, tuple[Bug, Prompt]] = {}
     for bug in bugs:
         try:
-            active[bug.id] = (bug, _first_prompt(store, config, fit, bug, examples))
+            active[bug.id] = (bug, first_prompt(store, config, fit, bug, config.conversation.first_prompt, examples))
         except Nl2FixError as exc:
             summary.skipped[bug.id] = exc.message
 

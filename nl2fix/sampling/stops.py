@@ -8,8 +8,8 @@ Defaults by model style (``--stop`` replaces them, ``--stop none`` turns them of
   that closes it (an opening fence names its language, ```` ```java ````, and does not match);
 - ``edit``: none (edit models answer with the bare method).
 
-Engines leave the stop sequence out of the text. :func:`restore` puts it back, so the stored
-answer is what the model wrote and a completion's method is whole. That needs the engine to say
+Servers and vLLM leave the stop sequence out of the text. :func:`restore` puts it back, so the stored
+answer is what the model wrote and a completion's method is whole. That needs the backend to say
 which sequence ended an answer, as vLLM does (``stop_reason``) and OpenAI does not (its
 ``finish_reason: stop`` is also the model's own end): the defaults are sent only to a backend that
 says so; stop sequences given with ``--stop`` are sent to any, and left out of the answer where

@@ -10,9 +10,10 @@ from __future__ import annotations
 import itertools
 from typing import Iterator, Sequence
 
-from nl2fix.sampling.backends import Choice, Request
-from nl2fix.sampling.mutation import mutants
 from nl2fix.prompting.prompt import target_method
+from nl2fix.sampling.backends.base import BackendSettings, Choice, Request, backend
+from nl2fix.sampling.mutation import mutants
+from nl2fix.store.records import RunConfig
 
 
 class MutationBackend:
@@ -33,3 +34,8 @@ class MutationBackend:
                 yield request, []
                 continue
             yield request, [Choice(f"```java\n{made[i % len(made)]}\n```", "mutant") for i in request.indices]
+
+
+@backend("mutation")
+def create_mutation(config: RunConfig, settings: BackendSettings) -> MutationBackend:
+    return MutationBackend(seed=config.seed)

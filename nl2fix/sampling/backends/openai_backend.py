@@ -3,10 +3,10 @@
 Chat and edit styles go to ``/chat/completions``, the completion style to ``/completions``.
 A request for ``n`` answers asks for them in one call when the server allows; a server that
 rejects ``n`` or returns fewer choices is then asked with parallel ``n=1`` calls. Calls run on a
-bounded thread pool. The client's own retries are off (``max_retries=0``): tenacity retries rate
-limits, 5xx answers, timeouts and connection errors with exponential back-off, honouring
-``Retry-After``; an exhausted quota (a 429 that waiting does not cure) stops the run. Only a
-rejection that names ``n`` makes later calls ask one answer at a time.
+bounded thread pool. Failed calls are retried by the rule of :mod:`nl2fix.core.openai_client` (rate
+limits, 5xx answers, timeouts and connection errors, with back-off honouring ``Retry-After``); an
+exhausted quota (a 429 that waiting does not cure) stops the run. Only a rejection that names
+``n`` makes later calls ask one answer at a time.
 
 A local server tells about its model: vLLM's ``/v1/models`` reports ``max_model_len`` and the
 model's ``root`` (its folder, whose tokenizer is loaded when it is on this machine; else the
@@ -18,92 +18,34 @@ per request, so the answers of an ``n > 1`` call are counted with the model's to
 from __future__ import annotations
 
 import logging
-import os
 import re
 import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
-from typing import Iterator, Sequence
-
-import openai
-import tenacity
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from nl2fix.core import tokens
-from nl2fix.sampling.backends import Choice, ModelInfo, Request, split_evenly
+from nl2fix.core.domain import ModelStyle
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.model_tokenizers import ServerTokenizer, local_tokenizer
-from nl2fix.core.domain import ModelStyle
+from nl2fix.core.openai_client import RetryPolicy, endpoint, error_message, make_client, quota_exhausted, retrying
+from nl2fix.core.tokenizer import Tokenizer
+from nl2fix.sampling.backends.base import BackendSettings, Choice, ModelInfo, Request, backend, split_evenly
+from nl2fix.store.records import RunConfig
+
+if TYPE_CHECKING:
+    import openai
 
 log = logging.getLogger(__name__)
 
 MAX_N = 128
 """Most choices asked for in one call (OpenAI's limit)."""
-_RETRY_STATUS = {408, 409, 429}
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    attempts: int = 6
-    """Calls in all, the first included."""
-    initial_wait: float = 1.0
-    max_wait: float = 60.0
-
-
-def _quota_exhausted(exc: BaseException) -> bool:
-    """A 429 that waiting does not cure: the account is out of credit."""
-    return isinstance(exc, openai.RateLimitError) and (exc.code == "insufficient_quota" or exc.type == "insufficient_quota")
 
 
 def _about_n(exc: openai.BadRequestError) -> bool:
     """Whether a rejection names the ``n`` parameter (not, say, a prompt over the context length)."""
-    return exc.param == "n" or bool(re.search(r"\bn\b|choices", _message(exc)))
-
-
-def _retryable(exc: BaseException) -> bool:
-    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
-        return True
-    if _quota_exhausted(exc):
-        return False
-    return isinstance(exc, openai.APIStatusError) and (exc.status_code in _RETRY_STATUS or exc.status_code >= 500)
-
-
-def retry_after(exc: BaseException | None) -> float | None:
-    """Seconds the server asked to wait (``retry-after-ms`` or ``retry-after``), if it said."""
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if not headers:
-        return None
-    if headers.get("retry-after-ms"):
-        try:
-            return float(headers["retry-after-ms"]) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        try:
-            from datetime import datetime, timezone
-
-            return max(0.0, (parsedate_to_datetime(value) - datetime.now(timezone.utc)).total_seconds())
-        except (TypeError, ValueError):
-            return None
-
-
-class _Wait(tenacity.wait.wait_base):
-    def __init__(self, policy: RetryPolicy):
-        self.policy = policy
-        self.backoff = tenacity.wait_exponential(multiplier=policy.initial_wait, max=policy.max_wait) + tenacity.wait_random(
-            0, policy.initial_wait
-        )
-
-    def __call__(self, retry_state: tenacity.RetryCallState) -> float:
-        asked = retry_after(retry_state.outcome.exception() if retry_state.outcome else None)
-        return min(asked, self.policy.max_wait) if asked is not None else self.backoff(retry_state)
+    return exc.param == "n" or bool(re.search(r"\bn\b|choices", error_message(exc)))
 
 
 @dataclass(frozen=True)
@@ -137,18 +79,12 @@ class OpenAIBackend:
         retry: RetryPolicy = RetryPolicy(),
         timeout: float = 120.0,
     ):
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL")
-        api_key = api_key or os.environ.get("OPENAI_API_KEY")
-        if not api_key:
-            if not base_url:
-                raise Nl2FixError(
-                    "the openai backend needs an API key",
-                    "set OPENAI_API_KEY, or pass --base-url for a local OpenAI-compatible server",
-                )
-            api_key = "none"  # local servers accept any key
+        base_url = endpoint(base_url)
+        no_key = Nl2FixError("the openai backend needs an API key",
+                             "set OPENAI_API_KEY, or pass --base-url for a local OpenAI-compatible server")
         self.model = model
         self.base_url = base_url
-        self.client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+        self.client = make_client(base_url, api_key, timeout=timeout, no_key=no_key)
         self.concurrency = max(1, concurrency)
         self.seed = seed
         self.retry = retry
@@ -171,6 +107,8 @@ class OpenAIBackend:
         return self._info
 
     def _ask_model_info(self) -> ModelInfo:
+        import openai
+
         if not self.base_url:  # OpenAI's own API: its models are known by name
             return ModelInfo()
         try:
@@ -191,7 +129,7 @@ class OpenAIBackend:
         window = extra.get("max_model_len")
         return ModelInfo(context_window=int(window) if window else None, tokenizer=tokenizer, stop_reasons=self._vllm)
 
-    def _counter(self) -> str | tokens.Tokenizer:
+    def _counter(self) -> str | Tokenizer:
         return (self._info.tokenizer if self._info is not None else None) or self.model
 
     # -- one call ------------------------------------------------------------------------------
@@ -211,14 +149,8 @@ class OpenAIBackend:
         return self.client.chat.completions.create(messages=messages, **{self._token_param: req.max_tokens}, **params)
 
     def _call(self, call: _Call) -> list[Choice]:
-        retrying = tenacity.Retrying(
-            stop=tenacity.stop_after_attempt(self.retry.attempts),
-            wait=_Wait(self.retry),
-            retry=tenacity.retry_if_exception(_retryable),
-            reraise=True,
-        )
         started = time.monotonic()
-        response = retrying(self._create, call)
+        response = retrying(self.retry)(self._create, call)
         seconds = time.monotonic() - started
         completion = call.request.style is ModelStyle.COMPLETION
         answers = [(c.text if completion else c.message.content) or "" for c in response.choices]
@@ -257,6 +189,8 @@ class OpenAIBackend:
         return [_Call(call.request, 1, first=call.first + i) for i in range(call.n)]
 
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[Request, list[Choice] | Exception]]:
+        import openai
+
         self.model_info()  # what the server is decides what to ask it
         pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="nl2fix-openai")
         running: dict[Future, _Call] = {}
@@ -284,19 +218,19 @@ class OpenAIBackend:
                         if retry_as:
                             later(retry_as)
                         else:  # this request alone is refused (a prompt over the context length ...)
-                            yield call.request, RequestRejected(f"HTTP {exc.status_code}: {_message(exc)}")
+                            yield call.request, RequestRejected(f"HTTP {exc.status_code}: {error_message(exc)}")
                         continue
                     except openai.RateLimitError as exc:
-                        if not _quota_exhausted(exc):
+                        if not quota_exhausted(exc):
                             yield call.request, exc
                             continue
                         raise Nl2FixError(
-                            f"the account's quota is exhausted: {_message(exc)}",
+                            f"the account's quota is exhausted: {error_message(exc)}",
                             "everything received so far is stored; add credit, then re-run the same command to resume",
                         ) from exc
                     except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
                         raise Nl2FixError(
-                            f"the server refused the request ({exc.status_code}): {_message(exc)}",
+                            f"the server refused the request ({exc.status_code}): {error_message(exc)}",
                             "check OPENAI_API_KEY, --base-url and --model",
                         ) from exc
                     except openai.APIConnectionError as exc:
@@ -326,7 +260,7 @@ class OpenAIBackend:
 
     def _adapt(self, call: _Call, exc: openai.BadRequestError) -> list[_Call]:
         """What to ask instead of a rejected call, when the rejection is about a parameter we can change."""
-        if "max_completion_tokens" in _message(exc) and not call.adapted:
+        if "max_completion_tokens" in error_message(exc) and not call.adapted:
             self._token_param = "max_completion_tokens"
             return [_Call(call.request, call.n, adapted=True, first=call.first)]
         if call.n > 1 and _about_n(exc):
@@ -343,8 +277,8 @@ def _chunks(n: int, size: int) -> list[int]:
     return [min(size, n - start) for start in range(0, n, size)]
 
 
-def _message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict) and isinstance(body.get("message"), str):
-        return body["message"]
-    return str(exc)
+@backend("openai")
+def create_openai(config: RunConfig, settings: BackendSettings) -> OpenAIBackend:
+    retry = RetryPolicy() if settings.retries is None else RetryPolicy(attempts=settings.retries + 1)
+    return OpenAIBackend(config.model, base_url=config.base_url, concurrency=settings.concurrency, seed=config.seed or None,
+                         retry=retry)

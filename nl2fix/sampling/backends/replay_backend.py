@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence
 
-from nl2fix.sampling import replay_format as replay
-from nl2fix.sampling.backends import Choice, Request
 from nl2fix.core.bug_ids import canonical_key
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.sampling import replay_format as replay
+from nl2fix.sampling.backends.base import BackendSettings, Choice, Request, backend
+from nl2fix.store.records import RunConfig
 
 
 class ReplayBackend:
@@ -30,3 +31,10 @@ class ReplayBackend:
                 yield request, Nl2FixError(f"{request.bug.id} is not in the patch file {self.path}")
                 continue
             yield request, [Choice(patches[i], "replayed") for i in request.indices if i < len(patches)]
+
+
+@backend("replay")
+def create_replay(config: RunConfig, settings: BackendSettings) -> ReplayBackend:
+    if not config.replay_file:
+        raise Nl2FixError("the replay backend needs a patch file", "pass --replay-file FILE")
+    return ReplayBackend(config.replay_file)

@@ -24,7 +24,7 @@ RAY_EXECUTOR = "ray"
 
 
 @functools.lru_cache(maxsize=1)
-def engine_fields() -> dict[str, Any] | None:
+def option_fields() -> dict[str, Any] | None:
     """EngineArgs' field name -> type hint (None where it cannot be resolved); None without vLLM."""
     try:
         from vllm.engine.arg_utils import EngineArgs
@@ -94,8 +94,8 @@ def coerce(text: str, hint: Any) -> Any:
 
 
 def parse(pairs: tuple[str, ...] | list[str], fields: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``KEY=VALUE`` pairs as typed engine options; ``fields`` defaults to vLLM's EngineArgs (when installed)."""
-    fields = engine_fields() if fields is None else fields
+    """``KEY=VALUE`` pairs as typed vLLM options; ``fields`` defaults to vLLM's EngineArgs (when installed)."""
+    fields = option_fields() if fields is None else fields
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -118,23 +118,23 @@ def parse(pairs: tuple[str, ...] | list[str], fields: dict[str, Any] | None = No
     return out
 
 
-def with_parallelism(engine_args: dict[str, Any], tensor_parallel_size: int | None, data_parallel_size: int) -> dict[str, Any]:
-    """``engine_args`` with ``--tensor-parallel-size`` folded in, and Ray as the executor of an
-    engine that spans several devices inside a data-parallel replica (a Ray actor places its
+def with_parallelism(vllm_options: dict[str, Any], tensor_parallel_size: int | None, data_parallel_size: int) -> dict[str, Any]:
+    """``vllm_options`` with ``--tensor-parallel-size`` folded in, and Ray as the executor of a
+    model that spans several devices inside a data-parallel replica (a Ray actor places its
     workers in the actor's own placement group; vLLM's default executor would start processes
     that Ray does not know about)."""
-    args = dict(engine_args)
+    args = dict(vllm_options)
     if tensor_parallel_size is not None:
         given = args.get("tensor_parallel_size")
         if given is not None and given != tensor_parallel_size:
             raise Nl2FixError(f"--tensor-parallel-size {tensor_parallel_size} and --vllm-arg tensor_parallel_size={given} disagree",
                               "give the tensor-parallel size once")
         args["tensor_parallel_size"] = tensor_parallel_size
-    if data_parallel_size > 1 and devices_per_engine(args) > 1:
+    if data_parallel_size > 1 and devices_per_replica(args) > 1:
         args.setdefault("distributed_executor_backend", RAY_EXECUTOR)
     return args
 
 
-def devices_per_engine(engine_args: dict[str, Any]) -> int:
-    """Accelerators one engine occupies: tensor-parallel times pipeline-parallel size."""
-    return int(engine_args.get("tensor_parallel_size") or 1) * int(engine_args.get("pipeline_parallel_size") or 1)
+def devices_per_replica(vllm_options: dict[str, Any]) -> int:
+    """Accelerators one copy of the model occupies: tensor-parallel times pipeline-parallel size."""
+    return int(vllm_options.get("tensor_parallel_size") or 1) * int(vllm_options.get("pipeline_parallel_size") or 1)

@@ -1,8 +1,8 @@
-"""Data-parallel vLLM: ``--data-parallel-size N`` engines, each a Ray actor holding its own copy of
+"""Data-parallel vLLM: ``--data-parallel-size N`` replicas, each a Ray actor holding its own copy of
 the model (on ``tensor_parallel_size`` GPUs), the requests shared among them.
 
 ``vllm.LLM`` refuses ``data_parallel_size > 1`` in one process, so the replicas are nl2fix's: Ray
-places each actor where its GPUs are (one node or many: ``RAY_ADDRESS``), and an engine that spans
+places each actor where its GPUs are (one node or many: ``RAY_ADDRESS``), and a model that spans
 several GPUs inside an actor runs its workers through Ray too (``distributed_executor_backend="ray"``,
 set by :func:`nl2fix.sampling.backends.vllm_args.with_parallelism`). The driver stays the only writer of the run
 store: each shard's answers come back to it and are stored as they arrive.
@@ -14,10 +14,11 @@ import importlib.util
 import os
 from typing import Any, Iterator, Sequence
 
-from nl2fix.sampling.backends import Choice, ModelInfo, Request
-from nl2fix.sampling.backends.vllm_args import devices_per_engine
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.model_tokenizers import local_tokenizer
+from nl2fix.sampling.backends.base import Choice, ModelInfo, Request
+from nl2fix.sampling.backends.vllm_args import devices_per_replica
+from nl2fix.sampling.backends.vllm_model import INSTALL_HINT, VLLMBackend
 
 
 def shard(requests: Sequence[Request], replicas: int) -> list[list[int]]:
@@ -34,20 +35,18 @@ def shard(requests: Sequence[Request], replicas: int) -> list[list[int]]:
     return shards
 
 
-def actor_options(engine_args: dict[str, Any], gpus_in_cluster: float) -> dict[str, Any]:
-    """Ray resources of one replica: its engine's GPUs when the cluster has GPUs, else one CPU."""
+def actor_options(vllm_options: dict[str, Any], gpus_in_cluster: float) -> dict[str, Any]:
+    """Ray resources of one replica: its model's GPUs when the cluster has GPUs, else one CPU."""
     if gpus_in_cluster > 0:
-        return {"num_gpus": devices_per_engine(engine_args)}
+        return {"num_gpus": devices_per_replica(vllm_options)}
     return {"num_cpus": 1}
 
 
 class _Replica:
-    """One engine inside a Ray actor; answers a shard of requests by position."""
+    """One model inside a Ray actor; answers a shard of requests by position."""
 
-    def __init__(self, model: str, seed: int, engine_args: dict[str, Any]):
-        from nl2fix.sampling.backends.vllm_backend import VLLMBackend
-
-        self.backend = VLLMBackend(model, seed=seed, engine_args=engine_args)
+    def __init__(self, model: str, seed: int, vllm_options: dict[str, Any]):
+        self.backend = VLLMBackend(model, seed=seed, vllm_options=vllm_options)
 
     def context_window(self) -> int | None:
         return self.backend.model_info().context_window
@@ -61,9 +60,7 @@ class VLLMReplicas:
     name = "vllm"
     conversational = True
 
-    def __init__(self, model: str, *, seed: int, engine_args: dict[str, Any], replicas: int):
-        from nl2fix.sampling.backends.vllm_backend import INSTALL_HINT
-
+    def __init__(self, model: str, *, seed: int, vllm_options: dict[str, Any], replicas: int):
         if importlib.util.find_spec("vllm") is None:  # before any actor starts: the driver counts with it too
             raise Nl2FixError("the vllm backend needs vLLM installed", INSTALL_HINT)
         try:
@@ -73,12 +70,12 @@ class VLLMReplicas:
         self._ray = ray
         self._own_ray = not ray.is_initialized()
         ray.init(address=os.environ.get("RAY_ADDRESS") or None, ignore_reinit_error=True, log_to_driver=False)
-        options = actor_options(engine_args, ray.cluster_resources().get("GPU", 0))
+        options = actor_options(vllm_options, ray.cluster_resources().get("GPU", 0))
         actor = ray.remote(**options)(_Replica)
         # replicas differ in seed, or replicas given the same prompt would answer alike
-        self._actors = [actor.remote(model, seed + i, engine_args) for i in range(replicas)]
+        self._actors = [actor.remote(model, seed + i, vllm_options) for i in range(replicas)]
         self.model = model
-        self._devices = devices_per_engine(engine_args) * replicas
+        self._devices = devices_per_replica(vllm_options) * replicas
         self._info: ModelInfo | None = None
 
     def model_info(self) -> ModelInfo:

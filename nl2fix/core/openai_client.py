@@ -1,0 +1,127 @@
+"""What every call to an OpenAI-compatible endpoint shares, the sampling backend's and the
+embedder's: the client, and one retry rule.
+
+The client's own retries are off (``max_retries=0``): tenacity retries rate limits, 5xx answers,
+timeouts and connection errors with exponential back-off, honouring ``Retry-After``; an exhausted
+quota (a 429 that waiting does not cure) is not retried. A local server needs no API key, but the
+client insists on one, so it is given a placeholder.
+
+The ``openai`` package is imported when a client is made or an error is judged, not with this
+module: it takes a good part of a second, and most commands never call a model.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING
+
+import tenacity
+
+from nl2fix.core.errors import Nl2FixError
+
+if TYPE_CHECKING:
+    import openai
+
+_RETRY_STATUS = {408, 409, 429}
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 6
+    """Calls in all, the first included."""
+    initial_wait: float = 1.0
+    max_wait: float = 60.0
+
+
+def endpoint(base_url: str | None) -> str | None:
+    """The endpoint to call: ``base_url``, else ``$OPENAI_BASE_URL``; None: OpenAI's own API."""
+    return base_url or os.environ.get("OPENAI_BASE_URL") or None
+
+
+def make_client(base_url: str | None, api_key: str | None, *, timeout: float, no_key: Nl2FixError) -> openai.OpenAI:
+    """A client of ``base_url`` (None: OpenAI's API) with ``api_key``, else ``$OPENAI_API_KEY``;
+    ``no_key`` is raised when there is no key and the endpoint is OpenAI's own."""
+    import openai
+
+    key = api_key or os.environ.get("OPENAI_API_KEY")
+    if not key and not base_url:
+        raise no_key
+    return openai.OpenAI(api_key=key or "none", base_url=base_url, max_retries=0, timeout=timeout)
+
+
+def quota_exhausted(exc: BaseException) -> bool:
+    """A 429 that waiting does not cure: the account is out of credit."""
+    import openai
+
+    return isinstance(exc, openai.RateLimitError) and (exc.code == "insufficient_quota" or exc.type == "insufficient_quota")
+
+
+def retryable(exc: BaseException) -> bool:
+    """Whether a failed call is worth making again: a connection error or timeout, a rate limit
+    (not an exhausted quota), a conflict or a server error."""
+    import openai
+
+    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+        return True
+    if quota_exhausted(exc):
+        return False
+    return isinstance(exc, openai.APIStatusError) and (exc.status_code in _RETRY_STATUS or exc.status_code >= 500)
+
+
+def retry_after(exc: BaseException | None) -> float | None:
+    """Seconds the server asked to wait (``retry-after-ms`` or ``retry-after``), if it said."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    if headers.get("retry-after-ms"):
+        try:
+            return float(headers["retry-after-ms"]) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        try:
+            return max(0.0, (parsedate_to_datetime(value) - datetime.now(timezone.utc)).total_seconds())
+        except (TypeError, ValueError):
+            return None
+
+
+class RetryWait(tenacity.wait.wait_base):
+    """The wait before the next attempt: what the server asked for (at most ``max_wait``), else
+    exponential back-off with jitter."""
+
+    def __init__(self, policy: RetryPolicy):
+        self.policy = policy
+        self.backoff = tenacity.wait_exponential(multiplier=policy.initial_wait, max=policy.max_wait) + tenacity.wait_random(
+            0, policy.initial_wait
+        )
+
+    def __call__(self, retry_state: tenacity.RetryCallState) -> float:
+        asked = retry_after(retry_state.outcome.exception() if retry_state.outcome else None)
+        return min(asked, self.policy.max_wait) if asked is not None else self.backoff(retry_state)
+
+
+def retrying(policy: RetryPolicy) -> tenacity.Retrying:
+    """Calls through this retry what :func:`retryable` allows, as ``policy`` says; the last error is raised."""
+    return tenacity.Retrying(
+        stop=tenacity.stop_after_attempt(policy.attempts),
+        wait=RetryWait(policy),
+        retry=tenacity.retry_if_exception(retryable),
+        reraise=True,
+    )
+
+
+def error_message(exc: openai.APIStatusError) -> str:
+    """What the server said about a refused call: its body's ``message``, else the error's text."""
+    body = exc.body
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return body["message"]
+    return str(exc)
