@@ -14,13 +14,14 @@ from nl2fix.core.domain import Engine
 from nl2fix.validation.executors import ExecutorKind
 from nl2fix.fix import pipeline as fix
 from nl2fix.fix import patches as fix_patches
-from nl2fix.sampling.backends.providers import create
+from nl2fix.sampling.backends.providers import NAMES, create
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.fix.project_build import BuildOptions, BuildSystem
 from nl2fix.prompting.prompt import context_window_for
 from nl2fix.store.records import RunConfig
 
-BACKENDS = ("openai", "vllm", "mutation")
+# a user's bug has no patch file to replay
+BACKENDS = tuple(name for name in NAMES if name != "replay")
 
 
 @click.command("fix")
