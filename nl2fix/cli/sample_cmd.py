@@ -14,7 +14,7 @@ from nl2fix.cli.validate_cmd import engine_options
 from nl2fix.store.run_dirs import dataset_label, default_run_dir
 from nl2fix.sampling.backends.vllm_args import parse as parse_vllm_args
 from nl2fix.sampling.backends.vllm_args import with_parallelism
-from nl2fix.sampling.backends import providers as backend_names
+from nl2fix.sampling.backends.providers import NAMES as BACKEND_NAMES
 from nl2fix.sampling import stops
 from nl2fix.report.cost import parse_price
 from nl2fix.dataset.load import DATASET_FILE, data_dir
@@ -29,7 +29,7 @@ from nl2fix.core.domain import Engine
 @dataset_options
 @selection_options
 @new_run_option
-@click.option("--backend", type=click.Choice(backend_names.NAMES), default="openai", show_default=True,
+@click.option("--backend", type=click.Choice(BACKEND_NAMES), default="openai", show_default=True,
               help="openai (any OpenAI-compatible server), vllm (offline, GPU), mutation (no model), replay (a patch file).")
 @prompt_options
 @click.option("-n", "--samples", "n", type=click.IntRange(min=1), default=100, show_default=True, help="Samples per bug.")
