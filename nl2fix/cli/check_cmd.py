@@ -25,10 +25,11 @@ def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, s
     """Run the buggy and fixed baselines of the selected bugs and list the bugs whose ground truth
     does not validate (or whose buggy version does not fail its trigger tests). Exit status 1 when
     some ground truth does not validate."""
-    from defects4j_adapter.workspaces import cache
+    from defects4j_adapter import cache
     from defects4j_adapter.jvm import reference_java
     from nl2fix.store.run_store import RunStore
-    from nl2fix.validation.stage import check_baselines, problem_lines
+    from nl2fix.validation.bug_work import problem_lines
+    from nl2fix.validation.stage import check_baselines
 
     ds, bugs = load_selection(dataset, metadata_dir, bug_ids, projects, all_bugs)
     if store_dir is None:

@@ -123,7 +123,7 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
     import json
     import tempfile
 
-    from defects4j_adapter.workspaces.cache import cache_dir
+    from defects4j_adapter.cache import cache_dir
     from nl2fix.dataset.load import default_metadata_dir
     from nl2fix.dataset.build import (Defects4JSources, PatchedTreeSources, bug_ids_of, build_dataset,
                                       parse_bug_numbers, write_dataset)

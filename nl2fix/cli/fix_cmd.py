@@ -58,7 +58,7 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
     stack trace), samples candidate fixes with the issue text as the bug report, validates each against
     the project's tests (the failing test first, then the test classes that name the class), ranks them
     and prints the top ones as diffs of the working tree. Re-running resumes."""
-    from nl2fix.validation.executors import ExecutorKind
+    from nl2fix.validation.executors.base import ExecutorKind
 
     if executor.kind is not ExecutorKind.LOCAL:
         raise click.UsageError("nl2fix fix validates on this machine, where the project was built: drop --executor ray")

@@ -21,8 +21,8 @@ def prepare_cmd(dataset, metadata_dir, bug_ids, projects, all_bugs, workers, qui
     cache ($NL2FIX_CACHE_DIR), where every later validation finds them; and check that each buggy
     method is where splicing looks for it. Bugs already prepared are reused. Exit status 1 when a
     bug cannot be prepared."""
-    from defects4j_adapter.workspaces import cache
-    from defects4j_adapter.engines.base import EngineOptions
+    from defects4j_adapter import cache
+    from defects4j_adapter.contract import EngineOptions
     from defects4j_adapter.workspaces.prepare import PrepareStatus, prepare_bugs
 
     ds, bugs = load_selection(dataset, metadata_dir, bug_ids, projects, all_bugs)

@@ -11,6 +11,7 @@ from nl2fix.cli.options import dataset_options, load_selection, new_run_option, 
 from nl2fix.cli.sample_options import (DEFAULT_OPENAI_MODEL, backend_options, conversation_config,
                                        conversation_options, prompt_options)
 from nl2fix.cli.validate_cmd import engine_options
+from nl2fix.validation.stage import ValidationOptions
 
 BACKENDS = ("openai", "vllm", "mutation", "replay")
 
@@ -116,9 +117,9 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
 
     summary = sample(run_dir, config, bugs, dataset=ds, concurrency=concurrency, retries=retries, progress=not quiet,
                      on_start=on_start,
-                     validation=dict(engine=Engine(engine), workers=workers, sandbox=sandbox,
-                                     test_timeout=test_timeout, candidate_timeout=candidate_timeout,
-                                     executor=executor))
+                     validation=ValidationOptions(engine=Engine(engine), workers=workers, sandbox=sandbox,
+                                                  test_timeout=test_timeout, candidate_timeout=candidate_timeout,
+                                                  executor=executor))
     click.echo(str(summary))
     if summary.failed:
         raise SystemExit(1)

@@ -172,7 +172,7 @@ class Defects4JSources:
         self.cache_dir = Path(cache_dir)
 
     def _root(self, bug: ActiveBug, fixed: bool) -> Path:
-        from defects4j_adapter.workspaces import cache
+        from defects4j_adapter import cache
         from defects4j_adapter.d4j import cli as d4j_cli
         from defects4j_adapter.workspaces import defects4j as d4j_workspace
 

@@ -24,14 +24,14 @@ from nl2fix.prompting.conversation_prompt import Attempt, build_round
 from nl2fix.dataset.load import Dataset
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.sampling.feedback import feedback
-from nl2fix.core.domain import Bug, ConversationPhase, Engine, Strategy, Verdict
+from nl2fix.core.domain import Bug, ConversationPhase, Strategy, Verdict
 from nl2fix.prompting.one_shot import ExampleIndex
 from nl2fix.core.progress import progress_bar
 from nl2fix.prompting.prompt import Prompt, build_prompt
 from nl2fix.store.records import ConversationConfig, RoundRecord, RunConfig
 from nl2fix.sampling.stage import MAX_ERRORS_SHOWN, ModelFit, SampleSummary, model_fit, store_answer
 from nl2fix.store.run_store import RunStore
-from nl2fix.validation.stage import validate
+from nl2fix.validation.stage import ValidationOptions, validate
 
 FIRST_PROMPTS = (Strategy.ZERO_SHOT, Strategy.ONE_SHOT, Strategy.TITLE_ONLY)
 """Strategies a conversation can start from (``reasoning`` is a conversation of its own)."""
@@ -107,13 +107,13 @@ def _unjudged(store: RunStore, bug: Bug, engine: str) -> bool:
 
 
 def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Dataset, backend: SamplingBackend,
-             summary: SampleSummary, progress: bool, validation: dict) -> None:
+             summary: SampleSummary, progress: bool, validation: ValidationOptions) -> None:
     """Run (or resume) the conversation of every bug; ``summary`` counts what happened; ``validation``:
-    keyword arguments of :func:`nl2fix.validation.stage.validate`."""
+    how candidates are validated between rounds."""
     if config.conversation.first_prompt not in FIRST_PROMPTS:
         raise Nl2FixError(f"a conversation cannot start from the {config.conversation.first_prompt.value} strategy",
                           "use --first-prompt zero-shot, one-shot or title-only")
-    engine = Engine(validation.get("engine", Engine.FAST)).value
+    engine = validation.engine.value
     index: list[ExampleIndex] = []
 
     def examples() -> ExampleIndex | None:
@@ -136,7 +136,10 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
         while active:
             unjudged = [bug.id for bug, _ in active.values() if _unjudged(store, bug, engine)]
             if unjudged:
-                validate(store.run_dir, bug_ids=unjudged, progress=False, **validation)
+                validate(store.run_dir, engine=validation.engine, workers=validation.workers,
+                         sandbox=validation.sandbox, bug_ids=unjudged, progress=False,
+                         test_timeout=validation.test_timeout, candidate_timeout=validation.candidate_timeout,
+                         executor=validation.executor)
             asked: dict[Request, _Asked] = {}
             for bug, base in list(active.values()):
                 found = next_round(store, config, fit, bug, base, engine)

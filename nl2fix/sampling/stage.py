@@ -32,6 +32,7 @@ from nl2fix.prompting.prompt import Prompt, build_prompt, context_window_for, ta
 from nl2fix.store.records import RunConfig, SampleRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.core.tokens import Tokenizer
+from nl2fix.validation.stage import ValidationOptions
 
 MAX_ERRORS_SHOWN = 3
 
@@ -221,15 +222,14 @@ def sample(
     progress: bool = True,
     backend: SamplingBackend | None = None,
     on_start: Callable[[], None] = lambda: None,
-    validation: dict | None = None,
+    validation: ValidationOptions = ValidationOptions(),
 ) -> SampleSummary:
     """Ask ``config.backend`` for ``config.n`` samples of every bug, store them in ``run_dir``.
 
     ``backend`` replaces the one the configuration names (tests pass one with short retry waits);
     else that one is created, with ``concurrency`` and ``retries``, only when some sample is
     missing. ``on_start`` is called once the run directory has taken the configuration and the bugs.
-    A ``conversation`` run validates between its rounds with ``validation`` (keyword arguments of
-    :func:`nl2fix.validation.stage.validate`).
+    A ``conversation`` run validates between its rounds with ``validation``.
     """
     summary = SampleSummary()
     with RunStore(run_dir, create=True) as store:
@@ -245,7 +245,7 @@ def sample(
                 if config.conversation is not None:
                     from nl2fix.sampling.conversation import converse
 
-                    converse(store, config, work, dataset, backend, summary, progress, validation or {})
+                    converse(store, config, work, dataset, backend, summary, progress, validation)
                 else:
                     _run(store, config, work, missing, dataset, backend, summary, progress)
             finally:
