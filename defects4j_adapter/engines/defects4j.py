@@ -147,7 +147,8 @@ class Defects4JEngine:
         bug = workspace.bug
         log_dir = log_dir or self.cache_dir / "d4j-logs" / bug.id / text_hash(method)[:16]
         log_dir.mkdir(parents=True, exist_ok=True)
-        props = self._properties.get(bug.id) or d4j_workspace.ensure_checkout(self.d4j, bug.id, self.cache_dir).properties
+        props = (self._properties.get(bug.id)
+                 or d4j_workspace.ensure_checkout(self.d4j, bug.id, self.cache_dir).properties)
         with d4j_workspace.candidate_slot(workspace.root, props, self.slots) as slot:
             outcome = self._judge(workspace, slot, method, known_failures, stop_at_first_failure, log_dir, start)
         outcome.wall_seconds = time.monotonic() - start

@@ -3,11 +3,11 @@
 
 Either way the driver -- the process holding the run store -- is the store's only writer: an
 executor hands every verdict to the driver (:class:`ValidationDriver`) as it arrives and each
-bug's baseline check when it is known. Its interface is one call,
-``run(driver, engine, settings)``, where ``settings`` are the :class:`~nl2fix.validation.bug_work.ValidationSettings`
+bug's baseline check when it is known. Its interface is one call, ``run(driver, engine,
+settings)``, where ``settings`` are the :class:`~nl2fix.validation.bug_work.ValidationSettings`
 each engine is built from (a Ray node builds its own engine from them). Executors register
-themselves with :func:`register_executor`; :func:`nl2fix.validation.executors.providers.make_executor`
-makes the one a spec asks for.
+themselves with :func:`register_executor`;
+:func:`nl2fix.validation.executors.providers.make_executor` makes the one a spec asks for.
 """
 
 from __future__ import annotations
