@@ -1,1 +1,10 @@
-"""Workspaces, splicing, and the compile-and-test engines that turn a candidate into a verdict."""
+"""Everything between a candidate method and what its tests say: workspaces (a bug's checked-out,
+compiled buggy revision), splicing, the sandbox candidate code runs in, and the compile-and-test
+engines that report an outcome for each candidate.
+
+Its parts, lowest first (each imports only those before it, and ``nl2fix.core``; splicing also
+``nl2fix.java_source``): ``cache`` (the machine-wide cache), ``d4j/`` (Defects4J's command line),
+``splice`` (a candidate put in place of the buggy method), ``jvm/`` (which Java runs the tests,
+nl2fix's test runner), ``sandbox/``, ``contract`` (workspace, outcome, engine options, the engine
+protocol), ``workspaces/``, ``engines/``. ``java/`` holds the runner's Java sources.
+"""

@@ -27,7 +27,7 @@ from pathlib import Path
 import d4j_bugs
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
-from defects4j_adapter.jvm import test_runner as java_runner
+from defects4j_adapter.jvm import runner
 from nl2fix.core.domain import Engine
 
 
@@ -89,7 +89,7 @@ def main() -> int:
     commands = CommandCpu()
     rows = {}
     try:
-        java_runner.runner_classes(cache_dir)
+        runner.runner_classes(cache_dir)
         for bug in bugs:
             rows[bug.id] = measure(bug, d4j, cache_dir, commands, not args.no_baselines)
     finally:

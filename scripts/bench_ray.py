@@ -18,8 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from defects4j_adapter.engines.base import EngineOptions
-from defects4j_adapter.sandbox.base import make_sandbox
+from defects4j_adapter.contract import EngineOptions
+from defects4j_adapter.sandbox.providers import make_sandbox
 from defects4j_adapter.workspaces.resolve import prepare_workspace
 from nl2fix.core.processes import run_command
 from nl2fix.validation.executors.local_cluster import LocalRayCluster

@@ -36,13 +36,14 @@ from itertools import chain, zip_longest
 from pathlib import Path
 
 import d4j_bugs
-from defects4j_adapter.workspaces import cache
-from defects4j_adapter.jvm import linkage
+from defects4j_adapter import cache
+from defects4j_adapter.engines import linkage
 from nl2fix.core.processes import run_command
 from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.store.records import ValidationRecord
 from nl2fix.store.run_store import RunStore
-from nl2fix.validation.stage import BUGGY, FIXED, BaselineCheck, check_baselines
+from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck
+from nl2fix.validation.stage import check_baselines
 
 ENGINES = (Engine.FAST, Engine.DEFECTS4J)
 VALIDATE_TIMEOUT = 24 * 3600.0

@@ -30,10 +30,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from defects4j_adapter.engines.base import EngineOptions
-from defects4j_adapter.sandbox.base import SandboxKind, make_sandbox
+from defects4j_adapter.contract import EngineOptions
+from defects4j_adapter.sandbox.base import SandboxKind
+from defects4j_adapter.sandbox.providers import make_sandbox
 from defects4j_adapter.workspaces.resolve import prepare_workspace
-from defects4j_adapter.workspaces import cache
+from defects4j_adapter import cache
 from defects4j_adapter.sandbox import images
 from nl2fix.dataset.load import open_dataset
 from nl2fix.core.processes import run_command, which

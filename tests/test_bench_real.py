@@ -12,7 +12,7 @@ import pytest
 
 from nl2fix.core.domain import Bug, Verdict
 from nl2fix.store.records import ValidationRecord
-from nl2fix.validation.stage import BaselineCheck
+from nl2fix.validation.bug_work import BaselineCheck
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 sys.path.insert(0, str(SCRIPTS))

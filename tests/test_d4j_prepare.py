@@ -15,7 +15,7 @@ import pytest
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from defects4j_adapter.d4j.cli import Defects4J, Layout, layout_of
-from defects4j_adapter.engines.base import EngineOptions
+from defects4j_adapter.contract import EngineOptions
 from defects4j_adapter.workspaces.prepare import PrepareStatus, prepare_bugs, prepare_one
 from nl2fix.core.errors import Nl2FixError
 

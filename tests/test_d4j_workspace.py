@@ -28,8 +28,10 @@ from defects4j_adapter.engines.defects4j import (
     refuse_unconfined,
 )
 from defects4j_adapter.d4j.parsers import FailureKind
-from defects4j_adapter.engines.base import EngineOptions, Outcome, Phase
-from defects4j_adapter.sandbox.base import BwrapSandbox, ContainerSandbox, UnconfinedSandbox, make_sandbox
+from defects4j_adapter.contract import EngineOptions, Outcome, Phase
+from defects4j_adapter.sandbox.bwrap import BwrapSandbox
+from defects4j_adapter.sandbox.providers import make_sandbox
+from defects4j_adapter.sandbox.unconfined import ContainerSandbox, UnconfinedSandbox
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import ExecResult
 from nl2fix.core.domain import Bug

@@ -20,7 +20,8 @@ from defects4j_adapter.sandbox import images
 from defects4j_adapter.jvm.reference_java import environment_key
 from defects4j_adapter.sandbox.docker import PID_LABEL
 from defects4j_adapter.engines.fast import FastEngine
-from defects4j_adapter.sandbox.base import Limits, Mounts, SandboxKind, make_sandbox
+from defects4j_adapter.sandbox.base import Limits, Mounts, SandboxKind
+from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command

@@ -20,7 +20,8 @@ import pytest
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.sandbox import base as sandbox
-from defects4j_adapter.sandbox.base import make_sandbox
+from defects4j_adapter.sandbox import bwrap
+from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.dataset.load import open_dataset
 from nl2fix.core.domain import Verdict
 from nl2fix.validation.verdicts import judge
@@ -251,7 +252,7 @@ def test_a_job_the_machine_cannot_start_is_an_error_not_uncompilable(nl2fix_cach
     uid = None
     if os.geteuid() == 0:
         uid = sandbox.JOB_UID_BASE + sandbox.JOB_UID_SPAN - 1
-        monkeypatch.setattr(sandbox, "job_uid", lambda: uid)  # force the collision jobs normally avoid
+        monkeypatch.setattr(bwrap, "job_uid", lambda: uid)  # force the collision jobs normally avoid
     rebuild = RebuildEngine(engine_options(nl2fix_cache))
     holder = _threads_of_uid(uid, 600)
     try:

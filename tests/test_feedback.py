@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.engines.base import Workspace
-from defects4j_adapter.jvm.runner_output import failure_frame_line
+from defects4j_adapter.contract import Workspace
+from defects4j_adapter.engines.runner_output import failure_frame_line
 from nl2fix.report import metrics
 from nl2fix.core import tokens
 from nl2fix.prompting.conversation_prompt import Attempt, build_round, render

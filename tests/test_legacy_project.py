@@ -23,7 +23,7 @@ import pytest
 
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.jvm import java_level
-from defects4j_adapter.jvm import test_runner as java_runner
+from defects4j_adapter.jvm import runner
 from defects4j_adapter.jvm import reference_java
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.workspaces.local import ProjectLayout, prepare_project
@@ -134,7 +134,7 @@ def _compile_jar(tmp: Path, name: str, sources: dict[str, str]) -> Path:
 def _junit_without_class_path(tmp: Path) -> Path:
     """Debian's JUnit as projects ship it: without a manifest that pulls in Debian's Hamcrest."""
     jar = tmp / "junit-4.13.2.jar"
-    with zipfile.ZipFile(java_runner.JUNIT_JARS[0]) as debian, zipfile.ZipFile(jar, "w") as out:
+    with zipfile.ZipFile(runner.JUNIT_JARS[0]) as debian, zipfile.ZipFile(jar, "w") as out:
         for item in debian.infolist():
             if item.filename != "META-INF/MANIFEST.MF":
                 out.writestr(item, debian.read(item))

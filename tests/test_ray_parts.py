@@ -8,10 +8,12 @@ import time
 
 import pytest
 
+from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
 from nl2fix.core.files import EXAMPLE_BENCHMARK
 from nl2fix.dataset.load import open_dataset
 from nl2fix.core.errors import Nl2FixError
-from nl2fix.validation.executors import ExecutorKind, ExecutorSpec
+from nl2fix.validation.bug_work import ValidationSettings
+from nl2fix.validation.executors.base import ExecutorKind, ExecutorSpec
 from nl2fix.validation.executors.ray_executor import infeasible, placement
 from nl2fix.validation.executors.ray_task import BugJob, InOrder, pack_logs, pack_project, unpack_project, write_logs
 from nl2fix.core.domain import Engine
@@ -66,12 +68,12 @@ def test_a_failure_ends_the_results_with_its_exception():
         next(items)
 
 
-def test_a_job_pickles_with_every_engine_option_argument():
+def test_a_job_pickles_with_its_validation_settings(tmp_path):
     bug = open_dataset("example").resolve("Textkit-1")
-    args = {"sandbox": True, "workers": 2, "projects_dir": None, "test_timeout": 10.0, "candidate_timeout": 120.0,
-            "some_future_option": "docker"}
-    job = pickle.loads(pickle.dumps(BugJob(bug=bug, engine=Engine.FAST, option_args=args, candidates=(("h", "code"),))))
-    assert job.option_args == args and job.bug == bug and job.workers == 2
+    settings = ValidationSettings(sandbox=SandboxSpec(SandboxKind.DOCKER, image="nl2fix-jvm:x", cpus=2.0), workers=2,
+                                  projects_dir=tmp_path, test_timeout=10.0, candidate_timeout=120.0)
+    job = pickle.loads(pickle.dumps(BugJob(bug=bug, engine=Engine.FAST, settings=settings, candidates=(("h", "code"),))))
+    assert job.settings == settings and job.bug == bug and job.settings.workers == 2
 
 
 def test_placement_and_infeasible_requests():

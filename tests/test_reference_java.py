@@ -12,7 +12,7 @@ import pytest
 
 from defects4j_adapter.jvm import java_level
 from defects4j_adapter.jvm import junit_classpath
-from defects4j_adapter.jvm import linkage
+from defects4j_adapter.engines import linkage
 from defects4j_adapter.jvm import reference_java
 from defects4j_adapter.jvm.reference_java import Jdk, Reference, choose
 from nl2fix.core.errors import Nl2FixError

@@ -5,9 +5,9 @@ the way it does, from a readable script of plain lines."""
 
 from __future__ import annotations
 
-from defects4j_adapter.engines.base import Phase
+from defects4j_adapter.contract import Phase
 from defects4j_adapter.jvm.report_signing import JobKey, mac, new_key, siphash24
-from defects4j_adapter.jvm.runner_output import PREFIX, Status, is_signed_end, outcome_of, read_job, unescape
+from defects4j_adapter.engines.runner_output import PREFIX, Status, is_signed_end, outcome_of, read_job, unescape
 
 KEY = JobKey(0x0706050403020100, 0x0F0E0D0C0B0A0908)
 

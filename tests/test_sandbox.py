@@ -12,7 +12,10 @@ import pytest
 from validation_fixtures import SANDBOXES, confined  # noqa: F401 - fixture
 
 from defects4j_adapter.sandbox import base as sb
-from defects4j_adapter.sandbox.base import Limits, Mounts, UnconfinedSandbox, make_sandbox
+from defects4j_adapter.sandbox import bwrap
+from defects4j_adapter.sandbox.base import Limits, Mounts
+from defects4j_adapter.sandbox.providers import make_sandbox
+from defects4j_adapter.sandbox.unconfined import UnconfinedSandbox
 from nl2fix.core.errors import Nl2FixError
 
 
@@ -135,11 +138,11 @@ def test_unconfined_still_applies_limits(tmp_path):
 @pytest.mark.sandbox
 def test_without_bubblewrap_confinement_is_refused_with_a_hint(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap (nor anything else) on the PATH
-    sb.bwrap_problem.cache_clear()
+    bwrap.bwrap_problem.cache_clear()
     try:
         with pytest.raises(Nl2FixError) as err:
             make_sandbox(True)
         assert "bubblewrap" in str(err.value) and "--no-sandbox" in err.value.hint
     finally:
         monkeypatch.undo()
-        sb.bwrap_problem.cache_clear()
+        bwrap.bwrap_problem.cache_clear()

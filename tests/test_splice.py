@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.engines.splice import (
+from defects4j_adapter.splice import (
     SpliceError,
     UnbalancedCandidate,
     brace_balance,

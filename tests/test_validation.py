@@ -13,7 +13,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from defects4j_adapter.engines.base import Outcome, Phase
+from defects4j_adapter.contract import Outcome, Phase
 from nl2fix.cli.check_cmd import check
 from nl2fix.report import metrics
 from nl2fix.core.files import EXAMPLE_BENCHMARK

@@ -8,22 +8,22 @@ nl2fix inside the docker image (``docker/``), not from the host sandbox.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
 from defects4j_adapter.d4j import cli as d4j_cli
-from defects4j_adapter.jvm import linkage
-from defects4j_adapter.workspaces import defects4j as workspaces
 from defects4j_adapter.d4j.cli import CommandResult, CompileResult, Defects4J, TestRun
 from defects4j_adapter.d4j.parsers import ALL_TESTS_FILE, FAILING_TESTS_FILE, FailureKind
-from defects4j_adapter.engines.base import EngineOptions, Outcome, Phase, Workspace
-from defects4j_adapter.sandbox.base import ContainerSandbox
-from defects4j_adapter.engines.splice import SpliceError, UnbalancedCandidate, encode_source, splice_method
+from defects4j_adapter.engines import linkage
+from defects4j_adapter.sandbox.base import Sandbox
+from defects4j_adapter.sandbox.unconfined import ContainerSandbox
+from defects4j_adapter.splice import SpliceError, UnbalancedCandidate, encode_source, splice_method
+from defects4j_adapter.workspaces import defects4j as d4j_workspace
+from nl2fix.core.domain import Bug, Engine
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.java_source.text import text_hash
-from nl2fix.core.domain import Bug, Engine
 
 # Defects4J's own JUnit watchdog kills a test run after 180 s (defects4j.build.xml); one
 # `defects4j test` call also starts ant and recompiles the tests, so a host-side limit below
@@ -98,7 +98,7 @@ def judge_test_run(run: TestRun) -> TestStepResult:
     )
 
 
-def refuse_unconfined(sandbox) -> None:
+def refuse_unconfined(sandbox: Sandbox | None) -> None:
     """Defects4J's builds cannot run inside the host's bubblewrap sandbox; candidates are confined
     by running nl2fix in the docker image (which sets ``NL2FIX_CONTAINER=1``). Outside it, only an
     explicit ``--no-sandbox`` (an unconfined sandbox) lets the engine run."""
@@ -110,8 +110,9 @@ def refuse_unconfined(sandbox) -> None:
         )
 
 
+@register_engine
 class Defects4JEngine:
-    """:class:`~defects4j_adapter.engines.base.ValidationEngine` through the Defects4J command line."""
+    """:class:`~defects4j_adapter.contract.ValidationEngine` through the Defects4J command line."""
 
     name = Engine.DEFECTS4J
 
@@ -125,10 +126,10 @@ class Defects4JEngine:
         self._properties: dict[str, dict[str, str]] = {}
 
     def prepare(self, bug: Bug) -> Workspace:
-        workspaces.require_defects4j_bug(bug)
-        checkout = workspaces.ensure_checkout(self.d4j, bug.id, self.cache_dir)
+        d4j_workspace.require_defects4j_bug(bug)
+        checkout = d4j_workspace.ensure_checkout(self.d4j, bug.id, self.cache_dir)
         self._properties[bug.id] = checkout.properties
-        return workspaces.workspace_for(bug, checkout)
+        return d4j_workspace.workspace_for(bug, checkout)
 
     def close(self) -> None:
         """Nothing stays running between calls."""
@@ -146,8 +147,9 @@ class Defects4JEngine:
         bug = workspace.bug
         log_dir = log_dir or self.cache_dir / "d4j-logs" / bug.id / text_hash(method)[:16]
         log_dir.mkdir(parents=True, exist_ok=True)
-        props = self._properties.get(bug.id) or workspaces.ensure_checkout(self.d4j, bug.id, self.cache_dir).properties
-        with workspaces.candidate_slot(workspace.root, props, self.slots) as slot:
+        props = (self._properties.get(bug.id)
+                 or d4j_workspace.ensure_checkout(self.d4j, bug.id, self.cache_dir).properties)
+        with d4j_workspace.candidate_slot(workspace.root, props, self.slots) as slot:
             outcome = self._judge(workspace, slot, method, known_failures, stop_at_first_failure, log_dir, start)
         outcome.wall_seconds = time.monotonic() - start
         outcome.log_dir = log_dir

@@ -25,7 +25,7 @@ from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines import defects4j as d4j_engine
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from defects4j_adapter.engines import jobs
-from defects4j_adapter.engines.base import EngineOptions, Outcome, Phase, Workspace
+from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace
 
 NOTE = "the declaration changed in a way other classes can see: Defects4J compiled the whole project again"
 

@@ -11,7 +11,7 @@ that would not die, out of memory, the time limit) is replaced by a fresh one.
 A candidate that changes the method's declaration in a way other classes can see (see
 :mod:`declaration`) is validated by a rebuild instead: classes compiled against the old
 declaration might no longer link, where a full build would recompile them. On a Defects4J
-checkout Defects4J's own build does it (:mod:`d4j_rebuild`), elsewhere the rebuild engine.
+checkout Defects4J's own build does it (:mod:`defects4j_rebuild`), elsewhere the rebuild engine.
 """
 
 from __future__ import annotations
@@ -26,15 +26,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
+from defects4j_adapter.engines import declaration, jobs, linkage, runner_output
 from defects4j_adapter.engines import defects4j_rebuild as d4j_rebuild
-from defects4j_adapter.engines import declaration
-from defects4j_adapter.jvm import test_runner as java_runner
-from defects4j_adapter.engines import jobs
-from defects4j_adapter.jvm import linkage
-from defects4j_adapter.jvm import report_signing as report_auth
-from defects4j_adapter.jvm import runner_output
-from defects4j_adapter.engines.base import EngineOptions, Outcome, Phase, Workspace
 from defects4j_adapter.engines.rebuild import RebuildEngine
+from defects4j_adapter.jvm import report_signing, runner
 from defects4j_adapter.jvm.report_signing import JobKey
 from defects4j_adapter.sandbox.base import Limits, Sandbox
 from defects4j_adapter.workspaces.resolve import prepare_workspace
@@ -65,7 +61,7 @@ class WarmJvm:
         self.inbox = Path(tempfile.mkdtemp(prefix=f"warm-{ws.bug.id}-", dir=self._jobs_root(options)))
         self.inbox.chmod(0o755)
         self.mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch")
-        argv = java_runner.jvm_command(runner_dir, memory_mb=options.memory_mb,
+        argv = runner.jvm_command(runner_dir, memory_mb=options.memory_mb,
                                        tmp_dir=sandbox.tmp_dir(self.mounts), mode=["serve"],
                                        test_classpath=ws.classpath, java=sandbox.test_java())
         self.sandbox = sandbox
@@ -163,13 +159,14 @@ class WarmJvm:
         return cpu
 
 
+@register_engine
 class FastEngine:
     name = Engine.FAST
 
     def __init__(self, options: EngineOptions):
         self.options = options
         self.sandbox: Sandbox = options.sandbox
-        self.runner_dir = java_runner.runner_classes(options.cache_dir)
+        self.runner_dir = runner.runner_classes(options.cache_dir)
         self.rebuild = RebuildEngine(options)
         self.d4j_rebuild = d4j_rebuild.Defects4JRebuild(options)
         self._idle: dict[str, list[WarmJvm]] = {}
@@ -274,11 +271,11 @@ class FastEngine:
             spliced = jobs.write_spliced(ws, method, job / ws.target_file.name)
             if isinstance(spliced, Outcome):
                 return spliced
-            request = java_runner.Job.for_workspace(
+            request = jobs.runner_job(
                 ws, job_id, known=known, stop_at_first_failure=stop_first, test_timeout=self.options.test_timeout,
                 source=spliced.path,
             ).write(job / "request.txt")
-            key = report_auth.new_key()
+            key = report_signing.new_key()
             answer = jvm.ask(request, job_id, key, self.options.candidate_timeout)
             if answer is None:
                 return None

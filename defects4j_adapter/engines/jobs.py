@@ -1,5 +1,6 @@
 """What the javac-based engines share: a private folder per candidate, the spliced source
-file, the sandbox view of a workspace, and the raw artifacts kept for the run."""
+file, the sandbox view of a workspace, the runner's job for it, and the raw artifacts kept for
+the run."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from defects4j_adapter.engines import splice
-from defects4j_adapter.engines.base import Outcome, Phase, Workspace
+from defects4j_adapter import splice
+from defects4j_adapter.contract import Outcome, Phase, Workspace
+from defects4j_adapter.jvm.runner import Job
 from defects4j_adapter.sandbox.base import Mounts
 
 JOBS_DIR = "jobs"
@@ -66,6 +68,34 @@ def workspace_mounts(ws: Workspace, runner_dir: Path, *, read_only: Iterable[Pat
     the working directory a scratch copy of the project root's entries (as symlinks)."""
     ro = _covering([ws.root, ws.classes_dir, ws.test_classes_dir, *ws.classpath, runner_dir, *read_only])
     return Mounts(read_only=ro, writable=tuple(writable), links_from=ws.root, host_scratch=scratch)
+
+
+def _package_of(ws: Workspace) -> list[str]:
+    """The package of the workspace's target file, from where it sits under the main sources."""
+    if ws.target_file is None or not ws.target_file.is_relative_to(ws.src_dir):
+        return []
+    return [".".join(ws.target_file.relative_to(ws.src_dir).parent.parts)]
+
+
+def runner_job(ws: Workspace, job_id: str, *, known: frozenset[str], stop_at_first_failure: bool,
+               test_timeout: float, first_on_classpath: tuple[Path, ...] = (), source: Path | None = None) -> Job:
+    """The runner's job that runs ``ws``'s trigger then relevant tests (compiling ``source`` in
+    memory first, when given), with ``first_on_classpath`` before the workspace's own classes."""
+    return Job(
+        id=job_id,
+        source=source,
+        compile_classpath=[ws.classes_dir, *ws.classpath],
+        release=ws.java_release,
+        encoding=ws.encoding,
+        classpath=[*first_on_classpath, ws.classes_dir, ws.test_classes_dir, *ws.classpath],
+        triggers=list(ws.trigger_tests),
+        relevant=list(ws.relevant_tests),
+        known=sorted(known),
+        test_classes=[*first_on_classpath, ws.test_classes_dir],
+        packages=_package_of(ws),
+        stop_at_first_failure=stop_at_first_failure,
+        test_timeout_ms=int(test_timeout * 1000),
+    )
 
 
 def keep(log_dir: Path | None, files: dict[str, str | Path]) -> None:

@@ -10,14 +10,11 @@ import shutil
 import time
 from pathlib import Path
 
-from defects4j_adapter.jvm import test_runner as java_runner
-from defects4j_adapter.engines import jobs
-from defects4j_adapter.jvm import linkage
-from defects4j_adapter.workspaces import local as local_workspace
-from defects4j_adapter.jvm import report_signing as report_auth
-from defects4j_adapter.jvm import runner_output
-from defects4j_adapter.engines.base import EngineOptions, Outcome, Phase, Workspace
+from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
+from defects4j_adapter.engines import jobs, linkage, runner_output
+from defects4j_adapter.jvm import report_signing, runner
 from defects4j_adapter.sandbox.base import Limits
+from defects4j_adapter.workspaces import local as local_workspace
 from defects4j_adapter.workspaces.resolve import prepare_workspace
 from nl2fix.core.domain import Bug, Engine
 
@@ -25,13 +22,14 @@ _SOURCE_ERROR = re.compile(r"\.java:\d+: error: ", re.MULTILINE)
 """A javac diagnostic on a source line: the sign that a failed compile is the code's fault."""
 
 
+@register_engine
 class RebuildEngine:
     name = Engine.REBUILD
 
     def __init__(self, options: EngineOptions):
         self.options = options
         self.sandbox = options.sandbox
-        self.runner_dir = java_runner.runner_classes(options.cache_dir)
+        self.runner_dir = runner.runner_classes(options.cache_dir)
 
     def prepare(self, bug: Bug) -> Workspace:
         return prepare_workspace(bug, self.options)
@@ -92,18 +90,18 @@ class RebuildEngine:
                 errors = local_workspace.first_errors(result.stdout + result.stderr, relative_to=job)
                 return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=errors,
                                               cpu_seconds=cpu), spliced.note)
-        request = java_runner.Job.for_workspace(
+        request = jobs.runner_job(
             ws, "rebuild", known=known, stop_at_first_failure=stop, test_timeout=self.options.test_timeout,
             first_on_classpath=(job / "classes", job / "test-classes"),
         ).write(job / "request.txt")
         # the tests run with the job folder read-only: the code under test must not rewrite the
         # compiled tests (or anything else the runner reads) before they are loaded
         test_mounts = jobs.workspace_mounts(ws, self.runner_dir, read_only=[job], scratch=job / "scratch")
-        argv = java_runner.jvm_command(self.runner_dir, memory_mb=self.options.memory_mb,
+        argv = runner.jvm_command(self.runner_dir, memory_mb=self.options.memory_mb,
                                        tmp_dir=self.sandbox.tmp_dir(test_mounts), mode=["run", str(request)],
                                        test_classpath=ws.classpath, java=self.sandbox.test_java())
         for attempt in range(2):
-            key = report_auth.new_key()
+            key = report_signing.new_key()
             limits = self.limits(min(self.options.candidate_timeout, deadline - time.monotonic()))
             result = self.sandbox.run(argv, test_mounts, limits, input=key.hex + "\n")
             cpu += result.cpu_seconds

@@ -11,7 +11,7 @@ A newer JDK forbids the first (strong encapsulation since 16) and lacks the seco
 4. otherwise ``java`` on PATH, with ``--add-opens`` for every package of every module it boots,
    as broad as Java 11's default (it opens the whole JDK to class-path code, with a warning).
    What cannot be emulated (a class the JDK no longer has) is reported by
-   :mod:`defects4j_adapter.jvm.linkage` as an environment fault.
+   :mod:`defects4j_adapter.engines.linkage` as an environment fault.
 
 nl2fix's runner needs Java 11 (``ProcessHandle``), so a Java 8 reference (Defects4J 2.x) is
 served by Java 11, which permits deep reflection as 8 does. The choice is made once per process
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from defects4j_adapter.workspaces import cache
+from defects4j_adapter import cache
 from defects4j_adapter.d4j import cli as d4j_cli
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command, which

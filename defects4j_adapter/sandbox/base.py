@@ -1,46 +1,34 @@
-"""Where untrusted candidate code runs: one :class:`Sandbox` interface, chosen by a
-:class:`SandboxSpec` (``--sandbox bwrap|docker|none``).
+"""Where untrusted candidate code runs: the :class:`Sandbox` interface, chosen by a
+:class:`SandboxSpec` (``--sandbox bwrap|docker|none``), the limits and mounts a job gets, the
+helpers the implementations share, and the registry they join.
 
-:class:`BwrapSandbox` (Linux, bubblewrap): no network (its own network namespace), a read-only
-view of the system and of the paths a job needs, write access only to the job's own
-directories, a private size-limited tmpfs for ``/tmp`` and for the working directory,
-``--die-with-parent``, and a session of its own without a terminal (from
-:func:`nl2fix.core.processes.run_command`); resource limits by ``prlimit`` (address space, processes,
-file size, CPU time) and a wall-clock timeout by ``run_command``. When nl2fix runs as root,
-bubblewrap runs privileged (so it can reach paths below ``/root``) and the job itself runs as
-a uid of its own (see ``JOB_UID_BASE``) without capabilities or new privileges (root ignores the process limit). The job is
-the namespace's pid 1 (``--as-pid-1``): its CPU time reaches ``wait4`` and is counted.
-
-:class:`UnconfinedSandbox` keeps the limits and timeouts but confines nothing; it exists for
-machines without bubblewrap and is used only when asked for with ``--no-sandbox``, loudly.
-:class:`ContainerSandbox` is the same inside nl2fix's docker image, where the container confines.
-:class:`defects4j_adapter.sandbox.docker.DockerSandbox` runs each job in a container of the JVM
-image (:mod:`defects4j_adapter.sandbox.images`).
+The implementations, each in a module of its own that registers it with :func:`register_sandbox`:
+:mod:`defects4j_adapter.sandbox.bwrap` (bubblewrap on the host; inside nl2fix's docker image, the
+container's own confinement), :mod:`defects4j_adapter.sandbox.unconfined` (limits and timeouts only,
+``--sandbox none``; and that container confinement) and :mod:`defects4j_adapter.sandbox.docker` (a
+container of the JVM image per job). :func:`defects4j_adapter.sandbox.providers.make_sandbox`
+imports them all and makes the one a spec asks for.
 
 A sandbox travels to other processes (remote workers) as its spec: pickling one pickles its
-:class:`SandboxSpec`, and unpickling makes the sandbox anew there with :func:`make_sandbox`.
+:class:`SandboxSpec` and the function registered for its kind, and unpickling makes the sandbox
+anew there with that function.
 """
 
 from __future__ import annotations
 
 import abc
 import enum
-import functools
 import itertools
 import os
-import shutil
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from defects4j_adapter.jvm import reference_java
 from nl2fix.core.errors import Nl2FixError
-from nl2fix.core.processes import ExecResult, run_command, spawn, stop, which
+from nl2fix.core.processes import ExecResult, run_command, spawn, stop
 
-CONTAINER_ENV = "NL2FIX_CONTAINER"
-"""Set to 1 by docker/Dockerfile: the process runs inside nl2fix's validation container."""
 JOB_UID_BASE = 200_000
 JOB_UID_SPAN = 100_000
 """As root, each job runs as a uid of its own from this range (no account, no files, no rights):
@@ -49,9 +37,11 @@ uid would share one budget, and a candidate that forks without bound would make 
 beside it fail to start threads, blaming them for its own behaviour."""
 _job_uids = itertools.count()
 SCRATCH = Path("/nl2fix-scratch")
-"""The working directory inside the bubblewrap sandbox (a private tmpfs)."""
+"""The working directory inside a confined job (a private tmpfs)."""
 BASE_ENV = {"LANG": "C.UTF-8", "TZ": "America/Los_Angeles", "MALLOC_ARENA_MAX": "2"}
 # Defects4J's documented set-up exports TZ=America/Los_Angeles; some of its tests depend on it.
+SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""The host's system, which a sandbox shows read-only (an image has its own)."""
 
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -71,7 +61,8 @@ class SandboxKind(str, enum.Enum):
 @dataclass(frozen=True)
 class SandboxSpec:
     """Which sandbox to make, and its settings: small and picklable, so that another process
-    (a remote worker) makes the same sandbox with :func:`make_sandbox`."""
+    (a remote worker) makes the same sandbox
+    (:func:`defects4j_adapter.sandbox.providers.make_sandbox`)."""
 
     kind: SandboxKind = SandboxKind.BWRAP
     image: str = ""
@@ -121,7 +112,7 @@ class Mounts:
     env: Mapping[str, str] = field(default_factory=dict)
 
 
-def _limit_args(limits: Limits) -> list[str]:
+def limit_args(limits: Limits) -> list[str]:
     args = ["prlimit", f"--nproc={limits.processes}", f"--fsize={limits.file_size_mb * 1024 * 1024}"]
     if limits.memory_mb:
         args.append(f"--as={limits.memory_mb * 1024 * 1024}")
@@ -151,7 +142,7 @@ class Sandbox(abc.ABC):
     spec: SandboxSpec
 
     def __reduce__(self):
-        return _remake, (self.spec,)
+        return sandbox_factory(self.spec.kind), (self.spec, True)
 
     @abc.abstractmethod
     def tmp_dir(self, mounts: Mounts) -> str:
@@ -209,138 +200,8 @@ class CommandSandbox(Sandbox):
         return stop(proc)
 
 
-SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-
-
-def _host_system_binds() -> list[str]:
-    args = []
-    for top in SYSTEM_DIRS:
-        p = Path(top)
-        if p.is_symlink():
-            args += ["--symlink", os.readlink(p), top]
-        elif p.is_dir():
-            args += ["--ro-bind", top, top]
-    return args
-
-
-def _java_homes() -> list[Path]:
-    """The JDKs jobs run: ``java`` on PATH's and the test Java (:mod:`reference_java`)."""
-    java = which("java")
-    homes = [Path(os.path.realpath(java)).parent.parent] if java else []
-    try:
-        homes.append(reference_java.current().jdk.home)
-    except Nl2FixError:
-        pass  # no JDK to run tests on: the job that needs one says so
-    return list(dict.fromkeys(homes))
-
-
 def under(path: Path, tops: Iterable[str]) -> bool:
     return any(str(path) == top or str(path).startswith(top + "/") for top in tops)
-
-
-class BwrapSandbox(CommandSandbox):
-    name = "bwrap"
-    confined = True
-
-    spec = SandboxSpec(SandboxKind.BWRAP)
-
-    def __init__(self, bwrap: Path):
-        self.bwrap = bwrap
-
-    def tmp_dir(self, mounts: Mounts) -> str:
-        return "/tmp"
-
-    def command(self, args, mounts, limits):
-        as_root = os.geteuid() == 0
-        if as_root:
-            # bubblewrap runs privileged (it reaches paths below /root); the job drops to a uid of its own
-            uid = job_uid()
-            for path in mounts.writable:
-                chown_tree(path, uid)
-            argv = [str(self.bwrap), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
-                    "--unshare-cgroup-try"]
-        else:
-            argv = [str(self.bwrap), "--unshare-all"]
-        # No --new-session: the job stays in bwrap's process group, which run_command and spawn
-        # start in a session of its own without a terminal (so TIOCSTI has nothing to inject
-        # into), and a timeout's kill of that group reaches the job itself. The job runs as the
-        # namespace's pid 1 (--as-pid-1): when it dies, the kernel kills whatever it started,
-        # and its CPU time reaches wait4.
-        argv += ["--die-with-parent", "--as-pid-1", "--clearenv"]
-        argv += _host_system_binds()
-        scratch = str(limits.scratch_mb * 1024 * 1024)
-        argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
-        extra = [home for home in _java_homes() if not under(home, SYSTEM_DIRS)]
-        made: set[Path] = {Path("/"), Path("/tmp")}
-        binds: list[str] = []
-        for flag, paths in (("--ro-bind", [*extra, *mounts.read_only]), ("--bind", mounts.writable)):
-            for path in paths:
-                if flag == "--ro-bind" and under(path, SYSTEM_DIRS):
-                    continue
-                for parent in reversed(path.parents):
-                    if parent not in made and not under(parent, SYSTEM_DIRS):
-                        binds += ["--perms", "0755", "--dir", str(parent)]
-                        made.add(parent)
-                binds += [flag, str(path), str(path)]
-                made.add(path)
-        argv += binds
-        if mounts.links_from is not None:
-            argv += ["--perms", "1777", "--size", scratch, "--tmpfs", str(SCRATCH)]
-            for entry in sorted(mounts.links_from.iterdir()):
-                argv += ["--symlink", str(entry), str(SCRATCH / entry.name)]
-            argv += ["--chdir", str(SCRATCH)]
-        env = {**BASE_ENV, "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", **mounts.env}
-        for key, value in env.items():
-            argv += ["--setenv", key, value]
-        argv.append("--")
-        if as_root:
-            argv += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
-                     "--inh-caps=-all", "--bounding-set=-all", "--"]
-        argv += [*_limit_args(limits), *args]
-        return argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, None
-
-
-class UnconfinedSandbox(CommandSandbox):
-    """Limits and timeouts only: candidate code can reach the network and write anywhere."""
-
-    name = "none"
-    confined = False
-    spec = SandboxSpec(SandboxKind.NONE)
-
-    def tmp_dir(self, mounts: Mounts) -> str:
-        if mounts.host_scratch is None:
-            return "/tmp"
-        tmp = mounts.host_scratch / "tmp"
-        tmp.mkdir(parents=True, exist_ok=True)
-        return str(tmp)
-
-    def command(self, args, mounts, limits):
-        cwd = None
-        if mounts.links_from is not None:
-            if mounts.host_scratch is None:
-                raise ValueError("the unconfined sandbox needs a host scratch folder for the working directory")
-            cwd = mounts.host_scratch / "cwd"
-            cwd.mkdir(parents=True, exist_ok=True)
-            for entry in mounts.links_from.iterdir():
-                link = cwd / entry.name
-                if not link.is_symlink():
-                    link.symlink_to(entry)
-        env = {**os.environ, **BASE_ENV, **mounts.env}
-        return [*_limit_args(limits), *args], env, cwd
-
-
-class ContainerSandbox(UnconfinedSandbox):
-    """Inside nl2fix's docker image (``NL2FIX_CONTAINER=1``, run with ``--network none``) the
-    container is the confinement: jobs keep the limits and timeouts and need no bubblewrap, which
-    an unprivileged container cannot start anyway."""
-
-    name = "container"
-    confined = True
-    spec = SandboxSpec(SandboxKind.BWRAP)
-
-
-def in_container() -> bool:
-    return os.environ.get(CONTAINER_ENV) == "1"
 
 
 def job_uid() -> int:
@@ -353,52 +214,24 @@ def chown_tree(root: Path, uid: int) -> None:
         os.lchown(path, uid, uid)
 
 
-@functools.lru_cache(maxsize=1)
-def bwrap_problem() -> str | None:
-    """Why bubblewrap cannot confine candidates here, or None when it can."""
-    bwrap = which("bwrap")
-    if bwrap is None:
-        return "bubblewrap (bwrap) is not installed"
-    if which("prlimit") is None:
-        return "prlimit (util-linux) is not installed"
-    probe = BwrapSandbox(bwrap)
-    argv, env, _ = probe.command(["true"], Mounts(), Limits(wall_seconds=30))
-    result = run_command(argv, timeout=30, env=env)
-    if not result.ok:
-        return f"bubblewrap does not work here: {(result.stderr or result.stdout).strip()[:300]}"
-    return None
+SandboxFactory = Callable[[SandboxSpec, bool], Sandbox]
+"""Makes the sandbox of a spec; the bool: quietly (a copy remade in another process)."""
+_FACTORIES: dict[SandboxKind, SandboxFactory] = {}
 
 
-def make_sandbox(spec: SandboxSpec | SandboxKind | str | bool = True, *, quiet: bool = False) -> Sandbox:
-    """The sandbox ``spec`` asks for (a bool: True for bwrap, False for none). Bubblewrap becomes
-    the container's own confinement inside nl2fix's docker image; ``none`` says loudly what it
-    gives up (unless ``quiet``: a copy remade in another process)."""
-    spec = SandboxSpec.of(spec)
-    if spec.kind is SandboxKind.DOCKER:
-        from defects4j_adapter.sandbox.docker import DockerSandbox
+def register_sandbox(kind: SandboxKind) -> Callable[[SandboxFactory], SandboxFactory]:
+    """Decorator: the function that makes the sandbox of ``kind``."""
+    def register(factory: SandboxFactory) -> SandboxFactory:
+        _FACTORIES[kind] = factory
+        return factory
 
-        return DockerSandbox(spec)
-    if spec.kind is SandboxKind.BWRAP and in_container():
-        return ContainerSandbox()
-    if spec.kind is SandboxKind.BWRAP:
-        problem = bwrap_problem()
-        if problem:
-            raise Nl2FixError(
-                f"cannot confine candidate code: {problem}",
-                "install bubblewrap (apt-get install bubblewrap), use --sandbox docker, or, knowing that "
-                "model-written code will then run with your rights, pass --sandbox none (--no-sandbox)",
-            )
-        return BwrapSandbox(which("bwrap"))
-    if not quiet:
-        print(
-            "WARNING: --sandbox none: candidate code runs UNCONFINED (network, your files); only time, memory, "
-            "process and file-size limits apply" + (" (and not the process limit: running as root)" if os.geteuid() == 0 else ""),
-            file=sys.stderr,
-        )
-    if shutil.which("prlimit") is None:
-        raise Nl2FixError("prlimit (util-linux) is not installed", "install util-linux")
-    return UnconfinedSandbox()
+    return register
 
 
-def _remake(spec: SandboxSpec) -> Sandbox:
-    return make_sandbox(spec, quiet=True)
+def sandbox_factory(kind: SandboxKind) -> SandboxFactory:
+    """The function registered for ``kind``."""
+    try:
+        return _FACTORIES[kind]
+    except KeyError:
+        raise Nl2FixError(f"unknown sandbox {kind!r}",
+                          f"choose one of {', '.join(k.value for k in SandboxKind)}") from None

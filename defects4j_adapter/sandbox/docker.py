@@ -1,4 +1,5 @@
-"""``--sandbox docker``: candidate code in a container of the JVM image (:mod:`images`).
+"""``--sandbox docker``: candidate code in a container of the JVM image
+(:mod:`defects4j_adapter.sandbox.images`).
 
 Each confined job (the fast engine's warm JVM, a rebuild's javac or test run) gets a container
 of its own, which lives as long as the job: the fast engine's lives as long as its warm JVM,
@@ -11,9 +12,9 @@ container are not nl2fix's children, so ``wait4`` cannot count them.
 Confinement: ``--network none``, a read-only root, the job's paths bound at their own place
 (read-only unless the job must write there), a size-limited tmpfs for ``/tmp`` and the working
 directory, memory, process-count, CPU-share and file-size limits, a uid of the job's own (as
-under bubblewrap, see :func:`sandbox.job_uid`), no capabilities, ``no-new-privileges``, and an
-init that reaps what the job leaves. On a timeout the whole container is killed; the next job
-gets a new one.
+under bubblewrap, see :func:`defects4j_adapter.sandbox.base.job_uid`), no capabilities,
+``no-new-privileges``, and an init that reaps what the job leaves. On a timeout the whole
+container is killed; the next job gets a new one.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import dataclasses
 import functools
 import os
 import socket
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -36,9 +38,11 @@ from defects4j_adapter.sandbox.base import (
     Limits,
     Mounts,
     Sandbox,
+    SandboxKind,
     SandboxSpec,
     chown_tree,
     job_uid,
+    register_sandbox,
     under,
 )
 from nl2fix.core.processes import DEFAULT_OUTPUT_LIMIT, ExecResult, clip_output
@@ -119,8 +123,6 @@ class ContainerProcess:
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
-        import subprocess
-
         if not self._eof.wait(timeout):
             raise subprocess.TimeoutExpired("docker exec", timeout)
         deadline = time.monotonic() + 5
@@ -319,3 +321,7 @@ class DockerSandbox(Sandbox):
         # the cgroup counts every CPU second without the JVM's orderly exit
         return proc.kill()
 
+
+@register_sandbox(SandboxKind.DOCKER)
+def make_docker(spec: SandboxSpec, quiet: bool) -> Sandbox:
+    return DockerSandbox(spec)

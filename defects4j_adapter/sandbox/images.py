@@ -15,10 +15,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
+import sys
 import time
 from pathlib import Path
 
-from defects4j_adapter.workspaces import cache
+from defects4j_adapter import cache
 from defects4j_adapter.jvm import reference_java
 from defects4j_adapter.jvm.reference_java import Jdk, TestJava
 from nl2fix.core.errors import Nl2FixError
@@ -149,8 +150,6 @@ def ensure(jdk_major: int | None = None) -> str:
 
 
 def _stderr(message: str) -> None:
-    import sys
-
     print(message, file=sys.stderr)
 
 

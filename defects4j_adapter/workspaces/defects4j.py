@@ -27,12 +27,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator, Mapping
 
-from defects4j_adapter.workspaces import cache
+from defects4j_adapter import cache
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.jvm import java_level
 from defects4j_adapter.d4j import parsers
 from defects4j_adapter.d4j.cli import EXPORT_PROPERTIES, Defects4J
-from defects4j_adapter.engines.base import Workspace
+from defects4j_adapter.contract import Workspace
 from defects4j_adapter.workspaces.local import detect_encoding
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command
@@ -77,7 +77,7 @@ def _state_file(root: Path) -> Path:
 
 @contextmanager
 def _try_lock(path: Path) -> Iterator[bool]:
-    """Like :func:`defects4j_adapter.workspaces.cache.file_lock`, without waiting: yields whether it was taken."""
+    """Like :func:`defects4j_adapter.cache.file_lock`, without waiting: yields whether it was taken."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as fh:
         try:

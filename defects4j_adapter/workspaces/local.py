@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from defects4j_adapter.workspaces import cache
+from defects4j_adapter import cache
 from defects4j_adapter.jvm import java_level
 from defects4j_adapter.jvm import reference_java
-from defects4j_adapter.engines.base import Workspace
-from defects4j_adapter.jvm.test_runner import junit_jars
+from defects4j_adapter.contract import Workspace
+from defects4j_adapter.jvm.runner import junit_jars
 from nl2fix.core.files import EXAMPLE_BENCHMARK
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import ExecResult, run_command, which

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from defects4j_adapter.workspaces import local as local_workspace
-from defects4j_adapter.engines import splice
+from defects4j_adapter import splice
 from defects4j_adapter.d4j.cli import Defects4J
-from defects4j_adapter.engines.base import EngineOptions
+from defects4j_adapter.contract import EngineOptions
 from defects4j_adapter.workspaces.resolve import prepare_workspace
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.domain import Bug

@@ -3,10 +3,12 @@ Defects4J checkout (the d4j helper's :mod:`defects4j_adapter.workspaces.defects4
 
 from __future__ import annotations
 
+from defects4j_adapter.contract import EngineOptions, Workspace
+from defects4j_adapter.d4j.cli import Defects4J
+from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from defects4j_adapter.workspaces import local as local_workspace
-from defects4j_adapter.engines.base import EngineOptions, Workspace
-from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.domain import USER_BENCHMARK, Bug
+from nl2fix.core.errors import Nl2FixError
 
 
 def prepare_workspace(bug: Bug, options: EngineOptions) -> Workspace:
@@ -16,7 +18,4 @@ def prepare_workspace(bug: Bug, options: EngineOptions) -> Workspace:
     project = local_workspace.benchmark_project(bug, options.projects_dir)
     if project is not None:
         return local_workspace.prepare_benchmark_bug(bug, project, options.cache_dir)
-    from defects4j_adapter.d4j import cli as d4j_cli
-    from defects4j_adapter.workspaces import defects4j as d4j_workspace
-
-    return d4j_workspace.prepare_workspace(d4j_cli.Defects4J.find(), bug, options.cache_dir)
+    return d4j_workspace.prepare_workspace(Defects4J.find(), bug, options.cache_dir)

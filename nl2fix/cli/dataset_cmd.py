@@ -15,7 +15,7 @@ from nl2fix.java_source.text import remove_comments
 from nl2fix.dataset.download import pull
 from nl2fix.dataset.stats import format_table, project_stats
 from nl2fix.dataset.trackers import ENDPOINT_ENVS, endpoints_from_env
-from defects4j_adapter.workspaces.cache import cache_dir
+from defects4j_adapter.cache import cache_dir
 from nl2fix.dataset.load import default_metadata_dir
 from nl2fix.dataset.build import Defects4JSources, PatchedTreeSources, bug_ids_of, build_dataset, parse_bug_numbers, write_dataset
 from nl2fix.core.errors import Nl2FixError

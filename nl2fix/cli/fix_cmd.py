@@ -11,7 +11,7 @@ from nl2fix.cli.sample_options import prompt_options
 from nl2fix.cli.show_cmd import echo_lines
 from nl2fix.cli.validate_cmd import engine_options
 from nl2fix.core.domain import Engine
-from nl2fix.validation.executors import ExecutorKind
+from nl2fix.validation.executors.base import ExecutorKind
 from nl2fix.fix import pipeline as fix
 from nl2fix.fix import patches as fix_patches
 from nl2fix.sampling.backends.providers import NAMES, create

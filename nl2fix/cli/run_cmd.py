@@ -15,7 +15,7 @@ from nl2fix.cli.report_cmd import format_option, out_option
 from nl2fix.cli.sample_cmd import run_dir_for, sample_cmd, sample_run
 from nl2fix.cli.validate_cmd import all_tests_option, engine_specs
 from nl2fix.core.errors import Nl2FixError
-from nl2fix.validation.executors import ExecutorSpec
+from nl2fix.validation.executors.base import ExecutorSpec
 from nl2fix.core.domain import Engine, Verdict
 from nl2fix.report.render import DEFAULT_HTML_NAME, ReportFormat
 from nl2fix.core.files import write_text

@@ -22,6 +22,7 @@ from nl2fix.prompting.prompt import context_window_for
 from nl2fix.store.records import RunConfig
 from nl2fix.sampling.stage import sample
 from nl2fix.core.domain import Engine
+from nl2fix.validation.stage import ValidationOptions
 
 
 
@@ -117,9 +118,9 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
 
     summary = sample(run_dir, config, bugs, dataset=ds, concurrency=concurrency, retries=retries, progress=not quiet,
                      on_start=on_start,
-                     validation=dict(engine=Engine(engine), workers=workers, sandbox=sandbox,
-                                     test_timeout=test_timeout, candidate_timeout=candidate_timeout,
-                                     executor=executor))
+                     validation=ValidationOptions(engine=Engine(engine), workers=workers, sandbox=sandbox,
+                                                  test_timeout=test_timeout, candidate_timeout=candidate_timeout,
+                                                  executor=executor))
     click.echo(str(summary))
     if summary.failed:
         raise SystemExit(1)

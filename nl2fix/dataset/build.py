@@ -31,7 +31,7 @@ from nl2fix.java_source.lexer import tokens_wo_comments
 from nl2fix.java_source.method_diff import Change, FileDiff, JavaFile, Method, ParseError, diff_parsed, parse_java
 from nl2fix.dataset.diff import read_entries
 from nl2fix.core.files import write_text
-from defects4j_adapter.workspaces import cache
+from defects4j_adapter import cache
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from defects4j_adapter.workspaces import cache
+from defects4j_adapter import cache
 from defects4j_adapter.jvm import java_level
 from defects4j_adapter.workspaces import local as local_workspace
-from defects4j_adapter.engines.base import Workspace
+from defects4j_adapter.contract import Workspace
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command, which
 from nl2fix.core.domain import Bug

@@ -33,7 +33,7 @@ from nl2fix.report.cost import CostSummary, summarize as summarize_cost
 from nl2fix.core.domain import Bug, Verdict
 from nl2fix.store.records import CandidateRecord, RunConfig, SampleRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
-from nl2fix.validation.stage import BUGGY, FIXED, BaselineCheck, problem_lines
+from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck, problem_lines
 from nl2fix.validation.verdict_source import verdict_engine
 from ranking.spec import ranking_info
 

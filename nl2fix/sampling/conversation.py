@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from nl2fix.core.domain import Bug, ConversationPhase, Engine, Strategy, Verdict
+from nl2fix.core.domain import Bug, ConversationPhase, Strategy, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.progress import progress_bar
 from nl2fix.dataset.load import Dataset
@@ -32,7 +32,7 @@ from nl2fix.sampling.model_fit import ModelFit, first_prompt, model_fit, one_sho
 from nl2fix.sampling.summary import MAX_ERRORS_SHOWN, SampleSummary
 from nl2fix.store.records import ConversationConfig, RoundRecord, RunConfig
 from nl2fix.store.run_store import RunStore
-from nl2fix.validation.stage import validate
+from nl2fix.validation.stage import ValidationOptions, validate
 
 FIRST_PROMPTS = (Strategy.ZERO_SHOT, Strategy.ONE_SHOT, Strategy.TITLE_ONLY)
 """Strategies a conversation can start from (``reasoning`` is a conversation of its own)."""
@@ -98,13 +98,13 @@ def _unjudged(store: RunStore, bug: Bug, engine: str) -> bool:
 
 
 def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Dataset, backend: SamplingBackend,
-             summary: SampleSummary, progress: bool, validation: dict) -> None:
+             summary: SampleSummary, progress: bool, validation: ValidationOptions) -> None:
     """Run (or resume) the conversation of every bug; ``summary`` counts what happened; ``validation``:
-    keyword arguments of :func:`nl2fix.validation.stage.validate`."""
+    how candidates are validated between rounds."""
     if config.conversation.first_prompt not in FIRST_PROMPTS:
         raise Nl2FixError(f"a conversation cannot start from the {config.conversation.first_prompt.value} strategy",
                           "use --first-prompt zero-shot, one-shot or title-only")
-    engine = Engine(validation.get("engine", Engine.FAST)).value
+    engine = validation.engine.value
     examples = one_shot_examples(config.conversation.first_prompt, dataset)
     fit = model_fit(config, backend)
     active: dict[str, tuple[Bug, Prompt]] = {}
@@ -119,7 +119,10 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
         while active:
             unjudged = [bug.id for bug, _ in active.values() if _unjudged(store, bug, engine)]
             if unjudged:
-                validate(store.run_dir, bug_ids=unjudged, progress=False, **validation)
+                validate(store.run_dir, engine=validation.engine, workers=validation.workers,
+                         sandbox=validation.sandbox, bug_ids=unjudged, progress=False,
+                         test_timeout=validation.test_timeout, candidate_timeout=validation.candidate_timeout,
+                         executor=validation.executor)
             asked: dict[Request, _Asked] = {}
             for bug, base in list(active.values()):
                 found = next_round(store, config, fit, bug, base, engine)

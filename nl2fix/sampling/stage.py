@@ -20,6 +20,7 @@ from nl2fix.sampling.backends.base import SamplingBackend
 from nl2fix.sampling.backends.providers import create
 from nl2fix.sampling.chains import run_chains
 from nl2fix.sampling.conversation import converse
+from nl2fix.validation.stage import ValidationOptions
 from nl2fix.sampling.summary import SampleSummary
 from nl2fix.store.records import RunConfig
 from nl2fix.store.run_store import RunStore
@@ -36,15 +37,14 @@ def sample(
     progress: bool = True,
     backend: SamplingBackend | None = None,
     on_start: Callable[[], None] = lambda: None,
-    validation: dict | None = None,
+    validation: ValidationOptions = ValidationOptions(),
 ) -> SampleSummary:
     """Ask ``config.backend`` for ``config.n`` samples of every bug, store them in ``run_dir``.
 
     ``backend`` replaces the one the configuration names (tests pass one with short retry waits);
     else that one is created, with ``concurrency`` and ``retries``, only when some sample is
     missing. ``on_start`` is called once the run directory has taken the configuration and the bugs.
-    A ``conversation`` run validates between its rounds with ``validation`` (keyword arguments of
-    :func:`nl2fix.validation.stage.validate`).
+    A ``conversation`` run validates between its rounds with ``validation``.
     """
     summary = SampleSummary()
     with RunStore(run_dir, create=True) as store:
@@ -58,7 +58,7 @@ def sample(
             backend = backend or create(config, concurrency=concurrency, retries=retries)
             try:
                 if config.conversation is not None:
-                    converse(store, config, work, dataset, backend, summary, progress, validation or {})
+                    converse(store, config, work, dataset, backend, summary, progress, validation)
                 else:
                     run_chains(store, config, work, missing, dataset, backend, summary, progress)
             finally:

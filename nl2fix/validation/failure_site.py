@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from defects4j_adapter.engines.base import Workspace
+from defects4j_adapter.contract import Workspace
 
 SOURCE_LINE_LIMIT = 300
 

@@ -3,11 +3,12 @@
 Per bug, once: prepare the workspace, then the baselines -- the fixed version (the ground truth
 spliced in; the tests it fails are not held against candidates) and the buggy version (which
 should fail its trigger tests) -- stored as validations with hash ``fixed`` / ``buggy``. Then
-every unique candidate without a verdict from this engine (:class:`BugRun`). Where that runs is
-an executor's choice (:mod:`nl2fix.validation.executors`: worker threads here, or a task per bug on a Ray
-cluster); this process saves each verdict the moment it is known (a killed run resumes without
-repeating one); ``error`` verdicts are retried on the next run, since they are the harness's
-failures, not the candidate's. Raw logs are kept under ``run_dir/artifacts/<bug>/<hash>/``.
+every unique candidate without a verdict from this engine (:class:`~nl2fix.validation.bug_work.BugRun`).
+Where that runs is an executor's choice (:mod:`nl2fix.validation.executors`: worker threads here,
+or a task per bug on a Ray cluster); this process saves each verdict the moment it is known (a
+killed run resumes without repeating one); ``error`` verdicts are retried on the next run, since
+they are the harness's failures, not the candidate's. Raw logs are kept under
+``run_dir/artifacts/<bug>/<hash>/``.
 """
 
 from __future__ import annotations
@@ -16,88 +17,21 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Collection, Iterable
+from typing import Callable
 
-from defects4j_adapter.workspaces import cache
-from defects4j_adapter.jvm import linkage
+from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT, Workspace
 from defects4j_adapter.jvm import reference_java
-from defects4j_adapter.engines.base import (
-    DEFAULT_CANDIDATE_TIMEOUT,
-    DEFAULT_TEST_TIMEOUT,
-    EngineOptions,
-    Outcome,
-    Phase,
-    ValidationEngine,
-    Workspace,
-)
-from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec, make_sandbox
-from nl2fix.core.errors import Nl2FixError
-from nl2fix.validation.executors import ExecutorSpec, make_executor
-from nl2fix.validation.failure_site import source_line
+from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
 from nl2fix.core.domain import Bug, Engine, Verdict
+from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.progress import progress_bar
 from nl2fix.store.records import CandidateRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
-from nl2fix.validation.verdicts import judge, known_failures_of, required_of
+from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck, ValidationSettings, problem_lines
+from nl2fix.validation.executors.base import Executor, ExecutorSpec
+from nl2fix.validation.executors.providers import make_executor
 
-if TYPE_CHECKING:
-    from nl2fix.validation.executors import Executor
-
-FIXED, BUGGY = "fixed", "buggy"
 ARTIFACTS = "artifacts"
-
-
-@dataclass(frozen=True)
-class BaselineCheck:
-    """Whether a bug's ground truth validates: the ceiling of the benchmark."""
-
-    bug: Bug
-    fixed: ValidationRecord | None = None
-    buggy: ValidationRecord | None = None
-    prepare_error: str = ""
-
-    @property
-    def problems(self) -> list[str]:
-        if self.prepare_error:
-            return [f"cannot be prepared: {self.prepare_error}"]
-        out = []
-        triggers = set(self.bug.trigger_tests)
-        if self.fixed is not None and self.fixed.verdict is not Verdict.PLAUSIBLE:
-            failing = self.fixed.failing_tests
-            if self.fixed.verdict is Verdict.WRONG and not triggers & set(failing):
-                out.append(f"the fixed version fails {len(failing)} regression test(s), not held against candidates: "
-                           + "; ".join([", ".join(failing[:5]), *linkage.faults_in(self.fixed.detail)]))
-            else:
-                what = self.fixed.detail or self.fixed.compile_errors or ", ".join(failing)
-                if self.fixed.verdict is Verdict.ERROR:  # the harness failed: nothing was learnt about the fix
-                    out.append(f"the fixed version could not be validated (error): {what[:300]}")
-                else:
-                    out.append(f"the ground truth does not validate ({self.fixed.verdict.value}): {what[:300]}")
-        if self.buggy is not None and self.fixed is not None and self.buggy.verdict is not Verdict.ERROR:
-            if not triggers & set(self.buggy.failing_tests) or self.buggy.verdict is Verdict.PLAUSIBLE:
-                out.append(f"the buggy version does not fail its trigger tests ({self.buggy.verdict.value})")
-        return out
-
-    @property
-    def ground_truth_ok(self) -> bool:
-        """The fixed version compiles and passes its trigger tests (some regression tests may fail)."""
-        return not self.prepare_error and self.fixed is not None and (
-            self.fixed.verdict is Verdict.PLAUSIBLE
-            or (self.fixed.verdict is Verdict.WRONG and not set(self.bug.trigger_tests) & set(self.fixed.failing_tests))
-        )
-
-
-def problem_lines(checks: Iterable[BaselineCheck], only: Collection[str] | None = None) -> list[str]:
-    """Each baseline problem (of ``only``, when given) once, after the bugs that have it: a cause
-    they share (no Defects4J, say, with its long hint) is said once, not once a bug."""
-    bugs_with: dict[str, list[str]] = {}
-    for check in checks:
-        for problem in check.problems:
-            if only is not None and problem not in only:
-                continue
-            bugs_with.setdefault(problem, []).append(check.bug.id)
-    return [f"{', '.join(ids[:3])}{f' and {len(ids) - 3} more' if len(ids) > 3 else ''}: {problem}"
-            for problem, ids in bugs_with.items()]
 
 
 @dataclass
@@ -133,16 +67,17 @@ SandboxChoice = SandboxSpec | SandboxKind | str | bool
 """What confines candidates: a spec, a kind (or its name), or True / False for bwrap / none."""
 
 
-def engine_options(*, sandbox: SandboxChoice, workers: int, projects_dir: Path | None,
-                   test_timeout: float, candidate_timeout: float) -> EngineOptions:
-    return EngineOptions(
-        sandbox=make_sandbox(sandbox),
-        cache_dir=cache.cache_dir(),
-        test_timeout=test_timeout,
-        candidate_timeout=candidate_timeout,
-        workers=workers,
-        projects_dir=projects_dir,
-    )
+@dataclass(frozen=True)
+class ValidationOptions:
+    """How a run's candidates are validated (``nl2fix validate``'s engine options): what another
+    stage hands on when it validates (sampling, between a conversation's rounds)."""
+
+    engine: Engine = Engine.FAST
+    workers: int = 2
+    sandbox: SandboxSpec = SandboxSpec()
+    test_timeout: float = DEFAULT_TEST_TIMEOUT
+    candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT
+    executor: ExecutorSpec = ExecutorSpec()
 
 
 def projects_dir_of(store: RunStore) -> Path | None:
@@ -161,83 +96,10 @@ def _select(store: RunStore, bug_ids: list[str] | None) -> list[Bug]:
     return [b for b in bugs if b.id in wanted]
 
 
-class BugRun:
-    """One bug's validation on the machine that holds its workspace: prepare it once, then the
-    baselines, then each candidate. ``done(hash)`` gives a stored baseline that needs no redoing;
-    ``log_root`` is where each validation's raw logs go (``<log_root>/<hash>``); ``prepare`` gives the
-    workspace when it is not the engine's own (a user's project, built by :mod:`nl2fix.fix.project_build`)."""
-
-    def __init__(self, engine: ValidationEngine, bug: Bug, *, log_root: Path, all_tests: bool = False,
-                 prepare: Callable[[Bug], Workspace] | None = None):
-        self.engine, self.bug, self.log_root = engine, bug, log_root
-        self.prepare = prepare or engine.prepare
-        self.stop_first = not all_tests
-        self.name = engine.name.value
-        self.ws: Workspace | None = None
-        self.error = ""
-        self.known: frozenset[str] = frozenset()
-        self.required: frozenset[str] = frozenset()
-
-    def _judge(self, hash: str, code: str, known: frozenset[str], stop_first: bool,
-               required: frozenset[str] = frozenset(), keep_passed: bool = False) -> ValidationRecord:
-        if self.ws is None:
-            outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"workspace: {self.error}")
-        else:
-            try:
-                outcome = self.engine.run(self.ws, code, known_failures=known, stop_at_first_failure=stop_first,
-                                          log_dir=self.log_root / hash)
-            except (Nl2FixError, OSError) as exc:
-                outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"harness: {exc}")
-        record = judge(outcome, bug_id=self.bug.id, hash=hash, engine=self.name, known_failures=known,
-                       required=required, keep_passed=keep_passed or hash == FIXED)
-        if self.ws is not None and record.failure_line is not None:
-            record.failure_source = source_line(self.ws, record.failing_tests[0], record.failure_line)
-        return record
-
-    def baselines(self, done: Callable[[str], ValidationRecord | None],
-                  save: Callable[[ValidationRecord, bool], None]) -> BaselineCheck:
-        """Prepare the workspace, then the fixed version (its failing tests are not held against
-        candidates, its passing ones are required of them) and the buggy one, each unless ``done``."""
-        bug = self.bug
-        try:
-            self.ws = self.prepare(bug)
-        except Nl2FixError as exc:
-            self.error = str(exc)
-        if not bug.fixed_method:
-            return self._without_fix(done, save)
-        fixed = done(FIXED)
-        if fixed is None:
-            fixed = self._judge(FIXED, bug.fixed_method, frozenset(), False)
-            save(fixed, False)
-        self.known = known_failures_of(fixed, bug.trigger_tests)
-        self.required = required_of(fixed)
-        buggy = done(BUGGY)
-        if buggy is None:
-            buggy = self._judge(BUGGY, bug.buggy_method, self.known, False, self.required)
-            save(buggy, False)
-        return BaselineCheck(bug, fixed, buggy, self.error)
-
-    def _without_fix(self, done: Callable[[str], ValidationRecord | None],
-                     save: Callable[[ValidationRecord, bool], None]) -> BaselineCheck:
-        """A user's bug has no known fix: the tree as it is stands in for the fixed version. The tests it
-        fails other than the failing test are not held against candidates, and a candidate must pass every
-        test it passed."""
-        buggy = done(BUGGY)
-        if buggy is None:
-            buggy = self._judge(BUGGY, self.bug.buggy_method, frozenset(), False, keep_passed=True)
-            save(buggy, False)
-        self.known = known_failures_of(buggy, self.bug.trigger_tests)
-        self.required = required_of(buggy)
-        return BaselineCheck(self.bug, None, buggy, self.error)
-
-    def candidate(self, hash: str, code: str) -> ValidationRecord:
-        """One candidate's verdict (after :meth:`baselines`)."""
-        return self._judge(hash, code, self.known, self.stop_first, self.required)
-
-
-class _Validation:
-    """The driver's side: what is left to do, read from the run store, and every verdict saved
-    there as it arrives; an executor (:mod:`nl2fix.validation.executors`) decides where the work runs."""
+class RunStoreDriver:
+    """The driver's side (:class:`~nl2fix.validation.executors.base.ValidationDriver`): what is left
+    to do, read from the run store, and every verdict saved there as it arrives; an executor
+    (:mod:`nl2fix.validation.executors`) decides where the work runs."""
 
     def __init__(self, store: RunStore, engine: Engine, bugs: list[Bug], *, progress: bool,
                  candidates: bool, all_tests: bool = False, workspaces: Callable[[Bug], Workspace] | None = None):
@@ -296,9 +158,9 @@ class _Validation:
         """Where the tests ran (the test Java, or Defects4J), for the report."""
         self.store.set_meta_json(reference_java.environment_key(self.name), environment)
 
-    def run(self, executor: Executor, engine: Engine, option_args: dict) -> ValidateSummary:
+    def run(self, executor: Executor, engine: Engine, settings: ValidationSettings) -> ValidateSummary:
         try:
-            executor.run(self, engine, option_args)
+            executor.run(self, engine, settings)
         finally:
             self.bar.close()
         counts: Counter = Counter()
@@ -326,13 +188,14 @@ def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, s
         bugs = _select(store, bug_ids)
         if not bugs:
             raise Nl2FixError(f"{run_dir} has no bugs to validate", "sample candidates first with `nl2fix sample`")
-        # engine_options' arguments, not the options: a Ray node builds its own from them (its own
-        # cache, sandbox and projects), so whatever engine_options comes to take reaches the nodes too
-        option_args = dict(sandbox=sandbox, workers=workers, projects_dir=projects_dir_of(store),
-                           test_timeout=test_timeout, candidate_timeout=candidate_timeout)
-        validation = _Validation(store, engine, bugs, progress=progress, candidates=True, all_tests=all_tests,
-                                 workspaces=workspaces)
-        return validation.run(make_executor(executor), engine, option_args)
+        # settings, not engine options: a Ray node builds its own from them (its own cache, sandbox
+        # and projects)
+        settings = ValidationSettings(sandbox=SandboxSpec.of(sandbox), workers=workers,
+                                      projects_dir=projects_dir_of(store), test_timeout=test_timeout,
+                                      candidate_timeout=candidate_timeout)
+        driver = RunStoreDriver(store, engine, bugs, progress=progress, candidates=True, all_tests=all_tests,
+                                workspaces=workspaces)
+        return driver.run(make_executor(executor), engine, settings)
 
 
 def check_baselines(bugs: list[Bug], *, store_dir: Path, engine: Engine = Engine.FAST, workers: int = 2,
@@ -343,7 +206,7 @@ def check_baselines(bugs: list[Bug], *, store_dir: Path, engine: Engine = Engine
     """Run (or reuse, from ``store_dir``) the buggy and fixed baselines of ``bugs``."""
     with RunStore(store_dir, create=True) as store:
         store.add_bugs(bugs)
-        option_args = dict(sandbox=sandbox, workers=workers, projects_dir=projects_dir,
-                           test_timeout=test_timeout, candidate_timeout=candidate_timeout)
-        validation = _Validation(store, engine, bugs, progress=progress, candidates=False)
-        return validation.run(make_executor(executor), engine, option_args).baselines
+        settings = ValidationSettings(sandbox=SandboxSpec.of(sandbox), workers=workers, projects_dir=projects_dir,
+                                      test_timeout=test_timeout, candidate_timeout=candidate_timeout)
+        driver = RunStoreDriver(store, engine, bugs, progress=progress, candidates=False)
+        return driver.run(make_executor(executor), engine, settings).baselines

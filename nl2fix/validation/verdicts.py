@@ -8,7 +8,7 @@ given, ran at least one, and passed every test the fixed version passed: "did no
 
 from __future__ import annotations
 
-from defects4j_adapter.engines.base import Outcome, Phase
+from defects4j_adapter.contract import Outcome, Phase
 from nl2fix.core.domain import Verdict
 from nl2fix.store.records import ValidationRecord
 

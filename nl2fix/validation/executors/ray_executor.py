@@ -16,20 +16,26 @@ bubblewrap (or ``--no-sandbox``), and Defects4J for Defects4J bugs (``deploy/ray
 from __future__ import annotations
 
 import hashlib
+import importlib
 import logging
 import socket
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
+from defects4j_adapter.contract import DEFAULT_MEMORY_MB
 from defects4j_adapter.workspaces import local as local_workspace
-from defects4j_adapter.engines.base import DEFAULT_MEMORY_MB
-from nl2fix.core.errors import Nl2FixError
-from nl2fix.validation.executors import ray_task
 from nl2fix.core.domain import Bug, Engine
-
-if TYPE_CHECKING:
-    from nl2fix.validation.stage import _Validation
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck, ValidationSettings
+from nl2fix.validation.executors import ray_task
+from nl2fix.validation.executors.base import (
+    Executor,
+    ExecutorKind,
+    ExecutorSpec,
+    ValidationDriver,
+    register_executor,
+)
 
 MAX_RETRIES = 3
 """Attempts after the first for a task whose worker or node died."""
@@ -58,8 +64,6 @@ def infeasible(nodes: list[dict], request: dict) -> str | None:
 
 def runtime_env() -> dict:
     """nl2fix's own packages, shipped to every node with the job, so nodes run the driver's code."""
-    import importlib
-
     modules = [str(Path(importlib.import_module(name).__file__).parent) for name in PACKAGES]
     return {"py_modules": modules, "excludes": ["__pycache__", "*.pyc"]}
 
@@ -120,37 +124,35 @@ class RayExecutor:
     def __init__(self, address: str):
         self.address = address
 
-    def run(self, validation: "_Validation", engine: Engine, option_args: dict) -> None:
-        from nl2fix.validation.stage import BUGGY, FIXED, BaselineCheck
-
-        if validation.workspaces is not None:
+    def run(self, driver: ValidationDriver, engine: Engine, settings: ValidationSettings) -> None:
+        if driver.workspaces is not None:
             raise Nl2FixError("a project built on this machine (`nl2fix fix`) cannot be validated on a Ray cluster",
                               "use --executor local")
         with connected(self.address) as ray:
-            request = placement(option_args["workers"])
+            request = placement(settings.workers)
             problem = infeasible(ray.nodes(), request)
             if problem:
                 raise Nl2FixError(problem, "lower --workers (the CPUs each bug's task takes), or add bigger nodes")
             task = ray.remote(ray_task.validate_bug).options(**request, max_retries=MAX_RETRIES, retry_exceptions=False)
-            projects = _Projects(ray, option_args.get("projects_dir"))
+            projects = _Projects(ray, settings.projects_dir)
             streams: dict[object, Bug] = {}
-            for bug in validation.bugs:
-                baselines = {h: r for h in (FIXED, BUGGY) if (r := validation.done(bug.id, h)) is not None}
-                todo = validation.todo(bug)
+            for bug in driver.bugs:
+                baselines = {h: r for h in (FIXED, BUGGY) if (r := driver.done(bug.id, h)) is not None}
+                todo = driver.todo(bug)
                 if len(baselines) == 2 and not todo:
-                    validation.checked(BaselineCheck(bug, baselines[FIXED], baselines[BUGGY]))
+                    driver.checked(BaselineCheck(bug, baselines[FIXED], baselines[BUGGY]))
                     continue
-                job = ray_task.BugJob(bug=bug, engine=engine, option_args=option_args, baselines=baselines,
-                                      candidates=tuple((c.hash, c.code) for c in todo), all_tests=validation.all_tests)
+                job = ray_task.BugJob(bug=bug, engine=engine, settings=settings, baselines=baselines,
+                                      candidates=tuple((c.hash, c.code) for c in todo), all_tests=driver.all_tests)
                 streams[task.remote(job, *projects.of(bug))] = bug
-            _Collector(ray, validation).collect(streams)
+            _Collector(ray, driver).collect(streams)
 
 
 class _Collector:
     """The driver's loop: each result saved as it arrives, once."""
 
-    def __init__(self, ray, validation: "_Validation"):
-        self.ray, self.validation = ray, validation
+    def __init__(self, ray, driver: ValidationDriver):
+        self.ray, self.driver = ray, driver
         self.saved: set[tuple[str, str, str]] = set()
         self.nodes: dict[str, str] = {}
         self.environment_recorded = False
@@ -180,15 +182,24 @@ class _Collector:
         if isinstance(message, ray_task.Started):
             self.nodes[bug.id] = message.node
             if not self.environment_recorded:
-                self.validation.record_environment(message.environment)
+                self.driver.record_environment(message.environment)
                 self.environment_recorded = True
         elif isinstance(message, ray_task.Checked):
-            self.validation.checked(message.check)
+            self.driver.checked(message.check)
         elif isinstance(message, ray_task.Result):
             record = message.record
             key = (record.bug_id, record.hash, record.engine)
             if key in self.saved:
                 return
-            ray_task.write_logs(self.validation.log_root(bug) / record.hash, message.logs)
-            self.validation.save(record, message.candidate)
+            ray_task.write_logs(self.driver.log_root(bug) / record.hash, message.logs)
+            self.driver.save(record, message.candidate)
             self.saved.add(key)
+
+
+@register_executor(ExecutorKind.RAY)
+def make_ray(spec: ExecutorSpec) -> Executor:
+    try:
+        import ray  # noqa: F401
+    except ImportError as exc:
+        raise Nl2FixError("--executor ray needs the ray package", "pip install 'nl2fix[ray]'") from exc
+    return RayExecutor(spec.address)

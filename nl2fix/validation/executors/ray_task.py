@@ -1,7 +1,7 @@
 """One bug's validation as a Ray task: the node's side.
 
 The task gets everything in its arguments -- the bug record, the candidates' code, the baselines
-already stored, the engine options' arguments, and the bug's project tree packed when it is a
+already stored, the validation settings, and the bug's project tree packed when it is a
 bundled-style one -- and nothing that names a path on the driver's machine: it prepares the
 workspace in the node's own ``$NL2FIX_CACHE_DIR``, validates the candidates with ``workers``
 threads sharing the bug's warm JVMs, and streams its results back as a generator: one
@@ -18,16 +18,17 @@ import shutil
 import tarfile
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterator
 
-from defects4j_adapter.workspaces import cache
+from defects4j_adapter import cache
+from defects4j_adapter.engines.providers import make_engine
 from defects4j_adapter.jvm import reference_java
-from defects4j_adapter.engines.registry import make_engine
-from nl2fix.validation.executors.pool import WorkPool
 from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.store.records import ValidationRecord
+from nl2fix.validation.bug_work import BaselineCheck, BugRun, ValidationSettings, engine_options
+from nl2fix.validation.executors.pool import WorkPool
 
 SHIPPED = "shipped-projects"
 """Below the node's cache: bundled-style project trees unpacked from the driver, by content."""
@@ -43,17 +44,13 @@ class BugJob:
 
     bug: Bug
     engine: Engine
-    option_args: dict
-    """:func:`nl2fix.validation.stage.engine_options`' arguments; the node sets ``projects_dir`` itself."""
+    settings: ValidationSettings
+    """The driver's; the node sets ``projects_dir`` itself."""
     candidates: tuple[tuple[str, str], ...]
     """(hash, code) of each candidate to validate, in order."""
     baselines: dict[str, ValidationRecord] = field(default_factory=dict)
     """The ``fixed``/``buggy`` records already stored (not redone; ``fixed`` gives the tests required)."""
     all_tests: bool = False
-
-    @property
-    def workers(self) -> int:
-        return self.option_args["workers"]
 
 
 @dataclass(frozen=True)
@@ -75,8 +72,7 @@ class Result:
 
 @dataclass(frozen=True)
 class Checked:
-    check: object
-    """The bug's :class:`nl2fix.validation.stage.BaselineCheck`."""
+    check: BaselineCheck
 
 
 def pack_project(project_dir: Path) -> bytes:
@@ -185,15 +181,14 @@ def _on(node: str, record: ValidationRecord) -> ValidationRecord:
 
 
 def _validate(job: BugJob, project_key: str | None, project: bytes | None, node: str) -> Iterator[object]:
-    from nl2fix.validation.stage import BugRun, engine_options
-
     base = cache.cache_dir()
     projects_dir = unpack_project(project, project_key, base) if project is not None else None
-    engine = make_engine(job.engine, engine_options(**{**job.option_args, "projects_dir": projects_dir}))
+    options = engine_options(replace(job.settings, projects_dir=projects_dir))
+    engine = make_engine(job.engine, options)
     (base / LOGS).mkdir(parents=True, exist_ok=True)
     logs = Path(tempfile.mkdtemp(prefix=f"{job.bug.id}-", dir=base / LOGS))
     try:
-        yield Started(node, reference_java.environment(job.engine, getattr(engine, "sandbox", None)))
+        yield Started(node, reference_java.environment(job.engine, options.sandbox))
         run = BugRun(engine, job.bug, log_root=logs, all_tests=job.all_tests)
 
         def result(record: ValidationRecord, candidate: bool) -> Result:
@@ -207,7 +202,7 @@ def _validate(job: BugJob, project_key: str | None, project: bytes | None, node:
         yield Checked(check)
 
         ordered = InOrder(len(job.candidates))
-        pool = WorkPool(job.workers, engine.close)
+        pool = WorkPool(job.settings.workers, engine.close)
         for j, (hash, code) in enumerate(job.candidates):
             pool.submit((0, 1, j), lambda j=j, h=hash, c=code: ordered.put(j, result(run.candidate(h, c), True)))
 

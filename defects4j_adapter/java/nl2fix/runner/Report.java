@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * The machine-readable channel: one {@code NL2FIX<TAB>KIND<TAB>field...} line per event on the
  * JVM's real standard output. Fields escape backslash, tab, CR and LF; the Python side
- * ({@code defects4j_adapter/runner_output.py}) reads the same format.
+ * ({@code defects4j_adapter/engines/runner_output.py}) reads the same format.
  *
  * <p>Code under test can write to that same output ({@code new FileOutputStream(FileDescriptor.out)},
  * a child process), so plain lines are progress only (which test was running when the JVM

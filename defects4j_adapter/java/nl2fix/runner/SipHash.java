@@ -6,7 +6,7 @@ package nl2fix.runner;
  * <p>The 128-bit key is passed as two {@code long}s and the whole state lives in local
  * variables: the key of a job never becomes a heap object, so no reflective walk over objects
  * and fields, and no scan of the heap for byte arrays, can find it. The harness side is
- * {@code defects4j_adapter/report_auth.py}.
+ * {@code defects4j_adapter/jvm/report_signing.py}.
  */
 final class SipHash {
     private SipHash() {

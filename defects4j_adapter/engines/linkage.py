@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from defects4j_adapter.jvm import reference_java
-from defects4j_adapter.engines.base import Outcome, Workspace
+from defects4j_adapter.contract import Outcome, Workspace
 
 _LINKAGE = re.compile(
     r"^(?:java\.lang\.)?(NoSuchMethodError|NoSuchFieldError|NoClassDefFoundError|IncompatibleClassChangeError"

@@ -1,10 +1,11 @@
 """nl2fix's Java test runner (``defects4j_adapter/java/nl2fix/runner``): built once per machine,
 and the jobs and JVM command lines it is given.
 
-The runner takes a request file (:class:`Job`): an optional source file to compile in memory,
+The runner takes a request file (:class:`Job`; a workspace's is made by
+:func:`defects4j_adapter.engines.jobs.runner_job`): an optional source file to compile in memory,
 the project's class path, the trigger tests and relevant test classes, the known failures.
 ``run`` mode validates one job and exits; ``serve`` mode is a warm JVM that reads request paths
-from standard input. Its report is parsed by :mod:`defects4j_adapter.jvm.runner_output`.
+from standard input. Its report is parsed by :mod:`defects4j_adapter.engines.runner_output`.
 """
 
 from __future__ import annotations
@@ -14,10 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from defects4j_adapter.workspaces import cache
-from defects4j_adapter.jvm import junit_classpath
-from defects4j_adapter.jvm import reference_java
-from defects4j_adapter.engines.base import Workspace
+from defects4j_adapter import cache
+from defects4j_adapter.jvm import junit_classpath, reference_java
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command
 
@@ -81,13 +80,6 @@ def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[st
     return [*args, "-cp", ":".join(map(str, [runner_dir, *junit])), MAIN_CLASS, *mode]
 
 
-def _package_of(ws: Workspace) -> list[str]:
-    """The package of the workspace's target file, from where it sits under the main sources."""
-    if ws.target_file is None or not ws.target_file.is_relative_to(ws.src_dir):
-        return []
-    return [".".join(ws.target_file.relative_to(ws.src_dir).parent.parts)]
-
-
 @dataclass
 class Job:
     """One request to the runner."""
@@ -108,28 +100,6 @@ class Job:
     """The candidate's package (``org.example``; empty for the default package)."""
     stop_at_first_failure: bool = True
     test_timeout_ms: int = 10_000
-
-    @classmethod
-    def for_workspace(cls, ws: Workspace, job_id: str, *, known: frozenset[str], stop_at_first_failure: bool,
-                      test_timeout: float, first_on_classpath: tuple[Path, ...] = (),
-                      source: Path | None = None) -> "Job":
-        """The job that runs ``ws``'s trigger then relevant tests (compiling ``source`` in memory
-        first, when given), with ``first_on_classpath`` before the workspace's own classes."""
-        return cls(
-            id=job_id,
-            source=source,
-            compile_classpath=[ws.classes_dir, *ws.classpath],
-            release=ws.java_release,
-            encoding=ws.encoding,
-            classpath=[*first_on_classpath, ws.classes_dir, ws.test_classes_dir, *ws.classpath],
-            triggers=list(ws.trigger_tests),
-            relevant=list(ws.relevant_tests),
-            known=sorted(known),
-            test_classes=[*first_on_classpath, ws.test_classes_dir],
-            packages=_package_of(ws),
-            stop_at_first_failure=stop_at_first_failure,
-            test_timeout_ms=int(test_timeout * 1000),
-        )
 
     def text(self) -> str:
         rows = [("id", self.id)]

@@ -1,14 +1,15 @@
-"""The contract between the validation orchestrator and the engines.
+"""The contract between the validation orchestrator, the workspaces and the engines.
 
-An engine prepares a bug once (check out, compile, read test lists) and then judges single
-candidates against that preparation. Engines report raw outcomes; the orchestrator turns them
-into verdicts, discounting tests that also fail on the fixed version.
+An engine prepares a bug once (check out, compile, read test lists: a :class:`Workspace`) and
+then judges single candidates against that preparation. Engines report raw outcomes
+(:class:`Outcome`); the orchestrator turns them into verdicts, discounting tests that also fail on
+the fixed version.
 
-Engines are looked up by :func:`defects4j_adapter.engines.registry.make_engine`: every engine class is
-built as ``EngineClass(options: EngineOptions)`` (the Defects4J one is imported lazily as
-``defects4j_adapter.engines.defects4j.Defects4JEngine``). ``run`` may be called from several threads at
+Every engine class registers itself here with :func:`register_engine` and is built as
+``EngineClass(options: EngineOptions)``; :func:`defects4j_adapter.engines.providers.make_engine`
+imports them all and makes the one asked for. ``run`` may be called from several threads at
 once, for the same workspace too; each call must work in its own directory. Workspaces are
-cached under :func:`defects4j_adapter.workspaces.cache.workspace_root` (``$NL2FIX_CACHE_DIR/workspaces``).
+cached under :func:`defects4j_adapter.cache.workspace_root` (``$NL2FIX_CACHE_DIR/workspaces``).
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
+from defects4j_adapter.sandbox.base import Sandbox
 from nl2fix.core.domain import Bug, Engine
+from nl2fix.core.errors import Nl2FixError
 
 DEFAULT_TEST_TIMEOUT = 10.0
 DEFAULT_CANDIDATE_TIMEOUT = 120.0
@@ -29,10 +32,11 @@ DEFAULT_MEMORY_MB = 1024
 class EngineOptions:
     """What every engine is built with."""
 
-    sandbox: object
-    """A :class:`defects4j_adapter.sandbox.base.Sandbox`: candidate code runs only through it. It pickles
-    as its :class:`~defects4j_adapter.sandbox.base.SandboxSpec` and is made anew where it is unpickled,
-    so these options can be shipped to another process."""
+    sandbox: Sandbox | None
+    """Candidate code runs only through it; None where nothing runs through it (``nl2fix prepare``
+    only prepares workspaces; the defects4j engine only checks it). It pickles as its
+    :class:`~defects4j_adapter.sandbox.base.SandboxSpec` and is made anew where it is unpickled, so
+    these options can be shipped to another process."""
     cache_dir: Path
     """``$NL2FIX_CACHE_DIR`` (default ``~/.cache/nl2fix``): workspaces, the compiled test runner."""
     test_timeout: float = DEFAULT_TEST_TIMEOUT
@@ -119,6 +123,9 @@ class Outcome:
 class ValidationEngine(Protocol):
     name: Engine
 
+    def __init__(self, options: EngineOptions) -> None:
+        """Every engine is built from the options alone."""
+
     def prepare(self, bug: Bug) -> Workspace:
         """Once per bug: check out, compile, and find the tests. Raises Nl2FixError on failure."""
 
@@ -141,3 +148,22 @@ class ValidationEngine(Protocol):
 
     def close(self) -> None:
         """Stop whatever the engine keeps running (warm JVMs); called once after a validation."""
+
+
+EngineClass = TypeVar("EngineClass", bound="type[ValidationEngine]")
+_ENGINES: dict[Engine, type[ValidationEngine]] = {}
+
+
+def register_engine(cls: EngineClass) -> EngineClass:
+    """Class decorator: ``cls`` is the engine of its ``name``."""
+    _ENGINES[cls.name] = cls
+    return cls
+
+
+def engine_class(engine: Engine) -> type[ValidationEngine]:
+    """The registered engine ``engine``."""
+    try:
+        return _ENGINES[engine]
+    except KeyError:
+        raise Nl2FixError(f"unknown engine {engine!r}",
+                          f"choose one of {', '.join(e.value for e in Engine)}") from None

@@ -21,8 +21,8 @@ import enum
 import re
 from dataclasses import dataclass, field
 
-from defects4j_adapter.jvm import report_signing as report_auth
-from defects4j_adapter.engines.base import Outcome, Phase
+from defects4j_adapter.jvm import report_signing
+from defects4j_adapter.contract import Outcome, Phase
 from defects4j_adapter.jvm.report_signing import JobKey
 
 PREFIX = "NL2FIX\t"
@@ -134,7 +134,7 @@ def _signed_line(line: str, key: JobKey) -> tuple[int, str, str, list[str]] | No
     if not line.startswith(head):
         return None
     body, _, tag = line[len(head):].rpartition("\t")
-    if not report_auth.verify(key, body, tag):
+    if not report_signing.verify(key, body, tag):
         return None
     seq, job, kind, *fields = body.split("\t") + [""] * 2
     if not seq.isdigit():

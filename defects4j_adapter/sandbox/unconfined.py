@@ -1,0 +1,87 @@
+"""``--sandbox none``: limits and timeouts without confinement, and the confinement of nl2fix's
+docker image, which is the same thing inside a container.
+
+:class:`UnconfinedSandbox` keeps the limits and timeouts but confines nothing; it exists for
+machines without bubblewrap and is used only when asked for with ``--no-sandbox``, loudly.
+:class:`ContainerSandbox` is the same inside nl2fix's docker image, where the container confines
+(what ``--sandbox bwrap`` gets there, see :mod:`defects4j_adapter.sandbox.bwrap`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+from defects4j_adapter.sandbox.base import (
+    BASE_ENV,
+    CommandSandbox,
+    Mounts,
+    Sandbox,
+    SandboxKind,
+    SandboxSpec,
+    limit_args,
+    register_sandbox,
+)
+from nl2fix.core.errors import Nl2FixError
+
+CONTAINER_ENV = "NL2FIX_CONTAINER"
+"""Set to 1 by docker/Dockerfile: the process runs inside nl2fix's validation container."""
+
+
+class UnconfinedSandbox(CommandSandbox):
+    """Limits and timeouts only: candidate code can reach the network and write anywhere."""
+
+    name = "none"
+    confined = False
+    spec = SandboxSpec(SandboxKind.NONE)
+
+    def tmp_dir(self, mounts: Mounts) -> str:
+        if mounts.host_scratch is None:
+            return "/tmp"
+        tmp = mounts.host_scratch / "tmp"
+        tmp.mkdir(parents=True, exist_ok=True)
+        return str(tmp)
+
+    def command(self, args, mounts, limits):
+        cwd = None
+        if mounts.links_from is not None:
+            if mounts.host_scratch is None:
+                raise ValueError("the unconfined sandbox needs a host scratch folder for the working directory")
+            cwd = mounts.host_scratch / "cwd"
+            cwd.mkdir(parents=True, exist_ok=True)
+            for entry in mounts.links_from.iterdir():
+                link = cwd / entry.name
+                if not link.is_symlink():
+                    link.symlink_to(entry)
+        env = {**os.environ, **BASE_ENV, **mounts.env}
+        return [*limit_args(limits), *args], env, cwd
+
+
+class ContainerSandbox(UnconfinedSandbox):
+    """Inside nl2fix's docker image (``NL2FIX_CONTAINER=1``, run with ``--network none``) the
+    container is the confinement: jobs keep the limits and timeouts and need no bubblewrap, which
+    an unprivileged container cannot start anyway."""
+
+    name = "container"
+    confined = True
+    spec = SandboxSpec(SandboxKind.BWRAP)
+
+
+def in_container() -> bool:
+    return os.environ.get(CONTAINER_ENV) == "1"
+
+
+@register_sandbox(SandboxKind.NONE)
+def make_unconfined(spec: SandboxSpec, quiet: bool) -> Sandbox:
+    """The unconfined sandbox, which says loudly what it gives up (unless ``quiet``: a copy remade
+    in another process)."""
+    if not quiet:
+        print(
+            "WARNING: --sandbox none: candidate code runs UNCONFINED (network, your files); only time, memory, "
+            "process and file-size limits apply" + (" (and not the process limit: running as root)" if os.geteuid() == 0 else ""),
+            file=sys.stderr,
+        )
+    if shutil.which("prlimit") is None:
+        raise Nl2FixError("prlimit (util-linux) is not installed", "install util-linux")
+    return UnconfinedSandbox()

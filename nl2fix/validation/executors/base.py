@@ -1,0 +1,105 @@
+"""The executor interface: where validation's work runs, chosen by an :class:`ExecutorSpec`
+(``--executor local|ray``).
+
+Either way the driver -- the process holding the run store -- is the store's only writer: an
+executor hands every verdict to the driver (:class:`ValidationDriver`) as it arrives and each
+bug's baseline check when it is known. Its interface is one call, ``run(driver, engine,
+settings)``, where ``settings`` are the :class:`~nl2fix.validation.bug_work.ValidationSettings`
+each engine is built from (a Ray node builds its own engine from them). Executors register
+themselves with :func:`register_executor`;
+:func:`nl2fix.validation.executors.providers.make_executor` makes the one a spec asks for.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Protocol
+
+from defects4j_adapter.contract import Workspace
+from nl2fix.core.domain import Bug, Engine
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.store.records import CandidateRecord, ValidationRecord
+from nl2fix.validation.bug_work import BaselineCheck, ValidationSettings
+
+RAY_ADDRESS_ENV = "RAY_ADDRESS"
+
+
+class ExecutorKind(str, enum.Enum):
+    LOCAL = "local"
+    RAY = "ray"
+
+
+@dataclass(frozen=True)
+class ExecutorSpec:
+    """Where to validate: ``--executor`` and ``--ray-address``."""
+
+    kind: ExecutorKind = ExecutorKind.LOCAL
+    ray_address: str | None = None
+    """A Ray cluster's address (``HOST:PORT``, ``ray://HOST:PORT``); default ``$RAY_ADDRESS``, else
+    ``auto`` (the cluster this machine belongs to)."""
+
+    def __post_init__(self) -> None:
+        if self.ray_address and self.kind is not ExecutorKind.RAY:
+            raise Nl2FixError("--ray-address is only used with --executor ray", "add --executor ray, or drop --ray-address")
+
+    @property
+    def address(self) -> str:
+        return self.ray_address or os.environ.get(RAY_ADDRESS_ENV) or "auto"
+
+
+class ValidationDriver(Protocol):
+    """The driver's side of a validation, as an executor sees it: the bugs, what each still needs,
+    and where each result goes (the run store, which only the driver writes)."""
+
+    bugs: list[Bug]
+    all_tests: bool
+    workspaces: Callable[[Bug], Workspace] | None
+    """A bug's workspace when it is not the engine's own (a user's project, built on this machine)."""
+
+    def done(self, bug_id: str, hash: str) -> ValidationRecord | None:
+        """The stored record that needs no redoing, if any."""
+
+    def todo(self, bug: Bug) -> list[CandidateRecord]:
+        """The candidates of ``bug`` still to validate."""
+
+    def save(self, record: ValidationRecord, candidate: bool) -> None:
+        """Store a verdict (``candidate``: False for a baseline)."""
+
+    def checked(self, check: BaselineCheck) -> None:
+        """A bug's baselines are known."""
+
+    def log_root(self, bug: Bug) -> Path:
+        """Where the raw logs of ``bug``'s validations go."""
+
+    def record_environment(self, environment: dict) -> None:
+        """Where the tests ran (the test Java, or Defects4J), for the report."""
+
+
+class Executor(Protocol):
+    def run(self, driver: ValidationDriver, engine: Engine, settings: ValidationSettings) -> None:
+        """Validate every bug of ``driver``: baselines, then the candidates it has still to do."""
+
+
+ExecutorFactory = Callable[[ExecutorSpec], Executor]
+_FACTORIES: dict[ExecutorKind, ExecutorFactory] = {}
+
+
+def register_executor(kind: ExecutorKind) -> Callable[[ExecutorFactory], ExecutorFactory]:
+    """Decorator: the function that makes the executor of ``kind`` from its spec."""
+    def register(factory: ExecutorFactory) -> ExecutorFactory:
+        _FACTORIES[kind] = factory
+        return factory
+
+    return register
+
+
+def executor_factory(kind: ExecutorKind) -> ExecutorFactory:
+    """The function registered for ``kind``."""
+    try:
+        return _FACTORIES[kind]
+    except KeyError:
+        raise Nl2FixError(f"unknown executor {kind!r}",
+                          f"choose one of {', '.join(k.value for k in ExecutorKind)}") from None
