@@ -15,7 +15,7 @@ import pytest
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
-from defects4j_adapter.splice import method_header
+from nl2fix.java_source.splice import method_header
 from nl2fix.sampling import replay_format as replay
 from nl2fix.dataset.load import open_dataset
 from nl2fix.java_source.text import candidate_hash

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.splice import (
+from nl2fix.java_source.splice import (
     SpliceError,
     UnbalancedCandidate,
     brace_balance,

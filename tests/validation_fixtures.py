@@ -15,7 +15,7 @@ import pytest
 from defects4j_adapter.contract import EngineOptions
 from defects4j_adapter.sandbox.bwrap import bwrap_problem
 from defects4j_adapter.sandbox.providers import make_sandbox
-from defects4j_adapter.splice import method_header
+from nl2fix.java_source.splice import method_header
 from nl2fix.dataset.load import load_dataset
 from nl2fix.java_source.text import candidate_hash
 from nl2fix.core.domain import Strategy

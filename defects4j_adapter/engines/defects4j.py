@@ -19,7 +19,7 @@ from defects4j_adapter.d4j.parsers import ALL_TESTS_FILE, FAILING_TESTS_FILE, Fa
 from defects4j_adapter.engines import linkage
 from defects4j_adapter.sandbox.base import Sandbox
 from defects4j_adapter.sandbox.unconfined import ContainerSandbox
-from defects4j_adapter.splice import SpliceError, UnbalancedCandidate, encode_source, splice_method
+from nl2fix.java_source.splice import SpliceError, UnbalancedCandidate, encode_source, splice_method
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from nl2fix.core.domain import Bug, Engine
 from nl2fix.core.errors import Nl2FixError

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from defects4j_adapter import splice
+from nl2fix.java_source import splice
 from defects4j_adapter.contract import Outcome, Phase, Workspace
 from defects4j_adapter.jvm.runner import Job
 from defects4j_adapter.sandbox.base import Mounts

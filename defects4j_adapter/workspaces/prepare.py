@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from defects4j_adapter.workspaces import local as local_workspace
-from defects4j_adapter import splice
+from nl2fix.java_source import splice
 from defects4j_adapter.d4j.cli import Defects4J
 from defects4j_adapter.contract import EngineOptions
 from defects4j_adapter.workspaces.resolve import prepare_workspace

@@ -12,7 +12,7 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-from defects4j_adapter import splice
+from nl2fix.java_source import splice
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.domain import Bug, Verdict
 from nl2fix.store.records import CandidateRecord, ValidationRecord
