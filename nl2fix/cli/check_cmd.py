@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from nl2fix.cli.options import dataset_options, load_selection, selection_options
-from nl2fix.cli.validate_cmd import engine_options
+from nl2fix.cli.validate_cmd import validation_options
 from nl2fix.core.domain import Engine
 from defects4j_adapter import cache
 from defects4j_adapter.jvm import reference_java
@@ -21,7 +21,7 @@ from nl2fix.validation.stage import check_baselines
 @click.command("check")
 @dataset_options
 @selection_options
-@engine_options
+@validation_options
 @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where the baselines are kept (default: a folder in the nl2fix cache, reused next time).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")

@@ -9,7 +9,7 @@ import click
 from nl2fix.cli.sample_cmd import default_model
 from nl2fix.cli.sample_options import prompt_options
 from nl2fix.cli.show_cmd import echo_lines
-from nl2fix.cli.validate_cmd import engine_options
+from nl2fix.cli.validate_cmd import validation_options
 from nl2fix.core.domain import Engine
 from nl2fix.validation.executors.base import ExecutorKind
 from nl2fix.fix import pipeline as fix
@@ -50,7 +50,7 @@ BACKENDS = tuple(name for name in NAMES if name != "replay")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True)
-@engine_options
+@validation_options
 @click.option("--top", "top", type=click.IntRange(min=1), default=3, show_default=True, help="How many candidates to show.")
 @click.option("--apply", "apply_n", type=click.IntRange(min=1), default=None,
               help="Write the N-th candidate shown into the working tree (the file is kept as FILE.nl2fix-backup).")

@@ -13,7 +13,7 @@ import click
 from defects4j_adapter.sandbox.base import SandboxSpec
 from nl2fix.cli.report_cmd import format_option, out_option
 from nl2fix.cli.sample_cmd import run_dir_for, sample_cmd, sample_run
-from nl2fix.cli.validate_cmd import all_tests_option, engine_specs
+from nl2fix.cli.validate_cmd import all_tests_option, validation_specs
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.validation.executors.base import ExecutorSpec
 from nl2fix.core.domain import Engine, Verdict
@@ -45,7 +45,7 @@ def _stage(number: int, name: str) -> None:
 @format_option(ReportFormat.HTML)
 @out_option
 @click.option("--no-codebleu", is_flag=True, help="Leave CodeBLEU (Figure 4) out of the report.")
-@engine_specs  # the engine options come with `nl2fix sample`'s parameters, below
+@validation_specs  # the engine options come with `nl2fix sample`'s parameters, below
 def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float, candidate_timeout: float,
             executor: ExecutorSpec, all_tests: bool, embedder: str, fmt: str, out: Path | None, no_codebleu: bool,
             **sampling) -> None:

@@ -10,7 +10,7 @@ import click
 from nl2fix.cli.options import dataset_options, load_selection, new_run_option, selection_options
 from nl2fix.cli.sample_options import (DEFAULT_OPENAI_MODEL, backend_options, conversation_config,
                                        conversation_options, prompt_options)
-from nl2fix.cli.validate_cmd import engine_options
+from nl2fix.cli.validate_cmd import validation_options
 from nl2fix.store.run_dirs import dataset_label, default_run_dir
 from nl2fix.sampling.backends.vllm_args import parse as parse_vllm_args
 from nl2fix.sampling.backends.vllm_args import with_parallelism
@@ -44,7 +44,7 @@ from nl2fix.validation.stage import ValidationOptions
               help="Retries of a request on rate limits, 5xx answers, timeouts and connection errors (openai).")
 @backend_options
 @conversation_options
-@engine_options
+@validation_options
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def sample_cmd(**options):
     """Sample candidate fixes; re-running the same command resumes where it stopped.

@@ -15,7 +15,7 @@ from nl2fix.core.domain import Engine, Verdict
 from nl2fix.validation.stage import validate
 
 
-def engine_specs(fn):
+def validation_specs(fn):
     """Calls ``fn`` with ``sandbox``, the :class:`SandboxSpec` of ``--sandbox`` / ``--no-sandbox``, and
     ``executor``, the :class:`ExecutorSpec` of ``--executor`` / ``--ray-address``."""
 
@@ -30,11 +30,11 @@ def engine_specs(fn):
     return wrapper
 
 
-def engine_options(fn):
+def validation_options(fn):
     """``--engine``, ``--workers``, ``--sandbox`` (``--no-sandbox``), ``--test-timeout``,
     ``--candidate-timeout``, ``--executor``, ``--ray-address``; the command gets ``sandbox`` and
-    ``executor`` as specs (:func:`engine_specs`)."""
-    fn = engine_specs(fn)
+    ``executor`` as specs (:func:`validation_specs`)."""
+    fn = validation_specs(fn)
     for option in reversed([
         click.option("--engine", type=click.Choice([e.value for e in Engine]), default=Engine.FAST.value,
                      show_default=True,
@@ -72,7 +72,7 @@ all_tests_option = click.option(
 
 @click.command("validate")
 @run_option
-@engine_options
+@validation_options
 @all_tests_option
 @click.option("--bug", "bug_ids", multiple=True, help="Only this bug (repeatable).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
