@@ -5,7 +5,7 @@ Prices are US dollars per million tokens: ``--price in=2.5,out=10`` (recorded in
 configuration), else the bundled table ``prices.json`` (dated: prices change; the report says
 which date it used), matched by the longest model-name prefix (``gpt-4o-2024-08-06`` is
 ``gpt-4o``). A model with no price (a local model) is costed in generation seconds: the
-wall-clock seconds its requests took, and, for vLLM, times the devices one engine occupies.
+wall-clock seconds its requests took, and, for vLLM, times the devices one vLLM replica occupies.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class CostSummary(_Model):
     """Wall-clock seconds of generation, summed over samples (samples recorded before nl2fix kept
     them count 0)."""
     device_seconds: float | None
-    """vLLM: generation seconds times the devices one engine occupies (GPU- or CPU-engine-seconds);
+    """vLLM: generation seconds times the devices one vLLM replica occupies (GPU- or CPU-seconds of the devices);
     None for other backends."""
     fixed_bugs: int
     """Scored bugs with a plausible fix."""
