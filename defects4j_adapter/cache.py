@@ -11,9 +11,9 @@ import fcntl
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 def cache_dir() -> Path:

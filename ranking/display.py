@@ -9,8 +9,8 @@ import difflib
 import enum
 from dataclasses import dataclass
 
-from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.domain import Bug, Verdict
+from nl2fix.core.errors import Nl2FixError
 from nl2fix.store.records import CandidateRecord, RankingEntry, RankingInfo, ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.verdict_source import verdict_engine

@@ -6,8 +6,8 @@ then its hash, so the same input gives the same order in any process, on any mac
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 

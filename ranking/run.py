@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.java_source.text import text_hash
-from nl2fix.core.domain import Bug
 from nl2fix.store.records import CandidateRecord, RankingEntry, RankingInfo
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.verdict_source import verdict_engine

@@ -6,8 +6,8 @@ their comments too, so a model's added explanation does not move a candidate's s
 
 from __future__ import annotations
 
-from nl2fix.java_source.text import remove_comments
 from nl2fix.core.domain import Bug
+from nl2fix.java_source.text import remove_comments
 
 
 def buggy_text(bug: Bug) -> str:

@@ -25,9 +25,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import d4j_bugs
+
 from defects4j_adapter.d4j import cli as d4j_cli
-from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from defects4j_adapter.jvm import runner
+from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from nl2fix.core.domain import Engine
 
 

@@ -12,11 +12,11 @@ import sys
 import time
 from pathlib import Path
 
-from nl2fix.dataset.load import load_dataset
 from nl2fix.core.domain import Strategy
-from nl2fix.sampling.mutation import mutants
+from nl2fix.dataset.load import load_dataset
 from nl2fix.prompting.one_shot import ExampleIndex
 from nl2fix.prompting.prompt import build_prompt, target_method
+from nl2fix.sampling.mutation import mutants
 
 
 def timed(label: str, fn) -> object:
@@ -36,7 +36,8 @@ def main() -> None:
     print(f"  median distance to the nearest example: {sorted(d for _, d in found)[len(found) // 2]} tokens")
     for strategy in Strategy:
         prompts = timed(f"{strategy.value} prompts (4096-token window)",
-                        lambda: [build_prompt(b, strategy, context_window=4096, examples=index) for b in bugs])
+                        lambda strategy=strategy: [build_prompt(b, strategy, context_window=4096, examples=index)
+                                                  for b in bugs])
         print(f"  cut to fit: {sum(p.truncated for p in prompts)}; largest: {max(p.prompt_tokens for p in prompts)} tokens")
     made = timed("100 mutants per bug", lambda: [len(list(itertools.islice(mutants(target_method(b), 0, b.id), 100))) for b in bugs])
     print(f"  bugs with 100 mutants: {sum(m == 100 for m in made)}; with none: {sum(m == 0 for m in made)}")

@@ -22,8 +22,8 @@ from defects4j_adapter.contract import EngineOptions
 from defects4j_adapter.sandbox.providers import make_sandbox
 from defects4j_adapter.workspaces.resolve import prepare_workspace
 from nl2fix.core.processes import run_command
-from nl2fix.validation.executors.local_cluster import LocalRayCluster
 from nl2fix.store.run_store import RunStore
+from nl2fix.validation.executors.local_cluster import LocalRayCluster
 
 STUDY_BUGS, STUDY_CANDIDATES, STUDY_SECONDS = 283, 28_300, 15 * 60
 WARM_RUNS = 3

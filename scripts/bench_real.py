@@ -36,10 +36,11 @@ from itertools import chain, zip_longest
 from pathlib import Path
 
 import d4j_bugs
+
 from defects4j_adapter import cache
 from defects4j_adapter.engines import linkage
-from nl2fix.core.processes import run_command
 from nl2fix.core.domain import Bug, Engine, Verdict
+from nl2fix.core.processes import run_command
 from nl2fix.store.records import ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck

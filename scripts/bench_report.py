@@ -14,11 +14,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from nl2fix.report import codebleu as codebleu_scores
 from nl2fix.core.domain import Bug, Strategy, Verdict
-from nl2fix.store.records import RankingEntry, RunConfig, SampleRecord, ValidationRecord
+from nl2fix.report import codebleu as codebleu_scores
 from nl2fix.report.data import collect
 from nl2fix.report.render import render
+from nl2fix.store.records import RankingEntry, RunConfig, SampleRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
 
 BUGGY = "public int clamp(int v, int lo, int hi) {\n    if (v < lo) return lo;\n    if (v > hi) return lo;\n    return v;\n}"

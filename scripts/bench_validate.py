@@ -30,16 +30,16 @@ import sys
 import tempfile
 from pathlib import Path
 
+from defects4j_adapter import cache
 from defects4j_adapter.contract import EngineOptions
+from defects4j_adapter.sandbox import images
 from defects4j_adapter.sandbox.base import SandboxKind
 from defects4j_adapter.sandbox.providers import make_sandbox
 from defects4j_adapter.workspaces.resolve import prepare_workspace
-from defects4j_adapter import cache
-from defects4j_adapter.sandbox import images
-from nl2fix.dataset.load import open_dataset
-from nl2fix.core.processes import run_command, which
-from nl2fix.java_source.text import candidate_hash
 from nl2fix.core.domain import Strategy
+from nl2fix.core.processes import run_command, which
+from nl2fix.dataset.load import open_dataset
+from nl2fix.java_source.text import candidate_hash
 from nl2fix.store.records import RunConfig, SampleRecord
 from nl2fix.store.run_store import RunStore
 

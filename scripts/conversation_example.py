@@ -16,11 +16,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from click.testing import CliRunner  # noqa: E402
-from conversation_model import model  # noqa: E402
-from openai_server import OpenAIServer  # noqa: E402
+from click.testing import CliRunner
+from conversation_model import model
+from openai_server import OpenAIServer
 
-from nl2fix.cli.main import cli  # noqa: E402
+from nl2fix.cli.main import cli
 
 BUGS = ("Textkit-3", "Rangekit-2", "Textkit-1")
 """Two bugs the scripted model fixes once told how its answer failed, one it never fixes."""

@@ -8,8 +8,8 @@ import argparse
 from pathlib import Path
 
 from defects4j_adapter.d4j import cli as d4j_cli
-from nl2fix.dataset.load import open_dataset
 from nl2fix.core.domain import Bug
+from nl2fix.dataset.load import open_dataset
 
 INSTALLED_PROJECTS = ("Cli", "JxPath", "Codec", "Csv", "Compress", "Math", "JacksonCore", "Collections", "JacksonXml")
 """What ../shared/tools/defects4j-offline builds (189 of the dataset's 283 bugs)."""

@@ -22,9 +22,9 @@ from pathlib import Path
 
 from defects4j_adapter.cache import cache_dir
 from defects4j_adapter.d4j.cli import Defects4J, locate
-from nl2fix.dataset.load import default_metadata_dir
 from nl2fix.dataset.build import Defects4JSources, bug_ids_of, build_dataset, write_dataset
 from nl2fix.dataset.diff import Same, diff_datasets
+from nl2fix.dataset.load import default_metadata_dir
 from nl2fix.dataset.trackers import IssueFetcher
 
 REPO = Path(__file__).resolve().parent.parent

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import d4j_bugs
+
 from defects4j_adapter import cache
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from defects4j_adapter.workspaces.local import detect_encoding

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 from xml.sax.saxutils import quoteattr
 
 from defects4j_adapter.d4j import parsers
@@ -265,7 +265,7 @@ class Defects4J:
         self.env = d4j_environment(os.environ if base_env is None else base_env, java_home)
 
     @classmethod
-    def find(cls, env: Mapping[str, str] | None = None) -> "Defects4J":
+    def find(cls, env: Mapping[str, str] | None = None) -> Defects4J:
         """The installed Defects4J, or an :class:`Nl2FixError` saying how to get one."""
         env = os.environ if env is None else env
         exe = locate(env)

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nl2fix.java_source.lexer import Kind, Token, code_tokens, matching_close
 from nl2fix.java_source.methods import MODIFIERS
 from nl2fix.java_source.text import strip_comments
-from nl2fix.java_source.lexer import Kind, Token, code_tokens, matching_close
 
 VISIBILITY = {"private": 0, "": 1, "protected": 2, "public": 3}
 """Package access (no keyword) sits between private and protected."""

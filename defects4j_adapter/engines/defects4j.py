@@ -19,10 +19,10 @@ from defects4j_adapter.d4j.parsers import ALL_TESTS_FILE, FAILING_TESTS_FILE, Fa
 from defects4j_adapter.engines import linkage
 from defects4j_adapter.sandbox.base import Sandbox
 from defects4j_adapter.sandbox.unconfined import ContainerSandbox
-from nl2fix.java_source.splice import SpliceError, UnbalancedCandidate, encode_source, splice_method
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from nl2fix.core.domain import Bug, Engine
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.java_source.splice import SpliceError, UnbalancedCandidate, encode_source, splice_method
 from nl2fix.java_source.text import text_hash
 
 # Defects4J's own JUnit watchdog kills a test run after 180 s (defects4j.build.xml); one

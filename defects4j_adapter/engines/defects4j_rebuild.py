@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
+from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines import defects4j as d4j_engine
-from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from defects4j_adapter.engines import jobs
-from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace
+from defects4j_adapter.workspaces import defects4j as d4j_workspace
 
 NOTE = "the declaration changed in a way other classes can see: Defects4J compiled the whole project again"
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
 
-from nl2fix.java_source import splice
 from defects4j_adapter.contract import Outcome, Phase, Workspace
 from defects4j_adapter.jvm.runner import Job
 from defects4j_adapter.sandbox.base import Mounts
+from nl2fix.java_source import splice
 
 JOBS_DIR = "jobs"
 

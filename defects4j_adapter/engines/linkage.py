@@ -10,11 +10,11 @@ made visible rather than silent.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable, Mapping
 
-from defects4j_adapter.jvm import reference_java
 from defects4j_adapter.contract import Outcome, Workspace
+from defects4j_adapter.jvm import reference_java
 
 _LINKAGE = re.compile(
     r"^(?:java\.lang\.)?(NoSuchMethodError|NoSuchFieldError|NoClassDefFoundError|IncompatibleClassChangeError"

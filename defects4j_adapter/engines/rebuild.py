@@ -100,7 +100,7 @@ class RebuildEngine:
         argv = runner.jvm_command(self.runner_dir, memory_mb=self.options.memory_mb,
                                        tmp_dir=self.sandbox.tmp_dir(test_mounts), mode=["run", str(request)],
                                        test_classpath=ws.classpath, java=self.sandbox.test_java())
-        for attempt in range(2):
+        for attempt in range(2):  # noqa: B007 - the last attempt is read after the loop
             key = report_signing.new_key()
             limits = self.limits(min(self.options.candidate_timeout, deadline - time.monotonic()))
             result = self.sandbox.run(argv, test_mounts, limits, input=key.hex + "\n")

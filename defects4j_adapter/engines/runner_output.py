@@ -21,8 +21,8 @@ import enum
 import re
 from dataclasses import dataclass, field
 
-from defects4j_adapter.jvm import report_signing
 from defects4j_adapter.contract import Outcome, Phase
+from defects4j_adapter.jvm import report_signing
 from defects4j_adapter.jvm.report_signing import JobKey
 
 PREFIX = "NL2FIX\t"

@@ -17,8 +17,8 @@ hides the JDK's newer API, which the project's own build (javac 8 or 11 at ``-so
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from defects4j_adapter.jvm import reference_java
 from nl2fix.core.errors import Nl2FixError

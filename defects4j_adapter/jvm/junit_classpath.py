@@ -16,9 +16,9 @@ from __future__ import annotations
 import functools
 import re
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 MIN_JUNIT = (4, 6)
 _TEST_LIBRARY_PACKAGES = ("org/junit/", "junit/", "org/hamcrest/")

@@ -24,15 +24,15 @@ import functools
 import hashlib
 import os
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from defects4j_adapter import cache
 from defects4j_adapter.d4j import cli as d4j_cli
+from nl2fix.core.domain import Engine
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command, which
-from nl2fix.core.domain import Engine
 
 TEST_JAVA_HOME_ENV = "NL2FIX_TEST_JAVA_HOME"
 RUNNER_MIN_MAJOR = 11
@@ -177,7 +177,7 @@ def reference(env: Mapping[str, str] | None = None) -> Reference:
     return Reference(major, version or "unknown version", str(home))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def probe(home: Path) -> Jdk | None:
     """The Java installed at ``home``, or None when there is none that starts."""
     java = home / "bin" / "java"

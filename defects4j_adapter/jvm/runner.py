@@ -11,9 +11,9 @@ from standard input. Its report is parsed by :mod:`defects4j_adapter.engines.run
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 from defects4j_adapter import cache
 from defects4j_adapter.jvm import junit_classpath, reference_java

@@ -21,9 +21,9 @@ import enum
 import itertools
 import os
 import subprocess
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
 
 from defects4j_adapter.jvm import reference_java
 from nl2fix.core.errors import Nl2FixError
@@ -73,7 +73,7 @@ class SandboxSpec:
     """docker: memory per container (``--memory``; the JVM's heap is bounded by ``-Xmx`` first)."""
 
     @classmethod
-    def of(cls, value: "SandboxSpec | SandboxKind | str | bool") -> "SandboxSpec":
+    def of(cls, value: SandboxSpec | SandboxKind | str | bool) -> SandboxSpec:
         """A spec from a spec, a kind or its name, or a bool (True: bwrap, False: none)."""
         if isinstance(value, SandboxSpec):
             return value

@@ -27,8 +27,8 @@ import socket
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from defects4j_adapter.sandbox import images
 from defects4j_adapter.sandbox.base import (
@@ -140,7 +140,7 @@ class ContainerProcess:
         try:
             stats = self.container.stats(stream=False)
             return stats["cpu_stats"]["cpu_usage"]["total_usage"] / 1e9
-        except Exception:  # noqa: BLE001 - a container already gone has no account left
+        except Exception:
             return 0.0
 
     def kill(self) -> float:
@@ -148,7 +148,7 @@ class ContainerProcess:
         cpu = self.cpu_seconds()
         try:
             self.container.remove(force=True)
-        except Exception:  # noqa: BLE001 - already gone (auto-removed, or the daemon restarted)
+        except Exception:
             pass
         self._eof.wait(STOP_TIMEOUT)
         if self.returncode is None:
@@ -199,13 +199,13 @@ def _remove_containers(keep) -> None:
     """Remove the sandbox's containers whose maker ``keep(pid)`` does not vouch for."""
     try:
         containers = images.client().containers.list(all=True, filters={"label": PID_LABEL})
-    except Exception:  # noqa: BLE001 - the daemon went away: nothing left to remove through it
+    except Exception:
         return
     for container in containers:
         if not keep(int(container.labels.get(PID_LABEL, "0") or 0)):
             try:
                 container.remove(force=True)
-            except Exception:  # noqa: BLE001 - removed meanwhile
+            except Exception:
                 pass
 
 
@@ -213,7 +213,7 @@ def _alive(pid: int) -> bool:
     return pid > 0 and Path(f"/proc/{pid}").exists()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _clean_up_at_exit(pid: int) -> None:
     atexit.register(_remove_containers, lambda maker: maker != pid)
 

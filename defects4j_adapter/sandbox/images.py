@@ -168,7 +168,7 @@ def containers_cpu_seconds() -> float | None:
     return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def test_java(image_id: str) -> TestJava:
     """The Java the image runs tests on, read from the image once (and cached by its id)."""
 

@@ -22,21 +22,21 @@ import re
 import shutil
 import sys
 import time
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator, Mapping
 
 from defects4j_adapter import cache
+from defects4j_adapter.contract import Workspace
 from defects4j_adapter.d4j import cli as d4j_cli
-from defects4j_adapter.jvm import java_level
 from defects4j_adapter.d4j import parsers
 from defects4j_adapter.d4j.cli import EXPORT_PROPERTIES, Defects4J
-from defects4j_adapter.contract import Workspace
+from defects4j_adapter.jvm import java_level
 from defects4j_adapter.workspaces.local import detect_encoding
+from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command
-from nl2fix.core.domain import Bug
 
 SUBDIR = "d4j"
 CONFIG_FILE = ".defects4j.config"

@@ -15,19 +15,18 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from defects4j_adapter import cache
-from defects4j_adapter.jvm import java_level
-from defects4j_adapter.jvm import reference_java
 from defects4j_adapter.contract import Workspace
+from defects4j_adapter.jvm import java_level, reference_java
 from defects4j_adapter.jvm.runner import junit_jars
-from nl2fix.core.files import EXAMPLE_BENCHMARK
-from nl2fix.core.errors import Nl2FixError
-from nl2fix.core.processes import ExecResult, run_command, which
 from nl2fix.core.domain import Bug
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.files import EXAMPLE_BENCHMARK
+from nl2fix.core.processes import ExecResult, run_command, which
 
 DEFAULT_SRC_DIR = "src/main/java"
 DEFAULT_TEST_DIR = "src/test/java"

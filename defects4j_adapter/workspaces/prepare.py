@@ -10,18 +10,18 @@ says so now rather than as an ``error`` verdict for each of its candidates.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Iterator
 
-from defects4j_adapter.workspaces import local as local_workspace
-from nl2fix.java_source import splice
-from defects4j_adapter.d4j.cli import Defects4J
 from defects4j_adapter.contract import EngineOptions
+from defects4j_adapter.d4j.cli import Defects4J
+from defects4j_adapter.workspaces import local as local_workspace
 from defects4j_adapter.workspaces.resolve import prepare_workspace
-from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.domain import Bug
+from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.progress import progress_bar
+from nl2fix.java_source import splice
 
 
 class PrepareStatus(str, enum.Enum):

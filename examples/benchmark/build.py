@@ -22,10 +22,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bugs import BUGS, BugSpec  # noqa: E402
-from tooling import (  # noqa: E402
-    DATASET_JSON, METADATA, PROJECTS, SRC_DIR, TEST_DIR, Tree, apply_patch, compile_tree, copy_tree,
-    failures, method_range, method_text, read_source, run_tests, tokens_wo_comments, unified_diff,
+from bugs import BUGS, BugSpec
+from tooling import (
+    DATASET_JSON,
+    METADATA,
+    PROJECTS,
+    SRC_DIR,
+    TEST_DIR,
+    Tree,
+    apply_patch,
+    compile_tree,
+    copy_tree,
+    failures,
+    method_range,
+    method_text,
+    read_source,
+    run_tests,
+    tokens_wo_comments,
+    unified_diff,
 )
 
 _LOADED = re.compile(r"\[class,load\] (\S+) source: file:")

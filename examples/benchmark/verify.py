@@ -21,15 +21,27 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bugs import BUGS, BugSpec  # noqa: E402
-from tooling import (  # noqa: E402
-    DATASET_JSON, PROJECTS, SRC_DIR, TIMEOUT, Tree, apply_patch, compile_tree, copy_tree, failures, method_text,
-    read_source, run_tests, splice, tokens_wo_comments,
+from bugs import BUGS, BugSpec
+from tooling import (
+    DATASET_JSON,
+    PROJECTS,
+    SRC_DIR,
+    TIMEOUT,
+    Tree,
+    apply_patch,
+    compile_tree,
+    copy_tree,
+    failures,
+    method_text,
+    read_source,
+    run_tests,
+    splice,
+    tokens_wo_comments,
 )
 
-from nl2fix.dataset.load import open_dataset  # noqa: E402
-from nl2fix.core.processes import run_command  # noqa: E402
-from nl2fix.core.domain import Bug  # noqa: E402
+from nl2fix.core.domain import Bug
+from nl2fix.core.processes import run_command
+from nl2fix.dataset.load import open_dataset
 
 
 def check_dataset() -> tuple[dict[str, Bug], list[str]]:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import click
 
+from defects4j_adapter import cache
+from defects4j_adapter.jvm import reference_java
 from nl2fix.cli.options import dataset_options, load_selection, selection_options
 from nl2fix.cli.validate_cmd import validation_options
 from nl2fix.core.domain import Engine
-from defects4j_adapter import cache
-from defects4j_adapter.jvm import reference_java
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.bug_work import problem_lines
 from nl2fix.validation.stage import check_baselines

@@ -8,21 +8,26 @@ from pathlib import Path
 
 import click
 
-from nl2fix.cli.options import dataset_options
-from nl2fix.dataset.load import DATASET_SHA256, DATASET_URL, open_dataset
-from nl2fix.dataset.hard_bugs import HardFlag, bug_flags
-from nl2fix.java_source.text import remove_comments
-from nl2fix.dataset.download import pull
-from nl2fix.dataset.stats import format_table, project_stats
-from nl2fix.dataset.trackers import ENDPOINT_ENVS, endpoints_from_env
 from defects4j_adapter.cache import cache_dir
-from nl2fix.dataset.load import default_metadata_dir
-from nl2fix.dataset.build import Defects4JSources, PatchedTreeSources, bug_ids_of, build_dataset, parse_bug_numbers, write_dataset
-from nl2fix.core.errors import Nl2FixError
-from nl2fix.dataset.trackers import IssueFetcher
-from nl2fix.core.files import write_text
 from defects4j_adapter.d4j.cli import Defects4J
+from nl2fix.cli.options import dataset_options
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.files import write_text
+from nl2fix.dataset.build import (
+    Defects4JSources,
+    PatchedTreeSources,
+    bug_ids_of,
+    build_dataset,
+    parse_bug_numbers,
+    write_dataset,
+)
 from nl2fix.dataset.diff import diff_datasets
+from nl2fix.dataset.download import pull
+from nl2fix.dataset.hard_bugs import HardFlag, bug_flags
+from nl2fix.dataset.load import DATASET_SHA256, DATASET_URL, default_metadata_dir, open_dataset
+from nl2fix.dataset.stats import format_table, project_stats
+from nl2fix.dataset.trackers import ENDPOINT_ENVS, IssueFetcher, endpoints_from_env
+from nl2fix.java_source.text import remove_comments
 
 
 @click.group("dataset")

@@ -11,14 +11,14 @@ from nl2fix.cli.sample_options import prompt_options
 from nl2fix.cli.show_cmd import echo_lines
 from nl2fix.cli.validate_cmd import validation_options
 from nl2fix.core.domain import Engine
-from nl2fix.validation.executors.base import ExecutorKind
-from nl2fix.fix import pipeline as fix
-from nl2fix.fix import patches as fix_patches
-from nl2fix.sampling.backends.providers import NAMES, create
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.fix import patches as fix_patches
+from nl2fix.fix import pipeline as fix
 from nl2fix.fix.project_build import BuildOptions, BuildSystem
 from nl2fix.prompting.prompt import context_window_for
+from nl2fix.sampling.backends.providers import NAMES, create
 from nl2fix.store.records import RunConfig
+from nl2fix.validation.executors.base import ExecutorKind
 
 # a user's bug has no patch file to replay
 BACKENDS = tuple(name for name in NAMES if name != "replay")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+
 from defects4j_adapter.sandbox import images
 
 

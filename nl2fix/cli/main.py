@@ -7,8 +7,8 @@ import sys
 import click
 
 from nl2fix import __version__
-from nl2fix.core.errors import Nl2FixError
 from nl2fix.cli import commands
+from nl2fix.core.errors import Nl2FixError
 
 
 class _Group(click.Group):

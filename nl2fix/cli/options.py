@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from nl2fix.dataset.load import Dataset, open_dataset
-from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.domain import Bug
+from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.filters import BugFilter, parse_day, parse_flags
 from nl2fix.dataset.hard_bugs import DEFAULT_LONG_FIX_LINES
+from nl2fix.dataset.load import Dataset, open_dataset
 from nl2fix.store.run_dirs import latest_run
 
 

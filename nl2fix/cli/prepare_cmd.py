@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from nl2fix.cli.options import dataset_options, load_selection, selection_options
 from defects4j_adapter import cache
 from defects4j_adapter.contract import EngineOptions
 from defects4j_adapter.workspaces.prepare import PrepareStatus, prepare_bugs
+from nl2fix.cli.options import dataset_options, load_selection, selection_options
 
 
 @click.command("prepare")

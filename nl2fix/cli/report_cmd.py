@@ -8,9 +8,9 @@ from pathlib import Path
 import click
 
 from nl2fix.cli.options import latest_run_dir
-from nl2fix.report.render import ReportFormat, write_report
-from nl2fix.report.data import ReportData
 from nl2fix.dataset.filters import parse_day
+from nl2fix.report.data import ReportData
+from nl2fix.report.render import ReportFormat, write_report
 
 
 def format_option(default: ReportFormat = ReportFormat.TEXT):

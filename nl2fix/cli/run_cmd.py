@@ -14,19 +14,18 @@ from defects4j_adapter.sandbox.base import SandboxSpec
 from nl2fix.cli.report_cmd import format_option, out_option
 from nl2fix.cli.sample_cmd import run_dir_for, sample_cmd, sample_run
 from nl2fix.cli.validate_cmd import all_tests_option, validation_specs
-from nl2fix.core.errors import Nl2FixError
-from nl2fix.validation.executors.base import ExecutorSpec
 from nl2fix.core.domain import Engine, Verdict
-from nl2fix.report.render import DEFAULT_HTML_NAME, ReportFormat
+from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.files import write_text
 from nl2fix.report.data import collect
-from nl2fix.report.render import render
+from nl2fix.report.render import DEFAULT_HTML_NAME, ReportFormat, render
 from nl2fix.store.run_store import RunStore
+from nl2fix.validation.executors.base import ExecutorSpec
 from nl2fix.validation.stage import validate
 from nl2fix.validation.verdict_source import verdict_engine
+from ranking.display import describe
 from ranking.run import rank_run
 from ranking.spec import ranking_info
-from ranking.display import describe
 
 
 def _stage(number: int, name: str) -> None:

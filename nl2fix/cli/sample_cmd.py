@@ -2,28 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import click
 
 from nl2fix.cli.options import dataset_options, load_selection, new_run_option, selection_options
-from nl2fix.cli.sample_options import (DEFAULT_OPENAI_MODEL, backend_options, conversation_config,
-                                       conversation_options, prompt_options)
+from nl2fix.cli.sample_options import (
+    DEFAULT_OPENAI_MODEL,
+    backend_options,
+    conversation_config,
+    conversation_options,
+    prompt_options,
+)
 from nl2fix.cli.validate_cmd import validation_options
-from nl2fix.store.run_dirs import dataset_label, default_run_dir
-from nl2fix.sampling.backends.vllm_args import parse as parse_vllm_args
-from nl2fix.sampling.backends.vllm_args import with_parallelism
-from nl2fix.sampling.backends.providers import NAMES as BACKEND_NAMES
-from nl2fix.sampling import stops
-from nl2fix.report.cost import parse_price
+from nl2fix.core.domain import Engine
 from nl2fix.dataset.load import DATASET_FILE, data_dir
 from nl2fix.prompting.prompt import context_window_for
-from nl2fix.store.records import RunConfig
+from nl2fix.report.cost import parse_price
+from nl2fix.sampling import stops
+from nl2fix.sampling.backends.providers import NAMES as BACKEND_NAMES
+from nl2fix.sampling.backends.vllm_args import parse as parse_vllm_args
+from nl2fix.sampling.backends.vllm_args import with_parallelism
 from nl2fix.sampling.stage import sample
-from nl2fix.core.domain import Engine
+from nl2fix.store.records import RunConfig
+from nl2fix.store.run_dirs import dataset_label, default_run_dir
 from nl2fix.validation.stage import ValidationOptions
-
 
 
 @click.command("sample")

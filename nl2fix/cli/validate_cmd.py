@@ -10,8 +10,8 @@ import click
 from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT
 from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
 from nl2fix.cli.options import run_option
-from nl2fix.validation.executors.base import ExecutorKind, ExecutorSpec
 from nl2fix.core.domain import Engine, Verdict
+from nl2fix.validation.executors.base import ExecutorKind, ExecutorSpec
 from nl2fix.validation.stage import validate
 
 

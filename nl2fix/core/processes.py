@@ -10,9 +10,9 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 DEFAULT_OUTPUT_LIMIT = 1_000_000
 
@@ -38,7 +38,7 @@ class _RusagePopen(subprocess.Popen):
 
     rusage = None
 
-    def _try_wait(self, wait_flags):  # noqa: D401 - overrides a CPython internal
+    def _try_wait(self, wait_flags):
         try:
             pid, sts, rusage = os.wait4(self.pid, wait_flags)
         except ChildProcessError:

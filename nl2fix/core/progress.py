@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Iterable
+from collections.abc import Iterable
 
 from tqdm import tqdm
 

@@ -79,7 +79,7 @@ def _load_bounded(name: str):
     raise RuntimeError(result.get("error", f"loading {name} took over {LOAD_TIMEOUT}s"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _encoding(name: str) -> Encoder:
     if name == DEFAULT_ENCODING:
         name = OFFLINE  # same ranks, no download

@@ -20,20 +20,21 @@ import hashlib
 import json
 import shutil
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Protocol
+from typing import Protocol
 
-from nl2fix.core.errors import Nl2FixError
-from nl2fix.core.processes import run_command
-from nl2fix.dataset.trackers import FetchStats, IssueFetcher, IssueText, Tracker, iso_utc
-from nl2fix.java_source.lexer import tokens_wo_comments
-from nl2fix.java_source.method_diff import Change, FileDiff, JavaFile, Method, ParseError, diff_parsed, parse_java
-from nl2fix.dataset.diff import read_entries
-from nl2fix.core.files import write_text
 from defects4j_adapter import cache
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.files import write_text
+from nl2fix.core.processes import run_command
+from nl2fix.dataset.diff import read_entries
+from nl2fix.dataset.trackers import FetchStats, IssueFetcher, IssueText, Tracker, iso_utc
+from nl2fix.java_source.lexer import tokens_wo_comments
+from nl2fix.java_source.method_diff import Change, FileDiff, JavaFile, Method, ParseError, diff_parsed, parse_java
 
 RECORD_FIELDS = ("src", "src_wo_comments", "fixed_src", "fixed_src_wo_comments", "summary", "Description",
                  "issue_url", "comments")

@@ -14,10 +14,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nl2fix.dataset.load import parse_key
 from nl2fix.core.errors import Nl2FixError
-from nl2fix.java_source.text import normalise
+from nl2fix.dataset.load import parse_key
 from nl2fix.dataset.markup import jira_to_text, markdown_to_text
+from nl2fix.java_source.text import normalise
 
 METHOD_FIELDS = ("src", "fixed_src")
 TEXT_FIELDS = ("summary", "Description", "comments", "issue_url")

@@ -9,8 +9,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from nl2fix.dataset.load import DATASET_FILE, DATASET_SHA256, DATASET_URL, data_dir
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.dataset.load import DATASET_FILE, DATASET_SHA256, DATASET_URL, data_dir
 
 CHUNK = 1 << 16
 

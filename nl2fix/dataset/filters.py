@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.hard_bugs import DEFAULT_LONG_FIX_LINES, HardFlag, bug_flags
-from nl2fix.core.domain import Bug
 
 
 def parse_day(text: str, option: str) -> date:

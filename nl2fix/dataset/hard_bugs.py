@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import enum
 
-from nl2fix.java_source.method_diff import fix_shape
 from nl2fix.core.domain import Bug
+from nl2fix.java_source.method_diff import fix_shape
 
 DEFAULT_LONG_FIX_LINES = 10
 """A fix is long when more than this many lines of the method are removed plus added."""

@@ -12,16 +12,16 @@ import csv
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from nl2fix.core import bug_ids
-from nl2fix.core.errors import Nl2FixError
-from nl2fix.java_source.text import remove_comments
 from nl2fix.core.domain import Bug
+from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.files import EXAMPLE_BENCHMARK
 from nl2fix.core.processes import which
+from nl2fix.java_source.text import remove_comments
 
 DATASET_FILE = "nl2fix_dataset.json"
 DATASET_URL = (

@@ -8,14 +8,14 @@ Issue lengths are cl100k tokens.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import mean
-from typing import Sequence
 
 from nl2fix.core import tokens
-from nl2fix.java_source.text import remove_comments
-from nl2fix.java_source.lexer import words
 from nl2fix.core.domain import Bug
+from nl2fix.java_source.lexer import words
+from nl2fix.java_source.text import remove_comments
 
 
 def changed(a: Sequence[str], b: Sequence[str]) -> int:

@@ -25,10 +25,10 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt
 

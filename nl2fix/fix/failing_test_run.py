@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from defects4j_adapter.jvm import junit_classpath
-from defects4j_adapter.jvm import reference_java
+from defects4j_adapter.jvm import junit_classpath, reference_java
 from defects4j_adapter.jvm.runner import junit_jars
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command

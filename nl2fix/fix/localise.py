@@ -12,9 +12,9 @@ method calls. The issue text's identifiers break ties.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Mapping
 
 from nl2fix.java_source.methods import find_methods
 

@@ -12,9 +12,9 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-from nl2fix.java_source import splice
-from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.domain import Bug, Verdict
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.java_source import splice
 from nl2fix.store.records import CandidateRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
 from ranking.display import Line, Style

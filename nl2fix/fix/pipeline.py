@@ -10,27 +10,26 @@ that cover the method's file; the tree as it is stands in for the unknown fix), 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from defects4j_adapter.sandbox.base import SandboxSpec
+from nl2fix.core.domain import Bug, Engine, Verdict
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.dataset.load import Dataset, open_dataset
 from nl2fix.fix import failing_test_run as failing_test
 from nl2fix.fix import user_bug
-from nl2fix.dataset.load import Dataset
-from nl2fix.core.errors import Nl2FixError
-from nl2fix.fix.patches import FixChoice, ordered
 from nl2fix.fix.localise import SourceIndex, rank_suspects, top_class
-from nl2fix.core.domain import Bug, Engine, Verdict
+from nl2fix.fix.patches import FixChoice, ordered
 from nl2fix.fix.project_build import BuildOptions, BuiltProject, build_project
+from nl2fix.sampling.stage import sample
 from nl2fix.store.records import RunConfig
 from nl2fix.store.run_dirs import default_run_dir
 from nl2fix.store.run_store import STORE_FILE, RunStore
-from nl2fix.sampling.stage import sample
 from nl2fix.validation.stage import validate
 from nl2fix.validation.verdict_source import verdict_engine
 from ranking.run import rank_run
-from nl2fix.dataset.load import open_dataset
 
 Echo = Callable[[str], None]
 SUSPECTS_SHOWN = 5

@@ -29,17 +29,17 @@ import json
 import os
 import shutil
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from defects4j_adapter import cache
+from defects4j_adapter.contract import Workspace
 from defects4j_adapter.jvm import java_level
 from defects4j_adapter.workspaces import local as local_workspace
-from defects4j_adapter.contract import Workspace
+from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command, which
-from nl2fix.core.domain import Bug
 
 PROJECTS_DIR = "projects"
 BUILD_FILE = "nl2fix-build.json"
@@ -73,7 +73,7 @@ allprojects { p ->
         }
     }
 }
-""" % GRADLE_LAYOUT_FILE
+""" % GRADLE_LAYOUT_FILE  # noqa: UP031 - a Groovy script: its braces would all need doubling for format()
 
 
 class BuildSystem(str, enum.Enum):

@@ -6,14 +6,14 @@ the method's file. Pure functions over text, apart from reading the issue file.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Mapping
 
-from nl2fix.core.errors import Nl2FixError
-from nl2fix.java_source.text import remove_comments
-from nl2fix.fix.localise import MethodRef, methods_of, top_class
 from nl2fix.core.domain import USER_BENCHMARK, Bug
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.fix.localise import MethodRef, methods_of, top_class
+from nl2fix.java_source.text import remove_comments
 
 _METHOD_SPEC = re.compile(r"^(?P<path>[^:]+\.java):(?P<cls>[\w.$]+)#(?P<name>[\w$]+)(?::(?P<line>\d+))?$")
 _TEST_SPEC = re.compile(r"^(?P<cls>[\w.$]+)(?:::|#)(?P<name>[\w$]+)$")

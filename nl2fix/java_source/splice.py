@@ -17,10 +17,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from nl2fix.core.domain import Bug
+from nl2fix.java_source.lexer import words
 from nl2fix.java_source.methods import MethodSpan, find_methods, main_method
 from nl2fix.java_source.text import normalise, strip_comments
-from nl2fix.java_source.lexer import words
-from nl2fix.core.domain import Bug
 
 _WS = re.compile(r"\s+")
 _LITERAL = re.compile(r'"""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')

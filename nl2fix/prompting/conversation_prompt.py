@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import prompts
 from nl2fix.core import tokens
-from nl2fix.core.tokenizer import Tokenizer
 from nl2fix.core.domain import ConversationPhase, ModelStyle
+from nl2fix.core.tokenizer import Tokenizer
 from nl2fix.prompting.prompt import Prompt
 
 

@@ -8,13 +8,13 @@ cannot beat the best distance found so far.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from nl2fix.java_source.text import remove_comments
-from nl2fix.java_source.lexer import words
 from nl2fix.core.domain import Bug
+from nl2fix.java_source.lexer import words
+from nl2fix.java_source.text import remove_comments
 
 
 def bit_masks(seq: Sequence[int]) -> dict[int, int]:

@@ -27,11 +27,11 @@ from pathlib import Path
 
 import prompts
 from nl2fix.core import tokens
-from nl2fix.core.tokenizer import TOKENS_PER_MESSAGE, Tokenizer
+from nl2fix.core.domain import Bug, ModelStyle, Strategy
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.tokenizer import TOKENS_PER_MESSAGE, Tokenizer
 from nl2fix.java_source.methods import header as method_header
 from nl2fix.java_source.text import remove_comments
-from nl2fix.core.domain import Bug, ModelStyle, Strategy
 from nl2fix.prompting.one_shot import ExampleIndex
 from nl2fix.store.records import PromptRecord
 
@@ -121,7 +121,7 @@ class Prompt:
         )
 
     @classmethod
-    def from_record(cls, record: PromptRecord, style: ModelStyle, bug: Bug) -> "Prompt":
+    def from_record(cls, record: PromptRecord, style: ModelStyle, bug: Bug) -> Prompt:
         by_turn: dict[int, list[dict]] = {}
         for m in record.messages:
             by_turn.setdefault(m.get("turn", 1), []).append({k: v for k, v in m.items() if k != "turn"})

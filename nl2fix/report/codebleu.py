@@ -9,13 +9,12 @@ unavailable and why instead of failing.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Callable, Iterator, Mapping, Sequence
 
-
-from nl2fix.java_source.text import remove_comments
-from nl2fix.core.progress import progress_bar
 from nl2fix.core.domain import Bug
+from nl2fix.core.progress import progress_bar
+from nl2fix.java_source.text import remove_comments
 from nl2fix.store.records import CandidateRecord
 from nl2fix.store.run_store import RunStore, writable
 
@@ -46,7 +45,7 @@ def _java():
     return get_tree_sitter_language("java")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _keywords() -> frozenset[str]:
     from codebleu.codebleu import PACKAGE_DIR
 

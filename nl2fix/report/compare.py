@@ -6,17 +6,17 @@ a bug counts as fixed by a run when some sample of it is plausible there.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
+from nl2fix.core.domain import Strategy
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.report import metrics, plots
-from nl2fix.report.metrics import PAPER_KS
-from nl2fix.core.domain import Strategy
-from nl2fix.store.records import RunConfig
-from nl2fix.report.render import ReportFormat, emit, parse_format, render_model
 from nl2fix.report.data import ReportData, ReportModel, collect, sample_sequences
 from nl2fix.report.document import Document, Figure, Table, pct
+from nl2fix.report.metrics import PAPER_KS
+from nl2fix.report.render import ReportFormat, emit, parse_format, render_model
+from nl2fix.store.records import RunConfig
 
 
 class RunRow(ReportModel):

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from nl2fix.sampling.backends.vllm_args import devices_per_replica
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.sampling.backends.vllm_args import devices_per_replica
 from nl2fix.store.records import RunConfig, SampleRecord
 
 PRICES = Path(__file__).with_name("prices.json")

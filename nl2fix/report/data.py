@@ -26,11 +26,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from defects4j_adapter.jvm.reference_java import environment_key
 from nl2fix import __version__
+from nl2fix.core.domain import Bug, Verdict
+from nl2fix.dataset.hard_bugs import HardFlag, bug_flags
 from nl2fix.report import codebleu as codebleu_scores
 from nl2fix.report import metrics
-from nl2fix.dataset.hard_bugs import HardFlag, bug_flags
-from nl2fix.report.cost import CostSummary, summarize as summarize_cost
-from nl2fix.core.domain import Bug, Verdict
+from nl2fix.report.cost import CostSummary
+from nl2fix.report.cost import summarize as summarize_cost
 from nl2fix.store.records import CandidateRecord, RunConfig, SampleRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck, problem_lines

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Union
 
 
 @dataclass
@@ -29,7 +29,7 @@ class Paragraph:
     text: str
 
 
-Block = Union[Table, Figure, Paragraph]
+Block = Table | Figure | Paragraph
 
 
 @dataclass

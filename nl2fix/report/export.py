@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import enum
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
-from nl2fix.sampling import replay_format as replay
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.prompting.prompt import Prompt
+from nl2fix.sampling import replay_format as replay
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.verdict_source import verdict_engine
 

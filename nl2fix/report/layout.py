@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from nl2fix.sampling.backends.base import AT_TEMPERATURE
 from nl2fix.dataset.hard_bugs import DEFAULT_LONG_FIX_LINES
 from nl2fix.report import plots
 from nl2fix.report.cost_table import cost_tables, headline
 from nl2fix.report.data import RANKED_KS, FixedWithin, GroundTruth, GroupPassAtK, ReportData
 from nl2fix.report.document import Document, Figure, Paragraph, Table, interval, pct, ratio
+from nl2fix.sampling.backends.base import AT_TEMPERATURE
 
 
 def _facts(data: ReportData) -> list[str]:

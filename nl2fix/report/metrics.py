@@ -12,13 +12,13 @@ from __future__ import annotations
 import enum
 import itertools
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import Iterable, Sequence
 
 import numpy as np
 
-from nl2fix.java_source.text import normalise
 from nl2fix.core.domain import Verdict
+from nl2fix.java_source.text import normalise
 
 PAPER_KS = (1, 5, 10, 20, 100)
 """The k the paper reports pass@k for."""

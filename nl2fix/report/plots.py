@@ -9,8 +9,9 @@ from __future__ import annotations
 import functools
 import io
 import itertools
+from collections.abc import Mapping, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from nl2fix.report.data import Distribution
 

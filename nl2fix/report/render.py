@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from pydantic import BaseModel
 
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.files import write_text
-from nl2fix.report.data import ReportData, collect
 from nl2fix.report import html, markdown, text
+from nl2fix.report.data import ReportData, collect
 from nl2fix.report.document import Document
 from nl2fix.report.layout import report_document
 

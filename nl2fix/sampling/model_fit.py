@@ -4,8 +4,8 @@ and each bug's first prompt, fitted to it and stored, so a resumed run asks what
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from nl2fix.core.domain import Bug, Strategy
 from nl2fix.core.tokenizer import Tokenizer

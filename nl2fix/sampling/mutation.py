@@ -12,12 +12,12 @@ were asked for, so a resumed run gets the same mutant for the same sample index.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
+from nl2fix.java_source.lexer import Kind, Token, matching_close, tokenize
 from nl2fix.java_source.methods import KEYWORDS, main_method
 from nl2fix.java_source.text import candidate_hash
-from nl2fix.java_source.lexer import Kind, Token, matching_close, tokenize
 
 _SWAPS = {
     "<": "<=", "<=": "<", ">": ">=", ">=": ">",

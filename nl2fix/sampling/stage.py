@@ -11,8 +11,8 @@ between its rounds.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from nl2fix.core.domain import Bug
 from nl2fix.dataset.load import Dataset
@@ -20,10 +20,10 @@ from nl2fix.sampling.backends.base import SamplingBackend
 from nl2fix.sampling.backends.providers import create
 from nl2fix.sampling.chains import run_chains
 from nl2fix.sampling.conversation import converse
-from nl2fix.validation.stage import ValidationOptions
 from nl2fix.sampling.summary import SampleSummary
 from nl2fix.store.records import RunConfig
 from nl2fix.store.run_store import RunStore
+from nl2fix.validation.stage import ValidationOptions
 
 
 def sample(

@@ -14,14 +14,15 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import numpy as np
 
-from nl2fix.core.errors import Nl2FixError
+from nl2fix.core import bug_ids
 from nl2fix.core.domain import Bug
+from nl2fix.core.errors import Nl2FixError
 from nl2fix.store.records import (
     CandidateRecord,
     PromptRecord,
@@ -31,7 +32,6 @@ from nl2fix.store.records import (
     SampleRecord,
     ValidationRecord,
 )
-from nl2fix.core import bug_ids
 
 STORE_FILE = "run.sqlite"
 SCHEMA_VERSION = 1
@@ -150,7 +150,7 @@ class RunStore:
         with self._lock:
             self._conn.close()
 
-    def __enter__(self) -> "RunStore":
+    def __enter__(self) -> RunStore:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -9,9 +9,9 @@ This is what an executor (:mod:`nl2fix.validation.executors`) needs of validatio
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Collection, Iterable
 
 from defects4j_adapter import cache
 from defects4j_adapter.contract import (

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT, Workspace
 from defects4j_adapter.jvm import reference_java

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import socket
 import urllib.parse
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

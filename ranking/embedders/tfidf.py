@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from nl2fix.java_source.lexer import Kind, code_tokens
 from ranking.embedders.base import EmbedderSpec, embedder

@@ -17,8 +17,9 @@ A backend module registers a factory with ``@backend("name")``; this module impo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterator, Protocol, Sequence
+from typing import Protocol
 
 from nl2fix.core.domain import Bug, ModelStyle
 from nl2fix.core.tokenizer import Tokenizer

@@ -8,7 +8,7 @@ has n samples and pass@k stays defined for every k <= n (duplicates count as sam
 from __future__ import annotations
 
 import itertools
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from nl2fix.prompting.prompt import target_method
 from nl2fix.sampling.backends.base import BackendSettings, Choice, Request, backend

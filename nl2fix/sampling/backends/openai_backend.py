@@ -21,9 +21,10 @@ import logging
 import re
 import time
 from collections import deque
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from nl2fix.core import tokens
 from nl2fix.core.domain import ModelStyle

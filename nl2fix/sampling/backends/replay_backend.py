@@ -4,7 +4,7 @@ Patch ``i`` of a bug is sample ``i``; a bug absent from the file is a failed req
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from nl2fix.core.bug_ids import canonical_key
 from nl2fix.core.errors import Nl2FixError

@@ -18,7 +18,8 @@ request at a time, so only the request it rejects fails.
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from nl2fix.core.domain import ModelStyle
 from nl2fix.core.errors import Nl2FixError

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.model_tokenizers import local_tokenizer

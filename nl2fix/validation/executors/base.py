@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import enum
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 from defects4j_adapter.contract import Workspace
 from nl2fix.core.domain import Bug, Engine

@@ -77,7 +77,7 @@ class LocalRayCluster:
         self.address = f"127.0.0.1:{self.port}"
         self.procs: list = []
         try:
-            for i in range(nodes):
+            for _ in range(nodes):
                 self.add_node()
         except BaseException:
             self.stop()
@@ -129,7 +129,7 @@ class LocalRayCluster:
         self.procs = []
         shutil.rmtree(self.temp_dir, ignore_errors=True)
 
-    def __enter__(self) -> "LocalRayCluster":
+    def __enter__(self) -> LocalRayCluster:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import queue
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 
 class WorkPool:
@@ -39,7 +39,7 @@ class WorkPool:
             try:
                 if not self.stopping:
                     fn()
-            except BaseException as exc:  # noqa: BLE001 - reported by run()
+            except BaseException as exc:
                 with self.cv:
                     self.failures.append(exc)
                     self.stopping = True

@@ -19,9 +19,9 @@ import hashlib
 import importlib
 import logging
 import socket
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from defects4j_adapter.contract import DEFAULT_MEMORY_MB
 from defects4j_adapter.workspaces import local as local_workspace

@@ -18,9 +18,9 @@ import shutil
 import tarfile
 import tempfile
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterator
 
 from defects4j_adapter import cache
 from defects4j_adapter.engines.providers import make_engine
@@ -169,7 +169,7 @@ def validate_bug(job: BugJob, project_key: str | None, project: bytes | None) ->
     node = node_name()
     try:
         yield from _validate(job, project_key, project, node)
-    except Exception as exc:  # noqa: BLE001 - reaches the driver with the bug and the node
+    except Exception as exc:
         raise BugTaskError(f"{job.bug.id} on node {node}: {type(exc).__name__}: {exc}") from None
 
 
@@ -209,7 +209,7 @@ def _validate(job: BugJob, project_key: str | None, project: bytes | None, node:
         def drive() -> None:
             try:
                 pool.run()
-            except BaseException as exc:  # noqa: BLE001 - raised by the iteration below
+            except BaseException as exc:
                 ordered.fail(exc)
 
         driver = threading.Thread(target=drive, daemon=True)
