@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`nl2fix compare` of a conversation run and a zero-shot run at equal sample budgets, on the example
-benchmark, with the scripted model of the tests (``tests/conversation_model.py``, no mutation backend)
+benchmark, with the scripted model of the tests (``tests/helpers/conversation_model.py``, no mutation backend)
 served by the local OpenAI-compatible test server; validation is real (fast engine, confined).
 
     python3 scripts/conversation_example.py [WORK_DIR]     # prints the comparison as Markdown
@@ -14,13 +14,13 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for tests.helpers
 
 from click.testing import CliRunner
-from conversation_model import model
-from openai_server import OpenAIServer
 
 from nl2fix.cli.main import cli
+from tests.helpers.conversation_model import model
+from tests.helpers.openai_server import OpenAIServer
 
 BUGS = ("Textkit-3", "Rangekit-2", "Textkit-1")
 """Two bugs the scripted model fixes once told how its answer failed, one it never fixes."""

@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from defects4j_adapter.sandbox.bwrap import bwrap_problem
+from nl2fix.dataset.load import load_dataset
+from tests.helpers.minibench import MINIBENCH_JSON
+from tests.helpers.openai_server import OpenAIServer
+from tests.helpers.paths import REPO
+
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
@@ -21,13 +26,39 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(scope="session")
+def nl2fix_cache(tmp_path_factory) -> Path:
+    """``$NL2FIX_CACHE_DIR`` for the session, under its base temp dir: a workspace is compiled once per
+    session whichever test asks first."""
+    path = tmp_path_factory.getbasetemp() / "nl2fix-cache"
+    old = os.environ.get("NL2FIX_CACHE_DIR")
+    os.environ["NL2FIX_CACHE_DIR"] = str(path)
+    yield path
+    if old is None:
+        os.environ.pop("NL2FIX_CACHE_DIR", None)
+    else:
+        os.environ["NL2FIX_CACHE_DIR"] = old
+
+
+@pytest.fixture(scope="session")
+def confined() -> None:
+    """Skips the test where bubblewrap cannot confine candidates."""
+    problem = bwrap_problem()
+    if problem:
+        pytest.skip(f"bubblewrap cannot confine candidates here: {problem}")
+
+
+@pytest.fixture(scope="session")
+def minibench():
+    """The mini benchmark's dataset (``tests/helpers/minibench.py``)."""
+    return load_dataset(MINIBENCH_JSON)
+
+
 @pytest.fixture
 def openai_server_factory(monkeypatch):
-    """Start real OpenAI-compatible servers on 127.0.0.1 (``tests/openai_server.py``): call it with
+    """Start real OpenAI-compatible servers on 127.0.0.1 (``tests/helpers/openai_server.py``): call it with
     ``OpenAIServer`` options (``model=``, ``stop_after=``, ``max_n=`` ...); all stop at teardown.
     ``OPENAI_API_KEY``/``OPENAI_BASE_URL`` are cleared so nothing reaches a real endpoint."""
-    from openai_server import OpenAIServer
-
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     started = []

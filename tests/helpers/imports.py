@@ -34,7 +34,7 @@ class ImportGraph:
     imports: list[Import]
 
     @classmethod
-    def of(cls, root: Path, packages: tuple[str, ...]) -> "ImportGraph":
+    def of(cls, root: Path, packages: tuple[str, ...]) -> ImportGraph:
         modules: dict[str, Path] = {}
         for package in packages:
             for path in sorted((root / package).rglob("*.py")):

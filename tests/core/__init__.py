@@ -1,0 +1,1 @@
+"""Tests of ``nl2fix.core``: bug ids, the subprocess helper."""

@@ -1,0 +1,1 @@
+"""Tests of ``nl2fix.dataset``: loading, building, diffing, issue trackers, the bundled and the real datasets."""

@@ -1,0 +1,1 @@
+"""Tests of ``defects4j_adapter.engines``: splicing, the fast and rebuild engines, the red-team corpus."""

@@ -1,0 +1,324 @@
+"""The fast and rebuild engines compile and run real Java, confined by bubblewrap.
+
+Mini-1 (JUnit 4, UTF-8) and Mini-2 (JUnit 3, ISO-8859-1, a drifted line range, a regression test
+that fails on the fixed version too) are tiny projects in the bundled benchmark's format.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.engines.rebuild import RebuildEngine
+from defects4j_adapter.sandbox import base as sandbox
+from defects4j_adapter.sandbox import bwrap
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.domain import Verdict
+from nl2fix.dataset.load import open_dataset
+from nl2fix.validation.verdicts import judge
+from tests.helpers.minibench import SANDBOXES, engine_options, hostile
+
+pytestmark = pytest.mark.sandbox
+ALWAYS_BROKEN = frozenset({"org.mini.TextTest::testAlwaysBroken"})
+
+
+@pytest.fixture(scope="module")
+def fast(nl2fix_cache, confined):
+    engine = FastEngine(engine_options(nl2fix_cache))
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def mini1(fast, minibench):
+    return fast.prepare(minibench.bugs["Mini-1"])
+
+
+@pytest.fixture(scope="module")
+def mini2(fast, minibench):
+    return fast.prepare(minibench.bugs["Mini-2"])
+
+
+def verdict(engine, ws, code, known=frozenset(), stop=True, **kw):
+    outcome = engine.run(ws, code, known_failures=known, stop_at_first_failure=stop, **kw)
+    return judge(outcome, bug_id=ws.bug.id, hash="h", engine="fast", known_failures=known)
+
+
+def test_the_workspace_is_the_buggy_tree_compiled_once(fast, mini1, minibench):
+    assert (mini1.classes_dir / "org/mini/Calc.class").is_file()
+    assert (mini1.test_classes_dir / "org/mini/CalcTest.class").is_file()
+    assert "return lo;" in mini1.target_file.read_text().split("if (v > hi)")[1].split("}")[0]
+    assert fast.prepare(minibench.bugs["Mini-1"]).root == mini1.root  # cached, not rebuilt
+
+
+def test_ground_truth_is_plausible_and_the_buggy_method_wrong(fast, mini1):
+    fixed = verdict(fast, mini1, mini1.bug.fixed_method, stop=False)
+    assert fixed.verdict is Verdict.PLAUSIBLE and fixed.tests_run == 5 and not fixed.failing_tests
+    buggy = verdict(fast, mini1, mini1.bug.buggy_method, stop=False)
+    assert buggy.verdict is Verdict.WRONG
+    assert buggy.failing_tests == ["org.mini.CalcTest::testClampHigh"]
+    assert "expected:<10> but was:<0>" in buggy.detail
+
+
+def test_broken_java_is_uncompilable_with_the_compiler_errors(fast, mini1):
+    record = verdict(fast, mini1, mini1.bug.fixed_method.replace("return hi;", "return hi"))
+    assert record.verdict is Verdict.UNCOMPILABLE and "';' expected" in record.compile_errors
+    record = verdict(fast, mini1, mini1.bug.fixed_method.replace("return hi;", "return undefinedName;"))
+    assert record.verdict is Verdict.UNCOMPILABLE and "cannot find symbol" in record.compile_errors
+
+
+def test_unbalanced_braces_are_uncompilable_without_touching_the_file(fast, mini1):
+    before = mini1.target_file.read_bytes()
+    record = verdict(fast, mini1, mini1.bug.fixed_method + "\n}\nclass Extra {")
+    assert record.verdict is Verdict.UNCOMPILABLE and "rest of the class" in record.compile_errors
+    assert mini1.target_file.read_bytes() == before
+
+
+def test_junit3_latin1_drifted_range_and_known_failures(fast, mini2):
+    fixed = verdict(fast, mini2, mini2.bug.fixed_method, stop=False)
+    assert fixed.verdict is Verdict.WRONG and fixed.failing_tests == sorted(ALWAYS_BROKEN)
+    assert "found it by its text" in fixed.detail  # the dataset's range is off by two lines
+    assert fixed.tests_run == 5  # testCafe passes: the file was read as ISO-8859-1
+    candidate = verdict(fast, mini2, mini2.bug.fixed_method.replace("s.isEmpty()", "s.length() == 0"), ALWAYS_BROKEN)
+    assert candidate.verdict is Verdict.PLAUSIBLE and candidate.ignored_failures == sorted(ALWAYS_BROKEN)
+    buggy = verdict(fast, mini2, mini2.bug.buggy_method, ALWAYS_BROKEN)
+    assert buggy.verdict is Verdict.WRONG and buggy.failing_tests == ["org.mini.TextTest::testCapitalizeEmpty"]
+
+
+def test_static_and_jdk_state_do_not_leak_between_candidates(fast, mini1):
+    # CalcTest.testFreshState asserts a static counter is 0 and a system property unset, then sets both
+    for extra in ("", "int unused = 1;", "int unused = 2;"):
+        code = mini1.bug.fixed_method.replace("{", "{ " + extra, 1)
+        assert verdict(fast, mini1, code).verdict is Verdict.PLAUSIBLE
+
+
+def test_what_a_candidate_writes_to_the_real_stdout_cannot_hide_a_failure(fast, mini1):
+    # text without a line break on the JVM's own standard output used to swallow the next
+    # report line: the trigger test's failure vanished and the buggy method came out plausible
+    write = ('try { new java.io.FileOutputStream(java.io.FileDescriptor.out).write("x".getBytes()); } '
+             "catch (java.io.IOException e) { }")
+    code = mini1.bug.buggy_method.replace("{", "{ " + write, 1)
+    for stop in (True, False):
+        record = verdict(fast, mini1, code, stop=stop)
+        assert record.verdict is Verdict.WRONG and record.failing_tests == ["org.mini.CalcTest::testClampHigh"], stop
+
+
+def test_a_candidate_throwing_thread_death_under_junit3_is_wrong(fast, mini2):
+    # JUnit 3 lets ThreadDeath through: the class ended early with no failure and the run was plausible
+    code = mini2.bug.buggy_method.replace("if (s == null) {", "if (s.isEmpty()) { throw new ThreadDeath(); } if (s == null) {", 1)
+    for stop in (True, False):
+        record = verdict(fast, mini2, code, ALWAYS_BROKEN, stop=stop)
+        assert record.verdict is Verdict.WRONG, (stop, record)
+        assert "org.mini.TextTest::testCapitalizeEmpty" in record.failing_tests, (stop, record)
+
+
+def test_a_changed_declaration_is_rebuilt_and_judged_as_defects4j_would(fast, mini1):
+    # CalcTest was compiled against `int clamp(...)`; with `long`, only a recompile links
+    code = mini1.bug.fixed_method.replace("public static int clamp", "public static long clamp")
+    record = verdict(fast, mini1, code)
+    assert record.verdict is Verdict.PLAUSIBLE and "recompiled" in record.detail
+
+
+def test_artifacts_are_kept(fast, mini1, tmp_path):
+    verdict(fast, mini1, mini1.bug.buggy_method, log_dir=tmp_path / "logs")
+    kept = {p.name for p in (tmp_path / "logs").iterdir()}
+    assert {"Calc.java", "request.txt", "runner.out", "runner.err"} <= kept
+    assert "TEST\tfail\torg.mini.CalcTest::testClampHigh" in (tmp_path / "logs" / "runner.out").read_text()
+
+
+def _sleepers(tag: str) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and (proc / "cmdline").read_bytes().split(b"\0")[:2] == [b"sleep", tag.encode()]:
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture(scope="module")
+def example_ws(fast):
+    dataset = open_dataset("example")
+    return fast.prepare(next(iter(dataset.bugs.values())))
+
+
+@pytest.fixture(scope="module", params=SANDBOXES)
+def any_fast(request, fast, nl2fix_cache):
+    """The fast engine under bubblewrap, then in a container of the JVM image."""
+    if request.param == "bwrap":
+        yield fast
+        return
+    engine = FastEngine(engine_options(nl2fix_cache, sandbox=make_sandbox(request.param)))
+    yield engine
+    engine.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["mini", "example"])
+def test_hostile_candidates_end_in_verdicts_and_leave_host_and_workspace_intact(any_fast, mini1, example_ws, which,
+                                                                                 tmp_path):
+    fast = any_fast
+    ws = mini1 if which == "mini" else example_ws
+    marker = tmp_path / "marker.txt"
+    marker.write_text("keep")
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(5)
+    server.settimeout(0.2)
+    received: list[bytes] = []
+    done = threading.Event()
+
+    def accept():
+        while not done.is_set():
+            try:
+                conn, _ = server.accept()
+                received.append(conn.recv(100))
+            except OSError:
+                pass
+
+    threading.Thread(target=accept, daemon=True).start()
+    workspace_before = sorted(str(p) for p in ws.root.parent.rglob("*"))
+    tag = str(random.randrange(10_000, 99_999))  # this test's sleepers, whatever else runs
+    subs = dict(MARKER=str(marker), OUTSIDE=str(tmp_path / "outside.txt"), WORKSPACE=str(ws.root.parent),
+                PORT=str(server.getsockname()[1]), SLEEP=tag)
+    either = {Verdict.WRONG, Verdict.TIMEOUT}  # on a loaded machine the limit may strike first
+    expected = {
+        "loop_forever": {Verdict.TIMEOUT},
+        "system_exit": {Verdict.WRONG},
+        "allocate": either,
+        "fork": either,
+        "delete_files": {Verdict.WRONG},
+        "fill_disk": {Verdict.WRONG},
+        "open_socket": {Verdict.WRONG},
+    }
+    for name, allowed in expected.items():
+        start = time.monotonic()
+        record = verdict(fast, ws, hostile(name, ws.bug, **subs))
+        assert record.verdict in allowed, (name, record)
+        assert time.monotonic() - start < 20, name
+        assert record.failing_tests == [ws.trigger_tests[0]], (name, record)
+        if name == "system_exit":
+            assert "System.exit(3)" in record.detail
+    done.set()
+    assert marker.read_text() == "keep"
+    assert not (tmp_path / "outside.txt").exists()
+    assert received == []
+    assert sorted(str(p) for p in ws.root.parent.rglob("*")) == workspace_before
+    assert not _sleepers(tag)
+    # the run goes on: the workspace still judges the ground truth plausible
+    assert verdict(fast, ws, ws.bug.fixed_method).verdict is Verdict.PLAUSIBLE
+
+
+@pytest.mark.slow
+def test_rebuild_engine_agrees_with_the_fast_engine(nl2fix_cache, fast, mini1, confined):
+    rebuild = RebuildEngine(engine_options(nl2fix_cache))
+    codes = {
+        "fixed": mini1.bug.fixed_method,
+        "buggy": mini1.bug.buggy_method,
+        "broken": mini1.bug.fixed_method.replace("return hi;", "return hi"),
+        "exit": hostile("system_exit", mini1.bug),
+    }
+    for name, code in codes.items():
+        a, b = verdict(fast, mini1, code), verdict(rebuild, mini1, code)
+        assert (a.verdict, a.failing_tests) == (b.verdict, b.failing_tests), name
+        assert b.cpu_seconds > 0
+
+
+def _threads_of_uid(uid: int | None, count: int) -> subprocess.Popen:
+    """A process of ``uid`` (this user when None) holding ``count`` threads: the process limit
+    (RLIMIT_NPROC) counts a uid's threads machine-wide."""
+    script = ("import threading, time\nstop = threading.Event()\n"
+              f"for _ in range({count}):\n    threading.Thread(target=stop.wait, daemon=True).start()\n"
+              "print('ready', flush=True)\ntime.sleep(60)\n")
+    as_job_user = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"] if uid is not None else []
+    holder = subprocess.Popen([*as_job_user, "/usr/bin/python3", "-c", script], stdout=subprocess.PIPE, cwd="/")
+    assert holder.stdout.readline() == b"ready\n"
+    return holder
+
+
+def test_a_job_the_machine_cannot_start_is_an_error_not_uncompilable(nl2fix_cache, mini1, confined, monkeypatch):
+    # more threads of the job's uid than the sandbox's process limit: javac cannot even start,
+    # which used to be recorded as the candidate's compile error
+    uid = None
+    if os.geteuid() == 0:
+        uid = sandbox.JOB_UID_BASE + sandbox.JOB_UID_SPAN - 1
+        monkeypatch.setattr(bwrap, "job_uid", lambda: uid)  # force the collision jobs normally avoid
+    rebuild = RebuildEngine(engine_options(nl2fix_cache))
+    holder = _threads_of_uid(uid, 600)
+    try:
+        record = verdict(rebuild, mini1, mini1.bug.fixed_method)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert record.verdict is Verdict.ERROR, record
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="jobs get uids of their own only when nl2fix runs as root")
+def test_a_neighbour_exhausting_its_process_limit_does_not_touch_other_jobs(nl2fix_cache, mini1, confined):
+    # a forking candidate fills its own uid's process budget; the next job has a budget of its own
+    neighbour = _threads_of_uid(sandbox.job_uid(), 600)
+    try:
+        record = verdict(RebuildEngine(engine_options(nl2fix_cache)), mini1, mini1.bug.fixed_method)
+    finally:
+        neighbour.kill()
+        neighbour.wait()
+    assert record.verdict is Verdict.PLAUSIBLE, record
+
+
+@pytest.mark.slow
+def test_the_example_benchmark_ground_truths_validate(fast):
+    dataset = open_dataset("example")
+    if not dataset.bugs:
+        pytest.skip("the example benchmark has no bugs yet")
+    for bug in list(dataset.bugs.values())[:3]:
+        ws = fast.prepare(bug)
+        fixed = verdict(fast, ws, bug.fixed_method, stop=False)
+        buggy = verdict(fast, ws, bug.buggy_method, frozenset(fixed.failing_tests), stop=False)
+        assert fixed.verdict is Verdict.PLAUSIBLE, (bug.id, fixed)
+        assert buggy.verdict is Verdict.WRONG and set(buggy.failing_tests) & set(bug.trigger_tests), bug.id
+        broken = verdict(fast, ws, bug.fixed_method.replace(";", "", 1))
+        assert broken.verdict is Verdict.UNCOMPILABLE, bug.id
+
+
+def test_a_users_own_project_is_copied_compiled_and_validated(fast, mini1, tmp_path, nl2fix_cache):
+    from defects4j_adapter.workspaces.local import ProjectLayout, prepare_project
+
+    user = tmp_path / "myproject"
+    shutil.copytree(mini1.root, user)  # a project whose tree holds the buggy method
+    before = sorted(str(p) for p in user.rglob("*"))
+    ws = prepare_project(mini1.bug, ProjectLayout(user, "src/main/java", "src/test/java"), nl2fix_cache)
+    assert ws.root != user and (ws.classes_dir / "org/mini/Calc.class").is_file()
+    assert verdict(fast, ws, mini1.bug.fixed_method).verdict is Verdict.PLAUSIBLE
+    assert verdict(fast, ws, mini1.bug.buggy_method).verdict is Verdict.WRONG
+    assert sorted(str(p) for p in user.rglob("*")) == before  # nothing written in the user's tree
+
+
+def test_a_warm_jvm_that_died_while_idle_is_replaced(fast, mini1):
+    assert verdict(fast, mini1, mini1.bug.buggy_method).verdict is Verdict.WRONG
+    idle = [jvm for pool in fast._idle.values() for jvm in pool]
+    assert idle, "the JVM that judged the candidate waits for the next one"
+    for jvm in idle:
+        jvm.proc.kill()
+        jvm.proc.wait()
+    assert verdict(fast, mini1, mini1.bug.fixed_method).verdict is Verdict.PLAUSIBLE
+
+
+def test_without_the_sandbox_the_engines_still_judge(nl2fix_cache, mini1, capsys):
+    options = engine_options(nl2fix_cache, sandbox=make_sandbox(False))
+    assert "UNCONFINED" in capsys.readouterr().err
+    for engine in (FastEngine(options), RebuildEngine(options)):
+        try:
+            assert verdict(engine, mini1, mini1.bug.fixed_method).verdict is Verdict.PLAUSIBLE
+            assert verdict(engine, mini1, mini1.bug.buggy_method).verdict is Verdict.WRONG
+        finally:
+            engine.close()

@@ -1,0 +1,1 @@
+"""Tests of ``defects4j_adapter.jvm``: the reference Java, the test runner's report, Java levels."""

@@ -1,0 +1,1 @@
+"""Tests of ``defects4j_adapter.sandbox``: bubblewrap and Docker confinement."""

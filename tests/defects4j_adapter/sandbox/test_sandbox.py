@@ -1,0 +1,145 @@
+"""The sandbox confines for real: bubblewrap, prlimit, and real processes."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import socket
+
+import pytest
+
+from defects4j_adapter.sandbox import base as sb
+from defects4j_adapter.sandbox import bwrap
+from defects4j_adapter.sandbox.base import Limits, Mounts
+from defects4j_adapter.sandbox.providers import make_sandbox
+from defects4j_adapter.sandbox.unconfined import UnconfinedSandbox
+from nl2fix.core.errors import Nl2FixError
+from tests.helpers.minibench import SANDBOXES
+
+
+@pytest.fixture(scope="module", params=SANDBOXES)
+def box(request):
+    """Each confinement test runs under bubblewrap and in a container of the JVM image."""
+    if request.param == "bwrap":
+        request.getfixturevalue("confined")
+    return make_sandbox(request.param)
+
+
+def sh(box, script: str, mounts: Mounts = Mounts(), **limits):
+    return box.run(["sh", "-c", script], mounts, Limits(wall_seconds=limits.pop("wall_seconds", 20), **limits))
+
+
+def test_writes_land_only_in_the_writable_folder(box, tmp_path):
+    outside, work = tmp_path / "outside", tmp_path / "work"
+    outside.mkdir()
+    work.mkdir()
+    (outside / "marker").write_text("keep")
+    script = f"rm -f {outside}/marker; echo x > {outside}/new; echo ok > {work}/out; echo t > /tmp/t && cat /tmp/t"
+    result = sh(box, script, Mounts(read_only=(outside,), writable=(work,)))
+    assert (outside / "marker").read_text() == "keep"
+    assert not (outside / "new").exists()
+    assert (work / "out").read_text() == "ok\n"
+    assert "t" in result.stdout  # a private /tmp works
+    assert "Read-only file system" in result.stderr
+
+
+def test_the_host_tmp_is_not_visible(box, tmp_path):
+    (tmp_path / "secret").write_text("s")
+    result = sh(box, f"cat {tmp_path}/secret; ls /tmp | wc -l")
+    assert "No such file" in result.stderr and result.stdout.strip() == "0"
+
+
+def test_there_is_no_network(box):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(0.5)
+    port = server.getsockname()[1]
+    result = box.run(["bash", "-c", f"echo hello > /dev/tcp/127.0.0.1/{port} && echo connected"],
+                       Mounts(), Limits(wall_seconds=20))
+    assert "connected" not in result.stdout and "refused" in result.stderr.lower()
+    with pytest.raises(socket.timeout):
+        server.accept()
+    server.close()
+
+
+def test_the_process_limit_stops_a_fork_bomb(box):
+    result = sh(box, "i=0; while [ $i -lt 200 ]; do sleep 30 & i=$((i+1)); done; echo started", processes=40, wall_seconds=10)
+    assert "fork" in result.stderr.lower() or "resource" in result.stderr.lower()
+    assert not result.timed_out or result.wall_seconds < 15
+
+
+def test_the_file_size_limit_stops_a_runaway_write(box, tmp_path):
+    result = sh(box, "head -c 20000000 /dev/zero > /tmp/big; echo rc=$?; ls -l /tmp/big", file_size_mb=1)
+    assert "rc=0" not in result.stdout
+    assert "1048576" in result.stdout
+
+
+def test_the_scratch_tmpfs_is_bounded(box):
+    result = sh(box, "for i in 1 2 3 4 5 6; do head -c 1000000 /dev/zero > /tmp/f$i || echo full; done",
+                file_size_mb=8, scratch_mb=3)
+    assert "full" in result.stdout
+
+
+def test_the_wall_clock_limit_kills(box):
+    result = sh(box, "sleep 60", wall_seconds=1)
+    assert result.timed_out and result.wall_seconds < 10
+
+
+def test_the_working_directory_links_to_the_project(box, tmp_path):
+    project = tmp_path / "project"
+    (project / "data").mkdir(parents=True)
+    (project / "data" / "input.txt").write_text("hello\n")
+    result = sh(box, "cat data/input.txt; echo made > new.txt; cat new.txt; echo x > data/forbidden",
+                Mounts(read_only=(project,), links_from=project))
+    assert result.stdout.split() == ["hello", "made"]
+    assert not (project / "new.txt").exists() and not (project / "data" / "forbidden").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the uid switch happens only for root")
+def test_root_runs_each_confined_job_as_a_uid_of_its_own(box):
+    uids = {int(sh(box, "id -u").stdout) for _ in range(3)}
+    assert len(uids) == 3
+    assert all(sb.JOB_UID_BASE <= uid < sb.JOB_UID_BASE + sb.JOB_UID_SPAN for uid in uids)
+
+
+def test_the_memory_limit_stops_a_runaway_allocation(box):
+    # tail buffers a line without end: 400 MB of it meets the 100 MB limit (an address-space
+    # limit under bubblewrap, the memory cgroup in a container)
+    result = sh(box, "head -c 400000000 /dev/zero | tail -n 1 | wc -c", memory_mb=100)
+    assert result.stdout.strip() != "400000000"
+
+
+def test_a_sandbox_pickles_as_its_spec(box):
+    # what a remote worker receives with the engine options: the same kind of sandbox, made anew
+    copy = pickle.loads(pickle.dumps(box))
+    assert type(copy) is type(box) and copy.spec == box.spec
+    assert sh(copy, "echo again").stdout == "again\n"
+
+
+@pytest.mark.sandbox
+def test_unconfined_needs_asking_and_says_so_loudly(capsys):
+    box = make_sandbox(False)
+    assert isinstance(box, UnconfinedSandbox) and not box.confined
+    assert "UNCONFINED" in capsys.readouterr().err
+
+
+@pytest.mark.sandbox
+def test_unconfined_still_applies_limits(tmp_path):
+    box = UnconfinedSandbox()
+    result = sh(box, "head -c 3000000 /dev/zero > big; ls -l big", Mounts(links_from=tmp_path, host_scratch=tmp_path / "s"),
+                file_size_mb=1)
+    assert "1048576" in result.stdout
+
+
+@pytest.mark.sandbox
+def test_without_bubblewrap_confinement_is_refused_with_a_hint(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap (nor anything else) on the PATH
+    bwrap.bwrap_problem.cache_clear()
+    try:
+        with pytest.raises(Nl2FixError) as err:
+            make_sandbox(True)
+        assert "bubblewrap" in str(err.value) and "--no-sandbox" in err.value.hint
+    finally:
+        monkeypatch.undo()
+        bwrap.bwrap_problem.cache_clear()

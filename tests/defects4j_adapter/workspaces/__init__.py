@@ -1,0 +1,1 @@
+"""Tests of ``defects4j_adapter.workspaces``: Defects4J checkouts and preparing bugs."""

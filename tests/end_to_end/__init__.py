@@ -1,0 +1,1 @@
+"""Whole-pipeline runs: ``nl2fix run`` on the bundled example benchmark."""

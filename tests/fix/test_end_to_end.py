@@ -1,0 +1,172 @@
+"""`nl2fix fix` end to end on a user's project: a two-module Maven project built offline with
+Debian's Maven and a local repository of Debian-packaged plugins and JUnit only, and a plain javac
+project. A real OpenAI-compatible server on 127.0.0.1 answers with one real fix among wrong ones;
+validation is real (javac, JUnit, bubblewrap), and the top plausible diff must apply with
+`git apply` and make the failing test pass when run for real."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from nl2fix.fix import failing_test_run as failing_test
+from nl2fix.fix.project_build import DEBIAN_MAVEN_REPO, BuildOptions, build_project
+from nl2fix.store.run_store import RunStore
+from tests.helpers.paths import FIXTURES
+
+MAVEN_PLUGINS = DEBIAN_MAVEN_REPO / "org/apache/maven/plugins"
+
+pytestmark = pytest.mark.slow
+
+PAGER_FIX = """public int pageCount(int items) {
+    if (items == 0) {
+        return 0;
+    }
+    return (items + pageSize - 1) / pageSize;
+}"""
+PAGER_WRONG = [
+    """public int pageCount(int items) {
+    return items / pageSize + 1;
+}""",
+    """public int pageCount(int items) {
+    return items / pageSize
+}""",
+    """public int pageCount(int items) {
+    if (items == 0) {
+        return 0;
+    }
+    return Math.round(items / (float) pageSize - 0.5f);
+}""",
+]
+INITIALS_FIX = """public static String initials(String sentence) {
+    StringBuilder out = new StringBuilder();
+    for (String word : sentence.trim().split("\\\\s+")) {
+        if (!word.isEmpty()) {
+            out.append(Character.toUpperCase(word.charAt(0)));
+        }
+    }
+    return out.toString();
+}"""
+INITIALS_WRONG = [
+    """public static String initials(String sentence) {
+    StringBuilder out = new StringBuilder();
+    for (String word : sentence.split(" ")) {
+        out.append(Character.toUpperCase(word.charAt(0)));
+    }
+    return out.toString();
+}""",
+    """public static String initials(String sentence) {
+    return sentence.substring(0, 1).toUpperCase();
+}""",
+]
+
+
+def _model(answers: list[str]):
+    """One real fix among wrong ones, handed out in turn across the n choices."""
+    cycle = itertools.cycle(answers)
+
+    def model(messages, n):
+        return [f"Here is the fixed method:\n```java\n{next(cycle)}\n```" for _ in range(n)]
+
+    return model
+
+
+def _git_project(src: Path, dest: Path) -> Path:
+    shutil.copytree(src, dest)
+    for argv in (["git", "init", "-q"], ["git", "add", "-A"],
+                 ["git", "-c", "user.email=t@example.org", "-c", "user.name=t", "commit", "-qm", "initial"]):
+        subprocess.run(argv, cwd=dest, check=True, timeout=60)
+    return dest
+
+
+def _fix(invoke_cli, server, *args):
+    result = invoke_cli("fix", *args, "--backend", "openai", "--model", "test-model", "--base-url", server.url,
+                        "--quiet", env={"OPENAI_API_KEY": "test"})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _test_passes(project: Path, test: str, options: BuildOptions, cache: Path) -> bool:
+    built = build_project(project, options, cache_base=cache)
+    module = next(m for m in built.modules if (m.test_classes / (test.split("::")[0].replace(".", "/") + ".class")).is_file())
+    result = failing_test.run_test(module, test)
+    return not result.failed and "OK (" in result.output
+
+
+@pytest.mark.skipif(shutil.which("mvn") is None or not (MAVEN_PLUGINS / "maven-dependency-plugin").is_dir(),
+                    reason="needs Debian's maven and its packaged plugins (scripts/setup.sh installs them)")
+def test_fix_in_a_multi_module_maven_project(tmp_path, openai_server_factory, invoke_cli):
+    project = _git_project(FIXTURES / "fix_maven", tmp_path / "acme")
+    issue = tmp_path / "issue-7.md"
+    issue.write_text("# Pager.pageCount drops the last partial page\n\n"
+                     "With 25 items and 10 items per page, pageCount(25) returns 2 instead of 3.\n")
+    server = openai_server_factory(model=_model([*PAGER_WRONG, PAGER_FIX]))
+    patch, run = tmp_path / "fix.diff", tmp_path / "run"
+    out = _fix(invoke_cli, server, "--project", project, "--issue", issue, "--test", "PagerTest::partialLastPage",
+               "--maven-repo", "debian", "-n", "8", "--top", "4", "--out", patch, "--run", run)
+
+    # localised from the failing test (an assertion: the method it calls), with why
+    assert "-> 1. app/src/main/java/org/acme/app/Pager.java:Pager#pageCount (lines 14-19)" in out
+    assert "org.acme.app.PagerTest::partialLastPage calls pageCount" in out
+    assert "1 plausible of 4 unique candidate(s)" in out
+    first = out.split("\n#1  ", 1)[1].split("\n#2  ", 1)[0]
+    assert first.startswith("plausible") and "+        return (items + pageSize - 1) / pageSize;" in first
+    assert "uncompilable" in out and "wrong" in out
+
+    with RunStore(run, read_only=True) as store:
+        bug = store.bug("Acme-7")
+        assert bug.trigger_tests == ("org.acme.app.PagerTest::partialLastPage",)
+        assert bug.relevant_tests == ("org.acme.app.PagerTest",)
+        assert bug.title == "Pager.pageCount drops the last partial page"
+        verdicts = sorted(v.verdict.value for v in store.validations("Acme-7", "fast") if v.hash != "buggy")
+        assert verdicts == ["plausible", "uncompilable", "wrong", "wrong"]
+        prompt = store.prompt("Acme-7").messages[-1]["content"]
+        assert "pageCount(25) returns 2 instead of 3" in prompt
+
+    check = subprocess.run(["git", "apply", "--check", str(patch)], cwd=project, capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    options = BuildOptions(maven_repo="debian")
+    assert not _test_passes(project, "org.acme.app.PagerTest::partialLastPage", options, tmp_path / "cache")
+    subprocess.run(["git", "apply", str(patch)], cwd=project, check=True, timeout=60)
+    assert _test_passes(project, "org.acme.app.PagerTest::partialLastPage", options, tmp_path / "cache")
+
+    # the run is a run like any other: show and report read it
+    shown = invoke_cli("show", "--run", run, "--bug", "Acme-7", "--ranker", "paper:tfidf:median:pruned", "-k", "4")
+    assert shown.exit_code == 0 and "plausible" in shown.output
+    report = invoke_cli("report", "--run", run, "--format", "json", "--no-codebleu")
+    assert report.exit_code == 0, report.output
+    data = json.loads(report.output[report.output.index("{"):])
+    assert json.dumps(data).count("Acme-7") >= 1
+
+
+def test_fix_in_a_plain_javac_project_localises_and_applies(tmp_path, openai_server_factory, invoke_cli):
+    project = _git_project(FIXTURES / "fix_plain", tmp_path / "words")
+    server = openai_server_factory(model=_model([INITIALS_WRONG[0], INITIALS_FIX, INITIALS_WRONG[1]]))
+    run = tmp_path / "run"
+    common = ["--project", project, "--issue", "initials() crashes on two spaces\nStringIndexOutOfBoundsException",
+              "--test", "org.words.WordsTest::initialsSkipDoubleSpaces", "--build", "plain", "--src", "src",
+              "--test-src", "test", "-n", "3", "--run", run, "--id", "Words-1"]
+    out = _fix(invoke_cli, server, *common)
+    # localised from the stack trace: the frame of Words.initials where charAt threw
+    assert "-> 1. src/org/words/Words.java:Words#initials (lines 9-15): 1st project frame of the failure " \
+           "(java.lang.StringIndexOutOfBoundsException" in out
+    assert "1 plausible of 3 unique candidate(s)" in out
+    assert out.split("\n#1  ", 1)[1].startswith("plausible")
+
+    # again, resumed from the run store (no new request), writing the first into the working tree
+    requests = len(server.requests)
+    out = _fix(invoke_cli, server, *common, "--apply", "1")
+    assert len(server.requests) == requests
+    backup = project / "src/org/words/Words.java.nl2fix-backup"
+    assert backup.read_text() == (FIXTURES / "fix_plain/src/org/words/Words.java").read_text()
+    assert f"applied #1 to {project / 'src/org/words/Words.java'}" in out
+    diff = subprocess.run(["git", "diff"], cwd=project, capture_output=True, text=True, check=True).stdout
+    assert '+        for (String word : sentence.trim().split("\\\\s+")) {' in diff
+    backup.unlink()
+    assert _test_passes(project, "org.words.WordsTest::initialsSkipDoubleSpaces",
+                        BuildOptions(src_dir="src", test_dir="test"), tmp_path / "cache")

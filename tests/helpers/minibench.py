@@ -1,0 +1,58 @@
+"""What the validation tests share: the mini benchmark (a real Java project in the bundled
+benchmark's format, compiled with javac), hostile candidates, engines with short limits. Their
+pytest fixtures (``nl2fix_cache``, ``confined``, ``minibench``) are in ``tests/conftest.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from defects4j_adapter.contract import EngineOptions
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.domain import Strategy
+from nl2fix.dataset.load import load_dataset
+from nl2fix.java_source.splice import method_header
+from nl2fix.java_source.text import candidate_hash
+from nl2fix.store.records import RunConfig, SampleRecord
+from nl2fix.store.run_store import RunStore
+from tests.helpers.paths import FIXTURES
+
+MINIBENCH = FIXTURES / "minibench"
+MINIBENCH_JSON = MINIBENCH / "nl2fix_dataset.json"
+HOSTILE = FIXTURES / "hostile"
+TEST_TIMEOUT = 2.0
+CANDIDATE_TIMEOUT = 20.0
+SANDBOXES = [pytest.param("bwrap", marks=pytest.mark.sandbox), pytest.param("docker", marks=pytest.mark.docker)]
+"""Parametrize a confinement test with these: it runs under bubblewrap and in a container."""
+
+
+def engine_options(cache: Path, **overrides) -> EngineOptions:
+    settings = dict(sandbox=overrides.pop("sandbox", None) or make_sandbox(True), cache_dir=cache, projects_dir=MINIBENCH / "projects",
+                    test_timeout=TEST_TIMEOUT, candidate_timeout=CANDIDATE_TIMEOUT, memory_mb=256, workers=2)
+    settings.update(overrides)
+    return EngineOptions(**settings)
+
+
+def hostile(name: str, bug, **subs: str) -> str:
+    """A hostile candidate for ``bug``: its buggy method's declaration over a hostile body
+    (``fixtures/hostile/<name>.body``), with the body's ``@KEY@`` placeholders filled in."""
+    body = (HOSTILE / f"{name}.body").read_text(encoding="utf-8")
+    for key, value in {"SEED": "7", "SLEEP": "4711", **subs}.items():
+        body = body.replace(f"@{key}@", value)
+    assert "@" not in body, f"unfilled placeholder in {name}"
+    return f"{method_header(bug.buggy_method)} {{\n{body}    }}"
+
+
+def make_run(run_dir: Path, dataset_json: Path, candidates: dict[str, list[str]]) -> RunStore:
+    """A run store holding the given candidate methods as samples (what sampling would leave)."""
+    store = RunStore(run_dir, create=True)
+    store.set_config(RunConfig(dataset=str(dataset_json), backend="replay", model="fixture",
+                               strategy=Strategy.ZERO_SHOT, temperature=0.8, n=max(map(len, candidates.values()))))
+    dataset = load_dataset(dataset_json)
+    store.add_bugs(dataset.bugs[b] for b in candidates)
+    for bug_id, codes in candidates.items():
+        for i, code in enumerate(codes):
+            store.add_sample(SampleRecord(bug_id=bug_id, index=i, response=code, candidate_hash=candidate_hash(code)), code)
+    return store

@@ -1,0 +1,1 @@
+"""Tests of ``nl2fix.java_source``: Java text and comments."""

@@ -1,0 +1,1 @@
+"""Tests of ``ranking``: embedders, rankers, ``nl2fix rank`` and ``nl2fix show``."""

@@ -1,0 +1,1 @@
+"""Tests of ``nl2fix.report``: metrics, CodeBLEU, reports and comparisons."""

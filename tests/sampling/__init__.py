@@ -1,0 +1,1 @@
+"""Tests of ``nl2fix.sampling``: extraction, mutation, feedback, conversations."""

@@ -1,0 +1,1 @@
+"""Tests of ``nl2fix.sampling.backends``: replay, OpenAI-compatible servers, vLLM."""

@@ -1,0 +1,1 @@
+"""Tests of ``scripts/``: the Defects4J benchmark scripts."""

@@ -1,0 +1,1 @@
+"""Tests of ``nl2fix.store``: the run store and run directories."""

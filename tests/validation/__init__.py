@@ -1,0 +1,1 @@
+"""Tests of ``nl2fix.validation``: verdict rules and the validation stage."""
