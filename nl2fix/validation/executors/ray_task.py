@@ -13,6 +13,7 @@ their position, so the positions must mean the same thing in every attempt.
 
 from __future__ import annotations
 
+import gzip
 import io
 import shutil
 import tarfile
@@ -79,8 +80,8 @@ def pack_project(project_dir: Path) -> bytes:
     """``project_dir`` (``<Project>/fixed`` and ``patches``) as a gzipped tar holding ``<Project>/``;
     the same tree always packs to the same bytes, so a node unpacks it once."""
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz", compresslevel=6) as tar:
-        tar.mtime = 0  # gzip header
+    with (gzip.GzipFile(fileobj=buf, mode="wb", compresslevel=6, mtime=0) as gz,  # no time in the gzip header
+          tarfile.open(fileobj=gz, mode="w") as tar):
         for path in [project_dir, *sorted(project_dir.rglob("*"))]:
             info = tar.gettarinfo(str(path), arcname=str(Path(project_dir.name) / path.relative_to(project_dir)))
             info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
