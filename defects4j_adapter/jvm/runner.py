@@ -102,7 +102,7 @@ class Job:
     test_timeout_ms: int = 10_000
 
     def text(self) -> str:
-        rows = [("id", self.id)]
+        rows: list[tuple[str, str | Path]] = [("id", self.id)]
         if self.source is not None:
             rows += [("source", self.source), ("release", self.release), ("encoding", self.encoding)]
             rows += [("compile_classpath", p) for p in self.compile_classpath]

@@ -87,15 +87,15 @@ def default_jdk_major() -> int:
 
 
 def _base_image(base: str):
-    import docker
+    from docker.errors import APIError, ImageNotFound
 
     try:
         return client().images.get(base)
-    except docker.errors.ImageNotFound:
+    except ImageNotFound:
         pass
     try:
         return client().images.pull(base)
-    except docker.errors.APIError as exc:
+    except APIError as exc:
         raise Nl2FixError(
             f"the base image {base} is not here and cannot be pulled: {exc.explanation or exc}",
             f"without a registry, make one from Debian's archive: scripts/make_base_image.sh, then "
@@ -110,7 +110,7 @@ def image_tag(base_id: str, jdk_major: int) -> str:
 
 def build(base: str = DEFAULT_BASE, jdk_major: int | None = None, log=print) -> str:
     """The JVM image on ``base`` (built only when no image of that content exists); its tag."""
-    import docker
+    from docker.errors import BuildError, ImageNotFound
 
     major = jdk_major or default_jdk_major()
     if major not in JDK_MAJORS:
@@ -121,14 +121,14 @@ def build(base: str = DEFAULT_BASE, jdk_major: int | None = None, log=print) -> 
         client().images.get(tag)
         log(f"{tag} is present (base {base}, JDK {major}); kept")
         return tag
-    except docker.errors.ImageNotFound:
+    except ImageNotFound:
         pass
     dockerfile = f"FROM {base_image.id}\nLABEL {RECIPE_LABEL}={recipe_hash(major)} nl2fix.jvm.base={base}\n{recipe(major)}"
     start = time.monotonic()
     try:
         client().images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=tag, rm=True, forcerm=True,
                               pull=False, timeout=BUILD_TIMEOUT)
-    except docker.errors.BuildError as exc:
+    except BuildError as exc:
         tail = "".join(str(c.get("stream", c.get("error", ""))) for c in exc.build_log)[-2000:]
         raise Nl2FixError(f"building {tag} failed: {exc.msg}\n{tail}",
                           "check that apt inside a container reaches Debian's mirror") from exc

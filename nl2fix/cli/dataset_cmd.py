@@ -16,6 +16,7 @@ from nl2fix.core.files import write_text
 from nl2fix.dataset.build import (
     Defects4JSources,
     PatchedTreeSources,
+    Sources,
     bug_ids_of,
     build_dataset,
     parse_bug_numbers,
@@ -146,6 +147,7 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
                            offline=offline, min_interval=request_interval)
     say = None if quiet else (lambda line: click.echo(line, err=True))
     with tempfile.TemporaryDirectory(prefix="nl2fix-build-") as work:
+        sources: Sources
         if projects_dir is not None:
             sources = PatchedTreeSources(projects_dir, Path(work))
         else:

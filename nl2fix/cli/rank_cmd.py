@@ -50,4 +50,5 @@ def rank_cmd(run_dir: Path, embedder: str | None, method: str, threshold: str | 
     )
     with RunStore(run_dir) as store:
         for key in keys:
-            click.echo(describe(ranking_info(store, key)))
+            info = ranking_info(store, key)
+            click.echo(describe(info) if info else key)

@@ -87,6 +87,7 @@ def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float
     _stage(4, "report")
     data = collect(run_dir, codebleu=not no_codebleu, progress=progress)
     if fmt == ReportFormat.HTML.value:
+        assert report_path is not None  # an HTML report always has a path: --out or RUN/report.html
         path = write_text(report_path, render(data, fmt)).resolve()
         click.echo(render(data, ReportFormat.TEXT), nl=False)
         click.echo(f"report: {path}")

@@ -83,13 +83,14 @@ def _find(line_keys: list[str], method_key: str) -> list[tuple[int, int]]:
     """Every 0-based inclusive line span whose joined keys equal ``method_key`` exactly."""
     if not method_key:
         return []
-    starts, offset = [], 0
+    starts: list[int] = []
+    offset = 0
     for k in line_keys:
         starts.append(offset)
         offset += len(k)
     joined = "".join(line_keys)
-    first_line_at = {}
-    last_line_at = {}
+    first_line_at: dict[int, int] = {}
+    last_line_at: dict[int, int] = {}
     for i, (s, k) in enumerate(zip(starts, line_keys)):
         if k:
             first_line_at.setdefault(s, i)
@@ -219,7 +220,8 @@ def splice_at(source: str, location: Location, candidate: str) -> str:
             "the candidate's braces do not balance, so it would not leave the rest of the class intact"
         )
     newline = "\r\n" if old and old[0].endswith("\r\n") else "\n"
-    indent = re.match(r"[ \t]*", old[0]).group(0) if old else ""
+    first = old[0] if old else ""
+    indent = first[: len(first) - len(first.lstrip(" \t"))]
     body = candidate.strip("\r\n").replace("\r\n", "\n").split("\n")
     body[0] = indent + body[0].lstrip(" \t")
     trailing = newline if old and old[-1].endswith("\n") else ""

@@ -234,7 +234,7 @@ def build_prompt(
     example = None
     if strategy is Strategy.ONE_SHOT:
         found = examples.nearest(bug) if examples is not None else None
-        if found is None:
+        if examples is None or found is None:
             notes.append("no other bug to take a one-shot example from; prompted without one")
         elif render(found[0], description)[0] > budget:
             truncated = True

@@ -100,8 +100,8 @@ def apply_diff(diff: str, method: str) -> str | None:
     hunks: list[tuple[int, list[str]]] = [(1, [])]
     for line in diff.split("\n"):
         if line.startswith("@@"):
-            stated = _HUNK_START.match(line)
-            hunks.append((int(stated.group(1)) if stated else 1, []))
+            start = _HUNK_START.match(line)
+            hunks.append((int(start.group(1)) if start else 1, []))
         elif not _DIFF_FILE_HEADER.match(line) and not line.startswith("\\"):
             hunks[-1][1].append(line)
     lines, shift = method.split("\n"), 0
@@ -120,8 +120,8 @@ def apply_diff(diff: str, method: str) -> str | None:
             return None
         # short context may occur more than once ("}"): the place nearest the hunk's line number
         old_side = [l[1:].strip() for l in hunk if l[:1] in (" ", "-", "")]
-        line = stated + shift + next(i for i, text in enumerate(old_side) if text)
-        at = min(starts, key=lambda k: abs(kept[k][0] + 1 - line))
+        near = stated + shift + next(i for i, text in enumerate(old_side) if text)
+        at = min(starts, key=lambda k: abs(kept[k][0] + 1 - near))
         first, last = kept[at][0], kept[at + len(old) - 1][0]
         lines[first : last + 1] = new
         shift += len(new) - (last + 1 - first)  # earlier hunks move the lines later ones number

@@ -52,7 +52,10 @@ def by_bug(patches: dict[str, list[str]]) -> dict[tuple[str, int], list[str]]:
     """Patches keyed by canonical bug (see :func:`nl2fix.core.bug_ids.canonical_key`); the first entry wins."""
     keyed: dict[tuple[str, int], list[str]] = {}
     for key, texts in patches.items():
-        keyed.setdefault(_bug_of(key), texts)
+        bug = _bug_of(key)
+        if bug is None:
+            raise Nl2FixError(f"patch file entry {key!r} is not a bug")
+        keyed.setdefault(bug, texts)
     return keyed
 
 

@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from nl2fix.core import tokens
 from nl2fix.core.domain import ModelStyle
@@ -37,6 +37,7 @@ from nl2fix.store.records import RunConfig
 
 if TYPE_CHECKING:
     import openai
+    from openai.types.chat import ChatCompletionMessageParam
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +124,7 @@ class OpenAIBackend:
         extra = card.model_extra or {}
         self._vllm = card.owned_by == "vllm" or "max_model_len" in extra
         root = extra.get("root") or self.model
-        tokenizer = local_tokenizer(root)
+        tokenizer: Tokenizer | None = local_tokenizer(root)
         if tokenizer is None and self._vllm:
             server = ServerTokenizer(str(self.client.base_url).rstrip("/").removesuffix("/v1"), self.model)
             tokenizer = server if server.available() else None
@@ -136,7 +137,7 @@ class OpenAIBackend:
     # -- one call ------------------------------------------------------------------------------
     def _create(self, call: _Call):
         req = call.request
-        params = {"model": self.model, "n": call.n, "temperature": req.temperature}
+        params: dict[str, Any] = {"model": self.model, "n": call.n, "temperature": req.temperature}
         if req.stop:
             params["stop"] = list(req.stop)
         if self._vllm:
@@ -146,8 +147,11 @@ class OpenAIBackend:
             params["seed"] = self.seed + call.first_index
         if req.style is ModelStyle.COMPLETION:
             return self.client.completions.create(prompt=req.messages[0]["content"], max_tokens=req.max_tokens, **params)
-        messages = [{"role": m["role"], "content": m["content"]} for m in req.messages]
-        return self.client.chat.completions.create(messages=messages, **{self._token_param: req.max_tokens}, **params)
+        # the prompt's roles are the chat API's own (system, user, assistant)
+        messages = cast("list[ChatCompletionMessageParam]",
+                        [{"role": m["role"], "content": m["content"]} for m in req.messages])
+        params[self._token_param] = req.max_tokens
+        return self.client.chat.completions.create(messages=messages, **params)
 
     def _call(self, call: _Call) -> list[Choice]:
         started = time.monotonic()

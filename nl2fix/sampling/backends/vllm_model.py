@@ -79,6 +79,7 @@ class VLLMBackend:
     def _too_long(self, request: Request) -> PromptTooLong | None:
         """Why vLLM would reject ``request``'s prompt, counted with the model's tokenizer."""
         info = self.model_info()
+        assert info.tokenizer is not None and info.context_window is not None  # model_info() sets both
         used = info.tokenizer.prompt_tokens(request.messages, chat=request.style is not ModelStyle.COMPLETION)
         if used < info.context_window:  # at least one token must fit after the prompt
             return None

@@ -73,8 +73,9 @@ class VLLMReplicas:
         ray.init(address=os.environ.get("RAY_ADDRESS") or None, ignore_reinit_error=True, log_to_driver=False)
         options = actor_options(vllm_options, ray.cluster_resources().get("GPU", 0))
         actor = ray.remote(**options)(_Replica)
-        # replicas differ in seed, or replicas given the same prompt would answer alike
-        self._actors = [actor.remote(model, seed + i, vllm_options) for i in range(replicas)]
+        # replicas differ in seed, or replicas given the same prompt would answer alike; Ray's types give
+        # an actor's methods `.remote` only when declared with @ray.method (which would import Ray here)
+        self._actors: list[Any] = [actor.remote(model, seed + i, vllm_options) for i in range(replicas)]
         self.model = model
         self._devices = devices_per_replica(vllm_options) * replicas
         self._info: ModelInfo | None = None

@@ -13,6 +13,7 @@ their position, so the positions must mean the same thing in every attempt.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import shutil
@@ -149,6 +150,7 @@ class InOrder:
                 while position not in self.items and self.failure is None:
                     self.cv.wait(timeout=1.0)
                 if position not in self.items:
+                    assert self.failure is not None  # the wait above ends with the item or a failure
                     raise self.failure
                 item = self.items.pop(position)
             yield item
@@ -183,7 +185,10 @@ def _on(node: str, record: ValidationRecord) -> ValidationRecord:
 
 def _validate(job: BugJob, project_key: str | None, project: bytes | None, node: str) -> Iterator[object]:
     base = cache.cache_dir()
-    projects_dir = unpack_project(project, project_key, base) if project is not None else None
+    projects_dir = None
+    if project is not None:
+        assert project_key is not None  # the driver sends a project with its key (ray_executor._Projects.of)
+        projects_dir = unpack_project(project, project_key, base)
     options = engine_options(replace(job.settings, projects_dir=projects_dir))
     engine = make_engine(job.engine, options)
     (base / LOGS).mkdir(parents=True, exist_ok=True)
@@ -198,14 +203,19 @@ def _validate(job: BugJob, project_key: str | None, project: bytes | None, node:
         baselines: list[Result] = []
         check = run.baselines(job.baselines.get, lambda record, candidate: baselines.append(result(record, candidate)))
         # (Ray resumes its generator with send(), which `yield from` would pass to a list's iterator)
+        item: object
         for item in baselines:
             yield item
         yield Checked(check)
 
         ordered = InOrder(len(job.candidates))
         pool = WorkPool(job.settings.workers, engine.close)
+
+        def candidate_task(position: int, hash: str, code: str) -> None:
+            ordered.put(position, result(run.candidate(hash, code), True))
+
         for j, (hash, code) in enumerate(job.candidates):
-            pool.submit((0, 1, j), lambda j=j, h=hash, c=code: ordered.put(j, result(run.candidate(h, c), True)))
+            pool.submit((0, 1, j), functools.partial(candidate_task, j, hash, code))
 
         def drive() -> None:
             try:
