@@ -70,7 +70,8 @@ def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[st
     loader (see ``SystemLoader``). ``java``: the sandbox's test Java, when not the host's."""
     java = java or reference_java.current()
     args = [
-        str(java.jdk.java), f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-XX:Tier4InvocationThreshold=50000", "-XX:Tier4CompileThreshold=150000", "-XX:Tier4BackEdgeThreshold=400000",
+        str(java.jdk.java), f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+        "-XX:Tier4InvocationThreshold=50000", "-XX:Tier4CompileThreshold=150000", "-XX:Tier4BackEdgeThreshold=400000",
         f"-Djava.io.tmpdir={tmp_dir}", "-Djava.system.class.loader=nl2fix.runner.SystemLoader",
         "-Djava.awt.headless=true", *java.flags,
     ]

@@ -123,7 +123,8 @@ def build(base: str = DEFAULT_BASE, jdk_major: int | None = None, log=print) -> 
         return tag
     except ImageNotFound:
         pass
-    dockerfile = f"FROM {base_image.id}\nLABEL {RECIPE_LABEL}={recipe_hash(major)} nl2fix.jvm.base={base}\n{recipe(major)}"
+    dockerfile = (f"FROM {base_image.id}\nLABEL {RECIPE_LABEL}={recipe_hash(major)} nl2fix.jvm.base={base}\n"
+                  f"{recipe(major)}")
     start = time.monotonic()
     try:
         client().images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=tag, rm=True, forcerm=True,
@@ -157,7 +158,8 @@ def containers_cpu_seconds() -> float | None:
     """CPU seconds of every container the daemon has run since its cgroup parent was made (the
     ``docker`` cgroup of the cgroupfs driver, v1 or v2); None where it cannot be read. What a
     container ran is no child of nl2fix, so a benchmark counts it here, before and after."""
-    for path in (Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage"), Path("/sys/fs/cgroup/cpu,cpuacct/docker/cpuacct.usage")):
+    for path in (Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage"),
+                 Path("/sys/fs/cgroup/cpu,cpuacct/docker/cpuacct.usage")):
         if path.is_file():
             return int(path.read_text()) / 1e9
     stat = Path("/sys/fs/cgroup/docker/cpu.stat")
@@ -177,14 +179,16 @@ def test_java(image_id: str) -> TestJava:
                                       remove=True, network_mode="none", stderr=True)
         (tmp / "info").write_bytes(out)
 
-    text = (cache.build_once(cache.cache_dir() / "jvm-image" / image_id.replace(":", "-")[:80], read) / "info").read_text()
+    folder = cache.build_once(cache.cache_dir() / "jvm-image" / image_id.replace(":", "-")[:80], read)
+    text = (folder / "info").read_text()
     version_text, _, packages = text.partition("==\n")
     parsed = reference_java.parse_java_version(version_text)
     if parsed is None:
         raise Nl2FixError(f"the JVM image {image_id} has no working Java: {version_text[:300]}")
     major, version = parsed
     if major < reference_java.RUNNER_MIN_MAJOR:
-        raise Nl2FixError(f"the JVM image holds Java {version}; nl2fix's runner needs {reference_java.RUNNER_MIN_MAJOR}+")
+        raise Nl2FixError(
+            f"the JVM image holds Java {version}; nl2fix's runner needs {reference_java.RUNNER_MIN_MAJOR}+")
     jdk = Jdk(JDK_HOME, major, version)
     ref = reference_java.reference()
     flags = reference_java.emulation_flags(jdk, ref, cache.cache_dir(), packages.split())

@@ -78,7 +78,8 @@ def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float
     with RunStore(run_dir) as store:
         # no candidate with a verdict (none extracted, say): nothing to prune, and --pruned would refuse
         prunings = (False, True) if verdict_engine(store) else (False,)
-    keys = [key for pruned in prunings for key in rank_run(run_dir, embedder=embedder, pruned=pruned, base_url=embed_url)]
+    keys = [key for pruned in prunings
+            for key in rank_run(run_dir, embedder=embedder, pruned=pruned, base_url=embed_url)]
     with RunStore(run_dir) as store:
         for key in keys:
             info = ranking_info(store, key)

@@ -5,7 +5,8 @@ after checking that they hold the buggy method (ignoring whitespace). When they 
 dataset's ranges can drift from the current Defects4J by a line or more), the method is looked
 up in the file by its text (ignoring whitespace, then comments too); when the dataset's copy of
 the text itself differs from the file (a name qualified in one and not the other), by its
-declaration: the same-named method closest in text. Every correction is recorded. Only those lines are replaced, so the rest of the class is left exactly as it was;
+declaration: the same-named method closest in text. Every correction is recorded. Only those
+lines are replaced, so the rest of the class is left exactly as it was;
 a candidate whose braces do not balance would swallow part of the class and is refused before
 anything is written.
 """
@@ -183,7 +184,8 @@ def _by_declaration(source: str, method: str, start_line: int, end_line: int) ->
     if best is None or best[0][0] <= MIN_SIMILARITY:
         return None
     (ratio, _, _), first, last, text = best
-    moved = "" if (first, last) == (start_line, end_line) else f" instead of the dataset's lines {start_line}-{end_line}"
+    moved = ("" if (first, last) == (start_line, end_line)
+             else f" instead of the dataset's lines {start_line}-{end_line}")
     return Location(
         first,
         last,

@@ -178,7 +178,8 @@ def _turns(bug: Bug, strategy: Strategy, style: ModelStyle, description: str, ex
         text = prompts.render("completion", header=_header(bug), **context) + "\n"
         return (({"role": "user", "content": text},),)
     if style is ModelStyle.EDIT:
-        return (({"role": "system", "content": prompts.render("edit", **context)}, {"role": "user", "content": context["method"]}),)
+        return (({"role": "system", "content": prompts.render("edit", **context)},
+                 {"role": "user", "content": context["method"]}),)
     system = {"role": "system", "content": prompts.render("system")}
     if strategy is Strategy.REASONING:
         return (
@@ -240,7 +241,8 @@ def build_prompt(
             truncated = True
             fallback = examples.nearest(bug, allow=lambda other: render(other, description)[0] <= budget)
             if fallback is None:
-                notes.append(f"the closest one-shot example {found[0].id} does not fit, nor does any other; prompted without one")
+                notes.append(f"the closest one-shot example {found[0].id} does not fit, nor does any other; "
+                             "prompted without one")
             else:
                 notes.append(
                     f"the closest one-shot example {found[0].id} (distance {found[1]}) does not fit; "

@@ -151,7 +151,8 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
                     if not entry.indices:
                         break
                     stored = store_answer(store, entry.bug, entry.base.header, entry.indices.popleft(), choice,
-                                          prompt_tokens=choice.prompt_tokens, completion_tokens=choice.completion_tokens,
+                                          prompt_tokens=choice.prompt_tokens,
+                                          completion_tokens=choice.completion_tokens,
                                           generation_seconds=choice.seconds, round=entry.round.round)
                     summary.new_samples += stored
                     bar.update(stored)

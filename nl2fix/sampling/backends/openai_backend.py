@@ -116,7 +116,8 @@ class OpenAIBackend:
         try:
             cards = list(self.client.models.list())
         except openai.APIError as exc:  # no /v1/models, or no server yet: generation will say
-            log.info("%s/models did not answer (%s); the model's context length is not known", self.client.base_url, exc)
+            log.info("%s/models did not answer (%s); the model's context length is not known",
+                     self.client.base_url, exc)
             return ModelInfo()
         card = next((c for c in cards if c.id == self.model), None)
         if card is None:
@@ -146,7 +147,8 @@ class OpenAIBackend:
             # calls of one request differ in seed, or a seed-honouring server answers n=1 calls alike
             params["seed"] = self.seed + call.first_index
         if req.style is ModelStyle.COMPLETION:
-            return self.client.completions.create(prompt=req.messages[0]["content"], max_tokens=req.max_tokens, **params)
+            return self.client.completions.create(prompt=req.messages[0]["content"], max_tokens=req.max_tokens,
+                                                  **params)
         # the prompt's roles are the chat API's own (system, user, assistant)
         messages = cast("list[ChatCompletionMessageParam]",
                         [{"role": m["role"], "content": m["content"]} for m in req.messages])
@@ -167,9 +169,11 @@ class OpenAIBackend:
             messages = call.request.messages
             prompt_total = (tokens.count_prompt(messages[0]["content"], self._counter()) if completion
                             else tokens.count_messages(messages, self._counter()))
-        completion_each = [self._completion_tokens(answer, extra, usage, len(answers)) for answer, extra in zip(answers, extras)]
+        completion_each = [self._completion_tokens(answer, extra, usage, len(answers))
+                           for answer, extra in zip(answers, extras)]
         return [
-            Choice(answer, c.finish_reason, prompt, done, stop_reason=extra.get("stop_reason"), seconds=seconds / len(answers))
+            Choice(answer, c.finish_reason, prompt, done, stop_reason=extra.get("stop_reason"),
+                   seconds=seconds / len(answers))
             for answer, c, extra, prompt, done in zip(answers, response.choices, extras,
                                                       split_evenly(prompt_total, len(answers)), completion_each)
         ]
@@ -285,5 +289,5 @@ def _chunks(n: int, size: int) -> list[int]:
 @backend("openai")
 def create_openai(config: RunConfig, settings: BackendSettings) -> OpenAIBackend:
     retry = RetryPolicy() if settings.retries is None else RetryPolicy(attempts=settings.retries + 1)
-    return OpenAIBackend(config.model, base_url=config.base_url, concurrency=settings.concurrency, seed=config.seed or None,
-                         retry=retry)
+    return OpenAIBackend(config.model, base_url=config.base_url, concurrency=settings.concurrency,
+                         seed=config.seed or None, retry=retry)

@@ -68,7 +68,8 @@ class VLLMBackend:
     def model_info(self) -> ModelInfo:
         if self._info is None:
             window = self._llm.llm_engine.model_config.max_model_len
-            self._info = ModelInfo(context_window=int(window), tokenizer=HuggingFaceTokenizer(self._llm.get_tokenizer(), self.model),
+            self._info = ModelInfo(context_window=int(window),
+                                   tokenizer=HuggingFaceTokenizer(self._llm.get_tokenizer(), self.model),
                                    stop_reasons=True, devices=self._devices)
         return self._info
 
