@@ -51,6 +51,12 @@ class EngineOptions:
     """A bundled-style benchmark's ``projects/`` folder (``<Project>/fixed`` + ``patches/<N>.src.patch``),
     beside its dataset JSON; the example benchmark's is used for example bugs without it."""
 
+    def confining_sandbox(self, engine: Engine) -> Sandbox:
+        """``sandbox``, for an engine that runs candidate code (only through it)."""
+        if self.sandbox is None:
+            raise Nl2FixError(f"the {engine.value} engine runs candidates only through a sandbox")
+        return self.sandbox
+
 
 @dataclass(frozen=True)
 class Workspace:
@@ -74,6 +80,12 @@ class Workspace:
     java_release: str = "8"
     target_file: Path | None = None
     """The source file holding the buggy method (``root/bug.path``)."""
+
+    def buggy_file(self) -> Path:
+        """``target_file``, which splicing needs (every workspace module names it)."""
+        if self.target_file is None:
+            raise Nl2FixError(f"the workspace of {self.bug.id} names no buggy source file")
+        return self.target_file
 
 
 class Phase(str, enum.Enum):

@@ -59,6 +59,7 @@ def _write(store: RunStore, spec: RankerSpec, bugs: list[Bug], pools, sims, info
     scored = {bug.id: _scored(spec, pools[bug.id], sims.get(bug.id, {})) for bug in bugs}
     threshold = None
     if spec.method.uses_threshold:
+        assert spec.threshold is not None  # ranker_specs gives every method that uses one a threshold
         threshold = resolve_threshold(spec.threshold, (s.score for items in scored.values() for s in items))
     ranked = 0
     for bug in bugs:

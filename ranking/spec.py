@@ -84,7 +84,7 @@ class RankerSpec:
         return ":".join(parts)
 
 
-def ranker_specs(methods: list[Method], embedder: str, threshold: str | float, pruned: bool) -> list[RankerSpec]:
+def ranker_specs(methods: list[Method], embedder: str | None, threshold: str | float, pruned: bool) -> list[RankerSpec]:
     return [
         RankerSpec(
             method=m,

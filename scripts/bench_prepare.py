@@ -69,7 +69,8 @@ def measure(bug, d4j, cache_dir: Path, commands: CommandCpu, baselines: bool) ->
         from nl2fix.validation.stage import check_baselines
 
         before = children_cpu()
-        check = check_baselines([bug], store_dir=cache_dir / "checks" / bug.id, engine=Engine.FAST, workers=1, progress=False)[0]
+        check = check_baselines([bug], store_dir=cache_dir / "checks" / bug.id, engine=Engine.FAST, workers=1,
+                                progress=False)[0]
         row["baselines"] = children_cpu() - before
         if check.problems:
             print(f"  {bug.id}: {'; '.join(check.problems)}")

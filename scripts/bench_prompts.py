@@ -38,8 +38,10 @@ def main() -> None:
         prompts = timed(f"{strategy.value} prompts (4096-token window)",
                         lambda strategy=strategy: [build_prompt(b, strategy, context_window=4096, examples=index)
                                                   for b in bugs])
-        print(f"  cut to fit: {sum(p.truncated for p in prompts)}; largest: {max(p.prompt_tokens for p in prompts)} tokens")
-    made = timed("100 mutants per bug", lambda: [len(list(itertools.islice(mutants(target_method(b), 0, b.id), 100))) for b in bugs])
+        print(f"  cut to fit: {sum(p.truncated for p in prompts)}; "
+              f"largest: {max(p.prompt_tokens for p in prompts)} tokens")
+    made = timed("100 mutants per bug",
+                 lambda: [len(list(itertools.islice(mutants(target_method(b), 0, b.id), 100))) for b in bugs])
     print(f"  bugs with 100 mutants: {sum(m == 100 for m in made)}; with none: {sum(m == 0 for m in made)}")
 
 

@@ -3,8 +3,8 @@
 Each cluster (nodes of one CPU, each with an empty nl2fix cache of its own) validates the same
 candidates twice with ``nl2fix validate --executor ray --workers 1``: cold (every bug's workspace
 prepared on the node its task lands on -- the per-bug fixed cost) and warm (the workspaces are
-there; the fastest of three). The per-bug preparation's CPU is measured apart (the cold-minus-warm difference drowns in a
-shared machine's load); with the 1-node run's seconds per candidate, wall-clock and the
+there; the fastest of three). The per-bug preparation's CPU is measured apart (the cold-minus-warm
+difference drowns in a shared machine's load); with the 1-node run's seconds per candidate, wall-clock and the
 validations' own CPU, it says what a cluster needs for 28,300 candidates of 283 bugs in 15 minutes.
 """
 
@@ -88,7 +88,8 @@ def main(args, bugs, make_run) -> int:
     for what, seconds in (("wall-clock here", per_candidate), ("own CPU-s", cpu_per_candidate)):
         total = STUDY_BUGS * prepare + STUDY_CANDIDATES * seconds
         print(f"{STUDY_CANDIDATES} candidates of {STUDY_BUGS} bugs at {seconds:.2f} s each ({what}) plus the bugs' "
-              f"preparation: {total / 3600:.1f} CPU-hours; in {STUDY_SECONDS // 60} min: {math.ceil(total / STUDY_SECONDS)} "
+              f"preparation: {total / 3600:.1f} CPU-hours; "
+              f"in {STUDY_SECONDS // 60} min: {math.ceil(total / STUDY_SECONDS)} "
               f"CPUs (the longest bug, {STUDY_CANDIDATES // STUDY_BUGS} candidates, "
               f"{prepare + STUDY_CANDIDATES / STUDY_BUGS * seconds:.0f} s on one)")
     return 0

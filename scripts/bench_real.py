@@ -215,7 +215,8 @@ def candidates(bugs: list[Bug], dataset: str, run_dir: Path, per_bug: int, worke
     if medians[Engine.FAST] > 0:
         print(f"defects4j / fast, medians: {medians[Engine.DEFECTS4J] / medians[Engine.FAST]:.1f}x")
     disagree = [k for k in keys if records[Engine.FAST][k].verdict is not records[Engine.DEFECTS4J][k].verdict]
-    print(f"agreement: {len(keys) - len(disagree)} of {len(keys)} ({100 * (len(keys) - len(disagree)) / len(keys):.1f} %)")
+    agree = len(keys) - len(disagree)
+    print(f"agreement: {agree} of {len(keys)} ({100 * agree / len(keys):.1f} %)")
     for key in disagree:
         fast, d4j = records[Engine.FAST][key], records[Engine.DEFECTS4J][key]
         print(f"  DISAGREE {key[0]} {key[1]}: fast {fast.verdict.value} ({describe(fast)[:200]}); "

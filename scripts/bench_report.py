@@ -21,7 +21,8 @@ from nl2fix.report.render import render
 from nl2fix.store.records import RankingEntry, RunConfig, SampleRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
 
-BUGGY = "public int clamp(int v, int lo, int hi) {\n    if (v < lo) return lo;\n    if (v > hi) return lo;\n    return v;\n}"
+BUGGY = ("public int clamp(int v, int lo, int hi) {\n    if (v < lo) return lo;\n    if (v > hi) return lo;\n"
+         "    return v;\n}")
 VERDICTS = [Verdict.PLAUSIBLE] + [Verdict.WRONG] * 6 + [Verdict.UNCOMPILABLE] * 3
 
 
@@ -38,11 +39,12 @@ def build(run_dir: Path, bugs: int, samples: int, unique: int, seed: int = 0) ->
             for i in range(samples):
                 j = min(int(rng.expovariate(0.15)), unique - 1)
                 store.add_sample(SampleRecord(bug_id=bug.id, index=i, response="r", candidate_hash=f"h{j}"), codes[j])
-            store.save_validation(ValidationRecord(bug_id=bug.id, hash="fixed", engine="fast", verdict=Verdict.PLAUSIBLE))
+            store.save_validation(ValidationRecord(bug_id=bug.id, hash="fixed", engine="fast",
+                                                   verdict=Verdict.PLAUSIBLE))
             hashes = sorted({c.hash for c in store.candidates(bug.id)})
             for h in hashes:
-                store.save_validation(ValidationRecord(bug_id=bug.id, hash=h, engine="fast", verdict=rng.choice(VERDICTS),
-                                                       failing_tests=["a.ATest::t"]))
+                store.save_validation(ValidationRecord(bug_id=bug.id, hash=h, engine="fast",
+                                                       verdict=rng.choice(VERDICTS), failing_tests=["a.ATest::t"]))
             store.save_ranking(bug.id, "paper:tfidf:median", [
                 RankingEntry(bug_id=bug.id, ranker="paper:tfidf:median", rank=r, hash=h, score=0.9)
                 for r, h in enumerate(hashes, start=1)])

@@ -107,7 +107,8 @@ def make_run(run_dir: Path, bugs, per_bug: int) -> int:
         store.add_bugs(bugs)
         for bug in bugs:
             for i, code in enumerate(candidates_for(bug, per_bug)):
-                store.add_sample(SampleRecord(bug_id=bug.id, index=i, response=code, candidate_hash=candidate_hash(code)), code)
+                store.add_sample(SampleRecord(bug_id=bug.id, index=i, response=code,
+                                              candidate_hash=candidate_hash(code)), code)
         return sum(len(store.candidates(b.id)) for b in bugs)
 
 
@@ -121,7 +122,8 @@ def main() -> int:
     parser.add_argument("--sandbox", action="append", choices=[k.value for k in SandboxKind],
                         help="Also validate under this sandbox, beside bubblewrap (repeatable; e.g. docker).")
     parser.add_argument("--executor", choices=["local", "ray"], default="local",
-                        help="ray: candidates/s of the fast engine on local Ray clusters of 1 and 2 nodes (bench_ray.py).")
+                        help="ray: candidates/s of the fast engine on local Ray clusters of 1 and 2 nodes "
+                             "(bench_ray.py).")
     args = parser.parse_args()
     sandboxes = list(dict.fromkeys(["none" if args.no_sandbox else "bwrap", *(args.sandbox or [])]))
 
@@ -150,8 +152,9 @@ def main() -> int:
                 name = engine if box == sandboxes[0] else f"{engine}/{box}"
                 run_dir = base / name.replace("/", "-")
                 count = make_run(run_dir, bugs, args.per_bug)
-                argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "validate", "--run", str(run_dir),
-                        "--engine", engine, "--workers", str(args.workers), "--quiet", "--sandbox", box]
+                argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "validate",
+                        "--run", str(run_dir), "--engine", engine, "--workers", str(args.workers), "--quiet",
+                        "--sandbox", box]
                 containers = images.containers_cpu_seconds() if box == "docker" else None
                 daemons = daemons_cpu_seconds()
                 result = run_command(argv, timeout=3600)
@@ -182,7 +185,8 @@ def main() -> int:
         print(f"{engine:14} {count:6d} {total:13.2f} {per:10.3f} {own:14.3f} {wall:7.1f} {wall / count:9.3f}"
               f" {ratio:5.1f}x {own_ratio:8.1f}x")
     print("(process: the whole `nl2fix validate` run -- Python, baselines, JVM start-ups, and under docker the "
-          "containers' cgroup -- per unique candidate; own: the candidates' validations alone; ratios: relative to fast)")
+          "containers' cgroup -- per unique candidate; own: the candidates' validations alone; "
+          "ratios: relative to fast)")
     by_name = {r[0]: r for r in rows}
     for engine in engines:
         for box in sandboxes[1:]:

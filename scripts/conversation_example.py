@@ -39,7 +39,8 @@ def main() -> None:
     work = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="nl2fix-conversation-"))
     selection = [arg for bug in BUGS for arg in ("--bug", bug)]
     runs = []
-    for strategy, extra in (("zero-shot", []), ("conversation", ["--rounds", ROUNDS, "--samples-per-round", PER_ROUND])):
+    for strategy, extra in (("zero-shot", []),
+                            ("conversation", ["--rounds", ROUNDS, "--samples-per-round", PER_ROUND])):
         with OpenAIServer(model=model()) as server:
             start = time.perf_counter()
             nl2fix("run", "--dataset", "example", *selection, "--run", work / strategy, "--base-url", server.url,

@@ -118,7 +118,8 @@ def export_build_file(layout: Layout, out_dir: Path, props: Sequence[str]) -> st
     target for each property, each in a project of its own (``antcall``) as each ``defects4j
     export`` does, writing the value to ``out_dir/<property>``."""
     calls = "".join(
-        f'    <antcall target="export.{prop}"><param name="file.export" value={quoteattr(str(out_dir / prop))}/></antcall>\n'
+        f'    <antcall target="export.{prop}">'
+        f'<param name="file.export" value={quoteattr(str(out_dir / prop))}/></antcall>\n'
         for prop in props
     )
     return (

@@ -83,7 +83,9 @@ def _split_parameters(tokens: list[Token]) -> list[list[Token]]:
 def parse(method: str) -> Declaration | None:
     """The declaration of the method ``method`` starts with, or None when it has none."""
     tokens = code_tokens(strip_comments(method))
-    modifiers, rest, i = set(), [], 0
+    modifiers: set[str] = set()
+    rest: list[str] = []
+    i = 0
     while i < len(tokens) and tokens[i].text not in ("(", "{", ";"):
         if tokens[i].text == "@":
             i = _skip_annotation(tokens, i)

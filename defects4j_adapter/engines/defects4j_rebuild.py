@@ -75,14 +75,15 @@ class Defects4JRebuild:
 
     def _in_slot(self, ws: Workspace, slot: Path, method: str, log_dir: Path | None,
                  tests: Callable[[Workspace], Outcome]) -> Outcome:
-        spliced = jobs.write_spliced(ws, method, _in(slot, ws, ws.target_file))
+        buggy_file = ws.buggy_file()
+        spliced = jobs.write_spliced(ws, method, _in(slot, ws, buggy_file))
         if isinstance(spliced, Outcome):
             return spliced
         # a class kept from the buggy build was compiled against the old declaration: none is kept
         for folder in (ws.classes_dir, ws.test_classes_dir):
             shutil.rmtree(_in(slot, ws, folder), ignore_errors=True)
         built = self.d4j.compile(slot)
-        jobs.keep(log_dir, {ws.target_file.name: spliced.path,
+        jobs.keep(log_dir, {buggy_file.name: spliced.path,
                             "defects4j-compile.log": built.result.stdout + built.result.stderr})
         outcome = Outcome(phase=Phase.COMPILE, compiled=False)
         if not d4j_engine.absorb_compile(outcome, built):

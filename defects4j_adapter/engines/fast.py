@@ -67,7 +67,7 @@ class WarmJvm:
         self.sandbox = sandbox
         self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.candidate_timeout))
         self.lines: queue.Queue[str | None] = queue.Queue()
-        self.stderr = collections.deque(maxlen=200)
+        self.stderr: collections.deque[str] = collections.deque(maxlen=200)
         self.jobs_done = 0
         self.needs_restart = False
         threading.Thread(target=self._read_lines, daemon=True).start()
@@ -165,7 +165,7 @@ class FastEngine:
 
     def __init__(self, options: EngineOptions):
         self.options = options
-        self.sandbox: Sandbox = options.sandbox
+        self.sandbox = options.confining_sandbox(self.name)
         self.runner_dir = runner.runner_classes(options.cache_dir)
         self.rebuild = RebuildEngine(options)
         self.d4j_rebuild = d4j_rebuild.Defects4JRebuild(options)
@@ -268,7 +268,8 @@ class FastEngine:
         job = jvm.inbox / job_id
         job.mkdir(mode=0o755)
         try:
-            spliced = jobs.write_spliced(ws, method, job / ws.target_file.name)
+            buggy_file = ws.buggy_file()
+            spliced = jobs.write_spliced(ws, method, job / buggy_file.name)
             if isinstance(spliced, Outcome):
                 return spliced
             request = jobs.runner_job(
@@ -279,7 +280,7 @@ class FastEngine:
             answer = jvm.ask(request, job_id, key, self.options.candidate_timeout)
             if answer is None:
                 return None
-            jobs.keep(log_dir, {ws.target_file.name: spliced.path, "request.txt": request,
+            jobs.keep(log_dir, {buggy_file.name: spliced.path, "request.txt": request,
                                 "runner.out": answer.text, "runner.err": answer.stderr_tail})
             outcome = runner_output.outcome_of(answer.text, key, job_id, killed_for_time=answer.killed_for_time,
                                                stderr_tail=answer.stderr_tail, triggers=ws.trigger_tests)

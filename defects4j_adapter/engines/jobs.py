@@ -42,7 +42,7 @@ def write_spliced(ws: Workspace, method: str, dest: Path) -> SplicedFile | Outco
     """The buggy file with ``method`` spliced in, written to ``dest``; or, when that cannot be
     done, the outcome that says why (a harness error, or an uncompilable candidate)."""
     try:
-        location = splice.splice_file(ws.target_file, dest, ws.bug.buggy_method, ws.bug.start_line,
+        location = splice.splice_file(ws.buggy_file(), dest, ws.bug.buggy_method, ws.bug.start_line,
                                       ws.bug.end_line, method, ws.encoding)
     except splice.SpliceError as exc:
         return Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"{ws.bug.path}: {exc}")

@@ -49,7 +49,9 @@ def faults(messages: Mapping[str, str], is_project_class: Callable[[str], bool],
             continue
         m = _LINKAGE.match(line)
         # "Could not initialize class X": X's static initialiser failed earlier, no linkage fault
-        owner = named_class(m.group(1), m.group(2)) if m and "Could not initialize" not in line else None
+        if m is None or "Could not initialize" in line:
+            continue
+        owner = named_class(m.group(1), m.group(2))
         if owner is None or is_project_class(owner):
             continue
         where = f"JDK class {owner} on {java}" if owner.startswith(JDK_PACKAGES) else f"library class {owner}"

@@ -28,7 +28,7 @@ class RebuildEngine:
 
     def __init__(self, options: EngineOptions):
         self.options = options
-        self.sandbox = options.sandbox
+        self.sandbox = options.confining_sandbox(self.name)
         self.runner_dir = runner.runner_classes(options.cache_dir)
 
     def prepare(self, bug: Bug) -> Workspace:
@@ -56,10 +56,11 @@ class RebuildEngine:
         shutil.copytree(ws.src_dir, src)
         if ws.test_dir.is_dir():
             shutil.copytree(ws.test_dir, test)
-        spliced = jobs.write_spliced(ws, method, src / ws.target_file.relative_to(ws.src_dir))
+        buggy_file = ws.buggy_file()
+        spliced = jobs.write_spliced(ws, method, src / buggy_file.relative_to(ws.src_dir))
         if isinstance(spliced, Outcome):
             return spliced
-        jobs.keep(log_dir, {ws.target_file.name: spliced.path})
+        jobs.keep(log_dir, {buggy_file.name: spliced.path})
         mounts = jobs.workspace_mounts(ws, self.runner_dir, writable=[job], scratch=job / "scratch")
         deadline = start + self.options.candidate_timeout
         cpu = 0.0

@@ -73,6 +73,9 @@ def project_junit(test_classpath: Sequence[Path]) -> tuple[Path, ...]:
     one the runner can use; else ``()`` (the runner keeps its own)."""
     found = [(p, facts(p)) for p in test_classpath]
     first = next((f for _, f in found if f is not None and f.junit4 is not None), None)
-    if first is None or not first.test_library_only or first.junit4 < MIN_JUNIT:
+    if first is None or not first.test_library_only:
+        return ()
+    assert first.junit4 is not None  # the search above takes only a jar with a JUnit 4 version
+    if first.junit4 < MIN_JUNIT:
         return ()
     return tuple(p for p, f in found if f is not None and f.test_library_only)

@@ -118,7 +118,8 @@ class TestJava:
 
     def describe(self) -> str:
         how = f"; {self.emulation}" if self.flags else ""
-        return f"tests on Java {self.jdk.version} ({self.jdk.home}), {self.choice}{how}; reference: {self.reference.describe()}"
+        return (f"tests on Java {self.jdk.version} ({self.jdk.home}), {self.choice}{how}; "
+                f"reference: {self.reference.describe()}")
 
     def record(self) -> dict:
         """What the run store keeps about it."""
@@ -252,7 +253,8 @@ def emulation_flags(jdk: Jdk, ref: Reference, cache_base: Path, packages: list[s
     (``packages``: the JDK's, when listed elsewhere, e.g. in a container image)."""
     if jdk.major < STRONG_ENCAPSULATION_MAJOR or ref.major >= STRONG_ENCAPSULATION_MAJOR:
         return ()
-    return tuple(f"--add-opens={p}=ALL-UNNAMED" for p in (packages if packages is not None else _packages(jdk, cache_base)))
+    opened = packages if packages is not None else _packages(jdk, cache_base)
+    return tuple(f"--add-opens={p}=ALL-UNNAMED" for p in opened)
 
 
 _ENV_KEYS = (TEST_JAVA_HOME_ENV, d4j_cli.JAVA_HOME_ENV, "JAVA_HOME", "PATH", *d4j_cli.HOME_ENVS)

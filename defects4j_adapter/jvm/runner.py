@@ -70,7 +70,8 @@ def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[st
     loader (see ``SystemLoader``). ``java``: the sandbox's test Java, when not the host's."""
     java = java or reference_java.current()
     args = [
-        str(java.jdk.java), f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-XX:Tier4InvocationThreshold=50000", "-XX:Tier4CompileThreshold=150000", "-XX:Tier4BackEdgeThreshold=400000",
+        str(java.jdk.java), f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+        "-XX:Tier4InvocationThreshold=50000", "-XX:Tier4CompileThreshold=150000", "-XX:Tier4BackEdgeThreshold=400000",
         f"-Djava.io.tmpdir={tmp_dir}", "-Djava.system.class.loader=nl2fix.runner.SystemLoader",
         "-Djava.awt.headless=true", *java.flags,
     ]
@@ -102,7 +103,7 @@ class Job:
     test_timeout_ms: int = 10_000
 
     def text(self) -> str:
-        rows = [("id", self.id)]
+        rows: list[tuple[str, str | Path]] = [("id", self.id)]
         if self.source is not None:
             rows += [("source", self.source), ("release", self.release), ("encoding", self.encoding)]
             rows += [("compile_classpath", p) for p in self.compile_classpath]

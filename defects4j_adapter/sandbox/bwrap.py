@@ -149,10 +149,11 @@ def make_bwrap(spec: SandboxSpec, quiet: bool) -> Sandbox:
     if in_container():
         return ContainerSandbox()
     problem = bwrap_problem()
-    if problem:
+    bwrap = which("bwrap")
+    if problem or bwrap is None:
         raise Nl2FixError(
-            f"cannot confine candidate code: {problem}",
+            f"cannot confine candidate code: {problem or 'bubblewrap (bwrap) is not installed'}",
             "install bubblewrap (apt-get install bubblewrap), use --sandbox docker, or, knowing that "
             "model-written code will then run with your rights, pass --sandbox none (--no-sandbox)",
         )
-    return BwrapSandbox(which("bwrap"))
+    return BwrapSandbox(bwrap)

@@ -124,6 +124,7 @@ class ContainerProcess:
 
     def wait(self, timeout: float | None = None) -> int:
         if not self._eof.wait(timeout):
+            assert timeout is not None  # a wait without a timeout returns only once the flag is set
             raise subprocess.TimeoutExpired("docker exec", timeout)
         deadline = time.monotonic() + 5
         while self.poll() is None and time.monotonic() < deadline:

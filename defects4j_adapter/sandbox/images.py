@@ -87,15 +87,15 @@ def default_jdk_major() -> int:
 
 
 def _base_image(base: str):
-    import docker
+    from docker.errors import APIError, ImageNotFound
 
     try:
         return client().images.get(base)
-    except docker.errors.ImageNotFound:
+    except ImageNotFound:
         pass
     try:
         return client().images.pull(base)
-    except docker.errors.APIError as exc:
+    except APIError as exc:
         raise Nl2FixError(
             f"the base image {base} is not here and cannot be pulled: {exc.explanation or exc}",
             f"without a registry, make one from Debian's archive: scripts/make_base_image.sh, then "
@@ -110,7 +110,7 @@ def image_tag(base_id: str, jdk_major: int) -> str:
 
 def build(base: str = DEFAULT_BASE, jdk_major: int | None = None, log=print) -> str:
     """The JVM image on ``base`` (built only when no image of that content exists); its tag."""
-    import docker
+    from docker.errors import BuildError, ImageNotFound
 
     major = jdk_major or default_jdk_major()
     if major not in JDK_MAJORS:
@@ -121,14 +121,15 @@ def build(base: str = DEFAULT_BASE, jdk_major: int | None = None, log=print) -> 
         client().images.get(tag)
         log(f"{tag} is present (base {base}, JDK {major}); kept")
         return tag
-    except docker.errors.ImageNotFound:
+    except ImageNotFound:
         pass
-    dockerfile = f"FROM {base_image.id}\nLABEL {RECIPE_LABEL}={recipe_hash(major)} nl2fix.jvm.base={base}\n{recipe(major)}"
+    dockerfile = (f"FROM {base_image.id}\nLABEL {RECIPE_LABEL}={recipe_hash(major)} nl2fix.jvm.base={base}\n"
+                  f"{recipe(major)}")
     start = time.monotonic()
     try:
         client().images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=tag, rm=True, forcerm=True,
                               pull=False, timeout=BUILD_TIMEOUT)
-    except docker.errors.BuildError as exc:
+    except BuildError as exc:
         tail = "".join(str(c.get("stream", c.get("error", ""))) for c in exc.build_log)[-2000:]
         raise Nl2FixError(f"building {tag} failed: {exc.msg}\n{tail}",
                           "check that apt inside a container reaches Debian's mirror") from exc
@@ -157,7 +158,8 @@ def containers_cpu_seconds() -> float | None:
     """CPU seconds of every container the daemon has run since its cgroup parent was made (the
     ``docker`` cgroup of the cgroupfs driver, v1 or v2); None where it cannot be read. What a
     container ran is no child of nl2fix, so a benchmark counts it here, before and after."""
-    for path in (Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage"), Path("/sys/fs/cgroup/cpu,cpuacct/docker/cpuacct.usage")):
+    for path in (Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage"),
+                 Path("/sys/fs/cgroup/cpu,cpuacct/docker/cpuacct.usage")):
         if path.is_file():
             return int(path.read_text()) / 1e9
     stat = Path("/sys/fs/cgroup/docker/cpu.stat")
@@ -177,14 +179,16 @@ def test_java(image_id: str) -> TestJava:
                                       remove=True, network_mode="none", stderr=True)
         (tmp / "info").write_bytes(out)
 
-    text = (cache.build_once(cache.cache_dir() / "jvm-image" / image_id.replace(":", "-")[:80], read) / "info").read_text()
+    folder = cache.build_once(cache.cache_dir() / "jvm-image" / image_id.replace(":", "-")[:80], read)
+    text = (folder / "info").read_text()
     version_text, _, packages = text.partition("==\n")
     parsed = reference_java.parse_java_version(version_text)
     if parsed is None:
         raise Nl2FixError(f"the JVM image {image_id} has no working Java: {version_text[:300]}")
     major, version = parsed
     if major < reference_java.RUNNER_MIN_MAJOR:
-        raise Nl2FixError(f"the JVM image holds Java {version}; nl2fix's runner needs {reference_java.RUNNER_MIN_MAJOR}+")
+        raise Nl2FixError(
+            f"the JVM image holds Java {version}; nl2fix's runner needs {reference_java.RUNNER_MIN_MAJOR}+")
     jdk = Jdk(JDK_HOME, major, version)
     ref = reference_java.reference()
     flags = reference_java.emulation_flags(jdk, ref, cache.cache_dir(), packages.split())

@@ -79,7 +79,8 @@ def make_unconfined(spec: SandboxSpec, quiet: bool) -> Sandbox:
     if not quiet:
         print(
             "WARNING: --sandbox none: candidate code runs UNCONFINED (network, your files); only time, memory, "
-            "process and file-size limits apply" + (" (and not the process limit: running as root)" if os.geteuid() == 0 else ""),
+            "process and file-size limits apply"
+            + (" (and not the process limit: running as root)" if os.geteuid() == 0 else ""),
             file=sys.stderr,
         )
     if shutil.which("prlimit") is None:

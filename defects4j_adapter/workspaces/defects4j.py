@@ -195,7 +195,8 @@ def workspace_for(bug: Bug, checkout: Checkout) -> Workspace:
             f"{bug.path} (the buggy method's file in the dataset) is not in the Defects4J checkout of {bug.id}",
             f"look in {checkout.root}; the dataset entry and Defects4J may disagree on the file",
         )
-    ws = workspace_from_exports(bug, checkout.root, checkout.properties, encoding=detect_encoding([target.read_bytes()]))
+    ws = workspace_from_exports(bug, checkout.root, checkout.properties,
+                                encoding=detect_encoding([target.read_bytes()]))
     # Some exports name jars Defects4J never shipped (rjust/defects4j#410, #133); JUnit 4.11 from
     # Defects4J's own lib is on the path and suffices. Candidates compile at the level Defects4J's
     # build compiled the project (see java_level).

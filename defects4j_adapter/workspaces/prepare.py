@@ -42,7 +42,7 @@ class Preparation:
 def prepare_one(bug: Bug, options: EngineOptions) -> Preparation:
     try:
         workspace = prepare_workspace(bug, options)
-        source = workspace.target_file.read_bytes().decode(workspace.encoding)
+        source = workspace.buggy_file().read_bytes().decode(workspace.encoding)
     except (Nl2FixError, OSError, UnicodeDecodeError) as exc:
         return Preparation(bug, PrepareStatus.FAILED, str(exc))
     return check_location(bug, source)

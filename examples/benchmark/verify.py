@@ -143,7 +143,8 @@ def main() -> int:
             bug_jobs = {i: pool.submit(check_bug, specs[i], bugs[i], Path(tmp)) for i in bugs if i in specs}
             for project, job in fixed_jobs.items():
                 found = job.result()
-                print(f"ok   {project} fixed tree: all tests pass" if not found else "\n".join(f"FAIL {f}" for f in found))
+                print(f"ok   {project} fixed tree: all tests pass" if not found
+                      else "\n".join(f"FAIL {f}" for f in found))
                 problems += found
             for bug_id, job in bug_jobs.items():
                 summary, found = job.result()

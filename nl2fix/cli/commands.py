@@ -17,4 +17,5 @@ from nl2fix.cli.validate_cmd import validate_cmd
 
 dataset.add_command(check)
 
-ALL = [dataset, prepare_cmd, prompt_cmd, sample_cmd, validate_cmd, rank_cmd, show_cmd, report_cmd, compare_cmd, export_cmd, run_cmd, fix_cmd, image]
+ALL = [dataset, prepare_cmd, prompt_cmd, sample_cmd, validate_cmd, rank_cmd, show_cmd, report_cmd, compare_cmd,
+       export_cmd, run_cmd, fix_cmd, image]

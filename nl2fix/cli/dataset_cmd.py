@@ -16,6 +16,7 @@ from nl2fix.core.files import write_text
 from nl2fix.dataset.build import (
     Defects4JSources,
     PatchedTreeSources,
+    Sources,
     bug_ids_of,
     build_dataset,
     parse_bug_numbers,
@@ -36,7 +37,8 @@ def dataset() -> None:
 
 
 @dataset.command("pull")
-@click.option("--url", default=DATASET_URL, show_default=True, help="Where to fetch it from (file:// works for a copy).")
+@click.option("--url", default=DATASET_URL, show_default=True,
+              help="Where to fetch it from (file:// works for a copy).")
 @click.option("--sha256", default=DATASET_SHA256, show_default=True, help="The checksum the file must have.")
 @click.option("--force", is_flag=True, help="Download again even if a good copy is in place.")
 def pull_cmd(url: str, sha256: str, force: bool) -> None:
@@ -122,7 +124,8 @@ def _tracker_urls(values: tuple[str, ...]) -> dict:
 @click.option("--projects-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Read sources from a bundled-benchmark layout (<P>/fixed and <P>/patches) instead of Defects4J.")
 @click.option("--keep-outside-changes", is_flag=True,
-              help="Also keep one-method fixes that change imports, fields or add methods (flagged fix_outside_method).")
+              help="Also keep one-method fixes that change imports, fields or add methods "
+                   "(flagged fix_outside_method).")
 @click.option("--tracker-url", multiple=True, metavar="TRACKER=URL",
               help="API root of a tracker (jira, github, sourceforge, google-code), e.g. a mirror; "
                    "also $NL2FIX_JIRA_URL, $NL2FIX_GITHUB_API_URL ...")
@@ -146,6 +149,7 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
                            offline=offline, min_interval=request_interval)
     say = None if quiet else (lambda line: click.echo(line, err=True))
     with tempfile.TemporaryDirectory(prefix="nl2fix-build-") as work:
+        sources: Sources
         if projects_dir is not None:
             sources = PatchedTreeSources(projects_dir, Path(work))
         else:
@@ -164,7 +168,8 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
 @dataset.command("diff")
 @click.argument("a", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("b", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--projects", "projects", multiple=True, help="Compare only these projects (repeatable or comma-separated).")
+@click.option("--projects", "projects", multiple=True,
+              help="Compare only these projects (repeatable or comma-separated).")
 @click.option("--only-common", is_flag=True, help="Leave out bugs found in one file only (e.g. B is a partial build).")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON, one entry per bug.")
 @click.option("--brief", is_flag=True, help="Counts only, no line per differing bug.")

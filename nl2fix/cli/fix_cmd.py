@@ -28,30 +28,36 @@ BACKENDS = tuple(name for name in NAMES if name != "replay")
 @click.option("--project", "project", required=True, type=click.Path(file_okay=False, exists=True, path_type=Path),
               help="The project's folder (its working tree).")
 @click.option("--issue", required=True, help="The bug report: a file, or the text itself (first line = title).")
-@click.option("--method", default=None, help="The method to fix: path/File.java:Class#method[:LINE] (relative to --project).")
+@click.option("--method", default=None,
+              help="The method to fix: path/File.java:Class#method[:LINE] (relative to --project).")
 @click.option("--test", default=None, help="A test that fails because of the bug: Class::method. Without --method, "
               "its stack trace says which method to fix.")
 @click.option("--build", "build_system", type=click.Choice(["maven", "gradle", "ant", "plain"]), default=None,
               help="Build system (default: detected from pom.xml, build.gradle, build.xml).")
 @click.option("--src", "src_dir", default=None, help="plain/ant: main source folder (default src/main/java or src).")
-@click.option("--test-src", "test_dir", default=None, help="plain/ant: test source folder (default src/test/java, test or tests).")
-@click.option("--classpath", default=None, help="plain/ant: dependency jars and folders, ':'-separated (JUnit is added).")
+@click.option("--test-src", "test_dir", default=None,
+              help="plain/ant: test source folder (default src/test/java, test or tests).")
+@click.option("--classpath", default=None,
+              help="plain/ant: dependency jars and folders, ':'-separated (JUnit is added).")
 @click.option("--maven-repo", default=None,
               help="Maven's local repository for the offline build (default ~/.m2/repository); `debian`: Debian's "
               "packaged one (/usr/share/maven-repo).")
-@click.option("--id", "bug_id", default=None, help="Bug id NAME-N in the run store (default: project name and the issue file's number).")
+@click.option("--id", "bug_id", default=None,
+              help="Bug id NAME-N in the run store (default: project name and the issue file's number).")
 @click.option("--run", "run_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run directory (default runs/fix-<id>-<strategy>-<model>-<temperature>).")
 @click.option("--backend", type=click.Choice(BACKENDS), default="openai", show_default=True)
 @prompt_options
-@click.option("-n", "--samples", "n", type=click.IntRange(min=1), default=20, show_default=True, help="Samples to ask for.")
+@click.option("-n", "--samples", "n", type=click.IntRange(min=1), default=20, show_default=True,
+              help="Samples to ask for.")
 @click.option("--temperature", type=click.FloatRange(min=0.0), default=0.8, show_default=True)
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True)
 @validation_options
-@click.option("--top", "top", type=click.IntRange(min=1), default=3, show_default=True, help="How many candidates to show.")
+@click.option("--top", "top", type=click.IntRange(min=1), default=3, show_default=True,
+              help="How many candidates to show.")
 @click.option("--apply", "apply_n", type=click.IntRange(min=1), default=None,
               help="Write the N-th candidate shown into the working tree (the file is kept as FILE.nl2fix-backup).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -59,8 +65,8 @@ BACKENDS = tuple(name for name in NAMES if name != "replay")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, classpath, maven_repo, bug_id, run_dir,
             backend, strategy, model, model_style, max_tokens, context_window, n, temperature, base_url, seed,
-            concurrency, retries, engine, workers, sandbox, test_timeout, candidate_timeout, executor, top, apply_n, out,
-            quiet):
+            concurrency, retries, engine, workers, sandbox, test_timeout, candidate_timeout, executor, top, apply_n,
+            out, quiet):
     """Find, validate and rank fixes of a bug in your own Java project.
 
     Builds the project offline (once per content), finds the method (given, or from the failing test's
@@ -91,7 +97,8 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
                        context_window=context_window or context_window_for(model), base_url=base_url, seed=seed)
     if run_dir is None:
         run_dir = fix.fix_run_dir(bug, config)
-    click.echo(f"run: {run_dir}  (bug {bug.id}; `nl2fix show --run {run_dir} --bug {bug.id}` and `nl2fix report` read it)")
+    click.echo(f"run: {run_dir}  (bug {bug.id}; `nl2fix show --run {run_dir} --bug {bug.id}` and `nl2fix report` "
+               "read it)")
     chosen = create(config, concurrency=concurrency, retries=retries)
     try:
         choices = fix.sample_validate_rank(

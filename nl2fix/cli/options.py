@@ -61,7 +61,8 @@ def selection_options(fn):
                   help="Only bugs whose issue was opened before DATE.")
     @click.option("--flag", "hard_flags", multiple=True, metavar="[no-]FLAG", expose_value=False,
                   callback=_remember_filter,
-                  help="Only bugs with (no-: without) a difficulty flag: multi-hunk, long-fix, outside-method (repeatable).")
+                  help="Only bugs with (no-: without) a difficulty flag: multi-hunk, long-fix, outside-method "
+                       "(repeatable).")
     @click.option("--long-fix-lines", type=click.IntRange(min=0), default=None, metavar="N", expose_value=False,
                   callback=_remember_filter, help="A fix is long-fix when it removes plus adds more than N lines [10].")
     @functools.wraps(fn)
@@ -83,7 +84,8 @@ def _bug_filter():
     )
 
 
-def load_selection(dataset: str | None, metadata_dir: Path | None, bug_ids, projects, all_bugs) -> tuple[Dataset, list[Bug]]:
+def load_selection(dataset: str | None, metadata_dir: Path | None, bug_ids, projects,
+                   all_bugs) -> tuple[Dataset, list[Bug]]:
     ds = open_dataset(dataset, str(metadata_dir) if metadata_dir else None)
     for problem in ds.problems:
         click.echo(f"warning: {problem}", err=True)

@@ -28,10 +28,13 @@ from ranking.spec import ALL_METHODS, MEDIAN, Method, ranking_info
     help="paper: drop below the threshold, least similar first; similarity-desc: most similar first; "
     "frequency: most duplicated first; all: one ranking per method.",
 )
-@click.option("--threshold", default=None, help="`median` (default: the run's median similarity) or a number; paper only.")
+@click.option("--threshold", default=None,
+              help="`median` (default: the run's median similarity) or a number; paper only.")
 @click.option("--pruned", is_flag=True, help="Drop candidates the run's validation found uncompilable first.")
-@click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL (default $OPENAI_BASE_URL).")
-def rank_cmd(run_dir: Path, embedder: str | None, method: str, threshold: str | None, pruned: bool, base_url: str | None):
+@click.option("--base-url", default=None,
+              help="OpenAI-compatible endpoint for openai:MODEL (default $OPENAI_BASE_URL).")
+def rank_cmd(run_dir: Path, embedder: str | None, method: str, threshold: str | None, pruned: bool,
+             base_url: str | None):
     """Rank every bug's unique candidates and store the rankings in the run."""
     if method == Method.FREQUENCY.value and embedder is not None:
         raise click.UsageError("--method frequency orders by duplicate count and uses no --embedder")
@@ -50,4 +53,5 @@ def rank_cmd(run_dir: Path, embedder: str | None, method: str, threshold: str | 
     )
     with RunStore(run_dir) as store:
         for key in keys:
-            click.echo(describe(ranking_info(store, key)))
+            info = ranking_info(store, key)
+            click.echo(describe(info) if info else key)

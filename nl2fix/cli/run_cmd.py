@@ -78,7 +78,8 @@ def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float
     with RunStore(run_dir) as store:
         # no candidate with a verdict (none extracted, say): nothing to prune, and --pruned would refuse
         prunings = (False, True) if verdict_engine(store) else (False,)
-    keys = [key for pruned in prunings for key in rank_run(run_dir, embedder=embedder, pruned=pruned, base_url=embed_url)]
+    keys = [key for pruned in prunings
+            for key in rank_run(run_dir, embedder=embedder, pruned=pruned, base_url=embed_url)]
     with RunStore(run_dir) as store:
         for key in keys:
             info = ranking_info(store, key)
@@ -87,6 +88,7 @@ def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float
     _stage(4, "report")
     data = collect(run_dir, codebleu=not no_codebleu, progress=progress)
     if fmt == ReportFormat.HTML.value:
+        assert report_path is not None  # an HTML report always has a path: --out or RUN/report.html
         path = write_text(report_path, render(data, fmt)).resolve()
         click.echo(render(data, ReportFormat.TEXT), nl=False)
         click.echo(f"report: {path}")

@@ -35,15 +35,19 @@ from nl2fix.validation.stage import ValidationOptions
 @selection_options
 @new_run_option
 @click.option("--backend", type=click.Choice(BACKEND_NAMES), default="openai", show_default=True,
-              help="openai (any OpenAI-compatible server), vllm (offline, GPU), mutation (no model), replay (a patch file).")
+              help="openai (any OpenAI-compatible server), vllm (offline, GPU), mutation (no model), "
+                   "replay (a patch file).")
 @prompt_options
-@click.option("-n", "--samples", "n", type=click.IntRange(min=1), default=100, show_default=True, help="Samples per bug.")
+@click.option("-n", "--samples", "n", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Samples per bug.")
 @click.option("--temperature", type=click.FloatRange(min=0.0), default=0.8, show_default=True)
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI).")
 @click.option("--replay-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="For --backend replay: patches in the NL2Fix format {key: {prompt, patches: [{patch, index}]}}.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for backends that take one (mutation order, vllm, openai).")
-@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Requests in flight (openai).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed for backends that take one (mutation order, vllm, openai).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Requests in flight (openai).")
 @click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
               help="Retries of a request on rate limits, 5xx answers, timeouts and connection errors (openai).")
 @backend_options
@@ -76,8 +80,8 @@ def default_model(model: str | None, backend: str) -> str:
 def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, backend, strategy, model, model_style,
                max_tokens, context_window, n, temperature, base_url, replay_file, seed, concurrency, retries, quiet,
                rounds, samples_per_round, first_prompt, token_budget, engine, workers, sandbox, test_timeout,
-               candidate_timeout, executor, stop=(), vllm_args=(), tensor_parallel_size=None, data_parallel_size=1, price=None,
-               on_start: Callable[[], None] = lambda: None) -> None:
+               candidate_timeout, executor, stop=(), vllm_args=(), tensor_parallel_size=None, data_parallel_size=1,
+               price=None, on_start: Callable[[], None] = lambda: None) -> None:
     """`nl2fix sample` with its options; ``on_start`` runs once they, the bugs and the run directory
     are accepted, before the first request (`nl2fix run` announces its report there, not before a
     run that fails at once)."""

@@ -21,8 +21,10 @@ def prompt_options(fn):
                   help=f"Model name (default for openai: {DEFAULT_OPENAI_MODEL}); also decides the token counter "
                   "and the default context window.")
     @click.option("--model-style", type=click.Choice([s.value for s in ModelStyle]), default=ModelStyle.CHAT.value,
-                  show_default=True, help="chat messages, a completion prompt ending in the method header, or an edit instruction + input.")
-    @click.option("--max-tokens", type=click.IntRange(min=1), default=750, show_default=True, help="Most new tokens per answer.")
+                  show_default=True, help="chat messages, a completion prompt ending in the method header, or an "
+                  "edit instruction + input.")
+    @click.option("--max-tokens", type=click.IntRange(min=1), default=750, show_default=True,
+                  help="Most new tokens per answer.")
     @click.option("--context-window", type=click.IntRange(min=256), default=None,
                   help="The model's context window in tokens (default: the model's own, as vLLM or a server's "
                   "/v1/models reports it, or its config.json; else known per model family, else 4096).")
@@ -38,14 +40,16 @@ def backend_options(fn):
                   help="Stop sequence (repeatable; \\n for a newline); `none` for none. Default, for servers that say "
                   "which stop ended an answer (vLLM): the end of the method (completion) or the closing fence (chat).")
     @click.option("--vllm-arg", "vllm_args", multiple=True, metavar="KEY=VALUE",
-                  help="vLLM engine option (repeatable), typed by vLLM's EngineArgs: max_model_len=4096, dtype=float16, "
-                  "gpu_memory_utilization=0.8, enforce_eager=true, trust_remote_code=true ...")
+                  help="vLLM engine option (repeatable), typed by vLLM's EngineArgs: max_model_len=4096, "
+                  "dtype=float16, gpu_memory_utilization=0.8, enforce_eager=true, trust_remote_code=true ...")
     @click.option("--tensor-parallel-size", type=click.IntRange(min=1), default=None,
                   help="vllm: GPUs one engine spans (vLLM's tensor_parallel_size).")
     @click.option("--data-parallel-size", type=click.IntRange(min=1), default=1, show_default=True,
-                  help="vllm: engine replicas, each a Ray actor with its own copy of the model (RAY_ADDRESS: the cluster).")
+                  help="vllm: engine replicas, each a Ray actor with its own copy of the model "
+                  "(RAY_ADDRESS: the cluster).")
     @click.option("--price", default=None, metavar="in=DOLLARS,out=DOLLARS",
-                  help="Dollars per million prompt/completion tokens, for the report's cost (default: the bundled table).")
+                  help="Dollars per million prompt/completion tokens, for the report's cost "
+                  "(default: the bundled table).")
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         return fn(*args, **kwargs)
@@ -63,7 +67,8 @@ def conversation_options(fn):
         click.option("--first-prompt", type=click.Choice(["zero-shot", "one-shot", "title-only"]), default=None,
                      help="conversation: the strategy of round 1's prompt (default zero-shot)."),
         click.option("--token-budget", type=click.IntRange(min=1), default=None,
-                     help="conversation: no round starts once a bug's samples used this many prompt + completion tokens."),
+                     help="conversation: no round starts once a bug's samples used this many prompt + "
+                     "completion tokens."),
     ]):
         fn = option(fn)
     return fn
@@ -74,7 +79,8 @@ DEFAULT_SAMPLES_PER_ROUND = 10
 
 def conversation_config(strategy: str, n: int, rounds: int | None, samples_per_round: int | None,
                         first_prompt: str | None, token_budget: int | None) -> ConversationConfig | None:
-    """The conversation's configuration for ``--strategy conversation``; its options with another strategy are an error."""
+    """The conversation's configuration for ``--strategy conversation``; its options with another strategy are
+    an error."""
     given = {"--rounds": rounds, "--samples-per-round": samples_per_round, "--first-prompt": first_prompt,
              "--token-budget": token_budget}
     if strategy != Strategy.CONVERSATION.value:

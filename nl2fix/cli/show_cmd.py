@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -11,7 +12,7 @@ from nl2fix.store.run_store import RunStore
 from ranking.display import Style, bug_view, choose_ranker
 
 # click.echo drops these codes when stdout is not a terminal.
-COLOURS = {
+COLOURS: dict[Style, dict[str, Any]] = {
     Style.PLAIN: {},
     Style.TITLE: {"bold": True},
     Style.ADDED: {"fg": "green"},

@@ -43,7 +43,8 @@ class HuggingFaceTokenizer:
             return len(self._tok.encode(text).ids if self._bare else self._tok.encode(text))
         if not self._bare and getattr(self._tok, "chat_template", None):
             ids = self._tok.apply_chat_template(
-                [{"role": m["role"], "content": m["content"]} for m in messages], add_generation_prompt=True, tokenize=True
+                [{"role": m["role"], "content": m["content"]} for m in messages], add_generation_prompt=True,
+                tokenize=True,
             )
             return len(ids["input_ids"] if isinstance(ids, Mapping) else ids)
         # no chat template to apply: the model's own counts with OpenAI's framing
@@ -108,7 +109,8 @@ class ServerTokenizer:
 
     def prompt_tokens(self, messages: list[dict], chat: bool) -> int:
         if chat:
-            body = {"messages": [{"role": m["role"], "content": m["content"]} for m in messages], "add_generation_prompt": True}
+            body = {"messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+                    "add_generation_prompt": True}
         else:
             body = {"prompt": messages[0]["content"], "add_special_tokens": True}
         return self._post("/tokenize", body)["count"]

@@ -56,7 +56,8 @@ def quota_exhausted(exc: BaseException) -> bool:
     """A 429 that waiting does not cure: the account is out of credit."""
     import openai
 
-    return isinstance(exc, openai.RateLimitError) and (exc.code == "insufficient_quota" or exc.type == "insufficient_quota")
+    return isinstance(exc, openai.RateLimitError) and (exc.code == "insufficient_quota"
+                                                       or exc.type == "insufficient_quota")
 
 
 def retryable(exc: BaseException) -> bool:
@@ -100,9 +101,8 @@ class RetryWait(tenacity.wait.wait_base):
 
     def __init__(self, policy: RetryPolicy):
         self.policy = policy
-        self.backoff = tenacity.wait_exponential(multiplier=policy.initial_wait, max=policy.max_wait) + tenacity.wait_random(
-            0, policy.initial_wait
-        )
+        self.backoff = (tenacity.wait_exponential(multiplier=policy.initial_wait, max=policy.max_wait)
+                        + tenacity.wait_random(0, policy.initial_wait))
 
     def __call__(self, retry_state: tenacity.RetryCallState) -> float:
         asked = retry_after(retry_state.outcome.exception() if retry_state.outcome else None)

@@ -293,8 +293,8 @@ class BuildSummary:
         if self.unfetched:
             out.append(f"issue text not fetched for {len(self.unfetched)} kept bug(s) (kept with empty texts):")
             out += [f"  {b}: {u or '-'}: {w}" for b, u, w in self.unfetched]
-        out.append(f"issue trackers: {self.fetch.requests} HTTP request(s), {self.fetch.cached} answer(s) from the cache, "
-                   f"{self.fetch.retries} retry(ies)")
+        out.append(f"issue trackers: {self.fetch.requests} HTTP request(s), {self.fetch.cached} answer(s) from the "
+                   f"cache, {self.fetch.retries} retry(ies)")
         return out
 
 

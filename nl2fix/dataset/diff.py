@@ -80,13 +80,17 @@ class DatasetDiff:
             "only_in_a": self.only_a, "only_in_b": self.only_b, "in_both": len(self.pairs),
             "same_range": sum(p.range == "same" for p in self.pairs),
             "fields": {name: {v.value: n for v, n in counts.items()} for name, counts in self.field_counts().items()},
-            "bugs": [{"bug": p.bug_id, "a": p.a.key, "b": p.b.key, "range": p.range, **{n: v.value for n, v in p.fields.items()}} for p in self.pairs],
+            "bugs": [{"bug": p.bug_id, "a": p.a.key, "b": p.b.key, "range": p.range,
+                      **{n: v.value for n, v in p.fields.items()}}
+                     for p in self.pairs],
         }
 
     def lines(self, details: bool = True) -> list[str]:
         both = len(self.pairs)
-        out = [f"bugs only in A: {len(self.only_a)}" + (f" ({', '.join(self.only_a)})" if details and self.only_a else ""),
-               f"bugs only in B: {len(self.only_b)}" + (f" ({', '.join(self.only_b)})" if details and self.only_b else ""),
+        out = [f"bugs only in A: {len(self.only_a)}"
+               + (f" ({', '.join(self.only_a)})" if details and self.only_a else ""),
+               f"bugs only in B: {len(self.only_b)}"
+               + (f" ({', '.join(self.only_b)})" if details and self.only_b else ""),
                f"bugs in both: {both}"]
         if not both:
             return out
@@ -129,8 +133,8 @@ def compare_values(name: str, a, b) -> Same:
     if name in METHOD_FIELDS:
         return Same.NORMALISED if normalise(ta) == normalise(tb) else Same.DIFFERENT
     if name == "issue_url":
-        return Same.NORMALISED if ta.lower().replace("//browse", "/browse") == tb.lower().replace("//browse", "/browse") \
-            else Same.DIFFERENT
+        same = ta.lower().replace("//browse", "/browse") == tb.lower().replace("//browse", "/browse")
+        return Same.NORMALISED if same else Same.DIFFERENT
     return Same.NORMALISED if _folded(ta) == _folded(tb) else Same.DIFFERENT
 
 

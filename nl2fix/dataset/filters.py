@@ -63,7 +63,8 @@ class BugFilter:
                 if day is None:
                     undated.append(bug.id)
                     continue
-                if (self.created_after and day < self.created_after) or (self.created_before and day >= self.created_before):
+                if ((self.created_after and day < self.created_after)
+                        or (self.created_before and day >= self.created_before)):
                     continue
             if self.flags:
                 have = set(bug_flags(bug, self.long_fix_lines))

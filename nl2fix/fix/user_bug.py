@@ -37,7 +37,8 @@ def parse_method_spec(text: str) -> MethodSpec:
     if not m:
         raise Nl2FixError(f"--method {text!r} is not path/File.java:Class#method",
                           "e.g. --method src/main/java/org/acme/Pager.java:Pager#pageCount (add :LINE for an overload)")
-    return MethodSpec(m.group("path"), m.group("cls"), m.group("name"), int(m.group("line")) if m.group("line") else None)
+    return MethodSpec(m.group("path"), m.group("cls"), m.group("name"),
+                      int(m.group("line")) if m.group("line") else None)
 
 
 def parse_test_spec(text: str, test_classes: list[str]) -> str:
@@ -117,7 +118,8 @@ def covering_tests(test_sources: Mapping[str, str], target_class: str, triggers:
     tests' classes first: the relevant tests of a user's bug."""
     package, _, simple = target_class.rpartition(".")
     word = re.compile(rf"\b{re.escape(simple)}\b")
-    visible = re.compile(rf"^\s*(?:package\s+{re.escape(package)}\s*;|import\s+{re.escape(package)}\.(?:\*|{re.escape(simple)})\s*;)"
+    visible = re.compile(rf"^\s*(?:package\s+{re.escape(package)}\s*;"
+                         rf"|import\s+{re.escape(package)}\.(?:\*|{re.escape(simple)})\s*;)"
                          if package else r"^", re.MULTILINE)
     found = []
     for path, text in sorted(test_sources.items()):

@@ -5,7 +5,8 @@ after checking that they hold the buggy method (ignoring whitespace). When they 
 dataset's ranges can drift from the current Defects4J by a line or more), the method is looked
 up in the file by its text (ignoring whitespace, then comments too); when the dataset's copy of
 the text itself differs from the file (a name qualified in one and not the other), by its
-declaration: the same-named method closest in text. Every correction is recorded. Only those lines are replaced, so the rest of the class is left exactly as it was;
+declaration: the same-named method closest in text. Every correction is recorded. Only those
+lines are replaced, so the rest of the class is left exactly as it was;
 a candidate whose braces do not balance would swallow part of the class and is refused before
 anything is written.
 """
@@ -83,13 +84,14 @@ def _find(line_keys: list[str], method_key: str) -> list[tuple[int, int]]:
     """Every 0-based inclusive line span whose joined keys equal ``method_key`` exactly."""
     if not method_key:
         return []
-    starts, offset = [], 0
+    starts: list[int] = []
+    offset = 0
     for k in line_keys:
         starts.append(offset)
         offset += len(k)
     joined = "".join(line_keys)
-    first_line_at = {}
-    last_line_at = {}
+    first_line_at: dict[int, int] = {}
+    last_line_at: dict[int, int] = {}
     for i, (s, k) in enumerate(zip(starts, line_keys)):
         if k:
             first_line_at.setdefault(s, i)
@@ -182,7 +184,8 @@ def _by_declaration(source: str, method: str, start_line: int, end_line: int) ->
     if best is None or best[0][0] <= MIN_SIMILARITY:
         return None
     (ratio, _, _), first, last, text = best
-    moved = "" if (first, last) == (start_line, end_line) else f" instead of the dataset's lines {start_line}-{end_line}"
+    moved = ("" if (first, last) == (start_line, end_line)
+             else f" instead of the dataset's lines {start_line}-{end_line}")
     return Location(
         first,
         last,
@@ -219,7 +222,8 @@ def splice_at(source: str, location: Location, candidate: str) -> str:
             "the candidate's braces do not balance, so it would not leave the rest of the class intact"
         )
     newline = "\r\n" if old and old[0].endswith("\r\n") else "\n"
-    indent = re.match(r"[ \t]*", old[0]).group(0) if old else ""
+    first = old[0] if old else ""
+    indent = first[: len(first) - len(first.lstrip(" \t"))]
     body = candidate.strip("\r\n").replace("\r\n", "\n").split("\n")
     body[0] = indent + body[0].lstrip(" \t")
     trailing = newline if old and old[-1].endswith("\n") else ""

@@ -61,7 +61,8 @@ def render(base: Prompt, attempts: list[Attempt], phase: ConversationPhase, omit
         return messages
     history = prompts.render("conversation_history", attempts=attempts, omitted=omitted, instruction=instruction)
     if base.style is ModelStyle.COMPLETION:
-        messages[0]["content"] = prompts.environment().filters["line_comment"](history) + "\n\n" + messages[0]["content"]
+        commented = prompts.environment().filters["line_comment"](history)
+        messages[0]["content"] = commented + "\n\n" + messages[0]["content"]
     else:  # edit: the history belongs to the instruction, the input stays the buggy method
         messages[0]["content"] = messages[0]["content"] + "\n\n" + history
     return messages

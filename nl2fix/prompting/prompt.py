@@ -178,7 +178,8 @@ def _turns(bug: Bug, strategy: Strategy, style: ModelStyle, description: str, ex
         text = prompts.render("completion", header=_header(bug), **context) + "\n"
         return (({"role": "user", "content": text},),)
     if style is ModelStyle.EDIT:
-        return (({"role": "system", "content": prompts.render("edit", **context)}, {"role": "user", "content": context["method"]}),)
+        return (({"role": "system", "content": prompts.render("edit", **context)},
+                 {"role": "user", "content": context["method"]}),)
     system = {"role": "system", "content": prompts.render("system")}
     if strategy is Strategy.REASONING:
         return (
@@ -234,13 +235,14 @@ def build_prompt(
     example = None
     if strategy is Strategy.ONE_SHOT:
         found = examples.nearest(bug) if examples is not None else None
-        if found is None:
+        if examples is None or found is None:
             notes.append("no other bug to take a one-shot example from; prompted without one")
         elif render(found[0], description)[0] > budget:
             truncated = True
             fallback = examples.nearest(bug, allow=lambda other: render(other, description)[0] <= budget)
             if fallback is None:
-                notes.append(f"the closest one-shot example {found[0].id} does not fit, nor does any other; prompted without one")
+                notes.append(f"the closest one-shot example {found[0].id} does not fit, nor does any other; "
+                             "prompted without one")
             else:
                 notes.append(
                     f"the closest one-shot example {found[0].id} (distance {found[1]}) does not fit; "

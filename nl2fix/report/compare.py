@@ -75,7 +75,8 @@ class BudgetRow(ReportModel):
     tokens_per_fix: float | None
     """Tokens per bug fixed."""
     cost_per_fix: float | None = None
-    """US dollars per bug fixed: None until nl2fix prices tokens (a price table per model); tokens are the cost until then."""
+    """US dollars per bug fixed: None until nl2fix prices tokens (a price table per model); tokens are the cost
+    until then."""
 
 
 class Overlap(ReportModel):
@@ -176,8 +177,8 @@ def equal_budget(labels: list[str], reports: list[ReportData]) -> list[BudgetRow
         if config.conversation is None and sequences:
             counts = [max(len(s.plausible), budget) for s in sequences]
             expected = float(metrics.estimate_pass_at_k(counts, [sum(s.plausible) for s in sequences], budget).sum())
-        rows.append(BudgetRow(label=label, strategy=_strategy(config), budget=budget, bugs=spent.bugs, fixed=spent.fixed,
-                              expected_fixed=expected, samples=spent.samples, tokens=spent.tokens,
+        rows.append(BudgetRow(label=label, strategy=_strategy(config), budget=budget, bugs=spent.bugs,
+                              fixed=spent.fixed, expected_fixed=expected, samples=spent.samples, tokens=spent.tokens,
                               samples_per_fix=spent.samples_per_fix, tokens_per_fix=spent.tokens_per_fix))
     return rows
 
@@ -220,7 +221,8 @@ def budget_table(rows: list[BudgetRow]) -> Table:
         [[r.label, r.strategy, f"{r.fixed}/{r.bugs}", _number(r.expected_fixed), str(r.samples), f"{r.tokens:,}",
           _number(r.samples_per_fix), _number(r.tokens_per_fix, 0), _number(r.cost_per_fix, 2)] for r in rows],
         "Samples in the order they were drawn. 'expected': pass@k x bugs for runs of independent samples (a "
-        "conversation's samples depend on earlier verdicts). Cost: '-' until nl2fix prices tokens; tokens stand for it.",
+        "conversation's samples depend on earlier verdicts). Cost: '-' until nl2fix prices tokens; tokens stand for "
+        "it.",
     )
 
 
@@ -237,9 +239,10 @@ def compare_document(data: CompareData) -> Document:
                    ["run", "model", "strategy", "T", "n", *[f"pass@{k}" for k in ks], "bugs fixed",
                     *[f"r.pass@1 [{key}]" for key in rankers]], rows,
                    "pass@k over each run's scored bugs; '-' where a run has too few samples for k."
-                   + (" A conversation's samples depend on earlier verdicts, which pass@k's estimator (independent samples) "
-                      "does not allow for: compare it at equal budgets." if any(r.strategy and r.strategy.startswith(
-                          Strategy.CONVERSATION.value) for r in data.runs) else ""))
+                   + (" A conversation's samples depend on earlier verdicts, which pass@k's estimator "
+                      "(independent samples) does not allow for: compare it at equal budgets."
+                      if any(r.strategy and r.strategy.startswith(Strategy.CONVERSATION.value) for r in data.runs)
+                      else ""))
     o = data.overlap
     pairs = Table("Bugs fixed by both (Figure 3)", ["", *o.labels],
                   [[label, *map(str, row)] for label, row in zip(o.labels, o.pairwise)],

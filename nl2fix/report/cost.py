@@ -110,7 +110,8 @@ def table_price(model: str) -> Price | None:
     if not matches:
         return None
     entry = table["models"][max(matches, key=len)]
-    return Price(input=entry["in"], output=entry["out"], source=f"bundled price table of {table['as_of']} ({table['source']})")
+    return Price(input=entry["in"], output=entry["out"],
+                 source=f"bundled price table of {table['as_of']} ({table['source']})")
 
 
 def run_price(config: RunConfig) -> Price | None:

@@ -503,7 +503,8 @@ def _bug_row(f: _BugFacts, rankers: dict[str, dict[str, list[str]]]) -> BugRow:
         pass_at_1=c / n if n else None,
         exact_match=f.exact_samples() > 0,
         first_plausible_rank={
-            key: metrics.first_plausible_rank(order.get(f.bug.id, []), f.plausible_hashes) for key, order in rankers.items()
+            key: metrics.first_plausible_rank(order.get(f.bug.id, []), f.plausible_hashes)
+            for key, order in rankers.items()
         },
         issue_created=f.bug.issue_created,
         flags=[flag.value for flag in bug_flags(f.bug)],
@@ -707,7 +708,8 @@ def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu
         ),
         pass_at_k=metrics.pass_at_k(n_pass, c_scored),
         pass_at_k_interval=intervals,
-        pass_at_k_all_bugs=metrics.pass_at_k([max(r.samples, target) for r in rows], [r.plausible_samples for r in rows]),
+        pass_at_k_all_bugs=metrics.pass_at_k([max(r.samples, target) for r in rows],
+                                             [r.plausible_samples for r in rows]),
         pass_at_k_curve=metrics.pass_at_k_curve(n_pass, c_scored),
         ranked_pass_at_k={
             key: {k: metrics.ranked_pass_at_k([r.first_plausible_rank[key] for _, r in scored], k) for k in RANKED_KS}

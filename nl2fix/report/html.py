@@ -39,7 +39,8 @@ def _table(table: Table) -> str:
     if not table.rows:
         body = f'<tr><td colspan="{len(table.columns)}">(none)</td></tr>'
     note = f'<p class="note">{_text(table.note)}</p>' if table.note else ""
-    return f"<section><h2>{escape(table.title)}</h2><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}</section>"
+    return (f"<section><h2>{escape(table.title)}</h2><table><thead><tr>{head}</tr></thead>"
+            f"<tbody>{body}</tbody></table>{note}</section>")
 
 
 def _figure(figure: Figure) -> str:

@@ -22,12 +22,14 @@ def _facts(data: ReportData) -> list[str]:
         facts.append(f"validation environment: {data.run.environment}")
     facts.append(
         f"bugs: {counts.scored} scored of {counts.selected}"
-        + (f" ({counts.ground_truth_fails} whose ground truth does not validate shown apart)" if counts.ground_truth_fails else "")
+        + (f" ({counts.ground_truth_fails} whose ground truth does not validate shown apart)"
+           if counts.ground_truth_fails else "")
     )
     if data.nothing_judged:
         facts.append("bugs with a plausible fix: none judged: every verdict is `error` (see the warnings)")
     else:
-        facts.append(f"bugs with a plausible fix: {ratio(counts.fixed, counts.scored)}, 95% CI {interval(counts.fixed_interval)}"
+        facts.append(f"bugs with a plausible fix: {ratio(counts.fixed, counts.scored)}, "
+                     f"95% CI {interval(counts.fixed_interval)}"
                      + (f"; over all {counts.selected} bugs: {counts.fixed_all}" if counts.ground_truth_fails else ""))
     if data.cost is not None and data.cost.bugs:
         facts.append(headline(data.cost))
@@ -56,12 +58,15 @@ def _ranked(data: ReportData) -> Table:
     ]
     return Table("Ranking (Table 6)", columns, rows,
                  "r.pass@k: share of scored bugs with a plausible candidate in the ranking's top k; "
-                 "`:pruned` rankers drop uncompilable candidates first." if rows else "No ranking stored: run `nl2fix rank`.")
+                 "`:pruned` rankers drop uncompilable candidates first."
+                 if rows else "No ranking stored: run `nl2fix rank`.")
 
 
 def _projects(data: ReportData) -> Table:
-    rows = [[p.project, str(p.bugs), str(p.fixed), pct(p.fraction), str(p.ground_truth_fails)] for p in data.per_project]
-    return Table("Bugs fixed per project (Table 3)", ["project", "bugs", "plausible fix", "share", "ground truth fails"], rows)
+    rows = [[p.project, str(p.bugs), str(p.fixed), pct(p.fraction), str(p.ground_truth_fails)]
+            for p in data.per_project]
+    return Table("Bugs fixed per project (Table 3)",
+                 ["project", "bugs", "plausible fix", "share", "ground truth fails"], rows)
 
 
 def _candidates(data: ReportData) -> Table:
@@ -80,7 +85,8 @@ def _candidates(data: ReportData) -> Table:
                  f"{s.samples} samples, {s.unique_candidates} unique candidates over {s.bugs} bugs. "
                  f"Unique candidates by verdict: {verdicts}."
                  + (" Validation stopped at the first failing trigger test for some candidates; "
-                    "`nl2fix validate --all-tests` runs their regression tests too." if s.regression_not_reached else ""))
+                    "`nl2fix validate --all-tests` runs their regression tests too."
+                    if s.regression_not_reached else ""))
 
 
 def _exact(data: ReportData) -> Table:
@@ -111,10 +117,11 @@ def _codebleu(data: ReportData) -> list:
     note = f"One-sided Wilcoxon rank-sum test, plausible > not plausible: {tests}."
     if cb.unscored:
         note += f" {cb.unscored} pair(s) could not be scored."
-    blocks: list = [Table("CodeBLEU by verdict (Figure 4)", ["against", "verdict", "candidates", "mean", "median", "IQR"],
-                          rows, note)]
+    blocks: list = [Table("CodeBLEU by verdict (Figure 4)",
+                          ["against", "verdict", "candidates", "mean", "median", "IQR"], rows, note)]
     if rows:
-        blocks.append(Figure("CodeBLEU of candidates by verdict (Figure 4)", lambda: plots.codebleu_boxes(cb.by_verdict)))
+        blocks.append(Figure("CodeBLEU of candidates by verdict (Figure 4)",
+                             lambda: plots.codebleu_boxes(cb.by_verdict)))
     return blocks
 
 
@@ -180,7 +187,8 @@ def _flags(data: ReportData) -> Table | None:
         return None
     return _groups("pass@k by difficulty flag", data.flag_split, list(data.pass_at_k),
                    "multi-hunk: the fix changes the method in several places; long-fix: more than "
-                   f"{DEFAULT_LONG_FIX_LINES} lines removed plus added; outside-method: the developer's fix also changes code outside the method. "
+                   f"{DEFAULT_LONG_FIX_LINES} lines removed plus added; outside-method: the developer's fix also "
+                   "changes code outside the method. "
                    "A bug may have several flags.")
 
 

@@ -29,7 +29,8 @@ def estimate_pass_at_k(num_samples: int | Sequence[int], num_correct: Sequence[i
     if k < 1:
         raise ValueError(f"k must be at least 1, not {k}")
     correct = [int(c) for c in num_correct]
-    totals = itertools.repeat(int(num_samples), len(correct)) if isinstance(num_samples, (int, np.integer)) else num_samples
+    totals = (itertools.repeat(int(num_samples), len(correct)) if isinstance(num_samples, (int, np.integer))
+              else num_samples)
     out = []
     for n, c in zip(totals, correct, strict=True):
         n = int(n)
@@ -49,7 +50,8 @@ def reportable_ks(sample_counts: Sequence[int], ks: Iterable[int] = PAPER_KS) ->
     return [k for k in ks if k <= least]
 
 
-def pass_at_k(sample_counts: Sequence[int], correct_counts: Sequence[int], ks: Iterable[int] = PAPER_KS) -> dict[int, float]:
+def pass_at_k(sample_counts: Sequence[int], correct_counts: Sequence[int],
+              ks: Iterable[int] = PAPER_KS) -> dict[int, float]:
     """Mean pass@k over bugs, for each reportable k."""
     return {
         k: float(estimate_pass_at_k(sample_counts, correct_counts, k).mean())
@@ -188,7 +190,8 @@ def wilson_interval(successes: int, total: int, z: float = 1.959964) -> tuple[fl
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def bootstrap_mean_interval(values: Sequence[float] | np.ndarray, *, level: float = 0.95, rounds: int = 2000, seed: int = 0) -> tuple[float, float]:
+def bootstrap_mean_interval(values: Sequence[float] | np.ndarray, *, level: float = 0.95, rounds: int = 2000,
+                            seed: int = 0) -> tuple[float, float]:
     """Percentile bootstrap interval of a mean over bugs; seeded so reports are reproducible."""
     data = np.asarray(values, dtype=float)
     if data.size == 0:

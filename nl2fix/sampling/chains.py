@@ -53,7 +53,8 @@ class _Sampler:
             messages=list(prompt.turns[0]),
             style=prompt.style,
             n=len(missing),
-            max_tokens=turn_max_tokens(prompt.strategy, 1, self.config.max_tokens) if self._turns(prompt) > 1 else self.config.max_tokens,
+            max_tokens=(turn_max_tokens(prompt.strategy, 1, self.config.max_tokens) if self._turns(prompt) > 1
+                        else self.config.max_tokens),
             temperature=self.config.temperature,
             indices=tuple(missing),
             stop=self.stop_sequences(bug, prompt) if self._turns(prompt) == 1 else (),
@@ -84,7 +85,8 @@ class _Sampler:
                     max_tokens=turn_max_tokens(chain.prompt.strategy, chain.turn + 1, self.config.max_tokens),
                     temperature=request.temperature,
                     indices=(index,),
-                    stop=self.stop_sequences(chain.bug, chain.prompt) if chain.turn + 1 == self._turns(chain.prompt) else (),
+                    stop=(self.stop_sequences(chain.bug, chain.prompt) if chain.turn + 1 == self._turns(chain.prompt)
+                          else ()),
                 )
                 follow_ups[later] = _Chain(chain.bug, chain.prompt, chain.turn + 1, deque([index]), prompt_tokens,
                                            completion_tokens, seconds)

@@ -30,7 +30,7 @@ from nl2fix.sampling.backends.base import Request, SamplingBackend
 from nl2fix.sampling.feedback import feedback
 from nl2fix.sampling.model_fit import ModelFit, first_prompt, model_fit, one_shot_examples
 from nl2fix.sampling.summary import MAX_ERRORS_SHOWN, SampleSummary
-from nl2fix.store.records import ConversationConfig, RoundRecord, RunConfig
+from nl2fix.store.records import RoundRecord, RunConfig
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.stage import ValidationOptions, validate
 
@@ -51,10 +51,12 @@ class _Asked:
 def attempts(store: RunStore, bug: Bug, engine: str) -> list[Attempt]:
     """The bug's candidates so far with their feedback, in the order they first appeared; candidates
     without a verdict, or with the harness's ``error``, are not shown."""
-    out = []
+    out: list[Attempt] = []
     for candidate in store.candidates(bug.id):
         record = store.validation(bug.id, candidate.hash, engine)
-        text = feedback(record, candidate.code, bug.start_line) if record is not None else None
+        if record is None:
+            continue
+        text = feedback(record, candidate.code, bug.start_line)
         if text is not None:
             out.append(Attempt(candidate.hash, candidate.code, text, record.verdict is Verdict.PLAUSIBLE))
     return out
@@ -68,7 +70,8 @@ def next_round(store: RunStore, config: RunConfig, fit: ModelFit, bug: Bug, base
                engine: str) -> tuple[RoundRecord, list[int]] | None:
     """The round to ask now and the sample indices it still needs, or None when the bug is done:
     the last stored round while some of its answers are missing, else a new round (stored here)."""
-    conv: ConversationConfig = config.conversation
+    conv = config.conversation
+    assert conv is not None  # converse(), the only caller, checked it
     rounds = store.rounds(bug.id)
     have = store.sample_indices(bug.id)
     if rounds:
@@ -101,16 +104,19 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
              summary: SampleSummary, progress: bool, validation: ValidationOptions) -> None:
     """Run (or resume) the conversation of every bug; ``summary`` counts what happened; ``validation``:
     how candidates are validated between rounds."""
-    if config.conversation.first_prompt not in FIRST_PROMPTS:
-        raise Nl2FixError(f"a conversation cannot start from the {config.conversation.first_prompt.value} strategy",
+    conv = config.conversation
+    if conv is None:
+        raise Nl2FixError("the run has no conversation settings", "use --strategy conversation")
+    if conv.first_prompt not in FIRST_PROMPTS:
+        raise Nl2FixError(f"a conversation cannot start from the {conv.first_prompt.value} strategy",
                           "use --first-prompt zero-shot, one-shot or title-only")
     engine = validation.engine.value
-    examples = one_shot_examples(config.conversation.first_prompt, dataset)
+    examples = one_shot_examples(conv.first_prompt, dataset)
     fit = model_fit(config, backend)
     active: dict[str, tuple[Bug, Prompt]] = {}
     for bug in bugs:
         try:
-            active[bug.id] = (bug, first_prompt(store, config, fit, bug, config.conversation.first_prompt, examples))
+            active[bug.id] = (bug, first_prompt(store, config, fit, bug, conv.first_prompt, examples))
         except Nl2FixError as exc:
             summary.skipped[bug.id] = exc.message
 
@@ -145,7 +151,8 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
                     if not entry.indices:
                         break
                     stored = store_answer(store, entry.bug, entry.base.header, entry.indices.popleft(), choice,
-                                          prompt_tokens=choice.prompt_tokens, completion_tokens=choice.completion_tokens,
+                                          prompt_tokens=choice.prompt_tokens,
+                                          completion_tokens=choice.completion_tokens,
                                           generation_seconds=choice.seconds, round=entry.round.round)
                     summary.new_samples += stored
                     bar.update(stored)

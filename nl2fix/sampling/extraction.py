@@ -100,8 +100,8 @@ def apply_diff(diff: str, method: str) -> str | None:
     hunks: list[tuple[int, list[str]]] = [(1, [])]
     for line in diff.split("\n"):
         if line.startswith("@@"):
-            stated = _HUNK_START.match(line)
-            hunks.append((int(stated.group(1)) if stated else 1, []))
+            start = _HUNK_START.match(line)
+            hunks.append((int(start.group(1)) if start else 1, []))
         elif not _DIFF_FILE_HEADER.match(line) and not line.startswith("\\"):
             hunks[-1][1].append(line)
     lines, shift = method.split("\n"), 0
@@ -120,8 +120,8 @@ def apply_diff(diff: str, method: str) -> str | None:
             return None
         # short context may occur more than once ("}"): the place nearest the hunk's line number
         old_side = [l[1:].strip() for l in hunk if l[:1] in (" ", "-", "")]
-        line = stated + shift + next(i for i, text in enumerate(old_side) if text)
-        at = min(starts, key=lambda k: abs(kept[k][0] + 1 - line))
+        near = stated + shift + next(i for i, text in enumerate(old_side) if text)
+        at = min(starts, key=lambda k: abs(kept[k][0] + 1 - near))
         first, last = kept[at][0], kept[at + len(old) - 1][0]
         lines[first : last + 1] = new
         shift += len(new) - (last + 1 - first)  # earlier hunks move the lines later ones number
@@ -143,7 +143,8 @@ def extract_method(response: str | None, target_method: str, prefix: str = "") -
     if diffs:  # the raw answer would show both sides of the diff as code
         applied = [apply_diff(b, target_method) if is_diff(b) else b for b in blocks]
         blocks = [b for b in applied if b is not None]
-    stages = ([[prefix + response]] if prefix else []) + [blocks] + ([] if diffs or blocks == [response] else [[response]])
+    stages = (([[prefix + response]] if prefix else []) + [blocks]
+              + ([] if diffs or blocks == [response] else [[response]]))
     unchanged = candidate_hash(target_method)
     named: list[tuple[str, MethodSpan]] = []
     others: set[str] = set()
@@ -160,14 +161,16 @@ def extract_method(response: str | None, target_method: str, prefix: str = "") -
         if complete:
             segment, span = complete[_choose(complete, target, unchanged)]
             if not found[-1][1].complete and candidate_hash(segment[span.start : span.end]) == unchanged:
-                return Extraction(None, Failure.TRUNCATED, f"only an unchanged {target.name} is complete; the answer was cut off in a later one")
+                return Extraction(None, Failure.TRUNCATED,
+                                  f"only an unchanged {target.name} is complete; the answer was cut off in a later one")
             return Extraction(_dedent(segment, span))
     if diffs and None in applied:
         return Extraction(None, Failure.NO_METHOD, "a diff whose old lines are not in the buggy method")
     if named:
         return Extraction(None, Failure.TRUNCATED, f"{target.name}'s body never closes (the answer was cut off)")
     if others:
-        return Extraction(None, Failure.OTHER_METHOD, f"methods {', '.join(sorted(others))} but none named {target.name}")
+        return Extraction(None, Failure.OTHER_METHOD,
+                          f"methods {', '.join(sorted(others))} but none named {target.name}")
     if _CODE_LIKE.search(response):
         return Extraction(None, Failure.NO_METHOD, "code without a method declaration")
     return Extraction(None, Failure.NO_CODE, "no code in the answer")

@@ -67,7 +67,8 @@ def feedback(record: ValidationRecord, code: str, start_line: int, limit: int = 
     if record.verdict is Verdict.PLAUSIBLE:
         return "This version compiles and passes all the tests."
     if record.verdict is Verdict.UNCOMPILABLE:
-        return _bounded("This version does not compile: " + compiler_error(record.compile_errors, code, start_line), limit)
+        return _bounded("This version does not compile: " + compiler_error(record.compile_errors, code, start_line),
+                        limit)
     test = record.failing_tests[0] if record.failing_tests else ""
     if record.verdict is Verdict.TIMEOUT:
         what = f"the test {test} did not finish in time" if test else "the tests did not finish in time"

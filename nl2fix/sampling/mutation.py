@@ -153,7 +153,8 @@ def single_edits(method: str) -> tuple[list[Token], list[Edit]]:
 
 def apply(tokens: list[Token], edits: list[Edit]) -> str:
     """The text with non-overlapping ``edits`` applied."""
-    out, at = [], 0
+    out: list[str] = []
+    at = 0
     for edit in sorted(edits, key=lambda e: e.start):
         out.extend(t.text for t in tokens[at : edit.start])
         out.append(edit.text)

@@ -17,7 +17,8 @@ from nl2fix.core.errors import Nl2FixError
 def parse(data: object, source: str = "patch file") -> dict[str, list[str]]:
     """Patch texts per bug id, in file order. Keys may be dataset keys or bug ids."""
     if not isinstance(data, dict):
-        raise Nl2FixError(f"{source} must hold a JSON object keyed by bug", "expected the NL2Fix format {key: {prompt, patches}}")
+        raise Nl2FixError(f"{source} must hold a JSON object keyed by bug",
+                          "expected the NL2Fix format {key: {prompt, patches}}")
     found: dict[str, list[str]] = {}
     for key, entry in data.items():
         if _bug_of(key) is None or not isinstance(entry, dict) or not isinstance(entry.get("patches", []), list):
@@ -52,7 +53,10 @@ def by_bug(patches: dict[str, list[str]]) -> dict[tuple[str, int], list[str]]:
     """Patches keyed by canonical bug (see :func:`nl2fix.core.bug_ids.canonical_key`); the first entry wins."""
     keyed: dict[tuple[str, int], list[str]] = {}
     for key, texts in patches.items():
-        keyed.setdefault(_bug_of(key), texts)
+        bug = _bug_of(key)
+        if bug is None:
+            raise Nl2FixError(f"patch file entry {key!r} is not a bug")
+        keyed.setdefault(bug, texts)
     return keyed
 
 

@@ -39,7 +39,8 @@ class SampleSummary:
             f"tokens: {self.prompt_tokens} prompt + {self.completion_tokens} completion"
         ]
         if self.short_bugs:
-            lines.append(f"{len(self.short_bugs)} bugs have fewer samples than asked for: {', '.join(self.short_bugs[:10])}"
+            lines.append(f"{len(self.short_bugs)} bugs have fewer samples than asked for: "
+                         f"{', '.join(self.short_bugs[:10])}"
                          + (" ..." if len(self.short_bugs) > 10 else ""))
         if self.failed_requests:
             lines.append(f"{self.failed_requests} requests failed for {len(self.failed_bugs)} bugs "

@@ -121,7 +121,8 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
     wal = _sidecars(path)[0]
     if wal.exists() and wal.stat().st_size:
         raise Nl2FixError(
-            f"{path} cannot be read in place: its last writes are still in {wal.name} and the directory is not writable",
+            f"{path} cannot be read in place: its last writes are still in {wal.name} and the directory is not "
+            "writable",
             "copy the run directory somewhere writable and use the copy",
         )
     return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False)
@@ -328,7 +329,8 @@ class RunStore:
         for start in range(0, len(hashes), 500):
             chunk = hashes[start : start + 500]
             rows = self._query(
-                f"SELECT text_hash, vector FROM embeddings WHERE embedder = ? AND text_hash IN ({','.join('?' * len(chunk))})",
+                "SELECT text_hash, vector FROM embeddings WHERE embedder = ? "
+                f"AND text_hash IN ({','.join('?' * len(chunk))})",
                 [embedder, *chunk],
             )
             found.update({h: np.frombuffer(v, dtype=np.float32) for h, v in rows})

@@ -14,6 +14,7 @@ ENGINE_PREFERENCE = (Engine.DEFECTS4J, Engine.FAST, Engine.REBUILD)
 
 
 def verdict_engine(store: RunStore) -> str | None:
-    """The engine (``defects4j``, else ``fast``, else ``rebuild``) whose verdicts count; None if nothing was validated."""
+    """The engine (``defects4j``, else ``fast``, else ``rebuild``) whose verdicts count; None if nothing was
+    validated."""
     present = store.validation_engines()
     return next((engine.value for engine in ENGINE_PREFERENCE if engine.value in present), None)

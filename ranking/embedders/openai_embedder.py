@@ -54,7 +54,8 @@ class OpenAIEmbedder:
         client = self._openai()
         where = self.base_url or "the OpenAI API"
         try:
-            response = retrying(self.retry)(client.embeddings.create, model=self.model, input=batch, encoding_format="float")
+            response = retrying(self.retry)(client.embeddings.create, model=self.model, input=batch,
+                                            encoding_format="float")
         except openai.APIStatusError as exc:
             raise Nl2FixError(
                 f"embedding request to {where} failed with HTTP {exc.status_code}: {error_message(exc)}",

@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from nl2fix.core import tokens
 from nl2fix.core.domain import ModelStyle
@@ -37,6 +37,7 @@ from nl2fix.store.records import RunConfig
 
 if TYPE_CHECKING:
     import openai
+    from openai.types.chat import ChatCompletionMessageParam
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +116,8 @@ class OpenAIBackend:
         try:
             cards = list(self.client.models.list())
         except openai.APIError as exc:  # no /v1/models, or no server yet: generation will say
-            log.info("%s/models did not answer (%s); the model's context length is not known", self.client.base_url, exc)
+            log.info("%s/models did not answer (%s); the model's context length is not known",
+                     self.client.base_url, exc)
             return ModelInfo()
         card = next((c for c in cards if c.id == self.model), None)
         if card is None:
@@ -123,7 +125,7 @@ class OpenAIBackend:
         extra = card.model_extra or {}
         self._vllm = card.owned_by == "vllm" or "max_model_len" in extra
         root = extra.get("root") or self.model
-        tokenizer = local_tokenizer(root)
+        tokenizer: Tokenizer | None = local_tokenizer(root)
         if tokenizer is None and self._vllm:
             server = ServerTokenizer(str(self.client.base_url).rstrip("/").removesuffix("/v1"), self.model)
             tokenizer = server if server.available() else None
@@ -136,7 +138,7 @@ class OpenAIBackend:
     # -- one call ------------------------------------------------------------------------------
     def _create(self, call: _Call):
         req = call.request
-        params = {"model": self.model, "n": call.n, "temperature": req.temperature}
+        params: dict[str, Any] = {"model": self.model, "n": call.n, "temperature": req.temperature}
         if req.stop:
             params["stop"] = list(req.stop)
         if self._vllm:
@@ -145,9 +147,13 @@ class OpenAIBackend:
             # calls of one request differ in seed, or a seed-honouring server answers n=1 calls alike
             params["seed"] = self.seed + call.first_index
         if req.style is ModelStyle.COMPLETION:
-            return self.client.completions.create(prompt=req.messages[0]["content"], max_tokens=req.max_tokens, **params)
-        messages = [{"role": m["role"], "content": m["content"]} for m in req.messages]
-        return self.client.chat.completions.create(messages=messages, **{self._token_param: req.max_tokens}, **params)
+            return self.client.completions.create(prompt=req.messages[0]["content"], max_tokens=req.max_tokens,
+                                                  **params)
+        # the prompt's roles are the chat API's own (system, user, assistant)
+        messages = cast("list[ChatCompletionMessageParam]",
+                        [{"role": m["role"], "content": m["content"]} for m in req.messages])
+        params[self._token_param] = req.max_tokens
+        return self.client.chat.completions.create(messages=messages, **params)
 
     def _call(self, call: _Call) -> list[Choice]:
         started = time.monotonic()
@@ -163,9 +169,11 @@ class OpenAIBackend:
             messages = call.request.messages
             prompt_total = (tokens.count_prompt(messages[0]["content"], self._counter()) if completion
                             else tokens.count_messages(messages, self._counter()))
-        completion_each = [self._completion_tokens(answer, extra, usage, len(answers)) for answer, extra in zip(answers, extras)]
+        completion_each = [self._completion_tokens(answer, extra, usage, len(answers))
+                           for answer, extra in zip(answers, extras)]
         return [
-            Choice(answer, c.finish_reason, prompt, done, stop_reason=extra.get("stop_reason"), seconds=seconds / len(answers))
+            Choice(answer, c.finish_reason, prompt, done, stop_reason=extra.get("stop_reason"),
+                   seconds=seconds / len(answers))
             for answer, c, extra, prompt, done in zip(answers, response.choices, extras,
                                                       split_evenly(prompt_total, len(answers)), completion_each)
         ]
@@ -281,5 +289,5 @@ def _chunks(n: int, size: int) -> list[int]:
 @backend("openai")
 def create_openai(config: RunConfig, settings: BackendSettings) -> OpenAIBackend:
     retry = RetryPolicy() if settings.retries is None else RetryPolicy(attempts=settings.retries + 1)
-    return OpenAIBackend(config.model, base_url=config.base_url, concurrency=settings.concurrency, seed=config.seed or None,
-                         retry=retry)
+    return OpenAIBackend(config.model, base_url=config.base_url, concurrency=settings.concurrency,
+                         seed=config.seed or None, retry=retry)

@@ -26,7 +26,8 @@ class ReplayBackend:
 
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[Request, list[Choice] | Exception]]:
         for request in requests:
-            patches = self._patches.get(canonical_key(request.bug.id))
+            bug = canonical_key(request.bug.id)
+            patches = self._patches.get(bug) if bug is not None else None
             if patches is None:
                 yield request, Nl2FixError(f"{request.bug.id} is not in the patch file {self.path}")
                 continue

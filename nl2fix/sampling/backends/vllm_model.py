@@ -68,7 +68,8 @@ class VLLMBackend:
     def model_info(self) -> ModelInfo:
         if self._info is None:
             window = self._llm.llm_engine.model_config.max_model_len
-            self._info = ModelInfo(context_window=int(window), tokenizer=HuggingFaceTokenizer(self._llm.get_tokenizer(), self.model),
+            self._info = ModelInfo(context_window=int(window),
+                                   tokenizer=HuggingFaceTokenizer(self._llm.get_tokenizer(), self.model),
                                    stop_reasons=True, devices=self._devices)
         return self._info
 
@@ -79,6 +80,7 @@ class VLLMBackend:
     def _too_long(self, request: Request) -> PromptTooLong | None:
         """Why vLLM would reject ``request``'s prompt, counted with the model's tokenizer."""
         info = self.model_info()
+        assert info.tokenizer is not None and info.context_window is not None  # model_info() sets both
         used = info.tokenizer.prompt_tokens(request.messages, chat=request.style is not ModelStyle.COMPLETION)
         if used < info.context_window:  # at least one token must fit after the prompt
             return None

@@ -67,14 +67,16 @@ class VLLMReplicas:
         try:
             import ray
         except ImportError as exc:
-            raise Nl2FixError("--data-parallel-size needs Ray", "pip install ray (the replicas are Ray actors)") from exc
+            raise Nl2FixError("--data-parallel-size needs Ray",
+                              "pip install ray (the replicas are Ray actors)") from exc
         self._ray = ray
         self._own_ray = not ray.is_initialized()
         ray.init(address=os.environ.get("RAY_ADDRESS") or None, ignore_reinit_error=True, log_to_driver=False)
         options = actor_options(vllm_options, ray.cluster_resources().get("GPU", 0))
         actor = ray.remote(**options)(_Replica)
-        # replicas differ in seed, or replicas given the same prompt would answer alike
-        self._actors = [actor.remote(model, seed + i, vllm_options) for i in range(replicas)]
+        # replicas differ in seed, or replicas given the same prompt would answer alike; Ray's types give
+        # an actor's methods `.remote` only when declared with @ray.method (which would import Ray here)
+        self._actors: list[Any] = [actor.remote(model, seed + i, vllm_options) for i in range(replicas)]
         self.model = model
         self._devices = devices_per_replica(vllm_options) * replicas
         self._info: ModelInfo | None = None
@@ -84,7 +86,8 @@ class VLLMReplicas:
             try:
                 window = self._ray.get(self._actors[0].context_window.remote())
             except self._ray.exceptions.RayActorError as exc:
-                raise Nl2FixError(f"a vLLM replica could not start: {exc}", "check --model and the --vllm-arg options") from exc
+                raise Nl2FixError(f"a vLLM replica could not start: {exc}",
+                                  "check --model and the --vllm-arg options") from exc
             self._info = ModelInfo(context_window=window, tokenizer=local_tokenizer(self.model), stop_reasons=True,
                                    devices=self._devices)
         return self._info

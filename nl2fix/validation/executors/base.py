@@ -44,7 +44,8 @@ class ExecutorSpec:
 
     def __post_init__(self) -> None:
         if self.ray_address and self.kind is not ExecutorKind.RAY:
-            raise Nl2FixError("--ray-address is only used with --executor ray", "add --executor ray, or drop --ray-address")
+            raise Nl2FixError("--ray-address is only used with --executor ray",
+                              "add --executor ray, or drop --ray-address")
 
     @property
     def address(self) -> str:

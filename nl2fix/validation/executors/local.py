@@ -5,6 +5,9 @@ Workers take the earliest bug's work first, so a bug's warm JVMs serve its candi
 
 from __future__ import annotations
 
+import functools
+from typing import TYPE_CHECKING
+
 from defects4j_adapter.engines.providers import make_engine
 from defects4j_adapter.jvm import reference_java
 from nl2fix.core.domain import Bug, Engine
@@ -17,6 +20,9 @@ from nl2fix.validation.executors.base import (
     register_executor,
 )
 from nl2fix.validation.executors.pool import WorkPool
+
+if TYPE_CHECKING:
+    from nl2fix.store.records import CandidateRecord
 
 
 class LocalExecutor:
@@ -31,11 +37,15 @@ class LocalExecutor:
                 run = BugRun(eng, bug, log_root=driver.log_root(bug), all_tests=driver.all_tests,
                              prepare=driver.workspaces)
                 driver.checked(run.baselines(lambda hash: driver.done(bug.id, hash), driver.save))
+
+                def candidate_task(cand: CandidateRecord) -> None:
+                    driver.save(run.candidate(cand.hash, cand.code), True)
+
                 for j, cand in enumerate(driver.todo(bug)):
-                    pool.submit((index, 1, j), lambda c=cand: driver.save(run.candidate(c.hash, c.code), True))
+                    pool.submit((index, 1, j), functools.partial(candidate_task, cand))
 
             for i, bug in enumerate(driver.bugs):
-                pool.submit((i, 0, 0), lambda i=i, b=bug: bug_task(i, b))
+                pool.submit((i, 0, 0), functools.partial(bug_task, i, bug))
             pool.run()
         finally:
             eng.close()

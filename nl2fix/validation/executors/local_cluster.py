@@ -106,7 +106,8 @@ class LocalRayCluster:
                 chunk = os.read(stream.fileno(), 65536)
                 seen += chunk
             if proc.poll() is not None:
-                raise Nl2FixError(f"Ray node {count - 1} exited while starting: {seen[-2000:].decode(errors='replace')}")
+                raise Nl2FixError(
+                    f"Ray node {count - 1} exited while starting: {seen[-2000:].decode(errors='replace')}")
 
     def kill_raylet(self, i: int) -> int:
         """Kill node ``i``'s raylet (as a crashed or lost machine would go); its pid."""

@@ -22,6 +22,7 @@ import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 
 from defects4j_adapter.contract import DEFAULT_MEMORY_MB
 from defects4j_adapter.workspaces import local as local_workspace
@@ -53,7 +54,7 @@ def placement(workers: int, memory_mb: int = DEFAULT_MEMORY_MB) -> dict:
 
 def infeasible(nodes: list[dict], request: dict) -> str | None:
     """Why no live node of ``ray.nodes()`` can ever run a task asking for ``request``, or None."""
-    alive = [n.get("Resources", {}) for n in nodes if n.get("Alive")]
+    alive: list[dict] = [n.get("Resources", {}) for n in nodes if n.get("Alive")]
     if any(r.get("CPU", 0) >= request["num_cpus"] and r.get("memory", 0) >= request["memory"] for r in alive):
         return None
     biggest = max(alive, key=lambda r: (r.get("CPU", 0), r.get("memory", 0)), default={})
@@ -64,7 +65,7 @@ def infeasible(nodes: list[dict], request: dict) -> str | None:
 
 def runtime_env() -> dict:
     """nl2fix's own packages, shipped to every node with the job, so nodes run the driver's code."""
-    modules = [str(Path(importlib.import_module(name).__file__).parent) for name in PACKAGES]
+    modules = [importlib.import_module(name).__path__[0] for name in PACKAGES]
     return {"py_modules": modules, "excludes": ["__pycache__", "*.pyc"]}
 
 
@@ -81,7 +82,7 @@ def _unreachable(address: str) -> str | None:
 
 
 @contextmanager
-def connected(address: str) -> Iterator[object]:
+def connected(address: str) -> Iterator[ModuleType]:
     """The ``ray`` module, connected to the cluster at ``address`` (left connected if it already was)."""
     import ray
 

@@ -13,6 +13,8 @@ their position, so the positions must mean the same thing in every attempt.
 
 from __future__ import annotations
 
+import functools
+import gzip
 import io
 import shutil
 import tarfile
@@ -79,8 +81,8 @@ def pack_project(project_dir: Path) -> bytes:
     """``project_dir`` (``<Project>/fixed`` and ``patches``) as a gzipped tar holding ``<Project>/``;
     the same tree always packs to the same bytes, so a node unpacks it once."""
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz", compresslevel=6) as tar:
-        tar.mtime = 0  # gzip header
+    with (gzip.GzipFile(fileobj=buf, mode="wb", compresslevel=6, mtime=0) as gz,  # no time in the gzip header
+          tarfile.open(fileobj=gz, mode="w") as tar):
         for path in [project_dir, *sorted(project_dir.rglob("*"))]:
             info = tar.gettarinfo(str(path), arcname=str(Path(project_dir.name) / path.relative_to(project_dir)))
             info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
@@ -148,6 +150,7 @@ class InOrder:
                 while position not in self.items and self.failure is None:
                     self.cv.wait(timeout=1.0)
                 if position not in self.items:
+                    assert self.failure is not None  # the wait above ends with the item or a failure
                     raise self.failure
                 item = self.items.pop(position)
             yield item
@@ -182,7 +185,10 @@ def _on(node: str, record: ValidationRecord) -> ValidationRecord:
 
 def _validate(job: BugJob, project_key: str | None, project: bytes | None, node: str) -> Iterator[object]:
     base = cache.cache_dir()
-    projects_dir = unpack_project(project, project_key, base) if project is not None else None
+    projects_dir = None
+    if project is not None:
+        assert project_key is not None  # the driver sends a project with its key (ray_executor._Projects.of)
+        projects_dir = unpack_project(project, project_key, base)
     options = engine_options(replace(job.settings, projects_dir=projects_dir))
     engine = make_engine(job.engine, options)
     (base / LOGS).mkdir(parents=True, exist_ok=True)
@@ -197,14 +203,19 @@ def _validate(job: BugJob, project_key: str | None, project: bytes | None, node:
         baselines: list[Result] = []
         check = run.baselines(job.baselines.get, lambda record, candidate: baselines.append(result(record, candidate)))
         # (Ray resumes its generator with send(), which `yield from` would pass to a list's iterator)
+        item: object
         for item in baselines:
             yield item
         yield Checked(check)
 
         ordered = InOrder(len(job.candidates))
         pool = WorkPool(job.settings.workers, engine.close)
+
+        def candidate_task(position: int, hash: str, code: str) -> None:
+            ordered.put(position, result(run.candidate(hash, code), True))
+
         for j, (hash, code) in enumerate(job.candidates):
-            pool.submit((0, 1, j), lambda j=j, h=hash, c=code: ordered.put(j, result(run.candidate(h, c), True)))
+            pool.submit((0, 1, j), functools.partial(candidate_task, j, hash, code))
 
         def drive() -> None:
             try:
