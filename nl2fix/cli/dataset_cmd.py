@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import json
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -135,10 +137,6 @@ def _tracker_urls(values: tuple[str, ...]) -> dict:
 def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, projects_dir, keep_outside_changes,
               tracker_url, request_interval, quiet) -> None:
     """Build an NL2Fix dataset: single-method bugs of Defects4J projects with their issue text."""
-    import json
-    import tempfile
-
-
     names = [p.strip() for value in projects for p in value.split(",") if p.strip()]
     numbers = parse_bug_numbers(bugs)
     meta = metadata_dir or default_metadata_dir()
@@ -175,9 +173,6 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
 @click.option("--brief", is_flag=True, help="Counts only, no line per differing bug.")
 def diff_cmd(a: Path, b: Path, projects, only_common: bool, as_json: bool, brief: bool) -> None:
     """Compare two dataset files bug by bug: ranges, methods and issue texts."""
-    import json
-
-
     names = {p.strip() for value in projects for p in value.split(",") if p.strip()}
     result = diff_datasets(a, b, names or None)
     if only_common:

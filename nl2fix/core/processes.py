@@ -7,6 +7,7 @@ waited for), so engines can be compared in CPU-seconds even when many calls run 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -102,9 +103,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 def which(name: str) -> Path | None:
-    from shutil import which as _which
-
-    found = _which(name)
+    found = shutil.which(name)
     return Path(found) if found else None
 
 

@@ -25,7 +25,6 @@ class Import:
     line: int
     in_function: bool
     internal: bool
-    stdlib: bool
 
 
 @dataclass
@@ -134,6 +133,4 @@ class _Collector(ast.NodeVisitor):
         if internal:
             while target not in self.modules and "." in target:
                 target = target.rsplit(".", 1)[0]
-        top = target.split(".")[0]
-        self.found.append(Import(self.module, target, line, self.depth > 0, internal,
-                                 top in sys.stdlib_module_names or top == "__future__"))
+        self.found.append(Import(self.module, target, line, self.depth > 0, internal))
