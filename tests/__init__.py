@@ -1,1 +1,2 @@
-"""nl2fix's tests, laid out as the package tree (README: Layout); shared helpers in ``helpers/``, data in ``fixtures/``."""
+"""nl2fix's tests, laid out as the package tree (README: Layout); shared helpers in ``helpers/``,
+data in ``fixtures/``."""

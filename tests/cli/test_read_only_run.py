@@ -22,8 +22,10 @@ def run_dir(tmp_path, invoke_cli) -> Path:
     with RunStore(run) as store:
         candidates = store.candidates("Textkit-1")
         for verdict, candidate in zip([Verdict.PLAUSIBLE] + [Verdict.WRONG] * len(candidates), candidates):
-            store.save_validation(ValidationRecord(bug_id="Textkit-1", hash=candidate.hash, engine="fast", verdict=verdict))
-        store.save_validation(ValidationRecord(bug_id="Textkit-1", hash="fixed", engine="fast", verdict=Verdict.PLAUSIBLE))
+            store.save_validation(ValidationRecord(bug_id="Textkit-1", hash=candidate.hash, engine="fast",
+                                                   verdict=verdict))
+        store.save_validation(ValidationRecord(bug_id="Textkit-1", hash="fixed", engine="fast",
+                                               verdict=Verdict.PLAUSIBLE))
     ranked = invoke_cli("rank", "--run", run)
     assert ranked.exit_code == 0, ranked.output
     return run

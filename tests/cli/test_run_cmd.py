@@ -72,7 +72,8 @@ def test_a_server_that_never_answered_is_not_said_to_have_stopped(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     # a process of its own: what reaches the terminal first (a tiktoken warning, say) is part of the check
     done = subprocess.run(
-        [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "run", "--dataset", "example", "--bug", "Textkit-1",
+        [sys.executable, "-c", "from nl2fix.cli.main import main; main()",
+         "run", "--dataset", "example", "--bug", "Textkit-1",
          "--backend", "openai", "--base-url", f"http://127.0.0.1:{port}/v1", "--retries", "0", "-n", "1",
          "--run", str(tmp_path / "run"), "--quiet"],
         capture_output=True, text=True, timeout=300, env=env,

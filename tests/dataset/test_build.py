@@ -29,8 +29,9 @@ PROJECTS = EXAMPLE_BENCHMARK / "projects"
 SHIPPED = EXAMPLE_BENCHMARK / "nl2fix_dataset.json"
 PUBLISHED_FIELDS = ("src", "src_wo_comments", "fixed_src", "fixed_src_wo_comments", "summary", "Description",
                     "issue_url", "comments")
-CREATED = {"Textkit-1": "2019-03-04T10:15:30Z", "Textkit-2": "2020-11-20T07:00:00Z", "Textkit-3": "2021-07-01T06:30:00Z",
-           "Textkit-5": "2023-02-14T12:00:00Z", "Rangekit-1": "2018-05-01T09:00:00Z", "Rangekit-2": "2021-09-01T00:00:00Z",
+CREATED = {"Textkit-1": "2019-03-04T10:15:30Z", "Textkit-2": "2020-11-20T07:00:00Z",
+           "Textkit-3": "2021-07-01T06:30:00Z", "Textkit-5": "2023-02-14T12:00:00Z",
+           "Rangekit-1": "2018-05-01T09:00:00Z", "Rangekit-2": "2021-09-01T00:00:00Z",
            "Rangekit-3": "2022-01-15T16:45:10Z", "Rangekit-4": "2024-03-03T03:03:03Z"}
 """The recorded answers' creation dates (with their offsets) in UTC."""
 
@@ -81,7 +82,8 @@ def test_only_the_changed_overload_counts_and_comments_do_not():
     fixed = JAVA.replace("return a + x; // plus", "return a - x;")
     d = diff_files("A.java", JAVA, fixed)
     assert d.changed == ("A#f(int)",) and not (d.added or d.removed or d.outside)
-    assert not diff_files("A.java", JAVA, JAVA.replace("// plus", "// minus").replace("/** A class. */", "")).code_changed
+    assert not diff_files("A.java", JAVA,
+                          JAVA.replace("// plus", "// minus").replace("/** A class. */", "")).code_changed
     inner = diff_files("A.java", JAVA, JAVA.replace("x++;", "x--;"))
     assert inner.changed == ("A#f(int)",)
     assert diff_files("A.java", JAVA.replace("\n", "\r\n"), JAVA).code_changed is False
@@ -130,8 +132,8 @@ def test_build_reproduces_the_example_dataset_field_by_field(server, tmp_path):
     assert sorted(records) == sorted(k for k in shipped if not k.startswith("Textkit_4_"))
     for key, record in records.items():
         for name in PUBLISHED_FIELDS:
-            assert record[name] == (shipped[key][name] or []) if name == "comments" else record[name] == shipped[key][name], \
-                (key, name)
+            assert (record[name] == (shipped[key][name] or []) if name == "comments"
+                    else record[name] == shipped[key][name]), (key, name)
         bug_id = "-".join(key.split("_")[:2])
         assert record["issue_created"] == CREATED[bug_id]
         assert record["tracker"] == ("jira" if bug_id.startswith("Textkit") else "github")

@@ -78,13 +78,15 @@ def test_stats_and_show_on_the_example_benchmark(invoke_cli):
 
 
 def test_malformed_entries_are_reported_and_the_rest_is_used(tmp_path, invoke_cli):
-    good = {"src": "int f() {\n  return 1;\n}", "fixed_src": "int f() {\n  return 2;\n}", "summary": "f is wrong", "Description": None}
+    good = {"src": "int f() {\n  return 1;\n}", "fixed_src": "int f() {\n  return 2;\n}",
+            "summary": "f is wrong", "Description": None}
     data = {"Demo_1_src/A.java_1_3": good, "Demo_2_badkey": good, "Demo_3_src/A.java_5_7": {**good, "src": None}}
     path = tmp_path / "data.json"
     path.write_text(json.dumps(data))
     result = invoke_cli("dataset", "stats", "--dataset", path)
     assert result.exit_code == 0 and result.stdout.splitlines()[-1].split()[:2] == ["All", "1"]
-    assert "2 problems" in result.stderr and "Demo_2_badkey" in result.stderr and "lacks src (the buggy method)" in result.stderr
+    assert ("2 problems" in result.stderr and "Demo_2_badkey" in result.stderr
+            and "lacks src (the buggy method)" in result.stderr)
 
 
 def test_an_entry_missing_fields_says_which_and_what_becomes_of_it(tmp_path, invoke_cli):
@@ -101,7 +103,8 @@ def test_an_entry_missing_fields_says_which_and_what_becomes_of_it(tmp_path, inv
     assert warnings == [
         "warning: entry 'Demo_2_src/A.java_5_7' lacks src (the buggy method) and summary (the issue title): "
         "left out, a bug needs its buggy and fixed methods",
-        "warning: entry 'Demo_3_src/A.java_9_11' lacks summary (the issue title): kept as Demo-3, prompted without a title",
+        "warning: entry 'Demo_3_src/A.java_9_11' lacks summary (the issue title): "
+        "kept as Demo-3, prompted without a title",
     ]
 
 
@@ -112,7 +115,8 @@ def test_prompt_prints_exactly_what_is_sent(invoke_cli):
     assert [(m["role"], m["turn"]) for m in messages] == [("system", 1), ("user", 1), ("user", 2), ("user", 3)]
     result = invoke_cli("prompt", "--dataset", "example", "--bug", "Rangekit-3", "--strategy", "one-shot")
     assert result.exit_code == 0 and "[system]" in result.output and "one-shot example: " in result.output
-    result = invoke_cli("prompt", "--dataset", "example", "--bug", "Rangekit-3", "--model-style", "completion", "--context-window", "300")
+    result = invoke_cli("prompt", "--dataset", "example", "--bug", "Rangekit-3",
+                        "--model-style", "completion", "--context-window", "300")
     assert result.exit_code == 2 and "context window" in result.output
 
 

@@ -80,7 +80,8 @@ def test_real_dataset_loads_with_defects4j_metadata(shared_data):
     bug = ds.resolve("JXPath-20")
     assert bug.path.endswith("CoreOperationRelationalExpression.java")
     assert (bug.start_line, bug.end_line) == (71, 99)
-    assert bug.trigger_tests == ("org.apache.commons.jxpath.ri.compiler.JXPath149Test::testComplexOperationWithVariables",)
+    assert bug.trigger_tests == ("org.apache.commons.jxpath.ri.compiler.JXPath149Test::"
+                                 "testComplexOperationWithVariables",)
     assert "org.apache.commons.jxpath.ri.compiler.JXPath149Test" in bug.relevant_tests
     assert bug.source_dir == "src/java" and len(bug.buggy_revision) == 40
     assert all(b.trigger_tests for b in ds.bugs.values())

@@ -56,7 +56,8 @@ def test_dates_and_retry_after_headers():
 
 
 def test_markup_becomes_plain_text_and_code_stays_verbatim():
-    assert jira_to_text("h3. Title\n*bold* _it_ [docs|http://a.b] [id, x] {{a*b*c}}\n{code:java}\nint x = a * b; // _y_\n{code}") \
+    assert jira_to_text("h3. Title\n*bold* _it_ [docs|http://a.b] [id, x] {{a*b*c}}\n"
+                        "{code:java}\nint x = a * b; // _y_\n{code}") \
         == "Title\nbold it docs [id, x] a*b*c\n\nint x = a * b; // _y_"
     assert markdown_to_text("# T\n**b** and `x_y_z` [l](http://a)\n\n    List<String> a;\n\n<b>ok</b> List<T>") \
         == "T\nb and x_y_z l\n\n    List<String> a;\n\nok List<T>"

@@ -58,7 +58,8 @@ def recount(run_dir) -> dict:
         for bug in store.bugs():
             samples = store.samples(bug.id)
             plausible = sum(
-                (bug.id, s.candidate_hash) in records and records[(bug.id, s.candidate_hash)].verdict is Verdict.PLAUSIBLE
+                (bug.id, s.candidate_hash) in records
+                and records[(bug.id, s.candidate_hash)].verdict is Verdict.PLAUSIBLE
                 for s in samples
             )
             fixed = records[(bug.id, "fixed")]
@@ -150,7 +151,8 @@ def fixing_model(fixes: dict[str, str]):
 def test_openai_backend_and_embedder_through_a_local_server(env, openai_server_factory, tmp_path):
     bugs = open_dataset("example").bugs
     target = bugs["Rangekit-2"]
-    server = openai_server_factory(model=fixing_model({normalise(target.buggy_method_no_comments): target.fixed_method}))
+    server = openai_server_factory(model=fixing_model({normalise(target.buggy_method_no_comments):
+                                                       target.fixed_method}))
     run_dir = tmp_path / "openai-run"
     output = _nl2fix("run", "--dataset", "example", "--bug", "Rangekit-2", "--bug", "Textkit-1", "--backend", "openai",
                      "--model", "gpt-3.5-turbo", "--base-url", server.url, "-n", "3", "--temperature", "0.8",

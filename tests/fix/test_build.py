@@ -54,7 +54,8 @@ def test_gradle_project_builds_offline(tmp_path):
     # JUnit from the machine's jars: an offline build cannot fetch it
     (project / "build.gradle").write_text(
         "apply plugin: 'java'\nsourceCompatibility = 1.8\ntargetCompatibility = 1.8\n"
-        "dependencies {\n    testImplementation files('/usr/share/java/junit4.jar', '/usr/share/java/hamcrest-core.jar')\n}\n")
+        "dependencies {\n"
+        "    testImplementation files('/usr/share/java/junit4.jar', '/usr/share/java/hamcrest-core.jar')\n}\n")
     built = build_project(project, BuildOptions(), cache_base=tmp_path / "cache")
     assert built.system is BuildSystem.GRADLE
     (module,) = built.modules

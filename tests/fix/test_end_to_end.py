@@ -93,7 +93,8 @@ def _fix(invoke_cli, server, *args):
 
 def _test_passes(project: Path, test: str, options: BuildOptions, cache: Path) -> bool:
     built = build_project(project, options, cache_base=cache)
-    module = next(m for m in built.modules if (m.test_classes / (test.split("::")[0].replace(".", "/") + ".class")).is_file())
+    module = next(m for m in built.modules
+                  if (m.test_classes / (test.split("::")[0].replace(".", "/") + ".class")).is_file())
     result = failing_test.run_test(module, test)
     return not result.failed and "OK (" in result.output
 

@@ -133,8 +133,10 @@ def test_issue_from_a_file_or_text(tmp_path):
 
 def test_covering_tests_name_the_class_in_its_package_or_by_import():
     sources = {
-        "t/org/shop/CartTest.java": "package org.shop;\nimport org.junit.Test;\nclass CartTest { @Test public void a() { new Cart(); } }",
-        "t/org/x/UsesCart.java": "package org.x;\nimport org.shop.Cart;\nclass UsesCart { @Test public void a() { new Cart(); } }",
+        "t/org/shop/CartTest.java": "package org.shop;\nimport org.junit.Test;\n"
+                                    "class CartTest { @Test public void a() { new Cart(); } }",
+        "t/org/x/UsesCart.java": "package org.x;\nimport org.shop.Cart;\n"
+                                 "class UsesCart { @Test public void a() { new Cart(); } }",
         "t/org/x/OtherCart.java": "package org.x;\nclass OtherCart { @Test public void a() { new Cart(); } }",
         "t/org/shop/CartFixtures.java": "package org.shop;\nclass CartFixtures { Cart make() { return new Cart(); } }",
         "t/org/shop/PagerTest.java": "package org.shop;\nclass PagerTest { @Test public void a() { } }",

@@ -89,7 +89,8 @@ def buggy_method_back(messages: list[dict], n: int) -> list[str]:
 def model():
     rangekit_fix = remove_comments(open_dataset("example").bugs["Rangekit-2"].fixed_method)
     return scripted_model([
-        Rule((*PASSES, "public boolean contains"), java(rangekit_fix.replace("value <= r.getMaximum()", "r.getMaximum() >= value"))),
+        Rule((*PASSES, "public boolean contains"),
+             java(rangekit_fix.replace("value <= r.getMaximum()", "r.getMaximum() >= value"))),
         Rule(PASSES, java(ALTERNATIVE)),
         Rule(TRAILING_FIELD_FAILS, java(FIX)),
         Rule(ROUND_TRIP_FAILS, java(HALF_FIX)),

@@ -29,7 +29,8 @@ SANDBOXES = [pytest.param("bwrap", marks=pytest.mark.sandbox), pytest.param("doc
 
 
 def engine_options(cache: Path, **overrides) -> EngineOptions:
-    settings = dict(sandbox=overrides.pop("sandbox", None) or make_sandbox(True), cache_dir=cache, projects_dir=MINIBENCH / "projects",
+    settings = dict(sandbox=overrides.pop("sandbox", None) or make_sandbox(True), cache_dir=cache,
+                    projects_dir=MINIBENCH / "projects",
                     test_timeout=TEST_TIMEOUT, candidate_timeout=CANDIDATE_TIMEOUT, memory_mb=256, workers=2)
     settings.update(overrides)
     return EngineOptions(**settings)
@@ -54,5 +55,6 @@ def make_run(run_dir: Path, dataset_json: Path, candidates: dict[str, list[str]]
     store.add_bugs(dataset.bugs[b] for b in candidates)
     for bug_id, codes in candidates.items():
         for i, code in enumerate(codes):
-            store.add_sample(SampleRecord(bug_id=bug_id, index=i, response=code, candidate_hash=candidate_hash(code)), code)
+            store.add_sample(SampleRecord(bug_id=bug_id, index=i, response=code,
+                                          candidate_hash=candidate_hash(code)), code)
     return store

@@ -246,14 +246,16 @@ class OpenAIServer:
         if self.reject_n and n > 1:
             with self._lock:
                 self.requests.append(LoggedRequest(path, body, 400))
-            return 400, {"error": {"message": "n must be 1 on this server", "param": "n", "type": "invalid_request_error"}}, {}
+            return 400, {"error": {"message": "n must be 1 on this server",
+                                   "param": "n", "type": "invalid_request_error"}}, {}
         if path == "/v1/embeddings":
             inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
             reply = {
                 "object": "list",
                 "model": body.get("model", "test"),
                 "data": [{"object": "embedding", "index": i, "embedding": embed(t)} for i, t in enumerate(inputs)],
-                "usage": {"prompt_tokens": sum(_count(t) for t in inputs), "total_tokens": sum(_count(t) for t in inputs)},
+                "usage": {"prompt_tokens": sum(_count(t) for t in inputs),
+                          "total_tokens": sum(_count(t) for t in inputs)},
             }
         elif path in ("/v1/chat/completions", "/v1/completions"):
             chat = path == "/v1/chat/completions"
@@ -287,11 +289,13 @@ class OpenAIServer:
             }
             if self.usage and self.vllm:
                 prompt, completion = len(prompt_ids), sum(len(ids) for *_, ids in ended)
-                reply["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+                reply["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                                  "total_tokens": prompt + completion}
             elif self.usage:
                 prompt = sum(_count(m["content"]) for m in messages)
                 completion = sum(_count(t) for t in texts)
-                reply["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+                reply["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
+                                  "total_tokens": prompt + completion}
         else:
             return 404, {"error": {"message": f"no route {path}"}}, {}
         with self._lock:

@@ -105,13 +105,15 @@ def build_run(run_dir: Path, *, validate: bool = True) -> Path:
         for bug_id, samples in SAMPLES.items():
             for index, (code, verdict) in enumerate(samples):
                 h = candidate_hash(code) if code else None
-                record = SampleRecord(bug_id=bug_id, index=index, response=f"```java\n{code}\n```" if code else "no idea",
+                record = SampleRecord(bug_id=bug_id, index=index,
+                                      response=f"```java\n{code}\n```" if code else "no idea",
                                       candidate_hash=h, extraction_error=None if code else "no Java method")
                 store.add_sample(record, code)
                 if validate and verdict is not None:
                     store.save_validation(ValidationRecord(
                         bug_id=bug_id, hash=h, engine="fast", verdict=verdict,
                         failing_tests=["demo.DemoTest::testIt"] if verdict is Verdict.WRONG else [],
-                        compile_errors="Demo.java:16: error: cannot find symbol hgh" if verdict is Verdict.UNCOMPILABLE else "",
+                        compile_errors=("Demo.java:16: error: cannot find symbol hgh"
+                                        if verdict is Verdict.UNCOMPILABLE else ""),
                     ))
     return run_dir

@@ -100,8 +100,9 @@ def build_run(run_dir, *, engine="fast", verdicts=None, temperature=0.8, backend
                                                failing_tests=[TRIGGER]))
         for ranker, orders in RANKERS.items():
             for bug_id, hashes in orders.items():
-                store.save_ranking(bug_id, ranker, [RankingEntry(bug_id=bug_id, ranker=ranker, rank=r, hash=h, score=0.9)
-                                                    for r, h in enumerate(hashes, start=1)])
+                store.save_ranking(bug_id, ranker,
+                                   [RankingEntry(bug_id=bug_id, ranker=ranker, rank=r, hash=h, score=0.9)
+                                    for r, h in enumerate(hashes, start=1)])
     return run_dir
 
 

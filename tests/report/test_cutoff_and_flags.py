@@ -38,7 +38,8 @@ def test_cutoff_splits_pass_at_k_of_the_scored_bugs(tmp_path, monkeypatch):
     data = collect(run, codebleu=False, cutoff=date(2021, 1, 1))
     groups = {g.group: g for g in data.cutoff_split.groups}
     # Broken-1 (ground truth fails) is left out as in the headline; Demo-1 has 2 plausible of 5 samples.
-    assert list(groups) == ["issue opened before 2021-01-01", "issue opened on or after 2021-01-01", "issue date unknown"]
+    assert list(groups) == ["issue opened before 2021-01-01", "issue opened on or after 2021-01-01",
+                            "issue date unknown"]
     before, after, unknown = groups.values()
     assert (before.bugs, before.fixed, before.pass_at_k[1]) == (1, 1, pytest.approx(0.4))
     assert (after.bugs, after.fixed, after.pass_at_k[1]) == (1, 0, 0.0)

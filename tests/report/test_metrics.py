@@ -100,8 +100,10 @@ def test_regression_status():
     assert metrics.regression_status(Verdict.PLAUSIBLE, [], triggers) is RegressionStatus.PASSED
     assert metrics.regression_status(Verdict.WRONG, ["t.ATest::testBug"], triggers) is RegressionStatus.NOT_REACHED
     assert metrics.regression_status(Verdict.WRONG, ["t.ATest::testOld"], triggers) is RegressionStatus.FAILED
-    assert metrics.regression_status(Verdict.WRONG, ["t.ATest::testBug"], triggers, all_tests_ran=True) is RegressionStatus.PASSED
-    assert metrics.regression_status(Verdict.WRONG, ["t.ATest::testOld"], triggers, all_tests_ran=True) is RegressionStatus.FAILED
+    assert (metrics.regression_status(Verdict.WRONG, ["t.ATest::testBug"], triggers, all_tests_ran=True)
+            is RegressionStatus.PASSED)
+    assert (metrics.regression_status(Verdict.WRONG, ["t.ATest::testOld"], triggers, all_tests_ran=True)
+            is RegressionStatus.FAILED)
     assert metrics.regression_status(Verdict.UNCOMPILABLE, [], triggers) is RegressionStatus.FAILED
     assert metrics.regression_status(Verdict.TIMEOUT, [], triggers) is RegressionStatus.FAILED
 

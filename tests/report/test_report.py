@@ -33,7 +33,8 @@ def test_json_report_numbers_are_the_hand_computed_ones(run):
     assert report["pass_at_k"] == pytest.approx({"1": (0.4 + 0 + 1) / 3, "5": (1 + 0 + 1) / 3})
     assert report["pass_at_k_all_bugs"] == pytest.approx({"1": (0.4 + 0 + 1 + 1) / 4, "5": 3 / 4})
     assert report["ranked_pass_at_k"]["paper:tfidf:median"] == pytest.approx({"1": 1 / 3, "5": 2 / 3, "10": 2 / 3})
-    assert report["ranked_pass_at_k"]["paper:tfidf:median:pruned"] == pytest.approx({"1": 2 / 3, "5": 2 / 3, "10": 2 / 3})
+    assert (report["ranked_pass_at_k"]["paper:tfidf:median:pruned"]
+            == pytest.approx({"1": 2 / 3, "5": 2 / 3, "10": 2 / 3}))
     assert report["per_project"] == [
         {"project": "Broken", "bugs": 0, "fixed": 0, "fraction": 0.0, "ground_truth_fails": 1},
         {"project": "Demo", "bugs": 2, "fixed": 1, "fraction": 0.5, "ground_truth_fails": 0},
@@ -48,9 +49,11 @@ def test_json_report_numbers_are_the_hand_computed_ones(run):
     assert cand["regression_not_reached"] == pytest.approx((1 / 5 + 1 / 5) / 3)
     assert cand["plausible"] == pytest.approx((2 / 5 + 0 + 1) / 3)
     assert cand["unvalidated"] == pytest.approx((2 / 5) / 3)
-    assert cand["verdicts"] == {"error": 1, "plausible": 2, "timeout": 1, "uncompilable": 1, "unvalidated": 1, "wrong": 3}
+    assert cand["verdicts"] == {"error": 1, "plausible": 2, "timeout": 1, "uncompilable": 1,
+                                "unvalidated": 1, "wrong": 3}
     exact = report["exact_match"]
-    assert (exact["bugs_with_exact_match"], exact["bugs_with_plausible_exact_match"], exact["exact_match_samples"]) == (1, 1, 5)
+    assert (exact["bugs_with_exact_match"], exact["bugs_with_plausible_exact_match"],
+            exact["exact_match_samples"]) == (1, 1, 5)
     assert exact["fraction_of_fixed_bugs"] == 0.5
     counts = report["bug_counts"]
     assert (counts["selected"], counts["scored"], counts["ground_truth_fails"], counts["ground_truth_unchecked"],
@@ -211,7 +214,8 @@ def test_cli_report_json_text_and_schema(run, tmp_path):
     from nl2fix.cli.main import cli
 
     out = tmp_path / "r.json"
-    result = CliRunner().invoke(cli, ["report", "--run", str(run), "--format", "json", "--out", str(out), "--no-codebleu"])
+    result = CliRunner().invoke(cli, ["report", "--run", str(run), "--format", "json",
+                                      "--out", str(out), "--no-codebleu"])
     assert result.exit_code == 0, result.output
     assert f"report: {out}" in result.output
     assert json.loads(out.read_text())["bug_counts"]["scored"] == 3
@@ -246,7 +250,8 @@ def test_missing_samples_count_as_not_plausible(tmp_path):
         store.add_bugs([dataclasses.replace(make_bug("Other-1"), number=2)])
         store.add_sample(SampleRecord(bug_id="Other-2", index=0, response="x", candidate_hash="i"), CODE["i"])
         store.save_validation(ValidationRecord(bug_id="Other-2", hash="i", engine="fast", verdict=Verdict.PLAUSIBLE))
-        store.save_validation(ValidationRecord(bug_id="Other-2", hash="fixed", engine="fast", verdict=Verdict.PLAUSIBLE))
+        store.save_validation(ValidationRecord(bug_id="Other-2", hash="fixed", engine="fast",
+                                               verdict=Verdict.PLAUSIBLE))
     report = json.loads(write_report(run, "json"))
     # Other-2 has 1 plausible sample of n=5: pass@1 = 1/5 and pass@5 = 1 for it, as if 4 samples had failed
     assert report["pass_at_k"] == pytest.approx({"1": (0.4 + 0 + 1 + 0.2) / 4, "5": (1 + 0 + 1 + 1) / 4})

@@ -38,7 +38,8 @@ def test_a_ranking_pruned_to_nothing_is_not_called_stale(tmp_path):
     code = "public int clamp(int v) { return v; }"
     with RunStore(run) as store:
         # Demo-3's only candidate is uncompilable: the pruned ranking of Demo-3 is empty by design
-        store.add_sample(SampleRecord(bug_id="Demo-3", index=2, response=code, candidate_hash=candidate_hash(code)), code)
+        store.add_sample(SampleRecord(bug_id="Demo-3", index=2, response=code,
+                                      candidate_hash=candidate_hash(code)), code)
         store.save_validation(ValidationRecord(bug_id="Demo-3", hash=candidate_hash(code), engine="fast",
                                                verdict=Verdict.UNCOMPILABLE))
     rank_run(run, pruned=True)
@@ -50,7 +51,8 @@ def test_candidates_sampled_after_ranking_still_ask_for_a_new_ranking(tmp_path):
     rank_run(run, method="frequency")
     code = "public int clamp(int v) { return v; }"
     with RunStore(run) as store:
-        store.add_sample(SampleRecord(bug_id="Demo-3", index=2, response=code, candidate_hash=candidate_hash(code)), code)
+        store.add_sample(SampleRecord(bug_id="Demo-3", index=2, response=code,
+                                      candidate_hash=candidate_hash(code)), code)
     (warning,) = _stale_warnings(run)
     assert warning.startswith("ranking frequency covers 2 of 3 bugs")
 

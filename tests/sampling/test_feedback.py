@@ -49,7 +49,8 @@ def test_compiler_errors_are_placed_in_the_candidate_method():
     errors = "Twice.java:11: error: ';' expected\n    int y = x * 2\n                 ^\n"
     assert compiler_error(errors, METHOD, 10) == "line 2 of the method, `int y = x * 2`: ';' expected"
     symbol = "Twice.java:3: error: cannot find symbol\n  symbol:   method helper(int)\n  location: class Twice\n"
-    assert compiler_error(symbol, METHOD, 10) == ("outside the method: cannot find symbol; symbol:   method helper(int); "
+    assert compiler_error(symbol, METHOD, 10) == ("outside the method: cannot find symbol; "
+                                                  "symbol:   method helper(int); "
                                                   "location: class Twice")
     text = feedback(record(Verdict.UNCOMPILABLE, compile_errors=errors), METHOD, 10)
     assert text == "This version does not compile: line 2 of the method, `int y = x * 2`: ';' expected"
@@ -61,12 +62,14 @@ def test_compiler_errors_are_placed_in_the_candidate_method():
     (Verdict.ERROR, None),
 ])
 def test_other_verdicts(verdict, expected):
-    assert feedback(record(verdict, failing_tests=["p.T::t"] if verdict is Verdict.TIMEOUT else []), METHOD, 1) == expected
+    assert (feedback(record(verdict, failing_tests=["p.T::t"] if verdict is Verdict.TIMEOUT else []), METHOD, 1)
+            == expected)
 
 
 def test_feedback_is_bounded_field_by_field_and_as_a_whole():
     huge = "x" * 10_000
-    text = feedback(record(Verdict.WRONG, failing_tests=["p.T::t"], failure_message=f"expected:<{huge}> but was:<{huge}>",
+    text = feedback(record(Verdict.WRONG, failing_tests=["p.T::t"],
+                           failure_message=f"expected:<{huge}> but was:<{huge}>",
                            failure_line=1, failure_source=huge), METHOD, 1)
     assert len(text) <= FEEDBACK_CHARS and text.endswith(CUT)
     assert all(len(line) <= FIELD_CHARS + len("The test failed at line 1: ") for line in text.splitlines())
@@ -93,8 +96,8 @@ def bug():
 
 
 def attempt(k: int, plausible: bool = False) -> Attempt:
-    return Attempt(f"h{k}", f"int f{k}() {{\n    return {k};\n}}", "passes" if plausible else f"fails test{k} " + "w " * 40,
-                   plausible)
+    return Attempt(f"h{k}", f"int f{k}() {{\n    return {k};\n}}",
+                   "passes" if plausible else f"fails test{k} " + "w " * 40, plausible)
 
 
 def test_chat_rounds_are_a_conversation_and_the_oldest_failures_go_first(bug):
@@ -126,7 +129,8 @@ def test_completion_and_edit_rounds_carry_the_history_in_their_one_prompt(bug):
     completion = build_prompt(bug, Strategy.ZERO_SHOT, ModelStyle.COMPLETION)
     messages = render(completion, [attempt(1)], ConversationPhase.REPAIR)
     assert len(messages) == 1 and messages[0]["content"].endswith(completion.turns[0][0]["content"])
-    assert messages[0]["content"].startswith("// Earlier versions of the fixed method") and "// fails test1" in messages[0]["content"]
+    assert (messages[0]["content"].startswith("// Earlier versions of the fixed method")
+            and "// fails test1" in messages[0]["content"])
     edit = build_prompt(bug, Strategy.ZERO_SHOT, ModelStyle.EDIT)
     messages = render(edit, [attempt(1)], ConversationPhase.REPAIR)
     assert messages[1] == edit.turns[0][1] and "Version 1:" in messages[0]["content"]
@@ -138,7 +142,8 @@ def test_fixed_within_k_and_at_a_budget():
                  metrics.SampleSequence((True,), (7,))]  # stopped early
     positions = [metrics.first_plausible_position(s.plausible) for s in sequences]
     assert positions == [3, None, 1]
-    assert [metrics.fixed_within_k(positions, k) for k in (1, 2, 3)] == [pytest.approx(1 / 3)] * 2 + [pytest.approx(2 / 3)]
+    assert ([metrics.fixed_within_k(positions, k) for k in (1, 2, 3)]
+            == [pytest.approx(1 / 3)] * 2 + [pytest.approx(2 / 3)])
     two = metrics.at_budget(sequences, 2)
     assert (two.fixed, two.samples, two.tokens, two.samples_per_fix, two.tokens_per_fix) == (1, 5, 37, 5.0, 37.0)
     four = metrics.at_budget(sequences, 4)
@@ -151,7 +156,8 @@ def test_fixed_within_k_and_at_a_budget():
 def test_the_source_line_comes_from_the_workspaces_test_file(tmp_path):
     test_dir = tmp_path / "src" / "test" / "java"
     (test_dir / "p").mkdir(parents=True)
-    (test_dir / "p" / "T.java").write_text("class T {\n    void t() {\n        assertEquals(2, f(1));   \n", encoding="utf-8")
+    (test_dir / "p" / "T.java").write_text("class T {\n    void t() {\n        assertEquals(2, f(1));   \n",
+                                           encoding="utf-8")
     ws = Workspace(bug=None, root=tmp_path, src_dir=tmp_path, test_dir=test_dir, classes_dir=tmp_path,
                    test_classes_dir=tmp_path, classpath=(), trigger_tests=(), relevant_tests=())
     assert source_line(ws, "p.T::t", 3) == "assertEquals(2, f(1));"

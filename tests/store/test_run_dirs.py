@@ -11,7 +11,8 @@ from nl2fix.store.run_dirs import dataset_label, default_run_dir, existing_runs
 
 def test_a_run_is_named_from_its_configuration():
     assert default_run_dir("example", "zero-shot", "gpt-4o-mini", 0.8) == Path("runs/example-zero-shot-gpt-4o-mini-0.8")
-    assert default_run_dir("nl2fix", "one-shot", "/models/Qwen2.5 Coder/", 0.2).name == "nl2fix-one-shot-Qwen2.5_Coder-0.2"
+    assert (default_run_dir("nl2fix", "one-shot", "/models/Qwen2.5 Coder/", 0.2).name
+            == "nl2fix-one-shot-Qwen2.5_Coder-0.2")
     assert default_run_dir("x", "reasoning", "org/model:latest", 1.0).name == "x-reasoning-model_latest-1"
     assert dataset_label(None) == "nl2fix" and dataset_label("example") == "example"
     assert dataset_label("/data/nl2fix_dataset.json") == "nl2fix_dataset"

@@ -18,7 +18,8 @@ def _bug(n=1):
 
 
 def _config(**kw):
-    base = dict(dataset="example", backend="mutation", model="mutation", strategy=Strategy.ZERO_SHOT, temperature=0.8, n=3)
+    base = dict(dataset="example", backend="mutation", model="mutation", strategy=Strategy.ZERO_SHOT,
+                temperature=0.8, n=3)
     base.update(kw)
     return RunConfig(**base)
 

@@ -157,7 +157,8 @@ def test_error_verdicts_are_retried_and_engines_are_kept_apart(run_dir, minibenc
     assert {b for b, _ in verdicts(run_dir)} == {"Mini-2"}
     key = ("Mini-2", candidate_hash(mini2.buggy_method))
     with RunStore(run_dir) as store:
-        store.save_validation(verdicts(run_dir)[key].model_copy(update={"verdict": Verdict.ERROR, "detail": "disk gone"}))
+        store.save_validation(verdicts(run_dir)[key].model_copy(update={"verdict": Verdict.ERROR,
+                                                                        "detail": "disk gone"}))
     summary = validate(run_dir, workers=1, progress=False, bug_ids=["Mini-2"], test_timeout=TEST_TIMEOUT)
     assert summary.validated == 1 and summary.skipped == 1
     assert verdicts(run_dir)[key].verdict is Verdict.WRONG
@@ -178,7 +179,8 @@ def test_a_killed_validation_resumes_without_repeating_finished_candidates(tmp_p
     run = tmp_path / "run"
     make_run(run, EXAMPLE_JSON, {bug.id: quick + slow}).close()
     env = {**os.environ, "NL2FIX_CACHE_DIR": str(nl2fix_cache)}
-    proc = subprocess.Popen([*NL2FIX, "validate", "--run", str(run), "--workers", "1", "--test-timeout", "1", "--quiet"],
+    proc = subprocess.Popen([*NL2FIX, "validate", "--run", str(run), "--workers", "1",
+                             "--test-timeout", "1", "--quiet"],
                             env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while _store_rows(run) < 2 + len(quick) + 1 and time.monotonic() < deadline and proc.poll() is None:
@@ -198,7 +200,8 @@ def test_a_killed_validation_resumes_without_repeating_finished_candidates(tmp_p
         assert after[key] == record  # untouched: same times, same everything
     assert f"validated {len(after) - len(before)} candidate(s)" in result.stdout
     assert after[(bug.id, "fixed")].verdict is Verdict.PLAUSIBLE and after[(bug.id, "buggy")].verdict is Verdict.WRONG
-    assert {r.verdict for k, r in after.items() if k[1] not in ("fixed", "buggy")} == {Verdict.PLAUSIBLE, Verdict.TIMEOUT}
+    assert ({r.verdict for k, r in after.items() if k[1] not in ("fixed", "buggy")}
+            == {Verdict.PLAUSIBLE, Verdict.TIMEOUT})
 
 
 @pytest.mark.sandbox
@@ -219,7 +222,8 @@ def test_dataset_check_reports_ground_truths_that_do_not_validate(tmp_path, mini
     assert "1 of 2 ground truths validate with the fast engine" in result.output
 
     checks = check_baselines(list(minibench.bugs.values()), store_dir=tmp_path / "good", progress=False,
-                             test_timeout=TEST_TIMEOUT, engine=Engine.FAST, projects_dir=MINIBENCH_JSON.parent / "projects")
+                             test_timeout=TEST_TIMEOUT, engine=Engine.FAST,
+                             projects_dir=MINIBENCH_JSON.parent / "projects")
     assert all(c.ground_truth_ok for c in checks)
 
 

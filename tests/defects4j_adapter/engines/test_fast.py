@@ -114,7 +114,8 @@ def test_what_a_candidate_writes_to_the_real_stdout_cannot_hide_a_failure(fast, 
 
 def test_a_candidate_throwing_thread_death_under_junit3_is_wrong(fast, mini2):
     # JUnit 3 lets ThreadDeath through: the class ended early with no failure and the run was plausible
-    code = mini2.bug.buggy_method.replace("if (s == null) {", "if (s.isEmpty()) { throw new ThreadDeath(); } if (s == null) {", 1)
+    code = mini2.bug.buggy_method.replace("if (s == null) {",
+                                          "if (s.isEmpty()) { throw new ThreadDeath(); } if (s == null) {", 1)
     for stop in (True, False):
         record = verdict(fast, mini2, code, ALWAYS_BROKEN, stop=stop)
         assert record.verdict is Verdict.WRONG, (stop, record)

@@ -187,7 +187,8 @@ def test_of_two_equally_alike_declarations_the_nearest_to_the_range_is_taken():
 
 
 def test_an_annotation_the_dataset_leaves_out_stays_in_the_file():
-    annotated = QUALIFIED.replace("    public static Number parse(String s)", "    @Deprecated\n    public static Number parse(String s)")
+    annotated = QUALIFIED.replace("    public static Number parse(String s)",
+                                  "    @Deprecated\n    public static Number parse(String s)")
     loc = locate(annotated, DATASET_PARSE, 6, 16)
     assert (loc.start_line, loc.end_line) == (6, 16)
     with_it = locate(annotated, "@Deprecated\n" + DATASET_PARSE, 6, 16)

@@ -77,7 +77,8 @@ def test_the_test_java_is_defects4j_s_own_version_when_installed(tmp_path):
     ref = Reference(11, "3.0.1")
     assert choose(ref, explicit=None, defects4j_java=runtime11, candidates=[jdk17, jdk11], on_path=jdk17) == (
         jdk11, "an installed JDK 11")
-    assert choose(ref, explicit=None, defects4j_java=jdk11, candidates=[], on_path=jdk17)[1] == "the Java Defects4J runs on"
+    assert (choose(ref, explicit=None, defects4j_java=jdk11, candidates=[], on_path=jdk17)[1]
+            == "the Java Defects4J runs on")
     jdk, why = choose(ref, explicit=None, defects4j_java=runtime11, candidates=[jdk17], on_path=jdk17)
     assert jdk == jdk17 and "no full JDK 11" in why
     jdk, why = choose(Reference(8, "2.0.0"), explicit=None, defects4j_java=None, candidates=[jdk11], on_path=jdk17)

@@ -70,7 +70,8 @@ def test_escapes_round_trip():
     assert unescape("a\\tb\\nc\\\\n\\r") == "a\tb\nc\\n\r"
 
 
-PASSING = "START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\nTEST\tpass\tA::t\t1\t\nPHASE\trelevant\nEND\tcomplete\t0\n"
+PASSING = ("START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\n"
+           "TEST\tpass\tA::t\t1\t\nPHASE\trelevant\nEND\tcomplete\t0\n")
 
 
 def test_only_lines_signed_with_this_job_s_key_count():
@@ -126,7 +127,8 @@ def test_a_test_over_the_per_test_limit_is_a_timeout():
                   "TEST\ttimeout\tA::t\t2000\ttest timed out after 2000 ms\nEND\tstopped\t1\n")
     job = read_job(text, KEY, "x")
     outcome = outcome_of(text, KEY, "x")
-    assert job.signed.restart and outcome.timed_out and outcome.timed_out_tests == ["A::t"] and not outcome.failing_tests
+    assert (job.signed.restart and outcome.timed_out and outcome.timed_out_tests == ["A::t"]
+            and not outcome.failing_tests)
 
 
 def test_a_jvm_killed_at_the_candidate_limit_times_out_the_running_test():
@@ -159,7 +161,8 @@ def test_runner_errors_are_harness_errors():
 
 
 def test_a_complete_run_without_a_result_for_a_trigger_test_is_a_harness_error():
-    script = "START\nCOMPILE\tok\t\nPHASE\ttrigger\nPHASE\trelevant\nBEGIN\tA::u\nTEST\tpass\tA::u\t1\t\nEND\tcomplete\t0\n"
+    script = ("START\nCOMPILE\tok\t\nPHASE\ttrigger\nPHASE\trelevant\n"
+              "BEGIN\tA::u\nTEST\tpass\tA::u\t1\t\nEND\tcomplete\t0\n")
     assert "A::t" in outcome_of(runner(script), KEY, "x", triggers=("A::t",)).harness_error
     assert not outcome_of(runner(script), KEY, "x", triggers=("A::u",)).harness_error
     # a failure or skip of the trigger test's whole class is a result for it

@@ -25,7 +25,10 @@ def box(request):
     return make_sandbox(request.param)
 
 
-def sh(box, script: str, mounts: Mounts = Mounts(), **limits):
+NO_MOUNTS = Mounts()
+
+
+def sh(box, script: str, mounts: Mounts = NO_MOUNTS, **limits):
     return box.run(["sh", "-c", script], mounts, Limits(wall_seconds=limits.pop("wall_seconds", 20), **limits))
 
 
@@ -64,7 +67,8 @@ def test_there_is_no_network(box):
 
 
 def test_the_process_limit_stops_a_fork_bomb(box):
-    result = sh(box, "i=0; while [ $i -lt 200 ]; do sleep 30 & i=$((i+1)); done; echo started", processes=40, wall_seconds=10)
+    result = sh(box, "i=0; while [ $i -lt 200 ]; do sleep 30 & i=$((i+1)); done; echo started",
+                processes=40, wall_seconds=10)
     assert "fork" in result.stderr.lower() or "resource" in result.stderr.lower()
     assert not result.timed_out or result.wall_seconds < 15
 
@@ -127,8 +131,8 @@ def test_unconfined_needs_asking_and_says_so_loudly(capsys):
 @pytest.mark.sandbox
 def test_unconfined_still_applies_limits(tmp_path):
     box = UnconfinedSandbox()
-    result = sh(box, "head -c 3000000 /dev/zero > big; ls -l big", Mounts(links_from=tmp_path, host_scratch=tmp_path / "s"),
-                file_size_mb=1)
+    result = sh(box, "head -c 3000000 /dev/zero > big; ls -l big",
+                Mounts(links_from=tmp_path, host_scratch=tmp_path / "s"), file_size_mb=1)
     assert "1048576" in result.stdout
 
 

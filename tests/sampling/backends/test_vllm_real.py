@@ -55,7 +55,8 @@ def _env(tmp: Path) -> dict:
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("tiny-llama")
-    subprocess.run([VLLM_PYTHON, str(REPO / "tests" / "helpers" / "tiny_llama.py"), str(folder), "--max-len", str(MAX_LEN)],
+    subprocess.run([VLLM_PYTHON, str(REPO / "tests" / "helpers" / "tiny_llama.py"),
+                    str(folder), "--max-len", str(MAX_LEN)],
                    check=True, capture_output=True, timeout=300, env=_env(folder))
     return folder
 
@@ -124,7 +125,8 @@ def served(tiny, tmp_path_factory):
     with open(log, "w") as out:
         server = subprocess.Popen([VLLM_PYTHON, "-m", "vllm.entrypoints.openai.api_server", "--model", str(tiny),
                                    "--host", "127.0.0.1", "--port", str(port), "--max-model-len", str(MAX_LEN),
-                                   "--dtype", "float32", "--enforce-eager"], stdout=out, stderr=subprocess.STDOUT, env=env)
+                                   "--dtype", "float32", "--enforce-eager"],
+                                  stdout=out, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 420
     try:
@@ -175,8 +177,8 @@ def test_data_parallel_replicas_share_the_requests(tmp_path, tiny):
     has_ray = subprocess.run([VLLM_PYTHON, "-c", "import ray"], capture_output=True, timeout=120).returncode == 0
     if not has_ray:
         pytest.skip("Ray is not installed beside vLLM")
-    result = nl2fix(tmp_path, *sample_args(tmp_path / "run", "Textkit-4", "Rangekit-2", "Rangekit-3"), "--backend", "vllm",
-                    "--model", tiny, *ENGINE, "--data-parallel-size", 2)
+    result = nl2fix(tmp_path, *sample_args(tmp_path / "run", "Textkit-4", "Rangekit-2", "Rangekit-3"),
+                    "--backend", "vllm", "--model", tiny, *ENGINE, "--data-parallel-size", 2)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Started a local Ray instance" in result.stderr
     with RunStore(tmp_path / "run") as store:

@@ -179,7 +179,8 @@ def test_a_killed_driver_resumes(cluster, sampled, local_run, local_verdicts, tm
 
 def test_dataset_check_on_the_cluster(cluster, tmp_path):
     """The baselines alone (no candidates), and the environment they ran in read from the store."""
-    argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "dataset", "check", "--dataset", "example",
+    argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "dataset", "check",
+            "--dataset", "example",
             "--bug", "Textkit-1", "--bug", "Textkit-4", "--executor", "ray", "--ray-address", cluster.address,
             "--workers", "1", "--store", str(tmp_path / "checks"), "--quiet"]
     code, out = finish(spawn(argv, env={**os.environ, "PYTHONPATH": str(REPO)}))

@@ -26,7 +26,8 @@ def test_a_project_ships_as_the_same_bytes_and_unpacks_once_per_node(tmp_path):
     where = unpack_project(archive, "k1", tmp_path)
     unpacked = sorted(p.relative_to(where / "Textkit") for p in (where / "Textkit").rglob("*"))
     assert unpacked == sorted(p.relative_to(project) for p in project.rglob("*"))
-    assert (where / "Textkit" / "patches" / "1.src.patch").read_bytes() == (project / "patches" / "1.src.patch").read_bytes()
+    assert ((where / "Textkit" / "patches" / "1.src.patch").read_bytes()
+            == (project / "patches" / "1.src.patch").read_bytes())
     assert unpack_project(b"not even gzip", "k1", tmp_path) == where  # built once: not unpacked again
 
 
@@ -72,7 +73,8 @@ def test_a_job_pickles_with_its_validation_settings(tmp_path):
     bug = open_dataset("example").resolve("Textkit-1")
     settings = ValidationSettings(sandbox=SandboxSpec(SandboxKind.DOCKER, image="nl2fix-jvm:x", cpus=2.0), workers=2,
                                   projects_dir=tmp_path, test_timeout=10.0, candidate_timeout=120.0)
-    job = pickle.loads(pickle.dumps(BugJob(bug=bug, engine=Engine.FAST, settings=settings, candidates=(("h", "code"),))))
+    job = pickle.loads(pickle.dumps(BugJob(bug=bug, engine=Engine.FAST, settings=settings,
+                                           candidates=(("h", "code"),))))
     assert job.settings == settings and job.bug == bug and job.settings.workers == 2
 
 
