@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from defects4j_adapter.jvm import reference_java
@@ -76,7 +77,8 @@ class BwrapSandbox(CommandSandbox):
     def tmp_dir(self, mounts: Mounts) -> str:
         return "/tmp"
 
-    def command(self, args, mounts, limits):
+    def command(self, args: Sequence[str], mounts: Mounts,
+                limits: Limits) -> tuple[list[str], dict[str, str], Path | None]:
         as_root = os.geteuid() == 0
         if as_root:
             # bubblewrap runs privileged (it reaches paths below /root); the job drops to a uid of its own

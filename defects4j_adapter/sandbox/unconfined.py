@@ -12,10 +12,13 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 
 from defects4j_adapter.sandbox.base import (
     BASE_ENV,
     CommandSandbox,
+    Limits,
     Mounts,
     Sandbox,
     SandboxKind,
@@ -43,7 +46,8 @@ class UnconfinedSandbox(CommandSandbox):
         tmp.mkdir(parents=True, exist_ok=True)
         return str(tmp)
 
-    def command(self, args, mounts, limits):
+    def command(self, args: Sequence[str], mounts: Mounts,
+                limits: Limits) -> tuple[list[str], dict[str, str], Path | None]:
         cwd = None
         if mounts.links_from is not None:
             if mounts.host_scratch is None:

@@ -46,7 +46,7 @@ def _tidy(text: str) -> str:
 class _Verbatim:
     """Code blocks set aside while the markup around them is rewritten, then put back."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.blocks: list[str] = []
 
     def keep(self, code: str) -> str:

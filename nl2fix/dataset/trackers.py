@@ -270,7 +270,7 @@ class IssueFetcher:
     timeout: float = 30.0
     stats: FetchStats = field(default_factory=FetchStats)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.cache_dir = Path(self.cache_dir)
         self._last: dict[str, float] = {}
         self._lock = threading.Lock()
