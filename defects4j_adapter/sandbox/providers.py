@@ -12,4 +12,4 @@ def make_sandbox(spec: SandboxSpec | SandboxKind | str | bool = True) -> Sandbox
     the container's own confinement inside nl2fix's docker image; ``none`` says loudly what it
     gives up."""
     spec = SandboxSpec.of(spec)
-    return sandbox_factory(spec.kind)(spec, False)
+    return sandbox_factory(spec.kind)(spec, False)  # not quiet: made here, not remade from a pickle
