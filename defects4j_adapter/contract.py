@@ -22,6 +22,7 @@ from typing import Protocol, TypeVar
 from defects4j_adapter.sandbox.base import Sandbox
 from nl2fix.core.domain import Bug, Engine
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.registry import Registry
 
 DEFAULT_TEST_TIMEOUT = 10.0
 DEFAULT_CANDIDATE_TIMEOUT = 120.0
@@ -163,19 +164,10 @@ class ValidationEngine(Protocol):
 
 
 EngineClass = TypeVar("EngineClass", bound="type[ValidationEngine]")
-_ENGINES: dict[Engine, type[ValidationEngine]] = {}
+ENGINES: Registry[Engine, type[ValidationEngine]] = Registry("engine")
 
 
 def register_engine(cls: EngineClass) -> EngineClass:
     """Class decorator: ``cls`` is the engine of its ``name``."""
-    _ENGINES[cls.name] = cls
+    ENGINES.add(cls.name, cls)
     return cls
-
-
-def engine_class(engine: Engine) -> type[ValidationEngine]:
-    """The registered engine ``engine``."""
-    try:
-        return _ENGINES[engine]
-    except KeyError:
-        raise Nl2FixError(f"unknown engine {engine!r}",
-                          f"choose one of {', '.join(e.value for e in Engine)}") from None

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from defects4j_adapter.jvm import reference_java
-from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import ExecResult, run_command, spawn, stop
+from nl2fix.core.registry import Registry
 
 JOB_UID_BASE = 200_000
 JOB_UID_SPAN = 100_000
@@ -142,7 +142,7 @@ class Sandbox(abc.ABC):
     spec: SandboxSpec
 
     def __reduce__(self):
-        return sandbox_factory(self.spec.kind), (self.spec, True)
+        return SANDBOXES.get(self.spec.kind), (self.spec, True)
 
     @abc.abstractmethod
     def tmp_dir(self, mounts: Mounts) -> str:
@@ -217,22 +217,6 @@ def chown_tree(root: Path, uid: int) -> None:
 
 SandboxFactory = Callable[[SandboxSpec, bool], Sandbox]
 """Makes the sandbox of a spec; the bool: quietly (a copy remade in another process)."""
-_FACTORIES: dict[SandboxKind, SandboxFactory] = {}
-
-
-def register_sandbox(kind: SandboxKind) -> Callable[[SandboxFactory], SandboxFactory]:
-    """Decorator: the function that makes the sandbox of ``kind``."""
-    def register(factory: SandboxFactory) -> SandboxFactory:
-        _FACTORIES[kind] = factory
-        return factory
-
-    return register
-
-
-def sandbox_factory(kind: SandboxKind) -> SandboxFactory:
-    """The function registered for ``kind``."""
-    try:
-        return _FACTORIES[kind]
-    except KeyError:
-        raise Nl2FixError(f"unknown sandbox {kind!r}",
-                          f"choose one of {', '.join(k.value for k in SandboxKind)}") from None
+SANDBOXES: Registry[SandboxKind, SandboxFactory] = Registry("sandbox")
+register_sandbox = SANDBOXES.register
+"""Decorator: the function that makes the sandbox of a kind."""

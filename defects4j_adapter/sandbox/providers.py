@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from defects4j_adapter.sandbox import bwrap, docker, unconfined  # noqa: F401 - each registers its kind
-from defects4j_adapter.sandbox.base import Sandbox, SandboxKind, SandboxSpec, sandbox_factory
+from defects4j_adapter.sandbox.base import SANDBOXES, Sandbox, SandboxKind, SandboxSpec
 
 
 def make_sandbox(spec: SandboxSpec | SandboxKind | str | bool = True) -> Sandbox:
@@ -12,4 +12,4 @@ def make_sandbox(spec: SandboxSpec | SandboxKind | str | bool = True) -> Sandbox
     the container's own confinement inside nl2fix's docker image; ``none`` says loudly what it
     gives up."""
     spec = SandboxSpec.of(spec)
-    return sandbox_factory(spec.kind)(spec, False)  # not quiet: made here, not remade from a pickle
+    return SANDBOXES.get(spec.kind)(spec, False)  # not quiet: made here, not remade from a pickle

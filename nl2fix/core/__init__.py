@@ -2,7 +2,9 @@
 status words (``domain``: ``Bug``, ``Strategy``, ``Verdict``, ``Engine`` ...), the one subprocess
 helper with a timeout and a typed result (``processes``), progress bars, token counting
 (``tokens``, with a served model's own tokenizer in ``model_tokenizers``), forgiving bug ids
-(``bug_ids``) and the project's bundled files with whole-file writes (``files``).
+(``bug_ids``), the project's bundled files with whole-file writes (``files``), the registry every
+family of implementations uses (``registry``) and the OpenAI client shared by the backend and the
+embedder (``openai_client``).
 
 May import: nothing of the project (only the standard library and third-party packages).
 """

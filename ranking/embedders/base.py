@@ -18,6 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.registry import Registry
 from nl2fix.java_source.text import text_hash
 from nl2fix.store.run_store import RunStore
 
@@ -63,7 +64,7 @@ class Registration:
         return f"{text} (e.g. {kind}:{self.example})" if self.example else text
 
 
-_REGISTRY: dict[str, Registration] = {}
+EMBEDDERS: Registry[str, Registration] = Registry("embedder")
 
 
 def embedder(kind: str, *, argument: str | None = None,
@@ -71,17 +72,10 @@ def embedder(kind: str, *, argument: str | None = None,
     """Registers the decorated factory as the embedder ``--embedder KIND[:ARGUMENT]`` makes."""
 
     def register(factory: EmbedderFactory) -> EmbedderFactory:
-        if kind in _REGISTRY:
-            raise ValueError(f"two embedders are named {kind!r}")
-        _REGISTRY[kind] = Registration(factory, argument, example)
+        EMBEDDERS.add(kind, Registration(factory, argument, example))
         return factory
 
     return register
-
-
-def registered() -> dict[str, Registration]:
-    """The registered embedders by kind, in the order they registered."""
-    return dict(_REGISTRY)
 
 
 def embed_texts(embedder: Embedder, texts: Sequence[str], store: RunStore | None = None):

@@ -4,7 +4,7 @@ embedder module registers it (:func:`ranking.embedders.base.embedder`)."""
 from __future__ import annotations
 
 from nl2fix.core.errors import Nl2FixError
-from ranking.embedders.base import Embedder, EmbedderSpec, registered
+from ranking.embedders.base import EMBEDDERS, Embedder, EmbedderSpec
 
 # Importing an embedder module registers its embedder, in the order errors list them.
 # isort: off
@@ -17,8 +17,8 @@ from ranking.embedders import sentence_transformer  # noqa: F401
 def parse_embedder(text: str, *, base_url: str | None = None) -> Embedder:
     """``tfidf``, ``openai:MODEL`` or ``st:MODEL_OR_PATH`` (``base_url``: for ``openai:MODEL``)."""
     kind, _, argument = text.strip().partition(":")
-    entry = registered().get(kind)
+    entry = EMBEDDERS.entries().get(kind)
     if entry is not None and bool(argument) == (entry.argument is not None):
         return entry.factory(EmbedderSpec(kind, argument, base_url))
-    usages = [r.usage(k) for k, r in registered().items()]
+    usages = [r.usage(k) for k, r in EMBEDDERS.entries().items()]
     raise Nl2FixError(f"unknown embedder {text!r}", f"use {', '.join(usages[:-1])} or {usages[-1]}")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from nl2fix.core.domain import Bug, ModelStyle
+from nl2fix.core.registry import Registry
 from nl2fix.core.tokenizer import Tokenizer
 from nl2fix.store.records import RunConfig
 
@@ -116,21 +117,6 @@ class BackendSettings:
 BackendFactory = Callable[[RunConfig, BackendSettings], SamplingBackend]
 """Sets up a backend from the run's configuration (raises Nl2FixError for a configuration it cannot take)."""
 
-_FACTORIES: dict[str, BackendFactory] = {}
-
-
-def backend(name: str) -> Callable[[BackendFactory], BackendFactory]:
-    """Registers the decorated factory as the backend ``--backend name`` creates."""
-
-    def register(factory: BackendFactory) -> BackendFactory:
-        if name in _FACTORIES:
-            raise ValueError(f"two backends are named {name!r}")
-        _FACTORIES[name] = factory
-        return factory
-
-    return register
-
-
-def registered() -> dict[str, BackendFactory]:
-    """The registered backends by name, in the order they registered."""
-    return dict(_FACTORIES)
+BACKENDS: Registry[str, BackendFactory] = Registry("backend")
+backend = BACKENDS.register
+"""Decorator: the decorated factory is the backend ``--backend NAME`` creates."""

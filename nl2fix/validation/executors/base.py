@@ -22,6 +22,7 @@ from typing import Protocol
 from defects4j_adapter.contract import Workspace
 from nl2fix.core.domain import Bug, Engine
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.registry import Registry
 from nl2fix.store.records import CandidateRecord, ValidationRecord
 from nl2fix.validation.bug_work import BaselineCheck, ValidationSettings
 
@@ -86,22 +87,6 @@ class Executor(Protocol):
 
 
 ExecutorFactory = Callable[[ExecutorSpec], Executor]
-_FACTORIES: dict[ExecutorKind, ExecutorFactory] = {}
-
-
-def register_executor(kind: ExecutorKind) -> Callable[[ExecutorFactory], ExecutorFactory]:
-    """Decorator: the function that makes the executor of ``kind`` from its spec."""
-    def register(factory: ExecutorFactory) -> ExecutorFactory:
-        _FACTORIES[kind] = factory
-        return factory
-
-    return register
-
-
-def executor_factory(kind: ExecutorKind) -> ExecutorFactory:
-    """The function registered for ``kind``."""
-    try:
-        return _FACTORIES[kind]
-    except KeyError:
-        raise Nl2FixError(f"unknown executor {kind!r}",
-                          f"choose one of {', '.join(k.value for k in ExecutorKind)}") from None
+EXECUTORS: Registry[ExecutorKind, ExecutorFactory] = Registry("executor")
+register_executor = EXECUTORS.register
+"""Decorator: the function that makes the executor of a kind from its spec."""

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from nl2fix.validation.executors import local, ray_executor  # noqa: F401 - each registers its kind
-from nl2fix.validation.executors.base import Executor, ExecutorSpec, executor_factory
+from nl2fix.validation.executors.base import EXECUTORS, Executor, ExecutorSpec
 
 
 def make_executor(spec: ExecutorSpec) -> Executor:
-    return executor_factory(spec.kind)(spec)
+    return EXECUTORS.get(spec.kind)(spec)
