@@ -8,6 +8,10 @@ first real failure) and then the relevant test classes. The workspace is mounted
 no candidate can damage it for the next. A JVM that a candidate left in doubt (a test thread
 that would not die, out of memory, the time limit) is replaced by a fresh one.
 
+A pass from a JVM that judged other candidates before is confirmed in a fresh JVM (see
+:meth:`FastEngine.run_compiled`): whatever an earlier candidate left in the warm JVM cannot buy a
+later one a ``plausible``.
+
 A candidate that changes the method's declaration in a way other classes can see (see
 :mod:`declaration`) is validated by a rebuild instead: classes compiled against the old
 declaration might no longer link, where a full build would recompile them. On a Defects4J
@@ -40,6 +44,12 @@ START_TIMEOUT = 120.0
 MAX_JOBS_PER_JVM = 300
 """A fresh JVM after this many candidates, so class metadata and JIT code do not pile up."""
 REBUILT = "the declaration changed in a way other classes can see, so everything was recompiled"
+
+
+def _passes(outcome: Outcome) -> bool:
+    """The outcome of a run in which every test the runner ran passed."""
+    return (outcome.compiled and outcome.phase is Phase.DONE and not outcome.failing_tests and not outcome.timed_out
+            and not outcome.harness_error and not outcome.jvm_died)
 
 
 class JvmFailure(Exception):
@@ -188,6 +198,9 @@ class FastEngine:
                 if jvm.alive:
                     return jvm
                 jvm.close()
+        return self._new(ws)
+
+    def _new(self, ws: Workspace) -> WarmJvm:
         return WarmJvm(self.sandbox, ws, self.runner_dir, self.options)
 
     def _release(self, ws: Workspace, jvm: WarmJvm) -> None:
@@ -228,17 +241,39 @@ class FastEngine:
 
     def run_compiled(self, workspace: Workspace, *, method: str, known_failures: frozenset[str],
                      stop_at_first_failure: bool, log_dir: Path | None) -> Outcome:
-        """Validate ``method`` against the workspace's compiled classes (the fast path)."""
+        """Validate ``method`` against the workspace's compiled classes (the fast path). A pass in
+        a JVM that ran other candidates first is run again in a fresh JVM, which decides: a JVM
+        state an earlier candidate left (beyond what the runner restores and checks) could have
+        made it pass, and the two disagreeing is the harness's fault, never a pass."""
         start = time.monotonic()
-        outcome, cpu, deaths = None, 0.0, 0
+        outcome, fresh = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
+                                      fresh_jvm=False)
+        if _passes(outcome) and not fresh:
+            warm = outcome
+            outcome, _ = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
+                                      fresh_jvm=True)
+            outcome.cpu_seconds += warm.cpu_seconds
+            if not _passes(outcome):
+                failing = ", ".join(outcome.failing_tests) or outcome.harness_error or "it did not pass"
+                outcome = Outcome(phase=outcome.phase, compiled=True, cpu_seconds=outcome.cpu_seconds,
+                                  harness_error=f"passed in a warm JVM but not in a fresh one ({failing})")
+        outcome.wall_seconds = time.monotonic() - start
+        outcome.log_dir = log_dir
+        return outcome
+
+    def _judged(self, workspace: Workspace, method: str, known_failures: frozenset[str], stop_at_first_failure: bool,
+                log_dir: Path | None, *, fresh_jvm: bool) -> tuple[Outcome, bool]:
+        """One judgement of ``method``, and whether it came from a JVM that had judged nothing before."""
+        outcome, cpu, deaths, fresh = None, 0.0, 0, False
         # up to three JVMs: one found dead before it took the job is replaced, and one that died in
         # the candidate's hands is given a second run
         for _ in range(3):
             try:
-                jvm = self._acquire(workspace)
+                jvm = self._new(workspace) if fresh_jvm else self._acquire(workspace)
             except JvmFailure as exc:
                 outcome = Outcome(phase=Phase.COMPILE, compiled=False, harness_error=str(exc))
                 break
+            fresh = jvm.jobs_done == 0
             try:
                 outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir)
             finally:
@@ -251,14 +286,13 @@ class FastEngine:
             if not outcome.jvm_died or deaths:
                 break
             deaths += 1
+            fresh_jvm = True
         if outcome is None:
             outcome = Outcome(phase=Phase.COMPILE, compiled=False, harness_error="the warm test JVM kept dying")
         if deaths and outcome.jvm_died:
             outcome = jobs.with_note(outcome, "the test JVM ended during the job twice")
         outcome.cpu_seconds = cpu
-        outcome.wall_seconds = time.monotonic() - start
-        outcome.log_dir = log_dir
-        return outcome
+        return outcome, fresh
 
     def _run(self, jvm: WarmJvm, ws: Workspace, method: str, known: frozenset[str], stop_first: bool,
              log_dir: Path | None) -> Outcome | None:

@@ -77,6 +77,13 @@ def _package_of(ws: Workspace) -> list[str]:
     return [".".join(ws.target_file.relative_to(ws.src_dir).parent.parts)]
 
 
+def _candidate_classes(ws: Workspace) -> list[str]:
+    """The top-level class the candidate's file is named for (``org.x.Text``)."""
+    if ws.target_file is None:
+        return []
+    return [".".join(p for p in (*_package_of(ws), ws.target_file.stem) if p)]
+
+
 def runner_job(ws: Workspace, job_id: str, *, known: frozenset[str], stop_at_first_failure: bool,
                test_timeout: float, first_on_classpath: tuple[Path, ...] = (), source: Path | None = None) -> Job:
     """The runner's job that runs ``ws``'s trigger then relevant tests (compiling ``source`` in
@@ -93,6 +100,7 @@ def runner_job(ws: Workspace, job_id: str, *, known: frozenset[str], stop_at_fir
         known=sorted(known),
         test_classes=[*first_on_classpath, ws.test_classes_dir],
         packages=_package_of(ws),
+        candidate_classes=_candidate_classes(ws),
         stop_at_first_failure=stop_at_first_failure,
         test_timeout_ms=int(test_timeout * 1000),
     )

@@ -9,15 +9,25 @@ listens), ``START id``, ``PHASE trigger|relevant``, ``BEGIN test`` -- used only 
 running test when the JVM dies, never to pass anyone. The verdict comes from the lines the runner
 signs with the job's key (:mod:`defects4j_adapter.jvm.report_signing`):
 ``SIGNED seq id KIND field... mac``, numbered from 0, where KIND is ``START``,
-``COMPILE ok|error messages``, ``PHASE``, ``BEGIN``, ``TEST pass|fail|timeout|skip test millis
-message``, ``CLASS class message`` (a test class that could not load or set up), ``ERROR message``
-(the runner itself failed) and, last, ``END complete|stopped|poisoned|compile-error|error
-restart(0|1)``.
+``COMPILE ok|error messages``, ``CLASSFILE name sha256`` (each class compiled from the candidate's
+file, as compiled, before any of its code ran; its bytes are on a plain ``CLASSBYTES name base64``
+line, taken only when their digest is the signed one), ``PHASE``, ``BEGIN``, ``TEST pass|fail|timeout|skip
+test millis message``, ``CLASS class message`` (a test class that could not load or set up),
+``FORGED count`` (JUnit events the code under test fired itself), ``ERROR message`` (the runner
+itself failed) and, last, ``END complete|stopped|poisoned|compile-error|error restart(0|1)``.
+
+Once the candidate's code may have run (after ``COMPILE ok``), whatever keeps its own tests from
+reporting is the candidate's doing: a signed line the reader does not know (the code under test
+rewrote the runner's words), forged events, a trigger test with no result. Such a report is a
+failure of the candidate, never a pass and never the harness's fault.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import enum
+import hashlib
 import re
 from dataclasses import dataclass, field
 
@@ -60,6 +70,13 @@ class RunnerReport:
     tests: list[ReportedTest] = field(default_factory=list)
     class_failures: list[ReportedTest] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    corrupt: list[str] = field(default_factory=list)
+    """What in the signed report made no sense (a word the reader does not know, events the code
+    under test forged): the candidate's doing, since it comes after ``COMPILE ok``."""
+    class_digests: dict[str, str] = field(default_factory=dict)
+    """The SHA-256 of each class compiled from the candidate's file, by binary name (dots)."""
+    class_files: dict[str, bytes] = field(default_factory=dict)
+    """Those classes' bytes, from the plain lines whose digest matches."""
     end: str | None = None
     """How the job ended; None when the output stops before ``END`` (the JVM died or was killed)."""
     restart: bool = False
@@ -91,6 +108,10 @@ def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
     if kind == "COMPILE":
         report.compiled = args[0] == "ok"
         report.compile_errors = args[1]
+    elif kind == "CLASSFILE":
+        report.class_digests[args[0]] = args[1]
+    elif kind == "FORGED":
+        report.corrupt.append(f"the code under test fired {args[0]} JUnit event(s) itself")
     elif kind == "PHASE":
         report.phases.append(args[0])
     elif kind == "BEGIN":
@@ -99,7 +120,7 @@ def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
         try:
             status = Status(args[0])
         except ValueError:
-            report.errors.append(f"unknown test status {args[0]!r}")
+            report.corrupt.append(f"unknown test status {args[0]!r}")
             return
         millis = int(args[2]) if args[2].isdigit() else 0
         report.tests.append(ReportedTest(args[1], status, millis, args[3]))
@@ -110,6 +131,8 @@ def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
     elif kind == "END":
         report.end = args[0] or "complete"
         report.restart = args[1] == "1"
+    elif kind != "START":
+        report.corrupt.append(f"an unknown report line {kind!r}")
 
 
 def progress(text: str) -> RunnerReport:
@@ -140,6 +163,26 @@ def _signed_line(line: str, key: JobKey) -> tuple[int, str, str, list[str]] | No
     if not seq.isdigit():
         return None
     return int(seq), unescape(job), kind, [unescape(f) for f in fields]
+
+
+def _class_files(report: RunnerReport, text: str) -> None:
+    """The bytes of each class the signed report names, from the plain ``CLASSBYTES`` lines (the code
+    under test may print lines like them too: only bytes with the signed digest count)."""
+    wanted = {digest: name for name, digest in report.class_digests.items()}
+    head = PREFIX + "CLASSBYTES\t"
+    for line in text.splitlines():
+        if not line.startswith(head):
+            continue
+        name, _, encoded = line[len(head):].rstrip("\r\n").partition("\t")
+        try:
+            data = base64.b64decode(encoded, validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        if wanted.get(hashlib.sha256(data).hexdigest()) == unescape(name):
+            report.class_files[unescape(name)] = data
+    missing = sorted(set(report.class_digests) - set(report.class_files))
+    if missing:
+        report.corrupt.append(f"no class file with the signed digest for {', '.join(missing)}")
 
 
 def is_signed_end(line: str, key: JobKey, job_id: str) -> bool:
@@ -174,7 +217,7 @@ def read_job(text: str, key: JobKey, job_id: str) -> JobOutput:
         signed = _signed_line(line, key)
         if signed is None:
             kind = line[len(PREFIX):].split("\t", 1)[0].rstrip("\r\n")
-            forged += kind not in PROGRESS and kind not in ("GUARD", "READY", "START")
+            forged += kind not in PROGRESS and kind not in ("GUARD", "READY", "START", "CLASSBYTES")
             continue
         seq, job, kind, fields = signed
         if job != job_id or seq != expected or complete:
@@ -184,11 +227,12 @@ def read_job(text: str, key: JobKey, job_id: str) -> JobOutput:
         started = True
         if kind == "COMPILE" and fields[0] == "ok":
             compiled = True
-        if kind != "START":
-            _apply(report, kind, fields)
+        _apply(report, kind, fields)
         complete = kind == "END"
     plain = progress(text)
     report.guarded = plain.guarded
+    if complete and report.class_digests:
+        _class_files(report, text)
     return JobOutput(report if complete else None, plain, started, compiled, forged)
 
 
@@ -212,11 +256,15 @@ def unreported(report: RunnerReport, triggers: tuple[str, ...] | list[str]) -> l
     return [t for t in triggers if t not in named and t.split("::")[0] not in named]
 
 
+CORRUPTED = "(the runner's report)"
+"""The failing "test" a report the code under test corrupted is blamed on."""
+
+
 def to_outcome(report: RunnerReport, *, triggers: tuple[str, ...] | list[str] = ()) -> Outcome:
     """What a job's signed, complete report says about the candidate. ``triggers``: the trigger
-    tests asked for; a complete run that reports no result for one of them is the harness's
-    failure, never a pass."""
-    if report.errors:
+    tests asked for; a complete run that reports no result for one of them failed them (the
+    candidate's code ran in between: see the module comment)."""
+    if report.errors and not report.compiled:
         return Outcome(phase=Phase.COMPILE, compiled=False, harness_error="; ".join(report.errors))
     if report.compiled is False or report.end == "compile-error":
         if not report.compile_errors.strip():
@@ -238,9 +286,11 @@ def to_outcome(report: RunnerReport, *, triggers: tuple[str, ...] | list[str] = 
         outcome.harness_error = "the test runner failed"
     elif report.end == "complete":
         outcome.phase = Phase.DONE
-        missing = unreported(report, triggers)
-        if missing:
-            outcome.harness_error = f"the runner reported no result for trigger test(s) {', '.join(missing)}"
+        for name in unreported(report, triggers):
+            failing.append(ReportedTest(name, Status.FAIL, 0, "the runner reported no result for this trigger test"))
+    problems = report.corrupt + report.errors
+    if problems:
+        failing.append(ReportedTest(CORRUPTED, Status.FAIL, 0, "; ".join(problems)))
     # a test that began and never finished, in a run that went on: something the code under
     # test threw cut JUnit short (the runner reports the class too, when it can)
     finished = {t.name for t in report.tests}

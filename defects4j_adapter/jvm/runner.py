@@ -22,6 +22,7 @@ from nl2fix.core.processes import run_command
 
 JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest-core.jar"))
 SOURCES = Path(__file__).resolve().parents[1] / "java"
+MODULE = "nl2fix.runner"
 MAIN_CLASS = "nl2fix.runner.Main"
 COMPILE_TIMEOUT = 300.0
 
@@ -53,7 +54,7 @@ def runner_classes(cache_base: Path | None = None) -> Path:
         javac = reference_java.current(cache_base).jdk.javac
         result = run_command(
             [str(javac), "--release", "11", "-nowarn", "-Xlint:none", "-encoding", "UTF-8", "-d", str(tmp),
-             "-cp", ":".join(map(str, junit_jars())), *map(str, _sources())],
+             "--add-reads", f"{MODULE}=ALL-UNNAMED", "-cp", ":".join(map(str, junit_jars())), *map(str, _sources())],
             timeout=COMPILE_TIMEOUT,
         )
         if not result.ok:
@@ -78,7 +79,9 @@ def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[st
     if java.jdk.major >= 12:
         args.append("-Djava.security.manager=allow")
     junit = junit_classpath.project_junit(test_classpath) or junit_jars()
-    return [*args, "-cp", ":".join(map(str, [runner_dir, *junit])), MAIN_CLASS, *mode]
+    # the runner on the module path, JUnit on the class path: see java/module-info.java
+    return [*args, "-XX:+DisableAttachMechanism", "--module-path", str(runner_dir), "--add-modules", MODULE,
+            "--add-reads", f"{MODULE}=ALL-UNNAMED", "-cp", ":".join(map(str, junit)), MAIN_CLASS, *mode]
 
 
 @dataclass
@@ -99,6 +102,9 @@ class Job:
     before the candidate's code runs (see ``TestClasses.java``)."""
     packages: list[str] = field(default_factory=list)
     """The candidate's package (``org.example``; empty for the default package)."""
+    candidate_classes: list[str] = field(default_factory=list)
+    """The top-level classes of the candidate's source file (``org.example.Text``): JUnit events
+    fired while one of their classes is on the stack are forgeries (see ``TestExecutor.java``)."""
     stop_at_first_failure: bool = True
     test_timeout_ms: int = 10_000
 
@@ -113,6 +119,7 @@ class Job:
         rows += [("known", t) for t in sorted(self.known)]
         rows += [("test_classes", p) for p in self.test_classes]
         rows += [("package", p) for p in self.packages]
+        rows += [("candidate_class", c) for c in self.candidate_classes]
         rows += [("stop_at_first_failure", str(self.stop_at_first_failure).lower()),
                  ("test_timeout_ms", str(self.test_timeout_ms))]
         lines = []

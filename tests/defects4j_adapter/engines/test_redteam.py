@@ -16,7 +16,7 @@ from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
-from nl2fix.dataset.load import open_dataset
+from nl2fix.dataset.load import load_dataset, open_dataset
 from nl2fix.java_source.splice import method_header
 from nl2fix.java_source.text import candidate_hash
 from nl2fix.sampling import replay_format as replay
@@ -150,3 +150,46 @@ def test_the_issue_s_reproduction_through_the_command_line(invoke_cli, nl2fix_ca
         verdicts = {r.hash: r.verdict for r in RunStore(run).validations("Textkit-1", engine)}
         assert verdicts[candidate_hash(bug.fixed_method)] is Verdict.PLAUSIBLE
         assert [verdicts[candidate_hash(code)] for code in forgeries] == [Verdict.WRONG, Verdict.WRONG], engine
+
+
+REFLECTIVE = REDTEAM / "reflective"
+REFLECTIVE_ATTACKS = sorted(p.stem for p in REFLECTIVE.glob("*.body"))
+WALLS = {
+    # the runner wall each attack meets, by the words of the failure it causes
+    "runner_state": "module nl2fix.runner does not",
+    "live_frames": "may not read live stack frames",
+    "forged_events": "JUnit event(s) itself",
+    "interned_words": "",
+    "unprintable_exception": "its stack trace could not be printed",
+}
+
+
+@pytest.fixture(scope="module")
+def beans():
+    """``Beans-1`` (``fixtures/redteam/bench``): a class that already uses deep reflection."""
+    return load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
+
+
+def reflective_attack(name: str, bug) -> str:
+    body = (REFLECTIVE / f"{name}.body").read_text(encoding="utf-8")
+    subs = {"TRIGGER": bug.trigger_tests[0], "BUGGY": _body_of(bug.buggy_method)}
+    return f"{method_header(bug.buggy_method)} {{\n{re.sub(r'@([A-Z]+)@', lambda m: subs[m.group(1)], body)}    }}"
+
+
+@pytest.mark.parametrize("kind", ["fast", "rebuild"])
+def test_the_runner_s_own_walls_hold_where_reflection_is_allowed(kind, nl2fix_cache, box, beans):
+    # every attack in turn, in one warm JVM (fast) or a JVM each (rebuild), with the fixed and the
+    # buggy method judged after each: none passes, each meets its wall, and nothing carries over
+    engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
+    ws = engine.prepare(beans)
+    fixed = _verdict(engine, ws, ws.bug.fixed_method)
+    assert fixed.verdict is Verdict.PLAUSIBLE, fixed
+    required = required_of(fixed)
+    for name in REFLECTIVE_ATTACKS:
+        outcome = engine.run(ws, reflective_attack(name, ws.bug), stop_at_first_failure=True)
+        record = judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, required=required)
+        assert record.verdict is Verdict.WRONG, (name, record)
+        assert WALLS[name] in " ".join([outcome.detail, *outcome.messages.values()]), (name, outcome)
+        assert _verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG, name
+        assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
+    engine.close()

@@ -10,7 +10,7 @@ import java.util.Properties;
 import java.util.TimeZone;
 
 /** The JDK-wide settings code under test may change (system properties, default locale and
- * time zone, standard streams, security manager), saved before a candidate and put back after,
+ * time zone, standard streams, the default handler of uncaught exceptions), saved before a candidate and put back after,
  * so a warm JVM gives the next candidate the same start. */
 final class JdkState {
     private static final long OUTPUT_LIMIT = 1L << 20;
@@ -23,7 +23,6 @@ final class JdkState {
     private final PrintStream out = System.out;
     private final PrintStream err = System.err;
     private final InputStream in = System.in;
-    private final SecurityManager securityManager = System.getSecurityManager();
     private final Thread.UncaughtExceptionHandler handler = Thread.getDefaultUncaughtExceptionHandler();
 
     /** Fresh bounded standard streams for the code under test (they go to standard error). */
@@ -44,13 +43,5 @@ final class JdkState {
         System.setErr(err);
         System.setIn(in);
         Thread.setDefaultUncaughtExceptionHandler(handler);
-        if (System.getSecurityManager() != securityManager) {
-            try {
-                System.setSecurityManager(securityManager);
-            } catch (RuntimeException ignored) {
-                // a replaced security manager that refuses to go: the exit guard is lost for later
-                // candidates, which then show an exit as a JVM that ended early
-            }
-        }
     }
 }

@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * nl2fix's test runner. {@code run REQUEST} validates one candidate and exits;
@@ -34,10 +35,17 @@ public final class Main {
     private Main() {
     }
 
+    private static final java.util.concurrent.atomic.AtomicBoolean STARTED = new java.util.concurrent.atomic.AtomicBoolean();
+
     public static void main(String[] args) throws Exception {
+        // the package is exported (the launcher needs this method): code under test calling it
+        // would start a second server reading the harness's input
+        if (!STARTED.compareAndSet(false, true)) {
+            throw new IllegalStateException("the nl2fix runner is already running");
+        }
         Report report = new Report();
         JdkState.isolateStreams();
-        report.line("GUARD", ExitGuard.install() != null ? "exit" : "none");
+        report.line("GUARD", Guard.install() ? "exit" : "none");
         TestClasses.defineClassPath(System.getProperty("java.class.path"), Main.class.getClassLoader());
         InMemoryCompiler compiler = new InMemoryCompiler();
         InputStream in = new FileInputStream(FileDescriptor.in);
@@ -45,11 +53,11 @@ public final class Main {
             long k0 = SipHash.readHex(in);
             long k1 = SipHash.readHex(in);
             handle(Request.read(Paths.get(args[1])), k0, k1, compiler, report);
-            ExitGuard.halt(0);
+            Guard.halt(0);
         }
         if (args.length != 1 || !"serve".equals(args[0])) {
             report.line("ERROR", "usage: Main run REQUEST | Main serve");
-            ExitGuard.halt(2);
+            Guard.halt(2);
         }
         report.line("READY");
         String path;
@@ -60,7 +68,7 @@ public final class Main {
                 break;
             }
         }
-        ExitGuard.halt(0);
+        Guard.halt(0);
     }
 
     /** The bytes up to {@code end} (not included), or null at the end of the input. */
@@ -79,39 +87,50 @@ public final class Main {
     /** Validates one candidate; true when this JVM should not take another. */
     static boolean handle(Request job, long k0, long k1, InMemoryCompiler compiler, Report report) throws Exception {
         int seq = 0;
-        report.signed(k0, k1, seq++, job.id, "START");
+        report.signed(k0, k1, seq++, job.id, Words.START);
         Map<String, byte[]> overlay = Collections.emptyMap();
         if (job.source != null) {
             InMemoryCompiler.Result compiled;
             try {
                 compiled = compiler.compile(new File(job.source), job.compileClasspath, job.release, job.encoding);
             } catch (Throwable t) {
-                report.signed(k0, k1, seq++, job.id, "ERROR", "the compiler failed: " + t);
-                report.signed(k0, k1, seq, job.id, "END", "error", "1");
+                report.signed(k0, k1, seq++, job.id, Words.ERROR, "the compiler failed: " + t);
+                report.signed(k0, k1, seq, job.id, Words.END, Words.FAILED, Words.YES);
                 return true;
             }
             if (!compiled.ok()) {
-                report.signed(k0, k1, seq++, job.id, "COMPILE", "error", compiled.errors);
-                report.signed(k0, k1, seq, job.id, "END", "compile-error", "0");
+                report.signed(k0, k1, seq++, job.id, Words.COMPILE, Words.FAILED, compiled.errors);
+                report.signed(k0, k1, seq, job.id, Words.END, Words.COMPILE_ERROR, Words.NO);
                 return false;
             }
             overlay = compiled.classes;
         }
         // from here on code of the candidate may run: a JVM that dies now is the candidate's doing
-        report.signed(k0, k1, seq++, job.id, "COMPILE", "ok", "");
+        report.signed(k0, k1, seq++, job.id, Words.COMPILE, Words.OK, "");
+        // the class files as compiled, before any of their code runs: the harness checks them
+        // against the buggy version's (only the method may change; see defects4j_adapter/bytecode)
+        for (String name : new TreeSet<>(overlay.keySet())) {
+            report.signedBytes(k0, k1, seq++, job.id, Words.CLASS_FILE, name, overlay.get(name));
+        }
         List<String> cp = job.classpath;
         URL[] urls = new URL[cp.size()];
         for (int i = 0; i < urls.length; i++) {
             urls[i] = new File(cp.get(i)).toURI().toURL();
         }
+        Set<String> candidateClasses = new HashSet<>(job.candidateClasses);
+        for (String name : overlay.keySet()) {
+            int nested = name.indexOf('$');
+            candidateClasses.add(nested < 0 ? name : name.substring(0, nested));
+        }
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         SystemLoader.takeDelegated();
+        Guard.takeTainted();
         CandidateLoader loader = new CandidateLoader(urls, overlay, SystemLoader.class.getClassLoader());
         ThreadGroup group = new ThreadGroup("nl2fix-candidate");
         JdkState saved = new JdkState();
         JdkState.isolateStreams();
         SystemLoader.use(loader);
-        TestExecutor executor = new TestExecutor(loader, report, job, group);
+        TestExecutor executor = new TestExecutor(loader, report, job, group, candidateClasses);
         try {
             TestClasses.defineFirst(loader, job, overlay.keySet());
             executor.runAll();
@@ -120,14 +139,20 @@ public final class Main {
             saved.restore();
         }
         boolean clean = Threads.stopAll(group) & Threads.killProcesses() & !Threads.outlived(before);
-        boolean restart = executor.poisoned || executor.restartAdvised || !clean | SystemLoader.takeDelegated();
+        boolean restart = executor.poisoned || executor.restartAdvised || !clean | SystemLoader.takeDelegated()
+                | Guard.takeTainted() | !Canary.intact();
         synchronized (executor.results) {
             for (String[] row : executor.results) {
                 report.signed(k0, k1, seq++, job.id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));
             }
         }
-        report.signed(k0, k1, seq, job.id, "END", executor.poisoned ? "poisoned" : executor.stopped ? "stopped" : "complete",
-                restart ? "1" : "0");
+        int forged = executor.forged.get();
+        if (forged > 0) {
+            report.signed(k0, k1, seq++, job.id, Words.FORGED, Integer.toString(forged));
+        }
+        report.signed(k0, k1, seq, job.id, Words.END,
+                executor.poisoned ? Words.POISONED : executor.stopped ? Words.STOPPED : Words.COMPLETE,
+                restart ? Words.YES : Words.NO);
         loader.close();
         return restart;
     }

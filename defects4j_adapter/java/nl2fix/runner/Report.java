@@ -66,6 +66,24 @@ final class Report {
         for (String f : fields) {
             body.append('\t').append(escape(f));
         }
+        sign(k0, k1, body);
+    }
+
+    /** {@code bytes} out whole: an unsigned {@code CLASSBYTES name base64} line (SipHash over
+     * every byte would cost the harness more than the check), then a signed line naming its
+     * SHA-256, which the harness compares. */
+    synchronized void signedBytes(long k0, long k1, int seq, String id, String kind, String name, byte[] bytes)
+            throws java.security.NoSuchAlgorithmException {
+        out.print("\nNL2FIX\tCLASSBYTES\t" + escape(name) + "\t" + java.util.Base64.getEncoder().encodeToString(bytes) + "\n");
+        byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
+        StringBuilder hex = new StringBuilder();
+        for (byte b : digest) {
+            hex.append(Character.forDigit((b >> 4) & 15, 16)).append(Character.forDigit(b & 15, 16));
+        }
+        signed(k0, k1, seq, id, kind, name, hex.toString());
+    }
+
+    private void sign(long k0, long k1, StringBuilder body) {
         long mac = SipHash.mac(k0, k1, body.toString().getBytes(StandardCharsets.UTF_8));
         String hex = Long.toHexString(mac);
         out.print("\nNL2FIX\tSIGNED\t" + body + "\t" + "0000000000000000".substring(hex.length()) + hex + "\n");

@@ -16,6 +16,8 @@ import java.util.Set;
  * classes, test classes and jars, in order), {@code test_classes} (the folders of compiled tests),
  * {@code package} (the package of the candidate's class), {@code trigger} ({@code pkg.Class::method}),
  * {@code relevant} ({@code pkg.Class}), {@code known} (tests that fail on the fixed version too),
+ * {@code candidate_class} (a top-level class compiled from the candidate's source file: JUnit
+ * events fired while one of its classes is on the stack are the candidate's forgeries),
  * {@code stop_at_first_failure}, {@code test_timeout_ms}.
  */
 final class Request {
@@ -30,6 +32,7 @@ final class Request {
     final List<String> triggers = new ArrayList<>();
     final List<String> relevant = new ArrayList<>();
     final Set<String> known = new HashSet<>();
+    final List<String> candidateClasses = new ArrayList<>();
     boolean stopAtFirstFailure = true;
     long testTimeoutMs = 10_000;
 
@@ -54,6 +57,7 @@ final class Request {
                 case "trigger": r.triggers.add(value); break;
                 case "relevant": r.relevant.add(value); break;
                 case "known": r.known.add(value); break;
+                case "candidate_class": r.candidateClasses.add(value); break;
                 case "stop_at_first_failure": r.stopAtFirstFailure = Boolean.parseBoolean(value); break;
                 case "test_timeout_ms": r.testTimeoutMs = Long.parseLong(value); break;
                 default: throw new IOException("unknown request key: " + key);

@@ -11,8 +11,9 @@ import java.util.TreeSet;
  * package) cannot put a lenient stand-in in place of a test class that has not been loaded
  * yet: the trigger and relevant test classes, and every compiled test class in the packages
  * the candidate's classes live in, are taken first. Loading does not initialise, so no test
- * code runs early. For the same reason the runner's own class path (the runner, JUnit, Hamcrest)
- * is defined whole when the JVM starts, before any candidate.
+ * code runs early. For the same reason the runner's class path (JUnit, Hamcrest) is defined whole
+ * when the JVM starts, before any candidate; the runner itself is a named module, whose package no
+ * other code can define classes in.
  */
 final class TestClasses {
     private TestClasses() {

@@ -20,16 +20,28 @@ import org.junit.runner.notification.StoppedByUserException;
  * the tests already run), each JUnit run in its own thread under a watchdog: a test that takes
  * longer than the per-test limit is reported as timed out and its thread stopped. With
  * stop-at-first-failure, the first failing test that is not a known failure ends the run.
+ *
+ * <p>No code the candidate controls runs on the runner's own thread (which holds the job's key):
+ * building JUnit's runner (a {@code suite()} method, parameter names) and reading a thrown
+ * object ({@code toString}, {@code printStackTrace}) happen on the test thread, under the
+ * watchdog. The code under test can reach JUnit's notifier and its listeners through public
+ * API, so the listener takes an event only from the test thread it started and only when no
+ * class of the candidate's source file is on the stack: JUnit fires its events after the test
+ * method has returned or thrown, a forgery fires them from inside it (or from another thread).
  */
 final class TestExecutor {
     private static final String FILTER_CLASS = Filter.class.getName();
     private static final int TRACE_LIMIT = 3000;
+    private static final StackWalker WALKER = StackWalker.getInstance();
 
     private final ClassLoader loader;
     private final Report report;
     private final nl2fix.runner.Request job;
     private final ThreadGroup group;
     private final Set<String> done = new HashSet<>();
+    private final Set<String> candidateClasses;
+    /** JUnit events the code under test fired itself, which the listener did not take. */
+    final java.util.concurrent.atomic.AtomicInteger forged = new java.util.concurrent.atomic.AtomicInteger();
     /** Every test and class result, in order, for the signed report {@link Main} writes once the
      * code under test has stopped. Only the runner's stack frames reach this executor. */
     final List<String[]> results = java.util.Collections.synchronizedList(new ArrayList<String[]>());
@@ -39,8 +51,10 @@ final class TestExecutor {
     /** The JVM survived something (out of memory) after which a fresh one is safer. */
     volatile boolean restartAdvised;
 
-    TestExecutor(ClassLoader loader, Report report, nl2fix.runner.Request job, ThreadGroup group) {
+    TestExecutor(ClassLoader loader, Report report, nl2fix.runner.Request job, ThreadGroup group,
+            Set<String> candidateClasses) {
         this.loader = loader;
+        this.candidateClasses = candidateClasses;
         this.report = report;
         this.job = job;
         this.group = group;
@@ -68,15 +82,28 @@ final class TestExecutor {
         return d.getMethodName() == null || "initializationError".equals(d.getMethodName());
     }
 
+    /** The stack trace of a thrown object, which the code under test may have made: its
+     * {@code toString} or {@code printStackTrace} may throw in turn, and the failure stays a
+     * failure of the test either way. Called on the test thread only. */
     private static String trace(Throwable t) {
         java.io.StringWriter w = new java.io.StringWriter();
-        t.printStackTrace(new java.io.PrintWriter(w));
+        try {
+            t.printStackTrace(new java.io.PrintWriter(w));
+        } catch (Throwable unreadable) {
+            w.write(t.getClass().getName() + " (its stack trace could not be printed: " + unreadable.getClass().getName() + ")");
+        }
         String s = w.toString();
         return s.length() > TRACE_LIMIT ? s.substring(0, TRACE_LIMIT) + "..." : s;
     }
 
+    /** Whether the class of a stack frame is one compiled from the candidate's source file. */
+    private boolean isCandidate(String className) {
+        int nested = className.indexOf('$');
+        return candidateClasses.contains(nested < 0 ? className : className.substring(0, nested));
+    }
+
     void runAll() {
-        event("PHASE", "trigger");
+        event(Words.PHASE, Words.TRIGGER);
         for (String spec : job.triggers) {
             if (stopped) {
                 return;
@@ -91,7 +118,7 @@ final class TestExecutor {
                 run(Request.method(c, spec.substring(sep + 2)), spec.substring(0, sep), spec);
             }
         }
-        event("PHASE", "relevant");
+        event(Words.PHASE, Words.RELEVANT);
         for (String cls : job.relevant) {
             if (stopped) {
                 return;
@@ -126,13 +153,13 @@ final class TestExecutor {
         try {
             return Class.forName(cls, false, loader);
         } catch (Throwable t) {
-            classFailure(cls, t.toString() + "\n" + trace(t));
+            classFailure(cls, trace(t));
             return null;
         }
     }
 
     private void classFailure(String cls, String message) {
-        record("CLASS", cls, message);
+        record(Words.CLASS, cls, message);
         done.add(cls);
         failed(cls);
     }
@@ -143,39 +170,38 @@ final class TestExecutor {
         }
     }
 
-    private void run(Request request, String label, String triggerSpec) {
-        final Runner runner;
-        try {
-            runner = request.getRunner();
-        } catch (Throwable t) {
-            classFailure(label, trace(t));
-            return;
-        }
+    private void run(final Request request, String label, String triggerSpec) {
         final RunNotifier notifier = new RunNotifier();
         final Listener listener = new Listener(notifier, triggerSpec);
         notifier.addListener(listener);
-        final Throwable[] crash = new Throwable[1];
+        final String[] crash = new String[1];
+        final boolean[] ownStop = new boolean[1];
         Thread thread = new Thread(group, () -> {
             try {
+                Runner runner = request.getRunner();
                 runner.run(notifier);
             } catch (StoppedByUserException e) {
                 // stop-at-first-failure skips the rest of this run on purpose; thrown by the
                 // code under test instead, it would end the class without a failure
                 if (!stopped) {
-                    crash[0] = e;
+                    crash[0] = trace(e);
                 }
+            } catch (ThreadDeath e) {
+                // the watchdog's own doing only when it stopped a test of this run; JUnit 3 lets any
+                // other (the code under test throwing it) end the class without a failure
+                ownStop[0] = true;
+                crash[0] = trace(e);
             } catch (Throwable t) {
-                crash[0] = t;
+                crash[0] = trace(t);
             }
         }, "nl2fix-tests");
+        listener.thread = thread;
         thread.setContextClassLoader(loader);
         thread.setDaemon(true);
         thread.start();
         watch(thread, listener, notifier, label);
-        // ThreadDeath is the watchdog's own doing only when it stopped a test of this run; JUnit 3
-        // lets any other (the code under test throwing it) end the class without a failure
-        if (crash[0] != null && !(crash[0] instanceof ThreadDeath && !listener.timedOut.isEmpty())) {
-            classFailure(label, trace(crash[0]));
+        if (crash[0] != null && !(ownStop[0] && !listener.timedOut.isEmpty())) {
+            classFailure(label, crash[0]);
         }
     }
 
@@ -202,7 +228,7 @@ final class TestExecutor {
                 kills = 0;
                 listener.timedOut.add(test);
                 done.add(test);
-                record("TEST", "timeout", test, Long.toString(job.testTimeoutMs), "test timed out after " + job.testTimeoutMs + " ms");
+                record(Words.TEST, Words.TIMEOUT, test, Long.toString(job.testTimeoutMs), "test timed out after " + job.testTimeoutMs + " ms");
                 if (job.stopAtFirstFailure && !job.known.contains(test)) {
                     stopped = true;
                 }
@@ -229,6 +255,7 @@ final class TestExecutor {
         final Set<String> timedOut = java.util.Collections.synchronizedSet(new HashSet<String>());
         volatile Description current;
         volatile long lastEvent = System.nanoTime();
+        volatile Thread thread;
         private long startedAt;
 
         Listener(RunNotifier notifier, String triggerSpec) {
@@ -236,20 +263,33 @@ final class TestExecutor {
             this.triggerSpec = triggerSpec;
         }
 
+        /** Whether JUnit fired this event, not the code under test (see the class comment). */
+        private boolean genuine() {
+            if (Thread.currentThread() == thread
+                    && !WALKER.walk(frames -> frames.anyMatch(f -> isCandidate(f.getClassName())))) {
+                return true;
+            }
+            forged.incrementAndGet();
+            return false;
+        }
+
         @Override
         public void testStarted(Description d) {
-            if (classLevel(d)) {
+            if (!genuine() || classLevel(d)) {
                 return;
             }
-            ExitGuard.takeExitAttempt();
+            Guard.takeExitAttempt();
             startedAt = System.nanoTime();
             lastEvent = startedAt;
             current = d;
-            event("BEGIN", name(d));
+            event(Words.BEGIN, name(d));
         }
 
         @Override
         public void testFailure(Failure f) {
+            if (!genuine()) {
+                return;
+            }
             Description d = f.getDescription();
             Throwable e = f.getException();
             if (e instanceof OutOfMemoryError) {
@@ -258,7 +298,7 @@ final class TestExecutor {
             if (FILTER_CLASS.equals(d.getClassName())) {
                 // Request.method found no such test: a trigger test that does not exist
                 if (triggerSpec != null) {
-                    record("TEST", "fail", triggerSpec, "0", "no such test: " + f.getMessage());
+                    record(Words.TEST, Words.FAIL, triggerSpec, "0", "no such test: " + trace(f.getException()));
                     done.add(triggerSpec);
                     failed(triggerSpec);
                     maybeStop();
@@ -266,7 +306,7 @@ final class TestExecutor {
                 return;
             }
             if (classLevel(d)) {
-                String exit = ExitGuard.takeExitAttempt();
+                String exit = Guard.takeExitAttempt();
                 classFailure(d.getClassName(), (exit == null ? "" : exit + "\n") + trace(e));
                 maybeStop();
                 return;
@@ -276,17 +316,23 @@ final class TestExecutor {
 
         @Override
         public void testAssumptionFailure(Failure f) {
+            if (!genuine()) {
+                return;
+            }
             assumptions.add(name(f.getDescription()));
         }
 
         @Override
         public void testIgnored(Description d) {
-            record("TEST", "skip", name(d), "0", "ignored");
+            if (!genuine()) {
+                return;
+            }
+            record(Words.TEST, Words.SKIP, name(d), "0", "ignored");
         }
 
         @Override
         public void testFinished(Description d) {
-            if (classLevel(d)) {
+            if (!genuine() || classLevel(d)) {
                 return;
             }
             String n = name(d);
@@ -298,13 +344,13 @@ final class TestExecutor {
             }
             long ms = (System.nanoTime() - startedAt) / 1_000_000L;
             Failure f = failures.remove(n);
-            String exit = ExitGuard.takeExitAttempt();
+            String exit = Guard.takeExitAttempt();
             if (assumptions.remove(n)) {
-                record("TEST", "skip", n, Long.toString(ms), "assumption failed");
+                record(Words.TEST, Words.SKIP, n, Long.toString(ms), "assumption failed");
             } else if (f == null) {
-                record("TEST", "pass", n, Long.toString(ms), "");
+                record(Words.TEST, Words.PASS, n, Long.toString(ms), "");
             } else {
-                record("TEST", "fail", n, Long.toString(ms), (exit == null ? "" : exit + "\n") + trace(f.getException()));
+                record(Words.TEST, Words.FAIL, n, Long.toString(ms), (exit == null ? "" : exit + "\n") + trace(f.getException()));
                 failed(n);
                 maybeStop();
             }

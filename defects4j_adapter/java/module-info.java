@@ -1,0 +1,12 @@
+/**
+ * nl2fix's test runner, a named module so that the code it judges cannot reach into it: the module
+ * exports its package (the JVM must construct {@code SystemLoader}, the launcher call {@code Main})
+ * but opens nothing, so no reflection from the class path (the project, its tests, the candidate)
+ * can read or change the runner's private state, whatever {@code setAccessible} is granted
+ * elsewhere. JUnit stays on the class path ({@code --add-reads nl2fix.runner=ALL-UNNAMED}): the
+ * project's own JUnit and Hamcrest jars, whatever their names, are not modules.
+ */
+module nl2fix.runner {
+    requires java.compiler;
+    exports nl2fix.runner;
+}

@@ -1,0 +1,99 @@
+package nl2fix.runner;
+
+import java.security.Permission;
+
+/**
+ * The runner's security manager. It allows what the tests of a project need and refuses what
+ * would let the code under test reach the judge: {@code System.exit} becomes a
+ * {@link SecurityException} (the test fails, the runner goes on); reading live stack frames
+ * ({@code java.lang.LiveStackFrame}, whose locals hold the job's key on the runner's thread) is
+ * refused; the security manager cannot be replaced or removed; no other thread may stop, suspend,
+ * interrupt or rename the runner's own thread. Changes to JVM-wide state that {@link JdkState}
+ * cannot put back (shutdown hooks, URL and socket factories, security providers and policy) are
+ * allowed but taint the JVM, which then takes no further candidate. Needs
+ * {@code -Djava.security.manager=allow} on Java 18+; where no security manager can be installed
+ * (Java 24+) the runner says so on its {@code GUARD} line.
+ */
+final class Guard extends SecurityManager {
+    private static volatile boolean allowExit;
+    private static volatile String lastExit;
+    private static volatile boolean tainted;
+    private static volatile Thread runnerThread;
+
+    @Override
+    public void checkPermission(Permission perm) {
+        String name = perm.getName();
+        if (perm instanceof RuntimePermission) {
+            if ("liveStackFrames".equals(name)) {
+                throw new SecurityException("nl2fix: the code under test may not read live stack frames");
+            }
+            if ("setSecurityManager".equals(name)) {
+                throw new SecurityException("nl2fix: the code under test may not replace the security manager");
+            }
+            if ("shutdownHooks".equals(name) || "setFactory".equals(name)) {
+                tainted = true;
+            }
+        } else if (perm instanceof java.security.SecurityPermission && changesSecurity(name)) {
+            tainted = true;
+        }
+    }
+
+    private static boolean changesSecurity(String name) {
+        return name.startsWith("insertProvider") || name.startsWith("removeProvider") || name.startsWith("putProvider")
+                || name.startsWith("clearProvider") || name.startsWith("setProperty.") || "setPolicy".equals(name);
+    }
+
+    @Override
+    public void checkPermission(Permission perm, Object context) {
+        checkPermission(perm);
+    }
+
+    @Override
+    public void checkAccess(Thread t) {
+        Thread runner = runnerThread;
+        if (t == runner && Thread.currentThread() != runner) {
+            throw new SecurityException("nl2fix: the code under test may not modify the runner's thread");
+        }
+    }
+
+    @Override
+    public void checkExit(int status) {
+        if (!allowExit) {
+            lastExit = "System.exit(" + status + ") called by the code under test";
+            throw new SecurityException("nl2fix: " + lastExit);
+        }
+    }
+
+    /** The exit attempt since the last call, or null. */
+    static String takeExitAttempt() {
+        String s = lastExit;
+        lastExit = null;
+        return s;
+    }
+
+    /** Whether the code under test changed JVM-wide state that cannot be put back, since the last call. */
+    static boolean takeTainted() {
+        boolean t = tainted;
+        tainted = false;
+        return t;
+    }
+
+    /** Installs the guard for the calling (the runner's) thread; false where the JVM has no
+     * security manager any more. */
+    static boolean install() {
+        runnerThread = Thread.currentThread();
+        try {
+            System.setSecurityManager(new Guard());
+            return true;
+        } catch (UnsupportedOperationException | SecurityException e) {
+            return false;
+        }
+    }
+
+    static void halt(int status) {
+        allowExit = true;
+        System.out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(status);
+    }
+}
