@@ -126,6 +126,9 @@ class Outcome:
     """The test JVM ended in the middle of the job, after the candidate's code could run; engines
     run such a job once more in a fresh JVM and judge that run."""
     compile_errors: str = ""
+    rejection: str = ""
+    """Set when the candidate's compiled classes break the class-file check (what else changed, or
+    the reference it added and why that is refused): a verdict of its own, never a pass."""
     detail: str = ""
     wall_seconds: float = 0.0
     cpu_seconds: float = 0.0

@@ -4,7 +4,7 @@ Entry point: :func:`ranking.run.rank_run` (``nl2fix rank``). Rankings are stored
 read back with ``RunStore.ranking(bug_id, key)``; ``RunStore.rankers()`` lists the keys of a run
 and :func:`ranking.spec.ranking_info` tells how each was made (threshold value, pruning counts).
 
-Ranker keys (``:pruned`` is appended when uncompilable candidates were dropped first):
+Ranker keys (``:pruned`` is appended when uncompilable and rejected candidates were dropped first):
 
 - ``paper:<embedder>:<threshold>``: the paper's ranker. Cosine similarity between the embedding of
   the comment-free buggy method and of each unique candidate; candidates below the threshold are

@@ -44,7 +44,7 @@ def describe(info: RankingInfo) -> str:
         how = "the run's median similarity" if info.threshold == "median" else "fixed"
         text += f" (threshold {info.threshold_value:.4f}, {how})"
     if info.engine is not None:
-        text += f"; {info.pruned} uncompilable dropped ({info.engine} verdicts)"
+        text += f"; {info.pruned} uncompilable or rejected dropped ({info.engine} verdicts)"
         if info.unvalidated:
             text += f", {info.unvalidated} kept without a verdict yet"
     return text

@@ -82,11 +82,16 @@ def order(method: Method, scored: Iterable[Scored], threshold: float | None = No
     return sorted(items, key=_descending)
 
 
-def drop_uncompilable(
+UNFIT = (Verdict.UNCOMPILABLE, Verdict.REJECTED)
+"""Verdicts that say a candidate is no fix whatever the tests say: it does not compile, or it was
+rejected for changing more than its method or reaching for the harness."""
+
+
+def drop_unfit(
     candidates: list[CandidateRecord], verdicts: dict[str, Verdict]
 ) -> tuple[list[CandidateRecord], int, int]:
-    """The candidates not known to be uncompilable (``verdicts`` by hash), how many were dropped,
-    and how many were kept only because they have no verdict yet."""
-    kept = [c for c in candidates if verdicts.get(c.hash) is not Verdict.UNCOMPILABLE]
+    """The candidates not known to be unfit (``verdicts`` by hash), how many were dropped, and how
+    many were kept only because they have no verdict yet."""
+    kept = [c for c in candidates if verdicts.get(c.hash) not in UNFIT]
     unvalidated = sum(c.hash not in verdicts for c in kept)
     return kept, len(candidates) - len(kept), unvalidated

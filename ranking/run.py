@@ -13,7 +13,7 @@ from nl2fix.store.run_store import RunStore
 from nl2fix.validation.verdict_source import verdict_engine
 from ranking.embedders.base import Embedder, embed_texts
 from ranking.embedders.providers import parse_embedder
-from ranking.ranker import Scored, cosine_similarities, drop_uncompilable, order, resolve_threshold
+from ranking.ranker import Scored, cosine_similarities, drop_unfit, order, resolve_threshold
 from ranking.spec import INFO_PREFIX, MEDIAN, Method, RankerSpec, parse_methods, parse_threshold, ranker_specs
 from ranking.texts import buggy_text, candidate_text
 
@@ -84,7 +84,7 @@ def _write(store: RunStore, spec: RankerSpec, bugs: list[Bug], pools, sims, info
 
 
 def _pools(store: RunStore, bugs: list[Bug], pruned: bool) -> tuple[dict[str, list[CandidateRecord]], RankingInfo]:
-    """Each bug's candidates to rank (without the uncompilable ones when ``pruned``), and the counts."""
+    """Each bug's candidates to rank (without the uncompilable and rejected ones when ``pruned``), and the counts."""
     pools = {bug.id: store.candidates(bug.id) for bug in bugs}
     info = RankingInfo(ranker="", method="", bugs=len(bugs), bugs_with_candidates=[b for b, p in pools.items() if p])
     if pruned:
@@ -99,7 +99,7 @@ def _pools(store: RunStore, bugs: list[Bug], pruned: bool) -> tuple[dict[str, li
             verdicts[record.bug_id][record.hash] = record.verdict
         dropped = unvalidated = 0
         for bug_id, pool in pools.items():
-            pools[bug_id], d, u = drop_uncompilable(pool, verdicts[bug_id])
+            pools[bug_id], d, u = drop_unfit(pool, verdicts[bug_id])
             dropped, unvalidated = dropped + d, unvalidated + u
         info = info.model_copy(update=dict(engine=engine, pruned=dropped, unvalidated=unvalidated))
     return pools, info.model_copy(update=dict(candidates=sum(len(p) for p in pools.values())))
@@ -119,8 +119,8 @@ def rank_run(
     ``method`` is a :class:`~ranking.spec.Method` value or ``all``. ``threshold="median"`` is the
     median similarity over all unique candidates of all bugs of the run (after pruning), as the
     paper's 0.95 was; a number is a fixed threshold. ``pruned`` first drops candidates whose verdict
-    under the run's engine (:func:`nl2fix.validation.verdict_source.verdict_engine`) is ``uncompilable``;
-    candidates without a verdict stay. ``base_url`` is for ``openai:MODEL`` embedders.
+    under the run's engine (:func:`nl2fix.validation.verdict_source.verdict_engine`) is
+    ``uncompilable`` or ``rejected``; candidates without a verdict stay. ``base_url`` is for ``openai:MODEL`` embedders.
     How each ranking came out is kept beside it: :func:`ranking.spec.ranking_info`.
     """
     methods = parse_methods(method)

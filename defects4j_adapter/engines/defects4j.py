@@ -16,7 +16,7 @@ from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace,
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.d4j.cli import CommandResult, CompileResult, Defects4J, TestRun
 from defects4j_adapter.d4j.parsers import ALL_TESTS_FILE, FAILING_TESTS_FILE, FailureKind
-from defects4j_adapter.engines import linkage
+from defects4j_adapter.engines import class_check, linkage
 from defects4j_adapter.sandbox.base import Sandbox
 from defects4j_adapter.sandbox.unconfined import ContainerSandbox
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
@@ -178,6 +178,9 @@ class Defects4JEngine:
         outcome.detail = spliced.detail
         data = encode_source(spliced.text, workspace.encoding)
         target.write_bytes(data)
+        # the slot holds the buggy build's classes; the target file's go, so that what Defects4J
+        # compiles for the candidate is all the class-file check sees (no stale anonymous class)
+        class_check.remove_compiled(workspace, slot / workspace.classes_dir.relative_to(workspace.root))
         (log_dir / target.name).write_bytes(data)
         deadline = start + self.candidate_timeout
         slot_space = replace(workspace, root=slot)
@@ -193,6 +196,12 @@ class Defects4JEngine:
                 built = self.d4j.compile(slot, timeout=min(d4j_cli.COMPILE_TIMEOUT, remaining))
                 _keep(log_dir, index, "compile", built)
                 go_on = absorb_compile(outcome, built)
+                if go_on:
+                    # Defects4J's verdict is files the test JVM writes: what the candidate may call is
+                    # checked on its classes before any test runs
+                    classes = slot / workspace.classes_dir.relative_to(workspace.root)
+                    class_check.checked(outcome, lambda: class_check.rejection_in(workspace, classes))
+                    go_on = not (outcome.rejection or outcome.harness_error)
             else:
                 run = self.d4j.test(
                     slot,

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
-from defects4j_adapter.engines import declaration, jobs, linkage, runner_output
+from defects4j_adapter.engines import class_check, declaration, jobs, linkage, runner_output
+from defects4j_adapter.engines.class_check import checked
 from defects4j_adapter.engines import defects4j_rebuild as d4j_rebuild
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.jvm import report_signing, runner
@@ -49,7 +50,7 @@ REBUILT = "the declaration changed in a way other classes can see, so everything
 def _passes(outcome: Outcome) -> bool:
     """The outcome of a run in which every test the runner ran passed."""
     return (outcome.compiled and outcome.phase is Phase.DONE and not outcome.failing_tests and not outcome.timed_out
-            and not outcome.harness_error and not outcome.jvm_died)
+            and not outcome.harness_error and not outcome.jvm_died and not outcome.rejection)
 
 
 class JvmFailure(Exception):
@@ -283,7 +284,7 @@ class FastEngine:
             cpu += outcome.cpu_seconds
             # a JVM that died in the candidate's hands gets one more, fresh JVM: a pass needs the
             # runner's signed report, and the second run decides
-            if not outcome.jvm_died or deaths:
+            if not outcome.jvm_died or deaths or outcome.rejection:
                 break
             deaths += 1
             fresh_jvm = True
@@ -316,9 +317,15 @@ class FastEngine:
                 return None
             jobs.keep(log_dir, {buggy_file.name: spliced.path, "request.txt": request,
                                 "runner.out": answer.text, "runner.err": answer.stderr_tail})
-            outcome = runner_output.outcome_of(answer.text, key, job_id, killed_for_time=answer.killed_for_time,
-                                               stderr_tail=answer.stderr_tail, triggers=ws.trigger_tests)
+            report = runner_output.read_job(answer.text, key, job_id)
+            outcome = runner_output.job_outcome(report, killed_for_time=answer.killed_for_time,
+                                                stderr_tail=answer.stderr_tail, triggers=ws.trigger_tests)
             outcome.cpu_seconds = answer.cpu_seconds
+            if report.class_files:
+                checked(outcome, lambda: class_check.rejection(ws, class_check.from_report(report.class_files)))
+                if outcome.rejection:
+                    # its code ran in this JVM before its classes could be read: no other candidate follows it there
+                    jvm.needs_restart = True
             return jobs.with_note(outcome, spliced.note)
         finally:
             shutil.rmtree(job, ignore_errors=True)

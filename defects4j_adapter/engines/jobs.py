@@ -70,7 +70,7 @@ def workspace_mounts(ws: Workspace, runner_dir: Path, *, read_only: Iterable[Pat
     return Mounts(read_only=ro, writable=tuple(writable), links_from=ws.root, host_scratch=scratch)
 
 
-def _package_of(ws: Workspace) -> list[str]:
+def package_of(ws: Workspace) -> list[str]:
     """The package of the workspace's target file, from where it sits under the main sources."""
     if ws.target_file is None or not ws.target_file.is_relative_to(ws.src_dir):
         return []
@@ -81,7 +81,7 @@ def _candidate_classes(ws: Workspace) -> list[str]:
     """The top-level class the candidate's file is named for (``org.x.Text``)."""
     if ws.target_file is None:
         return []
-    return [".".join(p for p in (*_package_of(ws), ws.target_file.stem) if p)]
+    return [".".join(p for p in (*package_of(ws), ws.target_file.stem) if p)]
 
 
 def runner_job(ws: Workspace, job_id: str, *, known: frozenset[str], stop_at_first_failure: bool,
@@ -99,7 +99,7 @@ def runner_job(ws: Workspace, job_id: str, *, known: frozenset[str], stop_at_fir
         relevant=list(ws.relevant_tests),
         known=sorted(known),
         test_classes=[*first_on_classpath, ws.test_classes_dir],
-        packages=_package_of(ws),
+        packages=package_of(ws),
         candidate_classes=_candidate_classes(ws),
         stop_at_first_failure=stop_at_first_failure,
         test_timeout_ms=int(test_timeout * 1000),

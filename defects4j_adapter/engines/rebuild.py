@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
-from defects4j_adapter.engines import jobs, linkage, runner_output
+from defects4j_adapter.engines import class_check, jobs, linkage, runner_output
 from defects4j_adapter.jvm import report_signing, runner
 from defects4j_adapter.sandbox.base import Limits
 from defects4j_adapter.workspaces import local as local_workspace
@@ -91,6 +91,11 @@ class RebuildEngine:
                 errors = local_workspace.first_errors(result.stdout + result.stderr, relative_to=job)
                 return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=errors,
                                               cpu_seconds=cpu), spliced.note)
+        # the candidate's classes, as compiled, before any of their code runs
+        checked = class_check.checked(Outcome(phase=Phase.COMPILE, compiled=True, cpu_seconds=cpu),
+                                      lambda: class_check.rejection_in(ws, job / "classes"))
+        if checked.rejection or checked.harness_error:
+            return jobs.with_note(checked, spliced.note)
         request = jobs.runner_job(
             ws, "rebuild", known=known, stop_at_first_failure=stop, test_timeout=self.options.test_timeout,
             first_on_classpath=(job / "classes", job / "test-classes"),

@@ -206,6 +206,9 @@ class JobOutput:
     """The runner signed ``COMPILE ok``: code of the candidate may have run after it."""
     forged: int = 0
     """Lines that look like the runner's report but were not signed by it for this job."""
+    class_files: dict[str, bytes] = field(default_factory=dict)
+    """The classes compiled from the candidate's file, as the runner signed them (binary names with
+    dots), whether or not the job then ended: they were reported before any of their code ran."""
 
 
 def read_job(text: str, key: JobKey, job_id: str) -> JobOutput:
@@ -231,9 +234,9 @@ def read_job(text: str, key: JobKey, job_id: str) -> JobOutput:
         complete = kind == "END"
     plain = progress(text)
     report.guarded = plain.guarded
-    if complete and report.class_digests:
+    if report.class_digests:
         _class_files(report, text)
-    return JobOutput(report if complete else None, plain, started, compiled, forged)
+    return JobOutput(report if complete else None, plain, started, compiled, forged, report.class_files)
 
 
 def failure_frame_line(test: str, trace: str) -> int | None:
@@ -333,7 +336,13 @@ def unfinished(job: JobOutput, *, killed_for_time: bool, stderr_tail: str) -> Ou
 def outcome_of(text: str, key: JobKey, job_id: str, *, killed_for_time: bool = False, stderr_tail: str = "",
                triggers: tuple[str, ...] | list[str] = ()) -> Outcome:
     """The outcome of job ``job_id`` from the runner's output, trusting only what it signed with ``key``."""
-    job = read_job(text, key, job_id)
+    return job_outcome(read_job(text, key, job_id), killed_for_time=killed_for_time, stderr_tail=stderr_tail,
+                       triggers=triggers)
+
+
+def job_outcome(job: JobOutput, *, killed_for_time: bool = False, stderr_tail: str = "",
+                triggers: tuple[str, ...] | list[str] = ()) -> Outcome:
+    """The outcome of a job read with :func:`read_job`."""
     if job.signed is not None:
         outcome = to_outcome(job.signed, triggers=triggers)
     else:

@@ -30,6 +30,9 @@ class Verdict(str, enum.Enum):
     UNCOMPILABLE = "uncompilable"
     TIMEOUT = "timeout"
     ERROR = "error"
+    REJECTED = "rejected"
+    """The compiled candidate changes more than its method, or adds a reference that reaches the
+    harness (``defects4j_adapter/bytecode/policy.py``): never run for a verdict, never a pass."""
 
 
 class ConversationPhase(str, enum.Enum):

@@ -130,7 +130,7 @@ class SampleOutcome:
 
     @property
     def compiled(self) -> bool:
-        return self.verdict in (Verdict.PLAUSIBLE, Verdict.WRONG)
+        return self.verdict in (Verdict.PLAUSIBLE, Verdict.WRONG, Verdict.REJECTED)
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ _VERDICT_COLOURS = {
     "plausible": "#2e7d32",
     "wrong": "#c62828",
     "uncompilable": "#6d4c41",
+    "rejected": "#6a1b9a",
     "timeout": "#ef6c00",
     "error": "#757575",
 }

@@ -66,6 +66,8 @@ def feedback(record: ValidationRecord, code: str, start_line: int, limit: int = 
         return None
     if record.verdict is Verdict.PLAUSIBLE:
         return "This version compiles and passes all the tests."
+    if record.verdict is Verdict.REJECTED:
+        return _bounded("This version was rejected without running its tests: " + record.detail, limit)
     if record.verdict is Verdict.UNCOMPILABLE:
         return _bounded("This version does not compile: " + compiler_error(record.compile_errors, code, start_line),
                         limit)

@@ -35,6 +35,8 @@ def verdict_of(outcome: Outcome, known_failures: frozenset[str] = frozenset(),
                required: frozenset[str] = frozenset()) -> tuple[Verdict, str]:
     """The verdict and, when nothing else explains it, why. ``required``: the tests the fixed
     version passed; a pass must account for every one of them."""
+    if outcome.rejection:
+        return Verdict.REJECTED, outcome.rejection
     if outcome.harness_error:
         return Verdict.ERROR, outcome.harness_error
     if not outcome.compiled:

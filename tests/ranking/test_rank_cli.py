@@ -82,7 +82,7 @@ def test_frequency_and_pruned_rankings(ranked_run):
     }
     assert candidate_hash(CLAMP_TYPO) not in pruned_hashes
     assert candidate_hash(CLAMP_TYPO) in {e.hash for e in _ranking(run, "Demo-1", "similarity-desc:tfidf")}
-    assert "1 uncompilable dropped (fast verdicts)" in output
+    assert "1 uncompilable or rejected dropped (fast verdicts)" in output
     assert "1 kept without a verdict yet" in output  # JOIN_STREAM was never validated
 
 

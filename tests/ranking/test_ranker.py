@@ -18,7 +18,7 @@ from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command
 from nl2fix.store.records import CandidateRecord
 from nl2fix.store.run_store import STORE_FILE, RunStore
-from ranking.ranker import Scored, cosine_similarities, drop_uncompilable, median_similarity, order, resolve_threshold
+from ranking.ranker import Scored, cosine_similarities, drop_unfit, median_similarity, order, resolve_threshold
 from ranking.run import rank_run
 from ranking.spec import MEDIAN, Method, RankerSpec, parse_methods, parse_threshold
 from tests.helpers.ranking_run import build_run
@@ -82,7 +82,7 @@ def test_ties_break_by_first_index_then_hash_whatever_the_input_order():
 def test_pruning_drops_only_known_uncompilable_candidates():
     cands = [CandidateRecord(bug_id="B-1", hash=h, code="x") for h in ("ok", "bad", "new", "slow")]
     verdicts = {"ok": Verdict.PLAUSIBLE, "bad": Verdict.UNCOMPILABLE, "slow": Verdict.TIMEOUT}
-    kept, dropped, unvalidated = drop_uncompilable(cands, verdicts)
+    kept, dropped, unvalidated = drop_unfit(cands, verdicts)
     assert [c.hash for c in kept] == ["ok", "new", "slow"]
     assert (dropped, unvalidated) == (1, 1)
 
