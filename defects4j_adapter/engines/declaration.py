@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from nl2fix.java_source.lexer import Kind, Token, code_tokens, matching_close
 from nl2fix.java_source.methods import MODIFIERS
 from nl2fix.java_source.text import strip_comments
+from nl2fix.java_source.unicode_escapes import UnreadableEscape, translate_unicode_escapes
 
 VISIBILITY = {"private": 0, "": 1, "protected": 2, "public": 3}
 """Package access (no keyword) sits between private and protected."""
@@ -81,8 +82,13 @@ def _split_parameters(tokens: list[Token]) -> list[list[Token]]:
 
 
 def parse(method: str) -> Declaration | None:
-    """The declaration of the method ``method`` starts with, or None when it has none."""
-    tokens = code_tokens(strip_comments(method))
+    """The declaration of the method ``method`` starts with, as javac reads it (Unicode escapes
+    translated: ``publ\\u0069c`` is ``public``); None when it has none or javac could not read it."""
+    try:
+        code = translate_unicode_escapes(method)
+    except UnreadableEscape:
+        return None
+    tokens = code_tokens(strip_comments(code))
     modifiers: set[str] = set()
     rest: list[str] = []
     i = 0

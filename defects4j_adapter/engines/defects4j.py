@@ -22,7 +22,7 @@ from defects4j_adapter.sandbox.unconfined import ContainerSandbox
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from nl2fix.core.domain import Bug, Engine
 from nl2fix.core.errors import Nl2FixError
-from nl2fix.java_source.splice import SpliceError, UnbalancedCandidate, encode_source, splice_method
+from nl2fix.java_source.splice import RefusedCandidate, SpliceError, encode_source, splice_method
 from nl2fix.java_source.text import text_hash
 
 # Defects4J's own JUnit watchdog kills a test run after 180 s (defects4j.build.xml); one
@@ -169,7 +169,7 @@ class Defects4JEngine:
         outcome = Outcome(phase=Phase.SPLICE, compiled=False)
         try:
             spliced = splice_method(target.read_bytes().decode(workspace.encoding), workspace.bug, method)
-        except UnbalancedCandidate as exc:
+        except RefusedCandidate as exc:
             outcome.compile_errors = str(exc)
             return outcome
         except SpliceError as exc:

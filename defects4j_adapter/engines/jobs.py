@@ -46,7 +46,7 @@ def write_spliced(ws: Workspace, method: str, dest: Path) -> SplicedFile | Outco
                                       ws.bug.end_line, method, ws.encoding)
     except splice.SpliceError as exc:
         return Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"{ws.bug.path}: {exc}")
-    except splice.UnbalancedCandidate as exc:
+    except splice.RefusedCandidate as exc:
         return Outcome(phase=Phase.SPLICE, compiled=False, compile_errors=str(exc))
     dest.chmod(0o644)
     return SplicedFile(dest, location.note)

@@ -97,7 +97,7 @@ def diff_for(project: Path, bug: Bug, choice: FixChoice, encoding: str = "UTF-8"
     source = (project / bug.path).read_bytes().decode(encoding)
     try:
         return unified_diff(bug.path, source, patched(source, bug, choice.candidate.code))
-    except (splice.SpliceError, splice.UnbalancedCandidate) as exc:
+    except (splice.SpliceError, splice.RefusedCandidate) as exc:
         raise Nl2FixError(f"{bug.path} no longer holds the method as it was when sampled: {exc}",
                           "re-run `nl2fix fix` on the tree as it is now") from exc
 

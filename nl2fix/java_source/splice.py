@@ -8,23 +8,26 @@ the text itself differs from the file (a name qualified in one and not the other
 declaration: the same-named method closest in text. Every correction is recorded. Only those
 lines are replaced, so the rest of the class is left exactly as it was;
 a candidate whose braces do not balance would swallow part of the class and is refused before
-anything is written.
+anything is written. Its braces are counted as javac reads them, Unicode escapes translated
+(:mod:`nl2fix.java_source.unicode_escapes`), and that translation is what goes into the file, so
+javac compiles exactly the text that was checked.
 """
 
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from nl2fix.core.domain import Bug
-from nl2fix.java_source.lexer import words
+from nl2fix.java_source.lexer import Kind, code_tokens, words
 from nl2fix.java_source.methods import MethodSpan, find_methods, main_method
 from nl2fix.java_source.text import normalise, strip_comments
+from nl2fix.java_source.unicode_escapes import UnreadableEscape, translate_unicode_escapes
 
 _WS = re.compile(r"\s+")
-_LITERAL = re.compile(r'"""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 _QUALIFIER = re.compile(r"\b(?:\w+\s*\.\s*)+(?=\w)")
 
 MIN_SIMILARITY = 0.8
@@ -37,8 +40,9 @@ class SpliceError(ValueError):
     """The buggy method is not in the file: the harness (or the dataset) is at fault."""
 
 
-class UnbalancedCandidate(ValueError):
-    """The candidate's braces do not balance: spliced in, it would not leave the class intact."""
+class RefusedCandidate(ValueError):
+    """The candidate cannot be spliced in: its braces do not balance (it would not leave the class
+    intact), or javac would refuse its Unicode escapes or read them unlike any text we can check."""
 
 
 @dataclass(frozen=True)
@@ -195,36 +199,41 @@ def _by_declaration(source: str, method: str, start_line: int, end_line: int) ->
     )
 
 
+def _brace_steps(code: str) -> list[int]:
+    """+1 per ``{`` and -1 per ``}`` outside comments, string, text-block and char literals."""
+    return [1 if t.text == "{" else -1 for t in code_tokens(code) if t.kind is Kind.OP and t.text in ("{", "}")]
+
+
 def brace_balance(code: str) -> int:
-    """``{`` minus ``}`` outside comments, string, text-block and char literals."""
-    bare = _LITERAL.sub("", strip_comments(code))
-    return bare.count("{") - bare.count("}")
+    """``{`` minus ``}`` outside comments and literals (of text whose Unicode escapes are translated)."""
+    return sum(_brace_steps(code))
 
 
 def closes_early(code: str) -> bool:
     """Whether a ``}`` closes more than ``code`` opened (it would close the enclosing class)."""
-    depth = 0
-    for ch in _LITERAL.sub("", strip_comments(code)):
-        depth += (ch == "{") - (ch == "}")
-        if depth < 0:
-            return True
-    return False
+    return min(itertools.accumulate(_brace_steps(code)), default=0) < 0
 
 
 def splice_at(source: str, location: Location, candidate: str) -> str:
-    """``source`` with the location's lines replaced by ``candidate``.
+    """``source`` with the location's lines replaced by ``candidate`` as javac reads it (Unicode
+    escapes translated). Raises :class:`RefusedCandidate` when that cannot be done safely.
 
     The first line keeps the original's indentation; the file's own line ending is used."""
+    try:
+        code = translate_unicode_escapes(candidate)
+    except UnreadableEscape as exc:
+        raise RefusedCandidate(str(exc)) from exc
     lines = _split_lines(source)
     old = lines[location.start_line - 1 : location.end_line]
-    if brace_balance(candidate) != brace_balance("".join(old)) or closes_early(candidate):
-        raise UnbalancedCandidate(
-            "the candidate's braces do not balance, so it would not leave the rest of the class intact"
+    if brace_balance(code) != brace_balance("".join(old)) or closes_early(code):
+        raise RefusedCandidate(
+            "the candidate's braces do not balance (as javac reads them, Unicode escapes translated), "
+            "so it would not leave the rest of the class intact"
         )
     newline = "\r\n" if old and old[0].endswith("\r\n") else "\n"
     first = old[0] if old else ""
     indent = first[: len(first) - len(first.lstrip(" \t"))]
-    body = candidate.strip("\r\n").replace("\r\n", "\n").split("\n")
+    body = code.strip("\r\n").replace("\r\n", "\n").split("\n")
     body[0] = indent + body[0].lstrip(" \t")
     trailing = newline if old and old[-1].endswith("\n") else ""
     replacement = newline.join(body) + trailing
@@ -266,7 +275,7 @@ def encode_source(text: str, encoding: str) -> bytes:
         try:
             out.append(ch.encode(encoding))
         except UnicodeEncodeError:
-            units = ch.encode("utf-16-be")
+            units = ch.encode("utf-16-be", "surrogatepass")  # a lone surrogate from an escape
             out.extend(f"\\u{units[i] << 8 | units[i + 1]:04x}".encode("ascii") for i in range(0, len(units), 2))
     return b"".join(out)
 

@@ -6,14 +6,14 @@ import hashlib
 import re
 
 _WS = re.compile(r"\s+")
-_LITERAL = re.compile(r'("""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')')
+_LITERAL = re.compile(r'("""(?:\\[\s\S]|[^\\])*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')')
 # Tokens that never need a space around them when whitespace is folded for comparison.
 _PUNCT_SPACE = re.compile(r"\s*([{}()\[\];,.=<>!&|+\-*/%?:^~@])\s*")
 
 
 _TOKENS = re.compile(
-    r'(?P<lit>"""[\s\S]*?(?:"""|$)|"(?:\\.|[^"\\\n])*"?|\'(?:\\.|[^\'\\\n])*\'?)'
-    r"|(?P<line>//[^\n]*)"
+    r'(?P<lit>"""(?:\\[\s\S]|[^\\])*?(?:"""|$)|"(?:\\.|[^"\\\n])*"?|\'(?:\\.|[^\'\\\n])*\'?)'
+    r"|(?P<line>//[^\r\n]*)"
     r"|(?P<block>/\*[\s\S]*?(?:\*/|$))"
 )
 

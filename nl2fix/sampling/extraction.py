@@ -10,6 +10,11 @@ was cut off is no candidate: the fix is the part that was lost. Completion-style
 the prompt's method header, so the header is put back in front before looking. A unified diff
 (with or without ``@@`` hunk headers) is applied to the buggy method, matching lines by their
 text without indentation.
+
+The answer is read as written, Unicode escapes untranslated: extraction only chooses the text that
+becomes the candidate, stored as the model wrote it. Whether that text is safe to compile (its
+braces as javac reads them) is decided where it is spliced in, so an escape that misleads the
+choice here yields at worst another candidate text, judged or refused there like any other.
 """
 
 from __future__ import annotations

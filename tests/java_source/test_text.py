@@ -1,3 +1,4 @@
+from nl2fix.java_source.lexer import code_tokens
 from nl2fix.java_source.text import candidate_hash, normalise, remove_comments, strip_comments
 
 
@@ -15,6 +16,18 @@ def test_strip_comments_handles_escaped_quotes_and_text_blocks():
     assert '"a\\"//b"' in out
     assert "// kept" in out
     assert "dropped" not in out
+
+
+def test_a_carriage_return_ends_a_line_comment_as_it_does_for_javac():
+    assert strip_comments("int a; // gone\r}") == "int a; \r}"
+    assert [t.text for t in code_tokens("int a; // gone\r}")] == ["int", "a", ";", "}"]
+
+
+def test_an_escaped_quote_does_not_end_a_text_block():
+    block = '"""\n  \\""" } // still text\n  """'
+    src = f"String t = {block}; // dropped"
+    assert strip_comments(src) == f"String t = {block}; "
+    assert [t.text for t in code_tokens(src)][-2:] == [block, ";"]
 
 
 def test_block_comment_keeps_line_count():

@@ -41,9 +41,16 @@ def test_changes_other_classes_cannot_see_stay_on_the_fast_path(new):
     ("int get(int i) {}", "static int get(int i) {}"),  # static-ness
     ("<T> T first(List<T> xs) {}", "<T extends Number> T first(List<T> xs) {}"),  # type parameters
     ("int size() {}", "int size( {}"),  # unreadable: rebuilt, to be safe
+    ("int size() {}", "\\u0073tatic int size() {}"),  # ``static`` as javac reads it
+    ("int size() {}", "int size() // \\u000a [] {}"),  # the comment ends: an array is returned
+    ("int size() {}", "int size() { return 0; } // c:\\users"),  # javac cannot read it
 ])
 def test_changes_other_classes_can_see_are_rebuilt(old, new):
     assert affects_other_classes(old, new)
+
+
+def test_escapes_are_read_as_javac_reads_them():
+    assert not affects_other_classes("public int size() {}", "publ\\u0069c int si\\u007ae() {}")
 
 
 def test_parameter_names_final_and_varargs_spelling_do_not_matter():

@@ -1,8 +1,8 @@
 """The red-team corpus (``fixtures/redteam/``): candidates that try to buy a ``plausible`` by
 forging the runner's report, crashing or exiting after forging it, hiding failures as skips,
-swapping a test class, or stealing the next job's key. Real javac, real JVMs, real bubblewrap,
-both javac-based engines, under bubblewrap and in a container. None may pass, and the candidate
-judged next gets its own verdict.
+swapping a test class, stealing the next job's key, or closing the class through Unicode
+escapes. Real javac, real JVMs, real bubblewrap, both javac-based engines, under bubblewrap and in
+a container. None may pass, and the candidate judged next gets its own verdict.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ EXPECTED = {
     **{name: {Verdict.WRONG} for name in ATTACKS},
     # compiling the stand-in in a cold JVM (the rebuild engine's) can outlast the 2 s test limit
     "define_test_class": {Verdict.WRONG, Verdict.TIMEOUT},
+    # the fix, but where javac reads them their braces close the class: refused at the splice
+    **{name: {Verdict.UNCOMPILABLE} for name in ATTACKS if name.startswith("unicode_")},
 }
 
 
@@ -80,7 +82,8 @@ def _verdict(engine, ws, code, required=frozenset()):
 
 def test_the_corpus_is_there():
     assert {"fd_out_forged_then_halt", "unsafe_crash", "steal_next_key", "define_test_class",
-            "assumption_skip", "reflect_into_runner"} <= set(ATTACKS)
+            "assumption_skip", "reflect_into_runner", "unicode_close_class", "unicode_comment_newline",
+            "unicode_comment_return"} <= set(ATTACKS)
 
 
 def test_no_attack_passes_and_the_next_candidate_is_judged_on_its_own(fast, minibench):
@@ -109,6 +112,29 @@ def test_the_rebuild_engine_holds_too(rebuild, minibench, name):
     ws = rebuild.prepare(minibench.bugs["Mini-1"])
     record = _verdict(rebuild, ws, attack(name, ws.bug))
     assert record.verdict in EXPECTED[name], record
+
+
+@pytest.mark.parametrize("kind", ["fast", "rebuild"])
+@pytest.mark.parametrize("name", [name for name in ATTACKS if name.startswith("unicode_")])
+def test_a_class_closed_through_unicode_escapes_is_refused_before_javac(kind, name, fast, rebuild, minibench):
+    # spliced as raw text, javac would compile these and the fix in them would pass
+    engine = fast if kind == "fast" else rebuild
+    ws = engine.prepare(minibench.bugs["Mini-1"])
+    record = _verdict(engine, ws, attack(name, ws.bug))
+    assert record.verdict is Verdict.UNCOMPILABLE and "braces do not balance" in record.compile_errors, record
+
+
+@pytest.mark.parametrize("kind", ["fast", "rebuild"])
+def test_unicode_escapes_in_literals_still_compile_and_pass(kind, fast, rebuild, minibench):
+    # they reach javac translated: read with its backslashes doubled, the string would be 21 characters long
+    engine = fast if kind == "fast" else rebuild
+    ws = engine.prepare(minibench.bugs["Mini-1"])
+    check = r"""
+        if ("caf\u00e9\ud83d\ude00".length() != 6 || '\u0041' != 'A') {
+            throw new IllegalStateException("escapes misread");
+        }"""
+    fix = f"{method_header(ws.bug.buggy_method)} {{{check}{_body_of(ws.bug.fixed_method)}}}"
+    assert _verdict(engine, ws, fix).verdict is Verdict.PLAUSIBLE
 
 
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])

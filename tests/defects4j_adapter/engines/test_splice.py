@@ -5,14 +5,15 @@ from __future__ import annotations
 import pytest
 
 from nl2fix.java_source.splice import (
+    RefusedCandidate,
     SpliceError,
-    UnbalancedCandidate,
     brace_balance,
     encode_source,
     locate,
     method_header,
     splice,
 )
+from tests.helpers.javac import class_files, compile_java, needs_javac
 
 SOURCE = """package p;
 
@@ -92,10 +93,56 @@ def test_form_feeds_do_not_shift_line_numbers():
 
 
 def test_a_candidate_with_unbalanced_braces_is_refused():
-    with pytest.raises(UnbalancedCandidate):
+    with pytest.raises(RefusedCandidate):
         splice(SOURCE, TWICE, 7, 10, "public int twice(int x) {\n return 2 * x;\n")
-    with pytest.raises(UnbalancedCandidate):
+    with pytest.raises(RefusedCandidate):
         splice(SOURCE, TWICE, 7, 10, "public int twice(int x) {\n return x; }\n }\n class X {")
+
+
+# Each closes ``twice`` and ``A`` where javac reads it, declares a top-level class of its own, and
+# opens a class that takes in the rest of ``A``; read as raw text, its braces balance.
+_OPENS = "public int twice(int x) {\n        "
+_SMUGGLES = "} } class Smuggled { } class Rest { int unused() {\n        return 0;\n    }"
+CLOSES_THE_CLASS = {
+    "escaped braces": _OPENS + "return 2 * x;\n    \\u007d\n\\u007d\nclass Smuggled {\n}\n"
+                      "class Rest \\u007b\n    int unused() \\u007b\n        return 0;\n    }",
+    "line feed in a comment": _OPENS + "return 2 * x; // done \\u000a " + _SMUGGLES,
+    "escaped carriage return in a comment": _OPENS + "return 2 * x; // done \\u000d " + _SMUGGLES,
+    "carriage return in a comment": _OPENS + "return 2 * x; // done \r " + _SMUGGLES,
+    "escaped quotes in a text block": _OPENS + 'String s = """\n            \\""" /*\n            """; return 2 * x; '
+                                      + _SMUGGLES.replace("return 0;", "return 0; /* */"),
+}
+
+
+@pytest.mark.parametrize("attack", CLOSES_THE_CLASS.values(), ids=CLOSES_THE_CLASS.keys())
+def test_a_candidate_that_closes_the_class_where_javac_reads_it_is_refused(attack):
+    with pytest.raises(RefusedCandidate, match="braces do not balance"):
+        splice(SOURCE, TWICE, 7, 10, attack)
+
+
+@needs_javac
+@pytest.mark.parametrize("attack", CLOSES_THE_CLASS.values(), ids=CLOSES_THE_CLASS.keys())
+def test_javac_would_compile_each_of_those_attacks_spliced_as_raw_text(attack, tmp_path):
+    done = compile_java({"A.java": SOURCE.replace(TWICE, attack)}, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    assert {"p/A.class", "p/Smuggled.class", "p/Rest.class"} <= set(class_files(tmp_path / "out"))
+
+
+@pytest.mark.parametrize("candidate, reason", [
+    ("public int twice(int x) {\n        return 2 * x; // see c:\\users\n    }", "illegal Unicode escape at line 2"),
+    ('public int twice(int x) {\n        String s = "\\u005c"";\n        return 2 * x;\n    }',
+     "a Unicode escape of a backslash"),
+])
+def test_a_candidate_whose_escapes_javac_refuses_or_reads_unlike_any_text_is_refused(candidate, reason):
+    with pytest.raises(RefusedCandidate, match=reason):
+        splice(SOURCE, TWICE, 7, 10, candidate)
+
+
+def test_escapes_in_literals_are_spliced_as_javac_reads_them():
+    candidate = 'public int twice(int x) {\n        String s = "caf\\u00e9\\ud83d\\ude00"; char c = \'\\u007b\';\n' \
+                "        return 2 * x;\n    }"
+    text = splice(SOURCE, TWICE, 7, 10, candidate).text
+    assert 'String s = "caf\u00e9\U0001f600"; char c = \'{\';' in text and "\\u" not in text
 
 
 def test_braces_in_literals_and_comments_do_not_count():
@@ -112,6 +159,7 @@ def test_method_header_ignores_layout_but_not_the_signature():
 def test_characters_the_encoding_cannot_hold_become_unicode_escapes():
     assert encode_source('s = "caf\u00e9";', "ISO-8859-1") == 's = "caf\xe9";'.encode("iso-8859-1")
     assert encode_source('s = "\u4e2d\U0001f600";', "ISO-8859-1") == b's = "\\u4e2d\\ud83d\\ude00";'
+    assert encode_source("c = '\ud800';", "UTF-8") == b"c = '\\ud800';"  # a lone surrogate, from an escape
 
 
 QUALIFIED = """package p;
