@@ -65,6 +65,7 @@ class Family(Enum):
     FILE_DESCRIPTORS = "file descriptors and /proc"
     FILE_WRITES = "writing and deleting files"
     SOCKETS = "sockets and remote calls"
+    TEST_HARNESS = "the test framework and runner"
     FINALIZERS = "finalizers"
 
 
@@ -200,6 +201,10 @@ RULES: tuple[Rule, ...] = (
                          "AsynchronousSocketChannel,AsynchronousServerSocketChannel}", _SOCKETS),
     Rule(Family.SOCKETS, "java.net.URL#{openConnection,openStream,getContent}", _SOCKETS),
     Rule(Family.SOCKETS, "{java.net.http,javax.net,java.rmi}.*", _SOCKETS),
+    # the test framework and runner
+    Rule(Family.TEST_HARNESS, "{org.junit,junit,org.hamcrest,org.opentest4j,nl2fix}.*",
+         "the tests' own framework and runner: an assumption failure turns a failing test into a skip, which "
+         "Defects4J does not count as a failure"),
 )
 
 FINALIZER = Rule(Family.FINALIZERS, "*#finalize()",

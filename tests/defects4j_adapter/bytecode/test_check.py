@@ -14,6 +14,7 @@ from defects4j_adapter.bytecode.check import RejectionKind, check, classes_of_so
 from defects4j_adapter.bytecode.classfile import ClassFileError
 from defects4j_adapter.bytecode.policy import Family, rule_for
 from tests.helpers.javac import compile_java
+from tests.helpers.minibench import ATTACKS, MINIBENCH, red_team_attack
 
 STRUCTURE, REFERENCE = RejectionKind.STRUCTURE, RejectionKind.REFERENCE
 RELEASES = (8, 11)
@@ -151,8 +152,16 @@ USES = [
                              "catch (java.io.IOException e) { }",), "java.nio.file.Files#write"),
     Use(Family.SOCKETS, ('try { new java.net.Socket("localhost", 1).close(); } catch (java.io.IOException e) { }',),
         "java.net.Socket"),
+    Use(Family.TEST_HARNESS, ("org.junit.Assume.assumeTrue(count > 0);",), "org.junit.Assume"),
     Use(Family.FINALIZERS, ("new Object() { protected void finalize() { } }.hashCode();",), "#finalize()"),
 ]
+JUNIT_STAND_IN = {
+    "org/junit/Assume.java": "package org.junit; public class Assume { public static void assumeTrue(boolean b) { } }",
+    "org/junit/AssumptionViolatedException.java": "package org.junit; public class AssumptionViolatedException "
+                                                  "extends RuntimeException { "
+                                                  "public AssumptionViolatedException(String m) { super(m); } }",
+}
+"""Compiled beside the cases, so that a candidate can name JUnit as one on a project's class path can."""
 
 
 def _policy_cases() -> list[Case]:
@@ -178,7 +187,7 @@ def compiled(request, tmp_path_factory):
     cases = [case for case in CASES if case.release <= release]
     found = {}
     for side in ("buggy", "new"):
-        sources = {f"{case.package}/Text.java": case.source(side) for case in cases}
+        sources = {**JUNIT_STAND_IN, **{f"{case.package}/Text.java": case.source(side) for case in cases}}
         classes = compile_java(sources, tmp_path_factory.mktemp(f"{side}{release}"), "--release", str(release))
         found.update({(case.id, side): classes_of_source(classes, case.package, "Text.java") for case in cases})
     return release, found
@@ -261,3 +270,26 @@ def test_bytes_that_are_not_a_class_file_are_an_error_naming_the_class(compiled)
 
 def test_cases_are_named_uniquely():
     assert len({case.id for case in CASES}) == len(CASES)
+
+
+def test_the_red_team_corpus_is_refused_on_its_classes(minibench, tmp_path):
+    """Every attack of ``fixtures/redteam/``, in the mini benchmark's Text bug, is refused before it runs."""
+    bug = next(b for b in minibench.bugs.values() if b.path.endswith("Text.java"))
+    fixed = (MINIBENCH / "projects" / bug.project / "fixed" / bug.path).read_text(encoding="iso-8859-1")
+    buggy = fixed.replace(bug.fixed_method, bug.buggy_method)
+    assert buggy != fixed
+
+    def in_package(name: str, text: str) -> str:
+        return text.replace("package org.mini;", f"package {name};")
+
+    found = {}
+    for side in ("buggy", "new"):
+        sources = {f"{name}/Text.java": in_package(name, buggy if side == "buggy" else
+                                                   buggy.replace(bug.buggy_method, red_team_attack(name, bug)))
+                   for name in ATTACKS}
+        classes = compile_java({**JUNIT_STAND_IN, **sources}, tmp_path / side)
+        found[side] = {name: classes_of_source(classes, name, "Text.java") for name in ATTACKS}
+    method = bug.buggy_method.split("(")[0].split()[-1]
+    refused = {name: check(found["buggy"][name], found["new"][name], method) for name in ATTACKS}
+    assert {name: rejection and rejection.kind for name, rejection in refused.items()} == dict.fromkeys(ATTACKS,
+                                                                                                        REFERENCE)
