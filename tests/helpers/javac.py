@@ -1,29 +1,48 @@
-"""The javac on the path, for tests that prove a reading of Java text agrees with the compiler's."""
+"""Real javac for tests: proving a reading of Java text agrees with the compiler's, and making
+class files to check. Many small sources go through one run (javac's start-up is most of its time)."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from nl2fix.java_source.splice import encode_source
 
-JAVAC = shutil.which("javac")
-needs_javac = pytest.mark.skipif(JAVAC is None, reason="no javac on the path")
+JDK17_JAVAC = Path("/usr/lib/jvm/java-17-openjdk-amd64/bin/javac")
+JAVAC = str(JDK17_JAVAC) if JDK17_JAVAC.is_file() else shutil.which("javac")
+needs_javac = pytest.mark.skipif(JAVAC is None, reason="no javac")
 
 
-def compile_java(sources: dict[str, str], out: Path) -> subprocess.CompletedProcess:
-    """``javac`` on the files ``{name: text}`` (written beside ``out`` as the engines write a spliced
-    file, in UTF-8), classes into ``out`` without debug information, so that two sources javac reads
-    alike give the same class files."""
+def javac() -> Path:
+    """JDK 17's javac (it compiles for ``--release 8`` and ``11``), or any on PATH; skips the test without one."""
+    if JAVAC is None:
+        pytest.skip("no javac")
+    return Path(JAVAC)
+
+
+def run_javac(sources: Mapping[str, str], out: Path, *options: str) -> subprocess.CompletedProcess:
+    """``javac`` on the files ``{path: text}`` (written beside ``out`` as the engines write a spliced
+    file, in UTF-8), classes into ``out``; without ``options``, without debug information, so that
+    two sources javac reads alike give the same class files. The compiler may refuse them."""
     src = out.with_name(out.name + "-src")
-    src.mkdir(parents=True, exist_ok=True)
-    for name, text in sources.items():
-        (src / name).write_bytes(encode_source(text, "UTF-8"))
-    return subprocess.run([str(JAVAC), "-g:none", "-encoding", "UTF-8", "-d", str(out),
-                           *(str(src / name) for name in sources)], capture_output=True, text=True, timeout=300)
+    for relative, text in sources.items():
+        (src / relative).parent.mkdir(parents=True, exist_ok=True)
+        (src / relative).write_bytes(encode_source(text, "UTF-8"))
+    return subprocess.run([str(javac()), "-nowarn", "-encoding", "UTF-8", *(options or ("-g:none",)), "-d", str(out),
+                           *sorted(str(src / r) for r in sources)], capture_output=True, text=True, timeout=300)
+
+
+def compile_java(sources: Mapping[str, str], root: Path, *options: str) -> Path:
+    """Compiles ``sources`` (``pkg/Text.java`` -> its text) under ``root`` in one javac run, which
+    must succeed (with debug information unless ``options`` say otherwise); the classes folder."""
+    classes = root / "classes"
+    done = run_javac(sources, classes, *(options or ("-g",)))
+    assert done.returncode == 0, done.stderr
+    return classes
 
 
 def class_files(out: Path) -> dict[str, bytes]:

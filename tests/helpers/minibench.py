@@ -5,6 +5,7 @@ pytest fixtures (``nl2fix_cache``, ``confined``, ``minibench``) are in ``tests/c
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,9 @@ from tests.helpers.paths import FIXTURES
 MINIBENCH = FIXTURES / "minibench"
 MINIBENCH_JSON = MINIBENCH / "nl2fix_dataset.json"
 HOSTILE = FIXTURES / "hostile"
+REDTEAM = FIXTURES / "redteam"
+ATTACKS = sorted(p.stem for p in REDTEAM.glob("*.body"))
+"""The red-team corpus: candidates that try to buy a ``plausible`` (``fixtures/redteam/README.md``)."""
 TEST_TIMEOUT = 2.0
 CANDIDATE_TIMEOUT = 20.0
 SANDBOXES = [pytest.param("bwrap", marks=pytest.mark.sandbox), pytest.param("docker", marks=pytest.mark.docker)]
@@ -43,6 +47,21 @@ def hostile(name: str, bug, **subs: str) -> str:
     for key, value in {"SEED": "7", "SLEEP": "4711", **subs}.items():
         body = body.replace(f"@{key}@", value)
     assert "@" not in body, f"unfilled placeholder in {name}"
+    return f"{method_header(bug.buggy_method)} {{\n{body}    }}"
+
+
+def body_of(method: str) -> str:
+    """What lies between a method's outer braces."""
+    return method[method.index("{") + 1:method.rindex("}")]
+
+
+def red_team_attack(name: str, bug, corpus: Path = REDTEAM) -> str:
+    """Red-team attack ``name`` of ``corpus`` spliced under ``bug``'s own declaration, its
+    ``@TRIGGER@`` (the first trigger test), ``@FIX@`` and ``@BUGGY@`` (the fixed and the buggy
+    method's bodies) filled in."""
+    body = (corpus / f"{name}.body").read_text(encoding="utf-8")
+    subs = {"TRIGGER": bug.trigger_tests[0], "FIX": body_of(bug.fixed_method), "BUGGY": body_of(bug.buggy_method)}
+    body = re.sub(r"@([A-Z]+)@", lambda m: subs[m.group(1)], body)
     return f"{method_header(bug.buggy_method)} {{\n{body}    }}"
 
 

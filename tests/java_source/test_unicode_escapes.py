@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nl2fix.java_source.unicode_escapes import UnreadableEscape, translate_unicode_escapes
-from tests.helpers.javac import class_files, compile_java, needs_javac
+from tests.helpers.javac import class_files, needs_javac, run_javac
 
 
 @pytest.mark.parametrize("raw, read", [
@@ -61,9 +61,9 @@ AGREED = {
 
 @needs_javac
 def test_javac_reads_each_escape_as_the_translation_does(tmp_path):
-    raw = compile_java({f"{name}.java": f"class {name} {{ {body} }}" for name, body in AGREED.items()},
+    raw = run_javac({f"{name}.java": f"class {name} {{ {body} }}" for name, body in AGREED.items()},
                        tmp_path / "raw")
-    translated = compile_java({f"{name}.java": translate_unicode_escapes(f"class {name} {{ {body} }}")
+    translated = run_javac({f"{name}.java": translate_unicode_escapes(f"class {name} {{ {body} }}")
                                for name, body in AGREED.items()}, tmp_path / "translated")
     assert raw.returncode == 0 and translated.returncode == 0, raw.stderr + translated.stderr
     assert class_files(tmp_path / "raw") == class_files(tmp_path / "translated")
@@ -74,7 +74,7 @@ def test_javac_reads_each_escape_as_the_translation_does(tmp_path):
 def test_javac_refuses_the_malformed_escapes_too(tmp_path):
     malformed = {"InComment.java": "class InComment {\n  // c:\\users\n}\n",
                  "Short.java": 'class Short { String s = "\\u00e"; }\n'}
-    done = compile_java(malformed, tmp_path / "out")
+    done = run_javac(malformed, tmp_path / "out")
     assert done.returncode != 0
     for name, text in malformed.items():
         assert f"{name}:" in done.stderr and "illegal unicode escape" in done.stderr
@@ -87,10 +87,10 @@ def test_an_escaped_backslash_has_no_text_javac_reads_alike(tmp_path):
     # javac: the escaped backslash begins no escape, so the comment hides the brace; written back
     # as a raw backslash, it begins one, and the brace is code
     raw = "class Hidden { void f() { // \\u005cu000a }\n } }\n"
-    assert compile_java({"Hidden.java": raw}, tmp_path / "raw").returncode == 0
+    assert run_javac({"Hidden.java": raw}, tmp_path / "raw").returncode == 0
     written_back = raw.replace("\\u005c", "\\")
-    assert compile_java({"Hidden.java": written_back}, tmp_path / "back").returncode != 0
+    assert run_javac({"Hidden.java": written_back}, tmp_path / "back").returncode != 0
     # and it may begin an ordinary escape: this string is one quote
-    assert compile_java({"Quote.java": 'class Quote { String s = "\\u005c""; }'}, tmp_path / "quote").returncode == 0
+    assert run_javac({"Quote.java": 'class Quote { String s = "\\u005c""; }'}, tmp_path / "quote").returncode == 0
     with pytest.raises(UnreadableEscape):
         translate_unicode_escapes(raw)

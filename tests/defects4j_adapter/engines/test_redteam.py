@@ -8,7 +8,6 @@ a container. None may pass, and the candidate judged next gets its own verdict.
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
@@ -22,12 +21,9 @@ from nl2fix.java_source.text import candidate_hash
 from nl2fix.sampling import replay_format as replay
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.verdicts import judge, required_of
-from tests.helpers.minibench import SANDBOXES, engine_options
-from tests.helpers.paths import FIXTURES
+from tests.helpers.minibench import ATTACKS, REDTEAM, SANDBOXES, body_of, engine_options, red_team_attack
 
 pytestmark = pytest.mark.slow
-REDTEAM = FIXTURES / "redteam"
-ATTACKS = sorted(p.stem for p in REDTEAM.glob("*.body"))
 NOT_A_PASS = {Verdict.WRONG, Verdict.TIMEOUT, Verdict.UNCOMPILABLE}
 EXPECTED = {
     # what each attack ends in (the README's table): a crash, halt or exit twice in a row is the
@@ -49,18 +45,6 @@ def box(request):
 
 def _engine(kind: str, cache, box, **options):
     return (FastEngine if kind == "fast" else RebuildEngine)(engine_options(cache, sandbox=box, **options))
-
-
-def _body_of(method: str) -> str:
-    return method[method.index("{") + 1:method.rindex("}")]
-
-
-def attack(name: str, bug) -> str:
-    """Attack ``name`` spliced under ``bug``'s own declaration, its ``@KEY@`` placeholders filled."""
-    body = (REDTEAM / f"{name}.body").read_text(encoding="utf-8")
-    subs = {"TRIGGER": bug.trigger_tests[0], "FIX": _body_of(bug.fixed_method)}
-    body = re.sub(r"@([A-Z]+)@", lambda m: subs[m.group(1)], body)
-    return f"{method_header(bug.buggy_method)} {{\n{body}    }}"
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +78,7 @@ def test_no_attack_passes_and_the_next_candidate_is_judged_on_its_own(fast, mini
     required = required_of(fixed)
     seen = {}
     for name in ATTACKS:
-        record = _verdict(fast, ws, attack(name, ws.bug), required)
+        record = _verdict(fast, ws, red_team_attack(name, ws.bug), required)
         seen[name] = record.verdict
         assert record.verdict in NOT_A_PASS, (name, record)
         assert record.verdict in EXPECTED[name], (name, record)
@@ -110,7 +94,7 @@ def test_no_attack_passes_and_the_next_candidate_is_judged_on_its_own(fast, mini
 def test_the_rebuild_engine_holds_too(rebuild, minibench, name):
     # a JVM per candidate: nothing carries over, but its report is read the same way
     ws = rebuild.prepare(minibench.bugs["Mini-1"])
-    record = _verdict(rebuild, ws, attack(name, ws.bug))
+    record = _verdict(rebuild, ws, red_team_attack(name, ws.bug))
     assert record.verdict in EXPECTED[name], record
 
 
@@ -120,7 +104,7 @@ def test_a_class_closed_through_unicode_escapes_is_refused_before_javac(kind, na
     # spliced as raw text, javac would compile these and the fix in them would pass
     engine = fast if kind == "fast" else rebuild
     ws = engine.prepare(minibench.bugs["Mini-1"])
-    record = _verdict(engine, ws, attack(name, ws.bug))
+    record = _verdict(engine, ws, red_team_attack(name, ws.bug))
     assert record.verdict is Verdict.UNCOMPILABLE and "braces do not balance" in record.compile_errors, record
 
 
@@ -133,7 +117,7 @@ def test_unicode_escapes_in_literals_still_compile_and_pass(kind, fast, rebuild,
         if ("caf\u00e9\ud83d\ude00".length() != 6 || '\u0041' != 'A') {
             throw new IllegalStateException("escapes misread");
         }"""
-    fix = f"{method_header(ws.bug.buggy_method)} {{{check}{_body_of(ws.bug.fixed_method)}}}"
+    fix = f"{method_header(ws.bug.buggy_method)} {{{check}{body_of(ws.bug.fixed_method)}}}"
     assert _verdict(engine, ws, fix).verdict is Verdict.PLAUSIBLE
 
 
@@ -143,7 +127,7 @@ def test_a_swapped_test_class_is_refused_by_the_loader(kind, nl2fix_cache, box, 
     # place and this candidate (the fix, plus the swap) would pass
     engine = _engine(kind, nl2fix_cache, box, test_timeout=30.0, candidate_timeout=60.0)
     ws = engine.prepare(minibench.bugs["Mini-1"])
-    outcome = engine.run(ws, attack("define_test_class", ws.bug), stop_at_first_failure=True)
+    outcome = engine.run(ws, red_team_attack("define_test_class", ws.bug), stop_at_first_failure=True)
     engine.close()
     record = judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value)
     assert record.verdict is Verdict.WRONG
@@ -153,7 +137,7 @@ def test_a_swapped_test_class_is_refused_by_the_loader(kind, nl2fix_cache, box, 
 def test_skipping_is_not_passing(fast, minibench):
     ws = fast.prepare(minibench.bugs["Mini-1"])
     fixed = _verdict(fast, ws, ws.bug.fixed_method)
-    outcome = fast.run(ws, attack("assumption_skip", ws.bug), stop_at_first_failure=True)
+    outcome = fast.run(ws, red_team_attack("assumption_skip", ws.bug), stop_at_first_failure=True)
     assert not outcome.failing_tests and outcome.tests_run > 0  # every test that calls it was skipped
     record = judge(outcome, bug_id=ws.bug.id, hash="h", engine="fast", required=required_of(fixed))
     assert record.verdict is Verdict.WRONG and ws.trigger_tests[0] in record.failing_tests
@@ -163,7 +147,7 @@ def test_skipping_is_not_passing(fast, minibench):
 def test_the_issue_s_reproduction_through_the_command_line(invoke_cli, nl2fix_cache, box, tmp_path):
     # `--backend replay` on Textkit-1 with forging patches, then `nl2fix validate` with both engines
     bug = open_dataset("example").bugs["Textkit-1"]
-    forgeries = [attack(name, bug) for name in ("fd_out_forged_then_halt", "exit_zero_without_guard")]
+    forgeries = [red_team_attack(name, bug) for name in ("fd_out_forged_then_halt", "exit_zero_without_guard")]
     patches = tmp_path / "patches.json"
     patches.write_text(json.dumps({"Textkit-1": replay.entry("forge", [*forgeries, bug.fixed_method])}))
     run = tmp_path / "run"
@@ -196,12 +180,6 @@ def beans():
     return load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
 
 
-def reflective_attack(name: str, bug) -> str:
-    body = (REFLECTIVE / f"{name}.body").read_text(encoding="utf-8")
-    subs = {"TRIGGER": bug.trigger_tests[0], "BUGGY": _body_of(bug.buggy_method)}
-    return f"{method_header(bug.buggy_method)} {{\n{re.sub(r'@([A-Z]+)@', lambda m: subs[m.group(1)], body)}    }}"
-
-
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
 def test_the_runner_s_own_walls_hold_where_reflection_is_allowed(kind, nl2fix_cache, box, beans):
     # every attack in turn, in one warm JVM (fast) or a JVM each (rebuild), with the fixed and the
@@ -212,7 +190,7 @@ def test_the_runner_s_own_walls_hold_where_reflection_is_allowed(kind, nl2fix_ca
     assert fixed.verdict is Verdict.PLAUSIBLE, fixed
     required = required_of(fixed)
     for name in REFLECTIVE_ATTACKS:
-        outcome = engine.run(ws, reflective_attack(name, ws.bug), stop_at_first_failure=True)
+        outcome = engine.run(ws, red_team_attack(name, ws.bug, REFLECTIVE), stop_at_first_failure=True)
         record = judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, required=required)
         assert record.verdict is Verdict.WRONG, (name, record)
         assert WALLS[name] in " ".join([outcome.detail, *outcome.messages.values()]), (name, outcome)

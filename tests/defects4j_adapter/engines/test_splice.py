@@ -13,7 +13,7 @@ from nl2fix.java_source.splice import (
     method_header,
     splice,
 )
-from tests.helpers.javac import class_files, compile_java, needs_javac
+from tests.helpers.javac import class_files, needs_javac, run_javac
 
 SOURCE = """package p;
 
@@ -123,7 +123,7 @@ def test_a_candidate_that_closes_the_class_where_javac_reads_it_is_refused(attac
 @needs_javac
 @pytest.mark.parametrize("attack", CLOSES_THE_CLASS.values(), ids=CLOSES_THE_CLASS.keys())
 def test_javac_would_compile_each_of_those_attacks_spliced_as_raw_text(attack, tmp_path):
-    done = compile_java({"A.java": SOURCE.replace(TWICE, attack)}, tmp_path / "out")
+    done = run_javac({"A.java": SOURCE.replace(TWICE, attack)}, tmp_path / "out")
     assert done.returncode == 0, done.stderr
     assert {"p/A.class", "p/Smuggled.class", "p/Rest.class"} <= set(class_files(tmp_path / "out"))
 

@@ -1,0 +1,234 @@
+"""What a candidate may not add: the one list of references a candidate's compiled classes may not
+hold unless the buggy version's classes (of the same source file) already do, each with why it
+reaches the harness or the candidates judged after it. The candidate's code shares the test JVM
+with nl2fix's runner and JUnit, and Defects4J's verdict is files that JVM writes.
+
+How a reference is written, and what a pattern matches:
+
+- a class: its binary name, ``java.lang.StackWalker$Option``;
+- a field or method: ``java.lang.Runtime#halt``, and a method also with its parameter types,
+  ``java.io.PrintWriter#<init>(java.io.File, java.lang.String)`` (constructors are ``<init>``);
+  the class is the one the reference names, which for a call is the receiver's static type;
+- a string constant: its text in double quotes, ``"/proc/self/fd/0"``.
+
+A pattern is such a text with ``*`` for any run of characters and ``{a,b}`` for alternatives.
+A pattern without ``#`` (a class or a package) also matches every field and method of its
+classes, and a class's pattern its nested classes: ``java.lang.ClassLoader`` matches
+``java.lang.ClassLoader#loadClass``, ``sun.*`` anything in ``sun`` and its subpackages. Classes
+named only inside descriptors count too (``Thread#getThreadGroup`` names ``java.lang.ThreadGroup``).
+
+Deep and harmless reflection. Every rule here names a class or member; reflection turns a string
+into a member, so whatever calls, reads or writes through reflection (``Method#invoke``,
+``Constructor#newInstance``, ``Field#get``/``set`` and their typed forms, a ``Lookup``'s
+``find*``/``bind``/``unreflect*``, ``java.beans`` statements, script engines) would route around
+the whole table and is deep, as is
+what reaches non-public members (``setAccessible``, ``getDeclared*``, ``privateLookupIn``) and
+what finds classes by name (``Class#forName``, class loaders). Harmless and allowed:
+``getClass``, a ``Class``'s names, modifiers, ``isInstance``, ``cast``, ``getEnumConstants``,
+``getMethod``/``getField``/``getConstructor`` and their plurals (they only describe public members;
+using one needs ``invoke``, ``get`` or ``newInstance``), ``java.lang.reflect.Array`` and
+``Modifier``, ``MethodHandles.lookup()`` and the bootstrap methods javac itself emits for lambdas,
+method references, string concatenation and switches (``LambdaMetafactory``,
+``StringConcatFactory``, ``SwitchBootstraps``).
+
+Also allowed: ``Throwable#getStackTrace`` (names and lines of the candidate's own frames, no
+values; routine in exception handling), ``Thread.currentThread()``, ``interrupt``,
+``isInterrupted``, ``sleep``, ``join`` and starting threads of its own (a thread that outlives its
+job retires the JVM), reading files, and printing to ``System.out`` (only signed lines count).
+
+What this check cannot see, the sandbox still confines: a string assembled at run time (a path to
+``/proc`` built from parts), and a dangerous inherited method called through a project class
+declared in another file (``MyThread#stop`` where ``MyThread extends Thread``; through a class of
+the same file it is seen). A method named ``finalize`` in a class the candidate's method declares
+is refused too (:data:`FINALIZER`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+
+from defects4j_adapter.bytecode.classfile import MemberRef, Tag
+from defects4j_adapter.bytecode.descriptors import java_name, java_parameters
+
+
+class Family(Enum):
+    DEEP_REFLECTION = "deep reflection"
+    CLASS_DEFINITION = "class loading and definition"
+    STACK_INSPECTION = "stack inspection"
+    INSTRUMENTATION = "instrumentation, attach and management"
+    JDK_INTERNALS = "JDK internals"
+    NATIVE_CODE = "native code"
+    PROCESS = "the JVM's process, exit and standard streams"
+    THREADS = "other threads"
+    FILE_DESCRIPTORS = "file descriptors and /proc"
+    FILE_WRITES = "writing and deleting files"
+    SOCKETS = "sockets and remote calls"
+    TEST_HARNESS = "the test framework and runner"
+    FINALIZERS = "finalizers"
+
+
+def _regex(pattern: str) -> str:
+    """A pattern as a regular expression: ``*`` any run of characters, ``{a,b}`` alternatives, and
+    after a class's name its nested classes and members."""
+    def plain(text: str) -> str:
+        return ".*".join(re.escape(part) for part in text.split("*"))
+    regex = "".join(f"(?:{'|'.join(plain(a) for a in part[1:-1].split(','))})" if part.startswith("{")
+                    else plain(part) for part in re.split(r"(\{[^{}]*\})", pattern))
+    return regex if "#" in pattern or pattern.startswith('"') else regex + "(?:[$#].*)?"
+
+
+@dataclass(frozen=True)
+class Rule:
+    family: Family
+    pattern: str
+    why: str
+    """Why the reference reaches the harness or later candidates, in one line."""
+    regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "regex", re.compile(_regex(self.pattern), re.DOTALL))
+
+    def matches(self, subject: str) -> bool:
+        return self.regex.fullmatch(subject) is not None
+
+
+_BY_NAME = ("calls, reads or writes a member a string names, around every rule here that names members")
+_OPENS = "reaches private members of any class, the runner's report and exit guard included"
+_DEFINES = "defines classes at run time: a lenient stand-in for a test class, or code no rule here has seen"
+_OTHER_THREADS = "reaches threads other than the candidate's own, the runner's included"
+_EXIT = "ends or hooks the test JVM around the runner: it reports nothing, or a forger speaks last"
+_STREAMS = ("the runner's standard streams: it reports on standard output and reads each job's key on standard "
+            "input, and a replaced stream stays replaced for the candidates after")
+_WRITES = "writes, moves or deletes files: Defects4J's verdict is files the test JVM writes (failing_tests)"
+_SOCKETS = "talks to other processes outside the report channel: the harness, or another candidate's JVM"
+
+RULES: tuple[Rule, ...] = (
+    # deep reflection
+    Rule(Family.DEEP_REFLECTION, "java.lang.reflect.*#{setAccessible,trySetAccessible}", _OPENS),
+    Rule(Family.DEEP_REFLECTION, "java.lang.Class#getDeclared*", _OPENS),
+    Rule(Family.DEEP_REFLECTION, "java.lang.invoke.MethodHandles#privateLookupIn", _OPENS),
+    Rule(Family.DEEP_REFLECTION, "java.lang.Class#forName",
+         "finds a class by name, the runner's and JUnit's included, which the candidate's source cannot name"),
+    Rule(Family.DEEP_REFLECTION, "java.lang.reflect.Method#invoke", _BY_NAME),
+    Rule(Family.DEEP_REFLECTION, "java.lang.reflect.Constructor#newInstance", _BY_NAME),
+    Rule(Family.DEEP_REFLECTION, "java.lang.Class#newInstance", _BY_NAME),
+    Rule(Family.DEEP_REFLECTION, "java.lang.reflect.Field#{get,set}{,Boolean,Byte,Char,Short,Int,Long,Float,Double}",
+         _BY_NAME),
+    Rule(Family.DEEP_REFLECTION, "java.lang.invoke.MethodHandles$Lookup#{find*,bind,unreflect*}", _BY_NAME),
+    Rule(Family.DEEP_REFLECTION, "java.beans.{Statement,Expression,EventHandler,XMLDecoder}", _BY_NAME),
+    Rule(Family.DEEP_REFLECTION, "javax.script.*", "runs script code, which calls any Java method by name"),
+    Rule(Family.DEEP_REFLECTION, "java.lang.reflect.Proxy",
+         "makes a class at run time that answers any interface through one handler"),
+    # class loading and definition
+    Rule(Family.CLASS_DEFINITION, "java.lang.invoke.MethodHandles$Lookup#defineHiddenClass*", _DEFINES),
+    Rule(Family.CLASS_DEFINITION, "java.lang.invoke.MethodHandles$Lookup#defineClass", _DEFINES),
+    Rule(Family.CLASS_DEFINITION, "java.lang.ClassLoader",
+         "loads any class by name and defines classes from bytes: a stand-in for a test class"),
+    Rule(Family.CLASS_DEFINITION, "java.{net.URLClassLoader,security.SecureClassLoader}",
+         "loads any class by name and defines classes from bytes: a stand-in for a test class"),
+    Rule(Family.CLASS_DEFINITION, "java.lang.ModuleLayer", "defines modules and the class loaders behind them"),
+    Rule(Family.CLASS_DEFINITION, "javax.tools.*",
+         "runs the Java compiler inside the test JVM: class files for a stand-in, made at run time"),
+    # stack inspection
+    Rule(Family.STACK_INSPECTION, "java.lang.LiveStackFrame",
+         "the locals of every frame on the stack, where the runner keeps its report key"),
+    Rule(Family.STACK_INSPECTION, "java.lang.StackWalker",
+         "walks the runner's frames and classes on the candidate's stack (and their locals through LiveStackFrame)"),
+    Rule(Family.STACK_INSPECTION, "java.lang.Thread#{getStackTrace,getAllStackTraces}",
+         "the frames of other threads, the runner's included"),
+    # instrumentation, attach, management (before com.sun.*, which covers two of them)
+    Rule(Family.INSTRUMENTATION, "java.lang.instrument.*", "redefines loaded classes, the runner's and the tests'"),
+    Rule(Family.INSTRUMENTATION, "com.sun.tools.attach.*",
+         "attaches an agent to a running JVM, this one or another candidate's"),
+    Rule(Family.INSTRUMENTATION, "com.sun.jdi.*", "a debugger's view of a JVM: its threads, frames and locals"),
+    Rule(Family.INSTRUMENTATION, "java.lang.management.*",
+         "other threads' stacks and the platform's beans (a heap dump holds the report key)"),
+    Rule(Family.INSTRUMENTATION, "javax.management.*",
+         "invokes any registered bean by name, HotSpot's heap dump among them (the report key in a dump)"),
+    # JDK internals
+    Rule(Family.JDK_INTERNALS, "sun.*",
+         "JDK internals outside every access check: sun.misc.Unsafe reads and writes any memory"),
+    Rule(Family.JDK_INTERNALS, "jdk.*",
+         "JDK-specific modules: internals (Unsafe, class definition), JShell, Nashorn and Dynalink (code by "
+         "name), the flight recorder and management extensions"),
+    Rule(Family.JDK_INTERNALS, "com.sun.*",
+         "JDK-specific APIs: management extensions (heap dumps), the HTTP server, the compiler's internals"),
+    # native code
+    Rule(Family.NATIVE_CODE, "java.lang.{System,Runtime}#{load,loadLibrary}",
+         "loads native code, which reads and writes any memory of the JVM, the runner's results included"),
+    Rule(Family.NATIVE_CODE, "java.lang.foreign.*", "native calls and native memory without JNI"),
+    # the JVM's process, exit and standard streams
+    Rule(Family.PROCESS, "java.lang.System#exit", _EXIT),
+    Rule(Family.PROCESS, "java.lang.Runtime#{exit,halt,addShutdownHook,removeShutdownHook}", _EXIT),
+    Rule(Family.PROCESS, "java.lang.System#{setOut,setErr,setIn,in,inheritedChannel,console}", _STREAMS),
+    Rule(Family.PROCESS, "java.lang.System#setSecurityManager",
+         "installs a security manager that vetoes the runner's own actions"),
+    Rule(Family.PROCESS, "java.lang.System#{setProperty,setProperties,clearProperty}",
+         "changes JVM-wide settings the runner and JUnit read, and they outlive the candidate in a warm JVM"),
+    Rule(Family.PROCESS, "java.lang.Runtime#exec", "starts another process, outside the test JVM's checks"),
+    Rule(Family.PROCESS, "java.lang.ProcessBuilder", "starts another process, outside the test JVM's checks"),
+    Rule(Family.PROCESS, "java.lang.ProcessHandle", "signals and kills other processes, the harness's included"),
+    # other threads
+    Rule(Family.THREADS, "java.lang.Thread#{stop,suspend,resume}",
+         "stops or freezes a thread, possibly the runner's, leaving its locks and state broken"),
+    Rule(Family.THREADS, "java.lang.Thread#enumerate", _OTHER_THREADS),
+    Rule(Family.THREADS, "java.lang.ThreadGroup", _OTHER_THREADS),
+    Rule(Family.THREADS, "java.lang.Thread#setDefaultUncaughtExceptionHandler",
+         "JVM-wide: sees and handles every thread's failures, the runner's and later candidates' included"),
+    # file descriptors and /proc
+    Rule(Family.FILE_DESCRIPTORS, "java.io.FileDescriptor",
+         "the runner's standard output and input, written and read around System.out and System.in"),
+    Rule(Family.FILE_DESCRIPTORS, '"*/proc{,/*}"',
+         "/proc/self holds the JVM's memory (the report key), its file descriptors and the harness's processes"),
+    Rule(Family.FILE_DESCRIPTORS, '"*/dev/{fd,std}*"',
+         "/dev/fd and /dev/stdin, /dev/stdout, /dev/stderr are the runner's report and key channels by another name"),
+    # writing and deleting files
+    Rule(Family.FILE_WRITES, "java.io.{FileOutputStream,FileWriter,RandomAccessFile}", _WRITES),
+    Rule(Family.FILE_WRITES, "java.nio.file.Files#{write*,delete*,move,copy,create*,set*,newOutputStream,"
+                             "newBufferedWriter,newByteChannel}", _WRITES),
+    Rule(Family.FILE_WRITES, "java.io.File#{delete*,renameTo,createNewFile,createTempFile,mkdir*,set*}", _WRITES),
+    Rule(Family.FILE_WRITES, "java.nio.channels.{FileChannel,AsynchronousFileChannel}#open", _WRITES),
+    Rule(Family.FILE_WRITES, "java.{io.PrintWriter,io.PrintStream,util.Formatter}#<init>("
+                             "{java.lang.String,java.io.File}*", _WRITES),
+    Rule(Family.FILE_WRITES, "java.nio.file.spi.FileSystemProvider", _WRITES),
+    Rule(Family.FILE_WRITES, "java.nio.file.FileSystems#newFileSystem", _WRITES),
+    Rule(Family.FILE_WRITES, "java.util.logging.FileHandler", _WRITES),
+    # sockets and remote calls
+    Rule(Family.SOCKETS, "java.net.{Socket,ServerSocket,DatagramSocket,MulticastSocket}", _SOCKETS),
+    Rule(Family.SOCKETS, "java.nio.channels.{SocketChannel,ServerSocketChannel,DatagramChannel,"
+                         "AsynchronousSocketChannel,AsynchronousServerSocketChannel}", _SOCKETS),
+    Rule(Family.SOCKETS, "java.net.URL#{openConnection,openStream,getContent}", _SOCKETS),
+    Rule(Family.SOCKETS, "{java.net.http,javax.net,java.rmi}.*", _SOCKETS),
+    # the test framework and runner
+    Rule(Family.TEST_HARNESS, "{org.junit,junit,org.hamcrest,org.opentest4j,nl2fix}.*",
+         "the tests' own framework and runner: an assumption failure turns a failing test into a skip, which "
+         "Defects4J does not count as a failure"),
+)
+
+FINALIZER = Rule(Family.FINALIZERS, "*#finalize()",
+                 "runs later, in the JVM's finalizer thread, outside every job and its checks")
+"""Matched against the methods declared by the classes the candidate's method declares, not against references."""
+
+_ANY_RULE = re.compile("|".join(f"(?P<r{i}>{_regex(rule.pattern)})" for i, rule in enumerate(RULES)), re.DOTALL)
+
+
+def rule_for(subject: str) -> Rule | None:
+    """The first rule (in :data:`RULES`' order) whose pattern matches ``subject``."""
+    match = _ANY_RULE.fullmatch(subject)
+    return RULES[int(match.lastgroup[1:])] if match and match.lastgroup else None
+
+
+def class_subject(internal: str) -> str:
+    return java_name(internal)
+
+
+def member_subjects(ref: MemberRef) -> tuple[str, ...]:
+    """A field as ``owner#name``; a method also with its parameters, ``owner#name(int, java.io.File)``."""
+    member = f"{java_name(ref.owner)}#{ref.name}"
+    return (member,) if ref.kind is Tag.FIELDREF else (member, member + java_parameters(ref.descriptor))
+
+
+def string_subject(text: str) -> str:
+    return f'"{text}"'

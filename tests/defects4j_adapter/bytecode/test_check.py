@@ -1,0 +1,295 @@
+"""The check on compiled candidates, on class files real javac made for ``--release 8`` and ``11``:
+what a candidate may change (its method's body and declaration, the classes and lambdas it
+declares), what it may not (classes, members, superclasses, classes in other methods), and every
+family of policy.py, refused when added and accepted when the buggy version already has it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from string import Template
+
+import pytest
+
+from defects4j_adapter.bytecode.check import RejectionKind, check, classes_of_source
+from defects4j_adapter.bytecode.classfile import ClassFileError
+from defects4j_adapter.bytecode.policy import Family, rule_for
+from tests.helpers.javac import compile_java
+from tests.helpers.minibench import ATTACKS, MINIBENCH, red_team_attack
+
+STRUCTURE, REFERENCE = RejectionKind.STRUCTURE, RejectionKind.REFERENCE
+RELEASES = (8, 11)
+TEXT = Template("""package $pkg;
+
+$cls {
+    enum Color { RED, GREEN }
+    private int count;
+    private final Runnable later = new Runnable() { public void run() { } };
+    $header {
+        $target
+    }
+    int other(String s) {
+        $other
+        return 0;
+    }
+    $extra
+}
+$after
+""")
+DEFAULTS = {"cls": "public class Text", "header": "public int target(int x)", "target": "return x;", "other": "",
+            "extra": "", "after": ""}
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    candidate: dict[str, str]
+    """The template's slots the candidate changes."""
+    rejected: RejectionKind | None = None
+    expected: str | None = None
+    """A part of the rejection's reason, or for a reference the whole offending symbol."""
+    buggy: dict[str, str] = field(default_factory=dict)
+    release: int = 8
+    """The lowest ``--release`` the case compiles at."""
+    method: str = "target"
+
+    def source(self, side: str) -> str:
+        slots = {**DEFAULTS, **(self.buggy if side == "buggy" else {**self.buggy, **self.candidate})}
+        return TEXT.substitute(slots, pkg=self.package)
+
+    @property
+    def package(self) -> str:
+        return "c_" + self.id.replace("-", "_")
+
+
+def body(*statements: str) -> dict[str, str]:
+    return {"target": "\n        ".join([*statements, "return x;"])}
+
+
+ACCEPTED = [
+    Case("body-only", {"target": "return x + 1;"}),
+    Case("lambda", {"target": "java.util.function.IntUnaryOperator f = v -> v + count; return f.applyAsInt(x);"}),
+    Case("anonymous", body("Runnable r = new Runnable() { public void run() { count++; } };", "r.run();")),
+    Case("local-class", {"target": "class Helper { int twice(int v) { return 2 * v; } } "
+                                   "return new Helper().twice(x);"}),
+    Case("enum-switch", {"target": "switch (Color.values()[x % 2]) { case RED: return 1; default: return 2; }"}),
+    Case("string-switch", {"target": 'switch (String.valueOf(x)) { case "1": return 1; case "2": return 2; '
+                                     "default: return 0; }"}),
+    Case("try-with-resources", {"target": 'try (java.io.StringReader r = new java.io.StringReader("a")) '
+                                          "{ return r.read(); } catch (java.io.IOException e) { return -1; }"}),
+    Case("assert", body('assert x > 0 : "positive";')),
+    Case("nested-in-lambda", body("java.util.function.Supplier<Runnable> s = () -> new Runnable() { public void "
+                                  "run() { new Object() { }.hashCode(); } };", "s.get().run();")),
+    Case("renumbering", body("new Object() { }.hashCode();"),
+         buggy={"other": "new Runnable() { public void run() { } }.run();"}),
+    Case("new-declaration", {"header": "public static long target(int x, long y)", "target": "return x + y;"}),
+    Case("overload", {"extra": "public int target(int x, int y) { return x + y; }"}),
+    Case("constructor", {"extra": "public Text(int seed) { count = seed; new Object() { }.hashCode(); }"},
+         buggy={"extra": "public Text() { }"}, method="Text"),
+    Case("harmless", body("Thread.currentThread().interrupt();", "String n = getClass().getName();",
+                          "new Throwable().getStackTrace();", "System.out.println(n + x);",
+                          "java.util.function.Supplier<String> s = this::toString;",
+                          'try { java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("x")); '
+                          'String.class.getMethod("length"); } catch (Exception e) { }')),
+]
+
+CHANGED_STRUCTURE = [
+    Case("field", {"extra": "private int hits;"}, STRUCTURE, "adds field"),
+    Case("method", {"extra": "void helper() { }"}, STRUCTURE, "adds method"),
+    Case("member-class", {"extra": "static class Evil { }"}, STRUCTURE, "adds class"),
+    Case("top-level-class", {"after": "class TextTest { }"}, STRUCTURE, "adds class"),
+    Case("superclass", {"cls": "public class Text extends java.util.ArrayList<String>"}, STRUCTURE,
+         "changes the superclass"),
+    Case("anonymous-elsewhere", {"other": "new Object() { }.hashCode();"}, STRUCTURE, "adds an anonymous class"),
+    Case("local-class-elsewhere", {"other": "class Evil { } new Evil();"}, STRUCTURE, "adds a local class"),
+    Case("constructor-elsewhere", {"extra": "public Text(int seed) { }"}, STRUCTURE, "adds constructor"),
+]
+
+
+@dataclass(frozen=True)
+class Use:
+    family: Family
+    statements: tuple[str, ...]
+    reference: str
+    release: int = 8
+
+
+USES = [
+    Use(Family.DEEP_REFLECTION, ('try { java.lang.reflect.Field f = Text.class.getDeclaredField("later"); '
+                                 "f.setAccessible(true); } catch (NoSuchFieldException e) { }",),
+        "java.lang.reflect.Field#setAccessible"),
+    Use(Family.DEEP_REFLECTION, ('try { Class.forName("nl2fix.runner.Report"); } catch (Exception e) { }',),
+        "java.lang.Class#forName"),
+    Use(Family.DEEP_REFLECTION, ('try { Text.class.getMethod("other", String.class).invoke(this, "x"); } '
+                                 "catch (Exception e) { }",), "java.lang.reflect.Method#invoke"),
+    Use(Family.CLASS_DEFINITION, ('try { getClass().getClassLoader().loadClass("x"); } catch (Exception e) { }',),
+        "java.lang.ClassLoader"),
+    Use(Family.CLASS_DEFINITION, ("try { java.lang.invoke.MethodHandles.lookup().defineClass(new byte[0]); } "
+                                  "catch (Exception e) { }",), "java.lang.invoke.MethodHandles$Lookup#defineClass",
+        release=11),
+    Use(Family.STACK_INSPECTION, ("Thread.currentThread().getStackTrace();",), "java.lang.Thread#getStackTrace"),
+    Use(Family.STACK_INSPECTION, ("StackWalker.getInstance().walk(frames -> frames.count());",),
+        "java.lang.StackWalker", release=11),
+    Use(Family.INSTRUMENTATION, ("java.lang.management.ManagementFactory.getRuntimeMXBean();",),
+        "java.lang.management.ManagementFactory"),
+    Use(Family.JDK_INTERNALS, ("Object u = sun.misc.Unsafe.class;",), "sun.misc.Unsafe", release=11),
+    Use(Family.NATIVE_CODE, ('System.loadLibrary("evil");',), "java.lang.System#loadLibrary"),
+    Use(Family.PROCESS, ("Runtime.getRuntime().halt(0);",), "java.lang.Runtime#halt"),
+    Use(Family.PROCESS, ("System.exit(0);",), "java.lang.System#exit"),
+    Use(Family.PROCESS, ("System.setOut(System.err);",), "java.lang.System#setOut"),
+    Use(Family.PROCESS, ("try { System.in.read(); } catch (java.io.IOException e) { }",), "java.lang.System#in"),
+    Use(Family.PROCESS, ('new ProcessBuilder("true");',), "java.lang.ProcessBuilder"),
+    Use(Family.PROCESS, ("java.util.function.IntConsumer halt = Runtime.getRuntime()::halt;",),
+        "java.lang.Runtime#halt"),  # a method reference: a MethodHandle in BootstrapMethods
+    Use(Family.THREADS, ("Thread.currentThread().getThreadGroup().interrupt();",), "java.lang.ThreadGroup"),
+    Use(Family.THREADS, ("new Thread() { public void run() { stop(); } }.start();",), "java.lang.Thread#stop"),
+    Use(Family.FILE_DESCRIPTORS, ("new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out))"
+                                  '.println("forged");',), "java.io.FileDescriptor"),
+    Use(Family.FILE_DESCRIPTORS, ('new java.io.File("/proc/self/fd/0").exists();',), '"/proc/self/fd/0"'),
+    Use(Family.FILE_WRITES, ('new java.io.File("failing_tests").delete();',), "java.io.File#delete"),
+    Use(Family.FILE_WRITES, ('try { new java.io.PrintWriter("failing_tests").close(); } '
+                             "catch (java.io.IOException e) { }",), "java.io.PrintWriter#<init>(java.lang.String)"),
+    Use(Family.FILE_WRITES, ('try { java.nio.file.Files.write(java.nio.file.Paths.get("x"), new byte[0]); } '
+                             "catch (java.io.IOException e) { }",), "java.nio.file.Files#write"),
+    Use(Family.SOCKETS, ('try { new java.net.Socket("localhost", 1).close(); } catch (java.io.IOException e) { }',),
+        "java.net.Socket"),
+    Use(Family.TEST_HARNESS, ("org.junit.Assume.assumeTrue(count > 0);",), "org.junit.Assume"),
+    Use(Family.FINALIZERS, ("new Object() { protected void finalize() { } }.hashCode();",), "#finalize()"),
+]
+JUNIT_STAND_IN = {
+    "org/junit/Assume.java": "package org.junit; public class Assume { public static void assumeTrue(boolean b) { } }",
+    "org/junit/AssumptionViolatedException.java": "package org.junit; public class AssumptionViolatedException "
+                                                  "extends RuntimeException { "
+                                                  "public AssumptionViolatedException(String m) { super(m); } }",
+}
+"""Compiled beside the cases, so that a candidate can name JUnit as one on a project's class path can."""
+
+
+def _policy_cases() -> list[Case]:
+    cases = []
+    for i, use in enumerate(USES):
+        name = f"{use.family.name.lower()}-{i}"
+        cases.append(Case(f"{name}-added", body(*use.statements), REFERENCE, use.reference, release=use.release))
+        cases.append(Case(f"{name}-already", body(*use.statements), buggy={"other": " ".join(use.statements)},
+                          release=use.release))
+    return cases
+
+
+STATIC_INITIALIZER = Case("static-initializer", {"extra": "static { System.exit(0); }"}, REFERENCE,
+                          "java.lang.System#exit")
+CASES = ACCEPTED + CHANGED_STRUCTURE + _policy_cases() + [STATIC_INITIALIZER]
+
+
+@pytest.fixture(scope="module", params=RELEASES)
+def compiled(request, tmp_path_factory):
+    """Every case's versions, compiled in one javac run per side (a case's package is the same in
+    both, as the buggy and the candidate class are): (case id, side) -> its classes."""
+    release = request.param
+    cases = [case for case in CASES if case.release <= release]
+    found = {}
+    for side in ("buggy", "new"):
+        sources = {**JUNIT_STAND_IN, **{f"{case.package}/Text.java": case.source(side) for case in cases}}
+        classes = compile_java(sources, tmp_path_factory.mktemp(f"{side}{release}"), "--release", str(release))
+        found.update({(case.id, side): classes_of_source(classes, case.package, "Text.java") for case in cases})
+    return release, found
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+def test_case(case, compiled):
+    release, classes = compiled
+    if case.release > release:
+        pytest.skip(f"needs --release {case.release}")
+    rejection = check(classes[case.id, "buggy"], classes[case.id, "new"], case.method)
+    if case.rejected is None:
+        assert rejection is None
+        return
+    assert rejection is not None and rejection.kind is case.rejected, rejection
+    if case.rejected is STRUCTURE:
+        assert case.expected in rejection.reason and rejection.reference is None
+    else:
+        assert rejection.reference is not None and rejection.reference.endswith(case.expected)
+        assert rejection.reference in rejection.reason
+
+
+def test_every_policy_family_has_a_case():
+    assert {use.family for use in USES} == set(Family)
+
+
+def test_a_reference_rejection_names_the_class_and_the_policys_reason(compiled):
+    _, classes = compiled
+    case = next(c for c in CASES if c.expected == "java.lang.Runtime#halt")
+    rejection = check(classes[case.id, "buggy"], classes[case.id, "new"], "target")
+    rule = rule_for("java.lang.Runtime#halt")
+    assert rejection is not None and rule is not None
+    assert rejection.reason == f"{case.package}.Text uses java.lang.Runtime#halt, which the candidate may " \
+                               f"not add ({rule.family.value}: {rule.why})"
+
+
+def test_a_structure_rejection_names_what_changed_and_what_may(compiled):
+    _, classes = compiled
+    rejection = check(classes["member-class", "buggy"], classes["member-class", "new"], "target")
+    assert rejection is not None and rejection.reason == (
+        "the candidate adds class c_member_class.Text$Evil; it may change only the body and declaration of target")
+
+
+def test_the_target_decides_which_classes_are_the_candidates_own(compiled):
+    _, classes = compiled
+    # the same change judged for another target: the lambda's and anonymous classes are not its own
+    assert check(classes["anonymous", "buggy"], classes["anonymous", "new"], "other").kind is STRUCTURE
+    assert check(classes["nested-in-lambda", "buggy"], classes["nested-in-lambda", "new"], "other").kind is STRUCTURE
+
+
+def test_a_case_against_itself_passes(compiled):
+    _, classes = compiled
+    for (case, side), version in classes.items():
+        assert check(version, version, "target") is None, (case, side)
+
+
+def test_classes_of_source_follow_the_source_file_not_the_names(tmp_path):
+    out = compile_java({"p/Text.java": "package p; public class Text { class In { } }\nclass TextTest { }\n",
+                        "p/Other.java": "package p; class Other { }\n"}, tmp_path)
+    assert sorted(classes_of_source(out, "p", "Text.java")) == ["p/Text", "p/Text$In", "p/TextTest"]
+    assert sorted(classes_of_source(out, "p", "Other.java")) == ["p/Other"]
+    assert classes_of_source(out, "p", "Gone.java") == {}
+
+
+def test_classes_without_a_source_file_attribute_cannot_be_told_apart(tmp_path):
+    out = compile_java({"p/Text.java": "package p; public class Text { }\n"}, tmp_path, "-g:none")
+    with pytest.raises(ClassFileError, match="no SourceFile attribute"):
+        classes_of_source(out, "p", "Text.java")
+
+
+def test_bytes_that_are_not_a_class_file_are_an_error_naming_the_class(compiled):
+    _, classes = compiled
+    buggy = classes["body-only", "buggy"]
+    broken = {**buggy, "c_body_only/Text": b"\xca\xfe\xba\xbe\x00"}
+    with pytest.raises(ClassFileError, match="c_body_only/Text: "):
+        check(buggy, broken, "target")
+    with pytest.raises(ValueError, match="no classes"):
+        check(buggy, {}, "target")
+
+
+def test_cases_are_named_uniquely():
+    assert len({case.id for case in CASES}) == len(CASES)
+
+
+def test_the_red_team_corpus_is_refused_on_its_classes(minibench, tmp_path):
+    """Every attack of ``fixtures/redteam/``, in the mini benchmark's Text bug, is refused before it runs."""
+    bug = next(b for b in minibench.bugs.values() if b.path.endswith("Text.java"))
+    fixed = (MINIBENCH / "projects" / bug.project / "fixed" / bug.path).read_text(encoding="iso-8859-1")
+    buggy = fixed.replace(bug.fixed_method, bug.buggy_method)
+    assert buggy != fixed
+
+    def in_package(name: str, text: str) -> str:
+        return text.replace("package org.mini;", f"package {name};")
+
+    found = {}
+    for side in ("buggy", "new"):
+        sources = {f"{name}/Text.java": in_package(name, buggy if side == "buggy" else
+                                                   buggy.replace(bug.buggy_method, red_team_attack(name, bug)))
+                   for name in ATTACKS}
+        classes = compile_java({**JUNIT_STAND_IN, **sources}, tmp_path / side)
+        found[side] = {name: classes_of_source(classes, name, "Text.java") for name in ATTACKS}
+    method = bug.buggy_method.split("(")[0].split()[-1]
+    refused = {name: check(found["buggy"][name], found["new"][name], method) for name in ATTACKS}
+    assert {name: rejection and rejection.kind for name, rejection in refused.items()} == dict.fromkeys(ATTACKS,
+                                                                                                        REFERENCE)
