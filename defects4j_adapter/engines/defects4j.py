@@ -8,6 +8,7 @@ nl2fix inside the docker image (``docker/``), not from the host sandbox.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -200,7 +201,7 @@ class Defects4JEngine:
                     # Defects4J's verdict is files the test JVM writes: what the candidate may call is
                     # checked on its classes before any test runs
                     classes = slot / workspace.classes_dir.relative_to(workspace.root)
-                    class_check.checked(outcome, lambda: class_check.rejection_in(workspace, classes))
+                    class_check.checked(outcome, functools.partial(class_check.rejection_in, workspace, classes))
                     go_on = not (outcome.rejection or outcome.harness_error)
             else:
                 run = self.d4j.test(

@@ -32,8 +32,8 @@ from pathlib import Path
 
 from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
 from defects4j_adapter.engines import class_check, declaration, jobs, linkage, runner_output
-from defects4j_adapter.engines.class_check import checked
 from defects4j_adapter.engines import defects4j_rebuild as d4j_rebuild
+from defects4j_adapter.engines.class_check import checked
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.jvm import report_signing, runner
 from defects4j_adapter.jvm.report_signing import JobKey

@@ -65,7 +65,8 @@ def judge(outcome: Outcome, *, bug_id: str, hash: str, engine: str, known_failur
     """The record of ``outcome``. ``keep_passed`` stores the names of the tests that passed (for the
     fixed version, whose passes every candidate's must cover)."""
     verdict, why = verdict_of(outcome, known_failures, required)
-    failing = [t for t in outcome.failing_tests if t not in known_failures]
+    # a rejected candidate's test results (where its code ran before the check) say nothing
+    failing = [t for t in outcome.failing_tests if t not in known_failures and verdict is not Verdict.REJECTED]
     if verdict is Verdict.WRONG and not failing:
         failing = not_passed(outcome, required)
     ignored = [t for t in [*outcome.failing_tests, *outcome.timed_out_tests] if t in known_failures]
@@ -76,7 +77,8 @@ def judge(outcome: Outcome, *, bug_id: str, hash: str, engine: str, known_failur
         hash=hash,
         engine=engine,
         verdict=verdict,
-        failing_tests=failing + [t for t in outcome.timed_out_tests if t not in known_failures and t not in failing],
+        failing_tests=failing + [t for t in outcome.timed_out_tests
+                                 if t not in known_failures and t not in failing and verdict is not Verdict.REJECTED],
         ignored_failures=ignored,
         compile_errors=outcome.compile_errors[:COMPILE_ERRORS_LIMIT],
         detail=detail,

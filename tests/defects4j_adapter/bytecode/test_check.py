@@ -291,5 +291,7 @@ def test_the_red_team_corpus_is_refused_on_its_classes(minibench, tmp_path):
         found[side] = {name: classes_of_source(classes, name, "Text.java") for name in ATTACKS}
     method = bug.buggy_method.split("(")[0].split()[-1]
     refused = {name: check(found["buggy"][name], found["new"][name], method) for name in ATTACKS}
-    assert {name: rejection and rejection.kind for name, rejection in refused.items()} == dict.fromkeys(ATTACKS,
-                                                                                                        REFERENCE)
+    # spliced as raw text, the Unicode-escape attacks close the class and add one: the check sees
+    # that on its own, whatever the splice refuses first
+    expected = {name: STRUCTURE if name.startswith("unicode_") else REFERENCE for name in ATTACKS}
+    assert {name: rejection and rejection.kind for name, rejection in refused.items()} == expected

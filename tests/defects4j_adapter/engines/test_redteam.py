@@ -24,16 +24,27 @@ from nl2fix.validation.verdicts import judge, required_of
 from tests.helpers.minibench import ATTACKS, REDTEAM, SANDBOXES, body_of, engine_options, red_team_attack
 
 pytestmark = pytest.mark.slow
-NOT_A_PASS = {Verdict.WRONG, Verdict.TIMEOUT, Verdict.UNCOMPILABLE}
+NOT_A_PASS = {Verdict.WRONG, Verdict.TIMEOUT, Verdict.UNCOMPILABLE, Verdict.REJECTED}
 EXPECTED = {
-    # what each attack ends in (the README's table): a crash, halt or exit twice in a row is the
-    # candidate's failure; everything else fails the test it runs in
-    **{name: {Verdict.WRONG} for name in ATTACKS},
-    # compiling the stand-in in a cold JVM (the rebuild engine's) can outlast the 2 s test limit
-    "define_test_class": {Verdict.WRONG, Verdict.TIMEOUT},
-    # the fix, but where javac reads them their braces close the class: refused at the splice
+    # what each attack ends in (the README's table): every attack reaches for something the
+    # class-file check refuses (what, below) ...
+    **{name: {Verdict.REJECTED} for name in ATTACKS},
+    # ... or, where javac reads them, its braces close the class: refused at the splice
     **{name: {Verdict.UNCOMPILABLE} for name in ATTACKS if name.startswith("unicode_")},
 }
+REFUSED = {
+    "assumption_skip": "org.junit.AssumptionViolatedException",
+    "define_test_class": "java.lang.reflect.Method#invoke",
+    "exit_zero_without_guard": "java.lang.System#exit",
+    "fake_result_files": "java.io.FileWriter",
+    "fd_err_forged": "java.lang.System#setOut",
+    "fd_out_forged_then_halt": "java.lang.Runtime#halt",
+    "printing_thread": "java.lang.ThreadGroup",
+    "reflect_into_runner": "#setAccessible",
+    "steal_next_key": "java.lang.ThreadGroup",
+    "unsafe_crash": "#setAccessible",
+}
+"""The reference each rejected attack is refused for (the first the policy's order names)."""
 
 
 @pytest.fixture(scope="module", params=SANDBOXES)
@@ -82,6 +93,8 @@ def test_no_attack_passes_and_the_next_candidate_is_judged_on_its_own(fast, mini
         seen[name] = record.verdict
         assert record.verdict in NOT_A_PASS, (name, record)
         assert record.verdict in EXPECTED[name], (name, record)
+        assert REFUSED.get(name, "") in record.detail and (record.verdict is not Verdict.REJECTED
+                                                         or record.failing_tests == []), (name, record)
         # judged without the fixed version's list, so the report channel alone must hold
         after = _verdict(fast, ws, ws.bug.buggy_method)
         assert after.verdict is Verdict.WRONG and after.failing_tests == [ws.trigger_tests[0]], (name, after)
@@ -121,29 +134,6 @@ def test_unicode_escapes_in_literals_still_compile_and_pass(kind, fast, rebuild,
     assert _verdict(engine, ws, fix).verdict is Verdict.PLAUSIBLE
 
 
-@pytest.mark.parametrize("kind", ["fast", "rebuild"])
-def test_a_swapped_test_class_is_refused_by_the_loader(kind, nl2fix_cache, box, minibench):
-    # without the runner defining the tests' classes first, the stand-in would take TextTest's
-    # place and this candidate (the fix, plus the swap) would pass
-    engine = _engine(kind, nl2fix_cache, box, test_timeout=30.0, candidate_timeout=60.0)
-    ws = engine.prepare(minibench.bugs["Mini-1"])
-    outcome = engine.run(ws, red_team_attack("define_test_class", ws.bug), stop_at_first_failure=True)
-    engine.close()
-    record = judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value)
-    assert record.verdict is Verdict.WRONG
-    assert "the stand-in could not be defined" in record.detail and "duplicate class definition" in record.detail
-
-
-def test_skipping_is_not_passing(fast, minibench):
-    ws = fast.prepare(minibench.bugs["Mini-1"])
-    fixed = _verdict(fast, ws, ws.bug.fixed_method)
-    outcome = fast.run(ws, red_team_attack("assumption_skip", ws.bug), stop_at_first_failure=True)
-    assert not outcome.failing_tests and outcome.tests_run > 0  # every test that calls it was skipped
-    record = judge(outcome, bug_id=ws.bug.id, hash="h", engine="fast", required=required_of(fixed))
-    assert record.verdict is Verdict.WRONG and ws.trigger_tests[0] in record.failing_tests
-    assert "did not pass (skipped or not run)" in record.detail
-
-
 def test_the_issue_s_reproduction_through_the_command_line(invoke_cli, nl2fix_cache, box, tmp_path):
     # `--backend replay` on Textkit-1 with forging patches, then `nl2fix validate` with both engines
     bug = open_dataset("example").bugs["Textkit-1"]
@@ -159,7 +149,7 @@ def test_the_issue_s_reproduction_through_the_command_line(invoke_cli, nl2fix_ca
         assert validated.exit_code == 0, validated.output
         verdicts = {r.hash: r.verdict for r in RunStore(run).validations("Textkit-1", engine)}
         assert verdicts[candidate_hash(bug.fixed_method)] is Verdict.PLAUSIBLE
-        assert [verdicts[candidate_hash(code)] for code in forgeries] == [Verdict.WRONG, Verdict.WRONG], engine
+        assert [verdicts[candidate_hash(code)] for code in forgeries] == [Verdict.REJECTED, Verdict.REJECTED], engine
 
 
 REFLECTIVE = REDTEAM / "reflective"

@@ -5,6 +5,9 @@ the way it does, from a readable script of plain lines."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+
 from defects4j_adapter.contract import Phase
 from defects4j_adapter.engines.runner_output import PREFIX, Status, is_signed_end, outcome_of, read_job, unescape
 from defects4j_adapter.jvm.report_signing import JobKey, mac, new_key, siphash24
@@ -160,14 +163,38 @@ def test_runner_errors_are_harness_errors():
     assert "compiler failed" in outcome_of(text, KEY, "x").harness_error
 
 
-def test_a_complete_run_without_a_result_for_a_trigger_test_is_a_harness_error():
+def test_a_complete_run_without_a_result_for_a_trigger_test_failed_it():
+    # the candidate's code ran in between (a listener removed, say): its failure, not the harness's
     script = ("START\nCOMPILE\tok\t\nPHASE\ttrigger\nPHASE\trelevant\n"
               "BEGIN\tA::u\nTEST\tpass\tA::u\t1\t\nEND\tcomplete\t0\n")
-    assert "A::t" in outcome_of(runner(script), KEY, "x", triggers=("A::t",)).harness_error
-    assert not outcome_of(runner(script), KEY, "x", triggers=("A::u",)).harness_error
+    missing = outcome_of(runner(script), KEY, "x", triggers=("A::t",))
+    assert missing.failing_tests == ["A::t"] and not missing.harness_error
+    assert "no result" in missing.messages["A::t"]
+    assert not outcome_of(runner(script), KEY, "x", triggers=("A::u",)).failing_tests
     # a failure or skip of the trigger test's whole class is a result for it
     whole_class = runner(script.replace("END", "CLASS\tB\tboom\nEND"))
-    assert not outcome_of(whole_class, KEY, "x", triggers=("B::t",)).harness_error
+    assert outcome_of(whole_class, KEY, "x", triggers=("B::t",)).failing_tests == ["B"]
+
+
+def test_what_the_candidate_did_to_the_report_is_its_failure():
+    # words the reader does not know (the code under test rewrote the runner's strings), forged events
+    for line, said in (("TEST\tpasz\tA::t\t1\t", "unknown test status 'pasz'"), ("TSET\tpass\tA::t\t1\t",
+                       "unknown report line 'TSET'"), ("FORGED\t3", "fired 3 JUnit event(s) itself")):
+        script = f"START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\n{line}\nTEST\tpass\tA::t\t1\t\nEND\tcomplete\t0\n"
+        outcome = outcome_of(runner(script), KEY, "x", triggers=("A::t",))
+        assert not outcome.harness_error and outcome.failing_tests == ["(the runner's report)"], line
+        assert said in outcome.messages["(the runner's report)"], outcome.messages
+
+
+def test_class_files_are_taken_only_with_the_signed_digest():
+    real, fake = b"\xca\xfe\xba\xbe real", b"\xca\xfe\xba\xbe fake"
+    script = (f"START\nCOMPILE\tok\t\nCLASSFILE\torg.x.Text\t{hashlib.sha256(real).hexdigest()}\n"
+              "PHASE\ttrigger\nBEGIN\tA::t\nTEST\tpass\tA::t\t1\t\nEND\tcomplete\t0\n")
+    plain = [f"{PREFIX}CLASSBYTES\torg.x.Text\t{base64.b64encode(data).decode()}\n" for data in (fake, real)]
+    job = read_job("".join(plain) + runner(script), KEY, "x")
+    assert job.class_files == {"org.x.Text": real}
+    missing = read_job(plain[0] + runner(script), KEY, "x")
+    assert missing.class_files == {} and "no class file with the signed digest" in missing.signed.corrupt[0]
 
 
 def test_a_test_that_began_and_never_finished_in_a_finished_run_fails():
