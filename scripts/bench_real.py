@@ -13,6 +13,15 @@
    as its own ``nl2fix validate`` process: verdict agreement, and CPU-seconds per unique
    candidate side by side (median and mean of the candidates' own validations; the whole
    process's per candidate) with their ratio.
+   With ``--baseline-tree DIR`` the fast engine of the code in DIR (say a git worktree of an earlier
+   commit; its own ``nl2fix validate``, so its own Java runner) judges the same candidates too, in its
+   own copy of the run store, taking turns with this tree's bug by bug (each going first on every
+   other bug) so the machine's load weighs on both alike: both sides' CPU-s per candidate, their
+   ratio (of the medians, of the means, and the median of each candidate's own), and every
+   candidate's three verdicts. The two copies are named after both trees' code (a hash of
+   ``nl2fix/`` and ``defects4j_adapter/``): changed code is judged afresh, while the samples and the
+   ``defects4j`` engine's verdicts are kept. Both share the machine's cache of prepared workspaces.
+   The code under test is the tree this process imports ``nl2fix`` from (run with PYTHONPATH=it).
 
 Everything is kept in ``--store`` (default ``$NL2FIX_CACHE_DIR/bench-real``), so the sweep can be
 run in pieces (``--projects``, ``--bugs``, ``--limit``) and resumes where it stopped. The fast
@@ -23,31 +32,42 @@ them. Needs a Defects4J; without one it says so and exits 0.
     python3 scripts/bench_real.py --limit 2 --sample 4               # 2 bugs a project, 4 sampled
     python3 scripts/bench_real.py --no-baselines --sample 10 --per-bug 8
     python3 scripts/bench_real.py                                     # everything: hours
+    python3 scripts/bench_real.py --no-baselines --limit 3 --sample 12 --baseline-tree ../baseline  # old vs new fast
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
+import sqlite3
 import statistics
 import sys
 import time
+from contextlib import closing
 from dataclasses import dataclass
 from itertools import chain, zip_longest
 from pathlib import Path
 
 import d4j_bugs
 
+import nl2fix as nl2fix_package
 from defects4j_adapter import cache
 from defects4j_adapter.engines import linkage
 from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.core.processes import run_command
 from nl2fix.store.records import ValidationRecord
-from nl2fix.store.run_store import RunStore
+from nl2fix.store.run_store import STORE_FILE, RunStore
 from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck
 from nl2fix.validation.stage import check_baselines
 
 ENGINES = (Engine.FAST, Engine.DEFECTS4J)
 VALIDATE_TIMEOUT = 24 * 3600.0
+THIS_TREE = Path(nl2fix_package.__file__).resolve().parent.parent
+"""The code under test: the tree this process imports nl2fix from (PYTHONPATH)."""
+CODE_DIRS = ("nl2fix", "defects4j_adapter")
+"""What a tree's fast engine is made of (its Python, and its Java runner's sources)."""
+NL2FIX_MAIN = "import sys; sys.path.insert(0, sys.argv.pop(1)); from nl2fix.cli.main import main; main()"
 
 
 @dataclass(frozen=True)
@@ -171,56 +191,178 @@ def spread(bugs: list[Bug], count: int) -> list[Bug]:
     return mixed[:count]
 
 
-def nl2fix(*args: str) -> tuple[bool, float, str]:
-    """Run ``nl2fix ARGS`` as its own process: (finished without a harness failure, its CPU-s, stderr's end)."""
-    result = run_command([sys.executable, "-c", "from nl2fix.cli.main import main; main()", *args],
-                         timeout=VALIDATE_TIMEOUT)
+def nl2fix(*args: str, tree: Path = THIS_TREE) -> tuple[bool, float, str]:
+    """Run ``nl2fix ARGS`` of the code in ``tree`` as its own process: (finished without a harness failure, its
+    CPU-s, stderr's end). ``tree`` goes first on the process's path, ahead of the working directory that
+    ``-c`` puts there, and on its PYTHONPATH for whatever it starts."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(tree), os.environ.get("PYTHONPATH"))))}
+    result = run_command([sys.executable, "-c", NL2FIX_MAIN, str(tree), *args], env=env, timeout=VALIDATE_TIMEOUT)
     return result.returncode in (0, 1), result.cpu_seconds, result.stderr[-2000:]
 
 
-def candidates(bugs: list[Bug], dataset: str, run_dir: Path, per_bug: int, workers: int) -> int:
-    selection = [a for b in bugs for a in ("--bug", b.id)]
-    ok, _, err = nl2fix("sample", "--dataset", dataset, *selection, "--run", str(run_dir), "--backend", "mutation",
-                        "-n", str(per_bug), "--quiet")
+def selection(bugs: list[Bug]) -> list[str]:
+    return [a for b in bugs for a in ("--bug", b.id)]
+
+
+@dataclass(frozen=True)
+class Side:
+    """Who judges the candidates: one engine of one code tree, and the run store its verdicts go to."""
+
+    label: str
+    engine: Engine
+    run_dir: Path
+    tree: Path = THIS_TREE
+
+
+def code_fingerprint(tree: Path) -> str:
+    """A short hash of a tree's code (:data:`CODE_DIRS`, caches left out): whose fast verdicts a store holds."""
+    digest = hashlib.sha256()
+    files = sorted(p for d in CODE_DIRS for p in (tree / d).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    for path in files:
+        digest.update(f"{path.relative_to(tree)}\0{path.stat().st_size}\0".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def sides(run_dir: Path, baseline: Path | None) -> list[Side]:
+    """The fast engine (of this tree, then of ``baseline`` when given), then the defects4j engine. With a
+    baseline, each fast engine has its own copy of the run store, named after both trees' code: a run
+    against other code starts afresh, an interrupted one resumes."""
+    defects4j = Side("defects4j", Engine.DEFECTS4J, run_dir)
+    if baseline is None:
+        return [Side("fast", Engine.FAST, run_dir), defects4j]
+    pair = run_dir.with_name(f"{run_dir.name}-fast-{code_fingerprint(THIS_TREE)}-vs-{code_fingerprint(baseline)}")
+    return [Side("fast", Engine.FAST, pair / "this"),
+            Side(f"fast@{baseline.name}", Engine.FAST, pair / "baseline", baseline), defects4j]
+
+
+def verdictless_copy(source: Path, copy: Path) -> None:
+    """Make ``copy`` the run store of ``source`` (its bugs, samples and candidates as they are now) without
+    ``source``'s verdicts, keeping those ``copy`` already had."""
+    copy.mkdir(parents=True, exist_ok=True)
+    old, new = copy / STORE_FILE, copy / f"{STORE_FILE}.new"
+    new.unlink(missing_ok=True)
+    with closing(sqlite3.connect(source / STORE_FILE)) as src, closing(sqlite3.connect(new)) as dst:
+        src.backup(dst)
+        dst.execute("DELETE FROM validations")
+        if old.exists():  # detaching checkpoints the old store's write-ahead log into it
+            dst.execute("ATTACH DATABASE ? AS old", (str(old),))
+            dst.execute("INSERT INTO validations SELECT * FROM old.validations")
+            dst.commit()
+            dst.execute("DETACH DATABASE old")
+        dst.commit()
+    os.replace(new, old)
+
+
+def schedule(judges: list[Side], bugs: list[Bug]) -> list[tuple[Side, list[Bug]]]:
+    """The validate calls, in order. Two fast engines take turns bug by bug, each going first on every
+    other bug, so the machine's load weighs on both alike; any other side judges all bugs in one call."""
+    fast = [s for s in judges if s.engine is Engine.FAST]
+    if len(fast) < 2:
+        return [(s, bugs) for s in judges]
+    turns = [(s, [bug]) for i, bug in enumerate(bugs) for s in (fast if i % 2 == 0 else fast[::-1])]
+    return turns + [(s, bugs) for s in judges if s not in fast]
+
+
+def validate(judges: list[Side], bugs: list[Bug], workers: int) -> dict[str, float] | None:
+    """Every side's verdicts on the candidates (:func:`schedule`): each side's process CPU-s, or None when a
+    validation failed."""
+    process = dict.fromkeys((s.label for s in judges), 0.0)
+    for side, of in schedule(judges, bugs):
+        start = time.monotonic()
+        ok, cpu, err = nl2fix("validate", "--run", str(side.run_dir), "--engine", side.engine.value,
+                              "--workers", str(workers), *selection(of), "--quiet",
+                              *([] if side.engine is Engine.FAST else ["--no-sandbox"]), tree=side.tree)
+        what = of[0].id if len(of) == 1 else f"{len(of)} bugs"
+        print(f"candidates with {side.label} ({what}): {time.monotonic() - start:.0f} s, {cpu:.1f} CPU-s", flush=True)
+        if not ok:
+            print(f"validation with {side.label} failed:\n{err}")
+            return None
+        process[side.label] += cpu
+    return process
+
+
+Verdicts = dict[str, dict[tuple[str, str], ValidationRecord]]
+"""Each side's records by (bug id, candidate hash)."""
+
+
+def read_verdicts(judges: list[Side], bugs: list[Bug]) -> Verdicts:
+    found: Verdicts = {}
+    for side in judges:
+        with RunStore(side.run_dir, read_only=True) as store:
+            found[side.label] = {(r.bug_id, r.hash): r for b in bugs for r in store.validations(b.id, side.engine.value)
+                                 if r.hash not in (FIXED, BUGGY)}
+    return found
+
+
+def ratio(ours: float, theirs: float) -> str:
+    return f"{ours / theirs:.3f}x" if theirs > 0 else "-"
+
+
+def print_costs(judges: list[Side], records: Verdicts, process: dict[str, float], keys: list[tuple[str, str]]) -> None:
+    """Median and mean CPU-s per candidate of each side; defects4j against fast, and fast against its baseline."""
+    width = max(10, *(len(s.label) for s in judges))
+    print(f"{'engine':{width}} {'median CPU-s/cand':>17} {'mean':>7} {'process CPU-s/cand':>18}")
+    medians, means = {}, {}
+    for side in judges:
+        cpu = [records[side.label][k].cpu_seconds for k in keys]
+        medians[side.label], means[side.label] = statistics.median(cpu), statistics.mean(cpu)
+        print(f"{side.label:{width}} {medians[side.label]:17.2f} {means[side.label]:7.2f} "
+              f"{process[side.label] / len(keys):18.2f}")
+    print("(process: this call's whole `nl2fix validate` -- baselines, JVM and Ant start-ups -- over the candidates "
+          "judged; it is small when the candidates were judged by an earlier call)")
+    fast, defects4j = judges[0].label, judges[-1].label
+    if medians[fast] > 0:
+        print(f"defects4j / fast, medians: {medians[defects4j] / medians[fast]:.1f}x")
+    for base in (s.label for s in judges[1:-1]):
+        own = [records[fast][k].cpu_seconds / records[base][k].cpu_seconds for k in keys
+               if records[base][k].cpu_seconds > 0]
+        print(f"{fast} / {base}: medians {ratio(medians[fast], medians[base])}, means {ratio(means[fast], means[base])}"
+              + (f", median of the candidates' own ratios {statistics.median(own):.3f}x" if own else ""))
+
+
+def print_verdicts(judges: list[Side], records: Verdicts, keys: list[tuple[str, str]]) -> None:
+    """Agreement of each fast engine with defects4j (and with the other fast engine), every candidate the
+    sides do not all agree on; with a baseline, every candidate's verdicts and fast CPU-s side by side."""
+    labels = [s.label for s in judges]
+    pairs = [(a, labels[-1]) for a in labels[:-1]] + [(labels[0], b) for b in labels[1:-1]]
+    for a, b in pairs:
+        agree = sum(records[a][k].verdict is records[b][k].verdict for k in keys)
+        print(f"agreement, {a} vs {b}: {agree} of {len(keys)} ({100 * agree / len(keys):.1f} %)")
+    if len(labels) > 2:
+        print(f"per candidate: the verdicts of {' / '.join(labels)}; CPU-s of {labels[0]} and {labels[1]}, "
+              "and their ratio")
+        for key in keys:
+            ours, base = records[labels[0]][key], records[labels[1]][key]
+            print(f"  {key[0]:15} {key[1][:12]} {' / '.join(records[x][key].verdict.value for x in labels):44} "
+                  f"{ours.cpu_seconds:7.2f} {base.cpu_seconds:7.2f} {ratio(ours.cpu_seconds, base.cpu_seconds):>7}")
+    for key in keys:
+        if len({records[x][key].verdict for x in labels}) > 1:
+            said = [f"{x} {records[x][key].verdict.value} ({describe(records[x][key])[:200]})" for x in labels]
+            print(f"  DISAGREE {key[0]} {key[1]}: {'; '.join(said)}")
+
+
+def candidates(bugs: list[Bug], dataset: str, run_dir: Path, per_bug: int, workers: int,
+               baseline: Path | None = None) -> int:
+    ok, _, err = nl2fix("sample", "--dataset", dataset, *selection(bugs), "--run", str(run_dir), "--backend",
+                        "mutation", "-n", str(per_bug), "--quiet")
     if not ok:
         print(f"sampling failed:\n{err}")
         return 1
-    process = {}
-    for engine in ENGINES:
-        start = time.monotonic()
-        ok, cpu, err = nl2fix("validate", "--run", str(run_dir), "--engine", engine.value, "--workers", str(workers),
-                              *selection, "--quiet", *([] if engine is Engine.FAST else ["--no-sandbox"]))
-        print(f"candidates with the {engine.value} engine: {time.monotonic() - start:.0f} s", flush=True)
-        if not ok:
-            print(f"validation with the {engine.value} engine failed:\n{err}")
-            return 1
-        process[engine] = cpu
-    with RunStore(run_dir) as store:
-        records = {e: {(r.bug_id, r.hash): r for b in bugs for r in store.validations(b.id, e.value)
-                       if r.hash not in (FIXED, BUGGY)} for e in ENGINES}
-    keys = sorted(set(records[Engine.FAST]) & set(records[Engine.DEFECTS4J]))
+    judges = sides(run_dir, baseline)
+    for side in judges:
+        if side.run_dir != run_dir:
+            verdictless_copy(run_dir, side.run_dir)
+    process = validate(judges, bugs, workers)
+    if process is None:
+        return 1
+    records = read_verdicts(judges, bugs)
+    keys = sorted(set.intersection(*(set(r) for r in records.values())))
     print(f"\n(2) mutation-baseline candidates of {len(bugs)} bugs ({', '.join(b.id for b in bugs)}): "
-          f"{len(keys)} unique candidates judged by both engines")
-    if not keys:
-        return 0
-    print(f"{'engine':10} {'median CPU-s/cand':>17} {'mean':>7} {'process CPU-s/cand':>18}")
-    medians = {}
-    for engine in ENGINES:
-        cpu = [records[engine][k].cpu_seconds for k in keys]
-        medians[engine] = statistics.median(cpu)
-        print(f"{engine.value:10} {medians[engine]:17.2f} {statistics.mean(cpu):7.2f} "
-              f"{process[engine] / len(keys):18.2f}")
-    print("(process: this call's whole `nl2fix validate` -- baselines, JVM and Ant start-ups -- over the candidates "
-          "judged; it is small when the candidates were judged by an earlier call)")
-    if medians[Engine.FAST] > 0:
-        print(f"defects4j / fast, medians: {medians[Engine.DEFECTS4J] / medians[Engine.FAST]:.1f}x")
-    disagree = [k for k in keys if records[Engine.FAST][k].verdict is not records[Engine.DEFECTS4J][k].verdict]
-    agree = len(keys) - len(disagree)
-    print(f"agreement: {agree} of {len(keys)} ({100 * agree / len(keys):.1f} %)")
-    for key in disagree:
-        fast, d4j = records[Engine.FAST][key], records[Engine.DEFECTS4J][key]
-        print(f"  DISAGREE {key[0]} {key[1]}: fast {fast.verdict.value} ({describe(fast)[:200]}); "
-              f"defects4j {d4j.verdict.value} ({describe(d4j)[:200]})")
+          f"{len(keys)} unique candidates judged by {', '.join(s.label for s in judges)}")
+    if keys:
+        print_costs(judges, records, process, keys)
+        print_verdicts(judges, records, keys)
     return 0
 
 
@@ -233,9 +375,20 @@ def main() -> int:
     parser.add_argument("--no-baselines", action="store_true", help="Skip part 1.")
     parser.add_argument("--sample", type=int, default=0, help="Bugs for part 2 (default 0: skip it).")
     parser.add_argument("--per-bug", type=int, default=8, help="Mutation-baseline samples per bug (default 8).")
+    parser.add_argument("--baseline-tree", type=Path, default=None, metavar="DIR",
+                        help="Also validate part 2's candidates with the fast engine of the code in DIR (e.g. a git "
+                        "worktree of an earlier commit), taking turns with this tree's bug by bug: CPU-s and "
+                        "verdicts side by side.")
     args, d4j, bugs = d4j_bugs.parse(parser)
+    baseline = args.baseline_tree and args.baseline_tree.resolve()
+    if baseline and not (baseline / "nl2fix" / "cli" / "main.py").is_file():
+        parser.error(f"--baseline-tree {args.baseline_tree}: not an nl2fix code tree (no nl2fix/cli/main.py)")
+    if baseline and not args.sample:
+        parser.error("--baseline-tree compares part 2's candidates: give --sample N")
     if d4j is None:
         return 0
+    if THIS_TREE != Path(__file__).resolve().parent.parent:
+        print(f"note: the code under test is {THIS_TREE} (where nl2fix is imported from), not this script's tree")
     store = args.store or cache.cache_dir() / "bench-real"
     start = time.monotonic()
     if not args.no_baselines:
@@ -243,7 +396,7 @@ def main() -> int:
     status = 0
     if args.sample:
         status = candidates(spread(bugs, args.sample), args.dataset, store / f"candidates-n{args.per_bug}",
-                            args.per_bug, args.workers)
+                            args.per_bug, args.workers, baseline)
     print(f"\n{time.monotonic() - start:.0f} s in all; results kept in {store}")
     return status
 

@@ -1,5 +1,6 @@
 """The Defects4J benchmark scripts: how bench_real.py sorts a bug's baselines under the two
-engines, and every script's plain skip where Defects4J is not installed."""
+engines and sets a baseline tree's fast engine beside this one's, and every script's plain skip
+where Defects4J is not installed."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from nl2fix.core.domain import Bug, Verdict
-from nl2fix.store.records import ValidationRecord
+from nl2fix.store.records import SampleRecord, ValidationRecord
+from nl2fix.store.run_store import RunStore
 from nl2fix.validation.bug_work import BaselineCheck
 from tests.helpers.paths import REPO
 
@@ -84,6 +86,70 @@ def test_the_sample_is_spread_over_the_projects():
     bugs = [Bug(project=p, number=n, path="a", start_line=1, end_line=1, buggy_method="", fixed_method="", title="")
             for p, n in (("Cli", 1), ("Cli", 2), ("Cli", 3), ("Math", 1), ("Csv", 1), ("Csv", 2))]
     assert [b.id for b in bench_real.spread(bugs, 5)] == ["Cli-1", "Math-1", "Csv-1", "Cli-2", "Csv-2"]
+
+
+def test_with_a_baseline_the_two_fast_engines_take_turns_bug_by_bug_then_defects4j_judges_all(tmp_path):
+    bugs = [Bug(project="Cli", number=n, path="a", start_line=1, end_line=1, buggy_method="", fixed_method="",
+                title="") for n in (1, 2, 3)]
+    this, base, d4j = bench_real.sides(tmp_path / "run", tmp_path / "old")
+    assert (this.tree, base.tree, d4j.run_dir) == (bench_real.THIS_TREE, tmp_path / "old", tmp_path / "run")
+    assert this.run_dir.parent == base.run_dir.parent != d4j.run_dir
+    calls = [(side.label, [b.number for b in of]) for side, of in bench_real.schedule([this, base, d4j], bugs)]
+    assert calls == [("fast", [1]), ("fast@old", [1]), ("fast@old", [2]), ("fast", [2]), ("fast", [3]),
+                     ("fast@old", [3]), ("defects4j", [1, 2, 3])]
+    alone = bench_real.sides(tmp_path / "run", None)
+    assert [(s.label, len(of)) for s, of in bench_real.schedule(alone, bugs)] == [("fast", 3), ("defects4j", 3)]
+
+
+def test_the_fast_stores_are_named_after_the_code_of_both_trees(tmp_path):
+    tree = tmp_path / "tree"
+    (tree / "nl2fix" / "__pycache__").mkdir(parents=True)
+    (tree / "nl2fix" / "a.py").write_text("x = 1\n")
+    before = bench_real.code_fingerprint(tree)
+    (tree / "nl2fix" / "__pycache__" / "a.pyc").write_bytes(b"cache")
+    assert bench_real.code_fingerprint(tree) == before
+    (tree / "nl2fix" / "a.py").write_text("x = 2\n")
+    assert bench_real.code_fingerprint(tree) != before
+
+
+def test_a_fast_engine_s_copy_of_the_run_has_its_candidates_and_only_its_own_verdicts(tmp_path):
+    run, copy = tmp_path / "run", tmp_path / "copy"
+
+    def add(store, index, hash):
+        store.add_bugs([BUG])
+        store.add_sample(SampleRecord(bug_id=BUG.id, index=index, response="r", candidate_hash=hash), "code " + hash)
+
+    with RunStore(run, create=True) as store:
+        add(store, 0, "c0")
+        store.save_validation(record("fast", "c0", Verdict.WRONG))
+    bench_real.verdictless_copy(run, copy)
+    with RunStore(copy) as store:
+        assert [c.hash for c in store.candidates(BUG.id)] == ["c0"] and not store.validations()
+        store.save_validation(record("fast", "c0", Verdict.PLAUSIBLE))
+    with RunStore(run) as store:  # the run grows: the copy gets the new candidate and keeps its verdict
+        add(store, 1, "c1")
+    bench_real.verdictless_copy(run, copy)
+    with RunStore(copy) as store:
+        assert sorted(c.hash for c in store.candidates(BUG.id)) == ["c0", "c1"]
+        assert [(v.hash, v.verdict) for v in store.validations()] == [("c0", Verdict.PLAUSIBLE)]
+    assert sorted(p.name for p in copy.iterdir()) == ["run.sqlite"]
+
+
+def test_side_by_side_the_costs_their_ratio_and_every_candidate_s_verdicts(tmp_path, capsys):
+    judges = bench_real.sides(tmp_path / "run", tmp_path / "old")
+    cpu = {"fast": (1.0, 2.0, 4.0), "fast@old": (1.0, 1.0, 2.0), "defects4j": (10.0, 10.0, 10.0)}
+    records = {label: {(BUG.id, f"c{i}"): record(label, f"c{i}", Verdict.WRONG).model_copy(update={"cpu_seconds": c})
+                       for i, c in enumerate(cpus)} for label, cpus in cpu.items()}
+    records["fast@old"][(BUG.id, "c2")] = records["fast@old"][(BUG.id, "c2")].model_copy(
+        update={"verdict": Verdict.PLAUSIBLE})
+    keys = sorted(records["fast"])
+    bench_real.print_costs(judges, records, {"fast": 3.0, "fast@old": 3.0, "defects4j": 30.0}, keys)
+    bench_real.print_verdicts(judges, records, keys)
+    out = capsys.readouterr().out
+    assert "fast / fast@old: medians 2.000x, means 1.750x, median of the candidates' own ratios 2.000x" in out
+    assert "agreement, fast vs defects4j: 3 of 3" in out and "agreement, fast@old vs defects4j: 2 of 3" in out
+    assert "agreement, fast vs fast@old: 2 of 3" in out
+    assert "wrong / plausible / wrong" in out and f"DISAGREE {BUG.id} c2: fast wrong" in out
 
 
 @pytest.mark.parametrize("script", ["bench_real.py", "bench_prepare.py", "sweep_splice.py"])
