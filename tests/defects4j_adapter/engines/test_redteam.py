@@ -35,6 +35,7 @@ EXPECTED = {
 REFUSED = {
     "assumption_skip": "org.junit.AssumptionViolatedException",
     "define_test_class": "java.lang.reflect.Method#invoke",
+    "empty_result_files": "java.lang.Runtime#addShutdownHook",
     "exit_zero_without_guard": "java.lang.System#exit",
     "fake_result_files": "java.io.FileWriter",
     "fd_err_forged": "java.lang.System#setOut",
@@ -187,3 +188,23 @@ def test_the_runner_s_own_walls_hold_where_reflection_is_allowed(kind, nl2fix_ca
         assert _verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG, name
         assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
     engine.close()
+
+
+HOLDOUT = REDTEAM / "holdout"
+
+
+@pytest.mark.parametrize("kind", ["fast", "rebuild"])
+def test_the_hold_out_corpus_gets_no_pass(kind, nl2fix_cache, box, minibench, beans):
+    # attacks written after the walls, never used to tune them (fixtures/redteam/holdout/)
+    for corpus, bug, projects in ((HOLDOUT / "plain", minibench.bugs["Mini-1"], None),
+                                  (HOLDOUT / "reflective", beans, REDTEAM / "bench" / "projects")):
+        engine = _engine(kind, nl2fix_cache, box, **({"projects_dir": projects} if projects else {}))
+        ws = engine.prepare(bug)
+        required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+        for name in sorted(p.stem for p in corpus.glob("*.body")):
+            record = _verdict(engine, ws, red_team_attack(name, ws.bug, corpus), required)
+            assert record.verdict in NOT_A_PASS, (name, record)
+            assert _verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG, name
+            assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
+            print(kind, name, record.verdict.value, record.detail[:160])
+        engine.close()

@@ -35,6 +35,7 @@ from defects4j_adapter.workspaces.local import detect_encoding
 from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import ExecResult
+from tests.helpers.minibench import red_team_attack
 from tests.helpers.paths import FIXTURES, REPO
 
 DATA = FIXTURES / "defects4j"
@@ -528,3 +529,15 @@ def test_real_engine_judges_fixed_buggy_and_broken(jxpath5):
     broken = engine.run(workspace, target.buggy_method.replace("{", "{ undefinedCall();", 1), known_failures=known)
     assert not broken.compiled and "error" in broken.compile_errors and broken.harness_error == ""
     assert fixed.cpu_seconds > 0 and (fixed.log_dir / "00-compile.err").is_file()
+
+
+@pytest.mark.defects4j
+@pytest.mark.dataset
+@needs_defects4j
+def test_a_candidate_that_would_rewrite_defects4j_s_result_files_is_rejected_before_its_tests(jxpath5):
+    # the buggy method plus a shutdown hook that empties the failing_tests file Defects4J reads
+    engine, workspace, target = jxpath5
+    outcome = engine.run(workspace, red_team_attack("empty_result_files", target))
+    assert outcome.compiled and outcome.phase is Phase.COMPILE and outcome.tests_run == 0
+    assert "java.lang.Runtime#addShutdownHook" in outcome.rejection
+    assert engine.run(workspace, target.fixed_method).rejection == ""

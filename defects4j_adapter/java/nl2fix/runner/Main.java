@@ -84,6 +84,22 @@ public final class Main {
         return new String(b.toByteArray(), StandardCharsets.UTF_8);
     }
 
+    /** The classes of {@code compiled} that belong to the given top-level classes (all of them
+     * when none are given). */
+    static Map<String, byte[]> own(Map<String, byte[]> compiled, List<String> topLevel) {
+        if (topLevel.isEmpty()) {
+            return compiled;
+        }
+        Map<String, byte[]> kept = new java.util.HashMap<>();
+        for (Map.Entry<String, byte[]> e : compiled.entrySet()) {
+            int nested = e.getKey().indexOf('$');
+            if (topLevel.contains(nested < 0 ? e.getKey() : e.getKey().substring(0, nested))) {
+                kept.put(e.getKey(), e.getValue());
+            }
+        }
+        return kept;
+    }
+
     /** Validates one candidate; true when this JVM should not take another. */
     static boolean handle(Request job, long k0, long k1, InMemoryCompiler compiler, Report report) throws Exception {
         int seq = 0;
@@ -122,6 +138,9 @@ public final class Main {
             int nested = name.indexOf('$');
             candidateClasses.add(nested < 0 ? name : name.substring(0, nested));
         }
+        // only the file's own classes are taken from what the candidate compiled: a top-level class
+        // it adds (a stand-in for a test class, say) is never defined, and the harness rejects it
+        overlay = own(overlay, job.candidateClasses);
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         SystemLoader.takeDelegated();
         Guard.takeTainted();
