@@ -252,7 +252,7 @@ class FastEngine:
         if _passes(outcome) and not fresh:
             warm = outcome
             outcome, _ = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
-                                      fresh_jvm=True)
+                                      fresh_jvm=True, confirming=True)
             outcome.cpu_seconds += warm.cpu_seconds
             if not _passes(outcome):
                 failing = ", ".join(outcome.failing_tests) or outcome.harness_error or "it did not pass"
@@ -263,8 +263,10 @@ class FastEngine:
         return outcome
 
     def _judged(self, workspace: Workspace, method: str, known_failures: frozenset[str], stop_at_first_failure: bool,
-                log_dir: Path | None, *, fresh_jvm: bool) -> tuple[Outcome, bool]:
-        """One judgement of ``method``, and whether it came from a JVM that had judged nothing before."""
+                log_dir: Path | None, *, fresh_jvm: bool, confirming: bool = False) -> tuple[Outcome, bool]:
+        """One judgement of ``method``, and whether it came from a JVM that had judged nothing before.
+        A confirming JVM is stopped after its one job: the warm JVM it confirmed stays the bug's,
+        since the candidates after it run faster in a JVM the earlier ones warmed up."""
         outcome, cpu, deaths, fresh = None, 0.0, 0, False
         # up to three JVMs: one found dead before it took the job is replaced, and one that died in
         # the candidate's hands is given a second run
@@ -278,7 +280,10 @@ class FastEngine:
             try:
                 outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir)
             finally:
-                self._release(workspace, jvm)
+                if confirming:
+                    jvm.close()
+                else:
+                    self._release(workspace, jvm)
             if outcome is None:
                 continue
             cpu += outcome.cpu_seconds
