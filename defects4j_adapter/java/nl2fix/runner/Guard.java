@@ -9,8 +9,8 @@ import java.security.Permission;
  * ({@code java.lang.LiveStackFrame}, whose locals hold the job's key on the runner's thread) is
  * refused; the security manager cannot be replaced or removed; no other thread may stop, suspend,
  * interrupt or rename the runner's own thread. Changes to JVM-wide state that {@link JdkState}
- * cannot put back (shutdown hooks, URL and socket factories, security providers and policy) are
- * allowed but taint the JVM, which then takes no further candidate. Needs
+ * cannot put back (URL and socket factories, security providers and policy) are allowed but taint
+ * the JVM, which then takes no further candidate. Needs
  * {@code -Djava.security.manager=allow} on Java 18+; where no security manager can be installed
  * (Java 24+) the runner says so on its {@code GUARD} line.
  */
@@ -30,7 +30,11 @@ final class Guard extends SecurityManager {
             if ("setSecurityManager".equals(name)) {
                 throw new SecurityException("nl2fix: the code under test may not replace the security manager");
             }
-            if ("shutdownHooks".equals(name) || "setFactory".equals(name)) {
+            // a factory set once stays for the JVM's life (a second set throws): the next candidate's
+            // tests would meet this one's. A shutdown hook, though, runs after the last job's signed
+            // end, when nothing it prints counts, and the JDK adds its own (java.util.logging's
+            // LogManager does on first use), so it does not retire the JVM.
+            if ("setFactory".equals(name)) {
                 tainted = true;
             }
         } else if (perm instanceof java.security.SecurityPermission && changesSecurity(name)) {
