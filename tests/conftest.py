@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from defects4j_adapter.jvm import reference_java
 from defects4j_adapter.sandbox.bwrap import bwrap_problem
+from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.load import load_dataset
 from tests.helpers.minibench import MINIBENCH_JSON
 from tests.helpers.openai_server import OpenAIServer
@@ -124,3 +126,22 @@ def read_only_dir():
     yield make
     for step in reversed(undo):
         step()
+
+
+def _test_java_line() -> str:
+    try:
+        return f"test Java: {reference_java.current().describe()}"
+    except Nl2FixError as err:
+        return f"test Java: none ({err})"
+
+
+def pytest_report_header(config) -> str:
+    """The Java the tests run on, first thing in the output: tests on another Java than Defects4J's
+    skip or behave differently, so a log must say which it was."""
+    return _test_java_line()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """``-q`` (as scripts/check.sh runs) hides the header: the same line at the end instead."""
+    if config.option.verbose < 0:
+        terminalreporter.write_line(_test_java_line())

@@ -343,7 +343,26 @@ class Defects4J:
         return parsers.parse_info(result.stdout)
 
 
-def environment_error(what: str, outcome: CommandResult) -> Nl2FixError:
+PERMANENT_FAILURES = frozenset(("tool-missing", "perl-module-missing", "java-version-mismatch",
+                                "defects4j-not-initialised", "disk-full"))
+"""Signatures of a set-up that is wrong: trying again cannot help. Any other failure of a checkout,
+export or compile may be the machine's moment (one checkout under load failed at 'Tag post-fix
+revision' and went through a minute later)."""
+
+
+class Defects4JFailure(Nl2FixError):
+    """A Defects4J command failed; ``transient`` when trying again may help."""
+
+    def __init__(self, message: str, hint: str, *, transient: bool):
+        super().__init__(message, hint)
+        self.transient = transient
+
+
+def is_transient(exc: Exception) -> bool:
+    return isinstance(exc, Defects4JFailure) and exc.transient
+
+
+def environment_error(what: str, outcome: CommandResult) -> Defects4JFailure:
     """An :class:`Nl2FixError` for a harness-side failure, with the hint its signature calls for."""
     failure = outcome.failure
     hint = INSTALL_HINT
@@ -358,7 +377,8 @@ def environment_error(what: str, outcome: CommandResult) -> Nl2FixError:
         hint = "run ./init.sh in the Defects4J folder (it downloads the project repositories)"
     elif failure is not None and failure.kind is FailureKind.CHECKOUT_FAILURE:
         hint = "check the project and bug id with `defects4j info -p PROJECT -b N`; the raw output is above"
-    return Nl2FixError(f"{what}: {outcome.describe()}", hint)
+    return Defects4JFailure(f"{what}: {outcome.describe()}", hint,
+                            transient=failure is None or failure.name not in PERMANENT_FAILURES)
 
 
 def _without_work_dir(args: Sequence[str]) -> list[str]:

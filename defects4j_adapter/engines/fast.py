@@ -40,8 +40,11 @@ from defects4j_adapter.jvm.report_signing import JobKey
 from defects4j_adapter.sandbox.base import Limits, Sandbox
 from defects4j_adapter.workspaces.resolve import prepare_workspace
 from nl2fix.core.domain import Bug, Engine
+from nl2fix.core.retry import Backoff, retry
 
 START_TIMEOUT = 120.0
+JVM_START_BACKOFF = Backoff(attempts=2, first_delay=1.0)
+"""One more try for a warm JVM that did not start (a start that hangs costs START_TIMEOUT a try)."""
 MAX_JOBS_PER_JVM = 300
 """A fresh JVM after this many candidates, so class metadata and JIT code do not pile up."""
 REBUILT = "the declaration changed in a way other classes can see, so everything was recompiled"
@@ -184,6 +187,7 @@ class FastEngine:
         self._order: list[WarmJvm] = []
         self._lock = threading.Lock()
         self._counter = 0
+        self.start_backoff = JVM_START_BACKOFF
 
     def prepare(self, bug: Bug) -> Workspace:
         return prepare_workspace(bug, self.options)
@@ -202,7 +206,9 @@ class FastEngine:
         return self._new(ws)
 
     def _new(self, ws: Workspace) -> WarmJvm:
-        return WarmJvm(self.sandbox, ws, self.runner_dir, self.options)
+        return retry(lambda: WarmJvm(self.sandbox, ws, self.runner_dir, self.options),
+                     what=f"starting the warm test JVM for {ws.bug.id}",
+                     transient=lambda exc: isinstance(exc, JvmFailure), backoff=self.start_backoff)
 
     def _release(self, ws: Workspace, jvm: WarmJvm) -> None:
         if not jvm.alive:

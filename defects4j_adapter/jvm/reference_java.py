@@ -116,10 +116,17 @@ class TestJava:
         modules = {f.split("=", 1)[1].split("/", 1)[0] for f in self.flags}
         return f"--add-opens for all {len(self.flags)} packages of {len(modules)} modules (as Java 11 permits)"
 
+    @property
+    def mismatch(self) -> str:
+        """Empty when the tests run on the Java Defects4J runs them on (or, for a Java 8 reference,
+        the Java 11 that serves it); else a warning, for every summary that names this Java."""
+        return java_mismatch(self.jdk.major, self.reference.major)
+
     def describe(self) -> str:
         how = f"; {self.emulation}" if self.flags else ""
+        warning = f"; {self.mismatch}" if self.mismatch else ""
         return (f"tests on Java {self.jdk.version} ({self.jdk.home}), {self.choice}{how}; "
-                f"reference: {self.reference.describe()}")
+                f"reference: {self.reference.describe()}{warning}")
 
     def record(self) -> dict:
         """What the run store keeps about it."""
@@ -133,6 +140,14 @@ class TestJava:
             "reference_java": self.reference.major,
             "summary": self.describe(),
         }
+
+
+def java_mismatch(major: int, reference_major: int) -> str:
+    """A loud note when tests on Java ``major`` are not Defects4J's (pure; 0: not known)."""
+    if major and major == max(reference_major, RUNNER_MIN_MAJOR):
+        return ""
+    return (f"NOT Defects4J's Java {reference_major}: some verdicts may differ from Defects4J's "
+            f"(install JDK {max(reference_major, RUNNER_MIN_MAJOR)}: scripts/jdk11.sh)")
 
 
 def parse_java_version(text: str) -> tuple[int, str] | None:

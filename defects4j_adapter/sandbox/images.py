@@ -56,6 +56,11 @@ def recipe(jdk_major: int) -> str:
         f" && {JDK_HOME}/bin/java -version 2> {INFO}/version"
         f" && echo '{_LIST_PACKAGES}' > /tmp/ListPackages.java"
         f" && {JDK_HOME}/bin/java /tmp/ListPackages.java | sort > {INFO}/packages && rm /tmp/ListPackages.java\n"
+        # Jobs see their paths at the host's places, which are under /root for root's default cache. Docker
+        # makes the folders between an image folder and a bind traversable, but keeps the image's own
+        # mode, and a tmpfs over /root would get it too; so the image's /root (.bashrc and .profile
+        # only) is opened rather than the host's, and jobs keep their unprivileged uid.
+        "RUN chmod 0755 /root\n"
         "USER 65534:65534\n"
     )
 

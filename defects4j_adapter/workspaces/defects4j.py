@@ -37,12 +37,15 @@ from defects4j_adapter.workspaces.local import detect_encoding
 from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command
+from nl2fix.core.retry import Backoff, retry
 
 SUBDIR = "d4j"
 CONFIG_FILE = ".defects4j.config"
 GIT_TIMEOUT = 120.0
 _BUG_ID = re.compile(r"^([A-Za-z][A-Za-z0-9]*)-(\d+)$")
 _SLOT_POLL_SECONDS = 0.2
+D4J_BACKOFF = Backoff(attempts=3, first_delay=10.0, factor=3.0)
+"""A checkout that failed under load went through a minute later: tries after 10 s and 30 s more."""
 
 
 def parse_bug_id(text: str) -> tuple[str, int]:
@@ -110,25 +113,37 @@ def load_state(root: Path, version: str) -> dict[str, str] | None:
     return {k: str(v) for k, v in props.items()}
 
 
-def ensure_checkout(d4j: Defects4J, bug_id: str, cache_dir: Path) -> Checkout:
-    """Check out, export and compile ``bug_id``'s buggy revision, or reuse the cached one."""
+def _check_out(d4j: Defects4J, bug_id: str, root: Path) -> None:
     project, number = parse_bug_id(bug_id)
-    version = f"{number}b"
+    shutil.rmtree(root, ignore_errors=True)  # a failed try's half
+    shutil.rmtree(_slots_dir(root), ignore_errors=True)
+    root.parent.mkdir(parents=True, exist_ok=True)
+    done = d4j.checkout(project, f"{number}b", root)
+    if not done.ok or not (root / CONFIG_FILE).is_file():
+        raise d4j_cli.environment_error(f"cannot check out {bug_id} ({project} {number}b)", done)
+
+
+def _export_and_compile(d4j: Defects4J, bug_id: str, root: Path) -> dict[str, str]:
+    props, built = d4j.export_and_compile(root)
+    if not built.ok:
+        raise d4j_cli.environment_error(f"the buggy revision of {bug_id} does not compile", built)
+    return props
+
+
+def ensure_checkout(d4j: Defects4J, bug_id: str, cache_dir: Path, *, backoff: Backoff = D4J_BACKOFF) -> Checkout:
+    """Check out, export and compile ``bug_id``'s buggy revision, or reuse the cached one; each
+    step is tried again (:data:`D4J_BACKOFF`) after a failure that is not the set-up's."""
+    version = f"{parse_bug_id(bug_id)[1]}b"
     root = checkout_root(cache_dir, bug_id)
     with cache.file_lock(root.with_name(root.name + ".lock")):
         props = load_state(root, version)
         if props is not None:
             return Checkout(bug_id, root, props)
         _state_file(root).unlink(missing_ok=True)
-        shutil.rmtree(root, ignore_errors=True)
-        shutil.rmtree(_slots_dir(root), ignore_errors=True)
-        root.parent.mkdir(parents=True, exist_ok=True)
-        done = d4j.checkout(project, version, root)
-        if not done.ok or not (root / CONFIG_FILE).is_file():
-            raise d4j_cli.environment_error(f"cannot check out {bug_id} ({project} {version})", done)
-        props, built = d4j.export_and_compile(root)
-        if not built.ok:
-            raise d4j_cli.environment_error(f"the buggy revision of {bug_id} does not compile", built)
+        retry(lambda: _check_out(d4j, bug_id, root), what=f"`defects4j checkout` of {bug_id}",
+              transient=d4j_cli.is_transient, backoff=backoff)
+        props = retry(lambda: _export_and_compile(d4j, bug_id, root), what=f"exporting and compiling {bug_id}",
+                      transient=d4j_cli.is_transient, backoff=backoff)
         state = {"bug": bug_id, "version": version, "defects4j": str(d4j.executable), "properties": props}
         tmp = _state_file(root).with_suffix(".tmp")
         tmp.write_text(json.dumps(state, indent=1), encoding="utf-8")

@@ -17,12 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from defects4j_adapter.engines import fast as fast_engine
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.sandbox import base as sandbox
 from defects4j_adapter.sandbox import bwrap
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
+from nl2fix.core.retry import Backoff
 from nl2fix.dataset.load import open_dataset
 from nl2fix.validation.verdicts import judge
 from tests.helpers.minibench import SANDBOXES, engine_options, hostile
@@ -326,3 +328,27 @@ def test_without_the_sandbox_the_engines_still_judge(nl2fix_cache, mini1, capsys
             assert verdict(engine, mini1, mini1.bug.buggy_method).verdict is Verdict.WRONG
         finally:
             engine.close()
+
+
+def test_a_warm_jvm_that_does_not_start_is_started_again_before_any_error(nl2fix_cache, confined, minibench,
+                                                                         monkeypatch, caplog):
+    engine = FastEngine(engine_options(nl2fix_cache))
+    ws = engine.prepare(minibench.bugs["Mini-1"])
+    waits: list[float] = []
+    engine.start_backoff = Backoff(attempts=2, first_delay=0.001, sleep=waits.append)
+    starts = []
+
+    def once_broken(*args):
+        starts.append(args)
+        if len(starts) == 1:
+            raise fast_engine.JvmFailure("the warm test JVM did not start: (a fake hiccup)")
+        return real(*args)
+
+    real = fast_engine.WarmJvm
+    monkeypatch.setattr(fast_engine, "WarmJvm", once_broken)
+    try:
+        assert verdict(engine, ws, ws.bug.fixed_method).verdict is Verdict.PLAUSIBLE
+    finally:
+        engine.close()
+    assert len(starts) >= 2 and waits == [0.001]
+    assert "starting the warm test JVM for Mini-1 failed (try 1 of 2" in caplog.text

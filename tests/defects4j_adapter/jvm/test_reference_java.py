@@ -86,6 +86,15 @@ def test_the_test_java_is_defects4j_s_own_version_when_installed(tmp_path):
     assert choose(ref, explicit=jdk17, defects4j_java=jdk11, candidates=[jdk11], on_path=jdk11)[0] == jdk17
 
 
+def test_tests_off_defects4j_s_java_say_so_loudly_in_the_summary_reports_show(tmp_path):
+    jdk11, jdk17 = _jdk(tmp_path, "jdk11", 11), _jdk(tmp_path, "jdk17", 17)
+    off = reference_java.TestJava(jdk17, Reference(11, "3.0.1"), "java on PATH")
+    assert "NOT Defects4J's Java 11" in off.describe() and off.describe() == off.record()["summary"]
+    assert reference_java.TestJava(jdk11, Reference(11, "3.0.1"), "an installed JDK 11").mismatch == ""
+    assert reference_java.TestJava(jdk11, Reference(8, "2.0.0"), "nearest").mismatch == ""  # 11 serves 8
+    assert "NOT Defects4J's Java 8" in reference_java.TestJava(jdk17, Reference(8, "2.0.0"), "x").mismatch
+
+
 def test_no_usable_jdk_is_an_error_that_says_what_to_install(tmp_path):
     jdk8 = _jdk(tmp_path, "jdk8", 8)
     with pytest.raises(Nl2FixError, match="no JDK 11 or newer") as err:

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import os
 import pickle
+import shutil
+import stat
 import subprocess
 import sys
+import tempfile
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +30,7 @@ from nl2fix.core.processes import run_command
 from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.stage import validate
-from tests.helpers.minibench import engine_options, make_run
+from tests.helpers.minibench import MINIBENCH_JSON, engine_options, make_run
 from tests.helpers.paths import REPO
 
 pytestmark = pytest.mark.docker
@@ -128,6 +132,28 @@ def test_the_example_benchmark_gets_the_same_verdicts_under_bwrap_and_docker(con
     assert seen["uncompilable"] >= len(candidates)
     with RunStore(tmp_path / "docker") as store:
         assert "sandbox: docker" in store.get_meta_json(environment_key("fast"))["summary"]
+
+
+def test_a_cache_behind_a_private_folder_gets_the_same_verdicts_as_bubblewrap(confined, minibench, monkeypatch):
+    # As a user runs it: the cache in the home folder (root's is mode 700, and so is the base image's),
+    # not in /tmp (the container's own tmpfs, which would hide the problem); the folder stays private.
+    private = Path(tempfile.mkdtemp(prefix="nl2fix-docker-test-", dir=Path.home()))
+    try:
+        private.chmod(0o700)
+        monkeypatch.setenv("NL2FIX_CACHE_DIR", str(private / "cache"))
+        candidates = {b.id: [b.fixed_method, b.buggy_method] for b in minibench.bugs.values()}
+        verdicts = {}
+        for kind in ("bwrap", "docker"):
+            make_run(private / kind, MINIBENCH_JSON, candidates).close()
+            validate(private / kind, sandbox=kind, progress=False, test_timeout=10, candidate_timeout=60)
+            with RunStore(private / kind) as store:
+                verdicts[kind] = {(b, r.hash): r.verdict.value for b in candidates
+                                  for r in store.validations(b, "fast")}
+        assert verdicts["docker"] == verdicts["bwrap"]
+        assert Counter(verdicts["docker"].values()) == {"plausible": 3, "wrong": 5}  # none is `error`
+        assert stat.S_IMODE(private.stat().st_mode) == 0o700
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
 
 
 def test_the_command_line_refuses_contradicting_sandbox_options(invoke_cli, tmp_path):

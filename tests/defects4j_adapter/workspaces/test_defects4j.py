@@ -382,6 +382,50 @@ def test_incomplete_or_foreign_state_is_not_reused(tmp_path):
         d4j_workspace.ensure_checkout(Defects4J(tmp_path / "no-defects4j"), "JxPath-20", tmp_path)
 
 
+class FlakyDefects4J(Defects4J):
+    """Defects4J whose checkout prints ``failures`` (one a call) before it goes through."""
+
+    def __init__(self, failures: list[str]):
+        super().__init__(Path("/nonexistent/defects4j"), base_env={})
+        self.failures, self.checkouts, self.builds = failures, 0, 0
+
+    def checkout(self, project, version, work_dir, *, timeout=0.0):
+        self.checkouts += 1
+        if self.failures:
+            failed = _exec(1, self.failures.pop(0))
+            return d4j_cli.CommandResult(failed, d4j_cli.failure_of(failed))
+        work_dir.mkdir(parents=True)
+        (work_dir / ".defects4j.config").write_text(f"pid={project}\nvid={version}\n")
+        return d4j_cli.CommandResult(_exec(0, ""))
+
+    def export_and_compile(self, work_dir, props=d4j_cli.EXPORT_PROPERTIES, *, timeout=0.0):
+        self.builds += 1
+        return exports(work_dir), d4j_cli.CompileResult(_exec(0, ""))
+
+
+def _exec(code: int, stderr: str) -> ExecResult:
+    return ExecResult(("defects4j",), code, "", stderr, 0.0, 0.0)
+
+
+def test_a_transient_checkout_failure_is_tried_again_and_logged(tmp_path, caplog):
+    waits: list[float] = []
+    d4j = FlakyDefects4J(["Tag post-fix revision .............................................. FAIL"])
+    backoff = d4j_workspace.Backoff(attempts=3, first_delay=0.01, sleep=waits.append)
+    checkout = d4j_workspace.ensure_checkout(d4j, "JxPath-20", tmp_path, backoff=backoff)
+    assert (d4j.checkouts, d4j.builds, waits) == (2, 1, [0.01])
+    assert checkout.properties["dir.src.classes"] == "src/java\n"
+    assert "`defects4j checkout` of JxPath-20 failed (try 1 of 3: cannot check out JxPath-20" in caplog.text
+
+
+def test_a_set_up_failure_is_not_tried_again(tmp_path):
+    waits: list[float] = []
+    d4j = FlakyDefects4J(["Exception in thread main: UnsupportedClassVersionError"] * 3)
+    backoff = d4j_workspace.Backoff(attempts=3, first_delay=0.01, sleep=waits.append)
+    with pytest.raises(Nl2FixError, match="cannot check out JxPath-20") as err:
+        d4j_workspace.ensure_checkout(d4j, "JxPath-20", tmp_path, backoff=backoff)
+    assert (d4j.checkouts, waits) == (1, []) and "Java 11" in (err.value.hint or "")
+
+
 def test_candidate_slots_are_private_copies_reset_before_and_after(tmp_path):
     root, props = fake_checkout(tmp_path)
     with d4j_workspace.candidate_slot(root, props, slots=2) as slot:
