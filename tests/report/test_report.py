@@ -7,7 +7,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from defects4j_adapter.jvm.reference_java import Jdk, Reference, TestJava, environment_key
+from defects4j_adapter.jvm import reference_java
+from defects4j_adapter.jvm.reference_java import Jdk, Reference, environment_key
 from nl2fix.core.domain import Strategy, Verdict
 from nl2fix.report.codebleu import codebleu
 from nl2fix.report.data import GroundTruth, ReportData, collect
@@ -193,7 +194,7 @@ def test_unvalidated_run_scores_nothing_and_says_so(tmp_path):
 
 def test_the_environment_line_says_when_tests_ran_off_defects4j_s_java(tmp_path):
     build_run(tmp_path)
-    java17 = TestJava(Jdk(tmp_path / "jdk17", 17, "17.0.15"), Reference(11, "3.0.1"), "java on PATH")
+    java17 = reference_java.TestJava(Jdk(tmp_path / "jdk17", 17, "17.0.15"), Reference(11, "3.0.1"), "java on PATH")
     with RunStore(tmp_path) as store:
         store.set_meta_json(environment_key("fast"), {"engine": "fast", **java17.record()})
     line = next(x for x in render(collect(tmp_path, codebleu=False), "text").splitlines()
