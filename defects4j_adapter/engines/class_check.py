@@ -31,29 +31,29 @@ def _folder(root: Path, package: str) -> Path:
     return root.joinpath(*package.split(".")) if package else root
 
 
+def _named_for(class_name: str, stem: str) -> bool:
+    """Whether a class is the file's top-level class or one nested in it, by name."""
+    return class_name == stem or class_name.startswith(stem + "$")
+
+
 def _by_name(root: Path, package: str, stem: str) -> dict[str, bytes]:
     """The file's top-level class and the classes nested in it, by file name."""
     prefix = f"{package.replace('.', '/')}/" if package else ""
-    folder = _folder(root, package)
-    return {prefix + p.stem: p.read_bytes() for p in sorted(folder.glob("*.class"))
-            if p.stem == stem or p.stem.startswith(stem + "$")}
+    return {prefix + p.stem: p.read_bytes() for p in sorted(_folder(root, package).glob("*.class"))
+            if _named_for(p.stem, stem)}
 
 
-def _of_source(root: Path, ws: Workspace) -> dict[str, bytes]:
-    name = ws.buggy_file().name
+def _select(root: Path, package: str, source: Path) -> dict[str, bytes]:
+    """The classes under ``root`` compiled from ``source``: by their SourceFile, else by name."""
     try:
-        return classes_of_source(root, _package(ws), name)
+        return classes_of_source(root, package, source.name)
     except ClassFileError:
-        return _by_name(root, _package(ws), Path(name).stem)
+        return _by_name(root, package, source.stem)
 
 
 @functools.lru_cache(maxsize=64)
 def _buggy(classes_dir: Path, target: Path, package: str) -> tuple[tuple[str, bytes], ...]:
-    try:
-        found = classes_of_source(classes_dir, package, target.name)
-    except ClassFileError:
-        found = _by_name(classes_dir, package, target.stem)
-    return tuple(sorted(found.items()))
+    return tuple(sorted(_select(classes_dir, package, target).items()))
 
 
 def _method_name(ws: Workspace) -> str:
@@ -83,18 +83,17 @@ def rejection_in(ws: Workspace, classes_root: Path) -> str:
     before = {p.name for p in _folder(ws.classes_dir, package).glob("*.class")}
     added = sorted(p.stem for p in _folder(classes_root, package).glob("*.class") if p.name not in before)
     stem = ws.buggy_file().stem
-    foreign = [name for name in added if name != stem and not name.startswith(stem + "$")]
+    foreign = [name for name in added if not _named_for(name, stem)]
     if foreign:
         return f"structure: the candidate's file adds the class {'.'.join(filter(None, [package, foreign[0]]))}"
-    return rejection(ws, _of_source(classes_root, ws))
+    return rejection(ws, _select(classes_root, package, ws.buggy_file()))
 
 
 def remove_compiled(ws: Workspace, classes_root: Path) -> None:
     """Delete the class files compiled from the target file (by name) under ``classes_root``."""
-    for data_path in _folder(classes_root, _package(ws)).glob("*.class"):
-        stem = ws.buggy_file().stem
-        if data_path.stem == stem or data_path.stem.startswith(stem + "$"):
-            data_path.unlink()
+    for compiled in _folder(classes_root, _package(ws)).glob("*.class"):
+        if _named_for(compiled.stem, ws.buggy_file().stem):
+            compiled.unlink()
 
 
 def from_report(class_files: Mapping[str, bytes]) -> dict[str, bytes]:
