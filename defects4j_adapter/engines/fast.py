@@ -33,7 +33,6 @@ from pathlib import Path
 from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
 from defects4j_adapter.engines import class_check, declaration, jobs, linkage, runner_output
 from defects4j_adapter.engines import defects4j_rebuild as d4j_rebuild
-from defects4j_adapter.engines.class_check import checked
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.jvm import report_signing, runner
 from defects4j_adapter.jvm.report_signing import JobKey
@@ -333,7 +332,8 @@ class FastEngine:
                                                 stderr_tail=answer.stderr_tail, triggers=ws.trigger_tests)
             outcome.cpu_seconds = answer.cpu_seconds
             if report.class_files:
-                checked(outcome, lambda: class_check.rejection(ws, class_check.from_report(report.class_files)))
+                compiled = class_check.from_report(report.class_files)
+                class_check.checked(outcome, lambda: class_check.rejection(ws, compiled))
                 if outcome.rejection:
                     # its code ran in this JVM before its classes could be read: no other candidate follows it there
                     jvm.needs_restart = True

@@ -66,7 +66,9 @@ def judge(outcome: Outcome, *, bug_id: str, hash: str, engine: str, known_failur
     fixed version, whose passes every candidate's must cover)."""
     verdict, why = verdict_of(outcome, known_failures, required)
     # a rejected candidate's test results (where its code ran before the check) say nothing
-    failing = [t for t in outcome.failing_tests if t not in known_failures and verdict is not Verdict.REJECTED]
+    held = [] if verdict is Verdict.REJECTED else [t for t in outcome.failing_tests + outcome.timed_out_tests
+                                                   if t not in known_failures]
+    failing = [t for t in held if t in outcome.failing_tests]
     if verdict is Verdict.WRONG and not failing:
         failing = not_passed(outcome, required)
     ignored = [t for t in [*outcome.failing_tests, *outcome.timed_out_tests] if t in known_failures]
@@ -77,8 +79,7 @@ def judge(outcome: Outcome, *, bug_id: str, hash: str, engine: str, known_failur
         hash=hash,
         engine=engine,
         verdict=verdict,
-        failing_tests=failing + [t for t in outcome.timed_out_tests
-                                 if t not in known_failures and t not in failing and verdict is not Verdict.REJECTED],
+        failing_tests=failing + [t for t in held if t not in failing],
         ignored_failures=ignored,
         compile_errors=outcome.compile_errors[:COMPILE_ERRORS_LIMIT],
         detail=detail,
