@@ -90,6 +90,18 @@ def test_workspace_from_recorded_exports(tmp_path):
     assert ws.target_file == tmp_path / JXPATH_FILE and ws.encoding == "ISO-8859-1"
 
 
+def test_listed_test_classes_the_build_did_not_compile_are_left_out(tmp_path):
+    """As Defects4J's test run does (JacksonDatabind-16 lists ext.TestSOAP, which its Java 11 patches delete)."""
+    listed = ("p.ATest", "p.ext.TestSOAP", "p.BTest")
+    for name in ("p/ATest.class", "p/BTest.class", "p/ATest$1.class"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"")
+    assert d4j_workspace.built_tests(listed, tmp_path) == (("p.ATest", "p.BTest"), ("p.ext.TestSOAP",))
+    assert d4j_workspace.built_tests(("p.ATest",), tmp_path) == (("p.ATest",), ())
+    # none built: the list stays, so the failure shows
+    assert d4j_workspace.built_tests(("q.CTest",), tmp_path) == (("q.CTest",), ())
+
+
 def test_exports_that_cannot_be_validated_are_refused(tmp_path):
     props = exports(tmp_path)
     with pytest.raises(Nl2FixError, match="no trigger test"):
