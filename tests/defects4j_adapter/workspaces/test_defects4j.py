@@ -23,6 +23,7 @@ from defects4j_adapter.engines.defects4j import (
     Step,
     absorb_compile,
     absorb_test,
+    harness_hiccup,
     judge_test_run,
     plan,
     refuse_unconfined,
@@ -274,6 +275,22 @@ def test_judging_harness_failures_and_kills():
     assert "exit 3" in unexplained.harness_error and "boom" in unexplained.harness_error
     killed = judge_test_run(d4j_cli.read_test_run(exec_result(timed_out=True, returncode=-9), None, None))
     assert killed.killed and killed.harness_error == ""
+
+
+def test_only_unexplained_harness_failures_are_tried_again():
+    read_test, read_compile = d4j_cli.read_test_run, d4j_cli.read_compile
+    # the candidate's own results and its budget: never
+    assert harness_hiccup(read_compile(exec_result(stderr=recorded("compile_javac_error.stderr"), returncode=1))) == ""
+    assert harness_hiccup(read_test(exec_result(recorded("test_pass.stdout")), "", recorded("all_tests_jxpath"))) == ""
+    assert harness_hiccup(read_test(exec_result(timed_out=True, returncode=-9), None, None)) == ""
+    # a set-up fault Defects4J names fails alike every time
+    assert harness_hiccup(read_compile(exec_result(stderr=recorded("compile_javac18_env.stderr"), returncode=1))) == ""
+    assert harness_hiccup(read_test(exec_result("", recorded("test_cannot_run.stderr"), 1), "", None)) == ""
+    # an exit nothing explains, or a run that left no record: worth another try
+    assert "exit 3" in harness_hiccup(read_compile(exec_result(stderr="Killed", returncode=3)))
+    assert "exit 3" in harness_hiccup(read_test(exec_result(recorded("test_pass.stdout"), "boom", 3), "",
+                                                recorded("all_tests_jxpath")))
+    assert "summary" in harness_hiccup(read_test(exec_result("", recorded("test_lang58.stderr")), None, None))
 
 
 def failing_run(failing_text: str) -> d4j_cli.TestRun:
