@@ -277,11 +277,12 @@ def to_outcome(report: RunnerReport, *, triggers: tuple[str, ...] | list[str] = 
         return Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=report.compile_errors)
     failing = [t for t in report.tests if t.status is Status.FAIL] + report.class_failures
     timed = [t.name for t in report.tests if t.status is Status.TIMEOUT]
+    first_timeout = next((t for t in report.tests if t.status is Status.TIMEOUT), None)
     ran = sum(t.status is not Status.SKIP for t in report.tests) + len(report.class_failures)
     phase = Phase(report.phases[-1]) if report.phases else Phase.COMPILE
     outcome = Outcome(phase=phase, compiled=True, tests_run=ran,
                       passed_tests=[t.name for t in report.tests if t.status is Status.PASS])
-    notes = []
+    notes = [f"{first_timeout.name}: {first_timeout.message}"] if first_timeout and first_timeout.message else []
     if report.end == "poisoned":
         outcome.timed_out = True
         notes.append("a timed-out test could not be stopped")

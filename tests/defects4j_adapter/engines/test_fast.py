@@ -116,6 +116,15 @@ def test_what_a_candidate_writes_to_the_real_stdout_cannot_hide_a_failure(fast, 
         assert record.verdict is Verdict.REJECTED and "java.io.FileDescriptor" in record.detail, stop
 
 
+def test_a_test_is_held_to_its_cpu_time_and_a_waiting_one_to_a_longer_wall_clock_limit(fast, mini1):
+    # a loaded machine stretches a busy test's wall-clock time, not its CPU time: the limit is CPU;
+    # a test that only waits uses none, so wall-clock time bounds it (at 6 times the limit)
+    busy = verdict(fast, mini1, hostile("loop_forever", mini1.bug))
+    assert busy.verdict is Verdict.TIMEOUT and "test used 2000 ms of CPU" in busy.detail
+    idle = verdict(fast, mini1, hostile("sleep_forever", mini1.bug, SLEEP="50"))
+    assert idle.verdict is Verdict.TIMEOUT and "test timed out after 12000 ms" in idle.detail
+
+
 def test_a_candidate_throwing_thread_death_under_junit3_is_wrong(fast, mini2):
     # JUnit 3 lets ThreadDeath through: the class ended early with no failure and the run was plausible
     code = mini2.bug.buggy_method.replace("if (s == null) {",
