@@ -12,6 +12,9 @@ A pass from a JVM that judged other candidates before is confirmed in a fresh JV
 :meth:`FastEngine.run_compiled`): whatever an earlier candidate left in the warm JVM cannot buy a
 later one a ``plausible``.
 
+Only the tests that can notice the change run (:mod:`narrowing`): the trigger tests and the tests
+that executed the method on the buggy version, recorded in the buggy baseline's run of every test.
+
 A candidate that changes the method's declaration in a way other classes can see (see
 :mod:`declaration`) is validated by a rebuild instead: classes compiled against the old
 declaration might no longer link, where a full build would recompile them. On a Defects4J
@@ -27,11 +30,11 @@ import shutil
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
-from defects4j_adapter.engines import class_check, declaration, jobs, linkage, runner_output
+from defects4j_adapter.engines import class_check, declaration, jobs, linkage, narrowing, runner_output
 from defects4j_adapter.engines import defects4j_rebuild as d4j_rebuild
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.jvm import report_signing, runner
@@ -53,6 +56,16 @@ def _passes(outcome: Outcome) -> bool:
     """The outcome of a run in which every test the runner ran passed."""
     return (outcome.compiled and outcome.phase is Phase.DONE and not outcome.failing_tests and not outcome.timed_out
             and not outcome.harness_error and not outcome.jvm_died and not outcome.rejection)
+
+
+@dataclass(frozen=True)
+class TestChoice:
+    """Which tests a job runs: every relevant test (the default), the recording job's (every test, with
+    the probe in ``probe``, recorded under ``key``), or a narrowed set (``plan``)."""
+
+    probe: str | None = None
+    key: str = ""
+    plan: narrowing.Plan | None = None
 
 
 class JvmFailure(Exception):
@@ -187,6 +200,9 @@ class FastEngine:
         self._lock = threading.Lock()
         self._counter = 0
         self.start_backoff = JVM_START_BACKOFF
+        self.narrow = narrowing.enabled()
+        self._recordings: dict[str, narrowing.Recording] = {}
+        self._recording_lock = threading.Lock()
 
     def prepare(self, bug: Bug) -> Workspace:
         return prepare_workspace(bug, self.options)
@@ -238,26 +254,58 @@ class FastEngine:
         if not declaration.affects_other_classes(workspace.bug.buggy_method, method):
             outcome = judge(workspace)
         elif d4j_rebuild.is_checkout(workspace):
-            outcome = self.d4j_rebuild.run(workspace, method, log_dir=log_dir, tests=judge)
+            # rebuilt callers may bind to a changed declaration: every relevant test runs
+            outcome = self.d4j_rebuild.run(workspace, method, log_dir=log_dir,
+                                           tests=functools.partial(judge, narrow=False))
         else:
             outcome = self.rebuild.run(workspace, method, known_failures=known_failures,
                                        stop_at_first_failure=stop_at_first_failure, log_dir=log_dir)
             return jobs.with_note(outcome, REBUILT)
         return linkage.noted(outcome, workspace)
 
+    def recording(self, workspace: Workspace) -> narrowing.Recording:
+        """Which tests execute the buggy method (:mod:`narrowing`): the cached recording of this
+        workspace, or a run of every test on the buggy version with the probe that makes it."""
+        key = narrowing.recording_key(workspace)
+        with self._recording_lock:
+            found = self._recordings.get(key) or narrowing.load(self.options.cache_dir, workspace, key)
+            if found is None:
+                self._judged(workspace, workspace.bug.buggy_method, frozenset(), False, None, fresh_jvm=False,
+                             tests=self._recording_job(workspace, key))
+                found = narrowing.load(self.options.cache_dir, workspace, key) or narrowing.from_report(None, key)
+            self._recordings[key] = found
+            return found
+
+    def _recording_job(self, workspace: Workspace, key: str) -> TestChoice:
+        return TestChoice(probe=narrowing.probe_method(workspace) or "", key=key)
+
+    def _tests(self, workspace: Workspace, method: str, stop_at_first_failure: bool) -> TestChoice:
+        """The buggy baseline's run of every test records (when nothing is recorded yet); a candidate's
+        run, stopping at its first failure, runs the tests that can notice it."""
+        if not self.narrow:
+            return TestChoice()
+        if not stop_at_first_failure:
+            key = narrowing.recording_key(workspace)
+            recorded = key in self._recordings or narrowing.load(self.options.cache_dir, workspace, key)
+            if method == workspace.bug.buggy_method and not recorded:
+                return self._recording_job(workspace, key)
+            return TestChoice()
+        return TestChoice(plan=narrowing.plan_for(self.recording(workspace), workspace))
+
     def run_compiled(self, workspace: Workspace, *, method: str, known_failures: frozenset[str],
-                     stop_at_first_failure: bool, log_dir: Path | None) -> Outcome:
+                     stop_at_first_failure: bool, log_dir: Path | None, narrow: bool = True) -> Outcome:
         """Validate ``method`` against the workspace's compiled classes (the fast path). A pass in
         a JVM that ran other candidates first is run again in a fresh JVM, which decides: a JVM
         state an earlier candidate left (beyond what the runner restores and checks) could have
         made it pass, and the two disagreeing is the harness's fault, never a pass."""
         start = time.monotonic()
+        tests = self._tests(workspace, method, stop_at_first_failure) if narrow else TestChoice()
         outcome, fresh = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
-                                      fresh_jvm=False)
+                                      fresh_jvm=False, tests=tests)
         if _passes(outcome) and not fresh:
             warm = outcome
             outcome, _ = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
-                                      fresh_jvm=True, confirming=True)
+                                      fresh_jvm=True, confirming=True, tests=tests)
             outcome.cpu_seconds += warm.cpu_seconds
             if not _passes(outcome):
                 failing = ", ".join(outcome.failing_tests) or outcome.harness_error or "it did not pass"
@@ -268,7 +316,8 @@ class FastEngine:
         return outcome
 
     def _judged(self, workspace: Workspace, method: str, known_failures: frozenset[str], stop_at_first_failure: bool,
-                log_dir: Path | None, *, fresh_jvm: bool, confirming: bool = False) -> tuple[Outcome, bool]:
+                log_dir: Path | None, *, fresh_jvm: bool, confirming: bool = False,
+                tests: TestChoice = TestChoice()) -> tuple[Outcome, bool]:
         """One judgement of ``method``, and whether it came from a JVM that had judged nothing before.
         A confirming JVM is stopped after its one job: the warm JVM it confirmed stays the bug's,
         since the candidates after it run faster in a JVM the earlier ones warmed up."""
@@ -283,7 +332,7 @@ class FastEngine:
                 break
             fresh = jvm.jobs_done == 0
             try:
-                outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir)
+                outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir, tests)
             finally:
                 if confirming:
                     jvm.close()
@@ -306,7 +355,7 @@ class FastEngine:
         return outcome, fresh
 
     def _run(self, jvm: WarmJvm, ws: Workspace, method: str, known: frozenset[str], stop_first: bool,
-             log_dir: Path | None) -> Outcome | None:
+             log_dir: Path | None, tests: TestChoice = TestChoice()) -> Outcome | None:
         with self._lock:
             self._counter += 1
             job_id = f"c{self._counter}"
@@ -317,10 +366,13 @@ class FastEngine:
             spliced = jobs.write_spliced(ws, method, job / buggy_file.name)
             if isinstance(spliced, Outcome):
                 return spliced
-            request = jobs.runner_job(
-                ws, job_id, known=known, stop_at_first_failure=stop_first, test_timeout=self.options.test_timeout,
+            chosen = replace(ws, relevant_tests=tests.plan.relevant) if tests.plan else ws
+            runner_job = jobs.runner_job(
+                chosen, job_id, known=known, stop_at_first_failure=stop_first, test_timeout=self.options.test_timeout,
                 source=spliced.path,
-            ).write(job / "request.txt")
+            )
+            runner_job.only, runner_job.probe = (tests.plan.only if tests.plan else {}), tests.probe
+            request = runner_job.write(job / "request.txt")
             key = report_signing.new_key()
             answer = jvm.ask(request, job_id, key, self.options.candidate_timeout)
             if answer is None:
@@ -331,6 +383,10 @@ class FastEngine:
             outcome = runner_output.job_outcome(report, killed_for_time=answer.killed_for_time,
                                                 stderr_tail=answer.stderr_tail, triggers=ws.trigger_tests)
             outcome.cpu_seconds = answer.cpu_seconds
+            if tests.plan:
+                outcome.left_out = sorted(tests.plan.left_out)
+            if tests.probe is not None:
+                narrowing.save(self.options.cache_dir, ws, narrowing.from_report(report.signed, tests.key))
             if report.class_files:
                 compiled = class_check.from_report(report.class_files)
                 class_check.checked(outcome, lambda: class_check.rejection(ws, compiled))
