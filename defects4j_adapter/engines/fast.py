@@ -95,6 +95,8 @@ class WarmJvm:
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=200)
         self.jobs_done = 0
+        self.candidates_judged = 0
+        """Jobs of code other than the buggy version's (trusted: after only those, the JVM counts as fresh)."""
         self.needs_restart = False
         threading.Thread(target=self._read_lines, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
@@ -203,6 +205,8 @@ class FastEngine:
         self.narrow = narrowing.enabled()
         self._recordings: dict[str, narrowing.Recording] = {}
         self._recording_lock = threading.Lock()
+        self._recording_cpu: dict[str, float] = {}
+        """CPU-s of recordings made on the way to a run, counted in that run's."""
 
     def prepare(self, bug: Bug) -> Workspace:
         return prepare_workspace(bug, self.options)
@@ -270,8 +274,9 @@ class FastEngine:
         with self._recording_lock:
             found = self._recordings.get(key) or narrowing.load(self.options.cache_dir, workspace, key)
             if found is None:
-                self._judged(workspace, workspace.bug.buggy_method, frozenset(), False, None, fresh_jvm=False,
-                             tests=self._recording_job(workspace, key))
+                outcome, _ = self._judged(workspace, workspace.bug.buggy_method, frozenset(), False, None,
+                                          fresh_jvm=False, tests=self._recording_job(workspace, key))
+                self._recording_cpu[key] = self._recording_cpu.get(key, 0.0) + outcome.cpu_seconds
                 found = narrowing.load(self.options.cache_dir, workspace, key) or narrowing.from_report(None, key)
             self._recordings[key] = found
             return found
@@ -280,16 +285,15 @@ class FastEngine:
         return TestChoice(probe=narrowing.probe_method(workspace) or "", key=key)
 
     def _tests(self, workspace: Workspace, method: str, stop_at_first_failure: bool) -> TestChoice:
-        """The buggy baseline's run of every test records (when nothing is recorded yet); a candidate's
-        run, stopping at its first failure, runs the tests that can notice it."""
+        """The buggy version's run of every test records, when nothing is recorded yet; every other run
+        (the fixed version's too: what it passes is what a candidate must) runs the tests that can notice
+        the change, recorded first when they are not yet."""
         if not self.narrow:
             return TestChoice()
-        if not stop_at_first_failure:
-            key = narrowing.recording_key(workspace)
-            recorded = key in self._recordings or narrowing.load(self.options.cache_dir, workspace, key)
-            if method == workspace.bug.buggy_method and not recorded:
+        key = narrowing.recording_key(workspace)
+        if method == workspace.bug.buggy_method and not stop_at_first_failure and key not in self._recordings:
+            if narrowing.load(self.options.cache_dir, workspace, key) is None:
                 return self._recording_job(workspace, key)
-            return TestChoice()
         return TestChoice(plan=narrowing.plan_for(self.recording(workspace), workspace))
 
     def run_compiled(self, workspace: Workspace, *, method: str, known_failures: frozenset[str],
@@ -302,6 +306,7 @@ class FastEngine:
         tests = self._tests(workspace, method, stop_at_first_failure) if narrow else TestChoice()
         outcome, fresh = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
                                       fresh_jvm=False, tests=tests)
+        outcome.cpu_seconds += self._recording_cpu.pop(narrowing.recording_key(workspace), 0.0)
         if _passes(outcome) and not fresh:
             warm = outcome
             outcome, _ = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
@@ -330,7 +335,7 @@ class FastEngine:
             except JvmFailure as exc:
                 outcome = Outcome(phase=Phase.COMPILE, compiled=False, harness_error=str(exc))
                 break
-            fresh = jvm.jobs_done == 0
+            fresh = jvm.candidates_judged == 0
             try:
                 outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir, tests)
             finally:
@@ -374,6 +379,7 @@ class FastEngine:
             runner_job.only, runner_job.probe = (tests.plan.only if tests.plan else {}), tests.probe
             request = runner_job.write(job / "request.txt")
             key = report_signing.new_key()
+            jvm.candidates_judged += method != ws.bug.buggy_method
             answer = jvm.ask(request, job_id, key, self.options.candidate_timeout)
             if answer is None:
                 return None
