@@ -13,7 +13,7 @@ A pass from a JVM that judged other candidates before is confirmed in a fresh JV
 later one a ``plausible``.
 
 Only the tests that can notice the change run (:mod:`narrowing`): the trigger tests and the tests
-that executed the method on the buggy version, recorded in the buggy baseline's run of every test.
+that executed the method, recorded in the fixed baseline's run of every test (trusted code).
 
 A candidate that changes the method's declaration in a way other classes can see (see
 :mod:`declaration`) is validated by a rebuild instead: classes compiled against the old
@@ -68,6 +68,11 @@ class TestChoice:
     plan: narrowing.Plan | None = None
 
 
+def _trusted(ws: Workspace, method: str) -> bool:
+    """The buggy or the fixed version: the project's own code, no candidate's."""
+    return method in (ws.bug.buggy_method, ws.bug.fixed_method)
+
+
 class JvmFailure(Exception):
     """The warm JVM could not be started or answered nonsense: a harness problem."""
 
@@ -96,7 +101,8 @@ class WarmJvm:
         self.stderr: collections.deque[str] = collections.deque(maxlen=200)
         self.jobs_done = 0
         self.candidates_judged = 0
-        """Jobs of code other than the buggy version's (trusted: after only those, the JVM counts as fresh)."""
+        """Jobs of code other than the buggy and the fixed version's (trusted: after only those, the JVM
+        counts as fresh: what could make a pass there is a candidate's doing)."""
         self.needs_restart = False
         threading.Thread(target=self._read_lines, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
@@ -269,7 +275,8 @@ class FastEngine:
 
     def recording(self, workspace: Workspace) -> narrowing.Recording:
         """Which tests execute the buggy method (:mod:`narrowing`): the cached recording of this
-        workspace, or a run of every test on the buggy version with the probe that makes it."""
+        workspace, or a run of every test on the buggy version with the probe that makes it (when no
+        baseline made it)."""
         key = narrowing.recording_key(workspace)
         with self._recording_lock:
             found = self._recordings.get(key) or narrowing.load(self.options.cache_dir, workspace, key)
@@ -285,15 +292,17 @@ class FastEngine:
         return TestChoice(probe=narrowing.probe_method(workspace) or "", key=key)
 
     def _tests(self, workspace: Workspace, method: str, stop_at_first_failure: bool) -> TestChoice:
-        """The buggy version's run of every test records, when nothing is recorded yet; every other run
-        (the fixed version's too: what it passes is what a candidate must) runs the tests that can notice
-        the change, recorded first when they are not yet."""
+        """The reference's baseline (the fixed version's; the buggy one's where there is no fix) runs every
+        test, and records when nothing is recorded yet; every other run (the buggy baseline too) runs the
+        tests that can notice the change, recorded first when they are not yet."""
         if not self.narrow:
             return TestChoice()
         key = narrowing.recording_key(workspace)
-        if method == workspace.bug.buggy_method and not stop_at_first_failure and key not in self._recordings:
-            if narrowing.load(self.options.cache_dir, workspace, key) is None:
-                return self._recording_job(workspace, key)
+        if method == (workspace.bug.fixed_method or workspace.bug.buggy_method) and not stop_at_first_failure:
+            # the reference's baseline runs every test (what it fails is reported, and not held against
+            # candidates); it records as it goes when nothing is recorded yet
+            recorded = key in self._recordings or narrowing.load(self.options.cache_dir, workspace, key)
+            return TestChoice() if recorded else self._recording_job(workspace, key)
         return TestChoice(plan=narrowing.plan_for(self.recording(workspace), workspace))
 
     def run_compiled(self, workspace: Workspace, *, method: str, known_failures: frozenset[str],
@@ -379,7 +388,7 @@ class FastEngine:
             runner_job.only, runner_job.probe = (tests.plan.only if tests.plan else {}), tests.probe
             request = runner_job.write(job / "request.txt")
             key = report_signing.new_key()
-            jvm.candidates_judged += method != ws.bug.buggy_method
+            jvm.candidates_judged += not _trusted(ws, method)
             answer = jvm.ask(request, job_id, key, self.options.candidate_timeout)
             if answer is None:
                 return None

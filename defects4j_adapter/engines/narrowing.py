@@ -4,8 +4,11 @@ trigger tests) instead of every relevant test class.
 A candidate changes the method's body only (the class-file check holds it to that). A test that
 never executes the method runs the same code under every candidate, so its outcome cannot change,
 unless it reads state that a call of the method left behind (below). Which tests execute it is
-recorded once per bug, on the buggy version (trusted code), in the run of every test that the
-buggy baseline makes anyway: the runner puts a call of its probe at the start of the method's
+recorded once per bug, on trusted code, in the run of every test that a baseline makes anyway: the
+fixed version's (the buggy version's where there is no fix; either serves, since whether a test
+calls the method at all is decided by code before its first call, outside the method), so the
+buggy baseline, which runs after it, runs only the tests that can notice it as candidates do.
+The runner puts a call of its probe at the start of the method's
 bytecode (every method of that name in the file's classes, and the constructors when it is one:
 more than the method is safe, it only keeps more tests) and attributes each call to the test
 then running on the test thread (``Probe.java``). The recording is kept in the machine's cache
@@ -26,11 +29,10 @@ What stays safe, and how (the README's "Which tests can notice a change" says wh
   its class whole. So does a candidate whose declaration changes (it is rebuilt; other calls may
   bind to it).
 
-Every other run is narrowed, the fixed version's baseline too: what it passes is what a candidate
-must pass, and what it fails is not held against one, both over the tests a candidate runs. A test
-left out fails or passes alike under every version (it cannot notice the change), so leaving it out
-of ``--all-tests`` runs too keeps Table 2's regression rate: one that fails on the buggy version
-fails on the fixed one as well, and was never held against a candidate.
+Every other run is narrowed, the buggy baseline's too. A test left out fails or passes alike under
+every version (it cannot notice the change), so its result is the fixed version's: one that fails
+there is not held against a candidate, one that passes needs no run to pass again. Leaving it out
+of ``--all-tests`` runs keeps Table 2's regression rate for the same reason.
 
 Not covered: state that outlives a test outside the test classes (a project class's static
 cache filled through the method in one test class and read without calling it in another, a
@@ -68,7 +70,7 @@ def enabled() -> bool:
 
 
 class Recording(BaseModel):
-    """Which tests executed the buggy method, in the buggy baseline's run of every test."""
+    """Which tests executed the method, in a baseline's run of every test."""
 
     key: str
     """:func:`recording_key` of the workspace it was made on."""
@@ -207,7 +209,7 @@ class Plan:
     only: dict[str, tuple[str, ...]]
     """Of these, the ones that run only some of their tests, and which."""
     left_out: frozenset[str]
-    """The tests the buggy version ran that this plan does not: a candidate need not pass them."""
+    """The tests the recording ran that this plan does not: a candidate need not pass them."""
 
 
 def plan(recording: Recording, ws: Workspace, shares: Callable[[str], bool]) -> Plan | None:

@@ -5,7 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
- * Which tests execute the target method, recorded on the buggy version (the recording job, whose
+ * Which tests execute the target method, recorded on a trusted version (the recording job, whose
  * classes {@link ProbeInserter} gave a call of {@link #hit()} at the method's start). A hit is
  * the running test's when it comes from the test thread while a test runs (between JUnit's
  * "started" and "finished", so its {@code @Before}, {@code @After} and its class's constructor

@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * Puts a call of {@link Probe#hit()} at the very start of a method's bytecode, for the recording
- * job on the buggy version (trusted code; a candidate's classes are never instrumented). At the
+ * job on the fixed or buggy version (trusted code; a candidate's classes are never instrumented). At the
  * bytecode's start, not the source's, so a constructor records before its {@code this(...)} or
  * {@code super(...)} arguments are evaluated: a test that calls it is seen even when they throw.
  *
