@@ -313,13 +313,15 @@ class FastEngine:
         made it pass, and the two disagreeing is the harness's fault, never a pass."""
         start = time.monotonic()
         tests = self._tests(workspace, method, stop_at_first_failure) if narrow else TestChoice()
+        compiled: dict[str, bytes] = {}
         outcome, fresh = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
-                                      fresh_jvm=False, tests=tests)
+                                      fresh_jvm=False, tests=tests, compiled=compiled)
         outcome.cpu_seconds += self._recording_cpu.pop(narrowing.recording_key(workspace), 0.0)
         if _passes(outcome) and not fresh:
             warm = outcome
+            # the classes the warm JVM compiled and the check passed: the fresh one need not start javac
             outcome, _ = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
-                                      fresh_jvm=True, confirming=True, tests=tests)
+                                      fresh_jvm=True, confirming=True, tests=tests, compiled=compiled)
             outcome.cpu_seconds += warm.cpu_seconds
             if not _passes(outcome):
                 failing = ", ".join(outcome.failing_tests) or outcome.harness_error or "it did not pass"
@@ -331,10 +333,11 @@ class FastEngine:
 
     def _judged(self, workspace: Workspace, method: str, known_failures: frozenset[str], stop_at_first_failure: bool,
                 log_dir: Path | None, *, fresh_jvm: bool, confirming: bool = False,
-                tests: TestChoice = TestChoice()) -> tuple[Outcome, bool]:
+                tests: TestChoice = TestChoice(), compiled: dict[str, bytes] | None = None) -> tuple[Outcome, bool]:
         """One judgement of ``method``, and whether it came from a JVM that had judged nothing before.
         A confirming JVM is stopped after its one job: the warm JVM it confirmed stays the bug's,
-        since the candidates after it run faster in a JVM the earlier ones warmed up."""
+        since the candidates after it run faster in a JVM the earlier ones warmed up. ``compiled``: see
+        :meth:`_run`."""
         outcome, cpu, deaths, fresh = None, 0.0, 0, False
         # up to three JVMs: one found dead before it took the job is replaced, and one that died in
         # the candidate's hands is given a second run
@@ -346,7 +349,8 @@ class FastEngine:
                 break
             fresh = jvm.candidates_judged == 0
             try:
-                outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir, tests)
+                outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir, tests,
+                                    compiled, precompiled=confirming)
             finally:
                 if confirming:
                     jvm.close()
@@ -369,7 +373,10 @@ class FastEngine:
         return outcome, fresh
 
     def _run(self, jvm: WarmJvm, ws: Workspace, method: str, known: frozenset[str], stop_first: bool,
-             log_dir: Path | None, tests: TestChoice = TestChoice()) -> Outcome | None:
+             log_dir: Path | None, tests: TestChoice = TestChoice(), compiled: dict[str, bytes] | None = None,
+             precompiled: bool = False) -> Outcome | None:
+        """One job. ``compiled`` gets the classes compiled from the candidate's file (binary names) when
+        they pass the class-file check; with ``precompiled`` the job runs those instead of compiling."""
         with self._lock:
             self._counter += 1
             job_id = f"c{self._counter}"
@@ -381,9 +388,17 @@ class FastEngine:
             if isinstance(spliced, Outcome):
                 return spliced
             chosen = replace(ws, relevant_tests=tests.plan.relevant) if tests.plan else ws
+            given = job / "classes" if precompiled and compiled else None
+            if given is not None and compiled is not None:
+                for name, data in compiled.items():
+                    path = given / (name.replace(".", "/") + ".class")
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(data)
+                for folder in [given, *given.rglob("*")]:
+                    folder.chmod(0o755 if folder.is_dir() else 0o644)
             runner_job = jobs.runner_job(
                 chosen, job_id, known=known, stop_at_first_failure=stop_first, test_timeout=self.options.test_timeout,
-                source=spliced.path,
+                source=None if given else spliced.path, first_on_classpath=(given,) if given else (),
             )
             runner_job.only, runner_job.probe = (tests.plan.only if tests.plan else {}), tests.probe
             request = runner_job.write(job / "request.txt")
@@ -408,6 +423,8 @@ class FastEngine:
                 if outcome.rejection:
                     # its code ran in this JVM before its classes could be read: no other candidate follows it there
                     jvm.needs_restart = True
+                elif compiled is not None and not precompiled:
+                    compiled.update(report.class_files)
             return jobs.with_note(outcome, spliced.note)
         finally:
             shutil.rmtree(job, ignore_errors=True)
