@@ -37,6 +37,8 @@ from defects4j_adapter.jvm.report_signing import JobKey
 
 PREFIX = "NL2FIX\t"
 SIGNED = "SIGNED"
+RECORDED = frozenset({"HIT", "INIT", "STRAY", "RAN"})
+"""What the recording job (see :mod:`defects4j_adapter.engines.narrowing`) signs about each test."""
 PROGRESS = frozenset({"PHASE", "BEGIN"})
 """Plain lines the runner writes while tests run; everything else it reports is signed."""
 
@@ -77,6 +79,13 @@ class RunnerReport:
     """The SHA-256 of each class compiled from the candidate's file, by binary name (dots)."""
     class_files: dict[str, bytes] = field(default_factory=dict)
     """Those classes' bytes, from the plain lines whose digest matches."""
+    probes: int | None = None
+    """Recording job only (``PROBED methods refused``): how many methods got the probe; None in any other job."""
+    probes_refused: int = 0
+    """Recording job only: methods of that name whose bytecode the probe could not go into."""
+    recorded: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """Recording job only: ``HIT``, ``INIT`` and ``STRAY`` lines, by kind, as (test class run, test) pairs
+    (``STRAY`` has no test)."""
     end: str | None = None
     """How the job ended; None when the output stops before ``END`` (the JVM died or was killed)."""
     restart: bool = False
@@ -128,6 +137,10 @@ def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
         report.class_failures.append(ReportedTest(args[0], Status.FAIL, 0, args[1]))
     elif kind == "ERROR":
         report.errors.append(args[0])
+    elif kind == "PROBED":
+        report.probes, report.probes_refused = int(args[0] or 0), int(args[1] or 0)
+    elif kind in RECORDED:
+        report.recorded.setdefault(kind, []).append((args[0], args[1]))
     elif kind == "END":
         report.end = args[0] or "complete"
         report.restart = args[1] == "1"

@@ -85,12 +85,17 @@ def test_unbalanced_braces_are_uncompilable_without_touching_the_file(fast, mini
     assert mini1.target_file.read_bytes() == before
 
 
-def test_junit3_latin1_drifted_range_and_known_failures(fast, mini2):
+def test_junit3_latin1_drifted_range_and_known_failures(fast, mini2, monkeypatch):
     fixed = verdict(fast, mini2, mini2.bug.fixed_method, stop=False)
     assert fixed.verdict is Verdict.WRONG and fixed.failing_tests == sorted(ALWAYS_BROKEN)
     assert "found it by its text" in fixed.detail  # the dataset's range is off by two lines
     assert fixed.tests_run == 5  # testCafe passes: the file was read as ISO-8859-1
-    candidate = verdict(fast, mini2, mini2.bug.fixed_method.replace("s.isEmpty()", "s.length() == 0"), ALWAYS_BROKEN)
+    code = mini2.bug.fixed_method.replace("s.isEmpty()", "s.length() == 0")
+    candidate = verdict(fast, mini2, code, ALWAYS_BROKEN)
+    # testAlwaysBroken never calls capitalize: narrowed away, as it cannot notice the change
+    assert candidate.verdict is Verdict.PLAUSIBLE and candidate.ignored_failures == []
+    monkeypatch.setattr(fast, "narrow", False)
+    candidate = verdict(fast, mini2, code, ALWAYS_BROKEN)
     assert candidate.verdict is Verdict.PLAUSIBLE and candidate.ignored_failures == sorted(ALWAYS_BROKEN)
     buggy = verdict(fast, mini2, mini2.bug.buggy_method, ALWAYS_BROKEN)
     assert buggy.verdict is Verdict.WRONG and buggy.failing_tests == ["org.mini.TextTest::testCapitalizeEmpty"]

@@ -18,7 +18,9 @@ import java.util.Set;
  * {@code relevant} ({@code pkg.Class}), {@code known} (tests that fail on the fixed version too),
  * {@code candidate_class} (a top-level class compiled from the candidate's source file: JUnit
  * events fired while one of its classes is on the stack are the candidate's forgeries),
- * {@code stop_at_first_failure}, {@code test_timeout_ms}.
+ * {@code stop_at_first_failure}, {@code test_timeout_ms}; {@code only} ({@code pkg.Class test}: of that
+ * relevant class run only the tests so named, {@code pkg.Class::method}; a class without {@code only}
+ * runs whole) and {@code probe} (a method name: the recording job, see {@link Probe}).
  */
 final class Request {
     String id = "";
@@ -35,6 +37,8 @@ final class Request {
     final List<String> candidateClasses = new ArrayList<>();
     boolean stopAtFirstFailure = true;
     long testTimeoutMs = 10_000;
+    final java.util.Map<String, Set<String>> only = new java.util.HashMap<>();
+    String probe;
 
     static Request read(Path file) throws IOException {
         Request r = new Request();
@@ -60,6 +64,12 @@ final class Request {
                 case "candidate_class": r.candidateClasses.add(value); break;
                 case "stop_at_first_failure": r.stopAtFirstFailure = Boolean.parseBoolean(value); break;
                 case "test_timeout_ms": r.testTimeoutMs = Long.parseLong(value); break;
+                case "only": {
+                    int at = value.indexOf(' ');
+                    r.only.computeIfAbsent(value.substring(0, at), c -> new HashSet<>()).add(value.substring(at + 1));
+                    break;
+                }
+                case "probe": r.probe = value; break;
                 default: throw new IOException("unknown request key: " + key);
             }
         }

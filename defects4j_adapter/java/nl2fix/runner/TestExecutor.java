@@ -143,11 +143,13 @@ final class TestExecutor {
             return;
         }
         Request request = Request.aClass(c);
-        if (skip != null && !skip.isEmpty()) {
+        final Set<String> only = job.only.get(cls);
+        if (skip != null && !skip.isEmpty() || only != null) {
             request = request.filterWith(new Filter() {
                 @Override
                 public boolean shouldRun(Description d) {
-                    return d.getMethodName() == null || !skip.contains(name(d));
+                    return d.getMethodName() == null
+                            || (skip == null || !skip.contains(name(d))) && (only == null || only.contains(name(d)));
                 }
 
                 @Override
@@ -206,6 +208,7 @@ final class TestExecutor {
             }
         }, "nl2fix-tests");
         listener.thread = thread;
+        Probe.runs(label, thread);
         thread.setContextClassLoader(loader);
         thread.setDaemon(true);
         thread.start();
@@ -315,6 +318,7 @@ final class TestExecutor {
             startedAt = System.nanoTime();
             lastEvent = startedAt;
             current = d;
+            Probe.test(name(d));
             event(Words.BEGIN, name(d));
         }
 
@@ -370,6 +374,7 @@ final class TestExecutor {
             }
             String n = name(d);
             current = null;
+            Probe.test(null);
             lastEvent = System.nanoTime();
             done.add(n);
             if (timedOut.contains(n)) {
