@@ -59,13 +59,13 @@ class CompilerError:
 def compiler_errors(errors: str) -> list[CompilerError]:
     """Every error in the compiler's output, in its order."""
     lines = errors.strip().splitlines()
+    starts = [(i, m) for i, line in enumerate(lines) if (m := _COMPILER_ERROR.match(line.strip()))]
     found = []
-    for i, line in enumerate(lines):
-        match = _COMPILER_ERROR.match(line.strip())
-        if match:
-            detail = [d.strip() for d in lines[i + 1 : i + 5] if d.strip().startswith(_DETAIL)]
-            found.append(CompilerError(int(match.group(1)) if match.group(1) else None,
-                                       "; ".join([match.group(2), *detail])))
+    for (i, match), end in zip(starts, [i for i, _ in starts[1:]] + [len(lines)]):
+        # its detail lines come before the next error's (javac's echoed source and caret are left out)
+        detail = [d.strip() for d in lines[i + 1 : min(i + 5, end)] if d.strip().startswith(_DETAIL)]
+        found.append(CompilerError(int(match.group(1)) if match.group(1) else None,
+                                   "; ".join([match.group(2), *detail])))
     return found
 
 
