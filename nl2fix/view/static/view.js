@@ -39,7 +39,7 @@
     new URLSearchParams(window.location.hash.slice(1)).forEach((value, key) => {
       const f = document.getElementById(key); if (f) { f.value = value; }
     });
-    filters.forEach((f) => f.addEventListener("input", apply));
+    filters.forEach((f) => { f.addEventListener("input", apply); f.addEventListener("change", apply); });
     apply();
 
     Array.from(table.tHead.rows[0].cells).forEach((th, col) => {
