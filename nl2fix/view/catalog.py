@@ -32,9 +32,10 @@ class Run:
 
 
 def store_state(run_dir: Path) -> tuple:
-    """What changes when a store is written: the size and time of its file and its write-ahead log."""
+    """What changes when a store is written: the size and time of its file and of its write-ahead log when that
+    holds anything (the first reader creates an empty one, which changes nothing)."""
     files = [run_dir / STORE_FILE, run_dir / f"{STORE_FILE}-wal"]
-    return tuple((s.st_size, s.st_mtime_ns) for s in (f.stat() for f in files if f.exists()))
+    return tuple((s.st_size, s.st_mtime_ns) for s in (f.stat() for f in files if f.exists()) if s.st_size)
 
 
 class Catalog:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
 import threading
 from collections.abc import Callable
@@ -19,7 +20,9 @@ DEFAULT_PORT = 7575
 
 
 def server(catalog: Catalog, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> BaseWSGIServer:
-    """The viewer's HTTP server (werkzeug's, threaded), bound and not yet serving; ``port`` 0 takes a free one."""
+    """The viewer's HTTP server (werkzeug's, threaded), bound and not yet serving; ``port`` 0 takes a free one.
+    It does not log each request (werkzeug's default): the console is for the URL and errors."""
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     try:
         return make_server(host, port, create_app(catalog), threaded=True)
     except OSError as exc:

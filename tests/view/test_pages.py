@@ -172,9 +172,13 @@ def test_compare_sorts_the_shared_bugs_into_fixed_by_one_all_or_none(client, run
 
 def test_a_run_written_after_it_was_gathered_is_gathered_again(tmp_path):
     run_dir = build_run(tmp_path / "live")
-    client = create_app(Catalog([run_dir])).test_client()
+    catalog = Catalog([run_dir])
+    client = create_app(catalog).test_client()
     assert {r["data-bug"]: r["data-fixed"] for r in get(client, site.run_page("live")).find("tr")
             if "data-bug" in r}["Demo-2"] == "no"
+    gathered = catalog.report(catalog.runs[0])
+    get(client, site.bug_page("live", "Demo-2"))  # reading the store is no reason to gather it again
+    assert catalog.report(catalog.runs[0]) is gathered
     with RunStore(run_dir) as store:
         store.save_validation(ValidationRecord(bug_id="Demo-2", hash="e", engine="fast", verdict=Verdict.PLAUSIBLE))
     assert {r["data-bug"]: r["data-fixed"] for r in get(client, site.run_page("live")).find("tr")
