@@ -5,8 +5,7 @@ catalog (runs, their gathered reports) and the run stores, read-only. Every link
 from __future__ import annotations
 
 from pathlib import Path
-
-from flask import Flask, abort, redirect, render_template, send_file
+from typing import TYPE_CHECKING
 
 from nl2fix import __version__
 from nl2fix.store.run_store import RunStore
@@ -17,11 +16,16 @@ from nl2fix.view.catalog import Catalog, Run
 from nl2fix.view.compare_page import shared_bugs
 from nl2fix.view.run_page import bug_lines, run_facts
 
+if TYPE_CHECKING:
+    from flask import Flask
+
 HERE = Path(__file__).parent
 
 
 def create_app(catalog: Catalog, *, static: bool = False) -> Flask:
     """The app over ``catalog``; ``static``: pages for a static export (no form that needs the server)."""
+    from flask import Flask, abort, redirect, render_template, send_file  # half a second: only `view` needs it
+
     app = Flask(__name__, template_folder=str(HERE / "templates"), static_folder=str(HERE / "static"),
                 static_url_path="/static")
     app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True

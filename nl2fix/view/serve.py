@@ -7,8 +7,7 @@ import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
-
-from werkzeug.serving import BaseWSGIServer, make_server
+from typing import TYPE_CHECKING
 
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.validation.stage import ARTIFACTS
@@ -16,12 +15,17 @@ from nl2fix.view import site
 from nl2fix.view.app import HERE, create_app, every_page
 from nl2fix.view.catalog import Catalog
 
+if TYPE_CHECKING:
+    from werkzeug.serving import BaseWSGIServer
+
 DEFAULT_PORT = 7575
 
 
 def server(catalog: Catalog, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> BaseWSGIServer:
     """The viewer's HTTP server (werkzeug's, threaded), bound and not yet serving; ``port`` 0 takes a free one.
     It does not log each request (werkzeug's default): the console is for the URL and errors."""
+    from werkzeug.serving import make_server  # with Flask: only `view` needs it
+
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     try:
         return make_server(host, port, create_app(catalog), threaded=True)

@@ -162,7 +162,7 @@ def test_open_a_run_filter_open_a_bug_and_expand_a_candidate(browser, viewer, ru
     fold.find_element(*by("summary")).click()
     log = wait_for(browser, lambda: fold.find_elements(*by("pre.log")))
     assert "NL2FIX" in "".join(p.get_attribute("textContent") for p in log)  # the runner's own report lines
-    browser.execute_script("arguments[0].scrollIntoView()", wrong)
+    browser.execute_script("arguments[0].scrollIntoView(); window.scrollBy(0, -48)", wrong)  # below the header
     shot(browser, screenshots, "03-bug-candidate")
 
     press(browser, "j")  # the next bug of the run
