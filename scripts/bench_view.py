@@ -4,7 +4,8 @@ messages and compiler errors, two rankings, raw logs), served over HTTP by the v
 
 Prints the seconds to gather each run when the viewer starts, then each page's load time: the runs page,
 a run's page, bug pages (median and slowest of a sample), the comparison of the two runs, and the report
-pages (their first load renders the figures; the server does that in the background after it starts).
+pages (their first load renders the figures; the server does that in the background after it starts),
+and the static export of both runs.
 With chromium and selenium installed (``--browser``), also each page's load in headless chromium
 (navigation start to the load event).
 
@@ -29,7 +30,7 @@ from nl2fix.store.run_store import RunStore
 from nl2fix.validation.stage import ARTIFACTS
 from nl2fix.view import site
 from nl2fix.view.catalog import Catalog
-from nl2fix.view.serve import server, url_of
+from nl2fix.view.serve import export, server, url_of
 
 BUGGY = ("public int clamp(int v, int lo, int hi) {\n    if (v < lo) {\n        return lo;\n    }\n"
          "    if (v > hi) {\n        return lo;\n    }\n    return v;\n}")
@@ -143,6 +144,9 @@ def main() -> None:
             again, size = fetch(url + path)
             print(f"{name} page: first {first:.2f} s (renders its figures; the server warms it after starting), "
                   f"then {again:.3f} s ({size / 1024:.0f} KiB)")
+        start = time.perf_counter()
+        written = export(catalog, Path(tmp) / "site")
+        print(f"static export (nl2fix view --export): {written} pages in {time.perf_counter() - start:.1f} s")
         if args.browser:
             loads = in_browser({name: url + path for name, path in pages.items()})
             print("in headless chromium (navigation start to load event): "

@@ -14,13 +14,13 @@ import pytest
 from click.testing import CliRunner
 
 from nl2fix.cli.main import cli
-from nl2fix.core.domain import Verdict
 from nl2fix.store.run_store import RunStore
 from nl2fix.view import site
 from nl2fix.view.catalog import Catalog
 from nl2fix.view.serve import export, server, url_of
 from tests.helpers.conversation_model import model
 from tests.helpers.openai_server import OpenAIServer
+from tests.helpers.report_run import fixed_bugs
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.sandbox]
 
@@ -95,12 +95,6 @@ def visible_bugs(browser) -> list[str]:
     return [r.get_attribute("data-bug") for r in browser.find_elements(*by("#bugs tbody tr")) if r.is_displayed()]
 
 
-def fixed_in_store(run_dir) -> set[str]:
-    with RunStore(run_dir, read_only=True) as store:
-        plausible = {(v.bug_id, v.hash) for v in store.validations(engine="fast") if v.verdict is Verdict.PLAUSIBLE}
-        return {b.id for b in store.bugs() if any((b.id, s.candidate_hash) in plausible for s in store.samples(b.id))}
-
-
 def press(browser, keys: str) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
 
@@ -122,7 +116,7 @@ def test_open_a_run_filter_open_a_bug_and_expand_a_candidate(browser, viewer, ru
 
     browser.find_element(*by('tr[data-run="mutation"] a.run-link')).click()
     assert visible_bugs(browser) == MUTATION_BUGS
-    fixed = fixed_in_store(runs["mutation"])
+    fixed = {bug for bug, yes in fixed_bugs(runs["mutation"]).items() if yes}
     assert fixed, "the mutation backend fixes Rangekit-2 (flip < to <=) or Textkit-1"
     from selenium.webdriver.support.ui import Select
 
@@ -192,10 +186,10 @@ def test_compare_two_runs_and_follow_a_bug_into_the_conversation(browser, viewer
     categories = {r.get_attribute("data-bug"): r.find_element(*by("td.category")).text
                   for r in browser.find_elements(*by("#bugs tbody tr"))}
     assert set(categories) == set(CONVERSATION_BUGS)  # the bugs both runs have
-    by_mutation, by_conversation = fixed_in_store(runs["mutation"]), fixed_in_store(runs["conversation"])
-    assert "Rangekit-2" in by_conversation and "Textkit-1" not in by_conversation
+    by_mutation, by_conversation = fixed_bugs(runs["mutation"]), fixed_bugs(runs["conversation"])
+    assert by_conversation == {"Rangekit-2": True, "Textkit-1": False}
     for bug, category in categories.items():
-        one, two = bug in by_mutation, bug in by_conversation
+        one, two = by_mutation[bug], by_conversation[bug]
         assert category == ("all" if one and two else "none" if not (one or two)
                             else "only mutation" if one else "only conversation")
     shot(browser, screenshots, "04-compare")

@@ -5,6 +5,10 @@ runs compared, and the static export whose relative links must all resolve."""
 from __future__ import annotations
 
 import re
+import signal
+import subprocess
+import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -20,7 +24,8 @@ from nl2fix.view import site
 from nl2fix.view.app import create_app, every_page
 from nl2fix.view.catalog import Catalog
 from tests.helpers.html_elements import Elements
-from tests.helpers.report_run import CODE, SAMPLES, VERDICTS, build_run
+from tests.helpers.paths import REPO
+from tests.helpers.report_run import CODE, SAMPLES, VERDICTS, build_run, fixed_bugs
 
 ERRORS = ("Demo.java:1: error: illegal start of expression\n"
           "        int f(int x) { return x + ; }\n"
@@ -67,13 +72,6 @@ def get(client, path: str) -> Elements:
     return Elements(response.get_data(as_text=True))
 
 
-def fixed_in_store(run_dir: Path) -> dict[str, bool]:
-    """Per bug: some sample's candidate has a plausible verdict, counted from the store's rows."""
-    with RunStore(run_dir, read_only=True) as store:
-        plausible = {(v.bug_id, v.hash) for v in store.validations(engine="fast") if v.verdict is Verdict.PLAUSIBLE}
-        return {b.id: any((b.id, s.candidate_hash) in plausible for s in store.samples(b.id)) for b in store.bugs()}
-
-
 def test_runs_page_lists_each_run_with_its_configuration_and_headline(client, runs):
     page = get(client, site.INDEX)
     assert [row["data-run"] for row in page.find("tr") if "data-run" in row] == ["hot", "cold"]
@@ -91,7 +89,7 @@ def test_run_page_has_a_row_per_bug_with_the_stores_numbers(client, runs):
     page = get(client, site.run_page("hot"))
     rows = [r for r in page.find("tr") if "data-bug" in r]
     assert [r["data-bug"] for r in rows] == list(SAMPLES)
-    fixed = fixed_in_store(runs[0])
+    fixed = fixed_bugs(runs[0])
     assert {r["data-bug"]: r["data-fixed"] == "yes" for r in rows} == fixed
     assert fixed == {"Demo-1": True, "Demo-2": False, "Other-1": True, "Broken-1": True}
     assert {r["data-bug"]: r["data-project"] for r in rows}["Other-1"] == "Other"
@@ -159,7 +157,7 @@ def test_conversation_rounds_show_the_prompt_and_each_answer_with_its_candidate(
 
 def test_compare_sorts_the_shared_bugs_into_fixed_by_one_all_or_none(client, runs):
     page = get(client, site.compare_page(["hot", "cold"]))
-    hot, cold = fixed_in_store(runs[0]), fixed_in_store(runs[1])
+    hot, cold = fixed_bugs(runs[0]), fixed_bugs(runs[1])
     rows = {r["data-bug"]: r["data-category"] for r in page.find("tr") if "data-bug" in r}
     expected = {b: "all" if hot[b] and cold[b] else "none" if not (hot[b] or cold[b])
                 else "only hot" if hot[b] else "only cold" for b in hot}
@@ -212,3 +210,24 @@ def test_view_without_a_run_says_what_to_do(tmp_path, monkeypatch):
     assert result.exit_code == 2 and "error: no run under runs/" in result.output
     result = CliRunner().invoke(cli, ["view", "--run", str(tmp_path), "--export", str(tmp_path / "x")])
     assert result.exit_code == 2 and "is not a run directory" in result.output
+
+
+def test_view_starts_in_one_command_and_prints_its_url(runs):
+    """The command itself, as a user starts it: it prints the URL, serves the runs, and stops on Ctrl-C."""
+    command = [sys.executable, "-c", "from nl2fix.cli.main import main; main()"]
+    process = subprocess.Popen(
+        [*command, "view", "--run", str(runs[0]), "--port", "0"], cwd=REPO, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        found = re.fullmatch(r"nl2fix view: (http://127\.0\.0\.1:\d+/)  \(Ctrl-C to stop\)\n", line)
+        assert found, line + process.stderr.read()
+        with urllib.request.urlopen(found.group(1) + site.bug_page("hot", "Demo-1")) as response:
+            assert response.status == 200 and f'id="{site.candidate_anchor("a")}"' in response.read().decode()
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=20) == 0  # Ctrl-C stops the viewer; nothing was left half-done
+        assert "Traceback" not in process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
