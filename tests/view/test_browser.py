@@ -116,6 +116,12 @@ def test_open_a_run_filter_open_a_bug_and_expand_a_candidate(browser, viewer, ru
 
     browser.find_element(*by('tr[data-run="mutation"] a.run-link')).click()
     assert visible_bugs(browser) == MUTATION_BUGS
+    header = browser.find_element(*by("#bugs th"))
+    header.click()
+    assert visible_bugs(browser) == sorted(MUTATION_BUGS)
+    header.click()
+    assert visible_bugs(browser) == sorted(MUTATION_BUGS, reverse=True)
+    browser.refresh()
     fixed = {bug for bug, yes in fixed_bugs(runs["mutation"]).items() if yes}
     assert fixed, "the mutation backend fixes Rangekit-2 (flip < to <=) or Textkit-1"
     from selenium.webdriver.support.ui import Select
@@ -213,6 +219,7 @@ def test_the_static_export_opens_from_the_file_system(browser, viewer, tmp_path,
     browser.get((tmp_path / "site" / "index.html").as_uri())
     browser.find_element(*by('tr[data-run="conversation"] a.run-link')).click()
     assert visible_bugs(browser) == CONVERSATION_BUGS
+    assert "1 bug(s) fixed within the budget of 4 samples" in browser.find_element(*by("ul.facts")).text
     browser.find_element(*by('a.bug-link[href$="Rangekit-2.html"]')).click()
     assert browser.current_url == (tmp_path / "site" / site.bug_page("conversation", "Rangekit-2")).as_uri()
     assert browser.find_elements(*by("details.round"))

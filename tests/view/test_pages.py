@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from nl2fix.cli.main import cli
 from nl2fix.core.domain import ConversationPhase, Verdict
 from nl2fix.report.data import collect
-from nl2fix.store.records import RoundRecord, ValidationRecord
+from nl2fix.store.records import RoundRecord, SampleRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.stage import ARTIFACTS
 from nl2fix.view import site
@@ -44,6 +44,11 @@ def _with_details(run_dir: Path) -> Path:
         store.save_validation(ValidationRecord(
             bug_id="Demo-1", hash="b", engine="fast", verdict=Verdict.WRONG, failing_tests=["demo.ATest::testBug"],
             failure_message=FAILURE, failure_line=12, failure_source="assertEquals(1, f(0));", tests_run=3))
+        store.add_sample(SampleRecord(bug_id="Demo-2", index=5, response="```java\nint g(int y) { return y * 3; }\n```",
+                                      candidate_hash="d", transcript=[
+                                          {"role": "user", "content": "Which lines are wrong?"},
+                                          {"role": "assistant", "content": "The multiplication by 3."}]),
+                         CODE["d"])
         store.save_round(RoundRecord(bug_id="Demo-1", round=1, phase=ConversationPhase.REPAIR, prompt_tokens=42,
                                      messages=[{"role": "user", "content": "Fix f: the first round's prompt"}],
                                      indices=[0, 1, 2]))
@@ -122,6 +127,12 @@ def test_a_failing_test_shows_its_message_expected_actual_and_source_line(client
     assert "demo.ATest::testBug" in text and FAILURE in text
     assert re.search(r"expected\s*1\s*actual\s*2", text)
     assert "test line 12" in text and "assertEquals(1, f(0));" in text
+
+
+def test_a_samples_earlier_turns_are_shown_with_its_answer(client):
+    text = get(client, site.bug_page("hot", "Demo-2")).text_of[site.candidate_anchor("d")]
+    assert "2 sample(s)" in text and "raw answer and 2 earlier turn(s)" in text
+    assert text.index("Which lines are wrong?") < text.index("The multiplication by 3.") < text.rindex("return y * 3;")
 
 
 def test_compile_errors_are_placed_in_the_candidates_lines(client):

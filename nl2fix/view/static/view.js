@@ -48,8 +48,10 @@
         const dir = th.classList.contains("asc") ? -1 : 1;
         Array.from(th.parentNode.cells).forEach((c) => c.classList.remove("asc", "desc"));
         th.classList.add(dir === 1 ? "asc" : "desc");
-        const key = (r) => { const c = r.cells[col]; const v = c.dataset.sort !== undefined ? c.dataset.sort : c.textContent.trim(); return numeric ? parseFloat(v) : v.toLowerCase(); };
-        rows.sort((a, b) => { const x = key(a), y = key(b); return (x < y ? -1 : x > y ? 1 : 0) * dir; });
+        const key = (r) => { const c = r.cells[col]; const v = c.dataset.sort !== undefined ? c.dataset.sort : c.textContent.trim(); return numeric ? parseFloat(v) : v; };
+        // text in natural order (Cli-2 before Cli-10); the sort is stable, so ties keep their order
+        const order = numeric ? (x, y) => x - y : (x, y) => x.localeCompare(y, undefined, { numeric: true, sensitivity: "base" });
+        rows.sort((a, b) => order(key(a), key(b)) * dir);
         rows.forEach((r) => table.tBodies[0].appendChild(r));
         select(-1);
       });
