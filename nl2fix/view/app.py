@@ -29,7 +29,6 @@ def create_app(catalog: Catalog, *, static: bool = False) -> Flask:
     app = Flask(__name__, template_folder=str(HERE / "templates"), static_folder=str(HERE / "static"),
                 static_url_path="/static")
     app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True
-    app.config["catalog"] = catalog
 
     def page(template: str, path: str, **values) -> str:
         return render_template(template, root=site.root_of(path), site=site, static=static, version=__version__,

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.report import html
@@ -72,19 +72,12 @@ class Catalog:
         """``make()``, kept until a store of ``runs`` changes; one thread makes it, others wait for it."""
         state = tuple(store_state(r.run_dir) for r in runs)
         with self._lock:
-            hit = self._cache.get(key)
-            if hit is not None and hit[0] == state:
-                return hit[1]  # type: ignore[return-value]
             building = self._building.setdefault(key, threading.Lock())
         with building:
-            with self._lock:
-                hit = self._cache.get(key)
-                if hit is not None and hit[0] == state:
-                    return hit[1]  # type: ignore[return-value]
-            value = make()
-            with self._lock:
-                self._cache[key] = (state, value)
-            return value
+            hit = self._cache.get(key)
+            if hit is None or hit[0] != state:
+                hit = self._cache[key] = (state, make())
+            return cast(T, hit[1])
 
     def report(self, run: Run) -> ReportData:
         """The run's report numbers (no CodeBLEU: it would score every new candidate first)."""

@@ -8,6 +8,8 @@ import re
 import signal
 import subprocess
 import sys
+import threading
+import time
 import urllib.request
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from nl2fix.report.data import collect
 from nl2fix.store.records import RoundRecord, SampleRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.stage import ARTIFACTS
+from nl2fix.view import catalog as catalog_module
 from nl2fix.view import site
 from nl2fix.view.app import create_app, every_page
 from nl2fix.view.catalog import Catalog
@@ -242,3 +245,24 @@ def test_view_starts_in_one_command_and_prints_its_url(runs):
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_pages_asked_at_once_gather_a_run_once(runs, monkeypatch):
+    """The threaded server's requests share one gathering of a run (it takes seconds at the paper's scale)."""
+    calls = []
+    real = catalog_module.collect
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        time.sleep(0.2)  # long enough for the other requests to arrive while it runs
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(catalog_module, "collect", counted)
+    catalog = Catalog(runs)
+    threads = [threading.Thread(target=catalog.report, args=(catalog.runs[0],)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1
+    assert catalog.report(catalog.runs[0]).bug_counts.selected == len(SAMPLES) and len(calls) == 1
