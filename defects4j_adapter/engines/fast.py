@@ -47,6 +47,8 @@ from nl2fix.core.retry import Backoff, retry
 START_TIMEOUT = 120.0
 JVM_START_BACKOFF = Backoff(attempts=2, first_delay=1.0)
 """One more try for a warm JVM that did not start (a start that hangs costs START_TIMEOUT a try)."""
+JOB_WALL_FACTOR = 4
+"""A job that waits rather than computes is stopped at this many times its time limit (the candidate's)."""
 MAX_JOBS_PER_JVM = 300
 """A fresh JVM after this many candidates, so class metadata and JIT code do not pile up."""
 REBUILT = "the declaration changed in a way other classes can see, so everything was recompiled"
@@ -71,6 +73,13 @@ class TestChoice:
 def _trusted(ws: Workspace, method: str) -> bool:
     """The buggy or the fixed version: the project's own code, no candidate's."""
     return method in (ws.bug.buggy_method, ws.bug.fixed_method)
+
+
+def over_budget(wall: float, cpu: float, seconds: float) -> bool:
+    """Whether a job has used up its time limit of ``seconds``: as many of wall-clock time and of
+    CPU, or :data:`JOB_WALL_FACTOR` times as many of wall-clock time whatever it used (a loaded
+    machine stretches a busy job's wall-clock time, not its CPU time; a job that waits uses none)."""
+    return wall >= seconds * JOB_WALL_FACTOR or (wall >= seconds and cpu >= seconds)
 
 
 class JvmFailure(Exception):
@@ -155,14 +164,16 @@ class WarmJvm:
         except OSError:
             self.close(graceful=False)
             return None
-        deadline = time.monotonic() + seconds
+        start = time.monotonic()
         lines, killed = [self.preamble], False
         while True:
             try:
-                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                line = self.lines.get(timeout=max(0.0, min(1.0, start + seconds * JOB_WALL_FACTOR - time.monotonic())))
             except queue.Empty:
-                killed = True
-                break
+                if self._over_budget(start, before, seconds):
+                    killed = True
+                    break
+                continue
             if line is None:
                 break
             lines.append(line)
@@ -183,6 +194,11 @@ class WarmJvm:
         else:
             cpu = self.sandbox.cpu_seconds(self.proc) - before
         return Answer(text, killed, "".join(self.stderr)[-4000:], cpu)
+
+    def _over_budget(self, start: float, cpu_before: float, seconds: float) -> bool:
+        wall = time.monotonic() - start
+        # CPU is read only once the wall-clock limit is reached: the sandbox's account costs a little
+        return wall >= seconds and over_budget(wall, self.sandbox.cpu_seconds(self.proc) - cpu_before, seconds)
 
     def close(self, graceful: bool = True) -> float:
         """Stop the JVM (asked first, by closing its input, so its CPU time is counted; killed if it

@@ -130,6 +130,13 @@ def test_a_test_is_held_to_its_cpu_time_and_a_waiting_one_to_a_longer_wall_clock
     assert idle.verdict is Verdict.TIMEOUT and "test timed out after 12000 ms" in idle.detail
 
 
+def test_a_job_s_limit_is_wall_clock_and_cpu_time_or_four_times_the_wall_clock_time():
+    assert not fast_engine.over_budget(wall=30, cpu=15, seconds=20)  # a loaded machine: CPU left
+    assert fast_engine.over_budget(wall=30, cpu=20, seconds=20)
+    assert not fast_engine.over_budget(wall=19, cpu=40, seconds=20)  # never before the wall-clock limit
+    assert fast_engine.over_budget(wall=80, cpu=1, seconds=20)  # waiting, not computing
+
+
 def test_a_candidate_throwing_thread_death_under_junit3_is_wrong(fast, mini2):
     # JUnit 3 lets ThreadDeath through: the class ended early with no failure and the run was plausible
     code = mini2.bug.buggy_method.replace("if (s == null) {",
