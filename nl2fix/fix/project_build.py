@@ -40,6 +40,7 @@ from defects4j_adapter.workspaces import local as local_workspace
 from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command, which
+from nl2fix.store.run_store import STORE_FILE
 
 PROJECTS_DIR = "projects"
 BUILD_FILE = "nl2fix-build.json"
@@ -180,9 +181,15 @@ def detect(project: Path) -> BuildSystem:
     return BuildSystem.PLAIN
 
 
+def _skipped(folder: Path, name: str) -> bool:
+    """Build output, version control, and nl2fix's own run folders (a ``--run`` inside the project
+    must not change its key): none is copied or hashed."""
+    return name in SKIPPED_DIRS or (folder / name / STORE_FILE).is_file()
+
+
 def _project_files(root: Path) -> Iterator[Path]:
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
+        dirnames[:] = sorted(d for d in dirnames if not _skipped(Path(dirpath), d))
         for name in sorted(filenames):
             yield Path(dirpath) / name
 
@@ -199,7 +206,7 @@ def fingerprint(root: Path, options: BuildOptions, system: BuildSystem) -> str:
 
 
 def _copy(src: Path, dest: Path) -> None:
-    shutil.copytree(src, dest, symlinks=True, ignore=lambda d, names: [n for n in names if n in SKIPPED_DIRS])
+    shutil.copytree(src, dest, symlinks=True, ignore=lambda d, names: [n for n in names if _skipped(Path(d), n)])
 
 
 def _failed(what: str, output: str, hint: str) -> Nl2FixError:
@@ -411,6 +418,10 @@ def build_project(project: Path, options: BuildOptions = BuildOptions(), cache_b
     project = project.resolve()
     if not project.is_dir():
         raise Nl2FixError(f"project folder {project} does not exist")
+    if not any(p.suffix == ".java" for p in _project_files(project)):
+        raise Nl2FixError(f"{project} holds no Java source file (*.java), outside build output",
+                          "point --project at the folder of a Java project (the one with pom.xml, build.gradle, "
+                          "build.xml or the source folders)")
     system = options.system or detect(project)
     key = fingerprint(project, options, system)
     final = (cache_base or cache.cache_dir()) / PROJECTS_DIR / project.name / f"{system.value}-{key}"

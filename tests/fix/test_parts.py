@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.fix.patches import patched, reindent, unified_diff
+from nl2fix.fix.pipeline import fix_run_dir
 from nl2fix.fix.project_build import BuildOptions, BuildSystem, detect, fingerprint, javac_layout, maven_modules
 from nl2fix.fix.user_bug import (
     bug_id_parts,
@@ -21,6 +23,8 @@ from nl2fix.fix.user_bug import (
     parse_test_spec,
     read_issue,
 )
+from nl2fix.store.records import RunConfig
+from nl2fix.store.run_store import STORE_FILE
 from tests.helpers.paths import FIXTURES
 
 CART = FIXTURES / "stack_traces/src/main/java/org/shop/Cart.java"
@@ -89,8 +93,26 @@ def test_the_cache_key_follows_content_not_build_output(tmp_path):
     (tmp_path / ".git" / "HEAD").write_text("ref")
     assert fingerprint(tmp_path, BuildOptions(), BuildSystem.PLAIN) == key
     assert fingerprint(tmp_path, BuildOptions(maven_repo="debian"), BuildSystem.PLAIN) != key
+    run = tmp_path / "runs" / "fix-A-1"  # a --run inside the project is not its content
+    run.mkdir(parents=True)
+    (run / STORE_FILE).write_bytes(b"SQLite")
+    assert fingerprint(tmp_path, BuildOptions(), BuildSystem.PLAIN) == key
     (tmp_path / "src" / "A.java").write_text("class A { }")
     assert fingerprint(tmp_path, BuildOptions(), BuildSystem.PLAIN) != key
+
+
+def test_a_fix_run_goes_outside_the_project(tmp_path, monkeypatch):
+    monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
+    project = tmp_path / "acme"
+    (project / "sub").mkdir(parents=True)
+    bug = Bug(project="Acme", number=7, path="A.java", start_line=1, end_line=1, buggy_method="", fixed_method="",
+              title="t", description="")
+    config = RunConfig(dataset="project:acme", backend="mutation", model="mutation", strategy="zero-shot",
+                       temperature=0.8, n=1)
+    monkeypatch.chdir(project / "sub")
+    assert fix_run_dir(bug, config, project) == tmp_path / "cache/runs/fix-Acme-7-zero-shot-mutation-0.8"
+    monkeypatch.chdir(tmp_path)
+    assert fix_run_dir(bug, config, project) == Path("runs/fix-Acme-7-zero-shot-mutation-0.8").resolve()
 
 
 def test_method_specs_find_inner_classes_and_overloads():
@@ -112,7 +134,7 @@ def test_test_specs_are_qualified_from_the_test_classes():
     classes = ["org.shop.CartTest", "org.other.CartTest", "org.shop.PagerTest"]
     assert parse_test_spec("PagerTest::pages", classes) == "org.shop.PagerTest::pages"
     assert parse_test_spec("org.shop.CartTest#total", classes) == "org.shop.CartTest::total"
-    with pytest.raises(Nl2FixError, match="no single test class") as info:
+    with pytest.raises(Nl2FixError, match="several test classes are named CartTest") as info:
         parse_test_spec("CartTest::total", classes)
     assert "org.other.CartTest" in info.value.hint
 
