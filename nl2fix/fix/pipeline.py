@@ -100,7 +100,7 @@ def locate(target: FixTarget, build: BuildOptions, echo: Echo) -> Located:
     """Build the project and make the bug record of the method to fix."""
     project = target.project.resolve()
     built = build_project(project, build, on_build=lambda system, path: echo(
-        f"building {project} with {system.value} (once; cached in {path})"))
+        f"building {project} with {system.value} (once; cached in {path})"), say=echo)
     test = (user_bug.parse_test_spec(target.test, _test_classes(built), _test_folders(built)) if target.test
             else None)
     if test:

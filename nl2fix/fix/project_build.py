@@ -29,7 +29,7 @@ import json
 import os
 import shutil
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,16 +40,19 @@ from defects4j_adapter.workspaces import local as local_workspace
 from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command, which
+from nl2fix.fix import debian_maven
 from nl2fix.store.run_store import STORE_FILE
 
 PROJECTS_DIR = "projects"
 BUILD_FILE = "nl2fix-build.json"
 BUILD_TIMEOUT = 1800.0
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "target", "build", ".gradle", "out", ".idea", "node_modules"})
-DEBIAN_MAVEN_REPO = Path("/usr/share/maven-repo")
+MAVEN_ATTEMPTS = 40
+"""Offline builds with Debian's repository: each may add substitutions, then Maven tries again."""
 MAVEN_CLASSPATH_FILE = "target/nl2fix.classpath"
 GRADLE_LAYOUT_FILE = "nl2fix-layout.json"
-FORMAT = 1
+FORMAT = 2
+Say = Callable[[str], None]
 _ANT_SRC = ("src.dir", "source.dir", "src.main.dir", "java.src.dir", "src.java.dir", "main.src.dir", "src")
 _ANT_TEST = ("test.dir", "test.src.dir", "src.test.dir", "tests.dir", "test.src", "test.source.dir", "test.java.dir")
 
@@ -258,43 +261,49 @@ def _pom_path(pom: ET.Element, name: str, default: str) -> str:
     return value if value and "${" not in value else default
 
 
-def debian_maven_repo(cache_base: Path | None = None) -> Path:
-    """A writable local repository whose files are links into Debian's ``/usr/share/maven-repo``."""
-    if not DEBIAN_MAVEN_REPO.is_dir():
-        raise Nl2FixError(f"{DEBIAN_MAVEN_REPO} does not exist",
-                          "apt-get install maven libmaven-compiler-plugin-java libmaven-resources-plugin-java "
-                          "libmaven-dependency-plugin-java junit5 (see scripts/setup.sh)")
-
-    def build(tmp: Path) -> None:
-        result = run_command(["cp", "-rs", f"{DEBIAN_MAVEN_REPO}/.", str(tmp)], timeout=300)
-        if not result.ok:
-            raise Nl2FixError(f"cannot link {DEBIAN_MAVEN_REPO}: {result.stderr.strip()[:300]}")
-
-    # keyed by what the packages hold: installing another one makes a new repository
-    listing = "\n".join(sorted(str(p.relative_to(DEBIAN_MAVEN_REPO)) for p in _project_files(DEBIAN_MAVEN_REPO)))
-    key = hashlib.sha256(listing.encode()).hexdigest()[:16]
-    return cache.build_once((cache_base or cache.cache_dir()) / f"maven-repo-debian-{key}", build)
-
-
-def _maven_repo(options: BuildOptions) -> list[str]:
+def _maven_repo(options: BuildOptions) -> Path | None:
     if options.maven_repo is None:
-        return []
-    repo = debian_maven_repo() if options.maven_repo == "debian" else Path(options.maven_repo).resolve()
-    return [f"-Dmaven.repo.local={repo}"]
+        return None
+    return debian_maven.debian_repo() if options.maven_repo == "debian" else Path(options.maven_repo).resolve()
 
 
-def _build_maven(project: Path, options: BuildOptions) -> list[Module]:
+def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> list[Module]:
     mvn = which("mvn")
     if mvn is None:
         raise Nl2FixError("this is a Maven project and `mvn` is not installed", "apt-get install maven")
-    argv = [str(mvn), "-o", "-B", "-q", *_maven_repo(options), "test-compile", "dependency:build-classpath",
-            f"-Dmdep.outputFile={MAVEN_CLASSPATH_FILE}", "-Dmdep.includeScope=test"]
-    result = run_command(argv, timeout=options.timeout, cwd=project)
-    (project.parent / "build.log").write_text(result.stdout + result.stderr, encoding="utf-8")
+    repo = _maven_repo(options)
+    argv = [str(mvn), "-o", "-B", "-q", *([f"-Dmaven.repo.local={repo}"] if repo else []), "test-compile",
+            "dependency:build-classpath", f"-Dmdep.outputFile={MAVEN_CLASSPATH_FILE}", "-Dmdep.includeScope=test"]
+    log.unlink(missing_ok=True)
+    for _ in range(MAVEN_ATTEMPTS):
+        result = run_command(argv, timeout=options.timeout, cwd=project)
+        output = result.stdout + result.stderr
+        with log.open("a", encoding="utf-8") as f:
+            f.write(f"$ {' '.join(argv)}\n{output}\n")
+        if result.ok or options.maven_repo != "debian" or repo is None:
+            break
+        # Debian's repository: serve the versions asked for by the installed ones, and try again
+        wanted, unversioned = debian_maven.missing_artifacts(output)
+        made, lacking = debian_maven.substitute(repo, wanted)
+        for substitution in made:
+            say(f"maven: {substitution}")
+        stand_ins = debian_maven.placeholders(repo, unversioned)
+        for c in stand_ins:
+            say(f"maven: {c.group}:{c.artifact} is not in Debian's repository and has no version in the POMs: an empty "
+                f"placeholder {c.version} lets Maven read them (a build that runs the plugin fails)")
+        if not made and not stand_ins:
+            if lacking or unversioned:
+                raise Nl2FixError(
+                    "the offline Maven build needs what Debian's Maven repository does not hold:\n"
+                    + debian_maven.lacking_message([*lacking, *unversioned]),
+                    f"install the packages named (apt-get install ...), or build once online and pass --maven-repo "
+                    f"~/.m2/repository; the whole log: {log}")
+            break
     if not result.ok:
-        raise _failed(f"the offline Maven build failed ({' '.join(argv[1:])})", result.stdout + result.stderr,
-                      "everything must already be in the local repository: build once online, or pass "
-                      "--maven-repo DIR (or `debian` for Debian's packaged plugins and libraries)")
+        hint = (f"the whole log: {log}" if options.maven_repo == "debian" else
+                "everything must already be in the local repository: build once online, or pass "
+                "--maven-repo DIR (or `debian` for Debian's packaged plugins and libraries)")
+        raise _failed(f"the offline Maven build failed ({' '.join(argv[1:])})", output, hint)
     modules = []
     for m in maven_modules(project):
         cp_file = m.dir / MAVEN_CLASSPATH_FILE
@@ -412,9 +421,10 @@ def _from_json(data: list[dict], base: Path) -> tuple[Module, ...]:
 
 
 def build_project(project: Path, options: BuildOptions = BuildOptions(), cache_base: Path | None = None,
-                  on_build=lambda system, path: None) -> BuiltProject:
+                  on_build=lambda system, path: None, say: Say = lambda text: None) -> BuiltProject:
     """The project compiled (once per content) in the cache. ``on_build(system, folder)`` is called
-    before a build that is not cached yet (it may take minutes)."""
+    before a build that is not cached yet (it may take minutes); ``say`` hears what the build had to
+    do that the user should know (substitutions in Debian's Maven repository), also when cached."""
     project = project.resolve()
     if not project.is_dir():
         raise Nl2FixError(f"project folder {project} does not exist")
@@ -426,12 +436,19 @@ def build_project(project: Path, options: BuildOptions = BuildOptions(), cache_b
     key = fingerprint(project, options, system)
     final = (cache_base or cache.cache_dir()) / PROJECTS_DIR / project.name / f"{system.value}-{key}"
 
+    notes: list[str] = []
+
+    def note(text: str) -> None:
+        notes.append(text)
+        say(text)
+
     def build(tmp: Path) -> None:
         on_build(system, final)
         copy = tmp / "project"
         _copy(project, copy)
         if system is BuildSystem.MAVEN:
-            modules = _build_maven(copy, options)
+            # the log is kept beside the cache entry: a failed build's folder is removed
+            modules = _build_maven(copy, options, note, final.with_name(final.name + ".log"))
         elif system is BuildSystem.GRADLE:
             modules = _build_gradle(copy, options)
         else:
@@ -440,10 +457,14 @@ def build_project(project: Path, options: BuildOptions = BuildOptions(), cache_b
         encoding = local_workspace.detect_encoding(
             p.read_bytes() for m in modules for d in (*m.src_dirs, *m.test_dirs) for p in local_workspace.java_files(d))
         (tmp / BUILD_FILE).write_text(json.dumps({"format": FORMAT, "system": system.value, "encoding": encoding,
-                                                  "modules": _to_json(modules, tmp)}, indent=2), encoding="utf-8")
+                                                  "modules": _to_json(modules, tmp), "notes": notes}, indent=2),
+                                      encoding="utf-8")
 
     cache.build_once(final, build)
     data = json.loads((final / BUILD_FILE).read_text(encoding="utf-8"))
+    if not notes:  # a cached build: what it had to do still holds
+        for text in data.get("notes", []):
+            say(f"{text} (cached build)")
     return BuiltProject(BuildSystem(data["system"]), project, final / "project", _from_json(data["modules"], final),
                         data["encoding"])
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from nl2fix.fix import failing_test_run as failing_test
-from nl2fix.fix.project_build import DEBIAN_MAVEN_REPO, BuildOptions, build_project
+from nl2fix.fix.debian_maven import DEBIAN_MAVEN_REPO
+from nl2fix.fix.project_build import BuildOptions, build_project
 from nl2fix.store.run_store import RunStore
 from tests.helpers.paths import FIXTURES
 
