@@ -90,12 +90,14 @@ def _installed_versions(folder: Path) -> list[str]:
 
 
 def _real_version(folder: Path) -> str | None:
-    """The newest version with a real (non-relocating) POM: the one that serves the others."""
-    for version in _installed_versions(folder):
+    """The newest version with a real (non-relocating) POM: the one that serves the others; else
+    the newest relocation (Debian relocates ``hamcrest-all`` to ``hamcrest``), which Maven follows."""
+    versions = [v for v in _installed_versions(folder) if v != PLACEHOLDER]
+    for version in versions:
         pom = folder / version / f"{folder.name}-{version}.pom"
         if pom.is_file() and "<relocation>" not in pom.read_text(encoding="utf-8", errors="replace"):
             return version
-    return None
+    return versions[0] if versions else None
 
 
 def debian_repo(cache_base: Path | None = None) -> Path:

@@ -22,7 +22,7 @@ from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.load import Dataset, open_dataset
 from nl2fix.fix import failing_test_run as failing_test
 from nl2fix.fix import user_bug
-from nl2fix.fix.localise import SourceIndex, rank_suspects, top_class
+from nl2fix.fix.localise import SourceIndex, ambiguous, rank_suspects, top_class
 from nl2fix.fix.patches import FixChoice, ordered
 from nl2fix.fix.project_build import BuildOptions, BuiltProject, build_project
 from nl2fix.sampling.stage import sample
@@ -90,9 +90,13 @@ def _localise(built: BuiltProject, test: str, issue_text: str, echo: Echo):
                           "say which method to fix with --method path/File.java:Class#method")
     echo(f"{test} fails: {first[0] if first else ''}")
     for i, s in enumerate(suspects[:SUSPECTS_SHOWN], start=1):
-        echo(f"  {'->' if i == 1 else '  '} {i}. {s.method.label}: {'; '.join(s.reasons[:3])}")
-    if len(suspects) > 1 and (suspects[0].score, suspects[0].mentions) == (suspects[1].score, suspects[1].mentions):
-        echo("  (a tie: the first in file order was taken; choose another with --method)")
+        echo(f"  {'->' if i == 1 else '  '} {i}. {s.method.label} (score {s.score:.2f}): {'; '.join(s.reasons[:3])}")
+    if ambiguous(suspects):
+        options = "\n".join(f"  --method {s.method.path}:{s.method.cls.rsplit('.', 1)[-1]}#{s.method.name}:"
+                            f"{s.method.start_line}" for s in suspects[:3])
+        raise Nl2FixError(f"{test}'s failure does not say clearly which method to fix: the first suspects score "
+                          f"{', '.join(f'{s.score:.2f}' for s in suspects[:3])}",
+                          f"choose one with --method (or name it in the issue as Class#method):\n{options}")
     return suspects[0].method
 
 
