@@ -83,7 +83,6 @@ def main() -> int:
     parser.add_argument("--only", default=None, help="a substring of the case names to run")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
-    os.environ.setdefault("NL2FIX_CACHE_DIR", str(args.work / "cache"))
     rows = []
     for case in CASES:
         if args.only and args.only not in case.name:
@@ -91,6 +90,9 @@ def main() -> int:
         tree = checkout(case, None if args.clone_from_github else args.mirrors, args.work)
         before = git("status", "--porcelain", cwd=tree)
         notes: list[str] = []
+        # a cache of its own per project: Debian's repository starts without substitutions, so each
+        # build says every one it needs (one made for an earlier project would serve silently)
+        os.environ["NL2FIX_CACHE_DIR"] = str(args.work / "cache" / tree.name)
         started = time.monotonic()
         try:
             built = build_project(tree, BuildOptions(maven_repo="debian"), say=notes.append)

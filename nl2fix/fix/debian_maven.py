@@ -192,7 +192,7 @@ def _relocation(c: Coordinate, installed: str) -> str:
 
 def substitute(repo: Path, wanted: Iterable[Coordinate]) -> tuple[list[Substitution], list[Coordinate]]:
     """Serve each wanted version by the installed one where the artifact is installed; the
-    substitutions made, and what is not installed at all."""
+    substitutions made now, and what is not installed at all."""
     made, lacking = [], []
     with cache.file_lock(repo.with_name(repo.name + ".lock")):
         for c in wanted:
