@@ -81,6 +81,9 @@ class Workspace:
     java_release: str = "8"
     target_file: Path | None = None
     """The source file holding the buggy method (``root/bug.path``)."""
+    unbuilt_tests: tuple[str, ...] = ()
+    """Relevant test classes the project's build lists but did not compile (left out of
+    ``relevant_tests``: the build's own test run skips them too)."""
 
     def buggy_file(self) -> Path:
         """``target_file``, which splicing needs (every workspace module names it)."""
