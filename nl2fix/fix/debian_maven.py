@@ -22,7 +22,6 @@ it was written against. Three things bridge the two, all in a writable copy of l
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import zipfile
@@ -30,14 +29,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from defects4j_adapter import cache
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command, which
 
 DEBIAN_MAVEN_REPO = Path("/usr/share/maven-repo")
 METADATA = "maven-metadata-local.xml"
-FORMAT = 2
-"""Bumped when the repository's layout changes (the metadata): a new folder in the cache."""
 _MISSING = (
     re.compile(r"artifact (?P<g>[\w.-]+):(?P<a>[\w.-]+):(?P<t>[\w-]+):(?:[\w.-]+:)?(?P<v>[\w.${}-]+) has not been "
                r"downloaded"),
@@ -47,6 +43,7 @@ _MISSING = (
 _UNVERSIONED = re.compile(r"Error resolving version for plugin '(?P<g>[\w.-]+):(?P<a>[\w.-]+)'")
 _PREFIX = re.compile(r"No plugin found for prefix '(?P<p>[\w.-]+)'")
 PLACEHOLDER = "0-nl2fix-absent"
+_RUN_PLACEHOLDER = re.compile(rf"(?P<g>[\w.-]+):(?P<a>[\w.-]+):{re.escape(PLACEHOLDER)}\b")
 _NUMBER = re.compile(r"\d+|[A-Za-z]+")
 
 
@@ -100,24 +97,20 @@ def _real_version(folder: Path) -> str | None:
     return versions[0] if versions else None
 
 
-def debian_repo(cache_base: Path | None = None) -> Path:
-    """A writable local repository of links into Debian's, with metadata; keyed by what the
-    installed packages hold (installing one makes a new repository)."""
+def debian_repo(dest: Path) -> Path:
+    """A writable local repository of links into Debian's, with metadata, at ``dest``: one per
+    build, so each build makes, and says, every substitution it needs (one made for another
+    project would otherwise serve silently)."""
     if not DEBIAN_MAVEN_REPO.is_dir():
         raise Nl2FixError(f"{DEBIAN_MAVEN_REPO} does not exist",
                           "apt-get install maven libmaven-compiler-plugin-java libmaven-resources-plugin-java "
                           "libmaven-dependency-plugin-java junit5 (see scripts/setup.sh)")
-
-    def build(tmp: Path) -> None:
-        result = run_command(["cp", "-rs", f"{DEBIAN_MAVEN_REPO}/.", str(tmp)], timeout=300)
-        if not result.ok:
-            raise Nl2FixError(f"cannot link {DEBIAN_MAVEN_REPO}: {result.stderr.strip()[:300]}")
-        write_metadata(tmp)
-
-    listing = "\n".join(sorted(str(Path(d).relative_to(DEBIAN_MAVEN_REPO)) + "/" + f
-                               for d, _, files in os.walk(DEBIAN_MAVEN_REPO) for f in files))
-    key = hashlib.sha256(f"{FORMAT}\n{listing}".encode()).hexdigest()[:16]
-    return cache.build_once((cache_base or cache.cache_dir()) / f"maven-repo-debian-{key}", build)
+    dest.mkdir(parents=True)
+    result = run_command(["cp", "-rs", f"{DEBIAN_MAVEN_REPO}/.", str(dest)], timeout=300)
+    if not result.ok:
+        raise Nl2FixError(f"cannot link {DEBIAN_MAVEN_REPO}: {result.stderr.strip()[:300]}")
+    write_metadata(dest)
+    return dest
 
 
 def _artifact_metadata(group: str, artifact: str, versions: list[str]) -> str:
@@ -194,28 +187,27 @@ def substitute(repo: Path, wanted: Iterable[Coordinate]) -> tuple[list[Substitut
     """Serve each wanted version by the installed one where the artifact is installed; the
     substitutions made now, and what is not installed at all."""
     made, lacking = [], []
-    with cache.file_lock(repo.with_name(repo.name + ".lock")):
-        for c in wanted:
-            folder = c.folder(repo)
-            installed = _real_version(folder)
-            if installed is None:
-                lacking.append(c)
-                continue
-            target = folder / c.version / f"{c.artifact}-{c.version}.pom"
-            if target.is_file():
-                continue  # made already (by an earlier build): Maven failed on something it depends on
-            source = (folder / installed / f"{c.artifact}-{installed}.pom").read_text(encoding="utf-8",
-                                                                                      errors="replace")
-            packaging = re.search(r"<packaging>\s*(\w+)\s*</packaging>", re.sub(r"<parent>.*?</parent>", "", source,
-                                                                              flags=re.DOTALL))
-            text = (_with_version(source, c.artifact, c.version) if packaging and packaging.group(1) == "pom"
-                    else _relocation(c, installed))
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-            versions = [d.name for d in folder.iterdir() if d.is_dir() and any(d.glob("*.pom"))]
-            (folder / METADATA).unlink(missing_ok=True)
-            (folder / METADATA).write_text(_artifact_metadata(c.group, c.artifact, versions), encoding="utf-8")
-            made.append(Substitution(c, installed))
+    for c in wanted:
+        folder = c.folder(repo)
+        installed = _real_version(folder)
+        if installed is None:
+            lacking.append(c)
+            continue
+        target = folder / c.version / f"{c.artifact}-{c.version}.pom"
+        if target.is_file():
+            continue  # made by an earlier attempt: Maven failed on something it depends on
+        source = (folder / installed / f"{c.artifact}-{installed}.pom").read_text(encoding="utf-8",
+                                                                                  errors="replace")
+        packaging = re.search(r"<packaging>\s*(\w+)\s*</packaging>", re.sub(r"<parent>.*?</parent>", "", source,
+                                                                          flags=re.DOTALL))
+        text = (_with_version(source, c.artifact, c.version) if packaging and packaging.group(1) == "pom"
+                else _relocation(c, installed))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        versions = [d.name for d in folder.iterdir() if d.is_dir() and any(d.glob("*.pom"))]
+        (folder / METADATA).unlink(missing_ok=True)
+        (folder / METADATA).write_text(_artifact_metadata(c.group, c.artifact, versions), encoding="utf-8")
+        made.append(Substitution(c, installed))
     return made, lacking
 
 
@@ -223,26 +215,30 @@ def placeholders(repo: Path, plugins: Iterable[Coordinate]) -> list[Coordinate]:
     """Each plugin that has no installed version at all gets the placeholder version (a POM, and a
     jar whose descriptor has no goals); those given one now."""
     made = []
-    with cache.file_lock(repo.with_name(repo.name + ".lock")):
-        for c in plugins:
-            folder = c.folder(repo)
-            if _installed_versions(folder) and not (folder / PLACEHOLDER).is_dir():
-                continue
-            if (folder / PLACEHOLDER / f"{c.artifact}-{PLACEHOLDER}.jar").is_file():
-                continue
-            target = folder / PLACEHOLDER / f"{c.artifact}-{PLACEHOLDER}.pom"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(f"<project><modelVersion>4.0.0</modelVersion><groupId>{c.group}</groupId><artifactId>"
-                              f"{c.artifact}</artifactId><version>{PLACEHOLDER}</version><packaging>maven-plugin"
-                              "</packaging></project>\n", encoding="utf-8")
-            # Maven reads the plugin's descriptor to check the version: one with no goals
-            with zipfile.ZipFile(target.with_suffix(".jar"), "w") as jar:
-                jar.writestr("META-INF/maven/plugin.xml", f"<plugin><groupId>{c.group}</groupId><artifactId>"
-                             f"{c.artifact}</artifactId><version>{PLACEHOLDER}</version><goalPrefix>"
-                             f"{_plugin_prefix(c.artifact)}</goalPrefix><mojos/><dependencies/></plugin>")
-            (folder / METADATA).write_text(_artifact_metadata(c.group, c.artifact, [PLACEHOLDER]), encoding="utf-8")
-            made.append(Coordinate(c.group, c.artifact, PLACEHOLDER))
+    for c in plugins:
+        folder = c.folder(repo)
+        if _installed_versions(folder) and not (folder / PLACEHOLDER).is_dir():
+            continue
+        if (folder / PLACEHOLDER / f"{c.artifact}-{PLACEHOLDER}.jar").is_file():
+            continue
+        target = folder / PLACEHOLDER / f"{c.artifact}-{PLACEHOLDER}.pom"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(f"<project><modelVersion>4.0.0</modelVersion><groupId>{c.group}</groupId><artifactId>"
+                          f"{c.artifact}</artifactId><version>{PLACEHOLDER}</version><packaging>maven-plugin"
+                          "</packaging></project>\n", encoding="utf-8")
+        # Maven reads the plugin's descriptor to check the version: one with no goals
+        with zipfile.ZipFile(target.with_suffix(".jar"), "w") as jar:
+            jar.writestr("META-INF/maven/plugin.xml", f"<plugin><groupId>{c.group}</groupId><artifactId>"
+                         f"{c.artifact}</artifactId><version>{PLACEHOLDER}</version><goalPrefix>"
+                         f"{_plugin_prefix(c.artifact)}</goalPrefix><mojos/><dependencies/></plugin>")
+        (folder / METADATA).write_text(_artifact_metadata(c.group, c.artifact, [PLACEHOLDER]), encoding="utf-8")
+        made.append(Coordinate(c.group, c.artifact, PLACEHOLDER))
     return made
+
+
+def placeholders_run(output: str) -> list[Coordinate]:
+    """Plugins a failed build tried to run that are placeholders (no goal to run)."""
+    return sorted({Coordinate(m["g"], m["a"]) for m in _RUN_PLACEHOLDER.finditer(output)})
 
 
 def debian_packages(c: Coordinate) -> list[str]:

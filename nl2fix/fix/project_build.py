@@ -50,6 +50,20 @@ SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "target", "build", ".gradle", "
 MAVEN_ATTEMPTS = 40
 """Offline builds with Debian's repository: each may add substitutions, then Maven tries again."""
 MAVEN_CLASSPATH_FILE = "target/nl2fix.classpath"
+MAVEN_CHECKS_SKIPPED = {
+    "animal-sniffer-maven-plugin": "animal.sniffer.skip",
+    "maven-enforcer-plugin": "enforcer.skip",
+    "apache-rat-plugin": "rat.skip",
+    "maven-checkstyle-plugin": "checkstyle.skip",
+    "spotbugs-maven-plugin": "spotbugs.skip",
+    "maven-pmd-plugin": "pmd.skip",
+    "jacoco-maven-plugin": "jacoco.skip",
+    "japicmp-maven-plugin": "japicmp.skip",
+    "revapi-maven-plugin": "revapi.skip",
+}
+"""Plugins that check a build and produce nothing nl2fix uses, by their skip property: skipped, so a
+check's own inputs (animal-sniffer's API signatures, enforcer's rules about versions, which
+Debian's substitutions break) do not stop an offline build. Said when the project's POMs name one."""
 GRADLE_LAYOUT_FILE = "nl2fix-layout.json"
 FORMAT = 2
 Say = Callable[[str], None]
@@ -261,18 +275,26 @@ def _pom_path(pom: ET.Element, name: str, default: str) -> str:
     return value if value and "${" not in value else default
 
 
-def _maven_repo(options: BuildOptions) -> Path | None:
+def _maven_repo(options: BuildOptions, build_dir: Path) -> Path | None:
     if options.maven_repo is None:
         return None
-    return debian_maven.debian_repo() if options.maven_repo == "debian" else Path(options.maven_repo).resolve()
+    if options.maven_repo == "debian":
+        return debian_maven.debian_repo(build_dir / "maven-repo-debian")
+    return Path(options.maven_repo).resolve()
 
 
 def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> list[Module]:
     mvn = which("mvn")
     if mvn is None:
         raise Nl2FixError("this is a Maven project and `mvn` is not installed", "apt-get install maven")
-    repo = _maven_repo(options)
-    argv = [str(mvn), "-o", "-B", "-q", *([f"-Dmaven.repo.local={repo}"] if repo else []), "test-compile",
+    repo = _maven_repo(options, project.parent)
+    named = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in project.rglob("pom.xml"))
+    skipped = [plugin for plugin in MAVEN_CHECKS_SKIPPED if plugin in named]
+    if skipped:
+        say(f"maven: checks that build nothing nl2fix uses are skipped: {', '.join(skipped)} (-D"
+            + " -D".join(MAVEN_CHECKS_SKIPPED[p] for p in skipped) + ")")
+    argv = [str(mvn), "-o", "-B", "-q", *([f"-Dmaven.repo.local={repo}"] if repo else []),
+            *(f"-D{flag}" for flag in MAVEN_CHECKS_SKIPPED.values()), "test-compile",
             "dependency:build-classpath", f"-Dmdep.outputFile={MAVEN_CLASSPATH_FILE}", "-Dmdep.includeScope=test"]
     log.unlink(missing_ok=True)
     for _ in range(MAVEN_ATTEMPTS):
@@ -299,6 +321,14 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
                     f"install the packages named (apt-get install ...), or build once online and pass --maven-repo "
                     f"~/.m2/repository; the whole log: {log}")
             break
+    run = debian_maven.placeholders_run(output) if not result.ok and repo is not None else []
+    if run:
+        raise Nl2FixError(
+            f"the offline Maven build runs {', '.join(f'{c.group}:{c.artifact}' for c in run)}, which Debian's "
+            f"repository does not hold: the empty placeholder that let Maven read the POMs has no goal to run\n"
+            + debian_maven.lacking_message(run),
+            f"install the packages named, or build once online and pass --maven-repo ~/.m2/repository; the whole "
+            f"log: {log}")
     if not result.ok:
         hint = (f"the whole log: {log}" if options.maven_repo == "debian" else
                 "everything must already be in the local repository: build once online, or pass "
