@@ -11,12 +11,21 @@ Builds run one at a time (Maven is CPU-heavy; run this under `nice`).
 
 Mirrors are bare git repositories at MIRRORS/<owner>+<name>/repo (the `fetch` tool's layout), or
 pass --clone-from-github to clone over the network instead.
+
+With --fix, each case that builds and names its failing test is then fixed with `nl2fix fix`
+(offline, bubblewrap, the fast engine): once with the mutation backend, then once per scripted
+candidate, answered by an OpenAI-compatible server on 127.0.0.1 (tests/helpers/openai_server.py):
+the developer's fix (the method as the fix commit has it) and the case's deliberately wrong ones.
+Each prints its exit code and verdicts; a scripted candidate's verdict is checked against the
+expected one.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +37,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.fix.project_build import BuildOptions, build_project
+from nl2fix.java_source.methods import find_methods
+from tests.helpers.openai_server import OpenAIServer
+
+
+@dataclass(frozen=True)
+class Scripted:
+    """A candidate answered as a model would, and the verdict it must get."""
+
+    label: str
+    method: str
+    expected: str
 
 
 @dataclass(frozen=True)
@@ -40,18 +60,43 @@ class Case:
     test: str
     method: str
     issue: str
+    wrong: tuple[Scripted, ...] = ()
+    """Deliberately wrong candidates besides the developer's fix."""
 
+
+JSOUP_INVERTED = """public void removeIgnoreCase(String key) {
+        Validate.notEmpty(key);
+        if (attributes == null)
+            return;
+        for (Iterator<String> it = attributes.keySet().iterator(); it.hasNext(); ) {
+            String attrKey = it.next();
+            if (!attrKey.equalsIgnoreCase(key))
+                it.remove();
+        }
+    }"""
 
 CASES = (
     Case("commons-lang LANG-1162", "apache/commons-lang", "6849dfc8a",
          "StringUtilsEqualsIndexOfTest::testEquals", "StringUtils#equals",
          "StringUtils#equals fails with Index OOBE on non-Strings with identical leading prefix"),
     Case("jsoup #759", "jhy/jsoup", "2c58e975", "ElementTest::testChainedRemoveAttributes",
-         "Attributes#removeIgnoreCase", "Remove attributes using iterator to avoid CMEs (#759)"),
+         "Attributes#removeIgnoreCase", "Remove attributes using iterator to avoid CMEs (#759)\n\n"
+         "Element.removeAttr of several attributes in a chain throws ConcurrentModificationException.",
+         (Scripted("inverted condition", JSOUP_INVERTED, "wrong"),)),
     Case("gson #1013", "google/gson", "b06e23d09", "JsonTreeReaderTest::testSkipValue_emptyJsonObject",
          "JsonTreeReader#skipValue", "ArrayIndexOutOfBoundsException when skipping a value with JsonTreeReader"),
     Case("commons-cli CLI-203 (Defects4J Cli-30)", "apache/commons-cli", "324b7f901b91614927926a5bab1d9e0e2325f018",
          "", "", "CLI-203"),
+    Case("commons-codec CODEC-231 (Defects4J Codec-18)", "apache/commons-codec",
+         "5ef5bd199a4e3df74479b4b363fa29b0b3092547", "StringUtilsTest::testEqualsCS1", "StringUtils#equals",
+         "StringUtils.equals(CharSequence cs1, CharSequence cs2) can fail with String Index OBE"),
+    Case("commons-math MATH-934 (Defects4J Math-5)", "apache/commons-math", "724795b5513651e1e34fae3904d1b58229ce9c17",
+         "ComplexTest::testReciprocalZero", "Complex#reciprocal",
+         "Complex.ZERO.reciprocal() returns NaN but should return INF"),
+    Case("commons-compress COMPRESS-28 (Defects4J Compress-1)", "apache/commons-compress",
+         "004124ac5dbf5edbf925078652526267468821e7", "CpioTestCase::testCpioUnarchive",
+         "CpioArchiveOutputStream#close", "COMPRESS-28: a cpio archive written and closed cannot be read back "
+         "(the fix commit: Improve cpio tests, submitted by Christian Grobmeier)"),
     Case("commons-csv CSV-122 (Defects4J Csv-11)", "apache/commons-csv", "b67524da7fd146634c7112b23e95d1d45c398b82",
          "", "", "CSV-122"),
 )
@@ -75,12 +120,57 @@ def checkout(case: Case, mirrors: Path | None, work: Path) -> Path:
     return dest
 
 
+def developer_fix(case: Case, tree: Path) -> str:
+    """The method as the fix commit has it."""
+    cls, name = case.method.split("#")
+    path = next(p for p in git("diff", "--name-only", f"{case.fix}~1", case.fix, cwd=tree).split()
+                if p.endswith(f"/{cls}.java"))
+    text = git("show", f"{case.fix}:{path}", cwd=tree)
+    span = next(m for m in find_methods(text) if m.name == name)
+    return text[span.start:span.end]
+
+
+def nl2fix_fix(case: Case, tree: Path, run: Path, *extra: str) -> tuple[int, str]:
+    argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "fix", "--project", str(tree),
+            "--issue", case.issue, "--test", case.test, "--maven-repo", "debian", "--run", str(run), "--quiet",
+            "--id", re.sub(r"\W", "", case.name.split()[0].title()) + "-1", *extra]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=3600,
+                          cwd=Path(__file__).resolve().parent.parent)
+    return done.returncode, done.stdout + done.stderr
+
+
+def verdicts(output: str) -> str:
+    found = re.search(r"^verdicts: (.*)$", output, re.MULTILINE)
+    return found.group(1) if found else output.strip().splitlines()[-1][:200]
+
+
+def fix_case(case: Case, tree: Path, work: Path) -> list[str]:
+    """`nl2fix fix` with the mutation backend, then each scripted candidate alone; lines to print."""
+    runs = work / "runs" / tree.name
+    started = time.monotonic()
+    code, output = nl2fix_fix(case, tree, runs / "mutation", "--backend", "mutation", "-n", "20")
+    lines = [f"fix, mutation backend: exit {code}; verdicts: {verdicts(output)} "
+             f"({time.monotonic() - started:.0f} s)"]
+    for scripted in (Scripted("developer's fix", developer_fix(case, tree), "plausible"), *case.wrong):
+        answer = f"```java\n{scripted.method}\n```"
+        with OpenAIServer(model=lambda messages, n, answer=answer: [answer] * n) as server:
+            started = time.monotonic()
+            code, output = nl2fix_fix(case, tree, runs / re.sub(r"\W", "-", scripted.label), "--backend", "openai",
+                                      "--model", "scripted", "--base-url", server.url, "-n", "1")
+        got = verdicts(output)
+        held = f"1 {scripted.expected}" == got
+        lines.append(f"fix, {scripted.label}: exit {code}; verdicts: {got}; expected {scripted.expected}: "
+                     f"{'yes' if held else 'NO'} ({time.monotonic() - started:.0f} s)")
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--clone-from-github", action="store_true")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "nl2fix-fixbench")
     parser.add_argument("--only", default=None, help="a substring of the case names to run")
+    parser.add_argument("--fix", action="store_true", help="then run `nl2fix fix` on each case that builds")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -93,6 +183,7 @@ def main() -> int:
         # a cache of its own per project: Debian's repository starts without substitutions, so each
         # build says every one it needs (one made for an earlier project would serve silently)
         os.environ["NL2FIX_CACHE_DIR"] = str(args.work / "cache" / tree.name)
+        shutil.rmtree(args.work / "cache" / tree.name, ignore_errors=True)  # measured from nothing, every time
         started = time.monotonic()
         try:
             built = build_project(tree, BuildOptions(maven_repo="debian"), say=notes.append)
@@ -107,6 +198,10 @@ def main() -> int:
         print(f"   seconds: {seconds:.0f}; the clone untouched: {untouched}")
         for note in notes:
             print(f"   {note}")
+        if args.fix and outcome.startswith("built") and case.test:
+            for line in fix_case(case, tree, args.work):
+                print(f"   {line}", flush=True)
+            print(f"   the clone untouched after fixing: {git('status', '--porcelain', cwd=tree) == before}")
     print("\n| project | outcome | substitutions | s |")
     print("|---|---|---|---|")
     for case, outcome, notes, seconds, _ in rows:
