@@ -9,8 +9,9 @@ Builds run one at a time (Maven is CPU-heavy; run this under `nice`).
 
     nice -n 10 python3 scripts/bench_fix_projects.py --mirrors /work/.mirror --work /tmp/fixbench
 
-Mirrors are bare git repositories at MIRRORS/<owner>+<name>/repo (the `fetch` tool's layout), or
-pass --clone-from-github to clone over the network instead.
+Mirrors are bare git repositories at MIRRORS/<owner>+<name>/repo (the `fetch` tool's layout; cloned
+without a checkout, as a mirror may lack the newest blobs), or pass --clone-from-github to clone over
+the network instead.
 
 With --fix, each case that builds and names its failing test is then fixed with `nl2fix fix`
 (offline, bubblewrap, the fast engine): once with the mutation backend, then once per scripted
@@ -111,7 +112,7 @@ def checkout(case: Case, mirrors: Path | None, work: Path) -> Path:
     dest = work / case.repo.replace("/", "+")
     if not dest.is_dir():
         source = str(mirrors / case.repo.replace("/", "+") / "repo") if mirrors else f"https://github.com/{case.repo}"
-        subprocess.run(["git", "clone", "-q", source, str(dest)], check=True, timeout=1800)
+        subprocess.run(["git", "clone", "-q", "--no-checkout", source, str(dest)], check=True, timeout=1800)
     git("checkout", "-q", "-f", f"{case.fix}~1", cwd=dest)
     git("clean", "-qfdx", cwd=dest)
     tests = [p for p in git("diff", "--name-only", f"{case.fix}~1", case.fix, cwd=dest).split() if "/test/" in p]

@@ -2,7 +2,8 @@
 builds of projects as they are: their POMs are never edited.
 
 Debian packages one version of most artifacts (and a ``debian`` alias); a project names the versions
-it was written against. Three things bridge the two, all in a writable copy of links in the cache:
+it was written against. These bridge the two, all in a writable repository of links made for each
+build (so each build makes, and says, every substitution it needs):
 
 - **Metadata.** Each artifact folder gets ``maven-metadata-local.xml`` listing its installed versions,
   and each plugin group its prefixes, so a plugin without a version (and ``dependency:...``)
@@ -12,10 +13,13 @@ it was written against. Three things bridge the two, all in a writable copy of l
   POM whose own version reads as the one asked for (a parent cannot be relocated); anything else by a
   relocation POM to the installed version, as Debian itself serves older plugin versions. Each
   substitution is said; the build is retried until it needs nothing new.
+- **A version property no POM defines** (the real parent did; Debian's edited one, serving it, does
+  not) is set on Maven's command line to the installed version of its artifact.
 - **A plugin Debian lacks, declared without a version** (in the project or in Debian's edited
   parent) needs a version for Maven to read the project at all, though the build never runs it
   when no execution is bound before ``test-compile``: it gets an empty placeholder version,
-  ``PLACEHOLDER``, said as such. Should the build run it, it fails, and the plugin is named as lacking.
+  ``PLACEHOLDER``, said as such. Should the build run it, Maven finds no goal in it and fails; the
+  build then stops naming the plugin as lacking (:func:`placeholders_run`).
 - **What Debian lacks** is named, with the Debian packages whose names match it (``apt-file`` when
   installed, which knows the files of every package, else ``apt-cache search``).
 """
@@ -41,6 +45,8 @@ _MISSING = (
                r"(?:[\w.-]+:)?(?P<v>[\w.${}-]+)"),
 )
 _UNVERSIONED = re.compile(r"Error resolving version for plugin '(?P<g>[\w.-]+):(?P<a>[\w.-]+)'")
+_UNDEFINED = re.compile(r"'[\w.]+\.version' for (?P<g>[\w.-]+):(?P<a>[\w.-]+)(?::[\w-]+)? must be a valid version "
+                        r"but is '\$\{(?P<p>[\w.-]+)\}'")
 _PREFIX = re.compile(r"No plugin found for prefix '(?P<p>[\w.-]+)'")
 PLACEHOLDER = "0-nl2fix-absent"
 _RUN_PLACEHOLDER = re.compile(rf"(?P<g>[\w.-]+):(?P<a>[\w.-]+):{re.escape(PLACEHOLDER)}\b")
@@ -159,6 +165,17 @@ def missing_artifacts(output: str) -> tuple[list[Coordinate], list[Coordinate]]:
               if "${" not in m["v"]}
     unversioned = {Coordinate(m["g"], m["a"]) for m in _UNVERSIONED.finditer(output)}
     return sorted(wanted), sorted(unversioned)
+
+
+def undefined_versions(output: str) -> dict[str, Coordinate]:
+    """Version properties no POM Maven read defines (a real parent did; Debian's installed one, which
+    serves it, does not), with the artifact each is the version of."""
+    return {m["p"]: Coordinate(m["g"], m["a"]) for m in _UNDEFINED.finditer(output)}
+
+
+def version_for(repo: Path, c: Coordinate) -> str | None:
+    """The installed version that serves an artifact asked for by an undefined property, or None."""
+    return _real_version(c.folder(repo))
 
 
 def _with_version(pom: str, artifact: str, version: str) -> str:

@@ -293,11 +293,16 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
     if skipped:
         say(f"maven: checks that build nothing nl2fix uses are skipped: {', '.join(skipped)} (-D"
             + " -D".join(MAVEN_CHECKS_SKIPPED[p] for p in skipped) + ")")
-    argv = [str(mvn), "-o", "-B", "-q", *([f"-Dmaven.repo.local={repo}"] if repo else []),
-            *(f"-D{flag}" for flag in MAVEN_CHECKS_SKIPPED.values()), "test-compile",
-            "dependency:build-classpath", f"-Dmdep.outputFile={MAVEN_CLASSPATH_FILE}", "-Dmdep.includeScope=test"]
+    properties: dict[str, str] = {}
+    """Version properties Debian's repository defined for the build (see below)."""
+    served: list[debian_maven.Substitution] = []
     log.unlink(missing_ok=True)
     for _ in range(MAVEN_ATTEMPTS):
+        argv = [str(mvn), "-o", "-B", "-q", *([f"-Dmaven.repo.local={repo}"] if repo else []),
+                *(f"-D{flag}" for flag in MAVEN_CHECKS_SKIPPED.values()),
+                *(f"-D{name}={value}" for name, value in properties.items()),
+                "test-compile", "dependency:build-classpath", f"-Dmdep.outputFile={MAVEN_CLASSPATH_FILE}",
+                "-Dmdep.includeScope=test"]
         result = run_command(argv, timeout=options.timeout, cwd=project)
         output = result.stdout + result.stderr
         with log.open("a", encoding="utf-8") as f:
@@ -307,13 +312,29 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
         # Debian's repository: serve the versions asked for by the installed ones, and try again
         wanted, unversioned = debian_maven.missing_artifacts(output)
         made, lacking = debian_maven.substitute(repo, wanted)
+        served += made
         for substitution in made:
             say(f"maven: {substitution}")
+        # a version property no POM defines (a real parent did; the installed one serving it does not): the installed
+        # version of its artifact, or a placeholder plugin when none is installed
+        undefined = {k: c for k, c in debian_maven.undefined_versions(output).items() if k not in properties}
+        for name, c in undefined.items():
+            installed = debian_maven.version_for(repo, c)
+            if installed is not None:
+                properties[name] = installed
+                say(f"maven: ${{{name}}}, the version of {c}, is defined by no POM Maven read: set "
+                    f"to the installed {installed}")
+            else:
+                debian_maven.placeholders(repo, [c])
+                properties[name] = debian_maven.PLACEHOLDER
+                say(f"maven: ${{{name}}}, the version of {c}, is defined by no POM Maven read and "
+                    f"Debian lacks it: set to an empty placeholder {debian_maven.PLACEHOLDER} (a "
+                    f"build that runs the plugin fails)")
         stand_ins = debian_maven.placeholders(repo, unversioned)
         for c in stand_ins:
             say(f"maven: {c.group}:{c.artifact} is not in Debian's repository and has no version in the POMs: an empty "
                 f"placeholder {c.version} lets Maven read them (a build that runs the plugin fails)")
-        if not made and not stand_ins:
+        if not made and not stand_ins and not undefined:
             if lacking or unversioned:
                 raise Nl2FixError(
                     "the offline Maven build needs what Debian's Maven repository does not hold:\n"
@@ -329,6 +350,13 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
             + debian_maven.lacking_message(run),
             f"install the packages named, or build once online and pass --maven-repo ~/.m2/repository; the whole "
             f"log: {log}")
+    if not result.ok and served and "COMPILATION ERROR" in output:
+        # the versions Debian serves in place of the asked ones are the likeliest cause: say which
+        raise _failed(f"the offline Maven build failed to compile, against {len(served)} substitute(s): "
+                      + "; ".join(map(str, served)), output,
+                      f"a substitute's API may differ from the version the project was written for (the files "
+                      f"that fail name the library); install that version, or build once online and pass "
+                      f"--maven-repo ~/.m2/repository; the whole log: {log}")
     if not result.ok:
         hint = (f"the whole log: {log}" if options.maven_repo == "debian" else
                 "everything must already be in the local repository: build once online, or pass "

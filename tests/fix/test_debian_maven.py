@@ -111,6 +111,19 @@ def test_what_maven_could_not_find_is_read_from_its_messages():
     assert unversioned == [Coordinate("org.apache.maven.plugins", "maven-javadoc-plugin")]
 
 
+def test_version_properties_no_pom_defines_are_read_and_served(repo):
+    # commons-math 3.2 names ${commons.clirr.version}, which commons-parent 28 defined and Debian's 56 does not
+    output = ("[ERROR]     'build.plugins.plugin.version' for org.codehaus.mojo:clirr-maven-plugin must be a valid "
+              "version but is '${commons.clirr.version}'. @ line 366, column 20\n"
+              "[ERROR]     'dependencies.dependency.version' for org.example:lib:jar must be a valid version but is "
+              "'${lib.version}'. @ line 80, column 16\n")
+    assert debian_maven.undefined_versions(output) == {
+        "commons.clirr.version": Coordinate("org.codehaus.mojo", "clirr-maven-plugin"),
+        "lib.version": Coordinate("org.example", "lib")}
+    assert debian_maven.version_for(repo, Coordinate("org.example", "lib")) == "1.2"
+    assert debian_maven.version_for(repo, Coordinate("org.codehaus.mojo", "clirr-maven-plugin")) is None
+
+
 def test_a_missing_parent_version_is_a_copy_of_the_installed_parent(repo):
     made, lacking = debian_maven.substitute(repo, [Coordinate("org.example", "parent", "38", "pom")])
     assert made == [Substitution(Coordinate("org.example", "parent", "38", "pom"), "56")] and lacking == []
@@ -202,7 +215,8 @@ def _needs_debian_maven():
 @pytest.mark.slow
 @_needs_debian_maven()
 def test_offline_build_with_a_substitution_and_a_placeholder(tmp_path, monkeypatch):
-    """junit 4.12 (Debian has 4.13.2) and an unversioned plugin Debian lacks and the build never runs."""
+    """junit 4.12 (Debian has 4.13.2), version properties no POM defines, and plugins Debian lacks that the
+    build never runs."""
     monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
     project = tmp_path / "tiny"
     shutil.copytree(TINY, project)
@@ -210,6 +224,11 @@ def test_offline_build_with_a_substitution_and_a_placeholder(tmp_path, monkeypat
     built = build_project(project, BuildOptions(maven_repo="debian"), say=said.append)
     # Maven reads the POMs (the plugin's version) before it resolves dependencies
     assert said == [
+        "maven: ${hamcrest.version}, the version of org.hamcrest:hamcrest-core, is defined by no POM Maven read: set "
+        "to the installed debian",
+        "maven: ${other.plugin.version}, the version of org.example.absent:other-maven-plugin, is defined by no POM "
+        f"Maven read and Debian lacks it: set to an empty placeholder {PLACEHOLDER} (a build that runs the plugin "
+        "fails)",
         f"maven: org.example.absent:absent-maven-plugin is not in Debian's repository and has no version in the "
         f"POMs: an empty placeholder {PLACEHOLDER} lets Maven read them (a build that runs the plugin fails)",
         "maven: junit:junit:4.12 served by the installed 4.13.2"]
