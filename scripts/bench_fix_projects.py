@@ -98,6 +98,9 @@ CASES = (
          "004124ac5dbf5edbf925078652526267468821e7", "CpioTestCase::testCpioUnarchive",
          "CpioArchiveOutputStream#close", "COMPRESS-28: a cpio archive written and closed cannot be read back "
          "(the fix commit: Improve cpio tests, submitted by Christian Grobmeier)"),
+    Case("commons-cli CLI-282 (Defects4J Cli-40)", "apache/commons-cli", "b0024d482050a08efc36c3cabee37c0af0e57a10",
+         "TypeHandlerTest::testCreateValueInteger_failure", "TypeHandler#createValue",
+         "TypeHandler should throw ParseException for an unsupported class"),
     Case("commons-csv CSV-122 (Defects4J Csv-11)", "apache/commons-csv", "b67524da7fd146634c7112b23e95d1d45c398b82",
          "", "", "CSV-122"),
 )
@@ -121,14 +124,22 @@ def checkout(case: Case, mirrors: Path | None, work: Path) -> Path:
     return dest
 
 
-def developer_fix(case: Case, tree: Path) -> str:
-    """The method as the fix commit has it."""
+def developer_fix(case: Case, tree: Path) -> tuple[str, str]:
+    """The method as ``--method`` names it in the buggy tree, and as the fix commit has it."""
     cls, name = case.method.split("#")
     path = next(p for p in git("diff", "--name-only", f"{case.fix}~1", case.fix, cwd=tree).split()
                 if p.endswith(f"/{cls}.java"))
     text = git("show", f"{case.fix}:{path}", cwd=tree)
-    span = next(m for m in find_methods(text) if m.name == name)
-    return text[span.start:span.end]
+    # the overload the fix changed: the one holding the first changed line
+    hunk = re.search(r"^@@ -\d+(?:,\d+)? \+(\d+)", git("diff", "-U0", f"{case.fix}~1", case.fix, "--", path, cwd=tree),
+                     re.MULTILINE)
+    changed = sum(len(line) + 1 for line in text.split("\n")[:int(hunk.group(1)) - 1]) if hunk else 0
+    spans = [m for m in find_methods(text) if m.name == name]
+    span = next((m for m in spans if m.start <= changed < m.end), spans[0])
+    # the same overload in the buggy tree, by its first line (`--method FILE:Class#m:LINE`)
+    buggy = (tree / path).read_text(encoding="utf-8", errors="replace")
+    same = next(m for m in find_methods(buggy) if m.name == name and m.params == span.params)
+    return f"{path}:{case.method}:{buggy[:same.start].count(chr(10)) + 1}", text[span.start:span.end]
 
 
 def nl2fix_fix(case: Case, tree: Path, run: Path, *extra: str) -> tuple[int, str]:
@@ -146,18 +157,35 @@ def verdicts(output: str) -> str:
 
 
 def fix_case(case: Case, tree: Path, work: Path) -> list[str]:
-    """`nl2fix fix` with the mutation backend, then each scripted candidate alone; lines to print."""
+    """`nl2fix fix` with the mutation backend, then each scripted candidate alone; lines to print.
+    Localisation runs first; where it asks for --method or picks another method than the developer
+    fixed, the runs are repeated with the case's method (as the hint says a user does)."""
     runs = work / "runs" / tree.name
+    shutil.rmtree(runs, ignore_errors=True)  # sampled and validated from nothing, every time
+    target, fixed = developer_fix(case, tree)
+    method: tuple[str, ...] = ()
     started = time.monotonic()
     code, output = nl2fix_fix(case, tree, runs / "mutation", "--backend", "mutation", "-n", "20")
-    lines = [f"fix, mutation backend: exit {code}; verdicts: {verdicts(output)} "
-             f"({time.monotonic() - started:.0f} s)"]
-    for scripted in (Scripted("developer's fix", developer_fix(case, tree), "plausible"), *case.wrong):
+    chosen = re.search(r"^  -> 1\. (\S+)", output, re.MULTILINE)
+    localised = False
+    if code == 2 and "choose one with --method" in output:
+        lines = ["localisation: ambiguous, asks for --method: " + output.split("error: ", 1)[1].split("\n")[0]]
+    elif chosen and not chosen.group(1).endswith(f"/{case.method.split('#')[0]}.java:{case.method}"):
+        lines = [f"localisation: chose {chosen.group(1)}, not the method the developer fixed"]
+    else:
+        lines, localised = [f"localisation: {chosen.group(1) if chosen else 'none printed'}"], True
+    if not localised:
+        method = ("--method", target)
+        started = time.monotonic()
+        code, output = nl2fix_fix(case, tree, runs / "mutation-method", "--backend", "mutation", "-n", "20", *method)
+    lines.append(f"fix, mutation backend{' with --method' if method else ''}: exit {code}; verdicts: "
+                 f"{verdicts(output)} ({time.monotonic() - started:.0f} s)")
+    for scripted in (Scripted("developer's fix", fixed, "plausible"), *case.wrong):
         answer = f"```java\n{scripted.method}\n```"
         with OpenAIServer(model=lambda messages, n, answer=answer: [answer] * n) as server:
             started = time.monotonic()
             code, output = nl2fix_fix(case, tree, runs / re.sub(r"\W", "-", scripted.label), "--backend", "openai",
-                                      "--model", "scripted", "--base-url", server.url, "-n", "1")
+                                      "--model", "scripted", "--base-url", server.url, "-n", "1", *method)
         got = verdicts(output)
         held = f"1 {scripted.expected}" == got
         lines.append(f"fix, {scripted.label}: exit {code}; verdicts: {got}; expected {scripted.expected}: "

@@ -261,3 +261,26 @@ def test_offline_build_that_runs_a_placeholder_fails_naming_the_plugin(tmp_path,
         "the offline Maven build runs org.example.absent:absent-maven-plugin, which Debian's repository does not "
         "hold: the empty placeholder that let Maven read the POMs has no goal to run",
         "  org.example.absent:absent-maven-plugin: not in /usr/share/maven-repo; no Debian package found for it"]
+
+
+@pytest.mark.slow
+@_needs_debian_maven()
+def test_offline_build_that_fails_to_compile_against_a_substitute_names_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
+    project = tmp_path / "tiny"
+    shutil.copytree(TINY, project)
+    # hamcrest-all 1.3 held hamcrest's generator; Debian serves it by hamcrest 2.2, which does not
+    pom = project / "pom.xml"
+    pom.write_text(pom.read_text().replace("  </dependencies>", (
+        "    <dependency><groupId>org.hamcrest</groupId><artifactId>hamcrest-all</artifactId><version>1.3</version>"
+        "<scope>test</scope></dependency>\n  </dependencies>")))
+    (project / "src/test/java/org/tiny/SugarTest.java").write_text(
+        "package org.tiny;\n\nimport org.hamcrest.generator.SugarGenerator;\n\n"
+        "public class SugarTest {\n    SugarGenerator generator;\n}\n")
+    with pytest.raises(Nl2FixError) as raised:
+        build_project(project, BuildOptions(maven_repo="debian"))
+    first, *rest = raised.value.message.splitlines()
+    assert first.startswith("the offline Maven build failed to compile, against 2 substitute(s): ")
+    assert "org.hamcrest:hamcrest-all:1.3 served by the installed debian" in first
+    assert any("package org.hamcrest.generator does not exist" in line for line in rest)
+    assert "a substitute's API may differ from the version the project was written for" in raised.value.hint
