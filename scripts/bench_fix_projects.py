@@ -206,7 +206,12 @@ def main() -> int:
     for case in CASES:
         if args.only and args.only not in case.name:
             continue
-        tree = checkout(case, None if args.clone_from_github else args.mirrors, args.work)
+        try:
+            tree = checkout(case, None if args.clone_from_github else args.mirrors, args.work)
+        except subprocess.CalledProcessError as exc:  # a mirror without the commit's files
+            print(f"\n== {case.name}  ({case.repo} {case.fix}~1)\n   not checked out: {(exc.stderr or '')[:300]}")
+            rows.append((case, "not checked out (the mirror lacks the commit's files)", [], 0.0, True))
+            continue
         before = git("status", "--porcelain", cwd=tree)
         notes: list[str] = []
         # a cache of its own per project: Debian's repository starts without substitutions, so each
@@ -231,7 +236,7 @@ def main() -> int:
             for line in fix_case(case, tree, args.work):
                 print(f"   {line}", flush=True)
             print(f"   the clone untouched after fixing: {git('status', '--porcelain', cwd=tree) == before}")
-    print("\n| project | outcome | substitutions | s |")
+    print("\n| project | outcome | notes (substitutions, placeholders, checks skipped) | s |")
     print("|---|---|---|---|")
     for case, outcome, notes, seconds, _ in rows:
         print(f"| {case.name} | {outcome[:160]} | {len(notes)} | {seconds:.0f} |")

@@ -268,8 +268,11 @@ def debian_packages(c: Coordinate) -> list[str]:
     apt_cache = which("apt-cache")
     if apt_cache is None:
         return []
-    word = re.sub(r"^maven-|-maven-plugin$|-plugin$|-maven$", "", c.artifact).split("-")[0]
-    result = run_command([str(apt_cache), "search", "--names-only", f"^lib.*{re.escape(word)}.*-java$"], timeout=60)
+    # the artifact's name less Maven's affixes in a package's name (libmaven-javadoc-plugin-java,
+    # libanimal-sniffer-java); one of its words alone names unrelated packages (the `oss` of
+    # oss-parent: libjide-oss-java)
+    stem = re.sub(r"^maven-|-maven-plugin$|-plugin$|-maven$", "", c.artifact)
+    result = run_command([str(apt_cache), "search", "--names-only", f"^lib.*{re.escape(stem)}.*-java$"], timeout=60)
     names = [line.split(" - ", 1)[0] for line in result.stdout.splitlines() if " - " in line]
     # the artifact's whole name in the package's first (libmaven-bundle-plugin-java), then the shortest
     return sorted(names, key=lambda n: (c.artifact not in n, len(n)))[:3]

@@ -194,6 +194,8 @@ def test_what_debian_lacks_is_named_with_the_packages_that_may_hold_it():
     # a package setup.sh installs, so apt's lists know it wherever the tests run
     plugin = Coordinate("org.codehaus.mojo", "animal-sniffer-maven-plugin", "1.15")
     assert "libanimal-sniffer-java" in debian_maven.debian_packages(plugin)
+    # a word of the name alone is not enough (`oss` is in libjide-oss-java's)
+    assert debian_maven.debian_packages(Coordinate("org.sonatype.oss", "oss-parent", "7", "pom")) == []
     message = debian_maven.lacking_message([plugin, Coordinate("org.example.nl2fix", "zzqx-nothing-like-it", "1")])
     assert message.splitlines() == [
         "  org.codehaus.mojo:animal-sniffer-maven-plugin:1.15: not in /usr/share/maven-repo; Debian package(s) "
