@@ -139,7 +139,8 @@ def developer_fix(case: Case, tree: Path) -> tuple[str, str]:
     # the same overload in the buggy tree, by its first line (`--method FILE:Class#m:LINE`)
     buggy = (tree / path).read_text(encoding="utf-8", errors="replace")
     same = next(m for m in find_methods(buggy) if m.name == name and m.params == span.params)
-    return f"{path}:{case.method}:{buggy[:same.start].count(chr(10)) + 1}", text[span.start:span.end]
+    header = buggy.index(f"{name}(", same.start)  # after any annotations and comments
+    return f"{path}:{case.method}:{buggy[:header].count(chr(10)) + 1}", text[span.start:span.end]
 
 
 def nl2fix_fix(case: Case, tree: Path, run: Path, *extra: str) -> tuple[int, str]:

@@ -126,10 +126,16 @@ def find_method(spec: MethodSpec, text: str) -> MethodRef:
         owner = min(enclosing, key=lambda s: s[2] - s[1])[0] if enclosing else PurePosixPath(spec.path).stem
         if owner == inner:
             found.append(ref)
+    named = found
     if spec.line is not None:
         found = [r for r in found if r.start_line <= spec.line <= r.end_line]
     if len(found) == 1:
         return found[0]
+    if not found and named:
+        options = ", ".join(f"{spec.path}:{spec.cls}#{spec.name}:{r.start_line} ({r.params}; lines {r.start_line}-"
+                            f"{r.end_line})" for r in named)
+        raise Nl2FixError(f"no method {spec.cls}#{spec.name} in {spec.path} spans line {spec.line}",
+                          f"give a line from its header to its closing brace: {options}")
     if not found:
         raise Nl2FixError(f"no method {spec.cls}#{spec.name} in {spec.path}",
                           "check the class and method names (constructors are named like their class)")

@@ -126,6 +126,11 @@ def test_method_specs_find_inner_classes_and_overloads():
         find_method(parse_method_spec("K.java:K#f"), overloaded)
     assert "K.java:K#f:2 (int a)" in info.value.hint and "K.java:K#f:5 (String s)" in info.value.hint
     assert find_method(parse_method_spec("K.java:K#f:6"), overloaded).params == "String s"
+    # a line outside every overload (an annotation's, a comment's) says which lines would do
+    with pytest.raises(Nl2FixError, match="no method K#f in K.java spans line 8") as info:
+        find_method(parse_method_spec("K.java:K#f:8"), overloaded)
+    assert info.value.hint == ("give a line from its header to its closing brace: K.java:K#f:2 (int a; lines 2-4), "
+                               "K.java:K#f:5 (String s; lines 5-7)")
     with pytest.raises(Nl2FixError, match="is not path/File.java:Class#method"):
         parse_method_spec("Cart#apply")
 
