@@ -14,11 +14,12 @@ from pathlib import Path, PurePosixPath
 from nl2fix.core.domain import USER_BENCHMARK, Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.fix.localise import MethodRef, methods_of, top_class
+from nl2fix.java_source.lexer import Kind, code_tokens, matching_close
 from nl2fix.java_source.text import remove_comments
 
 _METHOD_SPEC = re.compile(r"^(?P<path>[^:]+\.java):(?P<cls>[\w.$]+)#(?P<name>[\w$]+)(?::(?P<line>\d+))?$")
 _TEST_SPEC = re.compile(r"^(?P<cls>[\w.$]+)(?:::|#)(?P<name>[\w$]+)$")
-_CLASS_DECL = re.compile(r"\b(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)")
+_CLASS_KEYWORDS = frozenset({"class", "interface", "enum", "record"})
 _ID_PART = re.compile(r"[^A-Za-z0-9]+")
 _EXTENDS = re.compile(r"\bclass\s+[A-Za-z_$][\w$]*(?:\s*<[^{]*?>)?\s+extends\s+([\w.$]+)")
 _FILE_LIKE = re.compile(r"^[^\s]*(?:[/\\][^\s]*|\.(?:md|txt|markdown|issue|rst|text))$", re.IGNORECASE)
@@ -97,20 +98,20 @@ def check_test_method(test: str, test_sources: Mapping[str, str]) -> None:
 
 
 def _class_spans(text: str) -> list[tuple[str, int, int]]:
-    """(name, first line, last line) of every class declaration, by brace matching (comments and
-    strings are rare enough around class headers to be ignored here)."""
+    """(name, first line, last line) of every class declaration, read from code tokens, so that a
+    comment's words ("the given class failed") or a string's braces are never taken for code."""
+    tokens = code_tokens(text)
     spans = []
-    for m in _CLASS_DECL.finditer(text):
-        open_at = text.find("{", m.end())
-        if open_at < 0:
+    for i, token in enumerate(tokens[:-1]):
+        if (token.text not in _CLASS_KEYWORDS or tokens[i + 1].kind is not Kind.WORD
+                or (i > 0 and tokens[i - 1].text in (".", "::"))):  # String.class, Foo::class
             continue
-        depth, i = 0, open_at
-        while i < len(text):
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            if depth == 0:
-                break
-            i += 1
-        spans.append((m.group(1), text.count("\n", 0, m.start()) + 1, text.count("\n", 0, i) + 1))
+        open_at = next((j for j in range(i + 2, len(tokens)) if tokens[j].text in ("{", ";")), None)
+        if open_at is None or tokens[open_at].text != "{":
+            continue
+        close = matching_close(tokens, open_at)
+        end = tokens[close].start if close is not None else len(text)
+        spans.append((tokens[i + 1].text, text.count("\n", 0, token.start) + 1, text.count("\n", 0, end) + 1))
     return spans
 
 

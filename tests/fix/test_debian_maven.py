@@ -214,14 +214,26 @@ def _needs_debian_maven():
         reason="needs Debian's maven, its plugins and junit4 (scripts/setup.sh installs them)")
 
 
+@pytest.fixture
+def tiny(tmp_path, monkeypatch) -> Path:
+    """A copy of the tiny project, with a cache of its own (Debian's repository made for its builds)."""
+    monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
+    shutil.copytree(TINY, tmp_path / "tiny")
+    return tmp_path / "tiny"
+
+
+def _edit_pom(project: Path, old: str, new: str) -> None:
+    pom = project / "pom.xml"
+    assert old in pom.read_text()
+    pom.write_text(pom.read_text().replace(old, new))
+
+
 @pytest.mark.slow
 @_needs_debian_maven()
-def test_offline_build_with_a_substitution_and_a_placeholder(tmp_path, monkeypatch):
+def test_offline_build_with_a_substitution_and_a_placeholder(tiny):
     """junit 4.12 (Debian has 4.13.2), version properties no POM defines, and plugins Debian lacks that the
     build never runs."""
-    monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
-    project = tmp_path / "tiny"
-    shutil.copytree(TINY, project)
+    project = tiny
     said: list[str] = []
     built = build_project(project, BuildOptions(maven_repo="debian"), say=said.append)
     # Maven reads the POMs (the plugin's version) before it resolves dependencies
@@ -247,18 +259,13 @@ def test_offline_build_with_a_substitution_and_a_placeholder(tmp_path, monkeypat
 
 @pytest.mark.slow
 @_needs_debian_maven()
-def test_offline_build_that_runs_a_placeholder_fails_naming_the_plugin(tmp_path, monkeypatch):
-    monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
-    project = tmp_path / "tiny"
-    shutil.copytree(TINY, project)
-    pom = project / "pom.xml"
+def test_offline_build_that_runs_a_placeholder_fails_naming_the_plugin(tiny):
     # bound to a phase test-compile runs
-    pom.write_text(pom.read_text().replace("<artifactId>absent-maven-plugin</artifactId>", (
+    _edit_pom(tiny, "<artifactId>absent-maven-plugin</artifactId>", (
         "<artifactId>absent-maven-plugin</artifactId><executions><execution><phase>generate-sources</phase>"
-        "<goals><goal>check</goal></goals></execution></executions>")))
-    assert "<goal>check</goal>" in pom.read_text()
+        "<goals><goal>check</goal></goals></execution></executions>"))
     with pytest.raises(Nl2FixError) as raised:
-        build_project(project, BuildOptions(maven_repo="debian"))
+        build_project(tiny, BuildOptions(maven_repo="debian"))
     assert raised.value.message.splitlines() == [
         "the offline Maven build runs org.example.absent:absent-maven-plugin, which Debian's repository does not "
         "hold: the empty placeholder that let Maven read the POMs has no goal to run",
@@ -267,20 +274,16 @@ def test_offline_build_that_runs_a_placeholder_fails_naming_the_plugin(tmp_path,
 
 @pytest.mark.slow
 @_needs_debian_maven()
-def test_offline_build_that_fails_to_compile_against_a_substitute_names_it(tmp_path, monkeypatch):
-    monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
-    project = tmp_path / "tiny"
-    shutil.copytree(TINY, project)
+def test_offline_build_that_fails_to_compile_against_a_substitute_names_it(tiny):
     # hamcrest-all 1.3 held hamcrest's generator; Debian serves it by hamcrest 2.2, which does not
-    pom = project / "pom.xml"
-    pom.write_text(pom.read_text().replace("  </dependencies>", (
+    _edit_pom(tiny, "  </dependencies>", (
         "    <dependency><groupId>org.hamcrest</groupId><artifactId>hamcrest-all</artifactId><version>1.3</version>"
-        "<scope>test</scope></dependency>\n  </dependencies>")))
-    (project / "src/test/java/org/tiny/SugarTest.java").write_text(
+        "<scope>test</scope></dependency>\n  </dependencies>"))
+    (tiny / "src/test/java/org/tiny/SugarTest.java").write_text(
         "package org.tiny;\n\nimport org.hamcrest.generator.SugarGenerator;\n\n"
         "public class SugarTest {\n    SugarGenerator generator;\n}\n")
     with pytest.raises(Nl2FixError) as raised:
-        build_project(project, BuildOptions(maven_repo="debian"))
+        build_project(tiny, BuildOptions(maven_repo="debian"))
     first, *rest = raised.value.message.splitlines()
     assert first.startswith("the offline Maven build failed to compile, against 2 substitute(s): ")
     assert "org.hamcrest:hamcrest-all:1.3 served by the installed debian" in first

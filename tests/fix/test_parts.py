@@ -135,6 +135,18 @@ def test_method_specs_find_inner_classes_and_overloads():
         parse_method_spec("Cart#apply")
 
 
+def test_words_of_comments_and_strings_are_not_class_declarations():
+    # as commons-cli's TypeHandler: a Javadoc line "... for the given class failed" above an overload
+    text = ("public class TypeHandler {\n"
+            "    /** @throws ParseException if the value creation for the given class failed */\n"
+            "    public static Object createValue(String str, Object obj) {\n        return null;\n    }\n"
+            "    // a class of its own { not code\n"
+            "    public static <T> T createValue(String str, Class<T> clazz) {\n"
+            "        String s = \"class Fake {\";\n        return null;\n    }\n}\n")
+    found = find_method(parse_method_spec("TypeHandler.java:TypeHandler#createValue:8"), text)
+    assert (found.start_line, found.end_line, found.params) == (7, 10, "String str , Class < T > clazz")
+
+
 def test_test_specs_are_qualified_from_the_test_classes():
     classes = ["org.shop.CartTest", "org.other.CartTest", "org.shop.PagerTest"]
     assert parse_test_spec("PagerTest::pages", classes) == "org.shop.PagerTest::pages"
