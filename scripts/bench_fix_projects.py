@@ -18,7 +18,7 @@ With --fix, each case that builds and names its failing test is then fixed with 
 candidate, answered by an OpenAI-compatible server on 127.0.0.1 (tests/helpers/openai_server.py):
 the developer's fix (the method as the fix commit has it) and the case's deliberately wrong ones.
 Each prints its exit code and verdicts; a scripted candidate's verdict is checked against the
-expected one.
+expected one, and the script exits 1 when one differs.
 """
 
 from __future__ import annotations
@@ -157,8 +157,9 @@ def verdicts(output: str) -> str:
     return found.group(1) if found else output.strip().splitlines()[-1][:200]
 
 
-def fix_case(case: Case, tree: Path, work: Path) -> list[str]:
-    """`nl2fix fix` with the mutation backend, then each scripted candidate alone; lines to print.
+def fix_case(case: Case, tree: Path, work: Path) -> tuple[list[str], bool]:
+    """`nl2fix fix` with the mutation backend, then each scripted candidate alone; lines to print, and
+    whether every scripted candidate got the verdict expected.
     Localisation runs first; where it asks for --method or picks another method than the developer
     fixed, the runs are repeated with the case's method (as the hint says a user does)."""
     runs = work / "runs" / tree.name
@@ -181,6 +182,7 @@ def fix_case(case: Case, tree: Path, work: Path) -> list[str]:
         code, output = nl2fix_fix(case, tree, runs / "mutation-method", "--backend", "mutation", "-n", "20", *method)
     lines.append(f"fix, mutation backend{' with --method' if method else ''}: exit {code}; verdicts: "
                  f"{verdicts(output)} ({time.monotonic() - started:.0f} s)")
+    all_held = True
     for scripted in (Scripted("developer's fix", fixed, "plausible"), *case.wrong):
         answer = f"```java\n{scripted.method}\n```"
         with OpenAIServer(model=lambda messages, n, answer=answer: [answer] * n) as server:
@@ -189,9 +191,10 @@ def fix_case(case: Case, tree: Path, work: Path) -> list[str]:
                                       "--model", "scripted", "--base-url", server.url, "-n", "1", *method)
         got = verdicts(output)
         held = f"1 {scripted.expected}" == got
+        all_held = all_held and held
         lines.append(f"fix, {scripted.label}: exit {code}; verdicts: {got}; expected {scripted.expected}: "
                      f"{'yes' if held else 'NO'} ({time.monotonic() - started:.0f} s)")
-    return lines
+    return lines, all_held
 
 
 def main() -> int:
@@ -204,6 +207,7 @@ def main() -> int:
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     rows = []
+    held = True
     for case in CASES:
         if args.only and args.only not in case.name:
             continue
@@ -234,14 +238,16 @@ def main() -> int:
         for note in notes:
             print(f"   {note}")
         if args.fix and outcome.startswith("built") and case.test:
-            for line in fix_case(case, tree, args.work):
+            lines, as_expected = fix_case(case, tree, args.work)
+            held = held and as_expected
+            for line in lines:
                 print(f"   {line}", flush=True)
             print(f"   the clone untouched after fixing: {git('status', '--porcelain', cwd=tree) == before}")
     print("\n| project | outcome | notes (substitutions, placeholders, checks skipped) | s |")
     print("|---|---|---|---|")
     for case, outcome, notes, seconds, _ in rows:
         print(f"| {case.name} | {outcome[:160]} | {len(notes)} | {seconds:.0f} |")
-    return 0
+    return 0 if held else 1
 
 
 if __name__ == "__main__":
