@@ -27,6 +27,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
@@ -160,6 +161,9 @@ class BuiltProject:
         for module in self.modules:
             for folder in (module.test_dirs if tests else module.src_dirs):
                 for path in local_workspace.java_files(folder):
+                    # a test file the build left out (it did not compile) is not a test of the project
+                    if tests and not (module.test_classes / path.relative_to(folder).with_suffix(".class")).is_file():
+                        continue
                     out[str(path.relative_to(self.root))] = path.read_bytes().decode(self.encoding, "replace")
         return out
 
@@ -170,7 +174,7 @@ class BuiltProject:
 
     @functools.cached_property
     def test_sources(self) -> dict[str, str]:
-        """Every test Java file, by path relative to the project, with its text."""
+        """Every test Java file the build compiled, by path relative to the project, with its text."""
         return self._sources(tests=True)
 
     def workspace(self, bug: Bug) -> Workspace:
@@ -350,6 +354,20 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
             + debian_maven.lacking_message(run),
             f"install the packages named, or build once online and pass --maven-repo ~/.m2/repository; the whole "
             f"log: {log}")
+    left_out: list[Path] = []
+    if not result.ok and served and _test_files_failing(output, project):
+        # only test files fail, against substitutes: build without them, as Defects4J leaves out
+        # tests that do not compile, rather than not at all
+        retry = run_command([*argv[:-4], "-Dmaven.test.skip=true", *argv[-4:]], timeout=options.timeout, cwd=project)
+        with log.open("a", encoding="utf-8") as f:
+            f.write(f"$ (tests compiled by nl2fix) {' '.join(argv)} -Dmaven.test.skip=true\n"
+                    f"{retry.stdout + retry.stderr}\n")
+        if retry.ok:
+            left_out = _compile_tests_leaving_out(project, _test_files_failing(output, project), log)
+            result, output = retry, retry.stdout + retry.stderr
+            say(f"maven: {len(left_out)} test file(s) left out, they do not compile against the substitutes (as "
+                f"Defects4J leaves out tests that do not compile): "
+                + ", ".join(str(f.relative_to(project)) for f in left_out))
     if not result.ok and served and "COMPILATION ERROR" in output:
         # the versions Debian serves in place of the asked ones are the likeliest cause: say which
         raise _failed(f"the offline Maven build failed to compile, against {len(served)} substitute(s): "
@@ -371,6 +389,53 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
         modules.append(Module(m.dir, (m.dir / m.src,), (m.dir / m.test,), m.dir / m.classes, m.dir / m.test_classes,
                               (*resources, *(_real(Path(e)) for e in entries if e))))
     return modules
+
+
+_MAVEN_ERROR_FILE = re.compile(r"^\[ERROR\] (/\S+\.java):\[\d+", re.MULTILINE)
+_JAVAC_ERROR_FILE = re.compile(r"^(/\S+\.java):\d+: error:", re.MULTILINE)
+
+
+def _test_files_failing(output: str, project: Path) -> list[Path]:
+    """The files of a failed compile, when every one is a test source of a module (else none)."""
+    files = sorted({Path(m) for m in _MAVEN_ERROR_FILE.findall(output)})
+    tests = [m.dir / m.test for m in maven_modules(project)]
+    if files and all(any(f.is_relative_to(t) for t in tests) for f in files):
+        return files
+    return []
+
+
+def _compile_tests_leaving_out(project: Path, failing: list[Path], log: Path) -> list[Path]:
+    """Each module's tests compiled by javac against its classes and Maven's test class path, less
+    the files that do not compile (and those that then fail for their sake); the files left out."""
+    left_out = set(failing)
+    for m in maven_modules(project):
+        sources = local_workspace.java_files(m.dir / m.test)
+        if not sources:
+            continue
+        classes, out = m.dir / m.classes, m.dir / m.test_classes
+        cp_file = m.dir / MAVEN_CLASSPATH_FILE
+        classpath = [classes, *(Path(e) for e in cp_file.read_text().strip().split(os.pathsep) if e)] \
+            if cp_file.is_file() else [classes]
+        level = java_level.class_file_level(classes) or java_level.project_level(m.dir)
+        encoding = local_workspace.detect_encoding(p.read_bytes() for p in sources)
+        for _ in range(MAVEN_ATTEMPTS):
+            shutil.rmtree(out, ignore_errors=True)
+            result = local_workspace.javac([p for p in sources if p not in left_out], out, classpath, encoding,
+                                           release=str(level))
+            with log.open("a", encoding="utf-8") as f:
+                f.write(f"$ javac (the tests of {m.dir.name}, {len(left_out)} left out)\n"
+                        f"{result.stdout + result.stderr}\n")
+            if result.ok:
+                break
+            more = {Path(f) for f in _JAVAC_ERROR_FILE.findall(result.stdout + result.stderr)} - left_out
+            if not more:
+                raise _failed(f"the tests of {m.dir.name} do not compile", result.stdout + result.stderr,
+                              f"the whole log: {log}")
+            left_out |= more
+        resources = m.dir / "src/test/resources"
+        if resources.is_dir():
+            shutil.copytree(resources, out, dirs_exist_ok=True)
+    return sorted(left_out)
 
 
 def _real(path: Path) -> Path:

@@ -272,16 +272,34 @@ def test_offline_build_that_runs_a_placeholder_fails_naming_the_plugin(tiny):
         "  org.example.absent:absent-maven-plugin: not in /usr/share/maven-repo; no Debian package found for it"]
 
 
+HAMCREST_ALL = ("    <dependency><groupId>org.hamcrest</groupId><artifactId>hamcrest-all</artifactId>"
+                "<version>1.3</version><scope>SCOPE</scope></dependency>\n  </dependencies>")
+SUGAR = ("package org.tiny;\n\nimport org.hamcrest.generator.SugarGenerator;\n\n"
+         "public class Sugar {\n    SugarGenerator generator;\n}\n")
+
+
 @pytest.mark.slow
 @_needs_debian_maven()
-def test_offline_build_that_fails_to_compile_against_a_substitute_names_it(tiny):
+def test_test_files_that_do_not_compile_against_a_substitute_are_left_out_and_named(tiny):
     # hamcrest-all 1.3 held hamcrest's generator; Debian serves it by hamcrest 2.2, which does not
-    _edit_pom(tiny, "  </dependencies>", (
-        "    <dependency><groupId>org.hamcrest</groupId><artifactId>hamcrest-all</artifactId><version>1.3</version>"
-        "<scope>test</scope></dependency>\n  </dependencies>"))
-    (tiny / "src/test/java/org/tiny/SugarTest.java").write_text(
-        "package org.tiny;\n\nimport org.hamcrest.generator.SugarGenerator;\n\n"
-        "public class SugarTest {\n    SugarGenerator generator;\n}\n")
+    _edit_pom(tiny, "  </dependencies>", HAMCREST_ALL.replace("SCOPE", "test"))
+    (tiny / "src/test/java/org/tiny/SugarTest.java").write_text(SUGAR.replace("Sugar ", "SugarTest "))
+    said: list[str] = []
+    built = build_project(tiny, BuildOptions(maven_repo="debian"), say=said.append)
+    assert "maven: org.hamcrest:hamcrest-all:1.3 served by the installed debian" in said
+    assert said[-1] == ("maven: 1 test file(s) left out, they do not compile against the substitutes (as Defects4J "
+                        "leaves out tests that do not compile): src/test/java/org/tiny/SugarTest.java")
+    (module,) = built.modules
+    assert (module.test_classes / "org/tiny/HalfTest.class").is_file()
+    assert not (module.test_classes / "org/tiny/SugarTest.class").exists()
+    assert list(built.test_sources) == ["src/test/java/org/tiny/HalfTest.java"]
+
+
+@pytest.mark.slow
+@_needs_debian_maven()
+def test_main_code_that_does_not_compile_against_a_substitute_names_it(tiny):
+    _edit_pom(tiny, "  </dependencies>", HAMCREST_ALL.replace("SCOPE", "compile"))
+    (tiny / "src/main/java/org/tiny/Sugar.java").write_text(SUGAR)
     with pytest.raises(Nl2FixError) as raised:
         build_project(tiny, BuildOptions(maven_repo="debian"))
     first, *rest = raised.value.message.splitlines()
