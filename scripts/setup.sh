@@ -11,9 +11,13 @@ command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 # `nl2fix fix` builds a user's project offline: Maven with the plugins test-compile and the test class
 # path need, all from Debian's packaged repository /usr/share/maven-repo (junit5 carries the junit-bom
-# the compiler plugin's POMs import), and Gradle (~85 s of the install time here).
+# the compiler plugin's POMs import), and Gradle (~85 s of the install time here). The rest serve the
+# real projects of scripts/bench_fix_projects.py (jsoup binds animal-sniffer and maven-bundle-plugin,
+# tests with gson; commons projects test with EasyMock and commons-io).
 command -v mvn >/dev/null 2>&1 || need+=(maven)
-for pkg in libmaven-compiler-plugin-java libmaven-resources-plugin-java libmaven-dependency-plugin-java junit5; do
+for pkg in libmaven-compiler-plugin-java libmaven-resources-plugin-java libmaven-dependency-plugin-java junit5 \
+           libanimal-sniffer-java libmaven-bundle-plugin-java libgoogle-gson-java libeasymock-java \
+           libcommons-io-java; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 command -v gradle >/dev/null 2>&1 || need+=(gradle)

@@ -12,6 +12,7 @@ from nl2fix.cli.show_cmd import echo_lines
 from nl2fix.cli.validate_cmd import validation_options
 from nl2fix.core.domain import Engine
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.openai_client import check_reachable, endpoint
 from nl2fix.fix import patches as fix_patches
 from nl2fix.fix import pipeline as fix
 from nl2fix.fix.project_build import BuildOptions, BuildSystem
@@ -20,6 +21,8 @@ from nl2fix.sampling.backends.providers import NAMES, create
 from nl2fix.store.records import RunConfig
 from nl2fix.validation.executors.base import ExecutorKind
 
+NO_PLAUSIBLE_EXIT = 1
+"""The exit status when the run worked and no candidate is plausible (errors exit with 2)."""
 # a user's bug has no patch file to replay
 BACKENDS = tuple(name for name in NAMES if name != "replay")
 
@@ -96,9 +99,14 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
                        strategy=strategy, temperature=temperature, n=n, max_tokens=max_tokens,
                        context_window=context_window or context_window_for(model), base_url=base_url, seed=seed)
     if run_dir is None:
-        run_dir = fix.fix_run_dir(bug, config)
+        run_dir = fix.fix_run_dir(bug, config, project)
     click.echo(f"run: {run_dir}  (bug {bug.id}; `nl2fix show --run {run_dir} --bug {bug.id}` and `nl2fix report` "
                "read it)")
+    url = endpoint(base_url)
+    if backend == "openai" and fix.samples_missing(run_dir, bug, n):
+        if url:
+            check_reachable(url)
+        click.echo(f"asking {model} at {url or 'OpenAI'} for {n} samples")
     chosen = create(config, concurrency=concurrency, retries=retries)
     try:
         choices = fix.sample_validate_rank(
@@ -109,7 +117,7 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
         chosen.close()
     plausible = sum(c.plausible for c in choices)
     click.echo(f"\n{plausible} plausible of {len(choices)} unique candidate(s); the first {min(top, len(choices))}, "
-               f"as diffs of {project}:")
+               f"as diffs of {project.resolve()}:")
     diffs = {}
     for choice in choices[:top]:
         try:
@@ -117,6 +125,16 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
         except Nl2FixError:
             diffs[choice.position] = None
         echo_lines(fix_patches.choice_lines(choice, diffs[choice.position]))
+    _write(project, located, choices, diffs, apply_n, out)
+    if not plausible:
+        click.echo(f"\nno plausible fix: each of the {len(choices)} candidate(s) fails a test that passes on the tree "
+                   "as it is, or the failing test, or does not compile (see each one's reason above)", err=True)
+        raise click.exceptions.Exit(NO_PLAUSIBLE_EXIT)
+
+
+def _write(project: Path, located, choices, diffs, apply_n: int | None, out: Path | None) -> None:
+    """``--out`` and ``--apply``: the chosen candidate's diff in a file, or in the working tree."""
+    bug = located.bug
     if apply_n is None and out is None:
         return
     wanted = apply_n or 1
@@ -126,7 +144,9 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
     if out is not None:
         out.write_text(diffs.get(wanted) or fix_patches.diff_for(project, bug, choice, located.built.encoding),
                        encoding="utf-8")
-        click.echo(f"\nwrote the diff of #{wanted} to {out} (git apply {out})")
+        # the diff's paths are the project's: applied from its folder, wherever this runs
+        click.echo(f"\nwrote the diff of #{wanted} to {out} (apply it with: git -C {project.resolve()} apply "
+                   f"{out.resolve()})")
     if apply_n is not None:
         if not choice.plausible:
             click.echo(f"warning: #{wanted} is not plausible", err=True)

@@ -8,6 +8,8 @@ from typing import Any
 import click
 
 from nl2fix.cli.options import run_option
+from nl2fix.core.domain import USER_BENCHMARK
+from nl2fix.fix.patches import fix_view
 from nl2fix.store.run_store import RunStore
 from ranking.display import Style, bug_view, choose_ranker
 
@@ -32,7 +34,10 @@ COLOURS: dict[Style, dict[str, Any]] = {
 def show_cmd(run_dir: Path, bug_id: str, ranker: str | None, k: int):
     """Print a bug's top-k ranked candidates: score, duplicates, verdict, failing tests and a diff."""
     with RunStore(run_dir, read_only=True) as store:
-        lines = bug_view(store, bug_id, choose_ranker(store, ranker), k)
+        bug = store.bug(bug_id)
+        key = choose_ranker(store, ranker)
+        # a fix run is shown as `nl2fix fix` showed it: plausible candidates first
+        lines = fix_view(store, bug, key, k) if bug.benchmark == USER_BENCHMARK else bug_view(store, bug_id, key, k)
     echo_lines(lines)
 
 

@@ -12,11 +12,14 @@ module: it takes a good part of a second, and most commands never call a model.
 
 from __future__ import annotations
 
+import logging
 import os
+import socket
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import tenacity
 
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
     import openai
 
 _RETRY_STATUS = {408, 409, 429}
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -109,14 +113,35 @@ class RetryWait(tenacity.wait.wait_base):
         return min(asked, self.policy.max_wait) if asked is not None else self.backoff(retry_state)
 
 
+def _say_retry(state: tenacity.RetryCallState) -> None:
+    """A failed call is said before the wait, so a slow or absent server is not silence."""
+    exc = state.outcome.exception() if state.outcome else None
+    wait = state.next_action.sleep if state.next_action else 0.0
+    log.warning("the model server did not answer (%s: %s); attempt %d failed, trying again in %.0f s",
+                type(exc).__name__, str(exc)[:200], state.attempt_number, wait)
+
+
 def retrying(policy: RetryPolicy) -> tenacity.Retrying:
     """Calls through this retry what :func:`retryable` allows, as ``policy`` says; the last error is raised."""
     return tenacity.Retrying(
         stop=tenacity.stop_after_attempt(policy.attempts),
         wait=RetryWait(policy),
         retry=tenacity.retry_if_exception(retryable),
+        before_sleep=_say_retry,
         reraise=True,
     )
+
+
+def check_reachable(base_url: str, timeout: float = 5.0) -> None:
+    """Raise at once when nothing listens at ``base_url``'s host and port (a server not started,
+    a mistyped port), rather than after every back-off of every request."""
+    parts = urlsplit(base_url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((parts.hostname or "localhost", port), timeout=timeout).close()
+    except OSError as exc:
+        raise Nl2FixError(f"cannot reach the model server at {base_url} ({exc.strerror or exc})",
+                          "start the server, or pass the right --base-url (or $OPENAI_BASE_URL)") from exc
 
 
 def error_message(exc: openai.APIStatusError) -> str:

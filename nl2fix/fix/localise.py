@@ -191,6 +191,20 @@ def _mentions(ref: MethodRef, words: dict[str, int]) -> int:
     return words.get(ref.name, 0) + words.get(ref.cls.rsplit(".", 1)[-1], 0)
 
 
+def _qualified_mentions(ref: MethodRef, issue: str) -> int:
+    """How often the issue names the method with its class: ``StringUtils#equals``,
+    ``StringUtils.equals(``, ``StringUtils::equals``."""
+    simple = re.escape(ref.cls.rsplit(".", 1)[-1])
+    return len(re.findall(rf"\b{simple}\s*(?:#|\.|::)\s*{re.escape(ref.name)}\b", issue))
+
+
+def issue_weight(qualified: int, mentions: int) -> float:
+    """What the issue's naming adds to a suspect's score. A frame's weight is 1 for the frame
+    nearest the throw, 1/2 for the next...: a method the issue names with its class twice or more
+    outweighs the first frame of a helper it calls; bare names (``equals``) count little."""
+    return 0.6 * min(qualified, 3) + 0.05 * min(mentions, 4)
+
+
 def rank_suspects(trace: str, index: SourceIndex, *, test: str = "", issue: str = "") -> list[Suspect]:
     """The main methods the failure points at, most suspect first."""
     words: dict[str, int] = {}
@@ -220,6 +234,20 @@ def rank_suspects(trace: str, index: SourceIndex, *, test: str = "", issue: str 
             s.reasons.append(f"no stack frame in the project's main code; {test} calls {ref.name}(...)")
     for s in suspects.values():
         s.mentions = _mentions(s.method, words)
+        qualified = _qualified_mentions(s.method, issue)
+        s.score += issue_weight(qualified, s.mentions)
+        if qualified:
+            name = f"{s.method.cls.rsplit('.', 1)[-1]}#{s.method.name}"
+            s.reasons.insert(0, f"the issue names {name} {qualified} time(s)")
         if s.mentions:
-            s.reasons.append(f"the issue names it {s.mentions} time(s)")
+            s.reasons.append(f"the issue names it or its class {s.mentions} time(s)")
     return sorted(suspects.values(), key=lambda s: (-s.score, -s.mentions, s.method.path, s.method.start_line))
+
+
+AMBIGUOUS = 0.9
+"""A runner-up scoring at least this share of the first's score makes the choice ambiguous."""
+
+
+def ambiguous(suspects: list[Suspect]) -> bool:
+    """Whether the first suspect is not clearly ahead of the second."""
+    return len(suspects) > 1 and suspects[1].score >= AMBIGUOUS * suspects[0].score

@@ -1,7 +1,10 @@
 """A user's bug's candidates as patches of their working tree, best first.
 
 The order: plausible candidates first, then the rest (each group in the paper's ranking order,
-then those its threshold dropped, by score); within that, what the ranker decided. Each candidate
+then those its threshold dropped, by samples). A rank is a place among the plausible candidates
+only: the ranker's threshold is about similarity to the buggy method, and a wrong candidate
+"ranked 1" above a plausible one "below the threshold" would say the opposite of the verdicts.
+``nl2fix show`` of a fix run prints this same order. Each candidate
 becomes a unified diff of the file in the working tree (``a/<path>``/``b/<path>``, as ``git apply``
 and ``patch -p1`` take it), re-indented to sit where the method sits.
 """
@@ -17,7 +20,9 @@ from nl2fix.core.errors import Nl2FixError
 from nl2fix.java_source import splice
 from nl2fix.store.records import CandidateRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
-from ranking.display import Line, Style
+from nl2fix.validation.verdict_source import verdict_engine
+from ranking.display import Line, Style, method_diff
+from ranking.texts import buggy_text, candidate_text
 
 BACKUP_SUFFIX = ".nl2fix-backup"
 
@@ -29,7 +34,9 @@ class FixChoice:
     candidate: CandidateRecord
     verdict: ValidationRecord | None
     rank: int | None
-    """The candidate's place in the ranker's order; None when its threshold dropped it."""
+    """The candidate's place among the plausible ones (1 = the ranker's first); None when not plausible."""
+    plausible_count: int = 0
+    """How many candidates of the bug are plausible."""
 
     @property
     def plausible(self) -> bool:
@@ -89,7 +96,7 @@ def ordered(store: RunStore, bug: Bug, ranker: str | None, engine: str | None) -
     order = [*ranked, *rest]
     good = [h for h in order if h in verdicts and verdicts[h].verdict is Verdict.PLAUSIBLE]
     order = [*good, *(h for h in order if h not in good)]
-    return [FixChoice(i, candidates[h], verdicts.get(h), ranked.index(h) + 1 if h in ranked else None)
+    return [FixChoice(i, candidates[h], verdicts.get(h), i if h in good else None, len(good))
             for i, h in enumerate(order, start=1)]
 
 
@@ -123,17 +130,40 @@ def diff_lines(diff: str) -> list[Line]:
 
 
 def choice_lines(choice: FixChoice, diff: str | None) -> list[Line]:
-    """One candidate as shown: place, verdict, where the ranker put it, why it failed, its diff."""
+    """One candidate as shown by ``nl2fix fix``, with its diff of the working tree."""
+    return _head(choice) + (diff_lines(diff) if diff is not None else [
+        Line("    (no diff: the file changed since sampling)", Style.UNKNOWN)])
+
+
+def _head(choice: FixChoice) -> list[Line]:
+    """Place, verdict, place among the plausible ones, why it failed; the first candidate that is
+    not plausible is preceded by a line that says so."""
     record = choice.verdict
     verdict = record.verdict.value if record else "not validated"
-    rank = f"rank {choice.rank}" if choice.rank else "below the ranking threshold"
     samples = "sample" if choice.candidate.count == 1 else "samples"
-    lines = [Line(""), Line(f"#{choice.position}  {verdict}  ({rank}; {choice.candidate.count} {samples}; "
-                            f"{choice.candidate.hash})", Style.GOOD if choice.plausible else Style.BAD)]
+    rank = f"{choice.rank} of {choice.plausible_count} plausible; " if choice.rank else ""
+    lines = [Line("")]
+    if choice.rank is None and choice.position == choice.plausible_count + 1:
+        lines += [Line("not plausible (for reference, not to apply):", Style.UNKNOWN), Line("")]
+    lines.append(Line(f"#{choice.position}  {verdict}  ({rank}{choice.candidate.count} {samples}; "
+                      f"{choice.candidate.hash})", Style.GOOD if choice.plausible else Style.BAD))
     if record is not None and record.failing_tests:
         lines.append(Line(f"    failing: {', '.join(record.failing_tests[:5])}"))
     why = record.detail or record.compile_errors if record is not None else ""
     if why.strip():
         lines.append(Line(f"    {why.strip().splitlines()[0][:300]}"))
-    return lines + (diff_lines(diff) if diff is not None else [Line("    (no diff: the file changed since sampling)",
-                                                                      Style.UNKNOWN)])
+    return lines
+
+
+def fix_view(store: RunStore, bug: Bug, ranker: str, k: int) -> list[Line]:
+    """``nl2fix show`` of a fix run: the first ``k`` candidates in the order ``nl2fix fix`` printed
+    them, each as a diff of the method."""
+    choices = ordered(store, bug, ranker, verdict_engine(store))
+    plausible = choices[0].plausible_count if choices else 0
+    lines = [Line(f"{bug.id}: {bug.title}", Style.TITLE),
+             Line(f"as `nl2fix fix` orders them: {plausible} plausible of {len(choices)} (plausible first, in the "
+                  f"order of {ranker}); showing {min(k, len(choices))}")]
+    buggy = buggy_text(bug)
+    for choice in choices[:k]:
+        lines += _head(choice) + method_diff(buggy, candidate_text(choice.candidate.code), f"#{choice.position}")
+    return lines

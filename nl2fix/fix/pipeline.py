@@ -10,22 +10,24 @@ that cover the method's file; the tree as it is stands in for the unknown fix), 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from defects4j_adapter import cache
 from defects4j_adapter.sandbox.base import SandboxSpec
 from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.load import Dataset, open_dataset
 from nl2fix.fix import failing_test_run as failing_test
 from nl2fix.fix import user_bug
-from nl2fix.fix.localise import SourceIndex, rank_suspects, top_class
+from nl2fix.fix.localise import SourceIndex, ambiguous, rank_suspects, top_class
 from nl2fix.fix.patches import FixChoice, ordered
 from nl2fix.fix.project_build import BuildOptions, BuiltProject, build_project
 from nl2fix.sampling.stage import sample
 from nl2fix.store.records import RunConfig
-from nl2fix.store.run_dirs import default_run_dir
+from nl2fix.store.run_dirs import RUNS_DIR, default_run_dir
 from nl2fix.store.run_store import STORE_FILE, RunStore
 from nl2fix.validation.stage import validate
 from nl2fix.validation.verdict_source import verdict_engine
@@ -58,12 +60,18 @@ def _test_classes(built: BuiltProject) -> list[str]:
     return [top_class(path, text) for path, text in built.test_sources.items()]
 
 
+def _test_folders(built: BuiltProject) -> str:
+    """The test source folders, relative to the project, for messages."""
+    folders = [d.relative_to(built.root) for m in built.modules for d in m.test_dirs if d.is_relative_to(built.root)]
+    return ", ".join(str(built.source / f) for f in folders) or f"{built.source} (no test folder)"
+
+
 def _test_module(built: BuiltProject, test: str):
     cls = test.split("::")[0]
     for path, text in built.test_sources.items():
         if top_class(path, text) == cls:
             return built.module_at(path)
-    raise Nl2FixError(f"no test class {cls} in the project")
+    raise Nl2FixError(f"no test class {cls} in {_test_folders(built)}")
 
 
 def _localise(built: BuiltProject, test: str, issue_text: str, echo: Echo):
@@ -82,23 +90,31 @@ def _localise(built: BuiltProject, test: str, issue_text: str, echo: Echo):
                           "say which method to fix with --method path/File.java:Class#method")
     echo(f"{test} fails: {first[0] if first else ''}")
     for i, s in enumerate(suspects[:SUSPECTS_SHOWN], start=1):
-        echo(f"  {'->' if i == 1 else '  '} {i}. {s.method.label}: {'; '.join(s.reasons[:3])}")
-    if len(suspects) > 1 and (suspects[0].score, suspects[0].mentions) == (suspects[1].score, suspects[1].mentions):
-        echo("  (a tie: the first in file order was taken; choose another with --method)")
+        echo(f"  {'->' if i == 1 else '  '} {i}. {s.method.label} (score {s.score:.2f}): {'; '.join(s.reasons[:3])}")
+    if ambiguous(suspects):
+        options = "\n".join(f"  --method {s.method.path}:{s.method.cls.rsplit('.', 1)[-1]}#{s.method.name}:"
+                            f"{s.method.start_line}" for s in suspects[:3])
+        raise Nl2FixError(f"{test}'s failure does not say clearly which method to fix: the first suspects score "
+                          f"{', '.join(f'{s.score:.2f}' for s in suspects[:3])}",
+                          f"choose one with --method (or name it in the issue as Class#method):\n{options}")
     return suspects[0].method
 
 
 def locate(target: FixTarget, build: BuildOptions, echo: Echo) -> Located:
     """Build the project and make the bug record of the method to fix."""
-    built = build_project(target.project, build, on_build=lambda system, path: echo(
-        f"building {target.project} with {system.value} (once; cached in {path})"))
-    test = user_bug.parse_test_spec(target.test, _test_classes(built)) if target.test else None
+    project = target.project.resolve()
+    built = build_project(project, build, on_build=lambda system, path: echo(
+        f"building {project} with {system.value} (once; cached in {path})"), say=echo)
+    test = (user_bug.parse_test_spec(target.test, _test_classes(built), _test_folders(built)) if target.test
+            else None)
+    if test:
+        user_bug.check_test_method(test, built.test_sources)
     title, description = user_bug.read_issue(target.issue)
     if target.method:
         spec = user_bug.parse_method_spec(target.method)
         file = built.root / spec.path
         if not file.is_file():
-            raise Nl2FixError(f"{target.project / spec.path} does not exist", "give the path relative to --project")
+            raise Nl2FixError(f"{project / spec.path} does not exist", "give the path relative to --project")
         ref = user_bug.find_method(spec, file.read_bytes().decode(built.encoding))
         echo(f"method: {ref.label} (given)")
     elif test:
@@ -126,8 +142,14 @@ def locate(target: FixTarget, build: BuildOptions, echo: Echo) -> Located:
     return Located(built, bug)
 
 
-def fix_run_dir(bug: Bug, config: RunConfig) -> Path:
-    return default_run_dir(f"fix-{bug.id}", config.strategy.value, config.model, config.temperature)
+def fix_run_dir(bug: Bug, config: RunConfig, project: Path) -> Path:
+    """``runs/fix-<id>-...`` of the working directory, unless that is inside the project (a run there
+    would change the project's content, hence its build's key, and show in ``git status``): then
+    ``$NL2FIX_CACHE_DIR/runs/``."""
+    base = RUNS_DIR.resolve()
+    if base.is_relative_to(project.resolve()):
+        base = cache.cache_dir() / "runs"
+    return default_run_dir(f"fix-{bug.id}", config.strategy.value, config.model, config.temperature, base)
 
 
 def _check_store(run_dir: Path, bug: Bug) -> None:
@@ -140,6 +162,24 @@ def _check_store(run_dir: Path, bug: Bug) -> None:
             bug.buggy_method, bug.path, bug.title, bug.description, bug.trigger_tests):
         raise Nl2FixError(f"{run_dir} already holds {bug.id} for another method, issue text or test",
                           "pass another --run, or --id NAME-N for a new bug id")
+
+
+def _no_candidate(run_dir: Path, bug: Bug) -> Nl2FixError:
+    """Why no answer gave a candidate: the commonest reasons extraction gave, with a count."""
+    with RunStore(run_dir, read_only=True) as store:
+        samples = store.samples(bug.id)
+    reasons = Counter((s.extraction_error or "no method").splitlines()[0][:200] for s in samples)
+    why = "; ".join(f"{reason} ({count}x)" for reason, count in reasons.most_common(3))
+    return Nl2FixError(f"no candidate fix: none of the {len(samples)} answers held a usable method: {why}",
+                       "check that the method is the one the issue is about (--method), or ask for more samples (-n)")
+
+
+def samples_missing(run_dir: Path, bug: Bug, n: int) -> bool:
+    """Whether sampling will ask the model for more (a resumed, complete run asks for none)."""
+    if not (run_dir / STORE_FILE).is_file():
+        return True
+    with RunStore(run_dir, read_only=True) as store:
+        return len(store.sample_indices(bug.id)) < n
 
 
 def sample_validate_rank(located: Located, config: RunConfig, run_dir: Path, *, backend, sandbox: SandboxSpec,
@@ -156,6 +196,8 @@ def sample_validate_rank(located: Located, config: RunConfig, run_dir: Path, *, 
     echo(str(summary))
     if summary.failed_requests and not summary.unique_candidates:
         raise Nl2FixError("every request to the model failed; nothing to validate", "re-run to ask again")
+    if not summary.unique_candidates:
+        raise _no_candidate(run_dir, bug)
     checked = validate(run_dir, engine=engine, workers=workers, sandbox=sandbox, bug_ids=[bug.id], progress=progress,
                        test_timeout=test_timeout, candidate_timeout=candidate_timeout,
                        workspaces=lambda b: located.built.workspace(b))

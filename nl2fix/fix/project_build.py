@@ -27,9 +27,10 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,15 +41,33 @@ from defects4j_adapter.workspaces import local as local_workspace
 from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command, which
+from nl2fix.fix import debian_maven
+from nl2fix.store.run_store import STORE_FILE
 
 PROJECTS_DIR = "projects"
 BUILD_FILE = "nl2fix-build.json"
 BUILD_TIMEOUT = 1800.0
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "target", "build", ".gradle", "out", ".idea", "node_modules"})
-DEBIAN_MAVEN_REPO = Path("/usr/share/maven-repo")
+MAVEN_ATTEMPTS = 40
+"""Offline builds with Debian's repository: each may add substitutions, then Maven tries again."""
 MAVEN_CLASSPATH_FILE = "target/nl2fix.classpath"
+MAVEN_CHECKS_SKIPPED = {
+    "animal-sniffer-maven-plugin": "animal.sniffer.skip",
+    "maven-enforcer-plugin": "enforcer.skip",
+    "apache-rat-plugin": "rat.skip",
+    "maven-checkstyle-plugin": "checkstyle.skip",
+    "spotbugs-maven-plugin": "spotbugs.skip",
+    "maven-pmd-plugin": "pmd.skip",
+    "jacoco-maven-plugin": "jacoco.skip",
+    "japicmp-maven-plugin": "japicmp.skip",
+    "revapi-maven-plugin": "revapi.skip",
+}
+"""Plugins that check a build and produce nothing nl2fix uses, by their skip property: skipped, so a
+check's own inputs (animal-sniffer's API signatures, enforcer's rules about versions, which
+Debian's substitutions break) do not stop an offline build. Said when the project's POMs name one."""
 GRADLE_LAYOUT_FILE = "nl2fix-layout.json"
-FORMAT = 1
+FORMAT = 2
+Say = Callable[[str], None]
 _ANT_SRC = ("src.dir", "source.dir", "src.main.dir", "java.src.dir", "src.java.dir", "main.src.dir", "src")
 _ANT_TEST = ("test.dir", "test.src.dir", "src.test.dir", "tests.dir", "test.src", "test.source.dir", "test.java.dir")
 
@@ -142,6 +161,9 @@ class BuiltProject:
         for module in self.modules:
             for folder in (module.test_dirs if tests else module.src_dirs):
                 for path in local_workspace.java_files(folder):
+                    # a test file the build left out (it did not compile) is not a test of the project
+                    if tests and not (module.test_classes / path.relative_to(folder).with_suffix(".class")).is_file():
+                        continue
                     out[str(path.relative_to(self.root))] = path.read_bytes().decode(self.encoding, "replace")
         return out
 
@@ -152,7 +174,7 @@ class BuiltProject:
 
     @functools.cached_property
     def test_sources(self) -> dict[str, str]:
-        """Every test Java file, by path relative to the project, with its text."""
+        """Every test Java file the build compiled, by path relative to the project, with its text."""
         return self._sources(tests=True)
 
     def workspace(self, bug: Bug) -> Workspace:
@@ -180,9 +202,15 @@ def detect(project: Path) -> BuildSystem:
     return BuildSystem.PLAIN
 
 
+def _skipped(folder: Path, name: str) -> bool:
+    """Build output, version control, and nl2fix's own run folders (a ``--run`` inside the project
+    must not change its key): none is copied or hashed."""
+    return name in SKIPPED_DIRS or (folder / name / STORE_FILE).is_file()
+
+
 def _project_files(root: Path) -> Iterator[Path]:
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
+        dirnames[:] = sorted(d for d in dirnames if not _skipped(Path(dirpath), d))
         for name in sorted(filenames):
             yield Path(dirpath) / name
 
@@ -199,7 +227,7 @@ def fingerprint(root: Path, options: BuildOptions, system: BuildSystem) -> str:
 
 
 def _copy(src: Path, dest: Path) -> None:
-    shutil.copytree(src, dest, symlinks=True, ignore=lambda d, names: [n for n in names if n in SKIPPED_DIRS])
+    shutil.copytree(src, dest, symlinks=True, ignore=lambda d, names: [n for n in names if _skipped(Path(d), n)])
 
 
 def _failed(what: str, output: str, hint: str) -> Nl2FixError:
@@ -251,43 +279,107 @@ def _pom_path(pom: ET.Element, name: str, default: str) -> str:
     return value if value and "${" not in value else default
 
 
-def debian_maven_repo(cache_base: Path | None = None) -> Path:
-    """A writable local repository whose files are links into Debian's ``/usr/share/maven-repo``."""
-    if not DEBIAN_MAVEN_REPO.is_dir():
-        raise Nl2FixError(f"{DEBIAN_MAVEN_REPO} does not exist",
-                          "apt-get install maven libmaven-compiler-plugin-java libmaven-resources-plugin-java "
-                          "libmaven-dependency-plugin-java junit5 (see scripts/setup.sh)")
-
-    def build(tmp: Path) -> None:
-        result = run_command(["cp", "-rs", f"{DEBIAN_MAVEN_REPO}/.", str(tmp)], timeout=300)
-        if not result.ok:
-            raise Nl2FixError(f"cannot link {DEBIAN_MAVEN_REPO}: {result.stderr.strip()[:300]}")
-
-    # keyed by what the packages hold: installing another one makes a new repository
-    listing = "\n".join(sorted(str(p.relative_to(DEBIAN_MAVEN_REPO)) for p in _project_files(DEBIAN_MAVEN_REPO)))
-    key = hashlib.sha256(listing.encode()).hexdigest()[:16]
-    return cache.build_once((cache_base or cache.cache_dir()) / f"maven-repo-debian-{key}", build)
-
-
-def _maven_repo(options: BuildOptions) -> list[str]:
+def _maven_repo(options: BuildOptions, build_dir: Path) -> Path | None:
     if options.maven_repo is None:
-        return []
-    repo = debian_maven_repo() if options.maven_repo == "debian" else Path(options.maven_repo).resolve()
-    return [f"-Dmaven.repo.local={repo}"]
+        return None
+    if options.maven_repo == "debian":
+        return debian_maven.debian_repo(build_dir / "maven-repo-debian")
+    return Path(options.maven_repo).resolve()
 
 
-def _build_maven(project: Path, options: BuildOptions) -> list[Module]:
+def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> list[Module]:
     mvn = which("mvn")
     if mvn is None:
         raise Nl2FixError("this is a Maven project and `mvn` is not installed", "apt-get install maven")
-    argv = [str(mvn), "-o", "-B", "-q", *_maven_repo(options), "test-compile", "dependency:build-classpath",
-            f"-Dmdep.outputFile={MAVEN_CLASSPATH_FILE}", "-Dmdep.includeScope=test"]
-    result = run_command(argv, timeout=options.timeout, cwd=project)
-    (project.parent / "build.log").write_text(result.stdout + result.stderr, encoding="utf-8")
+    repo = _maven_repo(options, project.parent)
+    named = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in project.rglob("pom.xml"))
+    skipped = [plugin for plugin in MAVEN_CHECKS_SKIPPED if plugin in named]
+    if skipped:
+        say(f"maven: checks that build nothing nl2fix uses are skipped: {', '.join(skipped)} (-D"
+            + " -D".join(MAVEN_CHECKS_SKIPPED[p] for p in skipped) + ")")
+    properties: dict[str, str] = {}
+    """Version properties Debian's repository defined for the build (see below)."""
+    served: list[debian_maven.Substitution] = []
+    log.unlink(missing_ok=True)
+    for _ in range(MAVEN_ATTEMPTS):
+        argv = [str(mvn), "-o", "-B", "-q", *([f"-Dmaven.repo.local={repo}"] if repo else []),
+                *(f"-D{flag}" for flag in MAVEN_CHECKS_SKIPPED.values()),
+                *(f"-D{name}={value}" for name, value in properties.items()),
+                "test-compile", "dependency:build-classpath", f"-Dmdep.outputFile={MAVEN_CLASSPATH_FILE}",
+                "-Dmdep.includeScope=test"]
+        result = run_command(argv, timeout=options.timeout, cwd=project)
+        output = result.stdout + result.stderr
+        with log.open("a", encoding="utf-8") as f:
+            f.write(f"$ {' '.join(argv)}\n{output}\n")
+        if result.ok or options.maven_repo != "debian" or repo is None:
+            break
+        # Debian's repository: serve the versions asked for by the installed ones, and try again
+        wanted, unversioned = debian_maven.missing_artifacts(output)
+        made, lacking = debian_maven.substitute(repo, wanted)
+        served += made
+        for substitution in made:
+            say(f"maven: {substitution}")
+        # a version property no POM defines (a real parent did; the installed one serving it does not): the installed
+        # version of its artifact, or a placeholder plugin when none is installed
+        undefined = {k: c for k, c in debian_maven.undefined_versions(output).items() if k not in properties}
+        for name, c in undefined.items():
+            installed = debian_maven.version_for(repo, c)
+            if installed is not None:
+                properties[name] = installed
+                say(f"maven: ${{{name}}}, the version of {c}, is defined by no POM Maven read: set "
+                    f"to the installed {installed}")
+            else:
+                debian_maven.placeholders(repo, [c])
+                properties[name] = debian_maven.PLACEHOLDER
+                say(f"maven: ${{{name}}}, the version of {c}, is defined by no POM Maven read and "
+                    f"Debian lacks it: set to an empty placeholder {debian_maven.PLACEHOLDER} (a "
+                    f"build that runs the plugin fails)")
+        stand_ins = debian_maven.placeholders(repo, unversioned)
+        for c in stand_ins:
+            say(f"maven: {c.group}:{c.artifact} is not in Debian's repository and has no version in the POMs: an empty "
+                f"placeholder {c.version} lets Maven read them (a build that runs the plugin fails)")
+        if not made and not stand_ins and not undefined:
+            if lacking or unversioned:
+                raise Nl2FixError(
+                    "the offline Maven build needs what Debian's Maven repository does not hold:\n"
+                    + debian_maven.lacking_message([*lacking, *unversioned]),
+                    f"install the packages named (apt-get install ...), or build once online and pass --maven-repo "
+                    f"~/.m2/repository; the whole log: {log}")
+            break
+    run = debian_maven.placeholders_run(output) if not result.ok and repo is not None else []
+    if run:
+        raise Nl2FixError(
+            f"the offline Maven build runs {', '.join(f'{c.group}:{c.artifact}' for c in run)}, which Debian's "
+            f"repository does not hold: the empty placeholder that let Maven read the POMs has no goal to run\n"
+            + debian_maven.lacking_message(run),
+            f"install the packages named, or build once online and pass --maven-repo ~/.m2/repository; the whole "
+            f"log: {log}")
+    left_out: list[Path] = []
+    if not result.ok and served and _test_files_failing(output, project):
+        # only test files fail, against substitutes: build without them, as Defects4J leaves out
+        # tests that do not compile, rather than not at all
+        retry = run_command([*argv[:-4], "-Dmaven.test.skip=true", *argv[-4:]], timeout=options.timeout, cwd=project)
+        with log.open("a", encoding="utf-8") as f:
+            f.write(f"$ (tests compiled by nl2fix) {' '.join(argv)} -Dmaven.test.skip=true\n"
+                    f"{retry.stdout + retry.stderr}\n")
+        if retry.ok:
+            left_out = _compile_tests_leaving_out(project, _test_files_failing(output, project), log)
+            result, output = retry, retry.stdout + retry.stderr
+            say(f"maven: {len(left_out)} test file(s) left out, they do not compile against the substitutes (as "
+                f"Defects4J leaves out tests that do not compile): "
+                + ", ".join(str(f.relative_to(project)) for f in left_out))
+    if not result.ok and served and "COMPILATION ERROR" in output:
+        # the versions Debian serves in place of the asked ones are the likeliest cause: say which
+        raise _failed(f"the offline Maven build failed to compile, against {len(served)} substitute(s): "
+                      + "; ".join(map(str, served)), output,
+                      f"a substitute's API may differ from the version the project was written for (the files "
+                      f"that fail name the library); install that version, or build once online and pass "
+                      f"--maven-repo ~/.m2/repository; the whole log: {log}")
     if not result.ok:
-        raise _failed(f"the offline Maven build failed ({' '.join(argv[1:])})", result.stdout + result.stderr,
-                      "everything must already be in the local repository: build once online, or pass "
-                      "--maven-repo DIR (or `debian` for Debian's packaged plugins and libraries)")
+        hint = (f"the whole log: {log}" if options.maven_repo == "debian" else
+                "everything must already be in the local repository: build once online, or pass "
+                "--maven-repo DIR (or `debian` for Debian's packaged plugins and libraries)")
+        raise _failed(f"the offline Maven build failed ({' '.join(argv[1:])})", output, hint)
     modules = []
     for m in maven_modules(project):
         cp_file = m.dir / MAVEN_CLASSPATH_FILE
@@ -297,6 +389,53 @@ def _build_maven(project: Path, options: BuildOptions) -> list[Module]:
         modules.append(Module(m.dir, (m.dir / m.src,), (m.dir / m.test,), m.dir / m.classes, m.dir / m.test_classes,
                               (*resources, *(_real(Path(e)) for e in entries if e))))
     return modules
+
+
+_MAVEN_ERROR_FILE = re.compile(r"^\[ERROR\] (/\S+\.java):\[\d+", re.MULTILINE)
+_JAVAC_ERROR_FILE = re.compile(r"^(/\S+\.java):\d+: error:", re.MULTILINE)
+
+
+def _test_files_failing(output: str, project: Path) -> list[Path]:
+    """The files of a failed compile, when every one is a test source of a module (else none)."""
+    files = sorted({Path(m) for m in _MAVEN_ERROR_FILE.findall(output)})
+    tests = [m.dir / m.test for m in maven_modules(project)]
+    if files and all(any(f.is_relative_to(t) for t in tests) for f in files):
+        return files
+    return []
+
+
+def _compile_tests_leaving_out(project: Path, failing: list[Path], log: Path) -> list[Path]:
+    """Each module's tests compiled by javac against its classes and Maven's test class path, less
+    the files that do not compile (and those that then fail for their sake); the files left out."""
+    left_out = set(failing)
+    for m in maven_modules(project):
+        sources = local_workspace.java_files(m.dir / m.test)
+        if not sources:
+            continue
+        classes, out = m.dir / m.classes, m.dir / m.test_classes
+        cp_file = m.dir / MAVEN_CLASSPATH_FILE
+        classpath = [classes, *(Path(e) for e in cp_file.read_text().strip().split(os.pathsep) if e)] \
+            if cp_file.is_file() else [classes]
+        level = java_level.class_file_level(classes) or java_level.project_level(m.dir)
+        encoding = local_workspace.detect_encoding(p.read_bytes() for p in sources)
+        for _ in range(MAVEN_ATTEMPTS):
+            shutil.rmtree(out, ignore_errors=True)
+            result = local_workspace.javac([p for p in sources if p not in left_out], out, classpath, encoding,
+                                           release=str(level))
+            with log.open("a", encoding="utf-8") as f:
+                f.write(f"$ javac (the tests of {m.dir.name}, {len(left_out)} left out)\n"
+                        f"{result.stdout + result.stderr}\n")
+            if result.ok:
+                break
+            more = {Path(f) for f in _JAVAC_ERROR_FILE.findall(result.stdout + result.stderr)} - left_out
+            if not more:
+                raise _failed(f"the tests of {m.dir.name} do not compile", result.stdout + result.stderr,
+                              f"the whole log: {log}")
+            left_out |= more
+        resources = m.dir / "src/test/resources"
+        if resources.is_dir():
+            shutil.copytree(resources, out, dirs_exist_ok=True)
+    return sorted(left_out)
 
 
 def _real(path: Path) -> Path:
@@ -405,22 +544,34 @@ def _from_json(data: list[dict], base: Path) -> tuple[Module, ...]:
 
 
 def build_project(project: Path, options: BuildOptions = BuildOptions(), cache_base: Path | None = None,
-                  on_build=lambda system, path: None) -> BuiltProject:
+                  on_build=lambda system, path: None, say: Say = lambda text: None) -> BuiltProject:
     """The project compiled (once per content) in the cache. ``on_build(system, folder)`` is called
-    before a build that is not cached yet (it may take minutes)."""
+    before a build that is not cached yet (it may take minutes); ``say`` hears what the build had to
+    do that the user should know (substitutions in Debian's Maven repository), also when cached."""
     project = project.resolve()
     if not project.is_dir():
         raise Nl2FixError(f"project folder {project} does not exist")
+    if not any(p.suffix == ".java" for p in _project_files(project)):
+        raise Nl2FixError(f"{project} holds no Java source file (*.java), outside build output",
+                          "point --project at the folder of a Java project (the one with pom.xml, build.gradle, "
+                          "build.xml or the source folders)")
     system = options.system or detect(project)
     key = fingerprint(project, options, system)
     final = (cache_base or cache.cache_dir()) / PROJECTS_DIR / project.name / f"{system.value}-{key}"
+
+    notes: list[str] = []
+
+    def note(text: str) -> None:
+        notes.append(text)
+        say(text)
 
     def build(tmp: Path) -> None:
         on_build(system, final)
         copy = tmp / "project"
         _copy(project, copy)
         if system is BuildSystem.MAVEN:
-            modules = _build_maven(copy, options)
+            # the log is kept beside the cache entry: a failed build's folder is removed
+            modules = _build_maven(copy, options, note, final.with_name(final.name + ".log"))
         elif system is BuildSystem.GRADLE:
             modules = _build_gradle(copy, options)
         else:
@@ -429,10 +580,14 @@ def build_project(project: Path, options: BuildOptions = BuildOptions(), cache_b
         encoding = local_workspace.detect_encoding(
             p.read_bytes() for m in modules for d in (*m.src_dirs, *m.test_dirs) for p in local_workspace.java_files(d))
         (tmp / BUILD_FILE).write_text(json.dumps({"format": FORMAT, "system": system.value, "encoding": encoding,
-                                                  "modules": _to_json(modules, tmp)}, indent=2), encoding="utf-8")
+                                                  "modules": _to_json(modules, tmp), "notes": notes}, indent=2),
+                                      encoding="utf-8")
 
     cache.build_once(final, build)
     data = json.loads((final / BUILD_FILE).read_text(encoding="utf-8"))
+    if not notes:  # a cached build: what it had to do still holds
+        for text in data.get("notes", []):
+            say(f"{text} (cached build)")
     return BuiltProject(BuildSystem(data["system"]), project, final / "project", _from_json(data["modules"], final),
                         data["encoding"])
 

@@ -5,6 +5,7 @@ the method's file. Pure functions over text, apart from reading the issue file.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -13,12 +14,15 @@ from pathlib import Path, PurePosixPath
 from nl2fix.core.domain import USER_BENCHMARK, Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.fix.localise import MethodRef, methods_of, top_class
+from nl2fix.java_source.lexer import Kind, code_tokens, matching_close
 from nl2fix.java_source.text import remove_comments
 
 _METHOD_SPEC = re.compile(r"^(?P<path>[^:]+\.java):(?P<cls>[\w.$]+)#(?P<name>[\w$]+)(?::(?P<line>\d+))?$")
 _TEST_SPEC = re.compile(r"^(?P<cls>[\w.$]+)(?:::|#)(?P<name>[\w$]+)$")
-_CLASS_DECL = re.compile(r"\b(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)")
+_CLASS_KEYWORDS = frozenset({"class", "interface", "enum", "record"})
 _ID_PART = re.compile(r"[^A-Za-z0-9]+")
+_EXTENDS = re.compile(r"\bclass\s+[A-Za-z_$][\w$]*(?:\s*<[^{]*?>)?\s+extends\s+([\w.$]+)")
+_FILE_LIKE = re.compile(r"^[^\s]*(?:[/\\][^\s]*|\.(?:md|txt|markdown|issue|rst|text))$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -41,37 +45,73 @@ def parse_method_spec(text: str) -> MethodSpec:
                       int(m.group("line")) if m.group("line") else None)
 
 
-def parse_test_spec(text: str, test_classes: list[str]) -> str:
+def parse_test_spec(text: str, test_classes: list[str], where: str = "the project's test sources") -> str:
     """``Class::method`` (or ``Class#method``) with the class qualified from the test sources'
-    classes when given by its simple name."""
+    classes when given by its simple name; ``where`` names the folders looked in, for the error."""
     m = _TEST_SPEC.match(text.strip())
     if not m:
         raise Nl2FixError(f"--test {text!r} is not Class::method", "e.g. --test org.acme.PagerTest::partialLastPage")
     cls = m.group("cls")
     if cls not in test_classes:
         matches = [c for c in test_classes if c.rsplit(".", 1)[-1] == cls or c.endswith("." + cls)]
-        if len(matches) != 1:
-            hint = f"candidates: {', '.join(matches)}" if matches else "give the test class's qualified name"
-            raise Nl2FixError(f"no single test class {cls!r} in the project's test sources", hint)
+        if len(matches) > 1:
+            raise Nl2FixError(f"several test classes are named {cls} in {where}",
+                              f"give the qualified name, one of: {', '.join(matches)}")
+        if not matches:
+            simple = {c.rsplit(".", 1)[-1]: c for c in test_classes}
+            close = [simple[n] for n in difflib.get_close_matches(cls.rsplit(".", 1)[-1], simple, n=3)]
+            raise Nl2FixError(f"no test class {cls} in {where} ({len(test_classes)} test classes there)",
+                              f"did you mean {' or '.join(close)}?" if close else
+                              "give a class of those folders; --build/--test-src say where the tests are")
         cls = matches[0]
     return f"{cls}::{m.group('name')}"
 
 
+def check_test_method(test: str, test_sources: Mapping[str, str]) -> None:
+    """Raise unless ``Class::method``'s class (or a superclass among the test sources) declares the
+    method. A superclass outside the test sources (a library's) may declare it: that is let through."""
+    cls, _, method = test.partition("::")
+    by_class = {top_class(path, text): (path, text) for path, text in test_sources.items()}
+    by_simple = {name.rsplit(".", 1)[-1]: name for name in by_class}
+    seen: list[str] = []
+    current: str | None = cls.split("$", 1)[0]
+    declared: set[str] = set()
+    while current and current in by_class and current not in seen:
+        seen.append(current)
+        path, text = by_class[current]
+        declared |= {ref.name for ref in methods_of(path, text)}
+        if method in declared:
+            return
+        parent = _EXTENDS.search(text)
+        if parent is None:
+            break
+        name = parent.group(1)
+        current = name if name in by_class else by_simple.get(name)
+        if current is None:
+            return  # inherits from outside the test sources: it may declare the test
+    if not seen:
+        return
+    close = difflib.get_close_matches(method, sorted(declared), n=3)
+    raise Nl2FixError(f"{cls} has no method {method} (looked in {by_class[seen[0]][0]}"
+                      + (f" and its superclasses {', '.join(seen[1:])}" if len(seen) > 1 else "") + ")",
+                      f"did you mean {' or '.join(close)}?" if close else "name a test method of that class")
+
+
 def _class_spans(text: str) -> list[tuple[str, int, int]]:
-    """(name, first line, last line) of every class declaration, by brace matching (comments and
-    strings are rare enough around class headers to be ignored here)."""
+    """(name, first line, last line) of every class declaration, read from code tokens, so that a
+    comment's words ("the given class failed") or a string's braces are never taken for code."""
+    tokens = code_tokens(text)
     spans = []
-    for m in _CLASS_DECL.finditer(text):
-        open_at = text.find("{", m.end())
-        if open_at < 0:
+    for i, token in enumerate(tokens[:-1]):
+        if (token.text not in _CLASS_KEYWORDS or tokens[i + 1].kind is not Kind.WORD
+                or (i > 0 and tokens[i - 1].text in (".", "::"))):  # String.class, Foo::class
             continue
-        depth, i = 0, open_at
-        while i < len(text):
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            if depth == 0:
-                break
-            i += 1
-        spans.append((m.group(1), text.count("\n", 0, m.start()) + 1, text.count("\n", 0, i) + 1))
+        open_at = next((j for j in range(i + 2, len(tokens)) if tokens[j].text in ("{", ";")), None)
+        if open_at is None or tokens[open_at].text != "{":
+            continue
+        close = matching_close(tokens, open_at)
+        end = tokens[close].start if close is not None else len(text)
+        spans.append((tokens[i + 1].text, text.count("\n", 0, token.start) + 1, text.count("\n", 0, end) + 1))
     return spans
 
 
@@ -87,10 +127,16 @@ def find_method(spec: MethodSpec, text: str) -> MethodRef:
         owner = min(enclosing, key=lambda s: s[2] - s[1])[0] if enclosing else PurePosixPath(spec.path).stem
         if owner == inner:
             found.append(ref)
+    named = found
     if spec.line is not None:
         found = [r for r in found if r.start_line <= spec.line <= r.end_line]
     if len(found) == 1:
         return found[0]
+    if not found and named:
+        options = ", ".join(f"{spec.path}:{spec.cls}#{spec.name}:{r.start_line} ({r.params}; lines {r.start_line}-"
+                            f"{r.end_line})" for r in named)
+        raise Nl2FixError(f"no method {spec.cls}#{spec.name} in {spec.path} spans line {spec.line}",
+                          f"give a line from its header to its closing brace: {options}")
     if not found:
         raise Nl2FixError(f"no method {spec.cls}#{spec.name} in {spec.path}",
                           "check the class and method names (constructors are named like their class)")
@@ -100,8 +146,13 @@ def find_method(spec: MethodSpec, text: str) -> MethodRef:
 
 def read_issue(value: str) -> tuple[str, str]:
     """The issue's title (its first non-empty line, Markdown heading marks dropped) and description
-    (the rest), from a file when ``value`` names one, else from the text itself."""
+    (the rest), from a file when ``value`` names one, else from the text itself. A single word that
+    looks like a path (a folder separator or a text file's suffix) and is not a file is an error:
+    a mistyped file name would otherwise become the whole bug report."""
     path = Path(value)
+    if _FILE_LIKE.match(value.strip()) and not path.is_file():
+        raise Nl2FixError(f"the issue file {value} does not exist (looked in {Path.cwd()})",
+                          "pass the issue file's path, or its text in quotes")
     try:
         text = path.read_text(encoding="utf-8") if len(value) < 4096 and path.is_file() else value
     except OSError as exc:

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from nl2fix.fix import failing_test_run as failing_test
-from nl2fix.fix.project_build import DEBIAN_MAVEN_REPO, BuildOptions, build_project
+from nl2fix.fix.debian_maven import DEBIAN_MAVEN_REPO
+from nl2fix.fix.project_build import BuildOptions, build_project
 from nl2fix.store.run_store import RunStore
 from tests.helpers.paths import FIXTURES
 
@@ -154,8 +155,9 @@ def test_fix_in_a_plain_javac_project_localises_and_applies(tmp_path, openai_ser
               "--test-src", "test", "-n", "3", "--run", run, "--id", "Words-1"]
     out = _fix(invoke_cli, server, *common)
     # localised from the stack trace: the frame of Words.initials where charAt threw
-    assert "-> 1. src/org/words/Words.java:Words#initials (lines 9-15): 1st project frame of the failure " \
-           "(java.lang.StringIndexOutOfBoundsException" in out
+    chosen = out.split("-> 1. ", 1)[1].split("\n", 1)[0]
+    assert chosen.startswith("src/org/words/Words.java:Words#initials (lines 9-15) (score 1.05): ")
+    assert "1st project frame of the failure (java.lang.StringIndexOutOfBoundsException" in chosen
     assert "1 plausible of 3 unique candidate(s)" in out
     assert out.split("\n#1  ", 1)[1].startswith("plausible")
 

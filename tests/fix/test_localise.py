@@ -4,7 +4,7 @@ tests with prices fixed, where Discount.apply throws and Cart.average rounds dow
 
 import pytest
 
-from nl2fix.fix.localise import Frame, SourceIndex, junit_failures, parse_trace, rank_suspects
+from nl2fix.fix.localise import Frame, SourceIndex, ambiguous, junit_failures, parse_trace, rank_suspects
 from tests.helpers.paths import FIXTURES
 
 FIXTURE = FIXTURES / "stack_traces"
@@ -76,7 +76,32 @@ def test_the_issue_text_breaks_ties(index):
     assert [s.method.name for s in rank_suspects(trace, index, test=test)] == ["total", "load"]
     named = rank_suspects(trace, index, test=test, issue="Cart.load() returns an empty cart for two lines")
     assert [s.method.name for s in named] == ["load", "total"]
-    assert named[0].mentions == 2 and "the issue names it 2 time(s)" in named[0].reasons
+    assert named[0].mentions == 2 and named[0].reasons[0] == "the issue names Cart#load 1 time(s)"
+    assert "the issue names it or its class 2 time(s)" in named[0].reasons
+    assert not ambiguous(named) and ambiguous(rank_suspects(trace, index, test=test))
+
+
+def test_the_method_the_issue_names_outweighs_the_helper_it_calls():
+    # LANG-1162's shape: the exception is thrown in a helper; the issue names the method it came through
+    index = SourceIndex({
+        "src/org/lang/StringUtils.java": "package org.lang;\npublic class StringUtils {\n"
+                                         "  public static boolean equals(CharSequence a, CharSequence b) {\n"
+                                         "    return Helper.regionMatches(a, b);\n  }\n}\n",
+        "src/org/lang/Helper.java": "package org.lang;\nclass Helper {\n"
+                                    "  static boolean regionMatches(CharSequence a, CharSequence b) {\n"
+                                    "    return a.charAt(9) == b.charAt(9);\n  }\n}\n"})
+    trace = ("java.lang.StringIndexOutOfBoundsException: index 9\n"
+             "\tat org.lang.Helper.regionMatches(Helper.java:4)\n"
+             "\tat org.lang.StringUtils.equals(StringUtils.java:4)\n"
+             "\tat org.lang.StringUtilsTest.testEquals(StringUtilsTest.java:20)\n")
+    plain = rank_suspects(trace, index)
+    assert [s.method.name for s in plain] == ["regionMatches", "equals"] and not ambiguous(plain)
+    issue = ("StringUtils#equals fails with Index OOBE on non-Strings with identical leading prefix\n"
+             "StringUtils.equals(new StringBuilder(\"abc\"), \"abcd\") throws; `StringUtils.equals` should not.")
+    named = rank_suspects(trace, index, issue=issue)
+    assert [s.method.name for s in named] == ["equals", "regionMatches"]
+    assert named[0].reasons[0] == "the issue names StringUtils#equals 3 time(s)"
+    assert "2nd project frame of the failure" in named[0].reasons[1]
 
 
 def test_frames_outside_the_main_sources_give_no_suspect(index):

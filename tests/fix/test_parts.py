@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.fix.patches import patched, reindent, unified_diff
+from nl2fix.fix.pipeline import fix_run_dir
 from nl2fix.fix.project_build import BuildOptions, BuildSystem, detect, fingerprint, javac_layout, maven_modules
 from nl2fix.fix.user_bug import (
     bug_id_parts,
@@ -21,6 +23,8 @@ from nl2fix.fix.user_bug import (
     parse_test_spec,
     read_issue,
 )
+from nl2fix.store.records import RunConfig
+from nl2fix.store.run_store import STORE_FILE
 from tests.helpers.paths import FIXTURES
 
 CART = FIXTURES / "stack_traces/src/main/java/org/shop/Cart.java"
@@ -89,8 +93,26 @@ def test_the_cache_key_follows_content_not_build_output(tmp_path):
     (tmp_path / ".git" / "HEAD").write_text("ref")
     assert fingerprint(tmp_path, BuildOptions(), BuildSystem.PLAIN) == key
     assert fingerprint(tmp_path, BuildOptions(maven_repo="debian"), BuildSystem.PLAIN) != key
+    run = tmp_path / "runs" / "fix-A-1"  # a --run inside the project is not its content
+    run.mkdir(parents=True)
+    (run / STORE_FILE).write_bytes(b"SQLite")
+    assert fingerprint(tmp_path, BuildOptions(), BuildSystem.PLAIN) == key
     (tmp_path / "src" / "A.java").write_text("class A { }")
     assert fingerprint(tmp_path, BuildOptions(), BuildSystem.PLAIN) != key
+
+
+def test_a_fix_run_goes_outside_the_project(tmp_path, monkeypatch):
+    monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
+    project = tmp_path / "acme"
+    (project / "sub").mkdir(parents=True)
+    bug = Bug(project="Acme", number=7, path="A.java", start_line=1, end_line=1, buggy_method="", fixed_method="",
+              title="t", description="")
+    config = RunConfig(dataset="project:acme", backend="mutation", model="mutation", strategy="zero-shot",
+                       temperature=0.8, n=1)
+    monkeypatch.chdir(project / "sub")
+    assert fix_run_dir(bug, config, project) == tmp_path / "cache/runs/fix-Acme-7-zero-shot-mutation-0.8"
+    monkeypatch.chdir(tmp_path)
+    assert fix_run_dir(bug, config, project) == Path("runs/fix-Acme-7-zero-shot-mutation-0.8").resolve()
 
 
 def test_method_specs_find_inner_classes_and_overloads():
@@ -104,15 +126,32 @@ def test_method_specs_find_inner_classes_and_overloads():
         find_method(parse_method_spec("K.java:K#f"), overloaded)
     assert "K.java:K#f:2 (int a)" in info.value.hint and "K.java:K#f:5 (String s)" in info.value.hint
     assert find_method(parse_method_spec("K.java:K#f:6"), overloaded).params == "String s"
+    # a line outside every overload (an annotation's, a comment's) says which lines would do
+    with pytest.raises(Nl2FixError, match="no method K#f in K.java spans line 8") as info:
+        find_method(parse_method_spec("K.java:K#f:8"), overloaded)
+    assert info.value.hint == ("give a line from its header to its closing brace: K.java:K#f:2 (int a; lines 2-4), "
+                               "K.java:K#f:5 (String s; lines 5-7)")
     with pytest.raises(Nl2FixError, match="is not path/File.java:Class#method"):
         parse_method_spec("Cart#apply")
+
+
+def test_words_of_comments_and_strings_are_not_class_declarations():
+    # as commons-cli's TypeHandler: a Javadoc line "... for the given class failed" above an overload
+    text = ("public class TypeHandler {\n"
+            "    /** @throws ParseException if the value creation for the given class failed */\n"
+            "    public static Object createValue(String str, Object obj) {\n        return null;\n    }\n"
+            "    // a class of its own { not code\n"
+            "    public static <T> T createValue(String str, Class<T> clazz) {\n"
+            "        String s = \"class Fake {\";\n        return null;\n    }\n}\n")
+    found = find_method(parse_method_spec("TypeHandler.java:TypeHandler#createValue:8"), text)
+    assert (found.start_line, found.end_line, found.params) == (7, 10, "String str , Class < T > clazz")
 
 
 def test_test_specs_are_qualified_from_the_test_classes():
     classes = ["org.shop.CartTest", "org.other.CartTest", "org.shop.PagerTest"]
     assert parse_test_spec("PagerTest::pages", classes) == "org.shop.PagerTest::pages"
     assert parse_test_spec("org.shop.CartTest#total", classes) == "org.shop.CartTest::total"
-    with pytest.raises(Nl2FixError, match="no single test class") as info:
+    with pytest.raises(Nl2FixError, match="several test classes are named CartTest") as info:
         parse_test_spec("CartTest::total", classes)
     assert "org.other.CartTest" in info.value.hint
 

@@ -29,7 +29,10 @@ class MutationBackend:
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[Request, list[Choice] | Exception]]:
         for request in requests:
             wanted = max(request.indices, default=-1) + 1
-            made = list(itertools.islice(mutants(target_method(request.bug), self.seed, request.bug.id), wanted))
+            # the method as written, comments kept: a mutant differs from it by its one edit, and a
+            # patch of it (``nl2fix fix``) deletes nothing else; comments are never edit sites
+            made = list(itertools.islice(mutants(request.bug.buggy_method or target_method(request.bug), self.seed,
+                                                 request.bug.id), wanted))
             if not made:
                 yield request, []
                 continue
