@@ -127,7 +127,7 @@ def locate(target: FixTarget, build: BuildOptions, echo: Echo) -> Located:
         raise Nl2FixError(f"{test} is not in the module of {ref.path}",
                           "give a failing test of the same module, or leave --test out")
     module_tests = {p: t for p, t in built.test_sources.items() if built.module_at(p) == module}
-    relevant = user_bug.covering_tests(module_tests, ref.cls, triggers)
+    relevant = user_bug.module_test_classes(module_tests, triggers)
     name, number = (user_bug.parse_bug_id(target.bug_id) if target.bug_id
                     else user_bug.bug_id_parts(target.project, target.issue))
     file_text = (built.root / ref.path).read_bytes().decode(built.encoding)
@@ -136,9 +136,9 @@ def locate(target: FixTarget, build: BuildOptions, echo: Echo) -> Located:
                             source_dir=str(src.relative_to(built.root)),
                             test_dir=str(module.test_dirs[0].relative_to(built.root)) if module.test_dirs else "")
     if not triggers:
-        echo("no failing test given: candidates are judged by the covering test classes only")
-    echo(f"tests: {', '.join(triggers) or 'no failing test'} first, then {len(relevant)} test class(es) that name "
-         f"{ref.cls.rsplit('.', 1)[-1]}: {', '.join(relevant) or 'none'}")
+        echo("no failing test given: candidates are judged by the tests that execute the method only")
+    echo(f"tests: {', '.join(triggers) or 'no failing test'} first, then of the module's {len(relevant)} test "
+         f"class(es) the tests that execute {ref.name} on the project as it is (recorded once, then cached)")
     return Located(built, bug)
 
 

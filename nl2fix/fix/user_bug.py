@@ -164,20 +164,19 @@ def read_issue(value: str) -> tuple[str, str]:
     return title, "\n".join(lines[1:]).strip()
 
 
-def covering_tests(test_sources: Mapping[str, str], target_class: str, triggers: tuple[str, ...]) -> tuple[str, ...]:
-    """The test classes (of the module's test sources) that name the target class, the trigger
-    tests' classes first: the relevant tests of a user's bug."""
-    package, _, simple = target_class.rpartition(".")
-    word = re.compile(rf"\b{re.escape(simple)}\b")
-    visible = re.compile(rf"^\s*(?:package\s+{re.escape(package)}\s*;"
-                         rf"|import\s+{re.escape(package)}\.(?:\*|{re.escape(simple)})\s*;)"
-                         if package else r"^", re.MULTILINE)
+def module_test_classes(test_sources: Mapping[str, str], triggers: tuple[str, ...]) -> tuple[str, ...]:
+    """Every concrete test class of the module's test sources, the trigger tests' classes first: the
+    relevant tests of a user's bug. The buggy version's run of them all records which tests execute
+    the method (``defects4j_adapter.engines.narrowing``), and candidates run those: a test reaches the
+    method through other classes as often as by naming its class (jsoup's ``ElementsTest`` catches a
+    wrong ``Attributes#removeIgnoreCase`` without naming ``Attributes``)."""
     found = []
     for path, text in sorted(test_sources.items()):
         if "@Test" not in text and "extends TestCase" not in text:
             continue
-        if (word.search(text) and visible.search(text)) or target_class in text:
-            found.append(top_class(path, text))
+        name = top_class(path, text)
+        if not re.search(rf"\babstract\s+(?:\w+\s+)*class\s+{re.escape(name.rsplit('.', 1)[-1])}\b", text):
+            found.append(name)
     first = [t.split("::")[0] for t in triggers]
     return tuple(dict.fromkeys([*first, *found]))
 

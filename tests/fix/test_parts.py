@@ -15,9 +15,9 @@ from nl2fix.fix.pipeline import fix_run_dir
 from nl2fix.fix.project_build import BuildOptions, BuildSystem, detect, fingerprint, javac_layout, maven_modules
 from nl2fix.fix.user_bug import (
     bug_id_parts,
-    covering_tests,
     find_method,
     make_bug,
+    module_test_classes,
     parse_bug_id,
     parse_method_spec,
     parse_test_spec,
@@ -170,18 +170,17 @@ def test_issue_from_a_file_or_text(tmp_path):
         parse_bug_id("Acme")
 
 
-def test_covering_tests_name_the_class_in_its_package_or_by_import():
+def test_every_concrete_test_class_of_the_module_is_relevant_the_failing_test_s_first():
     sources = {
         "t/org/shop/CartTest.java": "package org.shop;\nimport org.junit.Test;\n"
                                     "class CartTest { @Test public void a() { new Cart(); } }",
-        "t/org/x/UsesCart.java": "package org.x;\nimport org.shop.Cart;\n"
-                                 "class UsesCart { @Test public void a() { new Cart(); } }",
-        "t/org/x/OtherCart.java": "package org.x;\nclass OtherCart { @Test public void a() { new Cart(); } }",
+        "t/org/x/UsesShop.java": "package org.x;\nclass UsesShop { @Test public void a() { Shop.checkout(); } }",
         "t/org/shop/CartFixtures.java": "package org.shop;\nclass CartFixtures { Cart make() { return new Cart(); } }",
+        "t/org/shop/BaseTest.java": "package org.shop;\npublic abstract class BaseTest { @Test public void a() { } }",
         "t/org/shop/PagerTest.java": "package org.shop;\nclass PagerTest { @Test public void a() { } }",
     }
-    assert covering_tests(sources, "org.shop.Cart", ("org.shop.PagerTest::a",)) == (
-        "org.shop.PagerTest", "org.shop.CartTest", "org.x.UsesCart")
+    assert module_test_classes(sources, ("org.shop.PagerTest::a",)) == (
+        "org.shop.PagerTest", "org.shop.CartTest", "org.x.UsesShop")
 
 
 def test_reindent_moves_a_column_zero_answer_to_the_method_place():
