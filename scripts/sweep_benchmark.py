@@ -40,7 +40,8 @@ import d4j_bugs
 from defects4j_adapter import cache
 from defects4j_adapter.engines import linkage
 from nl2fix.core.domain import Bug, Engine, Verdict
-from nl2fix.validation.bug_work import BaselineCheck
+from nl2fix.store.run_store import STORE_FILE, RunStore
+from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck
 from nl2fix.validation.stage import check_baselines
 
 DATA = Path(__file__).resolve().parent.parent / "docs" / "sweep"
@@ -114,14 +115,28 @@ def category(fast: BaselineCheck, d4j: BaselineCheck | None) -> tuple[str, str]:
     return {"DISAGREE": "disagree"}.get(found.kind, found.kind), found.why
 
 
-def baselines(bugs: list[Bug], store: Path, workers: int) -> list[Row]:
-    """Fast baselines of ``bugs``; the defects4j engine's where the fast engine breaks the contract."""
+def baselines(bugs: list[Bug], store: Path, workers: int, *, run_defects4j: bool = True) -> list[Row]:
+    """Fast baselines of ``bugs``; the defects4j engine's where the fast engine breaks the contract
+    (without ``run_defects4j``, only those it has already judged in ``store``)."""
     fast = {c.bug.id: c for c in check_baselines(bugs, store_dir=store, engine=Engine.FAST, workers=workers,
                                                   sandbox=True, progress=False)}
     doubtful = [b for b in bugs if category(fast[b.id], None)[0] != "agree"]
-    d4j = {c.bug.id: c for c in check_baselines(doubtful, store_dir=store, engine=Engine.DEFECTS4J,
-                                                 workers=workers, sandbox=False, progress=False)} if doubtful else {}
+    if run_defects4j:
+        judged = check_baselines(doubtful, store_dir=store, engine=Engine.DEFECTS4J, workers=workers,
+                                 sandbox=False, progress=False) if doubtful else []
+    else:
+        judged = stored_baselines(doubtful, store, Engine.DEFECTS4J)
+    d4j = {c.bug.id: c for c in judged}
     return [Row(fast[b.id], *category(fast[b.id], d4j.get(b.id)), defects4j_judged=b.id in d4j) for b in bugs]
+
+
+def stored_baselines(bugs: list[Bug], store: Path, engine: Engine) -> list[BaselineCheck]:
+    """The baselines ``engine`` has judged in ``store``, of those of ``bugs`` it has judged both of."""
+    if not (store / STORE_FILE).is_file():
+        return []
+    with RunStore(store, read_only=True) as run:
+        found = [(b, {r.hash: r for r in run.validations(b.id, engine.value)}) for b in bugs]
+    return [BaselineCheck(b, got[FIXED], got[BUGGY]) for b, got in found if FIXED in got and BUGGY in got]
 
 
 def write(path: Path, columns: tuple[str, ...], rows: list[dict[str, str]]) -> None:
@@ -174,6 +189,9 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=DATA, help=f"Where the CSV rows go (default {DATA}).")
     parser.add_argument("--workers", type=int, default=2, help="Parallel validations (default 2).")
     parser.add_argument("--no-candidates", action="store_true", help="Skip part 2.")
+    parser.add_argument("--no-defects4j", action="store_true",
+                        help="Run no defects4j engine baselines: use those already kept (a bug it has not judged yet "
+                        "is `not run`).")
     parser.add_argument("--per-project", type=int, default=5, help="Bugs of each project for part 2 (default 5).")
     parser.add_argument("--per-bug", type=int, default=6, help="Mutation-baseline samples per bug (default 6).")
     args, d4j, bugs = d4j_bugs.parse(parser)
@@ -186,7 +204,7 @@ def main() -> int:
     for project in projects:
         of = [b for b in bugs if b.project == project]
         began = time.monotonic()
-        found = baselines(of, store / "baselines", args.workers)
+        found = baselines(of, store / "baselines", args.workers, run_defects4j=not args.no_defects4j)
         rows += found
         write(args.data / "baselines.csv", BASELINE_COLUMNS,
               merged(args.data / "baselines.csv", [r.cells() for r in found], ("bug",)))

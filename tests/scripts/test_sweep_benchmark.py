@@ -7,8 +7,9 @@ import csv
 import sys
 
 from nl2fix.core.domain import Verdict
+from nl2fix.store.run_store import RunStore
 from tests.helpers.paths import REPO
-from tests.scripts.test_bench_real import BUG, CONTRACT, TRIGGER, checks
+from tests.scripts.test_bench_real import BUG, CONTRACT, TRIGGER, checks, record
 
 sys.path.insert(0, str(REPO / "scripts"))
 import sweep_benchmark
@@ -60,3 +61,15 @@ def test_rows_merge_with_earlier_pieces_in_bug_order(tmp_path):
     assert [(r["bug"], r["category"]) for r in rows] == [("Cli-2", "agree"), ("Cli-9", "agree"), ("Cli-10", "agree")]
     sweep_benchmark.write(path, sweep_benchmark.BASELINE_COLUMNS, rows)
     assert [r["bug"] for r in csv.DictReader(path.open())] == ["Cli-2", "Cli-9", "Cli-10"]
+
+
+def test_without_running_defects4j_its_kept_baselines_are_read_back(tmp_path):
+    with RunStore(tmp_path, create=True) as store:
+        store.add_bugs([BUG])
+        store.save_validation(record("defects4j", "fixed", Verdict.PLAUSIBLE))
+    assert sweep_benchmark.stored_baselines([BUG], tmp_path, sweep_benchmark.Engine.DEFECTS4J) == []  # half judged
+    with RunStore(tmp_path) as store:
+        store.save_validation(record("defects4j", "buggy", Verdict.WRONG, (TRIGGER,)))
+    [check] = sweep_benchmark.stored_baselines([BUG], tmp_path, sweep_benchmark.Engine.DEFECTS4J)
+    assert check.fixed.verdict is Verdict.PLAUSIBLE and check.buggy.failing_tests == [TRIGGER]
+    assert sweep_benchmark.stored_baselines([BUG], tmp_path / "none", sweep_benchmark.Engine.DEFECTS4J) == []
