@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import sys
 import time
 from collections import Counter
@@ -47,6 +48,8 @@ from nl2fix.validation.stage import check_baselines
 DATA = Path(__file__).resolve().parent.parent / "docs" / "sweep"
 BASELINE_COLUMNS = ("bug", "project", "buggy_fails_exactly_the_triggers", "buggy_failing", "fixed_verdict",
                     "fixed_failing", "defects4j_judged", "category", "why")
+SLOT = re.compile(r"/\S*/d4j/[^/\s]+\.slots/\d+/")
+"""A Defects4J checkout's path on this machine, left out of the committed reasons."""
 CANDIDATE_COLUMNS = ("bug", "candidate", "fast", "defects4j", "fast_cpu_s", "defects4j_cpu_s")
 
 
@@ -69,7 +72,7 @@ class Row:
             "fixed_verdict": fixed.verdict.value if fixed else "not prepared",
             "fixed_failing": str(len(fixed.failing_tests)) if fixed else "",
             "defects4j_judged": "yes" if self.defects4j_judged else "no (not needed)",
-            "category": self.category, "why": " ".join(self.why.split())[:400],
+            "category": self.category, "why": " ".join(SLOT.sub("", self.why).split())[:400],
         }
 
 

@@ -47,6 +47,9 @@ def test_a_ground_truth_that_needs_more_than_the_method_is_the_dataset_s():
     alone = ((Verdict.UNCOMPILABLE, ()), CONTRACT[1])
     kind, why = sweep_benchmark.category(*checks(alone, alone))
     assert kind == "dataset" and "uncompilable" in why
+    row = sweep_benchmark.Row(checks(alone, alone)[0], kind, "uncompilable: /tmp/c/d4j/Cli-9.slots/0/src/A.java:4: "
+                              "error: cannot find symbol", defects4j_judged=True).cells()
+    assert row["why"] == "uncompilable: src/A.java:4: error: cannot find symbol"
 
 
 def test_rows_merge_with_earlier_pieces_in_bug_order(tmp_path):
