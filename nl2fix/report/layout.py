@@ -63,10 +63,20 @@ def _ranked(data: ReportData) -> Table:
 
 
 def _projects(data: ReportData) -> Table:
-    rows = [[p.project, str(p.bugs), str(p.fixed), pct(p.fraction), str(p.ground_truth_fails)]
+    rows = [[p.project, str(p.bugs), str(p.fixed), pct(p.fraction), str(p.ground_truth_fails),
+             pct(p.pass_at_k.get(1)), pct(p.ast_match_at_k.get(1))]
             for p in data.per_project]
     return Table("Bugs fixed per project (Table 3)",
-                 ["project", "bugs", "plausible fix", "share", "ground truth fails"], rows)
+                 ["project", "bugs", "plausible fix", "share", "ground truth fails", "pass@1", "AST match@1"], rows)
+
+
+def _beyond_plausible(data: ReportData) -> Table:
+    """pass@k beside the same estimator over the samples that are more than plausible."""
+    rows = [[f"k = {k}", pct(v), pct(data.ast_match_at_k.get(k))] for k, v in data.pass_at_k.items()]
+    note = ("AST match@k: pass@k's estimator with the samples whose syntax tree (tree-sitter-java) is the "
+            "developer fix's as the correct ones, comments and formatting aside.")
+    return Table("Beyond plausible", ["k", "pass@k", "AST match@k"], rows,
+                 note + (f" {data.ast_match_note}" if data.ast_match_note else ""))
 
 
 def _candidates(data: ReportData) -> Table:
@@ -193,7 +203,7 @@ def _flags(data: ReportData) -> Table | None:
 
 
 def report_document(data: ReportData) -> Document:
-    blocks: list = [_pass_at_k(data)]
+    blocks: list = [_pass_at_k(data), _beyond_plausible(data)]
     if data.fixed_within is not None:
         blocks.append(_fixed_within(data, data.fixed_within))
     if data.pass_at_k_curve:
