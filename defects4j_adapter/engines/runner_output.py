@@ -14,7 +14,9 @@ file, as compiled, before any of its code ran; its bytes are on a plain ``CLASSB
 line, taken only when their digest is the signed one), ``PHASE``, ``BEGIN``, ``TEST pass|fail|timeout|skip
 test millis message``, ``CLASS class message`` (a test class that could not load or set up),
 ``FORGED count`` (JUnit events the code under test fired itself), ``ERROR message`` (the runner
-itself failed) and, last, ``END complete|stopped|poisoned|compile-error|error restart(0|1)``.
+itself failed), in a behaviour probe ``PROBE ...`` rows and ``PROBEEND`` (see
+:mod:`defects4j_adapter.behaviour.observations`) and, last,
+``END complete|stopped|poisoned|compile-error|error restart(0|1)``.
 
 Once the candidate's code may have run (after ``COMPILE ok``), whatever keeps its own tests from
 reporting is the candidate's doing: a signed line the reader does not know (the code under test
@@ -80,6 +82,10 @@ class RunnerReport:
     end: str | None = None
     """How the job ended; None when the output stops before ``END`` (the JVM died or was killed)."""
     restart: bool = False
+    probes: list[list[str]] = field(default_factory=list)
+    """A behaviour probe's rows (``PROBE origin test input digest reference digest candidate digest``)."""
+    probe_end: list[str] | None = None
+    """Its closing counts (``PROBEEND calls derived skipped``); None when it has none."""
 
 
 def unescape(text: str) -> str:
@@ -128,6 +134,10 @@ def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
         report.class_failures.append(ReportedTest(args[0], Status.FAIL, 0, args[1]))
     elif kind == "ERROR":
         report.errors.append(args[0])
+    elif kind == "PROBE":
+        report.probes.append(args[:8])
+    elif kind == "PROBEEND":
+        report.probe_end = args[:3]
     elif kind == "END":
         report.end = args[0] or "complete"
         report.restart = args[1] == "1"

@@ -8,5 +8,6 @@
  */
 module nl2fix.runner {
     requires java.compiler;
+    requires jdk.unsupported;
     exports nl2fix.runner;
 }

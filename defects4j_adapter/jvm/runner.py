@@ -107,6 +107,9 @@ class Job:
     fired while one of their classes is on the stack are forgeries (see ``TestExecutor.java``)."""
     stop_at_first_failure: bool = True
     test_timeout_ms: int = 10_000
+    probe: bool = False
+    """A behaviour probe: the runner records and compares the calls to the probe source's wrapper
+    (see ``Probe.java``)."""
 
     def text(self) -> str:
         rows: list[tuple[str, str | Path]] = [("id", self.id)]
@@ -122,6 +125,8 @@ class Job:
         rows += [("candidate_class", c) for c in self.candidate_classes]
         rows += [("stop_at_first_failure", str(self.stop_at_first_failure).lower()),
                  ("test_timeout_ms", str(self.test_timeout_ms))]
+        if self.probe:
+            rows.append(("probe", "true"))
         lines = []
         for key, value in rows:
             value = str(value)

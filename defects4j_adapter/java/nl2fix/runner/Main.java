@@ -150,10 +150,15 @@ public final class Main {
         JdkState.isolateStreams();
         SystemLoader.use(loader);
         TestExecutor executor = new TestExecutor(loader, report, job, group, candidateClasses);
+        if (job.probe) {
+            Probe.begin(Probe.testClasses(job));
+        }
+        List<String[]> probed;
         try {
             TestClasses.defineFirst(loader, job, overlay.keySet());
             executor.runAll();
         } finally {
+            probed = Probe.end();
             SystemLoader.use(null);
             saved.restore();
         }
@@ -164,6 +169,9 @@ public final class Main {
             for (String[] row : executor.results) {
                 report.signed(k0, k1, seq++, job.id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));
             }
+        }
+        for (String[] row : probed) {
+            report.signed(k0, k1, seq++, job.id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));
         }
         int forged = executor.forged.get();
         if (forged > 0) {

@@ -18,7 +18,8 @@ import java.util.Set;
  * {@code relevant} ({@code pkg.Class}), {@code known} (tests that fail on the fixed version too),
  * {@code candidate_class} (a top-level class compiled from the candidate's source file: JUnit
  * events fired while one of its classes is on the stack are the candidate's forgeries),
- * {@code stop_at_first_failure}, {@code test_timeout_ms}.
+ * {@code stop_at_first_failure}, {@code test_timeout_ms}, {@code probe} (a behaviour probe: see
+ * {@link Probe}).
  */
 final class Request {
     String id = "";
@@ -35,6 +36,7 @@ final class Request {
     final List<String> candidateClasses = new ArrayList<>();
     boolean stopAtFirstFailure = true;
     long testTimeoutMs = 10_000;
+    boolean probe;
 
     static Request read(Path file) throws IOException {
         Request r = new Request();
@@ -60,6 +62,7 @@ final class Request {
                 case "candidate_class": r.candidateClasses.add(value); break;
                 case "stop_at_first_failure": r.stopAtFirstFailure = Boolean.parseBoolean(value); break;
                 case "test_timeout_ms": r.testTimeoutMs = Long.parseLong(value); break;
+                case "probe": r.probe = Boolean.parseBoolean(value); break;
                 default: throw new IOException("unknown request key: " + key);
             }
         }

@@ -196,6 +196,7 @@ final class TestExecutor {
             }
         }, "nl2fix-tests");
         listener.thread = thread;
+        Probe.watch(thread);
         thread.setContextClassLoader(loader);
         thread.setDaemon(true);
         thread.start();

@@ -1,0 +1,160 @@
+"""Beyond plausible: how a plausible candidate behaves beside a reference method, and behaviour
+clusters of candidates.
+
+The engine's probe (:meth:`defects4j_adapter.engines.fast.FastEngine.probe`, see
+``defects4j_adapter/java/nl2fix/runner/Probe.java``) runs the tests on the reference's behaviour and,
+at each call they make to the method and on inputs derived from it, the reference and the candidate
+on copies of the same input; it gives both outcomes' digests. Per bug, the reference is first probed
+against itself: an input on which it does not behave the same twice (identity hash codes, time,
+randomness, a copy that is not faithful) is never compared, and the test classes that called the
+method are the only ones later probes run. A candidate is then ``same-behaviour`` when it does what
+the developer's fix does on every input compared, else ``diverges``, with the first such input and
+both outcomes. Without a developer fix (a user's bug) the method as it is stands in as the reference
+that drives the tests, and the candidates' own outcomes group them into behaviour clusters.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from defects4j_adapter.behaviour.observations import Observation, ProbeRun
+from defects4j_adapter.contract import Workspace
+from nl2fix.core.domain import Behaviour
+from nl2fix.store.records import BehaviourRecord, ObservedResult
+
+KEPT_OBSERVATIONS = 120
+"""Results kept per candidate for clusters (the label uses them all)."""
+
+
+@runtime_checkable
+class Probing(Protocol):
+    """An engine that can probe (the fast engine)."""
+
+    def probe(self, workspace: Workspace, reference: str, candidate: str, *, tests: frozenset[str] | None = None,
+              ) -> ProbeRun: ...
+
+
+def stable_inputs(baseline: ProbeRun) -> dict[str, str]:
+    """Input digest -> the reference's outcome digest, for the inputs on which the reference probed
+    against itself behaved the same twice and in time."""
+    stable: dict[str, str] = {}
+    for o in baseline.observations:
+        if o.reference_digest == o.candidate_digest and not o.timed_out:
+            stable.setdefault(o.input_digest, o.reference_digest)
+    return stable
+
+
+def compared(baseline: ProbeRun, run: ProbeRun) -> list[Observation]:
+    """The observations of ``run`` that count: stable inputs whose reference outcome is the baseline's."""
+    stable = stable_inputs(baseline)
+    return [o for o in run.observations if stable.get(o.input_digest) == o.reference_digest]
+
+
+def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> BehaviourRecord:
+    """The behaviour record of a candidate's probe ``run``, against the bug's ``baseline``."""
+    if baseline.error and not baseline.observations:
+        return BehaviourRecord(label=Behaviour.NOT_PROBED, note=baseline.error, cpu_seconds=run.cpu_seconds)
+    counted = compared(baseline, run)
+    note = run.error
+    if not counted:
+        return BehaviourRecord(label=Behaviour.NOT_PROBED, cpu_seconds=run.cpu_seconds,
+                               note=note or "no call of the method that the tests make could be compared")
+    kept = [ObservedResult(input=o.input, input_digest=o.input_digest, result=o.candidate,
+                           result_digest=o.candidate_digest) for o in counted[:KEPT_OBSERVATIONS]]
+    record = BehaviourRecord(label=Behaviour.SAME if developer_fix else Behaviour.OBSERVED,
+                             reference="fixed" if developer_fix else "buggy", inputs=len(counted),
+                             observations=kept, note=note, cpu_seconds=run.cpu_seconds)
+    first = next((o for o in counted if o.candidate_digest != o.reference_digest), None)
+    if developer_fix and first is not None:
+        record.label = Behaviour.DIVERGES
+        record.first_input, record.reference_result, record.candidate_result = first.input, first.reference, first.candidate
+    return record
+
+
+class Prober:
+    """One bug's probes in one validation: the reference against itself once (lazily, at the first
+    plausible candidate), then each plausible candidate."""
+
+    def __init__(self, engine: Probing, workspace: Workspace, reference: str, *, developer_fix: bool):
+        self.engine, self.workspace, self.reference = engine, workspace, reference
+        self.developer_fix = developer_fix
+        self._baseline: ProbeRun | None = None
+        self._lock = threading.Lock()
+
+    def baseline(self) -> ProbeRun:
+        with self._lock:
+            if self._baseline is None:
+                self._baseline = self.engine.probe(self.workspace, self.reference, self.reference)
+            return self._baseline
+
+    def behaviour(self, candidate: str) -> BehaviourRecord:
+        baseline = self.baseline()
+        if not stable_inputs(baseline):
+            note = baseline.error or "no call of the method that the tests make could be compared"
+            return BehaviourRecord(label=Behaviour.NOT_PROBED, note=note)
+        run = self.engine.probe(self.workspace, self.reference, candidate, tests=frozenset(baseline.tests))
+        return label(baseline, run, developer_fix=self.developer_fix)
+
+
+# -- behaviour clusters ----------------------------------------------------------------------------
+
+
+@dataclass
+class Cluster:
+    """Candidates that did the same on every input all of them were compared on."""
+
+    members: list[str]
+    """Candidate hashes, the most typical first (most samples, then the order given)."""
+    samples: int
+    """Samples whose candidate is a member."""
+    results: dict[str, ObservedResult] = field(default_factory=dict)
+    """Input digest -> the members' result there."""
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """An input on which clusters did different things."""
+
+    input: str
+    results: list[str]
+    """Each cluster's result there, in cluster order."""
+
+
+def clusters(records: Mapping[str, BehaviourRecord], samples: Mapping[str, int],
+             order: Sequence[str] = ()) -> list[Cluster]:
+    """The probed candidates of ``records`` grouped by their results on the inputs every one of them
+    was compared on, largest first (by samples, then members); ``order`` breaks ties within and
+    between clusters (e.g. a ranking). Candidates without observations are left out."""
+    observed = {h: {o.input_digest: o for o in r.observations} for h, r in records.items() if r.observations}
+    if not observed:
+        return []
+    common = set.intersection(*(set(o) for o in observed.values()))
+    position = {h: i for i, h in enumerate(order)}
+
+    def rank(h: str) -> tuple[int, int, str]:
+        return -samples.get(h, 1), position.get(h, len(position)), h
+
+    groups: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    for h in sorted(observed, key=rank):
+        key = tuple(sorted((i, observed[h][i].result_digest) for i in common))
+        groups.setdefault(key, []).append(h)
+    out = [Cluster(members=members, samples=sum(samples.get(h, 1) for h in members),
+                   results={i: observed[members[0]][i] for i in sorted(common)}) for members in groups.values()]
+    return sorted(out, key=lambda c: (-c.samples, -len(c.members), rank(c.members[0])))
+
+
+def disagreements(found: Sequence[Cluster], limit: int = 3) -> list[Disagreement]:
+    """The first inputs (in input order of the largest cluster) on which the clusters' results differ."""
+    if len(found) < 2:
+        return []
+    out = []
+    for digest, first in found[0].results.items():
+        results = [c.results[digest] for c in found]
+        if len({r.result_digest for r in results}) > 1:
+            out.append(Disagreement(first.input, [r.result for r in results]))
+            if len(out) >= limit:
+                break
+    return out
