@@ -147,11 +147,12 @@ def declaration(method: str) -> Declaration:
     rest = [t for t in head[:-1] if t.text not in MODIFIERS]
     if rest and rest[0].text == "<":  # type parameters
         depth, j = 0, 0
-        for j, t in enumerate(rest):
-            depth += t.text.count("<") - t.text.count(">")
+        while j < len(rest):
+            depth += rest[j].text.count("<") - rest[j].text.count(">")
+            j += 1
             if depth <= 0:
                 break
-        rest = rest[j + 1:]
+        rest = rest[j:]
     if not rest:
         raise NotProbeable("a constructor")
     if "abstract" in modifiers or "native" in modifiers or "default" in modifiers:

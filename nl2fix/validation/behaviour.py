@@ -70,7 +70,8 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     first = next((o for o in counted if o.candidate_digest != o.reference_digest), None)
     if developer_fix and first is not None:
         record.label = Behaviour.DIVERGES
-        record.first_input, record.reference_result, record.candidate_result = first.input, first.reference, first.candidate
+        record.first_input = first.input
+        record.reference_result, record.candidate_result = first.reference, first.candidate
     return record
 
 
