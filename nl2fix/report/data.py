@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from defects4j_adapter.jvm.reference_java import environment_key
 from nl2fix import __version__
-from nl2fix.core.domain import Bug, Verdict
+from nl2fix.core.domain import Behaviour, Bug, Verdict
 from nl2fix.dataset.hard_bugs import HardFlag, bug_flags
 from nl2fix.report import ast_match, metrics
 from nl2fix.report import codebleu as codebleu_scores
@@ -42,6 +42,8 @@ RANKED_KS = (1, 5, 10)
 """The k of ranked pass@k (the paper's Table 6 shows 1 and 5)."""
 SCHEMA_VERSION = 1
 UNVALIDATED = "unvalidated"
+UNKNOWN_BEHAVIOUR = "unknown"
+"""The behaviour column of plausible candidates never probed (validated before probing, or by another engine)."""
 """The verdict column of candidates that have no verdict under the report's engine."""
 
 
@@ -210,9 +212,28 @@ class ProjectRow(ReportModel):
     """Bugs of the project left out because their fixed version fails."""
     pass_at_k: dict[int, float] = {}
     """k -> mean pass@k over the project's scored bugs (the run's reportable k)."""
+    likely_correct_pass_at_k: dict[int, float] = {}
+    """k -> the same estimator over samples that are plausible and same-behaviour (likely correct)."""
     ast_match_at_k: dict[int, float] = {}
     """k -> the same estimator over samples whose syntax tree is the developer fix's (empty when AST
     match is unavailable)."""
+
+
+class Divergence(ReportModel):
+    """A plausible candidate that does something else than the developer's fix."""
+
+    hash: str
+    """Candidate hash."""
+    samples: int
+    """Its samples."""
+    inputs: int
+    """Inputs compared."""
+    input: str
+    """The first input on which it differs (receiver and arguments)."""
+    fix_result: str
+    """What the developer's fix did there."""
+    candidate_result: str
+    """What the candidate did."""
 
 
 class BugRow(ReportModel):
@@ -249,6 +270,15 @@ class BugRow(ReportModel):
     ast_match_samples: int | None = None
     """Samples whose syntax tree is the developer fix's, comments and formatting aside (None: AST
     match unavailable)."""
+    likely_correct_samples: int = 0
+    """Samples whose candidate is plausible and behaves as the developer's fix on every input probed."""
+    behaviour: dict[str, int] = {}
+    """Unique plausible candidates by behaviour label (same-behaviour, diverges, not-probed; ``unknown``:
+    validated before probing existed, or by an engine that does not probe)."""
+    divergences: list[Divergence] = []
+    """The plausible candidates that diverge from the developer's fix, each with its first differing input."""
+    first_likely_correct_rank: dict[str, int | None] = {}
+    """Ranker key -> 1-based rank of the best-placed likely-correct candidate (None: none ranked)."""
     first_plausible_rank: dict[str, int | None]
     """Ranker key -> 1-based rank of the best-placed plausible candidate (None: none ranked)."""
     issue_created: str = ""
@@ -335,6 +365,11 @@ class ReportData(ReportModel):
     match); empty when AST match is unavailable (``ast_match_note`` says why)."""
     ast_match_note: str = ""
     """Why AST match is unavailable, when it is."""
+    likely_correct_pass_at_k: dict[int, float] = {}
+    """k -> pass@k's estimator over scored bugs with the samples that are plausible and behave as the
+    developer's fix on every input probed (``same-behaviour``) as the correct ones: likely correct."""
+    ranked_likely_correct_pass_at_k: dict[str, dict[int, float]] = {}
+    """Ranker key -> k -> fraction of scored bugs with a likely-correct candidate in the ranking's top k."""
     codebleu: CodeBleuSummary
     """CodeBLEU by verdict (Figure 4)."""
     bugs: list[BugRow] = Field(default_factory=list)
@@ -375,6 +410,8 @@ class _BugFacts:
         self.candidates = candidates
         self.records = verdicts
         self.plausible_hashes = {h for h, r in verdicts.items() if r.verdict is Verdict.PLAUSIBLE}
+        self.likely_correct_hashes = {h for h in self.plausible_hashes
+                                      if (b := verdicts[h].behaviour) is not None and b.label is Behaviour.SAME}
 
     def verdict(self, hash: str) -> Verdict | None:
         record = self.records.get(hash)
@@ -416,6 +453,25 @@ class _BugFacts:
         if fixed is None or fixed.verdict is Verdict.ERROR:
             return GroundTruth.UNCHECKED
         return GroundTruth.VALIDATES if self.baseline.ground_truth_ok else GroundTruth.FAILS
+
+    def likely_correct_samples(self) -> int:
+        return sum(c.count for c in self.candidates if c.hash in self.likely_correct_hashes)
+
+    def behaviour_counts(self) -> dict[str, int]:
+        counts: Counter[str] = Counter()
+        for h in self.plausible_hashes:
+            b = self.records[h].behaviour
+            counts[b.label.value if b else UNKNOWN_BEHAVIOUR] += 1
+        return dict(sorted(counts.items()))
+
+    def divergences(self) -> list[Divergence]:
+        out = []
+        for c in self.candidates:
+            b = self.records[c.hash].behaviour if c.hash in self.plausible_hashes else None
+            if b is not None and b.label is Behaviour.DIVERGES:
+                out.append(Divergence(hash=c.hash, samples=c.count, inputs=b.inputs, input=b.first_input,
+                                      fix_result=b.reference_result, candidate_result=b.candidate_result))
+        return out
 
     def ast_samples(self) -> int:
         """Samples whose candidate has the developer fix's syntax tree."""
@@ -522,6 +578,13 @@ def _bug_row(f: _BugFacts, rankers: dict[str, dict[str, list[str]]], ast: bool) 
         pass_at_1=c / n if n else None,
         exact_match=f.exact_samples() > 0,
         ast_match_samples=f.ast_samples() if ast else None,
+        likely_correct_samples=f.likely_correct_samples(),
+        behaviour=f.behaviour_counts(),
+        divergences=f.divergences(),
+        first_likely_correct_rank={
+            key: metrics.first_plausible_rank(order.get(f.bug.id, []), f.likely_correct_hashes)
+            for key, order in rankers.items()
+        },
         first_plausible_rank={
             key: metrics.first_plausible_rank(order.get(f.bug.id, []), f.plausible_hashes)
             for key, order in rankers.items()
@@ -701,6 +764,8 @@ def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu
         projects.append(ProjectRow(project=name, bugs=len(bugs), fixed=won, fraction=won / len(bugs) if bugs else 0.0,
                                    ground_truth_fails=len(per_project[name]) - len(bugs),
                                    pass_at_k=metrics.pass_at_k(samples, [r.plausible_samples for r in bugs], ks),
+                                   likely_correct_pass_at_k=metrics.pass_at_k(
+                                       samples, [r.likely_correct_samples for r in bugs], ks),
                                    ast_match_at_k=_ast_at_k(samples, bugs, ks)))
 
     rates = [metrics.candidate_rates(f.outcomes) for f, _ in scored]
@@ -752,6 +817,12 @@ def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu
         candidates=candidates,
         exact_match=exact,
         ast_match_at_k=_ast_at_k(n_pass, [r for _, r in scored], ks),
+        likely_correct_pass_at_k=metrics.pass_at_k(n_pass, [r.likely_correct_samples for _, r in scored]),
+        ranked_likely_correct_pass_at_k={
+            key: {k: metrics.ranked_pass_at_k([r.first_likely_correct_rank[key] for _, r in scored], k)
+                  for k in RANKED_KS}
+            for key in run.rankers
+        },
         codebleu=codebleu,
         bugs=rows,
     )

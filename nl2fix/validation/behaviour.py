@@ -85,6 +85,11 @@ class Prober:
         self._baseline: ProbeRun | None = None
         self._lock = threading.Lock()
 
+    @property
+    def reference_probe(self) -> ProbeRun | None:
+        """The reference's probe against itself, once it ran (its cost is paid once per bug)."""
+        return self._baseline
+
     def baseline(self) -> ProbeRun:
         with self._lock:
             if self._baseline is None:

@@ -9,7 +9,8 @@ import java.util.Map;
 /**
  * Inputs derived from a recorded call, one argument changed at a time, in a fixed order (no
  * randomness: the same call gives the same inputs in every job): neighbouring and boundary values of
- * primitives and strings ({@code x - 1}, {@code x + 1}, {@code 0}; the string without its last
+ * primitives and strings ({@code x - 1}, {@code x + 1}, {@code 0}, and {@code x / 2} for floating-point
+ * values, which often lie in a small range; the string without its last
  * character, with a space appended, empty), {@code null} where the parameter is a reference type,
  * empty arrays and collections and the array without its last element. The receiver the test built is
  * kept; its state is the recorded one.
@@ -55,10 +56,10 @@ final class Derived {
             add(alts, value, (char) (x - 1), (char) (x + 1));
         } else if (value instanceof Double) {
             double x = (Double) value;
-            add(alts, value, x - 1, x + 1, 0.0);
+            add(alts, value, x - 1, x + 1, 0.0, x / 2);
         } else if (value instanceof Float) {
             float x = (Float) value;
-            add(alts, value, x - 1, x + 1, 0.0f);
+            add(alts, value, x - 1, x + 1, 0.0f, x / 2);
         } else if (value instanceof Boolean) {
             add(alts, value, !(Boolean) value);
         } else if (value instanceof String) {

@@ -197,20 +197,25 @@ final class Graphs {
         StringBuilder out = new StringBuilder();
         List<Object> path = new ArrayList<>();
         for (int i = 0; i < roots.length; i++) {
-            if (i == 0 && "this".equals(labels[0]) && roots[0] == null) {
+            if ("this".equals(labels[i]) && roots[i] == null) {
                 continue;  // a static method's receiver
             }
             if (out.length() > 0) {
                 out.append(", ");
             }
             out.append(labels[i]).append('=');
-            // which root is which other root: a method returning `this` or an argument
-            for (int j = 0; j < i; j++) {
+            // a root that is an earlier one (a method returning `this` or an argument): said, not repeated
+            int same = -1;
+            for (int j = 0; j < i && same < 0; j++) {
                 if (roots[i] != null && roots[j] == roots[i] && !immutable(roots[i])) {
-                    out.append('=').append(labels[j]);
+                    same = j;
                 }
             }
-            write(roots[i], out, path);
+            if (same >= 0) {
+                out.append('@').append(labels[same]);
+            } else {
+                write(roots[i], out, path);
+            }
         }
         return out.length() > MAX_CHARS ? out.substring(0, MAX_CHARS) + "..." : out.toString();
     }
@@ -254,6 +259,11 @@ final class Graphs {
             out.append("lambda of ").append(cut < 0 ? n : n.substring(0, cut));
             return;
         }
+        String literal = literal(o);
+        if (literal != null) {
+            out.append(literal);
+            return;
+        }
         if (jdk(c) && (o instanceof Number || o instanceof Boolean || o instanceof CharSequence
                 || o instanceof java.util.Locale || o instanceof java.net.URI || o instanceof java.io.File
                 || o instanceof java.nio.charset.Charset)) {
@@ -290,6 +300,24 @@ final class Graphs {
         } finally {
             path.remove(path.size() - 1);
         }
+    }
+
+    /** A boxed primitive as a Java literal of its type ({@code 2}, {@code 2L}, {@code 2.0}, {@code 2.0f}). */
+    private static String literal(Object o) {
+        Class<?> c = o.getClass();
+        if (c == Integer.class || c == Boolean.class || c == Double.class) {
+            return o.toString();
+        }
+        if (c == Long.class) {
+            return o + "L";
+        }
+        if (c == Float.class) {
+            return o + "f";
+        }
+        if (c == Short.class || c == Byte.class) {
+            return "(" + (c == Short.class ? "short" : "byte") + ") " + o;
+        }
+        return null;
     }
 
     private static void jdkObject(Object o, StringBuilder out, List<Object> path) {
