@@ -459,9 +459,10 @@ class _BugFacts:
 
     def behaviour_counts(self) -> dict[str, int]:
         counts: Counter[str] = Counter()
-        for h in self.plausible_hashes:
-            b = self.records[h].behaviour
-            counts[b.label.value if b else UNKNOWN_BEHAVIOUR] += 1
+        for c in self.candidates:
+            if c.hash in self.plausible_hashes:
+                b = self.records[c.hash].behaviour
+                counts[b.label.value if b else UNKNOWN_BEHAVIOUR] += 1
         return dict(sorted(counts.items()))
 
     def divergences(self) -> list[Divergence]:
