@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from defects4j_adapter.behaviour.observations import Observation, ProbeRun
+from defects4j_adapter.behaviour.observations import ProbeRun
 from defects4j_adapter.contract import Workspace
 from nl2fix.core.domain import Behaviour
 from nl2fix.store.records import BehaviourRecord, ObservedResult
@@ -47,31 +47,44 @@ def stable_inputs(baseline: ProbeRun) -> dict[str, str]:
     return stable
 
 
-def compared(baseline: ProbeRun, run: ProbeRun) -> list[Observation]:
-    """The observations of ``run`` that count: stable inputs whose reference outcome is the baseline's."""
-    stable = stable_inputs(baseline)
-    return [o for o in run.observations if stable.get(o.input_digest) == o.reference_digest]
-
-
 def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> BehaviourRecord:
-    """The behaviour record of a candidate's probe ``run``, against the bug's ``baseline``."""
-    if baseline.error and not baseline.observations:
-        return BehaviourRecord(label=Behaviour.NOT_PROBED, note=baseline.error, cpu_seconds=run.cpu_seconds)
-    counted = compared(baseline, run)
-    note = run.error
-    if not counted:
-        return BehaviourRecord(label=Behaviour.NOT_PROBED, cpu_seconds=run.cpu_seconds,
-                               note=note or "no call of the method that the tests make could be compared")
+    """The behaviour record of a candidate's probe ``run``, against the bug's ``baseline``.
+
+    Only the stable inputs of the baseline count, and every one must be reached: the candidate's
+    probe runs the same tests on the same reference, so what differs can only be the candidate's
+    doing. Where the reference itself gives another outcome than in the baseline, the candidate changed
+    state the reference reads (static state it does not put back): that diverges too. A probe that did
+    not finish, or that left stable inputs out, is never ``same-behaviour``."""
+    cpu = run.cpu_seconds
+    stable = stable_inputs(baseline)
+    if not stable:
+        note = baseline.error or "no call of the method that the tests make could be compared"
+        return BehaviourRecord(label=Behaviour.NOT_PROBED, note=note, cpu_seconds=cpu)
+    if run.error:
+        return BehaviourRecord(label=Behaviour.NOT_PROBED, note=run.error, cpu_seconds=cpu)
+    counted = [o for o in run.observations if o.input_digest in stable]
+    first = next((o for o in counted if o.candidate_digest != o.reference_digest
+                  or o.reference_digest != stable[o.input_digest]), None)
     kept = [ObservedResult(input=o.input, input_digest=o.input_digest, result=o.candidate,
                            result_digest=o.candidate_digest) for o in counted[:KEPT_OBSERVATIONS]]
     record = BehaviourRecord(label=Behaviour.SAME if developer_fix else Behaviour.OBSERVED,
                              reference="fixed" if developer_fix else "buggy", inputs=len(counted),
-                             observations=kept, note=note, cpu_seconds=run.cpu_seconds)
-    first = next((o for o in counted if o.candidate_digest != o.reference_digest), None)
+                             observations=kept, cpu_seconds=cpu)
     if developer_fix and first is not None:
         record.label = Behaviour.DIVERGES
-        record.first_input = first.input
-        record.reference_result, record.candidate_result = first.reference, first.candidate
+        record.first_input, record.candidate_result = first.input, first.candidate
+        record.reference_result = first.reference
+        if first.reference_digest != stable[first.input_digest]:
+            record.reference_result = next(o.reference for o in baseline.observations
+                                           if o.input_digest == first.input_digest)
+            record.candidate_result = (f"{first.candidate} (and the developer's fix itself then gave "
+                                       f"{first.reference}: the candidate changed state the fix reads)")
+        return record
+    missing = len(set(stable) - {o.input_digest for o in counted})
+    if missing:
+        return BehaviourRecord(label=Behaviour.NOT_PROBED, cpu_seconds=cpu, note=(
+            f"the tests made other calls beside this candidate: {missing} input(s) of the developer fix's probe "
+            "were not reached"))
     return record
 
 

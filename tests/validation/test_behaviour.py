@@ -87,19 +87,37 @@ def _obs(input_: str, ref: str, cand: str) -> Observation:
     return Observation(Origin.CALL, "T", input_, "i" + input_, ref, "r" + ref, cand, "r" + cand)
 
 
+BASELINE = ProbeRun(observations=[_obs("1", "a", "a"), _obs("2", "x", "y"), _obs("3", "b", "b")])
+
+
 def test_inputs_the_reference_does_not_repeat_are_not_compared():
-    baseline = ProbeRun(observations=[_obs("1", "a", "a"), _obs("2", "x", "y"), _obs("3", "b", "b")])
     run = ProbeRun(observations=[_obs("1", "a", "a"), _obs("2", "x", "z"), _obs("3", "b", "c")])
-    record = label(baseline, run, developer_fix=True)
+    record = label(BASELINE, run, developer_fix=True)
     # input 2 is unstable (the reference differed from itself): only 1 and 3 count, and 3 differs
     assert (record.label, record.inputs, record.first_input) == (Behaviour.DIVERGES, 2, "3")
     assert (record.reference_result, record.candidate_result) == ("b", "c")
-    same = label(baseline, ProbeRun(observations=[_obs("1", "a", "a"), _obs("2", "x", "q")]), developer_fix=True)
-    assert (same.label, same.inputs) == (Behaviour.SAME, 1)
-    nothing = label(baseline, ProbeRun(error="the probe did not finish"), developer_fix=True)
-    assert nothing.label is Behaviour.NOT_PROBED and "did not finish" in nothing.note
-    user = label(baseline, run, developer_fix=False)
+    same = label(BASELINE, ProbeRun(observations=[_obs("1", "a", "a"), _obs("2", "x", "q"), _obs("3", "b", "b")]),
+                 developer_fix=True)
+    assert (same.label, same.inputs) == (Behaviour.SAME, 2)
+    user = label(BASELINE, run, developer_fix=False)
     assert user.label is Behaviour.OBSERVED and [o.result for o in user.observations] == ["a", "c"]
+
+
+def test_a_probe_that_did_not_finish_or_missed_inputs_is_never_same_behaviour():
+    partial = [_obs("1", "a", "a")]
+    unfinished = label(BASELINE, ProbeRun(observations=partial, error="the probe did not finish"), developer_fix=True)
+    assert unfinished.label is Behaviour.NOT_PROBED and "did not finish" in unfinished.note
+    missing = label(BASELINE, ProbeRun(observations=partial), developer_fix=True)
+    assert missing.label is Behaviour.NOT_PROBED and "1 input(s)" in missing.note
+
+
+def test_a_candidate_that_changes_what_the_fix_itself_returns_diverges():
+    # after the candidate ran on input 1, the developer's fix gives another outcome on input 3 than it
+    # gave on its own: the candidate left state behind that the fix reads (and agreed with the changed fix)
+    run = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "poisoned", "poisoned")])
+    record = label(BASELINE, run, developer_fix=True)
+    assert (record.label, record.first_input, record.reference_result) == (Behaviour.DIVERGES, "3", "b")
+    assert "changed state the fix reads" in record.candidate_result
 
 
 def _record(results: dict[str, str]) -> BehaviourRecord:
