@@ -47,6 +47,18 @@ def stable_inputs(baseline: ProbeRun) -> dict[str, str]:
     return stable
 
 
+def nothing_to_compare(baseline: ProbeRun) -> str:
+    """Why a bug's reference probe left no input to compare candidates on."""
+    if baseline.error:
+        return baseline.error
+    if baseline.skipped and not baseline.calls:
+        return (f"the tests' {baseline.skipped} call(s) of the method hold what cannot be copied faithfully "
+                "(a stream, a reader, an object of a JDK subclass)")
+    if baseline.observations:
+        return "the developer's fix did not behave the same twice on any input (time, identity hash codes)"
+    return "no test the probe runs calls the method"
+
+
 def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> BehaviourRecord:
     """The behaviour record of a candidate's probe ``run``, against the bug's ``baseline``.
 
@@ -58,8 +70,7 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     cpu = run.cpu_seconds
     stable = stable_inputs(baseline)
     if not stable:
-        note = baseline.error or "no call of the method that the tests make could be compared"
-        return BehaviourRecord(label=Behaviour.NOT_PROBED, note=note, cpu_seconds=cpu)
+        return BehaviourRecord(label=Behaviour.NOT_PROBED, note=nothing_to_compare(baseline), cpu_seconds=cpu)
     if run.error:
         return BehaviourRecord(label=Behaviour.NOT_PROBED, note=run.error, cpu_seconds=cpu)
     counted = [o for o in run.observations if o.input_digest in stable]
@@ -112,8 +123,7 @@ class Prober:
     def behaviour(self, candidate: str) -> BehaviourRecord:
         baseline = self.baseline()
         if not stable_inputs(baseline):
-            note = baseline.error or "no call of the method that the tests make could be compared"
-            return BehaviourRecord(label=Behaviour.NOT_PROBED, note=note)
+            return BehaviourRecord(label=Behaviour.NOT_PROBED, note=nothing_to_compare(baseline))
         run = self.engine.probe(self.workspace, self.reference, candidate, tests=frozenset(baseline.tests))
         return label(baseline, run, developer_fix=self.developer_fix)
 

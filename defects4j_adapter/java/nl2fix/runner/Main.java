@@ -151,7 +151,7 @@ public final class Main {
         SystemLoader.use(loader);
         TestExecutor executor = new TestExecutor(loader, report, job, group, candidateClasses);
         if (job.probe) {
-            Probe.begin(Probe.testClasses(job));
+            Probe.begin();
         }
         List<String[]> probed;
         try {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -90,18 +91,8 @@ public final class Probe {
         throw (T) t;
     }
 
-    /** The test classes of a job (its trigger tests' and its relevant ones). */
-    static Set<String> testClasses(Request job) {
-        Set<String> names = new HashSet<>(job.relevant);
-        for (String t : job.triggers) {
-            int sep = t.indexOf("::");
-            names.add(sep < 0 ? t : t.substring(0, sep));
-        }
-        return names;
-    }
-
-    static void begin(Set<String> testClasses) {
-        session = new Session(testClasses);
+    static void begin() {
+        session = new Session();
     }
 
     /** The rows of the job's probe, and no probing after it. */
@@ -119,11 +110,12 @@ public final class Probe {
         }
     }
 
-    /** A thread the runner started to run tests: only its calls are recorded. */
-    static void watch(Thread thread) {
+    /** A thread the runner started to run the tests of {@code testClass}: only its calls are recorded,
+     * under that class (the class the runner ran, not a superclass declaring the test method). */
+    static void watch(Thread thread, String testClass) {
         Session s = session;
         if (s != null) {
-            s.threads.add(thread);
+            s.threads.put(thread, testClass);
         }
     }
 
@@ -145,20 +137,15 @@ public final class Probe {
     }
 
     private static final class Session {
-        final Set<Thread> threads = Collections.synchronizedSet(Collections.newSetFromMap(new java.util.WeakHashMap<Thread, Boolean>()));
+        final Map<Thread, String> threads = Collections.synchronizedMap(new java.util.WeakHashMap<Thread, String>());
         final List<String[]> rows = Collections.synchronizedList(new ArrayList<String[]>());
-        final Set<String> testClasses;
         final Set<String> seen = new HashSet<>();
         int calls;
         int derived;
         int skipped;
 
-        Session(Set<String> testClasses) {
-            this.testClasses = testClasses;
-        }
-
         boolean tracks(Thread t) {
-            return threads.contains(t);
+            return threads.containsKey(t);
         }
 
         synchronized void probe(Class<?> owner, String referenceName, Object receiver, Object[] args, Body reference,
@@ -176,7 +163,7 @@ public final class Probe {
                 skipped++;
                 return;
             }
-            String test = testClass();
+            String test = threads.get(Thread.currentThread());
             String text = Graphs.input(input);
             if (!seen.add(text)) {
                 return;
@@ -194,12 +181,6 @@ public final class Probe {
                     compare(Words.DERIVED, test, owner, variant, variantText, reference, candidate);
                 }
             }
-        }
-
-        /** The outermost test class on the stack: which test made the call. */
-        private String testClass() {
-            return StackWalker.getInstance().walk(frames -> frames.map(StackWalker.StackFrame::getClassName)
-                    .filter(testClasses::contains).reduce((first, second) -> second).orElse(""));
         }
 
         private void compare(String origin, String test, Class<?> owner, Object[] input, String text, Body reference,

@@ -196,7 +196,7 @@ final class TestExecutor {
             }
         }, "nl2fix-tests");
         listener.thread = thread;
-        Probe.watch(thread);
+        Probe.watch(thread, label);
         thread.setContextClassLoader(loader);
         thread.setDaemon(true);
         thread.start();
