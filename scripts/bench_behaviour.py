@@ -5,7 +5,9 @@ developer's fix, per project, and what probing a plausible candidate costs besid
 For each bug (``--projects``/``--bugs``/``--limit``, as the other Defects4J scripts): the fast
 engine prepares it and judges the fixed and buggy versions (the baselines validation needs), then
 the first ``--per-bug`` mutants of the buggy method (the ``mutation`` baseline's candidates, in its
-order) and, with ``--with-fix``, the developer's fix itself (which must come out ``same-behaviour``).
+order), with ``--fix-mutants N`` the first N mutants of the developer's fix (the plausible ones are
+what thin tests let through: equivalent mutants, or changes the tests do not see) and, with
+``--with-fix``, the developer's fix itself (which must come out ``same-behaviour``).
 Every plausible candidate is probed as ``nl2fix validate`` probes it. Printed: per project, the
 plausible candidates and their labels; per plausible candidate, its validation's CPU-seconds and its
 probe's, and their ratio (median and mean); and the per-bug reference probe (the fix against itself,
@@ -13,7 +15,7 @@ paid once per bug). Each diverging candidate is listed with its first differing 
 Defects4J; without one it says so and exits 0.
 
     python3 scripts/bench_behaviour.py --limit 1 --per-bug 20
-    python3 scripts/bench_behaviour.py --bugs Cli-2,Csv-1 --per-bug 40 --with-fix
+    python3 scripts/bench_behaviour.py --bugs Cli-2,Csv-1 --per-bug 40 --with-fix --fix-mutants 30
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ def main() -> int:
     d4j_bugs.add_arguments(parser, limit=1)
     parser.add_argument("--per-bug", type=int, default=20, help="Mutants per bug (default 20).")
     parser.add_argument("--with-fix", action="store_true", help="Probe the developer's fix as a candidate too.")
+    parser.add_argument("--fix-mutants", type=int, default=0,
+                        help="Also the first N mutants of the developer's fix (those the tests cannot tell from it "
+                             "are plausible: equivalent mutants, or ones the tests are too thin for).")
     args, d4j, bugs = d4j_bugs.parse(parser)
     if d4j is None:
         return 0
@@ -62,9 +67,12 @@ def main() -> int:
             if not check.ground_truth_ok:
                 print(f"{bug.id}: skipped, its ground truth does not validate here ({'; '.join(check.problems)[:200]})")
                 continue
-            codes = list(itertools.islice(mutants(target_method(bug), 0, bug.id), args.per_bug))
+            kinds = {code: "mutant" for code in itertools.islice(mutants(target_method(bug), 0, bug.id), args.per_bug)}
+            kinds.update({code: "fix-mut" for code in itertools.islice(mutants(bug.fixed_method, 0, bug.id),
+                                                                       args.fix_mutants)})
             if args.with_fix:
-                codes.append(bug.fixed_method)
+                kinds[bug.fixed_method] = "fix"
+            codes = list(kinds)
             seen = set()
             for code in codes:
                 h = candidate_hash(code)
@@ -75,7 +83,7 @@ def main() -> int:
                 if record.verdict is not Verdict.PLAUSIBLE or record.behaviour is None:
                     continue
                 b = record.behaviour
-                kind = "fix" if code == bug.fixed_method else "mutant"
+                kind = kinds[code]
                 labels[bug.project][(kind, b.label)] += 1
                 costs.append((bug.id, record.cpu_seconds, b.cpu_seconds))
                 if b.label is Behaviour.DIVERGES:
@@ -93,7 +101,7 @@ def main() -> int:
     print(f"\nplausible candidates by behaviour ({len(bugs)} bugs; mutants: first {args.per_bug} per bug)")
     print(f"{'project':<14}{'kind':<8}{'same':>6}{'diverges':>10}{'not probed':>12}")
     for project, counts in sorted(labels.items()):
-        for kind in ("mutant", "fix"):
+        for kind in ("mutant", "fix-mut", "fix"):
             row = [counts[(kind, label)] for label in (Behaviour.SAME, Behaviour.DIVERGES, Behaviour.NOT_PROBED)]
             if any(row):
                 print(f"{project:<14}{kind:<8}{row[0]:>6}{row[1]:>10}{row[2]:>12}")

@@ -5,10 +5,13 @@ a shortened snapshot for people and the digest of the whole one for comparisons.
 from __future__ import annotations
 
 import enum
+import hashlib
 from dataclasses import dataclass, field
 
 TIMEOUT = "timeout"
 """The outcome of a body the per-test time limit stopped."""
+_TIMEOUT_DIGEST = hashlib.sha256(TIMEOUT.encode()).hexdigest()[:24]
+"""Its digest, as the runner writes digests (the first 12 bytes of the SHA-256, in hex)."""
 
 
 class Origin(str, enum.Enum):
@@ -29,10 +32,17 @@ class Observation:
     reference_digest: str
     candidate: str
     candidate_digest: str
+    reference_again_digest: str
+    """The reference's outcome on a second copy of the input, in the same job: equal when it repeats itself."""
 
     @property
-    def timed_out(self) -> bool:
-        return TIMEOUT in (self.reference, self.candidate)
+    def reference_timed_out(self) -> bool:
+        return self.reference == TIMEOUT or self.reference_again_digest == _TIMEOUT_DIGEST
+
+    @property
+    def repeatable(self) -> bool:
+        """The reference did the same twice on this input, in time: the input can be compared on."""
+        return not self.reference_timed_out and self.reference_digest == self.reference_again_digest
 
 
 @dataclass
@@ -61,14 +71,14 @@ def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
     not end, e.g. the JVM died in it)."""
     run = ProbeRun()
     for row in rows:
-        origin, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest = (row + [""] * 8)[:8]
+        origin, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again = (row + [""] * 9)[:9]
         try:
             kind = Origin(origin)
         except ValueError:
             run.error = f"an unknown probe row {origin!r}"
             continue
-        run.observations.append(Observation(kind, test, shown_in, digest_in, ref, ref_digest or ref,
-                                            cand, cand_digest or cand))
+        run.observations.append(Observation(kind, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest,
+                                            again))
     if end is None:
         run.error = run.error or "the probe did not end"
     else:

@@ -83,7 +83,8 @@ class RunnerReport:
     """How the job ended; None when the output stops before ``END`` (the JVM died or was killed)."""
     restart: bool = False
     probes: list[list[str]] = field(default_factory=list)
-    """A behaviour probe's rows (``PROBE origin test input digest reference digest candidate digest``)."""
+    """A behaviour probe's rows (``PROBE origin test input digest reference digest candidate digest
+    reference-again-digest``)."""
     probe_end: list[str] | None = None
     """Its closing counts (``PROBEEND calls derived skipped``); None when it has none."""
 
@@ -135,7 +136,7 @@ def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
     elif kind == "ERROR":
         report.errors.append(args[0])
     elif kind == "PROBE":
-        report.probes.append(args[:8])
+        report.probes.append(args[:9])
     elif kind == "PROBEEND":
         report.probe_end = args[:3]
     elif kind == "END":

@@ -38,13 +38,10 @@ class Probing(Protocol):
 
 
 def stable_inputs(baseline: ProbeRun) -> dict[str, str]:
-    """Input digest -> the reference's outcome digest, for the inputs on which the reference probed
-    against itself behaved the same twice and in time."""
-    stable: dict[str, str] = {}
-    for o in baseline.observations:
-        if o.reference_digest == o.candidate_digest and not o.timed_out:
-            stable.setdefault(o.input_digest, o.reference_digest)
-    return stable
+    """Input digest -> the reference's outcome digest, for the inputs of the reference's probe against
+    itself on which it did the same three times, in time."""
+    return {o.input_digest: o.reference_digest for o in baseline.observations
+            if o.repeatable and o.candidate_digest == o.reference_digest}
 
 
 def nothing_to_compare(baseline: ProbeRun) -> str:
@@ -62,20 +59,30 @@ def nothing_to_compare(baseline: ProbeRun) -> str:
 def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> BehaviourRecord:
     """The behaviour record of a candidate's probe ``run``, against the bug's ``baseline``.
 
-    Only the stable inputs of the baseline count, and every one must be reached: the candidate's
-    probe runs the same tests on the same reference, so what differs can only be the candidate's
-    doing. Where the reference itself gives another outcome than in the baseline, the candidate changed
-    state the reference reads (static state it does not put back): that diverges too. A probe that did
-    not finish, or that left stable inputs out, is never ``same-behaviour``."""
+    An input counts when the reference did the same twice on it in the candidate's job and, when the
+    reference's own probe saw the same input (inputs holding random generators or clocks differ from job
+    to job), did the same there too. The candidate's probe runs the same tests on the same reference,
+    so what differs can only be the candidate's doing: where the reference gives another outcome than in
+    its own probe, the candidate changed state the reference reads (static state it does not put back),
+    which diverges too. A probe that did not finish, or reached fewer inputs than the reference's own,
+    is never ``same-behaviour``."""
     cpu = run.cpu_seconds
-    stable = stable_inputs(baseline)
-    if not stable:
+    if not stable_inputs(baseline):
         return BehaviourRecord(label=Behaviour.NOT_PROBED, note=nothing_to_compare(baseline), cpu_seconds=cpu)
     if run.error:
         return BehaviourRecord(label=Behaviour.NOT_PROBED, note=run.error, cpu_seconds=cpu)
-    counted = [o for o in run.observations if o.input_digest in stable]
-    first = next((o for o in counted if o.candidate_digest != o.reference_digest
-                  or o.reference_digest != stable[o.input_digest]), None)
+    seen = {o.input_digest: o for o in baseline.observations}
+    steady = stable_inputs(baseline)
+    counted, first, drifted = [], None, False
+    for o in run.observations:
+        own = seen.get(o.input_digest)
+        if not o.repeatable or (own is not None and o.input_digest not in steady):
+            continue
+        counted.append(o)
+        if first is None and own is not None and own.reference_digest != o.reference_digest:
+            first, drifted = o, True
+        elif first is None and o.candidate_digest != o.reference_digest:
+            first = o
     kept = [ObservedResult(input=o.input, input_digest=o.input_digest, result=o.candidate,
                            result_digest=o.candidate_digest) for o in counted[:KEPT_OBSERVATIONS]]
     record = BehaviourRecord(label=Behaviour.SAME if developer_fix else Behaviour.OBSERVED,
@@ -85,17 +92,18 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
         record.label = Behaviour.DIVERGES
         record.first_input, record.candidate_result = first.input, first.candidate
         record.reference_result = first.reference
-        if first.reference_digest != stable[first.input_digest]:
-            record.reference_result = next(o.reference for o in baseline.observations
-                                           if o.input_digest == first.input_digest)
+        if drifted:
+            record.reference_result = seen[first.input_digest].reference
             record.candidate_result = (f"{first.candidate} (and the developer's fix itself then gave "
                                        f"{first.reference}: the candidate changed state the fix reads)")
         return record
-    missing = len(set(stable) - {o.input_digest for o in counted})
-    if missing:
+    if len(run.observations) < len(baseline.observations):
         return BehaviourRecord(label=Behaviour.NOT_PROBED, cpu_seconds=cpu, note=(
-            f"the tests made other calls beside this candidate: {missing} input(s) of the developer fix's probe "
-            "were not reached"))
+            f"the tests reached {len(run.observations)} input(s) beside this candidate, "
+            f"{len(baseline.observations)} beside the developer's fix alone"))
+    if not counted:
+        return BehaviourRecord(label=Behaviour.NOT_PROBED, cpu_seconds=cpu,
+                               note="the developer's fix did not repeat itself on any input of this probe")
     return record
 
 

@@ -83,8 +83,9 @@ def test_a_method_of_a_project_object_is_probed_on_copies_of_the_receiver(bug_ru
     assert buggy.verdict is Verdict.WRONG and buggy.behaviour is None
 
 
-def _obs(input_: str, ref: str, cand: str) -> Observation:
-    return Observation(Origin.CALL, "T", input_, "i" + input_, ref, "r" + ref, cand, "r" + cand)
+def _obs(input_: str, ref: str, cand: str, again: str | None = None) -> Observation:
+    return Observation(Origin.CALL, "T", input_, "i" + input_, ref, "r" + ref, cand, "r" + cand,
+                       "r" + (ref if again is None else again))
 
 
 BASELINE = ProbeRun(observations=[_obs("1", "a", "a"), _obs("2", "x", "y"), _obs("3", "b", "b")])
@@ -108,7 +109,17 @@ def test_a_probe_that_did_not_finish_or_missed_inputs_is_never_same_behaviour():
     unfinished = label(BASELINE, ProbeRun(observations=partial, error="the probe did not finish"), developer_fix=True)
     assert unfinished.label is Behaviour.NOT_PROBED and "did not finish" in unfinished.note
     missing = label(BASELINE, ProbeRun(observations=partial), developer_fix=True)
-    assert missing.label is Behaviour.NOT_PROBED and "1 input(s)" in missing.note
+    assert missing.label is Behaviour.NOT_PROBED and "reached 1 input(s)" in missing.note
+
+
+def test_inputs_that_differ_from_job_to_job_count_when_the_fix_repeats_itself_in_the_job():
+    # a receiver holding a random generator's seed: no input digest of the reference's own probe recurs
+    run = ProbeRun(observations=[_obs("7", "a", "a"), _obs("8", "x", "x", again="y"), _obs("9", "b", "c")])
+    record = label(BASELINE, run, developer_fix=True)
+    assert (record.label, record.inputs, record.first_input) == (Behaviour.DIVERGES, 2, "9")
+    same = label(BASELINE, ProbeRun(observations=[_obs("7", "a", "a"), _obs("8", "x", "x", again="y"),
+                                                  _obs("9", "b", "b")]), developer_fix=True)
+    assert (same.label, same.inputs) == (Behaviour.SAME, 2)
 
 
 def test_a_candidate_that_changes_what_the_fix_itself_returns_diverges():

@@ -22,8 +22,9 @@ import java.util.Set;
  * {@code m$nl2fix$cand}, and in their place a wrapper {@code m} with the original declaration that
  * calls {@link #call}. The tests then run on the reference's behaviour throughout, identical for every
  * candidate. At each call a test thread makes, the runner deep-copies receiver and arguments before
- * anything runs ({@link Graphs#copy}), runs the reference on one copy and the candidate on another
- * (the target class's static fields put back in between), and snapshots each side's outcome -- the
+ * anything runs ({@link Graphs#copy}), runs the reference on one copy, again on a second (whether it
+ * repeats itself on this input) and the candidate on a third (the target class's static fields put back
+ * in between), and snapshots each outcome -- the
  * return value or the thrown exception's class, receiver, arguments and the class's static fields
  * afterwards -- with {@link Graphs#snapshot}, runner code that reads fields and never calls the code
  * under test: no {@code equals}, {@code hashCode} or {@code toString} of the candidate's choosing
@@ -31,7 +32,8 @@ import java.util.Set;
  * finally the reference on the test's own objects, whose result the test gets.
  *
  * <p>Each input gives one row: where it came from, the input's snapshot, the reference's and the
- * candidate's (shortened for display, with the SHA-256 of the whole). The rows are signed by
+ * candidate's (shortened for display, with the SHA-256 of the whole), and the digest of the reference's
+ * second outcome. The rows are signed by
  * {@link Main} after the tests stopped; the harness compares them. Candidate code cannot name this
  * class (the class-file check refuses references to the runner's package), nor reach its state (a named
  * module that opens nothing); a call made from inside a body (recursion, a helper calling back) runs
@@ -186,37 +188,34 @@ public final class Probe {
         private void compare(String origin, String test, Class<?> owner, Object[] input, String text, Body reference,
                 Body candidate) {
             List<Object[]> statics = statics(owner);
-            String ref;
-            String cand;
-            Object[] forReference;
-            Object[] forCandidate;
+            Object[][] copies = new Object[3][];
             try {
-                forReference = Graphs.copy(input);
-                forCandidate = Graphs.copy(input);
+                for (int i = 0; i < copies.length; i++) {
+                    copies[i] = Graphs.copy(input);
+                }
             } catch (Graphs.Uncopyable u) {
                 skipped++;
                 return;
             }
-            try {
-                ref = outcome(reference, owner, forReference);
-            } catch (ThreadDeath d) {
-                row(origin, test, text, Words.TIMEOUT, "");
-                throw d;
+            // the reference twice (whether it repeats itself on this input, in this job), then the candidate
+            Body[] bodies = {reference, reference, candidate};
+            String[] outcomes = {"", "", ""};
+            for (int i = 0; i < bodies.length; i++) {
+                try {
+                    outcomes[i] = outcome(bodies[i], owner, copies[i]);
+                } catch (ThreadDeath d) {
+                    outcomes[i] = Words.TIMEOUT;
+                    row(origin, test, text, outcomes);
+                    throw d;
+                }
+                restore(statics);
             }
-            restore(statics);
-            try {
-                cand = outcome(candidate, owner, forCandidate);
-            } catch (ThreadDeath d) {
-                row(origin, test, text, ref, Words.TIMEOUT);
-                throw d;
-            }
-            restore(statics);
-            row(origin, test, text, ref, cand);
+            row(origin, test, text, outcomes);
         }
 
-        private void row(String origin, String test, String input, String ref, String cand) {
-            rows.add(new String[] {Words.PROBE, origin, test, shown(input), sha(input), shown(ref), sha(ref),
-                shown(cand), sha(cand)});
+        private void row(String origin, String test, String input, String[] outcomes) {
+            rows.add(new String[] {Words.PROBE, origin, test, shown(input), sha(input), shown(outcomes[0]),
+                sha(outcomes[0]), shown(outcomes[2]), sha(outcomes[2]), sha(outcomes[1])});
         }
 
         /** One body run on one copy: its result (or thrown class) and the state it left. */
