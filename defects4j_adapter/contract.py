@@ -81,6 +81,9 @@ class Workspace:
     java_release: str = "8"
     target_file: Path | None = None
     """The source file holding the buggy method (``root/bug.path``)."""
+    unbuilt_tests: tuple[str, ...] = ()
+    """Relevant test classes the project's build lists but did not compile (left out of
+    ``relevant_tests``: the build's own test run skips them too)."""
 
     def buggy_file(self) -> Path:
         """``target_file``, which splicing needs (every workspace module names it)."""
@@ -122,6 +125,9 @@ class Outcome:
     passed_tests: list[str] | None = None
     """The tests reported passed, by name; None from an engine that does not name them (Defects4J).
     A plausible verdict needs them to cover every test the fixed version passed."""
+    left_out: list[str] = field(default_factory=list)
+    """Tests the engine did not run because they cannot notice the change (they never executed the
+    method on the buggy version: :mod:`defects4j_adapter.engines.narrowing`); a pass need not name them."""
     jvm_died: bool = False
     """The test JVM ended in the middle of the job, after the candidate's code could run; engines
     run such a job once more in a fresh JVM and judge that run."""

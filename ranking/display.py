@@ -50,12 +50,13 @@ def describe(info: RankingInfo) -> str:
     return text
 
 
-def method_diff(buggy: str, candidate: str, label: str) -> list[Line]:
-    """Unified diff from the buggy method to a candidate (both comment-free: the change, not the commentary)."""
+def method_diff(buggy: str, candidate: str, label: str, base: str = "buggy") -> list[Line]:
+    """Unified diff from the ``base`` method (the buggy one unless named) to a candidate (both comment-free:
+    the change, not the commentary)."""
     styles = {"+": Style.ADDED, "-": Style.REMOVED, "@": Style.HUNK}
-    diff = list(difflib.unified_diff(buggy.splitlines(), candidate.splitlines(), "buggy", label, lineterm=""))
+    diff = list(difflib.unified_diff(buggy.splitlines(), candidate.splitlines(), base, label, lineterm=""))
     if not diff:
-        return [Line("(same code as the buggy method)", Style.UNKNOWN)]
+        return [Line(f"(same code as the {base} method)", Style.UNKNOWN)]
     return [Line(d, Style.TITLE if i < 2 else styles.get(d[:1], Style.PLAIN)) for i, d in enumerate(diff)]
 
 

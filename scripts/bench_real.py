@@ -22,6 +22,14 @@
    ``nl2fix/`` and ``defects4j_adapter/``): changed code is judged afresh, while the samples and the
    ``defects4j`` engine's verdicts are kept. Both share the machine's cache of prepared workspaces.
    The code under test is the tree this process imports ``nl2fix`` from (run with PYTHONPATH=it).
+   With ``--narrowing`` the fast engine judges the candidates twice the same way, with the tests
+   narrowed to those that can notice the change (the default) and without (``NL2FIX_NARROW_TESTS=0``),
+   each in its own copy of the run store: CPU-s per candidate side by side, every candidate's
+   verdicts, and the projected cost of the paper's full configuration (283 bugs, 28,300 samples
+   about half of them unique; preparation and baselines included) on 2 cores.
+   ``--fix-variants K`` adds to each bug's mutants K variants of the developer's fix (the fix, its
+   single-edit mutants, and edits of it that change nothing: a model's plausible answers run every
+   test they are given, so a mix without them understates the cost).
 
 Everything is kept in ``--store`` (default ``$NL2FIX_CACHE_DIR/bench-real``), so the sweep can be
 run in pieces (``--projects``, ``--bugs``, ``--limit``) and resumes where it stopped. The fast
@@ -33,6 +41,7 @@ them. Needs a Defects4J; without one it says so and exits 0.
     python3 scripts/bench_real.py --no-baselines --sample 10 --per-bug 8
     python3 scripts/bench_real.py                                     # everything: hours
     python3 scripts/bench_real.py --no-baselines --limit 3 --sample 12 --baseline-tree ../baseline  # old vs new fast
+    python3 scripts/bench_real.py --no-baselines --bugs Math-2,JacksonCore-3 --sample 2 --fix-variants 8 --narrowing
 """
 
 from __future__ import annotations
@@ -49,14 +58,16 @@ from dataclasses import dataclass
 from itertools import chain, zip_longest
 from pathlib import Path
 
+import bench_validate
 import d4j_bugs
 
 import nl2fix as nl2fix_package
 from defects4j_adapter import cache
-from defects4j_adapter.engines import linkage
+from defects4j_adapter.engines import linkage, narrowing
 from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.core.processes import run_command
-from nl2fix.store.records import ValidationRecord
+from nl2fix.java_source.text import candidate_hash
+from nl2fix.store.records import SampleRecord, ValidationRecord
 from nl2fix.store.run_store import STORE_FILE, RunStore
 from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck
 from nl2fix.validation.stage import check_baselines
@@ -68,6 +79,10 @@ THIS_TREE = Path(nl2fix_package.__file__).resolve().parent.parent
 CODE_DIRS = ("nl2fix", "defects4j_adapter")
 """What a tree's fast engine is made of (its Python, and its Java runner's sources)."""
 NL2FIX_MAIN = "import sys; sys.path.insert(0, sys.argv.pop(1)); from nl2fix.cli.main import main; main()"
+FULL_BUGS, FULL_SAMPLES, UNIQUE_SHARE, CORES = 283, 28_300, 0.5, 2
+"""The paper's full configuration (283 bugs x 100 samples, about half unique) on this machine's cores."""
+PREPARE_CPU = 7.7
+"""Median CPU-s of preparing a bug without its baselines (``scripts/bench_prepare.py --no-baselines``)."""
 
 
 @dataclass(frozen=True)
@@ -191,11 +206,12 @@ def spread(bugs: list[Bug], count: int) -> list[Bug]:
     return mixed[:count]
 
 
-def nl2fix(*args: str, tree: Path = THIS_TREE) -> tuple[bool, float, str]:
+def nl2fix(*args: str, tree: Path = THIS_TREE, env: tuple[tuple[str, str], ...] = ()) -> tuple[bool, float, str]:
     """Run ``nl2fix ARGS`` of the code in ``tree`` as its own process: (finished without a harness failure, its
     CPU-s, stderr's end). ``tree`` goes first on the process's path, ahead of the working directory that
-    ``-c`` puts there, and on its PYTHONPATH for whatever it starts."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(tree), os.environ.get("PYTHONPATH"))))}
+    ``-c`` puts there, and on its PYTHONPATH for whatever it starts; ``env`` is added to its environment."""
+    env = {**os.environ, **dict(env),
+           "PYTHONPATH": os.pathsep.join(filter(None, (str(tree), os.environ.get("PYTHONPATH"))))}
     result = run_command([sys.executable, "-c", NL2FIX_MAIN, str(tree), *args], env=env, timeout=VALIDATE_TIMEOUT)
     return result.returncode in (0, 1), result.cpu_seconds, result.stderr[-2000:]
 
@@ -212,6 +228,8 @@ class Side:
     engine: Engine
     run_dir: Path
     tree: Path = THIS_TREE
+    env: tuple[tuple[str, str], ...] = ()
+    """Added to its ``nl2fix validate``'s environment (``NL2FIX_NARROW_TESTS=0``: the fast engine unnarrowed)."""
 
 
 def code_fingerprint(tree: Path) -> str:
@@ -224,11 +242,20 @@ def code_fingerprint(tree: Path) -> str:
     return digest.hexdigest()[:12]
 
 
-def sides(run_dir: Path, baseline: Path | None) -> list[Side]:
-    """The fast engine (of this tree, then of ``baseline`` when given), then the defects4j engine. With a
-    baseline, each fast engine has its own copy of the run store, named after both trees' code: a run
-    against other code starts afresh, an interrupted one resumes."""
+def sides(run_dir: Path, baseline: Path | None, narrowing_pair: bool = False, defects4j: bool = True) -> list[Side]:
+    """:func:`all_sides`, less the defects4j engine unless ``defects4j``."""
+    return [s for s in all_sides(run_dir, baseline, narrowing_pair) if defects4j or s.engine is Engine.FAST]
+
+
+def all_sides(run_dir: Path, baseline: Path | None, narrowing_pair: bool = False) -> list[Side]:
+    """The fast engine (of this tree, then of ``baseline`` when given, or this tree's unnarrowed with
+    ``narrowing_pair``), then the defects4j engine. With a second fast engine each has its own copy of the
+    run store, named after the trees' code: a run against other code starts afresh, an interrupted one resumes."""
     defects4j = Side("defects4j", Engine.DEFECTS4J, run_dir)
+    if narrowing_pair:
+        pair = run_dir.with_name(f"{run_dir.name}-narrowing-{code_fingerprint(THIS_TREE)}")
+        return [Side("fast", Engine.FAST, pair / "narrowed"),
+                Side("fast-unnarrowed", Engine.FAST, pair / "unnarrowed", env=((narrowing.SWITCH, "0"),)), defects4j]
     if baseline is None:
         return [Side("fast", Engine.FAST, run_dir), defects4j]
     pair = run_dir.with_name(f"{run_dir.name}-fast-{code_fingerprint(THIS_TREE)}-vs-{code_fingerprint(baseline)}")
@@ -272,7 +299,8 @@ def validate(judges: list[Side], bugs: list[Bug], workers: int) -> dict[str, flo
         start = time.monotonic()
         ok, cpu, err = nl2fix("validate", "--run", str(side.run_dir), "--engine", side.engine.value,
                               "--workers", str(workers), *selection(of), "--quiet",
-                              *([] if side.engine is Engine.FAST else ["--no-sandbox"]), tree=side.tree)
+                              *([] if side.engine is Engine.FAST else ["--no-sandbox"]), tree=side.tree,
+                              env=side.env)
         what = of[0].id if len(of) == 1 else f"{len(of)} bugs"
         print(f"candidates with {side.label} ({what}): {time.monotonic() - start:.0f} s, {cpu:.1f} CPU-s", flush=True)
         if not ok:
@@ -312,9 +340,9 @@ def print_costs(judges: list[Side], records: Verdicts, process: dict[str, float]
     print("(process: this call's whole `nl2fix validate` -- baselines, JVM and Ant start-ups -- over the candidates "
           "judged; it is small when the candidates were judged by an earlier call)")
     fast, defects4j = judges[0].label, judges[-1].label
-    if medians[fast] > 0:
+    if medians[fast] > 0 and judges[-1].engine is Engine.DEFECTS4J:
         print(f"defects4j / fast, medians: {medians[defects4j] / medians[fast]:.1f}x")
-    for base in (s.label for s in judges[1:-1]):
+    for base in (s.label for s in judges[1:] if s.engine is Engine.FAST):
         own = [records[fast][k].cpu_seconds / records[base][k].cpu_seconds for k in keys
                if records[base][k].cpu_seconds > 0]
         print(f"{fast} / {base}: medians {ratio(medians[fast], medians[base])}, means {ratio(means[fast], means[base])}"
@@ -325,7 +353,7 @@ def print_verdicts(judges: list[Side], records: Verdicts, keys: list[tuple[str, 
     """Agreement of each fast engine with defects4j (and with the other fast engine), every candidate the
     sides do not all agree on; with a baseline, every candidate's verdicts and fast CPU-s side by side."""
     labels = [s.label for s in judges]
-    pairs = [(a, labels[-1]) for a in labels[:-1]] + [(labels[0], b) for b in labels[1:-1]]
+    pairs = list(dict.fromkeys([(a, labels[-1]) for a in labels[:-1]] + [(labels[0], b) for b in labels[1:-1]]))
     for a, b in pairs:
         agree = sum(records[a][k].verdict is records[b][k].verdict for k in keys)
         print(f"agreement, {a} vs {b}: {agree} of {len(keys)} ({100 * agree / len(keys):.1f} %)")
@@ -342,14 +370,61 @@ def print_verdicts(judges: list[Side], records: Verdicts, keys: list[tuple[str, 
             print(f"  DISAGREE {key[0]} {key[1]}: {'; '.join(said)}")
 
 
+def fix_variants(bug: Bug, count: int) -> list[str]:
+    """``count`` variants of the developer's fix: the fix, edits of it that change nothing (an empty
+    statement at the start of its body: plausible, as a model's correct answer in other words is), and
+    its single-edit mutants, taking turns."""
+    if not bug.fixed_method:
+        return []
+    body = bug.fixed_method.index("{") + 1
+    same = [bug.fixed_method[:body] + ";" * k + bug.fixed_method[body:] for k in range(1, count)]
+    mutated = bench_validate.mutants(bug.fixed_method, count)
+    mixed = [bug.fixed_method, *(c for pair in zip_longest(same, mutated) for c in pair if c is not None)]
+    return mixed[:count]
+
+
+def add_fix_variants(run_dir: Path, bugs: list[Bug], per_bug: int, count: int) -> None:
+    """Each bug's :func:`fix_variants` as samples after its ``per_bug`` mutants (kept when there already)."""
+    with RunStore(run_dir) as store:
+        for bug in bugs:
+            for i, code in enumerate(fix_variants(bug, count)):
+                store.add_sample(SampleRecord(bug_id=bug.id, index=per_bug + i, response=code,
+                                              candidate_hash=candidate_hash(code)), code)
+
+
+def projection(label: str, per_candidate: float, per_bug: float) -> str:
+    """The full configuration's CPU-s and its wall time on :data:`CORES` cores."""
+    unique = FULL_SAMPLES * UNIQUE_SHARE
+    total = FULL_BUGS * per_bug + unique * per_candidate
+    return (f"{label}: {FULL_BUGS} x {per_bug:.1f} + {unique:,.0f} x {per_candidate:.3f} = {total:,.0f} CPU-s, "
+            f"{total / CORES / 3600:.2f} h on {CORES} cores")
+
+
+def print_projection(judges: list[Side], records: Verdicts, keys: list[tuple[str, str]], bugs: list[Bug],
+                     prepare_cpu: float) -> None:
+    """The paper's full configuration at this sample's mean CPU-s per unique candidate, each bug prepared
+    (``prepare_cpu``) with its two baselines (this run's median, from each side's run store)."""
+    print(f"projected full configuration ({FULL_BUGS} bugs, {FULL_SAMPLES:,} samples, {UNIQUE_SHARE:.0%} unique; "
+          f"preparation {prepare_cpu:.1f} CPU-s a bug, plus the baselines' median here):")
+    for side in (s for s in judges if s.engine is Engine.FAST):
+        with RunStore(side.run_dir, read_only=True) as store:
+            base = [sum(r.cpu_seconds for r in store.validations(b.id, side.engine.value) if r.hash in (FIXED, BUGGY))
+                    for b in bugs]
+        mean = statistics.mean(records[side.label][k].cpu_seconds for k in keys)
+        print("  " + projection(side.label, mean, prepare_cpu + statistics.median(base)))
+
+
 def candidates(bugs: list[Bug], dataset: str, run_dir: Path, per_bug: int, workers: int,
-               baseline: Path | None = None) -> int:
+               baseline: Path | None = None, variants: int = 0, narrowing_pair: bool = False,
+               prepare_cpu: float = PREPARE_CPU, defects4j: bool = True) -> int:
     ok, _, err = nl2fix("sample", "--dataset", dataset, *selection(bugs), "--run", str(run_dir), "--backend",
                         "mutation", "-n", str(per_bug), "--quiet")
     if not ok:
         print(f"sampling failed:\n{err}")
         return 1
-    judges = sides(run_dir, baseline)
+    if variants:
+        add_fix_variants(run_dir, bugs, per_bug, variants)
+    judges = sides(run_dir, baseline, narrowing_pair, defects4j)
     for side in judges:
         if side.run_dir != run_dir:
             verdictless_copy(run_dir, side.run_dir)
@@ -363,6 +438,8 @@ def candidates(bugs: list[Bug], dataset: str, run_dir: Path, per_bug: int, worke
     if keys:
         print_costs(judges, records, process, keys)
         print_verdicts(judges, records, keys)
+        if narrowing_pair:
+            print_projection(judges, records, keys, bugs, prepare_cpu)
     return 0
 
 
@@ -379,8 +456,20 @@ def main() -> int:
                         help="Also validate part 2's candidates with the fast engine of the code in DIR (e.g. a git "
                         "worktree of an earlier commit), taking turns with this tree's bug by bug: CPU-s and "
                         "verdicts side by side.")
+    parser.add_argument("--fix-variants", type=int, default=0, metavar="K",
+                        help="Add K variants of each bug's developer fix to its mutants (default 0).")
+    parser.add_argument("--narrowing", action="store_true",
+                        help="Judge part 2's candidates with the fast engine's tests narrowed and unnarrowed, side by "
+                        "side, and project the full configuration's cost.")
+    parser.add_argument("--prepare-cpu", type=float, default=PREPARE_CPU,
+                        help="CPU-s of preparing a bug without its baselines, for the projection "
+                        f"(default {PREPARE_CPU}).")
+    parser.add_argument("--no-defects4j", action="store_true",
+                        help="Part 2 without the defects4j engine (it costs ~15 CPU-s a candidate): fast engines only.")
     args, d4j, bugs = d4j_bugs.parse(parser)
     baseline = args.baseline_tree and args.baseline_tree.resolve()
+    if baseline and args.narrowing:
+        parser.error("--narrowing and --baseline-tree each add a second fast engine: give one")
     if baseline and not (baseline / "nl2fix" / "cli" / "main.py").is_file():
         parser.error(f"--baseline-tree {args.baseline_tree}: not an nl2fix code tree (no nl2fix/cli/main.py)")
     if baseline and not args.sample:
@@ -395,8 +484,10 @@ def main() -> int:
         print_findings(baselines(bugs, store / "baselines", args.workers))
     status = 0
     if args.sample:
-        status = candidates(spread(bugs, args.sample), args.dataset, store / f"candidates-n{args.per_bug}",
-                            args.per_bug, args.workers, baseline)
+        variants = f"-fix{args.fix_variants}" if args.fix_variants else ""
+        status = candidates(spread(bugs, args.sample), args.dataset, store / f"candidates-n{args.per_bug}{variants}",
+                            args.per_bug, args.workers, baseline, args.fix_variants, args.narrowing,
+                            args.prepare_cpu, not args.no_defects4j)
     print(f"\n{time.monotonic() - start:.0f} s in all; results kept in {store}")
     return status
 

@@ -11,8 +11,9 @@ from defects4j_adapter.d4j import cli as d4j_cli
 from nl2fix.core.domain import Bug
 from nl2fix.dataset.load import open_dataset
 
-INSTALLED_PROJECTS = ("Cli", "JxPath", "Codec", "Csv", "Compress", "Math", "JacksonCore", "Collections", "JacksonXml")
-"""What ../shared/tools/defects4j-offline builds (189 of the dataset's 283 bugs)."""
+INSTALLED_PROJECTS = ("Cli", "JxPath", "Codec", "Csv", "Compress", "Math", "JacksonCore", "Collections", "JacksonXml",
+                      "JacksonDatabind")
+"""What ../shared/tools/defects4j-offline builds (256 of the dataset's 283 bugs)."""
 DEFAULT_DATASET = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "nl2fix_dataset.json"
 
 

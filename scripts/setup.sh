@@ -17,6 +17,9 @@ for pkg in libmaven-compiler-plugin-java libmaven-resources-plugin-java libmaven
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 command -v gradle >/dev/null 2>&1 || need+=(gradle)
+# The `browser` tests drive `nl2fix view` in Debian's headless chromium through its chromedriver (selenium).
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -54,11 +54,13 @@ ALLOWED: dict[str, set[str]] = {
     "nl2fix.report": {"nl2fix.core", "nl2fix.java_source", "nl2fix.store", "nl2fix.dataset",
                       "nl2fix.prompting", "nl2fix.sampling", "nl2fix.validation", "ranking",
                       "defects4j_adapter.jvm"},
+    "nl2fix.view": {"nl2fix.core", "nl2fix.java_source", "nl2fix.store", "nl2fix.dataset", "nl2fix.prompting",
+                    "nl2fix.sampling", "nl2fix.validation", "ranking", "nl2fix.report", "defects4j_adapter.jvm"},
     "nl2fix.fix": {"nl2fix.core", "nl2fix.java_source", "nl2fix.store", "nl2fix.dataset", "nl2fix.prompting",
                    "nl2fix.sampling", "nl2fix.validation", "ranking", "defects4j_adapter"},
     "nl2fix.cli": {"nl2fix.core", "nl2fix.java_source", "nl2fix.store", "nl2fix.dataset",
                    "nl2fix.prompting", "nl2fix.sampling", "nl2fix.validation", "ranking", "nl2fix.report",
-                   "nl2fix.fix", "defects4j_adapter"},
+                   "nl2fix.view", "nl2fix.fix", "defects4j_adapter"},
 }
 
 

@@ -1,6 +1,7 @@
-"""What a behaviour probe observed, read from the rows the runner signed (``PROBE`` and
-``PROBEEND``, see ``Probe.java``): per input, the reference's outcome and the candidate's, each as
-a shortened snapshot for people and the digest of the whole one for comparisons."""
+"""What a behaviour probe observed, read from the rows the runner signed (``BEHAVIOUR`` and
+``BEHAVIOUREND``, see ``BehaviourProbe.java``): per input, the reference's outcome and the
+candidate's, each as a shortened snapshot for people and the digest of the whole one for
+comparisons."""
 
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ class ProbeRun:
 
 
 def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
-    """The probe of a signed report's ``PROBE`` rows and its ``PROBEEND`` counts (None: the probe did
+    """The probe of a signed report's ``BEHAVIOUR`` rows and its ``BEHAVIOUREND`` counts (None: the probe did
     not end, e.g. the JVM died in it)."""
     run = ProbeRun()
     for row in rows:

@@ -1,7 +1,7 @@
 """The source file of a behaviour probe: the target class with the reference method (the
 developer's fix, or the method as it is) and the candidate both in it, renamed, and in their place a
-wrapper with the original declaration whose body hands both to the runner's ``nl2fix.runner.Probe``
-(see ``defects4j_adapter/java/nl2fix/runner/Probe.java``).
+wrapper with the original declaration whose body hands both to the runner's
+``nl2fix.runner.BehaviourProbe`` (see ``defects4j_adapter/java/nl2fix/runner/BehaviourProbe.java``).
 
 Everything here is made from trusted text except the candidate's method, which is the text
 validation already compiled and judged plausible: its body is copied unchanged, only its name is
@@ -26,7 +26,7 @@ from nl2fix.java_source.unicode_escapes import UnreadableEscape, translate_unico
 
 REFERENCE_SUFFIX = "$nl2fix$ref"
 CANDIDATE_SUFFIX = "$nl2fix$cand"
-PROBE = "nl2fix.runner.Probe"
+PROBE = "nl2fix.runner.BehaviourProbe"
 _BOXES = {"int": "Integer", "long": "Long", "short": "Short", "byte": "Byte", "char": "Character",
           "boolean": "Boolean", "float": "Float", "double": "Double"}
 _KEPT_MODIFIERS = ("static", "final", "synchronized", "strictfp")

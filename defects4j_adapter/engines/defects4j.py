@@ -23,6 +23,7 @@ from defects4j_adapter.sandbox.unconfined import ContainerSandbox
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from nl2fix.core.domain import Bug, Engine
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.retry import Backoff, retry_while
 from nl2fix.java_source.splice import RefusedCandidate, SpliceError, encode_source, splice_method
 from nl2fix.java_source.text import text_hash
 
@@ -111,6 +112,11 @@ def refuse_unconfined(sandbox: Sandbox | None) -> None:
         )
 
 
+COMMAND_BACKOFF = Backoff(attempts=3, first_delay=5.0, factor=3.0)
+"""A candidate's ``defects4j compile`` or ``test`` that fails on the harness's side (Ant or Perl under
+load, a lock) is tried again before its verdict becomes ``error``."""
+
+
 @register_engine
 class Defects4JEngine:
     """:class:`~defects4j_adapter.contract.ValidationEngine` through the Defects4J command line."""
@@ -125,6 +131,7 @@ class Defects4JEngine:
         self.test_timeout = max(options.test_timeout, MIN_TEST_SECONDS)
         self.candidate_timeout = max(options.candidate_timeout, MIN_CANDIDATE_SECONDS)
         self._properties: dict[str, dict[str, str]] = {}
+        self.backoff = COMMAND_BACKOFF
 
     def prepare(self, bug: Bug) -> Workspace:
         d4j_workspace.require_defects4j_bug(bug)
@@ -194,7 +201,10 @@ class Defects4JEngine:
                 return outcome
             outcome.phase = step.phase
             if step.phase is Phase.COMPILE:
-                built = self.d4j.compile(slot, timeout=min(d4j_cli.COMPILE_TIMEOUT, remaining))
+                built = retry_while(
+                    functools.partial(self.d4j.compile, slot, timeout=min(d4j_cli.COMPILE_TIMEOUT, remaining)),
+                    failed=harness_hiccup, what=f"`defects4j compile` of a {workspace.bug.id} candidate",
+                    backoff=self.backoff)
                 _keep(log_dir, index, "compile", built)
                 go_on = absorb_compile(outcome, built)
                 if go_on:
@@ -204,18 +214,28 @@ class Defects4JEngine:
                     class_check.checked(outcome, functools.partial(class_check.rejection_in, workspace, classes))
                     go_on = not (outcome.rejection or outcome.harness_error)
             else:
-                run = self.d4j.test(
-                    slot,
-                    timeout=min(self.test_timeout, remaining),
-                    test=step.test,
-                    relevant=step.phase is Phase.RELEVANT,
-                )
+                run = retry_while(
+                    functools.partial(self.d4j.test, slot, timeout=min(self.test_timeout, remaining),
+                                      test=step.test, relevant=step.phase is Phase.RELEVANT),
+                    failed=harness_hiccup, what=f"`defects4j test` of a {workspace.bug.id} candidate",
+                    backoff=self.backoff)
                 _keep(log_dir, index, f"test-{step.test or 'relevant'}", run, slot)
                 go_on = absorb_test(outcome, step, run, known, stop_early)
             if not go_on:
                 return outcome
         outcome.phase = Phase.DONE
         return outcome
+
+
+def harness_hiccup(result: CommandResult) -> str:
+    """Why a ``defects4j compile`` or ``test`` call failed on the harness's side for no reason it
+    names, worth a try again (empty otherwise). A timeout is the candidate's budget, and a failure
+    with a known signature (the candidate's compile errors, a set-up fault) says the same every time."""
+    if result.result.timed_out or result.failure is not None:
+        return ""
+    if isinstance(result, TestRun):
+        return judge_test_run(result).harness_error
+    return "" if result.ok else result.describe(300)
 
 
 def absorb_compile(outcome: Outcome, built: CompileResult) -> bool:

@@ -12,6 +12,9 @@ A pass from a JVM that judged other candidates before is confirmed in a fresh JV
 :meth:`FastEngine.run_compiled`): whatever an earlier candidate left in the warm JVM cannot buy a
 later one a ``plausible``.
 
+Only the tests that can notice the change run (:mod:`narrowing`): the trigger tests and the tests
+that executed the method, recorded in the fixed baseline's run of every test (trusted code).
+
 A candidate that changes the method's declaration in a way other classes can see (see
 :mod:`declaration`) is validated by a rebuild instead: classes compiled against the old
 declaration might no longer link, where a full build would recompile them. On a Defects4J
@@ -27,12 +30,12 @@ import shutil
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from defects4j_adapter.behaviour.observations import ProbeRun
 from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
-from defects4j_adapter.engines import class_check, declaration, jobs, linkage, probing, runner_output
+from defects4j_adapter.engines import class_check, declaration, jobs, linkage, narrowing, probing, runner_output
 from defects4j_adapter.engines import defects4j_rebuild as d4j_rebuild
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.jvm import report_signing, runner
@@ -54,6 +57,21 @@ def _passes(outcome: Outcome) -> bool:
     """The outcome of a run in which every test the runner ran passed."""
     return (outcome.compiled and outcome.phase is Phase.DONE and not outcome.failing_tests and not outcome.timed_out
             and not outcome.harness_error and not outcome.jvm_died and not outcome.rejection)
+
+
+@dataclass(frozen=True)
+class TestChoice:
+    """Which tests a job runs: every relevant test (the default), the recording job's (every test, with
+    the probe in ``probe``, recorded under ``key``), or a narrowed set (``plan``)."""
+
+    probe: str | None = None
+    key: str = ""
+    plan: narrowing.Plan | None = None
+
+
+def _trusted(ws: Workspace, method: str) -> bool:
+    """The buggy or the fixed version: the project's own code, no candidate's."""
+    return method in (ws.bug.buggy_method, ws.bug.fixed_method)
 
 
 class JvmFailure(Exception):
@@ -83,6 +101,9 @@ class WarmJvm:
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=200)
         self.jobs_done = 0
+        self.candidates_judged = 0
+        """Jobs of code other than the buggy and the fixed version's (trusted: after only those, the JVM
+        counts as fresh: what could make a pass there is a candidate's doing)."""
         self.needs_restart = False
         threading.Thread(target=self._read_lines, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
@@ -188,6 +209,11 @@ class FastEngine:
         self._lock = threading.Lock()
         self._counter = 0
         self.start_backoff = JVM_START_BACKOFF
+        self.narrow = narrowing.enabled()
+        self._recordings: dict[str, narrowing.Recording] = {}
+        self._recording_lock = threading.Lock()
+        self._recording_cpu: dict[str, float] = {}
+        """CPU-s of recordings made on the way to a run, counted in that run's."""
 
     def prepare(self, bug: Bug) -> Workspace:
         return prepare_workspace(bug, self.options)
@@ -239,12 +265,46 @@ class FastEngine:
         if not declaration.affects_other_classes(workspace.bug.buggy_method, method):
             outcome = judge(workspace)
         elif d4j_rebuild.is_checkout(workspace):
-            outcome = self.d4j_rebuild.run(workspace, method, log_dir=log_dir, tests=judge)
+            # rebuilt callers may bind to a changed declaration: every relevant test runs
+            outcome = self.d4j_rebuild.run(workspace, method, log_dir=log_dir,
+                                           tests=functools.partial(judge, narrow=False))
         else:
             outcome = self.rebuild.run(workspace, method, known_failures=known_failures,
                                        stop_at_first_failure=stop_at_first_failure, log_dir=log_dir)
             return jobs.with_note(outcome, REBUILT)
         return linkage.noted(outcome, workspace)
+
+    def recording(self, workspace: Workspace) -> narrowing.Recording:
+        """Which tests execute the buggy method (:mod:`narrowing`): the cached recording of this
+        workspace, or a run of every test on the buggy version with the probe that makes it (when no
+        baseline made it)."""
+        key = narrowing.recording_key(workspace)
+        with self._recording_lock:
+            found = self._recordings.get(key) or narrowing.load(self.options.cache_dir, workspace, key)
+            if found is None:
+                outcome, _ = self._judged(workspace, workspace.bug.buggy_method, frozenset(), False, None,
+                                          fresh_jvm=False, tests=self._recording_job(workspace, key))
+                self._recording_cpu[key] = self._recording_cpu.get(key, 0.0) + outcome.cpu_seconds
+                found = narrowing.load(self.options.cache_dir, workspace, key) or narrowing.from_report(None, key)
+            self._recordings[key] = found
+            return found
+
+    def _recording_job(self, workspace: Workspace, key: str) -> TestChoice:
+        return TestChoice(probe=narrowing.probe_method(workspace) or "", key=key)
+
+    def _tests(self, workspace: Workspace, method: str, stop_at_first_failure: bool) -> TestChoice:
+        """The reference's baseline (the fixed version's; the buggy one's where there is no fix) runs every
+        test, and records when nothing is recorded yet; every other run (the buggy baseline too) runs the
+        tests that can notice the change, recorded first when they are not yet."""
+        if not self.narrow:
+            return TestChoice()
+        key = narrowing.recording_key(workspace)
+        if method == (workspace.bug.fixed_method or workspace.bug.buggy_method) and not stop_at_first_failure:
+            # the reference's baseline runs every test (what it fails is reported, and not held against
+            # candidates); it records as it goes when nothing is recorded yet
+            recorded = key in self._recordings or narrowing.load(self.options.cache_dir, workspace, key)
+            return TestChoice() if recorded else self._recording_job(workspace, key)
+        return TestChoice(plan=narrowing.plan_for(self.recording(workspace), workspace))
 
     def probe(self, workspace: Workspace, reference: str, candidate: str, *, tests: frozenset[str] | None = None,
               log_dir: Path | None = None) -> ProbeRun:
@@ -261,18 +321,22 @@ class FastEngine:
             self._release(workspace, jvm)
 
     def run_compiled(self, workspace: Workspace, *, method: str, known_failures: frozenset[str],
-                     stop_at_first_failure: bool, log_dir: Path | None) -> Outcome:
+                     stop_at_first_failure: bool, log_dir: Path | None, narrow: bool = True) -> Outcome:
         """Validate ``method`` against the workspace's compiled classes (the fast path). A pass in
         a JVM that ran other candidates first is run again in a fresh JVM, which decides: a JVM
         state an earlier candidate left (beyond what the runner restores and checks) could have
         made it pass, and the two disagreeing is the harness's fault, never a pass."""
         start = time.monotonic()
+        tests = self._tests(workspace, method, stop_at_first_failure) if narrow else TestChoice()
+        compiled: dict[str, bytes] = {}
         outcome, fresh = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
-                                      fresh_jvm=False)
+                                      fresh_jvm=False, tests=tests, compiled=compiled)
+        outcome.cpu_seconds += self._recording_cpu.pop(narrowing.recording_key(workspace), 0.0)
         if _passes(outcome) and not fresh:
             warm = outcome
+            # the classes the warm JVM compiled and the check passed: the fresh one need not start javac
             outcome, _ = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
-                                      fresh_jvm=True, confirming=True)
+                                      fresh_jvm=True, confirming=True, tests=tests, compiled=compiled)
             outcome.cpu_seconds += warm.cpu_seconds
             if not _passes(outcome):
                 failing = ", ".join(outcome.failing_tests) or outcome.harness_error or "it did not pass"
@@ -283,10 +347,12 @@ class FastEngine:
         return outcome
 
     def _judged(self, workspace: Workspace, method: str, known_failures: frozenset[str], stop_at_first_failure: bool,
-                log_dir: Path | None, *, fresh_jvm: bool, confirming: bool = False) -> tuple[Outcome, bool]:
+                log_dir: Path | None, *, fresh_jvm: bool, confirming: bool = False,
+                tests: TestChoice = TestChoice(), compiled: dict[str, bytes] | None = None) -> tuple[Outcome, bool]:
         """One judgement of ``method``, and whether it came from a JVM that had judged nothing before.
         A confirming JVM is stopped after its one job: the warm JVM it confirmed stays the bug's,
-        since the candidates after it run faster in a JVM the earlier ones warmed up."""
+        since the candidates after it run faster in a JVM the earlier ones warmed up. ``compiled``: see
+        :meth:`_run`."""
         outcome, cpu, deaths, fresh = None, 0.0, 0, False
         # up to three JVMs: one found dead before it took the job is replaced, and one that died in
         # the candidate's hands is given a second run
@@ -296,9 +362,10 @@ class FastEngine:
             except JvmFailure as exc:
                 outcome = Outcome(phase=Phase.COMPILE, compiled=False, harness_error=str(exc))
                 break
-            fresh = jvm.jobs_done == 0
+            fresh = jvm.candidates_judged == 0
             try:
-                outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir)
+                outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir, tests,
+                                    compiled, precompiled=confirming)
             finally:
                 if confirming:
                     jvm.close()
@@ -321,7 +388,10 @@ class FastEngine:
         return outcome, fresh
 
     def _run(self, jvm: WarmJvm, ws: Workspace, method: str, known: frozenset[str], stop_first: bool,
-             log_dir: Path | None) -> Outcome | None:
+             log_dir: Path | None, tests: TestChoice = TestChoice(), compiled: dict[str, bytes] | None = None,
+             precompiled: bool = False) -> Outcome | None:
+        """One job. ``compiled`` gets the classes compiled from the candidate's file (binary names) when
+        they pass the class-file check; with ``precompiled`` the job runs those instead of compiling."""
         with self._lock:
             self._counter += 1
             job_id = f"c{self._counter}"
@@ -332,11 +402,23 @@ class FastEngine:
             spliced = jobs.write_spliced(ws, method, job / buggy_file.name)
             if isinstance(spliced, Outcome):
                 return spliced
-            request = jobs.runner_job(
-                ws, job_id, known=known, stop_at_first_failure=stop_first, test_timeout=self.options.test_timeout,
-                source=spliced.path,
-            ).write(job / "request.txt")
+            chosen = replace(ws, relevant_tests=tests.plan.relevant) if tests.plan else ws
+            given = job / "classes" if precompiled and compiled else None
+            if given is not None and compiled is not None:
+                for name, data in compiled.items():
+                    path = given / (name.replace(".", "/") + ".class")
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(data)
+                for folder in [given, *given.rglob("*")]:
+                    folder.chmod(0o755 if folder.is_dir() else 0o644)
+            runner_job = jobs.runner_job(
+                chosen, job_id, known=known, stop_at_first_failure=stop_first, test_timeout=self.options.test_timeout,
+                source=None if given else spliced.path, first_on_classpath=(given,) if given else (),
+            )
+            runner_job.only, runner_job.probe = (tests.plan.only if tests.plan else {}), tests.probe
+            request = runner_job.write(job / "request.txt")
             key = report_signing.new_key()
+            jvm.candidates_judged += not _trusted(ws, method)
             answer = jvm.ask(request, job_id, key, self.options.candidate_timeout)
             if answer is None:
                 return None
@@ -346,12 +428,18 @@ class FastEngine:
             outcome = runner_output.job_outcome(report, killed_for_time=answer.killed_for_time,
                                                 stderr_tail=answer.stderr_tail, triggers=ws.trigger_tests)
             outcome.cpu_seconds = answer.cpu_seconds
+            if tests.plan:
+                outcome.left_out = sorted(tests.plan.left_out)
+            if tests.probe is not None:
+                narrowing.save(self.options.cache_dir, ws, narrowing.from_report(report.signed, tests.key))
             if report.class_files:
                 compiled = class_check.from_report(report.class_files)
                 class_check.checked(outcome, lambda: class_check.rejection(ws, compiled))
                 if outcome.rejection:
                     # its code ran in this JVM before its classes could be read: no other candidate follows it there
                     jvm.needs_restart = True
+                elif compiled is not None and not precompiled:
+                    compiled.update(report.class_files)
             return jobs.with_note(outcome, spliced.note)
         finally:
             shutil.rmtree(job, ignore_errors=True)

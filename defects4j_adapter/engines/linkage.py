@@ -2,9 +2,11 @@
 
 A test that fails with a linkage error naming a class that is not the project's (a JDK class the
 test Java lacks, ``java.util.jar.Pack200`` on Java 14+; a library method the class path's copy
-does not have) or with the JDK refusing deep reflection fails because of the Java or the class
-path it ran on. On a fixed version such a test is excused for every candidate, so the excuse is
-made visible rather than silent.
+does not have), with the JDK refusing deep reflection, or unable to resolve a host name (the
+sandbox has no network; JacksonDatabind's ``TestJdkTypes::testInetAddress`` looks up
+``google.com``) fails because of the Java, the class path or the machine it ran on. On a fixed
+version such a test is excused for every candidate, so the excuse is made visible rather than
+silent.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ _LINKAGE = re.compile(
     r"|AbstractMethodError|IllegalAccessError|UnsupportedClassVersionError|LinkageError)\b:?\s*(.*)$"
 )
 _INACCESSIBLE = re.compile(r"^(?:java\.lang\.reflect\.)?InaccessibleObjectException\b")
+_NO_NAMES = re.compile(r"^(?:java\.net\.)?UnknownHostException\b")
 _MEMBER_OWNER = re.compile(r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\.[\w$<>]+\(")
 _CONSTRAINT = re.compile(r"wants to load (?:class|interface) ([\w$]+(?:\.[\w$]+)+)")
 """``loader constraint violation``: two class loaders each loaded their own copy of a class."""
@@ -46,6 +49,9 @@ def faults(messages: Mapping[str, str], is_project_class: Callable[[str], bool],
         line = message.strip()
         if _INACCESSIBLE.match(line):
             groups.setdefault(f"the JDK's encapsulation (InaccessibleObjectException on {java})", []).append(test)
+            continue
+        if _NO_NAMES.match(line):
+            groups.setdefault("no network: a host name could not be resolved (UnknownHostException)", []).append(test)
             continue
         m = _LINKAGE.match(line)
         # "Could not initialize class X": X's static initialiser failed earlier, no linkage fault

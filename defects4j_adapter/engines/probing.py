@@ -36,7 +36,7 @@ def probe(jvm: WarmJvm, ws: Workspace, job_id: str, reference: str, candidate: s
     """Probe ``candidate`` beside ``reference`` on the calls of the workspace's trigger and relevant
     tests (only those of the test classes in ``tests``, when given: the ones that called the method
     in an earlier probe of the bug). The probe source compiles against the runner's classes too
-    (``runner_dir``: its wrapper calls ``nl2fix.runner.Probe``)."""
+    (``runner_dir``: its wrapper calls ``nl2fix.runner.BehaviourProbe``)."""
     bug = ws.bug
     source = ws.buggy_file().read_bytes().decode(ws.encoding)
     try:
@@ -55,7 +55,7 @@ def probe(jvm: WarmJvm, ws: Workspace, job_id: str, reference: str, candidate: s
         path.chmod(0o644)
         request = jobs.runner_job(ws, job_id, known=frozenset(), stop_at_first_failure=False,
                                   test_timeout=test_timeout, source=path)
-        request.triggers, request.relevant, request.probe = triggers, relevant, True
+        request.triggers, request.relevant, request.behaviour = triggers, relevant, True
         request.compile_classpath.insert(0, runner_dir)
         request_file = request.write(job / "request.txt")
         key = report_signing.new_key()
@@ -70,7 +70,7 @@ def probe(jvm: WarmJvm, ws: Workspace, job_id: str, reference: str, candidate: s
         elif report.compiled is False:
             run = ProbeRun(error="the probe source does not compile: " + report.compile_errors[:500])
         else:
-            run = observations.read(report.probes, report.probe_end)
+            run = observations.read(report.behaviour_rows, report.behaviour_end)
         run.cpu_seconds = answer.cpu_seconds
         return run
     finally:

@@ -14,7 +14,7 @@ file, as compiled, before any of its code ran; its bytes are on a plain ``CLASSB
 line, taken only when their digest is the signed one), ``PHASE``, ``BEGIN``, ``TEST pass|fail|timeout|skip
 test millis message``, ``CLASS class message`` (a test class that could not load or set up),
 ``FORGED count`` (JUnit events the code under test fired itself), ``ERROR message`` (the runner
-itself failed), in a behaviour probe ``PROBE ...`` rows and ``PROBEEND`` (see
+itself failed), in a behaviour probe ``BEHAVIOUR ...`` rows and ``BEHAVIOUREND`` (see
 :mod:`defects4j_adapter.behaviour.observations`) and, last,
 ``END complete|stopped|poisoned|compile-error|error restart(0|1)``.
 
@@ -39,6 +39,8 @@ from defects4j_adapter.jvm.report_signing import JobKey
 
 PREFIX = "NL2FIX\t"
 SIGNED = "SIGNED"
+RECORDED = frozenset({"HIT", "INIT", "STRAY", "RAN"})
+"""What the recording job (see :mod:`defects4j_adapter.engines.narrowing`) signs about each test."""
 PROGRESS = frozenset({"PHASE", "BEGIN"})
 """Plain lines the runner writes while tests run; everything else it reports is signed."""
 
@@ -79,14 +81,21 @@ class RunnerReport:
     """The SHA-256 of each class compiled from the candidate's file, by binary name (dots)."""
     class_files: dict[str, bytes] = field(default_factory=dict)
     """Those classes' bytes, from the plain lines whose digest matches."""
+    probes: int | None = None
+    """Recording job only (``PROBED methods refused``): how many methods got the probe; None in any other job."""
+    probes_refused: int = 0
+    """Recording job only: methods of that name whose bytecode the probe could not go into."""
+    recorded: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """Recording job only: ``HIT``, ``INIT`` and ``STRAY`` lines, by kind, as (test class run, test) pairs
+    (``STRAY`` has no test)."""
     end: str | None = None
     """How the job ended; None when the output stops before ``END`` (the JVM died or was killed)."""
     restart: bool = False
-    probes: list[list[str]] = field(default_factory=list)
-    """A behaviour probe's rows (``PROBE origin test input digest reference digest candidate digest
+    behaviour_rows: list[list[str]] = field(default_factory=list)
+    """A behaviour probe's rows (``BEHAVIOUR origin test input digest reference digest candidate digest
     reference-again-digest``)."""
-    probe_end: list[str] | None = None
-    """Its closing counts (``PROBEEND calls derived skipped``); None when it has none."""
+    behaviour_end: list[str] | None = None
+    """Its closing counts (``BEHAVIOUREND calls derived skipped``); None when it has none."""
 
 
 def unescape(text: str) -> str:
@@ -135,10 +144,14 @@ def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
         report.class_failures.append(ReportedTest(args[0], Status.FAIL, 0, args[1]))
     elif kind == "ERROR":
         report.errors.append(args[0])
-    elif kind == "PROBE":
-        report.probes.append(args[:9])
-    elif kind == "PROBEEND":
-        report.probe_end = args[:3]
+    elif kind == "PROBED":
+        report.probes, report.probes_refused = int(args[0] or 0), int(args[1] or 0)
+    elif kind in RECORDED:
+        report.recorded.setdefault(kind, []).append((args[0], args[1]))
+    elif kind == "BEHAVIOUR":
+        report.behaviour_rows.append(args[:9])
+    elif kind == "BEHAVIOUREND":
+        report.behaviour_end = args[:3]
     elif kind == "END":
         report.end = args[0] or "complete"
         report.restart = args[1] == "1"
@@ -288,11 +301,12 @@ def to_outcome(report: RunnerReport, *, triggers: tuple[str, ...] | list[str] = 
         return Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=report.compile_errors)
     failing = [t for t in report.tests if t.status is Status.FAIL] + report.class_failures
     timed = [t.name for t in report.tests if t.status is Status.TIMEOUT]
+    first_timeout = next((t for t in report.tests if t.status is Status.TIMEOUT), None)
     ran = sum(t.status is not Status.SKIP for t in report.tests) + len(report.class_failures)
     phase = Phase(report.phases[-1]) if report.phases else Phase.COMPILE
     outcome = Outcome(phase=phase, compiled=True, tests_run=ran,
                       passed_tests=[t.name for t in report.tests if t.status is Status.PASS])
-    notes = []
+    notes = [f"{first_timeout.name}: {first_timeout.message}"] if first_timeout and first_timeout.message else []
     if report.end == "poisoned":
         outcome.timed_out = True
         notes.append("a timed-out test could not be stopped")

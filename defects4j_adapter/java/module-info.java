@@ -9,5 +9,6 @@
 module nl2fix.runner {
     requires java.compiler;
     requires jdk.unsupported;
+    requires java.management;
     exports nl2fix.runner;
 }

@@ -107,9 +107,13 @@ class Job:
     fired while one of their classes is on the stack are forgeries (see ``TestExecutor.java``)."""
     stop_at_first_failure: bool = True
     test_timeout_ms: int = 10_000
-    probe: bool = False
+    only: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Relevant classes of which only the tests named (``pkg.Class::method``) run; the others run whole."""
+    probe: str | None = None
+    """The recording job: the method (by name) whose callers are recorded (see ``Probe.java``)."""
+    behaviour: bool = False
     """A behaviour probe: the runner records and compares the calls to the probe source's wrapper
-    (see ``Probe.java``)."""
+    (see ``BehaviourProbe.java``)."""
 
     def text(self) -> str:
         rows: list[tuple[str, str | Path]] = [("id", self.id)]
@@ -123,10 +127,12 @@ class Job:
         rows += [("test_classes", p) for p in self.test_classes]
         rows += [("package", p) for p in self.packages]
         rows += [("candidate_class", c) for c in self.candidate_classes]
+        rows += [("only", f"{cls} {test}") for cls, tests in self.only.items() for test in tests]
+        rows += [("probe", self.probe)] if self.probe else []
         rows += [("stop_at_first_failure", str(self.stop_at_first_failure).lower()),
                  ("test_timeout_ms", str(self.test_timeout_ms))]
-        if self.probe:
-            rows.append(("probe", "true"))
+        if self.behaviour:
+            rows.append(("behaviour", "true"))
         lines = []
         for key, value in rows:
             value = str(value)

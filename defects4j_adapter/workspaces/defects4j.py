@@ -216,8 +216,21 @@ def workspace_for(bug: Bug, checkout: Checkout) -> Workspace:
     # Defects4J's own lib is on the path and suffices. Candidates compile at the level Defects4J's
     # build compiled the project (see java_level).
     level = java_level.class_file_level(ws.classes_dir) or java_level.DEFAULT_LEVEL
+    built, unbuilt = built_tests(ws.relevant_tests, ws.test_classes_dir)
     return replace(ws, classpath=tuple(p for p in ws.classpath if p.exists()),
-                   java_release=java_level.in_memory_release(level))
+                   java_release=java_level.in_memory_release(level), relevant_tests=built, unbuilt_tests=unbuilt)
+
+
+def built_tests(relevant: tuple[str, ...], test_classes: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``relevant`` split into the test classes the build compiled and those it did not. Defects4J
+    lists some test classes its own patches delete for newer Java (JacksonDatabind's ``ext.TestSOAP``
+    from bug 16 on: ``javax.xml.soap`` is gone in Java 11); its test run does not count a class that
+    was not built, so neither does nl2fix. When none was built, the list stays as it is, for the
+    failure to show."""
+    unbuilt = tuple(t for t in relevant if not (test_classes / (t.replace(".", "/") + ".class")).is_file())
+    if not unbuilt or len(unbuilt) == len(relevant):
+        return relevant, ()
+    return tuple(t for t in relevant if t not in unbuilt), unbuilt
 
 
 def source_dirs(props: Mapping[str, str]) -> tuple[str, str]:

@@ -14,8 +14,9 @@ from nl2fix.cli.run_cmd import run_cmd
 from nl2fix.cli.sample_cmd import sample_cmd
 from nl2fix.cli.show_cmd import show_cmd
 from nl2fix.cli.validate_cmd import validate_cmd
+from nl2fix.cli.view_cmd import view_cmd
 
 dataset.add_command(check)
 
 ALL = [dataset, prepare_cmd, prompt_cmd, sample_cmd, validate_cmd, rank_cmd, show_cmd, report_cmd, compare_cmd,
-       export_cmd, run_cmd, fix_cmd, image]
+       export_cmd, view_cmd, run_cmd, fix_cmd, image]

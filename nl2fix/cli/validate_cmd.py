@@ -49,7 +49,7 @@ def validation_options(fn):
         click.option("--no-sandbox", "no_sandbox", is_flag=True,
                      help="The same as --sandbox none: candidate code runs UNCONFINED (only limits apply)."),
         click.option("--test-timeout", type=click.FloatRange(0.1), default=DEFAULT_TEST_TIMEOUT, show_default=True,
-                     help="Seconds one test may run."),
+                     help="CPU seconds one test may use (one that waits: 6 times as many of wall-clock time)."),
         click.option("--candidate-timeout", type=click.FloatRange(1), default=DEFAULT_CANDIDATE_TIMEOUT,
                      show_default=True, help="Seconds one candidate's compile and tests may take."),
         click.option("--executor", type=click.Choice([e.value for e in ExecutorKind]), default=ExecutorKind.LOCAL.value,

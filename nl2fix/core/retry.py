@@ -47,3 +47,29 @@ def retry(action: Callable[[], T], *, what: str, transient: Callable[[Exception]
             log.warning("%s failed (try %d of %d: %s); trying again in %.3g s", what, attempt, backoff.attempts,
                         first_line, delay)
             backoff.sleep(delay)
+
+
+class _Hiccup(Exception):
+    """A result :func:`retry_while` tries again after; it carries the result, for the last try."""
+
+    def __init__(self, why: str, result: object):
+        super().__init__(why)
+        self.result = result
+
+
+def retry_while(action: Callable[[], T], *, failed: Callable[[T], str], what: str,
+                backoff: Backoff = Backoff()) -> T:
+    """For actions that report a harness failure in their result rather than raise it (a Defects4J
+    command's exit and output): ``action()`` again while ``failed`` names a transient failure of its
+    result (empty: none), until ``backoff.attempts`` tries are spent; the last result, as it was."""
+    def attempt() -> T:
+        result = action()
+        why = failed(result)
+        if why:
+            raise _Hiccup(why, result)
+        return result
+
+    try:
+        return retry(attempt, what=what, transient=lambda exc: isinstance(exc, _Hiccup), backoff=backoff)
+    except _Hiccup as last:
+        return last.result  # type: ignore[return-value]

@@ -131,7 +131,7 @@ def _labels(run_dirs: Sequence[Path]) -> list[str]:
     return [f"{label} #{i}" if labels.count(label) > 1 else label for i, label in enumerate(labels, start=1)]
 
 
-def _row(label: str, data: ReportData) -> RunRow:
+def run_row(label: str, data: ReportData) -> RunRow:
     c = data.run.config
     return RunRow(
         label=label, run_dir=data.run.run_dir,
@@ -192,8 +192,11 @@ def equal_budget(labels: list[str], reports: list[ReportData]) -> list[BudgetRow
 def compare_runs(run_dirs: Sequence[Path]) -> CompareData:
     if len(run_dirs) < 2:
         raise Nl2FixError("compare needs at least two runs", "nl2fix compare RUN_A RUN_B ...")
-    labels = _labels(run_dirs)
-    reports = [collect(d, codebleu=False) for d in run_dirs]
+    return compare_reports(_labels(run_dirs), [collect(d, codebleu=False) for d in run_dirs])
+
+
+def compare_reports(labels: list[str], reports: list[ReportData]) -> CompareData:
+    """The comparison of runs whose reports (without CodeBLEU) are gathered already, under unique ``labels``."""
     warnings = []
     scored = [{b.bug_id for b in r.scored_bugs} for r in reports]
     if any(s != scored[0] for s in scored):
@@ -205,7 +208,7 @@ def compare_runs(run_dirs: Sequence[Path]) -> CompareData:
         if r.warnings:
             warnings.append(f"{label}: {len(r.warnings)} warning(s) in its report, e.g. {r.warnings[0]}")
     return CompareData(
-        runs=[_row(label, r) for label, r in zip(labels, reports)],
+        runs=[run_row(label, r) for label, r in zip(labels, reports)],
         overlap=overlap({label: {b.bug_id for b in r.scored_bugs if b.plausible_samples}
                          for label, r in zip(labels, reports)}),
         curves={label: r.pass_at_k_curve for label, r in zip(labels, reports)},

@@ -48,14 +48,9 @@ def _figure(figure: Figure) -> str:
     return f"<section><h2>{escape(figure.title)}</h2><figure>{figure.render()}{caption}</figure></section>"
 
 
-def render(doc: Document) -> str:
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{escape(doc.title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{escape(doc.title)}</h1>",
-        '<ul class="facts">' + "".join(f"<li>{_text(f)}</li>" for f in doc.facts) + "</ul>",
-    ]
+def body(doc: Document) -> str:
+    """The document's facts, warnings, tables and figures as an HTML fragment (no page around it)."""
+    parts = ['<ul class="facts">' + "".join(f"<li>{_text(f)}</li>" for f in doc.facts) + "</ul>"]
     parts += [f'<div class="warning"><strong>Warning:</strong> {_text(w)}</div>' for w in doc.warnings]
     for block in doc.blocks:
         if isinstance(block, Table):
@@ -66,5 +61,16 @@ def render(doc: Document) -> str:
             parts.append(f"<section><h2>{escape(block.title)}</h2><p>{_text(block.text)}</p></section>")
         else:
             raise TypeError(f"cannot render {type(block).__name__}")
-    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def render(doc: Document) -> str:
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{escape(doc.title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{escape(doc.title)}</h1>",
+        body(doc),
+        "</body></html>",
+    ]
     return "\n".join(parts) + "\n"

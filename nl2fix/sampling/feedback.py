@@ -10,6 +10,7 @@ method (and that line quoted), which is what the model wrote.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from nl2fix.core.domain import Verdict
 from nl2fix.store.records import ValidationRecord
@@ -38,24 +39,50 @@ def expected_actual(message: str) -> tuple[str, str] | None:
     return (found.group(1), found.group(2)) if found else None
 
 
+@dataclass(frozen=True)
+class CompilerError:
+    """One error javac reported: where, and what it means."""
+
+    file_line: int | None
+    """Its line in the compiled (spliced) file, when javac named one."""
+    text: str
+    """The message with the detail lines javac writes under it (``symbol:``, ``location:`` ...), joined by ``; ``."""
+
+    def method_line(self, start_line: int, code: str) -> int | None:
+        """Its 1-based line in the candidate ``code`` spliced at ``start_line``, or None when it lies outside it."""
+        if self.file_line is None:
+            return None
+        line = self.file_line - start_line + 1
+        return line if 1 <= line <= len(code.splitlines()) else None
+
+
+def compiler_errors(errors: str) -> list[CompilerError]:
+    """Every error in the compiler's output, in its order."""
+    lines = errors.strip().splitlines()
+    starts = [(i, m) for i, line in enumerate(lines) if (m := _COMPILER_ERROR.match(line.strip()))]
+    found = []
+    for (i, match), end in zip(starts, [i for i, _ in starts[1:]] + [len(lines)]):
+        # its detail lines come before the next error's (javac's echoed source and caret are left out)
+        detail = [d.strip() for d in lines[i + 1 : min(i + 5, end)] if d.strip().startswith(_DETAIL)]
+        found.append(CompilerError(int(match.group(1)) if match.group(1) else None,
+                                   "; ".join([match.group(2), *detail])))
+    return found
+
+
 def compiler_error(errors: str, code: str, start_line: int) -> str:
     """The compiler's first error, placed in the candidate method when it lies there, with the
     detail lines javac writes under it (``symbol:``, ``location:`` ...)."""
-    lines = errors.strip().splitlines()
-    for i, line in enumerate(lines):
-        found = _COMPILER_ERROR.match(line.strip())
-        if not found:
-            continue
-        detail = [d.strip() for d in lines[i + 1 : i + 5] if d.strip().startswith(_DETAIL)]
-        text = "; ".join([found.group(2), *detail])
-        if found.group(1):
-            in_method = int(found.group(1)) - start_line + 1
-            method_lines = code.splitlines()
-            if 1 <= in_method <= len(method_lines):
-                return f"line {in_method} of the method, `{_bounded(method_lines[in_method - 1])}`: {_bounded(text)}"
-            return f"outside the method: {_bounded(text)}"
-        return _bounded(text)
-    return _bounded(lines[0]) if lines else "(the compiler named no error)"
+    found = compiler_errors(errors)
+    if not found:
+        lines = errors.strip().splitlines()
+        return _bounded(lines[0]) if lines else "(the compiler named no error)"
+    first = found[0]
+    if first.file_line is None:
+        return _bounded(first.text)
+    in_method = first.method_line(start_line, code)
+    if in_method is None:
+        return f"outside the method: {_bounded(first.text)}"
+    return f"line {in_method} of the method, `{_bounded(code.splitlines()[in_method - 1])}`: {_bounded(first.text)}"
 
 
 def feedback(record: ValidationRecord, code: str, start_line: int, limit: int = FEEDBACK_CHARS) -> str | None:

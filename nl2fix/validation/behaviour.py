@@ -2,7 +2,7 @@
 clusters of candidates.
 
 The engine's probe (:meth:`defects4j_adapter.engines.fast.FastEngine.probe`, see
-``defects4j_adapter/java/nl2fix/runner/Probe.java``) runs the tests on the reference's behaviour and,
+``defects4j_adapter/java/nl2fix/runner/BehaviourProbe.java``) runs the tests on the reference's behaviour and,
 at each call they make to the method and on inputs derived from it, the reference and the candidate
 on copies of the same input; it gives both outcomes' digests. Per bug, the reference is first probed
 against itself: an input on which it does not behave the same twice (identity hash codes, time,

@@ -24,10 +24,11 @@ def _of_trigger(test: str, trigger_tests) -> bool:
 def not_passed(outcome: Outcome, required: frozenset[str]) -> list[str]:
     """The ``required`` tests (those the fixed version passed) that this run did not report
     passed: skipped (the code under test threw an assumption failure), or never run. Empty when
-    the engine does not name the tests it passed (Defects4J)."""
+    the engine does not name the tests it passed (Defects4J). Tests the engine left out because
+    they cannot notice the change are not asked for."""
     if outcome.passed_tests is None:
         return []
-    passed = set(outcome.passed_tests)
+    passed = set(outcome.passed_tests) | set(outcome.left_out)
     return sorted(t for t in required if t not in passed)
 
 

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from nl2fix.core.retry import Backoff, retry
+from nl2fix.core.retry import Backoff, retry, retry_while
 
 
 class Flaky:
@@ -52,3 +52,18 @@ def test_a_failure_that_is_not_transient_is_raised_at_once():
     with pytest.raises(ValueError):
         retry(action, what="x", transient=lambda exc: not isinstance(exc, ValueError), backoff=_backoff(waits))
     assert action.calls == 1 and waits == []
+
+
+def test_a_result_that_reports_a_transient_failure_is_asked_for_again_and_the_last_one_kept(caplog):
+    waits: list[float] = []
+    results = iter([(1, "lost the lock"), (1, "lost the lock"), (0, "")])
+    with caplog.at_level(logging.WARNING, logger="nl2fix.core.retry"):
+        got = retry_while(lambda: next(results), failed=lambda r: r[1], what="`defects4j test`",
+                          backoff=_backoff(waits))
+    assert got == (0, "") and waits == [0.5, 1.5] and len(caplog.records) == 2
+    # still failing after every try: the last result comes back as it was, nothing is raised
+    always = Flaky(0, OSError())
+    got = retry_while(lambda: ("exit 1", always()), failed=lambda r: r[0], what="x", backoff=_backoff(waits := []))
+    assert got == ("exit 1", 3) and len(waits) == 2
+    # a result without a failure is taken at once
+    assert retry_while(lambda: "ok", failed=lambda r: "", what="x", backoff=_backoff(waits := [])) == "ok" and not waits

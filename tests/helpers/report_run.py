@@ -106,6 +106,13 @@ def build_run(run_dir, *, engine="fast", verdicts=None, temperature=0.8, backend
     return run_dir
 
 
+def fixed_bugs(run_dir, engine: str = "fast") -> dict[str, bool]:
+    """Per bug of a run: some sample's candidate has a plausible verdict, counted from the store's rows."""
+    with RunStore(run_dir, read_only=True) as store:
+        plausible = {(v.bug_id, v.hash) for v in store.validations(engine=engine) if v.verdict is Verdict.PLAUSIBLE}
+        return {b.id: any((b.id, s.candidate_hash) in plausible for s in store.samples(b.id)) for b in store.bugs()}
+
+
 def human_eval_estimator(n: int, c: int, k: int) -> float:
     """The published human-eval estimator, verbatim: the reference our pass@k is checked against."""
     if n - c < k:

@@ -13,7 +13,15 @@ from nl2fix.dataset.load import open_dataset
 from nl2fix.prompting.conversation_prompt import Attempt, build_round, render
 from nl2fix.prompting.prompt import build_prompt
 from nl2fix.report import metrics
-from nl2fix.sampling.feedback import CUT, FEEDBACK_CHARS, FIELD_CHARS, compiler_error, expected_actual, feedback
+from nl2fix.sampling.feedback import (
+    CUT,
+    FEEDBACK_CHARS,
+    FIELD_CHARS,
+    compiler_error,
+    compiler_errors,
+    expected_actual,
+    feedback,
+)
 from nl2fix.store.records import ValidationRecord
 from nl2fix.validation.failure_site import source_line
 
@@ -54,6 +62,15 @@ def test_compiler_errors_are_placed_in_the_candidate_method():
                                                   "location: class Twice")
     text = feedback(record(Verdict.UNCOMPILABLE, compile_errors=errors), METHOD, 10)
     assert text == "This version does not compile: line 2 of the method, `int y = x * 2`: ';' expected"
+
+
+def test_each_compiler_error_keeps_its_own_detail_lines():
+    errors = "Twice.java:11: error: ';' expected\nTwice.java:12: error: cannot find symbol\n  symbol:   variable z\n"
+    found = compiler_errors(errors)
+    assert [(e.file_line, e.text) for e in found] == [(11, "';' expected"),
+                                                      (12, "cannot find symbol; symbol:   variable z")]
+    assert [e.method_line(10, METHOD) for e in found] == [2, 3]
+    assert compiler_errors("error: invalid flag: -foo\n")[0].method_line(10, METHOD) is None
 
 
 @pytest.mark.parametrize("verdict, expected", [

@@ -28,8 +28,8 @@ def test_a_declaration_is_read_through_annotations_generics_and_varargs():
 def test_the_wrapper_hands_both_bodies_to_the_runner_and_the_copies_are_private():
     text = probe_methods(GENERIC, GENERIC.replace("return xs", "return null"), "a.B")
     wrapper, ref, cand = text.split("\nprivate ")
-    assert "nl2fix.runner.Probe.call(a.B.class, \"pick" + REFERENCE_SUFFIX + "\", null, new Object[] {xs, n, names}" \
-        in wrapper
+    call = "nl2fix.runner.BehaviourProbe.call(a.B.class, \"pick" + REFERENCE_SUFFIX + "\", null, "
+    assert call + "new Object[] {xs, n, names}" in wrapper
     assert "((Integer) nl2fix$a[1]).intValue()" in wrapper and "(String[]) nl2fix$a[2]" in wrapper
     assert ref.startswith("static <T extends Comparable<T>> List<T> pick" + REFERENCE_SUFFIX + "(")
     assert cand.startswith("static <T extends Comparable<T>> List<T> pick" + CANDIDATE_SUFFIX + "(")
@@ -38,7 +38,7 @@ def test_the_wrapper_hands_both_bodies_to_the_runner_and_the_copies_are_private(
 
 def test_an_instance_method_returning_a_primitive_is_unboxed():
     text = probe_methods("public int f(int x) { return x; }", "public int f(int x) { return 1; }", "Outer.In")
-    assert "return ((Integer) nl2fix.runner.Probe.call(Outer.In.class" in text and ", this, " in text
+    assert "return ((Integer) nl2fix.runner.BehaviourProbe.call(Outer.In.class" in text and ", this, " in text
     assert "((Outer.In) nl2fix$r).f" + CANDIDATE_SUFFIX in text
 
 

@@ -214,6 +214,8 @@ def test_linkage_errors_of_jdk_and_library_classes_are_environment_faults():
         "CSVParserTest::testOwn": "java.lang.NoSuchMethodError: 'void org.apache.commons.csv.CSVParser.close(int)'",
         "CSVParserTest::testInit": "java.lang.NoClassDefFoundError: Could not initialize class org.h2.Driver",
         "CSVParserTest::testPlain": "java.lang.AssertionError: expected:<1> but was:<2>",
+        "TestJdkTypes::testInetAddress": "java.net.UnknownHostException: google.com: Temporary failure in name "
+                                         "resolution",
     }
     found = linkage.faults(messages, project, "Java 17.0.15")
     assert found == [
@@ -225,5 +227,7 @@ def test_linkage_errors_of_jdk_and_library_classes_are_environment_faults():
         "on Java 17.0.15) (e.g. ListAsObjectTest::testCollection)",
         "environment fault, not the code's: 1 test(s) fail with NoClassDefFoundError of JDK class "
         "java.util.jar.Pack200 on Java 17.0.15 (e.g. Pack200TestCase::testJar)",
+        "environment fault, not the code's: 1 test(s) fail with no network: a host name could not be resolved "
+        "(UnknownHostException) (e.g. TestJdkTypes::testInetAddress)",
     ]
     assert linkage.faults({"T::t": "java.lang.AssertionError"}, project, "Java 11") == []

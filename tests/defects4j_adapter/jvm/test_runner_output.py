@@ -132,6 +132,7 @@ def test_a_test_over_the_per_test_limit_is_a_timeout():
     outcome = outcome_of(text, KEY, "x")
     assert (job.signed.restart and outcome.timed_out and outcome.timed_out_tests == ["A::t"]
             and not outcome.failing_tests)
+    assert outcome.detail == "A::t: test timed out after 2000 ms"
 
 
 def test_a_jvm_killed_at_the_candidate_limit_times_out_the_running_test():

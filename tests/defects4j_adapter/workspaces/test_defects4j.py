@@ -23,6 +23,7 @@ from defects4j_adapter.engines.defects4j import (
     Step,
     absorb_compile,
     absorb_test,
+    harness_hiccup,
     judge_test_run,
     plan,
     refuse_unconfined,
@@ -88,6 +89,18 @@ def test_workspace_from_recorded_exports(tmp_path):
     assert ws.trigger_tests == (JXPATH_TRIGGER,)
     assert len(ws.relevant_tests) == 6
     assert ws.target_file == tmp_path / JXPATH_FILE and ws.encoding == "ISO-8859-1"
+
+
+def test_listed_test_classes_the_build_did_not_compile_are_left_out(tmp_path):
+    """As Defects4J's test run does (JacksonDatabind-16 lists ext.TestSOAP, which its Java 11 patches delete)."""
+    listed = ("p.ATest", "p.ext.TestSOAP", "p.BTest")
+    for name in ("p/ATest.class", "p/BTest.class", "p/ATest$1.class"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"")
+    assert d4j_workspace.built_tests(listed, tmp_path) == (("p.ATest", "p.BTest"), ("p.ext.TestSOAP",))
+    assert d4j_workspace.built_tests(("p.ATest",), tmp_path) == (("p.ATest",), ())
+    # none built: the list stays, so the failure shows
+    assert d4j_workspace.built_tests(("q.CTest",), tmp_path) == (("q.CTest",), ())
 
 
 def test_exports_that_cannot_be_validated_are_refused(tmp_path):
@@ -262,6 +275,22 @@ def test_judging_harness_failures_and_kills():
     assert "exit 3" in unexplained.harness_error and "boom" in unexplained.harness_error
     killed = judge_test_run(d4j_cli.read_test_run(exec_result(timed_out=True, returncode=-9), None, None))
     assert killed.killed and killed.harness_error == ""
+
+
+def test_only_unexplained_harness_failures_are_tried_again():
+    read_test, read_compile = d4j_cli.read_test_run, d4j_cli.read_compile
+    # the candidate's own results and its budget: never
+    assert harness_hiccup(read_compile(exec_result(stderr=recorded("compile_javac_error.stderr"), returncode=1))) == ""
+    assert harness_hiccup(read_test(exec_result(recorded("test_pass.stdout")), "", recorded("all_tests_jxpath"))) == ""
+    assert harness_hiccup(read_test(exec_result(timed_out=True, returncode=-9), None, None)) == ""
+    # a set-up fault Defects4J names fails alike every time
+    assert harness_hiccup(read_compile(exec_result(stderr=recorded("compile_javac18_env.stderr"), returncode=1))) == ""
+    assert harness_hiccup(read_test(exec_result("", recorded("test_cannot_run.stderr"), 1), "", None)) == ""
+    # an exit nothing explains, or a run that left no record: worth another try
+    assert "exit 3" in harness_hiccup(read_compile(exec_result(stderr="Killed", returncode=3)))
+    assert "exit 3" in harness_hiccup(read_test(exec_result(recorded("test_pass.stdout"), "boom", 3), "",
+                                                recorded("all_tests_jxpath")))
+    assert "summary" in harness_hiccup(read_test(exec_result("", recorded("test_lang58.stderr")), None, None))
 
 
 def failing_run(failing_text: str) -> d4j_cli.TestRun:

@@ -141,6 +141,8 @@ public final class Main {
         // only the file's own classes are taken from what the candidate compiled: a top-level class
         // it adds (a stand-in for a test class, say) is never defined, and the harness rejects it
         overlay = own(overlay, job.candidateClasses);
+        ProbeInserter.Result probed = job.probe == null ? null : ProbeInserter.instrument(overlay, job.probe);
+        overlay = probed == null ? overlay : probed.classes;
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         SystemLoader.takeDelegated();
         Guard.takeTainted();
@@ -150,15 +152,17 @@ public final class Main {
         JdkState.isolateStreams();
         SystemLoader.use(loader);
         TestExecutor executor = new TestExecutor(loader, report, job, group, candidateClasses);
-        if (job.probe) {
-            Probe.begin();
+        if (job.behaviour) {
+            BehaviourProbe.begin();
         }
-        List<String[]> probed;
+        List<String[]> behaviour;
+        Probe recording = probed == null ? null : Probe.start();
         try {
             TestClasses.defineFirst(loader, job, overlay.keySet());
             executor.runAll();
         } finally {
-            probed = Probe.end();
+            behaviour = BehaviourProbe.end();
+            Probe.stop();
             SystemLoader.use(null);
             saved.restore();
         }
@@ -170,8 +174,11 @@ public final class Main {
                 report.signed(k0, k1, seq++, job.id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));
             }
         }
-        for (String[] row : probed) {
+        for (String[] row : behaviour) {
             report.signed(k0, k1, seq++, job.id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));
+        }
+        if (recording != null) {
+            seq = recording.report(report, k0, k1, seq, job.id, probed);
         }
         int forged = executor.forged.get();
         if (forged > 0) {

@@ -18,8 +18,10 @@ import java.util.Set;
  * {@code relevant} ({@code pkg.Class}), {@code known} (tests that fail on the fixed version too),
  * {@code candidate_class} (a top-level class compiled from the candidate's source file: JUnit
  * events fired while one of its classes is on the stack are the candidate's forgeries),
- * {@code stop_at_first_failure}, {@code test_timeout_ms}, {@code probe} (a behaviour probe: see
- * {@link Probe}).
+ * {@code stop_at_first_failure}, {@code test_timeout_ms}; {@code only} ({@code pkg.Class test}: of that
+ * relevant class run only the tests so named, {@code pkg.Class::method}; a class without {@code only}
+ * runs whole), {@code probe} (a method name: the recording job, see {@link Probe}) and
+ * {@code behaviour} (a behaviour probe: see {@link BehaviourProbe}).
  */
 final class Request {
     String id = "";
@@ -36,7 +38,9 @@ final class Request {
     final List<String> candidateClasses = new ArrayList<>();
     boolean stopAtFirstFailure = true;
     long testTimeoutMs = 10_000;
-    boolean probe;
+    final java.util.Map<String, Set<String>> only = new java.util.HashMap<>();
+    String probe;
+    boolean behaviour;
 
     static Request read(Path file) throws IOException {
         Request r = new Request();
@@ -62,7 +66,13 @@ final class Request {
                 case "candidate_class": r.candidateClasses.add(value); break;
                 case "stop_at_first_failure": r.stopAtFirstFailure = Boolean.parseBoolean(value); break;
                 case "test_timeout_ms": r.testTimeoutMs = Long.parseLong(value); break;
-                case "probe": r.probe = Boolean.parseBoolean(value); break;
+                case "only": {
+                    int at = value.indexOf(' ');
+                    r.only.computeIfAbsent(value.substring(0, at), c -> new HashSet<>()).add(value.substring(at + 1));
+                    break;
+                }
+                case "probe": r.probe = value; break;
+                case "behaviour": r.behaviour = Boolean.parseBoolean(value); break;
                 default: throw new IOException("unknown request key: " + key);
             }
         }

@@ -22,8 +22,8 @@ final class Words {
     static final String ERROR = fresh("ERROR");
     static final String FORGED = fresh("FORGED");
     static final String END = fresh("END");
-    static final String PROBE = fresh("PROBE");
-    static final String PROBE_END = fresh("PROBEEND");
+    static final String BEHAVIOUR = fresh("BEHAVIOUR");
+    static final String BEHAVIOUR_END = fresh("BEHAVIOUREND");
     static final String CALL = fresh("call");
     static final String DERIVED = fresh("derived");
 

@@ -1,0 +1,279 @@
+package nl2fix.runner;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Puts a call of {@link Probe#hit()} at the very start of a method's bytecode, for the recording
+ * job on the fixed or buggy version (trusted code; a candidate's classes are never instrumented). At the
+ * bytecode's start, not the source's, so a constructor records before its {@code this(...)} or
+ * {@code super(...)} arguments are evaluated: a test that calls it is seen even when they throw.
+ *
+ * <p>The call and a {@code nop} make 4 bytes, so every later instruction moves by 4: relative
+ * jumps stay as they are and {@code tableswitch}/{@code lookupswitch} keep their 4-byte alignment;
+ * only the absolute offsets move (exception table, line and local variable tables, the first
+ * stack map frame). A method whose Code attribute holds anything else with offsets (type
+ * annotations on its code) is left alone and counted as not instrumented: the recording is then
+ * incomplete and the harness keeps every test.
+ */
+final class ProbeInserter {
+    private ProbeInserter() {
+    }
+
+    /** How many methods {@link #instrument} put a probe in. */
+    static final class Result {
+        final Map<String, byte[]> classes;
+        final int probes;
+        final int refused;
+
+        Result(Map<String, byte[]> classes, int probes, int refused) {
+            this.classes = classes;
+            this.probes = probes;
+            this.refused = refused;
+        }
+    }
+
+    /** Every method named {@code method} in {@code classes}, and the constructors of the classes
+     * whose simple name is {@code method} (a constructor's name in source), instrumented. */
+    static Result instrument(Map<String, byte[]> classes, String method) throws IOException {
+        Map<String, byte[]> out = new HashMap<>();
+        int probes = 0;
+        int refused = 0;
+        for (Map.Entry<String, byte[]> e : classes.entrySet()) {
+            String name = e.getKey();
+            String simple = name.substring(Math.max(name.lastIndexOf('.'), name.lastIndexOf('$')) + 1);
+            ProbeInserter.Rewriter r = new ProbeInserter.Rewriter(e.getValue(), method, simple.equals(method));
+            out.put(name, r.rewrite());
+            probes += r.probes;
+            refused += r.refused;
+        }
+        return new Result(out, probes, refused);
+    }
+
+    private static final class Rewriter {
+        private final ByteBuffer in;
+        private final String method;
+        private final boolean constructors;
+        private final Map<Integer, String> utf8 = new HashMap<>();
+        private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        private final DataOutputStream out = new DataOutputStream(bytes);
+        private int methodRef;
+        int probes;
+        int refused;
+
+        Rewriter(byte[] data, String method, boolean constructors) {
+            this.in = ByteBuffer.wrap(data);
+            this.method = method;
+            this.constructors = constructors;
+        }
+
+        byte[] rewrite() throws IOException {
+            out.writeInt(in.getInt());
+            out.writeInt(in.getInt()); // minor, major
+            int count = in.getShort() & 0xFFFF;
+            int start = in.position();
+            for (int i = 1; i < count; i++) {
+                int tag = in.get() & 0xFF;
+                switch (tag) {
+                    case 1: {
+                        int len = in.getShort() & 0xFFFF;
+                        byte[] b = new byte[len];
+                        in.get(b);
+                        utf8.put(i, new String(b, StandardCharsets.UTF_8));
+                        break;
+                    }
+                    case 3: case 4: case 9: case 10: case 11: case 12: case 17: case 18: in.position(in.position() + 4); break;
+                    case 5: case 6: in.position(in.position() + 8); i++; break;
+                    case 7: case 8: case 16: case 19: case 20: in.position(in.position() + 2); break;
+                    case 15: in.position(in.position() + 3); break;
+                    default: throw new IOException("unknown constant pool tag " + tag);
+                }
+            }
+            if (count + 6 > 0xFFFF) {
+                throw new IOException("no room in the constant pool for the probe");
+            }
+            out.writeShort(count + 6);
+            out.write(in.array(), start, in.position() - start);
+            // Utf8 class name, Class, Utf8 "hit", Utf8 "()V", NameAndType, Methodref
+            writeUtf8("nl2fix/runner/Probe");
+            out.writeByte(7);
+            out.writeShort(count);
+            writeUtf8("hit");
+            writeUtf8("()V");
+            out.writeByte(12);
+            out.writeShort(count + 2);
+            out.writeShort(count + 3);
+            out.writeByte(10);
+            out.writeShort(count + 1);
+            out.writeShort(count + 4);
+            methodRef = count + 5;
+            copy(6); // access, this, super
+            copy(2 * u2());
+            members(false);
+            members(true);
+            copyAttributes();
+            out.flush();
+            return bytes.toByteArray();
+        }
+
+        private void writeUtf8(String s) throws IOException {
+            out.writeByte(1);
+            out.writeUTF(s);
+        }
+
+        private int u2() throws IOException {
+            int v = in.getShort() & 0xFFFF;
+            out.writeShort(v);
+            return v;
+        }
+
+        private void copy(int n) throws IOException {
+            out.write(in.array(), in.position(), n);
+            in.position(in.position() + n);
+        }
+
+        private void copyAttributes() throws IOException {
+            int n = u2();
+            for (int i = 0; i < n; i++) {
+                copy(2);
+                int len = in.getInt();
+                out.writeInt(len);
+                copy(len);
+            }
+        }
+
+        private void members(boolean methods) throws IOException {
+            int n = u2();
+            for (int i = 0; i < n; i++) {
+                copy(2);
+                String name = utf8.get(u2());
+                copy(2);
+                boolean target = methods && (method.equals(name) || constructors && "<init>".equals(name));
+                if (!target) {
+                    copyAttributes();
+                    continue;
+                }
+                int attributes = u2();
+                for (int a = 0; a < attributes; a++) {
+                    int nameIndex = in.getShort() & 0xFFFF;
+                    int len = in.getInt();
+                    byte[] body = new byte[len];
+                    in.get(body);
+                    byte[] code = "Code".equals(utf8.get(nameIndex)) ? probed(body) : null;
+                    if (code == null && "Code".equals(utf8.get(nameIndex))) {
+                        refused++;
+                    } else if (code != null) {
+                        probes++;
+                        body = code;
+                    }
+                    out.writeShort(nameIndex);
+                    out.writeInt(body.length);
+                    out.write(body);
+                }
+            }
+        }
+
+        /** The Code attribute's body with the probe first; null when it holds offsets this does not move. */
+        private byte[] probed(byte[] body) throws IOException {
+            ByteBuffer c = ByteBuffer.wrap(body);
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            DataOutputStream o = new DataOutputStream(b);
+            o.writeInt(c.getInt()); // max_stack (the call needs none), max_locals
+            int length = c.getInt();
+            if (length + 4 > 65535) {
+                return null;
+            }
+            o.writeInt(length + 4);
+            o.writeByte(0xB8); // invokestatic
+            o.writeShort(methodRef);
+            o.writeByte(0x00); // nop
+            o.write(body, c.position(), length);
+            c.position(c.position() + length);
+            int handlers = c.getShort() & 0xFFFF;
+            o.writeShort(handlers);
+            for (int i = 0; i < handlers; i++) {
+                o.writeShort((c.getShort() & 0xFFFF) + 4);
+                o.writeShort((c.getShort() & 0xFFFF) + 4);
+                o.writeShort((c.getShort() & 0xFFFF) + 4);
+                o.writeShort(c.getShort());
+            }
+            int attributes = c.getShort() & 0xFFFF;
+            o.writeShort(attributes);
+            for (int a = 0; a < attributes; a++) {
+                int nameIndex = c.getShort() & 0xFFFF;
+                int len = c.getInt();
+                ByteBuffer attr = ByteBuffer.wrap(body, c.position(), len).slice();
+                c.position(c.position() + len);
+                byte[] moved = moved(utf8.get(nameIndex), attr, len);
+                if (moved == null) {
+                    return null;
+                }
+                o.writeShort(nameIndex);
+                o.writeInt(moved.length);
+                o.write(moved);
+            }
+            o.flush();
+            return b.toByteArray();
+        }
+
+        private static byte[] moved(String name, ByteBuffer a, int len) throws IOException {
+            byte[] copy = new byte[len];
+            a.duplicate().get(copy);
+            ByteBuffer w = ByteBuffer.wrap(copy);
+            if ("LineNumberTable".equals(name) || "LocalVariableTable".equals(name)
+                    || "LocalVariableTypeTable".equals(name)) {
+                int n = w.getShort() & 0xFFFF;
+                int entry = "LineNumberTable".equals(name) ? 4 : 10;
+                for (int i = 0; i < n; i++) {
+                    int at = 2 + i * entry;
+                    w.putShort(at, (short) ((w.getShort(at) & 0xFFFF) + 4));
+                }
+                return copy;
+            }
+            if (!"StackMapTable".equals(name)) {
+                return null;
+            }
+            int n = w.getShort() & 0xFFFF;
+            if (n == 0) {
+                return copy;
+            }
+            // only the first frame's offset is absolute (the later ones are deltas from it)
+            int type = copy[2] & 0xFF;
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            DataOutputStream o = new DataOutputStream(b);
+            o.writeShort(n);
+            int rest;
+            if (type < 64) {
+                if (type + 4 < 64) {
+                    o.writeByte(type + 4);
+                } else {
+                    o.writeByte(251); // same_frame_extended
+                    o.writeShort(type + 4);
+                }
+                rest = 3;
+            } else if (type < 128) {
+                if (type + 4 < 128) {
+                    o.writeByte(type + 4);
+                } else {
+                    o.writeByte(247); // same_locals_1_stack_item_frame_extended
+                    o.writeShort(type - 64 + 4);
+                }
+                rest = 3;
+            } else if (type >= 247) {
+                o.writeByte(type);
+                o.writeShort((w.getShort(3) & 0xFFFF) + 4);
+                rest = 5;
+            } else {
+                return null; // reserved frame types
+            }
+            o.write(copy, rest, copy.length - rest);
+            o.flush();
+            return b.toByteArray();
+        }
+    }
+}

@@ -1,0 +1,123 @@
+"""The viewer as a Flask app: one route per kind of page, each page a jinja2 template rendered from the
+catalog (runs, their gathered reports) and the run stores, read-only. Every link in a page is relative
+(``nl2fix.view.site``), so the pages the app serves are also the files a static export writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nl2fix import __version__
+from nl2fix.store.run_store import RunStore
+from nl2fix.view import site
+from nl2fix.view.bug_page import bug_view as read_bug
+from nl2fix.view.bug_page import logs_dir
+from nl2fix.view.catalog import Catalog, Run
+from nl2fix.view.compare_page import shared_bugs
+from nl2fix.view.run_page import bug_lines, run_facts
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+HERE = Path(__file__).parent
+
+
+def create_app(catalog: Catalog, *, static: bool = False) -> Flask:
+    """The app over ``catalog``; ``static``: pages for a static export (no form that needs the server)."""
+    from flask import Flask, abort, redirect, render_template, send_file  # half a second: only `view` needs it
+
+    app = Flask(__name__, template_folder=str(HERE / "templates"), static_folder=str(HERE / "static"),
+                static_url_path="/static")
+    app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True
+
+    def page(template: str, path: str, **values) -> str:
+        return render_template(template, root=site.root_of(path), site=site, static=static, version=__version__,
+                               catalog=catalog, **values)
+
+    def run_or_404(run_id: str) -> Run:
+        run = catalog.run(run_id)
+        if run is None:
+            abort(404, f"no run {run_id!r} here")
+        return run
+
+    @app.route("/")
+    @app.route("/index.html")
+    def runs():
+        rows = []
+        for run in catalog.runs:
+            report = catalog.report(run)
+            with RunStore(run.run_dir, read_only=True) as store:
+                rows.append((run, report, run_facts(store, report)))
+        return page("runs.html", site.INDEX, rows=rows)
+
+    @app.route("/runs/<run_id>/")
+    def run_folder(run_id: str):
+        return redirect(f"/{site.run_page(run_or_404(run_id).id)}")
+
+    @app.route("/runs/<run_id>/index.html")
+    def run(run_id: str):
+        run = run_or_404(run_id)
+        report = catalog.report(run)
+        with RunStore(run.run_dir, read_only=True) as store:
+            facts, lines = run_facts(store, report), bug_lines(report, store.bugs())
+        return page("run.html", site.run_page(run.id), run=run, report=report, facts=facts, lines=lines)
+
+    @app.route("/runs/<run_id>/report.html")
+    def report(run_id: str):
+        run = run_or_404(run_id)
+        return page("report.html", site.report_page(run.id), run=run, body=catalog.report_html(run))
+
+    @app.route("/runs/<run_id>/bugs/<bug_id>.html")
+    def bug(run_id: str, bug_id: str):
+        run = run_or_404(run_id)
+        order = [b.bug_id for b in catalog.report(run).bugs]
+        if bug_id not in order:
+            abort(404, f"no bug {bug_id!r} in run {run.id}")
+        with RunStore(run.run_dir, read_only=True) as store:
+            view = read_bug(store, bug_id)
+        i = order.index(bug_id)
+        others = [r for r in catalog.runs if r is not run and any(b.bug_id == bug_id for b in catalog.report(r).bugs)]
+        return page("bug.html", site.bug_page(run.id, bug_id), run=run, view=view,
+                    previous=order[i - 1] if i else None, next=order[i + 1] if i + 1 < len(order) else None,
+                    position=i + 1, count=len(order), others=others)
+
+    @app.route("/runs/<run_id>/logs/<bug_id>/<hash>/<name>")
+    def log(run_id: str, bug_id: str, hash: str, name: str):
+        folder = logs_dir(run_or_404(run_id).run_dir, bug_id, hash)
+        if not folder.is_dir() or name not in {p.name for p in folder.iterdir()}:
+            abort(404)
+        return send_file(folder / name, mimetype="text/plain")
+
+    def runs_of(key: str) -> list[Run]:
+        ids = key.split(site.COMPARE_SEPARATOR)
+        chosen = [run_or_404(i) for i in ids]
+        if len(chosen) < 2 or len(set(ids)) < len(ids):
+            abort(404, "compare two or more different runs")
+        return chosen
+
+    @app.route("/compare/<key>/index.html")
+    def compare(key: str):
+        chosen = runs_of(key)
+        data = shared_bugs([(r.id, catalog.report(r)) for r in chosen])
+        return page("compare.html", site.compare_page([r.id for r in chosen]), runs=chosen, data=data)
+
+    @app.route("/compare/<key>/report.html")
+    def compare_report(key: str):
+        chosen = runs_of(key)
+        return page("compare_report.html", site.compare_report_page([r.id for r in chosen]), runs=chosen,
+                    body=catalog.compare_html(chosen))
+
+    return app
+
+
+def every_page(catalog: Catalog) -> list[str]:
+    """Every page of the site (the static export writes these)."""
+    pages = [site.INDEX]
+    for run in catalog.runs:
+        pages += [site.run_page(run.id), site.report_page(run.id)]
+        pages += [site.bug_page(run.id, b.bug_id) for b in catalog.report(run).bugs]
+    if len(catalog.runs) > 1:
+        ids = [r.id for r in catalog.runs]
+        pages += [site.compare_page(ids), site.compare_report_page(ids)]
+    return pages
+
