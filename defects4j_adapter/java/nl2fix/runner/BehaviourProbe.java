@@ -135,7 +135,25 @@ public final class BehaviourProbe {
     }
 
     static String shown(String text) {
-        return text.length() <= SHOWN ? text : text.substring(0, SHOWN) + "...";
+        return shown(text, 0);
+    }
+
+    /** {@code text} shortened to about {@link #SHOWN} characters, from a little before {@code from} (where
+     * two outcomes first differ, so that the shortened texts show the difference). */
+    static String shown(String text, int from) {
+        int start = Math.max(0, Math.min(from - SHOWN / 3, text.length() - SHOWN));
+        int end = Math.min(text.length(), start + SHOWN);
+        return (start > 0 ? "..." : "") + text.substring(start, end) + (end < text.length() ? "..." : "");
+    }
+
+    static int firstDifference(String a, String b) {
+        int n = Math.min(a.length(), b.length());
+        for (int i = 0; i < n; i++) {
+            if (a.charAt(i) != b.charAt(i)) {
+                return i;
+            }
+        }
+        return a.length() == b.length() ? 0 : n;
     }
 
     private static final class Session {
@@ -214,8 +232,9 @@ public final class BehaviourProbe {
         }
 
         private void row(String origin, String test, String input, String[] outcomes) {
-            rows.add(new String[] {Words.BEHAVIOUR, origin, test, shown(input), sha(input), shown(outcomes[0]),
-                sha(outcomes[0]), shown(outcomes[2]), sha(outcomes[2]), sha(outcomes[1])});
+            int from = firstDifference(outcomes[0], outcomes[2]);
+            rows.add(new String[] {Words.BEHAVIOUR, origin, test, shown(input), sha(input), shown(outcomes[0], from),
+                sha(outcomes[0]), shown(outcomes[2], from), sha(outcomes[2]), sha(outcomes[1])});
         }
 
         /** One body run on one copy: its result (or thrown class) and the state it left. */
