@@ -43,7 +43,8 @@ def test_paper_ranking_keeps_at_or_above_the_median_least_similar_first(ranked_r
     run, _ = ranked_run
     with RunStore(run) as store:
         keys = store.rankers()
-        assert keys == ["frequency", "paper:tfidf:median", "paper:tfidf:median:pruned", "similarity-desc:tfidf"]
+        assert keys == ["cluster:tfidf", "frequency", "paper:tfidf:median", "paper:tfidf:median:pruned",
+                        "similarity-desc:tfidf"]
         # similarity-desc keeps every candidate with its similarity: the paper ranking must be exactly
         # those at or above their median, in ascending order.
         all_sims = {
