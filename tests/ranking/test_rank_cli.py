@@ -155,7 +155,7 @@ def test_show_errors_name_what_to_do(tmp_path, ranked_run, invoke):
     unknown = invoke("show", "--run", run, "--bug", "Demo-9")
     assert unknown.exit_code == 2 and "unknown bug id" in unknown.output and "Demo-3" in unknown.output
     missing = invoke("show", "--run", run, "--bug", "Demo-1", "--ranker", "paper:tfidf:0.5")
-    assert missing.exit_code == 2 and "rankings here: frequency" in missing.output
+    assert missing.exit_code == 2 and "rankings here: cluster:tfidf, frequency" in missing.output
     fresh = build_run(tmp_path / "fresh")
     none = invoke("show", "--run", fresh, "--bug", "Demo-1")
     assert none.exit_code == 2 and "no rankings yet" in none.output and "nl2fix rank" in none.output
