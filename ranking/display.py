@@ -9,7 +9,7 @@ import difflib
 import enum
 from dataclasses import dataclass
 
-from nl2fix.core.domain import Bug, Verdict
+from nl2fix.core.domain import Behaviour, Bug, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.store.records import CandidateRecord, RankingEntry, RankingInfo, ValidationRecord
 from nl2fix.store.run_store import RunStore
@@ -69,7 +69,25 @@ def _verdict_lines(record: ValidationRecord | None) -> tuple[Line, list[Line]]:
         details += [Line(f"    {l}") for l in record.compile_errors.strip().splitlines()[:COMPILE_ERROR_LINES]]
     if record.detail:
         details.append(Line(f"    {record.detail}"))
-    return Line(record.verdict.value, Style.GOOD if good else Style.BAD), details
+    details += behaviour_lines(record)
+    word = record.verdict.value + (f", {record.behaviour.label.value}" if record.behaviour else "")
+    return Line(word, Style.GOOD if good else Style.BAD), details
+
+
+def behaviour_lines(record: ValidationRecord) -> list[Line]:
+    """What a plausible candidate's behaviour probe found (nothing when it was not probed)."""
+    b = record.behaviour
+    if b is None:
+        return []
+    if b.label is Behaviour.DIVERGES:
+        return [Line(f"    diverges from the developer's fix on: {b.first_input}", Style.BAD),
+                Line(f"      developer's fix: {b.reference_result}"),
+                Line(f"      this candidate:  {b.candidate_result}")]
+    if b.label is Behaviour.SAME:
+        return [Line(f"    behaves as the developer's fix on all {b.inputs} input(s) probed", Style.GOOD)]
+    if b.label is Behaviour.NOT_PROBED:
+        return [Line(f"    behaviour not probed: {b.note}", Style.UNKNOWN)]
+    return []
 
 
 def format_ranked(

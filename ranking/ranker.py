@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from nl2fix.core.domain import Verdict
-from nl2fix.store.records import CandidateRecord
+from nl2fix.store.records import CandidateRecord, ValidationRecord
+from nl2fix.validation.behaviour import clusters
 from ranking.spec import MEDIAN, Method
 
 SCORE_DECIMALS = 10
@@ -80,6 +81,20 @@ def order(method: Method, scored: Iterable[Scored], threshold: float | None = No
         kept = [s for s in items if threshold is None or s.score >= threshold]
         return sorted(kept, key=_ascending)
     return sorted(items, key=_descending)
+
+
+def cluster_order(scored: Iterable[Scored], records: dict[str, ValidationRecord],
+                  samples: dict[str, int]) -> list[Scored]:
+    """The cluster ranker's order (see :attr:`Method.CLUSTER`): each behaviour cluster's most typical
+    member (most samples, then the paper's order), largest cluster first; then every other plausible
+    candidate; then the rest. ``scored`` holds similarities; ``records`` the verdicts by hash."""
+    paper = order(Method.PAPER, scored)
+    plausible = [s.hash for s in paper if (r := records.get(s.hash)) is not None and r.verdict is Verdict.PLAUSIBLE]
+    behaviours = {h: b for h in plausible if (b := records[h].behaviour) is not None}
+    first = [c.members[0] for c in clusters(behaviours, samples, order=plausible)]
+    rank = {h: i for i, h in enumerate(first)}
+    rank.update({h: len(first) + i for i, h in enumerate(h for h in plausible if h not in rank)})
+    return sorted(paper, key=lambda s: rank.get(s.hash, len(rank)))
 
 
 UNFIT = (Verdict.UNCOMPILABLE, Verdict.REJECTED)

@@ -13,7 +13,7 @@ from nl2fix.store.run_store import RunStore
 from nl2fix.validation.verdict_source import verdict_engine
 from ranking.embedders.base import Embedder, embed_texts
 from ranking.embedders.providers import parse_embedder
-from ranking.ranker import Scored, cosine_similarities, drop_unfit, order, resolve_threshold
+from ranking.ranker import Scored, cluster_order, cosine_similarities, drop_unfit, order, resolve_threshold
 from ranking.spec import INFO_PREFIX, MEDIAN, Method, RankerSpec, parse_methods, parse_threshold, ranker_specs
 from ranking.texts import buggy_text, candidate_text
 
@@ -62,8 +62,13 @@ def _write(store: RunStore, spec: RankerSpec, bugs: list[Bug], pools, sims, info
         assert spec.threshold is not None  # ranker_specs gives every method that uses one a threshold
         threshold = resolve_threshold(spec.threshold, (s.score for items in scored.values() for s in items))
     ranked = 0
+    engine = verdict_engine(store) if spec.method is Method.CLUSTER else None
     for bug in bugs:
-        ordered = order(spec.method, scored[bug.id], threshold)
+        if spec.method is Method.CLUSTER:
+            records = {r.hash: r for r in store.validations(bug.id, engine)} if engine else {}
+            ordered = cluster_order(scored[bug.id], records, {c.hash: c.count for c in pools[bug.id]})
+        else:
+            ordered = order(spec.method, scored[bug.id], threshold)
         ranked += len(ordered)
         entries = [
             RankingEntry(bug_id=bug.id, ranker=spec.key, rank=i, hash=s.hash, score=s.score)

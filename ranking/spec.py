@@ -25,6 +25,10 @@ class Method(str, enum.Enum):
     """Most duplicated candidate first (self-consistency / majority vote); needs no embeddings."""
     SIMILARITY_DESC = "similarity-desc"
     """Highest similarity to the buggy method first, nothing dropped (the opposite of the paper's order)."""
+    CLUSTER = "cluster"
+    """Plausible candidates by behaviour cluster (AlphaCode / CodeT): the largest cluster's most typical
+    member first, then each other cluster's; then the other plausible candidates, then the rest, each
+    group in the paper's order without its threshold. Needs verdicts; behaviour from the probes."""
 
     @property
     def uses_embeddings(self) -> bool:

@@ -33,8 +33,9 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from defects4j_adapter.behaviour.observations import ProbeRun
 from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
-from defects4j_adapter.engines import class_check, declaration, jobs, linkage, narrowing, runner_output
+from defects4j_adapter.engines import class_check, declaration, jobs, linkage, narrowing, probing, runner_output
 from defects4j_adapter.engines import defects4j_rebuild as d4j_rebuild
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.jvm import report_signing, runner
@@ -320,6 +321,20 @@ class FastEngine:
             recorded = key in self._recordings or narrowing.load(self.options.cache_dir, workspace, key)
             return TestChoice() if recorded else self._recording_job(workspace, key)
         return TestChoice(plan=narrowing.plan_for(self.recording(workspace), workspace))
+
+    def probe(self, workspace: Workspace, reference: str, candidate: str, *, tests: frozenset[str] | None = None,
+              log_dir: Path | None = None) -> ProbeRun:
+        """A behaviour probe of ``candidate`` beside ``reference`` in a warm JVM (:mod:`probing`)."""
+        with self._lock:
+            self._counter += 1
+            job_id = f"p{self._counter}"
+        jvm = self._acquire(workspace)
+        try:
+            return probing.probe(jvm, workspace, job_id, reference, candidate, runner_dir=self.runner_dir, tests=tests,
+                                 test_timeout=self.options.test_timeout,
+                                 job_timeout=self.options.candidate_timeout, log_dir=log_dir)
+        finally:
+            self._release(workspace, jvm)
 
     def run_compiled(self, workspace: Workspace, *, method: str, known_failures: frozenset[str],
                      stop_at_first_failure: bool, log_dir: Path | None, narrow: bool = True) -> Outcome:

@@ -14,7 +14,9 @@ file, as compiled, before any of its code ran; its bytes are on a plain ``CLASSB
 line, taken only when their digest is the signed one), ``PHASE``, ``BEGIN``, ``TEST pass|fail|timeout|skip
 test millis message``, ``CLASS class message`` (a test class that could not load or set up),
 ``FORGED count`` (JUnit events the code under test fired itself), ``ERROR message`` (the runner
-itself failed) and, last, ``END complete|stopped|poisoned|compile-error|error restart(0|1)``.
+itself failed), in a behaviour probe ``BEHAVIOUR ...`` rows and ``BEHAVIOUREND`` (see
+:mod:`defects4j_adapter.behaviour.observations`) and, last,
+``END complete|stopped|poisoned|compile-error|error restart(0|1)``.
 
 Once the candidate's code may have run (after ``COMPILE ok``), whatever keeps its own tests from
 reporting is the candidate's doing: a signed line the reader does not know (the code under test
@@ -89,6 +91,11 @@ class RunnerReport:
     end: str | None = None
     """How the job ended; None when the output stops before ``END`` (the JVM died or was killed)."""
     restart: bool = False
+    behaviour_rows: list[list[str]] = field(default_factory=list)
+    """A behaviour probe's rows (``BEHAVIOUR origin test input digest reference digest candidate digest
+    reference-again-digest``)."""
+    behaviour_end: list[str] | None = None
+    """Its closing counts (``BEHAVIOUREND calls derived skipped``); None when it has none."""
 
 
 def unescape(text: str) -> str:
@@ -141,6 +148,10 @@ def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
         report.probes, report.probes_refused = int(args[0] or 0), int(args[1] or 0)
     elif kind in RECORDED:
         report.recorded.setdefault(kind, []).append((args[0], args[1]))
+    elif kind == "BEHAVIOUR":
+        report.behaviour_rows.append(args[:9])
+    elif kind == "BEHAVIOUREND":
+        report.behaviour_end = args[:3]
     elif kind == "END":
         report.end = args[0] or "complete"
         report.restart = args[1] == "1"

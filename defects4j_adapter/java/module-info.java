@@ -8,6 +8,7 @@
  */
 module nl2fix.runner {
     requires java.compiler;
+    requires jdk.unsupported;
     requires java.management;
     exports nl2fix.runner;
 }

@@ -111,6 +111,9 @@ class Job:
     """Relevant classes of which only the tests named (``pkg.Class::method``) run; the others run whole."""
     probe: str | None = None
     """The recording job: the method (by name) whose callers are recorded (see ``Probe.java``)."""
+    behaviour: bool = False
+    """A behaviour probe: the runner records and compares the calls to the probe source's wrapper
+    (see ``BehaviourProbe.java``)."""
 
     def text(self) -> str:
         rows: list[tuple[str, str | Path]] = [("id", self.id)]
@@ -128,6 +131,8 @@ class Job:
         rows += [("probe", self.probe)] if self.probe else []
         rows += [("stop_at_first_failure", str(self.stop_at_first_failure).lower()),
                  ("test_timeout_ms", str(self.test_timeout_ms))]
+        if self.behaviour:
+            rows.append(("behaviour", "true"))
         lines = []
         for key, value in rows:
             value = str(value)

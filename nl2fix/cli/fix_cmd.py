@@ -116,6 +116,7 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
     finally:
         chosen.close()
     plausible = sum(c.plausible for c in choices)
+    echo_lines(fix_patches.cluster_lines(choices))
     click.echo(f"\n{plausible} plausible of {len(choices)} unique candidate(s); the first {min(top, len(choices))}, "
                f"as diffs of {project.resolve()}:")
     diffs = {}

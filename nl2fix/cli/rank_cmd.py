@@ -26,7 +26,8 @@ from ranking.spec import ALL_METHODS, MEDIAN, Method, ranking_info
     default=Method.PAPER.value,
     show_default=True,
     help="paper: drop below the threshold, least similar first; similarity-desc: most similar first; "
-    "frequency: most duplicated first; all: one ranking per method.",
+    "frequency: most duplicated first; cluster: plausible candidates by behaviour cluster, the largest "
+    "cluster's most typical member first; all: one ranking per method.",
 )
 @click.option("--threshold", default=None,
               help="`median` (default: the run's median similarity) or a number; paper only.")
@@ -38,7 +39,8 @@ def rank_cmd(run_dir: Path, embedder: str | None, method: str, threshold: str | 
     """Rank every bug's unique candidates and store the rankings in the run."""
     if method == Method.FREQUENCY.value and embedder is not None:
         raise click.UsageError("--method frequency orders by duplicate count and uses no --embedder")
-    if threshold is not None and method in (Method.FREQUENCY.value, Method.SIMILARITY_DESC.value):
+    if threshold is not None and method in (Method.FREQUENCY.value, Method.SIMILARITY_DESC.value,
+                                            Method.CLUSTER.value):
         raise click.UsageError(f"--threshold applies to --method paper (or all), not {method}")
     if base_url is not None and not (embedder or "").startswith("openai:"):
         raise click.UsageError("--base-url is for --embedder openai:MODEL")

@@ -35,6 +35,20 @@ class Verdict(str, enum.Enum):
     harness (``defects4j_adapter/bytecode/policy.py``): never run for a verdict, never a pass."""
 
 
+class Behaviour(str, enum.Enum):
+    """How a plausible candidate behaves beside a reference method, on the calls the tests make and
+    on inputs derived from them (``nl2fix.validation.behaviour``)."""
+
+    SAME = "same-behaviour"
+    """No difference from the developer's fix on any input compared."""
+    DIVERGES = "diverges"
+    """Some input where it does something else than the developer's fix."""
+    OBSERVED = "observed"
+    """No developer fix to compare with (a user's bug): its results are kept for behaviour clusters."""
+    NOT_PROBED = "not-probed"
+    """Not compared: the method cannot be probed, no test calls it, or the probe failed (the note says)."""
+
+
 class ConversationPhase(str, enum.Enum):
     """What a conversation round asks for: a fix that passes the tests, or, once one does, other fixes."""
 

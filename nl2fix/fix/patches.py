@@ -20,6 +20,7 @@ from nl2fix.core.errors import Nl2FixError
 from nl2fix.java_source import splice
 from nl2fix.store.records import CandidateRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
+from nl2fix.validation.behaviour import clusters, disagreements
 from nl2fix.validation.verdict_source import verdict_engine
 from ranking.display import Line, Style, method_diff
 from ranking.texts import buggy_text, candidate_text
@@ -127,6 +128,28 @@ def diff_lines(diff: str) -> list[Line]:
     styles = {"+": Style.ADDED, "-": Style.REMOVED, "@": Style.HUNK}
     return [Line(d, Style.TITLE if d.startswith(("--- ", "+++ ")) else styles.get(d[:1], Style.PLAIN))
             for d in diff.splitlines()]
+
+
+def cluster_lines(choices: list[FixChoice]) -> list[Line]:
+    """How many behaviourally distinct plausible fixes there are and where they disagree (nothing when
+    all probed ones behave alike): the tests' calls to the method and inputs derived from them, each
+    candidate's results there (``nl2fix.validation.behaviour``)."""
+    plausible = [c for c in choices if c.plausible and c.verdict is not None and c.verdict.behaviour is not None]
+    position = {c.candidate.hash: c.position for c in plausible}
+    behaviours = {c.candidate.hash: c.verdict.behaviour for c in plausible if c.verdict and c.verdict.behaviour}
+    found = clusters(behaviours, {c.candidate.hash: c.candidate.count for c in plausible}, order=list(position))
+    if len(found) < 2:
+        return []
+    inputs = len(found[0].results)
+    lines = [Line(""), Line(f"{len(found)} behaviourally distinct plausible fixes (on {inputs} input(s): the tests' "
+                            "calls to the method and inputs derived from them), the largest group first:", Style.TITLE)]
+    for i, c in enumerate(found, start=1):
+        members = ", ".join(f"#{position[h]}" for h in c.members)
+        lines.append(Line(f"  group {i}: {members} ({c.samples} sample{'s' if c.samples != 1 else ''})"))
+    for where in disagreements(found):
+        lines.append(Line(f"  they disagree on {where.input}:"))
+        lines += [Line(f"    group {i}: {result}") for i, result in enumerate(where.results, start=1)]
+    return lines
 
 
 def choice_lines(choice: FixChoice, diff: str | None) -> list[Line]:

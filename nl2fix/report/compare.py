@@ -46,6 +46,10 @@ class RunRow(ReportModel):
     """k -> pass@k over scored bugs."""
     ranked_pass_at_1: dict[str, float]
     """Ranker key -> r.pass@1."""
+    ast_match_at_k: dict[int, float] = {}
+    """k -> AST match@k over scored bugs (empty when AST match is unavailable)."""
+    likely_correct_pass_at_k: dict[int, float] = {}
+    """k -> likely-correct pass@k (plausible and same-behaviour) over scored bugs."""
     warnings: int
     """How many warnings the run's report has (see its report)."""
 
@@ -136,6 +140,8 @@ def run_row(label: str, data: ReportData) -> RunRow:
         engine=data.run.engine, bugs=data.bug_counts.scored, fixed=data.bug_counts.fixed,
         pass_at_k=data.pass_at_k,
         ranked_pass_at_1={key: values[1] for key, values in data.ranked_pass_at_k.items()},
+        ast_match_at_k=data.ast_match_at_k,
+        likely_correct_pass_at_k=data.likely_correct_pass_at_k,
         warnings=len(data.warnings),
     )
 
@@ -234,12 +240,15 @@ def compare_document(data: CompareData) -> Document:
     rankers = sorted({key for r in data.runs for key in r.ranked_pass_at_1})
     rows = [
         [r.label, r.model or "-", r.strategy or "-", "-" if r.temperature is None else f"{r.temperature:g}",
-         str(r.n or "-"), *[pct(r.pass_at_k.get(k)) for k in ks], f"{r.fixed}/{r.bugs}",
+         str(r.n or "-"), *[pct(r.pass_at_k.get(k)) for k in ks],
+         *[pct(r.likely_correct_pass_at_k.get(k)) for k in ks], *[pct(r.ast_match_at_k.get(k)) for k in ks],
+         f"{r.fixed}/{r.bugs}",
          *[pct(r.ranked_pass_at_1.get(key)) for key in rankers]]
         for r in data.runs
     ]
     table5 = Table("Strategies and models (Table 5)",
-                   ["run", "model", "strategy", "T", "n", *[f"pass@{k}" for k in ks], "bugs fixed",
+                   ["run", "model", "strategy", "T", "n", *[f"pass@{k}" for k in ks],
+                    *[f"likely correct@{k}" for k in ks], *[f"AST match@{k}" for k in ks], "bugs fixed",
                     *[f"r.pass@1 [{key}]" for key in rankers]], rows,
                    "pass@k over each run's scored bugs; '-' where a run has too few samples for k."
                    + (" A conversation's samples depend on earlier verdicts, which pass@k's estimator "

@@ -26,10 +26,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from defects4j_adapter.jvm.reference_java import environment_key
 from nl2fix import __version__
-from nl2fix.core.domain import Bug, Verdict
+from nl2fix.core.domain import Behaviour, Bug, Verdict
 from nl2fix.dataset.hard_bugs import HardFlag, bug_flags
+from nl2fix.report import ast_match, metrics
 from nl2fix.report import codebleu as codebleu_scores
-from nl2fix.report import metrics
 from nl2fix.report.cost import CostSummary
 from nl2fix.report.cost import summarize as summarize_cost
 from nl2fix.store.records import CandidateRecord, RunConfig, SampleRecord, ValidationRecord
@@ -42,6 +42,8 @@ RANKED_KS = (1, 5, 10)
 """The k of ranked pass@k (the paper's Table 6 shows 1 and 5)."""
 SCHEMA_VERSION = 1
 UNVALIDATED = "unvalidated"
+UNKNOWN_BEHAVIOUR = "unknown"
+"""The behaviour column of plausible candidates never probed (validated before probing, or by another engine)."""
 """The verdict column of candidates that have no verdict under the report's engine."""
 
 
@@ -208,6 +210,30 @@ class ProjectRow(ReportModel):
     """fixed / bugs."""
     ground_truth_fails: int
     """Bugs of the project left out because their fixed version fails."""
+    pass_at_k: dict[int, float] = {}
+    """k -> mean pass@k over the project's scored bugs (the run's reportable k)."""
+    likely_correct_pass_at_k: dict[int, float] = {}
+    """k -> the same estimator over samples that are plausible and same-behaviour (likely correct)."""
+    ast_match_at_k: dict[int, float] = {}
+    """k -> the same estimator over samples whose syntax tree is the developer fix's (empty when AST
+    match is unavailable)."""
+
+
+class Divergence(ReportModel):
+    """A plausible candidate that does something else than the developer's fix."""
+
+    hash: str
+    """Candidate hash."""
+    samples: int
+    """Its samples."""
+    inputs: int
+    """Inputs compared."""
+    input: str
+    """The first input on which it differs (receiver and arguments)."""
+    fix_result: str
+    """What the developer's fix did there."""
+    candidate_result: str
+    """What the candidate did."""
 
 
 class BugRow(ReportModel):
@@ -241,6 +267,18 @@ class BugRow(ReportModel):
     """c / n, None without samples."""
     exact_match: bool
     """Some sample is identical to the fix."""
+    ast_match_samples: int | None = None
+    """Samples whose syntax tree is the developer fix's, comments and formatting aside (None: AST
+    match unavailable)."""
+    likely_correct_samples: int = 0
+    """Samples whose candidate is plausible and behaves as the developer's fix on every input probed."""
+    behaviour: dict[str, int] = {}
+    """Unique plausible candidates by behaviour label (same-behaviour, diverges, not-probed; ``unknown``:
+    validated before probing existed, or by an engine that does not probe)."""
+    divergences: list[Divergence] = []
+    """The plausible candidates that diverge from the developer's fix, each with its first differing input."""
+    first_likely_correct_rank: dict[str, int | None] = {}
+    """Ranker key -> 1-based rank of the best-placed likely-correct candidate (None: none ranked)."""
     first_plausible_rank: dict[str, int | None]
     """Ranker key -> 1-based rank of the best-placed plausible candidate (None: none ranked)."""
     issue_created: str = ""
@@ -321,6 +359,17 @@ class ReportData(ReportModel):
     """Candidate statistics (Table 2)."""
     exact_match: ExactMatchStats
     """Exact matches with the developer's fix (Table 4)."""
+    ast_match_at_k: dict[int, float] = {}
+    """k -> pass@k's estimator over scored bugs with the samples whose syntax tree is the developer
+    fix's (tree-sitter-java; comments and formatting aside) as the correct ones (RepairBench's AST
+    match); empty when AST match is unavailable (``ast_match_note`` says why)."""
+    ast_match_note: str = ""
+    """Why AST match is unavailable, when it is."""
+    likely_correct_pass_at_k: dict[int, float] = {}
+    """k -> pass@k's estimator over scored bugs with the samples that are plausible and behave as the
+    developer's fix on every input probed (``same-behaviour``) as the correct ones: likely correct."""
+    ranked_likely_correct_pass_at_k: dict[str, dict[int, float]] = {}
+    """Ranker key -> k -> fraction of scored bugs with a likely-correct candidate in the ranking's top k."""
     codebleu: CodeBleuSummary
     """CodeBLEU by verdict (Figure 4)."""
     bugs: list[BugRow] = Field(default_factory=list)
@@ -361,6 +410,8 @@ class _BugFacts:
         self.candidates = candidates
         self.records = verdicts
         self.plausible_hashes = {h for h, r in verdicts.items() if r.verdict is Verdict.PLAUSIBLE}
+        self.likely_correct_hashes = {h for h in self.plausible_hashes
+                                      if (b := verdicts[h].behaviour) is not None and b.label is Behaviour.SAME}
 
     def verdict(self, hash: str) -> Verdict | None:
         record = self.records.get(hash)
@@ -402,6 +453,31 @@ class _BugFacts:
         if fixed is None or fixed.verdict is Verdict.ERROR:
             return GroundTruth.UNCHECKED
         return GroundTruth.VALIDATES if self.baseline.ground_truth_ok else GroundTruth.FAILS
+
+    def likely_correct_samples(self) -> int:
+        return sum(c.count for c in self.candidates if c.hash in self.likely_correct_hashes)
+
+    def behaviour_counts(self) -> dict[str, int]:
+        counts: Counter[str] = Counter()
+        for c in self.candidates:
+            if c.hash in self.plausible_hashes:
+                b = self.records[c.hash].behaviour
+                counts[b.label.value if b else UNKNOWN_BEHAVIOUR] += 1
+        return dict(sorted(counts.items()))
+
+    def divergences(self) -> list[Divergence]:
+        out = []
+        for c in self.candidates:
+            b = self.records[c.hash].behaviour if c.hash in self.plausible_hashes else None
+            if b is not None and b.label is Behaviour.DIVERGES:
+                out.append(Divergence(hash=c.hash, samples=c.count, inputs=b.inputs, input=b.first_input,
+                                      fix_result=b.reference_result, candidate_result=b.candidate_result))
+        return out
+
+    def ast_samples(self) -> int:
+        """Samples whose candidate has the developer fix's syntax tree."""
+        matches = ast_match.ast_matches([c.code for c in self.candidates], self.bug.fixed_method)
+        return sum(c.count for c, m in zip(self.candidates, matches) if m) if self.bug.fixed_method else 0
 
     @cached_property
     def _exact(self) -> list[CandidateRecord]:
@@ -482,7 +558,7 @@ def _codebleu(store: RunStore, facts: list[_BugFacts], progress: bool) -> CodeBl
     return CodeBleuSummary(available=True, unscored=unscored, by_verdict=by_verdict, tests=tests)
 
 
-def _bug_row(f: _BugFacts, rankers: dict[str, dict[str, list[str]]]) -> BugRow:
+def _bug_row(f: _BugFacts, rankers: dict[str, dict[str, list[str]]], ast: bool) -> BugRow:
     outcomes = f.outcomes
     n, c = len(outcomes), sum(o.plausible for o in outcomes)
     verdicts = f.candidate_verdicts()
@@ -502,6 +578,14 @@ def _bug_row(f: _BugFacts, rankers: dict[str, dict[str, list[str]]]) -> BugRow:
         verdicts=dict(sorted(verdicts.items())),
         pass_at_1=c / n if n else None,
         exact_match=f.exact_samples() > 0,
+        ast_match_samples=f.ast_samples() if ast else None,
+        likely_correct_samples=f.likely_correct_samples(),
+        behaviour=f.behaviour_counts(),
+        divergences=f.divergences(),
+        first_likely_correct_rank={
+            key: metrics.first_plausible_rank(order.get(f.bug.id, []), f.likely_correct_hashes)
+            for key, order in rankers.items()
+        },
         first_plausible_rank={
             key: metrics.first_plausible_rank(order.get(f.bug.id, []), f.plausible_hashes)
             for key, order in rankers.items()
@@ -564,10 +648,12 @@ def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = Fals
             if codebleu
             else CodeBleuSummary(available=False, reason="CodeBLEU was not requested (--no-codebleu)")
         )
-    rows = [_bug_row(f, rankers) for f in facts]
+    ast_note = ast_match.unavailable_reason()
+    rows = [_bug_row(f, rankers, ast_note is None) for f in facts]
     report = _assemble(RunInfo(run_dir=str(run_dir), config=config, engine=engine, environment=environment,
                              rankers=sorted(rankers), nl2fix_version=__version__),
                      facts, rows, summary, _warnings(facts, rows, engine, config, covered))
+    report.ast_match_note = ast_note or ""
     if config is not None:
         scored = [f for f, r in zip(facts, rows) if r.ground_truth is not GroundTruth.FAILS]
         report.fixed_within = fixed_within([sequence_of(f) for f in scored], config)
@@ -647,6 +733,14 @@ def _cost(config: RunConfig | None, facts: list[_BugFacts], rows: list[BugRow]) 
     return summarize_cost(config, {f.bug.id: f.samples for f in facts}, fixed)
 
 
+def _ast_at_k(samples: list[int], rows: list[BugRow], ks: list[int]) -> dict[int, float]:
+    """AST match@k over ``rows`` (each counted as ``samples``), empty when AST match is unavailable."""
+    counts = [r.ast_match_samples for r in rows]
+    if not rows or any(c is None for c in counts):
+        return {}
+    return metrics.pass_at_k(samples, [c or 0 for c in counts], ks)
+
+
 def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu: CodeBleuSummary,
               warnings: list[str]) -> ReportData:
     scored = [(f, r) for f, r in zip(facts, rows) if r.ground_truth is not GroundTruth.FAILS]
@@ -667,8 +761,13 @@ def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu
     for name in sorted(per_project):
         bugs = [r for r in per_project[name] if r.ground_truth is not GroundTruth.FAILS]
         won = sum(r.plausible_samples > 0 for r in bugs)
+        samples = [max(r.samples, target) for r in bugs]
         projects.append(ProjectRow(project=name, bugs=len(bugs), fixed=won, fraction=won / len(bugs) if bugs else 0.0,
-                                   ground_truth_fails=len(per_project[name]) - len(bugs)))
+                                   ground_truth_fails=len(per_project[name]) - len(bugs),
+                                   pass_at_k=metrics.pass_at_k(samples, [r.plausible_samples for r in bugs], ks),
+                                   likely_correct_pass_at_k=metrics.pass_at_k(
+                                       samples, [r.likely_correct_samples for r in bugs], ks),
+                                   ast_match_at_k=_ast_at_k(samples, bugs, ks)))
 
     rates = [metrics.candidate_rates(f.outcomes) for f, _ in scored]
     means = metrics.mean_rates(rates)
@@ -718,6 +817,13 @@ def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu
         per_project=projects,
         candidates=candidates,
         exact_match=exact,
+        ast_match_at_k=_ast_at_k(n_pass, [r for _, r in scored], ks),
+        likely_correct_pass_at_k=metrics.pass_at_k(n_pass, [r.likely_correct_samples for _, r in scored]),
+        ranked_likely_correct_pass_at_k={
+            key: {k: metrics.ranked_pass_at_k([r.first_likely_correct_rank[key] for _, r in scored], k)
+                  for k in RANKED_KS}
+            for key in run.rankers
+        },
         codebleu=codebleu,
         bugs=rows,
     )

@@ -2,7 +2,9 @@
 
 One JSON object per sample: bug, strategy, model, temperature, sample index, the extracted
 method (or why there is none), its candidate hash, and - once the later stages have stored
-them - its verdict (from the engine the run is judged by) and its rank under each ranker.
+them - its verdict (from the engine the run is judged by), a plausible candidate's behaviour beside
+the developer's fix (``same-behaviour`` or ``diverges`` with the first differing input and both
+results) and its rank under each ranker.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.prompting.prompt import Prompt
 from nl2fix.sampling import replay_format as replay
+from nl2fix.store.records import ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.verdict_source import verdict_engine
 
@@ -30,7 +33,8 @@ def sample_rows(store: RunStore) -> Iterator[dict]:
     rankers = store.rankers()
     for bug in store.bugs():
         code = {c.hash: c.code for c in store.candidates(bug.id)}
-        verdicts = {v.hash: v.verdict.value for v in store.validations(bug.id, engine)} if engine else {}
+        records = {v.hash: v for v in store.validations(bug.id, engine)} if engine else {}
+        verdicts = {h: v.verdict.value for h, v in records.items()}
         ranks = {r: {e.hash: e.rank for e in store.ranking(bug.id, r)} for r in rankers}
         for s in store.samples(bug.id):
             yield {
@@ -48,8 +52,18 @@ def sample_rows(store: RunStore) -> Iterator[dict]:
                 "completion_tokens": s.completion_tokens,
                 "verdict": verdicts.get(s.candidate_hash) if s.candidate_hash else None,
                 "verdict_engine": engine if s.candidate_hash in verdicts else None,
+                "behaviour": _behaviour(records.get(s.candidate_hash) if s.candidate_hash else None),
                 "ranks": {r: ranks[r][s.candidate_hash] for r in rankers if s.candidate_hash in ranks[r]},
             }
+
+
+def _behaviour(record: ValidationRecord | None) -> dict | None:
+    """A plausible candidate's behaviour beside the developer's fix: label, inputs compared, and where
+    it diverges (the candidate's results per input are left to the run store)."""
+    b = record.behaviour if record else None
+    if b is None:
+        return None
+    return b.model_dump(mode="json", exclude={"observations"})
 
 
 def nl2fix_patches(store: RunStore) -> dict:

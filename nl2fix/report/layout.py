@@ -51,22 +51,56 @@ def _pass_at_k(data: ReportData) -> Table:
 def _ranked(data: ReportData) -> Table:
     columns = ["ranker"]
     for k in RANKED_KS:
-        columns += [f"r.pass@{k}", f"pass@{k}"]
+        columns += [f"r.pass@{k}", f"pass@{k}", f"r.likely@{k}"]
     rows = [
-        [key] + [cell for k in RANKED_KS for cell in (pct(values[k]), pct(data.pass_at_k.get(k)))]
+        [key] + [cell for k in RANKED_KS for cell in (pct(values[k]), pct(data.pass_at_k.get(k)),
+                                                      pct(data.ranked_likely_correct_pass_at_k.get(key, {}).get(k)))]
         for key, values in data.ranked_pass_at_k.items()
     ]
     return Table("Ranking (Table 6)", columns, rows,
-                 "r.pass@k: share of scored bugs with a plausible candidate in the ranking's top k; "
+                 "r.pass@k: share of scored bugs with a plausible candidate in the ranking's top k; r.likely@k: "
+                 "with a likely-correct one (plausible and same-behaviour); "
                  "`:pruned` rankers drop uncompilable candidates first."
                  if rows else "No ranking stored: run `nl2fix rank`.")
 
 
 def _projects(data: ReportData) -> Table:
-    rows = [[p.project, str(p.bugs), str(p.fixed), pct(p.fraction), str(p.ground_truth_fails)]
+    rows = [[p.project, str(p.bugs), str(p.fixed), pct(p.fraction), str(p.ground_truth_fails),
+             pct(p.pass_at_k.get(1)), pct(p.likely_correct_pass_at_k.get(1)), pct(p.ast_match_at_k.get(1))]
             for p in data.per_project]
     return Table("Bugs fixed per project (Table 3)",
-                 ["project", "bugs", "plausible fix", "share", "ground truth fails"], rows)
+                 ["project", "bugs", "plausible fix", "share", "ground truth fails", "pass@1", "likely correct@1",
+                  "AST match@1"], rows)
+
+
+def _beyond_plausible(data: ReportData) -> Table:
+    """pass@k beside the same estimator over the samples that are more than plausible."""
+    rows = [[f"k = {k}", pct(v), pct(data.likely_correct_pass_at_k.get(k)), pct(data.ast_match_at_k.get(k))]
+            for k, v in data.pass_at_k.items()]
+    note = ("pass@k's estimator with other samples as the correct ones. Likely correct: plausible, and doing "
+            "what the developer's fix does (return value or exception, receiver, arguments and static fields "
+            "after the call) on every call the tests make to the method and on inputs derived from those calls. "
+            "AST match: the syntax tree (tree-sitter-java) is the developer fix's, comments and formatting aside.")
+    return Table("Beyond plausible", ["k", "pass@k", "likely correct pass@k", "AST match@k"], rows,
+                 note + (f" {data.ast_match_note}" if data.ast_match_note else ""))
+
+
+def _divergences(data: ReportData, limit: int = 30) -> Table | None:
+    """The plausible candidates that behave otherwise than the developer's fix, and where."""
+    rows = [[b.bug_id, d.hash[:12], str(d.samples), _shorten(d.input, 120), _shorten(d.fix_result, 120),
+             _shorten(d.candidate_result, 120)]
+            for b in data.scored_bugs for d in b.divergences]
+    counts: dict[str, int] = {}
+    for b in data.scored_bugs:
+        for label, n in b.behaviour.items():
+            counts[label] = counts.get(label, 0) + n
+    if not counts:
+        return None
+    summary = ", ".join(f"{label} {n}" for label, n in sorted(counts.items()))
+    return Table("Plausible but not the developer's behaviour", ["bug", "candidate", "samples", "first differing input",
+                                                                 "developer's fix", "candidate"], rows[:limit],
+                 f"Unique plausible candidates by behaviour: {summary}."
+                 + (f" The first {limit} of {len(rows)} shown." if len(rows) > limit else ""))
 
 
 def _candidates(data: ReportData) -> Table:
@@ -193,7 +227,7 @@ def _flags(data: ReportData) -> Table | None:
 
 
 def report_document(data: ReportData) -> Document:
-    blocks: list = [_pass_at_k(data)]
+    blocks: list = [_pass_at_k(data), _beyond_plausible(data)]
     if data.fixed_within is not None:
         blocks.append(_fixed_within(data, data.fixed_within))
     if data.pass_at_k_curve:
@@ -206,6 +240,9 @@ def report_document(data: ReportData) -> Document:
         blocks.append(Figure("Bugs fixed per project",
                              lambda: plots.project_bars([(p.project, p.bugs, p.fixed) for p in data.per_project])))
     blocks += [_candidates(data), _exact(data), *_codebleu(data)]
+    divergences = _divergences(data)
+    if divergences:
+        blocks.append(divergences)
     blocks += [t for t in (_cutoff(data), _flags(data)) if t is not None]
     broken = _broken(data)
     if broken:

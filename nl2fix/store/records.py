@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from nl2fix.core.domain import ConversationPhase, ModelStyle, Strategy, Verdict
+from nl2fix.core.domain import Behaviour, ConversationPhase, ModelStyle, Strategy, Verdict
 
 
 class _Record(BaseModel):
@@ -134,6 +134,44 @@ class CandidateRecord(_Record):
     """Smallest sample index that produced it (a stable tie-breaker)."""
 
 
+class ObservedResult(_Record):
+    """What a candidate did on one probed input."""
+
+    input: str
+    """The input (receiver and arguments), as the runner wrote it, shortened."""
+    input_digest: str
+    """Digest of the whole input."""
+    result: str
+    """Its outcome (return value or thrown exception's class, then receiver, arguments and the class's
+    static fields after the call), shortened."""
+    result_digest: str
+    """Digest of the whole outcome: equal digests, equal behaviour."""
+
+
+class BehaviourRecord(_Record):
+    """A plausible candidate's behaviour beside a reference method (``nl2fix.validation.behaviour``)."""
+
+    label: Behaviour
+    """same-behaviour / diverges (beside the developer's fix) / observed (no fix known) / not-probed."""
+    reference: str = "fixed"
+    """What it was compared with: ``fixed`` (the developer's fix) or ``buggy`` (the method as it is)."""
+    inputs: int = 0
+    """Inputs compared: the tests' calls and inputs derived from them on which the reference itself
+    behaved the same twice."""
+    first_input: str = ""
+    """For ``diverges``: the first input on which the candidate did something else."""
+    reference_result: str = ""
+    """What the developer's fix did on it."""
+    candidate_result: str = ""
+    """What the candidate did on it."""
+    observations: list[ObservedResult] = []
+    """The candidate's results on the inputs compared (at most 120), for behaviour clusters."""
+    note: str = ""
+    """Why it was not probed, or what limited the probe."""
+    cpu_seconds: float = 0.0
+    """CPU seconds of the probe."""
+
+
 class ValidationRecord(_Record):
     """The verdict of one candidate under one engine."""
 
@@ -173,6 +211,9 @@ class ValidationRecord(_Record):
     """Wall-clock seconds spent validating."""
     cpu_seconds: float = 0.0
     """CPU seconds of the subprocesses (compile + tests)."""
+    behaviour: BehaviourRecord | None = None
+    """For a plausible candidate, how it behaves beside the developer's fix (None: not probed, e.g.
+    an engine that does not probe)."""
 
 
 class RankingEntry(_Record):

@@ -29,6 +29,7 @@ from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Bug, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.store.records import ValidationRecord
+from nl2fix.validation.behaviour import Prober, Probing
 from nl2fix.validation.failure_site import source_line
 from nl2fix.validation.verdicts import judge, known_failures_of, required_of
 
@@ -133,6 +134,7 @@ class BugRun:
         self.error = ""
         self.known: frozenset[str] = frozenset()
         self.required: frozenset[str] = frozenset()
+        self.prober: Prober | None = None
 
     def _judge(self, hash: str, code: str, known: frozenset[str], stop_first: bool,
                required: frozenset[str] = frozenset(), keep_passed: bool = False) -> ValidationRecord:
@@ -159,6 +161,9 @@ class BugRun:
             self.ws = self.prepare(bug)
         except Nl2FixError as exc:
             self.error = str(exc)
+        if self.ws is not None and isinstance(self.engine, Probing):
+            self.prober = Prober(self.engine, self.ws, bug.fixed_method or bug.buggy_method,
+                                 developer_fix=bool(bug.fixed_method))
         if not bug.fixed_method:
             return self._without_fix(done, save)
         fixed = done(FIXED)
@@ -187,5 +192,9 @@ class BugRun:
         return BaselineCheck(self.bug, None, buggy, self.error)
 
     def candidate(self, hash: str, code: str) -> ValidationRecord:
-        """One candidate's verdict (after :meth:`baselines`)."""
-        return self._judge(hash, code, self.known, self.stop_first, self.required)
+        """One candidate's verdict (after :meth:`baselines`); a plausible one's behaviour beside the
+        developer's fix too (or, for a user's bug, its behaviour for clusters), where the engine probes."""
+        record = self._judge(hash, code, self.known, self.stop_first, self.required)
+        if record.verdict is Verdict.PLAUSIBLE and self.prober is not None:
+            record.behaviour = self.prober.behaviour(code)
+        return record

@@ -43,7 +43,7 @@ class ValidateSummary:
     by_verdict: dict[Verdict, int] = field(default_factory=dict)
     """Verdicts of every candidate of the selected bugs under this engine (old and new)."""
     cpu_seconds: float = 0.0
-    """CPU seconds of this call's validations (baselines included)."""
+    """CPU seconds of this call's validations (baselines and behaviour probes included)."""
     engine: str = ""
     baselines: list[BaselineCheck] = field(default_factory=list)
 
@@ -143,7 +143,7 @@ class RunStoreDriver:
     def save(self, record: ValidationRecord, candidate: bool) -> None:
         self.store.save_validation(record)
         with self.lock:
-            self.summary.cpu_seconds += record.cpu_seconds
+            self.summary.cpu_seconds += record.cpu_seconds + (record.behaviour.cpu_seconds if record.behaviour else 0.0)
             self.summary.validated += candidate
         self.bar.update(1)
 

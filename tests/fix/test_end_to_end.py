@@ -173,3 +173,21 @@ def test_fix_in_a_plain_javac_project_localises_and_applies(tmp_path, openai_ser
     backup.unlink()
     assert _test_passes(project, "org.words.WordsTest::initialsSkipDoubleSpaces",
                         BuildOptions(src_dir="src", test_dir="test"), tmp_path / "cache")
+
+
+INITIALS_NULL_SAFE = INITIALS_FIX.replace(
+    "    StringBuilder out", "    if (sentence == null) {\n        return \"\";\n    }\n    StringBuilder out", 1)
+
+
+def test_fix_shows_behaviour_clusters_of_plausible_fixes(tmp_path, openai_server_factory, invoke_cli):
+    # two plausible fixes: one throws on null as the method did, one answers "" (a derived input: null)
+    project = _git_project(FIXTURES / "fix_plain", tmp_path / "words")
+    server = openai_server_factory(model=_model([INITIALS_FIX, INITIALS_NULL_SAFE, INITIALS_WRONG[1]]))
+    out = _fix(invoke_cli, server, "--project", project, "--issue", "initials() crashes on two spaces",
+               "--test", "org.words.WordsTest::initialsSkipDoubleSpaces", "--build", "plain", "--src", "src",
+               "--test-src", "test", "-n", "3", "--run", tmp_path / "run", "--id", "Words-2")
+    assert "2 plausible of 3 unique candidate(s)" in out
+    assert "2 behaviourally distinct plausible fixes" in out
+    clusters = out.split("behaviourally distinct plausible fixes", 1)[1]
+    assert "they disagree on arg0=null:" in clusters
+    assert "throws java.lang.NullPointerException" in clusters and 'return=""' in clusters

@@ -43,7 +43,8 @@ def test_paper_ranking_keeps_at_or_above_the_median_least_similar_first(ranked_r
     run, _ = ranked_run
     with RunStore(run) as store:
         keys = store.rankers()
-        assert keys == ["frequency", "paper:tfidf:median", "paper:tfidf:median:pruned", "similarity-desc:tfidf"]
+        assert keys == ["cluster:tfidf", "frequency", "paper:tfidf:median", "paper:tfidf:median:pruned",
+                        "similarity-desc:tfidf"]
         # similarity-desc keeps every candidate with its similarity: the paper ranking must be exactly
         # those at or above their median, in ascending order.
         all_sims = {
@@ -154,7 +155,7 @@ def test_show_errors_name_what_to_do(tmp_path, ranked_run, invoke):
     unknown = invoke("show", "--run", run, "--bug", "Demo-9")
     assert unknown.exit_code == 2 and "unknown bug id" in unknown.output and "Demo-3" in unknown.output
     missing = invoke("show", "--run", run, "--bug", "Demo-1", "--ranker", "paper:tfidf:0.5")
-    assert missing.exit_code == 2 and "rankings here: frequency" in missing.output
+    assert missing.exit_code == 2 and "rankings here: cluster:tfidf, frequency" in missing.output
     fresh = build_run(tmp_path / "fresh")
     none = invoke("show", "--run", fresh, "--bug", "Demo-1")
     assert none.exit_code == 2 and "no rankings yet" in none.output and "nl2fix rank" in none.output

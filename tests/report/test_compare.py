@@ -30,6 +30,7 @@ def test_table5_rows_and_overlap_are_the_hand_computed_ones(runs):
     assert (hot.label, hot.temperature, hot.fixed, hot.bugs) == ("hot", 0.8, 2, 3)
     assert hot.pass_at_k == pytest.approx({1: (0.4 + 0 + 1) / 3, 5: 2 / 3})
     assert cold.pass_at_k == pytest.approx({1: (0 + 0.2 + 1) / 3, 5: 2 / 3})
+    assert hot.ast_match_at_k == pytest.approx({1: 1 / 3, 5: 1 / 3})
     assert cold.ranked_pass_at_1 == pytest.approx({"paper:tfidf:median": 2 / 3, "paper:tfidf:median:pruned": 1 / 3})
     o = data.overlap
     assert o.fixed == {"hot": ["Demo-1", "Other-1"], "cold": ["Demo-2", "Other-1"]}

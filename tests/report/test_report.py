@@ -37,11 +37,18 @@ def test_json_report_numbers_are_the_hand_computed_ones(run):
     assert report["ranked_pass_at_k"]["paper:tfidf:median"] == pytest.approx({"1": 1 / 3, "5": 2 / 3, "10": 2 / 3})
     assert (report["ranked_pass_at_k"]["paper:tfidf:median:pruned"]
             == pytest.approx({"1": 2 / 3, "5": 2 / 3, "10": 2 / 3}))
-    assert report["per_project"] == [
+    assert [{k: v for k, v in p.items() if not k.endswith("_at_k")} for p in report["per_project"]] == [
         {"project": "Broken", "bugs": 0, "fixed": 0, "fraction": 0.0, "ground_truth_fails": 1},
         {"project": "Demo", "bugs": 2, "fixed": 1, "fraction": 0.5, "ground_truth_fails": 0},
         {"project": "Other", "bugs": 1, "fixed": 1, "fraction": 1.0, "ground_truth_fails": 0},
     ]
+    demo = report["per_project"][1]
+    assert demo["pass_at_k"] == pytest.approx({"1": 0.4 / 2, "5": 1 / 2})
+    # AST match: only Other-1's candidate has the fix's tree (its line breaks aside); Demo-1's `a` is
+    # plausible but an if statement where the fix has a conditional expression
+    assert demo["ast_match_at_k"] == {"1": 0.0, "5": 0.0}
+    assert report["per_project"][2]["ast_match_at_k"] == {"1": 1.0, "5": 1.0}
+    assert report["ast_match_at_k"] == pytest.approx({"1": 1 / 3, "5": 1 / 3})
     cand = report["candidates"]
     assert (cand["bugs"], cand["samples"], cand["unique_candidates"]) == (3, 15, 9)
     assert cand["duplicates"] == pytest.approx((1 / 5 + 0 + 4 / 5) / 3)

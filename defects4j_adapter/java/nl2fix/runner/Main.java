@@ -152,11 +152,16 @@ public final class Main {
         JdkState.isolateStreams();
         SystemLoader.use(loader);
         TestExecutor executor = new TestExecutor(loader, report, job, group, candidateClasses);
+        if (job.behaviour) {
+            BehaviourProbe.begin();
+        }
+        List<String[]> behaviour;
         Probe recording = probed == null ? null : Probe.start();
         try {
             TestClasses.defineFirst(loader, job, overlay.keySet());
             executor.runAll();
         } finally {
+            behaviour = BehaviourProbe.end();
             Probe.stop();
             SystemLoader.use(null);
             saved.restore();
@@ -168,6 +173,9 @@ public final class Main {
             for (String[] row : executor.results) {
                 report.signed(k0, k1, seq++, job.id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));
             }
+        }
+        for (String[] row : behaviour) {
+            report.signed(k0, k1, seq++, job.id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));
         }
         if (recording != null) {
             seq = recording.report(report, k0, k1, seq, job.id, probed);

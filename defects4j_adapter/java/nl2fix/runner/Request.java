@@ -20,7 +20,8 @@ import java.util.Set;
  * events fired while one of its classes is on the stack are the candidate's forgeries),
  * {@code stop_at_first_failure}, {@code test_timeout_ms}; {@code only} ({@code pkg.Class test}: of that
  * relevant class run only the tests so named, {@code pkg.Class::method}; a class without {@code only}
- * runs whole) and {@code probe} (a method name: the recording job, see {@link Probe}).
+ * runs whole), {@code probe} (a method name: the recording job, see {@link Probe}) and
+ * {@code behaviour} (a behaviour probe: see {@link BehaviourProbe}).
  */
 final class Request {
     String id = "";
@@ -39,6 +40,7 @@ final class Request {
     long testTimeoutMs = 10_000;
     final java.util.Map<String, Set<String>> only = new java.util.HashMap<>();
     String probe;
+    boolean behaviour;
 
     static Request read(Path file) throws IOException {
         Request r = new Request();
@@ -70,6 +72,7 @@ final class Request {
                     break;
                 }
                 case "probe": r.probe = value; break;
+                case "behaviour": r.behaviour = Boolean.parseBoolean(value); break;
                 default: throw new IOException("unknown request key: " + key);
             }
         }

@@ -209,6 +209,7 @@ final class TestExecutor {
         }, "nl2fix-tests");
         listener.thread = thread;
         Probe.runs(label, thread);
+        BehaviourProbe.watch(thread, label);
         thread.setContextClassLoader(loader);
         thread.setDaemon(true);
         thread.start();

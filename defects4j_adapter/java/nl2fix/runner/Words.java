@@ -22,6 +22,10 @@ final class Words {
     static final String ERROR = fresh("ERROR");
     static final String FORGED = fresh("FORGED");
     static final String END = fresh("END");
+    static final String BEHAVIOUR = fresh("BEHAVIOUR");
+    static final String BEHAVIOUR_END = fresh("BEHAVIOUREND");
+    static final String CALL = fresh("call");
+    static final String DERIVED = fresh("derived");
 
     static final String OK = fresh("ok");
     static final String PASS = fresh("pass");

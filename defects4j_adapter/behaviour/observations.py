@@ -1,0 +1,88 @@
+"""What a behaviour probe observed, read from the rows the runner signed (``BEHAVIOUR`` and
+``BEHAVIOUREND``, see ``BehaviourProbe.java``): per input, the reference's outcome and the
+candidate's, each as a shortened snapshot for people and the digest of the whole one for
+comparisons."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from dataclasses import dataclass, field
+
+TIMEOUT = "timeout"
+"""The outcome of a body the per-test time limit stopped."""
+_TIMEOUT_DIGEST = hashlib.sha256(TIMEOUT.encode()).hexdigest()[:24]
+"""Its digest, as the runner writes digests (the first 12 bytes of the SHA-256, in hex)."""
+
+
+class Origin(str, enum.Enum):
+    CALL = "call"
+    """A call a test made."""
+    DERIVED = "derived"
+    """An input derived from one (a neighbouring or boundary value of one argument)."""
+
+
+@dataclass(frozen=True)
+class Observation:
+    origin: Origin
+    test: str
+    """The test class whose test made the call (or the call it was derived from)."""
+    input: str
+    input_digest: str
+    reference: str
+    reference_digest: str
+    candidate: str
+    candidate_digest: str
+    reference_again_digest: str
+    """The reference's outcome on a second copy of the input, in the same job: equal when it repeats itself."""
+
+    @property
+    def reference_timed_out(self) -> bool:
+        return self.reference == TIMEOUT or self.reference_again_digest == _TIMEOUT_DIGEST
+
+    @property
+    def repeatable(self) -> bool:
+        """The reference did the same twice on this input, in time: the input can be compared on."""
+        return not self.reference_timed_out and self.reference_digest == self.reference_again_digest
+
+
+@dataclass
+class ProbeRun:
+    """One probe job: its observations in the order the runner made them, or why there are none."""
+
+    observations: list[Observation] = field(default_factory=list)
+    calls: int = 0
+    """Distinct recorded calls probed."""
+    derived: int = 0
+    """Derived inputs probed."""
+    skipped: int = 0
+    """Calls whose input could not be copied faithfully (not probed)."""
+    error: str = ""
+    """Why the probe did not run to its end (empty when it did)."""
+    cpu_seconds: float = 0.0
+
+    @property
+    def tests(self) -> list[str]:
+        """The test classes that made calls, in first-seen order."""
+        return list(dict.fromkeys(o.test for o in self.observations if o.test))
+
+
+def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
+    """The probe of a signed report's ``BEHAVIOUR`` rows and its ``BEHAVIOUREND`` counts (None: the probe did
+    not end, e.g. the JVM died in it)."""
+    run = ProbeRun()
+    for row in rows:
+        origin, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again = (row + [""] * 9)[:9]
+        try:
+            kind = Origin(origin)
+        except ValueError:
+            run.error = f"an unknown probe row {origin!r}"
+            continue
+        run.observations.append(Observation(kind, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest,
+                                            again))
+    if end is None:
+        run.error = run.error or "the probe did not end"
+    else:
+        counts = [int(x) if x.isdigit() else 0 for x in (end + ["0"] * 3)[:3]]
+        run.calls, run.derived, run.skipped = counts
+    return run

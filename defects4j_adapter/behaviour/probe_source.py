@@ -1,0 +1,266 @@
+"""The source file of a behaviour probe: the target class with the reference method (the
+developer's fix, or the method as it is) and the candidate both in it, renamed, and in their place a
+wrapper with the original declaration whose body hands both to the runner's
+``nl2fix.runner.BehaviourProbe`` (see ``defects4j_adapter/java/nl2fix/runner/BehaviourProbe.java``).
+
+Everything here is made from trusted text except the candidate's method, which is the text
+validation already compiled and judged plausible: its body is copied unchanged, only its name is
+changed (and its annotations and visibility dropped: the renamed copies are private). A candidate
+cannot name the wrapper's helpers either: its code compiled, and passed the class-file check, before
+they existed, and the runner's package is among the references it may not add.
+
+Anonymous class bodies (not lambdas) keep the source compilable at every language level a
+project may compile at (1.5 and up). Methods the probe cannot wrap raise :class:`NotProbeable`:
+constructors, abstract or native methods, methods of interfaces and of anonymous or local classes,
+and candidates whose declaration differs from the reference's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nl2fix.java_source import splice
+from nl2fix.java_source.lexer import Kind, Token, code_tokens, matching_close
+from nl2fix.java_source.methods import MODIFIERS, main_method
+from nl2fix.java_source.unicode_escapes import UnreadableEscape, translate_unicode_escapes
+
+REFERENCE_SUFFIX = "$nl2fix$ref"
+CANDIDATE_SUFFIX = "$nl2fix$cand"
+PROBE = "nl2fix.runner.BehaviourProbe"
+_BOXES = {"int": "Integer", "long": "Long", "short": "Short", "byte": "Byte", "char": "Character",
+          "boolean": "Boolean", "float": "Float", "double": "Double"}
+_KEPT_MODIFIERS = ("static", "final", "synchronized", "strictfp")
+
+
+class NotProbeable(ValueError):
+    """The method cannot be probed; the message says why."""
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One method declaration, read from its text (Unicode escapes translated)."""
+
+    text: str
+    name: str
+    static: bool
+    return_type: str
+    params: tuple[tuple[str, str], ...]
+    """(type, name) per parameter; a varargs parameter's type is an array type."""
+    header_start: int
+    params_start: int
+    """Offset of the parameter list's ``(``."""
+    body_start: int
+    """Offset of the body's ``{``."""
+    end: int
+
+    @property
+    def signature(self) -> tuple[str, bool, str, tuple[str, ...]]:
+        return self.name, self.static, self.return_type, tuple(t for t, _ in self.params)
+
+
+def _joined(tokens: list[Token]) -> str:
+    """Tokens of a type as one string: a space only between two words (``? extends T``)."""
+    out = ""
+    for i, t in enumerate(tokens):
+        if i and t.kind is Kind.WORD and tokens[i - 1].kind is Kind.WORD:
+            out += " "
+        out += t.text
+    return out
+
+
+def _skip_annotation(tokens: list[Token], i: int) -> int:
+    """From ``@`` at ``i``, the index after the annotation (its name and arguments)."""
+    i += 1  # the name: a word, then `.word` while it is qualified
+    if i < len(tokens) and tokens[i].kind is Kind.WORD:
+        i += 1
+    while i + 1 < len(tokens) and tokens[i].text == "." and tokens[i + 1].kind is Kind.WORD:
+        i += 2
+    if i < len(tokens) and tokens[i].text == "(":
+        close = matching_close(tokens, i)
+        i = (close if close is not None else len(tokens) - 1) + 1
+    return i
+
+
+def _parameter(tokens: list[Token]) -> tuple[str, str]:
+    kept: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i].text == "@":
+            i = _skip_annotation(tokens, i)
+            continue
+        if tokens[i].text != "final":
+            kept.append(tokens[i])
+        i += 1
+    dims = ""
+    while len(kept) >= 2 and kept[-1].text == "]" and kept[-2].text == "[":  # `int x[]`
+        kept, dims = kept[:-2], dims + "[]"
+    if len(kept) < 2 or kept[-1].kind is not Kind.WORD:
+        raise NotProbeable("a parameter list it cannot read")
+    type_tokens = kept[:-1]
+    text = _joined(type_tokens).replace("...", "[]")
+    return text + dims, kept[-1].text
+
+
+def _split_params(tokens: list[Token]) -> list[list[Token]]:
+    parts: list[list[Token]] = [[]]
+    depth = 0
+    for t in tokens:
+        if t.text in ("<", "(", "["):
+            depth += 1
+        elif t.text in (">", ")", "]"):
+            depth -= 1
+        elif t.text in (">>", ">>>"):
+            depth -= len(t.text)
+        if t.text == "," and depth == 0:
+            parts.append([])
+        else:
+            parts[-1].append(t)
+    return [p for p in parts if p]
+
+
+def declaration(method: str) -> Declaration:
+    """The declaration of the one method ``method`` holds."""
+    try:
+        text = translate_unicode_escapes(method)
+    except UnreadableEscape as exc:
+        raise NotProbeable(str(exc)) from exc
+    span = main_method(text)
+    if span is None or not span.complete:
+        raise NotProbeable("no complete method declaration")
+    tokens = [t for t in code_tokens(text) if span.start <= t.start < span.header_end]
+    head: list[Token] = []
+    i = 0
+    while i < len(tokens) and tokens[i].text != "(":
+        if tokens[i].text == "@":
+            i = _skip_annotation(tokens, i)
+            continue
+        head.append(tokens[i])
+        i += 1
+    if i >= len(tokens) or not head:
+        raise NotProbeable("no method declaration")
+    open_at = i
+    close_at = matching_close(tokens, open_at)
+    if close_at is None:
+        raise NotProbeable("an unbalanced parameter list")
+    name = head[-1].text
+    modifiers = [t.text for t in head if t.text in MODIFIERS]
+    rest = [t for t in head[:-1] if t.text not in MODIFIERS]
+    if rest and rest[0].text == "<":  # type parameters
+        depth, j = 0, 0
+        while j < len(rest):
+            depth += rest[j].text.count("<") - rest[j].text.count(">")
+            j += 1
+            if depth <= 0:
+                break
+        rest = rest[j:]
+    if not rest:
+        raise NotProbeable("a constructor")
+    if "abstract" in modifiers or "native" in modifiers or "default" in modifiers:
+        raise NotProbeable("a method without a body of its own")
+    params = tuple(_parameter(p) for p in _split_params(tokens[open_at + 1 : close_at]))
+    return Declaration(text=text, name=name, static="static" in modifiers, return_type=_joined(rest), params=params,
+                       header_start=span.start, params_start=tokens[open_at].start,
+                       body_start=span.header_end - 1, end=span.end)
+
+
+def _renamed(decl: Declaration, suffix: str) -> str:
+    """The method as a private copy named ``name + suffix`` (annotations and visibility dropped)."""
+    tokens = [t for t in code_tokens(decl.text) if decl.header_start <= t.start < decl.params_start]
+    modifiers = [t.text for t in tokens if t.text in _KEPT_MODIFIERS]
+    head = decl.text[decl.header_start:decl.params_start]
+    # the type parameters and return type, as written: from after the last modifier or annotation
+    start = 0
+    i = 0
+    while i < len(tokens) - 1:
+        if tokens[i].text == "@":
+            j = _skip_annotation(tokens, i)
+            start = tokens[j].start - decl.header_start if j < len(tokens) else start
+            i = j
+            continue
+        if tokens[i].text in MODIFIERS:
+            start = tokens[i + 1].start - decl.header_start
+        i += 1
+    name_at = tokens[-1].start - decl.header_start
+    return (" ".join(["private", *modifiers]) + " " + head[start:name_at] + decl.name + suffix
+            + decl.text[decl.params_start:decl.end])
+
+
+def _argument(type_: str, index: int) -> str:
+    box = _BOXES.get(type_)
+    if box:
+        return f"(({box}) nl2fix$a[{index}]).{type_}Value()"
+    return f"({type_}) nl2fix$a[{index}]"
+
+
+def _body(decl: Declaration, owner: str, suffix: str) -> str:
+    args = ", ".join(_argument(t, i) for i, (t, _) in enumerate(decl.params))
+    target = owner if decl.static else f"(({owner}) nl2fix$r)"
+    call = f"{target}.{decl.name}{suffix}({args})"
+    run = f"{call}; return null;" if decl.return_type == "void" else f"return {call};"
+    return (f"new {PROBE}.Body() {{ @SuppressWarnings(\"unchecked\") public Object call(Object nl2fix$r, "
+            f"Object[] nl2fix$a) throws Throwable {{ {run} }} }}")
+
+
+def _wrapper(decl: Declaration, owner: str) -> str:
+    args = ", ".join(name for _, name in decl.params)
+    probe = (f"{PROBE}.call({owner}.class, \"{decl.name}{REFERENCE_SUFFIX}\", {'null' if decl.static else 'this'}, "
+             f"new Object[] {{{args}}},\n            {_body(decl, owner, REFERENCE_SUFFIX)},\n"
+             f"            {_body(decl, owner, CANDIDATE_SUFFIX)})")
+    rt = decl.return_type
+    if rt == "void":
+        statement = f"{probe};"
+    elif rt in _BOXES:
+        statement = f"return (({_BOXES[rt]}) {probe}).{rt}Value();"
+    else:
+        statement = f"return ({rt}) {probe};"
+    header = decl.text[decl.header_start:decl.body_start]
+    return f"{header}{{\n        {statement}\n    }}"
+
+
+def probe_methods(reference: str, candidate: str, owner: str) -> str:
+    """The text that stands in the buggy method's place: reference and candidate renamed, and the
+    wrapper (``owner``: the enclosing class as the file names it, ``Outer.Inner``)."""
+    ref, cand = declaration(reference), declaration(candidate)
+    if ref.signature != cand.signature:
+        raise NotProbeable("the candidate's declaration differs from the reference's")
+    return "\n".join([_wrapper(ref, owner), _renamed(ref, REFERENCE_SUFFIX), _renamed(cand, CANDIDATE_SUFFIX)])
+
+
+def enclosing_class(source: str, offset: int) -> str:
+    """The class a declaration at ``offset`` of ``source`` belongs to, as the file names it
+    (``Outer.Inner``); NotProbeable inside an interface, an anonymous or a local class."""
+    stack: list[str | None] = []
+    pending: str | None = None
+    tokens = code_tokens(source)
+    for i, t in enumerate(tokens):
+        if t.start >= offset:
+            break
+        if (t.text in ("class", "enum", "interface") and i + 1 < len(tokens) and tokens[i + 1].kind is Kind.WORD
+                and (i == 0 or tokens[i - 1].text != ".")):
+            pending = "" if t.text == "interface" else tokens[i + 1].text
+        elif t.text == "{":
+            stack.append(pending)
+            pending = None
+        elif t.text == "}" and stack:
+            stack.pop()
+        elif t.text == ";":
+            pending = None
+    if not stack or any(not name for name in stack):
+        raise NotProbeable("the method is not a member of a named class")
+    return ".".join(name for name in stack if name)
+
+
+def probe_file(source: str, buggy_method: str, start_line: int, end_line: int, reference: str,
+               candidate: str) -> str:
+    """The buggy file's text with the buggy method replaced by the probe's methods."""
+    try:
+        location = splice.locate(source, buggy_method, start_line, end_line)
+    except splice.SpliceError as exc:
+        raise NotProbeable(str(exc)) from exc
+    lines = source.splitlines(keepends=True)
+    offset = sum(len(line) for line in lines[: location.start_line - 1])
+    owner = enclosing_class(source, offset)
+    try:
+        return splice.splice_at(source, location, probe_methods(reference, candidate, owner))
+    except splice.RefusedCandidate as exc:
+        raise NotProbeable(str(exc)) from exc

@@ -1,0 +1,315 @@
+package nl2fix.runner;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Behaviour probing: what a candidate method does, beside what a reference method (the developer's
+ * fix, or in a user's project the method as it is) does, on the calls the tests make and on inputs
+ * derived from them.
+ *
+ * <p>For a probe job the harness compiles a probe source (trusted text made in Python): the target
+ * method's class with the reference renamed {@code m$nl2fix$ref}, the candidate renamed
+ * {@code m$nl2fix$cand}, and in their place a wrapper {@code m} with the original declaration that
+ * calls {@link #call}. The tests then run on the reference's behaviour throughout, identical for every
+ * candidate. At each call a test thread makes, the runner deep-copies receiver and arguments before
+ * anything runs ({@link Graphs#copy}), runs the reference on one copy, again on a second (whether it
+ * repeats itself on this input) and the candidate on a third (the target class's static fields put back
+ * in between), and snapshots each outcome -- the
+ * return value or the thrown exception's class, receiver, arguments and the class's static fields
+ * afterwards -- with {@link Graphs#snapshot}, runner code that reads fields and never calls the code
+ * under test: no {@code equals}, {@code hashCode} or {@code toString} of the candidate's choosing
+ * decides anything. Then inputs derived from the call ({@link Derived}) are run the same way, and
+ * finally the reference on the test's own objects, whose result the test gets.
+ *
+ * <p>Each input gives one row: where it came from, the input's snapshot, the reference's and the
+ * candidate's (shortened for display, with the SHA-256 of the whole), and the digest of the reference's
+ * second outcome. The rows are signed by
+ * {@link Main} after the tests stopped; the harness compares them. Candidate code cannot name this
+ * class (the class-file check refuses references to the runner's package), nor reach its state (a named
+ * module that opens nothing); a call made from inside a body (recursion, a helper calling back) runs
+ * that same body and is never recorded; only threads the runner started for the tests record calls.
+ * Bounded: at most {@link #MAX_CALLS} distinct recorded inputs and {@link #MAX_DERIVED} derived ones a
+ * job, each body under the per-test time limit (a body stopped by it ends its row as {@code timeout}).
+ */
+public final class BehaviourProbe {
+    private BehaviourProbe() {
+    }
+
+    /** One of the two bodies of the method under probe, called on a receiver (null for a static
+     * method) and the arguments. */
+    public interface Body {
+        Object call(Object receiver, Object[] args) throws Throwable;
+    }
+
+    static final int MAX_CALLS = 40;
+    static final int MAX_DERIVED = 200;
+    static final int SHOWN = 300;
+
+    private static volatile Session session;
+    /** The body running on this thread: a call from inside it runs the same body. */
+    private static final ThreadLocal<Body> SIDE = new ThreadLocal<>();
+
+    /** The wrapper's whole body: probe this call (in a probe job, on a test thread), then run the
+     * reference on the test's own objects and hand back its result or throw what it threw. */
+    public static Object call(Class<?> owner, String referenceName, Object receiver, Object[] args, Body reference,
+            Body candidate) {
+        Body side = SIDE.get();
+        if (side != null) {
+            return run(side, receiver, args);
+        }
+        Session s = session;
+        if (s != null && s.tracks(Thread.currentThread())) {
+            s.probe(owner, referenceName, receiver, args, reference, candidate);
+        }
+        return run(reference, receiver, args);
+    }
+
+    private static Object run(Body body, Object receiver, Object[] args) {
+        Body outer = SIDE.get();
+        SIDE.set(body);
+        try {
+            return body.call(receiver, args);
+        } catch (Throwable t) {
+            throw BehaviourProbe.<RuntimeException>sneaky(t);
+        } finally {
+            if (outer == null) {
+                SIDE.remove();
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> T sneaky(Throwable t) throws T {
+        throw (T) t;
+    }
+
+    static void begin() {
+        session = new Session();
+    }
+
+    /** The rows of the job's probe, and no probing after it. */
+    static List<String[]> end() {
+        Session s = session;
+        session = null;
+        if (s == null) {
+            return Collections.emptyList();
+        }
+        synchronized (s.rows) {
+            List<String[]> out = new ArrayList<>(s.rows);
+            out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls), Integer.toString(s.derived),
+                Integer.toString(s.skipped)});
+            return out;
+        }
+    }
+
+    /** A thread the runner started to run the tests of {@code testClass}: only its calls are recorded,
+     * under that class (the class the runner ran, not a superclass declaring the test method). */
+    static void watch(Thread thread, String testClass) {
+        Session s = session;
+        if (s != null) {
+            s.threads.put(thread, testClass);
+        }
+    }
+
+    static String sha(String text) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            StringBuilder hex = new StringBuilder();
+            for (int i = 0; i < 12; i++) {
+                hex.append(String.format("%02x", d[i] & 0xff));
+            }
+            return hex.toString();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String shown(String text) {
+        return shown(text, 0);
+    }
+
+    /** {@code text} shortened to about {@link #SHOWN} characters, from a little before {@code from} (where
+     * two outcomes first differ, so that the shortened texts show the difference). */
+    static String shown(String text, int from) {
+        int start = Math.max(0, Math.min(from - SHOWN / 3, text.length() - SHOWN));
+        int end = Math.min(text.length(), start + SHOWN);
+        return (start > 0 ? "..." : "") + text.substring(start, end) + (end < text.length() ? "..." : "");
+    }
+
+    static int firstDifference(String a, String b) {
+        int n = Math.min(a.length(), b.length());
+        for (int i = 0; i < n; i++) {
+            if (a.charAt(i) != b.charAt(i)) {
+                return i;
+            }
+        }
+        return a.length() == b.length() ? 0 : n;
+    }
+
+    private static final class Session {
+        final Map<Thread, String> threads = Collections.synchronizedMap(new java.util.WeakHashMap<Thread, String>());
+        final List<String[]> rows = Collections.synchronizedList(new ArrayList<String[]>());
+        final Set<String> seen = new HashSet<>();
+        int calls;
+        int derived;
+        int skipped;
+
+        boolean tracks(Thread t) {
+            return threads.containsKey(t);
+        }
+
+        synchronized void probe(Class<?> owner, String referenceName, Object receiver, Object[] args, Body reference,
+                Body candidate) {
+            if (calls >= MAX_CALLS) {
+                return;
+            }
+            Object[] entry = new Object[args.length + 1];
+            entry[0] = receiver;
+            System.arraycopy(args, 0, entry, 1, args.length);
+            Object[] input;
+            try {
+                input = Graphs.copy(entry);
+            } catch (Graphs.Uncopyable u) {
+                skipped++;
+                return;
+            }
+            String test = threads.get(Thread.currentThread());
+            String text = Graphs.input(input);
+            if (!seen.add(text)) {
+                return;
+            }
+            calls++;
+            compare(Words.CALL, test, owner, input, text, reference, candidate);
+            Class<?>[] types = parameterTypes(owner, referenceName, args.length);
+            for (Object[] variant : Derived.variants(input, types)) {
+                if (derived >= MAX_DERIVED) {
+                    break;
+                }
+                String variantText = Graphs.input(variant);
+                if (seen.add(variantText)) {
+                    derived++;
+                    compare(Words.DERIVED, test, owner, variant, variantText, reference, candidate);
+                }
+            }
+        }
+
+        private void compare(String origin, String test, Class<?> owner, Object[] input, String text, Body reference,
+                Body candidate) {
+            List<Object[]> statics = statics(owner);
+            Object[][] copies = new Object[3][];
+            try {
+                for (int i = 0; i < copies.length; i++) {
+                    copies[i] = Graphs.copy(input);
+                }
+            } catch (Graphs.Uncopyable u) {
+                skipped++;
+                return;
+            }
+            // the reference twice (whether it repeats itself on this input, in this job), then the candidate
+            Body[] bodies = {reference, reference, candidate};
+            String[] outcomes = {"", "", ""};
+            for (int i = 0; i < bodies.length; i++) {
+                try {
+                    outcomes[i] = outcome(bodies[i], owner, copies[i]);
+                } catch (ThreadDeath d) {
+                    outcomes[i] = Words.TIMEOUT;
+                    row(origin, test, text, outcomes);
+                    throw d;
+                }
+                restore(statics);
+            }
+            row(origin, test, text, outcomes);
+        }
+
+        private void row(String origin, String test, String input, String[] outcomes) {
+            int from = firstDifference(outcomes[0], outcomes[2]);
+            rows.add(new String[] {Words.BEHAVIOUR, origin, test, shown(input), sha(input), shown(outcomes[0], from),
+                sha(outcomes[0]), shown(outcomes[2], from), sha(outcomes[2]), sha(outcomes[1])});
+        }
+
+        /** One body run on one copy: its result (or thrown class) and the state it left. */
+        private static String outcome(Body body, Class<?> owner, Object[] copy) {
+            Object[] args = java.util.Arrays.copyOfRange(copy, 1, copy.length);
+            Object result = null;
+            String thrown = null;
+            try {
+                result = run(body, copy[0], args);
+            } catch (ThreadDeath d) {
+                throw d;
+            } catch (Throwable t) {
+                thrown = t.getClass().getName();
+            }
+            List<Object[]> statics = statics(owner);
+            Object[] after = new Object[args.length + 2 + statics.size()];
+            after[0] = result;
+            after[1] = copy[0];
+            System.arraycopy(args, 0, after, 2, args.length);
+            String[] labels = new String[after.length];
+            labels[0] = thrown == null ? "return" : "throws " + thrown;
+            labels[1] = "this";
+            for (int i = 0; i < args.length; i++) {
+                labels[2 + i] = "arg" + i;
+            }
+            for (int i = 0; i < statics.size(); i++) {
+                after[2 + args.length + i] = statics.get(i)[1];
+                labels[2 + args.length + i] = "static " + ((Field) statics.get(i)[0]).getName();
+            }
+            if (thrown != null) {
+                after[0] = null;
+            }
+            return Graphs.snapshot(after, labels);
+        }
+    }
+
+    /** The reference's parameter types (the wrapper's own, by the renamed method's name). */
+    static Class<?>[] parameterTypes(Class<?> owner, String name, int count) {
+        for (Method m : owner.getDeclaredMethods()) {
+            if (m.getName().equals(name) && m.getParameterCount() == count) {
+                return m.getParameterTypes();
+            }
+        }
+        Class<?>[] unknown = new Class<?>[count];
+        java.util.Arrays.fill(unknown, Object.class);
+        return unknown;
+    }
+
+    /** The target class's static fields that are not final, with their values now, in name order. */
+    static List<Object[]> statics(Class<?> owner) {
+        List<Object[]> out = new ArrayList<>();
+        Field[] fields = owner.getDeclaredFields();
+        java.util.Arrays.sort(fields, (a, b) -> a.getName().compareTo(b.getName()));
+        for (Field f : fields) {
+            int mod = f.getModifiers();
+            if (!Modifier.isStatic(mod) || Modifier.isFinal(mod) || f.isSynthetic()) {
+                continue;
+            }
+            try {
+                f.setAccessible(true);
+                out.add(new Object[] {f, f.get(null)});
+            } catch (RuntimeException | IllegalAccessException e) {
+                // not readable: neither compared nor put back
+            }
+        }
+        return out;
+    }
+
+    static void restore(List<Object[]> statics) {
+        for (Object[] saved : statics) {
+            try {
+                ((Field) saved[0]).set(null, saved[1]);
+            } catch (RuntimeException | IllegalAccessException e) {
+                // as read: a field that could be read can be written
+            }
+        }
+    }
+}

@@ -1,0 +1,408 @@
+package nl2fix.runner;
+
+import java.lang.reflect.Array;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The object graphs behaviour probing works on, read and copied by runner code alone.
+ *
+ * <p>{@link #copy} deep-copies receiver and arguments so that reference and candidate each get
+ * their own: objects of the project's classes field by field (allocated without running a
+ * constructor), arrays, and the JDK's common collections through their public API; immutable
+ * values are shared. Anything else (an open stream, a JDK object with hidden state) makes the input
+ * {@link Uncopyable}: it is skipped, never run on shared state.
+ *
+ * <p>{@link #snapshot} writes a graph as text, deterministically: fields of project classes in
+ * declaration order (superclass first), JDK collections through the JDK's own code, unordered ones
+ * (hash sets and maps) sorted, cycles as {@code ^n} (the n-th enclosing object). No method of a
+ * project class is called: what the candidate's objects say about themselves ({@code equals},
+ * {@code toString}) does not count, only what they hold. Bounded in depth, elements and length.
+ */
+final class Graphs {
+    private Graphs() {
+    }
+
+    static final int MAX_DEPTH = 10;
+    static final int MAX_ELEMENTS = 64;
+    static final int MAX_CHARS = 20_000;
+
+    /** An input holding something that cannot be copied faithfully. */
+    static final class Uncopyable extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Uncopyable(String what) {
+            super(what, null, false, false);
+        }
+    }
+
+    private static final sun.misc.Unsafe UNSAFE = unsafe();
+
+    private static sun.misc.Unsafe unsafe() {
+        try {
+            Field f = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+            f.setAccessible(true);
+            return (sun.misc.Unsafe) f.get(null);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static boolean jdk(Class<?> c) {
+        ClassLoader l = c.getClassLoader();
+        return l == null || l == ClassLoader.getPlatformClassLoader();
+    }
+
+    /** Values no code can change (shared by copies), and objects that are nothing but an identity. */
+    private static boolean immutable(Object o) {
+        Class<?> c = o.getClass();
+        return o instanceof String || o instanceof Boolean || o instanceof Character || o instanceof Enum
+                || o instanceof Class || c == Object.class || lambda(c)
+                || jdk(c) && (o instanceof Number && !(o instanceof java.util.concurrent.atomic.AtomicInteger)
+                        && !(o instanceof java.util.concurrent.atomic.AtomicLong)
+                        || o instanceof java.util.Locale || o instanceof java.util.regex.Pattern
+                        || o instanceof java.nio.charset.Charset || o instanceof java.net.URI || o instanceof java.io.File);
+    }
+
+    private static boolean lambda(Class<?> c) {
+        return c.isSynthetic() || c.getName().contains("$$Lambda");
+    }
+
+    static Object[] copy(Object[] roots) throws Uncopyable {
+        IdentityHashMap<Object, Object> done = new IdentityHashMap<>();
+        Object[] out = new Object[roots.length];
+        for (int i = 0; i < roots.length; i++) {
+            out[i] = copy(roots[i], done, 0);
+        }
+        return out;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Object copy(Object o, IdentityHashMap<Object, Object> done, int depth) throws Uncopyable {
+        if (o == null || immutable(o)) {
+            return o;
+        }
+        Object seen = done.get(o);
+        if (seen != null) {
+            return seen;
+        }
+        if (depth > 64 || done.size() > 50_000) {
+            throw new Uncopyable("too large");
+        }
+        Class<?> c = o.getClass();
+        if (c.isArray()) {
+            int n = Array.getLength(o);
+            Object a = Array.newInstance(c.getComponentType(), n);
+            done.put(o, a);
+            if (c.getComponentType().isPrimitive()) {
+                System.arraycopy(o, 0, a, 0, n);
+            } else {
+                for (int i = 0; i < n; i++) {
+                    Array.set(a, i, copy(Array.get(o, i), done, depth + 1));
+                }
+            }
+            return a;
+        }
+        if (jdk(c)) {
+            Object made = emptyLike(o);
+            if (made == null) {
+                throw new Uncopyable(c.getName());
+            }
+            done.put(o, made);
+            if (o instanceof Map) {
+                for (Map.Entry<?, ?> e : new ArrayList<Map.Entry<?, ?>>(((Map<?, ?>) o).entrySet())) {
+                    ((Map) made).put(copy(e.getKey(), done, depth + 1), copy(e.getValue(), done, depth + 1));
+                }
+            } else if (o instanceof Collection) {
+                for (Object e : ((Collection<?>) o).toArray()) {
+                    ((Collection) made).add(copy(e, done, depth + 1));
+                }
+            }
+            return made;
+        }
+        Object made;
+        try {
+            made = UNSAFE.allocateInstance(c);
+        } catch (InstantiationException e) {
+            throw new Uncopyable(c.getName());
+        }
+        done.put(o, made);
+        for (Class<?> k = c; k != Object.class; k = k.getSuperclass()) {
+            if (jdk(k)) {
+                throw new Uncopyable(c.getName() + " extends " + k.getName());
+            }
+            for (Field f : k.getDeclaredFields()) {
+                if (Modifier.isStatic(f.getModifiers())) {
+                    continue;
+                }
+                try {
+                    f.setAccessible(true);
+                    f.set(made, copy(f.get(o), done, depth + 1));
+                } catch (RuntimeException | IllegalAccessException e) {
+                    throw new Uncopyable(k.getName() + "." + f.getName());
+                }
+            }
+        }
+        return made;
+    }
+
+    /** A new, empty JDK object of {@code o}'s kind that the copy can be filled into, or null. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static Object emptyLike(Object o) {
+        Class<?> c = o.getClass();
+        if (o instanceof StringBuilder) {
+            return new StringBuilder((CharSequence) o);
+        }
+        if (o instanceof StringBuffer) {
+            return new StringBuffer((CharSequence) o);
+        }
+        if (o instanceof java.util.Date && c == java.util.Date.class) {
+            return new java.util.Date(((java.util.Date) o).getTime());
+        }
+        if (o instanceof java.util.TreeMap) {
+            return new java.util.TreeMap(((java.util.TreeMap) o).comparator());
+        }
+        if (o instanceof java.util.TreeSet) {
+            return new java.util.TreeSet(((java.util.TreeSet) o).comparator());
+        }
+        if (c == java.util.ArrayList.class || c == java.util.LinkedList.class || c == java.util.HashMap.class
+                || c == java.util.LinkedHashMap.class || c == java.util.HashSet.class || c == java.util.LinkedHashSet.class
+                || c == java.util.ArrayDeque.class || c == java.util.Vector.class || c == java.util.Stack.class
+                || c == java.util.Hashtable.class || c == java.util.Properties.class) {
+            try {
+                return c.getConstructor().newInstance();
+            } catch (ReflectiveOperationException e) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /** The snapshot of an input: receiver and arguments. */
+    static String input(Object[] entry) {
+        String[] labels = new String[entry.length];
+        labels[0] = "this";
+        for (int i = 1; i < entry.length; i++) {
+            labels[i] = "arg" + (i - 1);
+        }
+        return snapshot(entry, labels);
+    }
+
+    static String snapshot(Object[] roots, String[] labels) {
+        StringBuilder out = new StringBuilder();
+        List<Object> path = new ArrayList<>();
+        for (int i = 0; i < roots.length; i++) {
+            if ("this".equals(labels[i]) && roots[i] == null) {
+                continue;  // a static method's receiver
+            }
+            if (out.length() > 0) {
+                out.append(", ");
+            }
+            out.append(labels[i]).append('=');
+            // a root that is an earlier one (a method returning `this` or an argument): said, not repeated
+            int same = -1;
+            for (int j = 0; j < i && same < 0; j++) {
+                if (roots[i] != null && roots[j] == roots[i] && !immutable(roots[i])) {
+                    same = j;
+                }
+            }
+            if (same >= 0) {
+                out.append('@').append(labels[same]);
+            } else {
+                write(roots[i], out, path);
+            }
+        }
+        return out.length() > MAX_CHARS ? out.substring(0, MAX_CHARS) + "..." : out.toString();
+    }
+
+    private static void write(Object o, StringBuilder out, List<Object> path) {
+        if (out.length() > MAX_CHARS) {
+            return;
+        }
+        if (o == null) {
+            out.append("null");
+            return;
+        }
+        for (int i = path.size() - 1; i >= 0; i--) {
+            if (path.get(i) == o) {
+                out.append('^').append(path.size() - i);
+                return;
+            }
+        }
+        Class<?> c = o.getClass();
+        if (o instanceof String) {
+            quote((String) o, out);
+            return;
+        }
+        if (o instanceof Character) {
+            out.append("char(");
+            quote(o.toString(), out);
+            out.append(')');
+            return;
+        }
+        if (o instanceof Enum) {
+            out.append(((Enum<?>) o).getDeclaringClass().getName()).append('.').append(((Enum<?>) o).name());
+            return;
+        }
+        if (o instanceof Class) {
+            out.append(((Class<?>) o).getName()).append(".class");
+            return;
+        }
+        if (lambda(c)) {
+            String n = c.getName();
+            int cut = n.indexOf("$$Lambda");
+            out.append("lambda of ").append(cut < 0 ? n : n.substring(0, cut));
+            return;
+        }
+        String literal = literal(o);
+        if (literal != null) {
+            out.append(literal);
+            return;
+        }
+        if (jdk(c) && (o instanceof Number || o instanceof Boolean || o instanceof CharSequence
+                || o instanceof java.util.Locale || o instanceof java.net.URI || o instanceof java.io.File
+                || o instanceof java.nio.charset.Charset)) {
+            out.append(c.getSimpleName()).append('(');
+            quote(String.valueOf(o), out);
+            out.append(')');
+            return;
+        }
+        if (o instanceof java.util.regex.Pattern) {
+            out.append("Pattern(");
+            quote(((java.util.regex.Pattern) o).pattern(), out);
+            out.append(')');
+            return;
+        }
+        if (path.size() >= MAX_DEPTH) {
+            out.append("...");
+            return;
+        }
+        path.add(o);
+        try {
+            if (c.isArray()) {
+                int n = Array.getLength(o);
+                out.append(c.getComponentType().getName()).append('[').append(n).append("]{");
+                for (int i = 0; i < Math.min(n, MAX_ELEMENTS); i++) {
+                    out.append(i == 0 ? "" : ",");
+                    write(Array.get(o, i), out, path);
+                }
+                out.append(n > MAX_ELEMENTS ? ",...}" : "}");
+            } else if (jdk(c)) {
+                jdkObject(o, out, path);
+            } else {
+                fields(o, out, path);
+            }
+        } finally {
+            path.remove(path.size() - 1);
+        }
+    }
+
+    /** A boxed primitive as a Java literal of its type ({@code 2}, {@code 2L}, {@code 2.0}, {@code 2.0f}). */
+    private static String literal(Object o) {
+        Class<?> c = o.getClass();
+        if (c == Integer.class || c == Boolean.class || c == Double.class) {
+            return o.toString();
+        }
+        if (c == Long.class) {
+            return o + "L";
+        }
+        if (c == Float.class) {
+            return o + "f";
+        }
+        if (c == Short.class || c == Byte.class) {
+            return "(" + (c == Short.class ? "short" : "byte") + ") " + o;
+        }
+        return null;
+    }
+
+    private static void jdkObject(Object o, StringBuilder out, List<Object> path) {
+        Class<?> c = o.getClass();
+        out.append(c.getName());
+        if (o instanceof java.util.Date) {
+            out.append('(').append(((java.util.Date) o).getTime()).append(')');
+            return;
+        }
+        boolean ordered = o instanceof List || o instanceof java.util.Queue || o instanceof java.util.SortedSet
+                || o instanceof java.util.SortedMap || o instanceof java.util.LinkedHashSet || o instanceof java.util.LinkedHashMap;
+        List<String> items = new ArrayList<>();
+        try {
+            if (o instanceof Map) {
+                for (Object e : ((Map<?, ?>) o).entrySet().toArray()) {
+                    Map.Entry<?, ?> entry = (Map.Entry<?, ?>) e;
+                    StringBuilder item = new StringBuilder();
+                    write(entry.getKey(), item, path);
+                    item.append('=');
+                    write(entry.getValue(), item, path);
+                    items.add(item.toString());
+                }
+            } else if (o instanceof Collection) {
+                for (Object e : ((Collection<?>) o).toArray()) {
+                    StringBuilder item = new StringBuilder();
+                    write(e, item, path);
+                    items.add(item.toString());
+                }
+            } else {
+                out.append("{?}");  // a JDK object whose state is not read: its class stands for it
+                return;
+            }
+        } catch (RuntimeException e) {
+            out.append("{unreadable ").append(e.getClass().getName()).append('}');
+            return;
+        }
+        if (!ordered) {
+            java.util.Collections.sort(items);
+        }
+        out.append('[').append(items.size()).append("]{");
+        for (int i = 0; i < Math.min(items.size(), MAX_ELEMENTS); i++) {
+            out.append(i == 0 ? "" : ",").append(items.get(i));
+        }
+        out.append(items.size() > MAX_ELEMENTS ? ",...}" : "}");
+    }
+
+    private static void fields(Object o, StringBuilder out, List<Object> path) {
+        Class<?> c = o.getClass();
+        List<Class<?>> chain = new ArrayList<>();
+        for (Class<?> k = c; k != null && k != Object.class && !jdk(k); k = k.getSuperclass()) {
+            chain.add(0, k);
+        }
+        out.append(c.getName()).append('{');
+        boolean first = true;
+        for (Class<?> k : chain) {
+            for (Field f : k.getDeclaredFields()) {
+                if (Modifier.isStatic(f.getModifiers()) || f.isSynthetic()) {
+                    continue;
+                }
+                out.append(first ? "" : ",").append(f.getName()).append('=');
+                first = false;
+                try {
+                    f.setAccessible(true);
+                    write(f.get(o), out, path);
+                } catch (RuntimeException | IllegalAccessException e) {
+                    out.append('?');
+                }
+            }
+        }
+        out.append('}');
+    }
+
+    private static void quote(String s, StringBuilder out) {
+        out.append('"');
+        int n = Math.min(s.length(), 2000);
+        for (int i = 0; i < n; i++) {
+            char ch = s.charAt(i);
+            if (ch == '"' || ch == '\\') {
+                out.append('\\').append(ch);
+            } else if (ch < 0x20 || ch > 0x7e) {
+                out.append(String.format("\\u%04x", (int) ch));
+            } else {
+                out.append(ch);
+            }
+        }
+        out.append(s.length() > n ? "...\"(" + s.length() + ")" : "\"");
+    }
+}

@@ -1,0 +1,197 @@
+"""Beyond plausible: how a plausible candidate behaves beside a reference method, and behaviour
+clusters of candidates.
+
+The engine's probe (:meth:`defects4j_adapter.engines.fast.FastEngine.probe`, see
+``defects4j_adapter/java/nl2fix/runner/BehaviourProbe.java``) runs the tests on the reference's behaviour and,
+at each call they make to the method and on inputs derived from it, the reference and the candidate
+on copies of the same input; it gives both outcomes' digests. Per bug, the reference is first probed
+against itself: an input on which it does not behave the same twice (identity hash codes, time,
+randomness, a copy that is not faithful) is never compared, and the test classes that called the
+method are the only ones later probes run. A candidate is then ``same-behaviour`` when it does what
+the developer's fix does on every input compared, else ``diverges``, with the first such input and
+both outcomes. Without a developer fix (a user's bug) the method as it is stands in as the reference
+that drives the tests, and the candidates' own outcomes group them into behaviour clusters.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from defects4j_adapter.behaviour.observations import ProbeRun
+from defects4j_adapter.contract import Workspace
+from nl2fix.core.domain import Behaviour
+from nl2fix.store.records import BehaviourRecord, ObservedResult
+
+KEPT_OBSERVATIONS = 120
+"""Results kept per candidate for clusters (the label uses them all)."""
+
+
+@runtime_checkable
+class Probing(Protocol):
+    """An engine that can probe (the fast engine)."""
+
+    def probe(self, workspace: Workspace, reference: str, candidate: str, *, tests: frozenset[str] | None = None,
+              ) -> ProbeRun: ...
+
+
+def stable_inputs(baseline: ProbeRun) -> dict[str, str]:
+    """Input digest -> the reference's outcome digest, for the inputs of the reference's probe against
+    itself on which it did the same three times, in time."""
+    return {o.input_digest: o.reference_digest for o in baseline.observations
+            if o.repeatable and o.candidate_digest == o.reference_digest}
+
+
+def nothing_to_compare(baseline: ProbeRun) -> str:
+    """Why a bug's reference probe left no input to compare candidates on."""
+    if baseline.error:
+        return baseline.error
+    if baseline.skipped and not baseline.calls:
+        return (f"the tests' {baseline.skipped} call(s) of the method hold what cannot be copied faithfully "
+                "(a stream, a reader, an object of a JDK subclass)")
+    if baseline.observations:
+        return "the developer's fix did not behave the same twice on any input (time, identity hash codes)"
+    return "no test the probe runs calls the method"
+
+
+def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> BehaviourRecord:
+    """The behaviour record of a candidate's probe ``run``, against the bug's ``baseline``.
+
+    An input counts when the reference did the same twice on it in the candidate's job and, when the
+    reference's own probe saw the same input (inputs holding random generators or clocks differ from job
+    to job), did the same there too. The candidate's probe runs the same tests on the same reference,
+    so what differs can only be the candidate's doing: where the reference gives another outcome than in
+    its own probe, the candidate changed state the reference reads (static state it does not put back),
+    which diverges too. A probe that did not finish, or reached fewer inputs than the reference's own,
+    is never ``same-behaviour``."""
+    cpu = run.cpu_seconds
+    if not stable_inputs(baseline):
+        return BehaviourRecord(label=Behaviour.NOT_PROBED, note=nothing_to_compare(baseline), cpu_seconds=cpu)
+    if run.error:
+        return BehaviourRecord(label=Behaviour.NOT_PROBED, note=run.error, cpu_seconds=cpu)
+    seen = {o.input_digest: o for o in baseline.observations}
+    steady = stable_inputs(baseline)
+    counted, first, drifted = [], None, False
+    for o in run.observations:
+        own = seen.get(o.input_digest)
+        if not o.repeatable or (own is not None and o.input_digest not in steady):
+            continue
+        counted.append(o)
+        if first is None and own is not None and own.reference_digest != o.reference_digest:
+            first, drifted = o, True
+        elif first is None and o.candidate_digest != o.reference_digest:
+            first = o
+    kept = [ObservedResult(input=o.input, input_digest=o.input_digest, result=o.candidate,
+                           result_digest=o.candidate_digest) for o in counted[:KEPT_OBSERVATIONS]]
+    record = BehaviourRecord(label=Behaviour.SAME if developer_fix else Behaviour.OBSERVED,
+                             reference="fixed" if developer_fix else "buggy", inputs=len(counted),
+                             observations=kept, cpu_seconds=cpu)
+    if developer_fix and first is not None:
+        record.label = Behaviour.DIVERGES
+        record.first_input, record.candidate_result = first.input, first.candidate
+        record.reference_result = first.reference
+        if drifted:
+            record.reference_result = seen[first.input_digest].reference
+            record.candidate_result = (f"{first.candidate} (and the developer's fix itself then gave "
+                                       f"{first.reference}: the candidate changed state the fix reads)")
+        return record
+    if len(run.observations) < len(baseline.observations):
+        return BehaviourRecord(label=Behaviour.NOT_PROBED, cpu_seconds=cpu, note=(
+            f"the tests reached {len(run.observations)} input(s) beside this candidate, "
+            f"{len(baseline.observations)} beside the developer's fix alone"))
+    if not counted:
+        return BehaviourRecord(label=Behaviour.NOT_PROBED, cpu_seconds=cpu,
+                               note="the developer's fix did not repeat itself on any input of this probe")
+    return record
+
+
+class Prober:
+    """One bug's probes in one validation: the reference against itself once (lazily, at the first
+    plausible candidate), then each plausible candidate."""
+
+    def __init__(self, engine: Probing, workspace: Workspace, reference: str, *, developer_fix: bool):
+        self.engine, self.workspace, self.reference = engine, workspace, reference
+        self.developer_fix = developer_fix
+        self._baseline: ProbeRun | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def reference_probe(self) -> ProbeRun | None:
+        """The reference's probe against itself, once it ran (its cost is paid once per bug)."""
+        return self._baseline
+
+    def baseline(self) -> ProbeRun:
+        with self._lock:
+            if self._baseline is None:
+                self._baseline = self.engine.probe(self.workspace, self.reference, self.reference)
+            return self._baseline
+
+    def behaviour(self, candidate: str) -> BehaviourRecord:
+        baseline = self.baseline()
+        if not stable_inputs(baseline):
+            return BehaviourRecord(label=Behaviour.NOT_PROBED, note=nothing_to_compare(baseline))
+        run = self.engine.probe(self.workspace, self.reference, candidate, tests=frozenset(baseline.tests))
+        return label(baseline, run, developer_fix=self.developer_fix)
+
+
+# -- behaviour clusters ----------------------------------------------------------------------------
+
+
+@dataclass
+class Cluster:
+    """Candidates that did the same on every input all of them were compared on."""
+
+    members: list[str]
+    """Candidate hashes, the most typical first (most samples, then the order given)."""
+    samples: int
+    """Samples whose candidate is a member."""
+    results: dict[str, ObservedResult] = field(default_factory=dict)
+    """Input digest -> the members' result there."""
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """An input on which clusters did different things."""
+
+    input: str
+    results: list[str]
+    """Each cluster's result there, in cluster order."""
+
+
+def clusters(records: Mapping[str, BehaviourRecord], samples: Mapping[str, int],
+             order: Sequence[str] = ()) -> list[Cluster]:
+    """The probed candidates of ``records`` grouped by their results on the inputs every one of them
+    was compared on, largest first (by samples, then members); ``order`` breaks ties within and
+    between clusters (e.g. a ranking). Candidates without observations are left out."""
+    observed = {h: {o.input_digest: o for o in r.observations} for h, r in records.items() if r.observations}
+    if not observed:
+        return []
+    common = set.intersection(*(set(o) for o in observed.values()))
+    position = {h: i for i, h in enumerate(order)}
+
+    def rank(h: str) -> tuple[int, int, str]:
+        return -samples.get(h, 1), position.get(h, len(position)), h
+
+    groups: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    for h in sorted(observed, key=rank):
+        key = tuple(sorted((i, observed[h][i].result_digest) for i in common))
+        groups.setdefault(key, []).append(h)
+    out = [Cluster(members=members, samples=sum(samples.get(h, 1) for h in members),
+                   results={i: observed[members[0]][i] for i in sorted(common)}) for members in groups.values()]
+    return sorted(out, key=lambda c: (-c.samples, -len(c.members), rank(c.members[0])))
+
+
+def disagreements(found: Sequence[Cluster], limit: int = 3) -> list[Disagreement]:
+    """The first inputs (in input order of the largest cluster) on which the clusters' results differ."""
+    if len(found) < 2:
+        return []
+    out = []
+    for digest, first in found[0].results.items():
+        results = [c.results[digest] for c in found]
+        if len({r.result_digest for r in results}) > 1:
+            out.append(Disagreement(first.input, [r.result for r in results]))
+            if len(out) >= limit:
+                break
+    return out

@@ -1,0 +1,151 @@
+"""Behaviour probing of plausible candidates on the example benchmark, with real javac, JUnit and
+bubblewrap: the hold-out set of tests/fixtures/behaviour (variants of the developer's fix, candidates
+that overfit the tests), and the labels, clusters and disagreements drawn from probes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from defects4j_adapter.behaviour.observations import Observation, Origin, ProbeRun
+from defects4j_adapter.engines.fast import FastEngine
+from nl2fix.core.domain import Behaviour, Verdict
+from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
+from nl2fix.store.records import BehaviourRecord, ObservedResult
+from nl2fix.validation.behaviour import clusters, disagreements, label
+from nl2fix.validation.bug_work import BugRun
+from tests.helpers.minibench import engine_options
+from tests.helpers.paths import FIXTURES
+
+HOLDOUT = FIXTURES / "behaviour"
+CASES = sorted(p for p in HOLDOUT.glob("*/*.java"))
+EXPECTED = {"same": Behaviour.SAME, "diverges": Behaviour.DIVERGES, "missed": Behaviour.SAME}
+
+
+@pytest.fixture(scope="module")
+def fast(nl2fix_cache, confined):
+    engine = FastEngine(engine_options(nl2fix_cache, projects_dir=EXAMPLE_BENCHMARK / "projects", test_timeout=5.0,
+                                      candidate_timeout=60.0, memory_mb=512))
+    yield engine
+    engine.close()
+
+
+@pytest.fixture(scope="module")
+def bug_runs(fast, tmp_path_factory):
+    dataset = open_dataset("example")
+    runs: dict[str, BugRun] = {}
+
+    def get(bug_id: str) -> BugRun:
+        if bug_id not in runs:
+            run = BugRun(fast, dataset.bugs[bug_id], log_root=tmp_path_factory.mktemp("logs"))
+            run.baselines(lambda h: None, lambda record, candidate: None)
+            runs[bug_id] = run
+        return runs[bug_id]
+
+    return get
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("path", CASES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_the_holdout_set_is_classified_as_written(path: Path, bug_runs):
+    expected = EXPECTED[path.stem.rsplit(".", 1)[1]]
+    record = bug_runs(path.parent.name).candidate(path.stem, path.read_text(encoding="utf-8"))
+    assert record.verdict is Verdict.PLAUSIBLE, record  # each of them passes the tests
+    b = record.behaviour
+    assert b is not None and b.label is expected, b
+    assert b.inputs >= 10, b  # the tests' calls and inputs derived from them
+    if expected is Behaviour.DIVERGES:
+        assert b.first_input and b.reference_result != b.candidate_result
+    else:
+        assert not b.first_input
+
+
+@pytest.mark.sandbox
+def test_a_divergence_names_the_input_and_both_results(bug_runs):
+    path = HOLDOUT / "Textkit-1" / "hardcoded_test_values.diverges.java"
+    b = bug_runs("Textkit-1").candidate("h", path.read_text(encoding="utf-8")).behaviour
+    # "abc"/"abx" is hard-coded; one space more and the candidate falls back to the buggy loop
+    assert (b.first_input, b.reference_result.split(",")[0], b.candidate_result.split(",")[0]) == (
+        'arg0="abc ", arg1="abx"', "return=2", "return=3")
+
+
+@pytest.mark.sandbox
+def test_a_method_of_a_project_object_is_probed_on_copies_of_the_receiver(bug_runs):
+    # Rangekit-4's `add` mutates its receiver (a RangeSet) and returns it: copied, run, compared
+    bug = open_dataset("example").bugs["Rangekit-4"]
+    run = bug_runs("Rangekit-4")
+    fix = run.candidate("fix", bug.fixed_method).behaviour
+    assert fix.label is Behaviour.SAME and fix.inputs >= 5
+    assert "this=@return" in fix.observations[0].result  # it returns its receiver
+    # the buggy method merges overlapping ranges only, and the tests see it
+    buggy = run.candidate("buggy", bug.buggy_method)
+    assert buggy.verdict is Verdict.WRONG and buggy.behaviour is None
+
+
+def _obs(input_: str, ref: str, cand: str, again: str | None = None) -> Observation:
+    return Observation(Origin.CALL, "T", input_, "i" + input_, ref, "r" + ref, cand, "r" + cand,
+                       "r" + (ref if again is None else again))
+
+
+BASELINE = ProbeRun(observations=[_obs("1", "a", "a"), _obs("2", "x", "y"), _obs("3", "b", "b")])
+
+
+def test_inputs_the_reference_does_not_repeat_are_not_compared():
+    run = ProbeRun(observations=[_obs("1", "a", "a"), _obs("2", "x", "z"), _obs("3", "b", "c")])
+    record = label(BASELINE, run, developer_fix=True)
+    # input 2 is unstable (the reference differed from itself): only 1 and 3 count, and 3 differs
+    assert (record.label, record.inputs, record.first_input) == (Behaviour.DIVERGES, 2, "3")
+    assert (record.reference_result, record.candidate_result) == ("b", "c")
+    same = label(BASELINE, ProbeRun(observations=[_obs("1", "a", "a"), _obs("2", "x", "q"), _obs("3", "b", "b")]),
+                 developer_fix=True)
+    assert (same.label, same.inputs) == (Behaviour.SAME, 2)
+    user = label(BASELINE, run, developer_fix=False)
+    assert user.label is Behaviour.OBSERVED and [o.result for o in user.observations] == ["a", "c"]
+
+
+def test_a_probe_that_did_not_finish_or_missed_inputs_is_never_same_behaviour():
+    partial = [_obs("1", "a", "a")]
+    unfinished = label(BASELINE, ProbeRun(observations=partial, error="the probe did not finish"), developer_fix=True)
+    assert unfinished.label is Behaviour.NOT_PROBED and "did not finish" in unfinished.note
+    missing = label(BASELINE, ProbeRun(observations=partial), developer_fix=True)
+    assert missing.label is Behaviour.NOT_PROBED and "reached 1 input(s)" in missing.note
+
+
+def test_inputs_that_differ_from_job_to_job_count_when_the_fix_repeats_itself_in_the_job():
+    # a receiver holding a random generator's seed: no input digest of the reference's own probe recurs
+    run = ProbeRun(observations=[_obs("7", "a", "a"), _obs("8", "x", "x", again="y"), _obs("9", "b", "c")])
+    record = label(BASELINE, run, developer_fix=True)
+    assert (record.label, record.inputs, record.first_input) == (Behaviour.DIVERGES, 2, "9")
+    same = label(BASELINE, ProbeRun(observations=[_obs("7", "a", "a"), _obs("8", "x", "x", again="y"),
+                                                  _obs("9", "b", "b")]), developer_fix=True)
+    assert (same.label, same.inputs) == (Behaviour.SAME, 2)
+
+
+def test_a_candidate_that_changes_what_the_fix_itself_returns_diverges():
+    # after the candidate ran on input 1, the developer's fix gives another outcome on input 3 than it
+    # gave on its own: the candidate left state behind that the fix reads (and agreed with the changed fix)
+    run = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "poisoned", "poisoned")])
+    record = label(BASELINE, run, developer_fix=True)
+    assert (record.label, record.first_input, record.reference_result) == (Behaviour.DIVERGES, "3", "b")
+    assert "changed state the fix reads" in record.candidate_result
+
+
+def _record(results: dict[str, str]) -> BehaviourRecord:
+    return BehaviourRecord(label=Behaviour.OBSERVED, observations=[
+        ObservedResult(input=f"x={i}", input_digest=i, result=r, result_digest=r) for i, r in results.items()])
+
+
+def test_clusters_group_by_results_on_the_common_inputs_largest_first():
+    records = {
+        "a": _record({"1": "p", "2": "q"}),
+        "b": _record({"1": "p", "2": "q", "3": "only b saw this"}),
+        "c": _record({"1": "p", "2": "Q"}),
+        "d": BehaviourRecord(label=Behaviour.NOT_PROBED),
+    }
+    found = clusters(records, {"a": 1, "b": 2, "c": 2}, order=["c", "b", "a"])
+    assert [c.members for c in found] == [["b", "a"], ["c"]]  # 3 samples before 2; b has more samples than a
+    assert [c.samples for c in found] == [3, 2]
+    (where,) = disagreements(found)
+    assert (where.input, where.results) == ("x=2", ["q", "Q"])
+    assert disagreements(found[:1]) == []
