@@ -154,6 +154,27 @@ def test_artifacts_are_kept(fast, mini1, tmp_path):
     assert "TEST\tfail\torg.mini.CalcTest::testClampHigh" in (tmp_path / "logs" / "runner.out").read_text()
 
 
+def test_a_pass_is_confirmed_in_a_one_job_jvm_on_the_classes_already_checked(fast, mini1, tmp_path, monkeypatch):
+    started: list[fast_engine.WarmJvm] = []
+    real = fast_engine.WarmJvm.__init__
+
+    def spy(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        started.append(self)
+
+    monkeypatch.setattr(fast_engine.WarmJvm, "__init__", spy)
+    fix = mini1.bug.fixed_method
+    body = fix.index("{") + 1
+    # the first leaves the JVM having judged a candidate, so the second's pass there is confirmed
+    assert verdict(fast, mini1, fix[:body] + ";" + fix[body:]).verdict is Verdict.PLAUSIBLE
+    assert verdict(fast, mini1, fix[:body] + ";;" + fix[body:], log_dir=tmp_path).verdict is Verdict.PLAUSIBLE
+    confirming = started[-1]
+    assert "-XX:TieredStopAtLevel=1" in map(str, confirming.proc.args)
+    # the kept request is the confirming job's: the warm JVM's checked classes, no javac
+    request = (tmp_path / "request.txt").read_text()
+    assert not any(line.startswith("source ") for line in request.splitlines())
+
+
 def _sleepers(tag: str) -> list[int]:
     found = []
     for proc in Path("/proc").iterdir():
