@@ -175,6 +175,30 @@ def test_a_pass_is_confirmed_in_a_one_job_jvm_on_the_classes_already_checked(fas
     assert not any(line.startswith("source ") for line in request.splitlines())
 
 
+def test_a_used_jvm_runs_the_triggers_only_and_the_fresh_one_judges_the_other_tests(fast, mini1, monkeypatch):
+    fix = mini1.bug.fixed_method
+    body = fix.index("{") + 1
+    assert verdict(fast, mini1, fix[:body] + ";;;" + fix[body:]).verdict is Verdict.PLAUSIBLE
+    requests = []
+    real = fast_engine.jobs.runner_job
+
+    def spy(*args, **kwargs):
+        requests.append(real(*args, **kwargs))
+        return requests[-1]
+
+    monkeypatch.setattr(fast_engine.jobs, "runner_job", spy)
+    # passes the trigger (testClampHigh), fails testClampLow, which only the fresh JVM runs
+    low_broken = verdict(fast, mini1, fix.replace("return lo;", "return v;", 1))
+    assert low_broken.verdict is Verdict.WRONG and low_broken.failing_tests == ["org.mini.CalcTest::testClampLow"]
+    warm, fresh = requests
+    assert warm.triggers == list(mini1.trigger_tests) and warm.relevant == [] and warm.source is not None
+    assert fresh.relevant == list(mini1.relevant_tests) and fresh.source is None
+    # a candidate that fails its trigger costs no fresh JVM
+    requests.clear()
+    assert verdict(fast, mini1, mini1.bug.buggy_method + " ").verdict is Verdict.WRONG
+    assert len(requests) == 1 and requests[0].relevant == []
+
+
 def _sleepers(tag: str) -> list[int]:
     found = []
     for proc in Path("/proc").iterdir():
