@@ -10,7 +10,9 @@ that would not die, out of memory, the time limit) is replaced by a fresh one.
 
 A pass from a JVM that judged other candidates before is confirmed in a fresh JVM (see
 :meth:`FastEngine.run_compiled`): whatever an earlier candidate left in the warm JVM cannot buy a
-later one a ``plausible``.
+later one a ``plausible``. Such a JVM runs only the candidate's trigger tests; the fresh one, started
+for that one job (the quick compiler only, the classes the warm JVM compiled and the check passed),
+runs them all.
 
 Only the tests that can notice the change run (:mod:`narrowing`): the trigger tests and the tests
 that executed the method, recorded in the fixed baseline's run of every test (trusted code).
