@@ -10,7 +10,9 @@ that would not die, out of memory, the time limit) is replaced by a fresh one.
 
 A pass from a JVM that judged other candidates before is confirmed in a fresh JVM (see
 :meth:`FastEngine.run_compiled`): whatever an earlier candidate left in the warm JVM cannot buy a
-later one a ``plausible``.
+later one a ``plausible``. Such a JVM runs only the candidate's trigger tests; the fresh one, started
+for that one job (the quick compiler only, the classes the warm JVM compiled and the check passed),
+runs them all.
 
 Only the tests that can notice the change run (:mod:`narrowing`): the trigger tests and the tests
 that executed the method, recorded in the fixed baseline's run of every test (trusted code).
@@ -61,14 +63,29 @@ def _passes(outcome: Outcome) -> bool:
             and not outcome.harness_error and not outcome.jvm_died and not outcome.rejection)
 
 
+def _disagree(warm: Outcome, fresh: Outcome, *, warm_ran_all: bool) -> bool:
+    """Whether a fresh JVM's outcome contradicts the warm JVM's pass: it does not pass what the warm JVM
+    ran, or the harness failed. Tests the warm JVM did not run (``warm_ran_all`` false: its triggers only)
+    are the fresh JVM's to judge."""
+    if _passes(fresh):
+        return False
+    if warm_ran_all or fresh.harness_error:
+        return True
+    vouched = set(warm.passed_tests or ())
+    vouched |= {test.split("::")[0] for test in vouched}  # a class-level failure of a class it ran
+    return bool(vouched & {*fresh.failing_tests, *fresh.timed_out_tests})
+
+
 @dataclass(frozen=True)
 class TestChoice:
     """Which tests a job runs: every relevant test (the default), the recording job's (every test, with
-    the probe in ``probe``, recorded under ``key``), or a narrowed set (``plan``)."""
+    the probe in ``probe``, recorded under ``key``), or a narrowed set (``plan``); with ``triggers_only``
+    the trigger tests alone."""
 
     probe: str | None = None
     key: str = ""
     plan: narrowing.Plan | None = None
+    triggers_only: bool = False
 
 
 def _trusted(ws: Workspace, method: str) -> bool:
@@ -98,13 +115,14 @@ class Answer:
 class WarmJvm:
     """One ``serve``-mode runner in the sandbox, for one workspace."""
 
-    def __init__(self, sandbox: Sandbox, ws: Workspace, runner_dir: Path, options: EngineOptions):
+    def __init__(self, sandbox: Sandbox, ws: Workspace, runner_dir: Path, options: EngineOptions,
+                 one_job: bool = False):
         self.inbox = Path(tempfile.mkdtemp(prefix=f"warm-{ws.bug.id}-", dir=self._jobs_root(options)))
         self.inbox.chmod(0o755)
         self.mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch")
         argv = runner.jvm_command(runner_dir, memory_mb=options.memory_mb,
                                        tmp_dir=sandbox.tmp_dir(self.mounts), mode=["serve"],
-                                       test_classpath=ws.classpath, java=sandbox.test_java())
+                                       test_classpath=ws.classpath, java=sandbox.test_java(), one_job=one_job)
         self.sandbox = sandbox
         self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.candidate_timeout))
         self.lines: queue.Queue[str | None] = queue.Queue()
@@ -114,6 +132,8 @@ class WarmJvm:
         """Jobs of code other than the buggy and the fixed version's (trusted: after only those, the JVM
         counts as fresh: what could make a pass there is a candidate's doing)."""
         self.needs_restart = False
+        self.startup_cpu = 0.0
+        """CPU-s of its start until it was ready for a job."""
         threading.Thread(target=self._read_lines, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
         self._startup()
@@ -147,6 +167,7 @@ class WarmJvm:
             seen.append(line)
             if line.startswith(runner_output.PREFIX + "READY"):
                 self.preamble = "".join(seen)
+                self.startup_cpu = self.sandbox.cpu_seconds(self.proc)
                 return
         self.close()
         raise JvmFailure("the warm test JVM did not start: " + "".join(self.stderr)[-1500:])
@@ -247,8 +268,8 @@ class FastEngine:
                 jvm.close()
         return self._new(ws)
 
-    def _new(self, ws: Workspace) -> WarmJvm:
-        return retry(lambda: WarmJvm(self.sandbox, ws, self.runner_dir, self.options),
+    def _new(self, ws: Workspace, one_job: bool = False) -> WarmJvm:
+        return retry(lambda: WarmJvm(self.sandbox, ws, self.runner_dir, self.options, one_job),
                      what=f"starting the warm test JVM for {ws.bug.id}",
                      transient=lambda exc: isinstance(exc, JvmFailure), backoff=self.start_backoff)
 
@@ -341,20 +362,33 @@ class FastEngine:
         """Validate ``method`` against the workspace's compiled classes (the fast path). A pass in
         a JVM that ran other candidates first is run again in a fresh JVM, which decides: a JVM
         state an earlier candidate left (beyond what the runner restores and checks) could have
-        made it pass, and the two disagreeing is the harness's fault, never a pass."""
+        made it pass, and the two disagreeing is the harness's fault, never a pass.
+
+        Such a JVM runs a candidate's trigger tests only (when the run stops at the first failure):
+        most wrong candidates fail one and cost no fresh JVM, and one that passes them runs every
+        test once, in the fresh JVM, instead of twice. The fresh JVM's verdict on the tests the warm
+        one did not run stands; a test the warm JVM passed that fails there is a disagreement."""
         start = time.monotonic()
         tests = self._tests(workspace, method, stop_at_first_failure) if narrow else TestChoice()
+        triggers_first = stop_at_first_failure and bool(workspace.trigger_tests) and not _trusted(workspace, method)
         compiled: dict[str, bytes] = {}
         outcome, fresh = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
-                                      fresh_jvm=False, tests=tests, compiled=compiled)
+                                      fresh_jvm=False, tests=tests, compiled=compiled, triggers_first=triggers_first)
         outcome.cpu_seconds += self._recording_cpu.pop(narrowing.recording_key(workspace), 0.0)
         if _passes(outcome) and not fresh:
             warm = outcome
             # the classes the warm JVM compiled and the check passed: the fresh one need not start javac
-            outcome, _ = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
-                                      fresh_jvm=True, confirming=True, tests=tests, compiled=compiled)
+            confirm = functools.partial(self._judged, workspace, method, known_failures, stop_at_first_failure,
+                                        log_dir, fresh_jvm=True, confirming=True, tests=tests, compiled=compiled)
+            outcome, _ = confirm()
+            if outcome.timed_out:
+                # its quick compiler's code is slower than the warm JVM's optimised code: a test near its
+                # limit is given the JIT it passed with before the two count as disagreeing
+                cpu = outcome.cpu_seconds
+                outcome, _ = confirm(full_jit=True)
+                outcome.cpu_seconds += cpu
             outcome.cpu_seconds += warm.cpu_seconds
-            if not _passes(outcome):
+            if _disagree(warm, outcome, warm_ran_all=not triggers_first):
                 failing = ", ".join(outcome.failing_tests) or outcome.harness_error or "it did not pass"
                 outcome = Outcome(phase=outcome.phase, compiled=True, cpu_seconds=outcome.cpu_seconds,
                                   harness_error=f"passed in a warm JVM but not in a fresh one ({failing})")
@@ -363,24 +397,27 @@ class FastEngine:
         return outcome
 
     def _judged(self, workspace: Workspace, method: str, known_failures: frozenset[str], stop_at_first_failure: bool,
-                log_dir: Path | None, *, fresh_jvm: bool, confirming: bool = False,
-                tests: TestChoice = TestChoice(), compiled: dict[str, bytes] | None = None) -> tuple[Outcome, bool]:
+                log_dir: Path | None, *, fresh_jvm: bool, confirming: bool = False, full_jit: bool = False,
+                tests: TestChoice = TestChoice(), compiled: dict[str, bytes] | None = None,
+                triggers_first: bool = False) -> tuple[Outcome, bool]:
         """One judgement of ``method``, and whether it came from a JVM that had judged nothing before.
         A confirming JVM is stopped after its one job: the warm JVM it confirmed stays the bug's,
-        since the candidates after it run faster in a JVM the earlier ones warmed up. ``compiled``: see
-        :meth:`_run`."""
+        since the candidates after it run faster in a JVM the earlier ones warmed up. It runs with the
+        one-job JIT (:data:`runner.ONE_JOB_JIT`) unless ``full_jit``. ``compiled``: see :meth:`_run`.
+        ``triggers_first``: a JVM that judged other candidates runs the trigger tests only."""
         outcome, cpu, deaths, fresh = None, 0.0, 0, False
         # up to three JVMs: one found dead before it took the job is replaced, and one that died in
         # the candidate's hands is given a second run
         for _ in range(3):
             try:
-                jvm = self._new(workspace) if fresh_jvm else self._acquire(workspace)
+                jvm = self._new(workspace, confirming and not full_jit) if fresh_jvm else self._acquire(workspace)
             except JvmFailure as exc:
                 outcome = Outcome(phase=Phase.COMPILE, compiled=False, harness_error=str(exc))
                 break
             fresh = jvm.candidates_judged == 0
+            chosen = replace(tests, triggers_only=True) if triggers_first and not fresh else tests
             try:
-                outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir, tests,
+                outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir, chosen,
                                     compiled, precompiled=confirming)
             finally:
                 if confirming:
@@ -389,7 +426,8 @@ class FastEngine:
                     self._release(workspace, jvm)
             if outcome is None:
                 continue
-            cpu += outcome.cpu_seconds
+            # a confirming JVM is started for this candidate alone: its start-up is the candidate's cost
+            cpu += outcome.cpu_seconds + (jvm.startup_cpu if confirming else 0.0)
             # a JVM that died in the candidate's hands gets one more, fresh JVM: a pass needs the
             # runner's signed report, and the second run decides
             if not outcome.jvm_died or deaths or outcome.rejection:
@@ -418,7 +456,8 @@ class FastEngine:
             spliced = jobs.write_spliced(ws, method, job / buggy_file.name)
             if isinstance(spliced, Outcome):
                 return spliced
-            chosen = replace(ws, relevant_tests=tests.plan.relevant) if tests.plan else ws
+            chosen = (replace(ws, relevant_tests=()) if tests.triggers_only
+                      else replace(ws, relevant_tests=tests.plan.relevant) if tests.plan else ws)
             given = job / "classes" if precompiled and compiled else None
             if given is not None and compiled is not None:
                 for name, data in compiled.items():
@@ -431,7 +470,8 @@ class FastEngine:
                 chosen, job_id, known=known, stop_at_first_failure=stop_first, test_timeout=self.options.test_timeout,
                 source=None if given else spliced.path, first_on_classpath=(given,) if given else (),
             )
-            runner_job.only, runner_job.probe = (tests.plan.only if tests.plan else {}), tests.probe
+            runner_job.only = tests.plan.only if tests.plan and not tests.triggers_only else {}
+            runner_job.probe = tests.probe
             request = runner_job.write(job / "request.txt")
             key = report_signing.new_key()
             jvm.candidates_judged += not _trusted(ws, method)
@@ -444,13 +484,13 @@ class FastEngine:
             outcome = runner_output.job_outcome(report, killed_for_time=answer.killed_for_time,
                                                 stderr_tail=answer.stderr_tail, triggers=ws.trigger_tests)
             outcome.cpu_seconds = answer.cpu_seconds
-            if tests.plan:
+            if tests.plan and not tests.triggers_only:
                 outcome.left_out = sorted(tests.plan.left_out)
             if tests.probe is not None:
                 narrowing.save(self.options.cache_dir, ws, narrowing.from_report(report.signed, tests.key))
             if report.class_files:
-                compiled = class_check.from_report(report.class_files)
-                class_check.checked(outcome, lambda: class_check.rejection(ws, compiled))
+                checked = class_check.from_report(report.class_files)
+                class_check.checked(outcome, lambda: class_check.rejection(ws, checked))
                 if outcome.rejection:
                     # its code ran in this JVM before its classes could be read: no other candidate follows it there
                     jvm.needs_restart = True

@@ -63,16 +63,28 @@ def runner_classes(cache_base: Path | None = None) -> Path:
     return cache.build_once(final, build)
 
 
+ONE_JOB_JIT = ("-XX:TieredStopAtLevel=1",)
+"""A JVM that runs one precompiled job (a pass's confirmation): the quick compiler only. Its code is cold
+and short-lived; the optimising tier's compilations cost more than they save there (measured on
+JacksonDatabind-1's tests: 0.75 instead of 0.92 CPU-s)."""
+MANY_JOBS_JIT = ("-XX:Tier4InvocationThreshold=50000", "-XX:Tier4CompileThreshold=150000",
+                 "-XX:Tier4BackEdgeThreshold=400000")
+"""A warm JVM: the optimising tier for really hot code only (a runaway loop still meets the same
+``OutOfMemoryError`` as under Defects4J before the per-test limit)."""
+
+
 def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[str],
-                test_classpath: Sequence[Path] = (), java: reference_java.TestJava | None = None) -> list[str]:
+                test_classpath: Sequence[Path] = (), java: reference_java.TestJava | None = None,
+                one_job: bool = False) -> list[str]:
     """``java ... nl2fix.runner.Main <mode>`` on the test Java (:mod:`reference_java`): the runner
     and JUnit on the class path (the project's JUnit and Hamcrest from ``test_classpath`` when it
     has a usable one, see :mod:`junit_classpath`), the project on the runner's candidate class
-    loader (see ``SystemLoader``). ``java``: the sandbox's test Java, when not the host's."""
+    loader (see ``SystemLoader``). ``java``: the sandbox's test Java, when not the host's.
+    ``one_job``: the JIT of :data:`ONE_JOB_JIT` instead of :data:`MANY_JOBS_JIT`."""
     java = java or reference_java.current()
     args = [
         str(java.jdk.java), f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
-        "-XX:Tier4InvocationThreshold=50000", "-XX:Tier4CompileThreshold=150000", "-XX:Tier4BackEdgeThreshold=400000",
+        *(ONE_JOB_JIT if one_job else MANY_JOBS_JIT),
         f"-Djava.io.tmpdir={tmp_dir}", "-Djava.system.class.loader=nl2fix.runner.SystemLoader",
         "-Djava.awt.headless=true", *java.flags,
     ]

@@ -161,6 +161,51 @@ def test_artifacts_are_kept(fast, mini1, tmp_path):
     assert "TEST\tfail\torg.mini.CalcTest::testClampHigh" in (tmp_path / "logs" / "runner.out").read_text()
 
 
+def test_a_pass_is_confirmed_in_a_one_job_jvm_on_the_classes_already_checked(fast, mini1, tmp_path, monkeypatch):
+    started: list[fast_engine.WarmJvm] = []
+    real = fast_engine.WarmJvm.__init__
+
+    def spy(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        started.append(self)
+
+    monkeypatch.setattr(fast_engine.WarmJvm, "__init__", spy)
+    fix = mini1.bug.fixed_method
+    body = fix.index("{") + 1
+    # the first leaves the JVM having judged a candidate, so the second's pass there is confirmed
+    assert verdict(fast, mini1, fix[:body] + ";" + fix[body:]).verdict is Verdict.PLAUSIBLE
+    assert verdict(fast, mini1, fix[:body] + ";;" + fix[body:], log_dir=tmp_path).verdict is Verdict.PLAUSIBLE
+    confirming = started[-1]
+    assert "-XX:TieredStopAtLevel=1" in map(str, confirming.proc.args)
+    # the kept request is the confirming job's: the warm JVM's checked classes, no javac
+    request = (tmp_path / "request.txt").read_text()
+    assert not any(line.startswith("source ") for line in request.splitlines())
+
+
+def test_a_used_jvm_runs_the_triggers_only_and_the_fresh_one_judges_the_other_tests(fast, mini1, monkeypatch):
+    fix = mini1.bug.fixed_method
+    body = fix.index("{") + 1
+    assert verdict(fast, mini1, fix[:body] + ";;;" + fix[body:]).verdict is Verdict.PLAUSIBLE
+    requests = []
+    real = fast_engine.jobs.runner_job
+
+    def spy(*args, **kwargs):
+        requests.append(real(*args, **kwargs))
+        return requests[-1]
+
+    monkeypatch.setattr(fast_engine.jobs, "runner_job", spy)
+    # passes the trigger (testClampHigh), fails testClampLow, which only the fresh JVM runs
+    low_broken = verdict(fast, mini1, fix.replace("return lo;", "return v;", 1))
+    assert low_broken.verdict is Verdict.WRONG and low_broken.failing_tests == ["org.mini.CalcTest::testClampLow"]
+    warm, fresh = requests
+    assert warm.triggers == list(mini1.trigger_tests) and warm.relevant == [] and warm.source is not None
+    assert fresh.relevant == list(mini1.relevant_tests) and fresh.source is None
+    # a candidate that fails its trigger costs no fresh JVM
+    requests.clear()
+    assert verdict(fast, mini1, mini1.bug.buggy_method + " ").verdict is Verdict.WRONG
+    assert len(requests) == 1 and requests[0].relevant == []
+
+
 def _sleepers(tag: str) -> list[int]:
     found = []
     for proc in Path("/proc").iterdir():
