@@ -9,7 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nl2fix.core.domain import Bug, Verdict
+from nl2fix.core.domain import Behaviour, Bug, Verdict
 from nl2fix.report.cost import Price, run_price
 from nl2fix.report.data import UNVALIDATED
 from nl2fix.report.metrics import exact_matches
@@ -31,6 +31,8 @@ from ranking.texts import buggy_text, candidate_text
 VERDICT_ORDER = [Verdict.PLAUSIBLE.value, Verdict.WRONG.value, Verdict.UNCOMPILABLE.value, Verdict.REJECTED.value,
                  Verdict.TIMEOUT.value, Verdict.ERROR.value, UNVALIDATED]
 """The order of a bug page's verdict groups: what passed first, what the harness could not judge last."""
+BEHAVIOUR_ORDER = (*(b.value for b in Behaviour), "")
+"""Plausible candidates grouped by behaviour: like the developer's fix first, unprobed last."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,11 @@ class CandidateView:
         return self.record.verdict.value if self.record else UNVALIDATED
 
     @property
+    def behaviour(self) -> str:
+        """A plausible candidate's behaviour label (``nl2fix.validation.behaviour``), or empty."""
+        return self.record.behaviour.label.value if self.record and self.record.behaviour else ""
+
+    @property
     def expected_actual(self) -> tuple[str, str] | None:
         return expected_actual(self.record.failure_message) if self.record and self.record.failure_message else None
 
@@ -98,8 +105,9 @@ class BugView:
     """``fixed`` / ``buggy`` -> the baseline's verdict under the run's engine."""
     buggy: list[CodeLine]
     fix_diff: list[Line]
-    groups: list[tuple[str, list[CandidateView]]]
-    """Verdict -> its candidates, in ``VERDICT_ORDER``; within a group, most samples first."""
+    groups: list[tuple[str, str, list[CandidateView]]]
+    """(verdict, behaviour label or empty) -> its candidates, in ``VERDICT_ORDER``, plausible ones by
+    :data:`BEHAVIOUR_ORDER`; within a group, most samples first."""
     unextracted: list[SampleCost]
     """Samples with no extractable method."""
     prompt: PromptRecord | None
@@ -110,7 +118,7 @@ class BugView:
 
     @property
     def candidates(self) -> list[CandidateView]:
-        return [c for _, group in self.groups for c in group]
+        return [c for _, _, group in self.groups for c in group]
 
 
 def _lines(code: str, errors: dict[int, list[str]] | None = None) -> list[CodeLine]:
@@ -178,11 +186,11 @@ def bug_view(store: RunStore, bug_id: str) -> BugView:
             lines=lines, errors_elsewhere=elsewhere, exact=same, logs=_logs(store.run_dir, bug.id, candidate.hash),
             told=feedback(record, candidate.code, bug.start_line) if record else None,
         ))
-    grouped: dict[str, list[CandidateView]] = defaultdict(list)
+    grouped: dict[tuple[str, str], list[CandidateView]] = defaultdict(list)
     for view in views:
-        grouped[view.verdict].append(view)
-    groups = [(v, sorted(grouped[v], key=lambda c: (-c.candidate.count, c.candidate.first_index)))
-              for v in VERDICT_ORDER if grouped.get(v)]
+        grouped[(view.verdict, view.behaviour)].append(view)
+    groups = [(v, b, sorted(grouped[(v, b)], key=lambda c: (-c.candidate.count, c.candidate.first_index)))
+              for v in VERDICT_ORDER for b in BEHAVIOUR_ORDER if grouped.get((v, b))]
     of_hash = {v.hash: v for v in views}
     by_index = {s.index: s for s in samples}
     rounds = [RoundView(r, [(by_index[i], of_hash.get(by_index[i].candidate_hash or ""))

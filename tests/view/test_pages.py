@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from nl2fix.cli.main import cli
-from nl2fix.core.domain import ConversationPhase, Verdict
+from nl2fix.core.domain import Behaviour, ConversationPhase, Verdict
 from nl2fix.report.data import collect
-from nl2fix.store.records import RoundRecord, SampleRecord, ValidationRecord
+from nl2fix.store.records import BehaviourRecord, RoundRecord, SampleRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.stage import ARTIFACTS
 from nl2fix.view import catalog as catalog_module
@@ -44,6 +44,10 @@ def _with_details(run_dir: Path) -> Path:
     with RunStore(run_dir) as store:
         store.save_validation(ValidationRecord(bug_id="Demo-1", hash="c", engine="fast", verdict=Verdict.UNCOMPILABLE,
                                                compile_errors=ERRORS))
+        store.save_validation(ValidationRecord(
+            bug_id="Demo-1", hash="a", engine="fast", verdict=Verdict.PLAUSIBLE,
+            behaviour=BehaviourRecord(label=Behaviour.DIVERGES, inputs=7, first_input="arg0=-1",
+                                      reference_result="return=0", candidate_result="return=-1")))
         store.save_validation(ValidationRecord(
             bug_id="Demo-1", hash="b", engine="fast", verdict=Verdict.WRONG, failing_tests=["demo.ATest::testBug"],
             failure_message=FAILURE, failure_line=12, failure_source="assertEquals(1, f(0));", tests_run=3))
@@ -123,6 +127,16 @@ def test_bug_page_groups_every_unique_candidate_by_its_verdict(client, runs):
     assert not page.find("a", id="prev")
     assert page.find("a", id="up")[0]["href"] == root + site.run_page("hot")
     assert [a["href"] for a in page.find("a", class_="other-run")] == [root + site.bug_page("cold", "Demo-1")]
+
+
+def test_plausible_candidates_are_grouped_by_behaviour_with_the_first_differing_input(client):
+    page = get(client, site.bug_page("hot", "Demo-1"))
+    [plausible] = [d for d in page.find("details", class_="candidate") if d["data-verdict"] == "plausible"]
+    assert plausible["data-behaviour"] == "diverges"
+    assert [g["data-behaviour"] for g in page.find("section", class_="group")] == ["diverges", "", ""]
+    text = page.text_of[site.candidate_anchor("a")]
+    assert re.search(r"diverges beside the developer's fix on 7 input\(s\); first differs on\s*arg0=-1\s*: "
+                     r"the fix return=0, the candidate return=-1", text), text
 
 
 def test_a_failing_test_shows_its_message_expected_actual_and_source_line(client):
