@@ -160,8 +160,10 @@ JUNIT_STAND_IN = {
     "org/junit/AssumptionViolatedException.java": "package org.junit; public class AssumptionViolatedException "
                                                   "extends RuntimeException { "
                                                   "public AssumptionViolatedException(String m) { super(m); } }",
+    "nl2fix/runner/Probe.java": "package nl2fix.runner; public final class Probe { public static void hit() { } }",
 }
-"""Compiled beside the cases, so that a candidate can name JUnit as one on a project's class path can."""
+"""Compiled beside the cases, so that a candidate can name JUnit as one on a project's class path can (and
+the runner's public probe entry point, as one compiled where the runner is visible could)."""
 
 
 def _policy_cases() -> list[Case]:

@@ -31,6 +31,9 @@ EXPECTED = {
     **{name: {Verdict.REJECTED} for name in ATTACKS},
     # ... or, where javac reads them, its braces close the class: refused at the splice
     **{name: {Verdict.UNCOMPILABLE} for name in ATTACKS if name.startswith("unicode_")},
+    # ... or it names the runner, whose package is on no candidate's class path (and which the
+    # class-file check refuses where it could be compiled: test_check)
+    "probe_entry_points": {Verdict.UNCOMPILABLE},
 }
 REFUSED = {
     "assumption_skip": "org.junit.AssumptionViolatedException",
