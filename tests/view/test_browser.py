@@ -160,7 +160,12 @@ def test_open_a_run_filter_open_a_bug_and_expand_a_candidate(browser, viewer, ru
         assert record.failure_source.strip() in body
     fold = wrong.find_element(*by("details.rawlog"))
     fold.find_element(*by("summary")).click()
-    log = wait_for(browser, lambda: fold.find_elements(*by("pre.log")))
+    files = fold.find_elements(*by("a.log-file"))
+    assert files, "validation keeps the runner's report for a wrong candidate"
+    # Each file loads on its own; wait for all of them, not for the first to arrive.
+    wait_for(browser, lambda: len(fold.find_elements(*by("pre.log[data-loaded]"))) == len(files))
+    log = fold.find_elements(*by("pre.log"))
+    assert [h.text for h in fold.find_elements(*by(".log-contents h5"))] == [a.text for a in files]
     assert "NL2FIX" in "".join(p.get_attribute("textContent") for p in log)  # the runner's own report lines
     browser.execute_script("arguments[0].scrollIntoView(); window.scrollBy(0, -48)", wrong)  # below the header
     shot(browser, screenshots, "03-bug-candidate")

@@ -101,12 +101,15 @@
         const box = fold.querySelector(".log-contents");
         if (!fold.open || !box || box.dataset.loaded || window.location.protocol === "file:") { return; }
         box.dataset.loaded = "1";
+        // Placeholders first, so the files show in the order they are listed whatever order they arrive in.
         fold.querySelectorAll("a.log-file").forEach((a) => {
-          fetch(a.href).then((r) => r.text()).then((text) => {
-            const title = document.createElement("h5"); title.textContent = a.textContent;
-            const pre = document.createElement("pre"); pre.className = "log"; pre.textContent = text;
-            box.append(title, pre);
-          });
+          const title = document.createElement("h5"); title.textContent = a.textContent;
+          const pre = document.createElement("pre"); pre.className = "log"; pre.textContent = "loading…";
+          box.append(title, pre);
+          fetch(a.href).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`${r.status} ${r.statusText}`))))
+            .then((text) => { pre.textContent = text; })
+            .catch((err) => { pre.textContent = `could not load ${a.textContent}: ${err.message}`; })
+            .finally(() => { pre.dataset.loaded = "1"; });
         });
       });
     });
