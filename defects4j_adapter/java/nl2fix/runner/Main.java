@@ -7,6 +7,7 @@ import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.util.Collections;
@@ -128,11 +129,6 @@ public final class Main {
         for (String name : new TreeSet<>(overlay.keySet())) {
             report.signedBytes(k0, k1, seq++, job.id, Words.CLASS_FILE, name, overlay.get(name));
         }
-        List<String> cp = job.classpath;
-        URL[] urls = new URL[cp.size()];
-        for (int i = 0; i < urls.length; i++) {
-            urls[i] = new File(cp.get(i)).toURI().toURL();
-        }
         Set<String> candidateClasses = new HashSet<>(job.candidateClasses);
         for (String name : overlay.keySet()) {
             int nested = name.indexOf('$');
@@ -146,7 +142,16 @@ public final class Main {
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         SystemLoader.takeDelegated();
         Guard.takeTainted();
-        CandidateLoader loader = new CandidateLoader(urls, overlay, SystemLoader.class.getClassLoader());
+        // A fresh loader per candidate, so nothing the code under test keeps in static fields outlives
+        // it: the candidate's classes first, then the project's class path; runner, JUnit and the JDK
+        // from the parent.
+        List<String> cp = job.classpath;
+        URL[] urls = new URL[cp.size() + 1];
+        urls[0] = Overlay.entry(overlay);
+        for (int i = 0; i < cp.size(); i++) {
+            urls[i + 1] = new File(cp.get(i)).toURI().toURL();
+        }
+        URLClassLoader loader = new URLClassLoader(urls, SystemLoader.class.getClassLoader());
         ThreadGroup group = new ThreadGroup("nl2fix-candidate");
         JdkState saved = new JdkState();
         JdkState.isolateStreams();

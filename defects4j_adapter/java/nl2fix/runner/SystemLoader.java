@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * The JVM's system class loader ({@code -Djava.system.class.loader}), which hands whatever its
- * parent (runner, JUnit, JDK) does not have to the current candidate's {@link CandidateLoader}.
+ * parent (runner, JUnit, JDK) does not have to the current candidate's loader.
  * Code under test that asks the system loader for classes or resources
  * ({@code ClassLoader.getSystemResource}) then sees the project's class path, as it would when
  * Defects4J puts the project on the JVM's class path, although each candidate has its own loader.

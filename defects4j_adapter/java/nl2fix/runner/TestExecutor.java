@@ -103,7 +103,17 @@ final class TestExecutor {
             w.write(t.getClass().getName() + " (its stack trace could not be printed: " + unreadable.getClass().getName() + ")");
         }
         String s = w.toString();
-        return s.length() > TRACE_LIMIT ? s.substring(0, TRACE_LIMIT) + "..." : s;
+        if (s.length() <= TRACE_LIMIT) {
+            return s;
+        }
+        // The root cause is what explains a failure (an initializer's error under several wrappers):
+        // keep the head and the innermost cause's first lines rather than the head alone.
+        int cause = s.lastIndexOf("\nCaused by: ");
+        if (cause < 0 || cause < TRACE_LIMIT / 2) {
+            return s.substring(0, TRACE_LIMIT) + "...";
+        }
+        String tail = s.substring(cause + 1, Math.min(s.length(), cause + 1 + TRACE_LIMIT / 2));
+        return s.substring(0, TRACE_LIMIT - tail.length()) + "\n\t...\n" + tail + (cause + 1 + tail.length() < s.length() ? "..." : "");
     }
 
     /** Whether the class of a stack frame is one compiled from the candidate's source file. */
