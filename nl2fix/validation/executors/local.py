@@ -1,6 +1,6 @@
 """The local executor: one engine and a pool of worker threads on this machine.
 
-Workers take the earliest bug's work first, so a bug's warm JVMs serve its candidates together.
+Each worker stays with a bug while it has work (see :class:`WorkPool`), so a bug warms one JVM.
 """
 
 from __future__ import annotations
@@ -42,10 +42,10 @@ class LocalExecutor:
                     driver.save(run.candidate(cand.hash, cand.code), True)
 
                 for j, cand in enumerate(driver.todo(bug)):
-                    pool.submit((index, 1, j), functools.partial(candidate_task, cand))
+                    pool.submit(index, (index, 1, j), functools.partial(candidate_task, cand))
 
             for i, bug in enumerate(driver.bugs):
-                pool.submit((i, 0, 0), functools.partial(bug_task, i, bug))
+                pool.submit(i, (i, 0, 0), functools.partial(bug_task, i, bug))
             pool.run()
         finally:
             eng.close()

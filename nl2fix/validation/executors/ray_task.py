@@ -215,7 +215,7 @@ def _validate(job: BugJob, project_key: str | None, project: bytes | None, node:
             ordered.put(position, result(run.candidate(hash, code), True))
 
         for j, (hash, code) in enumerate(job.candidates):
-            pool.submit((0, 1, j), functools.partial(candidate_task, j, hash, code))
+            pool.submit(0, (0, 1, j), functools.partial(candidate_task, j, hash, code))
 
         def drive() -> None:
             try:
