@@ -181,25 +181,32 @@ STATIC_INITIALIZER = Case("static-initializer", {"extra": "static { System.exit(
 CASES = ACCEPTED + CHANGED_STRUCTURE + _policy_cases() + [STATIC_INITIALIZER]
 
 
-@pytest.fixture(scope="module", params=RELEASES)
-def compiled(request, tmp_path_factory):
-    """Every case's versions, compiled in one javac run per side (a case's package is the same in
-    both, as the buggy and the candidate class are): (case id, side) -> its classes."""
-    release = request.param
-    cases = [case for case in CASES if case.release <= release]
-    found = {}
-    for side in ("buggy", "new"):
-        sources = {**JUNIT_STAND_IN, **{f"{case.package}/Text.java": case.source(side) for case in cases}}
-        classes = compile_java(sources, tmp_path_factory.mktemp(f"{side}{release}"), "--release", str(release))
-        found.update({(case.id, side): classes_of_source(classes, case.package, "Text.java") for case in cases})
-    return release, found
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """Every case's versions at a release, compiled in one javac run per side (a case's package is
+    the same in both, as the buggy and the candidate class are): release -> (case id, side) -> its
+    classes, compiled on first use."""
+    at: dict[int, dict] = {}
+
+    def of(release: int) -> dict:
+        if release not in at:
+            cases = [case for case in CASES if case.release <= release]
+            found = {}
+            for side in ("buggy", "new"):
+                sources = {**JUNIT_STAND_IN, **{f"{case.package}/Text.java": case.source(side) for case in cases}}
+                classes = compile_java(sources, tmp_path_factory.mktemp(f"{side}{release}"), "--release", str(release))
+                found.update({(case.id, side): classes_of_source(classes, case.package, "Text.java") for case in cases})
+            at[release] = found
+        return at[release]
+
+    return of
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
-def test_case(case, compiled):
-    release, classes = compiled
-    if case.release > release:
-        pytest.skip(f"needs --release {case.release}")
+@pytest.mark.parametrize(("case", "release"), [(case, release) for release in RELEASES for case in CASES
+                                               if case.release <= release],
+                         ids=lambda v: v.id if isinstance(v, Case) else f"release{v}")
+def test_case(case, release, compiled):
+    classes = compiled(release)
     rejection = check(classes[case.id, "buggy"], classes[case.id, "new"], case.method)
     if case.rejected is None:
         assert rejection is None
@@ -216,8 +223,9 @@ def test_every_policy_family_has_a_case():
     assert {use.family for use in USES} == set(Family)
 
 
-def test_a_reference_rejection_names_the_class_and_the_policys_reason(compiled):
-    _, classes = compiled
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_reference_rejection_names_the_class_and_the_policys_reason(compiled, release):
+    classes = compiled(release)
     case = next(c for c in CASES if c.expected == "java.lang.Runtime#halt")
     rejection = check(classes[case.id, "buggy"], classes[case.id, "new"], "target")
     rule = rule_for("java.lang.Runtime#halt")
@@ -226,22 +234,25 @@ def test_a_reference_rejection_names_the_class_and_the_policys_reason(compiled):
                                f"not add ({rule.family.value}: {rule.why})"
 
 
-def test_a_structure_rejection_names_what_changed_and_what_may(compiled):
-    _, classes = compiled
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_structure_rejection_names_what_changed_and_what_may(compiled, release):
+    classes = compiled(release)
     rejection = check(classes["member-class", "buggy"], classes["member-class", "new"], "target")
     assert rejection is not None and rejection.reason == (
         "the candidate adds class c_member_class.Text$Evil; it may change only the body and declaration of target")
 
 
-def test_the_target_decides_which_classes_are_the_candidates_own(compiled):
-    _, classes = compiled
+@pytest.mark.parametrize("release", RELEASES)
+def test_the_target_decides_which_classes_are_the_candidates_own(compiled, release):
+    classes = compiled(release)
     # the same change judged for another target: the lambda's and anonymous classes are not its own
     assert check(classes["anonymous", "buggy"], classes["anonymous", "new"], "other").kind is STRUCTURE
     assert check(classes["nested-in-lambda", "buggy"], classes["nested-in-lambda", "new"], "other").kind is STRUCTURE
 
 
-def test_a_case_against_itself_passes(compiled):
-    _, classes = compiled
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_case_against_itself_passes(compiled, release):
+    classes = compiled(release)
     for (case, side), version in classes.items():
         assert check(version, version, "target") is None, (case, side)
 
@@ -260,8 +271,9 @@ def test_classes_without_a_source_file_attribute_cannot_be_told_apart(tmp_path):
         classes_of_source(out, "p", "Text.java")
 
 
-def test_bytes_that_are_not_a_class_file_are_an_error_naming_the_class(compiled):
-    _, classes = compiled
+@pytest.mark.parametrize("release", RELEASES)
+def test_bytes_that_are_not_a_class_file_are_an_error_naming_the_class(compiled, release):
+    classes = compiled(release)
     buggy = classes["body-only", "buggy"]
     broken = {**buggy, "c_body_only/Text": b"\xca\xfe\xba\xbe\x00"}
     with pytest.raises(ClassFileError, match="c_body_only/Text: "):
