@@ -15,9 +15,10 @@
    process's per candidate) with their ratio.
    With ``--baseline-tree DIR`` the fast engine of the code in DIR (say a git worktree of an earlier
    commit; its own ``nl2fix validate``, so its own Java runner) judges the same candidates too, in its
-   own copy of the run store, taking turns with this tree's bug by bug (each going first on every
-   other bug) so the machine's load weighs on both alike: both sides' CPU-s per candidate, their
-   ratio (of the medians, of the means, and the median of each candidate's own), and every
+   own copy of the run store, taking turns with this tree's, a bug per worker at a time as in a
+   run of many bugs (each going first on every other turn) so the machine's load weighs on both
+   alike: both sides' CPU-s per candidate, their ratio (of the medians, of the means, and the
+   median of each candidate's own), and every
    candidate's three verdicts. The two copies are named after both trees' code (a hash of
    ``nl2fix/`` and ``defects4j_adapter/``): changed code is judged afresh, while the samples and the
    ``defects4j`` engine's verdicts are kept. Both share the machine's cache of prepared workspaces.
@@ -281,13 +282,16 @@ def verdictless_copy(source: Path, copy: Path) -> None:
     os.replace(new, old)
 
 
-def schedule(judges: list[Side], bugs: list[Bug]) -> list[tuple[Side, list[Bug]]]:
-    """The validate calls, in order. Two fast engines take turns bug by bug, each going first on every
-    other bug, so the machine's load weighs on both alike; any other side judges all bugs in one call."""
+def schedule(judges: list[Side], bugs: list[Bug], workers: int) -> list[tuple[Side, list[Bug]]]:
+    """The validate calls, in order. Two fast engines take turns, ``workers`` bugs at a time (a worker
+    to a bug, as in a run of many bugs), each going first on every other turn, so the machine's load
+    weighs on both alike; any other side judges all bugs in one call."""
     fast = [s for s in judges if s.engine is Engine.FAST]
     if len(fast) < 2:
         return [(s, bugs) for s in judges]
-    turns = [(s, [bug]) for i, bug in enumerate(bugs) for s in (fast if i % 2 == 0 else fast[::-1])]
+    step = max(1, workers)
+    turns = [(s, bugs[i:i + step]) for i in range(0, len(bugs), step)
+             for s in (fast if i // step % 2 == 0 else fast[::-1])]
     return turns + [(s, bugs) for s in judges if s not in fast]
 
 
@@ -295,13 +299,13 @@ def validate(judges: list[Side], bugs: list[Bug], workers: int) -> dict[str, flo
     """Every side's verdicts on the candidates (:func:`schedule`): each side's process CPU-s, or None when a
     validation failed."""
     process = dict.fromkeys((s.label for s in judges), 0.0)
-    for side, of in schedule(judges, bugs):
+    for side, of in schedule(judges, bugs, workers):
         start = time.monotonic()
         ok, cpu, err = nl2fix("validate", "--run", str(side.run_dir), "--engine", side.engine.value,
                               "--workers", str(workers), *selection(of), "--quiet",
                               *([] if side.engine is Engine.FAST else ["--no-sandbox"]), tree=side.tree,
                               env=side.env)
-        what = of[0].id if len(of) == 1 else f"{len(of)} bugs"
+        what = ", ".join(b.id for b in of) if len(of) <= 2 else f"{len(of)} bugs"
         print(f"candidates with {side.label} ({what}): {time.monotonic() - start:.0f} s, {cpu:.1f} CPU-s", flush=True)
         if not ok:
             print(f"validation with {side.label} failed:\n{err}")
@@ -454,8 +458,8 @@ def main() -> int:
     parser.add_argument("--per-bug", type=int, default=8, help="Mutation-baseline samples per bug (default 8).")
     parser.add_argument("--baseline-tree", type=Path, default=None, metavar="DIR",
                         help="Also validate part 2's candidates with the fast engine of the code in DIR (e.g. a git "
-                        "worktree of an earlier commit), taking turns with this tree's bug by bug: CPU-s and "
-                        "verdicts side by side.")
+                        "worktree of an earlier commit), taking turns with this tree's, a bug per worker at a time: "
+                        "CPU-s and verdicts side by side.")
     parser.add_argument("--fix-variants", type=int, default=0, metavar="K",
                         help="Add K variants of each bug's developer fix to its mutants (default 0).")
     parser.add_argument("--narrowing", action="store_true",

@@ -88,17 +88,19 @@ def test_the_sample_is_spread_over_the_projects():
     assert [b.id for b in bench_real.spread(bugs, 5)] == ["Cli-1", "Math-1", "Csv-1", "Cli-2", "Csv-2"]
 
 
-def test_with_a_baseline_the_two_fast_engines_take_turns_bug_by_bug_then_defects4j_judges_all(tmp_path):
+def test_with_a_baseline_the_two_fast_engines_take_turns_a_bug_per_worker_then_defects4j_judges_all(tmp_path):
     bugs = [Bug(project="Cli", number=n, path="a", start_line=1, end_line=1, buggy_method="", fixed_method="",
                 title="") for n in (1, 2, 3)]
     this, base, d4j = bench_real.sides(tmp_path / "run", tmp_path / "old")
     assert (this.tree, base.tree, d4j.run_dir) == (bench_real.THIS_TREE, tmp_path / "old", tmp_path / "run")
     assert this.run_dir.parent == base.run_dir.parent != d4j.run_dir
-    calls = [(side.label, [b.number for b in of]) for side, of in bench_real.schedule([this, base, d4j], bugs)]
+    calls = [(side.label, [b.number for b in of]) for side, of in bench_real.schedule([this, base, d4j], bugs, 1)]
     assert calls == [("fast", [1]), ("fast@old", [1]), ("fast@old", [2]), ("fast", [2]), ("fast", [3]),
                      ("fast@old", [3]), ("defects4j", [1, 2, 3])]
+    calls = [(side.label, [b.number for b in of]) for side, of in bench_real.schedule([this, base, d4j], bugs, 2)]
+    assert calls == [("fast", [1, 2]), ("fast@old", [1, 2]), ("fast@old", [3]), ("fast", [3]), ("defects4j", [1, 2, 3])]
     alone = bench_real.sides(tmp_path / "run", None)
-    assert [(s.label, len(of)) for s, of in bench_real.schedule(alone, bugs)] == [("fast", 3), ("defects4j", 3)]
+    assert [(s.label, len(of)) for s, of in bench_real.schedule(alone, bugs, 2)] == [("fast", 3), ("defects4j", 3)]
 
 
 def test_the_fast_stores_are_named_after_the_code_of_both_trees(tmp_path):
