@@ -64,7 +64,7 @@ def test_the_workspace_is_the_buggy_tree_compiled_once(fast, mini1, minibench):
 
 def test_ground_truth_is_plausible_and_the_buggy_method_wrong(fast, mini1):
     fixed = verdict(fast, mini1, mini1.bug.fixed_method, stop=False)
-    assert fixed.verdict is Verdict.PLAUSIBLE and fixed.tests_run == 6 and not fixed.failing_tests
+    assert fixed.verdict is Verdict.PLAUSIBLE and fixed.tests_run == 7 and not fixed.failing_tests
     buggy = verdict(fast, mini1, mini1.bug.buggy_method, stop=False)
     assert buggy.verdict is Verdict.WRONG
     assert buggy.failing_tests == ["org.mini.CalcTest::testClampHigh"]

@@ -7,10 +7,15 @@ import java.security.Permission;
  * would let the code under test reach the judge: {@code System.exit} becomes a
  * {@link SecurityException} (the test fails, the runner goes on); reading live stack frames
  * ({@code java.lang.LiveStackFrame}, whose locals hold the job's key on the runner's thread) is
- * refused; the security manager cannot be replaced or removed; no other thread may stop, suspend,
- * interrupt or rename the runner's own thread. Changes to JVM-wide state that {@link JdkState}
- * cannot put back (URL and socket factories, security providers and policy) are allowed but taint
- * the JVM, which then takes no further candidate. Needs
+ * refused; no other thread may stop, suspend, interrupt or rename the runner's own thread. Changes
+ * to JVM-wide state that {@link JdkState} cannot put back (URL and socket factories, security
+ * providers and policy) are allowed but taint the JVM, which then takes no further candidate; so is
+ * a security manager of the tests' own (JacksonDatabind's {@code AccessFixTest} puts one in and
+ * this one back, as Defects4J lets it). The candidate's own classes cannot name
+ * {@code System.setSecurityManager} nor call it reflectively (the class-file check); while a test's
+ * manager is in, what this one refuses can only cost the candidate its own verdict: an exit or a
+ * halt ends the JVM before its signed end, and the job's key lives in the locals of the runner's
+ * thread, which no other thread's stack walk reaches. Needs
  * {@code -Djava.security.manager=allow} on Java 18+; where no security manager can be installed
  * (Java 24+) the runner says so on its {@code GUARD} line.
  */
@@ -28,7 +33,7 @@ final class Guard extends SecurityManager {
                 throw new SecurityException("nl2fix: the code under test may not read live stack frames");
             }
             if ("setSecurityManager".equals(name)) {
-                throw new SecurityException("nl2fix: the code under test may not replace the security manager");
+                tainted = true;
             }
             // a factory set once stays for the JVM's life (a second set throws): the next candidate's
             // tests would meet this one's. A shutdown hook, though, runs after the last job's signed
