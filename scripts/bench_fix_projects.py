@@ -1,11 +1,11 @@
-"""`nl2fix fix`'s offline Maven build of real projects as they are, with `--maven-repo debian`.
+"""`nl2fix fix`'s offline Maven and Gradle builds of real projects as they are, with `--maven-repo debian`.
 
 Each case is a real historical bug: the repository is cloned from a git mirror as a user would
 have it, checked out at the fix commit's parent (the buggy version), with the fix commit's test
 files on top (the failing test). The project is built the way `nl2fix fix` builds it (a copy in the
 cache; the clone is never edited, checked with `git status` after), and the script prints, for each:
 the build's outcome, every substitution Debian's repository needed, and the wall-clock seconds.
-Builds run one at a time (Maven is CPU-heavy; run this under `nice`).
+Builds run one at a time (Maven and Gradle are CPU-heavy; run this under `nice`).
 
     nice -n 10 python3 scripts/bench_fix_projects.py --mirrors /work/.mirror --work /tmp/fixbench
 
@@ -37,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from nl2fix.core.errors import Nl2FixError
-from nl2fix.fix.project_build import BuildOptions, build_project
+from nl2fix.fix.project_build import BuildOptions, BuildSystem, build_project
 from nl2fix.java_source.methods import find_methods
 from tests.helpers.openai_server import OpenAIServer
 
@@ -63,6 +63,11 @@ class Case:
     issue: str
     wrong: tuple[Scripted, ...] = ()
     """Deliberately wrong candidates besides the developer's fix."""
+    build: str | None = None
+    """``--build``, where detection would choose another build system (a pom.xml beside build.gradle)."""
+    fix_spans_methods: bool = False
+    """The developer's fix changes more than the method (it adds an overload): no candidate of the
+    one method is that fix, so it is not scripted; the mutation backend still runs."""
 
 
 JSOUP_INVERTED = """public void removeIgnoreCase(String key) {
@@ -103,6 +108,29 @@ CASES = (
          "TypeHandler should throw ParseException for an unsupported class"),
     Case("commons-csv CSV-122 (Defects4J Csv-11)", "apache/commons-csv", "b67524da7fd146634c7112b23e95d1d45c398b82",
          "", "", "CSV-122"),
+    # Gradle
+    Case("JavaHamcrest StringContainsInOrder (Gradle)", "hamcrest/JavaHamcrest",
+         "83f85ad93fa4ba9c3213d524fb9e4b2f734ee47c",
+         "StringContainsInOrderTest::testMatchesOnlyIfStringContainsGivenSubstringsInTheSameOrder",
+         "StringContainsInOrder#matchesSafely",
+         "Fix StringContainsInOrder to detect if a repeated pattern is missing\n\n"
+         "Eg: StringContainsInOrder(asList(\"abc\", \"abc\")) should fail when matching \"---abc---\""),
+    Case("JavaHamcrest #254 (Gradle)", "hamcrest/JavaHamcrest", "67bcac86e421eb07fff89a340ccd552052645d66",
+         "BaseDescriptionTest::bracketsAppendedByteValue", "BaseDescription#appendValue",
+         "Improve description when byte value is mismatched (#254)"),
+    Case("Disruptor SingleProducerSequencer cursor (Gradle)", "LMAX-Exchange/disruptor",
+         "105d8d85dbd9dbabfebaaafe6a5a52b278a4d558",
+         "SingleProducerSequencerTest::shouldNotUpdateCursorDuringHasAvailableCapacity",
+         "SingleProducerSequencer#hasAvailableCapacity",
+         "Fix bug were the cursor could be accidentally changed if hasAvailableCapacity() was called between next() "
+         "and publish on the SingleProducerSequencer.", fix_spans_methods=True),
+    Case("Disruptor after(EventProcessor...) (Gradle)", "LMAX-Exchange/disruptor",
+         "5fb7ef9acdc4db8b37b55090d949ac0c53476bc3",
+         "DisruptorTest::shouldSupportMultipleCustomProcessorsAsDependencies",
+         "Disruptor#after", "Don't register processors in #after(final EventProcessor... processors)"),
+    Case("pcollections ConsPStack.listIterator (Gradle)", "hrldcpr/pcollections",
+         "3f11587e79654390301e0a1bec7c73d79fdc322d", "ConsPStackTest::testListIterator", "ConsPStack#listIterator",
+         "ConsPStack.listIterator() indices were broken, which in turn broke ConsPStack.indexOf()", build="gradle"),
 )
 
 
@@ -146,6 +174,7 @@ def developer_fix(case: Case, tree: Path) -> tuple[str, str]:
 def nl2fix_fix(case: Case, tree: Path, run: Path, *extra: str) -> tuple[int, str]:
     argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "fix", "--project", str(tree),
             "--issue", case.issue, "--test", case.test, "--maven-repo", "debian", "--run", str(run), "--quiet",
+            *(("--build", case.build) if case.build else ()),
             "--id", re.sub(r"\W", "", case.name.split()[0].title()) + "-1", *extra]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=3600,
                           cwd=Path(__file__).resolve().parent.parent)
@@ -172,6 +201,8 @@ def fix_case(case: Case, tree: Path, work: Path) -> tuple[list[str], bool]:
     localised = False
     if code == 2 and "choose one with --method" in output:
         lines = ["localisation: ambiguous, asks for --method: " + output.split("error: ", 1)[1].split("\n")[0]]
+    elif code == 2 and "say which method to fix with --method" in output:
+        lines = ["localisation: none, asks for --method: " + output.split("error: ", 1)[1].split("\n")[0]]
     elif chosen and not chosen.group(1).endswith(f"/{case.method.split('#')[0]}.java:{case.method}"):
         lines = [f"localisation: chose {chosen.group(1)}, not the method the developer fixed"]
     else:
@@ -183,7 +214,10 @@ def fix_case(case: Case, tree: Path, work: Path) -> tuple[list[str], bool]:
     lines.append(f"fix, mutation backend{' with --method' if method else ''}: exit {code}; verdicts: "
                  f"{verdicts(output)} ({time.monotonic() - started:.0f} s)")
     all_held = True
-    for scripted in (Scripted("developer's fix", fixed, "plausible"), *case.wrong):
+    if case.fix_spans_methods:
+        lines.append("developer's fix: not scripted, it changes more than the method")
+    developer = [] if case.fix_spans_methods else [Scripted("developer's fix", fixed, "plausible")]
+    for scripted in (*developer, *case.wrong):
         answer = f"```java\n{scripted.method}\n```"
         with OpenAIServer(model=lambda messages, n, answer=answer: [answer] * n) as server:
             started = time.monotonic()
@@ -225,8 +259,9 @@ def main() -> int:
         shutil.rmtree(args.work / "cache" / tree.name, ignore_errors=True)  # measured from nothing, every time
         started = time.monotonic()
         try:
-            built = build_project(tree, BuildOptions(maven_repo="debian"), say=notes.append)
-            outcome = f"built ({len(built.modules)} module(s))"
+            built = build_project(tree, BuildOptions(system=BuildSystem(case.build) if case.build else None,
+                                                     maven_repo="debian"), say=notes.append)
+            outcome = f"built with {built.system.value} ({len(built.modules)} module(s))"
         except Nl2FixError as exc:
             outcome = "failed: " + exc.message.replace("\n", " | ")[:600]
         seconds = time.monotonic() - started

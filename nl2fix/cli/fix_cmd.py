@@ -43,8 +43,10 @@ BACKENDS = tuple(name for name in NAMES if name != "replay")
 @click.option("--classpath", default=None,
               help="plain/ant: dependency jars and folders, ':'-separated (JUnit is added).")
 @click.option("--maven-repo", default=None,
-              help="Maven's local repository for the offline build (default ~/.m2/repository); `debian`: Debian's "
-              "packaged one (/usr/share/maven-repo).")
+              help="The Maven repository of the offline build: Maven's local repository (default ~/.m2/repository), "
+              "or the one a Gradle build resolves from in place of those it declares (default: Gradle's cache); "
+              "`debian`: Debian's packaged one (/usr/share/maven-repo), a version it lacks served by the installed "
+              "one.")
 @click.option("--id", "bug_id", default=None,
               help="Bug id NAME-N in the run store (default: project name and the issue file's number).")
 @click.option("--run", "run_dir", type=click.Path(file_okay=False, path_type=Path), default=None,

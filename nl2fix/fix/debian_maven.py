@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import re
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,15 +137,30 @@ def _plugin_prefix(artifact: str) -> str:
     return artifact
 
 
-def write_metadata(repo: Path) -> None:
-    """``maven-metadata-local.xml`` for every artifact (its versions) and plugin group (its prefixes)."""
-    plugins: dict[Path, list[str]] = {}
+def _artifacts(repo: Path) -> Iterator[tuple[Path, str, list[str]]]:
+    """Every artifact folder of a repository, with its group and the versions that hold a POM."""
     for dirpath, dirnames, _ in os.walk(repo):
         folder = Path(dirpath)
         versions = [d for d in dirnames if any((folder / d).glob("*.pom"))]
-        if not versions or folder == repo:
-            continue
-        group = ".".join(folder.parent.relative_to(repo).parts)
+        if versions and folder != repo:
+            yield folder, ".".join(folder.parent.relative_to(repo).parts), versions
+
+
+def installed(repo: Path) -> dict[str, tuple[str, list[str]]]:
+    """Every artifact of a repository, by ``group:artifact``: the version that serves a version it
+    lacks (as :func:`substitute` chooses it), and the versions it has."""
+    out = {}
+    for folder, group, versions in _artifacts(repo):
+        serving = _real_version(folder)
+        if serving is not None:
+            out[f"{group}:{folder.name}"] = (serving, sorted(versions, key=version_key))
+    return out
+
+
+def write_metadata(repo: Path) -> None:
+    """``maven-metadata-local.xml`` for every artifact (its versions) and plugin group (its prefixes)."""
+    plugins: dict[Path, list[str]] = {}
+    for folder, group, versions in _artifacts(repo):
         (folder / METADATA).unlink(missing_ok=True)
         (folder / METADATA).write_text(_artifact_metadata(group, folder.name, versions), encoding="utf-8")
         if folder.name.endswith("-plugin") or folder.name.endswith("-maven-plugin"):
@@ -272,10 +287,19 @@ def debian_packages(c: Coordinate) -> list[str]:
     # libanimal-sniffer-java); one of its words alone names unrelated packages (the `oss` of
     # oss-parent: libjide-oss-java)
     stem = re.sub(r"^maven-|-maven-plugin$|-plugin$|-maven$", "", c.artifact)
-    result = run_command([str(apt_cache), "search", "--names-only", f"^lib.*{re.escape(stem)}.*-java$"], timeout=60)
-    names = [line.split(" - ", 1)[0] for line in result.stdout.splitlines() if " - " in line]
+    names = _package_names(apt_cache, f"^lib.*{re.escape(stem)}.*-java$")
+    project = c.group.rsplit(".", 1)[-1]
+    if not names and len(project) > 3 and c.artifact.startswith(f"{project}-"):
+        # a module of a project packaged whole, named after the group (org.jmock:jmock-junit4 in
+        # libjmock2-java): the project's own package names only
+        names = _package_names(apt_cache, f"^lib{re.escape(project)}[0-9]*-java$")
     # the artifact's whole name in the package's first (libmaven-bundle-plugin-java), then the shortest
     return sorted(names, key=lambda n: (c.artifact not in n, len(n)))[:3]
+
+
+def _package_names(apt_cache: Path, pattern: str) -> list[str]:
+    result = run_command([str(apt_cache), "search", "--names-only", pattern], timeout=60)
+    return [line.split(" - ", 1)[0] for line in result.stdout.splitlines() if " - " in line]
 
 
 def lacking_message(lacking: Iterable[Coordinate]) -> str:
@@ -287,3 +311,9 @@ def lacking_message(lacking: Iterable[Coordinate]) -> str:
                  else "no Debian package found for it")
         lines.append(f"  {c}: not in {DEBIAN_MAVEN_REPO}; {where}")
     return "\n".join(lines)
+
+
+def lacking_error(build: str, lacking: Iterable[Coordinate], hint: str) -> Nl2FixError:
+    """An offline build (``Maven``, ``Gradle``) stopped for what Debian's repository does not hold."""
+    return Nl2FixError(f"the offline {build} build needs what Debian's Maven repository does not hold:\n"
+                       + lacking_message(lacking), hint)

@@ -11,8 +11,11 @@ like Defects4J checkouts, and reused until a file changes.
   ``target/classes``. ``--maven-repo DIR`` is the local repository (default: Maven's own,
   ``~/.m2/repository``); ``--maven-repo debian`` is one made of Debian's ``/usr/share/maven-repo``
   (the packaged plugins and libraries, nothing downloaded).
-- Gradle: ``gradle --offline`` (or the project's ``./gradlew``) with an init script that compiles
-  the tests and writes each Java project's source sets, output folders and test runtime class path.
+- Gradle: ``gradle --offline`` (or the project's ``./gradlew`` when its Gradle is downloaded) with
+  init scripts (:mod:`nl2fix.fix.gradle_offline`) that compile the tests and write each Java
+  project's source sets, output folders and test runtime class path; with ``--maven-repo`` they
+  point every Maven repository the build declares at that one (``debian``: Debian's, serving a
+  version it lacks by the installed one).
 - Ant: build files have no standard layout or targets, so the source and test folders come from
   ``build.xml``'s properties (``src.dir``, ``test.dir`` ...) or ``--src``/``--test``, the class
   path from ``lib/**/*.jar`` or ``--classpath``, and javac compiles them.
@@ -30,7 +33,7 @@ import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +44,7 @@ from defects4j_adapter.workspaces import local as local_workspace
 from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command, which
-from nl2fix.fix import debian_maven
+from nl2fix.fix import debian_maven, gradle_offline
 from nl2fix.store.run_store import STORE_FILE
 
 PROJECTS_DIR = "projects"
@@ -65,34 +68,10 @@ MAVEN_CHECKS_SKIPPED = {
 """Plugins that check a build and produce nothing nl2fix uses, by their skip property: skipped, so a
 check's own inputs (animal-sniffer's API signatures, enforcer's rules about versions, which
 Debian's substitutions break) do not stop an offline build. Said when the project's POMs name one."""
-GRADLE_LAYOUT_FILE = "nl2fix-layout.json"
-FORMAT = 2
+FORMAT = 3
 Say = Callable[[str], None]
 _ANT_SRC = ("src.dir", "source.dir", "src.main.dir", "java.src.dir", "src.java.dir", "main.src.dir", "src")
 _ANT_TEST = ("test.dir", "test.src.dir", "src.test.dir", "tests.dir", "test.src", "test.source.dir", "test.java.dir")
-
-GRADLE_INIT = """
-allprojects { p ->
-    p.afterEvaluate {
-        if (p.plugins.hasPlugin('java')) {
-            p.task('nl2fixLayout') {
-                dependsOn 'testClasses'
-                doLast {
-                    def ss = p.sourceSets
-                    def data = [
-                        src: ss.main.java.srcDirs.collect { it.path },
-                        test: ss.test.java.srcDirs.collect { it.path },
-                        classes: ss.main.output.classesDirs.files.collect { it.path },
-                        testClasses: ss.test.output.classesDirs.files.collect { it.path },
-                        classpath: ss.test.runtimeClasspath.files.collect { it.path },
-                    ]
-                    new File(p.buildDir, '%s').text = groovy.json.JsonOutput.toJson(data)
-                }
-            }
-        }
-    }
-}
-""" % GRADLE_LAYOUT_FILE  # noqa: UP031 - a Groovy script: its braces would all need doubling for format()
 
 
 class BuildSystem(str, enum.Enum):
@@ -114,7 +93,8 @@ class BuildOptions:
     classpath: tuple[Path, ...] = ()
     """Dependency jars or class folders (plain and Ant; JUnit is added)."""
     maven_repo: str | None = None
-    """Maven's local repository: a folder, ``debian``, or None for Maven's default."""
+    """The Maven repository the build resolves from: a folder, ``debian``, or None for the build
+    tool's own (Maven's local repository, Gradle's cache)."""
     timeout: float = BUILD_TIMEOUT
 
 
@@ -230,9 +210,24 @@ def _copy(src: Path, dest: Path) -> None:
     shutil.copytree(src, dest, symlinks=True, ignore=lambda d, names: [n for n in names if _skipped(Path(d), n)])
 
 
-def _failed(what: str, output: str, hint: str) -> Nl2FixError:
+def _error_lines(output: str) -> list[str]:
     lines = [l for l in output.splitlines() if "ERROR" in l or "error:" in l or "FAILURE" in l] or output.splitlines()
-    return Nl2FixError(f"{what}:\n" + "\n".join(lines[:12]), hint)
+    return lines[:12]
+
+
+def _failed(what: str, output: str, hint: str) -> Nl2FixError:
+    return Nl2FixError(f"{what}:\n" + "\n".join(_error_lines(output)), hint)
+
+
+def _against_substitutes(build: str, served: Iterable[debian_maven.Substitution], lines: list[str],
+                         hint: str) -> Nl2FixError:
+    """A compile that failed where versions were served in place of the asked ones: those are the
+    likeliest cause, so they are named."""
+    served = list(served)
+    return Nl2FixError(f"the offline {build} build failed to compile, against {len(served)} substitute(s): "
+                       + "; ".join(map(str, served)) + ":\n" + "\n".join(lines),
+                       "a substitute's API may differ from the version the project was written for (the files that "
+                       f"fail name the library); install that version, or {hint}")
 
 
 # -- Maven --
@@ -340,9 +335,8 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
                 f"placeholder {c.version} lets Maven read them (a build that runs the plugin fails)")
         if not made and not stand_ins and not undefined:
             if lacking or unversioned:
-                raise Nl2FixError(
-                    "the offline Maven build needs what Debian's Maven repository does not hold:\n"
-                    + debian_maven.lacking_message([*lacking, *unversioned]),
+                raise debian_maven.lacking_error(
+                    "Maven", [*lacking, *unversioned],
                     f"install the packages named (apt-get install ...), or build once online and pass --maven-repo "
                     f"~/.m2/repository; the whole log: {log}")
             break
@@ -370,11 +364,8 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
                 + ", ".join(str(f.relative_to(project)) for f in left_out))
     if not result.ok and served and "COMPILATION ERROR" in output:
         # the versions Debian serves in place of the asked ones are the likeliest cause: say which
-        raise _failed(f"the offline Maven build failed to compile, against {len(served)} substitute(s): "
-                      + "; ".join(map(str, served)), output,
-                      f"a substitute's API may differ from the version the project was written for (the files "
-                      f"that fail name the library); install that version, or build once online and pass "
-                      f"--maven-repo ~/.m2/repository; the whole log: {log}")
+        raise _against_substitutes("Maven", served, _error_lines(output),
+                                   f"build once online and pass --maven-repo ~/.m2/repository; the whole log: {log}")
     if not result.ok:
         hint = (f"the whole log: {log}" if options.maven_repo == "debian" else
                 "everything must already be in the local repository: build once online, or pass "
@@ -445,26 +436,58 @@ def _real(path: Path) -> Path:
 
 # -- Gradle --
 
-def _build_gradle(project: Path, options: BuildOptions) -> list[Module]:
-    wrapper = project / "gradlew"
-    gradle = [str(wrapper)] if wrapper.is_file() and os.access(wrapper, os.X_OK) else None
-    if gradle is None:
-        found = which("gradle")
-        if found is None:
-            raise Nl2FixError("this is a Gradle project without ./gradlew and `gradle` is not installed",
-                              "install Gradle, or pass --build plain with --src/--test/--classpath")
-        gradle = [str(found)]
-    init = project.parent / "nl2fix-init.gradle"
-    init.write_text(GRADLE_INIT, encoding="utf-8")
+def _gradle_command(project: Path, say: Say) -> tuple[list[str], gradle_offline.Wrapper | None]:
+    """``./gradlew`` when its Gradle is unpacked already (offline it cannot download it), else the
+    installed ``gradle``; and the wrapper passed over, if any."""
+    script = project / "gradlew"
+    runnable = script.is_file() and os.access(script, os.X_OK)
+    dist = gradle_offline.wrapper(project) if runnable else None
+    if runnable and (dist is None or dist.unpacked):
+        return [str(script)], None
+    found = which("gradle")
+    if found is None:
+        raise Nl2FixError("this is a Gradle project without a usable ./gradlew and `gradle` is not installed",
+                          "apt-get install gradle, or pass --build plain with --src/--test-src/--classpath")
+    if dist is not None:
+        version = re.search(r"^Gradle (\S+)", run_command([str(found), "--version"], timeout=120).stdout, re.MULTILINE)
+        say(f"gradle: ./gradlew's {dist.name} is not in Gradle's user home and an offline build cannot download it "
+            f"({dist.url}): built with the installed gradle{f' {version.group(1)}' if version else ''} instead")
+    return [str(found)], dist
+
+
+def _build_gradle(project: Path, options: BuildOptions, say: Say, log: Path) -> list[Module]:
+    gradle, passed_over = _gradle_command(project, say)
+    work = project.parent
+    notes_file = work / "nl2fix-gradle-notes.txt"
+    layout_init = work / "nl2fix-layout.gradle"
+    layout_init.write_text(gradle_offline.LAYOUT_INIT, encoding="utf-8")
+    major = gradle_offline.java_major()
     # no daemon left running on the user's machine after the build
-    argv = [*gradle, "--offline", "--no-daemon", "-q", "--console=plain", "-I", str(init), "nl2fixLayout"]
+    argv = [*gradle, "--offline", "--no-daemon", "-q", "--console=plain", "-I", str(layout_init),
+            f"-D{gradle_offline.NOTES_PROPERTY}={notes_file}"]
+    if major is not None:
+        argv.append(f"-D{gradle_offline.OLDEST_LEVEL_PROPERTY}={java_level.oldest_accepted(major)}")
+    repo = _maven_repo(options, work)
+    if repo is not None:
+        repo_init = work / "nl2fix-repository.gradle"
+        repo_init.write_text(gradle_offline.REPOSITORY_INIT, encoding="utf-8")
+        config = gradle_offline.write_repository_config(work / "nl2fix-repository.json", repo,
+                                                         substitute=options.maven_repo == "debian")
+        argv += ["-I", str(repo_init), f"-D{gradle_offline.REPOSITORY_PROPERTY}={config}"]
+    argv.append("nl2fixLayout")
     result = run_command(argv, timeout=options.timeout, cwd=project)
-    (project.parent / "build.log").write_text(result.stdout + result.stderr, encoding="utf-8")
+    output = result.stdout + result.stderr
+    log.write_text(f"$ {' '.join(argv)}\n{output}\n", encoding="utf-8")
+    notes = gradle_offline.read_notes(notes_file)
+    for task, asked, at in notes.levels:
+        say(f"gradle: {task} compiles at Java {asked}, which the JDK's javac ({major}) no longer accepts: compiled "
+            f"at {at}")
+    for substitution in notes.served:
+        say(f"gradle: {substitution}")
     if not result.ok:
-        raise _failed("the offline Gradle build failed", result.stdout + result.stderr,
-                      "everything must already be in Gradle's cache: build the project once online")
+        raise _gradle_failed(project, options, output, notes, passed_over, log)
     modules = []
-    for layout in sorted(project.rglob(f"build/{GRADLE_LAYOUT_FILE}")):
+    for layout in sorted(project.rglob(f"build/{gradle_offline.LAYOUT_FILE}")):
         data = json.loads(layout.read_text(encoding="utf-8"))
         classes = [Path(p) for p in data["classes"]]
         test_classes = [Path(p) for p in data["testClasses"]]
@@ -476,6 +499,31 @@ def _build_gradle(project: Path, options: BuildOptions) -> list[Module]:
         raise Nl2FixError(f"Gradle built {project.name} but no Java project was found in it",
                           "apply the `java` plugin, or pass --build plain")
     return modules
+
+
+def _gradle_failed(project: Path, options: BuildOptions, output: str, notes: gradle_offline.Notes,
+                   passed_over: gradle_offline.Wrapper | None, log: Path) -> Nl2FixError:
+    """What stopped an offline Gradle build, most specific first."""
+    online = "build once online so that Gradle's cache holds them"
+    plugins = gradle_offline.portal_plugins(output, project)
+    if plugins:
+        return Nl2FixError("the offline Gradle build applies plugins by id from the Gradle plugin portal, which it "
+                           "cannot reach and Debian does not package: " + ", ".join(plugins),
+                           f"{online}; the whole log: {log}")
+    lacking = gradle_offline.not_found(output)
+    if lacking and options.maven_repo == "debian":
+        return debian_maven.lacking_error("Gradle", lacking, f"install the packages named (apt-get install ...), or "
+                                          f"{online} and build without --maven-repo; the whole log: {log}")
+    what = gradle_offline.what_went_wrong(output)
+    if notes.served and any("error:" in line or "Compilation failed" in line for line in what):
+        return _against_substitutes("Gradle", notes.served, what, f"{online} and build without --maven-repo; the "
+                                    f"whole log: {log}")
+    wrapper = (f"the project's wrapper asks for {passed_over.name}, which may be what the build needs; "
+               if passed_over is not None else "")
+    hint = (f"{wrapper}the whole log: {log}" if options.maven_repo else
+            f"{wrapper}everything must already be in Gradle's cache: {online}, or pass --maven-repo debian for "
+            f"Debian's packaged libraries; the whole log: {log}")
+    return Nl2FixError("the offline Gradle build failed:\n" + "\n".join(what), hint)
 
 
 # -- Ant and plain: javac --
@@ -573,7 +621,7 @@ def build_project(project: Path, options: BuildOptions = BuildOptions(), cache_b
             # the log is kept beside the cache entry: a failed build's folder is removed
             modules = _build_maven(copy, options, note, final.with_name(final.name + ".log"))
         elif system is BuildSystem.GRADLE:
-            modules = _build_gradle(copy, options)
+            modules = _build_gradle(copy, options, note, final.with_name(final.name + ".log"))
         else:
             modules = _build_javac(copy, options, system)
         # paths are kept relative to the entry: it is built under a temporary name, then renamed

@@ -86,6 +86,17 @@ def test_metadata_lists_versions_and_plugin_prefixes(repo):
     assert not (repo / "org/example" / debian_maven.METADATA).exists()  # a group of no plugins
 
 
+def test_what_is_installed_names_the_version_that_serves_the_others(repo):
+    held = debian_maven.installed(repo)
+    # the newest real version, never the `debian` alias or a relocation while a real one is there
+    assert held["org.example:lib"] == ("1.2", ["debian", "1.2"])
+    assert held["org.example.plugins:maven-shiny-plugin"] == ("3.10.1", ["3.6.2", "3.10.1"])
+    assert held["org.example:parent"] == ("56", ["56"])
+    assert held["org.example:moved"] == ("debian", ["debian"])  # a relocation only: served through it
+    debian_maven.substitute(repo, [Coordinate("org.example", "lib", "0.9")])
+    assert debian_maven.installed(repo)["org.example:lib"] == ("1.2", ["debian", "0.9", "1.2"])
+
+
 def test_what_maven_could_not_find_is_read_from_its_messages():
     # lines as Maven 3.8.7 prints them offline
     output = (
@@ -196,6 +207,8 @@ def test_what_debian_lacks_is_named_with_the_packages_that_may_hold_it():
     assert "libanimal-sniffer-java" in debian_maven.debian_packages(plugin)
     # a word of the name alone is not enough (`oss` is in libjide-oss-java's)
     assert debian_maven.debian_packages(Coordinate("org.sonatype.oss", "oss-parent", "7", "pom")) == []
+    # a module of a project Debian packages whole, by the project's name (its group's last word)
+    assert "libjmock2-java" in debian_maven.debian_packages(Coordinate("org.jmock", "jmock-junit4", "2.5.1"))
     message = debian_maven.lacking_message([plugin, Coordinate("org.example.nl2fix", "zzqx-nothing-like-it", "1")])
     assert message.splitlines() == [
         "  org.codehaus.mojo:animal-sniffer-maven-plugin:1.15: not in /usr/share/maven-repo; Debian package(s) "

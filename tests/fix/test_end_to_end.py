@@ -1,8 +1,9 @@
 """`nl2fix fix` end to end on a user's project: a two-module Maven project built offline with
-Debian's Maven and a local repository of Debian-packaged plugins and JUnit only, and a plain javac
-project. A real OpenAI-compatible server on 127.0.0.1 answers with one real fix among wrong ones;
-validation is real (javac, JUnit, bubblewrap), and the top plausible diff must apply with
-`git apply` and make the failing test pass when run for real."""
+Debian's Maven and a local repository of Debian-packaged plugins and JUnit only, a Gradle project
+built offline with Debian's gradle and Maven repository, and a plain javac project. A real
+OpenAI-compatible server on 127.0.0.1 answers with one real fix among wrong ones; validation is
+real (javac, JUnit, bubblewrap), and the top plausible diff must apply with `git apply` and make
+the failing test pass when run for real."""
 
 from __future__ import annotations
 
@@ -144,6 +145,36 @@ def test_fix_in_a_multi_module_maven_project(tmp_path, openai_server_factory, in
     assert report.exit_code == 0, report.output
     data = json.loads(report.output[report.output.index("{"):])
     assert json.dumps(data).count("Acme-7") >= 1
+
+
+HALF_FIX = """public static int halfUp(int n) {
+    return (n + 1) / 2;
+}"""
+HALF_WRONG = """public static int halfUp(int n) {
+    return n / 2 + 1;
+}"""
+
+
+@pytest.mark.skipif(shutil.which("gradle") is None or not (DEBIAN_MAVEN_REPO / "junit/junit/4.13.2").is_dir(),
+                    reason="needs Debian's gradle and junit4 (scripts/setup.sh installs them)")
+def test_fix_in_a_gradle_project_built_offline_with_debians_artifacts(tmp_path, openai_server_factory, invoke_cli):
+    project = _git_project(FIXTURES / "fix_gradle_tiny", tmp_path / "tiny")
+    server = openai_server_factory(model=_model([HALF_WRONG, HALF_FIX]))
+    patch = tmp_path / "fix.diff"
+    out = _fix(invoke_cli, server, "--project", project, "--issue", "Half.halfUp(5) gives 2, not 3",
+               "--test", "HalfTest::roundsOddNumbersUp", "--maven-repo", "debian", "-n", "2", "--out", patch,
+               "--run", tmp_path / "run", "--id", "Tiny-1")
+    # the build scripts as they are: Maven Central's junit 4.12 served by Debian's, each substitution said
+    assert "gradle: junit:junit:4.12 served by the installed 4.13.2" in out
+    assert "-> 1. src/main/java/org/tiny/Half.java:Half#halfUp" in out
+    assert "1 plausible of 2 unique candidate(s)" in out
+    first = out.split("\n#1  ", 1)[1].split("\n#2  ", 1)[0]
+    assert first.startswith("plausible") and "+        return (n + 1) / 2;" in first
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=project, capture_output=True, text=True,
+                          check=True).stdout == ""  # nothing of the project was edited to build it
+    subprocess.run(["git", "apply", str(patch)], cwd=project, check=True, timeout=60)
+    assert _test_passes(project, "org.tiny.HalfTest::roundsOddNumbersUp", BuildOptions(maven_repo="debian"),
+                        tmp_path / "cache")
 
 
 def test_fix_in_a_plain_javac_project_localises_and_applies(tmp_path, openai_server_factory, invoke_cli):
