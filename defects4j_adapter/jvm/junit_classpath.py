@@ -79,3 +79,44 @@ def project_junit(test_classpath: Sequence[Path]) -> tuple[Path, ...]:
     if first.junit4 < MIN_JUNIT:
         return ()
     return tuple(p for p, f in found if f is not None and f.test_library_only)
+
+
+def _manifest_classpath(jar: zipfile.ZipFile) -> list[str]:
+    try:
+        text = jar.read("META-INF/MANIFEST.MF").decode("utf-8", "replace")
+    except KeyError:
+        return []
+    unfolded = re.sub(r"\r?\n ", "", text)  # a manifest continues a long value on lines starting with a space
+    m = re.search(r"^Class-Path:\s*(.*)$", unfolded, re.MULTILINE)
+    return m.group(1).split() if m else []
+
+
+@functools.lru_cache(maxsize=256)
+def _jar_packages(path: Path, _mtime: float) -> frozenset[str]:
+    """The packages of a jar's classes and of the jars its manifest's ``Class-Path`` adds (taken
+    beside the jar as named and beside the file it links to: the JVM resolves them against the
+    former, Debian's links point at the latter)."""
+    try:
+        with zipfile.ZipFile(path) as jar:
+            found = {n.rpartition("/")[0].replace("/", ".") for n in jar.namelist()
+                     if n.endswith(".class") and "/" in n and not n.startswith("META-INF/")}
+            added = _manifest_classpath(jar)
+    except (OSError, zipfile.BadZipFile):
+        return frozenset()
+    for name in added:
+        for folder in {path.parent, path.resolve().parent}:
+            extra = folder / name
+            if extra.is_file() and extra.resolve() != path.resolve():
+                found |= _jar_packages(extra, extra.stat().st_mtime)
+    return frozenset(found)
+
+
+def shadowed(runner_classpath: Sequence[Path], class_dirs: Sequence[Path]) -> list[str]:
+    """The packages of the project's own classes (``class_dirs``) that the runner's JVM class path
+    (``runner_classpath``, with what its jars' manifests add) holds too. The runner's copies load
+    first, so they hide the project's and every candidate's: a project that is itself JUnit or
+    Hamcrest cannot be judged with them."""
+    runner = frozenset().union(*(_jar_packages(p, p.stat().st_mtime) for p in runner_classpath if p.is_file()))
+    own = {str(c.parent.relative_to(d)).replace("/", ".") for d in class_dirs if d.is_dir()
+           for c in d.rglob("*.class")}
+    return sorted(own & runner)

@@ -39,7 +39,8 @@ from pathlib import Path
 
 from defects4j_adapter import cache
 from defects4j_adapter.contract import Workspace
-from defects4j_adapter.jvm import java_level
+from defects4j_adapter.jvm import java_level, junit_classpath
+from defects4j_adapter.jvm.runner import junit_jars
 from defects4j_adapter.workspaces import local as local_workspace
 from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
@@ -161,6 +162,15 @@ class BuiltProject:
         """The workspace that validates candidates of ``bug`` in the module holding its file."""
         module, src = self.module_of(bug.path)
         classes = module.classes
+        runner_junit = junit_classpath.project_junit(module.classpath) or junit_jars()
+        hidden = junit_classpath.shadowed(runner_junit, [classes])
+        if hidden:
+            raise Nl2FixError(
+                f"{module.dir.name} defines classes in packages the test runner's JUnit and Hamcrest also hold "
+                f"({', '.join(hidden[:5])}{', ...' if len(hidden) > 5 else ''}): their copies load first and would "
+                "hide the project's and every candidate's, so every candidate would pass",
+                "nl2fix cannot validate fixes of JUnit or Hamcrest themselves",
+            )
         level = java_level.class_file_level(classes) or java_level.project_level(module.dir)
         return Workspace(
             bug=bug, root=module.dir, src_dir=src,

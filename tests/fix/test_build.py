@@ -7,6 +7,8 @@ import shutil
 
 import pytest
 
+from nl2fix.core.domain import Bug
+from nl2fix.core.errors import Nl2FixError
 from nl2fix.fix.failing_test_run import run_test
 from nl2fix.fix.project_build import BuildOptions, BuildSystem, build_project
 from tests.helpers.paths import FIXTURES
@@ -79,3 +81,27 @@ def test_fix_explains_what_it_cannot_use(tmp_path, invoke_cli, monkeypatch):
     unknown = invoke_cli(*common, "--method", "src/org/words/Words.java:Words#capitalise")
     assert unknown.exit_code == 2 and "error: no method Words#capitalise in src/org/words/Words.java" in unknown.stderr
     assert not (tmp_path / "run").exists()  # nothing was sampled
+
+
+def test_a_project_that_is_hamcrest_itself_is_refused_rather_than_judged_by_the_runners_copy(tmp_path):
+    # Debian's junit4.jar puts hamcrest-core.jar on the class path through its manifest: in the
+    # runner's JVM, loaded first, it hid JavaHamcrest's own classes, and every candidate passed
+    project = tmp_path / "hamcrest"
+    (project / "src/org/hamcrest").mkdir(parents=True)
+    (project / "src/org/hamcrest/Matchers.java").write_text(
+        "package org.hamcrest;\npublic class Matchers {\n    public static int one() {\n        return 1;\n    }\n}\n")
+    (project / "test/org/hamcrest").mkdir(parents=True)
+    (project / "test/org/hamcrest/MatchersTest.java").write_text(
+        "package org.hamcrest;\npublic class MatchersTest {\n    @org.junit.Test\n    public void one() {\n"
+        "        org.junit.Assert.assertEquals(1, Matchers.one());\n    }\n}\n")
+    built = build_project(project, BuildOptions(system=BuildSystem.PLAIN, src_dir="src", test_dir="test"),
+                          cache_base=tmp_path / "cache")
+    bug = Bug(project="hamcrest", number=1, path="src/org/hamcrest/Matchers.java", start_line=3, end_line=5,
+              buggy_method="", fixed_method="", title="")
+    with pytest.raises(Nl2FixError, match=r"packages the test runner's JUnit and Hamcrest also hold \(org\.hamcrest\)"):
+        built.workspace(bug)
+    # a project of its own packages is not refused
+    words = build_project(PLAIN, BuildOptions(system=BuildSystem.PLAIN, src_dir="src", test_dir="test"),
+                          cache_base=tmp_path / "cache")
+    assert words.workspace(Bug(project="words", number=1, path="src/org/words/Words.java", start_line=1, end_line=2,
+                               buggy_method="", fixed_method="", title="")).classes_dir.is_dir()
