@@ -323,8 +323,27 @@ class FastEngine:
                                           fresh_jvm=False, tests=self._recording_job(workspace, key))
                 self._recording_cpu[key] = self._recording_cpu.get(key, 0.0) + outcome.cpu_seconds
                 found = narrowing.load(self.options.cache_dir, workspace, key) or narrowing.from_report(None, key)
+            if found.whole and not found.checked:
+                found = self._checked(workspace, found)
             self._recordings[key] = found
             return found
+
+    def _checked(self, workspace: Workspace, recording: narrowing.Recording) -> narrowing.Recording:
+        """``recording`` once the buggy version's narrowed run agrees with its whole run
+        (:func:`narrowing.checked`), saved as it stands."""
+        plan = narrowing.plan_for(recording, workspace)
+        if plan is None:
+            return recording.model_copy(update={"checked": True})
+        outcome, _ = self._judged(workspace, workspace.bug.buggy_method, frozenset(), False, None,
+                                  fresh_jvm=False, tests=TestChoice(plan=plan))
+        self._recording_cpu[recording.key] = self._recording_cpu.get(recording.key, 0.0) + outcome.cpu_seconds
+        checked = narrowing.checked(recording, plan, workspace, [*outcome.failing_tests, *outcome.timed_out_tests])
+        if outcome.harness_error or not outcome.compiled:
+            checked = checked.model_copy(update={"whole": False, "why_not_whole": "the buggy version's narrowed "
+                                                 f"run did not complete: {outcome.harness_error or 'not compiled'}"})
+        checked = checked.model_copy(update={"checked": True})
+        narrowing.save(self.options.cache_dir, workspace, checked)
+        return checked
 
     def _recording_job(self, workspace: Workspace, key: str) -> TestChoice:
         return TestChoice(probe=narrowing.probe_method(workspace) or "", key=key)

@@ -29,6 +29,12 @@ What stays safe, and how (the README's "Which tests can notice a change" says wh
   its class whole. So does a candidate whose declaration changes (it is rebuilt; other calls may
   bind to it).
 
+- A test whose outcome depends on the tests before it through state outside the test classes
+  (a project class's static fields one test sets and another reads without calling the method):
+  right after recording, the buggy version's narrowed set runs once and must fail exactly the
+  tests the whole run failed among them; otherwise the recording narrows nothing (Cli-8, -23, -24,
+  -25: ``BugsTest::test13666`` fails alone).
+
 Every other run is narrowed, the buggy baseline's too. A test left out fails or passes alike under
 every version (it cannot notice the change), so its result is the fixed version's: one that fails
 there is not held against a candidate, one that passes needs no run to pass again. Leaving it out
@@ -36,7 +42,8 @@ of ``--all-tests`` runs keeps Table 2's regression rate for the same reason.
 
 Not covered: state that outlives a test outside the test classes (a project class's static
 cache filled through the method in one test class and read without calling it in another, a
-file, a system property), and tests that read the method's class file or time themselves. The
+file, a system property) where the buggy version's narrowed run does not show it, and tests that
+read the method's class file or time themselves. The
 benchmark (``scripts/bench_real.py --narrowing``) compares every candidate's verdict with and
 without narrowing.
 """
@@ -84,6 +91,11 @@ class Recording(BaseModel):
     """Each test class run -> its tests that executed the method."""
     whole_classes: list[str] = Field(default_factory=list)
     """Test classes with a call outside their tests, a test that timed out, or a failure to load or set up."""
+    checked: bool = False
+    """Whether the buggy version's narrowed run was held to the whole run (:func:`checked`)."""
+    failed: list[str] = Field(default_factory=list)
+    """The tests that did not pass in the whole run (on the buggy version): what the narrowed run of the
+    same version must find among its own tests (:func:`checked`)."""
 
     def executing(self) -> list[str]:
         """Every test that executed the method (what ``nl2fix fix`` needs to know of a user's project)."""
@@ -158,8 +170,39 @@ def from_report(report: RunnerReport | None, key: str) -> Recording:
            else "the method ran in a static initialiser" if recorded.get("INIT")
            else "the report was corrupt" if report.corrupt or report.errors
            else "")
+    failed = sorted({t.name for t in report.tests if t.status in (Status.FAIL, Status.TIMEOUT)}
+                    | {failure.name for failure in report.class_failures})
     return Recording(key=key, whole=not why, why_not_whole=why, ran=ran, hits=hits,
-                     whole_classes=sorted(whole_classes))
+                     whole_classes=sorted(whole_classes), failed=failed)
+
+
+def narrowed_tests(plan: Plan, recording: Recording, ws: Workspace) -> set[str]:
+    """Every test a run of ``plan`` runs, by the recording's names (classes too, for class-level failures)."""
+    tests = set(ws.trigger_tests) | {t.split("::")[0] for t in ws.trigger_tests}
+    for label in plan.relevant:
+        tests.add(label)
+        tests.update(plan.only.get(label) or recording.ran.get(label, []))
+    return tests
+
+
+def checked(recording: Recording, plan: Plan, ws: Workspace, failing: list[str]) -> Recording:
+    """``recording``, unless the buggy version's narrowed run (``failing``: the tests it failed) differs
+    from its whole run on the tests both ran: then a test's outcome depended on the tests left out
+    before it (Cli-8's ``BugsTest::test13666`` fails alone and passes after the tests before it,
+    which leave ``OptionBuilder``'s static fields set), state the recording cannot see, and the
+    recording narrows nothing."""
+    ran = narrowed_tests(plan, recording, ws)
+    expected = {t for t in recording.failed if t in ran}
+    got = set(failing)
+    if got == expected:
+        return recording
+    differ = sorted(got ^ expected)
+    shown = ", ".join(f"{t} ({'fails' if t in got else 'passes'} narrowed)" for t in differ[:3])
+    more = f" and {len(differ) - 3} more" if len(differ) > 3 else ""
+    return recording.model_copy(update={
+        "whole": False,
+        "why_not_whole": f"the buggy version's narrowed run differs from its whole run: {shown}{more}; "
+                         "a test depends on tests left out before it"})
 
 
 def _class_bytes(roots: tuple[Path, ...], name: str) -> bytes | None:

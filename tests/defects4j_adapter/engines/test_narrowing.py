@@ -88,6 +88,19 @@ public class ConstantsTest {
     @Test public void triangle() { assertEquals(9, Shapes.TRIANGLE.perimeter(3)); }
 }
 """,
+    "src/main/java/org/probe/Settings.java": "package org.probe;\npublic class Settings {\n    public static int scale = 1;\n}\n",
+    "src/test/java/org/probe/OrderTest.java": """\
+package org.probe;
+import static org.junit.Assert.assertEquals;
+import org.junit.FixMethodOrder;
+import org.junit.Test;
+import org.junit.runners.MethodSorters;
+@FixMethodOrder(MethodSorters.NAME_ASCENDING)
+public class OrderTest {
+    @Test public void a_sets() { Settings.scale = 2; }
+    @Test public void b_reads() { assertEquals(24, new Shape(4).perimeter(3) * Settings.scale); }
+}
+""",
 }
 RELEVANT = ("org.probe.ShapeTest", "org.probe.CachedTest", "org.probe.ConstantsTest")
 
@@ -158,6 +171,18 @@ def test_a_constructor_records_before_its_super_call_and_a_static_initialiser_ke
     _, with_constants = _recorded(engine, probekit, nl2fix_cache, "Shape", RELEVANT)
     assert not with_constants.whole and "static initialiser" in with_constants.why_not_whole
     assert narrowing.plan_for(with_constants, ws) is None
+
+
+def test_a_test_that_passes_only_after_tests_left_out_keeps_the_recording_from_narrowing(
+        engine, probekit, nl2fix_cache):
+    # OrderTest::b_reads calls the method and reads a project class's static field, which a_sets (no
+    # call) set before it: narrowed to b_reads it fails, as Cli-8's BugsTest::test13666 does
+    ws, rec = _recorded(engine, probekit, nl2fix_cache, "perimeter", ("org.probe.ShapeTest", "org.probe.OrderTest"))
+    assert rec.hits["org.probe.OrderTest"] == ["org.probe.OrderTest::b_reads"] and rec.checked
+    assert not rec.whole and "org.probe.OrderTest::b_reads (fails narrowed)" in rec.why_not_whole
+    assert narrowing.plan_for(rec, ws) is None and narrowing.load(nl2fix_cache, ws, rec.key) == rec
+    fixed = judge(engine.run(ws, ws.bug.fixed_method), bug_id=ws.bug.id, hash="h", engine="fast")
+    assert fixed.verdict is Verdict.PLAUSIBLE, fixed
 
 
 def test_a_recording_is_cached_under_its_key(engine, probekit, nl2fix_cache):
