@@ -20,9 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for tests.helpers
 
-from click.testing import CliRunner
+from cli_in_process import nl2fix
 
-from nl2fix.cli.main import cli
 from nl2fix.core.domain import Verdict
 from nl2fix.java_source.text import candidate_hash
 from nl2fix.store.records import SampleRecord
@@ -30,13 +29,6 @@ from nl2fix.store.run_store import RunStore
 from tests.helpers.paths import FIXTURES
 
 HOLDOUT = FIXTURES / "behaviour"
-
-
-def nl2fix(*args) -> str:
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    if result.exit_code:
-        raise SystemExit(result.output)
-    return result.output
 
 
 def main() -> None:

@@ -16,22 +16,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for tests.helpers
 
-from click.testing import CliRunner
+from cli_in_process import nl2fix
 
-from nl2fix.cli.main import cli
 from tests.helpers.conversation_model import model
 from tests.helpers.openai_server import OpenAIServer
 
 BUGS = ("Textkit-3", "Rangekit-2", "Textkit-1")
 """Two bugs the scripted model fixes once told how its answer failed, one it never fixes."""
 BUDGET, ROUNDS, PER_ROUND = 8, 4, 2
-
-
-def nl2fix(*args) -> str:
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    if result.exit_code:
-        raise SystemExit(result.output)
-    return result.output
 
 
 def main() -> None:

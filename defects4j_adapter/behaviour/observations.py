@@ -19,7 +19,8 @@ class Origin(str, enum.Enum):
     CALL = "call"
     """A call a test made."""
     DERIVED = "derived"
-    """An input derived from one (a neighbouring or boundary value of one argument)."""
+    """An input derived from one: a neighbouring or boundary value of one argument, or the call crossed
+    with an earlier one (its receiver with their arguments, their receiver with its arguments)."""
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from nl2fix.java_source import splice
 from nl2fix.java_source.lexer import Kind, Token, code_tokens, matching_close
 from nl2fix.java_source.methods import MODIFIERS, main_method
+from nl2fix.java_source.parameters import Parameter, joined, parameters, skip_annotation
 from nl2fix.java_source.unicode_escapes import UnreadableEscape, translate_unicode_escapes
 
 REFERENCE_SUFFIX = "$nl2fix$ref"
@@ -44,8 +45,8 @@ class Declaration:
     name: str
     static: bool
     return_type: str
-    params: tuple[tuple[str, str], ...]
-    """(type, name) per parameter; a varargs parameter's type is an array type."""
+    params: tuple[Parameter, ...]
+    """A varargs parameter's type is an array type."""
     header_start: int
     params_start: int
     """Offset of the parameter list's ``(``."""
@@ -55,67 +56,7 @@ class Declaration:
 
     @property
     def signature(self) -> tuple[str, bool, str, tuple[str, ...]]:
-        return self.name, self.static, self.return_type, tuple(t for t, _ in self.params)
-
-
-def _joined(tokens: list[Token]) -> str:
-    """Tokens of a type as one string: a space only between two words (``? extends T``)."""
-    out = ""
-    for i, t in enumerate(tokens):
-        if i and t.kind is Kind.WORD and tokens[i - 1].kind is Kind.WORD:
-            out += " "
-        out += t.text
-    return out
-
-
-def _skip_annotation(tokens: list[Token], i: int) -> int:
-    """From ``@`` at ``i``, the index after the annotation (its name and arguments)."""
-    i += 1  # the name: a word, then `.word` while it is qualified
-    if i < len(tokens) and tokens[i].kind is Kind.WORD:
-        i += 1
-    while i + 1 < len(tokens) and tokens[i].text == "." and tokens[i + 1].kind is Kind.WORD:
-        i += 2
-    if i < len(tokens) and tokens[i].text == "(":
-        close = matching_close(tokens, i)
-        i = (close if close is not None else len(tokens) - 1) + 1
-    return i
-
-
-def _parameter(tokens: list[Token]) -> tuple[str, str]:
-    kept: list[Token] = []
-    i = 0
-    while i < len(tokens):
-        if tokens[i].text == "@":
-            i = _skip_annotation(tokens, i)
-            continue
-        if tokens[i].text != "final":
-            kept.append(tokens[i])
-        i += 1
-    dims = ""
-    while len(kept) >= 2 and kept[-1].text == "]" and kept[-2].text == "[":  # `int x[]`
-        kept, dims = kept[:-2], dims + "[]"
-    if len(kept) < 2 or kept[-1].kind is not Kind.WORD:
-        raise NotProbeable("a parameter list it cannot read")
-    type_tokens = kept[:-1]
-    text = _joined(type_tokens).replace("...", "[]")
-    return text + dims, kept[-1].text
-
-
-def _split_params(tokens: list[Token]) -> list[list[Token]]:
-    parts: list[list[Token]] = [[]]
-    depth = 0
-    for t in tokens:
-        if t.text in ("<", "(", "["):
-            depth += 1
-        elif t.text in (">", ")", "]"):
-            depth -= 1
-        elif t.text in (">>", ">>>"):
-            depth -= len(t.text)
-        if t.text == "," and depth == 0:
-            parts.append([])
-        else:
-            parts[-1].append(t)
-    return [p for p in parts if p]
+        return self.name, self.static, self.return_type, tuple(p.type for p in self.params)
 
 
 def declaration(method: str) -> Declaration:
@@ -132,7 +73,7 @@ def declaration(method: str) -> Declaration:
     i = 0
     while i < len(tokens) and tokens[i].text != "(":
         if tokens[i].text == "@":
-            i = _skip_annotation(tokens, i)
+            i = skip_annotation(tokens, i)
             continue
         head.append(tokens[i])
         i += 1
@@ -157,8 +98,11 @@ def declaration(method: str) -> Declaration:
         raise NotProbeable("a constructor")
     if "abstract" in modifiers or "native" in modifiers or "default" in modifiers:
         raise NotProbeable("a method without a body of its own")
-    params = tuple(_parameter(p) for p in _split_params(tokens[open_at + 1 : close_at]))
-    return Declaration(text=text, name=name, static="static" in modifiers, return_type=_joined(rest), params=params,
+    params = parameters(tokens[open_at + 1 : close_at])
+    if params is None:
+        raise NotProbeable("a parameter list it cannot read")
+    return Declaration(text=text, name=name, static="static" in modifiers, return_type=joined(rest),
+                       params=params,
                        header_start=span.start, params_start=tokens[open_at].start,
                        body_start=span.header_end - 1, end=span.end)
 
@@ -173,7 +117,7 @@ def _renamed(decl: Declaration, suffix: str) -> str:
     i = 0
     while i < len(tokens) - 1:
         if tokens[i].text == "@":
-            j = _skip_annotation(tokens, i)
+            j = skip_annotation(tokens, i)
             start = tokens[j].start - decl.header_start if j < len(tokens) else start
             i = j
             continue
@@ -193,7 +137,7 @@ def _argument(type_: str, index: int) -> str:
 
 
 def _body(decl: Declaration, owner: str, suffix: str) -> str:
-    args = ", ".join(_argument(t, i) for i, (t, _) in enumerate(decl.params))
+    args = ", ".join(_argument(p.type, i) for i, p in enumerate(decl.params))
     target = owner if decl.static else f"(({owner}) nl2fix$r)"
     call = f"{target}.{decl.name}{suffix}({args})"
     run = f"{call}; return null;" if decl.return_type == "void" else f"return {call};"
@@ -202,7 +146,7 @@ def _body(decl: Declaration, owner: str, suffix: str) -> str:
 
 
 def _wrapper(decl: Declaration, owner: str) -> str:
-    args = ", ".join(name for _, name in decl.params)
+    args = ", ".join(p.name for p in decl.params)
     probe = (f"{PROBE}.call({owner}.class, \"{decl.name}{REFERENCE_SUFFIX}\", {'null' if decl.static else 'this'}, "
              f"new Object[] {{{args}}},\n            {_body(decl, owner, REFERENCE_SUFFIX)},\n"
              f"            {_body(decl, owner, CANDIDATE_SUFFIX)})")

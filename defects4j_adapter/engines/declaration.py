@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nl2fix.java_source.lexer import Kind, Token, code_tokens, matching_close
+from nl2fix.java_source.lexer import code_tokens, matching_close
 from nl2fix.java_source.methods import MODIFIERS
+from nl2fix.java_source.parameters import parameters, skip_annotation
 from nl2fix.java_source.text import strip_comments
 from nl2fix.java_source.unicode_escapes import UnreadableEscape, translate_unicode_escapes
 
@@ -33,52 +34,12 @@ class Declaration:
     result: str
     """Type parameters, return type and name, e.g. ``<T> List<T> copy``."""
     parameters: tuple[str, ...]
-    """Parameter types without names, annotations or ``final``; varargs as arrays."""
+    """Parameter types without names, annotations or ``final``; varargs as arrays (see
+    :class:`nl2fix.java_source.parameters.Parameter`)."""
 
     @property
     def visibility(self) -> int:
         return max((VISIBILITY[m] for m in self.modifiers if m in VISIBILITY), default=VISIBILITY[""])
-
-
-def _skip_annotation(tokens: list[Token], i: int) -> int:
-    """From an ``@`` at ``i``, the index after the annotation (name and arguments)."""
-    i += 2  # ``@`` and the name's first word, then ``.word`` pairs
-    while i + 1 < len(tokens) and tokens[i].text == "." and tokens[i + 1].kind is Kind.WORD:
-        i += 2
-    if i < len(tokens) and tokens[i].text == "(":
-        close = matching_close(tokens, i)
-        return len(tokens) if close is None else close + 1
-    return i
-
-
-def _parameter_type(tokens: list[Token]) -> str:
-    words: list[str] = []
-    i = 0
-    while i < len(tokens):
-        if tokens[i].text == "@":
-            i = _skip_annotation(tokens, i)
-            continue
-        if tokens[i].text != "final":
-            words.append("[ ]" if tokens[i].text == "..." else tokens[i].text)
-        i += 1
-    # the last word is the name; brackets after it (``int a[]``) belong to the type
-    name_at = max((k for k, w in enumerate(words) if w not in ("[", "]", "[ ]")), default=0)
-    return _ARRAY.sub("[]", " ".join(words[:name_at] + words[name_at + 1:]))
-
-
-def _split_parameters(tokens: list[Token]) -> list[list[Token]]:
-    parts: list[list[Token]] = [[]]
-    depth = 0
-    for t in tokens:
-        if t.text in ("<", "(", "["):
-            depth += 1
-        elif t.text in (">", ")", "]", ">>", ">>>"):
-            depth -= len(t.text) if t.text.startswith(">") else 1
-        if t.text == "," and depth == 0:
-            parts.append([])
-        else:
-            parts[-1].append(t)
-    return [p for p in parts if p]
 
 
 def parse(method: str) -> Declaration | None:
@@ -94,7 +55,7 @@ def parse(method: str) -> Declaration | None:
     i = 0
     while i < len(tokens) and tokens[i].text not in ("(", "{", ";"):
         if tokens[i].text == "@":
-            i = _skip_annotation(tokens, i)
+            i = skip_annotation(tokens, i)
             continue
         if tokens[i].text in MODIFIERS and not rest:
             modifiers.add(tokens[i].text)
@@ -110,8 +71,10 @@ def parse(method: str) -> Declaration | None:
     j = close + 1
     while j + 1 < len(tokens) and tokens[j].text == "[" and tokens[j + 1].text == "]":
         dims, j = dims + "[]", j + 2
-    parameters = tuple(_parameter_type(p) for p in _split_parameters(tokens[i + 1:close]))
-    return Declaration(frozenset(modifiers), _ARRAY.sub("[]", " ".join(rest)) + dims, parameters)
+    params = parameters(tokens[i + 1:close])
+    if params is None:
+        return None
+    return Declaration(frozenset(modifiers), _ARRAY.sub("[]", " ".join(rest)) + dims, tuple(p.type for p in params))
 
 
 def affects_other_classes(old_method: str, new_method: str) -> bool:

@@ -71,6 +71,23 @@ def test_a_divergence_names_the_input_and_both_results(bug_runs):
 
 
 @pytest.mark.sandbox
+@pytest.mark.parametrize("name, ranges, argument, results", [
+    # 3, 12 and 7 accepted outright: each the upper end of the set its own call asks, none of this set, asked
+    # with the argument another call passed
+    ("hardcoded_range_ends", "{min=1,max=3},org.rangekit.IntRange{min=10,max=12}", 7, ("false", "true")),
+    # a range's upper end accepted only when it is 3, 12 or 7: asked with a value another test's set holds
+    ("hardcoded_upper_ends", "{min=8000,max=8020},org.rangekit.IntRange{min=9000,max=9000}", 8020, ("true", "false")),
+])
+def test_receivers_come_from_other_calls_and_arguments_from_what_a_receiver_holds(bug_runs, name, ranges, argument,
+                                                                                 results):
+    path = HOLDOUT / "Rangekit-2" / f"{name}.diverges.java"
+    b = bug_runs("Rangekit-2").candidate(name, path.read_text(encoding="utf-8")).behaviour
+    receiver = f"org.rangekit.RangeSet{{ranges=java.util.ArrayList[2]{{org.rangekit.IntRange{ranges}}}}}"
+    assert b.first_input == f"this={receiver}, arg0={argument}"
+    assert (b.reference_result.split(",")[0], b.candidate_result.split(",")[0]) == tuple(f"return={r}" for r in results)
+
+
+@pytest.mark.sandbox
 def test_a_method_of_a_project_object_is_probed_on_copies_of_the_receiver(bug_runs):
     # Rangekit-4's `add` mutates its receiver (a RangeSet) and returns it: copied, run, compared
     bug = open_dataset("example").bugs["Rangekit-4"]

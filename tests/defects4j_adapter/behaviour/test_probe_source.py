@@ -11,6 +11,7 @@ from defects4j_adapter.behaviour.probe_source import (
     probe_file,
     probe_methods,
 )
+from nl2fix.java_source.parameters import Parameter
 
 GENERIC = """  /** Picks. */
   @Override @a.b.Marker(x = 1)
@@ -22,7 +23,7 @@ GENERIC = """  /** Picks. */
 def test_a_declaration_is_read_through_annotations_generics_and_varargs():
     d = declaration(GENERIC)
     assert d.signature == ("pick", True, "List<T>", ("List<T>", "int", "String[]"))
-    assert declaration("int f(int x[]) { return x[0]; }").params == (("int[]", "x"),)
+    assert declaration("int f(int x[]) { return x[0]; }").params == (Parameter("int[]", "x"),)
 
 
 def test_the_wrapper_hands_both_bodies_to_the_runner_and_the_copies_are_private():

@@ -15,7 +15,7 @@ def test_parse_reads_modifiers_result_and_parameter_types():
                  "String... rest) throws IOException { return null; }")
     assert decl.modifiers == {"public", "static"}
     assert decl.result == "< T extends Comparable < ? super T >> java . util . List < T > copy"
-    assert decl.parameters == ("Map < String , List < T >>", "int[]", "String[]")
+    assert decl.parameters == ("Map<String,List<T>>", "int[]", "String[]")
     assert parse("int values()[] { return null; }").result == "int values[]"
     assert parse("{ no declaration }") is None
 

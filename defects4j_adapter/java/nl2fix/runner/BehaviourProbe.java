@@ -28,8 +28,9 @@ import java.util.Set;
  * return value or the thrown exception's class, receiver, arguments and the class's static fields
  * afterwards -- with {@link Graphs#snapshot}, runner code that reads fields and never calls the code
  * under test: no {@code equals}, {@code hashCode} or {@code toString} of the candidate's choosing
- * decides anything. Then inputs derived from the call ({@link Derived}) are run the same way, and
- * finally the reference on the test's own objects, whose result the test gets.
+ * decides anything. Then inputs derived from the call ({@link Derived}) are run the same way: its
+ * arguments varied one at a time, then its receiver and arguments crossed with those of the job's
+ * earlier calls; and finally the reference on the test's own objects, whose result the test gets.
  *
  * <p>Each input gives one row: where it came from, the input's snapshot, the reference's and the
  * candidate's (shortened for display, with the SHA-256 of the whole), and the digest of the reference's
@@ -38,8 +39,10 @@ import java.util.Set;
  * class (the class-file check refuses references to the runner's package), nor reach its state (a named
  * module that opens nothing); a call made from inside a body (recursion, a helper calling back) runs
  * that same body and is never recorded; only threads the runner started for the tests record calls.
- * Bounded: at most {@link #MAX_CALLS} distinct recorded inputs and {@link #MAX_DERIVED} derived ones a
- * job, each body under the per-test time limit (a body stopped by it ends its row as {@code timeout}).
+ * Bounded: at most {@link #MAX_CALLS} distinct recorded inputs, {@link #MAX_DERIVED} inputs with an
+ * argument varied and {@link #MAX_CROSSED} crossed ones a job (each kind its own budget, so that crossing
+ * takes no argument variant away), each body under the per-test time limit (a body stopped by it ends its
+ * row as {@code timeout}).
  */
 public final class BehaviourProbe {
     private BehaviourProbe() {
@@ -53,6 +56,7 @@ public final class BehaviourProbe {
 
     static final int MAX_CALLS = 40;
     static final int MAX_DERIVED = 200;
+    static final int MAX_CROSSED = 100;
     static final int SHOWN = 300;
 
     private static volatile Session session;
@@ -106,7 +110,7 @@ public final class BehaviourProbe {
         }
         synchronized (s.rows) {
             List<String[]> out = new ArrayList<>(s.rows);
-            out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls), Integer.toString(s.derived),
+            out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls), Integer.toString(s.derived + s.crossed),
                 Integer.toString(s.skipped)});
             return out;
         }
@@ -160,8 +164,12 @@ public final class BehaviourProbe {
         final Map<Thread, String> threads = Collections.synchronizedMap(new java.util.WeakHashMap<Thread, String>());
         final List<String[]> rows = Collections.synchronizedList(new ArrayList<String[]>());
         final Set<String> seen = new HashSet<>();
+        /** The inputs of the distinct calls so far, as copied before anything ran on them (never run on:
+         * bodies run on copies of them), to cross later calls with; bounded by {@link #MAX_CALLS}. */
+        final List<Object[]> recorded = new ArrayList<>();
         int calls;
         int derived;
+        int crossed;
         int skipped;
 
         boolean tracks(Thread t) {
@@ -195,12 +203,34 @@ public final class BehaviourProbe {
                 if (derived >= MAX_DERIVED) {
                     break;
                 }
-                String variantText = Graphs.input(variant);
-                if (seen.add(variantText)) {
+                String variantText = fresh(variant);
+                if (variantText != null) {
                     derived++;
                     compare(Words.DERIVED, test, owner, variant, variantText, reference, candidate);
                 }
             }
+            int crossings = 0;
+            for (Object[] variant : Derived.crossed(input, recorded)) {
+                if (crossings >= Derived.CROSSED_PER_CALL || crossed >= MAX_CROSSED) {
+                    break;
+                }
+                String variantText = fresh(variant);
+                if (variantText != null) {
+                    crossings++;
+                    crossed++;
+                    compare(Words.DERIVED, test, owner, variant, variantText, reference, candidate);
+                }
+            }
+            // a snapshot cut at its length limit is a large graph: not kept alive for the rest of the job
+            if (text.length() <= Graphs.MAX_CHARS) {
+                recorded.add(input);
+            }
+        }
+
+        /** The snapshot of an input not probed yet in this job (now counted as probed), else null. */
+        private String fresh(Object[] input) {
+            String text = Graphs.input(input);
+            return seen.add(text) ? text : null;
         }
 
         private void compare(String origin, String test, Class<?> owner, Object[] input, String text, Body reference,

@@ -7,25 +7,44 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Inputs derived from a recorded call, one argument changed at a time, in a fixed order (no
- * randomness: the same call gives the same inputs in every job): neighbouring and boundary values of
+ * Inputs derived from a recorded call, in a fixed order (no randomness: the same calls give the same
+ * inputs in every job).
+ *
+ * <p>{@link #variants}: one argument changed at a time: neighbouring and boundary values of
  * primitives and strings ({@code x - 1}, {@code x + 1}, {@code 0}, and {@code x / 2} for floating-point
  * values, which often lie in a small range; the string without its last
  * character, with a space appended, empty), {@code null} where the parameter is a reference type,
- * empty arrays and collections and the array without its last element. The receiver the test built is
- * kept; its state is the recorded one.
+ * empty arrays and collections and the array without its last element; and, for a primitive or string
+ * argument, values of its type the receiver holds ({@link Graphs#held}: a method's behaviour often
+ * changes at values its object holds, bounds, ends, sizes, keys, which no neighbour of a test's
+ * argument may reach). The receiver the test built is kept; its state is the recorded one.
+ *
+ * <p>{@link #crossed}: the receiver varied: each receiver recorded at an earlier call of the method in
+ * the job (another test's object, or the same object in another state) with this call's arguments, and
+ * this call's receiver with each earlier call's arguments. Every such receiver is one the project's own
+ * code built, in a state it reached, so a correct method owes the fix's behaviour on it; a receiver
+ * with a field nudged could hold a state no code of its class can reach (ranges out of order, a size
+ * beyond its array), where a correct variant relying on the class's invariants another way would
+ * differ from the fix.
  */
 final class Derived {
     private Derived() {
     }
 
     static final int PER_CALL = 16;
+    /** Values the receiver holds tried per argument. */
+    static final int HELD = 4;
+    /** The argument types values are taken from the receiver for: the JDK's own, immutable and ordered. */
+    private static final List<Class<?>> HELD_TYPES = List.of(Integer.class, Long.class, Short.class, Byte.class,
+            Character.class, Double.class, Float.class, String.class);
+    /** Crossed inputs run per recorded call (new ones: inputs already probed do not count). */
+    static final int CROSSED_PER_CALL = 8;
 
     /** {@code input} is {@code [receiver, arg0, ...]}; {@code types} the parameters' types. */
     static List<Object[]> variants(Object[] input, Class<?>[] types) {
         List<Object[]> out = new ArrayList<>();
         for (int i = 0; i < types.length && i + 1 < input.length; i++) {
-            for (Object alt : alternatives(types[i], input[i + 1])) {
+            for (Object alt : alternatives(types[i], input[i + 1], input[0])) {
                 if (out.size() >= PER_CALL) {
                     return out;
                 }
@@ -37,7 +56,33 @@ final class Derived {
         return out;
     }
 
-    private static List<Object> alternatives(Class<?> type, Object value) {
+    /**
+     * {@code input} beside {@code earlier} (the inputs of the job's earlier distinct calls, oldest
+     * first): newest first, each earlier receiver with this call's arguments, then this receiver with
+     * that call's arguments. None for a static method (no receiver). The arrays share their objects
+     * with the recorded inputs; they are run on copies.
+     */
+    static List<Object[]> crossed(Object[] input, List<Object[]> earlier) {
+        List<Object[]> out = new ArrayList<>();
+        if (input[0] == null) {
+            return out;
+        }
+        for (int j = earlier.size() - 1; j >= 0; j--) {
+            Object[] other = earlier.get(j);
+            if (other[0] == null || other.length != input.length) {
+                continue;
+            }
+            Object[] theirs = input.clone();
+            theirs[0] = other[0];
+            out.add(theirs);
+            Object[] ours = other.clone();
+            ours[0] = input[0];
+            out.add(ours);
+        }
+        return out;
+    }
+
+    private static List<Object> alternatives(Class<?> type, Object value, Object receiver) {
         List<Object> alts = new ArrayList<>();
         if (value instanceof Integer) {
             int x = (Integer) value;
@@ -80,6 +125,9 @@ final class Derived {
                     ? !((Collection<?>) value).isEmpty() : !((Map<?, ?>) value).isEmpty())) {
                 alts.add(empty);
             }
+        }
+        if (receiver != null && value != null && HELD_TYPES.contains(value.getClass())) {
+            add(alts, value, Graphs.held(receiver, value.getClass(), HELD).toArray());
         }
         if (!type.isPrimitive() && value != null) {
             alts.add(null);

@@ -320,6 +320,12 @@ final class Graphs {
         return null;
     }
 
+    /** Whether a JDK collection or map iterates in an order of its own (not its elements' hash codes). */
+    private static boolean ordered(Object o) {
+        return o instanceof List || o instanceof java.util.Queue || o instanceof java.util.SortedSet
+                || o instanceof java.util.SortedMap || o instanceof java.util.LinkedHashSet || o instanceof java.util.LinkedHashMap;
+    }
+
     private static void jdkObject(Object o, StringBuilder out, List<Object> path) {
         Class<?> c = o.getClass();
         out.append(c.getName());
@@ -327,8 +333,7 @@ final class Graphs {
             out.append('(').append(((java.util.Date) o).getTime()).append(')');
             return;
         }
-        boolean ordered = o instanceof List || o instanceof java.util.Queue || o instanceof java.util.SortedSet
-                || o instanceof java.util.SortedMap || o instanceof java.util.LinkedHashSet || o instanceof java.util.LinkedHashMap;
+        boolean ordered = ordered(o);
         List<String> items = new ArrayList<>();
         try {
             if (o instanceof Map) {
@@ -365,29 +370,119 @@ final class Graphs {
     }
 
     private static void fields(Object o, StringBuilder out, List<Object> path) {
-        Class<?> c = o.getClass();
+        out.append(o.getClass().getName()).append('{');
+        boolean first = true;
+        for (Field f : instanceFields(o.getClass())) {
+            out.append(first ? "" : ",").append(f.getName()).append('=');
+            first = false;
+            try {
+                f.setAccessible(true);
+                write(f.get(o), out, path);
+            } catch (RuntimeException | IllegalAccessException e) {
+                out.append('?');
+            }
+        }
+        out.append('}');
+    }
+
+    /** The instance fields of a project class and its project superclasses, superclass first, in
+     * declaration order (synthetic ones left out). */
+    private static List<Field> instanceFields(Class<?> c) {
         List<Class<?>> chain = new ArrayList<>();
         for (Class<?> k = c; k != null && k != Object.class && !jdk(k); k = k.getSuperclass()) {
             chain.add(0, k);
         }
-        out.append(c.getName()).append('{');
-        boolean first = true;
+        List<Field> out = new ArrayList<>();
         for (Class<?> k : chain) {
             for (Field f : k.getDeclaredFields()) {
-                if (Modifier.isStatic(f.getModifiers()) || f.isSynthetic()) {
-                    continue;
-                }
-                out.append(first ? "" : ",").append(f.getName()).append('=');
-                first = false;
-                try {
-                    f.setAccessible(true);
-                    write(f.get(o), out, path);
-                } catch (RuntimeException | IllegalAccessException e) {
-                    out.append('?');
+                if (!Modifier.isStatic(f.getModifiers()) && !f.isSynthetic()) {
+                    out.add(f);
                 }
             }
         }
-        out.append('}');
+        return out;
+    }
+
+    /**
+     * Values of {@code type} (a boxed primitive or {@code String}) that an object graph holds below
+     * {@code root}: the fields of project objects, the elements of arrays and JDK collections, the keys
+     * and values of JDK maps, read as {@link #snapshot} reads (no method of a project class runs), at
+     * most {@link #MAX_ELEMENTS} objects visited breadth-first. Of the distinct values found, in their
+     * natural order, at most {@code limit} (2 or more) evenly spread ones, the least and the greatest
+     * first. An unordered collection's objects are not visited (the order they come in, hence which are
+     * visited, could differ from job to job); its values are taken.
+     */
+    static List<Object> held(Object root, Class<?> type, int limit) {
+        java.util.TreeSet<Object> found = new java.util.TreeSet<>();
+        IdentityHashMap<Object, Boolean> visited = new IdentityHashMap<>();
+        java.util.ArrayDeque<Object> queue = new java.util.ArrayDeque<>();
+        queue.add(root);
+        visited.put(root, Boolean.TRUE);
+        while (!queue.isEmpty()) {
+            Object o = queue.poll();
+            boolean descend = o.getClass().isArray() || !jdk(o.getClass()) || ordered(o);
+            for (Object v : children(o)) {
+                if (v != null && v.getClass() == type) {
+                    found.add(v);
+                } else if (v != null && descend && !immutable(v) && !visited.containsKey(v)
+                        && visited.size() < MAX_ELEMENTS) {
+                    visited.put(v, Boolean.TRUE);
+                    queue.add(v);
+                }
+            }
+        }
+        List<Object> sorted = new ArrayList<>(found);
+        if (sorted.size() <= limit) {
+            return sorted;
+        }
+        List<Object> out = new ArrayList<>();
+        out.add(sorted.get(0));
+        out.add(sorted.get(sorted.size() - 1));
+        for (int k = 1; k < limit - 1; k++) {
+            out.add(sorted.get(k * (sorted.size() - 1) / (limit - 1)));
+        }
+        return out;
+    }
+
+    /** The objects {@code o} refers to, as {@link #held} walks them: the first {@link #MAX_ELEMENTS}
+     * elements of an array or an ordered collection (of a map: keys and values), every element of an
+     * unordered one that has no more (which would come first could differ from job to job), nothing of
+     * another JDK object. */
+    private static List<Object> children(Object o) {
+        List<Object> out = new ArrayList<>();
+        Class<?> c = o.getClass();
+        try {
+            if (c.isArray()) {
+                for (int i = 0; i < Math.min(Array.getLength(o), MAX_ELEMENTS); i++) {
+                    out.add(Array.get(o, i));
+                }
+            } else if ((o instanceof Map || o instanceof Collection) && jdk(c)) {
+                Collection<?> items = o instanceof Map ? ((Map<?, ?>) o).entrySet() : (Collection<?>) o;
+                if (!ordered(o) && items.size() > MAX_ELEMENTS) {
+                    return out;
+                }
+                int n = 0;
+                for (Object e : items) {
+                    if (n++ >= MAX_ELEMENTS) {
+                        break;
+                    }
+                    if (o instanceof Map) {
+                        out.add(((Map.Entry<?, ?>) e).getKey());
+                        out.add(((Map.Entry<?, ?>) e).getValue());
+                    } else {
+                        out.add(e);
+                    }
+                }
+            } else if (!jdk(c)) {
+                for (Field f : instanceFields(c)) {
+                    f.setAccessible(true);
+                    out.add(f.get(o));
+                }
+            }
+        } catch (RuntimeException | IllegalAccessException e) {
+            // unreadable: what was read so far
+        }
+        return out;
     }
 
     private static void quote(String s, StringBuilder out) {
