@@ -88,7 +88,8 @@ public class ConstantsTest {
     @Test public void triangle() { assertEquals(9, Shapes.TRIANGLE.perimeter(3)); }
 }
 """,
-    "src/main/java/org/probe/Settings.java": "package org.probe;\npublic class Settings {\n    public static int scale = 1;\n}\n",
+    "src/main/java/org/probe/Settings.java": (
+        "package org.probe;\npublic class Settings {\n    public static int scale = 1;\n}\n"),
     "src/test/java/org/probe/OrderTest.java": """\
 package org.probe;
 import static org.junit.Assert.assertEquals;
