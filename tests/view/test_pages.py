@@ -253,7 +253,9 @@ def test_view_starts_in_one_command_and_prints_its_url(runs):
         with urllib.request.urlopen(found.group(1) + site.bug_page("hot", "Demo-1")) as response:
             assert response.status == 200 and f'id="{site.candidate_anchor("a")}"' in response.read().decode()
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=20) == 0  # Ctrl-C stops the viewer; nothing was left half-done
+        # Ctrl-C stops the viewer; nothing was left half-done (a loaded machine may still be rendering the
+        # report's figures in the background when it arrives: seconds, not a hang)
+        assert process.wait(timeout=90) == 0
         assert "Traceback" not in process.stderr.read()
     finally:
         if process.poll() is None:
