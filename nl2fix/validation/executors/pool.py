@@ -52,9 +52,8 @@ class WorkPool:
         if mine in waiting:
             return mine
         taken = {g for w, g in self.on.items() if w != worker}
-        first = min(waiting, key=lambda g: self.queues[g][0][:2])
         free = [g for g in waiting if g not in taken]
-        return min(free, key=lambda g: self.queues[g][0][:2]) if free else first
+        return min(free or waiting, key=lambda g: self.queues[g][0][:2])
 
     def _loop(self, worker: int) -> None:
         while True:
