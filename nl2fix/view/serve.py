@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import signal
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -41,6 +42,10 @@ def url_of(httpd: BaseWSGIServer) -> str:
 def serve(catalog: Catalog, host: str, port: int, announce: Callable[[str], None]) -> None:
     """Gather every run, then serve until interrupted; the reports' figures render in the background."""
     catalog.gather()
+    # "Ctrl-C to stop" must hold even when started with SIGINT ignored, which a child inherits (from
+    # a non-interactive shell's background job, or a test process whose libraries ignore it)
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     httpd = server(catalog, host, port)
     threading.Thread(target=catalog.warm, name="nl2fix-view-warm", daemon=True).start()
     announce(url_of(httpd))
