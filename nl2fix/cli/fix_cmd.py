@@ -43,10 +43,15 @@ BACKENDS = tuple(name for name in NAMES if name != "replay")
 @click.option("--classpath", default=None,
               help="plain/ant: dependency jars and folders, ':'-separated (JUnit is added).")
 @click.option("--maven-repo", default=None,
-              help="The Maven repository of the offline build: Maven's local repository (default ~/.m2/repository), "
+              help="The Maven repository of the build: Maven's local repository (default ~/.m2/repository), "
               "or the one a Gradle build resolves from in place of those it declares (default: Gradle's cache); "
               "`debian`: Debian's packaged one (/usr/share/maven-repo), a version it lacks served by the installed "
               "one.")
+@click.option("--offline", is_flag=True,
+              help="Never go online. By default a build that lacks artifacts in Maven's local repository (or "
+              "--maven-repo DIR) or Gradle's cache resolves them online once, the project's own way (mvn "
+              "dependency:go-offline; gradle without --offline), then builds offline; with --offline it stops, naming "
+              "them. (`--maven-repo debian` never goes online.)")
 @click.option("--id", "bug_id", default=None,
               help="Bug id NAME-N in the run store (default: project name and the issue file's number).")
 @click.option("--run", "run_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -68,13 +73,14 @@ BACKENDS = tuple(name for name in NAMES if name != "replay")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the diff of the --apply N-th candidate (default the first) to this file.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
-def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, classpath, maven_repo, bug_id, run_dir,
-            backend, strategy, model, model_style, max_tokens, context_window, n, temperature, base_url, seed,
+def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, classpath, maven_repo, offline, bug_id,
+            run_dir, backend, strategy, model, model_style, max_tokens, context_window, n, temperature, base_url, seed,
             concurrency, retries, engine, workers, sandbox, test_timeout, candidate_timeout, executor, top, apply_n,
             out, quiet):
     """Find, validate and rank fixes of a bug in your own Java project.
 
-    Builds the project offline (once per content), finds the method (given, or from the failing test's
+    Builds the project offline (once per content; what the build lacks is resolved online once, unless
+    --offline), finds the method (given, or from the failing test's
     stack trace), samples candidate fixes with the issue text as the bug report, validates each against
     the project's tests (the failing test first, then the test classes that name the class), ranks them
     and prints the top ones as diffs of the working tree. Re-running resumes."""
@@ -93,7 +99,8 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
         raise click.UsageError("--base-url is for --backend openai")
     build = BuildOptions(
         system=BuildSystem(build_system) if build_system else None, src_dir=src_dir, test_dir=test_dir,
-        classpath=tuple(Path(p) for p in classpath.split(":") if p) if classpath else (), maven_repo=maven_repo)
+        classpath=tuple(Path(p) for p in classpath.split(":") if p) if classpath else (), maven_repo=maven_repo,
+        offline=offline)
     located = fix.locate(fix.FixTarget(project, issue, method, test, bug_id), build, click.echo)
     bug = located.bug
     model = default_model(model, backend)

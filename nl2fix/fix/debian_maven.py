@@ -253,19 +253,24 @@ def placeholders(repo: Path, plugins: Iterable[Coordinate]) -> list[Coordinate]:
             continue
         if (folder / PLACEHOLDER / f"{c.artifact}-{PLACEHOLDER}.jar").is_file():
             continue
-        target = folder / PLACEHOLDER / f"{c.artifact}-{PLACEHOLDER}.pom"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(f"<project><modelVersion>4.0.0</modelVersion><groupId>{c.group}</groupId><artifactId>"
-                          f"{c.artifact}</artifactId><version>{PLACEHOLDER}</version><packaging>maven-plugin"
-                          "</packaging></project>\n", encoding="utf-8")
-        # Maven reads the plugin's descriptor to check the version: one with no goals
-        with zipfile.ZipFile(target.with_suffix(".jar"), "w") as jar:
-            jar.writestr("META-INF/maven/plugin.xml", f"<plugin><groupId>{c.group}</groupId><artifactId>"
-                         f"{c.artifact}</artifactId><version>{PLACEHOLDER}</version><goalPrefix>"
-                         f"{_plugin_prefix(c.artifact)}</goalPrefix><mojos/><dependencies/></plugin>")
+        made.append(empty_plugin(repo, Coordinate(c.group, c.artifact, PLACEHOLDER)))
         (folder / METADATA).write_text(_artifact_metadata(c.group, c.artifact, [PLACEHOLDER]), encoding="utf-8")
-        made.append(Coordinate(c.group, c.artifact, PLACEHOLDER))
     return made
+
+
+def empty_plugin(repo: Path, c: Coordinate) -> Coordinate:
+    """A plugin at ``c``'s version with no goals: a POM, and a jar whose descriptor (which Maven
+    reads to check the version) lists none."""
+    target = c.folder(repo) / c.version / f"{c.artifact}-{c.version}.pom"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(f"<project><modelVersion>4.0.0</modelVersion><groupId>{c.group}</groupId><artifactId>"
+                      f"{c.artifact}</artifactId><version>{c.version}</version><packaging>maven-plugin"
+                      "</packaging></project>\n", encoding="utf-8")
+    with zipfile.ZipFile(target.with_suffix(".jar"), "w") as jar:
+        jar.writestr("META-INF/maven/plugin.xml", f"<plugin><groupId>{c.group}</groupId><artifactId>"
+                     f"{c.artifact}</artifactId><version>{c.version}</version><goalPrefix>"
+                     f"{_plugin_prefix(c.artifact)}</goalPrefix><mojos/><dependencies/></plugin>")
+    return c
 
 
 def placeholders_run(output: str) -> list[Coordinate]:

@@ -157,12 +157,17 @@ def wrapper(project: Path, env: dict[str, str] | None = None) -> Wrapper | None:
     url = props.get("distributionUrl", "")
     if not url:
         return None
-    env = dict(os.environ) if env is None else env
-    user_home = Path(env.get("GRADLE_USER_HOME") or Path.home() / ".gradle")
-    base = project if props.get("zipStoreBase") == "PROJECT" else user_home
+    base = project if props.get("zipStoreBase") == "PROJECT" else user_home(env)
     zip_name = url.rsplit("/", 1)[-1]
     stored = base / props.get("zipStorePath", "wrapper/dists") / zip_name.removesuffix(".zip")
     return Wrapper(url, any(stored.glob(f"*/{zip_name}.ok")))
+
+
+def user_home(env: dict[str, str] | None = None) -> Path:
+    """Gradle's user home, where its cache and the wrappers' distributions are: ``$GRADLE_USER_HOME``,
+    else ``~/.gradle``."""
+    env = dict(os.environ) if env is None else env
+    return Path(env.get("GRADLE_USER_HOME") or Path.home() / ".gradle")
 
 
 def java_major() -> int | None:

@@ -16,6 +16,12 @@ like Defects4J checkouts, and reused until a file changes.
   project's source sets, output folders and test runtime class path; with ``--maven-repo`` they
   point every Maven repository the build declares at that one (``debian``: Debian's, serving a
   version it lacks by the installed one).
+- Online, once: a Maven or Gradle build that fails offline for artifacts the local repository (or
+  ``--maven-repo DIR``) or Gradle's cache lacks resolves them online once, the project's own way
+  (``mvn dependency:go-offline``, then the build's own goals online if it missed some; Gradle
+  without ``--offline``), says so, and builds offline again (:mod:`nl2fix.fix.online_resolution`).
+  Never with ``offline`` (``--offline``) or ``--maven-repo debian``, nor for Gradle with a folder.
+  Without network it stops naming what was lacking and the repositories it could not reach.
 - Ant: build files have no standard layout or targets, so the source and test folders come from
   ``build.xml``'s properties (``src.dir``, ``test.dir`` ...) or ``--src``/``--test``, the class
   path from ``lib/**/*.jar`` or ``--classpath``, and javac compiles them.
@@ -44,8 +50,8 @@ from defects4j_adapter.jvm.runner import junit_jars
 from defects4j_adapter.workspaces import local as local_workspace
 from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
-from nl2fix.core.processes import run_command, which
-from nl2fix.fix import debian_maven, gradle_offline
+from nl2fix.core.processes import DEFAULT_OUTPUT_LIMIT, ExecResult, run_command, which
+from nl2fix.fix import debian_maven, gradle_offline, online_resolution
 from nl2fix.store.run_store import STORE_FILE
 
 PROJECTS_DIR = "projects"
@@ -97,6 +103,21 @@ class BuildOptions:
     """The Maven repository the build resolves from: a folder, ``debian``, or None for the build
     tool's own (Maven's local repository, Gradle's cache)."""
     timeout: float = BUILD_TIMEOUT
+    offline: bool = False
+    """Never go online, even for what the local repository or Gradle's cache lacks. Not part of the
+    cache key: a build that succeeds is the same either way (the online path ends in the same
+    offline build), and one that fails is not cached."""
+
+
+def _goes_online(options: BuildOptions) -> bool:
+    """Whether a build that lacks artifacts may resolve them online: never with ``--offline``, nor
+    from Debian's repository (it is made of installed packages; nothing online fills it)."""
+    return not options.offline and options.maven_repo != "debian"
+
+
+_NO_NETWORK_HINT = ("build once where the network is (nl2fix resolves what is lacking online by itself then), or "
+                    "pass --maven-repo debian for Debian's packaged artifacts")
+_OFFLINE_HINT = "--offline: everything must already be there; without it nl2fix resolves what is lacking online once"
 
 
 @dataclass(frozen=True)
@@ -306,16 +327,25 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
     """Version properties Debian's repository defined for the build (see below)."""
     served: list[debian_maven.Substitution] = []
     log.unlink(missing_ok=True)
-    for _ in range(MAVEN_ATTEMPTS):
-        argv = [str(mvn), "-o", "-B", "-q", *([f"-Dmaven.repo.local={repo}"] if repo else []),
+    goals = ["test-compile", "dependency:build-classpath", f"-Dmdep.outputFile={MAVEN_CLASSPATH_FILE}",
+             "-Dmdep.includeScope=test"]
+
+    def maven(run_goals: list[str], online: bool) -> ExecResult:
+        """Maven with the build's flags, logged: offline and quiet, or online (-U: see online_resolution)
+        with every download said."""
+        argv = [str(mvn), *(["-U", "-B"] if online else ["-o", "-B", "-q"]),
+                *([f"-Dmaven.repo.local={repo}"] if repo else []),
                 *(f"-D{flag}" for flag in MAVEN_CHECKS_SKIPPED.values()),
-                *(f"-D{name}={value}" for name, value in properties.items()),
-                "test-compile", "dependency:build-classpath", f"-Dmdep.outputFile={MAVEN_CLASSPATH_FILE}",
-                "-Dmdep.includeScope=test"]
-        result = run_command(argv, timeout=options.timeout, cwd=project)
-        output = result.stdout + result.stderr
+                *(f"-D{name}={value}" for name, value in properties.items()), *run_goals]
+        result = run_command(argv, timeout=options.timeout, cwd=project,
+                             output_limit=online_resolution.ONLINE_OUTPUT_LIMIT if online else DEFAULT_OUTPUT_LIMIT)
         with log.open("a", encoding="utf-8") as f:
-            f.write(f"$ {' '.join(argv)}\n{output}\n")
+            f.write(f"$ {' '.join(argv)}\n{result.stdout + result.stderr}\n")
+        return result
+
+    for _ in range(MAVEN_ATTEMPTS):
+        result = maven(goals, online=False)
+        output = result.stdout + result.stderr
         if result.ok or options.maven_repo != "debian" or repo is None:
             break
         # Debian's repository: serve the versions asked for by the installed ones, and try again
@@ -350,6 +380,13 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
                     f"install the packages named (apt-get install ...), or build once online and pass --maven-repo "
                     f"~/.m2/repository; the whole log: {log}")
             break
+    absent = online_resolution.maven_lacking(output) if not result.ok and _goes_online(options) else []
+    if absent:
+        where = (f"the local repository {repo}" if repo else
+                 "Maven's local repository (~/.m2/repository unless the settings name another)")
+        result = online_resolution.resolve_maven(maven, goals, absent, where, say, f"{_NO_NETWORK_HINT}; the whole "
+                                                 f"log: {log}", options.timeout)
+        output = result.stdout + result.stderr
     run = debian_maven.placeholders_run(output) if not result.ok and repo is not None else []
     if run:
         raise Nl2FixError(
@@ -362,10 +399,7 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
     if not result.ok and served and _test_files_failing(output, project):
         # only test files fail, against substitutes: build without them, as Defects4J leaves out
         # tests that do not compile, rather than not at all
-        retry = run_command([*argv[:-4], "-Dmaven.test.skip=true", *argv[-4:]], timeout=options.timeout, cwd=project)
-        with log.open("a", encoding="utf-8") as f:
-            f.write(f"$ (tests compiled by nl2fix) {' '.join(argv)} -Dmaven.test.skip=true\n"
-                    f"{retry.stdout + retry.stderr}\n")
+        retry = maven(["-Dmaven.test.skip=true", *goals], online=False)
         if retry.ok:
             left_out = _compile_tests_leaving_out(project, _test_files_failing(output, project), log)
             result, output = retry, retry.stdout + retry.stderr
@@ -377,10 +411,10 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
         raise _against_substitutes("Maven", served, _error_lines(output),
                                    f"build once online and pass --maven-repo ~/.m2/repository; the whole log: {log}")
     if not result.ok:
-        hint = (f"the whole log: {log}" if options.maven_repo == "debian" else
-                "everything must already be in the local repository: build once online, or pass "
-                "--maven-repo DIR (or `debian` for Debian's packaged plugins and libraries)")
-        raise _failed(f"the offline Maven build failed ({' '.join(argv[1:])})", output, hint)
+        hint = (f"the whole log: {log}" if not (options.offline and online_resolution.maven_lacking(output)) else
+                f"{_OFFLINE_HINT} (or pass --maven-repo debian for Debian's packaged plugins and libraries); the whole "
+                f"log: {log}")
+        raise _failed(f"the offline Maven build failed ({' '.join(result.args[1:])})", output, hint)
     modules = []
     for m in maven_modules(project):
         cp_file = m.dir / MAVEN_CLASSPATH_FILE
@@ -485,9 +519,28 @@ def _build_gradle(project: Path, options: BuildOptions, say: Say, log: Path) -> 
                                                          substitute=options.maven_repo == "debian")
         argv += ["-I", str(repo_init), f"-D{gradle_offline.REPOSITORY_PROPERTY}={config}"]
     argv.append("nl2fixLayout")
-    result = run_command(argv, timeout=options.timeout, cwd=project)
+
+    def run(online: bool) -> ExecResult:
+        command = [a for a in argv if not (online and a == "--offline")]
+        result = run_command(command, timeout=options.timeout, cwd=project)
+        with log.open("a", encoding="utf-8") as f:
+            f.write(f"$ {' '.join(command)}\n{result.stdout + result.stderr}\n")
+        return result
+
+    log.unlink(missing_ok=True)
+    result = run(online=False)
     output = result.stdout + result.stderr
-    log.write_text(f"$ {' '.join(argv)}\n{output}\n", encoding="utf-8")
+    # with --maven-repo the declared repositories are replaced by a folder: nothing online to resolve from
+    lacking = (online_resolution.gradle_lacking(output, gradle_offline.portal_plugins(output, project))
+               if not result.ok and _goes_online(options) and options.maven_repo is None else [])
+    if lacking:
+        say(f"gradle: Gradle's cache ({gradle_offline.user_home() / 'caches'}) lacks {online_resolution.few(lacking)}: "
+            "building once online to fill it, the project's own way (gradle without --offline)")
+        attempt = online_resolution.Attempt("Gradle", "gradle without --offline", lambda: run(online=True),
+                                            lambda: run(online=False))
+        result = online_resolution.online_then_offline(attempt, lacking, say, f"{_NO_NETWORK_HINT}; the whole log: "
+                                                       f"{log}", options.timeout)
+        output = result.stdout + result.stderr
     notes = gradle_offline.read_notes(notes_file)
     for task, asked, at in notes.levels:
         say(f"gradle: {task} compiles at Java {asked}, which the JDK's javac ({major}) no longer accepts: compiled "
@@ -514,7 +567,8 @@ def _build_gradle(project: Path, options: BuildOptions, say: Say, log: Path) -> 
 def _gradle_failed(project: Path, options: BuildOptions, output: str, notes: gradle_offline.Notes,
                    passed_over: gradle_offline.Wrapper | None, log: Path) -> Nl2FixError:
     """What stopped an offline Gradle build, most specific first."""
-    online = "build once online so that Gradle's cache holds them"
+    online = ("drop --offline: nl2fix then builds once online to fill Gradle's cache" if options.offline else
+              "build once online so that Gradle's cache holds them")
     plugins = gradle_offline.portal_plugins(output, project)
     if plugins:
         return Nl2FixError("the offline Gradle build applies plugins by id from the Gradle plugin portal, which it "
@@ -530,9 +584,9 @@ def _gradle_failed(project: Path, options: BuildOptions, output: str, notes: gra
                                     f"whole log: {log}")
     wrapper = (f"the project's wrapper asks for {passed_over.name}, which may be what the build needs; "
                if passed_over is not None else "")
-    hint = (f"{wrapper}the whole log: {log}" if options.maven_repo else
-            f"{wrapper}everything must already be in Gradle's cache: {online}, or pass --maven-repo debian for "
-            f"Debian's packaged libraries; the whole log: {log}")
+    hint = (f"{wrapper}everything must already be in Gradle's cache: {online}, or pass --maven-repo debian for "
+            f"Debian's packaged libraries; the whole log: {log}" if options.offline and not options.maven_repo else
+            f"{wrapper}the whole log: {log}")
     return Nl2FixError("the offline Gradle build failed:\n" + "\n".join(what), hint)
 
 

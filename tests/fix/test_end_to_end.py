@@ -1,6 +1,7 @@
 """`nl2fix fix` end to end on a user's project: a two-module Maven project built offline with
 Debian's Maven and a local repository of Debian-packaged plugins and JUnit only, a Gradle project
-built offline with Debian's gradle and Maven repository, and a plain javac project. A real
+built offline with Debian's gradle and Maven repository, the same resolving its dependencies online
+once from a real repository on 127.0.0.1, and a plain javac project. A real
 OpenAI-compatible server on 127.0.0.1 answers with one real fix among wrong ones; validation is
 real (javac, JUnit, bubblewrap), and the top plausible diff must apply with `git apply` and make
 the failing test pass when run for real."""
@@ -16,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from nl2fix.fix import failing_test_run as failing_test
-from nl2fix.fix.debian_maven import DEBIAN_MAVEN_REPO
+from nl2fix.fix.debian_maven import DEBIAN_MAVEN_REPO, debian_repo
 from nl2fix.fix.project_build import BuildOptions, build_project
 from nl2fix.store.run_store import RunStore
+from tests.helpers.maven_repository_server import MavenRepositoryServer, gradle_project
 from tests.helpers.paths import FIXTURES
 
 MAVEN_PLUGINS = DEBIAN_MAVEN_REPO / "org/apache/maven/plugins"
@@ -175,6 +177,33 @@ def test_fix_in_a_gradle_project_built_offline_with_debians_artifacts(tmp_path, 
     subprocess.run(["git", "apply", str(patch)], cwd=project, check=True, timeout=60)
     assert _test_passes(project, "org.tiny.HalfTest::roundsOddNumbersUp", BuildOptions(maven_repo="debian"),
                         tmp_path / "cache")
+
+
+@pytest.mark.skipif(shutil.which("gradle") is None or not (DEBIAN_MAVEN_REPO / "junit/junit/4.13.2").is_dir(),
+                    reason="needs Debian's gradle and Maven repository (scripts/setup.sh installs them)")
+def test_fix_in_a_gradle_project_resolving_its_dependencies_online_once(tmp_path, openai_server_factory, invoke_cli):
+    """The project's repository is a real one on 127.0.0.1 and Gradle's cache starts empty: the build
+    resolves online once, says so, and validation runs as ever."""
+    repository = MavenRepositoryServer(debian_repo(tmp_path / "served"))
+    try:
+        tree = gradle_project(tmp_path / "tree", repository.url)
+        project = _git_project(tree, tmp_path / "tiny")
+        home = tmp_path / "gradle-home"
+        server = openai_server_factory(model=_model([HALF_WRONG, HALF_FIX]))
+        result = invoke_cli("fix", "--project", project, "--issue", "Half.halfUp(5) gives 2, not 3", "--test",
+                            "HalfTest::roundsOddNumbersUp", "-n", "2", "--run", tmp_path / "run", "--id", "Tiny-1",
+                            "--backend", "openai", "--model", "test-model", "--base-url", server.url, "--quiet",
+                            env={"OPENAI_API_KEY": "test", "GRADLE_USER_HOME": str(home),
+                                 "NL2FIX_CACHE_DIR": str(tmp_path / "cache")})
+    finally:
+        repository.stop()
+    assert result.exit_code == 0, result.output
+    assert (f"gradle: Gradle's cache ({home}/caches) lacks junit:junit:4.13.2: building once online to fill it, the "
+            "project's own way (gradle without --offline)") in result.output
+    assert "GET /junit/junit/4.13.2/junit-4.13.2.jar" in repository.requests
+    assert "1 plausible of 2 unique candidate(s)" in result.output
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=project, capture_output=True, text=True,
+                          check=True).stdout == ""
 
 
 def test_fix_in_a_plain_javac_project_localises_and_applies(tmp_path, openai_server_factory, invoke_cli):
