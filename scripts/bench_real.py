@@ -15,9 +15,9 @@
    process's per candidate) with their ratio.
    With ``--baseline-tree DIR`` the fast engine of the code in DIR (say a git worktree of an earlier
    commit; its own ``nl2fix validate``, so its own Java runner) judges the same candidates too, in its
-   own copy of the run store, taking turns with this tree's, a bug per worker at a time as in a
-   run of many bugs (each going first on every other turn) so the machine's load weighs on both
-   alike: both sides' CPU-s per candidate, their ratio (of the medians, of the means, and the
+   own copy of the run store, at the same time as this tree's, the workers shared between them, so
+   the machine's load weighs on both alike and each bug has one worker, as in a run of many bugs
+   (see :func:`schedule`): both sides' CPU-s per candidate, their ratio (of the medians, of the means, and the
    median of each candidate's own), and every
    candidate's three verdicts. The two copies are named after both trees' code (a hash of
    ``nl2fix/`` and ``defects4j_adapter/``): changed code is judged afresh, while the samples and the
@@ -54,6 +54,7 @@ import sqlite3
 import statistics
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass
 from itertools import chain, zip_longest
@@ -282,35 +283,45 @@ def verdictless_copy(source: Path, copy: Path) -> None:
     os.replace(new, old)
 
 
-def schedule(judges: list[Side], bugs: list[Bug], workers: int) -> list[tuple[Side, list[Bug]]]:
-    """The validate calls, in order. Two fast engines take turns, ``workers`` bugs at a time (a worker
-    to a bug, as in a run of many bugs), each going first on every other turn, so the machine's load
-    weighs on both alike; any other side judges all bugs in one call."""
+def schedule(judges: list[Side], bugs: list[Bug], workers: int) -> list[list[tuple[Side, list[Bug], int]]]:
+    """The validate calls: rounds of calls that run at the same time, each a side, its bugs and its workers.
+    Two fast engines judge all bugs at the same time, the workers shared between them (one each with
+    ``--workers 2``), so the machine's load weighs on both alike and each bug is judged by one worker, as in a
+    run of many bugs, where a worker joins another's bug only at the end (a call of two bugs would meet that
+    end at every call: the second warm JVM of a bug whose neighbour finished first). Any other side judges
+    all bugs with all workers, alone."""
     fast = [s for s in judges if s.engine is Engine.FAST]
+    rest = [[(s, bugs, workers)] for s in judges if s not in fast or len(fast) < 2]
     if len(fast) < 2:
-        return [(s, bugs) for s in judges]
-    step = max(1, workers)
-    turns = [(s, bugs[i:i + step]) for i in range(0, len(bugs), step)
-             for s in (fast if i // step % 2 == 0 else fast[::-1])]
-    return turns + [(s, bugs) for s in judges if s not in fast]
+        return rest
+    return [[(s, bugs, max(1, workers // len(fast))) for s in fast], *rest]
 
 
 def validate(judges: list[Side], bugs: list[Bug], workers: int) -> dict[str, float] | None:
     """Every side's verdicts on the candidates (:func:`schedule`): each side's process CPU-s, or None when a
     validation failed."""
     process = dict.fromkeys((s.label for s in judges), 0.0)
-    for side, of in schedule(judges, bugs, workers):
+
+    def call(side: Side, of: list[Bug], side_workers: int) -> tuple[Side, bool, float, str, float]:
         start = time.monotonic()
         ok, cpu, err = nl2fix("validate", "--run", str(side.run_dir), "--engine", side.engine.value,
-                              "--workers", str(workers), *selection(of), "--quiet",
+                              "--workers", str(side_workers), *selection(of), "--quiet",
                               *([] if side.engine is Engine.FAST else ["--no-sandbox"]), tree=side.tree,
                               env=side.env)
-        what = ", ".join(b.id for b in of) if len(of) <= 2 else f"{len(of)} bugs"
-        print(f"candidates with {side.label} ({what}): {time.monotonic() - start:.0f} s, {cpu:.1f} CPU-s", flush=True)
-        if not ok:
-            print(f"validation with {side.label} failed:\n{err}")
-            return None
-        process[side.label] += cpu
+        return side, ok, cpu, err, time.monotonic() - start
+
+    for calls in schedule(judges, bugs, workers):
+        with ThreadPoolExecutor(len(calls)) as pool:
+            done = list(pool.map(lambda c: call(*c), calls))
+        for (side, ok, cpu, err, wall), (_, of, side_workers) in zip(done, calls):
+            what = ", ".join(b.id for b in of) if len(of) <= 2 else f"{len(of)} bugs"
+            beside = [c[0].label for c in calls if c[0] is not side]
+            print(f"candidates with {side.label} ({what}, {side_workers} worker{'s' * (side_workers > 1)}"
+                  f"{', beside ' + ', '.join(beside) if beside else ''}): {wall:.0f} s, {cpu:.1f} CPU-s", flush=True)
+            if not ok:
+                print(f"validation with {side.label} failed:\n{err}")
+                return None
+            process[side.label] += cpu
     return process
 
 
