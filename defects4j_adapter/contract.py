@@ -27,6 +27,8 @@ from nl2fix.core.registry import Registry
 DEFAULT_TEST_TIMEOUT = 10.0
 DEFAULT_CANDIDATE_TIMEOUT = 120.0
 DEFAULT_MEMORY_MB = 1024
+COMPILER_MEMORY_MB = 512
+"""Java heap of a JVM that only compiles candidates (javac on one file against a bug's class path)."""
 
 
 @dataclass(frozen=True)

@@ -1,18 +1,22 @@
 """``--engine fast``: compile once per bug, then per candidate only the changed file, in a warm JVM.
 
-Per bug worker, one confined JVM (the runner's ``serve`` mode, inside the sandbox) keeps javac,
-JUnit and the JIT warm. Per candidate it compiles the spliced file in memory against the bug's
-compiled classes, loads the result in a fresh class loader over the bug's class path (so no
-static state survives from one candidate to the next), runs the trigger tests (stopping at the
-first real failure) and then the relevant test classes. The workspace is mounted read-only:
-no candidate can damage it for the next. A JVM that a candidate left in doubt (a test thread
-that would not die, out of memory, the time limit) is replaced by a fresh one.
+Per bug worker, two confined JVMs (the runner's ``serve`` mode, inside the sandbox): one keeps javac
+warm and only compiles, one keeps JUnit and the JIT warm and only runs tests. Per candidate the
+compiling JVM compiles the spliced file in memory against the bug's compiled classes and the
+class-file check reads the result; the test JVM loads it in a fresh class loader over the bug's
+class path (so no static state survives from one candidate to the next), runs the trigger tests
+(stopping at the first real failure) and then the relevant test classes. No candidate's code ever
+runs where candidates are compiled: a candidate that reached into the compiler's state (javac's
+token table, say, so that ``==`` reads as ``!=``) would otherwise compile the next candidate into
+something other than its source, and the fresh JVM below would confirm what it was given. The
+workspace is mounted read-only: no candidate can damage it for the next. A JVM that a candidate left
+in doubt (a test thread that would not die, out of memory, the time limit) is replaced by a fresh one.
 
 A pass from a JVM that judged other candidates before is confirmed in a fresh JVM (see
 :meth:`FastEngine.run_compiled`): whatever an earlier candidate left in the warm JVM cannot buy a
 later one a ``plausible``. Such a JVM runs only the candidate's trigger tests; the fresh one, started
-for that one job (the quick compiler only, the classes the warm JVM compiled and the check passed),
-runs them all.
+for that one job (the quick compiler only, the classes the compiling JVM compiled and the check
+passed), runs them all.
 
 Only the tests that can notice the change run (:mod:`narrowing`): the trigger tests and the tests
 that executed the method, recorded in a run of every test on the buggy version (trusted code).
@@ -32,11 +36,12 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from defects4j_adapter.behaviour.observations import ProbeRun
-from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
+from defects4j_adapter.contract import COMPILER_MEMORY_MB, EngineOptions, Outcome, Phase, Workspace, register_engine
 from defects4j_adapter.engines import class_check, declaration, jobs, linkage, narrowing, probing, runner_output
 from defects4j_adapter.engines import defects4j_rebuild as d4j_rebuild
 from defects4j_adapter.engines.rebuild import RebuildEngine
@@ -100,6 +105,61 @@ def over_budget(wall: float, cpu: float, seconds: float) -> bool:
     return wall >= seconds * JOB_WALL_FACTOR or (wall >= seconds and cpu >= seconds)
 
 
+class _Pool:
+    """Idle JVMs by workspace, at most ``cap`` in all: the least recently used go first."""
+
+    def __init__(self, cap: int):
+        self.cap = max(1, cap)
+        self.idle: dict[str, list[WarmJvm]] = {}
+        self.order: list[WarmJvm] = []
+        self.lock = threading.Lock()
+
+    def take(self, key: str) -> WarmJvm | None:
+        """A live idle JVM of ``key`` (dead ones met on the way are closed)."""
+        with self.lock:
+            idle = self.idle.get(key, [])
+            while idle:
+                jvm = idle.pop()
+                self.order.remove(jvm)
+                if jvm.alive:
+                    return jvm
+                jvm.close()
+        return None
+
+    def give(self, key: str, jvm: WarmJvm) -> None:
+        if not jvm.alive:
+            jvm.close()
+            return
+        with self.lock:
+            self.idle.setdefault(key, []).append(jvm)
+            self.order.append(jvm)
+            surplus = self.order[: max(0, len(self.order) - self.cap)]
+            for old in surplus:
+                self.order.remove(old)
+                for pool in self.idle.values():
+                    if old in pool:
+                        pool.remove(old)
+        for old in surplus:
+            old.close()
+
+    def close(self) -> None:
+        with self.lock:
+            everything, self.idle, self.order = self.order, {}, []
+        for jvm in everything:
+            jvm.close()
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A candidate's classes as the compiling JVM compiled them and the class-file check passed them."""
+
+    classes: dict[str, bytes]
+    """By binary name (dots)."""
+    note: str
+    """What the splice had to say."""
+    cpu_seconds: float
+
+
 class JvmFailure(Exception):
     """The warm JVM could not be started or answered nonsense: a harness problem."""
 
@@ -116,11 +176,11 @@ class WarmJvm:
     """One ``serve``-mode runner in the sandbox, for one workspace."""
 
     def __init__(self, sandbox: Sandbox, ws: Workspace, runner_dir: Path, options: EngineOptions,
-                 one_job: bool = False):
+                 one_job: bool = False, memory_mb: int | None = None):
         self.inbox = Path(tempfile.mkdtemp(prefix=f"warm-{ws.bug.id}-", dir=self._jobs_root(options)))
         self.inbox.chmod(0o755)
         self.mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch")
-        argv = runner.jvm_command(runner_dir, memory_mb=options.memory_mb,
+        argv = runner.jvm_command(runner_dir, memory_mb=memory_mb or options.memory_mb,
                                        tmp_dir=sandbox.tmp_dir(self.mounts), mode=["serve"],
                                        test_classpath=ws.classpath, java=sandbox.test_java(), one_job=one_job)
         self.sandbox = sandbox
@@ -241,8 +301,9 @@ class FastEngine:
         self.runner_dir = runner.runner_classes(options.cache_dir)
         self.rebuild = RebuildEngine(options)
         self.d4j_rebuild = d4j_rebuild.Defects4JRebuild(options)
-        self._idle: dict[str, list[WarmJvm]] = {}
-        self._order: list[WarmJvm] = []
+        self._warm = _Pool(options.workers)
+        self._compilers = _Pool(options.workers)
+        """JVMs that only compile: no candidate's code runs in them."""
         self._lock = threading.Lock()
         self._counter = 0
         self.start_backoff = JVM_START_BACKOFF
@@ -255,45 +316,81 @@ class FastEngine:
     def prepare(self, bug: Bug) -> Workspace:
         return prepare_workspace(bug, self.options)
 
-    # -- the pool of warm JVMs: at most `workers` idle ones, the least recently used go first --
+    # -- the pools of warm JVMs: at most `workers` idle ones of each kind --
     def _acquire(self, ws: Workspace) -> WarmJvm:
-        key = str(ws.root)
-        with self._lock:
-            idle = self._idle.get(key, [])
-            while idle:
-                jvm = idle.pop()
-                self._order.remove(jvm)
-                if jvm.alive:
-                    return jvm
-                jvm.close()
-        return self._new(ws)
+        return self._warm.take(str(ws.root)) or self._new(ws)
 
-    def _new(self, ws: Workspace, one_job: bool = False) -> WarmJvm:
-        return retry(lambda: WarmJvm(self.sandbox, ws, self.runner_dir, self.options, one_job),
+    def _new(self, ws: Workspace, one_job: bool = False, compiler: bool = False) -> WarmJvm:
+        """A warm JVM for ``ws``: a test JVM, or with ``compiler`` one that only compiles (its heap
+        :data:`COMPILER_MEMORY_MB`)."""
+        memory = COMPILER_MEMORY_MB if compiler else None
+        return retry(lambda: WarmJvm(self.sandbox, ws, self.runner_dir, self.options, one_job, memory),
                      what=f"starting the warm test JVM for {ws.bug.id}",
                      transient=lambda exc: isinstance(exc, JvmFailure), backoff=self.start_backoff)
 
     def _release(self, ws: Workspace, jvm: WarmJvm) -> None:
-        if not jvm.alive:
-            jvm.close()
-            return
-        with self._lock:
-            self._idle.setdefault(str(ws.root), []).append(jvm)
-            self._order.append(jvm)
-            surplus = self._order[: max(0, len(self._order) - max(1, self.options.workers))]
-            for old in surplus:
-                self._order.remove(old)
-                for pool in self._idle.values():
-                    if old in pool:
-                        pool.remove(old)
-        for old in surplus:
-            old.close()
+        self._warm.give(str(ws.root), jvm)
 
     def close(self) -> None:
+        self._warm.close()
+        self._compilers.close()
+
+    def _job_id(self) -> str:
         with self._lock:
-            everything, self._idle, self._order = self._order, {}, []
-        for jvm in everything:
-            jvm.close()
+            self._counter += 1
+            return f"c{self._counter}"
+
+    def compile(self, ws: Workspace, method: str, log_dir: Path | None = None) -> Compiled | Outcome:
+        """``method`` spliced into its file and compiled by a compiling JVM, its classes read by the
+        class-file check; or the outcome that ends the candidate there (it does not splice or compile,
+        or the check refuses it). A compiling JVM runs no candidate's code, so what one candidate did
+        cannot change what another compiles into."""
+        made = self.compile_source(ws, lambda dest: jobs.write_spliced(ws, method, dest), log_dir)
+        if isinstance(made, Outcome):
+            return made
+        checked = Outcome(phase=Phase.COMPILE, compiled=True, cpu_seconds=made.cpu_seconds)
+        class_check.checked(checked, lambda: class_check.rejection(ws, class_check.from_report(made.classes)))
+        return jobs.with_note(checked, made.note) if checked.rejection or checked.harness_error else made
+
+    def compile_source(self, ws: Workspace, write: Callable[[Path], jobs.SplicedFile | Outcome],
+                       log_dir: Path | None = None, compile_classpath: tuple[Path, ...] = ()) -> Compiled | Outcome:
+        """The source file ``write`` makes (given its path) compiled by a compiling JVM of ``ws``
+        (``compile_classpath`` before the workspace's), or the outcome when it cannot be written or
+        does not compile."""
+        key = str(ws.root)
+        for _ in range(2):  # a compiling JVM found gone before it answered is replaced once
+            try:
+                jvm = self._compilers.take(key) or self._new(ws, compiler=True)
+            except JvmFailure as exc:
+                return Outcome(phase=Phase.COMPILE, compiled=False, harness_error=str(exc))
+            job_id = self._job_id()
+            job = jvm.inbox / job_id
+            job.mkdir(mode=0o755)
+            try:
+                source = write(job / ws.buggy_file().name)
+                if isinstance(source, Outcome):
+                    return source
+                request = jobs.runner_job(ws, job_id, known=frozenset(), stop_at_first_failure=True,
+                                          test_timeout=self.options.test_timeout, source=source.path)
+                request.compile_only = True
+                request.compile_classpath[:0] = compile_classpath
+                request_file = request.write(job / "request.txt")
+                secret = report_signing.new_key()
+                answer = jvm.ask(request_file, job_id, secret, self.options.candidate_timeout)
+                if answer is None:
+                    continue
+                jobs.keep(log_dir, {source.path.name: source.path, "compile.out": answer.text})
+                report = runner_output.read_job(answer.text, secret, job_id)
+                if report.signed is None or not report.signed.compiled:
+                    outcome = runner_output.job_outcome(report, killed_for_time=answer.killed_for_time,
+                                                        stderr_tail=answer.stderr_tail, triggers=())
+                    outcome.cpu_seconds = answer.cpu_seconds
+                    return jobs.with_note(outcome, source.note)
+                return Compiled(dict(report.class_files), source.note, answer.cpu_seconds)
+            finally:
+                shutil.rmtree(job, ignore_errors=True)
+                self._compilers.give(key, jvm)
+        return Outcome(phase=Phase.COMPILE, compiled=False, harness_error="the compiling JVM kept dying")
 
     def run(self, workspace: Workspace, method: str, *, known_failures: frozenset[str] = frozenset(),
             stop_at_first_failure: bool = True, log_dir: Path | None = None) -> Outcome:
@@ -362,24 +459,33 @@ class FastEngine:
 
     def probe(self, workspace: Workspace, reference: str, candidate: str, *, tests: frozenset[str] | None = None,
               log_dir: Path | None = None) -> ProbeRun:
-        """A behaviour probe of ``candidate`` beside ``reference`` in a warm JVM (:mod:`probing`)."""
-        with self._lock:
-            self._counter += 1
-            job_id = f"p{self._counter}"
+        """A behaviour probe of ``candidate`` beside ``reference`` in a warm JVM (:mod:`probing`), its
+        probe source compiled by a compiling JVM."""
+        text = probing.probe_text(workspace, reference, candidate)
+        if isinstance(text, ProbeRun):
+            return text
+        made = self.compile_source(workspace, lambda dest: probing.write_source(workspace, text, dest), log_dir,
+                                   compile_classpath=(self.runner_dir,))
+        if isinstance(made, Outcome):
+            return ProbeRun(error="the probe source does not compile: "
+                            + (made.compile_errors or made.harness_error)[:500], cpu_seconds=made.cpu_seconds)
         jvm = self._acquire(workspace)
         try:
-            return probing.probe(jvm, workspace, job_id, reference, candidate, runner_dir=self.runner_dir, tests=tests,
-                                 test_timeout=self.options.test_timeout,
-                                 job_timeout=self.options.candidate_timeout, log_dir=log_dir)
+            run = probing.probe(jvm, workspace, self._job_id(), made.classes, tests=tests,
+                                test_timeout=self.options.test_timeout, job_timeout=self.options.candidate_timeout,
+                                log_dir=log_dir)
         finally:
             self._release(workspace, jvm)
+        run.cpu_seconds += made.cpu_seconds
+        return run
 
     def run_compiled(self, workspace: Workspace, *, method: str, known_failures: frozenset[str],
                      stop_at_first_failure: bool, log_dir: Path | None, narrow: bool = True) -> Outcome:
-        """Validate ``method`` against the workspace's compiled classes (the fast path). A pass in
-        a JVM that ran other candidates first is run again in a fresh JVM, which decides: a JVM
-        state an earlier candidate left (beyond what the runner restores and checks) could have
-        made it pass, and the two disagreeing is the harness's fault, never a pass.
+        """Validate ``method`` against the workspace's compiled classes (the fast path): compiled by a
+        compiling JVM (:meth:`compile`), run in a test JVM. A pass in a JVM that ran other candidates
+        first is run again in a fresh JVM, which decides: a JVM state an earlier candidate left (beyond
+        what the runner restores and checks) could have made it pass, and the two disagreeing is the
+        harness's fault, never a pass.
 
         Such a JVM runs a candidate's trigger tests only (when the run stops at the first failure):
         most wrong candidates fail one and cost no fresh JVM, and one that passes them runs every
@@ -387,16 +493,30 @@ class FastEngine:
         one did not run stands; a test the warm JVM passed that fails there is a disagreement."""
         start = time.monotonic()
         tests = self._tests(workspace, method, stop_at_first_failure) if narrow else TestChoice()
+        recording_cpu = self._recording_cpu.pop(narrowing.recording_key(workspace), 0.0)
+        made = self.compile(workspace, method, log_dir)
+        if isinstance(made, Outcome):
+            outcome = made
+        else:
+            outcome = self._tested(workspace, method, known_failures, stop_at_first_failure, log_dir, tests, made)
+            outcome.cpu_seconds += made.cpu_seconds
+            jobs.with_note(outcome, made.note)
+        outcome.cpu_seconds += recording_cpu
+        outcome.wall_seconds = time.monotonic() - start
+        outcome.log_dir = log_dir
+        return outcome
+
+    def _tested(self, workspace: Workspace, method: str, known_failures: frozenset[str], stop_at_first_failure: bool,
+                log_dir: Path | None, tests: TestChoice, made: Compiled) -> Outcome:
+        """The compiled candidate run in a warm test JVM, and a pass confirmed in a fresh one (see
+        :meth:`run_compiled`)."""
         triggers_first = stop_at_first_failure and bool(workspace.trigger_tests) and not _trusted(workspace, method)
-        compiled: dict[str, bytes] = {}
         outcome, fresh = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
-                                      fresh_jvm=False, tests=tests, compiled=compiled, triggers_first=triggers_first)
-        outcome.cpu_seconds += self._recording_cpu.pop(narrowing.recording_key(workspace), 0.0)
+                                      fresh_jvm=False, tests=tests, compiled=made, triggers_first=triggers_first)
         if _passes(outcome) and not fresh:
             warm = outcome
-            # the classes the warm JVM compiled and the check passed: the fresh one need not start javac
             confirm = functools.partial(self._judged, workspace, method, known_failures, stop_at_first_failure,
-                                        log_dir, fresh_jvm=True, confirming=True, tests=tests, compiled=compiled)
+                                        log_dir, fresh_jvm=True, confirming=True, tests=tests, compiled=made)
             # the quick compiler only for a narrowed set: a whole run is long enough for the optimising
             # tier to pay (Math-3's 2,257 tests: 24.8 CPU-s with C1 only, 15.6 with it)
             outcome, _ = confirm(full_jit=tests.plan is None)
@@ -411,20 +531,25 @@ class FastEngine:
                 failing = ", ".join(outcome.failing_tests) or outcome.harness_error or "it did not pass"
                 outcome = Outcome(phase=outcome.phase, compiled=True, cpu_seconds=outcome.cpu_seconds,
                                   harness_error=f"passed in a warm JVM but not in a fresh one ({failing})")
-        outcome.wall_seconds = time.monotonic() - start
-        outcome.log_dir = log_dir
         return outcome
 
     def _judged(self, workspace: Workspace, method: str, known_failures: frozenset[str], stop_at_first_failure: bool,
                 log_dir: Path | None, *, fresh_jvm: bool, confirming: bool = False, full_jit: bool = False,
-                tests: TestChoice = TestChoice(), compiled: dict[str, bytes] | None = None,
+                tests: TestChoice = TestChoice(), compiled: Compiled | None = None,
                 triggers_first: bool = False) -> tuple[Outcome, bool]:
         """One judgement of ``method``, and whether it came from a JVM that had judged nothing before.
         A confirming JVM is stopped after its one job: the warm JVM it confirmed stays the bug's,
         since the candidates after it run faster in a JVM the earlier ones warmed up. It runs with the
-        one-job JIT (:data:`runner.ONE_JOB_JIT`) unless ``full_jit``. ``compiled``: see :meth:`_run`.
+        one-job JIT (:data:`runner.ONE_JOB_JIT`) unless ``full_jit``. ``compiled``: the candidate's
+        classes (compiled here when not given: the trusted versions' runs of :meth:`recording`).
         ``triggers_first``: a JVM that judged other candidates runs the trigger tests only."""
-        outcome, cpu, deaths, fresh = None, 0.0, 0, False
+        own_compile = compiled is None
+        if compiled is None:
+            made = self.compile(workspace, method, log_dir)
+            if isinstance(made, Outcome):
+                return made, False
+            compiled = made
+        outcome, cpu, deaths, fresh = None, compiled.cpu_seconds if own_compile else 0.0, 0, False
         # up to three JVMs: one found dead before it took the job is replaced, and one that died in
         # the candidate's hands is given a second run
         for _ in range(3):
@@ -437,7 +562,7 @@ class FastEngine:
             chosen = replace(tests, triggers_only=True) if triggers_first and not fresh else tests
             try:
                 outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir, chosen,
-                                    compiled, precompiled=confirming)
+                                    compiled)
             finally:
                 if confirming:
                     jvm.close()
@@ -449,7 +574,7 @@ class FastEngine:
             cpu += outcome.cpu_seconds + (jvm.startup_cpu if confirming else 0.0)
             # a JVM that died in the candidate's hands gets one more, fresh JVM: a pass needs the
             # runner's signed report, and the second run decides
-            if not outcome.jvm_died or deaths or outcome.rejection:
+            if not outcome.jvm_died or deaths:
                 break
             deaths += 1
             fresh_jvm = True
@@ -458,36 +583,20 @@ class FastEngine:
         if deaths and outcome.jvm_died:
             outcome = jobs.with_note(outcome, "the test JVM ended during the job twice")
         outcome.cpu_seconds = cpu
-        return outcome, fresh
+        return (jobs.with_note(outcome, compiled.note) if own_compile else outcome), fresh
 
     def _run(self, jvm: WarmJvm, ws: Workspace, method: str, known: frozenset[str], stop_first: bool,
-             log_dir: Path | None, tests: TestChoice = TestChoice(), compiled: dict[str, bytes] | None = None,
-             precompiled: bool = False) -> Outcome | None:
-        """One job. ``compiled`` gets the classes compiled from the candidate's file (binary names) when
-        they pass the class-file check; with ``precompiled`` the job runs those instead of compiling."""
-        with self._lock:
-            self._counter += 1
-            job_id = f"c{self._counter}"
+             log_dir: Path | None, tests: TestChoice, compiled: Compiled) -> Outcome | None:
+        """One job: the compiled candidate's tests. None when the JVM was gone before it took the job."""
+        job_id = self._job_id()
         job = jvm.inbox / job_id
         job.mkdir(mode=0o755)
         try:
-            buggy_file = ws.buggy_file()
-            spliced = jobs.write_spliced(ws, method, job / buggy_file.name)
-            if isinstance(spliced, Outcome):
-                return spliced
             chosen = (replace(ws, relevant_tests=()) if tests.triggers_only
                       else replace(ws, relevant_tests=tests.plan.relevant) if tests.plan else ws)
-            given = job / "classes" if precompiled and compiled else None
-            if given is not None and compiled is not None:
-                for name, data in compiled.items():
-                    path = given / (name.replace(".", "/") + ".class")
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_bytes(data)
-                for folder in [given, *given.rglob("*")]:
-                    folder.chmod(0o755 if folder.is_dir() else 0o644)
             runner_job = jobs.runner_job(
                 chosen, job_id, known=known, stop_at_first_failure=stop_first, test_timeout=self.options.test_timeout,
-                source=None if given else spliced.path, first_on_classpath=(given,) if given else (),
+                compiled=jobs.write_classes(compiled.classes, job / "classes"),
             )
             runner_job.only = tests.plan.only if tests.plan and not tests.triggers_only else {}
             runner_job.probe = tests.probe
@@ -497,8 +606,7 @@ class FastEngine:
             answer = jvm.ask(request, job_id, key, self.options.candidate_timeout)
             if answer is None:
                 return None
-            jobs.keep(log_dir, {buggy_file.name: spliced.path, "request.txt": request,
-                                "runner.out": answer.text, "runner.err": answer.stderr_tail})
+            jobs.keep(log_dir, {"request.txt": request, "runner.out": answer.text, "runner.err": answer.stderr_tail})
             report = runner_output.read_job(answer.text, key, job_id)
             outcome = runner_output.job_outcome(report, killed_for_time=answer.killed_for_time,
                                                 stderr_tail=answer.stderr_tail, triggers=ws.trigger_tests)
@@ -507,14 +615,6 @@ class FastEngine:
                 outcome.left_out = sorted(tests.plan.left_out)
             if tests.probe is not None:
                 narrowing.save(self.options.cache_dir, ws, narrowing.from_report(report.signed, tests.key))
-            if report.class_files:
-                checked = class_check.from_report(report.class_files)
-                class_check.checked(outcome, lambda: class_check.rejection(ws, checked))
-                if outcome.rejection:
-                    # its code ran in this JVM before its classes could be read: no other candidate follows it there
-                    jvm.needs_restart = True
-                elif compiled is not None and not precompiled:
-                    compiled.update(report.class_files)
-            return jobs.with_note(outcome, spliced.note)
+            return outcome
         finally:
             shutil.rmtree(job, ignore_errors=True)

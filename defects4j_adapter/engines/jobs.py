@@ -85,12 +85,15 @@ def _candidate_classes(ws: Workspace) -> list[str]:
 
 
 def runner_job(ws: Workspace, job_id: str, *, known: frozenset[str], stop_at_first_failure: bool,
-               test_timeout: float, first_on_classpath: tuple[Path, ...] = (), source: Path | None = None) -> Job:
+               test_timeout: float, first_on_classpath: tuple[Path, ...] = (), source: Path | None = None,
+               compiled: Path | None = None) -> Job:
     """The runner's job that runs ``ws``'s trigger then relevant tests (compiling ``source`` in
-    memory first, when given), with ``first_on_classpath`` before the workspace's own classes."""
+    memory first, or taking the classes in ``compiled``, when given), with ``first_on_classpath``
+    before the workspace's own classes."""
     return Job(
         id=job_id,
         source=source,
+        compiled=compiled,
         compile_classpath=[ws.classes_dir, *ws.classpath],
         release=ws.java_release,
         encoding=ws.encoding,
@@ -104,6 +107,17 @@ def runner_job(ws: Workspace, job_id: str, *, known: frozenset[str], stop_at_fir
         stop_at_first_failure=stop_at_first_failure,
         test_timeout_ms=int(test_timeout * 1000),
     )
+
+
+def write_classes(classes: dict[str, bytes], root: Path) -> Path:
+    """``classes`` (binary names with dots) as class files under ``root``, readable by confined code."""
+    for name, data in classes.items():
+        path = root / (name.replace(".", "/") + ".class")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    for folder in [root, *root.rglob("*")]:
+        folder.chmod(0o755 if folder.is_dir() else 0o644)
+    return root
 
 
 def keep(log_dir: Path | None, files: dict[str, str | Path]) -> None:

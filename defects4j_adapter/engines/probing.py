@@ -1,6 +1,6 @@
 """A behaviour probe in the fast engine's warm JVM: the probe source (the target class with the
 reference and the candidate side by side, :mod:`defects4j_adapter.behaviour.probe_source`) compiled
-in memory like a candidate's file, the tests that call the method run on the reference's behaviour,
+like a candidate's file, by a JVM that only compiles, the tests that call the method run on the reference's behaviour,
 and the runner's signed observations read back (:mod:`defects4j_adapter.behaviour.observations`).
 
 The probe runs in the same sandbox, JVM and fresh class loader as a validation, under the same
@@ -30,19 +30,30 @@ def _class_of(test: str) -> str:
     return test.split("::")[0]
 
 
-def probe(jvm: WarmJvm, ws: Workspace, job_id: str, reference: str, candidate: str, *, runner_dir: Path,
-          tests: Collection[str] | None, test_timeout: float, job_timeout: float,
-          log_dir: Path | None = None) -> ProbeRun:
-    """Probe ``candidate`` beside ``reference`` on the calls of the workspace's trigger and relevant
-    tests (only those of the test classes in ``tests``, when given: the ones that called the method
-    in an earlier probe of the bug). The probe source compiles against the runner's classes too
-    (``runner_dir``: its wrapper calls ``nl2fix.runner.BehaviourProbe``)."""
+def probe_text(ws: Workspace, reference: str, candidate: str) -> str | ProbeRun:
+    """The probe source of ``candidate`` beside ``reference``, or the run that says why there is none."""
     bug = ws.bug
     source = ws.buggy_file().read_bytes().decode(ws.encoding)
     try:
-        text = probe_source.probe_file(source, bug.buggy_method, bug.start_line, bug.end_line, reference, candidate)
+        return probe_source.probe_file(source, bug.buggy_method, bug.start_line, bug.end_line, reference, candidate)
     except probe_source.NotProbeable as exc:
         return ProbeRun(error=f"not probed: {exc}")
+
+
+def write_source(ws: Workspace, text: str, dest: Path) -> jobs.SplicedFile:
+    """The probe source written where the compiling JVM reads it."""
+    dest.write_bytes(splice.encode_source(text, ws.encoding))
+    dest.chmod(0o644)
+    return jobs.SplicedFile(dest, "")
+
+
+def probe(jvm: WarmJvm, ws: Workspace, job_id: str, compiled: dict[str, bytes], *,
+          tests: Collection[str] | None, test_timeout: float, job_timeout: float,
+          log_dir: Path | None = None) -> ProbeRun:
+    """Probe with the compiled probe source (:func:`probe_text`, compiled against the runner's classes
+    too: its wrapper calls ``nl2fix.runner.BehaviourProbe``) on the calls of the workspace's trigger and
+    relevant tests (only those of the test classes in ``tests``, when given: the ones that called the
+    method in an earlier probe of the bug)."""
     triggers = [t for t in ws.trigger_tests if tests is None or _class_of(t) in tests]
     relevant = [t for t in ws.relevant_tests if tests is None or t in tests]
     if not triggers and not relevant:
@@ -50,25 +61,18 @@ def probe(jvm: WarmJvm, ws: Workspace, job_id: str, reference: str, candidate: s
     job = jvm.inbox / job_id
     job.mkdir(mode=0o755)
     try:
-        path = job / ws.buggy_file().name
-        path.write_bytes(splice.encode_source(text, ws.encoding))
-        path.chmod(0o644)
         request = jobs.runner_job(ws, job_id, known=frozenset(), stop_at_first_failure=False,
-                                  test_timeout=test_timeout, source=path)
+                                  test_timeout=test_timeout, compiled=jobs.write_classes(compiled, job / "classes"))
         request.triggers, request.relevant, request.behaviour = triggers, relevant, True
-        request.compile_classpath.insert(0, runner_dir)
         request_file = request.write(job / "request.txt")
         key = report_signing.new_key()
         answer = jvm.ask(request_file, job_id, key, job_timeout)
         if answer is None:
             return ProbeRun(error="the test JVM was gone before the probe")
-        jobs.keep(log_dir, {path.name: path, "request.txt": request_file, "runner.out": answer.text,
-                            "runner.err": answer.stderr_tail})
+        jobs.keep(log_dir, {"request.txt": request_file, "runner.out": answer.text, "runner.err": answer.stderr_tail})
         report = runner_output.read_job(answer.text, key, job_id).signed
         if report is None:
             run = ProbeRun(error="the probe did not finish" + (" in time" if answer.killed_for_time else ""))
-        elif report.compiled is False:
-            run = ProbeRun(error="the probe source does not compile: " + report.compile_errors[:500])
         else:
             run = observations.read(report.behaviour_rows, report.behaviour_end)
         run.cpu_seconds = answer.cpu_seconds

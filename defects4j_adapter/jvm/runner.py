@@ -106,6 +106,10 @@ class Job:
     triggers: list[str]
     relevant: list[str]
     source: Path | None = None
+    compiled: Path | None = None
+    """Instead of ``source``: a folder of the candidate's classes, compiled and checked beforehand."""
+    compile_only: bool = False
+    """Compile ``source`` and report its classes, running nothing (the compiling JVM's job)."""
     compile_classpath: list[Path] = field(default_factory=list)
     release: str = "8"
     encoding: str = "UTF-8"
@@ -133,6 +137,8 @@ class Job:
         if self.source is not None:
             rows += [("source", self.source), ("release", self.release), ("encoding", self.encoding)]
             rows += [("compile_classpath", p) for p in self.compile_classpath]
+        rows += [("compiled", self.compiled)] if self.compiled is not None else []
+        rows += [("compile_only", "true")] if self.compile_only else []
         rows += [("classpath", p) for p in self.classpath]
         rows += [("trigger", t) for t in self.triggers]
         rows += [("relevant", t) for t in self.relevant]

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
-from defects4j_adapter.contract import DEFAULT_MEMORY_MB
+from defects4j_adapter.contract import COMPILER_MEMORY_MB, DEFAULT_MEMORY_MB
 from defects4j_adapter.workspaces import local as local_workspace
 from nl2fix.core.domain import Bug, Engine
 from nl2fix.core.errors import Nl2FixError
@@ -41,15 +41,17 @@ from nl2fix.validation.executors.base import (
 MAX_RETRIES = 3
 """Attempts after the first for a task whose worker or node died."""
 JVM_OVERHEAD_MB = 256
-"""Memory of a test JVM beyond its heap (metaspace, code cache, threads) and of its share of the task."""
+"""Memory of a JVM beyond its heap (metaspace, code cache, threads) and of its share of the task."""
 PACKAGES = ("nl2fix", "defects4j_adapter", "ranking", "prompts")
 POLL_SECONDS = 1.0
 CONNECT_TIMEOUT = 10.0
 
 
 def placement(workers: int, memory_mb: int = DEFAULT_MEMORY_MB) -> dict:
-    """The resources one bug's task asks for: a CPU and a test JVM's memory per worker."""
-    return {"num_cpus": workers, "memory": workers * (memory_mb + JVM_OVERHEAD_MB) * 2**20}
+    """The resources one bug's task asks for: a CPU per worker, and the memory of its test JVM and of
+    its JVM that compiles."""
+    per_worker = memory_mb + COMPILER_MEMORY_MB + 2 * JVM_OVERHEAD_MB
+    return {"num_cpus": workers, "memory": workers * per_worker * 2**20}
 
 
 def infeasible(nodes: list[dict], request: dict) -> str | None:

@@ -177,7 +177,7 @@ def test_a_pass_is_confirmed_in_a_one_job_jvm_on_the_classes_already_checked(fas
     assert verdict(fast, mini1, fix[:body] + ";;" + fix[body:], log_dir=tmp_path).verdict is Verdict.PLAUSIBLE
     confirming = started[-1]
     assert "-XX:TieredStopAtLevel=1" in map(str, confirming.proc.args)
-    # the kept request is the confirming job's: the warm JVM's checked classes, no javac
+    # the kept request is the confirming job's: the compiling JVM's checked classes, no javac
     request = (tmp_path / "request.txt").read_text()
     assert not any(line.startswith("source ") for line in request.splitlines())
 
@@ -197,13 +197,16 @@ def test_a_used_jvm_runs_the_triggers_only_and_the_fresh_one_judges_the_other_te
     # passes the trigger (testClampHigh), fails testClampLow, which only the fresh JVM runs
     low_broken = verdict(fast, mini1, fix.replace("return lo;", "return v;", 1))
     assert low_broken.verdict is Verdict.WRONG and low_broken.failing_tests == ["org.mini.CalcTest::testClampLow"]
-    warm, fresh = requests
-    assert warm.triggers == list(mini1.trigger_tests) and warm.relevant == [] and warm.source is not None
+    compiled, warm, fresh = requests
+    # compiled once, by the JVM that only compiles; both test JVMs take its classes
+    assert compiled.compile_only and compiled.source is not None
+    assert warm.triggers == list(mini1.trigger_tests) and warm.relevant == [] and warm.source is None
     assert fresh.relevant == list(mini1.relevant_tests) and fresh.source is None
+    assert warm.compiled is not None and fresh.compiled is not None
     # a candidate that fails its trigger costs no fresh JVM
     requests.clear()
     assert verdict(fast, mini1, mini1.bug.buggy_method + " ").verdict is Verdict.WRONG
-    assert len(requests) == 1 and requests[0].relevant == []
+    assert len(requests) == 2 and requests[0].compile_only and requests[1].relevant == []
 
 
 def _sleepers(tag: str) -> list[int]:
@@ -377,8 +380,8 @@ def test_a_users_own_project_is_copied_compiled_and_validated(fast, mini1, tmp_p
 
 def test_a_warm_jvm_that_died_while_idle_is_replaced(fast, mini1):
     assert verdict(fast, mini1, mini1.bug.buggy_method).verdict is Verdict.WRONG
-    idle = [jvm for pool in fast._idle.values() for jvm in pool]
-    assert idle, "the JVM that judged the candidate waits for the next one"
+    idle = [jvm for pool in (fast._warm, fast._compilers) for jvms in pool.idle.values() for jvm in jvms]
+    assert len(idle) >= 2, "the JVMs that compiled and judged the candidate wait for the next one"
     for jvm in idle:
         jvm.proc.kill()
         jvm.proc.wait()

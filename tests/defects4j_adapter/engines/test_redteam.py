@@ -211,3 +211,24 @@ def test_the_hold_out_corpus_gets_no_pass(kind, nl2fix_cache, box, minibench, be
             assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
             print(kind, name, record.verdict.value, record.detail[:160])
         engine.close()
+
+
+NEXT = REDTEAM / "next_candidate"
+
+
+@pytest.mark.parametrize("kind", ["fast", "rebuild"])
+def test_a_candidate_cannot_change_how_the_next_one_compiles(kind, nl2fix_cache, box, beans):
+    # each attack of fixtures/redteam/next_candidate/ leaves the JVM it runs in changed (javac_tokens:
+    # "==" reads as "!="); the fix with its loop condition inverted, judged next, must stay wrong, and
+    # the fix plausible
+    engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
+    ws = engine.prepare(beans)
+    required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+    inverted = ws.bug.fixed_method.replace("c != null", "c == null")
+    assert inverted != ws.bug.fixed_method
+    assert _verdict(engine, ws, inverted, required).verdict is Verdict.WRONG
+    for name in sorted(p.stem for p in NEXT.glob("*.body")):
+        assert _verdict(engine, ws, red_team_attack(name, ws.bug, NEXT), required).verdict is Verdict.WRONG, name
+        assert _verdict(engine, ws, inverted, required).verdict is Verdict.WRONG, name
+        assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
+    engine.close()

@@ -80,7 +80,8 @@ def test_a_job_pickles_with_its_validation_settings(tmp_path):
 
 def test_placement_and_infeasible_requests():
     request = placement(2, memory_mb=1024)
-    assert request == {"num_cpus": 2, "memory": 2 * (1024 + 256) * 2**20}
+    # a test JVM (1 GiB heap) and a compiling one (512 MiB) a worker, 256 MiB each beyond the heap
+    assert request == {"num_cpus": 2, "memory": 2 * (1024 + 512 + 2 * 256) * 2**20}
     small = {"Alive": True, "Resources": {"CPU": 1.0, "memory": 8 * 2**30}}
     big = {"Alive": True, "Resources": {"CPU": 4.0, "memory": 8 * 2**30}}
     dead_big = {"Alive": False, "Resources": {"CPU": 64.0, "memory": 64 * 2**30}}

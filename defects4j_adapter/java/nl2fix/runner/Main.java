@@ -101,12 +101,28 @@ public final class Main {
         return kept;
     }
 
+    /** The class files under {@code root}, by binary name. */
+    static Map<String, byte[]> classFiles(java.nio.file.Path root) throws IOException {
+        Map<String, byte[]> found = new java.util.HashMap<>();
+        try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(root)) {
+            for (java.nio.file.Path p : (Iterable<java.nio.file.Path>) walk::iterator) {
+                String rel = root.relativize(p).toString().replace(File.separatorChar, '/');
+                if (rel.endsWith(".class")) {
+                    found.put(rel.substring(0, rel.length() - 6).replace('/', '.'), java.nio.file.Files.readAllBytes(p));
+                }
+            }
+        }
+        return found;
+    }
+
     /** Validates one candidate; true when this JVM should not take another. */
     static boolean handle(Request job, long k0, long k1, InMemoryCompiler compiler, Report report) throws Exception {
         int seq = 0;
         report.signed(k0, k1, seq++, job.id, Words.START);
         Map<String, byte[]> overlay = Collections.emptyMap();
-        if (job.source != null) {
+        if (job.compiled != null) {
+            overlay = classFiles(Paths.get(job.compiled));
+        } else if (job.source != null) {
             InMemoryCompiler.Result compiled;
             try {
                 compiled = compiler.compile(new File(job.source), job.compileClasspath, job.release, job.encoding);
@@ -125,9 +141,16 @@ public final class Main {
         // from here on code of the candidate may run: a JVM that dies now is the candidate's doing
         report.signed(k0, k1, seq++, job.id, Words.COMPILE, Words.OK, "");
         // the class files as compiled, before any of their code runs: the harness checks them
-        // against the buggy version's (only the method may change; see defects4j_adapter/bytecode)
-        for (String name : new TreeSet<>(overlay.keySet())) {
-            report.signedBytes(k0, k1, seq++, job.id, Words.CLASS_FILE, name, overlay.get(name));
+        // against the buggy version's (only the method may change; see defects4j_adapter/bytecode);
+        // classes given compiled were checked before they came
+        if (job.compiled == null) {
+            for (String name : new TreeSet<>(overlay.keySet())) {
+                report.signedBytes(k0, k1, seq++, job.id, Words.CLASS_FILE, name, overlay.get(name));
+            }
+        }
+        if (job.compileOnly) {
+            report.signed(k0, k1, seq, job.id, Words.END, Words.COMPLETE, Words.NO);
+            return false;
         }
         Set<String> candidateClasses = new HashSet<>(job.candidateClasses);
         for (String name : overlay.keySet()) {

@@ -11,7 +11,9 @@ import java.util.Set;
 
 /**
  * One candidate's job, read from a file of {@code key value} lines (keys may repeat):
- * {@code id}, {@code source} (a .java file to compile in memory, optional),
+ * {@code id}, {@code source} (a .java file to compile in memory, optional), {@code compiled} (instead:
+ * a folder of the candidate's classes, compiled and checked in a JVM that runs no candidate's code),
+ * {@code compile_only} (compile {@code source}, report its classes and run nothing),
  * {@code compile_classpath}, {@code release}, {@code encoding}, {@code classpath} (the project's
  * classes, test classes and jars, in order), {@code test_classes} (the folders of compiled tests),
  * {@code package} (the package of the candidate's class), {@code trigger} ({@code pkg.Class::method}),
@@ -26,6 +28,8 @@ import java.util.Set;
 final class Request {
     String id = "";
     String source;
+    String compiled;
+    boolean compileOnly;
     final List<String> compileClasspath = new ArrayList<>();
     String release = "8";
     String encoding = "UTF-8";
@@ -54,6 +58,8 @@ final class Request {
             switch (key) {
                 case "id": r.id = value; break;
                 case "source": r.source = value; break;
+                case "compiled": r.compiled = value; break;
+                case "compile_only": r.compileOnly = Boolean.parseBoolean(value); break;
                 case "compile_classpath": r.compileClasspath.add(value); break;
                 case "release": r.release = value; break;
                 case "encoding": r.encoding = value; break;
