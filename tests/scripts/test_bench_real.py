@@ -88,19 +88,25 @@ def test_the_sample_is_spread_over_the_projects():
     assert [b.id for b in bench_real.spread(bugs, 5)] == ["Cli-1", "Math-1", "Csv-1", "Cli-2", "Csv-2"]
 
 
-def test_with_a_baseline_the_two_fast_engines_take_turns_a_bug_per_worker_then_defects4j_judges_all(tmp_path):
+def test_with_a_baseline_the_two_fast_engines_judge_all_bugs_at_once_sharing_the_workers_then_defects4j(tmp_path):
     bugs = [Bug(project="Cli", number=n, path="a", start_line=1, end_line=1, buggy_method="", fixed_method="",
                 title="") for n in (1, 2, 3)]
     this, base, d4j = bench_real.sides(tmp_path / "run", tmp_path / "old")
     assert (this.tree, base.tree, d4j.run_dir) == (bench_real.THIS_TREE, tmp_path / "old", tmp_path / "run")
     assert this.run_dir.parent == base.run_dir.parent != d4j.run_dir
-    calls = [(side.label, [b.number for b in of]) for side, of in bench_real.schedule([this, base, d4j], bugs, 1)]
-    assert calls == [("fast", [1]), ("fast@old", [1]), ("fast@old", [2]), ("fast", [2]), ("fast", [3]),
-                     ("fast@old", [3]), ("defects4j", [1, 2, 3])]
-    calls = [(side.label, [b.number for b in of]) for side, of in bench_real.schedule([this, base, d4j], bugs, 2)]
-    assert calls == [("fast", [1, 2]), ("fast@old", [1, 2]), ("fast@old", [3]), ("fast", [3]), ("defects4j", [1, 2, 3])]
+
+    def rounds(judges, workers):
+        return [[(side.label, [b.number for b in of], w) for side, of, w in calls]
+                for calls in bench_real.schedule(judges, bugs, workers)]
+
+    # the two fast engines at the same time over every bug, a worker each (each bug has one, as in a run of
+    # many bugs), then defects4j alone with all the workers
+    assert rounds([this, base, d4j], 2) == [[("fast", [1, 2, 3], 1), ("fast@old", [1, 2, 3], 1)],
+                                            [("defects4j", [1, 2, 3], 2)]]
+    assert rounds([this, base, d4j], 4)[0] == [("fast", [1, 2, 3], 2), ("fast@old", [1, 2, 3], 2)]
+    assert rounds([this, base, d4j], 1)[0] == [("fast", [1, 2, 3], 1), ("fast@old", [1, 2, 3], 1)]
     alone = bench_real.sides(tmp_path / "run", None)
-    assert [(s.label, len(of)) for s, of in bench_real.schedule(alone, bugs, 2)] == [("fast", 3), ("defects4j", 3)]
+    assert rounds(alone, 2) == [[("fast", [1, 2, 3], 2)], [("defects4j", [1, 2, 3], 2)]]
 
 
 def test_the_fast_stores_are_named_after_the_code_of_both_trees(tmp_path):
