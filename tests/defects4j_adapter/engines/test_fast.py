@@ -378,6 +378,19 @@ def test_a_users_own_project_is_copied_compiled_and_validated(fast, mini1, tmp_p
     assert sorted(str(p) for p in user.rglob("*")) == before  # nothing written in the user's tree
 
 
+def test_the_jdk_loading_its_own_security_providers_does_not_retire_the_jvm(fast, mini1):
+    # File.createTempFile seeds a SecureRandom, which loads the JDK's SUN provider, and registering a
+    # provider's services is a change the guard retires a JVM for: the runner registers the JDK's
+    # providers before any candidate (Compress's tests retired every test JVM after one job before)
+    fix = mini1.bug.fixed_method
+    body = fix.index("{") + 1
+    seeded = fix[:body] + " new java.security.SecureRandom().nextInt();" + fix[body:]
+    before = {id(jvm): jvm.jobs_done for jvms in fast._warm.idle.values() for jvm in jvms}
+    assert verdict(fast, mini1, seeded).verdict is Verdict.PLAUSIBLE
+    after = {id(jvm): jvm.jobs_done for jvms in fast._warm.idle.values() for jvm in jvms}
+    assert any(done > before.get(key, 0) for key, done in after.items()), "the JVM that ran it takes the next one"
+
+
 def test_a_warm_jvm_that_died_while_idle_is_replaced(fast, mini1):
     assert verdict(fast, mini1, mini1.bug.buggy_method).verdict is Verdict.WRONG
     idle = [jvm for pool in (fast._warm, fast._compilers) for jvms in pool.idle.values() for jvm in jvms]

@@ -44,6 +44,10 @@ public final class Main {
         if (!STARTED.compareAndSet(false, true)) {
             throw new IllegalStateException("the nl2fix runner is already running");
         }
+        // the JDK's security providers, which it loads on first use (a test's File.createTempFile seeds a
+        // SecureRandom): registering their services is a change the guard retires a JVM for, so a test JVM
+        // that met it in its first job would take no second candidate
+        java.security.Security.getProviders();
         Report report = new Report();
         JdkState.isolateStreams();
         report.line("GUARD", Guard.install() ? "exit" : "none");
