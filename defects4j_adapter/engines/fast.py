@@ -322,9 +322,9 @@ class FastEngine:
 
     def _new(self, ws: Workspace, one_job: bool = False, compiler: bool = False) -> WarmJvm:
         """A warm JVM for ``ws``: a test JVM, or with ``compiler`` one that only compiles (its heap
-        :data:`COMPILER_MEMORY_MB`)."""
+        :data:`COMPILER_MEMORY_MB`, the quick JIT compiler only: :data:`runner.ONE_JOB_JIT`)."""
         memory = COMPILER_MEMORY_MB if compiler else None
-        return retry(lambda: WarmJvm(self.sandbox, ws, self.runner_dir, self.options, one_job, memory),
+        return retry(lambda: WarmJvm(self.sandbox, ws, self.runner_dir, self.options, one_job or compiler, memory),
                      what=f"starting the warm test JVM for {ws.bug.id}",
                      transient=lambda exc: isinstance(exc, JvmFailure), backoff=self.start_backoff)
 

@@ -64,7 +64,9 @@ def runner_classes(cache_base: Path | None = None) -> Path:
 
 
 ONE_JOB_JIT = ("-XX:TieredStopAtLevel=1",)
-"""A JVM that runs one short precompiled job (a pass's confirmation on a narrowed set of tests): the
+"""A JVM that runs one short precompiled job (a pass's confirmation on a narrowed set of tests), and
+the JVM that only compiles candidates (javac's code is broad rather than hot: 62 compiles of
+JxPath-5's candidates took 2.2 CPU-s with the quick compiler only, 4.3 with :data:`MANY_JOBS_JIT`): the
 quick compiler only. Its code is cold and short-lived; the optimising tier's compilations cost more
 than they save there (12 of JacksonDatabind-1's test classes: 0.75 instead of 0.92 CPU-s; but all
 2,257 of Math-3's tests: 24.8 instead of 15.6)."""
