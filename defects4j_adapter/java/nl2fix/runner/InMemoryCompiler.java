@@ -46,7 +46,8 @@ final class InMemoryCompiler {
         }
     }
 
-    private final JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+    /** Found on the first compile: a test JVM never compiles (the JVM that only compiles does). */
+    private JavaCompiler javac;
     private final Map<String, StandardJavaFileManager> managers = new HashMap<>();
 
     private StandardJavaFileManager manager(List<String> classpath, String encoding) throws IOException {
@@ -65,6 +66,9 @@ final class InMemoryCompiler {
     }
 
     Result compile(File source, List<String> classpath, String release, String encoding) throws IOException {
+        if (javac == null) {
+            javac = ToolProvider.getSystemJavaCompiler();
+        }
         if (javac == null) {
             throw new IOException("no Java compiler in this JVM (a JRE, not a JDK?)");
         }
