@@ -1,7 +1,8 @@
 """A behaviour probe in the fast engine's warm JVM: the probe source (the target class with the
 reference and the candidate side by side, :mod:`defects4j_adapter.behaviour.probe_source`) compiled
-like a candidate's file, by a JVM that only compiles, the tests that call the method run on the reference's behaviour,
-and the runner's signed observations read back (:mod:`defects4j_adapter.behaviour.observations`).
+like a candidate's file, by the JVM that only compiles; the tests that call the method run on the
+reference's behaviour, and the runner's signed observations are read back
+(:mod:`defects4j_adapter.behaviour.observations`).
 
 The probe runs in the same sandbox, JVM and fresh class loader as a validation, under the same
 limits (per-test time, per-job time and memory); its tests' own results are not judged: the
