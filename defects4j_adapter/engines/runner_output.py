@@ -244,7 +244,7 @@ def read_job(text: str, key: JobKey, job_id: str) -> JobOutput:
         signed = _signed_line(line, key)
         if signed is None:
             kind = line[len(PREFIX):].split("\t", 1)[0].rstrip("\r\n")
-            forged += kind not in PROGRESS and kind not in ("GUARD", "READY", "START", "CLASSBYTES")
+            forged += kind not in PROGRESS and kind not in ("MEMORY", "GUARD", "READY", "START", "CLASSBYTES")
             continue
         seq, job, kind, fields = signed
         if job != job_id or seq != expected or complete:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from defects4j_adapter import cache
-from defects4j_adapter.jvm import junit_classpath, reference_java
+from defects4j_adapter.jvm import junit_classpath, os_wall, reference_java
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command
 
@@ -43,9 +43,10 @@ def _sources() -> list[Path]:
 
 
 def runner_classes(cache_base: Path | None = None) -> Path:
-    """The compiled runner, built on first use under ``<cache>/runner/<hash of its sources>``."""
+    """The compiled runner and its native agent (:mod:`os_wall`), built on first use under
+    ``<cache>/runner/<hash of their sources>``."""
     h = hashlib.sha256()
-    for src in _sources():
+    for src in [*_sources(), os_wall.SOURCE]:
         h.update(src.name.encode())
         h.update(src.read_bytes())
     final = (cache_base or cache.cache_dir()) / "runner" / h.hexdigest()[:16]
@@ -59,6 +60,7 @@ def runner_classes(cache_base: Path | None = None) -> Path:
         )
         if not result.ok:
             raise Nl2FixError(f"the nl2fix test runner does not compile:\n{(result.stdout + result.stderr)[:2000]}")
+        os_wall.build_agent(tmp)
 
     return cache.build_once(final, build)
 
@@ -78,15 +80,18 @@ MANY_JOBS_JIT = ("-XX:Tier4InvocationThreshold=50000", "-XX:Tier4CompileThreshol
 
 def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[str],
                 test_classpath: Sequence[Path] = (), java: reference_java.TestJava | None = None,
-                one_job: bool = False) -> list[str]:
+                one_job: bool = False, confined: bool = True) -> list[str]:
     """``java ... nl2fix.runner.Main <mode>`` on the test Java (:mod:`reference_java`): the runner
     and JUnit on the class path (the project's JUnit and Hamcrest from ``test_classpath`` when it
     has a usable one, see :mod:`junit_classpath`), the project on the runner's candidate class
     loader (see ``SystemLoader``). ``java``: the sandbox's test Java, when not the host's.
-    ``one_job``: the JIT of :data:`ONE_JOB_JIT` instead of :data:`MANY_JOBS_JIT`."""
+    ``one_job``: the JIT of :data:`ONE_JOB_JIT` instead of :data:`MANY_JOBS_JIT`. The JVM loads
+    the runner's native agent; ``confined`` (the sandbox claims to confine candidates): the runner
+    takes no job when it can open its own memory all the same (:mod:`os_wall`)."""
     java = java or reference_java.current()
     args = [
-        str(java.jdk.java), f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+        str(java.jdk.java), *os_wall.jvm_options(runner_dir, confined=confined),
+        f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
         *(ONE_JOB_JIT if one_job else MANY_JOBS_JIT),
         f"-Djava.io.tmpdir={tmp_dir}", "-Djava.system.class.loader=nl2fix.runner.SystemLoader",
         "-Djava.awt.headless=true", *java.flags,

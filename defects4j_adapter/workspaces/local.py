@@ -64,16 +64,18 @@ def java_files(folder: Path) -> list[Path]:
 
 def javac(sources: Sequence[Path], out: Path, classpath: Sequence[Path], encoding: str, *,
           release: str = str(java_level.DEFAULT_LEVEL), timeout: float = BUILD_TIMEOUT, runner=None,
-          jdk: reference_java.Jdk | None = None) -> ExecResult:
+          jdk: reference_java.Jdk | None = None, jvm_options: Sequence[str] = ()) -> ExecResult:
     """Compile ``sources`` into ``out`` with the test Java's javac at the Java level ``release``
     (e.g. ``7``). ``runner(argv, timeout)`` runs the command (a sandbox for candidate code); by
-    default it runs directly. ``jdk``: the sandbox's, when not the test Java of the host."""
+    default it runs directly. ``jdk``: the sandbox's, when not the test Java of the host.
+    ``jvm_options``: for javac's launcher (``-J...``)."""
     out.mkdir(parents=True, exist_ok=True)
     argfile = out.parent / f"{out.name}.sources"
     argfile.write_text("\n".join(f'"{s}"' for s in sources) + "\n", encoding="utf-8")
     jdk = jdk or reference_java.current().jdk
     argv = [
-        str(jdk.javac), "-d", str(out), "-encoding", encoding, *java_level.javac_options(int(release), jdk.major),
+        str(jdk.javac), *jvm_options, "-d", str(out), "-encoding", encoding,
+        *java_level.javac_options(int(release), jdk.major),
         "-nowarn", "-proc:none", "-g", "-Xmaxerrs", "20", "-cp", ":".join(str(p) for p in classpath) or ".",
         f"@{argfile}",
     ]

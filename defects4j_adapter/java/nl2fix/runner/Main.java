@@ -49,6 +49,7 @@ public final class Main {
         // that met it in its first job would take no second candidate
         java.security.Security.getProviders();
         Report report = new Report();
+        MemoryWall.check(report);
         JdkState.isolateStreams();
         report.line("GUARD", Guard.install() ? "exit" : "none");
         TestClasses.defineClassPath(System.getProperty("java.class.path"), Main.class.getClassLoader());

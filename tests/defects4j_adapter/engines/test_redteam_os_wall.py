@@ -1,0 +1,108 @@
+"""The operating system's wall against the red-team corpus (``fixtures/redteam/os_wall/``): candidates
+that open their own JVM's memory (read, and write through an unlisted JDK writer) or its standard
+output through ``/proc`` paths put together at run time. Real javac, JVMs, bubblewrap and
+containers, fast and rebuild engines. None may pass, and after each the buggy method is still
+`wrong` and the fix `plausible` in the same warm JVM. Where the memory is open (``--sandbox none``
+as root: no job uid of its own) the memory payloads do pass: the wall is what stops them; and a
+confined JVM without the agent is refused by the harness.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.engines.rebuild import RebuildEngine
+from defects4j_adapter.jvm import os_wall
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.domain import Verdict
+from nl2fix.core.errors import Nl2FixError
+from nl2fix.dataset.load import load_dataset
+from nl2fix.validation.verdicts import judge, required_of
+from tests.helpers.minibench import REDTEAM, SANDBOXES, engine_options, red_team_attack
+
+pytestmark = pytest.mark.slow
+OS_WALL = REDTEAM / "os_wall"
+ATTACKS = sorted(p.stem for p in OS_WALL.glob("*.body"))
+MEMORY = ("memory_read", "memory_write")
+ALLOWED = {Verdict.WRONG, Verdict.REJECTED}
+"""The class-file check may come to refuse a JDK writer a payload uses (``rejected``); the OS wall's own
+proof is ``memory_read``, which only reads files, and every ``wrong`` below."""
+
+
+@pytest.fixture(scope="module")
+def beans():
+    return load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
+
+
+@pytest.fixture(scope="module", params=SANDBOXES)
+def box(request):
+    if request.param == "bwrap":
+        request.getfixturevalue("confined")
+    return make_sandbox(request.param)
+
+
+def _engine(kind: str, cache, box):
+    options = engine_options(cache, sandbox=box, projects_dir=REDTEAM / "bench" / "projects")
+    return (FastEngine if kind == "fast" else RebuildEngine)(options)
+
+
+def _verdict(engine, ws, code, required=frozenset()):
+    outcome = engine.run(ws, code, stop_at_first_failure=True)
+    return judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, required=required, keep_passed=True)
+
+
+def test_the_corpus_is_there():
+    assert {"memory_read", "memory_write", "stdout_descriptor"} <= set(ATTACKS)
+
+
+@pytest.mark.parametrize("kind", ["fast", "rebuild"])
+def test_no_candidate_reaches_its_own_jvm(kind, nl2fix_cache, box, beans):
+    engine = _engine(kind, nl2fix_cache, box)
+    try:
+        ws = engine.prepare(beans)
+        fixed = _verdict(engine, ws, ws.bug.fixed_method)
+        assert fixed.verdict is Verdict.PLAUSIBLE, fixed
+        required = required_of(fixed)
+        for name in ATTACKS:
+            record = _verdict(engine, ws, red_team_attack(name, ws.bug, OS_WALL), required)
+            print(kind, box.name, name, record.verdict.value, record.detail[:160])
+            assert record.verdict in ALLOWED, (name, record)
+            if name == "memory_read" or record.verdict is Verdict.WRONG:
+                # it ran, found its memory closed and took the buggy path: the trigger test fails
+                assert record.verdict is Verdict.WRONG and ws.trigger_tests[0] in record.failing_tests, (name, record)
+            assert _verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG, name
+            assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
+    finally:
+        engine.close()
+
+
+def test_where_the_memory_is_open_the_payloads_pass(nl2fix_cache, beans):
+    # --sandbox none as root: the JVM runs as root, which opens even a non-dumpable process's memory
+    # (said once); so the payloads above would pass wherever the wall did not hold
+    if os.geteuid() != 0:
+        pytest.skip("as an ordinary user the agent closes the memory even unconfined")
+    engine = _engine("fast", nl2fix_cache, make_sandbox("none"))
+    try:
+        ws = engine.prepare(beans)
+        assert _verdict(engine, ws, red_team_attack("memory_read", ws.bug, OS_WALL)).verdict is Verdict.PLAUSIBLE
+        written = _verdict(engine, ws, red_team_attack("memory_write", ws.bug, OS_WALL))
+        assert written.verdict in {Verdict.PLAUSIBLE, Verdict.REJECTED}, written
+    finally:
+        engine.close()
+
+
+@pytest.mark.sandbox
+def test_a_confined_jvm_without_the_agent_is_refused(nl2fix_cache, confined, beans, monkeypatch):
+    # the harness checks the runner's word rather than assume the wall: a test JVM without the agent
+    # (here: its options dropped) never takes a candidate under bubblewrap
+    monkeypatch.setattr(os_wall, "jvm_options", lambda *args, **kwargs: [])
+    engine = _engine("fast", nl2fix_cache, make_sandbox("bwrap"))
+    try:
+        ws = engine.prepare(beans)
+        with pytest.raises(Nl2FixError, match="refusing a test JVM that can open its own memory"):
+            engine.run(ws, ws.bug.fixed_method)
+    finally:
+        engine.close()

@@ -1,0 +1,179 @@
+"""The operating system's wall (:mod:`defects4j_adapter.jvm.os_wall`): a JVM started as the engines
+start it, under bubblewrap and in a container, cannot open its own memory; without the native agent
+it can (so these tests can fail); the runner says which, and the harness refuses a confined JVM
+whose memory is open. Real JVMs and sandboxes; the ordinary-user deployment as an unprivileged
+account of its own (``unprivileged``)."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from defects4j_adapter.jvm import os_wall, runner
+from defects4j_adapter.jvm.os_wall import MemoryState
+from defects4j_adapter.sandbox.base import Limits, Mounts
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.errors import Nl2FixError
+from tests.helpers.minibench import SANDBOXES
+from tests.helpers.paths import REPO
+
+OPEN = "NL2FIX\tMEMORY\topen\t/proc/self/mem (read), /proc/self/mem (write)\n"
+CLOSED = "NL2FIX\tMEMORY\tclosed\n"
+
+
+def test_the_runner_s_first_memory_line_counts():
+    # code under test may print a line of its own later: the runner's comes first
+    assert os_wall.memory_check(OPEN + CLOSED).state is MemoryState.OPEN
+    assert os_wall.memory_check("noise\n" + CLOSED + OPEN).state is MemoryState.CLOSED
+    assert os_wall.memory_check(OPEN).detail == "/proc/self/mem (read), /proc/self/mem (write)"
+    assert os_wall.memory_check("NL2FIX\tREADY\n").state is MemoryState.UNREPORTED
+
+
+def test_a_confined_jvm_with_open_memory_is_refused_and_an_unconfined_one_is_told_once(capsys):
+    with pytest.raises(Nl2FixError, match=r"can open its own memory \(/proc/self/mem \(read\)"):
+        os_wall.require_closed(OPEN, confined=True, started=False)
+    with pytest.raises(Nl2FixError, match="the runner did not say"):
+        os_wall.require_closed("NL2FIX\tREADY\n", confined=True, started=True)
+    os_wall.require_closed(CLOSED, confined=True, started=True)
+    os_wall.require_closed("", confined=True, started=False)  # never reached main: nothing of a candidate ran
+    os_wall._told.clear()
+    os_wall.require_closed(OPEN, confined=False, started=True)
+    os_wall.require_closed(OPEN, confined=False, started=True)
+    assert capsys.readouterr().err.count("--sandbox none: the test JVMs can open their own memory") == 1
+
+
+@pytest.fixture(scope="module", params=SANDBOXES)
+def box(request):
+    if request.param == "bwrap":
+        request.getfixturevalue("confined")
+    return make_sandbox(request.param)
+
+
+def _runner_output(box, argv: list[str]) -> str:
+    """What a ``serve``-mode runner prints before it reads a job (its input is closed at once)."""
+    result = box.run(argv, Mounts(read_only=(runner.runner_classes(),)), Limits(wall_seconds=120), input="")
+    return result.stdout
+
+
+def _serve(box) -> list[str]:
+    return runner.jvm_command(runner.runner_classes(), memory_mb=128, tmp_dir="/tmp", mode=["serve"],
+                              java=box.test_java(), one_job=True, confined=box.confined)
+
+
+def _without_agent(argv: list[str], *, keep_required: bool = False) -> list[str]:
+    return [a for a in argv
+            if not a.startswith("-agentpath:") and (keep_required or os_wall.REQUIRED_PROPERTY not in a)]
+
+
+@pytest.mark.slow
+def test_a_jvm_started_as_the_engines_start_it_cannot_open_its_own_memory(nl2fix_cache, box):
+    # /proc/self/mem for reading and writing, /proc/<its pid>/mem, pagemap, environ: the runner tries
+    # each before READY (MemoryWall.java)
+    argv = _serve(box)
+    assert any(a.startswith("-agentpath:") for a in argv)
+    text = _runner_output(box, argv)
+    assert os_wall.memory_check(text).state is MemoryState.CLOSED, text
+    assert "NL2FIX\tREADY" in text
+    # the same JVM without the agent opens all of it: the wall is the agent's, not the sandbox's alone
+    opened = os_wall.memory_check(_runner_output(box, _without_agent(argv)))
+    assert opened.state is MemoryState.OPEN, opened
+    for what in ("/proc/self/mem (read)", "/proc/self/mem (write)", "/mem (read)", "/proc/self/pagemap (read)"):
+        assert what in opened.detail, opened
+    # and told to require the wall, the runner itself takes no job without it
+    refused = _runner_output(box, _without_agent(argv, keep_required=True))
+    assert "it takes no candidate" in refused and "NL2FIX\tREADY" not in refused, refused
+    with pytest.raises(Nl2FixError, match="can open its own memory"):
+        os_wall.require_closed(refused, confined=box.confined, started=False)
+
+
+@pytest.mark.slow
+def test_javac_runs_under_the_agent(nl2fix_cache, box, tmp_path):
+    # the rebuild engine's javac gets the agent through its launcher (-J): it still compiles
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "A.java").write_text("class A { int f() { return 1; } }\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    os.chmod(tmp_path, 0o755)
+    wall = os_wall.jvm_options(runner.runner_classes(), confined=False, launcher_prefix="-J")
+    argv = [str(box.test_java().jdk.javac), *wall, "-d", str(out), str(src / "A.java")]
+    mounts = Mounts(read_only=(runner.runner_classes(), src), writable=(out,))
+    result = box.run(argv, mounts, Limits(wall_seconds=120))
+    assert result.ok, result.stderr
+    assert (out / "A.class").is_file()
+
+
+USER = "nl2fix-user"
+VENV = Path("/home/nl2fix-user/venv")
+"""Made by scripts/setup.sh (as root): an unprivileged account and a venv of the system's Python."""
+
+
+def _as_user(argv: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
+    env = {"HOME": f"/home/{USER}", "PATH": f"{VENV}/bin:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    return subprocess.run(["runuser", "-u", USER, "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv],
+                          cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def ordinary_user():
+    """nl2fix-user, whose unprivileged user namespaces work; skips with the reason otherwise."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to act as the unprivileged account (scripts/setup.sh makes it as root)")
+    try:
+        pwd.getpwnam(USER)
+    except KeyError:
+        pytest.skip(f"no {USER} account: run scripts/setup.sh as root")
+    if not (VENV / "bin" / "python").is_file() or not (VENV / "nl2fix-requirements.installed").is_file():
+        pytest.skip(f"no venv with nl2fix's dependencies at {VENV}: run scripts/setup.sh as root")
+    probe = _as_user(["bwrap", "--unshare-all", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"],
+                     Path("/"), 60)
+    if probe.returncode != 0:
+        pytest.skip(f"bubblewrap cannot make a user namespace for {USER} here: {probe.stderr.strip()[:300]}")
+    return USER
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+@pytest.mark.unprivileged
+def test_the_wall_holds_for_an_ordinary_user(ordinary_user):
+    # nl2fix installed from a copy of this tree into the account's venv (setuptools writes into the
+    # source folder), then this file's bubblewrap tests and the red-team attacks on memory and
+    # standard output, run as that user: bubblewrap without root, a user namespace, no uid of the
+    # job's own
+    work = Path(tempfile.mkdtemp(prefix="nl2fix-unprivileged-", dir="/tmp"))
+    try:
+        tree = work / "nl2fix"
+        shutil.copytree(REPO, tree, ignore=shutil.ignore_patterns(
+            ".git", "__pycache__", "*.egg-info", "build", ".mypy_cache", ".ruff_cache", ".pytest_cache"))
+        uid = pwd.getpwnam(ordinary_user).pw_uid
+        for path in [work, *work.rglob("*")]:
+            os.lchown(path, uid, uid)
+        installed = _as_user([str(VENV / "bin" / "pip"), "install", "-q", "--no-deps", "--no-build-isolation",
+                              str(tree)], work, 600)
+        assert installed.returncode == 0, installed.stderr[-2000:]
+        tests = ["tests/defects4j_adapter/jvm/test_os_wall.py",
+                 "tests/defects4j_adapter/engines/test_redteam_os_wall.py"]
+        ran = _as_user([str(VENV / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m",
+                        "sandbox and not docker and not unprivileged", "--basetemp", str(work / "pytest"), *tests],
+                       tree, 1200)
+        print(ran.stdout[-3000:])
+        assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-2000:]
+        summary = ran.stdout.strip().splitlines()[-1]
+        assert " passed" in summary and "skipped" not in summary and "failed" not in summary, summary
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def test_the_agent_is_built_from_its_source_and_needs_a_c_compiler(tmp_path, monkeypatch):
+    built = os_wall.build_agent(tmp_path)
+    assert built.name == os_wall.LIBRARY and built.stat().st_size > 0
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    with pytest.raises(Nl2FixError, match=r"no C compiler") as refused:
+        os_wall.build_agent(tmp_path)
+    assert "apt-get install gcc" in str(refused.value)
