@@ -96,7 +96,7 @@ unprivileged_user() {
   [ -x "$venv/bin/python" ] || runuser -u "$user" -- /usr/bin/python3 -m venv "$venv"
   local deps
   deps=$(/usr/bin/python3 -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]
-print("\n".join(p["dependencies"] + p["optional-dependencies"]["test"] + ["setuptools>=64"]))')
+print("\n".join(p["dependencies"] + p["optional-dependencies"]["test"] + ["setuptools>=64", "wheel"]))')
   local wanted="$venv/nl2fix-requirements.txt" done="$venv/nl2fix-requirements.installed"
   printf '%s\n' "$deps" > "$wanted"
   chmod 644 "$wanted"
