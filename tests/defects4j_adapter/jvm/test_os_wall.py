@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from defects4j_adapter.jvm.os_wall import MemoryState
 from defects4j_adapter.sandbox.base import Limits, Mounts
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.processes import ExecResult, run_command
 from tests.helpers.minibench import SANDBOXES
 from tests.helpers.paths import REPO
 
@@ -114,10 +114,10 @@ VENV = Path("/home/nl2fix-user/venv")
 """Made by scripts/setup.sh (as root): an unprivileged account and a venv of the system's Python."""
 
 
-def _as_user(argv: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
+def _as_user(argv: list[str], cwd: Path, timeout: float) -> ExecResult:
     env = {"HOME": f"/home/{USER}", "PATH": f"{VENV}/bin:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
-    return subprocess.run(["runuser", "-u", USER, "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv],
-                          cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return run_command(["runuser", "-u", USER, "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv],
+                       cwd=cwd, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -177,3 +177,62 @@ def test_the_agent_is_built_from_its_source_and_needs_a_c_compiler(tmp_path, mon
     with pytest.raises(Nl2FixError, match=r"no C compiler") as refused:
         os_wall.build_agent(tmp_path)
     assert "apt-get install gcc" in str(refused.value)
+
+
+PROBE_C = r"""
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+static void say(const char *what, long rc) {
+    printf("%s %s\n", what, rc == -1 && errno == EPERM ? "EPERM" : "ALLOWED");
+}
+
+int main(int argc, char **argv) {
+    char here[8] = "abcdefg", there[8];
+    struct iovec local = {there, 8}, remote = {here, 8};
+    if (argc > 1) {
+        void *agent = dlopen(argv[1], RTLD_NOW);
+        typedef int (*on_load)(void *, char *, void *);
+        on_load onload = agent ? (on_load)dlsym(agent, "Agent_OnLoad") : 0;
+        if (!onload || onload(0, 0, 0) != 0) { printf("no agent\n"); return 2; }
+    }
+    printf("dumpable %d\n", prctl(PR_GET_DUMPABLE, 0, 0, 0, 0));
+    errno = 0; say("process_vm_readv", syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0));
+    errno = 0; say("process_vm_writev", syscall(SYS_process_vm_writev, getpid(), &local, 1, &remote, 1, 0));
+    errno = 0; say("ptrace", ptrace(PTRACE_PEEKDATA, getppid(), 0, 0));
+    errno = 0; say("prctl_dumpable", prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
+    errno = 0; say("personality", personality(ADDR_NO_RANDOMIZE));
+    errno = 0; say("kcmp", syscall(SYS_kcmp, getpid(), getpid(), 0, 0, 0));
+    printf("personality_query %s\n", personality(0xffffffff) == -1 ? "EPERM" : "ALLOWED");
+    return 0;
+}
+"""
+
+
+def test_the_seccomp_filter_refuses_what_reaches_another_process_s_memory(nl2fix_cache, tmp_path):
+    # the agent's Agent_OnLoad called by a small C program, which then tries each call; without
+    # the agent the same calls get through (process_vm_readv on itself, prctl, personality)
+    source = tmp_path / "probe.c"
+    source.write_text(PROBE_C)
+    probe = tmp_path / "probe"
+    built = run_command(["cc", "-o", str(probe), str(source), "-ldl"], timeout=120)
+    assert built.ok, built.stderr
+
+    def calls(*args: str) -> dict[str, str]:
+        done = run_command([str(probe), *args], timeout=60)
+        assert done.ok, done.stdout + done.stderr
+        return dict(line.split(" ", 1) for line in done.stdout.splitlines())
+
+    walled = calls(str(runner.runner_classes() / os_wall.LIBRARY))
+    assert walled == {"dumpable": "0", "process_vm_readv": "EPERM", "process_vm_writev": "EPERM", "ptrace": "EPERM",
+                      "prctl_dumpable": "EPERM", "personality": "EPERM", "kcmp": "EPERM",
+                      "personality_query": "ALLOWED"}, walled
+    bare = calls()
+    assert bare["dumpable"] == "1" and bare["process_vm_readv"] == "ALLOWED" and bare["prctl_dumpable"] == "ALLOWED"
