@@ -165,7 +165,9 @@ def test_the_wall_holds_for_an_ordinary_user(ordinary_user):
         print(ran.stdout[-3000:])
         assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-2000:]
         summary = ran.stdout.strip().splitlines()[-1]
-        assert " passed" in summary and "skipped" not in summary and "failed" not in summary, summary
+        passed = int(summary.split(" passed")[0].split()[-1]) if " passed" in summary else 0
+        # the runner's own check, javac, both engines' attacks and the harness's refusal, none skipped
+        assert passed >= 5 and "skipped" not in summary and "failed" not in summary, summary
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
