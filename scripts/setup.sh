@@ -9,6 +9,9 @@ command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 [ -f /usr/share/java/junit4.jar ] || need+=(junit4)
 [ -f /usr/share/java/hamcrest-core.jar ] || need+=(libhamcrest-java)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+# the native agent every JVM of candidate code loads (defects4j_adapter/native/) is built from source
+command -v cc >/dev/null 2>&1 || need+=(gcc)
+[ -f /usr/include/linux/seccomp.h ] && [ -f /usr/include/stdio.h ] || need+=(libc6-dev linux-libc-dev)
 # `nl2fix fix` builds a user's project offline: Maven with the plugins test-compile and the test class
 # path need, all from Debian's packaged repository /usr/share/maven-repo (junit5 carries the junit-bom
 # the compiler plugin's POMs import), and Gradle (~85 s of the install time here). The rest serve the
