@@ -96,14 +96,27 @@ class Catalog:
 
         return self._cached(("compare-html", *[r.id for r in runs]), runs, make)
 
-    def gather(self) -> None:
-        """Gather every run's numbers now (before the first page asks)."""
-        for run in self.runs:
+    def problem(self, run: Run) -> str | None:
+        """Why ``run`` cannot be shown (its store gone, damaged or another tool's), None when it can."""
+        try:
             self.report(run)
+        except Nl2FixError as exc:
+            return str(exc)
+        return None
+
+    def gather(self) -> None:
+        """Gather every run's numbers now (before the first page asks); a run that cannot be read is shown
+        as such."""
+        for run in self.runs:
+            self.problem(run)
 
     def warm(self) -> None:
         """Render what is slow to render (the reports' figures), for a background thread."""
-        for run in self.runs:
-            self.report_html(run)
-        if len(self.runs) > 1:
-            self.compare_html(self.runs)
+        readable = [run for run in self.runs if self.problem(run) is None]
+        try:
+            for run in readable:
+                self.report_html(run)
+            if len(readable) > 1:
+                self.compare_html(readable)
+        except Nl2FixError:
+            pass  # a run that went away meanwhile: its pages say so when asked
