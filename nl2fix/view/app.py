@@ -122,7 +122,8 @@ def create_app(catalog: Catalog, *, static: bool = False, host: str = "127.0.0.1
         with RunStore(run.run_dir, read_only=True) as store:
             view = read_bug(store, bug_id)
         i = order.index(bug_id)
-        others = [r for r in catalog.runs if r is not run and any(b.bug_id == bug_id for b in catalog.report(r).bugs)]
+        others = [r for r in catalog.runs if r is not run and catalog.problem(r) is None
+                  and any(b.bug_id == bug_id for b in catalog.report(r).bugs)]
         return page("bug.html", site.bug_page(run.id, bug_id), run=run, view=view,
                     previous=order[i - 1] if i else None, next=order[i + 1] if i + 1 < len(order) else None,
                     position=i + 1, count=len(order), others=others)
