@@ -88,12 +88,13 @@ def create_app(catalog: Catalog, *, static: bool = False, host: str = "127.0.0.1
     def runs():
         rows, broken = [], []
         for run in catalog.runs:
-            try:
-                report = catalog.report(run)
-                with RunStore(run.run_dir, read_only=True) as store:
-                    rows.append((run, report, run_facts(store, report)))
-            except Nl2FixError as exc:
-                broken.append((run, str(exc)))
+            problem = catalog.problem(run)
+            if problem is not None:
+                broken.append((run, str(problem)))
+                continue
+            report = catalog.report(run)
+            with RunStore(run.run_dir, read_only=True) as store:
+                rows.append((run, report, run_facts(store, report)))
         return page("runs.html", site.INDEX, rows=rows, broken=broken)
 
     @app.route("/runs/<run_id>/")

@@ -40,8 +40,7 @@ def url_of(httpd: BaseWSGIServer) -> str:
 
 
 def serve(catalog: Catalog, host: str, port: int, announce: Callable[[str], None]) -> None:
-    """Gather every run, then serve until interrupted; the reports' figures render in the background."""
-    catalog.gather()
+    """Serve the gathered runs until interrupted; the reports' figures render in the background."""
     # "Ctrl-C to stop" must hold even when started with SIGINT ignored, which a child inherits (from
     # a non-interactive shell's background job, or a test process whose libraries ignore it)
     if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
