@@ -20,7 +20,7 @@ from tests.sampling.backends.test_openai import CHAT, FAST_RETRY, answers, check
 NL2FIX = [sys.executable, "-c", "from nl2fix.cli.main import main; main()"]
 
 
-def test_a_body_cut_short_is_retried_like_a_server_error(tmp_path, ds, openai_server_factory):  # noqa: F811
+def test_a_body_cut_short_is_retried_like_a_server_error(tmp_path, ds, openai_server_factory):
     server = openai_server_factory(model=answers(ds))
     server.fail(MALFORMED, 500, MALFORMED)
     summary = run(tmp_path, ds, server, ["Textkit-1"], concurrency=1)
@@ -29,7 +29,7 @@ def test_a_body_cut_short_is_retried_like_a_server_error(tmp_path, ds, openai_se
     check_store(tmp_path, ds, ["Textkit-1"], 6)
 
 
-def test_a_body_cut_short_past_the_retries_is_named(tmp_path, ds, openai_server_factory):  # noqa: F811
+def test_a_body_cut_short_past_the_retries_is_named(tmp_path, ds, openai_server_factory):
     server = openai_server_factory(model=answers(ds))
     server.fail(*[MALFORMED] * FAST_RETRY.attempts)
     summary = run(tmp_path, ds, server, ["Textkit-1", "Textkit-5"], concurrency=1)
@@ -53,7 +53,7 @@ def _wait_for_requests(server, count: int, process: subprocess.Popen) -> None:
         time.sleep(0.05)
 
 
-def test_ctrl_c_cancels_a_request_that_is_never_answered(tmp_path, ds, openai_server_factory):  # noqa: F811
+def test_ctrl_c_cancels_a_request_that_is_never_answered(tmp_path, ds, openai_server_factory):
     server = openai_server_factory(model=answers(ds))
     server.fail(HANG)  # Textkit-1's request is held; Textkit-5's would be answered
     process = _sample(server, tmp_path / "run")
@@ -72,7 +72,7 @@ def test_ctrl_c_cancels_a_request_that_is_never_answered(tmp_path, ds, openai_se
     assert len([r for r in server.requests if r.path == CHAT]) == 1  # nothing retried or asked after Ctrl-C
 
 
-def test_a_second_ctrl_c_exits_at_once_and_the_run_resumes(tmp_path, ds, openai_server_factory):  # noqa: F811
+def test_a_second_ctrl_c_exits_at_once_and_the_run_resumes(tmp_path, ds, openai_server_factory):
     server = openai_server_factory(model=answers(ds))
     server.fail(HANG)
     process = _sample(server, tmp_path / "run")
