@@ -89,11 +89,25 @@ def writable(run_dir: Path | str) -> bool:
     return all(os.access(p, os.W_OK) for p in paths if p.exists())
 
 
+_NEARLY_FULL = 1 << 20
+"""Free bytes below which a file system counts as full (SQLite writes in pages, its index in 32 kB parts)."""
+
+
+def _free_bytes(folder: Path) -> int:
+    try:
+        usage = os.statvfs(folder)
+    except OSError:
+        return _NEARLY_FULL
+    return usage.f_bavail * usage.f_frsize
+
+
 def store_error(path: Path, exc: sqlite3.Error | OSError) -> Nl2FixError:
     """What went wrong with the store at ``path``, and what to do, as one error the CLI prints in a line."""
     text = str(exc)
     code = getattr(exc, "sqlite_errorname", "")
-    if code.startswith("SQLITE_FULL") or "disk is full" in text or getattr(exc, "errno", None) == errno.ENOSPC:
+    full = code.startswith("SQLITE_FULL") or "disk is full" in text or getattr(exc, "errno", None) == errno.ENOSPC
+    # on a full disk SQLite may fail first at its index file (SQLITE_IOERR_SHMSIZE), which says no more
+    if full or (code.startswith("SQLITE_IOERR") and _free_bytes(path.parent) < _NEARLY_FULL):
         return Nl2FixError(f"the disk holding {path} is full",
                            f"everything stored before is kept in {path.name}; free space on that file system (or "
                            "move the run directory to one with room), then re-run the same command to resume")
