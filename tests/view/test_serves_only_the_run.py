@@ -19,6 +19,7 @@ from nl2fix.cli.main import cli
 from nl2fix.store.run_store import STORE_FILE
 from nl2fix.validation.stage import ARTIFACTS
 from nl2fix.view import site
+from nl2fix.view.app import host_allowed
 from nl2fix.view.catalog import Catalog
 from nl2fix.view.serve import server
 from tests.helpers.report_run import build_run
@@ -113,6 +114,12 @@ def test_a_request_to_another_host_name_is_refused(tmp_path, served):
         status, _, body = view.get("/" + site.log_file("hot", "Demo-1", "b", "runner.out"), host)
         assert status == 403 and LOG not in body, host
         assert view.get("/", host)[0] == 403, host
+
+
+def test_a_viewer_on_every_address_answers_addresses_but_not_names():
+    assert host_allowed("192.168.1.7:7575", "0.0.0.0") and host_allowed("[fe80::1]:7575", "::")
+    assert not host_allowed("attacker.example:7575", "0.0.0.0") and not host_allowed("192.168.1.7", "127.0.0.1")
+    assert host_allowed("box.lan:7575", "box.lan") and not host_allowed("box.lan.evil:7575", "box.lan")
 
 
 def test_a_run_given_as_a_relative_path_is_served(tmp_path, served, monkeypatch):
