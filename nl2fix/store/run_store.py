@@ -4,7 +4,9 @@ Every write commits at once, so a killed run keeps everything it had received; e
 asks the store what is already done before doing work, so re-running a stage resumes.
 The store is shared between worker threads: one connection, serialised by a lock.
 Commands that only read open it read-only, so an archived or read-only run directory can still
-be reported, shown and exported.
+be reported, shown and exported. A file that is not nl2fix's own store (another tool's SQLite
+database) is recognised before anything is written to it, and every SQLite error (damaged, locked,
+disk full ...) is raised as one :class:`Nl2FixError` naming the file and what to do.
 """
 
 from __future__ import annotations
@@ -165,11 +167,10 @@ def _open_for_writing(run_dir: Path, path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, check_same_thread=False, timeout=60, isolation_level=None)
     try:
         with _translated(path):
-            ours = _recognise(conn, path)
+            _recognise(conn, path)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            if not ours:
-                conn.executescript(_SCHEMA)
+            conn.executescript(_SCHEMA)  # a store of an earlier nl2fix gets the tables added since
     except BaseException:
         conn.close()
         raise

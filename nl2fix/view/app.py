@@ -131,10 +131,9 @@ def create_app(catalog: Catalog, *, static: bool = False, host: str = "127.0.0.1
 
     @app.route("/runs/<run_id>/logs/<bug_id>/<hash>/<name>")
     def log(run_id: str, bug_id: str, hash: str, name: str):
-        run = run_or_404(run_id)
-        file = open_log(run.run_dir, bug_id, hash, name[:-len(site.LOG_SUFFIX)]) if name.endswith(site.LOG_SUFFIX) \
-            else None
-        if file is None:
+        run_dir = run_or_404(run_id).run_dir
+        if not name.endswith(site.LOG_SUFFIX) or (file := open_log(run_dir, bug_id, hash,
+                                                                    name.removesuffix(site.LOG_SUFFIX))) is None:
             abort(404)
         # text, never sniffed: a log's first bytes are a candidate's to choose
         response = send_file(file, mimetype="text/plain; charset=utf-8", download_name=name, conditional=False)
