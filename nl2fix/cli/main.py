@@ -1,8 +1,16 @@
-"""The `nl2fix` command group: every subcommand, and user-facing errors printed without a traceback."""
+"""The `nl2fix` command group: every subcommand, and user-facing errors printed without a traceback.
+
+Ctrl-C: the first one interrupts the command, which keeps what it stored and says how to resume; a
+second one, while the first is still winding down (threads waiting on a model server or a JVM), ends
+the process at once."""
 
 from __future__ import annotations
 
+import errno
+import os
+import signal
 import sys
+import threading
 
 import click
 
@@ -10,21 +18,55 @@ from nl2fix import __version__
 from nl2fix.cli import commands
 from nl2fix.core.errors import Nl2FixError
 
+INTERRUPTED = 130
+"""The exit code of a command ended by Ctrl-C (a shell's 128 + SIGINT)."""
+
+
+def _second_interrupt(signum, frame) -> None:
+    os.write(2, b"interrupted again: exiting now\n")
+    os._exit(INTERRUPTED)
+
+
+def _first_interrupt(signum, frame) -> None:
+    signal.signal(signal.SIGINT, _second_interrupt)
+    raise KeyboardInterrupt
+
+
+def _fail(error: Nl2FixError) -> None:
+    click.echo(f"error: {error.message}", err=True)
+    if error.hint:
+        click.echo(f"  hint: {error.hint}", err=True)
+    sys.exit(2)
+
 
 class _Group(click.Group):
     """Prints Nl2FixError as ``error: ...`` without a traceback, exit code 2."""
 
     def invoke(self, ctx):
+        # a SIGINT ignored on purpose (a background job's) stays ignored; `view` makes its own choice
+        handling = (threading.current_thread() is threading.main_thread()
+                    and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+        if handling:
+            signal.signal(signal.SIGINT, _first_interrupt)
+        interrupted = False
         try:
             return super().invoke(ctx)
         except Nl2FixError as exc:
-            click.echo(f"error: {exc.message}", err=True)
-            if exc.hint:
-                click.echo(f"  hint: {exc.hint}", err=True)
-            sys.exit(2)
+            _fail(exc)
+        except OSError as exc:
+            if exc.errno != errno.ENOSPC:
+                raise
+            _fail(Nl2FixError(f"no space left on the device holding {exc.filename or 'the run'}",
+                              "everything stored before is kept; free space there, then re-run the same command "
+                              "to resume"))
         except KeyboardInterrupt:
+            interrupted = True
             click.echo("interrupted: everything received so far is in the run store; re-run to resume", err=True)
-            sys.exit(130)
+            sys.exit(INTERRUPTED)
+        finally:
+            if handling:
+                # threads still waiting (on a model server, a JVM) may hold the exit up: a second Ctrl-C ends it
+                signal.signal(signal.SIGINT, _second_interrupt if interrupted else signal.default_int_handler)
 
 
 @click.group(cls=_Group)

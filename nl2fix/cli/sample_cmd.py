@@ -24,7 +24,7 @@ from nl2fix.sampling import stops
 from nl2fix.sampling.backends.providers import NAMES as BACKEND_NAMES
 from nl2fix.sampling.backends.vllm_args import parse as parse_vllm_args
 from nl2fix.sampling.backends.vllm_args import with_parallelism
-from nl2fix.sampling.stage import sample
+from nl2fix.sampling.stage import MAX_SAMPLES, sample
 from nl2fix.store.records import RunConfig
 from nl2fix.store.run_dirs import dataset_label, default_run_dir
 from nl2fix.validation.stage import ValidationOptions
@@ -38,7 +38,7 @@ from nl2fix.validation.stage import ValidationOptions
               help="openai (any OpenAI-compatible server), vllm (offline, GPU), mutation (no model), "
                    "replay (a patch file).")
 @prompt_options
-@click.option("-n", "--samples", "n", type=click.IntRange(min=1), default=100, show_default=True,
+@click.option("-n", "--samples", "n", type=click.IntRange(min=1, max=MAX_SAMPLES), default=100, show_default=True,
               help="Samples per bug.")
 @click.option("--temperature", type=click.FloatRange(min=0.0), default=0.8, show_default=True)
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI).")

@@ -23,9 +23,13 @@ from nl2fix.view.serve import DEFAULT_PORT, export, serve
 def view_cmd(run_dirs: tuple[Path, ...], port: int, host: str, export_dir: Path | None):
     """Look at runs in the browser: runs, a run's bugs, a bug's candidates and their failures, runs compared."""
     catalog = Catalog(list(run_dirs)) if run_dirs else Catalog.from_runs_dir(RUNS_DIR)
+    if export_dir is None:
+        click.echo(f"gathering {len(catalog.runs)} run(s): " + ", ".join(str(r.run_dir) for r in catalog.runs),
+                   err=True)
+    for run, problem in catalog.gather():
+        click.echo(f"warning: {run.run_dir} is left out: {problem.message}", err=True)
     if export_dir is not None:
         pages = export(catalog, export_dir)
         click.echo(f"wrote {pages} pages: {(export_dir / 'index.html').resolve().as_uri()}")
         return
-    click.echo(f"gathering {len(catalog.runs)} run(s): " + ", ".join(str(r.run_dir) for r in catalog.runs), err=True)
     serve(catalog, host, port, lambda url: click.echo(f"nl2fix view: {url}  (Ctrl-C to stop)"))

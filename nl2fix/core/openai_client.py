@@ -2,8 +2,10 @@
 embedder's: the client, and one retry rule.
 
 The client's own retries are off (``max_retries=0``): tenacity retries rate limits, 5xx answers,
-timeouts and connection errors with exponential back-off, honouring ``Retry-After``; an exhausted
-quota (a 429 that waiting does not cure) is not retried. A local server needs no API key, but the
+malformed answers (a body that is not the JSON the API defines, as a server cut off mid-answer
+sends), timeouts and connection errors with exponential back-off, honouring ``Retry-After``; an
+exhausted quota (a 429 that waiting does not cure) is not retried. A retry's wait ends at once, and
+no further attempt starts, when the caller is cancelled (Ctrl-C). A local server needs no API key, but the
 client insists on one, so it is given a placeholder.
 
 The ``openai`` package is imported when a client is made or an error is judged, not with this
@@ -15,10 +17,12 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
 import tenacity
@@ -28,6 +32,7 @@ from nl2fix.core.errors import Nl2FixError
 if TYPE_CHECKING:
     import openai
 
+T = TypeVar("T")
 _RETRY_STATUS = {408, 409, 429}
 log = logging.getLogger(__name__)
 
@@ -56,6 +61,22 @@ def make_client(base_url: str | None, api_key: str | None, *, timeout: float, no
     return openai.OpenAI(api_key=key or "none", base_url=base_url, max_retries=0, timeout=timeout)
 
 
+class MalformedResponse(Exception):
+    """The server answered, but not with the JSON the API defines (a body cut short, or no choices)."""
+
+    def __init__(self, detail: str):
+        super().__init__(f"the model server sent a malformed response ({detail})")
+
+
+def parsed(create: Callable[[], T]) -> T:
+    """``create()``, the call of an API method, with a body the client cannot parse raised as
+    :class:`MalformedResponse`."""
+    try:
+        return create()
+    except ValueError as exc:  # json.JSONDecodeError: the client parses the body without checking it
+        raise MalformedResponse(f"a body that is not valid JSON: {exc}") from exc
+
+
 def quota_exhausted(exc: BaseException) -> bool:
     """A 429 that waiting does not cure: the account is out of credit."""
     import openai
@@ -66,10 +87,10 @@ def quota_exhausted(exc: BaseException) -> bool:
 
 def retryable(exc: BaseException) -> bool:
     """Whether a failed call is worth making again: a connection error or timeout, a rate limit
-    (not an exhausted quota), a conflict or a server error."""
+    (not an exhausted quota), a conflict, a server error or a malformed answer."""
     import openai
 
-    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+    if isinstance(exc, (openai.APIConnectionError, MalformedResponse)):  # includes APITimeoutError
         return True
     if quota_exhausted(exc):
         return False
@@ -121,11 +142,26 @@ def _say_retry(state: tenacity.RetryCallState) -> None:
                 type(exc).__name__, str(exc)[:200], state.attempt_number, wait)
 
 
-def retrying(policy: RetryPolicy) -> tenacity.Retrying:
-    """Calls through this retry what :func:`retryable` allows, as ``policy`` says; the last error is raised."""
+class _Cancelled(tenacity.stop.stop_base):
+    def __init__(self, event: threading.Event):
+        self.event = event
+
+    def __call__(self, retry_state: tenacity.RetryCallState) -> bool:
+        return self.event.is_set()
+
+
+def retrying(policy: RetryPolicy, cancelled: threading.Event | None = None) -> tenacity.Retrying:
+    """Calls through this retry what :func:`retryable` allows, as ``policy`` says; the last error is raised.
+    Once ``cancelled`` is set, a wait ends at once and no new attempt starts."""
+    cancel = cancelled or threading.Event()
+
+    def sleep(seconds: float) -> None:
+        cancel.wait(seconds)
+
     return tenacity.Retrying(
-        stop=tenacity.stop_after_attempt(policy.attempts),
+        stop=tenacity.stop_any(tenacity.stop_after_attempt(policy.attempts), _Cancelled(cancel)),
         wait=RetryWait(policy),
+        sleep=sleep,
         retry=tenacity.retry_if_exception(retryable),
         before_sleep=_say_retry,
         reraise=True,

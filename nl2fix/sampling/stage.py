@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from nl2fix.core.domain import Bug
+from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.load import Dataset
 from nl2fix.sampling.backends.base import SamplingBackend
 from nl2fix.sampling.backends.providers import create
@@ -22,8 +23,15 @@ from nl2fix.sampling.chains import run_chains
 from nl2fix.sampling.conversation import converse
 from nl2fix.sampling.summary import SampleSummary
 from nl2fix.store.records import RunConfig
-from nl2fix.store.run_store import RunStore
+from nl2fix.store.run_store import STORE_FILE, RunStore, discard_if_empty
 from nl2fix.validation.stage import ValidationOptions
+
+MAX_SAMPLES = 100_000
+"""Most samples a run asks for per bug (``-n``): far beyond any study's budget, and what a run's store,
+report and viewer handle in seconds."""
+BATCH = 1_000
+"""Most sample indices of a bug asked for at once: whatever ``-n``, what is held in memory is bounded
+and every answer is stored as it comes."""
 
 
 def sample(
@@ -44,28 +52,55 @@ def sample(
     ``backend`` replaces the one the configuration names (tests pass one with short retry waits);
     else that one is created, with ``concurrency`` and ``retries``, only when some sample is
     missing. ``on_start`` is called once the run directory has taken the configuration and the bugs.
-    A ``conversation`` run validates between its rounds with ``validation``.
+    A ``conversation`` run validates between its rounds with ``validation``. A run directory this call
+    creates is removed again when the call fails before a sample is stored (a missing replay file, an
+    unreachable server): what is left behind is a run.
     """
+    if config.n > MAX_SAMPLES:
+        raise Nl2FixError(f"-n {config.n} is more samples per bug than a run holds ({MAX_SAMPLES:,})",
+                          f"ask for at most {MAX_SAMPLES:,}")
+    new_dir, new_store = not run_dir.exists(), not (run_dir / STORE_FILE).exists()
+    try:
+        return _sample(run_dir, config, bugs, dataset, concurrency, retries, progress, backend, on_start, validation)
+    except BaseException:
+        if new_store:
+            discard_if_empty(run_dir, directory=new_dir)
+        raise
+
+
+def _sample(run_dir: Path, config: RunConfig, bugs: list[Bug], dataset: Dataset, concurrency: int,
+            retries: int | None, progress: bool, backend: SamplingBackend | None, on_start: Callable[[], None],
+            validation: ValidationOptions) -> SampleSummary:
     summary = SampleSummary()
     with RunStore(run_dir, create=True) as store:
         config = _set_config(store, config)
         store.add_bugs(bugs)
         on_start()
-        missing = {bug.id: sorted(set(range(config.n)) - store.sample_indices(bug.id)) for bug in bugs}
-        work = [bug for bug in bugs if missing[bug.id]]
-        if work:
-            owned = backend is None
-            backend = backend or create(config, concurrency=concurrency, retries=retries)
-            try:
-                if config.conversation is not None:
+        owned = backend is None
+        try:
+            if config.conversation is not None:
+                work = [bug for bug in bugs if _missing(store, bug, 0, config.n)]
+                if work:
+                    backend = backend or create(config, concurrency=concurrency, retries=retries)
                     converse(store, config, work, dataset, backend, summary, progress, validation)
-                else:
-                    run_chains(store, config, work, missing, dataset, backend, summary, progress)
-            finally:
-                if owned:
-                    backend.close()
+            else:
+                for start in range(0, config.n, BATCH):
+                    missing = {bug.id: _missing(store, bug, start, min(config.n, start + BATCH)) for bug in bugs}
+                    work = [bug for bug in bugs if missing[bug.id]]
+                    if work:
+                        backend = backend or create(config, concurrency=concurrency, retries=retries)
+                        run_chains(store, config, work, missing, dataset, backend, summary, progress)
+        finally:
+            if owned and backend is not None:
+                backend.close()
         _tally(store, config, bugs, summary)
     return summary
+
+
+def _missing(store: RunStore, bug: Bug, start: int, end: int) -> list[int]:
+    """The sample indices from ``start`` to ``end`` the store does not hold for ``bug``."""
+    have = store.sample_indices(bug.id)
+    return [i for i in range(start, end) if i not in have]
 
 
 def _set_config(store: RunStore, config: RunConfig) -> RunConfig:

@@ -4,12 +4,15 @@ Every write commits at once, so a killed run keeps everything it had received; e
 asks the store what is already done before doing work, so re-running a stage resumes.
 The store is shared between worker threads: one connection, serialised by a lock.
 Commands that only read open it read-only, so an archived or read-only run directory can still
-be reported, shown and exported.
+be reported, shown and exported. A file that is not nl2fix's own store (another tool's SQLite
+database) is recognised before anything is written to it, and every SQLite error (damaged, locked,
+disk full ...) is raised as one :class:`Nl2FixError` naming the file and what to do.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import sqlite3
@@ -88,6 +91,67 @@ def writable(run_dir: Path | str) -> bool:
     return all(os.access(p, os.W_OK) for p in paths if p.exists())
 
 
+_NEARLY_FULL = 1 << 20
+"""Free bytes below which a file system counts as full (SQLite writes in pages, its index in 32 kB parts)."""
+
+
+def _free_bytes(folder: Path) -> int:
+    try:
+        usage = os.statvfs(folder)
+    except OSError:
+        return _NEARLY_FULL
+    return usage.f_bavail * usage.f_frsize
+
+
+def store_error(path: Path, exc: sqlite3.Error | OSError) -> Nl2FixError:
+    """What went wrong with the store at ``path``, and what to do, as one error the CLI prints in a line."""
+    text = str(exc)
+    code = getattr(exc, "sqlite_errorname", "")
+    full = code.startswith("SQLITE_FULL") or "disk is full" in text or getattr(exc, "errno", None) == errno.ENOSPC
+    # on a full disk SQLite may fail first at its index file (SQLITE_IOERR_SHMSIZE), which says no more
+    if full or (code.startswith("SQLITE_IOERR") and _free_bytes(path.parent) < _NEARLY_FULL):
+        return Nl2FixError(f"the disk holding {path} is full",
+                           f"everything stored before is kept in {path.name}; free space on that file system (or "
+                           "move the run directory to one with room), then re-run the same command to resume")
+    if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
+        return Nl2FixError(f"{path} is locked by another process",
+                           "wait for the other nl2fix command on this run to end, or use another --run directory")
+    if code.startswith("SQLITE_READONLY") or "readonly" in text:
+        return Nl2FixError(f"{path} cannot be written (read-only file, mount or directory)",
+                           "`nl2fix report`, `show` and `export` read it as it is; to add to the run, copy the "
+                           "directory somewhere writable and use the copy")
+    if code.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "not a database" in text or "malformed" in text:
+        return Nl2FixError(f"{path} is damaged or not an SQLite database ({text})",
+                           "restore it from a copy, or start the run again in a new --run directory")
+    if code.startswith(("SQLITE_IOERR", "SQLITE_CANTOPEN")) or isinstance(exc, OSError):
+        return Nl2FixError(f"{path} cannot be read or written ({text})",
+                           "check the disk and the directory's permissions, then re-run the same command")
+    return Nl2FixError(f"{path} is not a store this nl2fix can use ({text})",
+                       "use a new --run directory (or the nl2fix version that wrote this run)")
+
+
+@contextmanager
+def _translated(path: Path) -> Iterator[None]:
+    """SQLite's errors on the store as :func:`store_error` says them."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise store_error(path, exc) from exc
+
+
+def _recognise(conn: sqlite3.Connection, path: Path) -> bool:
+    """Whether the database at ``path`` is an nl2fix store (True) or a new, empty one (False); anything
+    else (another tool's SQLite file) is refused before a byte of it is written."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not tables:
+        return False
+    if "meta" in tables and conn.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone():
+        return True
+    shown = ", ".join(sorted(tables)[:5]) + (" ..." if len(tables) > 5 else "")
+    raise Nl2FixError(f"{path} is not an nl2fix run store (another SQLite database, with tables {shown})",
+                      "nl2fix leaves it as it is: choose another --run directory")
+
+
 def _open_for_writing(run_dir: Path, path: Path) -> sqlite3.Connection:
     if not writable(run_dir):
         raise Nl2FixError(
@@ -101,9 +165,15 @@ def _open_for_writing(run_dir: Path, path: Path) -> sqlite3.Connection:
         raise Nl2FixError(f"cannot create the run directory {run_dir}: {exc.strerror or exc}",
                           "choose a --run directory where you can write") from exc
     conn = sqlite3.connect(path, check_same_thread=False, timeout=60, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.executescript(_SCHEMA)
+    try:
+        with _translated(path):
+            _recognise(conn, path)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.executescript(_SCHEMA)  # a store of an earlier nl2fix gets the tables added since
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -128,6 +198,24 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False)
 
 
+def discard_if_empty(run_dir: Path, *, directory: bool) -> None:
+    """Remove the store of ``run_dir`` when it holds no sample (a run that failed before its first answer),
+    and with ``directory`` the directory too when nothing else is in it; a store that cannot be read as
+    nl2fix's own is left as it is."""
+    path = run_dir / STORE_FILE
+    if path.is_file():
+        try:
+            with RunStore(run_dir, read_only=True) as store:
+                if store.has_samples():
+                    return
+        except Nl2FixError:
+            return
+        for file in (path, *_sidecars(path)):
+            file.unlink(missing_ok=True)
+    if directory and run_dir.is_dir() and not any(run_dir.iterdir()):
+        run_dir.rmdir()
+
+
 class RunStore:
     """All persisted state of one run directory; ``read_only`` for commands that only read."""
 
@@ -139,13 +227,29 @@ class RunStore:
                 f"{self.run_dir} is not a run directory (no {STORE_FILE})",
                 "start one with `nl2fix sample --run DIR ...` or `nl2fix run --run DIR ...`",
             )
+        self.path = path
         self._lock = threading.RLock()
-        self._conn = _open_read_only(path) if read_only else _open_for_writing(self.run_dir, path)
+        if read_only:
+            with _translated(path):
+                self._conn = _open_read_only(path)
+                try:
+                    ours = _recognise(self._conn, path)
+                except BaseException:
+                    self._conn.close()
+                    raise
+            if not ours:
+                self._conn.close()
+                raise Nl2FixError(f"{path} is an empty database, not a run store",
+                                  "start a run there with `nl2fix sample --run DIR ...`")
+        else:
+            self._conn = _open_for_writing(self.run_dir, path)
         version = self._get_meta("schema_version")
         if version is None:  # a new store; one opened read-only always has its version
             self._set_meta("schema_version", str(SCHEMA_VERSION))
-        elif int(version) != SCHEMA_VERSION:
-            raise Nl2FixError(f"{path} has store schema {version}; this nl2fix reads {SCHEMA_VERSION}")
+        elif version != str(SCHEMA_VERSION):
+            self.close()
+            raise Nl2FixError(f"{path} has store schema {version}; this nl2fix reads {SCHEMA_VERSION}",
+                              "use the nl2fix version that wrote this run, or a new --run directory")
 
     def close(self) -> None:
         with self._lock:
@@ -159,17 +263,18 @@ class RunStore:
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
+        with self._lock, _translated(self.path):
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                if self._conn.in_transaction:  # SQLite has rolled back itself after some errors (a full disk)
+                    self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
 
     def _query(self, sql: str, params: Iterable = ()) -> list[tuple]:
-        with self._lock:
+        with self._lock, _translated(self.path):
             return self._conn.execute(sql, tuple(params)).fetchall()
 
     def _get_meta(self, key: str) -> str | None:
@@ -262,6 +367,9 @@ class RunStore:
                     (sample.bug_id, sample.candidate_hash, code),
                 )
             return bool(cur.rowcount)
+
+    def has_samples(self) -> bool:
+        return bool(self._query("SELECT 1 FROM samples LIMIT 1"))
 
     def sample_indices(self, bug_id: str) -> set[int]:
         return {r[0] for r in self._query("SELECT idx FROM samples WHERE bug_id = ?", (bug_id,))}

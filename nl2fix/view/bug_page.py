@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from nl2fix.core.domain import Behaviour, Bug, Verdict
 from nl2fix.report.cost import Price, run_price
@@ -23,8 +22,8 @@ from nl2fix.store.records import (
 )
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.bug_work import BUGGY, FIXED
-from nl2fix.validation.stage import ARTIFACTS
 from nl2fix.validation.verdict_source import verdict_engine
+from nl2fix.view.artifacts import log_names
 from ranking.display import Line, method_diff
 from ranking.texts import buggy_text, candidate_text
 
@@ -143,15 +142,6 @@ def _placed(record: ValidationRecord | None, code: str, start_line: int) -> tupl
     return _lines(code, on_line), elsewhere
 
 
-def logs_dir(run_dir: Path, bug_id: str, hash: str) -> Path:
-    return run_dir / ARTIFACTS / bug_id / hash
-
-
-def _logs(run_dir: Path, bug_id: str, hash: str) -> list[str]:
-    folder = logs_dir(run_dir, bug_id, hash)
-    return sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
-
-
 def _cost(sample: SampleRecord, price: Price | None) -> SampleCost:
     return SampleCost(sample, price.dollars(sample.prompt_tokens, sample.completion_tokens) if price else None)
 
@@ -183,7 +173,7 @@ def bug_view(store: RunStore, bug_id: str) -> BugView:
         views.append(CandidateView(
             candidate=candidate, record=record, ranks=ranks.get(candidate.hash, {}), samples=by_hash[candidate.hash],
             vs_buggy=method_diff(buggy, code, "candidate"), vs_fixed=method_diff(fixed, code, "candidate", "fixed"),
-            lines=lines, errors_elsewhere=elsewhere, exact=same, logs=_logs(store.run_dir, bug.id, candidate.hash),
+            lines=lines, errors_elsewhere=elsewhere, exact=same, logs=log_names(store.run_dir, bug.id, candidate.hash),
             told=feedback(record, candidate.code, bug.start_line) if record else None,
         ))
     grouped: dict[tuple[str, str], list[CandidateView]] = defaultdict(list)

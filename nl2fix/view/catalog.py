@@ -96,14 +96,29 @@ class Catalog:
 
         return self._cached(("compare-html", *[r.id for r in runs]), runs, make)
 
-    def gather(self) -> None:
-        """Gather every run's numbers now (before the first page asks)."""
-        for run in self.runs:
+    def problem(self, run: Run) -> Nl2FixError | None:
+        """Why ``run`` cannot be shown (its store gone, damaged or another tool's), None when it can."""
+        try:
             self.report(run)
+        except Nl2FixError as exc:
+            return exc
+        return None
+
+    def gather(self) -> list[tuple[Run, Nl2FixError]]:
+        """Gather every run's numbers now (before the first page asks); returns the runs that cannot be
+        read (the others are shown, these as such), and raises when no run can."""
+        broken = [(run, problem) for run in self.runs if (problem := self.problem(run)) is not None]
+        if len(broken) == len(self.runs):
+            raise broken[0][1]
+        return broken
 
     def warm(self) -> None:
         """Render what is slow to render (the reports' figures), for a background thread."""
-        for run in self.runs:
-            self.report_html(run)
-        if len(self.runs) > 1:
-            self.compare_html(self.runs)
+        readable = [run for run in self.runs if self.problem(run) is None]
+        try:
+            for run in readable:
+                self.report_html(run)
+            if len(readable) > 1:
+                self.compare_html(readable)
+        except Nl2FixError:
+            pass  # a run that went away meanwhile: its pages say so when asked

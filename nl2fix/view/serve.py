@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nl2fix.core.errors import Nl2FixError
-from nl2fix.validation.stage import ARTIFACTS
 from nl2fix.view import site
 from nl2fix.view.app import HERE, create_app, every_page
+from nl2fix.view.artifacts import every_log, open_log
 from nl2fix.view.catalog import Catalog
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ def server(catalog: Catalog, host: str = "127.0.0.1", port: int = DEFAULT_PORT) 
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     try:
-        return make_server(host, port, create_app(catalog), threaded=True)
+        return make_server(host, port, create_app(catalog, host=host), threaded=True)
     except OSError as exc:
         raise Nl2FixError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
                           "choose another --port (0 takes a free one)") from exc
@@ -40,8 +40,7 @@ def url_of(httpd: BaseWSGIServer) -> str:
 
 
 def serve(catalog: Catalog, host: str, port: int, announce: Callable[[str], None]) -> None:
-    """Gather every run, then serve until interrupted; the reports' figures render in the background."""
-    catalog.gather()
+    """Serve the gathered runs until interrupted; the reports' figures render in the background."""
     # "Ctrl-C to stop" must hold even when started with SIGINT ignored, which a child inherits (from
     # a non-interactive shell's background job, or a test process whose libraries ignore it)
     if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
@@ -56,8 +55,8 @@ def serve(catalog: Catalog, host: str, port: int, announce: Callable[[str], None
 
 
 def export(catalog: Catalog, out: Path) -> int:
-    """Every page into ``out`` as files with relative links, with the style sheet, script and raw logs;
-    returns the number of pages."""
+    """Every page into ``out`` as files with relative links, with the style sheet, script and raw logs
+    (regular files only, each as a ``.txt`` file); returns the number of pages."""
     app = create_app(catalog, static=True)
     client = app.test_client()
     pages = every_page(catalog)
@@ -70,7 +69,12 @@ def export(catalog: Catalog, out: Path) -> int:
         target.write_bytes(response.data)
     shutil.copytree(HERE / "static", out / "static", dirs_exist_ok=True)
     for run in catalog.runs:
-        logs = run.run_dir / ARTIFACTS
-        if logs.is_dir():
-            shutil.copytree(logs, out / site.logs_folder(run.id), dirs_exist_ok=True)
+        for bug_id, hash, name in every_log(run.run_dir):
+            source = open_log(run.run_dir, bug_id, hash, name)
+            if source is None:  # gone, or replaced by a link, since it was listed
+                continue
+            target = out / site.log_file(run.id, bug_id, hash, name)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with source, target.open("wb") as copy:
+                shutil.copyfileobj(source, copy)
     return len(pages)

@@ -8,6 +8,9 @@ import re
 from collections.abc import Sequence
 
 INDEX = "index.html"
+LOG_SUFFIX = ".txt"
+"""Added to a raw log's name in its address: an exported log opened from the file system is shown as text
+(a name without an extension would leave its type to the browser's guess from the log's first bytes)."""
 COMPARE_SEPARATOR = "~"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -48,7 +51,7 @@ def logs_folder(run: str) -> str:
 
 
 def log_file(run: str, bug_id: str, hash: str, name: str) -> str:
-    return f"{logs_folder(run)}/{bug_id}/{hash}/{name}"
+    return f"{logs_folder(run)}/{bug_id}/{hash}/{name}{LOG_SUFFIX}"
 
 
 def compare_key(runs: Sequence[str]) -> str:

@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from nl2fix.core.errors import Nl2FixError
-from nl2fix.core.openai_client import RetryPolicy, endpoint, error_message, make_client, retrying
+from nl2fix.core.openai_client import (
+    MalformedResponse,
+    RetryPolicy,
+    endpoint,
+    error_message,
+    make_client,
+    parsed,
+    retrying,
+)
 from ranking.embedders.base import BATCH_SIZE, EmbedderSpec, embedder
 
 if TYPE_CHECKING:
@@ -54,13 +62,16 @@ class OpenAIEmbedder:
         client = self._openai()
         where = self.base_url or "the OpenAI API"
         try:
-            response = retrying(self.retry)(client.embeddings.create, model=self.model, input=batch,
-                                            encoding_format="float")
+            response = retrying(self.retry)(parsed, lambda: client.embeddings.create(model=self.model, input=batch,
+                                                                                   encoding_format="float"))
         except openai.APIStatusError as exc:
             raise Nl2FixError(
                 f"embedding request to {where} failed with HTTP {exc.status_code}: {error_message(exc)}",
                 "check the model name and key; embeddings received so far are cached, re-run to resume",
             ) from exc
+        except MalformedResponse as exc:
+            raise Nl2FixError(f"the embedding endpoint {where}: {exc}",
+                              "embeddings received so far are cached; re-run to resume") from exc
         except openai.APIConnectionError as exc:
             raise Nl2FixError(
                 f"cannot reach the embedding endpoint {where} after {self.retry.attempts} attempts: {exc}",

@@ -13,6 +13,8 @@ Endpoints: ``POST /v1/chat/completions``, ``POST /v1/completions``, ``POST /v1/e
   The default answers every prompt with the first fenced code block it contains (an "echo").
 * ``server.fail(429, 500, ...)``: the next requests get these statuses (with ``Retry-After``)
   before requests succeed again; ``fail(429, code="insufficient_quota")`` sets the error's code.
+  Two misbehaviours go in the same queue: ``MALFORMED`` (a 200 whose JSON body is cut short) and
+  ``HANG`` (the request is held, never answered, until the server stops).
 * ``stop_after=K``: the server dies after answering K requests; later requests, even on
   kept-alive connections, get the connection closed without an answer.
 * ``max_n``: return at most this many choices (a server that ignores ``n``: ``max_n=1``);
@@ -42,6 +44,9 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 Model = Callable[[list[dict], int], list[str]]
+MALFORMED = "malformed"
+HANG = "hang"
+_CUT_SHORT = b'{"id": "cut", "object": "chat.completion", "choices": [{"index": 0, "mess'
 EMBEDDING_DIM = 64
 _FENCE = re.compile(r"```[a-zA-Z]*\n(.*?)```", re.DOTALL)
 _WORD = re.compile(r"\w+|[^\w\s]")
@@ -127,7 +132,8 @@ class OpenAIServer:
         self._vocab: dict[str, int] = {}
         self._pieces: list[str] = []
         self.requests: list[LoggedRequest] = []
-        self._failures: deque[tuple[int, str | None]] = deque()
+        self._failures: deque[tuple[int | str, str | None]] = deque()
+        self._stopped = threading.Event()
         self._lock = threading.Lock()
         self._answered = 0
         self.dead = False
@@ -141,7 +147,7 @@ class OpenAIServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-    def fail(self, *statuses: int, code: str | None = None) -> None:
+    def fail(self, *statuses: int | str, code: str | None = None) -> None:
         with self._lock:
             self._failures.extend((status, code) for status in statuses)
 
@@ -153,6 +159,7 @@ class OpenAIServer:
         """Stop answering and close the listening socket (idempotent)."""
         with self._lock:
             self.dead = True
+        self._stopped.set()
         self._httpd.shutdown()
         self._httpd.server_close()
 
@@ -237,8 +244,19 @@ class OpenAIServer:
         if self.vllm and path in ("/tokenize", "/detokenize"):
             return 200, self._tokenize(path, body), {}
         with self._lock:
-            if self._failures:
-                status, code = self._failures.popleft()
+            failure = self._failures.popleft() if self._failures else None
+        if failure is not None and failure[0] == HANG:
+            with self._lock:
+                self.requests.append(LoggedRequest(path, body, 0))
+            self._stopped.wait()
+            return 0, {}, {}
+        with self._lock:
+            if failure is not None and failure[0] == MALFORMED:
+                self.requests.append(LoggedRequest(path, body, 200))
+                return 200, {MALFORMED: True}, {}
+            if failure is not None:
+                status, code = failure
+                assert isinstance(status, int)
                 self.requests.append(LoggedRequest(path, body, status))
                 error = {"error": {"message": f"scripted failure {status}", "type": "test", "code": code or status}}
                 return status, error, {"Retry-After": self.retry_after}
@@ -331,7 +349,7 @@ class OpenAIServer:
                 if status == 0:  # dead: drop the connection without an answer
                     self.close_connection = True
                     return
-                data = json.dumps(reply).encode()
+                data = _CUT_SHORT if reply.get(MALFORMED) else json.dumps(reply).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

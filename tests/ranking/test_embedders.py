@@ -135,6 +135,19 @@ def test_openai_embedder_gives_up_with_a_clear_error(openai_server):
     assert len(openai_server.requests) == 4
 
 
+def test_openai_embedder_retries_a_body_cut_short_and_names_it(openai_server):
+    from tests.helpers.openai_server import MALFORMED
+
+    openai_server.fail(MALFORMED)
+    assert len(OpenAIEmbedder("m", base_url=openai_server.url, retry=FAST_RETRY).embed(["int f();"])) == 1
+    openai_server.fail(MALFORMED, MALFORMED)
+    with pytest.raises(Nl2FixError) as err:
+        OpenAIEmbedder("m", base_url=openai_server.url,
+                       retry=RetryPolicy(attempts=2, initial_wait=0.01)).embed(["int f();"])
+    assert "the model server sent a malformed response (a body that is not valid JSON" in err.value.message
+    assert len(openai_server.requests) == 4
+
+
 def test_embeddings_received_before_a_crash_are_not_asked_for_again(tmp_path, openai_server_factory, monkeypatch):
     from nl2fix.store.run_store import RunStore
     from ranking.embedders import base as embedders

@@ -3,10 +3,14 @@
 Chat and edit styles go to ``/chat/completions``, the completion style to ``/completions``.
 A request for ``n`` answers asks for them in one call when the server allows; a server that
 rejects ``n`` or returns fewer choices is then asked with parallel ``n=1`` calls. Calls run on a
-bounded thread pool. Failed calls are retried by the rule of :mod:`nl2fix.core.openai_client` (rate
-limits, 5xx answers, timeouts and connection errors, with back-off honouring ``Retry-After``); an
-exhausted quota (a 429 that waiting does not cure) stops the run. Only a rejection that names
-``n`` makes later calls ask one answer at a time.
+bounded number of threads. Failed calls are retried by the rule of :mod:`nl2fix.core.openai_client`
+(rate limits, 5xx answers, malformed answers, timeouts and connection errors, with back-off honouring
+``Retry-After``); an exhausted quota (a 429 that waiting does not cure) stops the run. Only a
+rejection that names ``n`` makes later calls ask one answer at a time.
+
+An interrupted generation (Ctrl-C) cancels its calls: none is retried or started any more, and the
+threads of the calls in flight are daemons, so a call waiting on a server that never answers does not
+hold the process up until its timeout.
 
 A local server tells about its model: vLLM's ``/v1/models`` reports ``max_model_len`` and the
 model's ``root`` (its folder, whose tokenizer is loaded when it is on this machine; else the
@@ -17,12 +21,14 @@ per request, so the answers of an ``n > 1`` call are counted with the model's to
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
+import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -30,7 +36,16 @@ from nl2fix.core import tokens
 from nl2fix.core.domain import ModelStyle
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.model_tokenizers import ServerTokenizer, local_tokenizer
-from nl2fix.core.openai_client import RetryPolicy, endpoint, error_message, make_client, quota_exhausted, retrying
+from nl2fix.core.openai_client import (
+    MalformedResponse,
+    RetryPolicy,
+    endpoint,
+    error_message,
+    make_client,
+    parsed,
+    quota_exhausted,
+    retrying,
+)
 from nl2fix.core.tokenizer import Tokenizer
 from nl2fix.sampling.backends.base import BackendSettings, Choice, ModelInfo, Request, backend, split_evenly
 from nl2fix.store.records import RunConfig
@@ -147,17 +162,21 @@ class OpenAIBackend:
             # calls of one request differ in seed, or a seed-honouring server answers n=1 calls alike
             params["seed"] = self.seed + call.first_index
         if req.style is ModelStyle.COMPLETION:
-            return self.client.completions.create(prompt=req.messages[0]["content"], max_tokens=req.max_tokens,
-                                                  **params)
-        # the prompt's roles are the chat API's own (system, user, assistant)
-        messages = cast("list[ChatCompletionMessageParam]",
-                        [{"role": m["role"], "content": m["content"]} for m in req.messages])
-        params[self._token_param] = req.max_tokens
-        return self.client.chat.completions.create(messages=messages, **params)
+            response = parsed(lambda: self.client.completions.create(prompt=req.messages[0]["content"],
+                                                                     max_tokens=req.max_tokens, **params))
+        else:
+            # the prompt's roles are the chat API's own (system, user, assistant)
+            messages = cast("list[ChatCompletionMessageParam]",
+                            [{"role": m["role"], "content": m["content"]} for m in req.messages])
+            params[self._token_param] = req.max_tokens
+            response = parsed(lambda: self.client.chat.completions.create(messages=messages, **params))
+        if not isinstance(response.choices, list):
+            raise MalformedResponse("a body without a list of choices")
+        return response
 
-    def _call(self, call: _Call) -> list[Choice]:
+    def _call(self, call: _Call, cancelled: threading.Event) -> list[Choice]:
         started = time.monotonic()
-        response = retrying(self.retry)(self._create, call)
+        response = retrying(self.retry, cancelled)(self._create, call)
         seconds = time.monotonic() - started
         completion = call.request.style is ModelStyle.COMPLETION
         answers = [(c.text if completion else c.message.content) or "" for c in response.choices]
@@ -201,7 +220,7 @@ class OpenAIBackend:
         import openai
 
         self.model_info()  # what the server is decides what to ask it
-        pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="nl2fix-openai")
+        cancelled = threading.Event()
         running: dict[Future, _Call] = {}
         # calls are split only when they start, so what was learnt about n applies to all later ones
         waiting = deque(_Call(r, r.n) for r in requests)
@@ -214,7 +233,7 @@ class OpenAIBackend:
                 while waiting and len(running) < self.concurrency:
                     first, *rest = self._split(waiting.popleft())
                     later(rest)
-                    running[pool.submit(self._call, first)] = first
+                    running[_in_daemon(functools.partial(self._call, first, cancelled))] = first
                 done, _ = wait(list(running), return_when=FIRST_COMPLETED)
                 for future in done:
                     call = running.pop(future)
@@ -256,8 +275,8 @@ class OpenAIBackend:
                             self._n_allowed = False  # the server ignores n
                         later([_Call(call.request, call.n - len(choices), first=call.first + len(choices))])
         finally:
-            # on an abort, calls in flight end on their own (bounded by the timeout); nobody waits
-            pool.shutdown(wait=False, cancel_futures=True)
+            # on an abort (Ctrl-C, an error that ends the run) the calls in flight are not waited for
+            cancelled.set()
 
     def _unreachable(self, exc: openai.APIConnectionError) -> Nl2FixError:
         where = f"the server at {self.client.base_url}"
@@ -280,6 +299,22 @@ class OpenAIBackend:
 
 class RequestRejected(Exception):
     """The server refused one request (the others go on)."""
+
+
+def _in_daemon(work: Callable[[], list[Choice]]) -> Future:
+    """``work()`` on a daemon thread of its own (the caller bounds how many run): unlike a thread pool's,
+    such a thread does not keep an interrupted process alive while its call waits for an answer."""
+    future: Future = Future()
+
+    def run() -> None:
+        future.set_running_or_notify_cancel()
+        try:
+            future.set_result(work())
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="nl2fix-openai", daemon=True).start()
+    return future
 
 
 def _chunks(n: int, size: int) -> list[int]:

@@ -1,6 +1,7 @@
 """Answers imported from a patch file in the NL2Fix reference format (see :mod:`nl2fix.sampling.replay_format`),
 so published patch sets go through the same extraction, validation and ranking.
-Patch ``i`` of a bug is sample ``i``; a bug absent from the file is a failed request that says so."""
+Patch ``i`` of a bug is sample ``i``; a bug absent from the file, or without patches there, is a failed
+request that says so."""
 
 from __future__ import annotations
 
@@ -28,8 +29,9 @@ class ReplayBackend:
         for request in requests:
             bug = canonical_key(request.bug.id)
             patches = self._patches.get(bug) if bug is not None else None
-            if patches is None:
-                yield request, Nl2FixError(f"{request.bug.id} is not in the patch file {self.path}")
+            if not patches:
+                why = "is not in" if patches is None else "has no patches in"
+                yield request, Nl2FixError(f"{request.bug.id} {why} the patch file {self.path}")
                 continue
             yield request, [Choice(patches[i], "replayed") for i in request.indices if i < len(patches)]
 
