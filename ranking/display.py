@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from nl2fix.core.domain import Behaviour, Bug, Verdict
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.visible_text import visible
+from nl2fix.store.hidden_text import carried, flag
 from nl2fix.store.records import CandidateRecord, RankingEntry, RankingInfo, ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.verdict_source import verdict_engine
@@ -111,16 +113,20 @@ def format_ranked(
     for entry, candidate, record in shown:
         verdict, details = _verdict_lines(record)
         samples = "sample" if candidate.count == 1 else "samples"
+        found = carried(candidate, record)
         lines.append(Line(""))
         lines.append(
             Line(
                 f"#{entry.rank}  score {entry.score:.4g}  {candidate.count} {samples}  "
-                f"{candidate.hash}  {verdict.text}",
-                verdict.style,
+                f"{candidate.hash}  {verdict.text}{'  [HIDDEN CHARACTERS]' if found else ''}",
+                Style.BAD if found else verdict.style,
             )
         )
+        if found:
+            lines.append(Line(f"    {flag(found)}", Style.BAD))
         lines += details
-        lines += method_diff(buggy, candidate_text(candidate.code), f"rank {entry.rank}")
+        # escaped before the diff: a line separator among the hidden characters would split a line
+        lines += method_diff(visible(buggy), visible(candidate_text(candidate.code)), f"rank {entry.rank}")
     return lines
 
 

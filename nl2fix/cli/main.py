@@ -8,6 +8,7 @@ import click
 
 from nl2fix import __version__
 from nl2fix.cli import commands
+from nl2fix.cli.terminal import say
 from nl2fix.core.errors import Nl2FixError
 
 
@@ -18,12 +19,12 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except Nl2FixError as exc:
-            click.echo(f"error: {exc.message}", err=True)
+            say(f"error: {exc.message}", err=True)
             if exc.hint:
-                click.echo(f"  hint: {exc.hint}", err=True)
+                say(f"  hint: {exc.hint}", err=True)
             sys.exit(2)
         except KeyboardInterrupt:
-            click.echo("interrupted: everything received so far is in the run store; re-run to resume", err=True)
+            say("interrupted: everything received so far is in the run store; re-run to resume", err=True)
             sys.exit(130)
 
 

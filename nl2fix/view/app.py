@@ -7,7 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from markupsafe import Markup
+
 from nl2fix import __version__
+from nl2fix.core.visible_text import html_visible
 from nl2fix.store.run_store import RunStore
 from nl2fix.view import site
 from nl2fix.view.bug_page import bug_view as read_bug
@@ -22,6 +25,14 @@ if TYPE_CHECKING:
 HERE = Path(__file__).parent
 
 
+def _shown(value):
+    """Every value a template prints: text with its hidden characters escaped and marked (autoescape
+    handles ``<`` and ``&``, not control or bidirectional characters); markup the app made, as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return Markup(html_visible(value))
+    return value
+
+
 def create_app(catalog: Catalog, *, static: bool = False) -> Flask:
     """The app over ``catalog``; ``static``: pages for a static export (no form that needs the server)."""
     from flask import Flask, abort, redirect, render_template, send_file  # half a second: only `view` needs it
@@ -29,6 +40,7 @@ def create_app(catalog: Catalog, *, static: bool = False) -> Flask:
     app = Flask(__name__, template_folder=str(HERE / "templates"), static_folder=str(HERE / "static"),
                 static_url_path="/static")
     app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True
+    app.jinja_env.finalize = _shown
 
     def page(template: str, path: str, **values) -> str:
         return render_template(template, root=site.root_of(path), site=site, static=static, version=__version__,
