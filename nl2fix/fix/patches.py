@@ -241,6 +241,5 @@ def fix_view(store: RunStore, bug: Bug, ranker: str, k: int) -> list[Line]:
                   f"order of {ranker}); showing {min(k, len(choices))}")]
     buggy = buggy_text(bug)
     for choice in choices[:k]:
-        lines += _head(choice) + method_diff(visible(buggy), visible(candidate_text(choice.candidate.code)),
-                                             f"#{choice.position}")
+        lines += _head(choice) + method_diff(buggy, candidate_text(choice.candidate.code), f"#{choice.position}")
     return lines
