@@ -146,7 +146,7 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
                           "install Defects4J, or pass --defects4j-meta DIR (and --projects-dir for bundled sources)")
     fetcher = IssueFetcher(issue_cache or cache_dir() / "issues", endpoints=_tracker_urls(tracker_url),
                            offline=offline, min_interval=request_interval)
-    say = None if quiet else (lambda line: say(line, err=True))
+    heard = None if quiet else (lambda line: say(line, err=True))
     with tempfile.TemporaryDirectory(prefix="nl2fix-build-") as work:
         sources: Sources
         if projects_dir is not None:
@@ -155,7 +155,7 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
             sources = Defects4JSources(Defects4J.find(), cache_dir())
         records, summary = build_dataset(meta, names, sources, fetcher, numbers=numbers,
                                          ids=bug_ids_of(bugs_of) if bugs_of else None,
-                                         keep_outside=keep_outside_changes, progress=say)
+                                         keep_outside=keep_outside_changes, progress=heard)
     write_dataset(records, out)
     summary_file = out.with_name(out.name + ".summary.json")
     write_text(summary_file, json.dumps(summary.to_json(), indent=1) + "\n")

@@ -23,6 +23,6 @@ def export_cmd(run_dir: Path, fmt: str, out: Path | None) -> None:
 
     result = export_run(run_dir, fmt, out)
     if out is None:
-        say(result, nl=False)
+        say(str(result), nl=False)
     else:
         say(f"wrote {result}", err=True)

@@ -105,7 +105,7 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
         system=BuildSystem(build_system) if build_system else None, src_dir=src_dir, test_dir=test_dir,
         classpath=tuple(Path(p) for p in classpath.split(":") if p) if classpath else (), maven_repo=maven_repo,
         offline=offline)
-    located = fix.locate(fix.FixTarget(project, issue, method, test, bug_id), build, say)
+    located = fix.locate(fix.FixTarget(project, issue, method, test, bug_id), build, say, sandbox)
     bug = located.bug
     model = default_model(model, backend)
     config = RunConfig(dataset=f"project:{project.resolve()}", backend=backend, model=model, model_style=model_style,
