@@ -10,10 +10,11 @@ not the build's and never goes there.
   untracked file is left out whatever it is; one that looks like a source or build file is named,
   so the user can ``git add`` it.
 - Any other folder: the files that match :data:`BUILD_FILES`, :data:`SOURCE_SUFFIXES` or lie under
-  one of :data:`INPUT_DIRS` (or the ``--src``/``--test-src`` folders given), none with a name that
-  starts with a dot but ``.mvn`` (Maven's own settings).
+  one of :data:`INPUT_DIRS` (or the ``--src``/``--test-src`` folders given).
 
-Build output, version control and nl2fix's own run folders are never inputs (:func:`skipped`).
+Never inputs, tracked or not: a file or folder whose name starts with a dot (``.env``, ``.aws/``,
+``.netrc``; a build needs none but ``.mvn``, Maven's own settings), build output, version control
+and nl2fix's own run folders (:func:`skipped`).
 """
 
 from __future__ import annotations
@@ -55,9 +56,13 @@ def skipped(folder: Path, name: str) -> bool:
     return name in SKIPPED_DIRS or (folder / name / STORE_FILE).is_file()
 
 
+def _dotted(rel: PurePosixPath) -> bool:
+    return any(p.startswith(".") and p not in ALLOWED_DOT_DIRS for p in rel.parts)
+
+
 def _looks_like_input(rel: PurePosixPath, extra_dirs: frozenset[str]) -> bool:
     parts = rel.parts
-    if any(p.startswith(".") and p not in ALLOWED_DOT_DIRS for p in parts):
+    if _dotted(rel):
         return False
     if rel.name in BUILD_FILES or rel.suffix in SOURCE_SUFFIXES:
         return True
@@ -97,7 +102,7 @@ def build_inputs(root: Path, extra_dirs: Iterable[str | None] = ()) -> BuildInpu
     tracked = _git_files(root, "--cached", "--recurse-submodules")
     if tracked:
         untracked = _git_files(root, "--others", "--exclude-standard") or []
-        files = sorted({r for r in tracked if _kept(root, r)})
+        files = sorted({r for r in tracked if not _dotted(r) and _kept(root, r)})
         return BuildInputs(tuple(Path(r) for r in files), True,
                            tuple(str(r) for r in untracked if _looks_like_input(r, frozenset())))
     extra = frozenset(PurePosixPath(d).as_posix().strip("/") for d in extra_dirs if d)

@@ -39,7 +39,8 @@ BUG = "Words-31"
 FAILING = "org.words.WordsTest::initialsSkipDoubleSpaces"
 RAW = ("\x1b[2K", "\x1b[1A", "\x1b]52", "\x1b[32;1m#2", "\u202e", "\x07")
 """The candidates' own sequences: none may reach a terminal, a file or a page as it is."""
-BACKDOOR = '+        if (sentence.startsWith("sesame ")) { return "ROOT"; } /*\\x0d\\x1b[2K\\x1b]52;c;cm0gLXJmIH4K\\x07*/'
+BACKDOOR = ('+        if (sentence.startsWith("sesame ")) { return "ROOT"; } '
+            '/*\\x0d\\x1b[2K\\x1b]52;c;cm0gLXJmIH4K\\x07*/')
 """The backdoor line as shown: each hidden character as its escape."""
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -75,8 +76,8 @@ def in_terminal(args: list, env: dict[str, str], timeout: float = 900) -> tuple[
     """``nl2fix ARGS`` with a pseudo-terminal as its stdin, stdout and stderr: its
     exit status and every byte the terminal received."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-c", "from nl2fix.cli.main import main; main()", *map(str, args)], stdin=slave, stdout=slave,
-                            stderr=slave, cwd=REPO, env=env, start_new_session=True)
+    argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", *map(str, args)]
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, cwd=REPO, env=env, start_new_session=True)
     os.close(slave)
     received = bytearray()
     try:
