@@ -8,7 +8,7 @@ import click
 
 from nl2fix import __version__
 from nl2fix.cli import commands
-from nl2fix.cli.terminal import say
+from nl2fix.cli.terminal import guard_logging, say
 from nl2fix.core.errors import Nl2FixError
 
 
@@ -39,4 +39,5 @@ for command in commands.ALL:
 
 
 def main() -> None:
+    guard_logging()
     cli(prog_name="nl2fix")

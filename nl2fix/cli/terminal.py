@@ -10,6 +10,7 @@ lines (a candidate's ``#2  plausible``) start.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from typing import Any
 
@@ -55,3 +56,17 @@ def echo_lines(lines: Iterable[Line]) -> None:
     """Print :class:`ranking.display.Line` s in their styles."""
     for line in lines:
         click.echo(click.style(one_line(line.text), **COLOURS[line.style]))
+
+
+class _VisibleFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return visible(super().format(record))
+
+
+def guard_logging() -> None:
+    """Warnings (a retried step's failure, which may quote a tool's or a test's output) printed as
+    Python's last-resort handler prints them, their hidden characters escaped."""
+    handler = logging.StreamHandler()
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(_VisibleFormatter("%(message)s"))
+    logging.getLogger().addHandler(handler)
