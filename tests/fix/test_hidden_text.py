@@ -27,11 +27,12 @@ from nl2fix.core.visible_text import hidden_characters
 from nl2fix.store.run_store import STORE_FILE
 from nl2fix.view.catalog import Catalog
 from nl2fix.view.serve import server, url_of
+from tests.helpers.minibench import SANDBOXES
 from tests.helpers.openai_server import OpenAIServer
 from tests.helpers.paths import FIXTURES, REPO
 from tests.view.test_browser import browser, by, wait_for  # noqa: F401 - `browser` is a fixture
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+pytestmark = pytest.mark.slow
 
 ANSWERS = json.loads((FIXTURES / "redteam/text/answers.json").read_text(encoding="utf-8"))
 SECRET = "nl2fix-redteam-secret-7c41"
@@ -107,9 +108,12 @@ def assert_only_text(shown: str) -> None:
     assert not hidden_characters(rest), hidden_characters(rest)
 
 
-@pytest.fixture(scope="module")
-def hostile(tmp_path_factory, confined):
-    """The project, the run and the terminal's bytes of one `nl2fix fix --out` with the red team's answers."""
+@pytest.fixture(scope="module", params=SANDBOXES)
+def hostile(request, tmp_path_factory):
+    """The project, the run and the terminal's bytes of one `nl2fix fix --out` with the red team's answers,
+    in each sandbox."""
+    if request.param == "bwrap":
+        request.getfixturevalue("confined")
     tmp = tmp_path_factory.mktemp("hidden-text")
     project = _project(tmp)
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_BASE_URL"}
@@ -120,10 +124,10 @@ def hostile(tmp_path_factory, confined):
             ["fix", "--project", project, "--issue", "initials() crashes on two spaces", "--test", FAILING,
              "--build", "plain", "--src", "src", "--test-src", "test", "-n", 3, "--run", tmp / "run", "--id", BUG,
              "--backend", "openai", "--model", "test-model", "--base-url", openai.url, "--quiet", "--top", 3,
-             "--out", tmp / "fix.diff"], env)
+             "--out", tmp / "fix.diff", "--sandbox", request.param], env)
     assert status == 0, shown
     return {"project": project, "run": tmp / "run", "diff": tmp / "fix.diff", "env": env, "shown": shown,
-            "cache": tmp / "cache"}
+            "cache": tmp / "cache", "sandbox": request.param}
 
 
 def _lines(shown: str) -> list[str]:
@@ -167,7 +171,8 @@ def test_apply_refuses_a_flagged_candidate_unless_told(hostile, invoke_cli):
     before = target.read_bytes()
     common = ["fix", "--project", project, "--issue", "initials() crashes on two spaces", "--test", FAILING,
               "--build", "plain", "--src", "src", "--test-src", "test", "-n", 3, "--run", hostile["run"], "--id", BUG,
-              "--backend", "openai", "--model", "test-model", "--base-url", "http://127.0.0.1:9/v1", "--quiet"]
+              "--backend", "openai", "--model", "test-model", "--base-url", "http://127.0.0.1:9/v1", "--quiet",
+              "--sandbox", hostile["sandbox"]]
     env = {"NL2FIX_CACHE_DIR": str(hostile["cache"]), "OPENAI_API_KEY": "test"}
     refused = invoke_cli(*common, "--apply", 1, env=env)  # resumed: no request to the (absent) server
     assert refused.exit_code == 2, refused.output
