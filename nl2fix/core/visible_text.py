@@ -18,6 +18,7 @@ typed; what tells them apart is the flag, and a distinct style where the output 
 from __future__ import annotations
 
 import html
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -49,22 +50,28 @@ def escape_char(char: str) -> str:
     return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
-def _hidden_at(text: str, i: int) -> bool:
-    char = text[i]
-    if char == "\r":
-        return not text.startswith("\n", i + 1)
-    return is_hidden(char)
+# What may be hidden: an ASCII control (not tab or newline), a carriage return not ending a line, or
+# any non-ASCII character (then its Unicode class decides): one pass of a regular expression, so
+# that plain ASCII code costs next to nothing.
+_MAYBE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|[^\x00-\x7e]")
+
+
+def _hidden(text: str) -> Iterator[int]:
+    """The positions of the hidden characters in ``text``."""
+    for found in _MAYBE.finditer(text):
+        char = found.group()
+        if char <= "\x7f" or is_hidden(char):
+            yield found.start()
 
 
 def segments(text: str) -> Iterator[tuple[str, bool]]:
     """``text`` as runs of (shown as it is, False) and (a hidden character's escape, True)."""
     start = 0
-    for i in range(len(text)):
-        if _hidden_at(text, i):
-            if i > start:
-                yield text[start:i], False
-            yield escape_char(text[i]), True
-            start = i + 1
+    for i in _hidden(text):
+        if i > start:
+            yield text[start:i], False
+        yield escape_char(text[i]), True
+        start = i + 1
     if start < len(text):
         yield text[start:], False
 
@@ -72,7 +79,7 @@ def segments(text: str) -> Iterator[tuple[str, bool]]:
 def visible(text: str, mark: Callable[[str], str] | None = None) -> str:
     """``text`` with every hidden character escaped; ``mark`` wraps each escape (a terminal's reverse
     video)."""
-    if not any(_hidden_at(text, i) for i in range(len(text))):
+    if next(_hidden(text), None) is None:
         return text
     return "".join(mark(part) if escaped and mark else part for part, escaped in segments(text))
 
@@ -90,7 +97,7 @@ def html_visible(text: str) -> str:
 
 def hidden_characters(*texts: str) -> Counter[str]:
     """The hidden characters the texts carry, with how often."""
-    return Counter(t[i] for t in texts for i in range(len(t)) if _hidden_at(t, i))
+    return Counter(t[i] for t in texts for i in _hidden(t))
 
 
 def strings_in(value: object) -> Iterable[str]:
