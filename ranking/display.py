@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from nl2fix.core.domain import Behaviour, Bug, Verdict
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.store.hidden_text import carried, flag
 from nl2fix.store.records import CandidateRecord, RankingEntry, RankingInfo, ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.verdict_source import verdict_engine
@@ -50,11 +51,19 @@ def describe(info: RankingInfo) -> str:
     return text
 
 
+def code_lines(text: str) -> list[str]:
+    """The lines of code as javac and an editor count them: at newlines only (``str.splitlines`` also
+    breaks at form feeds, U+2028 and other characters a candidate may carry, which would then vanish
+    from what is shown instead of showing escaped)."""
+    text = text.replace("\r\n", "\n")
+    return text.removesuffix("\n").split("\n") if text else []
+
+
 def method_diff(buggy: str, candidate: str, label: str, base: str = "buggy") -> list[Line]:
     """Unified diff from the ``base`` method (the buggy one unless named) to a candidate (both comment-free:
     the change, not the commentary)."""
     styles = {"+": Style.ADDED, "-": Style.REMOVED, "@": Style.HUNK}
-    diff = list(difflib.unified_diff(buggy.splitlines(), candidate.splitlines(), base, label, lineterm=""))
+    diff = list(difflib.unified_diff(code_lines(buggy), code_lines(candidate), base, label, lineterm=""))
     if not diff:
         return [Line(f"(same code as the {base} method)", Style.UNKNOWN)]
     return [Line(d, Style.TITLE if i < 2 else styles.get(d[:1], Style.PLAIN)) for i, d in enumerate(diff)]
@@ -111,14 +120,17 @@ def format_ranked(
     for entry, candidate, record in shown:
         verdict, details = _verdict_lines(record)
         samples = "sample" if candidate.count == 1 else "samples"
+        found = carried(candidate, record)
         lines.append(Line(""))
         lines.append(
             Line(
                 f"#{entry.rank}  score {entry.score:.4g}  {candidate.count} {samples}  "
-                f"{candidate.hash}  {verdict.text}",
-                verdict.style,
+                f"{candidate.hash}  {verdict.text}{'  [HIDDEN CHARACTERS]' if found else ''}",
+                Style.BAD if found else verdict.style,
             )
         )
+        if found:
+            lines.append(Line(f"    {flag(found)}", Style.BAD))
         lines += details
         lines += method_diff(buggy, candidate_text(candidate.code), f"rank {entry.rank}")
     return lines

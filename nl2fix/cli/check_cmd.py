@@ -11,6 +11,7 @@ import click
 from defects4j_adapter import cache
 from defects4j_adapter.jvm import reference_java
 from nl2fix.cli.options import dataset_options, load_selection, selection_options
+from nl2fix.cli.terminal import say
 from nl2fix.cli.validate_cmd import validation_options
 from nl2fix.core.domain import Engine
 from nl2fix.store.run_store import RunStore
@@ -46,13 +47,13 @@ def check(dataset, metadata_dir, bug_ids, projects, all_bugs, engine, workers, s
     for c in checks:
         status = "ok" if not c.problems else ("WARN" if c.ground_truth_ok else "FAIL")
         own = [p for p in c.problems if p not in shared] + (["see below"] if shared & set(c.problems) else [])
-        click.echo(f"{status:4} {c.bug.id}" + (f": {'; '.join(own)}" if own else ""))
+        say(f"{status:4} {c.bug.id}" + (f": {'; '.join(own)}" if own else ""))
     for line in problem_lines(checks, only=shared):
-        click.echo(line)
-    click.echo(f"{len(checks) - len(failing)} of {len(checks)} ground truths validate with the {engine} engine "
+        say(line)
+    say(f"{len(checks) - len(failing)} of {len(checks)} ground truths validate with the {engine} engine "
                f"(baselines kept in {store_dir})")
     with RunStore(store_dir, read_only=True) as store:  # where the tests ran: a Ray node's, with --executor ray
         environment = store.get_meta_json(reference_java.environment_key(engine))
-    click.echo(f"validation environment: {(environment or reference_java.environment(Engine(engine)))['summary']}")
+    say(f"validation environment: {(environment or reference_java.environment(Engine(engine)))['summary']}")
     if failing:
         raise SystemExit(1)

@@ -13,6 +13,7 @@ import click
 from defects4j_adapter.cache import cache_dir
 from defects4j_adapter.d4j.cli import Defects4J
 from nl2fix.cli.options import dataset_options
+from nl2fix.cli.terminal import say
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.files import write_text
 from nl2fix.dataset.build import (
@@ -47,7 +48,7 @@ def pull_cmd(url: str, sha256: str, force: bool) -> None:
     """Download the published dataset to the data directory ($NL2FIX_DATA_DIR) and verify it."""
 
     path, fetched = pull(url, sha256, force=force)
-    click.echo(f"{'downloaded' if fetched else 'already in place'}: {path} (sha256 verified)")
+    say(f"{'downloaded' if fetched else 'already in place'}: {path} (sha256 verified)")
 
 
 @dataset.command("stats")
@@ -57,16 +58,16 @@ def stats_cmd(dataset: str | None, metadata_dir, with_flags: bool) -> None:
     """Per-project counts, average method size, changed lines/tokens and issue lengths."""
 
     ds = open_dataset(dataset, str(metadata_dir) if metadata_dir else None)
-    click.echo(format_table(project_stats(list(ds.bugs.values()))))
+    say(format_table(project_stats(list(ds.bugs.values()))))
     if with_flags:
         flags = Counter(flag.value for bug in ds.bugs.values() for flag in bug_flags(bug))
         dated = sum(bool(bug.issue_created) for bug in ds.bugs.values())
-        click.echo("\ndifficulty flags: " + ", ".join(f"{f.value} {flags[f.value]}" for f in HardFlag)
+        say("\ndifficulty flags: " + ", ".join(f"{f.value} {flags[f.value]}" for f in HardFlag)
                    + f" (of {len(ds.bugs)} bugs); issue dates known for {dated}")
     if ds.problems:
-        click.echo(f"\n{len(ds.problems)} problems in {ds.source}:", err=True)
+        say(f"\n{len(ds.problems)} problems in {ds.source}:", err=True)
         for problem in ds.problems:
-            click.echo(f"  {problem}", err=True)
+            say(f"  {problem}", err=True)
 
 
 @dataset.command("show")
@@ -92,10 +93,10 @@ def show_cmd(dataset: str | None, metadata_dir, bug_id: str, original: bool) -> 
         ("flags", ", ".join(f.value for f in bug_flags(bug)) or "-"),
     ]
     for name, value in fields:
-        click.echo(f"{name + ':':16}{value}")
-    click.echo(f"\n# {bug.title}\n\n{bug.description or '(no description)'}")
-    click.echo(f"\n--- buggy method{'' if original else ' (comments removed)'}\n{buggy}")
-    click.echo(f"\n--- fixed method\n{fixed}\n\n--- diff\n" + "\n".join(diff))
+        say(f"{name + ':':16}{value}")
+    say(f"\n# {bug.title}\n\n{bug.description or '(no description)'}")
+    say(f"\n--- buggy method{'' if original else ' (comments removed)'}\n{buggy}")
+    say(f"\n--- fixed method\n{fixed}\n\n--- diff\n" + "\n".join(diff))
 
 
 def _tracker_urls(values: tuple[str, ...]) -> dict:
@@ -145,7 +146,7 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
                           "install Defects4J, or pass --defects4j-meta DIR (and --projects-dir for bundled sources)")
     fetcher = IssueFetcher(issue_cache or cache_dir() / "issues", endpoints=_tracker_urls(tracker_url),
                            offline=offline, min_interval=request_interval)
-    say = None if quiet else (lambda line: click.echo(line, err=True))
+    heard = None if quiet else (lambda line: say(line, err=True))
     with tempfile.TemporaryDirectory(prefix="nl2fix-build-") as work:
         sources: Sources
         if projects_dir is not None:
@@ -154,13 +155,13 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
             sources = Defects4JSources(Defects4J.find(), cache_dir())
         records, summary = build_dataset(meta, names, sources, fetcher, numbers=numbers,
                                          ids=bug_ids_of(bugs_of) if bugs_of else None,
-                                         keep_outside=keep_outside_changes, progress=say)
+                                         keep_outside=keep_outside_changes, progress=heard)
     write_dataset(records, out)
     summary_file = out.with_name(out.name + ".summary.json")
     write_text(summary_file, json.dumps(summary.to_json(), indent=1) + "\n")
     for line in summary.lines():
-        click.echo(line)
-    click.echo(f"wrote {len(records)} record(s) to {out} (summary: {summary_file})")
+        say(line)
+    say(f"wrote {len(records)} record(s) to {out} (summary: {summary_file})")
 
 
 @dataset.command("diff")
@@ -178,8 +179,8 @@ def diff_cmd(a: Path, b: Path, projects, only_common: bool, as_json: bool, brief
     if only_common:
         result.only_a, result.only_b = [], []
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=1))
+        say(json.dumps(result.to_json(), indent=1))
         return
-    click.echo(f"A: {a}\nB: {b}")
+    say(f"A: {a}\nB: {b}")
     for line in result.lines(details=not brief):
-        click.echo(line)
+        say(line)

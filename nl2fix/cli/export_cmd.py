@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from nl2fix.cli.options import run_option
+from nl2fix.cli.terminal import say
 from nl2fix.report.export import export_run
 
 
@@ -22,6 +23,6 @@ def export_cmd(run_dir: Path, fmt: str, out: Path | None) -> None:
 
     result = export_run(run_dir, fmt, out)
     if out is None:
-        click.echo(result, nl=False)
+        say(str(result), nl=False)
     else:
-        click.echo(f"wrote {result}", err=True)
+        say(f"wrote {result}", err=True)

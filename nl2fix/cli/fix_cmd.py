@@ -8,7 +8,7 @@ import click
 
 from nl2fix.cli.sample_cmd import default_model
 from nl2fix.cli.sample_options import prompt_options
-from nl2fix.cli.show_cmd import echo_lines
+from nl2fix.cli.terminal import echo_lines, say
 from nl2fix.cli.validate_cmd import validation_options
 from nl2fix.core.domain import Engine
 from nl2fix.core.errors import Nl2FixError
@@ -71,12 +71,16 @@ BACKENDS = tuple(name for name in NAMES if name != "replay")
 @click.option("--apply", "apply_n", type=click.IntRange(min=1), default=None,
               help="Write the N-th candidate shown into the working tree (the file is kept as FILE.nl2fix-backup).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the diff of the --apply N-th candidate (default the first) to this file.")
+              help="Write the diff of the --apply N-th candidate (default the first) to this file (of a candidate "
+              "with hidden characters: a warning and the diff with them escaped, for reading only).")
+@click.option(fix_patches.ACCEPT_OPTION, "accept_hidden", is_flag=True,
+              help="Let --apply write a candidate that carries hidden characters (control characters, escape "
+              "sequences, bidirectional or invisible format characters), which nl2fix otherwise refuses.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, classpath, maven_repo, offline, bug_id,
             run_dir, backend, strategy, model, model_style, max_tokens, context_window, n, temperature, base_url, seed,
             concurrency, retries, engine, workers, sandbox, test_timeout, candidate_timeout, executor, top, apply_n,
-            out, quiet):
+            out, accept_hidden, quiet):
     """Find, validate and rank fixes of a bug in your own Java project.
 
     Builds the project offline (once per content; what the build lacks is resolved online once, unless
@@ -101,7 +105,7 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
         system=BuildSystem(build_system) if build_system else None, src_dir=src_dir, test_dir=test_dir,
         classpath=tuple(Path(p) for p in classpath.split(":") if p) if classpath else (), maven_repo=maven_repo,
         offline=offline)
-    located = fix.locate(fix.FixTarget(project, issue, method, test, bug_id), build, click.echo)
+    located = fix.locate(fix.FixTarget(project, issue, method, test, bug_id), build, say, sandbox)
     bug = located.bug
     model = default_model(model, backend)
     config = RunConfig(dataset=f"project:{project.resolve()}", backend=backend, model=model, model_style=model_style,
@@ -109,40 +113,40 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
                        context_window=context_window or context_window_for(model), base_url=base_url, seed=seed)
     if run_dir is None:
         run_dir = fix.fix_run_dir(bug, config, project)
-    click.echo(f"run: {run_dir}  (bug {bug.id}; `nl2fix show --run {run_dir} --bug {bug.id}` and `nl2fix report` "
-               "read it)")
+    say(f"run: {run_dir}  (bug {bug.id}; `nl2fix show --run {run_dir} --bug {bug.id}` and `nl2fix report` read it)")
     url = endpoint(base_url)
     if backend == "openai" and fix.samples_missing(run_dir, bug, n):
         if url:
             check_reachable(url)
-        click.echo(f"asking {model} at {url or 'OpenAI'} for {n} samples")
+        say(f"asking {model} at {url or 'OpenAI'} for {n} samples")
     chosen = create(config, concurrency=concurrency, retries=retries)
     try:
         choices = fix.sample_validate_rank(
             located, config, run_dir, backend=chosen, sandbox=sandbox, workers=workers,
             test_timeout=test_timeout, candidate_timeout=candidate_timeout, engine=Engine(engine), progress=not quiet,
-            echo=click.echo)
+            echo=say)
     finally:
         chosen.close()
     plausible = sum(c.plausible for c in choices)
+    flagged = sum(bool(c.hidden) for c in choices)
     echo_lines(fix_patches.cluster_lines(choices))
-    click.echo(f"\n{plausible} plausible of {len(choices)} unique candidate(s); the first {min(top, len(choices))}, "
-               f"as diffs of {project.resolve()}:")
-    diffs = {}
+    say(f"\n{plausible} plausible of {len(choices)} unique candidate(s)"
+        f"{f' ({flagged} with hidden characters, shown escaped)' if flagged else ''}; the first "
+        f"{min(top, len(choices))}, as diffs of {project.resolve()}:")
     for choice in choices[:top]:
         try:
-            diffs[choice.position] = fix_patches.diff_for(project, bug, choice, located.built.encoding)
+            diff = fix_patches.diff_for(project, bug, choice, located.built.encoding, shown=True)
         except Nl2FixError:
-            diffs[choice.position] = None
-        echo_lines(fix_patches.choice_lines(choice, diffs[choice.position]))
-    _write(project, located, choices, diffs, apply_n, out)
+            diff = None
+        echo_lines(fix_patches.choice_lines(choice, diff))
+    _write(project, located, choices, apply_n, out, accept_hidden)
     if not plausible:
-        click.echo(f"\nno plausible fix: each of the {len(choices)} candidate(s) fails a test that passes on the tree "
-                   "as it is, or the failing test, or does not compile (see each one's reason above)", err=True)
+        say(f"\nno plausible fix: each of the {len(choices)} candidate(s) fails a test that passes on the tree as it "
+            "is, or the failing test, or does not compile (see each one's reason above)", err=True)
         raise click.exceptions.Exit(NO_PLAUSIBLE_EXIT)
 
 
-def _write(project: Path, located, choices, diffs, apply_n: int | None, out: Path | None) -> None:
+def _write(project: Path, located, choices, apply_n: int | None, out: Path | None, accept_hidden: bool) -> None:
     """``--out`` and ``--apply``: the chosen candidate's diff in a file, or in the working tree."""
     bug = located.bug
     if apply_n is None and out is None:
@@ -152,13 +156,21 @@ def _write(project: Path, located, choices, diffs, apply_n: int | None, out: Pat
         raise Nl2FixError(f"there is no candidate #{wanted}: {len(choices)} were found")
     choice = choices[wanted - 1]
     if out is not None:
-        out.write_text(diffs.get(wanted) or fix_patches.diff_for(project, bug, choice, located.built.encoding),
-                       encoding="utf-8")
-        # the diff's paths are the project's: applied from its folder, wherever this runs
-        click.echo(f"\nwrote the diff of #{wanted} to {out} (apply it with: git -C {project.resolve()} apply "
-                   f"{out.resolve()})")
+        out.write_text(fix_patches.diff_file(project, bug, choice, located.built.encoding), encoding="utf-8")
+        if choice.hidden:
+            say(f"\nwrote the diff of #{wanted} to {out}, with its hidden characters escaped and a warning, for "
+                "reading only (no tool applies it)")
+        else:
+            # the diff's paths are the project's: applied from its folder, wherever this runs
+            say(f"\nwrote the diff of #{wanted} to {out} (apply it with: git -C {project.resolve()} apply "
+                f"{out.resolve()})")
     if apply_n is not None:
+        if not accept_hidden:
+            fix_patches.refuse_hidden(choice, str(project / bug.path))
+        elif choice.hidden:
+            say(f"warning: #{wanted} carries hidden characters: written as validated "
+                f"({fix_patches.ACCEPT_OPTION})", err=True)
         if not choice.plausible:
-            click.echo(f"warning: #{wanted} is not plausible", err=True)
+            say(f"warning: #{wanted} is not plausible", err=True)
         backup = fix_patches.apply(project, bug, choice, located.built.encoding)
-        click.echo(f"applied #{wanted} to {project / bug.path} (the file as it was: {backup})")
+        say(f"applied #{wanted} to {project / bug.path} (the file as it was: {backup})")

@@ -16,6 +16,7 @@ import click
 
 from nl2fix import __version__
 from nl2fix.cli import commands
+from nl2fix.cli.terminal import guard_logging, say
 from nl2fix.core.errors import Nl2FixError
 
 INTERRUPTED = 130
@@ -33,9 +34,9 @@ def _first_interrupt(signum, frame) -> None:
 
 
 def _fail(error: Nl2FixError) -> None:
-    click.echo(f"error: {error.message}", err=True)
+    say(f"error: {error.message}", err=True)
     if error.hint:
-        click.echo(f"  hint: {error.hint}", err=True)
+        say(f"  hint: {error.hint}", err=True)
     sys.exit(2)
 
 
@@ -61,7 +62,7 @@ class _Group(click.Group):
                               "to resume"))
         except KeyboardInterrupt:
             interrupted = True
-            click.echo("interrupted: everything received so far is in the run store; re-run to resume", err=True)
+            say("interrupted: everything received so far is in the run store; re-run to resume", err=True)
             sys.exit(INTERRUPTED)
         finally:
             if handling:
@@ -80,4 +81,5 @@ for command in commands.ALL:
 
 
 def main() -> None:
+    guard_logging()
     cli(prog_name="nl2fix")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from nl2fix.cli.terminal import say
 from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.filters import BugFilter, parse_day, parse_flags
@@ -88,13 +89,13 @@ def load_selection(dataset: str | None, metadata_dir: Path | None, bug_ids, proj
                    all_bugs) -> tuple[Dataset, list[Bug]]:
     ds = open_dataset(dataset, str(metadata_dir) if metadata_dir else None)
     for problem in ds.problems:
-        click.echo(f"warning: {problem}", err=True)
+        say(f"warning: {problem}", err=True)
     bugs = ds.select(bug_ids, projects, all_bugs)
     bug_filter = _bug_filter()
     if bug_filter.active:
         bugs, notes = bug_filter.apply(bugs)
         for note in notes:
-            click.echo(f"warning: {note}", err=True)
+            say(f"warning: {note}", err=True)
         if not bugs:
             raise Nl2FixError("no bug is left after --created-after/--created-before/--flag",
                               "loosen the filters, or check the dates with `nl2fix dataset show BUG`")
@@ -108,7 +109,7 @@ def latest_run_dir(run_dir: Path | None) -> Path:
 
     latest, others = latest_run()
     more = f"; others: {', '.join(map(str, others))}" if others else ""
-    click.echo(f"run: {latest} (the latest under {latest.parent}/{more})", err=True)
+    say(f"run: {latest} (the latest under {latest.parent}/{more})", err=True)
     return latest
 
 

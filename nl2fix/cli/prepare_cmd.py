@@ -11,6 +11,7 @@ from defects4j_adapter import cache
 from defects4j_adapter.contract import EngineOptions
 from defects4j_adapter.workspaces.prepare import PrepareStatus, prepare_bugs
 from nl2fix.cli.options import dataset_options, load_selection, selection_options
+from nl2fix.cli.terminal import say
 
 
 @click.command("prepare")
@@ -33,8 +34,8 @@ def prepare_cmd(dataset, metadata_dir, bug_ids, projects, all_bugs, workers, qui
     failed = 0
     for done in prepare_bugs(bugs, options, workers=workers, progress=not quiet):
         failed += done.status is PrepareStatus.FAILED
-        click.echo(f"{done.status.value:4} {done.bug.id}" + (f": {done.detail}" if done.detail else ""))
-    click.echo(f"{len(bugs) - failed} of {len(bugs)} bugs prepared in {options.cache_dir} "
+        say(f"{done.status.value:4} {done.bug.id}" + (f": {done.detail}" if done.detail else ""))
+    say(f"{len(bugs) - failed} of {len(bugs)} bugs prepared in {options.cache_dir} "
                f"({time.monotonic() - start:.0f} s)")
     if failed:
         raise SystemExit(1)

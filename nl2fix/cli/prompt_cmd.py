@@ -8,6 +8,7 @@ import click
 
 from nl2fix.cli.options import dataset_options, load_selection, selection_options
 from nl2fix.cli.sample_options import prompt_options
+from nl2fix.cli.terminal import say
 from nl2fix.core.domain import Strategy
 from nl2fix.prompting.one_shot import ExampleIndex
 from nl2fix.prompting.prompt import build_prompt, context_window_for
@@ -30,8 +31,8 @@ def prompt_cmd(dataset, metadata_dir, bug_ids, projects, all_bugs, strategy, mod
         prompt = build_prompt(bug, strategy, model_style, model=model, context_window=window,
                               max_tokens=max_tokens, examples=examples)
         if len(bugs) > 1:
-            click.echo(f"=== {bug.id}")
-        click.echo(json.dumps(prompt.record().messages, indent=2) if as_json else prompt.text())
+            say(f"=== {bug.id}")
+        say(json.dumps(prompt.record().messages, indent=2) if as_json else prompt.text())
         details = [f"{prompt.prompt_tokens} prompt tokens of a {window}-token window"]
         if prompt.example_id:
             details.append(f"one-shot example: {prompt.example_id}")
@@ -39,4 +40,4 @@ def prompt_cmd(dataset, metadata_dir, bug_ids, projects, all_bugs, strategy, mod
             details.append(f"cut: {prompt.note}")
         elif prompt.note:
             details.append(prompt.note)
-        click.echo(f"({'; '.join(details)})", err=True)
+        say(f"({'; '.join(details)})", err=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from nl2fix.cli.options import run_option
+from nl2fix.cli.terminal import say
 from nl2fix.store.run_store import RunStore
 from ranking.display import describe
 from ranking.run import rank_run
@@ -56,4 +57,4 @@ def rank_cmd(run_dir: Path, embedder: str | None, method: str, threshold: str | 
     with RunStore(run_dir) as store:
         for key in keys:
             info = ranking_info(store, key)
-            click.echo(describe(info) if info else key)
+            say(describe(info) if info else key)

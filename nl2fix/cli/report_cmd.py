@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from nl2fix.cli.options import latest_run_dir
+from nl2fix.cli.terminal import say
 from nl2fix.dataset.filters import parse_day
 from nl2fix.report.data import ReportData
 from nl2fix.report.render import ReportFormat, write_report
@@ -26,9 +27,9 @@ out_option = click.option("--out", type=click.Path(dir_okay=False, path_type=Pat
 
 def echo_result(result: Path | str) -> None:
     if isinstance(result, Path):
-        click.echo(f"report: {result}")
+        say(f"report: {result}")
     else:
-        click.echo(result, nl=False)
+        say(result, nl=False)
 
 
 @click.command("report")
@@ -46,7 +47,7 @@ def report_cmd(run_dir: Path | None, fmt: str, out: Path | None, no_codebleu: bo
     if schema:
         if run_dir is not None:
             raise click.UsageError("--schema describes every report; it takes no --run")
-        click.echo(json.dumps(ReportData.model_json_schema(), indent=2))
+        say(json.dumps(ReportData.model_json_schema(), indent=2))
         return
     run_dir = latest_run_dir(run_dir)
 

@@ -13,6 +13,7 @@ import click
 from defects4j_adapter.sandbox.base import SandboxSpec
 from nl2fix.cli.report_cmd import format_option, out_option
 from nl2fix.cli.sample_cmd import run_dir_for, sample_cmd, sample_run
+from nl2fix.cli.terminal import say
 from nl2fix.cli.validate_cmd import all_tests_option, validation_specs
 from nl2fix.core.domain import Engine, Verdict
 from nl2fix.core.errors import Nl2FixError
@@ -29,7 +30,7 @@ from ranking.spec import ranking_info
 
 
 def _stage(number: int, name: str) -> None:
-    click.echo(f"== {number}/4 {name} ==")
+    say(f"== {number}/4 {name} ==")
 
 
 @click.command(
@@ -56,7 +57,7 @@ def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float
 
     def started() -> None:
         if report_path is not None:
-            click.echo(f"report: {report_path.resolve()} (written when the run ends)")
+            say(f"report: {report_path.resolve()} (written when the run ends)")
         _stage(1, "sample")
 
     sample_run(**sampling, engine=engine, workers=workers, sandbox=sandbox, test_timeout=test_timeout,
@@ -66,7 +67,7 @@ def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float
     summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=sandbox, progress=progress,
                        test_timeout=test_timeout, candidate_timeout=candidate_timeout, all_tests=all_tests,
                        executor=executor)
-    click.echo(str(summary))
+    say(str(summary))
     if summary.nothing_judged:
         raise Nl2FixError(
             f"all {summary.by_verdict[Verdict.ERROR]} candidate(s) ended in `error`: the harness failed (the cause is "
@@ -83,19 +84,19 @@ def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float
     with RunStore(run_dir) as store:
         for key in keys:
             info = ranking_info(store, key)
-            click.echo(describe(info) if info else key)
+            say(describe(info) if info else key)
 
     _stage(4, "report")
     data = collect(run_dir, codebleu=not no_codebleu, progress=progress)
     if fmt == ReportFormat.HTML.value:
         assert report_path is not None  # an HTML report always has a path: --out or RUN/report.html
         path = write_text(report_path, render(data, fmt)).resolve()
-        click.echo(render(data, ReportFormat.TEXT), nl=False)
-        click.echo(f"report: {path}")
+        say(render(data, ReportFormat.TEXT), nl=False)
+        say(f"report: {path}")
     elif report_path is not None:
-        click.echo(f"report: {write_text(report_path, render(data, fmt)).resolve()}")
+        say(f"report: {write_text(report_path, render(data, fmt)).resolve()}")
     else:
-        click.echo(render(data, fmt), nl=False)
+        say(render(data, fmt), nl=False)
 
 
 run_cmd.params[:0] = sample_cmd.params  # `nl2fix sample`'s own options (the engine's too), shared rather than copied

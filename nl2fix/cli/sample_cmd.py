@@ -15,6 +15,7 @@ from nl2fix.cli.sample_options import (
     conversation_options,
     prompt_options,
 )
+from nl2fix.cli.terminal import say
 from nl2fix.cli.validate_cmd import validation_options
 from nl2fix.core.domain import Engine
 from nl2fix.dataset.load import DATASET_FILE, data_dir
@@ -69,7 +70,7 @@ def run_dir_for(run_dir: Path | None, dataset: str | None, strategy: str, model:
         return run_dir
 
     chosen = default_run_dir(dataset_label(dataset), strategy, default_model(model, backend), temperature)
-    click.echo(f"run: {chosen}")
+    say(f"run: {chosen}")
     return chosen
 
 
@@ -129,6 +130,6 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
                      validation=ValidationOptions(engine=Engine(engine), workers=workers, sandbox=sandbox,
                                                   test_timeout=test_timeout, candidate_timeout=candidate_timeout,
                                                   executor=executor))
-    click.echo(str(summary))
+    say(str(summary))
     if summary.failed:
         raise SystemExit(1)

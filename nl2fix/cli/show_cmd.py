@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
 from nl2fix.cli.options import run_option
+from nl2fix.cli.terminal import echo_lines
 from nl2fix.core.domain import USER_BENCHMARK
 from nl2fix.fix.patches import fix_view
 from nl2fix.store.run_store import RunStore
-from ranking.display import Style, bug_view, choose_ranker
-
-# click.echo drops these codes when stdout is not a terminal.
-COLOURS: dict[Style, dict[str, Any]] = {
-    Style.PLAIN: {},
-    Style.TITLE: {"bold": True},
-    Style.ADDED: {"fg": "green"},
-    Style.REMOVED: {"fg": "red"},
-    Style.HUNK: {"fg": "cyan"},
-    Style.GOOD: {"fg": "green", "bold": True},
-    Style.BAD: {"fg": "red", "bold": True},
-    Style.UNKNOWN: {"fg": "yellow"},
-}
+from ranking.display import bug_view, choose_ranker
 
 
 @click.command("show")
@@ -40,8 +28,3 @@ def show_cmd(run_dir: Path, bug_id: str, ranker: str | None, k: int):
         lines = fix_view(store, bug, key, k) if bug.benchmark == USER_BENCHMARK else bug_view(store, bug_id, key, k)
     echo_lines(lines)
 
-
-def echo_lines(lines) -> None:
-    """Print :class:`ranking.display.Line` s in their styles."""
-    for line in lines:
-        click.echo(click.style(line.text, **COLOURS[line.style]))

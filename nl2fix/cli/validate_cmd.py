@@ -10,6 +10,7 @@ import click
 from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT
 from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
 from nl2fix.cli.options import run_option
+from nl2fix.cli.terminal import say
 from nl2fix.core.domain import Engine, Verdict
 from nl2fix.validation.executors.base import ExecutorKind, ExecutorSpec
 from nl2fix.validation.stage import validate
@@ -88,9 +89,9 @@ def validate_cmd(run_dir: Path, engine: str, workers: int, sandbox: SandboxSpec,
                        bug_ids=list(bug_ids) or None, progress=not quiet, test_timeout=test_timeout,
                        candidate_timeout=candidate_timeout, all_tests=all_tests,
                        executor=executor)
-    click.echo(str(summary))
+    say(str(summary))
     errors = summary.by_verdict.get(Verdict.ERROR, 0)
     if errors:
-        click.echo(f"{errors} candidate(s) ended in `error`: the harness or environment failed, not the candidate "
+        say(f"{errors} candidate(s) ended in `error`: the harness or environment failed, not the candidate "
                    "(see above); fix the cause and re-run to retry them", err=True)
         raise SystemExit(1)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from nl2fix.cli.terminal import say
 from nl2fix.store.run_dirs import RUNS_DIR
 from nl2fix.view.catalog import Catalog
 from nl2fix.view.serve import DEFAULT_PORT, export, serve
@@ -24,12 +25,12 @@ def view_cmd(run_dirs: tuple[Path, ...], port: int, host: str, export_dir: Path 
     """Look at runs in the browser: runs, a run's bugs, a bug's candidates and their failures, runs compared."""
     catalog = Catalog(list(run_dirs)) if run_dirs else Catalog.from_runs_dir(RUNS_DIR)
     if export_dir is None:
-        click.echo(f"gathering {len(catalog.runs)} run(s): " + ", ".join(str(r.run_dir) for r in catalog.runs),
+        say(f"gathering {len(catalog.runs)} run(s): " + ", ".join(str(r.run_dir) for r in catalog.runs),
                    err=True)
     for run, problem in catalog.gather():
-        click.echo(f"warning: {run.run_dir} is left out: {problem.message}", err=True)
+        say(f"warning: {run.run_dir} is left out: {problem.message}", err=True)
     if export_dir is not None:
         pages = export(catalog, export_dir)
-        click.echo(f"wrote {pages} pages: {(export_dir / 'index.html').resolve().as_uri()}")
+        say(f"wrote {pages} pages: {(export_dir / 'index.html').resolve().as_uri()}")
         return
-    serve(catalog, host, port, lambda url: click.echo(f"nl2fix view: {url}  (Ctrl-C to stop)"))
+    serve(catalog, host, port, lambda url: say(f"nl2fix view: {url}  (Ctrl-C to stop)"))

@@ -7,17 +7,26 @@ only: the ranker's threshold is about similarity to the buggy method, and a wron
 ``nl2fix show`` of a fix run prints this same order. Each candidate
 becomes a unified diff of the file in the working tree (``a/<path>``/``b/<path>``, as ``git apply``
 and ``patch -p1`` take it), re-indented to sit where the method sits.
+
+A candidate that carries hidden characters (``nl2fix.store.hidden_text``) is flagged wherever it is
+listed and shown with them escaped. Its diff file is for reading, not applying: a warning naming
+them, then the diff as shown, every line quoted (``git apply`` and ``patch`` find no patch in it);
+and it is written into the working tree only when the user says so
+(``--accept-hidden-characters``), since an editor or a terminal would hide or reorder what they do.
 """
 
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from nl2fix.core.domain import Bug, Verdict
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.visible_text import describe, visible
 from nl2fix.java_source import splice
+from nl2fix.store.hidden_text import carried, flag
 from nl2fix.store.records import CandidateRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.behaviour import clusters, disagreements
@@ -26,6 +35,10 @@ from ranking.display import Line, Style, method_diff
 from ranking.texts import buggy_text, candidate_text
 
 BACKUP_SUFFIX = ".nl2fix-backup"
+ACCEPT_OPTION = "--accept-hidden-characters"
+"""What the user passes to have a flagged candidate written into the working tree."""
+QUOTE = "| "
+"""Before every line of a flagged candidate's diff file, so that no tool applies it."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +55,11 @@ class FixChoice:
     @property
     def plausible(self) -> bool:
         return self.verdict is not None and self.verdict.verdict is Verdict.PLAUSIBLE
+
+    @property
+    def hidden(self) -> Counter[str]:
+        """The hidden characters it carries, in its code or its verdict's record."""
+        return carried(self.candidate, self.verdict)
 
 
 def _indent(line: str) -> str:
@@ -101,13 +119,44 @@ def ordered(store: RunStore, bug: Bug, ranker: str | None, engine: str | None) -
             for i, h in enumerate(order, start=1)]
 
 
-def diff_for(project: Path, bug: Bug, choice: FixChoice, encoding: str = "UTF-8") -> str:
+def diff_for(project: Path, bug: Bug, choice: FixChoice, encoding: str = "UTF-8", *, shown: bool = False) -> str:
+    """The candidate's diff of the file in the working tree; ``shown``: of both sides with their hidden
+    characters escaped (what a person reads: an escape is one line's text, where a line separator
+    among them would have split it)."""
     source = (project / bug.path).read_bytes().decode(encoding)
     try:
-        return unified_diff(bug.path, source, patched(source, bug, choice.candidate.code))
+        after = patched(source, bug, choice.candidate.code)
     except (splice.SpliceError, splice.RefusedCandidate) as exc:
         raise Nl2FixError(f"{bug.path} no longer holds the method as it was when sampled: {exc}",
                           "re-run `nl2fix fix` on the tree as it is now") from exc
+    return unified_diff(bug.path, visible(source), visible(after)) if shown else unified_diff(bug.path, source, after)
+
+
+def diff_file(project: Path, bug: Bug, choice: FixChoice, encoding: str = "UTF-8") -> str:
+    """What ``--out`` writes: the diff, or for a flagged candidate a warning and its diff as shown,
+    quoted."""
+    found = choice.hidden
+    if not found:
+        return diff_for(project, bug, choice, encoding)
+    shown = diff_for(project, bug, choice, encoding, shown=True)
+    warning = [
+        f"nl2fix: candidate #{choice.position} ({choice.candidate.hash}) carries {describe(found)}.",
+        "They act on a terminal or reorder text in an editor, so what they do cannot be read as it is:",
+        "each is shown escaped below (\\x1b, \\u202e ...). This file is for reading, not applying: every line",
+        f"is quoted with {QUOTE.strip()!r}, so git apply and patch find no patch in it. To write the candidate as",
+        f"validated into the working tree: nl2fix fix ... --apply {choice.position} {ACCEPT_OPTION}",
+        "",
+    ]
+    return "".join(line + "\n" for line in warning) + "".join(QUOTE + line for line in shown.splitlines(True))
+
+
+def refuse_hidden(choice: FixChoice, path: str) -> None:
+    """``--apply`` of a flagged candidate without :data:`ACCEPT_OPTION`: an error that says why."""
+    found = choice.hidden
+    if found:
+        raise Nl2FixError(f"#{choice.position} carries {describe(found)}: written into {path}, they would hide or "
+                          "reorder text in an editor or terminal, so what it does cannot be read there",
+                          f"read it above (shown escaped); to write it anyway pass {ACCEPT_OPTION}")
 
 
 def apply(project: Path, bug: Bug, choice: FixChoice, encoding: str = "UTF-8") -> Path:
@@ -168,8 +217,12 @@ def _head(choice: FixChoice) -> list[Line]:
     lines = [Line("")]
     if choice.rank is None and choice.position == choice.plausible_count + 1:
         lines += [Line("not plausible (for reference, not to apply):", Style.UNKNOWN), Line("")]
+    found = choice.hidden
     lines.append(Line(f"#{choice.position}  {verdict}  ({rank}{choice.candidate.count} {samples}; "
-                      f"{choice.candidate.hash})", Style.GOOD if choice.plausible else Style.BAD))
+                      f"{choice.candidate.hash}){'  [HIDDEN CHARACTERS]' if found else ''}",
+                      Style.GOOD if choice.plausible and not found else Style.BAD))
+    if found:
+        lines.append(Line(f"    {flag(found)}", Style.BAD))
     if record is not None and record.failing_tests:
         lines.append(Line(f"    failing: {', '.join(record.failing_tests[:5])}"))
     why = record.detail or record.compile_errors if record is not None else ""

@@ -74,10 +74,10 @@ def _test_module(built: BuiltProject, test: str):
     raise Nl2FixError(f"no test class {cls} in {_test_folders(built)}")
 
 
-def _localise(built: BuiltProject, test: str, issue_text: str, echo: Echo):
+def _localise(built: BuiltProject, test: str, issue_text: str, sandbox: SandboxSpec, echo: Echo):
     module = _test_module(built, test)
     echo(f"running {test} to see where it fails")
-    result = failing_test.run_test(module, test)
+    result = failing_test.run_test(module, test, sandbox)
     if not result.failed:
         raise Nl2FixError(f"{test} passes on the project as it is, so it shows no bug",
                           "give a test that fails because of the bug, or the method with --method")
@@ -100,8 +100,9 @@ def _localise(built: BuiltProject, test: str, issue_text: str, echo: Echo):
     return suspects[0].method
 
 
-def locate(target: FixTarget, build: BuildOptions, echo: Echo) -> Located:
-    """Build the project and make the bug record of the method to fix."""
+def locate(target: FixTarget, build: BuildOptions, echo: Echo, sandbox: SandboxSpec) -> Located:
+    """Build the project and make the bug record of the method to fix (the failing test, run to find
+    it, confined in ``sandbox``)."""
     project = target.project.resolve()
     built = build_project(project, build, on_build=lambda system, path: echo(
         f"building {project} with {system.value} (once; cached in {path})"), say=echo)
@@ -118,7 +119,7 @@ def locate(target: FixTarget, build: BuildOptions, echo: Echo) -> Located:
         ref = user_bug.find_method(spec, file.read_bytes().decode(built.encoding))
         echo(f"method: {ref.label} (given)")
     elif test:
-        ref = _localise(built, test, f"{title}\n{description}", echo)
+        ref = _localise(built, test, f"{title}\n{description}", sandbox, echo)
     else:
         raise Nl2FixError("say which method to fix (--method) or which test fails (--test)")
     module, src = built.module_of(ref.path)

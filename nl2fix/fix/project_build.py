@@ -1,10 +1,12 @@
 """Build a user's Java project once, offline, and say where its classes and class path are.
 
 The build system is detected (``pom.xml``: Maven, ``build.gradle[.kts]``/``settings.gradle``:
-Gradle, ``build.xml``: Ant, else a plain source/test/class-path triple) or chosen. The project
-is copied (without ``.git`` and build output) into ``$NL2FIX_CACHE_DIR/projects/`` and built
-there, so nothing is written in the user's tree; the copy is keyed by the content of every file,
-like Defects4J checkouts, and reused until a file changes.
+Gradle, ``build.xml``: Ant, else a plain source/test/class-path triple) or chosen. The build's
+inputs (:mod:`nl2fix.fix.build_inputs`: in a git work tree the tracked files, else an allow-list;
+never ``.env``, credentials or other untracked files) are copied into
+``$NL2FIX_CACHE_DIR/projects/`` and built there, so nothing is written in the user's tree and
+candidates validated there reach nothing else of it; the copy is keyed by the content of every
+input, like Defects4J checkouts, and reused until one changes.
 
 - Maven: ``mvn -o test-compile dependency:build-classpath`` (scope test) over the reactor; each
   module's test class path is what maven-dependency-plugin writes, sibling modules as their
@@ -39,7 +41,7 @@ import os
 import re
 import shutil
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,12 +54,11 @@ from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import DEFAULT_OUTPUT_LIMIT, ExecResult, run_command, which
 from nl2fix.fix import debian_maven, gradle_offline, online_resolution
-from nl2fix.store.run_store import STORE_FILE
+from nl2fix.fix.build_inputs import BuildInputs, build_inputs, copy_inputs
 
 PROJECTS_DIR = "projects"
 BUILD_FILE = "nl2fix-build.json"
 BUILD_TIMEOUT = 1800.0
-SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "target", "build", ".gradle", "out", ".idea", "node_modules"})
 MAVEN_ATTEMPTS = 40
 """Offline builds with Debian's repository: each may add substitutions, then Maven tries again."""
 MAVEN_CLASSPATH_FILE = "target/nl2fix.classpath"
@@ -75,7 +76,7 @@ MAVEN_CHECKS_SKIPPED = {
 """Plugins that check a build and produce nothing nl2fix uses, by their skip property: skipped, so a
 check's own inputs (animal-sniffer's API signatures, enforcer's rules about versions, which
 Debian's substitutions break) do not stop an offline build. Said when the project's POMs name one."""
-FORMAT = 3
+FORMAT = 4
 Say = Callable[[str], None]
 _ANT_SRC = ("src.dir", "source.dir", "src.main.dir", "java.src.dir", "src.java.dir", "main.src.dir", "src")
 _ANT_TEST = ("test.dir", "test.src.dir", "src.test.dir", "tests.dir", "test.src", "test.source.dir", "test.java.dir")
@@ -213,32 +214,20 @@ def detect(project: Path) -> BuildSystem:
     return BuildSystem.PLAIN
 
 
-def _skipped(folder: Path, name: str) -> bool:
-    """Build output, version control, and nl2fix's own run folders (a ``--run`` inside the project
-    must not change its key): none is copied or hashed."""
-    return name in SKIPPED_DIRS or (folder / name / STORE_FILE).is_file()
+def project_inputs(root: Path, options: BuildOptions) -> BuildInputs:
+    return build_inputs(root, (options.src_dir, options.test_dir))
 
 
-def _project_files(root: Path) -> Iterator[Path]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not _skipped(Path(dirpath), d))
-        for name in sorted(filenames):
-            yield Path(dirpath) / name
-
-
-def fingerprint(root: Path, options: BuildOptions, system: BuildSystem) -> str:
-    """A key over every file of the project (less build output) and the build options."""
+def fingerprint(root: Path, options: BuildOptions, system: BuildSystem, inputs: BuildInputs | None = None) -> str:
+    """A key over every input of the build (:mod:`nl2fix.fix.build_inputs`) and the build options."""
     h = hashlib.sha256(f"{FORMAT}\n{system.value}\n{options.src_dir}\n{options.test_dir}\n{options.classpath}\n"
                        f"{options.maven_repo}\n".encode())
-    for path in _project_files(root):
-        h.update(str(path.relative_to(root)).encode() + b"\0")
+    for rel in (inputs or project_inputs(root, options)).files:
+        path = root / rel
+        h.update(str(rel).encode() + b"\0")
         if path.is_file():
             h.update(hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()[:16]
-
-
-def _copy(src: Path, dest: Path) -> None:
-    shutil.copytree(src, dest, symlinks=True, ignore=lambda d, names: [n for n in names if _skipped(Path(d), n)])
 
 
 def _error_lines(output: str) -> list[str]:
@@ -663,12 +652,17 @@ def build_project(project: Path, options: BuildOptions = BuildOptions(), cache_b
     project = project.resolve()
     if not project.is_dir():
         raise Nl2FixError(f"project folder {project} does not exist")
-    if not any(p.suffix == ".java" for p in _project_files(project)):
-        raise Nl2FixError(f"{project} holds no Java source file (*.java), outside build output",
+    inputs = project_inputs(project, options)
+    if not any(p.suffix == ".java" for p in inputs.files):
+        raise Nl2FixError(f"{project} holds no Java source file (*.java){' git tracks' if inputs.tracked else ''}, "
+                          "outside build output",
                           "point --project at the folder of a Java project (the one with pom.xml, build.gradle, "
                           "build.xml or the source folders)")
+    if inputs.left_out:
+        say(f"left out of the build, as git does not track them: {', '.join(inputs.left_out[:10])}"
+            f"{', ...' if len(inputs.left_out) > 10 else ''} (`git add` them to build with them)")
     system = options.system or detect(project)
-    key = fingerprint(project, options, system)
+    key = fingerprint(project, options, system, inputs)
     final = (cache_base or cache.cache_dir()) / PROJECTS_DIR / project.name / f"{system.value}-{key}"
 
     notes: list[str] = []
@@ -680,7 +674,7 @@ def build_project(project: Path, options: BuildOptions = BuildOptions(), cache_b
     def build(tmp: Path) -> None:
         on_build(system, final)
         copy = tmp / "project"
-        _copy(project, copy)
+        copy_inputs(project, inputs, copy)
         if system is BuildSystem.MAVEN:
             # the log is kept beside the cache entry: a failed build's folder is removed
             modules = _build_maven(copy, options, note, final.with_name(final.name + ".log"))

@@ -32,6 +32,7 @@ from nl2fix.report import ast_match, metrics
 from nl2fix.report import codebleu as codebleu_scores
 from nl2fix.report.cost import CostSummary
 from nl2fix.report.cost import summarize as summarize_cost
+from nl2fix.store.hidden_text import carried
 from nl2fix.store.records import CandidateRecord, RunConfig, SampleRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck, problem_lines
@@ -285,6 +286,10 @@ class BugRow(ReportModel):
     """When the bug's issue was opened (ISO 8601 UTC), empty when the dataset does not say."""
     flags: list[str] = []
     """Difficulty flags (``nl2fix.dataset.hard_bugs``): multi-hunk, long-fix, outside-method."""
+    hidden_characters: list[str] = []
+    """Hashes of the unique candidates that carry hidden characters (control characters, escape sequences,
+    bidirectional or invisible format characters) in their code or their verdict's record
+    (``nl2fix.store.hidden_text``); every report shows them escaped."""
 
 
 class GroupPassAtK(ReportModel):
@@ -582,6 +587,7 @@ def _bug_row(f: _BugFacts, rankers: dict[str, dict[str, list[str]]], ast: bool) 
         likely_correct_samples=f.likely_correct_samples(),
         behaviour=f.behaviour_counts(),
         divergences=f.divergences(),
+        hidden_characters=[c.hash for c in f.candidates if carried(c, f.records.get(c.hash))],
         first_likely_correct_rank={
             key: metrics.first_plausible_rank(order.get(f.bug.id, []), f.likely_correct_hashes)
             for key, order in rankers.items()

@@ -4,7 +4,10 @@ One JSON object per sample: bug, strategy, model, temperature, sample index, the
 method (or why there is none), its candidate hash, and - once the later stages have stored
 them - its verdict (from the engine the run is judged by), a plausible candidate's behaviour beside
 the developer's fix (``same-behaviour`` or ``diverges`` with the first differing input and both
-results) and its rank under each ranker.
+results), its rank under each ranker, and ``hidden_characters``: whether its code or its verdict's
+record carries control, escape, bidirectional or invisible format characters
+(``nl2fix.store.hidden_text``). The text is JSON with every non-ASCII character and DEL escaped, so
+no terminal or editor acts on them.
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.visible_text import json_visible
 from nl2fix.prompting.prompt import Prompt
 from nl2fix.sampling import replay_format as replay
+from nl2fix.store.hidden_text import carried
 from nl2fix.store.records import ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.verdict_source import verdict_engine
@@ -32,8 +37,9 @@ def sample_rows(store: RunStore) -> Iterator[dict]:
     engine = verdict_engine(store)
     rankers = store.rankers()
     for bug in store.bugs():
-        code = {c.hash: c.code for c in store.candidates(bug.id)}
+        candidates = {c.hash: c for c in store.candidates(bug.id)}
         records = {v.hash: v for v in store.validations(bug.id, engine)} if engine else {}
+        hidden = {h: bool(carried(c, records.get(h))) for h, c in candidates.items()}
         verdicts = {h: v.verdict.value for h, v in records.items()}
         ranks = {r: {e.hash: e.rank for e in store.ranking(bug.id, r)} for r in rankers}
         for s in store.samples(bug.id):
@@ -44,7 +50,7 @@ def sample_rows(store: RunStore) -> Iterator[dict]:
                 "backend": config.backend,
                 "temperature": config.temperature,
                 "index": s.index,
-                "method": code.get(s.candidate_hash) if s.candidate_hash else None,
+                "method": candidates[s.candidate_hash].code if s.candidate_hash in candidates else None,
                 "extraction_error": s.extraction_error,
                 "candidate_hash": s.candidate_hash,
                 "finish_reason": s.finish_reason,
@@ -54,6 +60,7 @@ def sample_rows(store: RunStore) -> Iterator[dict]:
                 "verdict_engine": engine if s.candidate_hash in verdicts else None,
                 "behaviour": _behaviour(records.get(s.candidate_hash) if s.candidate_hash else None),
                 "ranks": {r: ranks[r][s.candidate_hash] for r in rankers if s.candidate_hash in ranks[r]},
+                "hidden_characters": hidden.get(s.candidate_hash, False) if s.candidate_hash else False,
             }
 
 
@@ -84,10 +91,11 @@ def export_run(run_dir: Path, fmt: str = "jsonl", out: Path | None = None) -> Pa
     except ValueError:
         raise Nl2FixError(f"unknown export format {fmt!r}", "use jsonl or nl2fix") from None
     with RunStore(run_dir, read_only=True) as store:
+        # every non-ASCII character escaped (ensure_ascii), and DEL, which JSON lets through
         if fmt is Format.JSONL:
-            text = "".join(json.dumps(row) + "\n" for row in sample_rows(store))
+            text = "".join(json_visible(json.dumps(row, ensure_ascii=True)) + "\n" for row in sample_rows(store))
         else:
-            text = json.dumps(nl2fix_patches(store), indent=2) + "\n"
+            text = json_visible(json.dumps(nl2fix_patches(store), indent=2, ensure_ascii=True)) + "\n"
     if out is None:
         return text
     Path(out).write_text(text, encoding="utf-8")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from html import escape
 
+from nl2fix.core.visible_text import HTML_CLASS
+from nl2fix.core.visible_text import html_visible as escape
 from nl2fix.report.document import Document, Figure, Paragraph, Table
 
 _CSS = """
@@ -22,14 +23,15 @@ figure { margin: 1rem 0; }
 figure svg { max-width: 100%; height: auto; }
 code { background: #eceff1; padding: 0 .2rem; border-radius: 3px; }
 section { margin-bottom: 1.6rem; }
-"""
+""" + f".{HTML_CLASS} {{ background: #ffcdd2; color: #b71c1c; border: 1px solid #e57373; font-family: monospace; }}\n"
 
 
 _CODE = re.compile(r"`([^`]+)`")
 
 
 def _text(text: str) -> str:
-    """Escaped, with the documents' Markdown-style `code` spans set as code."""
+    """Escaped (hidden characters as visible escapes: candidates' results are quoted here), with the
+    documents' Markdown-style `code` spans set as code."""
     return _CODE.sub(r"<code>\1</code>", escape(text))
 
 

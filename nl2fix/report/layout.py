@@ -248,4 +248,14 @@ def report_document(data: ReportData) -> Document:
     if broken:
         blocks.append(broken)
     blocks.append(_bugs(data))
-    return Document("nl2fix report", _facts(data), list(data.warnings), blocks)
+    return Document("nl2fix report", _facts(data), [*data.warnings, *_hidden(data)], blocks)
+
+
+def _hidden(data: ReportData) -> list[str]:
+    """A warning naming the candidates that carry hidden characters, which every output shows escaped."""
+    flagged = [f"{b.bug_id} {h[:12]}" for b in data.bugs for h in b.hidden_characters]
+    if not flagged:
+        return []
+    return [f"{len(flagged)} candidate(s) carry hidden characters (control characters, escape sequences, "
+            f"bidirectional or invisible format characters), shown escaped: {', '.join(flagged[:20])}"
+            f"{', ...' if len(flagged) > 20 else ''}"]

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.files import write_text
+from nl2fix.core.visible_text import json_visible, visible
 from nl2fix.report import html, markdown, text
 from nl2fix.report.data import ReportData, collect
 from nl2fix.report.document import Document
@@ -27,17 +28,21 @@ DEFAULT_HTML_NAME = "report.html"
 
 
 def render_document(doc: Document, fmt: ReportFormat | str) -> str:
-    """A document as text, Markdown or HTML."""
+    """A document as text, Markdown or HTML, hidden characters shown as escapes (in HTML, each quoted
+    text escapes its own)."""
     fmt = parse_format(fmt)
     if fmt is ReportFormat.JSON:
         raise ValueError("JSON is rendered from the data model, not from a document")
-    return {ReportFormat.TEXT: text, ReportFormat.MARKDOWN: markdown, ReportFormat.HTML: html}[fmt].render(doc)
+    if fmt is ReportFormat.HTML:
+        return html.render(doc)
+    return visible({ReportFormat.TEXT: text, ReportFormat.MARKDOWN: markdown}[fmt].render(doc))
 
 
 def render_model(model: BaseModel, document: Callable[[], Document], fmt: ReportFormat | str) -> str:
-    """The model itself as JSON, or the document laid out from it in another format."""
+    """The model itself as JSON (hidden characters as ``\\u`` escapes), or the document laid out from it
+    in another format."""
     if parse_format(fmt) is ReportFormat.JSON:
-        return model.model_dump_json(indent=2) + "\n"
+        return json_visible(model.model_dump_json(indent=2)) + "\n"
     return render_document(document(), fmt)
 
 

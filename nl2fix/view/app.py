@@ -13,8 +13,11 @@ import ipaddress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from markupsafe import Markup
+
 from nl2fix import __version__
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.visible_text import html_visible
 from nl2fix.store.run_store import RunStore
 from nl2fix.view import site
 from nl2fix.view.artifacts import open_log
@@ -29,6 +32,14 @@ if TYPE_CHECKING:
 HERE = Path(__file__).parent
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})
+
+
+def _shown(value):
+    """Every value a template prints: text with its hidden characters escaped and marked (autoescape
+    handles ``<`` and ``&``, not control or bidirectional characters); markup the app made, as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return Markup(html_visible(value))
+    return value
 
 
 def host_name(host: str) -> str:
@@ -63,6 +74,7 @@ def create_app(catalog: Catalog, *, static: bool = False, host: str = "127.0.0.1
     app = Flask(__name__, template_folder=str(HERE / "templates"), static_folder=str(HERE / "static"),
                 static_url_path="/static")
     app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True
+    app.jinja_env.finalize = _shown
 
     @app.before_request
     def addressed_here():

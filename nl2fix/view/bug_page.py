@@ -13,6 +13,7 @@ from nl2fix.report.cost import Price, run_price
 from nl2fix.report.data import UNVALIDATED
 from nl2fix.report.metrics import exact_matches
 from nl2fix.sampling.feedback import compiler_errors, expected_actual, feedback
+from nl2fix.store.hidden_text import carried, flag
 from nl2fix.store.records import (
     CandidateRecord,
     PromptRecord,
@@ -24,7 +25,7 @@ from nl2fix.store.run_store import RunStore
 from nl2fix.validation.bug_work import BUGGY, FIXED
 from nl2fix.validation.verdict_source import verdict_engine
 from nl2fix.view.artifacts import log_names
-from ranking.display import Line, method_diff
+from ranking.display import Line, code_lines, method_diff
 from ranking.texts import buggy_text, candidate_text
 
 VERDICT_ORDER = [Verdict.PLAUSIBLE.value, Verdict.WRONG.value, Verdict.UNCOMPILABLE.value, Verdict.REJECTED.value,
@@ -70,6 +71,8 @@ class CandidateView:
     """Names of the raw log files validation kept (``RUN/artifacts/<bug>/<hash>/``)."""
     told: str | None
     """What a conversation's model is told about this candidate (``nl2fix.sampling.feedback``)."""
+    hidden: str = ""
+    """The flag of a candidate that carries hidden characters (``nl2fix.store.hidden_text``), else empty."""
 
     @property
     def hash(self) -> str:
@@ -122,7 +125,7 @@ class BugView:
 
 def _lines(code: str, errors: dict[int, list[str]] | None = None) -> list[CodeLine]:
     errors = errors or {}
-    return [CodeLine(i, text, tuple(errors.get(i, ()))) for i, text in enumerate(code.splitlines(), start=1)]
+    return [CodeLine(i, text, tuple(errors.get(i, ()))) for i, text in enumerate(code_lines(code), start=1)]
 
 
 def _placed(record: ValidationRecord | None, code: str, start_line: int) -> tuple[list[CodeLine], list[str]]:
@@ -175,6 +178,7 @@ def bug_view(store: RunStore, bug_id: str) -> BugView:
             vs_buggy=method_diff(buggy, code, "candidate"), vs_fixed=method_diff(fixed, code, "candidate", "fixed"),
             lines=lines, errors_elsewhere=elsewhere, exact=same, logs=log_names(store.run_dir, bug.id, candidate.hash),
             told=feedback(record, candidate.code, bug.start_line) if record else None,
+            hidden=flag(carried(candidate, record)),
         ))
     grouped: dict[tuple[str, str], list[CandidateView]] = defaultdict(list)
     for view in views:

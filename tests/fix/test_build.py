@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 
+from defects4j_adapter.sandbox.base import SandboxSpec
 from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.fix.failing_test_run import run_test
@@ -18,11 +19,11 @@ FAILING = "org.words.WordsTest::initialsSkipDoubleSpaces"
 
 
 def _assert_fails_in_initials(module) -> None:
-    result = run_test(module, FAILING)
+    result = run_test(module, FAILING, SandboxSpec())
     assert result.failed
     assert result.trace.startswith("java.lang.StringIndexOutOfBoundsException")
     assert "at org.words.Words.initials(Words.java:12)" in result.trace
-    assert not run_test(module, "org.words.WordsTest::countsWords").failed
+    assert not run_test(module, "org.words.WordsTest::countsWords", SandboxSpec()).failed
 
 
 def test_ant_project_is_compiled_from_the_folders_build_xml_names(tmp_path):
@@ -44,7 +45,7 @@ def test_ant_project_is_compiled_from_the_folders_build_xml_names(tmp_path):
         (project / "test/org/words/WordsTest.java").read_text().replace("grace  hopper", "grace hopper"))
     again = build_project(project, cache_base=tmp_path / "cache", on_build=lambda s, p: built.append(s))
     assert built == [BuildSystem.ANT, BuildSystem.ANT] and again.root != first.root
-    assert not run_test(again.modules[0], FAILING).failed
+    assert not run_test(again.modules[0], FAILING, SandboxSpec()).failed
 
 
 @pytest.mark.slow

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from defects4j_adapter.sandbox.base import SandboxSpec
 from nl2fix.fix import failing_test_run as failing_test
 from nl2fix.fix.debian_maven import DEBIAN_MAVEN_REPO, debian_repo
 from nl2fix.fix.project_build import BuildOptions, build_project
@@ -99,7 +100,7 @@ def _test_passes(project: Path, test: str, options: BuildOptions, cache: Path) -
     built = build_project(project, options, cache_base=cache)
     module = next(m for m in built.modules
                   if (m.test_classes / (test.split("::")[0].replace(".", "/") + ".class")).is_file())
-    result = failing_test.run_test(module, test)
+    result = failing_test.run_test(module, test, SandboxSpec())
     return not result.failed and "OK (" in result.output
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from defects4j_adapter.jvm import java_level
+from defects4j_adapter.sandbox.base import SandboxSpec
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.fix import debian_maven, gradle_offline
 from nl2fix.fix.debian_maven import Coordinate, Substitution
@@ -169,9 +170,9 @@ def test_offline_gradle_build_with_debians_artifacts(tiny):
     junit = (debian_maven.DEBIAN_MAVEN_REPO / "junit/junit/4.13.2/junit-4.13.2.jar").resolve()
     assert junit in module.classpath
     assert any(p.name.startswith("hamcrest") for p in module.classpath)
-    failed = run_test(module, "org.tiny.HalfTest::roundsOddNumbersUp")
+    failed = run_test(module, "org.tiny.HalfTest::roundsOddNumbersUp", SandboxSpec())
     assert failed.failed and failed.trace.startswith("java.lang.AssertionError: expected:<3> but was:<2>")
-    assert not run_test(module, "org.tiny.HalfTest::halvesEvenNumbers").failed
+    assert not run_test(module, "org.tiny.HalfTest::halvesEvenNumbers", SandboxSpec()).failed
     assert _files(tiny) == before  # the project as it was: the init scripts did it all
     # said again from the cache
     again: list[str] = []

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from defects4j_adapter.sandbox.base import SandboxSpec
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.fix import debian_maven, gradle_offline, online_resolution
 from nl2fix.fix.failing_test_run import run_test
@@ -162,7 +163,7 @@ def test_maven_resolves_what_the_local_repository_lacks_online_once(tmp_path, se
     assert junit.is_file() and not junit.is_symlink() and (repo / "commons-io/commons-io/2.11.0").is_dir()
     (module,) = built.modules
     assert junit in module.classpath
-    assert not run_test(module, "org.tiny.HalfTest::halvesEvenNumbers").failed
+    assert not run_test(module, "org.tiny.HalfTest::halvesEvenNumbers", SandboxSpec()).failed
     assert _files(project) == before
 
     # cached: nothing asked again, and what the build did is said again
@@ -215,7 +216,7 @@ def test_gradle_fills_its_cache_online_once(tmp_path, server, monkeypatch):
     (module,) = built.modules
     junit = next(p for p in module.classpath if p.name == "junit-4.13.2.jar")
     assert junit.is_relative_to(home / "caches") and not junit.is_symlink()
-    failed = run_test(module, "org.tiny.HalfTest::roundsOddNumbersUp")
+    failed = run_test(module, "org.tiny.HalfTest::roundsOddNumbersUp", SandboxSpec())
     assert failed.failed and failed.trace.startswith("java.lang.AssertionError: expected:<3> but was:<2>")
     assert _files(project) == before
 

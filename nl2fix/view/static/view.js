@@ -3,6 +3,24 @@
   "use strict";
   const page = document.body.dataset.page;
   const typing = (e) => /^(INPUT|SELECT|TEXTAREA)$/.test(e.target.tagName) || e.ctrlKey || e.metaKey || e.altKey;
+  // A raw log quotes what candidates printed: each hidden character (control, escape sequence, bidirectional or
+  // invisible format character; as nl2fix.core.visible_text) is shown as its escape in a marked span, so the
+  // browser neither reorders nor hides text around it.
+  const HIDDEN = /\r(?!\n)|(?![\n\t\r])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u034F\u115F\u1160\u180B-\u180F\u3164\uFE00-\uFE0F\uFFA0\u{E0100}-\u{E01EF}]/gu;
+  const escapeChar = (c) => {
+    const n = c.codePointAt(0); const h = n.toString(16);
+    return n < 0x100 ? "\\x" + h.padStart(2, "0") : n <= 0xffff ? "\\u" + h.padStart(4, "0") : "\\U" + h.padStart(8, "0");
+  };
+  const showText = (box, text) => {
+    box.textContent = "";
+    let last = 0;
+    for (const m of text.matchAll(HIDDEN)) {
+      const mark = document.createElement("span"); mark.className = "hidden-char"; mark.textContent = escapeChar(m[0]);
+      box.append(text.slice(last, m.index), mark);
+      last = m.index + m[0].length;
+    }
+    box.append(text.slice(last));
+  };
   const follow = (id) => { const a = document.getElementById(id); if (a) { window.location.href = a.href; } };
 
   // -- tables of bugs (a run, a comparison): filters kept in the URL's fragment, sorting, j/k/Enter ----------
@@ -107,7 +125,7 @@
           const pre = document.createElement("pre"); pre.className = "log"; pre.textContent = "loading…";
           box.append(title, pre);
           fetch(a.href).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`${r.status} ${r.statusText}`))))
-            .then((text) => { pre.textContent = text; })
+            .then((text) => { showText(pre, text); })
             .catch((err) => { pre.textContent = `could not load ${a.textContent}: ${err.message}`; })
             .finally(() => { pre.dataset.loaded = "1"; });
         });
