@@ -74,9 +74,12 @@ class SandboxRunner:
     sandbox: Sandbox
     read_only: tuple[Path, ...]
 
+    def mounts(self, work_dir: Path, env: Mapping[str, str], outputs: Sequence[Path] = ()) -> Mounts:
+        return Mounts(read_only=self.read_only, writable=(Path(work_dir), *outputs), env=job_environment(env))
+
     def __call__(self, args: Sequence[str], *, work_dir: Path, env: Mapping[str, str], timeout: float,
                  outputs: Sequence[Path] = ()) -> ExecResult:
-        mounts = Mounts(read_only=self.read_only, writable=(Path(work_dir), *outputs), env=job_environment(env))
+        mounts = self.mounts(work_dir, env, outputs)
         limits = Limits(timeout, processes=LIMITS.processes, file_size_mb=LIMITS.file_size_mb,
                         scratch_mb=LIMITS.scratch_mb)
         try:
