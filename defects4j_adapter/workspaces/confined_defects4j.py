@@ -59,12 +59,9 @@ def installation(executable: Path, env: Mapping[str, str]) -> list[Path]:
         if hit is not None:
             found += [hit.parent, hit.resolve().parent]
     found += [Path(p) for p in env.get("PERL5LIB", "").split(os.pathsep) if p]
-    unique: list[Path] = []
-    for folder in (Path(os.path.realpath(f)) for f in found):
-        if folder.is_dir() and folder not in unique and folder != Path("/"):
-            unique.append(folder)
-    # a folder inside another one is shown with it
-    return [f for f in unique if not any(o != f and o in f.parents for o in unique)]
+    # each at its own path and where it leads, as a job may name either
+    both = (p for f in found for p in (Path(os.path.abspath(f)), Path(os.path.realpath(f))))
+    return list(dict.fromkeys(f for f in both if f.is_dir() and f != Path("/")))
 
 
 @dataclass(frozen=True)
