@@ -17,6 +17,7 @@ the host.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,7 +39,8 @@ ENV_PREFIXES = ("D4J_", "DEFECTS4J_", "GIT_")
 """Defects4J's own variables (``core/Constants.pm``, its Ant, Java and Perl) pass into a job;
 nothing else of nl2fix's environment does."""
 LIMITS = Limits(wall_seconds=0, processes=2048, file_size_mb=1024, scratch_mb=1024)
-"""Perl, Ant and javac's JVMs and their threads; a build's largest files; ``/tmp``."""
+"""Perl, Ant and javac's JVMs and their threads; a build's largest files; ``/tmp``. The wall-clock
+limit is each call's timeout."""
 
 
 def job_environment(env: Mapping[str, str]) -> dict[str, str]:
@@ -77,13 +79,12 @@ class SandboxRunner:
     def __call__(self, args: Sequence[str], *, work_dir: Path, env: Mapping[str, str], timeout: float,
                  outputs: Sequence[Path] = ()) -> ExecResult:
         mounts = self.mounts(work_dir, env, outputs)
-        limits = Limits(timeout, processes=LIMITS.processes, file_size_mb=LIMITS.file_size_mb,
-                        scratch_mb=LIMITS.scratch_mb)
         try:
             # in the working copy, as Defects4J's Perl runs it: exports of folders are relative to it
-            return self.sandbox.run(["env", f"--chdir={work_dir}", "--", *args], mounts, limits)
+            return self.sandbox.run(["env", f"--chdir={work_dir}", "--", *args], mounts,
+                                    dataclasses.replace(LIMITS, wall_seconds=timeout))
         finally:
-            if os.geteuid() == 0 and self.sandbox.confined:
+            if os.geteuid() == 0:
                 # the job's uid owned what it wrote; nothing of it stays writable to a later job
                 for folder in (Path(work_dir), *outputs):
                     chown_tree(folder, 0)
