@@ -9,7 +9,7 @@ Layout (one bug, ``Lang-1``)::
     d4j/Lang-1.lock        held while the checkout is made
     d4j/Lang-1.slots/K/    fresh copies where candidates are judged, one per concurrent ``run``
                            (``defects4j test`` recompiles in place): copied anew from the pristine
-                           one for each candidate, removed after it
+                           one for each candidate, emptied after it
 
 The checkout needs only Defects4J (no dataset): ``python -m defects4j_adapter.workspaces.defects4j
 Lang-1 JxPath-20`` fills the cache ahead of time, e.g. when building or starting the container.
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 import re
 import shutil
 import sys
@@ -237,9 +236,11 @@ def built_tests(relevant: tuple[str, ...], test_classes: Path) -> tuple[tuple[st
 
 @contextmanager
 def candidate_slot(pristine: Path, slots: int) -> Iterator[Path]:
-    """A fresh copy of the pristine checkout, held for one candidate and removed afterwards: it
+    """A fresh copy of the pristine checkout, held for one candidate and emptied afterwards: it
     holds nothing of any earlier candidate or run (untracked and ignored files, build outputs and
-    dot-folders included), since each is copied anew from the pristine one, which no job writes."""
+    dot-folders included), since each is copied anew from the pristine one, which no job writes.
+    The folder itself stays: a warm JVM of the fast engine that judged an earlier candidate here
+    sees it through a bind mount, which would not follow a folder made anew."""
     slots_dir = _slots_dir(pristine)
     while True:
         for k in range(max(1, slots)):
@@ -251,7 +252,7 @@ def candidate_slot(pristine: Path, slots: int) -> Iterator[Path]:
                 try:
                     yield slot
                 finally:
-                    _remove(slot)
+                    _empty(slot)
                 return
         time.sleep(_SLOT_POLL_SECONDS)
 
@@ -259,19 +260,22 @@ def candidate_slot(pristine: Path, slots: int) -> Iterator[Path]:
 def _fresh_copy(pristine: Path, slot: Path) -> None:
     # `cp -a` keeps modification times, so Ant sees the compiled classes as up to date; a
     # reflink where the file system has them
-    _remove(slot)
-    slot.parent.mkdir(parents=True, exist_ok=True)
-    done = run_command(["cp", "-a", "--reflink=auto", "--", str(pristine), str(slot)], timeout=COPY_TIMEOUT)
+    _empty(slot)
+    done = run_command(["cp", "-a", "--reflink=auto", "--", f"{pristine}/.", str(slot)], timeout=COPY_TIMEOUT)
     if not done.ok:
         raise Nl2FixError(f"cannot copy {pristine} for a candidate: {done.stderr.strip()[-500:]}")
 
 
-def _remove(folder: Path) -> None:
-    """Remove ``folder``, whatever modes a job left inside it (``chmod -R`` follows no link)."""
-    if not os.path.lexists(folder):
-        return
+def _empty(folder: Path) -> None:
+    """``folder`` made (when missing) or emptied, whatever modes a job left inside it (``chmod -R``
+    follows no link)."""
+    folder.mkdir(parents=True, exist_ok=True)
     run_command(["chmod", "-R", "u+rwX", "--", str(folder)], timeout=COPY_TIMEOUT)
-    shutil.rmtree(folder)
+    for entry in folder.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
 
 
 def precheckout(bug_ids: list[str], cache_dir: Path | None = None, d4j: Defects4J | None = None) -> list[Path]:

@@ -39,10 +39,10 @@ def test_a_changed_declaration_is_built_by_defects4j_confined_in_a_fresh_copy(co
         for name, method in (("fix", CSV4.fixed_method), ("buggy", CSV4.buggy_method)):
             _, _, body = method.partition("\n")
             outcome = engine.run(ws, f"{RETURNS_LINKED}\n{body}", log_dir=tmp_path / "logs" / name)
-            assert defects4j_rebuild.NOTE in outcome.detail and outcome.harness_error == ""
+            assert defects4j_rebuild.NOTE in outcome.detail and outcome.harness_error == "", outcome.compile_errors
             assert "planted" not in (tmp_path / "logs" / name / "defects4j-compile.log").read_text()
             verdicts[name] = judge(outcome, bug_id=ws.bug.id, hash="h", engine="fast").verdict
-            assert not stale.exists()  # the copy went with its candidate
+            assert list(stale.iterdir()) == []  # the copy went with its candidate
         assert verdicts == {"fix": Verdict.PLAUSIBLE, "buggy": Verdict.WRONG}
     finally:
         engine.close()

@@ -458,7 +458,7 @@ def test_each_candidate_gets_a_fresh_copy_that_holds_nothing_of_the_one_before(t
         (slot / "locked/x").write_text("x")
         (slot / "locked").chmod(0)
         assert (root / "src/java/A.java").read_text() == "class A { int f() { return 1; } }\n"
-    assert not slot.exists()  # removed, whatever modes the job left
+    assert list(slot.iterdir()) == []  # emptied, whatever modes the job left
     with d4j_workspace.candidate_slot(root, slots=1) as again:
         assert again == slot and "return 1" in (again / "src/java/A.java").read_text()
         assert (again / "src/test/ATest.java").read_text() == "class ATest {}\n"
@@ -510,7 +510,7 @@ def test_engine_run_when_defects4j_is_gone(tmp_path):
     assert "tool-missing" in outcome.harness_error
     assert "return 2" in (tmp_path / "logs" / "A.java").read_text()
     assert (tmp_path / "logs" / "00-compile.err").is_file() and outcome.log_dir == tmp_path / "logs"
-    assert not (tmp_path / "d4j" / "JxPath-20.slots" / "0").exists()  # the candidate's copy is gone
+    assert list((tmp_path / "d4j" / "JxPath-20.slots" / "0").iterdir()) == []  # the candidate's copy is gone
     assert "return 1" in (root / "src/java/A.java").read_text()
     unbalanced = engine.run(workspace, "class A { int f() { return 2; }", log_dir=tmp_path / "logs2")
     assert unbalanced.phase is Phase.SPLICE and "braces" in unbalanced.compile_errors
