@@ -63,6 +63,8 @@ def layout(tmp_path):
     pristine, work, other = cache / "Csv-4", cache / "Csv-4.slots" / "0", cache / "Csv-4.slots" / "1"
     for folder in (pristine, work, other):
         folder.mkdir(parents=True)
+    for path in (home, *home.rglob("*")):
+        path.chmod(0o777)  # so that only the mount, not the job's uid (as root), keeps it read-only
     env = {"PATH": f"{exe.parent}:/usr/bin:/bin", "D4J_HOME": str(home), "D4J_TEST_PRISTINE": str(pristine),
            "D4J_TEST_OTHER": str(other), "OPENAI_API_KEY": "sk-not-for-candidates", "TZ": "UTC"}
     return Defects4J(exe, base_env=env), home, work
