@@ -8,10 +8,12 @@ built by the pure ``*_args`` functions so the command sequence can be checked wi
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 from xml.sax.saxutils import quoteattr
 
 from defects4j_adapter.d4j import parsers
@@ -223,6 +225,9 @@ class TestRun(CommandResult):
     failing: FailingTests = FailingTests()
     started: tuple[str, ...] | None = None
     """Tests that started (from ``all_tests``); None when Defects4J wrote no such file."""
+    failing_text: str | None = None
+    started_text: str | None = None
+    """The two files as read."""
 
     @property
     def timed_out_tests(self) -> tuple[str, ...]:
@@ -254,16 +259,45 @@ def read_test_run(result: ExecResult, failing_text: str | None, started_text: st
         report=report,
         failing=failing,
         started=parsers.parse_all_tests(started_text) if started_text is not None else None,
+        failing_text=failing_text,
+        started_text=started_text,
     )
 
 
-class Defects4J:
-    """The ``defects4j`` executable, run under a chosen JDK with timeouts."""
+class JobRunner(Protocol):
+    """Runs a Defects4J call that builds or tests a working copy (and so runs the project's build
+    files and tests), writing nothing but ``work_dir``: a sandbox
+    (:mod:`defects4j_adapter.workspaces.confined_defects4j`)."""
 
-    def __init__(self, executable: Path, *, java_home: str | None = None, base_env: Mapping[str, str] | None = None):
+    def __call__(self, args: Sequence[str], *, work_dir: Path, env: Mapping[str, str], timeout: float,
+                 outputs: Sequence[Path] = ()) -> ExecResult:
+        """``outputs``: folders besides ``work_dir`` the call writes (nl2fix's own, made for it)."""
+        ...
+
+
+def unconfined(args: Sequence[str], *, work_dir: Path, env: Mapping[str, str], timeout: float,
+               outputs: Sequence[Path] = ()) -> ExecResult:
+    """A :class:`JobRunner` that confines nothing (``--no-sandbox``, and inside nl2fix's docker image)."""
+    return run_command(args, timeout=timeout, cwd=work_dir, env=env)
+
+
+class Defects4J:
+    """The ``defects4j`` executable, run under a chosen JDK with timeouts. What builds or tests a
+    working copy goes through ``runner``; ``checkout`` and ``info`` run no project code and run as
+    they are."""
+
+    def __init__(self, executable: Path, *, java_home: str | None = None, base_env: Mapping[str, str] | None = None,
+                 runner: JobRunner = unconfined):
         self.executable = Path(executable)
         self.java_home = java_home
         self.env = d4j_environment(os.environ if base_env is None else base_env, java_home)
+        self.runner = runner
+
+    def with_runner(self, runner: JobRunner) -> Defects4J:
+        """This installation, its builds and tests run by ``runner``."""
+        copy = Defects4J(self.executable, java_home=self.java_home, base_env={}, runner=runner)
+        copy.env = dict(self.env)
+        return copy
 
     @classmethod
     def find(cls, env: Mapping[str, str] | None = None) -> Defects4J:
@@ -283,8 +317,13 @@ class Defects4J:
             )
         return cls(exe, java_home=java_home, base_env=env)
 
-    def run(self, args: Sequence[str], *, timeout: float, cwd: Path | None = None) -> ExecResult:
-        return run_command([str(self.executable), *args], timeout=timeout, cwd=cwd, env=self.env)
+    def run(self, args: Sequence[str], *, timeout: float) -> ExecResult:
+        """A call that runs no project code (``checkout``, ``info``)."""
+        return run_command([str(self.executable), *args], timeout=timeout, env=self.env)
+
+    def build(self, args: Sequence[str], work_dir: Path, *, timeout: float) -> ExecResult:
+        """A call that builds or tests ``work_dir``, through the runner."""
+        return self.runner([str(self.executable), *args], work_dir=work_dir, env=self.env, timeout=timeout)
 
     def checkout(
         self, project: str, version: str, work_dir: Path, *, timeout: float = CHECKOUT_TIMEOUT
@@ -293,21 +332,21 @@ class Defects4J:
         return CommandResult(result, None if result.ok else failure_of(result))
 
     def compile(self, work_dir: Path, *, timeout: float = COMPILE_TIMEOUT) -> CompileResult:
-        return read_compile(self.run(compile_args(work_dir), timeout=timeout, cwd=work_dir))
+        return read_compile(self.build(compile_args(work_dir), work_dir, timeout=timeout))
 
     def test(self, work_dir: Path, *, timeout: float, test: str | None = None, relevant: bool = False) -> TestRun:
         """Run one test (``-t``) or the relevant tests (``-r``); old result files are removed first
         so that what is read afterwards is this run's."""
         for name in (parsers.FAILING_TESTS_FILE, parsers.ALL_TESTS_FILE):
             (work_dir / name).unlink(missing_ok=True)
-        result = self.run(test_args(work_dir, test=test, relevant=relevant), timeout=timeout, cwd=work_dir)
+        result = self.build(test_args(work_dir, test=test, relevant=relevant), work_dir, timeout=timeout)
         return read_test_run(
             result, _read(work_dir / parsers.FAILING_TESTS_FILE), _read(work_dir / parsers.ALL_TESTS_FILE)
         )
 
     def export(self, work_dir: Path, prop: str, *, timeout: float = EXPORT_TIMEOUT) -> str:
         """The raw value of one property; an :class:`Nl2FixError` when Defects4J cannot say."""
-        result = self.run(export_args(work_dir, prop), timeout=timeout, cwd=work_dir)
+        result = self.build(export_args(work_dir, prop), work_dir, timeout=timeout)
         if not result.ok:
             raise environment_error(f"cannot export {prop} of {work_dir}", CommandResult(result, failure_of(result)))
         return result.stdout
@@ -327,8 +366,9 @@ class Defects4J:
             out = Path(tmp)
             build_file = out / "export.xml"
             build_file.write_text(export_build_file(layout, out, props), encoding="utf-8")
-            result = run_command(ant_args(layout, build_file, work_dir, (EXPORT_TARGET, "compile", "compile.tests")),
-                                 timeout=timeout, cwd=work_dir, env=ant_environment(self.env, layout, work_dir))
+            result = self.runner(ant_args(layout, build_file, work_dir, (EXPORT_TARGET, "compile", "compile.tests")),
+                                 work_dir=work_dir, env=ant_environment(self.env, layout, work_dir), timeout=timeout,
+                                 outputs=(out,))
             values = {p: (out / p).read_text(encoding="utf-8", errors="replace") for p in props if (out / p).is_file()}
         missing = [p for p in props if p not in values]
         if missing:
@@ -396,8 +436,19 @@ def _installed_jdks(root: Path = Path("/usr/lib/jvm")) -> str:
     return f" (JDKs here: {', '.join(found)})" if found else ""
 
 
+NOT_A_FILE = "--- nl2fix: the result file is not a regular file\n"
+"""What a result file that is a link (or anything but a file) reads as: a failure, never a pass,
+and nothing read on the host through a link the job made."""
+
+
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
+    except OSError:
+        return NOT_A_FILE
+    with open(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return NOT_A_FILE
+        return fh.read().decode("utf-8", errors="replace")

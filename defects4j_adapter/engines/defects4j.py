@@ -2,8 +2,15 @@
 paper's scripts do -- ``defects4j compile``, ``defects4j test -t`` for each trigger test, then
 ``defects4j test -r`` for the relevant tests.
 
-Candidates run as Defects4J runs them (ant, a forked JUnit JVM); confinement comes from running
-nl2fix inside the docker image (``docker/``), not from the host sandbox.
+Candidates run as Defects4J runs them (Ant, JUnit inside Ant's JVM), confined: each candidate in a
+fresh copy of the pristine checkout (:func:`~defects4j_adapter.workspaces.defects4j.candidate_slot`),
+every Defects4J call in the sandbox (bubblewrap by default:
+:mod:`~defects4j_adapter.workspaces.confined_defects4j`; inside nl2fix's docker image, the container),
+which shows it that copy and nothing else writable. Its result files are read after the sandbox
+ended (no process of the candidate is left to change them), from its own copy, never through a
+link. Within its run the candidate's tests share Ant's JVM with Defects4J's result formatter, so
+what stops a candidate rewriting its own ``failing_tests`` there is the class-file check (wall 2),
+which runs before any test.
 """
 
 from __future__ import annotations
@@ -18,11 +25,9 @@ from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.d4j.cli import CommandResult, CompileResult, Defects4J, TestRun
 from defects4j_adapter.d4j.parsers import ALL_TESTS_FILE, FAILING_TESTS_FILE, FailureKind
 from defects4j_adapter.engines import class_check, linkage
-from defects4j_adapter.sandbox.base import Sandbox
-from defects4j_adapter.sandbox.unconfined import ContainerSandbox
+from defects4j_adapter.workspaces import confined_defects4j
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from nl2fix.core.domain import Bug, Engine
-from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.retry import Backoff, retry_while
 from nl2fix.java_source.splice import RefusedCandidate, SpliceError, encode_source, splice_method
 from nl2fix.java_source.text import text_hash
@@ -100,18 +105,6 @@ def judge_test_run(run: TestRun) -> TestStepResult:
     )
 
 
-def refuse_unconfined(sandbox: Sandbox | None) -> None:
-    """Defects4J's builds cannot run inside the host's bubblewrap sandbox; candidates are confined
-    by running nl2fix in the docker image (which sets ``NL2FIX_CONTAINER=1``). Outside it, only an
-    explicit ``--no-sandbox`` (an unconfined sandbox) lets the engine run."""
-    if sandbox is not None and sandbox.confined and not isinstance(sandbox, ContainerSandbox):
-        raise Nl2FixError(
-            "the defects4j engine confines candidates only inside its docker image",
-            "run it there (docker/README.md), or pass --no-sandbox to let Defects4J build and run "
-            "model-written code unconfined on this machine",
-        )
-
-
 COMMAND_BACKOFF = Backoff(attempts=3, first_delay=5.0, factor=3.0)
 """A candidate's ``defects4j compile`` or ``test`` that fails on the harness's side (Ant or Perl under
 load, a lock) is tried again before its verdict becomes ``error``."""
@@ -124,20 +117,16 @@ class Defects4JEngine:
     name = Engine.DEFECTS4J
 
     def __init__(self, options: EngineOptions, d4j: Defects4J | None = None):
-        refuse_unconfined(options.sandbox)
-        self.d4j = d4j or Defects4J.find()
+        self.d4j = confined_defects4j.confined(d4j or Defects4J.find(), options.sandbox)
         self.cache_dir = Path(options.cache_dir)
         self.slots = max(1, options.workers)
         self.test_timeout = max(options.test_timeout, MIN_TEST_SECONDS)
         self.candidate_timeout = max(options.candidate_timeout, MIN_CANDIDATE_SECONDS)
-        self._properties: dict[str, dict[str, str]] = {}
         self.backoff = COMMAND_BACKOFF
 
     def prepare(self, bug: Bug) -> Workspace:
         d4j_workspace.require_defects4j_bug(bug)
-        checkout = d4j_workspace.ensure_checkout(self.d4j, bug.id, self.cache_dir)
-        self._properties[bug.id] = checkout.properties
-        return d4j_workspace.workspace_for(bug, checkout)
+        return d4j_workspace.workspace_for(bug, d4j_workspace.ensure_checkout(self.d4j, bug.id, self.cache_dir))
 
     def close(self) -> None:
         """Nothing stays running between calls."""
@@ -155,9 +144,7 @@ class Defects4JEngine:
         bug = workspace.bug
         log_dir = log_dir or self.cache_dir / "d4j-logs" / bug.id / text_hash(method)[:16]
         log_dir.mkdir(parents=True, exist_ok=True)
-        props = (self._properties.get(bug.id)
-                 or d4j_workspace.ensure_checkout(self.d4j, bug.id, self.cache_dir).properties)
-        with d4j_workspace.candidate_slot(workspace.root, props, self.slots) as slot:
+        with d4j_workspace.candidate_slot(workspace.root, self.slots) as slot:
             outcome = self._judge(workspace, slot, method, known_failures, stop_at_first_failure, log_dir, start)
         outcome.wall_seconds = time.monotonic() - start
         outcome.log_dir = log_dir
@@ -186,7 +173,7 @@ class Defects4JEngine:
         outcome.detail = spliced.detail
         data = encode_source(spliced.text, workspace.encoding)
         target.write_bytes(data)
-        # the slot holds the buggy build's classes; the target file's go, so that what Defects4J
+        # the copy holds the buggy build's classes; the target file's go, so that what Defects4J
         # compiles for the candidate is all the class-file check sees (no stale anonymous class)
         class_check.remove_compiled(workspace, slot / workspace.classes_dir.relative_to(workspace.root))
         (log_dir / target.name).write_bytes(data)
@@ -219,7 +206,7 @@ class Defects4JEngine:
                                       test=step.test, relevant=step.phase is Phase.RELEVANT),
                     failed=harness_hiccup, what=f"`defects4j test` of a {workspace.bug.id} candidate",
                     backoff=self.backoff)
-                _keep(log_dir, index, f"test-{step.test or 'relevant'}", run, slot)
+                _keep(log_dir, index, f"test-{step.test or 'relevant'}", run)
                 go_on = absorb_test(outcome, step, run, known, stop_early)
             if not go_on:
                 return outcome
@@ -283,12 +270,12 @@ def _join(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 
 
-def _keep(log_dir: Path, index: int, name: str, outcome: CommandResult, slot: Path | None = None) -> None:
+def _keep(log_dir: Path, index: int, name: str, outcome: CommandResult) -> None:
     """Keep a call's raw output (and Defects4J's result files) so the run can be re-graded."""
     stem = f"{index:02d}-{name.replace('::', '.').replace('/', '_')}"
     (log_dir / f"{stem}.out").write_text(outcome.result.stdout, encoding="utf-8")
     (log_dir / f"{stem}.err").write_text(outcome.result.stderr, encoding="utf-8")
-    if slot is not None:
-        for produced in (FAILING_TESTS_FILE, ALL_TESTS_FILE):
-            if (slot / produced).is_file():
-                (log_dir / f"{stem}.{produced}").write_bytes((slot / produced).read_bytes())
+    if isinstance(outcome, TestRun):
+        for produced, text in ((FAILING_TESTS_FILE, outcome.failing_text), (ALL_TESTS_FILE, outcome.started_text)):
+            if text is not None:
+                (log_dir / f"{stem}.{produced}").write_text(text, encoding="utf-8")

@@ -2,15 +2,15 @@
 
 When a candidate changes its method's declaration in a way other classes can see (see
 :mod:`defects4j_adapter.engines.declaration`), every class must be compiled again. For a Defects4J bug
-that compile is Defects4J's: ``defects4j compile`` on a private copy of the checkout (a slot, as
-the defects4j engine uses) with the candidate spliced in and every compiled class removed first,
+that compile is Defects4J's: ``defects4j compile`` on a fresh copy of the pristine checkout (as the
+defects4j engine judges in) with the candidate spliced in and every compiled class removed first,
 so the result is what a fresh checkout would give -- same javac, levels, encoding, class path,
 never stricter than Defects4J. The tests then run with nl2fix's runner, confined, on the classes
-of that copy (``tests``, the fast engine's path). The slot's compiled classes are put back as the
-pristine checkout has them afterwards, so the next user of the slot finds the buggy revision.
+of that copy (``tests``, the fast engine's path); the copy is removed afterwards.
 
-Defects4J's build runs unconfined (bubblewrap cannot host Perl, Ant and Defects4J's tree), which
-is safe because compiling runs none of the candidate's code; its tests run only in the sandbox.
+The build runs the project's build files, so it is confined as the defects4j engine's are
+(:mod:`~defects4j_adapter.workspaces.confined_defects4j`): the engine's sandbox (bubblewrap on the
+host for ``--sandbox docker``), which shows it that copy alone writable and Defects4J read-only.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines import defects4j as d4j_engine
 from defects4j_adapter.engines import jobs
+from defects4j_adapter.workspaces import confined_defects4j
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 
 NOTE = "the declaration changed in a way other classes can see: Defects4J compiled the whole project again"
@@ -38,16 +39,6 @@ def _in(slot: Path, ws: Workspace, path: Path) -> Path:
     return slot / path.relative_to(ws.root)
 
 
-def _restore_classes(ws: Workspace, slot: Path) -> None:
-    """The slot's compiled folders as the pristine checkout has them (modification times kept, so
-    Ant sees them up to date)."""
-    for folder in (ws.classes_dir, ws.test_classes_dir):
-        target = _in(slot, ws, folder)
-        shutil.rmtree(target, ignore_errors=True)
-        if folder.is_dir():
-            shutil.copytree(folder, target, symlinks=True)
-
-
 class Defects4JRebuild:
     def __init__(self, options: EngineOptions):
         self.options = options
@@ -56,20 +47,15 @@ class Defects4JRebuild:
     @property
     def d4j(self) -> d4j_cli.Defects4J:
         if self._d4j is None:
-            self._d4j = d4j_cli.Defects4J.find()
+            self._d4j = confined_defects4j.confined(d4j_cli.Defects4J.find(), self.options.sandbox)
         return self._d4j
 
     def run(self, ws: Workspace, method: str, *, log_dir: Path | None,
             tests: Callable[[Workspace], Outcome]) -> Outcome:
         """Splice ``method`` into a slot, compile it with Defects4J, then ``tests(slot workspace)``."""
-        props = {"dir.src.classes": str(ws.src_dir.relative_to(ws.root)),
-                 "dir.src.tests": str(ws.test_dir.relative_to(ws.root))}
         start = time.monotonic()
-        with d4j_workspace.candidate_slot(ws.root, props, self.options.workers) as slot:
-            try:
-                outcome = self._in_slot(ws, slot, method, log_dir, tests)
-            finally:
-                _restore_classes(ws, slot)
+        with d4j_workspace.candidate_slot(ws.root, self.options.workers) as slot:
+            outcome = self._in_slot(ws, slot, method, log_dir, tests)
         outcome.wall_seconds = time.monotonic() - start
         return jobs.with_note(outcome, NOTE)
 

@@ -7,8 +7,9 @@ Layout (one bug, ``Lang-1``)::
     d4j/Lang-1.json        the exported properties (raw values); written last, it marks the
                            checkout complete, so a killed preparation starts over
     d4j/Lang-1.lock        held while the checkout is made
-    d4j/Lang-1.slots/K/    copies where candidates are judged, one per concurrent ``run``
-                           (``defects4j test`` recompiles in place); reset before and after use
+    d4j/Lang-1.slots/K/    fresh copies where candidates are judged, one per concurrent ``run``
+                           (``defects4j test`` recompiles in place): copied anew from the pristine
+                           one for each candidate, emptied after it
 
 The checkout needs only Defects4J (no dataset): ``python -m defects4j_adapter.workspaces.defects4j
 Lang-1 JxPath-20`` fills the cache ahead of time, e.g. when building or starting the container.
@@ -41,7 +42,7 @@ from nl2fix.core.retry import Backoff, retry
 
 SUBDIR = "d4j"
 CONFIG_FILE = ".defects4j.config"
-GIT_TIMEOUT = 120.0
+COPY_TIMEOUT = 600.0
 _BUG_ID = re.compile(r"^([A-Za-z][A-Za-z0-9]*)-(\d+)$")
 _SLOT_POLL_SECONDS = 0.2
 D4J_BACKOFF = Backoff(attempts=3, first_delay=10.0, factor=3.0)
@@ -233,45 +234,48 @@ def built_tests(relevant: tuple[str, ...], test_classes: Path) -> tuple[tuple[st
     return tuple(t for t in relevant if t not in unbuilt), unbuilt
 
 
-def source_dirs(props: Mapping[str, str]) -> tuple[str, str]:
-    return _single(props, "dir.src.classes"), _single(props, "dir.src.tests")
-
-
-def reset_sources(root: Path, props: Mapping[str, str]) -> None:
-    """Undo any edit under the source and test folders (git keeps the buggy revision as HEAD)."""
-    result = run_command(["git", "checkout", "--", *source_dirs(props)], timeout=GIT_TIMEOUT, cwd=root)
-    if not result.ok:
-        raise Nl2FixError(f"cannot reset {root} to the buggy revision: {result.stderr.strip()[-500:]}")
-
-
 @contextmanager
-def candidate_slot(pristine: Path, props: Mapping[str, str], slots: int) -> Iterator[Path]:
-    """A private copy of the pristine checkout, reset to the buggy revision, held for one candidate."""
+def candidate_slot(pristine: Path, slots: int) -> Iterator[Path]:
+    """A fresh copy of the pristine checkout, held for one candidate and emptied afterwards: it
+    holds nothing of any earlier candidate or run (untracked and ignored files, build outputs and
+    dot-folders included), since each is copied anew from the pristine one, which no job writes.
+    The folder itself stays: a warm JVM of the fast engine that judged an earlier candidate here
+    sees it through a bind mount, which would not follow a folder made anew."""
     slots_dir = _slots_dir(pristine)
     while True:
         for k in range(max(1, slots)):
-            slot = slots_dir / str(k)
             with _try_lock(slots_dir / f"{k}.lock") as taken:
                 if not taken:
                     continue
-                if not (slot / CONFIG_FILE).is_file():
-                    _copy_checkout(pristine, slot)
-                reset_sources(slot, props)
+                slot = slots_dir / str(k)
+                _fresh_copy(pristine, slot)
                 try:
                     yield slot
                 finally:
-                    reset_sources(slot, props)
+                    _empty(slot)
                 return
         time.sleep(_SLOT_POLL_SECONDS)
 
 
-def _copy_checkout(pristine: Path, slot: Path) -> None:
-    # copy2 keeps modification times, so ant sees the compiled classes as up to date.
-    tmp = slot.with_name(slot.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.rmtree(slot, ignore_errors=True)
-    shutil.copytree(pristine, tmp, symlinks=True)
-    tmp.rename(slot)
+def _fresh_copy(pristine: Path, slot: Path) -> None:
+    # `cp -a` keeps modification times, so Ant sees the compiled classes as up to date; a
+    # reflink where the file system has them
+    _empty(slot)
+    done = run_command(["cp", "-a", "--reflink=auto", "--", f"{pristine}/.", str(slot)], timeout=COPY_TIMEOUT)
+    if not done.ok:
+        raise Nl2FixError(f"cannot copy {pristine} for a candidate: {done.stderr.strip()[-500:]}")
+
+
+def _empty(folder: Path) -> None:
+    """``folder`` made (when missing) or emptied, whatever modes a job left inside it (``chmod -R``
+    follows no link)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    run_command(["chmod", "-R", "u+rwX", "--", str(folder)], timeout=COPY_TIMEOUT)
+    for entry in folder.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
 
 
 def precheckout(bug_ids: list[str], cache_dir: Path | None = None, d4j: Defects4J | None = None) -> list[Path]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from defects4j_adapter.contract import EngineOptions, Workspace
 from defects4j_adapter.d4j.cli import Defects4J
+from defects4j_adapter.workspaces import confined_defects4j
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from defects4j_adapter.workspaces import local as local_workspace
 from nl2fix.core.domain import USER_BENCHMARK, Bug
@@ -18,4 +19,5 @@ def prepare_workspace(bug: Bug, options: EngineOptions) -> Workspace:
     project = local_workspace.benchmark_project(bug, options.projects_dir)
     if project is not None:
         return local_workspace.prepare_benchmark_bug(bug, project, options.cache_dir)
-    return d4j_workspace.prepare_workspace(Defects4J.find(), bug, options.cache_dir)
+    d4j = confined_defects4j.confined(Defects4J.find(), options.sandbox)
+    return d4j_workspace.prepare_workspace(d4j, bug, options.cache_dir)

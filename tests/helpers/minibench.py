@@ -55,12 +55,13 @@ def body_of(method: str) -> str:
     return method[method.index("{") + 1:method.rindex("}")]
 
 
-def red_team_attack(name: str, bug, corpus: Path = REDTEAM) -> str:
+def red_team_attack(name: str, bug, corpus: Path = REDTEAM, **extra: str) -> str:
     """Red-team attack ``name`` of ``corpus`` spliced under ``bug``'s own declaration, its
     ``@TRIGGER@`` (the first trigger test), ``@FIX@`` and ``@BUGGY@`` (the fixed and the buggy
-    method's bodies) filled in."""
+    method's bodies) and any ``extra`` placeholder filled in."""
     body = (corpus / f"{name}.body").read_text(encoding="utf-8")
-    subs = {"TRIGGER": bug.trigger_tests[0], "FIX": body_of(bug.fixed_method), "BUGGY": body_of(bug.buggy_method)}
+    subs = {"TRIGGER": bug.trigger_tests[0], "FIX": body_of(bug.fixed_method), "BUGGY": body_of(bug.buggy_method),
+            **extra}
     body = re.sub(r"@([A-Z]+)@", lambda m: subs[m.group(1)], body)
     return f"{method_header(bug.buggy_method)} {{\n{body}    }}"
 

@@ -26,11 +26,7 @@ from defects4j_adapter.engines.defects4j import (
     harness_hiccup,
     judge_test_run,
     plan,
-    refuse_unconfined,
 )
-from defects4j_adapter.sandbox.bwrap import BwrapSandbox
-from defects4j_adapter.sandbox.providers import make_sandbox
-from defects4j_adapter.sandbox.unconfined import ContainerSandbox, UnconfinedSandbox
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from defects4j_adapter.workspaces.local import detect_encoding
 from nl2fix.core.domain import Bug
@@ -354,18 +350,6 @@ def test_timeouts_stop_the_candidate():
     assert broken.harness_error and not broken.timed_out and broken.tests_run == 0
 
 
-def test_candidates_run_confined_or_not_at_all(monkeypatch):
-    monkeypatch.delenv("NL2FIX_CONTAINER", raising=False)
-    with pytest.raises(Nl2FixError, match="only inside its docker image") as err:
-        refuse_unconfined(BwrapSandbox(Path("/usr/bin/bwrap")))
-    assert "--no-sandbox" in err.value.hint
-    refuse_unconfined(UnconfinedSandbox())  # asked for explicitly
-    monkeypatch.setenv("NL2FIX_CONTAINER", "1")
-    sandbox = make_sandbox(True)  # inside the image the container confines; no bubblewrap needed
-    assert isinstance(sandbox, ContainerSandbox) and sandbox.confined
-    refuse_unconfined(sandbox)
-
-
 # --- The cache and candidate slots (real git checkouts) -----------------------------------------
 
 
@@ -455,19 +439,37 @@ def test_a_set_up_failure_is_not_tried_again(tmp_path):
     assert (d4j.checkouts, waits) == (1, []) and "Java 11" in (err.value.hint or "")
 
 
-def test_candidate_slots_are_private_copies_reset_before_and_after(tmp_path):
-    root, props = fake_checkout(tmp_path)
-    with d4j_workspace.candidate_slot(root, props, slots=2) as slot:
-        assert slot != root and (slot / "src/java/A.java").is_file()
+def test_each_candidate_gets_a_fresh_copy_that_holds_nothing_of_the_one_before(tmp_path):
+    root, _ = fake_checkout(tmp_path)
+    (root / "target/classes").mkdir(parents=True)
+    (root / "target/classes/A.class").write_bytes(b"buggy build")
+    with d4j_workspace.candidate_slot(root, slots=2) as slot:
+        assert slot != root and (slot / "src/java/A.java").is_file() and (slot / ".git").is_dir()
+        # what a candidate's build or tests could leave: edits, untracked and ignored files, build
+        # outputs, dot-folders, a folder nobody may enter
         (slot / "src/java/A.java").write_text("class A { int f() { return 2; } }\n")
         (slot / "src/test/ATest.java").write_text("class ATest { broken }\n")
+        (slot / "target/classes/A.class").write_bytes(b"planted")
+        (slot / "target/classes/Planted.class").write_bytes(b"planted")
+        (slot / ".ant").mkdir()
+        (slot / "build.xml").write_text("<project><exec executable='planted'/></project>")
+        (slot / "failing_tests").write_text("")
+        (slot / "locked").mkdir()
+        (slot / "locked/x").write_text("x")
+        (slot / "locked").chmod(0)
         assert (root / "src/java/A.java").read_text() == "class A { int f() { return 1; } }\n"
-    assert (slot / "src/java/A.java").read_text() == "class A { int f() { return 1; } }\n"
-    assert (slot / "src/test/ATest.java").read_text() == "class ATest {}\n"
-    # A slot left edited (a killed run) is reset when next taken.
-    (slot / "src/java/A.java").write_text("edited by a killed run\n")
-    with d4j_workspace.candidate_slot(root, props, slots=1) as again:
+    assert list(slot.iterdir()) == []  # emptied, whatever modes the job left
+    with d4j_workspace.candidate_slot(root, slots=1) as again:
         assert again == slot and "return 1" in (again / "src/java/A.java").read_text()
+        assert (again / "src/test/ATest.java").read_text() == "class ATest {}\n"
+        assert (again / "target/classes/A.class").read_bytes() == b"buggy build"
+        left = {p.relative_to(again).as_posix() for p in again.rglob("*") if ".git/" not in p.as_posix()}
+        assert {p.relative_to(root).as_posix() for p in root.rglob("*") if ".git/" not in p.as_posix()} == left
+    # a copy a killed run left behind is not reused
+    (slot / "src").mkdir(parents=True)
+    (slot / "src/leftover").write_text("x")
+    with d4j_workspace.candidate_slot(root, slots=1) as third:
+        assert not (third / "src/leftover").exists()
 
 
 def test_concurrent_candidates_get_different_slots(tmp_path):
@@ -475,7 +477,7 @@ def test_concurrent_candidates_get_different_slots(tmp_path):
     held, seen, release = threading.Barrier(3), [], threading.Event()
 
     def judge():
-        with d4j_workspace.candidate_slot(root, props, slots=2) as slot:
+        with d4j_workspace.candidate_slot(root, slots=2) as slot:
             seen.append(slot)
             held.wait(timeout=10)
             release.wait(timeout=10)
@@ -508,8 +510,7 @@ def test_engine_run_when_defects4j_is_gone(tmp_path):
     assert "tool-missing" in outcome.harness_error
     assert "return 2" in (tmp_path / "logs" / "A.java").read_text()
     assert (tmp_path / "logs" / "00-compile.err").is_file() and outcome.log_dir == tmp_path / "logs"
-    slot = tmp_path / "d4j" / "JxPath-20.slots" / "0"
-    assert "return 1" in (slot / "src/java/A.java").read_text()
+    assert list((tmp_path / "d4j" / "JxPath-20.slots" / "0").iterdir()) == []  # the candidate's copy is gone
     assert "return 1" in (root / "src/java/A.java").read_text()
     unbalanced = engine.run(workspace, "class A { int f() { return 2; }", log_dir=tmp_path / "logs2")
     assert unbalanced.phase is Phase.SPLICE and "braces" in unbalanced.compile_errors

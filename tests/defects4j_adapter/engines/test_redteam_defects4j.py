@@ -1,0 +1,179 @@
+"""The defects4j engine's red-team corpus (``fixtures/redteam/defects4j/``): candidates that attack
+the working copies and Defects4J's own files, judged by real Defects4J (Csv-4) under bubblewrap,
+the engine's default. After each, the buggy method is ``wrong`` and the developer's fix
+``plausible`` again; the pristine checkout and Defects4J's installation are as they were; and a
+fresh cache afterwards judges both alike.
+
+Each attack writes through a JDK writer the class-file check does not list
+(``javax.imageio.stream.FileImageOutputStream``), so its code runs and the operating system's
+walls are what is tested: a fresh copy of the pristine checkout per candidate, the checkout and
+Defects4J read-only. Before them (one working copy per bug, unconfined) the first three changed
+every later verdict of that cache, the fourth that of every fresh cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from defects4j_adapter.contract import EngineOptions, Phase
+from defects4j_adapter.d4j import cli as d4j_cli
+from defects4j_adapter.engines.defects4j import Defects4JEngine
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.domain import Bug, Verdict
+from nl2fix.validation.verdicts import judge
+from tests.helpers.minibench import REDTEAM, red_team_attack
+
+CORPUS = REDTEAM / "defects4j"
+ATTACKS = sorted(p.stem for p in CORPUS.glob("*.body"))
+LATER_RUNS = ("broken_build_output", "lenient_test_class", "shared_checkout", "defects4j_installation")
+"""Attacks on later runs: each changed later verdicts before this wall."""
+TEST_CLASS = "target/test-classes/org/apache/commons/csv/CSVParserTest.class"
+LENIENT = """package org.apache.commons.csv;
+
+public class CSVParserTest {
+    static final String PAD = "%s";
+
+    @org.junit.Test
+    public void testNoHeaderMap() {
+    }
+}
+"""
+
+pytestmark = [
+    pytest.mark.defects4j, pytest.mark.sandbox, pytest.mark.slow,
+    pytest.mark.skipif(d4j_cli.locate() is None, reason="Defects4J is not installed (no `defects4j` on PATH "
+                       "or under $D4J_HOME)"),
+]
+
+
+CSV4 = Bug(project="Csv", number=4, path="src/main/java/org/apache/commons/csv/CSVParser.java", start_line=287,
+           end_line=289, title="CSVParser: getHeaderMap throws NPE",
+           buggy_method="public Map<String, Integer> getHeaderMap() {\n"
+                        "        return new LinkedHashMap<String, Integer>(this.headerMap);\n    }",
+           fixed_method="public Map<String, Integer> getHeaderMap() {\n        return this.headerMap == null ? null"
+                        " : new LinkedHashMap<String, Integer>(this.headerMap);\n    }",
+           trigger_tests=("org.apache.commons.csv.CSVParserTest::testNoHeaderMap",))
+"""Defects4J-NL2Fix's Csv-4 (the dataset's record, as much of it as validation reads)."""
+
+
+@pytest.fixture(scope="module")
+def csv4(confined):
+    return CSV4
+
+
+def _engine(cache: Path) -> Defects4JEngine:
+    return Defects4JEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=cache, workers=1))
+
+
+@pytest.fixture(scope="module")
+def judged(csv4, tmp_path_factory):
+    engine = _engine(tmp_path_factory.mktemp("d4j-redteam"))
+    return engine, engine.prepare(csv4)
+
+
+def _installation_file(engine: Defects4JEngine) -> Path:
+    home = d4j_cli.layout_of(engine.d4j.executable, engine.d4j.env)
+    assert home is not None
+    return home.projects / "Csv" / "dependent_tests"
+
+
+@pytest.fixture
+def installation_kept(judged):
+    """Defects4J's list of Csv's flaky tests, as it was: put back whatever an attack did, so that a
+    broken wall costs this test only."""
+    target = _installation_file(judged[0])
+    before = target.read_bytes() if target.exists() else None
+    yield target, before
+    if before is None:
+        target.unlink(missing_ok=True)
+    elif target.read_bytes() != before:
+        target.write_bytes(before)
+
+
+@pytest.fixture(scope="module")
+def lenient(judged, tmp_path_factory) -> str:
+    """A CSVParserTest whose only test is the trigger test, passing, compiled to exactly the length
+    of the real one (so that it can overwrite it without truncating it), as hex."""
+    engine, ws = judged
+    junit = Path(engine.d4j.executable).resolve().parents[1] / "projects" / "lib" / "junit-4.12-hamcrest-1.3.jar"
+    tmp = tmp_path_factory.mktemp("lenient")
+    want = (ws.root / TEST_CLASS).stat().st_size
+    pad = 0
+    for _ in range(2):
+        source = tmp / "org/apache/commons/csv/CSVParserTest.java"
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text(LENIENT % ("x" * pad), encoding="utf-8")
+        subprocess.run(["javac", "--release", "8", "-cp", str(junit), "-d", str(tmp / "out"), str(source)],
+                       check=True, capture_output=True)
+        size = (tmp / "out/org/apache/commons/csv/CSVParserTest.class").stat().st_size
+        pad += want - size
+    data = (tmp / "out/org/apache/commons/csv/CSVParserTest.class").read_bytes()
+    assert len(data) == want
+    return data.hex()
+
+
+def digest(root: Path) -> str:
+    """Every path, mode and content under ``root``."""
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        h.update(str(path.relative_to(root)).encode())
+        h.update(oct(path.lstat().st_mode).encode())
+        if path.is_file() and not path.is_symlink():
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def verdict(engine, ws, method: str) -> Verdict:
+    outcome = engine.run(ws, method)
+    assert outcome.harness_error == "", outcome.harness_error
+    return judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value).verdict
+
+
+def buggy_and_fix_judged_alike(engine, ws, bug) -> None:
+    assert verdict(engine, ws, bug.buggy_method) is Verdict.WRONG
+    assert verdict(engine, ws, bug.fixed_method) is Verdict.PLAUSIBLE
+
+
+def test_the_corpus_is_complete():
+    assert set(LATER_RUNS) | {"blank_failing_tests"} == set(ATTACKS)
+
+
+@pytest.mark.parametrize("name", LATER_RUNS)
+def test_an_attack_on_later_runs_changes_no_later_verdict(name, judged, csv4, lenient, installation_kept):
+    engine, ws = judged
+    attack = red_team_attack(name, csv4, CORPUS, LENIENT=lenient)
+    pristine = digest(ws.root)
+    outcome = engine.run(ws, attack)
+    assert outcome.compiled and outcome.rejection == "" and outcome.phase is Phase.TRIGGER  # its code ran
+    assert judge(outcome, bug_id=ws.bug.id, hash="h", engine="defects4j").verdict is Verdict.WRONG
+    buggy_and_fix_judged_alike(engine, ws, csv4)
+    assert digest(ws.root) == pristine
+    target, before = installation_kept
+    assert (target.read_bytes() if target.exists() else None) == before
+
+
+@pytest.mark.xfail(reason="the tests share Ant's JVM with Defects4J's result formatter (fork=\"no\"): what keeps "
+                   "a candidate from rewriting its own failing_tests there is the class-file check, whose list "
+                   "does not name this writer yet", strict=False)
+def test_a_candidate_that_blanks_its_own_failing_tests_does_not_pass(judged, csv4):
+    engine, ws = judged
+    assert verdict(engine, ws, red_team_attack("blank_failing_tests", csv4, CORPUS)) is not Verdict.PLAUSIBLE
+
+
+def test_a_candidate_that_blanks_its_own_failing_tests_changes_no_later_verdict(judged, csv4):
+    engine, ws = judged
+    engine.run(ws, red_team_attack("blank_failing_tests", csv4, CORPUS))
+    buggy_and_fix_judged_alike(engine, ws, csv4)
+
+
+def test_a_fresh_cache_after_an_attack_on_defects4j_s_installation(judged, csv4, installation_kept, tmp_path):
+    engine, ws = judged
+    engine.run(ws, red_team_attack("defects4j_installation", csv4, CORPUS))
+    fresh = _engine(tmp_path)
+    buggy_and_fix_judged_alike(fresh, fresh.prepare(csv4), csv4)
+    assert os.listdir(tmp_path / "d4j" / "Csv-4.slots" / "0") == []  # no copy outlives its candidate
