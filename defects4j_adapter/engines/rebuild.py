@@ -20,6 +20,17 @@ from nl2fix.core.domain import Bug, Engine
 
 _SOURCE_ERROR = re.compile(r"\.java:\d+: error: ", re.MULTILINE)
 """A javac diagnostic on a source line: the sign that a failed compile is the code's fault."""
+_OWN_FAILURE = re.compile(r"^(java\.lang\.(?:StackOverflowError|OutOfMemoryError))\b", re.MULTILINE)
+"""javac's report of running out of stack or heap (after "An exception has occurred in the compiler")."""
+
+
+def javac_failure(log: str) -> str | None:
+    """Why javac itself failed on the sources, when it ran out of stack or heap on them (nesting or an
+    operator chain thousands deep: the source's fault, as the project's own build would fail the same
+    way); None for any other failure."""
+    found = _OWN_FAILURE.search(log)
+    return f"javac itself failed on this file ({found.group(1)}): nested or chained too deeply for the compiler" \
+        if found else None
 
 
 @register_engine
@@ -77,9 +88,12 @@ class RebuildEngine:
                                            jdk=self.sandbox.test_java().jdk)
             cpu += result.cpu_seconds
             jobs.keep(log_dir, {f"javac-{name}.log": result.stdout + result.stderr})
-            if result.timed_out:
-                return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, timed_out=True,
-                                              cpu_seconds=cpu, detail=f"javac ({name}) ran out of time"), spliced.note)
+            # javac meeting its limit or failing in itself on the candidate's file is the file's doing
+            failure = (f"javac ({name}) did not finish within the candidate's limit" if result.timed_out
+                       else None if result.ok else javac_failure(result.stdout + result.stderr))
+            if failure:
+                return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=failure,
+                                              cpu_seconds=cpu), spliced.note)
             if not result.ok and not _SOURCE_ERROR.search(result.stdout + result.stderr):
                 # javac failed without pointing at a source line: it could not start or run
                 # (process limit, memory, a crash), which is no fault of the candidate
