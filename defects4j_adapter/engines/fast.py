@@ -575,8 +575,14 @@ class FastEngine:
         kept = None if trusted else self._confirmers.take(self._own(ws, candidate))
         if kept is not None:
             return kept
-        return (self._warm.take(str(ws.root), lambda jvm: may_probe_in(jvm.ran, candidate, trusted=trusted))
-                or self._new(ws))
+
+        def allowed(jvm: WarmJvm) -> bool:
+            return may_probe_in(jvm.ran, candidate, trusted=trusted)
+
+        key = str(ws.root)
+        # one that ran this candidate first: one that ran none stays fresh for the next validation
+        return self._warm.take(key, lambda jvm: bool(jvm.ran) and allowed(jvm)) or self._warm.take(key, allowed) \
+            or self._new(ws)
 
     def run_compiled(self, workspace: Workspace, *, method: str, known_failures: frozenset[str],
                      stop_at_first_failure: bool, log_dir: Path | None, narrow: bool = True) -> Outcome:
