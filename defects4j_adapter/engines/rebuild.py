@@ -87,14 +87,16 @@ class RebuildEngine:
             result = local_workspace.javac(sources, out, cp, ws.encoding, release=ws.java_release, runner=confined,
                                            jdk=self.sandbox.test_java().jdk)
             cpu += result.cpu_seconds
-            jobs.keep(log_dir, {f"javac-{name}.log": result.stdout + result.stderr})
+            log = result.stdout + result.stderr
+            jobs.keep(log_dir, {f"javac-{name}.log": log})
+            source_errors = _SOURCE_ERROR.search(log)
             # javac meeting its limit or failing in itself on the candidate's file is the file's doing
             failure = (f"javac ({name}) did not finish within the candidate's limit" if result.timed_out
-                       else None if result.ok else javac_failure(result.stdout + result.stderr))
+                       else None if result.ok or source_errors else javac_failure(log))
             if failure:
                 return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=failure,
                                               cpu_seconds=cpu), spliced.note)
-            if not result.ok and not _SOURCE_ERROR.search(result.stdout + result.stderr):
+            if not result.ok and not source_errors:
                 # javac failed without pointing at a source line: it could not start or run
                 # (process limit, memory, a crash), which is no fault of the candidate
                 what = (result.stderr or result.stdout).strip()[-800:]
@@ -102,7 +104,7 @@ class RebuildEngine:
                                               harness_error=f"javac ({name}) failed without a compile error: {what}"),
                                       spliced.note)
             if not result.ok:
-                errors = local_workspace.first_errors(result.stdout + result.stderr, relative_to=job)
+                errors = local_workspace.first_errors(log, relative_to=job)
                 return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=errors,
                                               cpu_seconds=cpu), spliced.note)
         # the candidate's classes, as compiled, before any of their code runs
