@@ -1,8 +1,9 @@
 """The red-team corpus (``fixtures/redteam/``): candidates that try to buy a ``plausible`` by
 forging the runner's report, crashing or exiting after forging it, hiding failures as skips,
 swapping a test class, stealing the next job's key, or closing the class through Unicode
-escapes. Real javac, real JVMs, real bubblewrap, both javac-based engines, under bubblewrap and in
-a container. None may pass, and the candidate judged next gets its own verdict.
+escapes; making javac recurse until it fails; preparing the JVM for the candidate judged next. Real
+javac, real JVMs, real bubblewrap, both javac-based engines, under bubblewrap and in a container.
+None may pass, and the candidate judged next gets its own verdict.
 """
 
 from __future__ import annotations
@@ -274,13 +275,17 @@ def test_a_candidate_s_probe_cannot_prepare_the_jvm_for_the_next_candidate(nl2fi
 
 
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
-def test_an_earlier_candidate_cannot_make_a_later_one_time_out(kind, nl2fix_cache, box, beans):
-    # the first of the pair validated, then one that spins where it prepared the JVM: a time limit
-    # from a JVM that ran other candidates' code is judged again in a fresh one
+def test_an_earlier_candidate_cannot_make_a_later_one_pass_or_time_out(kind, nl2fix_cache, box, beans):
+    # the first of the pair validated, then one that passes and one that spins where it prepared the
+    # JVM: a pass, and a time limit, from a JVM that ran other candidates' code are judged again in a
+    # fresh one, which decides
     engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
     required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
-    prepares, stalls = (red_team_attack(name, ws.bug, PAIR) for name in ("prepares", "stalls"))
+    prepares, profits, stalls = (red_team_attack(name, ws.bug, PAIR) for name in ("prepares", "profits", "stalls"))
     assert _verdict(engine, ws, prepares, required).verdict is Verdict.PLAUSIBLE
-    assert _verdict(engine, ws, stalls, required).verdict is Verdict.PLAUSIBLE
+    assert _verdict(engine, ws, profits, required).verdict is Verdict.WRONG
+    assert _verdict(engine, ws, prepares, required).verdict is Verdict.PLAUSIBLE
+    stalled = _verdict(engine, ws, stalls, required)
+    assert stalled.verdict is Verdict.PLAUSIBLE, stalled
     engine.close()
