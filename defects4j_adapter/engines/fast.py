@@ -77,7 +77,7 @@ def _passes(outcome: Outcome) -> bool:
             and not outcome.harness_error and not outcome.jvm_died and not outcome.rejection)
 
 
-def _unsettled(outcome: Outcome) -> bool:
+def unsettled(outcome: Outcome) -> bool:
     """An outcome that code run earlier in the same JVM could have caused, and that is no pass: a time
     limit, a harness failure, a JVM that ended."""
     return outcome.timed_out or bool(outcome.harness_error) or outcome.jvm_died
@@ -590,7 +590,7 @@ class FastEngine:
         compiling JVM (:meth:`compile`), run in a test JVM. A pass in a JVM that ran other candidates'
         code first is run again in a fresh JVM, which decides (:func:`confirmed`): a JVM state an
         earlier candidate left (beyond what the runner restores and checks) could have made it pass. So
-        is a time limit, a harness failure or an unexpected end there (:func:`_unsettled`), which an
+        is a time limit, a harness failure or an unexpected end there (:func:`unsettled`), which an
         earlier candidate could have caused.
 
         Such a JVM runs a candidate's trigger tests only (when the run stops at the first failure):
@@ -621,7 +621,7 @@ class FastEngine:
                                       fresh_jvm=False, tests=tests, compiled=made, triggers_first=triggers_first)
         confirm = functools.partial(self._judged, workspace, method, known_failures, stop_at_first_failure,
                                     log_dir, fresh_jvm=True, confirming=True, tests=tests, compiled=made)
-        if not fresh and not _passes(outcome) and _unsettled(outcome):
+        if not fresh and not _passes(outcome) and unsettled(outcome):
             # the fresh JVM's outcome stands, on every test; the optimising JIT, as the warm JVM had
             warm = outcome
             outcome, _ = confirm(full_jit=True)

@@ -6,8 +6,14 @@ a file is the file's."""
 from __future__ import annotations
 
 from defects4j_adapter.contract import Outcome, Phase
-from defects4j_adapter.engines.fast import (FRESH_DECIDES, FRESH_JVM, _unsettled, compiler_failure, confirmed,
-                                            may_probe_in)
+from defects4j_adapter.engines.fast import (
+    FRESH_DECIDES,
+    FRESH_JVM,
+    compiler_failure,
+    confirmed,
+    may_probe_in,
+    unsettled,
+)
 from defects4j_adapter.engines.rebuild import javac_failure
 from nl2fix.core.domain import Verdict
 from nl2fix.validation.verdicts import verdict_of
@@ -58,11 +64,11 @@ def test_a_test_only_the_fresh_jvm_ran_is_its_to_judge_without_a_disagreement():
 
 
 def test_what_an_earlier_candidate_could_have_caused_is_unsettled():
-    assert _unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, timed_out=True))
-    assert _unsettled(Outcome(phase=Phase.COMPILE, compiled=False, harness_error="the test JVM ended"))
-    assert _unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, failing_tests=[TRIGGER], jvm_died=True))
-    assert not _unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, failing_tests=[TRIGGER]))
-    assert not _unsettled(_passed(TRIGGER))
+    assert unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, timed_out=True))
+    assert unsettled(Outcome(phase=Phase.COMPILE, compiled=False, harness_error="the test JVM ended"))
+    assert unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, failing_tests=[TRIGGER], jvm_died=True))
+    assert not unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, failing_tests=[TRIGGER]))
+    assert not unsettled(_passed(TRIGGER))
 
 
 def test_a_probe_runs_only_where_no_other_candidate_s_code_ran():
