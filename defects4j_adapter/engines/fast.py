@@ -12,11 +12,15 @@ something other than its source, and the fresh JVM below would confirm what it w
 workspace is mounted read-only: no candidate can damage it for the next. A JVM that a candidate left
 in doubt (a test thread that would not die, out of memory, the time limit) is replaced by a fresh one.
 
-A pass from a JVM that judged other candidates before is confirmed in a fresh JVM (see
-:meth:`FastEngine.run_compiled`): whatever an earlier candidate left in the warm JVM cannot buy a
-later one a ``plausible``. Such a JVM runs only the candidate's trigger tests; the fresh one, started
-for that one job (the quick compiler only, the classes the compiling JVM compiled and the check
-passed), runs them all.
+A JVM is fresh only while no candidate's code of any kind (its tests, its behaviour probe) has run
+in it; the project's own buggy and fixed versions are trusted and do not count. A pass from any other
+JVM is confirmed in a fresh JVM (see :meth:`FastEngine.run_compiled`): whatever an earlier candidate
+left in the warm JVM cannot buy a later one a ``plausible``. Such a JVM runs only the candidate's
+trigger tests; the fresh one, started for that one job (the quick compiler only, the classes the
+compiling JVM compiled and the check passed), runs them all and decides. A time limit, a harness
+failure or an unexpected end from such a JVM is judged again in a fresh one too: an earlier candidate
+could have caused it. A behaviour probe runs where no other candidate's code ran: the candidate's own
+confirming JVM, a pool JVM that ran only this candidate or nothing untrusted, or a new JVM.
 
 Only the tests that can notice the change run (:mod:`narrowing`): the trigger tests and the tests
 that executed the method, recorded in a run of every test on the buggy version (trusted code).
@@ -61,12 +65,23 @@ JOB_WALL_FACTOR = 4
 MAX_JOBS_PER_JVM = 300
 """A fresh JVM after this many candidates, so class metadata and JIT code do not pile up."""
 REBUILT = "the declaration changed in a way other classes can see, so everything was recompiled"
+FRESH_DECIDES = ("it passed in a JVM that had run other candidates' code, not in a fresh one: the fresh JVM "
+                 "decides")
+RECHECKED = "judged again in a fresh JVM: the first JVM had run other candidates' code"
+FRESH_JVM = "(the fresh JVM)"
+"""The failing "test" a candidate's non-pass in its fresh confirming JVM is blamed on, when no test failed."""
 
 
 def _passes(outcome: Outcome) -> bool:
     """The outcome of a run in which every test the runner ran passed."""
     return (outcome.compiled and outcome.phase is Phase.DONE and not outcome.failing_tests and not outcome.timed_out
             and not outcome.harness_error and not outcome.jvm_died and not outcome.rejection)
+
+
+def unsettled(outcome: Outcome) -> bool:
+    """An outcome that code run earlier in the same JVM could have caused, and that is no pass: a time
+    limit, a harness failure, a JVM that ended."""
+    return outcome.timed_out or bool(outcome.harness_error) or outcome.jvm_died
 
 
 def _disagree(warm: Outcome, fresh: Outcome, *, warm_ran_all: bool) -> bool:
@@ -80,6 +95,43 @@ def _disagree(warm: Outcome, fresh: Outcome, *, warm_ran_all: bool) -> bool:
     vouched = set(warm.passed_tests or ())
     vouched |= {test.split("::")[0] for test in vouched}  # a class-level failure of a class it ran
     return bool(vouched & {*fresh.failing_tests, *fresh.timed_out_tests})
+
+
+def confirmed(warm: Outcome, fresh: Outcome, *, warm_ran_all: bool) -> Outcome:
+    """The verdict's outcome of a warm JVM's pass confirmed by a fresh JVM's run ``fresh``: the fresh
+    JVM, which ran no other candidate's code, is the reference. When the two disagree the candidate is
+    not passed, with that reason: the fresh run's failures where it names them, else a failure of
+    :data:`FRESH_JVM` (its runner failing after the candidate's code ran is the candidate's doing).
+    Only a fresh JVM that could not take the job at all (nothing compiled in it) is the harness's
+    fault."""
+    if not _disagree(warm, fresh, warm_ran_all=warm_ran_all) or (fresh.harness_error and not fresh.compiled):
+        return fresh
+    if fresh.failing_tests or (fresh.timed_out and not fresh.harness_error):
+        return jobs.with_note(replace(fresh, harness_error=""), FRESH_DECIDES)
+    why = fresh.harness_error or "it did not pass"
+    return Outcome(phase=fresh.phase, compiled=True, tests_run=max(1, fresh.tests_run), failing_tests=[FRESH_JVM],
+                   messages={FRESH_JVM: why}, cpu_seconds=fresh.cpu_seconds, detail=FRESH_DECIDES)
+
+
+def may_probe_in(ran: frozenset[str] | set[str], candidate: str, *, trusted: bool) -> bool:
+    """Whether a JVM in which the candidates ``ran`` ran may probe ``candidate``: one that ran no other
+    candidate's code (a trusted probe, the reference against itself, needs one that ran none at all),
+    so the behaviour label cannot depend on earlier candidates."""
+    return not ran or (not trusted and set(ran) == {candidate})
+
+
+def compiler_failure(*, killed_for_time: bool, ended: int, seconds: float) -> Outcome | None:
+    """javac's own failure on a file, from how its compiling JVMs' jobs ended: ``uncompilable`` with
+    the reason, not a harness fault, when the compile met its limit of ``seconds`` or a compiling JVM
+    ended while compiling it ``ended`` times, twice (javac out of stack or heap inside the JVM the
+    runner reports as a compile error itself); None otherwise."""
+    if killed_for_time:
+        why = f"javac did not finish compiling this file within its limit ({seconds:g} s)"
+    elif ended >= 2:
+        why = "the compiling JVM ended while compiling this file, twice"
+    else:
+        return None
+    return Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=why)
 
 
 @dataclass(frozen=True)
@@ -115,17 +167,25 @@ class _Pool:
         self.order: list[WarmJvm] = []
         self.lock = threading.Lock()
 
-    def take(self, key: str) -> WarmJvm | None:
-        """A live idle JVM of ``key`` (dead ones met on the way are closed)."""
+    def take(self, key: str, accept: Callable[[WarmJvm], bool] = lambda jvm: True) -> WarmJvm | None:
+        """The live idle JVM of ``key`` given last that ``accept`` accepts (dead ones met on the way are
+        closed)."""
+        dead = []
+        found = None
         with self.lock:
             idle = self.idle.get(key, [])
-            while idle:
-                jvm = idle.pop()
+            for jvm in reversed(list(idle)):
+                if not jvm.alive:
+                    dead.append(jvm)
+                elif accept(jvm):
+                    found = jvm
+                    break
+            for jvm in [*dead, *([found] if found else [])]:
+                idle.remove(jvm)
                 self.order.remove(jvm)
-                if jvm.alive:
-                    return jvm
-                jvm.close()
-        return None
+        for jvm in dead:
+            jvm.close()
+        return found
 
     def give(self, key: str, jvm: WarmJvm) -> None:
         if not jvm.alive:
@@ -189,10 +249,12 @@ class WarmJvm:
         self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.candidate_timeout))
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=200)
+        self.one_job = one_job
         self.jobs_done = 0
-        self.candidates_judged = 0
-        """Jobs of code other than the buggy and the fixed version's (trusted: after only those, the JVM
-        counts as fresh: what could make a pass there is a candidate's doing)."""
+        self.ran: set[str] = set()
+        """The candidates whose code (tests, behaviour probe) has run here; the buggy and the fixed
+        version's are trusted and not among them. Empty: the JVM is fresh, and what could make a pass
+        there is the candidate's own doing."""
         self.needs_restart = False
         self.startup_cpu = 0.0
         """CPU-s of its start until it was ready for a job."""
@@ -311,6 +373,10 @@ class FastEngine:
         self._warm = _Pool(options.workers)
         self._compilers = _Pool(options.workers)
         """JVMs that only compile: no candidate's code runs in them."""
+        self._confirmers = _Pool(options.workers)
+        """Confirming JVMs of candidates that passed there, by workspace and candidate, kept for that
+        candidate's behaviour probe (a plausible candidate's comes next): they ran no other candidate's
+        code, and need no start of their own."""
         self._lock = threading.Lock()
         self._counter = 0
         self.start_backoff = JVM_START_BACKOFF
@@ -336,11 +402,19 @@ class FastEngine:
                      transient=lambda exc: isinstance(exc, JvmFailure), backoff=self.start_backoff)
 
     def _release(self, ws: Workspace, jvm: WarmJvm) -> None:
-        self._warm.give(str(ws.root), jvm)
+        if jvm.one_job:  # a confirming JVM's quick JIT only would slow the many jobs of a warm one
+            jvm.close()
+        else:
+            self._warm.give(str(ws.root), jvm)
+
+    @staticmethod
+    def _own(ws: Workspace, method: str) -> str:
+        return f"{ws.root}\n{method}"
 
     def close(self) -> None:
         self._warm.close()
         self._compilers.close()
+        self._confirmers.close()
 
     def _job_id(self) -> str:
         with self._lock:
@@ -363,9 +437,13 @@ class FastEngine:
                        log_dir: Path | None = None, compile_classpath: tuple[Path, ...] = ()) -> Compiled | Outcome:
         """The source file ``write`` makes (given its path) compiled by a compiling JVM of ``ws``
         (``compile_classpath`` before the workspace's), or the outcome when it cannot be written or
-        does not compile."""
+        does not compile. javac's own failure on the file is the file's (:func:`compiler_failure`):
+        the compiling JVM is replaced, and the next file meets a new one."""
         key = str(ws.root)
-        for _ in range(2):  # a compiling JVM found gone before it answered is replaced once
+        ended = 0
+        # a compiling JVM found gone before it answered is replaced, and one that ended while compiling
+        # is given the file once more
+        for _ in range(3):
             try:
                 jvm = self._compilers.take(key) or self._new(ws, compiler=True)
             except JvmFailure as exc:
@@ -388,6 +466,15 @@ class FastEngine:
                     continue
                 jobs.keep(log_dir, {source.path.name: source.path, "compile.out": answer.text})
                 report = runner_output.read_job(answer.text, secret, job_id)
+                if report.signed is None and not answer.killed_for_time:
+                    ended += 1
+                    if ended < 2:
+                        continue
+                failure = compiler_failure(killed_for_time=answer.killed_for_time, ended=ended,
+                                           seconds=self.options.candidate_timeout)
+                if failure is not None:
+                    failure.cpu_seconds = answer.cpu_seconds
+                    return jobs.with_note(failure, source.note)
                 if report.signed is None or not report.signed.compiled:
                     outcome = runner_output.job_outcome(report, killed_for_time=answer.killed_for_time,
                                                         stderr_tail=answer.stderr_tail, triggers=())
@@ -476,8 +563,10 @@ class FastEngine:
         if isinstance(made, Outcome):
             return ProbeRun(error="the probe source does not compile: "
                             + (made.compile_errors or made.harness_error)[:500], cpu_seconds=made.cpu_seconds)
-        jvm = self._acquire(workspace)
+        jvm = self._probing_jvm(workspace, candidate)
         try:
+            if not _trusted(workspace, candidate):
+                jvm.ran.add(candidate)
             run = probing.probe(jvm, workspace, self._job_id(), made.classes, tests=tests,
                                 test_timeout=self.options.test_timeout, job_timeout=self.options.candidate_timeout,
                                 log_dir=log_dir)
@@ -486,13 +575,30 @@ class FastEngine:
         run.cpu_seconds += made.cpu_seconds
         return run
 
+    def _probing_jvm(self, ws: Workspace, candidate: str) -> WarmJvm:
+        """Where ``candidate``'s probe runs (:func:`may_probe_in`): its own confirming JVM, kept since it
+        passed there, else an idle JVM that ran only this candidate or nothing untrusted, else a new one."""
+        trusted = _trusted(ws, candidate)
+        kept = None if trusted else self._confirmers.take(self._own(ws, candidate))
+        if kept is not None:
+            return kept
+
+        def allowed(jvm: WarmJvm) -> bool:
+            return may_probe_in(jvm.ran, candidate, trusted=trusted)
+
+        key = str(ws.root)
+        # one that ran this candidate first: one that ran none stays fresh for the next validation
+        return self._warm.take(key, lambda jvm: bool(jvm.ran) and allowed(jvm)) or self._warm.take(key, allowed) \
+            or self._new(ws)
+
     def run_compiled(self, workspace: Workspace, *, method: str, known_failures: frozenset[str],
                      stop_at_first_failure: bool, log_dir: Path | None, narrow: bool = True) -> Outcome:
         """Validate ``method`` against the workspace's compiled classes (the fast path): compiled by a
-        compiling JVM (:meth:`compile`), run in a test JVM. A pass in a JVM that ran other candidates
-        first is run again in a fresh JVM, which decides: a JVM state an earlier candidate left (beyond
-        what the runner restores and checks) could have made it pass, and the two disagreeing is the
-        harness's fault, never a pass.
+        compiling JVM (:meth:`compile`), run in a test JVM. A pass in a JVM that ran other candidates'
+        code first is run again in a fresh JVM, which decides (:func:`confirmed`): a JVM state an
+        earlier candidate left (beyond what the runner restores and checks) could have made it pass. So
+        is a time limit, a harness failure or an unexpected end there (:func:`unsettled`), which an
+        earlier candidate could have caused.
 
         Such a JVM runs a candidate's trigger tests only (when the run stops at the first failure):
         most wrong candidates fail one and cost no fresh JVM, and one that passes them runs every
@@ -515,15 +621,21 @@ class FastEngine:
 
     def _tested(self, workspace: Workspace, method: str, known_failures: frozenset[str], stop_at_first_failure: bool,
                 log_dir: Path | None, tests: TestChoice, made: Compiled) -> Outcome:
-        """The compiled candidate run in a warm test JVM, and a pass confirmed in a fresh one (see
-        :meth:`run_compiled`)."""
+        """The compiled candidate run in a warm test JVM, and a pass, or a non-pass an earlier candidate
+        could have caused, judged again in a fresh one (see :meth:`run_compiled`)."""
         triggers_first = stop_at_first_failure and bool(workspace.trigger_tests) and not _trusted(workspace, method)
         outcome, fresh = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
                                       fresh_jvm=False, tests=tests, compiled=made, triggers_first=triggers_first)
+        confirm = functools.partial(self._judged, workspace, method, known_failures, stop_at_first_failure,
+                                    log_dir, fresh_jvm=True, confirming=True, tests=tests, compiled=made)
+        if not fresh and not _passes(outcome) and unsettled(outcome):
+            # the fresh JVM's outcome stands, on every test; the optimising JIT, as the warm JVM had
+            warm = outcome
+            outcome, _ = confirm(full_jit=True)
+            outcome.cpu_seconds += warm.cpu_seconds
+            return jobs.with_note(outcome, RECHECKED)
         if _passes(outcome) and not fresh:
             warm = outcome
-            confirm = functools.partial(self._judged, workspace, method, known_failures, stop_at_first_failure,
-                                        log_dir, fresh_jvm=True, confirming=True, tests=tests, compiled=made)
             # the quick compiler only for a narrowed set: a whole run is long enough for the optimising
             # tier to pay (Math-3's 2,257 tests: 24.8 CPU-s with C1 only, 15.6 with it)
             outcome, _ = confirm(full_jit=tests.plan is None)
@@ -534,20 +646,18 @@ class FastEngine:
                 outcome, _ = confirm(full_jit=True)
                 outcome.cpu_seconds += cpu
             outcome.cpu_seconds += warm.cpu_seconds
-            if _disagree(warm, outcome, warm_ran_all=not triggers_first):
-                failing = ", ".join(outcome.failing_tests) or outcome.harness_error or "it did not pass"
-                outcome = Outcome(phase=outcome.phase, compiled=True, cpu_seconds=outcome.cpu_seconds,
-                                  harness_error=f"passed in a warm JVM but not in a fresh one ({failing})")
+            outcome = confirmed(warm, outcome, warm_ran_all=not triggers_first)
         return outcome
 
     def _judged(self, workspace: Workspace, method: str, known_failures: frozenset[str], stop_at_first_failure: bool,
                 log_dir: Path | None, *, fresh_jvm: bool, confirming: bool = False, full_jit: bool = False,
                 tests: TestChoice = TestChoice(), compiled: Compiled | None = None,
                 triggers_first: bool = False) -> tuple[Outcome, bool]:
-        """One judgement of ``method``, and whether it came from a JVM that had judged nothing before.
-        A confirming JVM is stopped after its one job: the warm JVM it confirmed stays the bug's,
-        since the candidates after it run faster in a JVM the earlier ones warmed up. It runs with the
-        one-job JIT (:data:`runner.ONE_JOB_JIT`) unless ``full_jit``. ``compiled``: the candidate's
+        """One judgement of ``method``, and whether it came from a JVM in which no candidate's code had
+        run before. A confirming JVM takes no other candidate: the warm JVM it confirmed stays the
+        bug's, since the candidates after it run faster in a JVM the earlier ones warmed up; one in
+        which the candidate passed is kept for its behaviour probe (:meth:`_probing_jvm`). It runs with
+        the one-job JIT (:data:`runner.ONE_JOB_JIT`) unless ``full_jit``. ``compiled``: the candidate's
         classes (compiled here when not given: the trusted versions' runs of :meth:`recording`).
         ``triggers_first``: a JVM that judged other candidates runs the trigger tests only."""
         own_compile = compiled is None
@@ -565,13 +675,15 @@ class FastEngine:
             except JvmFailure as exc:
                 outcome = Outcome(phase=Phase.COMPILE, compiled=False, harness_error=str(exc))
                 break
-            fresh = jvm.candidates_judged == 0
+            fresh = not jvm.ran
             chosen = replace(tests, triggers_only=True) if triggers_first and not fresh else tests
             try:
                 outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir, chosen,
                                     compiled)
             finally:
-                if confirming:
+                if confirming and outcome is not None and _passes(outcome) and not _trusted(workspace, method):
+                    self._confirmers.give(self._own(workspace, method), jvm)
+                elif confirming:
                     jvm.close()
                 else:
                     self._release(workspace, jvm)
@@ -609,7 +721,8 @@ class FastEngine:
             runner_job.probe = tests.probe
             request = runner_job.write(job / "request.txt")
             key = report_signing.new_key()
-            jvm.candidates_judged += not _trusted(ws, method)
+            if not _trusted(ws, method):
+                jvm.ran.add(method)
             answer = jvm.ask(request, job_id, key, self.options.candidate_timeout)
             if answer is None:
                 return None

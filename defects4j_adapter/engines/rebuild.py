@@ -20,6 +20,17 @@ from nl2fix.core.domain import Bug, Engine
 
 _SOURCE_ERROR = re.compile(r"\.java:\d+: error: ", re.MULTILINE)
 """A javac diagnostic on a source line: the sign that a failed compile is the code's fault."""
+_OWN_FAILURE = re.compile(r"^(java\.lang\.(?:StackOverflowError|OutOfMemoryError))\b", re.MULTILINE)
+"""javac's report of running out of stack or heap (after "An exception has occurred in the compiler")."""
+
+
+def javac_failure(log: str) -> str | None:
+    """Why javac itself failed on the sources, when it ran out of stack or heap on them (nesting or an
+    operator chain thousands deep: the source's fault, as the project's own build would fail the same
+    way); None for any other failure."""
+    found = _OWN_FAILURE.search(log)
+    return f"javac itself failed on this file ({found.group(1)}): nested or chained too deeply for the compiler" \
+        if found else None
 
 
 @register_engine
@@ -77,11 +88,16 @@ class RebuildEngine:
             result = local_workspace.javac(sources, out, cp, ws.encoding, release=ws.java_release, runner=confined,
                                            jdk=self.sandbox.test_java().jdk, jvm_options=javac_wall)
             cpu += result.cpu_seconds
-            jobs.keep(log_dir, {f"javac-{name}.log": result.stdout + result.stderr})
-            if result.timed_out:
-                return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, timed_out=True,
-                                              cpu_seconds=cpu, detail=f"javac ({name}) ran out of time"), spliced.note)
-            if not result.ok and not _SOURCE_ERROR.search(result.stdout + result.stderr):
+            log = result.stdout + result.stderr
+            jobs.keep(log_dir, {f"javac-{name}.log": log})
+            source_errors = _SOURCE_ERROR.search(log)
+            # javac meeting its limit or failing in itself on the candidate's file is the file's doing
+            failure = (f"javac ({name}) did not finish within the candidate's limit" if result.timed_out
+                       else None if result.ok or source_errors else javac_failure(log))
+            if failure:
+                return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=failure,
+                                              cpu_seconds=cpu), spliced.note)
+            if not result.ok and not source_errors:
                 # javac failed without pointing at a source line: it could not start or run
                 # (process limit, memory, a crash), which is no fault of the candidate
                 what = (result.stderr or result.stdout).strip()[-800:]
@@ -89,7 +105,7 @@ class RebuildEngine:
                                               harness_error=f"javac ({name}) failed without a compile error: {what}"),
                                       spliced.note)
             if not result.ok:
-                errors = local_workspace.first_errors(result.stdout + result.stderr, relative_to=job)
+                errors = local_workspace.first_errors(log, relative_to=job)
                 return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=errors,
                                               cpu_seconds=cpu), spliced.note)
         # the candidate's classes, as compiled, before any of their code runs

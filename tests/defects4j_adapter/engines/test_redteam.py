@@ -1,8 +1,9 @@
 """The red-team corpus (``fixtures/redteam/``): candidates that try to buy a ``plausible`` by
 forging the runner's report, crashing or exiting after forging it, hiding failures as skips,
 swapping a test class, stealing the next job's key, or closing the class through Unicode
-escapes. Real javac, real JVMs, real bubblewrap, both javac-based engines, under bubblewrap and in
-a container. None may pass, and the candidate judged next gets its own verdict.
+escapes; making javac recurse until it fails; preparing the JVM for the candidate judged next. Real
+javac, real JVMs, real bubblewrap, both javac-based engines, under bubblewrap and in a container.
+None may pass, and the candidate judged next gets its own verdict.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import pytest
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
-from nl2fix.core.domain import Verdict
+from nl2fix.core.domain import Behaviour, Verdict
 from nl2fix.dataset.load import load_dataset, open_dataset
 from nl2fix.java_source.splice import method_header
 from nl2fix.java_source.text import candidate_hash
 from nl2fix.sampling import replay_format as replay
 from nl2fix.store.run_store import RunStore
+from nl2fix.validation.behaviour import label
 from nl2fix.validation.verdicts import judge, required_of
 from tests.helpers.minibench import ATTACKS, REDTEAM, SANDBOXES, body_of, engine_options, red_team_attack
 
@@ -231,4 +233,59 @@ def test_a_candidate_cannot_change_how_the_next_one_compiles(kind, nl2fix_cache,
         assert _verdict(engine, ws, red_team_attack(name, ws.bug, NEXT), required).verdict is Verdict.WRONG, name
         assert _verdict(engine, ws, inverted, required).verdict is Verdict.WRONG, name
         assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
+    engine.close()
+
+
+COMPILER = REDTEAM / "compiler"
+
+
+@pytest.mark.parametrize("kind", ["fast", "rebuild"])
+def test_javac_failing_on_a_candidate_is_uncompilable_and_the_next_keeps_its_verdict(kind, fast, rebuild, minibench):
+    # fixtures/redteam/compiler/: javac recursing until its stack runs out was a harness `error`
+    engine = fast if kind == "fast" else rebuild
+    ws = engine.prepare(minibench.bugs["Mini-1"])
+    for name in sorted(p.stem for p in COMPILER.glob("*.body")):
+        record = _verdict(engine, ws, red_team_attack(name, ws.bug, COMPILER))
+        assert record.verdict is Verdict.UNCOMPILABLE, (name, record)
+        assert "javac itself failed on this file (java.lang.StackOverflowError)" in record.compile_errors, record
+        assert _verdict(engine, ws, ws.bug.buggy_method).verdict is Verdict.WRONG, name
+        assert _verdict(engine, ws, ws.bug.fixed_method).verdict is Verdict.PLAUSIBLE, name
+
+
+PAIR = REDTEAM / "pair"
+
+
+def test_a_candidate_s_probe_cannot_prepare_the_jvm_for_the_next_candidate(nl2fix_cache, box, beans):
+    # the attack's order (fixtures/redteam/pair/): the first's behaviour probe, then the second's
+    # validation; the JVM that ran the probe is no longer fresh, so the second's pass there is confirmed
+    engine = _engine("fast", nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
+    ws = engine.prepare(beans)
+    fix = ws.bug.fixed_method
+    required = required_of(_verdict(engine, ws, fix))
+    prepares, profits = (red_team_attack(name, ws.bug, PAIR) for name in ("prepares", "profits"))
+    baseline = engine.probe(ws, fix, fix)
+    assert label(baseline, engine.probe(ws, fix, prepares), developer_fix=True).label is Behaviour.SAME
+    record = _verdict(engine, ws, profits, required)
+    assert record.verdict is Verdict.WRONG and "fresh JVM decides" in record.detail, record
+    # its behaviour label is its own too: probed where the first's code never ran
+    assert label(baseline, engine.probe(ws, fix, prepares), developer_fix=True).label is Behaviour.SAME
+    assert label(baseline, engine.probe(ws, fix, profits), developer_fix=True).label is Behaviour.DIVERGES
+    assert _verdict(engine, ws, fix, required).verdict is Verdict.PLAUSIBLE
+    engine.close()
+
+
+@pytest.mark.parametrize("kind", ["fast", "rebuild"])
+def test_an_earlier_candidate_cannot_make_a_later_one_pass_or_time_out(kind, nl2fix_cache, box, beans):
+    # the first of the pair validated, then one that passes and one that spins where it prepared the
+    # JVM: a pass, and a time limit, from a JVM that ran other candidates' code are judged again in a
+    # fresh one, which decides
+    engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
+    ws = engine.prepare(beans)
+    required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+    prepares, profits, stalls = (red_team_attack(name, ws.bug, PAIR) for name in ("prepares", "profits", "stalls"))
+    assert _verdict(engine, ws, prepares, required).verdict is Verdict.PLAUSIBLE
+    assert _verdict(engine, ws, profits, required).verdict is Verdict.WRONG
+    assert _verdict(engine, ws, prepares, required).verdict is Verdict.PLAUSIBLE
+    stalled = _verdict(engine, ws, stalls, required)
+    assert stalled.verdict is Verdict.PLAUSIBLE, stalled
     engine.close()

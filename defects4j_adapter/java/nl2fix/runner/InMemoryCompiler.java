@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.StringWriter;
 import java.net.URI;
 import java.nio.charset.Charset;
 import java.util.ArrayList;
@@ -35,10 +36,13 @@ final class InMemoryCompiler {
     static final class Result {
         final Map<String, byte[]> classes;
         final String errors;
+        /** javac itself failed on the file (its stack or heap): the compiling JVM is replaced. */
+        final boolean compilerFailed;
 
-        Result(Map<String, byte[]> classes, String errors) {
+        Result(Map<String, byte[]> classes, String errors, boolean compilerFailed) {
             this.classes = classes;
             this.errors = errors;
+            this.compilerFailed = compilerFailed;
         }
 
         boolean ok() {
@@ -101,9 +105,11 @@ final class InMemoryCompiler {
             // would be uncompilable here and compile under Defects4J (see java_level.py)
             options.addAll(Arrays.asList("-source", release, "-target", release, "-Xlint:-options"));
         }
-        Boolean ok = javac.getTask(null, fm, diagnostics, options, null, std.getJavaFileObjects(source)).call();
+        // javac catches its own crashes and only logs them ("An exception has occurred in the compiler")
+        StringWriter log = new StringWriter();
+        Boolean ok = javac.getTask(log, fm, diagnostics, options, null, std.getJavaFileObjects(source)).call();
         if (ok) {
-            return new Result(out, null);
+            return new Result(out, null, false);
         }
         StringBuilder errors = new StringBuilder();
         int n = 0;
@@ -114,6 +120,33 @@ final class InMemoryCompiler {
             String where = d.getSource() == null ? "" : new File(d.getSource().getName()).getName() + ":" + d.getLineNumber() + ": ";
             errors.append(where).append("error: ").append(d.getMessage(Locale.ROOT)).append('\n');
         }
-        return new Result(null, errors.toString());
+        if (n == 0) {
+            String failure = ownFailure(log.toString());
+            if (failure == null) {
+                throw new IOException("javac failed without a compile error: " + tail(log.toString()));
+            }
+            return new Result(null, failure, true);
+        }
+        return new Result(null, errors.toString(), false);
+    }
+
+    /** The source's fault when javac ran out of stack or heap on it (nesting or an operator chain
+     * thousands deep: the project's own build would fail the same way), or null. */
+    private static String ownFailure(String log) {
+        for (String kind : new String[] {"java.lang.StackOverflowError", "java.lang.OutOfMemoryError"}) {
+            if (log.contains("\n" + kind)) {
+                return describe(kind);
+            }
+        }
+        return null;
+    }
+
+    static String describe(String failure) {
+        return "javac itself failed on this file (" + failure + "): nested or chained too deeply for the compiler\n";
+    }
+
+    private static String tail(String log) {
+        String t = log.trim();
+        return t.length() > 800 ? t.substring(0, 800) : t;
     }
 }

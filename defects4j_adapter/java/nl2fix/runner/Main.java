@@ -131,6 +131,9 @@ public final class Main {
             InMemoryCompiler.Result compiled;
             try {
                 compiled = compiler.compile(new File(job.source), job.compileClasspath, job.release, job.encoding);
+            } catch (VirtualMachineError e) {
+                // out of stack or heap outside javac's own handler: still the file's doing
+                compiled = new InMemoryCompiler.Result(null, InMemoryCompiler.describe(e.getClass().getName()), true);
             } catch (Throwable t) {
                 report.signed(k0, k1, seq++, job.id, Words.ERROR, "the compiler failed: " + t);
                 report.signed(k0, k1, seq, job.id, Words.END, Words.FAILED, Words.YES);
@@ -138,8 +141,9 @@ public final class Main {
             }
             if (!compiled.ok()) {
                 report.signed(k0, k1, seq++, job.id, Words.COMPILE, Words.FAILED, compiled.errors);
-                report.signed(k0, k1, seq, job.id, Words.END, Words.COMPILE_ERROR, Words.NO);
-                return false;
+                report.signed(k0, k1, seq, job.id, Words.END, Words.COMPILE_ERROR,
+                        compiled.compilerFailed ? Words.YES : Words.NO);
+                return compiled.compilerFailed;
             }
             overlay = compiled.classes;
         }
