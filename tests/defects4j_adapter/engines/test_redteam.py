@@ -232,3 +232,43 @@ def test_a_candidate_cannot_change_how_the_next_one_compiles(kind, nl2fix_cache,
         assert _verdict(engine, ws, inverted, required).verdict is Verdict.WRONG, name
         assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
     engine.close()
+
+
+JUDGEMENT = REDTEAM / "judgement"
+JUDGEMENT_ATTACKS = sorted(p.stem for p in JUDGEMENT.glob("*.body"))
+HOW_IT_ENDED = {
+    # the words of the failure each attack ends in, on JUnit 4 tests (Beans-1) and JUnit 3 tests (Beans-2)
+    ("Beans-1", "empty_failures"): "threw org.junit.runners.model.MultipleFailureException carrying no failures",
+    ("Beans-1", "nested_failures"): "threw org.junit.internal.runners.model.MultipleFailureException carrying no",
+    ("Beans-1", "assumption"): "skipped",
+    ("Beans-2", "empty_failures"): "org.junit.runners.model.MultipleFailureException",
+    ("Beans-2", "nested_failures"): "org.junit.internal.runners.model.MultipleFailureException",
+    ("Beans-2", "assumption"): "org.junit.internal.AssumptionViolatedException",
+}
+
+
+@pytest.mark.parametrize("kind", ["fast", "rebuild"])
+def test_a_pass_is_nl2fix_s_own_judgement(kind, nl2fix_cache, box):
+    # fixtures/redteam/judgement/: the test framework's own exceptions, made by deserialization on a
+    # class that deserializes (Beans.copy), so that the class-file check lets them through. JUnit 4
+    # reported no failure for the first two and a skip for the third, and they were plausible; each is
+    # wrong, in the warm JVM also without the fixed version's list of passes (as `nl2fix fix` judges)
+    bugs = load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs
+    engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
+    for bug_id in ("Beans-1", "Beans-2"):
+        ws = engine.prepare(bugs[bug_id])
+        fixed = _verdict(engine, ws, ws.bug.fixed_method)
+        assert fixed.verdict is Verdict.PLAUSIBLE, fixed
+        required = required_of(fixed)
+        for name in JUDGEMENT_ATTACKS:
+            attack = red_team_attack(name, ws.bug, JUDGEMENT)
+            for asked in (required, frozenset()) if kind == "fast" else (required,):
+                record = _verdict(engine, ws, attack, asked)
+                assert record.verdict is Verdict.WRONG, (bug_id, name, record)
+                assert ws.trigger_tests[0] in record.failing_tests, (bug_id, name, record)
+                assert HOW_IT_ENDED[bug_id, name] in record.detail, (bug_id, name, record)
+            print(kind, bug_id, name, record.detail[:200])
+        if kind == "fast":
+            assert _verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG
+            assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
+    engine.close()
