@@ -283,6 +283,8 @@ def unreported(report: RunnerReport, triggers: tuple[str, ...] | list[str]) -> l
     return [t for t in triggers if t not in named and t.split("::")[0] not in named]
 
 
+NO_FAILURES = "carrying no failures: not a pass"
+"""The runner's words for a test that threw what JUnit then reported as no failure (``TestExecutor.java``)."""
 SKIPPED = "a trigger test that was skipped is no pass"
 """The message of a trigger test that ended in an assumption failure or was ignored."""
 
