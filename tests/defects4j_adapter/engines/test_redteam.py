@@ -244,6 +244,8 @@ HOW_IT_ENDED = {
     ("Beans-2", "empty_failures"): "org.junit.runners.model.MultipleFailureException",
     ("Beans-2", "nested_failures"): "org.junit.internal.runners.model.MultipleFailureException",
     ("Beans-2", "assumption"): "org.junit.internal.AssumptionViolatedException",
+    ("Beans-1", "thread_death"): "java.lang.ThreadDeath",
+    ("Beans-2", "thread_death"): "java.lang.ThreadDeath",
 }
 
 
