@@ -230,11 +230,17 @@ class Defects4JEngine:
             self._judge_passed(outcome, own_judgement.in_slot(workspace, slot), known, deadline)
         return outcome
 
+    @functools.cached_property
+    def runner_sandbox(self) -> Sandbox:
+        """Where nl2fix's runner judges what Defects4J passed: the engine's own confinement (the
+        container it runs in, or none when so asked)."""
+        return self.options.sandbox or make_sandbox(False)
+
     def _judge_passed(self, outcome: Outcome, slot_space: Workspace, known: frozenset[str], deadline: float) -> None:
         """What Defects4J passed, judged again by nl2fix's runner on the same classes
         (:mod:`~defects4j_adapter.engines.own_judgement`)."""
         judged = own_judgement.runner_outcome(
-            slot_space, sandbox=self.options.sandbox or make_sandbox(False), cache_dir=self.cache_dir, known=known,
+            slot_space, sandbox=self.runner_sandbox, cache_dir=self.cache_dir, known=known,
             test_timeout=self.options.test_timeout, seconds=deadline - time.monotonic(),
             memory_mb=self.options.memory_mb)
         outcome.cpu_seconds += judged.cpu_seconds

@@ -18,14 +18,11 @@ public final class Thrown {
 
     private static volatile Thread watched;
     private static volatile Throwable first;
-    /** Whether JUnit's reporting has the call: the executor checks it once. */
-    private static volatile boolean hooked;
 
     /** JUnit is handed {@code t} as a test's or a class's failure. The first since the last {@link
      * #take} is kept: the one a test's statement threw (JUnit calls this again for each failure a
      * multiple-failure exception carries). */
     public static void reported(Throwable t) {
-        hooked = true;
         if (Thread.currentThread() == watched && first == null) {
             first = t == null ? new NullPointerException("null thrown") : t;
         }
@@ -44,18 +41,19 @@ public final class Thrown {
         return t;
     }
 
-    /** Whether the JUnit this JVM runs calls {@link #reported}: checked by reporting an object
-     * through JUnit on this thread, which no test runs on. */
+    /** Whether the JUnit this JVM runs calls {@link #reported}: an object is reported through JUnit
+     * on the calling thread (the runner's, before any test thread of the job starts) and looked for. */
     static boolean hooked() {
-        if (hooked) {
-            return true;
-        }
+        Throwable marker = new IllegalStateException("nl2fix: is JUnit's reporting hooked?");
+        watch(Thread.currentThread());
         try {
             new org.junit.internal.runners.model.EachTestNotifier(new org.junit.runner.notification.RunNotifier(),
-                    org.junit.runner.Description.createSuiteDescription("nl2fix")).addFailure(new IllegalStateException("nl2fix: is JUnit hooked?"));
+                    org.junit.runner.Description.createSuiteDescription("nl2fix")).addFailure(marker);
         } catch (Throwable t) {
             // a JUnit without this class (older than 4.5) cannot be hooked
         }
-        return hooked;
+        boolean seen = take() == marker;
+        watch(null);
+        return seen;
     }
 }
