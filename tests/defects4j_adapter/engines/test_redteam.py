@@ -254,17 +254,19 @@ def test_a_pass_is_nl2fix_s_own_judgement(kind, nl2fix_cache, box):
     # fixtures/redteam/judgement/: the test framework's own exceptions, made by deserialization on a
     # class that deserializes (Beans.copy), so that the class-file check lets them through. JUnit 4
     # reported no failure for the first two and a skip for the third, and they were plausible; each is
-    # wrong, in the warm JVM also without the fixed version's list of passes (as `nl2fix fix` judges)
+    # wrong, the skip also without the fixed version's list of passes (as `nl2fix fix` judges)
+    # the rebuild engine's JVM is started apart: JUnit 4's two ways to a pass (Beans-1) show its JUnit hooked
     bugs = load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs
-    engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
-    for bug_id in ("Beans-1", "Beans-2"):
+    engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects", candidate_timeout=60.0)
+    for bug_id in ("Beans-1", "Beans-2") if kind == "fast" else ("Beans-1",):
         ws = engine.prepare(bugs[bug_id])
         fixed = _verdict(engine, ws, ws.bug.fixed_method)
         assert fixed.verdict is Verdict.PLAUSIBLE, fixed
         required = required_of(fixed)
-        for name in JUDGEMENT_ATTACKS:
+        for name in JUDGEMENT_ATTACKS if kind == "fast" else ("empty_failures", "assumption"):
             attack = red_team_attack(name, ws.bug, JUDGEMENT)
-            for asked in (required, frozenset()) if kind == "fast" else (required,):
+            # a skip is held to the fixed version's passes; without them, a skipped trigger is the runner's to fail
+            for asked in (required, frozenset()) if kind == "fast" and name == "assumption" else (required,):
                 record = _verdict(engine, ws, attack, asked)
                 assert record.verdict is Verdict.WRONG, (bug_id, name, record)
                 assert ws.trigger_tests[0] in record.failing_tests, (bug_id, name, record)
