@@ -252,10 +252,10 @@ HOW_IT_ENDED = {
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
 def test_a_pass_is_nl2fix_s_own_judgement(kind, nl2fix_cache, box):
     # fixtures/redteam/judgement/: the test framework's own exceptions, made by deserialization on a
-    # class that deserializes (Beans.copy), so that the class-file check lets them through. JUnit 4
-    # reported no failure for the first two and a skip for the third, and they were plausible; each is
-    # wrong, the skip also without the fixed version's list of passes (as `nl2fix fix` judges)
-    # the rebuild engine's JVM is started apart: JUnit 4's two ways to a pass (Beans-1) show its JUnit hooked
+    # class that deserializes (Beans.copy), so that the class-file check lets them through. On JUnit 4
+    # tests (Beans-1) empty_failures and nested_failures were plausible (JUnit reported no failure) and
+    # assumption a skip; each is wrong, the skip also without the fixed version's list of passes (as
+    # `nl2fix fix` judges). The rebuild engine starts its JVM apart: JUnit 4's two ways show it hooked
     bugs = load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs
     engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects", candidate_timeout=60.0)
     for bug_id in ("Beans-1", "Beans-2") if kind == "fast" else ("Beans-1",):
