@@ -16,8 +16,9 @@ import java.util.Map;
  * before its {@code this(...)} or {@code super(...)} arguments are evaluated: a test that calls it
  * is seen even when they throw.
  *
- * <p>The call and a {@code nop} (or the load of its one argument) make 4 bytes, so every later instruction moves by 4: relative
- * jumps stay as they are and {@code tableswitch}/{@code lookupswitch} keep their 4-byte alignment;
+ * <p>The call and a {@code nop} (or the load of its one argument) make 4 bytes, so every later
+ * instruction moves by 4: relative jumps stay as they are and {@code tableswitch}/{@code
+ * lookupswitch} keep their 4-byte alignment;
  * only the absolute offsets move (exception table, line and local variable tables, the first
  * stack map frame). A method whose Code attribute holds anything else with offsets (type
  * annotations on its code) is left alone and counted as not instrumented: the recording is then
