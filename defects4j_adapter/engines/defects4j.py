@@ -24,7 +24,9 @@ from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace,
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.d4j.cli import CommandResult, CompileResult, Defects4J, TestRun
 from defects4j_adapter.d4j.parsers import ALL_TESTS_FILE, FAILING_TESTS_FILE, FailureKind
-from defects4j_adapter.engines import class_check, linkage
+from defects4j_adapter.engines import class_check, linkage, own_judgement
+from defects4j_adapter.sandbox.base import Sandbox
+from defects4j_adapter.sandbox.providers import make_sandbox
 from defects4j_adapter.workspaces import confined_defects4j
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from nl2fix.core.domain import Bug, Engine
@@ -123,6 +125,7 @@ class Defects4JEngine:
         self.test_timeout = max(options.test_timeout, MIN_TEST_SECONDS)
         self.candidate_timeout = max(options.candidate_timeout, MIN_CANDIDATE_SECONDS)
         self.backoff = COMMAND_BACKOFF
+        self.options = options
 
     def prepare(self, bug: Bug) -> Workspace:
         d4j_workspace.require_defects4j_bug(bug)
@@ -211,7 +214,25 @@ class Defects4JEngine:
             if not go_on:
                 return outcome
         outcome.phase = Phase.DONE
+        if not [t for t in outcome.failing_tests + outcome.timed_out_tests if t not in known]:
+            self._judge_passed(outcome, own_judgement.in_slot(workspace, slot), known, deadline)
         return outcome
+
+    @functools.cached_property
+    def runner_sandbox(self) -> Sandbox:
+        """Where nl2fix's runner judges what Defects4J passed: the engine's own confinement (the
+        container it runs in, or none when so asked)."""
+        return self.options.sandbox or make_sandbox(False)
+
+    def _judge_passed(self, outcome: Outcome, slot_space: Workspace, known: frozenset[str], deadline: float) -> None:
+        """What Defects4J passed, judged again by nl2fix's runner on the same classes
+        (:mod:`~defects4j_adapter.engines.own_judgement`)."""
+        judged = own_judgement.runner_outcome(
+            slot_space, sandbox=self.runner_sandbox, cache_dir=self.cache_dir, known=known,
+            test_timeout=self.options.test_timeout, seconds=deadline - time.monotonic(),
+            memory_mb=self.options.memory_mb)
+        outcome.cpu_seconds += judged.cpu_seconds
+        own_judgement.fold(outcome, judged)
 
 
 def harness_hiccup(result: CommandResult) -> str:

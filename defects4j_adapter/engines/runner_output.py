@@ -283,6 +283,17 @@ def unreported(report: RunnerReport, triggers: tuple[str, ...] | list[str]) -> l
     return [t for t in triggers if t not in named and t.split("::")[0] not in named]
 
 
+NO_FAILURES = "carrying no failures: not a pass"
+"""The runner's words for a test that threw what JUnit then reported as no failure (``TestExecutor.java``)."""
+SKIPPED = "a trigger test that was skipped is no pass"
+"""The message of a trigger test that ended in an assumption failure or was ignored."""
+
+
+def _is_trigger(name: str, triggers: tuple[str, ...] | list[str]) -> bool:
+    """Whether ``name`` (a test, or a class skipped whole) is, or holds, one of ``triggers``."""
+    return any(name == t or name == t.split("::")[0] for t in triggers)
+
+
 CORRUPTED = "(the runner's report)"
 """The failing "test" a report the code under test corrupted is blamed on."""
 
@@ -300,9 +311,15 @@ def to_outcome(report: RunnerReport, *, triggers: tuple[str, ...] | list[str] = 
                            harness_error="the compiler failed without reporting a compile error")
         return Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=report.compile_errors)
     failing = [t for t in report.tests if t.status is Status.FAIL] + report.class_failures
+    # a trigger test that ended in an assumption failure (or was ignored) did not pass: JUnit and
+    # Defects4J count it as skipped or passed, nl2fix as failed; other skipped tests are held to the
+    # fixed version's passes (verdicts.not_passed)
+    failing += [ReportedTest(t.name, Status.FAIL, t.millis, f"{SKIPPED}: {t.message or 'skipped'}")
+                for t in report.tests if t.status is Status.SKIP and _is_trigger(t.name, triggers)]
     timed = [t.name for t in report.tests if t.status is Status.TIMEOUT]
     first_timeout = next((t for t in report.tests if t.status is Status.TIMEOUT), None)
-    ran = sum(t.status is not Status.SKIP for t in report.tests) + len(report.class_failures)
+    ran = sum(t.status is not Status.SKIP or _is_trigger(t.name, triggers) for t in report.tests)
+    ran += len(report.class_failures)
     phase = Phase(report.phases[-1]) if report.phases else Phase.COMPILE
     outcome = Outcome(phase=phase, compiled=True, tests_run=ran,
                       passed_tests=[t.name for t in report.tests if t.status is Status.PASS])

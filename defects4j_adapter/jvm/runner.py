@@ -10,6 +10,7 @@ from standard input. Its report is parsed by :mod:`defects4j_adapter.engines.run
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -65,6 +66,40 @@ def runner_classes(cache_base: Path | None = None) -> Path:
     return cache.build_once(final, build)
 
 
+JUNIT_HOOKS = "junit-hooks"
+"""Under the runner's folder (a name the module system reads no package from): JUnit's reporting
+with the runner's hook, per JUnit jar."""
+HOOKED_CLASS = "org/junit/internal/runners/model/EachTestNotifier.class"
+
+
+def junit_hook(runner_dir: Path, junit: Sequence[Path]) -> Path | None:
+    """A folder to put before ``junit`` on the test JVM's class path: JUnit's ``EachTestNotifier``
+    from the first of those jars that holds it, with a call of the runner's ``Thrown.reported`` first
+    in ``addFailure(Throwable)``, so that the runner sees what a test threw even when JUnit then
+    reports no failure (``JUnitHook.java``). Made once per JUnit jar under the runner's folder, which
+    every sandbox already sees; None when no jar holds the class (no JUnit 4: the runner then passes
+    no test)."""
+    return _junit_hook(runner_dir, tuple((p, p.stat().st_mtime if p.is_file() else 0.0) for p in junit))
+
+
+@functools.lru_cache(maxsize=64)
+def _junit_hook(runner_dir: Path, junit: tuple[tuple[Path, float], ...]) -> Path | None:
+    h = hashlib.sha256()
+    for jar, _ in junit:
+        h.update(jar.read_bytes() if jar.is_file() else b"-")
+    final = runner_dir / JUNIT_HOOKS / h.hexdigest()[:16]
+
+    def build(tmp: Path) -> None:
+        result = run_command([str(reference_java.current().jdk.java), "--module-path", str(runner_dir),
+                              "-m", f"{MODULE}/nl2fix.runner.JUnitHook", str(tmp), *(str(j) for j, _ in junit)],
+                             timeout=COMPILE_TIMEOUT)
+        if not result.ok and result.returncode != 3:
+            raise Nl2FixError(f"JUnit's reporting could not be hooked:\n{(result.stdout + result.stderr)[:2000]}")
+
+    hooked = cache.build_once(final, build)
+    return hooked if (hooked / HOOKED_CLASS).is_file() else None
+
+
 ONE_JOB_JIT = ("-XX:TieredStopAtLevel=1",)
 """A JVM that runs one short precompiled job (a pass's confirmation on a narrowed set of tests), and
 the JVM that only compiles candidates (javac's code is broad rather than hot: 62 compiles of
@@ -99,9 +134,12 @@ def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[st
     if java.jdk.major >= 12:
         args.append("-Djava.security.manager=allow")
     junit = junit_classpath.project_junit(test_classpath) or junit_jars()
-    # the runner on the module path, JUnit on the class path: see java/module-info.java
+    hook = junit_hook(runner_dir, junit)
+    # the runner on the module path, JUnit on the class path (its reporting hooked first): see
+    # java/module-info.java
     return [*args, "-XX:+DisableAttachMechanism", "--module-path", str(runner_dir), "--add-modules", MODULE,
-            "--add-reads", f"{MODULE}=ALL-UNNAMED", "-cp", ":".join(map(str, junit)), MAIN_CLASS, *mode]
+            "--add-reads", f"{MODULE}=ALL-UNNAMED", "-cp", ":".join(map(str, [*([hook] if hook else []), *junit])),
+            MAIN_CLASS, *mode]
 
 
 @dataclass

@@ -289,3 +289,47 @@ def test_an_earlier_candidate_cannot_make_a_later_one_pass_or_time_out(kind, nl2
     stalled = _verdict(engine, ws, stalls, required)
     assert stalled.verdict is Verdict.PLAUSIBLE, stalled
     engine.close()
+
+
+JUDGEMENT = REDTEAM / "judgement"
+JUDGEMENT_ATTACKS = sorted(p.stem for p in JUDGEMENT.glob("*.body"))
+HOW_IT_ENDED = {
+    # the words of the failure each attack ends in, on JUnit 4 tests (Beans-1) and JUnit 3 tests (Beans-2)
+    ("Beans-1", "empty_failures"): "threw org.junit.runners.model.MultipleFailureException carrying no failures",
+    ("Beans-1", "nested_failures"): "threw org.junit.internal.runners.model.MultipleFailureException carrying no",
+    ("Beans-1", "assumption"): "skipped",
+    ("Beans-2", "empty_failures"): "org.junit.runners.model.MultipleFailureException",
+    ("Beans-2", "nested_failures"): "org.junit.internal.runners.model.MultipleFailureException",
+    ("Beans-2", "assumption"): "org.junit.internal.AssumptionViolatedException",
+    ("Beans-1", "thread_death"): "java.lang.ThreadDeath",
+    ("Beans-2", "thread_death"): "java.lang.ThreadDeath",
+}
+
+
+@pytest.mark.parametrize("kind", ["fast", "rebuild"])
+def test_a_pass_is_nl2fix_s_own_judgement(kind, nl2fix_cache, box):
+    # fixtures/redteam/judgement/: the test framework's own exceptions, made by deserialization on a
+    # class that deserializes (Beans.copy), so that the class-file check lets them through. On JUnit 4
+    # tests (Beans-1) empty_failures and nested_failures were plausible (JUnit reported no failure) and
+    # assumption a skip; each is wrong, the skip also without the fixed version's list of passes (as
+    # `nl2fix fix` judges). The rebuild engine starts its JVM apart: JUnit 4's two ways show it hooked
+    bugs = load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs
+    engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects", candidate_timeout=60.0)
+    for bug_id in ("Beans-1", "Beans-2") if kind == "fast" else ("Beans-1",):
+        ws = engine.prepare(bugs[bug_id])
+        fixed = _verdict(engine, ws, ws.bug.fixed_method)
+        assert fixed.verdict is Verdict.PLAUSIBLE, fixed
+        required = required_of(fixed)
+        for name in JUDGEMENT_ATTACKS if kind == "fast" else ("empty_failures", "assumption"):
+            attack = red_team_attack(name, ws.bug, JUDGEMENT)
+            # a skip is held to the fixed version's passes; without them, a skipped trigger is the runner's to fail
+            for asked in (required, frozenset()) if kind == "fast" and name == "assumption" else (required,):
+                record = _verdict(engine, ws, attack, asked)
+                assert record.verdict is Verdict.WRONG, (bug_id, name, record)
+                assert ws.trigger_tests[0] in record.failing_tests, (bug_id, name, record)
+                assert HOW_IT_ENDED[bug_id, name] in record.detail, (bug_id, name, record)
+            print(kind, bug_id, name, record.detail[:200])
+        if kind == "fast":
+            assert _verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG
+            assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
+    engine.close()

@@ -9,7 +9,15 @@ import base64
 import hashlib
 
 from defects4j_adapter.contract import Phase
-from defects4j_adapter.engines.runner_output import PREFIX, Status, is_signed_end, outcome_of, read_job, unescape
+from defects4j_adapter.engines.runner_output import (
+    PREFIX,
+    SKIPPED,
+    Status,
+    is_signed_end,
+    outcome_of,
+    read_job,
+    unescape,
+)
 from defects4j_adapter.jvm.report_signing import JobKey, mac, new_key, siphash24
 
 KEY = JobKey(0x0706050403020100, 0x0F0E0D0C0B0A0908)
@@ -209,3 +217,16 @@ def test_a_compile_failure_without_a_diagnostic_is_the_harness_s_error():
     outcome = outcome_of(runner("START\nCOMPILE\terror\t\nEND\tcompile-error\t0\n"), KEY, "x")
     assert not outcome.compiled and not outcome.compile_errors
     assert "without reporting a compile error" in outcome.harness_error
+
+
+def test_a_trigger_test_that_was_skipped_is_no_pass():
+    # an assumption failure (the code under test may throw one without naming it) or an ignored
+    # trigger fails the run; other skipped tests are held to the fixed version's passes (verdicts)
+    skipped = RUN.replace("TEST\tfail\torg.mini.CalcTest::testClampHigh\t13\tjava.lang.AssertionError: expected:<10> "
+                          "but was:<0>\\n\\tat org.junit.Assert.fail(Assert.java:89)\\n",
+                          "TEST\tskip\torg.mini.CalcTest::testClampHigh\t13\tassumption failed")
+    outcome = outcome_of(runner(skipped), KEY, "x", triggers=["org.mini.CalcTest::testClampHigh"])
+    assert "org.mini.CalcTest::testClampHigh" in outcome.failing_tests
+    assert outcome.messages["org.mini.CalcTest::testClampHigh"] == f"{SKIPPED}: assumption failed"
+    assert "org.mini.CalcTest::testSkipped" not in outcome.failing_tests
+    assert outcome_of(runner(skipped), KEY, "x").failing_tests == ["org.mini.BrokenTest"]

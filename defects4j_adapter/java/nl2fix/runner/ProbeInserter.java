@@ -9,13 +9,16 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Puts a call of {@link Probe#hit()} at the very start of a method's bytecode, for the recording
- * job on the fixed or buggy version (trusted code; a candidate's classes are never instrumented). At the
- * bytecode's start, not the source's, so a constructor records before its {@code this(...)} or
- * {@code super(...)} arguments are evaluated: a test that calls it is seen even when they throw.
+ * Puts a call of a static method of the runner at the very start of a method's bytecode: {@link
+ * Probe#hit()} for the recording job on the fixed or buggy version (trusted code; a candidate's
+ * classes are never instrumented), and {@link Thrown#reported} in JUnit's own reporting of a thrown
+ * object ({@link JUnitHook}). At the bytecode's start, not the source's, so a constructor records
+ * before its {@code this(...)} or {@code super(...)} arguments are evaluated: a test that calls it
+ * is seen even when they throw.
  *
- * <p>The call and a {@code nop} make 4 bytes, so every later instruction moves by 4: relative
- * jumps stay as they are and {@code tableswitch}/{@code lookupswitch} keep their 4-byte alignment;
+ * <p>The call and a {@code nop} (or the load of its one argument) make 4 bytes, so every later
+ * instruction moves by 4: relative jumps stay as they are and {@code tableswitch}/{@code
+ * lookupswitch} keep their 4-byte alignment;
  * only the absolute offsets move (exception table, line and local variable tables, the first
  * stack map frame). A method whose Code attribute holds anything else with offsets (type
  * annotations on its code) is left alone and counted as not instrumented: the recording is then
@@ -38,6 +41,26 @@ final class ProbeInserter {
         }
     }
 
+    /** A call of {@code owner.name(descriptor)}, static, with {@code load} (an instruction of one byte
+     * that loads its argument, or {@code nop} for none) before or after it as the call needs. */
+    static final class Call {
+        final String owner;
+        final String name;
+        final String descriptor;
+        final int load;
+
+        Call(String owner, String name, String descriptor, int load) {
+            this.owner = owner;
+            this.name = name;
+            this.descriptor = descriptor;
+            this.load = load;
+        }
+    }
+
+    static final int NOP = 0x00;
+    static final int ALOAD_1 = 0x2B;
+    private static final Call PROBE = new Call("nl2fix/runner/Probe", "hit", "()V", NOP);
+
     /** Every method named {@code method} in {@code classes}, and the constructors of the classes
      * whose simple name is {@code method} (a constructor's name in source), instrumented. */
     static Result instrument(Map<String, byte[]> classes, String method) throws IOException {
@@ -47,7 +70,7 @@ final class ProbeInserter {
         for (Map.Entry<String, byte[]> e : classes.entrySet()) {
             String name = e.getKey();
             String simple = name.substring(Math.max(name.lastIndexOf('.'), name.lastIndexOf('$')) + 1);
-            ProbeInserter.Rewriter r = new ProbeInserter.Rewriter(e.getValue(), method, simple.equals(method));
+            ProbeInserter.Rewriter r = new ProbeInserter.Rewriter(e.getValue(), PROBE, method, null, simple.equals(method));
             out.put(name, r.rewrite());
             probes += r.probes;
             refused += r.refused;
@@ -55,9 +78,20 @@ final class ProbeInserter {
         return new Result(out, probes, refused);
     }
 
+    /** {@code data} with {@code call} first in its method {@code method} of that descriptor; null when
+     * the class has no such method or its code holds offsets this does not move. */
+    static byte[] hook(byte[] data, Call call, String method, String descriptor) throws IOException {
+        Rewriter r = new Rewriter(data, call, method, descriptor, false);
+        byte[] out = r.rewrite();
+        return r.probes == 1 && r.refused == 0 ? out : null;
+    }
+
     private static final class Rewriter {
         private final ByteBuffer in;
+        private final Call call;
         private final String method;
+        /** Only the method of this descriptor; null for every method of that name. */
+        private final String descriptor;
         private final boolean constructors;
         private final Map<Integer, String> utf8 = new HashMap<>();
         private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -66,9 +100,11 @@ final class ProbeInserter {
         int probes;
         int refused;
 
-        Rewriter(byte[] data, String method, boolean constructors) {
+        Rewriter(byte[] data, Call call, String method, String descriptor, boolean constructors) {
             this.in = ByteBuffer.wrap(data);
+            this.call = call;
             this.method = method;
+            this.descriptor = descriptor;
             this.constructors = constructors;
         }
 
@@ -99,12 +135,12 @@ final class ProbeInserter {
             }
             out.writeShort(count + 6);
             out.write(in.array(), start, in.position() - start);
-            // Utf8 class name, Class, Utf8 "hit", Utf8 "()V", NameAndType, Methodref
-            writeUtf8("nl2fix/runner/Probe");
+            // Utf8 class name, Class, Utf8 name, Utf8 descriptor, NameAndType, Methodref
+            writeUtf8(call.owner);
             out.writeByte(7);
             out.writeShort(count);
-            writeUtf8("hit");
-            writeUtf8("()V");
+            writeUtf8(call.name);
+            writeUtf8(call.descriptor);
             out.writeByte(12);
             out.writeShort(count + 2);
             out.writeShort(count + 3);
@@ -152,8 +188,9 @@ final class ProbeInserter {
             for (int i = 0; i < n; i++) {
                 copy(2);
                 String name = utf8.get(u2());
-                copy(2);
-                boolean target = methods && (method.equals(name) || constructors && "<init>".equals(name));
+                String type = utf8.get(u2());
+                boolean target = methods && (method.equals(name) || constructors && "<init>".equals(name))
+                        && (descriptor == null || descriptor.equals(type));
                 if (!target) {
                     copyAttributes();
                     continue;
@@ -183,15 +220,27 @@ final class ProbeInserter {
             ByteBuffer c = ByteBuffer.wrap(body);
             ByteArrayOutputStream b = new ByteArrayOutputStream();
             DataOutputStream o = new DataOutputStream(b);
-            o.writeInt(c.getInt()); // max_stack (the call needs none), max_locals
+            // max_stack, max_locals: a call with an argument needs a slot of the stack, which any
+            // method that passes its argument on (JUnit's reporting does) has already
+            int maxStack = c.getShort() & 0xFFFF;
+            if (call.load != NOP && maxStack == 0) {
+                return null;
+            }
+            o.writeShort(maxStack);
+            o.writeShort(c.getShort());
             int length = c.getInt();
             if (length + 4 > 65535) {
                 return null;
             }
             o.writeInt(length + 4);
+            if (call.load != NOP) {
+                o.writeByte(call.load);
+            }
             o.writeByte(0xB8); // invokestatic
             o.writeShort(methodRef);
-            o.writeByte(0x00); // nop
+            if (call.load == NOP) {
+                o.writeByte(NOP);
+            }
             o.write(body, c.position(), length);
             c.position(c.position() + length);
             int handlers = c.getShort() & 0xFFFF;

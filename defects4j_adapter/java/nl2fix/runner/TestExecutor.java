@@ -30,6 +30,11 @@ import org.junit.runner.notification.StoppedByUserException;
  * API, so the listener takes an event only from the test thread it started and only when no
  * class of the candidate's source file is on the stack: JUnit fires its events after the test
  * method has returned or thrown, a forgery fires them from inside it (or from another thread).
+ *
+ * <p>A pass is the runner's judgement, not the absence of a failure event: a test passes only when
+ * JUnit was handed nothing its statement threw ({@link Thrown}) and reported no failure or
+ * assumption failure for it. Whatever a test threw that JUnit then reported as no failure (an empty
+ * multiple-failure exception) fails it here, and so does the same at a class's level.
  */
 final class TestExecutor {
     private static final String FILTER_CLASS = Filter.class.getName();
@@ -50,6 +55,8 @@ final class TestExecutor {
     private final ThreadGroup group;
     private final Set<String> done = new HashSet<>();
     private final Set<String> candidateClasses;
+    /** Whether this JVM's JUnit tells {@link Thrown} what it was handed; without it no test passes. */
+    private final boolean hooked = Thrown.hooked();
     /** JUnit events the code under test fired itself, which the listener did not take. */
     final java.util.concurrent.atomic.AtomicInteger forged = new java.util.concurrent.atomic.AtomicInteger();
     /** Every test and class result, in order, for the signed report {@link Main} writes once the
@@ -96,6 +103,9 @@ final class TestExecutor {
      * {@code toString} or {@code printStackTrace} may throw in turn, and the failure stays a
      * failure of the test either way. Called on the test thread only. */
     private static String trace(Throwable t) {
+        if (t == null) {
+            return "a failure without a thrown object";
+        }
         java.io.StringWriter w = new java.io.StringWriter();
         try {
             t.printStackTrace(new java.io.PrintWriter(w));
@@ -103,6 +113,10 @@ final class TestExecutor {
             w.write(t.getClass().getName() + " (its stack trace could not be printed: " + unreadable.getClass().getName() + ")");
         }
         String s = w.toString();
+        if (s.trim().isEmpty()) {
+            // JUnit 4.13's multiple-failure exception prints only the failures it carries
+            return t.getClass().getName() + " (it printed no stack trace)";
+        }
         if (s.length() <= TRACE_LIMIT) {
             return s;
         }
@@ -114,6 +128,12 @@ final class TestExecutor {
         }
         String tail = s.substring(cause + 1, Math.min(s.length(), cause + 1 + TRACE_LIMIT / 2));
         return s.substring(0, TRACE_LIMIT - tail.length()) + "\n\t...\n" + tail + (cause + 1 + tail.length() < s.length() ? "..." : "");
+    }
+
+    /** Why a test or class whose statement threw {@code t} failed, when JUnit reported no failure
+     * for it. Called on the test thread only ({@link #trace} runs the thrown object's code). */
+    static String unreported(Throwable t) {
+        return "threw " + t.getClass().getName() + " carrying no failures: not a pass\n" + trace(t);
     }
 
     /** Whether the class of a stack frame is one compiled from the candidate's source file. */
@@ -202,6 +222,12 @@ final class TestExecutor {
             try {
                 Runner runner = request.getRunner();
                 runner.run(notifier);
+                Throwable unclaimed = Thrown.take();
+                if (unclaimed != null) {
+                    // a class's statement threw (@BeforeClass, @AfterClass, a class rule) and JUnit
+                    // reported no failure for it
+                    crash[0] = unreported(unclaimed);
+                }
             } catch (StoppedByUserException e) {
                 // stop-at-first-failure skips the rest of this run on purpose; thrown by the
                 // code under test instead, it would end the class without a failure
@@ -218,6 +244,7 @@ final class TestExecutor {
             }
         }, "nl2fix-tests");
         listener.thread = thread;
+        Thrown.watch(thread);
         Probe.runs(label, thread);
         BehaviourProbe.watch(thread, label);
         thread.setContextClassLoader(loader);
@@ -326,6 +353,11 @@ final class TestExecutor {
                 return;
             }
             Guard.takeExitAttempt();
+            Throwable unclaimed = Thrown.take();
+            if (unclaimed != null) {
+                // reported outside any test (a suite's earlier class) with no failure: that class failed
+                classFailure(d.getClassName(), unreported(unclaimed));
+            }
             startedAt = System.nanoTime();
             lastEvent = startedAt;
             current = d;
@@ -354,6 +386,7 @@ final class TestExecutor {
                 return;
             }
             if (classLevel(d)) {
+                Thrown.take();
                 String exit = Guard.takeExitAttempt();
                 classFailure(d.getClassName(), (exit == null ? "" : exit + "\n") + trace(e));
                 maybeStop();
@@ -388,6 +421,7 @@ final class TestExecutor {
             Probe.test(null);
             lastEvent = System.nanoTime();
             done.add(n);
+            Throwable threw = Thrown.take();
             if (timedOut.contains(n)) {
                 return;
             }
@@ -396,8 +430,13 @@ final class TestExecutor {
             String exit = Guard.takeExitAttempt();
             if (assumptions.remove(n)) {
                 record(Words.TEST, Words.SKIP, n, Long.toString(ms), "assumption failed");
-            } else if (f == null) {
+            } else if (f == null && threw == null && hooked) {
                 record(Words.TEST, Words.PASS, n, Long.toString(ms), "");
+            } else if (f == null) {
+                record(Words.TEST, Words.FAIL, n, Long.toString(ms), threw != null ? unreported(threw)
+                        : "JUnit's reporting is not hooked: nl2fix cannot tell how this test ended, so it is no pass");
+                failed(n);
+                maybeStop();
             } else {
                 record(Words.TEST, Words.FAIL, n, Long.toString(ms), (exit == null ? "" : exit + "\n") + trace(f.getException()));
                 failed(n);
