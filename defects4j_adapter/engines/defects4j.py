@@ -232,7 +232,7 @@ class Defects4JEngine:
             test_timeout=self.options.test_timeout, seconds=deadline - time.monotonic(),
             memory_mb=self.options.memory_mb)
         outcome.cpu_seconds += judged.cpu_seconds
-        own_judgement.fold(outcome, judged)
+        own_judgement.fold(outcome, judged, tuple(slot_space.trigger_tests))
 
 
 def harness_hiccup(result: CommandResult) -> str:

@@ -8,9 +8,14 @@ trigger test's input makes it wrong, ``defects4j test`` reports 0 failing tests.
 has passed a candidate, nl2fix's runner (whose JUnit tells it what each test threw: ``Thrown.java``)
 runs the trigger and relevant tests again on the classes Defects4J compiled, and a test that ended
 in something JUnit reported as no failure, or a trigger test that was skipped, is the candidate's
-failure; the record says where Defects4J's own count differs. Other differences between the two
-runs (the environment's) are not held against the candidate: the candidate's Defects4J verdict
-stands for them.
+failure; the record says where Defects4J's own count differs. So is a trigger test that fails in the
+runner: Defects4J reads its verdict from files its result formatter writes inside the very JVM the
+candidate's code runs in (Ant's, ``fork="no"``), so a candidate can blank its own ``failing_tests``
+while its tests run, whereas the runner's report is signed with a key no code of the candidate can
+read (its JVM is non-dumpable: :mod:`~defects4j_adapter.jvm.os_wall`). The fixed version is judged
+the same way (a trigger test that fails it in the runner shows as the bug's ground truth failing).
+Other differences between the two runs, in the relevant tests (the environment's), are not held
+against the candidate: its Defects4J verdict stands for them.
 """
 
 from __future__ import annotations
@@ -57,27 +62,30 @@ def runner_outcome(ws: Workspace, *, sandbox: Sandbox, cache_dir: Path, known: f
                                         stderr_tail=result.stderr[-2000:], triggers=ws.trigger_tests)
 
 
-def not_passes(judged: Outcome) -> dict[str, str]:
-    """The tests the runner judged no pass where JUnit reported none failed, with the runner's message."""
+def not_passes(judged: Outcome, triggers: tuple[str, ...] = ()) -> dict[str, str]:
+    """The tests the runner judged no pass where JUnit reported none failed, and the trigger tests
+    that failed in the runner, with the runner's message."""
     return {t: judged.messages.get(t, "") for t in judged.failing_tests
             if runner_output.NO_FAILURES in judged.messages.get(t, "")
-            or judged.messages.get(t, "").startswith(runner_output.SKIPPED)}
+            or judged.messages.get(t, "").startswith(runner_output.SKIPPED) or t in triggers}
 
 
-def fold(outcome: Outcome, judged: Outcome) -> Outcome:
+def fold(outcome: Outcome, judged: Outcome, triggers: tuple[str, ...] = ()) -> Outcome:
     """Defects4J's ``outcome`` of a candidate it passed, with the runner's ``judged`` one: what the
-    runner judged no pass that JUnit reported passed fails the candidate, and the detail says where
-    Defects4J's own count differs. A runner that could not judge makes the outcome an ``error``."""
+    runner judged no pass that JUnit reported passed, and a trigger test (of ``triggers``) that failed
+    in the runner, fail the candidate, and the detail says where Defects4J's own count differs. A
+    runner that could not judge makes the outcome an ``error``."""
     if judged.harness_error:
         outcome.harness_error = f"nl2fix's runner could not judge what Defects4J passed: {judged.harness_error}"
         return outcome
-    differ = not_passes(judged)
+    differ = not_passes(judged, triggers)
     if not differ:
         return outcome
     outcome.failing_tests += [t for t in differ if t not in outcome.failing_tests]
     outcome.messages.update(differ)
     named = ", ".join(differ)
     note = (f"Defects4J counts {len(differ)} failing test(s) fewer: it reported {named} passed, which nl2fix "
-            "judges no pass (JUnit reported no failure for what the test threw, or skipped it)")
+            "judges no pass (JUnit reported no failure for what the test threw, or skipped it, or the trigger test "
+            "failed in nl2fix's runner, whose signed report the candidate cannot write)")
     outcome.detail = "; ".join(p for p in (outcome.detail, note) if p)
     return outcome

@@ -37,6 +37,20 @@ def test_what_junit_reported_as_no_failure_fails_a_candidate_defects4j_passed():
     assert "Defects4J counts 2 failing test(s) fewer" in record.detail
 
 
+def test_a_trigger_test_failing_in_the_runner_fails_a_candidate_defects4j_passed():
+    # Defects4J's failing_tests is written inside the candidate's own JVM (blanked by
+    # fixtures/redteam/defects4j/blank_failing_tests); the runner's signed report is not
+    passed = Outcome(phase=Phase.DONE, compiled=True, tests_run=3)
+    failed = {TRIGGER: "java.lang.AssertionError: expected 3", "org.x.ParserTest::testLocale": "locale"}
+    judged = Outcome(phase=Phase.DONE, compiled=True, tests_run=3, failing_tests=list(failed), messages=failed)
+    folded = own_judgement.fold(passed, judged, (TRIGGER,))
+    assert folded.failing_tests == [TRIGGER]
+    record = judge(folded, bug_id="X-1", hash="h", engine="defects4j")
+    assert record.verdict is Verdict.WRONG and "whose signed report the candidate cannot write" in record.detail
+    passed = Outcome(phase=Phase.DONE, compiled=True, tests_run=3)
+    assert own_judgement.fold(passed, judged).failing_tests == []  # ... and only trigger tests
+
+
 def test_a_runner_that_could_not_judge_is_no_pass():
     passed = Outcome(phase=Phase.DONE, compiled=True, tests_run=3)
     folded = own_judgement.fold(passed, Outcome(phase=Phase.COMPILE, compiled=False, harness_error="no JVM"))

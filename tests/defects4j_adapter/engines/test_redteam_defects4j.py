@@ -157,9 +157,6 @@ def test_an_attack_on_later_runs_changes_no_later_verdict(name, judged, csv4, le
     assert (target.read_bytes() if target.exists() else None) == before
 
 
-@pytest.mark.xfail(reason="the tests share Ant's JVM with Defects4J's result formatter (fork=\"no\"): what keeps "
-                   "a candidate from rewriting its own failing_tests there is the class-file check, whose list "
-                   "does not name this writer yet", strict=False)
 def test_a_candidate_that_blanks_its_own_failing_tests_does_not_pass(judged, csv4):
     engine, ws = judged
     assert verdict(engine, ws, red_team_attack("blank_failing_tests", csv4, CORPUS)) is not Verdict.PLAUSIBLE
