@@ -182,7 +182,8 @@ class WarmJvm:
         self.mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch")
         argv = runner.jvm_command(runner_dir, memory_mb=memory_mb or options.memory_mb,
                                        tmp_dir=sandbox.tmp_dir(self.mounts), mode=["serve"],
-                                       test_classpath=ws.classpath, java=sandbox.test_java(), one_job=one_job)
+                                       test_classpath=ws.classpath, java=sandbox.test_java(), one_job=one_job,
+                                       job_dirs=sandbox.job_dirs(self.mounts))
         self.sandbox = sandbox
         self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.candidate_timeout))
         self.lines: queue.Queue[str | None] = queue.Queue()

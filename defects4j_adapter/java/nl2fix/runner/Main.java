@@ -38,6 +38,9 @@ public final class Main {
 
     private static final java.util.concurrent.atomic.AtomicBoolean STARTED = new java.util.concurrent.atomic.AtomicBoolean();
 
+    /** serve: the job's folders as they were before the first job (run: null, the JVM ends with its job). */
+    private static Scratch scratch;
+
     public static void main(String[] args) throws Exception {
         // the package is exported (the launcher needs this method): code under test calling it
         // would start a second server reading the harness's input
@@ -51,6 +54,7 @@ public final class Main {
         Report report = new Report();
         JdkState.isolateStreams();
         report.line("GUARD", Guard.install() ? "exit" : "none");
+        Canary.remember();
         TestClasses.defineClassPath(System.getProperty("java.class.path"), Main.class.getClassLoader());
         InMemoryCompiler compiler = new InMemoryCompiler();
         InputStream in = new FileInputStream(FileDescriptor.in);
@@ -64,6 +68,7 @@ public final class Main {
             report.line("ERROR", "usage: Main run REQUEST | Main serve");
             Guard.halt(2);
         }
+        scratch = Scratch.declared();
         report.line("READY");
         String path;
         while ((path = readUntil(in, ' ')) != null) {
@@ -178,7 +183,8 @@ public final class Main {
         for (int i = 0; i < cp.size(); i++) {
             urls[i + 1] = new File(cp.get(i)).toURI().toURL();
         }
-        URLClassLoader loader = new URLClassLoader(urls, SystemLoader.class.getClassLoader());
+        URLClassLoader loader = new URLClassLoader(Lifetime.LOADER, urls, SystemLoader.class.getClassLoader());
+        Lifetime.Watch watch = new Lifetime.Watch(loader);
         ThreadGroup group = new ThreadGroup("nl2fix-candidate");
         JdkState saved = new JdkState();
         JdkState.isolateStreams();
@@ -216,10 +222,17 @@ public final class Main {
         if (forged > 0) {
             report.signed(k0, k1, seq++, job.id, Words.FORGED, Integer.toString(forged));
         }
-        report.signed(k0, k1, seq, job.id, Words.END,
-                executor.poisoned ? Words.POISONED : executor.stopped ? Words.STOPPED : Words.COMPLETE,
-                restart ? Words.YES : Words.NO);
+        String end = executor.poisoned ? Words.POISONED : executor.stopped ? Words.STOPPED : Words.COMPLETE;
+        // this frame holds nothing of the job from here on, so its loader can be shown unreachable
+        executor = null;
         loader.close();
+        loader = null;
+        if (scratch != null && !restart) {
+            // the folders only once no code of the job can write them any more
+            // (and the canary once more: a finalizer may have run since)
+            restart = !watch.over() || !scratch.reset() || !Canary.intact();
+        }
+        report.signed(k0, k1, seq, job.id, Words.END, end, restart ? Words.YES : Words.NO);
         return restart;
     }
 }

@@ -1,0 +1,93 @@
+package nl2fix.runner;
+
+import java.lang.ref.PhantomReference;
+import java.lang.ref.ReferenceQueue;
+import java.util.Map;
+import java.util.concurrent.ForkJoinPool;
+
+/**
+ * No code of a job runs after it ends, in any thread. {@link Threads} ends the threads a job
+ * started; but the JDK runs code in threads of its own that were there before the job and stay
+ * (the common fork-join pool's workers, the finalizer, cleaners, a timer or scheduler an earlier
+ * job started), and a job can hand them work: a task that keeps running or is queued to run later,
+ * an object whose {@code finalize} or cleaning action calls back into the job's classes. Such code
+ * made the candidate judged next time out (by holding a lock, or just the JVM's CPU).
+ *
+ * <p>Every class of a job (the candidate's, the project's, its tests') is defined by the job's own
+ * loader, named {@link #LOADER}, and whatever can run a job's code later holds one of them: a
+ * queued task is an object of a job's class, a pending finalization or cleaning action too. So
+ * after the job the loader must become unreachable: its {@link PhantomReference} is enqueued only
+ * once no object finalizable or otherwise holds it, so a few full collections (the finalizer thread
+ * runs pending {@code finalize} methods between them) show that nothing can run a job's code any
+ * more, in any thread; a finalizer that does not end within the bound, or one that put the job's
+ * objects back where something reaches them, keeps it. Besides: no live thread may have a frame
+ * of a job's class, and the common pool must be quiet (a job may have sorted a large array in
+ * parallel, which holds no class of its own). A JVM that cannot show all of it takes no further
+ * job. Creating no thread here is deliberate: a job's code may hold {@code Thread.class}'s lock,
+ * which every new thread takes.
+ *
+ * <p>The check also retires a JVM in which a JDK cache keeps a job's class strongly or softly
+ * (serialization's class descriptors, bean introspection). One full collection costs a few
+ * milliseconds here (the serial collector over a heap that is mostly the JDK, JUnit and the
+ * runner), and leaves the next job a clean heap.
+ */
+final class Lifetime {
+    private Lifetime() {
+    }
+
+    /** The name of every job's class loader, as stack frames report it. */
+    static final String LOADER = "nl2fix-job";
+
+    private static final int COLLECTIONS = 5;
+    private static final long ENQUEUE_MS = 200;
+    private static final long QUIET_MS = 1_000;
+
+    /** Watches a job's loader; {@link #over} says whether the job left nothing behind. */
+    static final class Watch {
+        private final ReferenceQueue<ClassLoader> queue = new ReferenceQueue<>();
+        private final PhantomReference<ClassLoader> loader;
+
+        Watch(ClassLoader loader) {
+            this.loader = new PhantomReference<>(loader, queue);
+        }
+
+        /** True when no code of the job can run any more: call it once the caller holds nothing of
+         * the job (its loader closed and dropped). */
+        boolean over() throws InterruptedException {
+            boolean gone = false;
+            for (int i = 0; i < COLLECTIONS && !gone; i++) {
+                Runtime.getRuntime().gc();
+                gone = queue.remove(ENQUEUE_MS) == loader;
+            }
+            return gone && quiet() && !anyFrame();
+        }
+    }
+
+    /** The common pool has no task queued or running. */
+    private static boolean quiet() throws InterruptedException {
+        ForkJoinPool pool = ForkJoinPool.commonPool();
+        long deadline = System.nanoTime() + QUIET_MS * 1_000_000L;
+        while (pool.getActiveThreadCount() > 0 || pool.getQueuedSubmissionCount() > 0 || pool.getQueuedTaskCount() > 0) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+        return true;
+    }
+
+    /** Some live thread (the JDK's own included) is running code of a job's class right now. */
+    private static boolean anyFrame() {
+        for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+            if (e.getKey() == Thread.currentThread() || !e.getKey().isAlive()) {
+                continue;
+            }
+            for (StackTraceElement frame : e.getValue()) {
+                if (LOADER.equals(frame.getClassLoaderName())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}
