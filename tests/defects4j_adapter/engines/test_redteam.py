@@ -232,3 +232,21 @@ def test_a_candidate_cannot_change_how_the_next_one_compiles(kind, nl2fix_cache,
         assert _verdict(engine, ws, inverted, required).verdict is Verdict.WRONG, name
         assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
     engine.close()
+
+
+def test_without_a_sandbox_the_job_s_folders_are_emptied_too(nl2fix_cache, beans):
+    # --sandbox none: the warm JVM's temporary folder and working directory are folders of its own on
+    # the host (the sandbox's scratch), emptied after every job as a tmpfs is; what a job left there,
+    # a read-only folder included, is gone before the next one, and the JVM takes it
+    engine = _engine("fast", nl2fix_cache, make_sandbox("none"), projects_dir=REDTEAM / "bench" / "projects")
+    ws = engine.prepare(beans)
+    required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+    assert _verdict(engine, ws, red_team_attack("squat_folder", ws.bug, NEXT), required).verdict is Verdict.WRONG
+    jvms = [jvm for jvms in engine._warm.idle.values() for jvm in jvms]
+    assert jvms, "the JVM that ran the attack takes the next candidate"
+    for jvm in jvms:
+        scratch = jvm.mounts.host_scratch
+        assert list((scratch / "tmp").iterdir()) == []
+        assert sorted(p.name for p in (scratch / "cwd").iterdir() if not p.is_symlink()) == []
+    assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
+    engine.close()

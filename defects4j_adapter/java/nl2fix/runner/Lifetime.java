@@ -42,7 +42,7 @@ final class Lifetime {
     private static final long ENQUEUE_MS = 200;
     private static final long QUIET_MS = 1_000;
 
-    /** Watches a job's loader; {@link #over} says whether the job left nothing behind. */
+    /** Watches a job's loader; {@link Watch#left} says what the job left behind. */
     static final class Watch {
         private final ReferenceQueue<ClassLoader> queue = new ReferenceQueue<>();
         private final PhantomReference<ClassLoader> loader;
@@ -51,15 +51,18 @@ final class Lifetime {
             this.loader = new PhantomReference<>(loader, queue);
         }
 
-        /** True when no code of the job can run any more: call it once the caller holds nothing of
-         * the job (its loader closed and dropped). */
-        boolean over() throws InterruptedException {
+        /** What of the job may still run, or null when nothing can: call it once the caller holds
+         * nothing of the job (its loader closed and dropped). */
+        String left() throws InterruptedException {
             boolean gone = false;
             for (int i = 0; i < COLLECTIONS && !gone; i++) {
                 Runtime.getRuntime().gc();
                 gone = queue.remove(ENQUEUE_MS) == loader;
             }
-            return gone && quiet() && !anyFrame();
+            String frame = frame();
+            return frame != null ? "a thread runs the job's code: " + frame
+                    : !gone ? "the job's class loader is still reachable"
+                    : !quiet() ? "the common pool is busy" : null;
         }
     }
 
@@ -76,18 +79,19 @@ final class Lifetime {
         return true;
     }
 
-    /** Some live thread (the JDK's own included) is running code of a job's class right now. */
-    private static boolean anyFrame() {
+    /** A live thread (the JDK's own included) running code of a job's class right now, and where;
+     * or null. */
+    private static String frame() {
         for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
             if (e.getKey() == Thread.currentThread() || !e.getKey().isAlive()) {
                 continue;
             }
             for (StackTraceElement frame : e.getValue()) {
                 if (LOADER.equals(frame.getClassLoaderName())) {
-                    return true;
+                    return e.getKey().getName() + " at " + frame;
                 }
             }
         }
-        return false;
+        return null;
     }
 }

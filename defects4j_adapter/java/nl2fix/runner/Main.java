@@ -217,6 +217,7 @@ public final class Main {
         }
         if (recording != null) {
             seq = recording.report(report, k0, k1, seq, job.id, probed);
+            recording = null; // it knows the test threads, whose context class loader is the job's
         }
         int forged = executor.forged.get();
         if (forged > 0) {
@@ -229,8 +230,14 @@ public final class Main {
         loader = null;
         if (scratch != null && !restart) {
             // the folders only once no code of the job can write them any more
-            // (and the canary once more: a finalizer may have run since)
-            restart = !watch.over() || !scratch.reset() || !Canary.intact();
+            String left = watch.left();
+            left = left != null ? left : scratch.left();
+            // the canary once more: a finalizer may have run since
+            left = left != null || Canary.intact() ? left : "the canary is not intact";
+            if (left != null) {
+                restart = true;
+                System.err.println("nl2fix: this JVM takes no further job: " + left);
+            }
         }
         report.signed(k0, k1, seq, job.id, Words.END, end, restart ? Words.YES : Words.NO);
         return restart;

@@ -82,14 +82,19 @@ final class Scratch {
         return new Scratch(System.getProperty("nl2fix.jobDirs", ""));
     }
 
-    /** Empties every folder back to how it was at start (the links it held put back), following no link; true when each is
-     * so now (and the temporary folder and working directory are among them). */
-    boolean reset() throws InterruptedException {
-        boolean clean = covered;
-        for (Folder f : folders) {
-            clean &= reset(f);
+    /** Empties every folder back to how it was at start (the links it held put back), following
+     * no link; what is not so now, or null (the temporary folder and working directory are among
+     * them). */
+    String left() throws InterruptedException {
+        if (!covered) {
+            return "the temporary folder or working directory is not the job's own";
         }
-        return clean;
+        for (Folder f : folders) {
+            if (!reset(f)) {
+                return "the folder " + f.root + " could not be emptied or its space is still held";
+            }
+        }
+        return null;
     }
 
     private static boolean reset(Folder f) throws InterruptedException {
