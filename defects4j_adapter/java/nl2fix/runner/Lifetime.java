@@ -17,19 +17,18 @@ import java.util.concurrent.ForkJoinPool;
  * loader, named {@link #LOADER}, and whatever can run a job's code later holds one of them: a
  * queued task is an object of a job's class, a pending finalization or cleaning action too. So
  * after the job the loader must become unreachable: its {@link PhantomReference} is enqueued only
- * once no object finalizable or otherwise holds it, so a few full collections (the finalizer thread
- * runs pending {@code finalize} methods between them) show that nothing can run a job's code any
- * more, in any thread; a finalizer that does not end within the bound, or one that put the job's
- * objects back where something reaches them, keeps it. Besides: no live thread may have a frame
- * of a job's class, and the common pool must be quiet (a job may have sorted a large array in
- * parallel, which holds no class of its own). A JVM that cannot show all of it takes no further
+ * once no object, finalizable or not, holds it. One full collection shows that for most jobs; for
+ * the others the JVM's last resort follows, collections that also clear every soft reference (a
+ * JDK cache may hold a job's class softly: bean introspection does), after the finalizer has run
+ * what the first one found. A finalizer that has not ended by then, or one that put the job's
+ * objects back where something reaches them, keeps the loader. Besides: no live thread may have a
+ * frame of a job's class, and the common pool must be quiet (a job may have sorted a large array
+ * in parallel, which holds no class of its own). A JVM that cannot show all of it takes no further
  * job. Creating no thread here is deliberate: a job's code may hold {@code Thread.class}'s lock,
  * which every new thread takes.
  *
- * <p>The check also retires a JVM in which a JDK cache keeps a job's class strongly or softly
- * (serialization's class descriptors, bean introspection). One full collection costs a few
- * milliseconds here (the serial collector over a heap that is mostly the JDK, JUnit and the
- * runner), and leaves the next job a clean heap.
+ * <p>One full collection costs a few milliseconds here (the serial collector over a heap that is
+ * mostly the JDK, JUnit and the runner) and leaves the next job a clean heap.
  */
 final class Lifetime {
     private Lifetime() {
@@ -38,9 +37,10 @@ final class Lifetime {
     /** The name of every job's class loader, as stack frames report it. */
     static final String LOADER = "nl2fix-job";
 
-    private static final int COLLECTIONS = 5;
-    private static final long ENQUEUE_MS = 200;
+    private static final long ENQUEUE_MS = 1_000;
     private static final long QUIET_MS = 1_000;
+    /** Written so the allocation of {@link #clearSoftReferences} cannot be compiled away. */
+    private static volatile int sink;
 
     /** Watches a job's loader; {@link Watch#left} says what the job left behind. */
     static final class Watch {
@@ -54,15 +54,28 @@ final class Lifetime {
         /** What of the job may still run, or null when nothing can: call it once the caller holds
          * nothing of the job (its loader closed and dropped). */
         String left() throws InterruptedException {
-            boolean gone = false;
-            for (int i = 0; i < COLLECTIONS && !gone; i++) {
-                Runtime.getRuntime().gc();
+            Runtime.getRuntime().gc();
+            boolean gone = queue.remove(ENQUEUE_MS) == loader;
+            if (!gone) {
+                // a JDK cache may hold a class of the job softly (bean introspection does), and an
+                // object of the job may have been waiting for its finalizer (which has run since)
+                clearSoftReferences();
                 gone = queue.remove(ENQUEUE_MS) == loader;
             }
             String frame = frame();
             return frame != null ? "a thread runs the job's code: " + frame
                     : !gone ? "the job's class loader is still reachable"
                     : !quiet() ? "the common pool is busy" : null;
+        }
+    }
+
+    /** Full collections that clear every soft reference: the JVM makes them before it gives up on
+     * an allocation, so ask for more than the heap can hold. */
+    private static void clearSoftReferences() {
+        try {
+            sink = new long[(int) Math.min(Integer.MAX_VALUE - 8, Runtime.getRuntime().maxMemory() / 8 + 1)].length;
+        } catch (OutOfMemoryError expected) {
+            // what was asked for
         }
     }
 
