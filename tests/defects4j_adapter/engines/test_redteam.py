@@ -250,3 +250,15 @@ def test_without_a_sandbox_the_job_s_folders_are_emptied_too(nl2fix_cache, beans
         assert sorted(p.name for p in (scratch / "cwd").iterdir() if not p.is_symlink()) == []
     assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
     engine.close()
+
+
+def test_a_job_that_changed_the_runner_s_own_thread_retires_its_jvm(nl2fix_cache, box, beans):
+    # the canary covers the runner's own words and thread, not only the JDK's interned literals
+    engine = _engine("fast", nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
+    ws = engine.prepare(beans)
+    required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+    assert [jvm for jvms in engine._warm.idle.values() for jvm in jvms], "a JVM waits for the next candidate"
+    assert _verdict(engine, ws, red_team_attack("runner_thread", ws.bug, NEXT), required).verdict is Verdict.WRONG
+    assert [jvm for jvms in engine._warm.idle.values() for jvm in jvms] == [], "the JVM it ran in is retired"
+    assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
+    engine.close()

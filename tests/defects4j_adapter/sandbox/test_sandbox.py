@@ -139,7 +139,8 @@ def test_unconfined_empties_only_folders_of_its_own(tmp_path):
     box = UnconfinedSandbox()
     assert box.job_dirs(Mounts(links_from=tmp_path)) == ()
     scratch = tmp_path / "s"
-    assert box.job_dirs(Mounts(links_from=tmp_path, host_scratch=scratch)) == (str(scratch / "tmp"), str(scratch / "cwd"))
+    dirs = box.job_dirs(Mounts(links_from=tmp_path, host_scratch=scratch))
+    assert dirs == (str(scratch / "tmp"), str(scratch / "cwd"))
 
 
 @pytest.mark.sandbox
