@@ -22,7 +22,8 @@ import java.util.TreeSet;
  * {@code serve} validates one candidate per line of standard input in this warm JVM (compiler,
  * JUnit and JIT stay loaded; each candidate gets a fresh class loader). After a candidate that
  * left the JVM in doubt (a test thread that would not die, out of memory, a thread that outlived
- * its job), the server exits and is started afresh.
+ * its job, anything that could still run its code: {@link Lifetime}; its temporary folder and
+ * working directory not back as at start: {@link Scratch}), the server exits and is started afresh.
  *
  * <p>Each job comes with a fresh 128-bit key on standard input ({@code run}: the first line;
  * {@code serve}: {@code REQUEST-PATH KEY} per line), read byte by byte straight into two local
