@@ -219,8 +219,10 @@ NEXT = REDTEAM / "next_candidate"
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
 def test_a_candidate_cannot_change_how_the_next_one_compiles(kind, nl2fix_cache, box, beans):
     # each attack of fixtures/redteam/next_candidate/ leaves the JVM it runs in changed (javac_tokens:
-    # "==" reads as "!="); the fix with its loop condition inverted, judged next, must stay wrong, and
-    # the fix plausible
+    # "==" reads as "!="), or code or files behind (its README); the fix with its loop condition
+    # inverted, judged next, must stay wrong, and the fix plausible. The rebuild engine gives every
+    # candidate a JVM and sandbox of its own: after each attack the fix alone shows that nothing
+    # carried over (every judgement there starts a JVM)
     engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
     required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
@@ -229,7 +231,8 @@ def test_a_candidate_cannot_change_how_the_next_one_compiles(kind, nl2fix_cache,
     assert _verdict(engine, ws, inverted, required).verdict is Verdict.WRONG
     for name in sorted(p.stem for p in NEXT.glob("*.body")):
         assert _verdict(engine, ws, red_team_attack(name, ws.bug, NEXT), required).verdict is Verdict.WRONG, name
-        assert _verdict(engine, ws, inverted, required).verdict is Verdict.WRONG, name
+        if kind == "fast":
+            assert _verdict(engine, ws, inverted, required).verdict is Verdict.WRONG, name
         assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
     engine.close()
 
