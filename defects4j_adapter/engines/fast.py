@@ -244,7 +244,7 @@ class WarmJvm:
         argv = runner.jvm_command(runner_dir, memory_mb=memory_mb or options.memory_mb,
                                        tmp_dir=sandbox.tmp_dir(self.mounts), mode=["serve"],
                                        test_classpath=ws.classpath, java=sandbox.test_java(), one_job=one_job,
-                                       confined=sandbox.confined)
+                                       confined=sandbox.confined, job_dirs=sandbox.job_dirs(self.mounts))
         self.sandbox = sandbox
         self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.candidate_timeout))
         self.lines: queue.Queue[str | None] = queue.Queue()

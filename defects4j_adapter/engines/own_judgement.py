@@ -55,7 +55,7 @@ def runner_outcome(ws: Workspace, *, sandbox: Sandbox, cache_dir: Path, known: f
         mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[job], scratch=job / "scratch")
         argv = runner.jvm_command(runner_dir, memory_mb=memory_mb, tmp_dir=sandbox.tmp_dir(mounts),
                                   mode=["run", str(request)], test_classpath=ws.classpath, java=sandbox.test_java(),
-                                  one_job=True)
+                                  one_job=True, confined=sandbox.confined)
         key = report_signing.new_key()
         result = sandbox.run(argv, mounts, Limits(wall_seconds=max(1.0, seconds)), input=key.hex + "\n")
         return runner_output.outcome_of(result.stdout, key, JOB_ID, killed_for_time=result.timed_out,

@@ -115,20 +115,23 @@ MANY_JOBS_JIT = ("-XX:Tier4InvocationThreshold=50000", "-XX:Tier4CompileThreshol
 
 def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[str],
                 test_classpath: Sequence[Path] = (), java: reference_java.TestJava | None = None,
-                one_job: bool = False, confined: bool = True) -> list[str]:
+                one_job: bool = False, confined: bool = True, job_dirs: Sequence[str] = ()) -> list[str]:
     """``java ... nl2fix.runner.Main <mode>`` on the test Java (:mod:`reference_java`): the runner
     and JUnit on the class path (the project's JUnit and Hamcrest from ``test_classpath`` when it
     has a usable one, see :mod:`junit_classpath`), the project on the runner's candidate class
     loader (see ``SystemLoader``). ``java``: the sandbox's test Java, when not the host's.
     ``one_job``: the JIT of :data:`ONE_JOB_JIT` instead of :data:`MANY_JOBS_JIT`. The JVM loads
     the runner's native agent; ``confined`` (the sandbox claims to confine candidates): the runner
-    takes no job when it can open its own memory all the same (:mod:`os_wall`)."""
+    takes no job when it can open its own memory all the same (:mod:`os_wall`). ``job_dirs``: the
+    folders a ``serve`` runner empties after every job (:meth:`Sandbox.job_dirs`); a warm JVM
+    whose temporary folder or working directory is not among them takes no second job."""
     java = java or reference_java.current()
     args = [
         str(java.jdk.java), *os_wall.jvm_options(runner_dir, confined=confined),
         f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
         *(ONE_JOB_JIT if one_job else MANY_JOBS_JIT),
-        f"-Djava.io.tmpdir={tmp_dir}", "-Djava.system.class.loader=nl2fix.runner.SystemLoader",
+        f"-Djava.io.tmpdir={tmp_dir}", f"-Dnl2fix.jobDirs={':'.join(d for d in job_dirs if ':' not in d)}",
+        "-Djava.system.class.loader=nl2fix.runner.SystemLoader",
         "-Djava.awt.headless=true", *java.flags,
     ]
     if java.jdk.major >= 12:

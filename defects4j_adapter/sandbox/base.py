@@ -148,6 +148,12 @@ class Sandbox(abc.ABC):
     def tmp_dir(self, mounts: Mounts) -> str:
         """What ``java.io.tmpdir`` should be inside the sandbox."""
 
+    def job_dirs(self, mounts: Mounts) -> tuple[str, ...]:
+        """The folders a job writes that belong to this sandbox's process alone, as the job sees
+        them: its temporary folder and working directory (a private tmpfs each, of
+        :attr:`Limits.scratch_mb`). A warm runner empties them after every job (``Scratch.java``)."""
+        return (self.tmp_dir(mounts), *([str(SCRATCH)] if mounts.links_from is not None else []))
+
     @abc.abstractmethod
     def run(self, args: Sequence[str], mounts: Mounts, limits: Limits, input: str | None = None) -> ExecResult:
         """Run ``args`` confined, to its end or the wall-clock limit."""

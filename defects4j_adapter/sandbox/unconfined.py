@@ -46,6 +46,12 @@ class UnconfinedSandbox(CommandSandbox):
         tmp.mkdir(parents=True, exist_ok=True)
         return str(tmp)
 
+    def job_dirs(self, mounts: Mounts) -> tuple[str, ...]:
+        # without a scratch folder of its own the temporary folder is the host's: nothing to empty
+        if mounts.host_scratch is None:
+            return ()
+        return (self.tmp_dir(mounts), *([str(mounts.host_scratch / "cwd")] if mounts.links_from is not None else []))
+
     def command(self, args: Sequence[str], mounts: Mounts,
                 limits: Limits) -> tuple[list[str], dict[str, str], Path | None]:
         cwd = None

@@ -221,8 +221,10 @@ NEXT = REDTEAM / "next_candidate"
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
 def test_a_candidate_cannot_change_how_the_next_one_compiles(kind, nl2fix_cache, box, beans):
     # each attack of fixtures/redteam/next_candidate/ leaves the JVM it runs in changed (javac_tokens:
-    # "==" reads as "!="); the fix with its loop condition inverted, judged next, must stay wrong, and
-    # the fix plausible
+    # "==" reads as "!="), or code or files behind (its README); the fix with its loop condition
+    # inverted, judged next, must stay wrong, and the fix plausible. The rebuild engine gives every
+    # candidate a JVM and sandbox of its own: after each attack the fix alone shows that nothing
+    # carried over (every judgement there starts a JVM)
     engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
     required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
@@ -231,7 +233,8 @@ def test_a_candidate_cannot_change_how_the_next_one_compiles(kind, nl2fix_cache,
     assert _verdict(engine, ws, inverted, required).verdict is Verdict.WRONG
     for name in sorted(p.stem for p in NEXT.glob("*.body")):
         assert _verdict(engine, ws, red_team_attack(name, ws.bug, NEXT), required).verdict is Verdict.WRONG, name
-        assert _verdict(engine, ws, inverted, required).verdict is Verdict.WRONG, name
+        if kind == "fast":
+            assert _verdict(engine, ws, inverted, required).verdict is Verdict.WRONG, name
         assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
     engine.close()
 
@@ -332,4 +335,34 @@ def test_a_pass_is_nl2fix_s_own_judgement(kind, nl2fix_cache, box):
         if kind == "fast":
             assert _verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG
             assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
+    engine.close()
+
+
+def test_without_a_sandbox_the_job_s_folders_are_emptied_too(nl2fix_cache, beans):
+    # --sandbox none: the warm JVM's temporary folder and working directory are folders of its own on
+    # the host (the sandbox's scratch), emptied after every job as a tmpfs is; what a job left there,
+    # a read-only folder included, is gone before the next one, and the JVM takes it
+    engine = _engine("fast", nl2fix_cache, make_sandbox("none"), projects_dir=REDTEAM / "bench" / "projects")
+    ws = engine.prepare(beans)
+    required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+    assert _verdict(engine, ws, red_team_attack("squat_folder", ws.bug, NEXT), required).verdict is Verdict.WRONG
+    jvms = [jvm for jvms in engine._warm.idle.values() for jvm in jvms]
+    assert jvms, "the JVM that ran the attack takes the next candidate"
+    for jvm in jvms:
+        scratch = jvm.mounts.host_scratch
+        assert list((scratch / "tmp").iterdir()) == []
+        assert sorted(p.name for p in (scratch / "cwd").iterdir() if not p.is_symlink()) == []
+    assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
+    engine.close()
+
+
+def test_a_job_that_changed_the_runner_s_own_thread_retires_its_jvm(nl2fix_cache, box, beans):
+    # the canary covers the runner's own words and thread, not only the JDK's interned literals
+    engine = _engine("fast", nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
+    ws = engine.prepare(beans)
+    required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+    assert [jvm for jvms in engine._warm.idle.values() for jvm in jvms], "a JVM waits for the next candidate"
+    assert _verdict(engine, ws, red_team_attack("runner_thread", ws.bug, NEXT), required).verdict is Verdict.WRONG
+    assert [jvm for jvms in engine._warm.idle.values() for jvm in jvms] == [], "the JVM it ran in is retired"
+    assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
     engine.close()

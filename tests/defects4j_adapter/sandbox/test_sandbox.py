@@ -121,6 +121,28 @@ def test_a_sandbox_pickles_as_its_spec(box):
     assert sh(copy, "echo again").stdout == "again\n"
 
 
+def test_the_job_s_folders_are_its_temporary_folder_and_working_directory_each_a_file_system_of_its_own(
+        box, tmp_path):
+    # a warm runner empties these after every job (Scratch.java) and checks what their file system
+    # uses against the start: that needs each to be a private tmpfs, the job's whole quota
+    mounts = Mounts(read_only=(tmp_path,), links_from=tmp_path)
+    dirs = box.job_dirs(mounts)
+    assert dirs == (box.tmp_dir(mounts), str(sb.SCRATCH))
+    result = sh(box, f"pwd; stat -c %d / {' '.join(dirs)}", mounts)
+    cwd, root, *devices = result.stdout.split()
+    assert cwd == dirs[1] and len({root, *devices}) == 3, result
+
+
+@pytest.mark.sandbox
+def test_unconfined_empties_only_folders_of_its_own(tmp_path):
+    # without a scratch folder the temporary folder is the host's /tmp, which no runner may empty
+    box = UnconfinedSandbox()
+    assert box.job_dirs(Mounts(links_from=tmp_path)) == ()
+    scratch = tmp_path / "s"
+    dirs = box.job_dirs(Mounts(links_from=tmp_path, host_scratch=scratch))
+    assert dirs == (str(scratch / "tmp"), str(scratch / "cwd"))
+
+
 @pytest.mark.sandbox
 def test_unconfined_needs_asking_and_says_so_loudly(capsys):
     box = make_sandbox(False)

@@ -2,9 +2,11 @@ package nl2fix.runner;
 
 /**
  * A few JVM-wide values every later candidate relies on and only deep reflection into the JDK can
- * change: interned string literals, the boxed-integer cache, the boolean constants. A job after
- * which one of them is wrong leaves a JVM that must not take another candidate. (The runner's own
- * report does not depend on them: see {@link Words}.)
+ * change: interned string literals, the boxed-integer cache, the boolean constants; and the
+ * runner's own words ({@link Words}) and the state of the runner's thread and its group as they
+ * were before the first job. A job after which one of them is wrong leaves a JVM that must not take
+ * another candidate. (The runner's own report does not depend on the interned literals: see
+ * {@link Words}.)
  */
 final class Canary {
     private Canary() {
@@ -19,7 +21,34 @@ final class Canary {
         }
     }
 
+    /** The runner's thread and what a job could change of it without the guard's leave (its
+     * fields through deep reflection): taken by {@link #remember} on that thread before any job. */
+    private static Thread runner;
+    private static String runnerName;
+    private static int runnerPriority;
+    private static ClassLoader runnerLoader;
+    private static int groupPriority;
+
+    static void remember() {
+        runner = Thread.currentThread();
+        runnerName = new String(runner.getName().toCharArray());
+        runnerPriority = runner.getPriority();
+        runnerLoader = runner.getContextClassLoader();
+        groupPriority = runner.getThreadGroup().getMaxPriority();
+    }
+
+    private static boolean runnerIntact() {
+        Thread t = Thread.currentThread();
+        return t == runner && runnerName.equals(t.getName()) && t.getPriority() == runnerPriority
+                && t.getContextClassLoader() == runnerLoader && t.getUncaughtExceptionHandler() == t.getThreadGroup()
+                && t.getThreadGroup().getMaxPriority() == groupPriority && !t.isDaemon()
+                && SystemLoader.idle() && Words.intact();
+    }
+
     static boolean intact() {
+        if (!runnerIntact()) {
+            return false;
+        }
         for (int i = 0; i < LITERALS.length; i++) {
             if (!java.util.Arrays.equals(LITERALS[i].toCharArray(), EXPECTED[i])) {
                 return false;

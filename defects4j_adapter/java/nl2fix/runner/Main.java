@@ -22,7 +22,8 @@ import java.util.TreeSet;
  * {@code serve} validates one candidate per line of standard input in this warm JVM (compiler,
  * JUnit and JIT stay loaded; each candidate gets a fresh class loader). After a candidate that
  * left the JVM in doubt (a test thread that would not die, out of memory, a thread that outlived
- * its job), the server exits and is started afresh.
+ * its job, anything that could still run its code: {@link Lifetime}; its temporary folder and
+ * working directory not back as at start: {@link Scratch}), the server exits and is started afresh.
  *
  * <p>Each job comes with a fresh 128-bit key on standard input ({@code run}: the first line;
  * {@code serve}: {@code REQUEST-PATH KEY} per line), read byte by byte straight into two local
@@ -38,6 +39,9 @@ public final class Main {
 
     private static final java.util.concurrent.atomic.AtomicBoolean STARTED = new java.util.concurrent.atomic.AtomicBoolean();
 
+    /** serve: the job's folders as they were before the first job (run: null, the JVM ends with its job). */
+    private static Scratch scratch;
+
     public static void main(String[] args) throws Exception {
         // the package is exported (the launcher needs this method): code under test calling it
         // would start a second server reading the harness's input
@@ -52,6 +56,7 @@ public final class Main {
         MemoryWall.check(report);
         JdkState.isolateStreams();
         report.line("GUARD", Guard.install() ? "exit" : "none");
+        Canary.remember();
         TestClasses.defineClassPath(System.getProperty("java.class.path"), Main.class.getClassLoader());
         InMemoryCompiler compiler = new InMemoryCompiler();
         InputStream in = new FileInputStream(FileDescriptor.in);
@@ -65,6 +70,7 @@ public final class Main {
             report.line("ERROR", "usage: Main run REQUEST | Main serve");
             Guard.halt(2);
         }
+        scratch = Scratch.declared();
         report.line("READY");
         String path;
         while ((path = readUntil(in, ' ')) != null) {
@@ -183,7 +189,8 @@ public final class Main {
         for (int i = 0; i < cp.size(); i++) {
             urls[i + 1] = new File(cp.get(i)).toURI().toURL();
         }
-        URLClassLoader loader = new URLClassLoader(urls, SystemLoader.class.getClassLoader());
+        URLClassLoader loader = new URLClassLoader(Lifetime.LOADER, urls, SystemLoader.class.getClassLoader());
+        Lifetime.Watch watch = new Lifetime.Watch(loader);
         ThreadGroup group = new ThreadGroup("nl2fix-candidate");
         JdkState saved = new JdkState();
         JdkState.isolateStreams();
@@ -216,15 +223,29 @@ public final class Main {
         }
         if (recording != null) {
             seq = recording.report(report, k0, k1, seq, job.id, probed);
+            recording = null; // it knows the test threads, whose context class loader is the job's
         }
         int forged = executor.forged.get();
         if (forged > 0) {
             report.signed(k0, k1, seq++, job.id, Words.FORGED, Integer.toString(forged));
         }
-        report.signed(k0, k1, seq, job.id, Words.END,
-                executor.poisoned ? Words.POISONED : executor.stopped ? Words.STOPPED : Words.COMPLETE,
-                restart ? Words.YES : Words.NO);
+        String end = executor.poisoned ? Words.POISONED : executor.stopped ? Words.STOPPED : Words.COMPLETE;
+        // this frame holds nothing of the job from here on, so its loader can be shown unreachable
+        executor = null;
         loader.close();
+        loader = null;
+        if (scratch != null && !restart) {
+            // the folders only once no code of the job can write them any more
+            String left = watch.left();
+            left = left != null ? left : scratch.left();
+            // the canary once more: a finalizer may have run since
+            left = left != null || Canary.intact() ? left : "the canary is not intact";
+            if (left != null) {
+                restart = true;
+                System.err.println("nl2fix: this JVM takes no further job: " + left);
+            }
+        }
+        report.signed(k0, k1, seq, job.id, Words.END, end, restart ? Words.YES : Words.NO);
         return restart;
     }
 }

@@ -29,6 +29,11 @@ public final class SystemLoader extends ClassLoader {
         current = loader;
     }
 
+    /** No candidate's loader is in use (between jobs). */
+    static boolean idle() {
+        return current == null;
+    }
+
     /** A class of the current candidate was handed out for a request to this loader. */
     private static volatile boolean delegated;
 

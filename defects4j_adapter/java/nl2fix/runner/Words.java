@@ -12,6 +12,10 @@ final class Words {
     private Words() {
     }
 
+    /** Every word, and its characters as made: the canary compares them after each job. */
+    private static final java.util.List<String> WORDS = new java.util.ArrayList<>();
+    private static final java.util.List<char[]> COPIES = new java.util.ArrayList<>();
+
     static final String START = fresh("START");
     static final String COMPILE = fresh("COMPILE");
     static final String CLASS_FILE = fresh("CLASSFILE");
@@ -43,6 +47,20 @@ final class Words {
     static final String NO = fresh("0");
 
     private static String fresh(String word) {
-        return new String(word.toCharArray());
+        String made = new String(word.toCharArray());
+        WORDS.add(made);
+        COPIES.add(word.toCharArray());
+        return made;
+    }
+
+    /** Every word still reads as made, character by character (a job that reached one of these
+     * strings and rewrote it would change what the runner signs for every later job). */
+    static boolean intact() {
+        for (int i = 0; i < WORDS.size(); i++) {
+            if (!java.util.Arrays.equals(WORDS.get(i).toCharArray(), COPIES.get(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 }

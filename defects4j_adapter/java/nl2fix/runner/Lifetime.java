@@ -1,0 +1,110 @@
+package nl2fix.runner;
+
+import java.lang.ref.PhantomReference;
+import java.lang.ref.ReferenceQueue;
+import java.util.Map;
+import java.util.concurrent.ForkJoinPool;
+
+/**
+ * No code of a job runs after it ends, in any thread. {@link Threads} ends the threads a job
+ * started; but the JDK runs code in threads of its own that were there before the job and stay
+ * (the common fork-join pool's workers, the finalizer, cleaners, a timer or scheduler an earlier
+ * job started), and a job can hand them work: a task that keeps running or is queued to run later,
+ * an object whose {@code finalize} or cleaning action calls back into the job's classes. Such code
+ * made the candidate judged next time out (by holding a lock, or just the JVM's CPU).
+ *
+ * <p>Every class of a job (the candidate's, the project's, its tests') is defined by the job's own
+ * loader, named {@link #LOADER}, and whatever can run a job's code later holds one of them: a
+ * queued task is an object of a job's class, a pending finalization or cleaning action too. So
+ * after the job the loader must become unreachable: its {@link PhantomReference} is enqueued only
+ * once no object, finalizable or not, holds it. One full collection shows that for most jobs; for
+ * the others the JVM's last resort follows, collections that also clear every soft reference (a
+ * JDK cache may hold a job's class softly: bean introspection does), after the finalizer has run
+ * what the first one found. A finalizer that has not ended by then, or one that put the job's
+ * objects back where something reaches them, keeps the loader. Besides: no live thread may have a
+ * frame of a job's class, and the common pool must be quiet (a job may have sorted a large array
+ * in parallel, which holds no class of its own). A JVM that cannot show all of it takes no further
+ * job. Creating no thread here is deliberate: a job's code may hold {@code Thread.class}'s lock,
+ * which every new thread takes.
+ *
+ * <p>One full collection costs a few milliseconds here (the serial collector over a heap that is
+ * mostly the JDK, JUnit and the runner) and leaves the next job a clean heap.
+ */
+final class Lifetime {
+    private Lifetime() {
+    }
+
+    /** The name of every job's class loader, as stack frames report it. */
+    static final String LOADER = "nl2fix-job";
+
+    private static final long ENQUEUE_MS = 1_000;
+    private static final long QUIET_MS = 1_000;
+    /** Written so the allocation of {@link #clearSoftReferences} cannot be compiled away. */
+    private static volatile int sink;
+
+    /** Watches a job's loader; {@link Watch#left} says what the job left behind. */
+    static final class Watch {
+        private final ReferenceQueue<ClassLoader> queue = new ReferenceQueue<>();
+        private final PhantomReference<ClassLoader> loader;
+
+        Watch(ClassLoader loader) {
+            this.loader = new PhantomReference<>(loader, queue);
+        }
+
+        /** What of the job may still run, or null when nothing can: call it once the caller holds
+         * nothing of the job (its loader closed and dropped). */
+        String left() throws InterruptedException {
+            Runtime.getRuntime().gc();
+            boolean gone = queue.remove(ENQUEUE_MS) == loader;
+            if (!gone) {
+                // a JDK cache may hold a class of the job softly (bean introspection does), and an
+                // object of the job may have been waiting for its finalizer (which has run since)
+                clearSoftReferences();
+                gone = queue.remove(ENQUEUE_MS) == loader;
+            }
+            String frame = frame();
+            return frame != null ? "a thread runs the job's code: " + frame
+                    : !gone ? "the job's class loader is still reachable"
+                    : !quiet() ? "the common pool is busy" : null;
+        }
+    }
+
+    /** Full collections that clear every soft reference: the JVM makes them before it gives up on
+     * an allocation, so ask for more than the heap can hold. */
+    private static void clearSoftReferences() {
+        try {
+            sink = new long[(int) Math.min(Integer.MAX_VALUE - 8, Runtime.getRuntime().maxMemory() / 8 + 1)].length;
+        } catch (OutOfMemoryError expected) {
+            // what was asked for
+        }
+    }
+
+    /** The common pool has no task queued or running. */
+    private static boolean quiet() throws InterruptedException {
+        ForkJoinPool pool = ForkJoinPool.commonPool();
+        long deadline = System.nanoTime() + QUIET_MS * 1_000_000L;
+        while (pool.getActiveThreadCount() > 0 || pool.getQueuedSubmissionCount() > 0 || pool.getQueuedTaskCount() > 0) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+        return true;
+    }
+
+    /** A live thread (the JDK's own included) running code of a job's class right now, and where;
+     * or null. */
+    private static String frame() {
+        for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+            if (e.getKey() == Thread.currentThread() || !e.getKey().isAlive()) {
+                continue;
+            }
+            for (StackTraceElement frame : e.getValue()) {
+                if (LOADER.equals(frame.getClassLoaderName())) {
+                    return e.getKey().getName() + " at " + frame;
+                }
+            }
+        }
+        return null;
+    }
+}
