@@ -1,0 +1,53 @@
+"""Attacks found by the s38 red team (``fixtures/redteam/found/``), run through the real fast engine
+under bubblewrap on ``Beans-1`` (whose class already uses deep reflection). Each test asserts what
+should hold; the ones that do not hold yet are marked ``xfail(strict=True)`` with what breaks."""
+
+from __future__ import annotations
+
+import pytest
+
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.domain import Verdict
+from nl2fix.dataset.load import load_dataset
+from nl2fix.validation.verdicts import judge, required_of
+from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
+
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+FOUND = REDTEAM / "found"
+
+
+@pytest.fixture(scope="module")
+def beans():
+    return load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
+
+
+@pytest.fixture
+def engine(nl2fix_cache, confined):
+    made = FastEngine(engine_options(nl2fix_cache, sandbox=make_sandbox("bwrap"),
+                                     projects_dir=REDTEAM / "bench" / "projects"))
+    yield made
+    made.close()
+
+
+def _verdict(engine, ws, code, required=frozenset()):
+    outcome = engine.run(ws, code, stop_at_first_failure=True)
+    return judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, required=required, keep_passed=True)
+
+
+def _attack_then_fix(engine, beans, name):
+    ws = engine.prepare(beans)
+    required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+    attack = _verdict(engine, ws, red_team_attack(name, ws.bug, FOUND), required)
+    fix = _verdict(engine, ws, ws.bug.fixed_method, required)
+    print(name, "attack:", attack.verdict.value, attack.detail[:300])
+    print(name, "fix after it:", fix.verdict.value, fix.failing_tests, fix.detail[:300])
+    return attack, fix
+
+
+@pytest.mark.xfail(strict=True, reason="FOUND: the JDK's field filter table poisoned; the fix judged next "
+                   "is wrong in the warm JVM, and a warm failure is not re-checked")
+def test_hidden_field_does_not_change_the_fix_s_verdict(engine, beans):
+    attack, fix = _attack_then_fix(engine, beans, "hidden_field")
+    assert attack.verdict is Verdict.WRONG
+    assert fix.verdict is Verdict.PLAUSIBLE, fix
