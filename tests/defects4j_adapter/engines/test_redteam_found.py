@@ -90,3 +90,24 @@ def test_dropped_failures_is_no_pass_after_another_candidate_either(kind, nl2fix
     finally:
         if kind == "fast":
             made.close()
+
+
+@pytest.mark.xfail(strict=True, reason="FOUND: sun.misc.Unsafe through reflection reads the runner thread's "
+                   "stack, where the job's key lies in main's and handle's locals")
+def test_stack_key_does_not_read_the_job_s_key(engine, beans, monkeypatch):
+    from defects4j_adapter.jvm import report_signing
+    keys = []
+    original = report_signing.new_key
+
+    def recorded():
+        keys.append(original())
+        return keys[-1]
+
+    monkeypatch.setattr(report_signing, "new_key", recorded)
+    ws = engine.prepare(beans)
+    outcome = engine.run(ws, red_team_attack("stack_key", ws.bug, FOUND), stop_at_first_failure=True)
+    loot = " ".join(outcome.messages.values())
+    print(loot[:3000])
+    stolen = [k for k in keys if f"{k.k0:x}" in loot.split() and f"{k.k1:x}" in loot.split()]
+    print("keys drawn:", len(keys), "stolen:", [k.hex for k in stolen])
+    assert not stolen
