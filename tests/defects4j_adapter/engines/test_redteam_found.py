@@ -1,6 +1,7 @@
 """Attacks found by the s38 red team (``fixtures/redteam/found/``), run through the real fast engine
 under bubblewrap on ``Beans-1`` (whose class already uses deep reflection). Each test asserts what
-should hold; the ones that do not hold yet are marked ``xfail(strict=True)`` with what breaks."""
+should hold; the ones that do not hold yet are marked ``xfail(strict=True)`` with what breaks
+(``--runxfail`` shows them fail). ``fixtures/redteam/found/README.md`` says which wall fails and why."""
 
 from __future__ import annotations
 
