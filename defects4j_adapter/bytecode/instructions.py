@@ -9,8 +9,15 @@ import struct
 from dataclasses import dataclass
 from enum import IntEnum
 
-from defects4j_adapter.bytecode.classfile import (ClassFile, ClassFileError, ConstantPool, MemberRef, MethodHandle, Tag,
-                                                  parse)
+from defects4j_adapter.bytecode.classfile import (
+    ClassFile,
+    ClassFileError,
+    ConstantPool,
+    MemberRef,
+    MethodHandle,
+    Tag,
+    parse,
+)
 
 _U2 = struct.Struct(">H").unpack_from
 _U4 = struct.Struct(">I").unpack_from

@@ -70,7 +70,7 @@ _SINKS: dict[Effect, tuple[tuple[str, str], ...]] = {
         ("java/io/DeleteOnExitHook", "add"),  # deletes at the JVM's exit, from a hook no call reaches
         ("jdk/nio/zipfs/ZipFileSystem", "<init>"),  # a zip file system writes its file back: see _BARRIERS
         ("java/io/UnixFileSystem",
-         r"(createFileExclusive|delete|rename|createDirectory|setPermission|setLastModifiedTime|setReadOnly)0?"),
+         r"(createFileExclusively|delete|rename|createDirectory|setPermission|setLastModifiedTime|setReadOnly)0?"),
         ("sun/nio/fs/UnixNativeDispatcher",
          r"(mkdir|rmdir|unlink|unlinkat|rename|renameat|link|symlink|chmod|fchmod|chown|lchown|fchown|utimes|"
          r"futimes|futimens|lutimes|mknod)0?"),
@@ -111,6 +111,7 @@ _BARRIERS: dict[tuple[str, str], str] = {
     ("java/lang/invoke/InvokerBytecodeGenerator", "maybeDump"): _DEBUG_OPTION,
     ("sun/net/sdp/SdpProvider", "<init>"): _DEBUG_OPTION,
     ("java/lang/reflect/ProxyGenerator", "generateProxyClass"): _DEBUG_OPTION,
+    ("java/lang/invoke/ProxyClassesDumper", "*"): _DEBUG_OPTION,
     ("sun/java2d/loops/GraphicsPrimitive", "getTraceOutputFile"): _DEBUG_OPTION,
     ("java/io/ObjectInputStream", "*"): "runs the readObject of whatever class the data names: deserialization "
                                         "is refused on its own (policy.py)",
@@ -332,7 +333,8 @@ def _reach(graph: _Graph, callers: Mapping[Method, set[Method]], effect: Effect)
         callee = todo.pop()
         level = reach[callee]
         for caller in callers.get(callee, ()):
-            if caller[:2] in _BARRIERS or (caller[0], "*") in _BARRIERS or caller in openers:  # an opener's own level is its mode's
+            # an opener's own level is its mode's, whatever lies behind it
+            if caller[:2] in _BARRIERS or (caller[0], "*") in _BARRIERS or caller in openers:
                 continue
             body = graph.classes[caller[0]].methods[caller[1:]]
             if level is _Reach.ALWAYS or _names_write_mode(body):

@@ -36,7 +36,8 @@ PROCESSES = ["java.lang.ProcessBuilder#start()", "java.lang.Runtime#exec(java.la
              "java.lang.ProcessHandle#destroy()"]
 HONEST = [
     "java.lang.Object#toString()", "java.lang.Object#equals(java.lang.Object)", "java.lang.Runnable#run()",
-    "java.io.Closeable#close()", "java.util.Iterator#next()", "java.util.stream.Stream#collect(java.util.stream.Collector)",
+    "java.io.Closeable#close()", "java.util.Iterator#next()",
+    "java.util.stream.Stream#collect(java.util.stream.Collector)",
     "java.io.Writer#write(java.lang.String)", "java.io.PrintStream#println(java.lang.String)",
     "java.lang.StringBuilder#append(java.lang.String)", "java.lang.String#format(java.lang.String, java.lang.Object[])",
     "java.util.HashMap#put(java.lang.Object, java.lang.Object)", "java.lang.Integer#parseInt(java.lang.String)",
