@@ -128,8 +128,8 @@ USES = [
         release=11),
     Use(Family.STACK_INSPECTION, ("Thread.currentThread().getStackTrace();",), "java.lang.Thread#getStackTrace"),
     Use(Family.STACK_INSPECTION, ("new Throwable().getStackTrace();",), "java.lang.Throwable#getStackTrace"),
-    Use(Family.STACK_INSPECTION, ("new Throwable().printStackTrace(new java.io.PrintWriter(new java.io.StringWriter()));"
-                                  ,),
+    Use(Family.STACK_INSPECTION, ("java.io.StringWriter w = new java.io.StringWriter();",
+                                  "new Throwable().printStackTrace(new java.io.PrintWriter(w));"),
         "java.lang.Throwable#printStackTrace(java.io.PrintWriter)"),
     Use(Family.DESERIALIZATION, ("try { new java.io.ObjectInputStream(null).readObject(); } catch (Exception e) { }",),
         "java.io.ObjectInputStream"),
