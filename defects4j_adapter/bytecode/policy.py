@@ -31,10 +31,35 @@ using one needs ``invoke``, ``get`` or ``newInstance``), ``java.lang.reflect.Arr
 method references, string concatenation and switches (``LambdaMetafactory``,
 ``StringConcatFactory``, ``SwitchBootstraps``).
 
-Also allowed: ``Throwable#getStackTrace`` (names and lines of the candidate's own frames, no
-values; routine in exception handling), ``Thread.currentThread()``, ``interrupt``,
-``isInterrupted``, ``sleep``, ``join`` and starting threads of its own (a thread that outlives its
-job retires the JVM), reading files, and printing to ``System.out`` (only signed lines count).
+Writes, sockets and processes: an allow-list, derived. Every public or protected member of the
+JDK's exported packages that can create, write, move or delete a file (or chmod, link, time-stamp
+one), open or connect a socket, or start or kill a process is refused, whatever its package: the
+set is not written here but derived from the JDK's own class files by ``jdk_effects.py`` (a call
+graph walked back from the natives that do these things; its docstring says how calls propagate
+and lists the few hand-decided points), kept in ``effects-jdk11.txt`` and ``effects-jdk17.txt``
+(the union is refused: the test JVM runs either) and checked against the JDKs by a test. So
+``javax.imageio.stream.FileImageOutputStream``, ``ImageIO#write(..., File)``,
+``Transformer#transform`` (which writes a ``StreamResult``'s file), ``Files#write``,
+``File#deleteOnExit``, ``FileHandler`` and ``FileSystems#newFileSystem`` are refused by what their
+code does. A ``StreamResult``'s own ``File``/``String`` constructors only record a name and stay
+allowed: whatever writes to it is refused. Reading stays allowed (``FileInputStream``,
+``Files#readAllBytes``, ``Files#lines``: opening is a write only with a write mode), and so do
+``Writer#write``, ``Closeable#close`` and the other general abstractions, whose objects something
+refused had to make first.
+
+Objects of classes named in data, and callers: deserialization (``ObjectInputStream``,
+``ServiceLoader``, JNDI, ``XMLDecoder``) makes an object of whatever class the bytes name, as
+``Class#forName`` does (JUnit's own exceptions included, which the candidate's source cannot
+name); ``Throwable#getStackTrace``, ``printStackTrace`` into a ``PrintWriter`` or ``PrintStream``,
+``StackTraceElement``, ``StackWalker``, ``LogRecord#getSource*`` and ``getClassContext`` tell a test
+run from real use, so that a candidate could be right only under test. Both are refused unless the
+buggy version already holds them.
+
+Also allowed: the no-argument ``Throwable#printStackTrace()`` (to standard error, which the
+candidate cannot read back), ``Thread.currentThread()``, ``interrupt``, ``isInterrupted``,
+``sleep``, ``join`` and starting threads of its own (a thread that outlives its job retires the
+JVM), reading files, serializing (``ObjectOutputStream``: it names no class to make), and printing
+to ``System.out`` (only signed lines count).
 
 What this check cannot see, the sandbox still confines: a string assembled at run time (a path to
 ``/proc`` built from parts), and a dangerous inherited method called through a project class
