@@ -9,18 +9,22 @@ and time-stamp files and directories, open and connect sockets, start and kill p
 public and protected members of exported packages. A call reaches:
 
 - for ``invokestatic`` and ``invokespecial``, the method resolution finds;
-- for ``invokevirtual`` and ``invokeinterface``, the method resolution finds on the static type and
-  every override in the JDK's subclasses of that type (class hierarchy analysis: a
-  ``Transformer``, an ``ImageOutputStreamSpi`` or a ``FileSystemProvider`` is whichever JDK class
+- for ``invokevirtual`` and ``invokeinterface``, the method resolution finds on the static type,
+  and, where that method is abstract, every implementation in the JDK's subclasses of the type
+  (a ``Transformer``, an ``ImageOutputStreamSpi``, a ``FileSystemProvider`` is whichever JDK class
   the JDK's own look-up made) -- except on the general abstractions of :data:`_GENERAL`
-  (``Object``, ``Runnable``, ``Closeable``, streams, readers and writers, collections, functions):
-  what a call on one of those does is decided by whoever made the object, and making a writing
-  one is itself on the list (``FileWriter#<init>``, ``FileSystems#newFileSystem``);
-- a class's static initializer, from whatever creates it or uses its static members;
-- from a constructor, the methods of its class that override a supertype's: once the object
-  exists, anything holding it as the supertype may call them (``File#deleteOnExit`` reaches
-  ``File#delete`` through a shutdown hook, a ``Runnable`` made in a static initializer);
-- a lambda's or method reference's target, from the method that makes it.
+  (``Object``, ``Runnable``, ``Closeable``, streams, readers and writers, collections, functions,
+  listeners, ``Graphics``, reflection): what a call on one of those does is decided by whoever made
+  the object, and making a writing one is itself on the list (``FileWriter#<init>``,
+  ``FileSystems#newFileSystem``, ``PrinterJob``). A concrete method is not resolved to overrides,
+  but for the two refusing defaults of :data:`_DEFAULTS`;
+- a lambda's or method reference's target, from the method that makes it, and a
+  ``PrivilegedAction``'s ``run`` from the method that creates the action (the JDK's idiom:
+  ``doPrivileged(new ...)``).
+
+Static initializers are not followed: they run once per JVM, mostly before any candidate (the
+JDK's start-up, JUnit, the runner), and whatever they do is not the candidate's choice; the one
+effect that a candidate sets up for later, ``File#deleteOnExit``, is a sink of its own.
 
 Opening a file is a write only with a write mode, which the opener's caller chooses: the
 ``RandomAccessFile`` mode constructors and the NIO channel factory (:data:`_OPENERS`) reach the
