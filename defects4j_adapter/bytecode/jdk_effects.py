@@ -120,6 +120,7 @@ _BARRIERS: dict[tuple[str, str], str] = {
     ("java/io/ObjectInputStream", "*"): "runs the readObject of whatever class the data names: deserialization "
                                         "is refused on its own (policy.py)",
     ("jdk/nio/zipfs/ZipFileSystem", "*"): "its temporary files serve reads and writes alike; making one is the sink",
+    ("sun/rmi/server/Activation$ActivatorImpl", "*"): "the activation daemon's side (rmid), never a client's",
     ("java/lang/SecurityManager", "*"):
         "checks run only under a security manager: the test JVM has none, and a candidate may not install one",
     ("sun/net/www/http/HttpCapture", "getCapture"): _DEBUG_OPTION,
