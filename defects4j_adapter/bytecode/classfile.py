@@ -226,7 +226,7 @@ def _utf8(raw: bytes) -> str:
     return text
 
 
-class _Pool:
+class ConstantPool:
     """The constant pool: raw entries read in one pass, resolved and type-checked on demand."""
 
     def __init__(self, data: bytes, major: int):
@@ -401,7 +401,7 @@ class _Pool:
 class _Reader:
     """The class file after the constant pool, read front to back."""
 
-    def __init__(self, data: bytes, pool: _Pool):
+    def __init__(self, data: bytes, pool: ConstantPool):
         self.data = data
         self.pool = pool
         self.pos = pool.end
@@ -492,7 +492,7 @@ def _parse(data: bytes) -> ClassFile:
     minor, major = _U2U2(data, 4)
     if not 45 <= major <= MAX_MAJOR or (major >= 56 and minor not in (0, 0xFFFF)):
         raise ClassFileError(f"class file version {major}.{minor} is not one this reader knows (up to {MAX_MAJOR})")
-    pool = _Pool(data, major)
+    pool = ConstantPool(data, major)
     references, dynamics, modular = pool.references()
     reader = _Reader(data, pool)
     access = reader.u2()

@@ -31,10 +31,35 @@ using one needs ``invoke``, ``get`` or ``newInstance``), ``java.lang.reflect.Arr
 method references, string concatenation and switches (``LambdaMetafactory``,
 ``StringConcatFactory``, ``SwitchBootstraps``).
 
-Also allowed: ``Throwable#getStackTrace`` (names and lines of the candidate's own frames, no
-values; routine in exception handling), ``Thread.currentThread()``, ``interrupt``,
-``isInterrupted``, ``sleep``, ``join`` and starting threads of its own (a thread that outlives its
-job retires the JVM), reading files, and printing to ``System.out`` (only signed lines count).
+Writes, sockets and processes: an allow-list, derived. Every public or protected member of the
+JDK's exported packages that can create, write, move or delete a file (or chmod, link, time-stamp
+one), open or connect a socket, or start or kill a process is refused, whatever its package: the
+set is not written here but derived from the JDK's own class files by ``jdk_effects.py`` (a call
+graph walked back from the natives that do these things; its docstring says how calls propagate
+and lists the few hand-decided points), kept in ``effects-jdk11.txt`` and ``effects-jdk17.txt``
+(the union is refused: the test JVM runs either) and checked against the JDKs by a test. So
+``javax.imageio.stream.FileImageOutputStream``, ``ImageIO#write(..., File)``,
+``Transformer#transform`` (which writes a ``StreamResult``'s file), ``Files#write``,
+``File#deleteOnExit``, ``FileHandler`` and ``FileSystems#newFileSystem`` are refused by what their
+code does. A ``StreamResult``'s own ``File``/``String`` constructors only record a name and stay
+allowed: whatever writes to it is refused. Reading stays allowed (``FileInputStream``,
+``Files#readAllBytes``, ``Files#lines``: opening is a write only with a write mode), and so do
+``Writer#write``, ``Closeable#close`` and the other general abstractions, whose objects something
+refused had to make first.
+
+Objects of classes named in data, and callers: deserialization (``ObjectInputStream``,
+``ServiceLoader``, JNDI, ``XMLDecoder``) makes an object of whatever class the bytes name, as
+``Class#forName`` does (JUnit's own exceptions included, which the candidate's source cannot
+name); ``Throwable#getStackTrace``, ``printStackTrace`` into a ``PrintWriter`` or ``PrintStream``,
+``StackTraceElement``, ``StackWalker``, ``LogRecord#getSource*`` and ``getClassContext`` tell a test
+run from real use, so that a candidate could be right only under test. Both are refused unless the
+buggy version already holds them.
+
+Also allowed: the no-argument ``Throwable#printStackTrace()`` (to standard error, which the
+candidate cannot read back), ``Thread.currentThread()``, ``interrupt``, ``isInterrupted``,
+``sleep``, ``join`` and starting threads of its own (a thread that outlives its job retires the
+JVM), reading files, serializing (``ObjectOutputStream``: it names no class to make), and printing
+to ``System.out`` (only signed lines count).
 
 What this check cannot see, the sandbox still confines: a string assembled at run time (a path to
 ``/proc`` built from parts), and a dangerous inherited method called through a project class
@@ -49,14 +74,17 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 
+from defects4j_adapter.bytecode import jdk_effects
 from defects4j_adapter.bytecode.classfile import MemberRef, Tag
 from defects4j_adapter.bytecode.descriptors import java_name, java_parameters
+from defects4j_adapter.bytecode.jdk_effects import Effect
 
 
 class Family(Enum):
     DEEP_REFLECTION = "deep reflection"
     CLASS_DEFINITION = "class loading and definition"
     STACK_INSPECTION = "stack inspection"
+    DESERIALIZATION = "objects of classes named in data"
     INSTRUMENTATION = "instrumentation, attach and management"
     JDK_INTERNALS = "JDK internals"
     NATIVE_CODE = "native code"
@@ -83,15 +111,24 @@ def _regex(pattern: str) -> str:
 class Rule:
     family: Family
     pattern: str
+    """A pattern, or for a derived rule what its members are (they are matched exactly, in a set)."""
     why: str
     """Why the reference reaches the harness or later candidates, in one line."""
+    members: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    """A derived rule's references (``java.io.File#delete()``), from ``jdk_effects.py``'s files."""
     regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "regex", re.compile(_regex(self.pattern), re.DOTALL))
 
     def matches(self, subject: str) -> bool:
-        return self.regex.fullmatch(subject) is not None
+        return subject in self.members if self.members else self.regex.fullmatch(subject) is not None
+
+
+def _derived(effect: Effect) -> frozenset[str]:
+    """What any recorded JDK says reaches ``effect``: the test JVM runs one JDK or another."""
+    return frozenset().union(*(jdk_effects.load(path)[1][effect]
+                               for path in sorted(jdk_effects.DATA_FOLDER.glob("effects-jdk*.txt"))))
 
 
 _BY_NAME = ("calls, reads or writes a member a string names, around every rule here that names members")
@@ -103,6 +140,10 @@ _STREAMS = ("the runner's standard streams: it reports on standard output and re
             "input, and a replaced stream stays replaced for the candidates after")
 _WRITES = "writes, moves or deletes files: Defects4J's verdict is files the test JVM writes (failing_tests)"
 _SOCKETS = "talks to other processes outside the report channel: the harness, or another candidate's JVM"
+_CALLERS = ("its callers' classes and methods, which tell a test run from real use: a candidate right only under "
+            "test")
+_BY_DATA = ("makes an object of whatever class the data names, as Class.forName does: the test framework's own "
+            "exceptions and the runner's classes included, which the candidate's source cannot name")
 
 RULES: tuple[Rule, ...] = (
     # deep reflection
@@ -138,6 +179,15 @@ RULES: tuple[Rule, ...] = (
          "walks the runner's frames and classes on the candidate's stack (and their locals through LiveStackFrame)"),
     Rule(Family.STACK_INSPECTION, "java.lang.Thread#{getStackTrace,getAllStackTraces}",
          "the frames of other threads, the runner's included"),
+    Rule(Family.STACK_INSPECTION, "java.lang.Throwable#{getStackTrace,printStackTrace(java.io.PrintWriter),"
+                                  "printStackTrace(java.io.PrintStream)}", _CALLERS),
+    Rule(Family.STACK_INSPECTION, "java.lang.StackTraceElement", _CALLERS),
+    Rule(Family.STACK_INSPECTION, "java.util.logging.LogRecord#getSource*", _CALLERS),
+    Rule(Family.STACK_INSPECTION, "java.lang.SecurityManager#getClassContext", _CALLERS),
+    # objects of classes named in data
+    Rule(Family.DESERIALIZATION, "java.io.{ObjectInputStream,ObjectInput}", _BY_DATA),
+    Rule(Family.DESERIALIZATION, "java.util.ServiceLoader", _BY_DATA),
+    Rule(Family.DESERIALIZATION, "javax.naming.*", _BY_DATA),
     # instrumentation, attach, management (before com.sun.*, which covers two of them)
     Rule(Family.INSTRUMENTATION, "java.lang.instrument.*", "redefines loaded classes, the runner's and the tests'"),
     Rule(Family.INSTRUMENTATION, "com.sun.tools.attach.*",
@@ -167,8 +217,8 @@ RULES: tuple[Rule, ...] = (
          "installs a security manager that vetoes the runner's own actions"),
     Rule(Family.PROCESS, "java.lang.System#{setProperty,setProperties,clearProperty}",
          "changes JVM-wide settings the runner and JUnit read, and they outlive the candidate in a warm JVM"),
-    Rule(Family.PROCESS, "java.lang.Runtime#exec", "starts another process, outside the test JVM's checks"),
-    Rule(Family.PROCESS, "java.lang.ProcessBuilder", "starts another process, outside the test JVM's checks"),
+    Rule(Family.PROCESS, "<JDK members that start or kill processes>", "starts or kills another process, outside "
+         "the test JVM's checks", _derived(Effect.PROCESSES)),
     Rule(Family.PROCESS, "java.lang.ProcessHandle", "signals and kills other processes, the harness's included"),
     # other threads
     Rule(Family.THREADS, "java.lang.Thread#{stop,suspend,resume}",
@@ -184,21 +234,10 @@ RULES: tuple[Rule, ...] = (
          "/proc/self holds the JVM's memory (the report key), its file descriptors and the harness's processes"),
     Rule(Family.FILE_DESCRIPTORS, '"*/dev/{fd,std}*"',
          "/dev/fd and /dev/stdin, /dev/stdout, /dev/stderr are the runner's report and key channels by another name"),
-    # writing and deleting files
-    Rule(Family.FILE_WRITES, "java.io.{FileOutputStream,FileWriter,RandomAccessFile}", _WRITES),
-    Rule(Family.FILE_WRITES, "java.nio.file.Files#{write*,delete*,move,copy,create*,set*,newOutputStream,"
-                             "newBufferedWriter,newByteChannel}", _WRITES),
-    Rule(Family.FILE_WRITES, "java.io.File#{delete*,renameTo,createNewFile,createTempFile,mkdir*,set*}", _WRITES),
-    Rule(Family.FILE_WRITES, "java.nio.channels.{FileChannel,AsynchronousFileChannel}#open", _WRITES),
-    Rule(Family.FILE_WRITES, "java.{io.PrintWriter,io.PrintStream,util.Formatter}#<init>("
-                             "{java.lang.String,java.io.File}*", _WRITES),
-    Rule(Family.FILE_WRITES, "java.nio.file.spi.FileSystemProvider", _WRITES),
-    Rule(Family.FILE_WRITES, "java.nio.file.FileSystems#newFileSystem", _WRITES),
-    Rule(Family.FILE_WRITES, "java.util.logging.FileHandler", _WRITES),
-    # sockets and remote calls
-    Rule(Family.SOCKETS, "java.net.{Socket,ServerSocket,DatagramSocket,MulticastSocket}", _SOCKETS),
-    Rule(Family.SOCKETS, "java.nio.channels.{SocketChannel,ServerSocketChannel,DatagramChannel,"
-                         "AsynchronousSocketChannel,AsynchronousServerSocketChannel}", _SOCKETS),
+    # writing and deleting files, sockets, processes: derived from the JDK (jdk_effects.py)
+    Rule(Family.FILE_WRITES, "<JDK members that create, write, move or delete files>", _WRITES,
+         _derived(Effect.FILES)),
+    Rule(Family.SOCKETS, "<JDK members that open or connect sockets>", _SOCKETS, _derived(Effect.SOCKETS)),
     Rule(Family.SOCKETS, "java.net.URL#{openConnection,openStream,getContent}", _SOCKETS),
     Rule(Family.SOCKETS, "{java.net.http,javax.net,java.rmi}.*", _SOCKETS),
     # the test framework and runner
@@ -211,13 +250,18 @@ FINALIZER = Rule(Family.FINALIZERS, "*#finalize()",
                  "runs later, in the JVM's finalizer thread, outside every job and its checks")
 """Matched against the methods declared by the classes the candidate's method declares, not against references."""
 
-_ANY_RULE = re.compile("|".join(f"(?P<r{i}>{_regex(rule.pattern)})" for i, rule in enumerate(RULES)), re.DOTALL)
+_ANY_RULE = re.compile("|".join(f"(?P<r{i}>{_regex(rule.pattern)})" for i, rule in enumerate(RULES)
+                                 if not rule.members), re.DOTALL)
+_DERIVED = tuple(i for i, rule in enumerate(RULES) if rule.members)
 
 
 def rule_for(subject: str) -> Rule | None:
-    """The first rule (in :data:`RULES`' order) whose pattern matches ``subject``."""
+    """The first rule (in :data:`RULES`' order) that matches ``subject``: one regular expression for
+    the patterns, a set look-up for each derived rule."""
     match = _ANY_RULE.fullmatch(subject)
-    return RULES[int(match.lastgroup[1:])] if match and match.lastgroup else None
+    first = int(match.lastgroup[1:]) if match and match.lastgroup else len(RULES)
+    first = next((i for i in _DERIVED if i < first and subject in RULES[i].members), first)
+    return RULES[first] if first < len(RULES) else None
 
 
 def class_subject(internal: str) -> str:

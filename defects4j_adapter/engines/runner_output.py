@@ -235,6 +235,10 @@ class JobOutput:
     dots), whether or not the job then ended: they were reported before any of their code ran."""
 
 
+PLAIN = ("MEMORY", "GUARD", "REFLECTION", "READY", "START", "CLASSBYTES")
+"""Plain lines the runner writes itself besides progress: start-up facts, the classes' bytes."""
+
+
 def read_job(text: str, key: JobKey, job_id: str) -> JobOutput:
     report = RunnerReport(id=job_id)
     expected, started, compiled, complete, forged = 0, False, False, False, 0
@@ -244,7 +248,7 @@ def read_job(text: str, key: JobKey, job_id: str) -> JobOutput:
         signed = _signed_line(line, key)
         if signed is None:
             kind = line[len(PREFIX):].split("\t", 1)[0].rstrip("\r\n")
-            forged += kind not in PROGRESS and kind not in ("MEMORY", "GUARD", "READY", "START", "CLASSBYTES")
+            forged += kind not in PROGRESS and kind not in PLAIN
             continue
         seq, job, kind, fields = signed
         if job != job_id or seq != expected or complete:

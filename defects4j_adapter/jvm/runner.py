@@ -140,8 +140,10 @@ def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[st
     hook = junit_hook(runner_dir, junit)
     # the runner on the module path, JUnit on the class path (its reporting hooked first): see
     # java/module-info.java
+    # jdk.internal.reflect to the runner alone: it hides Class's private reflection natives (ReflectionWall.java)
     return [*args, "-XX:+DisableAttachMechanism", "--module-path", str(runner_dir), "--add-modules", MODULE,
-            "--add-reads", f"{MODULE}=ALL-UNNAMED", "-cp", ":".join(map(str, [*([hook] if hook else []), *junit])),
+            "--add-reads", f"{MODULE}=ALL-UNNAMED", "--add-exports", f"java.base/jdk.internal.reflect={MODULE}",
+            "-cp", ":".join(map(str, [*([hook] if hook else []), *junit])),
             MAIN_CLASS, *mode]
 
 

@@ -86,7 +86,7 @@ ACCEPTED = [
     Case("constructor", {"extra": "public Text(int seed) { count = seed; new Object() { }.hashCode(); }"},
          buggy={"extra": "public Text() { }"}, method="Text"),
     Case("harmless", body("Thread.currentThread().interrupt();", "String n = getClass().getName();",
-                          "new Throwable().getStackTrace();", "System.out.println(n + x);",
+                          "new Throwable().printStackTrace();", "System.out.println(n + x);",
                           "java.util.function.Supplier<String> s = this::toString;",
                           'try { java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("x")); '
                           'String.class.getMethod("length"); } catch (Exception e) { }')),
@@ -127,6 +127,14 @@ USES = [
                                   "catch (Exception e) { }",), "java.lang.invoke.MethodHandles$Lookup#defineClass",
         release=11),
     Use(Family.STACK_INSPECTION, ("Thread.currentThread().getStackTrace();",), "java.lang.Thread#getStackTrace"),
+    Use(Family.STACK_INSPECTION, ("new Throwable().getStackTrace();",), "java.lang.Throwable#getStackTrace"),
+    Use(Family.STACK_INSPECTION, ("java.io.StringWriter w = new java.io.StringWriter();",
+                                  "new Throwable().printStackTrace(new java.io.PrintWriter(w));"),
+        "java.lang.Throwable#printStackTrace(java.io.PrintWriter)"),
+    Use(Family.DESERIALIZATION, ("try { new java.io.ObjectInputStream(null).readObject(); } catch (Exception e) { }",),
+        "java.io.ObjectInputStream"),
+    Use(Family.DESERIALIZATION, ("java.util.ServiceLoader.load(Runnable.class).iterator();",),
+        "java.util.ServiceLoader", release=11),
     Use(Family.STACK_INSPECTION, ("StackWalker.getInstance().walk(frames -> frames.count());",),
         "java.lang.StackWalker", release=11),
     Use(Family.INSTRUMENTATION, ("java.lang.management.ManagementFactory.getRuntimeMXBean();",),
@@ -137,7 +145,8 @@ USES = [
     Use(Family.PROCESS, ("System.exit(0);",), "java.lang.System#exit"),
     Use(Family.PROCESS, ("System.setOut(System.err);",), "java.lang.System#setOut"),
     Use(Family.PROCESS, ("try { System.in.read(); } catch (java.io.IOException e) { }",), "java.lang.System#in"),
-    Use(Family.PROCESS, ('new ProcessBuilder("true");',), "java.lang.ProcessBuilder"),
+    Use(Family.PROCESS, ('try { new ProcessBuilder("true").start(); } catch (java.io.IOException e) { }',),
+        "java.lang.ProcessBuilder#start()"),
     Use(Family.PROCESS, ("java.util.function.IntConsumer halt = Runtime.getRuntime()::halt;",),
         "java.lang.Runtime#halt"),  # a method reference: a MethodHandle in BootstrapMethods
     Use(Family.THREADS, ("Thread.currentThread().getThreadGroup().interrupt();",), "java.lang.ThreadGroup"),
@@ -145,13 +154,17 @@ USES = [
     Use(Family.FILE_DESCRIPTORS, ("new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out))"
                                   '.println("forged");',), "java.io.FileDescriptor"),
     Use(Family.FILE_DESCRIPTORS, ('new java.io.File("/proc/self/fd/0").exists();',), '"/proc/self/fd/0"'),
-    Use(Family.FILE_WRITES, ('new java.io.File("failing_tests").delete();',), "java.io.File#delete"),
+    Use(Family.FILE_WRITES, ('new java.io.File("failing_tests").delete();',), "java.io.File#delete()"),
+    Use(Family.FILE_WRITES, ('try { new javax.imageio.stream.FileImageOutputStream(new java.io.File("x")).close(); } '
+                             "catch (java.io.IOException e) { }",),
+        "javax.imageio.stream.FileImageOutputStream#<init>(java.io.File)"),
     Use(Family.FILE_WRITES, ('try { new java.io.PrintWriter("failing_tests").close(); } '
                              "catch (java.io.IOException e) { }",), "java.io.PrintWriter#<init>(java.lang.String)"),
     Use(Family.FILE_WRITES, ('try { java.nio.file.Files.write(java.nio.file.Paths.get("x"), new byte[0]); } '
-                             "catch (java.io.IOException e) { }",), "java.nio.file.Files#write"),
+                             "catch (java.io.IOException e) { }",),
+        "java.nio.file.Files#write(java.nio.file.Path, byte[], java.nio.file.OpenOption[])"),
     Use(Family.SOCKETS, ('try { new java.net.Socket("localhost", 1).close(); } catch (java.io.IOException e) { }',),
-        "java.net.Socket"),
+        "java.net.Socket#<init>(java.lang.String, int)"),
     Use(Family.TEST_HARNESS, ("org.junit.Assume.assumeTrue(count > 0);",), "org.junit.Assume"),
     Use(Family.FINALIZERS, ("new Object() { protected void finalize() { } }.hashCode();",), "#finalize()"),
 ]

@@ -17,7 +17,13 @@ from defects4j_adapter.bytecode.policy import FINALIZER, RULES, Family, member_s
     ("java.lang.reflect.Field#setInt", "java.lang.reflect.Field#{get,set}{,Boolean,Byte,Char,Short,Int,Long,Float,"
                                        "Double}"),
     ("java.io.PrintStream#<init>(java.io.File, java.lang.String)",
-     "java.{io.PrintWriter,io.PrintStream,util.Formatter}#<init>({java.lang.String,java.io.File}*"),
+     "<JDK members that create, write, move or delete files>"),
+    ("javax.imageio.stream.FileImageOutputStream#<init>(java.io.File)",
+     "<JDK members that create, write, move or delete files>"),  # derived: a set look-up, exact
+    ("java.lang.ProcessBuilder#start()", "<JDK members that start or kill processes>"),
+    ("java.lang.Throwable#getStackTrace", "java.lang.Throwable#{getStackTrace,printStackTrace(java.io.PrintWriter),"
+                                          "printStackTrace(java.io.PrintStream)}"),
+    ("java.io.ObjectInputStream#readObject", "java.io.{ObjectInputStream,ObjectInput}"),
     ('"/proc/self/mem"', '"*/proc{,/*}"'),
     ('"/proc"', '"*/proc{,/*}"'),
     ('"/dev/stdout"', '"*/dev/{fd,std}*"'),
@@ -31,7 +37,9 @@ def test_what_a_pattern_matches(subject, pattern):
 @pytest.mark.parametrize("subject", [
     "java.lang.ClassLoaderish",  # only the class, not a longer name
     "java.lang.Thread#interrupt", "java.lang.Thread#currentThread", "java.lang.Thread#sleep(long)",
-    "java.lang.Throwable#getStackTrace", "java.lang.Object#getClass", "java.lang.Class#getName",
+    "java.lang.Throwable#printStackTrace()", "java.lang.Object#getClass", "java.lang.Class#getName",
+    "javax.imageio.stream.FileImageOutputStream#<init>",  # a derived member matches with its parameters only
+    "java.io.ObjectOutputStream#writeObject(java.lang.Object)", "java.io.Writer#write(java.lang.String)",
     "java.lang.Class#getMethod(java.lang.String, java.lang.Class[])", "java.lang.reflect.Field#getName",
     "java.lang.reflect.Array#get(java.lang.Object, int)", "java.lang.invoke.MethodHandles#lookup",
     "java.lang.invoke.MethodHandles$Lookup", "java.lang.invoke.LambdaMetafactory#metafactory",

@@ -39,6 +39,10 @@ EXPECTED = {
 }
 REFUSED = {
     "assumption_skip": "org.junit.AssumptionViolatedException",
+    "caller_inspection": "java.lang.Throwable#getStackTrace",
+    "deserialized_object": "java.io.ObjectInputStream",
+    "imageio_writer": "javax.imageio.stream.FileImageOutputStream#<init>(java.io.File)",
+    "xslt_writer": "javax.xml.transform.Transformer#transform",
     "define_test_class": "java.lang.reflect.Method#invoke",
     "empty_result_files": "java.lang.Runtime#addShutdownHook",
     "exit_zero_without_guard": "java.lang.System#exit",

@@ -44,7 +44,18 @@ final class Guard extends SecurityManager {
             }
         } else if (perm instanceof java.security.SecurityPermission && changesSecurity(name)) {
             tainted = true;
+        } else if (perm instanceof java.lang.reflect.ReflectPermission && "suppressAccessChecks".equals(name)
+                && !ReflectionWall.mayLookUpPrivately()) {
+            throw new SecurityException("nl2fix: the candidate's classes may not make a private lookup (ReflectionWall)");
         }
+    }
+
+    @Override
+    public void checkPackageAccess(String pkg) {
+        if (!ReflectionWall.mayReach(pkg)) {
+            throw new SecurityException("nl2fix: the candidate's classes may not reflect into " + pkg + " (ReflectionWall)");
+        }
+        super.checkPackageAccess(pkg);
     }
 
     private static boolean changesSecurity(String name) {

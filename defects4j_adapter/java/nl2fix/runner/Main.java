@@ -56,6 +56,7 @@ public final class Main {
         MemoryWall.check(report);
         JdkState.isolateStreams();
         report.line("GUARD", Guard.install() ? "exit" : "none");
+        report.line("REFLECTION", ReflectionWall.hideClassInternals() ? "filtered" : "unfiltered");
         Canary.remember();
         TestClasses.defineClassPath(System.getProperty("java.class.path"), Main.class.getClassLoader());
         InMemoryCompiler compiler = new InMemoryCompiler();
@@ -196,6 +197,7 @@ public final class Main {
         JdkState.isolateStreams();
         SystemLoader.use(loader);
         TestExecutor executor = new TestExecutor(loader, report, job, group, candidateClasses);
+        ReflectionWall.judging(candidateClasses);
         if (job.behaviour) {
             BehaviourProbe.begin();
         }
@@ -207,6 +209,8 @@ public final class Main {
         } finally {
             behaviour = BehaviourProbe.end();
             Probe.stop();
+            ReflectionWall.judging(Collections.emptySet());
+            Thrown.watch(null); // the last test thread (its context class loader is the job's) and what it threw
             SystemLoader.use(null);
             saved.restore();
         }

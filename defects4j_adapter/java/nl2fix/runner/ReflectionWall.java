@@ -1,0 +1,138 @@
+package nl2fix.runner;
+
+import java.util.Collections;
+import java.util.Set;
+
+/**
+ * What a candidate may not name in its bytecode (JDK internals, the runner: the class-file check's
+ * policy) it may not reach by reflection either, when its class already reflects by name (a class
+ * that calls {@code Class.forName} and {@code setAccessible}, as commons-lang's {@code FieldUtils}
+ * does, passes the class-file check with every string it likes). The prize is
+ * {@code sun.misc.Unsafe}, which reads and writes any memory of the JVM: the runner's listener, the
+ * JDK's tables, the job's key on the runner thread's stack ({@code tests/fixtures/redteam/found/}).
+ *
+ * <p>Three doors, each closed while a class of the candidate's source file is on the stack (the
+ * project's own code and libraries reflect as before; the runner's own reflection, the behaviour
+ * probe's, is its own business):
+ * <ul>
+ * <li>the JDK asks the security manager about a package whenever reflection or a method-handle
+ * lookup crosses from a class loader into one it does not descend from ({@code getDeclaredField},
+ * {@code getMethod}, {@code findVirtual} on a JDK class): {@code sun.*}, {@code jdk.*},
+ * {@code com.sun.*} and the runner's package are refused ({@link #mayReach});</li>
+ * <li>{@code MethodHandles.privateLookupIn}, a full-privilege lookup in any open class, which
+ * resolves private members without any package check ({@link #mayLookUpPrivately});</li>
+ * <li>{@code java.lang.Class}'s own private reflection natives ({@code getDeclaredFields0} and
+ * kin), which hand out members with no check at all: hidden from reflection JVM-wide at start-up
+ * through the JDK's own filter ({@link #hideClassInternals}), as the JDK hides {@code Class}'s fields.</li>
+ * </ul>
+ * Not closed: an {@code Unsafe} instance a library on the class path keeps in a field of its own,
+ * read by reflection and used through that library's own methods (the threat model's "out of scope").
+ */
+final class ReflectionWall {
+    private ReflectionWall() {
+    }
+
+    private static final String[] RESTRICTED = {"sun.", "jdk.", "com.sun.", "nl2fix."};
+    private static final Set<String> CLASS_INTERNALS = Set.of(
+            "getDeclaredFields0", "getDeclaredMethods0", "getDeclaredConstructors0", "getDeclaredClasses0",
+            "privateGetDeclaredFields", "privateGetDeclaredMethods", "privateGetDeclaredConstructors",
+            "privateGetPublicFields", "privateGetPublicMethods", "searchFields", "searchMethods",
+            "getDeclaredPublicMethods", "getField0", "getMethod0", "getMethodsRecursive", "getConstructor0",
+            "reflectionData", "getReflectionFactory", "getConstantPool", "getRecordComponents0");
+    private static final StackWalker WALKER = StackWalker.getInstance();
+    private static volatile Set<String> candidate = Collections.emptySet();
+    /** Set while this thread walks its stack: the walk's own class loading and linking (lambda
+     * bootstraps in {@code jdk.internal.*}) asks about packages too, and must not walk again. */
+    private static final ThreadLocal<Boolean> WALKING = new ThreadLocal<>();
+
+    /** The top-level classes of the candidate's source file, while its job runs (empty between jobs). */
+    static void judging(Set<String> classes) {
+        candidate = classes;
+    }
+
+    static boolean mayReach(String pkg) {
+        for (String prefix : RESTRICTED) {
+            if ((pkg + ".").startsWith(prefix)) {
+                return !candidateAsks();
+            }
+        }
+        return true;
+    }
+
+    static boolean mayLookUpPrivately() {
+        if (candidate.isEmpty() || WALKING.get() != null) {
+            return true;
+        }
+        WALKING.set(Boolean.TRUE);
+        boolean lookup;
+        try {
+            lookup = WALKER.walk(s -> s.limit(12).anyMatch(
+                    f -> "java.lang.invoke.MethodHandles".equals(f.getClassName()) && "privateLookupIn".equals(f.getMethodName())));
+        } finally {
+            WALKING.remove();
+        }
+        return !lookup || !candidateAsks();
+    }
+
+    /** Whether a class of the candidate's file is on the stack and the nearest caller outside the JDK
+     * is not the runner (whose behaviour probe reflects over objects while a candidate's wrapper is
+     * below it). */
+    private static boolean candidateAsks() {
+        Set<String> classes = candidate;
+        if (classes.isEmpty() || WALKING.get() != null) {
+            return false;
+        }
+        WALKING.set(Boolean.TRUE);
+        try {
+            return walkFor(classes);
+        } finally {
+            WALKING.remove();
+        }
+    }
+
+    private static boolean walkFor(Set<String> classes) {
+        return WALKER.walk(s -> {
+            boolean first = true;
+            for (java.util.Iterator<StackWalker.StackFrame> it = s.iterator(); it.hasNext();) {
+                String name = it.next().getClassName();
+                if (name.startsWith("nl2fix.runner.Guard") || name.startsWith("nl2fix.runner.ReflectionWall")) {
+                    continue;
+                }
+                if (first && !jdk(name)) {
+                    first = false;
+                    if (name.startsWith("nl2fix.runner.")) {
+                        return false;
+                    }
+                }
+                int nested = name.indexOf('$');
+                if (classes.contains(nested < 0 ? name : name.substring(0, nested))) {
+                    return true;
+                }
+            }
+            return false;
+        });
+    }
+
+    private static boolean jdk(String name) {
+        return name.startsWith("java.") || name.startsWith("javax.") || name.startsWith("jdk.")
+                || name.startsWith("sun.") || name.startsWith("com.sun.");
+    }
+
+    /** Hides {@code java.lang.Class}'s private reflection natives from reflection, JVM-wide, before any
+     * code under test runs (needs {@code --add-exports java.base/jdk.internal.reflect=nl2fix.runner});
+     * false when this JDK offers no such filter. */
+    static boolean hideClassInternals() {
+        try {
+            Class<?> reflection = Class.forName("jdk.internal.reflect.Reflection");
+            try {
+                reflection.getMethod("registerMethodsToFilter", Class.class, Set.class).invoke(null, Class.class, CLASS_INTERNALS);
+            } catch (NoSuchMethodException java11) {
+                reflection.getMethod("registerMethodsToFilter", Class.class, String[].class)
+                        .invoke(null, Class.class, CLASS_INTERNALS.toArray(new String[0]));
+            }
+            return true;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
+        }
+    }
+}
