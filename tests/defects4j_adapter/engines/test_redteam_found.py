@@ -1,7 +1,8 @@
 """Attacks found by the s38 red team (``fixtures/redteam/found/``), run through the real fast engine
 under bubblewrap on ``Beans-1`` (whose class already uses deep reflection). Each test asserts what
-should hold; the ones that do not hold yet are marked ``xfail(strict=True)`` with what breaks
-(``--runxfail`` shows them fail). ``fixtures/redteam/found/README.md`` says which wall fails and why."""
+should hold. Each worked when found (the buggy method `plausible`, the fix judged next `wrong`, the
+job's key read, all through ``sun.misc.Unsafe`` reached by reflection by name); the runner's
+``ReflectionWall`` stops them now. ``fixtures/redteam/found/README.md`` says which wall failed and why."""
 
 from __future__ import annotations
 
@@ -46,16 +47,12 @@ def _attack_then_fix(engine, beans, name):
     return attack, fix
 
 
-@pytest.mark.xfail(strict=True, reason="FOUND: the JDK's field filter table poisoned; the fix judged next "
-                   "is wrong in the warm JVM, and a warm failure is not re-checked")
 def test_hidden_field_does_not_change_the_fix_s_verdict(engine, beans):
     attack, fix = _attack_then_fix(engine, beans, "hidden_field")
     assert attack.verdict is Verdict.WRONG
     assert fix.verdict is Verdict.PLAUSIBLE, fix
 
 
-@pytest.mark.xfail(strict=True, reason="FOUND: sun.misc.Unsafe through reflection reaches the runner's "
-                   "listener; the buggy method is judged plausible, fresh JVM included")
 def test_dropped_failures_buys_no_pass(engine, beans):
     attack, fix = _attack_then_fix(engine, beans, "dropped_failures")
     assert attack.verdict is not Verdict.PLAUSIBLE, attack
@@ -71,8 +68,6 @@ def test_look_around_prints_what_a_candidate_sees(engine, beans, LOOK):
     assert outcome.failing_tests
 
 
-@pytest.mark.xfail(strict=True, reason="FOUND: dropped_failures is plausible from a warm JVM's trigger run "
-                   "and from the fresh JVM that confirms it, and from the rebuild engine's JVM")
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
 def test_dropped_failures_is_no_pass_after_another_candidate_either(kind, nl2fix_cache, confined, beans):
     # a wrong candidate first, so that the fast engine's JVM is no longer fresh and a pass must be
@@ -93,8 +88,6 @@ def test_dropped_failures_is_no_pass_after_another_candidate_either(kind, nl2fix
             made.close()
 
 
-@pytest.mark.xfail(strict=True, reason="FOUND: sun.misc.Unsafe through reflection reads the runner thread's "
-                   "stack, where the job's key lies in main's and handle's locals")
 def test_stack_key_does_not_read_the_job_s_key(engine, beans, monkeypatch):
     from defects4j_adapter.jvm import report_signing
     keys = []
