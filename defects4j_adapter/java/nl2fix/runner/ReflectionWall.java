@@ -53,10 +53,29 @@ final class ReflectionWall {
     static boolean mayReach(String pkg) {
         for (String prefix : RESTRICTED) {
             if ((pkg + ".").startsWith(prefix)) {
-                return !candidateAsks();
+                return loading() || !candidateAsks();
             }
         }
         return true;
+    }
+
+    /** Whether a class loader asks, loading a class of that package (linking, not reflection: a
+     * candidate class instrumented to call the runner's recording probe, a project's library in
+     * {@code com.sun.*}, {@code Class.forName} of a name, which hands out nothing but the class);
+     * what the candidate may link to is the class-file check's. */
+    private static boolean loading() {
+        if (WALKING.get() != null) {
+            return true;
+        }
+        WALKING.set(Boolean.TRUE);
+        try {
+            return WALKER.walk(s -> s.map(StackWalker.StackFrame::getClassName)
+                    .filter(n -> !n.startsWith("nl2fix.runner.Guard") && !n.startsWith("nl2fix.runner.ReflectionWall"))
+                    .findFirst().map(n -> n.startsWith("java.lang.ClassLoader") || n.startsWith("jdk.internal.loader."))
+                    .orElse(false));
+        } finally {
+            WALKING.remove();
+        }
     }
 
     static boolean mayLookUpPrivately() {
