@@ -18,6 +18,7 @@ from nl2fix.fix import pipeline as fix
 from nl2fix.fix.project_build import BuildOptions, BuildSystem
 from nl2fix.prompting.prompt import context_window_for
 from nl2fix.sampling.backends.providers import NAMES, create
+from nl2fix.sampling.stage import MAX_SAMPLES
 from nl2fix.store.records import RunConfig
 from nl2fix.validation.executors.base import ExecutorKind
 
@@ -58,7 +59,7 @@ BACKENDS = tuple(name for name in NAMES if name != "replay")
               help="Run directory (default runs/fix-<id>-<strategy>-<model>-<temperature>).")
 @click.option("--backend", type=click.Choice(BACKENDS), default="openai", show_default=True)
 @prompt_options
-@click.option("-n", "--samples", "n", type=click.IntRange(min=1), default=20, show_default=True,
+@click.option("-n", "--samples", "n", type=click.IntRange(min=1, max=MAX_SAMPLES), default=20, show_default=True,
               help="Samples to ask for.")
 @click.option("--temperature", type=click.FloatRange(min=0.0), default=0.8, show_default=True)
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI).")
