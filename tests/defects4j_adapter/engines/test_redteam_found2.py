@@ -1,0 +1,52 @@
+"""Round 2 red team (``fixtures/redteam/found2/``): attacks on the walls merged after round 1, run
+through the real fast engine under bubblewrap on ``Beans-1``. Each test asserts what should hold (so a
+failing test is an attack that worked); ``fixtures/redteam/found2/README.md`` says which wall failed."""
+
+from __future__ import annotations
+
+import pytest
+
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.domain import Verdict
+from nl2fix.dataset.load import load_dataset
+from nl2fix.validation.verdicts import judge, required_of
+from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
+
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+FOUND = REDTEAM / "found2"
+
+
+@pytest.fixture(scope="module")
+def beans():
+    return load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
+
+
+@pytest.fixture
+def engine(nl2fix_cache, confined):
+    made = FastEngine(engine_options(nl2fix_cache, sandbox=make_sandbox("bwrap"),
+                                     projects_dir=REDTEAM / "bench" / "projects"))
+    yield made
+    made.close()
+
+
+def _verdict(engine, ws, code, required=frozenset()):
+    outcome = engine.run(ws, code, stop_at_first_failure=True)
+    print("messages:", str(outcome.messages)[:1500])
+    return judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, required=required, keep_passed=True)
+
+
+def _attack_then_fix(engine, beans, name):
+    ws = engine.prepare(beans)
+    required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+    attack = _verdict(engine, ws, red_team_attack(name, ws.bug, FOUND), required)
+    fix = _verdict(engine, ws, ws.bug.fixed_method, required)
+    print(name, "attack:", attack.verdict.value, attack.detail[:600])
+    print(name, "fix after it:", fix.verdict.value, fix.failing_tests, fix.detail[:300])
+    return attack, fix
+
+
+def test_defined_helper_buys_no_pass(engine, beans):
+    attack, fix = _attack_then_fix(engine, beans, "defined_helper")
+    assert attack.verdict is not Verdict.PLAUSIBLE, attack
+    assert fix.verdict is Verdict.PLAUSIBLE, fix
