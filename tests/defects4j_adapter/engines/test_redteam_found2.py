@@ -50,3 +50,22 @@ def test_defined_helper_buys_no_pass(engine, beans):
     attack, fix = _attack_then_fix(engine, beans, "defined_helper")
     assert attack.verdict is not Verdict.PLAUSIBLE, attack
     assert fix.verdict is Verdict.PLAUSIBLE, fix
+
+
+def test_defined_key_does_not_read_the_job_s_key(engine, beans, monkeypatch):
+    from defects4j_adapter.jvm import report_signing
+    keys = []
+    original = report_signing.new_key
+
+    def recorded():
+        keys.append(original())
+        return keys[-1]
+
+    monkeypatch.setattr(report_signing, "new_key", recorded)
+    ws = engine.prepare(beans)
+    outcome = engine.run(ws, red_team_attack("defined_key", ws.bug, FOUND), stop_at_first_failure=True)
+    loot = " ".join(outcome.messages.values())
+    print(loot[:3000])
+    stolen = [k for k in keys if f"{k.k0:x}" in loot.split() and f"{k.k1:x}" in loot.split()]
+    print("keys drawn:", len(keys), "stolen:", [k.hex for k in stolen])
+    assert not stolen
