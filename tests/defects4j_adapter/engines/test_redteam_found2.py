@@ -69,3 +69,9 @@ def test_defined_key_does_not_read_the_job_s_key(engine, beans, monkeypatch):
     stolen = [k for k in keys if f"{k.k0:x}" in loot.split() and f"{k.k1:x}" in loot.split()]
     print("keys drawn:", len(keys), "stolen:", [k.hex for k in stolen])
     assert not stolen
+
+
+def test_defined_poison_does_not_change_the_fix_s_verdict(engine, beans):
+    attack, fix = _attack_then_fix(engine, beans, "defined_poison")
+    assert attack.verdict is not Verdict.PLAUSIBLE, attack
+    assert fix.verdict is Verdict.PLAUSIBLE, fix
