@@ -41,7 +41,7 @@ def _attack_then_fix(engine, beans, name):
     required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
     attack = _verdict(engine, ws, red_team_attack(name, ws.bug, FOUND), required)
     fix = _verdict(engine, ws, ws.bug.fixed_method, required)
-    print(name, "attack:", attack.verdict.value, attack.detail[:600])
+    print(name, "attack:", attack.verdict.value, attack.detail[:600], attack.failure_message[:600])
     print(name, "fix after it:", fix.verdict.value, fix.failing_tests, fix.detail[:300])
     return attack, fix
 
@@ -73,5 +73,11 @@ def test_defined_key_does_not_read_the_job_s_key(engine, beans, monkeypatch):
 
 def test_defined_poison_does_not_change_the_fix_s_verdict(engine, beans):
     attack, fix = _attack_then_fix(engine, beans, "defined_poison")
+    assert attack.verdict is not Verdict.PLAUSIBLE, attack
+    assert fix.verdict is Verdict.PLAUSIBLE, fix
+
+
+def test_impl_lookup_buys_no_pass(engine, beans):
+    attack, fix = _attack_then_fix(engine, beans, "impl_lookup")
     assert attack.verdict is not Verdict.PLAUSIBLE, attack
     assert fix.verdict is Verdict.PLAUSIBLE, fix
