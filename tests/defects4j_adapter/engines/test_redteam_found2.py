@@ -52,7 +52,7 @@ def test_defined_helper_buys_no_pass(engine, beans):
     assert fix.verdict is Verdict.PLAUSIBLE, fix
 
 
-def test_defined_key_does_not_read_the_job_s_key(engine, beans, monkeypatch):
+def _key(engine, beans, monkeypatch, name):
     from defects4j_adapter.jvm import report_signing
     keys = []
     original = report_signing.new_key
@@ -63,7 +63,7 @@ def test_defined_key_does_not_read_the_job_s_key(engine, beans, monkeypatch):
 
     monkeypatch.setattr(report_signing, "new_key", recorded)
     ws = engine.prepare(beans)
-    outcome = engine.run(ws, red_team_attack("defined_key", ws.bug, FOUND), stop_at_first_failure=True)
+    outcome = engine.run(ws, red_team_attack(name, ws.bug, FOUND), stop_at_first_failure=True)
     loot = " ".join(outcome.messages.values())
     print(loot[:3000])
     stolen = [k for k in keys if f"{k.k0:x}" in loot.split() and f"{k.k1:x}" in loot.split()]
@@ -81,3 +81,8 @@ def test_impl_lookup_buys_no_pass(engine, beans):
     attack, fix = _attack_then_fix(engine, beans, "impl_lookup")
     assert attack.verdict is not Verdict.PLAUSIBLE, attack
     assert fix.verdict is Verdict.PLAUSIBLE, fix
+
+
+@pytest.mark.parametrize("name", ["defined_key", "impl_key"])
+def test_key_is_not_read(engine, beans, monkeypatch, name):
+    _key(engine, beans, monkeypatch, name)
