@@ -86,3 +86,30 @@ def test_impl_lookup_buys_no_pass(engine, beans):
 @pytest.mark.parametrize("name", ["defined_key", "impl_key"])
 def test_key_is_not_read(engine, beans, monkeypatch, name):
     _key(engine, beans, monkeypatch, name)
+
+
+def test_impl_poison_does_not_change_the_fix_s_verdict(engine, beans):
+    attack, fix = _attack_then_fix(engine, beans, "impl_poison")
+    assert attack.verdict is not Verdict.PLAUSIBLE, attack
+    assert fix.verdict is Verdict.PLAUSIBLE, fix
+
+
+@pytest.mark.parametrize("name", ["impl_lookup", "defined_helper"])
+@pytest.mark.parametrize("kind", ["fast", "rebuild"])
+def test_no_pass_after_another_candidate_either(kind, name, nl2fix_cache, confined, beans):
+    # a wrong candidate first, so that the fast engine's JVM is no longer fresh and a pass must be
+    # confirmed by a fresh JVM running every test
+    from defects4j_adapter.engines.rebuild import RebuildEngine
+    made = (FastEngine if kind == "fast" else RebuildEngine)(engine_options(
+        nl2fix_cache, sandbox=make_sandbox("bwrap"), projects_dir=REDTEAM / "bench" / "projects"))
+    try:
+        ws = made.prepare(beans)
+        required = required_of(_verdict(made, ws, ws.bug.fixed_method))
+        inverted = ws.bug.fixed_method.replace("c != null", "c == null")
+        assert _verdict(made, ws, inverted, required).verdict is Verdict.WRONG
+        attack = _verdict(made, ws, red_team_attack(name, ws.bug, FOUND), required)
+        print(kind, name, attack.verdict.value, attack.passed_tests, attack.detail[:300])
+        assert attack.verdict is not Verdict.PLAUSIBLE, attack
+    finally:
+        if kind == "fast":
+            made.close()
