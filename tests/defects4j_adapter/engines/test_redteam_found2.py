@@ -94,7 +94,7 @@ def test_impl_poison_does_not_change_the_fix_s_verdict(engine, beans):
     assert fix.verdict is Verdict.PLAUSIBLE, fix
 
 
-@pytest.mark.parametrize("name", ["impl_lookup", "defined_helper"])
+@pytest.mark.parametrize("name", ["impl_lookup", "impl_lookup_target", "defined_helper"])
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
 def test_no_pass_after_another_candidate_either(kind, name, nl2fix_cache, confined, beans):
     # a wrong candidate first, so that the fast engine's JVM is no longer fresh and a pass must be
@@ -113,3 +113,9 @@ def test_no_pass_after_another_candidate_either(kind, name, nl2fix_cache, confin
     finally:
         if kind == "fast":
             made.close()
+
+
+def test_impl_lookup_target_buys_no_pass(engine, beans):
+    attack, fix = _attack_then_fix(engine, beans, "impl_lookup_target")
+    assert attack.verdict is not Verdict.PLAUSIBLE, attack
+    assert fix.verdict is Verdict.PLAUSIBLE, fix
