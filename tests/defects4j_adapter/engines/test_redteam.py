@@ -166,7 +166,7 @@ REFLECTIVE = REDTEAM / "reflective"
 REFLECTIVE_ATTACKS = sorted(p.stem for p in REFLECTIVE.glob("*.body"))
 WALLS = {
     # the runner wall each attack meets, by the words of the failure it causes
-    "runner_state": "module nl2fix.runner does not",
+    "runner_state": "may not reflect into nl2fix.runner (ReflectionWall)",  # the module's wall behind it
     "live_frames": "may not read live stack frames",
     "forged_events": "JUnit event(s) itself",
     "interned_words": "",

@@ -46,8 +46,9 @@ def _attack_then_fix(engine, beans, name):
     return attack, fix
 
 
-def test_defined_helper_buys_no_pass(engine, beans):
-    attack, fix = _attack_then_fix(engine, beans, "defined_helper")
+@pytest.mark.parametrize("name", ["defined_helper", "defined_by_loader"])
+def test_defined_helper_buys_no_pass(engine, beans, name):
+    attack, fix = _attack_then_fix(engine, beans, name)
     assert attack.verdict is not Verdict.PLAUSIBLE, attack
     assert fix.verdict is Verdict.PLAUSIBLE, fix
 

@@ -22,7 +22,7 @@ import java.util.Map;
  * the candidate's bytes, as the compiled project would.
  */
 final class Overlay extends URLStreamHandler {
-    private static final String PROTOCOL = "nl2fix";
+    static final String PROTOCOL = "nl2fix";
 
     private final Map<String, byte[]> classes;
 

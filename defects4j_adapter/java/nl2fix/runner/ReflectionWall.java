@@ -25,21 +25,28 @@ import java.util.Set;
  * kin), which hand out members with no check at all: hidden from reflection JVM-wide at start-up
  * through the JDK's own filter ({@link #hideClassInternals}), as the JDK hides {@code Class}'s fields.</li>
  * </ul>
- * Not closed: an {@code Unsafe} instance a library on the class path keeps in a field of its own,
- * read by reflection and used through that library's own methods (the threat model's "out of scope").
+ * "The candidate's classes" are the classes of its source file and any class made at run time in the
+ * job's loader (from bytes, {@link #madeAtRunTime}), wherever their frames are, threads they start
+ * included. Not closed: an {@code Unsafe} instance a library on the class path keeps in a field of
+ * its own, read by reflection and used through that library's own methods (the threat model's
+ * "out of scope").
  */
 final class ReflectionWall {
     private ReflectionWall() {
     }
 
-    private static final String[] RESTRICTED = {"sun.", "jdk.", "com.sun.", "nl2fix."};
+    /** JDK internals and the runner, as the class-file check's policy names them; and the JDK's
+     * packages that call or define anything by name on the caller's behalf (a trusted lookup in
+     * {@code java.lang.invoke}, {@code java.beans}' event handlers, script engines). */
+    private static final String[] RESTRICTED = {"sun.", "jdk.", "com.sun.", "nl2fix.", "java.lang.invoke.",
+        "java.beans.", "javax.script."};
     private static final Set<String> CLASS_INTERNALS = Set.of(
             "getDeclaredFields0", "getDeclaredMethods0", "getDeclaredConstructors0", "getDeclaredClasses0",
             "privateGetDeclaredFields", "privateGetDeclaredMethods", "privateGetDeclaredConstructors",
             "privateGetPublicFields", "privateGetPublicMethods", "searchFields", "searchMethods",
             "getDeclaredPublicMethods", "getField0", "getMethod0", "getMethodsRecursive", "getConstructor0",
             "reflectionData", "getReflectionFactory", "getConstantPool", "getRecordComponents0");
-    private static final StackWalker WALKER = StackWalker.getInstance();
+    private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
     private static volatile Set<String> candidate = Collections.emptySet();
     /** Set while this thread walks its stack: the walk's own class loading and linking (lambda
      * bootstraps in {@code jdk.internal.*}) asks about packages too, and must not walk again. */
@@ -113,7 +120,8 @@ final class ReflectionWall {
         return WALKER.walk(s -> {
             boolean first = true;
             for (java.util.Iterator<StackWalker.StackFrame> it = s.iterator(); it.hasNext();) {
-                String name = it.next().getClassName();
+                StackWalker.StackFrame f = it.next();
+                String name = f.getClassName();
                 if (name.startsWith("nl2fix.runner.Guard") || name.startsWith("nl2fix.runner.ReflectionWall")) {
                     continue;
                 }
@@ -124,12 +132,25 @@ final class ReflectionWall {
                     }
                 }
                 int nested = name.indexOf('$');
-                if (classes.contains(nested < 0 ? name : name.substring(0, nested))) {
+                if (classes.contains(nested < 0 ? name : name.substring(0, nested)) || madeAtRunTime(f.getDeclaringClass())) {
                     return true;
                 }
             }
             return false;
         });
+    }
+
+    /** A class of a job's loader that came from no class path entry: defined from bytes at run time
+     * ({@code ClassLoader.defineClass} reached by reflection: no code source), or beside the
+     * candidate's classes ({@code Lookup.defineClass}: their code source, the overlay). Its frames are
+     * the candidate's wherever they run, a thread of its own included. */
+    private static boolean madeAtRunTime(Class<?> c) {
+        ClassLoader loader = c.getClassLoader();
+        if (loader == null || !Lifetime.LOADER.equals(loader.getName())) {
+            return false;
+        }
+        java.security.CodeSource source = c.getProtectionDomain().getCodeSource();
+        return source == null || source.getLocation() == null || Overlay.PROTOCOL.equals(source.getLocation().getProtocol());
     }
 
     private static boolean jdk(String name) {
