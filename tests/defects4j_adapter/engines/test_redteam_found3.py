@@ -74,3 +74,28 @@ def test_control_without_the_attack_is_wrong(engine, beans):
     attack, fix = _attack_then_fix(engine, beans, "new_loader_control")
     assert attack.verdict is Verdict.WRONG, attack
     assert fix.verdict is Verdict.PLAUSIBLE, fix
+
+
+def test_new_loader_key_is_not_read(engine, beans, monkeypatch):
+    from defects4j_adapter.jvm import report_signing
+    keys = []
+    original = report_signing.new_key
+
+    def recorded():
+        keys.append(original())
+        return keys[-1]
+
+    monkeypatch.setattr(report_signing, "new_key", recorded)
+    ws = engine.prepare(beans)
+    outcome = engine.run(ws, red_team_attack("new_loader_key", ws.bug, FOUND), stop_at_first_failure=True)
+    loot = " ".join(outcome.messages.values())
+    print(loot[:3000])
+    stolen = [k for k in keys if f"{k.k0:x}" in loot.split() and f"{k.k1:x}" in loot.split()]
+    print("keys drawn:", len(keys), "stolen:", [k.hex for k in stolen])
+    assert not stolen
+
+
+def test_new_loader_poison_does_not_change_the_fix_s_verdict(engine, beans):
+    attack, fix = _attack_then_fix(engine, beans, "new_loader_poison")
+    assert attack.verdict is not Verdict.PLAUSIBLE, attack
+    assert fix.verdict is Verdict.PLAUSIBLE, fix
