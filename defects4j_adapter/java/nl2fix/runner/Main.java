@@ -197,7 +197,11 @@ public final class Main {
         JdkState.isolateStreams();
         SystemLoader.use(loader);
         TestExecutor executor = new TestExecutor(loader, report, job, group, candidateClasses);
-        ReflectionWall.judging(candidateClasses);
+        Set<String> classPathUrls = new HashSet<>();
+        for (int i = 1; i < urls.length; i++) {
+            classPathUrls.add(urls[i].toString());
+        }
+        ReflectionWall.judging(candidateClasses, classPathUrls);
         if (job.behaviour) {
             BehaviourProbe.begin();
         }
@@ -209,7 +213,7 @@ public final class Main {
         } finally {
             behaviour = BehaviourProbe.end();
             Probe.stop();
-            ReflectionWall.judging(Collections.emptySet());
+            ReflectionWall.judging(Collections.emptySet(), Collections.emptySet());
             Thrown.watch(null); // the last test thread (its context class loader is the job's) and what it threw
             SystemLoader.use(null);
             saved.restore();

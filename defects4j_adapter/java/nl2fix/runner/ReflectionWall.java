@@ -48,12 +48,18 @@ final class ReflectionWall {
             "reflectionData", "getReflectionFactory", "getConstantPool", "getRecordComponents0");
     private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
     private static volatile Set<String> candidate = Collections.emptySet();
+    /** Where the job's loader took classes from the class path (its URLs but the overlay's). */
+    private static volatile Set<String> classPath = Collections.emptySet();
+    private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
+    private static final ClassLoader SYSTEM = ClassLoader.getSystemClassLoader();
     /** Set while this thread walks its stack: the walk's own class loading and linking (lambda
      * bootstraps in {@code jdk.internal.*}) asks about packages too, and must not walk again. */
     private static final ThreadLocal<Boolean> WALKING = new ThreadLocal<>();
 
-    /** The top-level classes of the candidate's source file, while its job runs (empty between jobs). */
-    static void judging(Set<String> classes) {
+    /** The top-level classes of the candidate's source file and the class path the job's loader reads,
+     * while its job runs (empty between jobs). */
+    static void judging(Set<String> classes, Set<String> classPathUrls) {
+        classPath = classPathUrls;
         candidate = classes;
     }
 
@@ -140,17 +146,18 @@ final class ReflectionWall {
         });
     }
 
-    /** A class of a job's loader that came from no class path entry: defined from bytes at run time
-     * ({@code ClassLoader.defineClass} reached by reflection: no code source), or beside the
-     * candidate's classes ({@code Lookup.defineClass}: their code source, the overlay). Its frames are
+    /** A class that came from none of the places the JVM was given: not the JDK's, not the runner's
+     * or JUnit's (the system loader's), and in any other loader not read from an entry of the job's
+     * class path: defined from bytes at run time (no code source), beside the candidate's classes (the
+     * overlay), or by a loader the job made itself, from bytes or from files it wrote. Its frames are
      * the candidate's wherever they run, a thread of its own included. */
     private static boolean madeAtRunTime(Class<?> c) {
         ClassLoader loader = c.getClassLoader();
-        if (loader == null || !Lifetime.LOADER.equals(loader.getName())) {
+        if (loader == null || loader == PLATFORM || loader == SYSTEM || loader == SYSTEM.getParent()) {
             return false;
         }
         java.security.CodeSource source = c.getProtectionDomain().getCodeSource();
-        return source == null || source.getLocation() == null || Overlay.PROTOCOL.equals(source.getLocation().getProtocol());
+        return source == null || source.getLocation() == null || !classPath.contains(source.getLocation().toString());
     }
 
     private static boolean jdk(String name) {
