@@ -1,6 +1,7 @@
-"""Round 4 red team (``fixtures/redteam/found4/``): attacks on the walls merged after round 3 (ReflectionWall judging classes by code source), run
-through the real fast engine under bubblewrap on ``Beans-1``. Each test asserts what should hold (so a
-failing test is an attack that worked); ``fixtures/redteam/found4/README.md`` says which wall failed."""
+"""Round 4 red team (``fixtures/redteam/found4/``): attacks on the walls merged after round 3 (ReflectionWall
+judging classes by code source), run through the real fast engine under bubblewrap on ``Beans-1``. Each test
+asserts what should hold (so a failing test is an attack that worked); ``fixtures/redteam/found4/README.md``
+says which wall failed."""
 
 from __future__ import annotations
 

@@ -63,6 +63,12 @@ final class ReflectionWall {
         candidate = classes;
     }
 
+    /** A class loader made while the candidate asks: a loader of its own defines classes from bytes
+     * under any code source it likes (the fourth red-team round's). */
+    static boolean mayCreateClassLoader() {
+        return !candidateAsks();
+    }
+
     static boolean mayReach(String pkg) {
         for (String prefix : RESTRICTED) {
             if ((pkg + ".").startsWith(prefix)) {
@@ -147,17 +153,24 @@ final class ReflectionWall {
     }
 
     /** A class that came from none of the places the JVM was given: not the JDK's, not the runner's
-     * or JUnit's (the system loader's), and in any other loader not read from an entry of the job's
-     * class path: defined from bytes at run time (no code source), beside the candidate's classes (the
-     * overlay), or by a loader the job made itself, from bytes or from files it wrote. Its frames are
-     * the candidate's wherever they run, a thread of its own included. */
+     * or JUnit's (the system loader's), and not one the job's loader read from its class path (its code
+     * source one of the class path's entries and a class file of its name there: a class defined from
+     * bytes may claim any code source). Any other loader's classes are the job's own making. Its frames
+     * are the candidate's wherever they run. (Not seen: bytes of its own defined into the job's loader
+     * under the name of a class path class not yet loaded.) */
     private static boolean madeAtRunTime(Class<?> c) {
         ClassLoader loader = c.getClassLoader();
         if (loader == null || loader == PLATFORM || loader == SYSTEM || loader == SYSTEM.getParent()) {
             return false;
         }
+        if (!Lifetime.LOADER.equals(loader.getName()) || !(loader instanceof java.net.URLClassLoader)) {
+            return true;
+        }
         java.security.CodeSource source = c.getProtectionDomain().getCodeSource();
-        return source == null || source.getLocation() == null || !classPath.contains(source.getLocation().toString());
+        if (source == null || source.getLocation() == null || !classPath.contains(source.getLocation().toString())) {
+            return true;
+        }
+        return ((java.net.URLClassLoader) loader).findResource(c.getName().replace('.', '/') + ".class") == null;
     }
 
     private static boolean jdk(String name) {
