@@ -63,12 +63,6 @@ final class ReflectionWall {
         candidate = classes;
     }
 
-    /** A class loader made while the candidate asks: a loader of its own defines classes from bytes
-     * under any code source it likes (the fourth red-team round's). */
-    static boolean mayCreateClassLoader() {
-        return !candidateAsks();
-    }
-
     static boolean mayReach(String pkg) {
         for (String prefix : RESTRICTED) {
             if ((pkg + ".").startsWith(prefix)) {
@@ -160,7 +154,11 @@ final class ReflectionWall {
      * under the name of a class path class not yet loaded.) */
     private static boolean madeAtRunTime(Class<?> c) {
         ClassLoader loader = c.getClassLoader();
-        if (loader == null || loader == PLATFORM || loader == SYSTEM || loader == SYSTEM.getParent()) {
+        if (loader == null || loader == PLATFORM || loader == SYSTEM || loader == SYSTEM.getParent()
+                || loader.getClass().getName().startsWith("jdk.internal.")) {
+            // the JDK's own loaders, its reflection's generated accessors' among them (after a few calls
+            // of a method, Method#invoke runs through a class it defines), which no code outside the
+            // JDK can make: jdk.* is out of the candidate's reach
             return false;
         }
         if (!Lifetime.LOADER.equals(loader.getName()) || !(loader instanceof java.net.URLClassLoader)) {
