@@ -106,18 +106,20 @@ def test_a_local_model_folder_gives_its_context_length(tmp_path):
 # -- 2. engine options ------------------------------------------------------------------------------------------
 
 
-def test_vllm_args_are_typed_by_the_engine_fields_and_recorded(tmp_path, invoke_cli):
+def test_vllm_args_are_typed_by_the_engine_fields_and_a_failed_start_leaves_no_run(tmp_path, invoke_cli):
+    from nl2fix.sampling.backends.vllm_args import parse, with_parallelism
+
     run = tmp_path / "run"
+    args = ["max_model_len=1024", "enforce-eager=true", "dtype=float32"]
     result = invoke_cli("sample", "--dataset", "example", "--bug", "Textkit-1", "--backend", "vllm", "--model",
-                        tmp_path / "weights", "-n", 1, "--run", run, "--quiet", "--vllm-arg", "max_model_len=1024",
-                        "--vllm-arg", "enforce-eager=true", "--vllm-arg", "dtype=float32", "--tensor-parallel-size", 2,
+                        tmp_path / "weights", "-n", 1, "--run", run, "--quiet",
+                        *[a for v in args for a in ("--vllm-arg", v)], "--tensor-parallel-size", 2,
                         "--data-parallel-size", 2)
-    assert result.exit_code != 0  # there are no weights (nor, perhaps, vLLM): the configuration is kept all the same
-    with RunStore(run) as store:
-        config = store.config
-    assert config.engine_args == {"max_model_len": 1024, "enforce_eager": True, "dtype": "float32",
-                                  "tensor_parallel_size": 2, "distributed_executor_backend": "ray"}
-    assert config.data_parallel_size == 2
+    # there are no weights (nor, perhaps, vLLM): the command fails before its first sample, and a run that
+    # stored nothing is not left behind (docs/reliability.md)
+    assert result.exit_code != 0 and not run.exists()
+    assert with_parallelism(parse(args), 2, 2) == {"max_model_len": 1024, "enforce_eager": True, "dtype": "float32",
+                                                     "tensor_parallel_size": 2, "distributed_executor_backend": "ray"}
 
 
 def test_engine_values_follow_the_field_types():

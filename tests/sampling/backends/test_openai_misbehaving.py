@@ -85,7 +85,9 @@ def test_a_second_ctrl_c_exits_at_once_and_the_run_resumes(tmp_path, ds, openai_
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == 130 and "Traceback" not in err, err
+    # 130 from the second handler; or, when the second Ctrl-C lands while Python is already finalizing
+    # (which puts SIGINT's default action back), ended by the signal itself: a shell says 130 for both
+    assert process.returncode in (130, -signal.SIGINT) and "Traceback" not in err, (process.returncode, err)
 
     process = _sample(server, tmp_path / "run")
     out, err = process.communicate(timeout=120)
