@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 
 from nl2fix.java_source.methods import find_methods
 
-_FRAME = re.compile(r"^\s*at\s+(?:[\w.$-]+/)*(?P<cls>[\w.$]+)\.(?P<method>[\w$<>]+)\((?P<where>[^)]*)\)")
+_FRAME = re.compile(r"^\s*at\s+(?:[\w.$-]*/)*(?P<cls>[\w.$]+)\.(?P<method>[\w$<>]+)\((?P<where>[^)]*)\)")
 _HEADER = re.compile(r"^\s*(?:(?P<kind>Caused by|Suppressed):\s*)?"
                      r"(?P<text>[\w.$]+(?:Exception|Error|Throwable|Failure)\b.*|[\w.$]+\.[\w$]+(?::.*)?)$")
 _JUNIT_FAILURE = re.compile(r"^\d+\) (?P<method>[^(\s]+)\((?P<cls>[\w.$]+)\)$")
