@@ -78,23 +78,21 @@ def open_log(run_dir: Path, bug_id: str, hash: str, name: str) -> BinaryIO | Non
     return os.fdopen(fd, "rb")
 
 
+def _subfolders(run_dir: Path, *parts: str) -> list[str]:
+    """The names of the folders in an artifact folder, opened without following links; none when it
+    cannot be so opened."""
+    folder = _open_folder(run_dir, *parts)
+    if folder is None:
+        return []
+    try:
+        return _entries(folder, regular=False)
+    finally:
+        os.close(folder)
+
+
 def every_log(run_dir: Path) -> Iterator[tuple[str, str, str]]:
     """(bug, hash, name) of every raw log of a run."""
-    top = _open_folder(run_dir)
-    if top is None:
-        return
-    try:
-        bugs = _entries(top, regular=False)
-    finally:
-        os.close(top)
-    for bug_id in bugs:
-        folder = _open_folder(run_dir, bug_id)
-        if folder is None:
-            continue
-        try:
-            hashes = _entries(folder, regular=False)
-        finally:
-            os.close(folder)
-        for hash in hashes:
+    for bug_id in _subfolders(run_dir):
+        for hash in _subfolders(run_dir, bug_id):
             for name in log_names(run_dir, bug_id, hash):
                 yield bug_id, hash, name
