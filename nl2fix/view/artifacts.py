@@ -49,15 +49,21 @@ def _entries(fd: int, regular: bool) -> list[str]:
         return sorted(e.name for e in entries if wanted(e.stat(follow_symlinks=False).st_mode))
 
 
-def log_names(run_dir: Path, bug_id: str, hash: str) -> list[str]:
-    """The raw logs kept for a candidate: its regular files (links are not logs)."""
-    fd = _open_folder(run_dir, bug_id, hash)
-    if fd is None:
+def _listed(run_dir: Path, *parts: str, regular: bool) -> list[str]:
+    """The names of the regular files (``regular``) or folders in an artifact folder, opened without
+    following links; none when it cannot be so opened."""
+    folder = _open_folder(run_dir, *parts)
+    if folder is None:
         return []
     try:
-        return _entries(fd, regular=True)
+        return _entries(folder, regular=regular)
     finally:
-        os.close(fd)
+        os.close(folder)
+
+
+def log_names(run_dir: Path, bug_id: str, hash: str) -> list[str]:
+    """The raw logs kept for a candidate: its regular files (links are not logs)."""
+    return _listed(run_dir, bug_id, hash, regular=True)
 
 
 def open_log(run_dir: Path, bug_id: str, hash: str, name: str) -> BinaryIO | None:
@@ -78,21 +84,9 @@ def open_log(run_dir: Path, bug_id: str, hash: str, name: str) -> BinaryIO | Non
     return os.fdopen(fd, "rb")
 
 
-def _subfolders(run_dir: Path, *parts: str) -> list[str]:
-    """The names of the folders in an artifact folder, opened without following links; none when it
-    cannot be so opened."""
-    folder = _open_folder(run_dir, *parts)
-    if folder is None:
-        return []
-    try:
-        return _entries(folder, regular=False)
-    finally:
-        os.close(folder)
-
-
 def every_log(run_dir: Path) -> Iterator[tuple[str, str, str]]:
     """(bug, hash, name) of every raw log of a run."""
-    for bug_id in _subfolders(run_dir):
-        for hash in _subfolders(run_dir, bug_id):
+    for bug_id in _listed(run_dir, regular=False):
+        for hash in _listed(run_dir, bug_id, regular=False):
             for name in log_names(run_dir, bug_id, hash):
                 yield bug_id, hash, name
