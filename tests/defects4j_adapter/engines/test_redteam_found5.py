@@ -15,6 +15,9 @@ import subprocess
 
 import pytest
 
+from defects4j_adapter.contract import EngineOptions
+from defects4j_adapter.d4j import cli as d4j_cli
+from defects4j_adapter.engines.defects4j import Defects4JEngine
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
@@ -146,5 +149,39 @@ def test_no_file_is_written_through_the_logging_configuration(nl2fix_cache, box,
         record = _verdict(engine, ws, red_team_attack("log_configuration", ws.bug, FOUND5 / "write_door"), required)
         print(box.name, "log_configuration:", record.verdict.value, record.detail[:300])
         assert record.verdict in {Verdict.REJECTED, Verdict.WRONG}, record
+    finally:
+        engine.close()
+
+
+@pytest.mark.defects4j
+@pytest.mark.sandbox
+@pytest.mark.skipif(d4j_cli.locate() is None, reason="Defects4J is not installed")
+@pytest.mark.xfail(strict=True, reason="round 5: Ant's launcher in sun.java.command and nl2fix's runner properties "
+                   "tell the buggy method it runs under Defects4J's tests and nl2fix's re-run of them")
+def test_a_method_right_only_under_a_test_harness_is_not_plausible_under_defects4j(confined, tmp_path):
+    from tests.defects4j_adapter.engines.test_redteam_defects4j import CSV4
+    engine = Defects4JEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path, workers=1))
+    ws = engine.prepare(CSV4)
+    # Csv-4's buggy method is wrong under this engine (test_redteam_defects4j.py); with the payload:
+    record = judge(engine.run(ws, red_team_attack("under_any_test", CSV4, UNDER_NL2FIX)), bug_id=CSV4.id, hash="h",
+                   engine=engine.name.value)
+    print("defects4j bwrap under_any_test:", record.verdict.value, record.detail[:300])
+    assert record.verdict is not Verdict.PLAUSIBLE, record
+
+
+@pytest.mark.xfail(strict=True, reason="round 5: the logging configuration a job read stays (a FileHandler on the "
+                   "root logger, a JDK object holding no job class) and the warm JVM is not retired")
+def test_the_logging_configuration_a_job_read_does_not_reach_the_next_job(nl2fix_cache, box, textkit):
+    engine = _engine("fast", nl2fix_cache, box)
+    try:
+        ws = engine.prepare(textkit)
+        door, left = (red_team_attack(name, ws.bug, FOUND5 / "write_door")
+                      for name in ("log_configuration", "handlers_left"))
+        before = engine.run(ws, left, stop_at_first_failure=True).messages
+        engine.run(ws, door, stop_at_first_failure=True)
+        after = engine.run(ws, left, stop_at_first_failure=True).messages
+        print(box.name, "before:", before, "after:", after)
+        assert "ConsoleHandler" in str(before)
+        assert "FileHandler" not in str(after), after
     finally:
         engine.close()
