@@ -21,6 +21,7 @@ def test_the_site_builds_strictly(tmp_path):
                            capture_output=True, text=True, timeout=600, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert built.returncode == 0, built.stderr[-3000:]
     for page in ("reference/cli/index.html", "reference/run-store/index.html", "reference/environment/index.html",
-                 "benchmarks/index.html", "benchmarks/bench_view/index.html", "reference/life-of-a-candidate/index.html"):
+                 "benchmarks/index.html", "benchmarks/bench_view/index.html",
+                 "reference/life-of-a-candidate/index.html"):
         assert (site / page).is_file(), page
     assert "nl2fix dataset build" in (site / "reference/cli/index.html").read_text()
