@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from docsite.markdown import cell, prose, table
+from docsite.markdown import cell, docstring, prose, table
 
 PAGES = "benchmarks"
 
@@ -93,7 +93,7 @@ def pages(results_dir: Path, scripts: Path) -> dict[str, str]:
         doc = summary(scripts, stem)
         text = [f"# {stem}", "", f"`scripts/{stem}.py`: generated from its results files, newest first.", ""]
         if doc:
-            text += ["```text", doc, "```", ""]
+            text += [docstring(doc), ""]
         for result in ordered:
             text += section(result)
         out[f"{PAGES}/{stem}.md"] = "\n".join(text)

@@ -36,3 +36,12 @@ def table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def docstring(text: str) -> str:
+    """A script's docstring as Markdown: its prose paragraphs escaped as :func:`prose`, its indented ones
+    (the command lines) kept as they are, which Markdown shows as code."""
+    def indented(paragraph: str) -> bool:
+        return all(line.startswith("    ") for line in paragraph.splitlines())
+
+    return "\n\n".join(p if indented(p) else prose(p) for p in text.split("\n\n"))
