@@ -89,11 +89,11 @@ def projects_dir_of(store: RunStore) -> Path | None:
 
 
 def _select(store: RunStore, bug_ids: list[str] | None) -> list[Bug]:
-    bugs = store.bugs()
+    """The run's bugs, or those named, in the order named (each once, however spelt): the user said
+    which to judge first."""
     if not bug_ids:
-        return bugs
-    wanted = {store.bug(b).id for b in bug_ids}
-    return [b for b in bugs if b.id in wanted]
+        return store.bugs()
+    return list({bug.id: bug for bug in map(store.bug, bug_ids)}.values())
 
 
 class RunStoreDriver:
