@@ -78,6 +78,9 @@ class ValidationOptions:
     test_timeout: float = DEFAULT_TEST_TIMEOUT
     candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT
     executor: ExecutorSpec = ExecutorSpec()
+    workspaces: Callable[[Bug], Workspace] | None = None
+    """A bug's workspace instead of the engine's own preparation (``nl2fix fix``: the user's built
+    project, which a conversation's rounds validate in too)."""
 
 
 def projects_dir_of(store: RunStore) -> Path | None:
