@@ -35,18 +35,28 @@ class ExecResult:
 
 
 class _RusagePopen(subprocess.Popen):
-    """Popen that keeps the child's resource usage from ``wait4``."""
+    """Popen that keeps the child's resource usage from ``wait4``, whichever call reaps it: ``wait()``
+    reaps through ``_try_wait``, ``poll()`` (and ``__del__``) through ``_internal_poll``'s ``waitpid``,
+    and a child reaped by plain ``waitpid`` would report no CPU time at all."""
 
     rusage = None
 
+    def _reap(self, pid: int, flags: int, _wait4=os.wait4) -> tuple[int, int]:
+        """``os.waitpid``'s call and answer, keeping the usage. ``os.wait4`` is bound as a default
+        because ``__del__`` may poll while the interpreter is tearing down its modules."""
+        reaped, status, usage = _wait4(pid, flags)
+        if reaped == pid:
+            self.rusage = usage
+        return reaped, status
+
     def _try_wait(self, wait_flags):
         try:
-            pid, sts, rusage = os.wait4(self.pid, wait_flags)
-        except ChildProcessError:
+            return self._reap(self.pid, wait_flags)
+        except ChildProcessError:  # as Popen's own: SIGCHLD ignored, the child's status is gone
             return self.pid, 0
-        if pid == self.pid:
-            self.rusage = rusage
-        return pid, sts
+
+    def _internal_poll(self, _deadstate=None, **_):
+        return super()._internal_poll(_deadstate=_deadstate, _waitpid=self._reap)
 
 
 def clip_output(data: bytes, limit: int) -> tuple[str, bool]:
