@@ -22,6 +22,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -239,7 +240,7 @@ class RunStore:
     def __enter__(self) -> RunStore:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @contextmanager
@@ -254,7 +255,7 @@ class RunStore:
                 raise
             self._conn.execute("COMMIT")
 
-    def _query(self, sql: str, params: Iterable = ()) -> list[tuple]:
+    def _query(self, sql: str, params: Iterable[object] = ()) -> list[tuple[Any, ...]]:
         with self._lock, _translated(self.path):
             return self._conn.execute(sql, tuple(params)).fetchall()
 
@@ -296,11 +297,11 @@ class RunStore:
             return
         self._set_meta("config", config.model_dump_json())
 
-    def get_meta_json(self, key: str):
+    def get_meta_json(self, key: str) -> Any:
         text = self._get_meta(key)
         return None if text is None else json.loads(text)
 
-    def set_meta_json(self, key: str, value) -> None:
+    def set_meta_json(self, key: str, value: Any) -> None:
         self._set_meta(key, json.dumps(value))
 
     # -- bugs ----------------------------------------------------------------------------
