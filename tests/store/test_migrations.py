@@ -47,7 +47,7 @@ def _reads_back(store: RunStore) -> None:
 
 
 def test_the_fixture_is_a_version_1_store():
-    with sqlite3.connect(f"{V1.as_uri()}?mode=ro", uri=True) as db:
+    with sqlite3.connect(f"{V1.as_uri()}?mode=ro&immutable=1", uri=True) as db:  # no -shm beside the fixture
         assert migrations.stored_version(db) == 1
         assert "schema_migrations" not in {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
 
