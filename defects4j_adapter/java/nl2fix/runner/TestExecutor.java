@@ -244,6 +244,7 @@ final class TestExecutor {
             }
         }, "nl2fix-tests");
         listener.thread = thread;
+        ReflectionWall.testThread(thread);
         Thrown.watch(thread);
         Probe.runs(label, thread);
         BehaviourProbe.watch(thread, label);
