@@ -49,7 +49,8 @@ def test_nothing_obtained_and_the_fix_after_it_keeps_its_verdict(engine, beans, 
     loot = [m for m in outcome.messages.values() if "REDTEAM5" in m]
     _, fix = _verdict(engine, ws, ws.bug.fixed_method, required)
     print(name, "loot:", [m[:400] for m in loot[:1]])
-    print(name, "attack:", attack.verdict.value, "fix after it:", fix.verdict.value, fix.failing_tests, fix.detail[:300])
+    print(name, "attack:", attack.verdict.value, "fix after it:", fix.verdict.value, fix.failing_tests,
+          fix.detail[:300])
     assert loot, outcome.messages  # the payload ran and reported
     assert not any("obtained" in m for m in loot), loot
     assert attack.verdict is Verdict.WRONG, attack
