@@ -55,6 +55,15 @@ final class ReflectionWall {
     private static volatile Set<String> candidate = Collections.emptySet();
     /** The threads the runner started for the job's tests, while the job runs. */
     private static final Set<Thread> TEST_THREADS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** A thread a test thread started with no class of the job on its stack (JUnit's own: a test with a
+     * time limit runs on a thread JUnit starts) is a test thread too; one started by the job's code, the
+     * candidate's or the project's, is not. Decided on the starting thread, as the new thread is made. */
+    private static final InheritableThreadLocal<Boolean> TEST_LINEAGE = new InheritableThreadLocal<>() {
+        @Override
+        protected Boolean childValue(Boolean parent) {
+            return parent != null && parent && testThread() && !jobOnStack() ? Boolean.TRUE : null;
+        }
+    };
     private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
     private static final ClassLoader SYSTEM = ClassLoader.getSystemClassLoader();
     /** Set while this thread walks its stack: the walk's own class loading and linking (lambda
@@ -72,6 +81,20 @@ final class ReflectionWall {
     /** A thread the runner starts to run the job's tests, where the stack tells who asks. */
     static void testThread(Thread t) {
         TEST_THREADS.add(t);
+    }
+
+    /** Called first on each test thread the runner starts: threads JUnit starts from it are test threads too. */
+    static void onTestThread() {
+        TEST_LINEAGE.set(Boolean.TRUE);
+    }
+
+    private static boolean testThread() {
+        return TEST_THREADS.contains(Thread.currentThread()) || TEST_LINEAGE.get() != null && !TEST_THREADS.isEmpty();
+    }
+
+    private static boolean jobOnStack() {
+        return WALKER.walk(s -> s.anyMatch(f -> f.getDeclaringClass().getClassLoader() instanceof JobLoader
+                || madeAtRunTime(f.getDeclaringClass())));
     }
 
     static boolean mayReach(String pkg) {
@@ -117,9 +140,9 @@ final class ReflectionWall {
         return !lookup || !candidateAsks();
     }
 
-    /** Whether a class of the candidate's file is on the stack and the nearest caller outside the JDK
-     * is not the runner (whose behaviour probe reflects over objects while a candidate's wrapper is
-     * below it). */
+    /** Whether a class of the candidate's (or, off the test threads, of the job) is on the stack and the
+     * nearest caller outside the JDK is not the runner (whose behaviour probe reflects over objects while
+     * a candidate's wrapper is below it). */
     static boolean candidateAsks() {
         Set<String> classes = candidate;
         if (classes.isEmpty() || WALKING.get() != null) {
@@ -134,7 +157,7 @@ final class ReflectionWall {
     }
 
     private static boolean walkFor(Set<String> classes) {
-        boolean testThread = TEST_THREADS.contains(Thread.currentThread());
+        boolean testThread = testThread();
         return WALKER.walk(s -> {
             boolean first = true;
             for (java.util.Iterator<StackWalker.StackFrame> it = s.iterator(); it.hasNext();) {
