@@ -56,9 +56,6 @@ public final class Main {
         MemoryWall.check(report);
         JdkState.isolateStreams();
         report.line("GUARD", Guard.install() ? "exit" : "none");
-        // the JDK registers sun.misc.Unsafe's own filter when it first initializes it: done before the
-        // filter maps are taken, so no job's library can change them by loading it
-        Class.forName("sun.misc.Unsafe");
         report.line("REFLECTION", ReflectionWall.hideClassInternals() & ReflectionFilters.remember() ? "filtered" : "unfiltered");
         Canary.remember();
         TestClasses.defineClassPath(System.getProperty("java.class.path"), Main.class.getClassLoader());

@@ -58,11 +58,25 @@ final class ReflectionFilters {
         return FIELDS != null && fieldsAtStart != null;
     }
 
+    /** The JDK's classes whose static initializers add to the maps (found in the class files of JDK 11 and
+     * 17: the callers of {@code registerFieldsToFilter} and {@code registerMethodsToFilter}), initialized
+     * before the maps are taken, so that a job's first annotation read or static field access does not
+     * change them (it would retire every JVM after its first job). */
+    private static final String[] JDK_REGISTRANTS = {"sun.misc.Unsafe", "jdk.internal.reflect.ConstantPool",
+        "jdk.internal.reflect.UnsafeStaticFieldAccessorImpl", "java.lang.invoke.MethodHandles$Lookup"};
+
     /** Takes the maps as they are (the runner's own filters in), before the first job; false when this JDK
      * offers no such maps. */
     static synchronized boolean remember() {
         if (FIELDS == null) {
             return false;
+        }
+        for (String registrant : JDK_REGISTRANTS) {
+            try {
+                Class.forName(registrant, true, ClassLoader.getPlatformClassLoader());
+            } catch (ClassNotFoundException | LinkageError absent) {
+                // not in this JDK: it registers nothing either
+            }
         }
         Map<?, ?> fields = (Map<?, ?>) FIELDS.getVolatile();
         Map<?, ?> methods = (Map<?, ?>) METHODS.getVolatile();
