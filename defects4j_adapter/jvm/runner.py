@@ -141,8 +141,9 @@ def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[st
     # the runner on the module path, JUnit on the class path (its reporting hooked first): see
     # java/module-info.java
     # jdk.internal.reflect to the runner alone: it hides Class's private reflection natives (ReflectionWall.java)
+    # and keeps the JDK's reflection filter its own (ReflectionFilters.java)
     return [*args, "-XX:+DisableAttachMechanism", "--module-path", str(runner_dir), "--add-modules", MODULE,
-            "--add-reads", f"{MODULE}=ALL-UNNAMED", "--add-exports", f"java.base/jdk.internal.reflect={MODULE}",
+            "--add-reads", f"{MODULE}=ALL-UNNAMED", "--add-opens", f"java.base/jdk.internal.reflect={MODULE}",
             "-cp", ":".join(map(str, [*([hook] if hook else []), *junit])),
             MAIN_CLASS, *mode]
 

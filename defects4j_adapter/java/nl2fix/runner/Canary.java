@@ -3,8 +3,9 @@ package nl2fix.runner;
 /**
  * A few JVM-wide values every later candidate relies on and only deep reflection into the JDK can
  * change: interned string literals, the boxed-integer cache, the boolean constants; and the
- * runner's own words ({@link Words}) and the state of the runner's thread and its group as they
- * were before the first job. A job after which one of them is wrong leaves a JVM that must not take
+ * runner's own words ({@link Words}), the state of the runner's thread and its group as they
+ * were before the first job, and the JDK's reflection filter ({@link ReflectionFilters}: hiding a test's
+ * field there made the developer's fix judged next {@code wrong}). A job after which one of them is wrong leaves a JVM that must not take
  * another candidate. (The runner's own report does not depend on the interned literals: see
  * {@link Words}.)
  */
@@ -42,7 +43,7 @@ final class Canary {
         return t == runner && runnerName.equals(t.getName()) && t.getPriority() == runnerPriority
                 && t.getContextClassLoader() == runnerLoader && t.getUncaughtExceptionHandler() == t.getThreadGroup()
                 && t.getThreadGroup().getMaxPriority() == groupPriority && !t.isDaemon()
-                && SystemLoader.idle() && Words.intact();
+                && SystemLoader.idle() && Words.intact() && ReflectionFilters.intact();
     }
 
     static boolean intact() {

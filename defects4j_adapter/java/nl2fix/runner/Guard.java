@@ -20,6 +20,9 @@ import java.security.Permission;
  * (Java 24+) the runner says so on its {@code GUARD} line.
  */
 final class Guard extends SecurityManager {
+    private static final StackWalker WALKER = StackWalker.getInstance();
+    private static final java.util.Set<String> LOGGING_SET_UP = java.util.Set.of(
+            "ensureLogManagerInitialized", "readPrimordialConfiguration", "initializeGlobalHandlers");
     private static volatile boolean allowExit;
     private static volatile String lastExit;
     private static volatile boolean tainted;
@@ -44,6 +47,12 @@ final class Guard extends SecurityManager {
             }
         } else if (perm instanceof java.security.SecurityPermission && changesSecurity(name)) {
             tainted = true;
+        } else if (setsJvmDefault(perm) && !loggingSetsItselfUp() && ReflectionWall.candidateAsks()) {
+            // JVM-wide state the runner does not put back, changed by the candidate: a logger's level, the
+            // default authenticator, proxy selector or cookie handler, a JDBC log: the next candidate's
+            // tests would meet it (a fix judged wrong in a warm JVM is not judged again), so the JVM goes.
+            // Not when the project's own tests change it: they do so in every job alike.
+            tainted = true;
         } else if (perm instanceof java.lang.reflect.ReflectPermission && "suppressAccessChecks".equals(name)
                 && !ReflectionWall.mayLookUpPrivately()) {
             throw new SecurityException("nl2fix: the candidate's classes may not make a private lookup (ReflectionWall)");
@@ -56,6 +65,24 @@ final class Guard extends SecurityManager {
             throw new SecurityException("nl2fix: the candidate's classes may not reflect into " + pkg + " (ReflectionWall)");
         }
         super.checkPackageAccess(pkg);
+    }
+
+    /** Changes the Java security model guards, of JVM-wide defaults that {@link JdkState} does not put back. */
+    private static boolean setsJvmDefault(Permission perm) {
+        String kind = perm.getClass().getName();
+        String name = perm.getName();
+        return "java.util.logging.LoggingPermission".equals(kind)
+                || ("java.net.NetPermission".equals(kind) || "javax.net.ssl.SSLPermission".equals(kind)
+                || "java.sql.SQLPermission".equals(kind)) && (name.startsWith("set") || name.startsWith("deregister"))
+                || perm instanceof RuntimePermission && ("preferences".equals(name) || "charsetProvider".equals(name)
+                || "localeServiceProvider".equals(name) || "loggerFinder".equals(name));
+    }
+
+    /** The JDK's own first reading of its logging configuration (at the first logger, the first record
+     * logged) checks the same permission as a change: no change anyone asked for. */
+    private static boolean loggingSetsItselfUp() {
+        return WALKER.walk(s -> s.anyMatch(f -> "java.util.logging.LogManager".equals(f.getClassName())
+                && LOGGING_SET_UP.contains(f.getMethodName())));
     }
 
     private static boolean changesSecurity(String name) {

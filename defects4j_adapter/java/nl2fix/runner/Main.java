@@ -56,7 +56,7 @@ public final class Main {
         MemoryWall.check(report);
         JdkState.isolateStreams();
         report.line("GUARD", Guard.install() ? "exit" : "none");
-        report.line("REFLECTION", ReflectionWall.hideClassInternals() ? "filtered" : "unfiltered");
+        report.line("REFLECTION", ReflectionWall.hideClassInternals() & ReflectionFilters.remember() ? "filtered" : "unfiltered");
         Canary.remember();
         TestClasses.defineClassPath(System.getProperty("java.class.path"), Main.class.getClassLoader());
         InMemoryCompiler compiler = new InMemoryCompiler();
@@ -190,18 +190,14 @@ public final class Main {
         for (int i = 0; i < cp.size(); i++) {
             urls[i + 1] = new File(cp.get(i)).toURI().toURL();
         }
-        URLClassLoader loader = new URLClassLoader(Lifetime.LOADER, urls, SystemLoader.class.getClassLoader());
+        URLClassLoader loader = new JobLoader(urls, SystemLoader.class.getClassLoader());
         Lifetime.Watch watch = new Lifetime.Watch(loader);
         ThreadGroup group = new ThreadGroup("nl2fix-candidate");
         JdkState saved = new JdkState();
         JdkState.isolateStreams();
         SystemLoader.use(loader);
         TestExecutor executor = new TestExecutor(loader, report, job, group, candidateClasses);
-        Set<String> classPathUrls = new HashSet<>();
-        for (int i = 1; i < urls.length; i++) {
-            classPathUrls.add(urls[i].toString());
-        }
-        ReflectionWall.judging(candidateClasses, classPathUrls);
+        ReflectionWall.judging(candidateClasses);
         if (job.behaviour) {
             BehaviourProbe.begin();
         }
@@ -213,7 +209,7 @@ public final class Main {
         } finally {
             behaviour = BehaviourProbe.end();
             Probe.stop();
-            ReflectionWall.judging(Collections.emptySet(), Collections.emptySet());
+            ReflectionWall.judging(Collections.emptySet());
             Thrown.watch(null); // the last test thread (its context class loader is the job's) and what it threw
             SystemLoader.use(null);
             saved.restore();
@@ -242,6 +238,8 @@ public final class Main {
         executor = null;
         loader.close();
         loader = null;
+        // the job's members hidden from reflection go, and with them the filter's hold on its classes
+        ReflectionFilters.restore();
         if (scratch != null && !restart) {
             // the folders only once no code of the job can write them any more
             String left = watch.left();

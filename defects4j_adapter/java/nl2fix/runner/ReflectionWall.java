@@ -25,11 +25,16 @@ import java.util.Set;
  * kin), which hand out members with no check at all: hidden from reflection JVM-wide at start-up
  * through the JDK's own filter ({@link #hideClassInternals}), as the JDK hides {@code Class}'s fields.</li>
  * </ul>
- * "The candidate's classes" are the classes of its source file and any class made at run time in the
- * job's loader (from bytes, {@link #madeAtRunTime}), wherever their frames are, threads they start
- * included. Not closed: an {@code Unsafe} instance a library on the class path keeps in a field of
- * its own, read by reflection and used through that library's own methods (the threat model's
- * "out of scope").
+ * "The candidate asks" when a frame of the candidate's classes is on the stack: the classes of its source
+ * file and any class its job's loader did not read from the class path itself ({@link #madeAtRunTime}),
+ * wherever their frames are. And on any thread but the test threads the runner started for the job
+ * ({@link #testThread}), a frame of <em>any</em> class of the job (the project's included) is enough:
+ * work handed to another thread (the common pool, an executor, a timer, a {@code CompletableFuture}, a
+ * finalizer) carries no trace of who handed it over, so a task of the project's own reflective
+ * utility ({@code MethodUtils}) queued by the candidate ran there with nothing of the candidate's on the
+ * stack ({@code tests/fixtures/redteam/found5/pool_work}). What such threads may not do is only what the
+ * candidate may not: reach the packages below by reflection. A library's own {@code Unsafe} is hidden
+ * from reflection ({@link JobLoader}).
  */
 final class ReflectionWall {
     private ReflectionWall() {
@@ -48,19 +53,48 @@ final class ReflectionWall {
             "reflectionData", "getReflectionFactory", "getConstantPool", "getRecordComponents0");
     private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
     private static volatile Set<String> candidate = Collections.emptySet();
-    /** Where the job's loader took classes from the class path (its URLs but the overlay's). */
-    private static volatile Set<String> classPath = Collections.emptySet();
+    /** The threads the runner started for the job's tests, while the job runs. */
+    private static final Set<Thread> TEST_THREADS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** A thread a test thread started with no class of the job on its stack (JUnit's own: a test with a
+     * time limit runs on a thread JUnit starts) is a test thread too; one started by the job's code, the
+     * candidate's or the project's, is not. Decided on the starting thread, as the new thread is made. */
+    private static final InheritableThreadLocal<Boolean> TEST_LINEAGE = new InheritableThreadLocal<>() {
+        @Override
+        protected Boolean childValue(Boolean parent) {
+            return parent != null && parent && testThread() && !jobOnStack() ? Boolean.TRUE : null;
+        }
+    };
     private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
     private static final ClassLoader SYSTEM = ClassLoader.getSystemClassLoader();
     /** Set while this thread walks its stack: the walk's own class loading and linking (lambda
      * bootstraps in {@code jdk.internal.*}) asks about packages too, and must not walk again. */
     private static final ThreadLocal<Boolean> WALKING = new ThreadLocal<>();
 
-    /** The top-level classes of the candidate's source file and the class path the job's loader reads,
-     * while its job runs (empty between jobs). */
-    static void judging(Set<String> classes, Set<String> classPathUrls) {
-        classPath = classPathUrls;
+    /** The top-level classes of the candidate's source file, while its job runs (empty between jobs). */
+    static void judging(Set<String> classes) {
+        if (classes.isEmpty()) {
+            TEST_THREADS.clear();
+        }
         candidate = classes;
+    }
+
+    /** A thread the runner starts to run the job's tests, where the stack tells who asks. */
+    static void testThread(Thread t) {
+        TEST_THREADS.add(t);
+    }
+
+    /** Called first on each test thread the runner starts: threads JUnit starts from it are test threads too. */
+    static void onTestThread() {
+        TEST_LINEAGE.set(Boolean.TRUE);
+    }
+
+    private static boolean testThread() {
+        return TEST_THREADS.contains(Thread.currentThread()) || TEST_LINEAGE.get() != null && !TEST_THREADS.isEmpty();
+    }
+
+    private static boolean jobOnStack() {
+        return WALKER.walk(s -> s.anyMatch(f -> f.getDeclaringClass().getClassLoader() instanceof JobLoader
+                || madeAtRunTime(f.getDeclaringClass())));
     }
 
     static boolean mayReach(String pkg) {
@@ -106,10 +140,10 @@ final class ReflectionWall {
         return !lookup || !candidateAsks();
     }
 
-    /** Whether a class of the candidate's file is on the stack and the nearest caller outside the JDK
-     * is not the runner (whose behaviour probe reflects over objects while a candidate's wrapper is
-     * below it). */
-    private static boolean candidateAsks() {
+    /** Whether a class of the candidate's (or, off the test threads, of the job) is on the stack and the
+     * nearest caller outside the JDK is not the runner (whose behaviour probe reflects over objects while
+     * a candidate's wrapper is below it). */
+    static boolean candidateAsks() {
         Set<String> classes = candidate;
         if (classes.isEmpty() || WALKING.get() != null) {
             return false;
@@ -123,6 +157,7 @@ final class ReflectionWall {
     }
 
     private static boolean walkFor(Set<String> classes) {
+        boolean testThread = testThread();
         return WALKER.walk(s -> {
             boolean first = true;
             for (java.util.Iterator<StackWalker.StackFrame> it = s.iterator(); it.hasNext();) {
@@ -138,7 +173,9 @@ final class ReflectionWall {
                     }
                 }
                 int nested = name.indexOf('$');
-                if (classes.contains(nested < 0 ? name : name.substring(0, nested)) || madeAtRunTime(f.getDeclaringClass())) {
+                Class<?> c = f.getDeclaringClass();
+                if (classes.contains(nested < 0 ? name : name.substring(0, nested)) || madeAtRunTime(c)
+                        || !testThread && c.getClassLoader() instanceof JobLoader) {
                     return true;
                 }
             }
@@ -147,11 +184,10 @@ final class ReflectionWall {
     }
 
     /** A class that came from none of the places the JVM was given: not the JDK's, not the runner's
-     * or JUnit's (the system loader's), and not one the job's loader read from its class path (its code
-     * source one of the class path's entries and a class file of its name there: a class defined from
-     * bytes may claim any code source). Any other loader's classes are the job's own making. Its frames
-     * are the candidate's wherever they run. (Not seen: bytes of its own defined into the job's loader
-     * under the name of a class path class not yet loaded.) */
+     * or JUnit's (the system loader's), and not one the job's loader read from its class path itself
+     * ({@link JobLoader#own}: a class defined from bytes may claim any name, the name of a class path class
+     * not loaded yet included, and any code source). Any other loader's classes are the job's own making.
+     * Its frames are the candidate's wherever they run. */
     private static boolean madeAtRunTime(Class<?> c) {
         ClassLoader loader = c.getClassLoader();
         if (loader == null || loader == PLATFORM || loader == SYSTEM || loader == SYSTEM.getParent()
@@ -161,14 +197,7 @@ final class ReflectionWall {
             // JDK can make: jdk.* is out of the candidate's reach
             return false;
         }
-        if (!Lifetime.LOADER.equals(loader.getName()) || !(loader instanceof java.net.URLClassLoader)) {
-            return true;
-        }
-        java.security.CodeSource source = c.getProtectionDomain().getCodeSource();
-        if (source == null || source.getLocation() == null || !classPath.contains(source.getLocation().toString())) {
-            return true;
-        }
-        return ((java.net.URLClassLoader) loader).findResource(c.getName().replace('.', '/') + ".class") == null;
+        return !(loader instanceof JobLoader) || !((JobLoader) loader).own(c);
     }
 
     private static boolean jdk(String name) {

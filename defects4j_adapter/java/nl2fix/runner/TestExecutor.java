@@ -219,6 +219,7 @@ final class TestExecutor {
         final String[] crash = new String[1];
         final boolean[] ownStop = new boolean[1];
         Thread thread = new Thread(group, () -> {
+            ReflectionWall.onTestThread();
             try {
                 Runner runner = request.getRunner();
                 runner.run(notifier);
@@ -244,6 +245,7 @@ final class TestExecutor {
             }
         }, "nl2fix-tests");
         listener.thread = thread;
+        ReflectionWall.testThread(thread);
         Thrown.watch(thread);
         Probe.runs(label, thread);
         BehaviourProbe.watch(thread, label);

@@ -1,0 +1,57 @@
+"""Trust III's in-process gaps (``fixtures/redteam/found5/``, the README there says which wall each
+payload met): work handed to a JDK thread (``pool_work``), bytes of the candidate's own defined under
+the name of a class-path class (``class_path_name``), a library's ``sun.misc.Unsafe`` read through the
+project's own getters (``library_unsafe``). Run through the real fast engine under bubblewrap on
+``Beans-1``, whose class reflects by name; each payload puts what it got into its failure message. Each
+got ``sun.misc.Unsafe`` before these walls; each test asserts what must hold: nothing obtained, the
+attack ``wrong``, and the developer's fix judged next in the same warm JVM ``plausible``."""
+
+from __future__ import annotations
+
+import pytest
+
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.domain import Verdict
+from nl2fix.dataset.load import load_dataset
+from nl2fix.validation.verdicts import judge, required_of
+from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
+
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+
+FOUND5 = REDTEAM / "found5"
+
+
+@pytest.fixture(scope="module")
+def beans():
+    return load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
+
+
+@pytest.fixture
+def engine(nl2fix_cache, confined):
+    made = FastEngine(engine_options(nl2fix_cache, sandbox=make_sandbox("bwrap"),
+                                     projects_dir=REDTEAM / "bench" / "projects"))
+    yield made
+    made.close()
+
+
+def _verdict(engine, ws, code, required=frozenset()):
+    outcome = engine.run(ws, code, stop_at_first_failure=True)
+    return outcome, judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, required=required,
+                          keep_passed=True)
+
+
+@pytest.mark.parametrize("name", ["pool_work", "class_path_name", "library_unsafe"])
+def test_nothing_obtained_and_the_fix_after_it_keeps_its_verdict(engine, beans, name):
+    ws = engine.prepare(beans)
+    required = required_of(_verdict(engine, ws, ws.bug.fixed_method)[1])
+    outcome, attack = _verdict(engine, ws, red_team_attack(name, ws.bug, FOUND5), required)
+    loot = [m for m in outcome.messages.values() if "REDTEAM5" in m]
+    _, fix = _verdict(engine, ws, ws.bug.fixed_method, required)
+    print(name, "loot:", [m[:400] for m in loot[:1]])
+    print(name, "attack:", attack.verdict.value, "fix after it:", fix.verdict.value, fix.failing_tests,
+          fix.detail[:300])
+    assert loot, outcome.messages  # the payload ran and reported
+    assert not any("obtained" in m for m in loot), loot
+    assert attack.verdict is Verdict.WRONG, attack
+    assert fix.verdict is Verdict.PLAUSIBLE, fix
