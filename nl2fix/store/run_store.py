@@ -425,10 +425,12 @@ class RunStore:
             sql, params = sql + " AND engine = ?", params + [engine]
         return [ValidationRecord.model_validate_json(r[0]) for r in self._query(sql + " ORDER BY bug_id, hash", params)]
 
-    def validation_engines(self) -> set[str]:
-        """Engines that judged at least one candidate (the ``buggy``/``fixed`` baselines do not count)."""
-        rows = self._query("SELECT DISTINCT engine FROM validations WHERE hash NOT IN ('buggy', 'fixed')")
-        return {r[0] for r in rows}
+    def validation_engines(self) -> dict[str, int]:
+        """Engines that judged at least one candidate, with how many candidates each judged (the
+        ``buggy``/``fixed`` baselines do not count)."""
+        rows = self._query("SELECT engine, COUNT(*) FROM validations WHERE hash NOT IN ('buggy', 'fixed') "
+                           "GROUP BY engine")
+        return {engine: count for engine, count in rows}
 
     # -- embeddings and rankings -------------------------------------------------------------
     def embeddings(self, embedder: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:
