@@ -20,7 +20,7 @@ from nl2fix.core.errors import Nl2FixError
 from nl2fix.java_source.text import candidate_hash, normalise
 from nl2fix.prompting.prompt import target_method
 from nl2fix.sampling.extraction import Extraction, Failure, apply_diff, extract_method
-from nl2fix.sampling.published_sets import Answer, Kind
+from nl2fix.sampling.published_sets import Answer, Kind, new_side, whole
 from nl2fix.store.records import PublishedVerdict, RunConfig, SampleRecord
 from nl2fix.store.run_store import STORE_FILE, RunStore, discard_if_empty
 
@@ -79,20 +79,21 @@ class ImportSummary:
 
 
 def changed_lines(diff: str) -> list[int]:
-    """The old-side line numbers a unified diff removes, or inserts before (1-based)."""
+    """The old-side line numbers a unified diff changes (1-based): each removed line; an added line
+    counts as the line it replaces (the last one removed just before it), else the line it goes before."""
     out: list[int] = []
-    line = 0
+    line, replaced = 0, None
     for text in diff.split("\n"):
         if text.startswith("@@"):
             head = text.split()[1] if len(text.split()) > 1 else "-1"
-            line = int(head[1:].split(",")[0] or 1)
+            line, replaced = int(head[1:].split(",")[0] or 1), None
         elif text.startswith("-") and not text.startswith("---"):
             out.append(line)
-            line += 1
+            line, replaced = line + 1, line
         elif text.startswith("+") and not text.startswith("+++"):
-            out.append(line)
+            out.append(line if replaced is None else replaced)
         elif text.startswith(" "):
-            line += 1
+            line, replaced = line + 1, None
     return out
 
 
@@ -101,7 +102,10 @@ def _extract(answer: Answer, bug: Bug, buggy_file: Callable[[Bug], str]) -> tupl
     target = target_method(bug)
     if answer.kind is Kind.FUNCTION_DIFF:
         base = answer.base or bug.buggy_method
-        applied = apply_diff(answer.text, base) if answer.text.strip() else base
+        if not answer.text.strip():
+            applied: str | None = base  # an empty diff: the function unchanged
+        else:
+            applied = new_side(answer.text) if whole(answer.text) else apply_diff(answer.text, base)
         if applied is None:
             return Extraction(None, Failure.NO_METHOD, "the diff does not apply to the publisher's buggy function"), \
                 "", False
@@ -150,7 +154,7 @@ def _import(run_dir: Path, config: RunConfig, bugs: list[Bug], answers: list[Ans
             raise Nl2FixError(f"{run_dir} is a run of sampled answers, not of imported ones",
                               "import into a new --run directory (a run of imports holds only published answers)")
         store.set_config(config)
-        store.add_bugs(by_id[b] for b in per_bug)
+        store.add_bugs(b for b in bugs if b.id in per_bug)  # in the dataset's order
         for bug_id, todo in per_bug.items():
             bug = by_id[bug_id]
             stored = store.samples(bug_id)

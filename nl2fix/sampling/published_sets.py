@@ -69,20 +69,38 @@ class Answer:
     """For a function diff: the publisher's buggy function (the old side of its ``target.diff``)."""
 
 
-def old_side(diff: str) -> str:
-    """The text a diff was made from: its context and removed lines (a diff with full context, as
-    RepairBench's ``target.diff``, gives the whole file)."""
+def _side(diff: str, mark: str) -> str:
     lines, in_hunk = [], False
     for line in diff.split("\n"):
         if line.startswith("@@"):
             in_hunk = True
-        elif in_hunk and line[:1] in (" ", "-"):
+        elif in_hunk and line[:1] in (" ", mark):
             lines.append(line[1:])
         elif in_hunk and line == "":
             lines.append("")
     while lines and not lines[-1]:
         lines.pop()
     return "\n".join(lines)
+
+
+def old_side(diff: str) -> str:
+    """The text a diff was made from: its context and removed lines (a diff with full context, as
+    RepairBench's ``target.diff``, gives the whole file)."""
+    return _side(diff, "-")
+
+
+def new_side(diff: str) -> str:
+    """The text a diff makes: its context and added lines."""
+    return _side(diff, "+")
+
+
+def whole(diff: str) -> bool:
+    """Whether the diff is one hunk from line 1 (RepairBench's, with the whole function as context): its
+    new side is the whole new function. RepairBench's context lines are the answer's own where only
+    whitespace changed (``item!= null`` beside the original's ``item != null``), so such a diff is read,
+    not applied."""
+    hunks = [line for line in diff.split("\n") if line.startswith("@@")]
+    return len(hunks) == 1 and hunks[0].startswith("@@ -1,")
 
 
 def detect(path: Path) -> Format:
@@ -135,11 +153,13 @@ def _bug_at(parts: tuple[str, ...]) -> int | None:
 
 
 def _model_of(root: Path, parts: tuple[str, ...], bug_at: int, skip: int, given: str | None) -> str:
-    """``given``, else the folder ``skip`` levels above the bug's, else the set's own folder name."""
+    """``given``, else the folder ``skip`` levels above the bug's (counted on the whole path, so that a
+    set given as ``<model>/defects4j/patches`` still names its model)."""
     if given:
         return given
-    at = bug_at - 1 - skip
-    return parts[at] if at >= 0 else root.resolve().name
+    whole = root.resolve().parts
+    at = len(whole) + bug_at - 1 - skip
+    return (whole + parts)[at] if at > 0 else root.resolve().name
 
 
 def _read_text(file: Path) -> str:
@@ -161,7 +181,8 @@ def _repairbench(root: Path, model: str | None) -> list[Answer]:
             continue
         target = file.parent.parent / "target.diff"
         # <model>/<benchmark>/patches/<Bug>: the model is three folders above the bug's
-        skip = 2 if bug_at >= 1 and parts[bug_at - 1] == "patches" else 0
+        above = (root.resolve().parts + parts[:bug_at])[-1:]
+        skip = 2 if above == ("patches",) else 0
         plausible, compiled = REPAIRBENCH_VERDICTS[folder]
         answers.append(Answer(
             bug=parts[bug_at], model=_model_of(root, parts, bug_at, skip, model), text=_read_text(file),
