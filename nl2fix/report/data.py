@@ -297,6 +297,8 @@ class BugRow(ReportModel):
     """When the bug's issue was opened (ISO 8601 UTC), empty when the dataset does not say."""
     flags: list[str] = []
     """Difficulty flags (``nl2fix.dataset.hard_bugs``): multi-hunk, long-fix, outside-method."""
+    models: list[str] = []
+    """The models whose answers the bug's samples are, in a run that holds several (an imported set)."""
     hidden_characters: list[str] = []
     """Hashes of the unique candidates that carry hidden characters (control characters, escape sequences,
     bidirectional or invisible format characters) in their code or their verdict's record
@@ -625,6 +627,7 @@ def _bug_row(f: _BugFacts, rankers: dict[str, dict[str, list[str]]], ast: bool) 
         },
         issue_created=f.bug.issue_created,
         flags=[flag.value for flag in bug_flags(f.bug)],
+        models=sorted({s.model for s in f.samples if s.model is not None}),
     )
 
 

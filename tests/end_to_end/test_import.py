@@ -95,3 +95,20 @@ def test_a_partial_rejudgement_neither_takes_over_nor_hides(imported, tmp_path):
     data = json.loads(_nl2fix("report", "--run", str(run), "--format", "json", "--no-codebleu"))
     row = next(d for d in data["published"]["disagreements"] if d["hash"] == buggy)
     assert row["rejudged"] == "wrong" and data["published"]["rejudged_agree_with_nl2fix"] == 1
+
+
+def test_view_filters_a_run_by_model_and_by_published_verdicts(imported):
+    from nl2fix.view import site
+    from nl2fix.view.app import create_app
+    from nl2fix.view.catalog import Catalog
+    from tests.helpers.html_elements import Elements
+
+    client = create_app(Catalog([imported])).test_client()
+    page = Elements(client.get(f"/{site.run_page('run')}").get_data(as_text=True))
+    rows = {r["data-bug"]: r for r in page.find("tr") if "data-bug" in r}
+    assert {b: r["data-published"] for b, r in rows.items()} == {"Textkit-1": "differs", "Rangekit-2": "agrees"}
+    assert rows["Rangekit-2"]["data-models"].split() == ["model-a", "model-b", "model-c"]
+    assert [o["value"] for o in page.find("option") if o.get("value", "").startswith("model-")] == [
+        "model-a", "model-b", "model-c", "model-d"]
+    bug = client.get(f"/{site.bug_page('run', 'Textkit-1')}").get_data(as_text=True)
+    assert bug.count("differs from nl2fix's") == 3  # model-b's and model-c's buggy method, model-b's non-compilable
