@@ -112,3 +112,20 @@ def test_view_filters_a_run_by_model_and_by_published_verdicts(imported):
         "model-a", "model-b", "model-c", "model-d"]
     bug = client.get(f"/{site.bug_page('run', 'Textkit-1')}").get_data(as_text=True)
     assert bug.count("differs from nl2fix's") == 3  # model-b's and model-c's buggy method, model-b's non-compilable
+
+
+def test_compare_breaks_imported_runs_down_by_model(imported, tmp_path):
+    from nl2fix.report.compare import compare_runs
+
+    other = tmp_path / "methods-only"
+    _nl2fix("import", str(FIXTURES / "methods.jsonl"), "--run", str(other), "--dataset", "example")
+    data = compare_runs([imported, other])
+    assert [(line.label, line.row.model) for line in data.models] == [
+        ("run", "model-a"), ("run", "model-b"), ("run", "model-c"), ("run", "model-d"), ("methods-only", "model-c")]
+    # the methods-only run is not validated: its model's Plausible@1 is 0; by the publisher, Textkit-1's two
+    # answers are plausible (2/2) and Rangekit-2's one has no verdict (0/1)
+    alone = data.models[-1].row
+    assert (alone.plausible_at_1, alone.published_plausible_at_1) == (0.0, pytest.approx(0.5))
+    # an imported set's budget is its most answers per bug: the larger run is cut to the smaller one's
+    assert [b.budget for b in data.equal_budget] == [2, 2]
+    assert "Models" in _nl2fix("compare", str(imported), str(other))
