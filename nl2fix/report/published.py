@@ -78,6 +78,7 @@ class Disagreement(_Model):
     """One candidate whose published verdict and nl2fix's differ."""
 
     bug_id: str
+    """``Project-N``."""
     hash: str
     """Candidate hash."""
     models: list[str]
@@ -87,6 +88,7 @@ class Disagreement(_Model):
     verdict: Verdict
     """nl2fix's verdict under the report's engine."""
     explanation: Explanation
+    """What explains the difference (``unexplained``: nothing known)."""
     detail: str = ""
     """What the explanation rests on: the failing tests, the compiler's first error."""
     rejudged: Verdict | None = None
@@ -99,13 +101,17 @@ class PublishedComparison(_Model):
     compared: int
     """Answers with a published verdict and an nl2fix verdict."""
     agree: int
+    """Of which nl2fix judged as the publisher did (plausible or not)."""
     disagree: int
+    """Of which nl2fix judged otherwise (an answer with no method here counts as not plausible)."""
     by_explanation: dict[str, int]
     """Disagreeing candidates by explanation."""
     rejudged_agree_with_nl2fix: int
     """Re-judged candidates where the defects4j engine gave nl2fix's verdict."""
     rejudged_agree_with_publisher: int
+    """Re-judged candidates where the defects4j engine gave the publisher's verdict."""
     disagreements: list[Disagreement]
+    """Each candidate whose published verdict differs from nl2fix's, once per published verdict word."""
 
 
 @dataclass(frozen=True)

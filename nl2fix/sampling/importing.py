@@ -9,6 +9,7 @@ no-op. Bugs the dataset does not hold are counted and left out.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -97,6 +98,12 @@ def changed_lines(diff: str) -> list[int]:
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _same_code(a: str, b: str) -> bool:
+    """Comments and whitespace aside (cached: a bug's answers of one model share their buggy function)."""
+    return normalise(a) == normalise(b)
+
+
 def _extract(answer: Answer, bug: Bug, buggy_file: Callable[[Bug], str]) -> tuple[Extraction, str, bool]:
     """The candidate method, a note on what was done, and whether changes outside the method were left out."""
     target = target_method(bug)
@@ -165,7 +172,7 @@ def _import(run_dir: Path, config: RunConfig, bugs: list[Bug], answers: list[Ans
                     summary.already += 1
                     continue
                 extraction, note, outside = _extract(answer, bug, buggy_file)
-                base_differs = answer.base is not None and normalise(answer.base) != normalise(bug.buggy_method)
+                base_differs = answer.base is not None and not _same_code(answer.base, bug.buggy_method)
                 record = SampleRecord(
                     bug_id=bug_id, index=index, response=answer.text,
                     candidate_hash=candidate_hash(extraction.code) if extraction.code is not None else None,

@@ -129,3 +129,31 @@ def test_compare_breaks_imported_runs_down_by_model(imported, tmp_path):
     # an imported set's budget is its most answers per bug: the larger run is cut to the smaller one's
     assert [b.budget for b in data.equal_budget] == [2, 2]
     assert "Models" in _nl2fix("compare", str(imported), str(other))
+
+
+def test_export_names_each_samples_model_and_published_verdict(imported):
+    rows = [json.loads(line) for line in _nl2fix("export", "--run", str(imported)).splitlines() if line.strip()]
+    assert {r["model"] for r in rows} == {"model-a", "model-b", "model-c", "model-d"}
+    exact = [r for r in rows if r["published"] and r["published"]["verdict"] == "exact_match"]
+    assert [(r["bug"], r["model"], r["verdict"]) for r in exact] == [
+        ("Textkit-1", "model-a", "plausible"), ("Rangekit-2", "model-a", "plausible")]
+
+
+def test_only_the_unexplained_candidates_are_rejudged(imported, tmp_path):
+    """What `validate --rejudge-unexplained` hands the validation stage, and that the stage keeps to it
+    (the fast engine stands in for defects4j, which this test cannot assume)."""
+    from nl2fix.core.domain import Engine
+    from nl2fix.report.data import unexplained_candidates
+    from nl2fix.validation.stage import validate
+
+    with RunStore(imported, read_only=True) as store:
+        buggy = candidate_hash(store.bug("Textkit-1").buggy_method)
+    assert unexplained_candidates(imported) == {"Textkit-1": {buggy}}
+    run = tmp_path / "fresh"
+    _nl2fix("import", str(FIXTURES / "methods.jsonl"), "--run", str(run), "--dataset", "example")
+    summary = validate(run, engine=Engine.FAST, progress=False, bug_ids=["Textkit-1"],
+                       only={"Textkit-1": {buggy}})
+    assert summary.validated == 1
+    with RunStore(run, read_only=True) as store:
+        judged = {v.hash for v in store.validations("Textkit-1", "fast")} - {"buggy", "fixed"}
+    assert judged == {buggy}
