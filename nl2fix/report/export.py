@@ -7,8 +7,8 @@ the developer's fix (``same-behaviour`` or ``diverges`` with the first differing
 results), its rank under each ranker, and ``hidden_characters``: whether its code or its verdict's
 record carries control, escape, bidirectional or invisible format characters
 (``nl2fix.store.hidden_text``). An imported answer (``nl2fix import``) names its own model and carries
-``published``: the publisher's verdict and where in its set it came from. The text is JSON with every non-ASCII character and DEL escaped, so
-no terminal or editor acts on them.
+``published``: the publisher's verdict and where in its set it came from. The text is JSON with every
+non-ASCII character and DEL escaped, so no terminal or editor acts on them.
 """
 
 from __future__ import annotations

@@ -167,6 +167,7 @@ def _import(run_dir: Path, config: RunConfig, bugs: list[Bug], answers: list[Ans
             stored = store.samples(bug_id)
             have = {(s.model, s.published.source) for s in stored if s.published is not None}
             index = max((s.index for s in stored), default=-1) + 1
+            new: list[tuple[SampleRecord, str | None]] = []
             for answer in todo:
                 if (answer.model, answer.source) in have:
                     summary.already += 1
@@ -181,13 +182,14 @@ def _import(run_dir: Path, config: RunConfig, bugs: list[Bug], answers: list[Ans
                                                compiled=answer.compiled, source=answer.source, note=note,
                                                outside_method=outside, base_differs=base_differs),
                 )
-                store.add_sample(record, extraction.code)
+                new.append((record, extraction.code))
                 index += 1
                 summary.imported += 1
                 summary.by_model[answer.model] += 1
                 summary.unextractable += extraction.code is None
                 summary.outside_method += outside
                 summary.base_differs += base_differs
+            store.add_samples(new)
         if costs:
             store.set_meta_json(PUBLISHED_COSTS, {**(store.get_meta_json(PUBLISHED_COSTS) or {}), **costs})
         summary.unique_candidates = sum(len(store.candidates(b)) for b in per_bug)
