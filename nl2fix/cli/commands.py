@@ -6,6 +6,7 @@ from nl2fix.cli.dataset_cmd import dataset
 from nl2fix.cli.export_cmd import export_cmd
 from nl2fix.cli.fix_cmd import fix_cmd
 from nl2fix.cli.image_cmd import image
+from nl2fix.cli.import_cmd import import_cmd
 from nl2fix.cli.prepare_cmd import prepare_cmd
 from nl2fix.cli.prompt_cmd import prompt_cmd
 from nl2fix.cli.rank_cmd import rank_cmd
@@ -18,5 +19,5 @@ from nl2fix.cli.view_cmd import view_cmd
 
 dataset.add_command(check)
 
-ALL = [dataset, prepare_cmd, prompt_cmd, sample_cmd, validate_cmd, rank_cmd, show_cmd, report_cmd, compare_cmd,
-       export_cmd, view_cmd, run_cmd, fix_cmd, image]
+ALL = [dataset, prepare_cmd, prompt_cmd, sample_cmd, import_cmd, validate_cmd, rank_cmd, show_cmd, report_cmd,
+       compare_cmd, export_cmd, view_cmd, run_cmd, fix_cmd, image]

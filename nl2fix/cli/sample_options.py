@@ -15,7 +15,9 @@ DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 
 
 def prompt_options(fn):
-    @click.option("--strategy", type=click.Choice([s.value for s in Strategy]), default=Strategy.ZERO_SHOT.value,
+    # `published` names imported answers (`nl2fix import`): nothing is prompted with it
+    @click.option("--strategy", type=click.Choice([s.value for s in Strategy if s is not Strategy.PUBLISHED]),
+                  default=Strategy.ZERO_SHOT.value,
                   show_default=True, help="Prompting strategy.")
     @click.option("--model", default=None,
                   help=f"Model name (default for openai: {DEFAULT_OPENAI_MODEL}); also decides the token counter "

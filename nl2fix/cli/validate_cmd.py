@@ -12,6 +12,8 @@ from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
 from nl2fix.cli.options import run_option
 from nl2fix.cli.terminal import say
 from nl2fix.core.domain import Engine, Verdict
+from nl2fix.report.data import unexplained_candidates
+from nl2fix.report.published import REJUDGE_ENGINE
 from nl2fix.validation.executors.base import ExecutorKind, ExecutorSpec
 from nl2fix.validation.stage import validate
 
@@ -76,19 +78,32 @@ all_tests_option = click.option(
 @validation_options
 @all_tests_option
 @click.option("--bug", "bug_ids", multiple=True, help="Only this bug (repeatable).")
+@click.option("--rejudge-unexplained", is_flag=True,
+              help="Only the imported candidates whose published verdict differs from nl2fix's for no known "
+                   "reason (see `nl2fix report`), re-judged with --engine defects4j.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def validate_cmd(run_dir: Path, engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float,
                  candidate_timeout: float, executor: ExecutorSpec, all_tests: bool, bug_ids: tuple[str, ...],
-                 quiet: bool):
+                 rejudge_unexplained: bool, quiet: bool):
     """Compile and test every unique candidate not yet validated by ENGINE (baselines first).
 
     Resumable: verdicts already in the run are kept; `error` verdicts (harness failures) are retried.
     Exits with status 1 while any candidate's verdict is `error`."""
 
+    only = None
+    if rejudge_unexplained:
+        if engine != REJUDGE_ENGINE:
+            raise click.UsageError(f"--rejudge-unexplained re-judges with --engine {REJUDGE_ENGINE}")
+        only = unexplained_candidates(run_dir)
+        say(f"re-judging {sum(map(len, only.values()))} candidate(s) of {len(only)} bug(s) whose published verdict "
+            "differs from nl2fix's for no known reason")
+        if not only:
+            return
+        bug_ids = tuple(b for b in bug_ids if b in only) if bug_ids else tuple(only)
     summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=sandbox,
                        bug_ids=list(bug_ids) or None, progress=not quiet, test_timeout=test_timeout,
                        candidate_timeout=candidate_timeout, all_tests=all_tests,
-                       executor=executor)
+                       executor=executor, only=only)
     say(str(summary))
     errors = summary.by_verdict.get(Verdict.ERROR, 0)
     if errors:

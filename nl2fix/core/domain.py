@@ -13,6 +13,8 @@ class Strategy(str, enum.Enum):
     REASONING = "reasoning"
     CONVERSATION = "conversation"
     """Rounds of samples with each round's test results fed back to the model (ChatRepair-style)."""
+    PUBLISHED = "published"
+    """Answers imported from a published patch set (``nl2fix import``): the publisher prompted the models."""
 
 
 class ModelStyle(str, enum.Enum):

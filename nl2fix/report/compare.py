@@ -15,6 +15,7 @@ from nl2fix.report import metrics, plots
 from nl2fix.report.data import ReportData, ReportModel, collect, sample_sequences
 from nl2fix.report.document import Document, Figure, Table, likely, pct
 from nl2fix.report.metrics import PAPER_KS
+from nl2fix.report.published import ModelRow
 from nl2fix.report.render import ReportFormat, emit, parse_format, render_model
 from nl2fix.store.records import RunConfig
 
@@ -52,8 +53,21 @@ class RunRow(ReportModel):
     """k -> likely-correct pass@k (plausible and same-behaviour) over scored bugs (empty when not probed)."""
     behaviour_probed: bool = True
     """Whether the run's likely correctness was measured (``ReportData.behaviour_probed``)."""
+    plausible_at_1: float | None = None
+    """RepairBench's Plausible@1 over every bug of the run."""
+    ast_match_at_1: float | None = None
+    """RepairBench's AST Match@1 over every bug of the run."""
     warnings: int
     """How many warnings the run's report has (see its report)."""
+
+
+class ModelLine(ReportModel):
+    """One model of a run that holds several (an imported published set), in the comparison."""
+
+    label: str
+    """Run label."""
+    row: ModelRow
+    """The model's numbers in that run's report."""
 
 
 class BudgetRow(ReportModel):
@@ -115,6 +129,8 @@ class CompareData(ReportModel):
     """Why the comparison may not be like for like."""
     equal_budget: list[BudgetRow] = []
     """Every run at the smallest sample budget among them (a conversation beside plain sampling)."""
+    models: list[ModelLine] = []
+    """Each model of the runs that hold several, with RepairBench's numbers and cost."""
 
 
 def _labels(run_dirs: Sequence[Path]) -> list[str]:
@@ -145,6 +161,7 @@ def run_row(label: str, data: ReportData) -> RunRow:
         ast_match_at_k=data.ast_match_at_k,
         likely_correct_pass_at_k=data.likely_correct_pass_at_k,
         behaviour_probed=data.behaviour_probed,
+        plausible_at_1=data.plausible_at_1, ast_match_at_1=data.ast_match_at_1,
         warnings=len(data.warnings),
     )
 
@@ -174,9 +191,10 @@ def _strategy(config: RunConfig) -> str:
 def equal_budget(labels: list[str], reports: list[ReportData]) -> list[BudgetRow]:
     """The runs side by side at the smallest sample budget (run's n) among them."""
     configs = [r.run.config for r in reports if r.run.config is not None]
-    if len(configs) < len(reports):
+    budgets = [r.fixed_within.budget for r in reports if r.fixed_within is not None]
+    if len(configs) < len(reports) or len(budgets) < len(reports):
         return []
-    budget = min(c.n for c in configs)
+    budget = min(budgets)  # a run's n; an imported set's most answers per bug
     rows = []
     for label, report, config in zip(labels, reports, configs):
         scored = {b.bug_id for b in report.scored_bugs}
@@ -217,6 +235,7 @@ def compare_reports(labels: list[str], reports: list[ReportData]) -> CompareData
         curves={label: r.pass_at_k_curve for label, r in zip(labels, reports)},
         warnings=warnings,
         equal_budget=equal_budget(labels, reports),
+        models=[ModelLine(label=label, row=m) for label, r in zip(labels, reports) for m in r.models],
     )
 
 
@@ -238,6 +257,18 @@ def budget_table(rows: list[BudgetRow]) -> Table:
     )
 
 
+def models_table(lines: list[ModelLine], ks: list[int]) -> Table:
+    return Table(
+        "Models", ["run", "model", "bugs", "samples", "Plausible@1", "AST Match@1", *[f"pass@{k}" for k in ks],
+                   "published Plausible@1", "verdicts agree", "cost"],
+        [[line.label, m.model, str(m.bugs), str(m.samples), pct(m.plausible_at_1), pct(m.ast_match_at_1),
+          *[pct(m.pass_at_k.get(k)) for k in ks], pct(m.published_plausible_at_1),
+          f"{m.agree}/{m.agree + m.disagree}" if m.agree + m.disagree else "-", _number(m.cost, 2)]
+         for line in lines for m in (line.row,)],
+        "Each model of the runs that hold several (imported published sets). Plausible@1 and AST Match@1 in "
+        "RepairBench's definitions; cost in dollars, as the publisher reports it.")
+
+
 def compare_document(data: CompareData) -> Document:
     ks = [k for k in PAPER_KS if any(k in r.pass_at_k for r in data.runs)]
     rankers = sorted({key for r in data.runs for key in r.ranked_pass_at_1})
@@ -246,13 +277,14 @@ def compare_document(data: CompareData) -> Document:
          str(r.n or "-"), *[pct(r.pass_at_k.get(k)) for k in ks],
          *[likely(r.behaviour_probed, r.likely_correct_pass_at_k.get(k)) for k in ks],
          *[pct(r.ast_match_at_k.get(k)) for k in ks],
-         f"{r.fixed}/{r.bugs}",
+         pct(r.plausible_at_1), pct(r.ast_match_at_1), f"{r.fixed}/{r.bugs}",
          *[pct(r.ranked_pass_at_1.get(key)) for key in rankers]]
         for r in data.runs
     ]
     table5 = Table("Strategies and models (Table 5)",
                    ["run", "model", "strategy", "T", "n", *[f"pass@{k}" for k in ks],
-                    *[f"likely correct@{k}" for k in ks], *[f"AST match@{k}" for k in ks], "bugs fixed",
+                    *[f"likely correct@{k}" for k in ks], *[f"AST match@{k}" for k in ks], "Plausible@1",
+                    "AST Match@1", "bugs fixed",
                     *[f"r.pass@1 [{key}]" for key in rankers]], rows,
                    "pass@k over each run's scored bugs; '-' where a run has too few samples for k."
                    + (" A conversation's samples depend on earlier verdicts, which pass@k's estimator "
@@ -265,6 +297,8 @@ def compare_document(data: CompareData) -> Document:
                   f"Fixed by any run: {o.union}; by every run: {o.by_all}; by one run only: "
                   + ", ".join(f"{label} {n}" for label, n in o.only.items()) + ".")
     blocks: list = [table5, pairs]
+    if data.models:
+        blocks.insert(1, models_table(data.models, ks))
     if data.equal_budget:
         blocks.insert(1, budget_table(data.equal_budget))
     if any(data.curves.values()):

@@ -32,6 +32,17 @@ from nl2fix.report import ast_match, metrics
 from nl2fix.report import codebleu as codebleu_scores
 from nl2fix.report.cost import CostSummary
 from nl2fix.report.cost import summarize as summarize_cost
+from nl2fix.report.published import (
+    REJUDGE_ENGINE,
+    BugAnswers,
+    Explanation,
+    ModelRow,
+    PublishedComparison,
+    comparison,
+    has_models,
+    model_rows,
+)
+from nl2fix.sampling.importing import PUBLISHED_COSTS, is_import
 from nl2fix.store.hidden_text import carried
 from nl2fix.store.records import CandidateRecord, RunConfig, SampleRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
@@ -287,6 +298,8 @@ class BugRow(ReportModel):
     """When the bug's issue was opened (ISO 8601 UTC), empty when the dataset does not say."""
     flags: list[str] = []
     """Difficulty flags (``nl2fix.dataset.hard_bugs``): multi-hunk, long-fix, outside-method."""
+    models: list[str] = []
+    """The models whose answers the bug's samples are, in a run that holds several (an imported set)."""
     hidden_characters: list[str] = []
     """Hashes of the unique candidates that carry hidden characters (control characters, escape sequences,
     bidirectional or invisible format characters) in their code or their verdict's record
@@ -395,6 +408,15 @@ class ReportData(ReportModel):
     """pass@k over the scored bugs with each difficulty flag, and over those with none."""
     cost: CostSummary | None = None
     """Tokens, dollars and generation seconds, in all and per bug fixed."""
+    plausible_at_1: float | None = None
+    """RepairBench's Plausible@1 over every bug (each bug's plausible samples / its samples, averaged;
+    a broken benchmark entry counts, as in RepairBench); None without samples."""
+    ast_match_at_1: float | None = None
+    """RepairBench's AST Match@1 over every bug, likewise (None: AST match unavailable)."""
+    models: list[ModelRow] = Field(default_factory=list)
+    """Per model, for a run that holds several (an imported published set); empty otherwise."""
+    published: PublishedComparison | None = None
+    """The publisher's verdicts beside nl2fix's (None: no sample has a published verdict)."""
 
     @property
     def scored_bugs(self) -> list[BugRow]:
@@ -487,10 +509,17 @@ class _BugFacts:
                                       fix_result=b.reference_result, candidate_result=b.candidate_result))
         return out
 
+    @cached_property
+    def ast_hashes(self) -> frozenset[str]:
+        """Candidates whose syntax tree is the developer fix's."""
+        if not self.bug.fixed_method:
+            return frozenset()
+        matches = ast_match.ast_matches([c.code for c in self.candidates], self.bug.fixed_method)
+        return frozenset(c.hash for c, m in zip(self.candidates, matches) if m)
+
     def ast_samples(self) -> int:
         """Samples whose candidate has the developer fix's syntax tree."""
-        matches = ast_match.ast_matches([c.code for c in self.candidates], self.bug.fixed_method)
-        return sum(c.count for c, m in zip(self.candidates, matches) if m) if self.bug.fixed_method else 0
+        return sum(c.count for c in self.candidates if c.hash in self.ast_hashes)
 
     @cached_property
     def _exact(self) -> list[CandidateRecord]:
@@ -606,6 +635,7 @@ def _bug_row(f: _BugFacts, rankers: dict[str, dict[str, list[str]]], ast: bool) 
         },
         issue_created=f.bug.issue_created,
         flags=[flag.value for flag in bug_flags(f.bug)],
+        models=sorted({s.model for s in f.samples if s.model is not None}),
     )
 
 
@@ -656,6 +686,11 @@ def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = Fals
         rankers = {key: _rankings(store, key, facts) for key in store.rankers()}
         covered = {key: _covered(store, key, order) for key, order in rankers.items()}
         config = store.config if store.has_config() else None
+        rejudged: dict[str, dict[str, ValidationRecord]] = defaultdict(dict)
+        if engine is not None and engine != REJUDGE_ENGINE:
+            for v in store.validations(engine=REJUDGE_ENGINE):
+                rejudged[v.bug_id][v.hash] = v
+        costs = store.get_meta_json(PUBLISHED_COSTS) or {}
         environment = (store.get_meta_json(environment_key(engine)) or {}).get("summary", "") if engine else ""
         summary = (
             _codebleu(store, [f for f in facts if f.ground_truth is not GroundTruth.FAILS], progress)
@@ -675,7 +710,39 @@ def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = Fals
     if cutoff is not None:
         report.cutoff_split = cutoff_split(report, cutoff)
     report.cost = _cost(config, facts, rows)
+    _repairbench(report, facts, rows, rejudged, costs, ast_note is None)
     return report
+
+
+def unexplained_candidates(run_dir: Path | str) -> dict[str, set[str]]:
+    """Bug id -> the candidates whose published verdict differs from nl2fix's for no known reason."""
+    found = collect(run_dir, codebleu=False).published
+    out: dict[str, set[str]] = defaultdict(set)
+    for row in found.disagreements if found else []:
+        if row.explanation is Explanation.UNEXPLAINED:
+            out[row.bug_id].add(row.hash)
+    return dict(out)
+
+
+def samples_target(config: RunConfig | None) -> int:
+    """The n every bug is counted with (its missing samples not plausible); 0 for an imported set, whose
+    n per bug is what the set holds."""
+    return 0 if config is None or is_import(config) else config.n
+
+
+def _repairbench(report: ReportData, facts: list[_BugFacts], rows: list[BugRow],
+                 rejudged: dict[str, dict[str, ValidationRecord]], costs: dict[str, float], ast: bool) -> None:
+    """RepairBench's Plausible@1 and AST Match@1, the numbers per model and the published verdicts."""
+    sampled = [r for r in rows if r.samples]
+    if sampled:
+        report.plausible_at_1 = float(np.mean([r.plausible_samples / r.samples for r in sampled]))
+        report.ast_match_at_1 = float(np.mean([(r.ast_match_samples or 0) / r.samples for r in sampled])) \
+            if ast else None
+    answers = [BugAnswers(f.bug, f.samples, f.records, f.ast_hashes if ast else None, rejudged.get(f.bug.id, {}))
+               for f in facts]
+    if has_models(answers):
+        report.models = model_rows(answers, costs)
+    report.published = comparison(answers)
 
 
 def sequence_of(facts: _BugFacts) -> metrics.SampleSequence:
@@ -696,11 +763,13 @@ def sample_sequences(run_dir: Path | str, bug_ids: set[str]) -> list[metrics.Sam
 def fixed_within(sequences: list[metrics.SampleSequence], config: RunConfig) -> FixedWithin:
     positions = [metrics.first_plausible_position(s.plausible) for s in sequences]
     found = [p for p in positions if p is not None]
-    within = metrics.at_budget(sequences, config.n)
+    # an imported set asked for nothing: its budget is the most answers a bug has
+    budget = samples_target(config) or max((len(s.plausible) for s in sequences), default=0) or 1
+    within = metrics.at_budget(sequences, budget)
     return FixedWithin(
         adaptive=config.conversation is not None,
-        ks={k: metrics.fixed_within_k(positions, k) for k in metrics.PAPER_KS if k <= config.n},
-        budget=config.n,
+        ks={k: metrics.fixed_within_k(positions, k) for k in metrics.PAPER_KS if k <= budget},
+        budget=budget,
         fixed=within.fixed,
         mean_first_position=float(np.mean(found)) if found else None,
         samples=within.samples,
@@ -714,7 +783,7 @@ def fixed_within(sequences: list[metrics.SampleSequence], config: RunConfig) -> 
 
 def group_pass_at_k(data: ReportData, name: str, rows: list[BugRow]) -> GroupPassAtK:
     """pass@k over ``rows`` (scored bugs), counting missing samples as the headline does."""
-    target = data.run.config.n if data.run.config else 0
+    target = samples_target(data.run.config)
     n = [max(r.samples, target) for r in rows]
     c = [r.plausible_samples for r in rows]
     return GroupPassAtK(group=name, bugs=len(rows), fixed=sum(x > 0 for x in c),
@@ -773,7 +842,7 @@ def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu
     c_scored = [r.plausible_samples for _, r in scored]
     # Missing samples are never scored as passes: every bug counts as the run's n samples, so a bug the
     # model could not be asked about (a prompt too long, nothing to mutate) counts as unsolved.
-    target = run.config.n if run.config else 0
+    target = samples_target(run.config)
     n_pass = [max(n, target) for n in n_scored]
     ks = metrics.reportable_ks(n_pass)
     intervals = {k: metrics.bootstrap_mean_interval(metrics.estimate_pass_at_k(n_pass, c_scored, k)) for k in ks}

@@ -7,8 +7,10 @@ the developer's fix (``same-behaviour`` or ``diverges`` with the first differing
 results), its rank under each ranker, what the verdict rests on (the tests that failed, the
 compiler's errors, the tests run, and the wall-clock and CPU seconds validation took), and
 ``hidden_characters``: whether its code or its verdict's record carries control, escape,
-bidirectional or invisible format characters (``nl2fix.store.hidden_text``). The text is JSON with
-every non-ASCII character and DEL escaped, so no terminal or editor acts on them.
+bidirectional or invisible format characters (``nl2fix.store.hidden_text``). An imported answer
+(``nl2fix import``) names its own model and carries ``published``: the publisher's verdict and where
+in its set it came from. The text is JSON with every non-ASCII character and DEL escaped, so no
+terminal or editor acts on them.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def sample_rows(store: RunStore) -> Iterator[dict]:
             yield {
                 "bug": bug.id,
                 "strategy": config.strategy.value,
-                "model": config.model,
+                "model": s.model or config.model,
                 "backend": config.backend,
                 "temperature": config.temperature,
                 "index": s.index,
@@ -63,6 +65,7 @@ def sample_rows(store: RunStore) -> Iterator[dict]:
                 "behaviour": _behaviour(record),
                 "ranks": {r: ranks[r][s.candidate_hash] for r in rankers if s.candidate_hash in ranks[r]},
                 "hidden_characters": hidden.get(s.candidate_hash, False) if s.candidate_hash else False,
+                "published": s.published.model_dump() if s.published else None,
             }
 
 

@@ -39,6 +39,9 @@ def _facts(data: ReportData) -> list[str]:
 def _pass_at_k(data: ReportData) -> Table:
     rows = [[f"pass@{k}", pct(v), interval(data.pass_at_k_interval.get(k)), pct(data.pass_at_k_all_bugs.get(k))]
             for k, v in data.pass_at_k.items()]
+    rows += [[name, "", "", pct(value)] for name, value in (("Plausible@1 (RepairBench)", data.plausible_at_1),
+                                                             ("AST Match@1 (RepairBench)", data.ast_match_at_1))
+             if value is not None]
     return Table(
         "pass@k",
         ["metric", f"scored bugs ({data.bug_counts.scored})", "95% CI", f"all bugs ({data.bug_counts.selected})"],
@@ -108,6 +111,45 @@ def _divergences(data: ReportData, limit: int = 30) -> Table | None:
                                                                  "developer's fix", "candidate"], rows[:limit],
                  f"Unique plausible candidates by behaviour: {summary}."
                  + (f" The first {limit} of {len(rows)} shown." if len(rows) > limit else ""))
+
+
+def _models(data: ReportData) -> Table | None:
+    """Per model, RepairBench's numbers beside pass@k, and the publisher's own Plausible@1."""
+    if not data.models:
+        return None
+    ks = sorted({k for m in data.models for k in m.pass_at_k} & {1, 5, 10})
+    rows = [[m.model, str(m.bugs), str(m.samples), str(m.fixed), pct(m.plausible_at_1), pct(m.ast_match_at_1),
+             *[pct(m.pass_at_k.get(k)) for k in ks], pct(m.published_plausible_at_1),
+             f"{m.agree}/{m.agree + m.disagree}" if m.agree + m.disagree else "-",
+             "-" if m.cost is None else f"${m.cost:,.2f}"]
+            for m in data.models]
+    return Table("Models", ["model", "bugs", "samples", "fixed", "Plausible@1", "AST Match@1",
+                            *[f"pass@{k}" for k in ks], "published Plausible@1", "verdicts agree", "cost"], rows,
+                 "RepairBench's definitions: Plausible@1 and AST Match@1 are each bug's share of plausible (AST-"
+                 "matching) samples, averaged over the bugs the model answered; pass@k counts each bug with the "
+                 "samples it holds. Published: by the publisher's verdicts. Cost: as the publisher reports it, "
+                 "over its whole set.")
+
+
+def _published(data: ReportData, limit: int = 40) -> Table | None:
+    """Where the publisher's verdict and nl2fix's differ, candidate by candidate, and why."""
+    p = data.published
+    if p is None:
+        return None
+    rows = [[d.bug_id, d.hash[:12], ", ".join(d.models), d.published, d.verdict.value, d.explanation.value,
+             d.rejudged.value if d.rejudged else "-", _shorten(d.detail, 100)] for d in p.disagreements]
+    by = ", ".join(f"{k} {n}" for k, n in p.by_explanation.items()) or "none"
+    note = (f"{p.agree} of {p.compared} answers with a published verdict agree with nl2fix's (plausible or not); "
+            f"{p.disagree} differ. Differing candidates by explanation: {by}. compiles-here/-there: a source "
+            "level or Java version; revision: the publisher's buggy method is not the dataset's; test-differs: "
+            "only regression tests fail here. `nl2fix validate --rejudge-unexplained --engine defects4j` "
+            "re-judges the unexplained ones")
+    if p.rejudged_agree_with_nl2fix or p.rejudged_agree_with_publisher:
+        note += (f"; re-judged, defects4j sides with nl2fix on {p.rejudged_agree_with_nl2fix} and with the "
+                 f"publisher on {p.rejudged_agree_with_publisher}")
+    note += "." + (f" The first {limit} of {len(rows)} shown." if len(rows) > limit else "")
+    return Table("Published verdicts beside nl2fix's", ["bug", "candidate", "models", "published", "nl2fix",
+                                                        "explanation", "re-judged", "detail"], rows[:limit], note)
 
 
 def _candidates(data: ReportData) -> Table:
@@ -241,6 +283,7 @@ def report_document(data: ReportData) -> Document:
         blocks.append(Figure("pass@k (Figure 2)", lambda: plots.pass_at_k_curves({"this run": data.pass_at_k_curve})))
     if data.cost is not None:
         blocks += cost_tables(data.cost)
+    blocks += [t for t in (_models(data), _published(data)) if t is not None]
     blocks.append(_ranked(data))
     blocks.append(_projects(data))
     if data.per_project:

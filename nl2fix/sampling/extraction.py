@@ -30,7 +30,8 @@ from nl2fix.java_source.text import candidate_hash
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n(.*?)(?:^[ \t]*\1[ \t]*$|\Z)", re.DOTALL | re.MULTILINE)
 _CODE_TAG = re.compile(r"<code[^>]*>(.*?)(?:</code>|\Z)", re.DOTALL | re.IGNORECASE)
 _CODE_LIKE = re.compile(r"[;{}]")
-_DIFF_FILE_HEADER = re.compile(r"^(---|\+\+\+) ")
+# file headers, and git's (``diff --git``, ``index``) above them: RepairBench's diffs carry both
+_DIFF_FILE_HEADER = re.compile(r"^(?:(?:---|\+\+\+) |diff --git |index [0-9a-f]+\.\.[0-9a-f]+)")
 _HUNK_START = re.compile(r"^@@ -(\d+)")
 _DIFF_EDIT = re.compile(r"^[-+](?![-+]{2} )")
 

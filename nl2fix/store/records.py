@@ -36,7 +36,8 @@ class RunConfig(_Record):
     metadata_dir: str | None = None
     """Defects4J metadata folder (trigger/relevant tests, revisions) used with the dataset."""
     backend: str
-    """Sampling backend: ``openai``, ``vllm``, ``mutation`` or ``replay``."""
+    """Sampling backend: ``openai``, ``vllm``, ``mutation`` or ``replay``; ``import`` for answers imported
+    from a published patch set (``nl2fix import``)."""
     model: str
     """Model name as the backend knows it (``mutation`` and ``replay`` use their own names)."""
     model_style: ModelStyle = ModelStyle.CHAT
@@ -46,7 +47,8 @@ class RunConfig(_Record):
     temperature: float
     """Sampling temperature."""
     n: int
-    """Samples requested per bug (duplicates count as samples)."""
+    """Samples requested per bug (duplicates count as samples); 0 for an imported published set
+    (``backend`` ``import``), whose n per bug is what the set holds."""
     max_tokens: int = 750
     """Most new tokens asked for per sample."""
     context_window: int | None = 4096
@@ -93,6 +95,27 @@ class PromptRecord(_Record):
     """One-shot: the bug whose buggy and fixed methods are shown as the example."""
 
 
+class PublishedVerdict(_Record):
+    """What a published patch set says about one of its answers (``nl2fix import``)."""
+
+    verdict: str | None = None
+    """The publisher's own word (RepairBench's folder: ``exact_match``, ``ast_match``, ``plausible``,
+    ``compilable``, ``non_compilable``); None when the set gives none."""
+    plausible: bool | None = None
+    """The publisher's verdict read as plausible or not; None when the set gives none."""
+    compiled: bool | None = None
+    """Whether it compiled where the publisher judged it; None when the set does not say."""
+    source: str
+    """Where in the set the answer came from (a path, or a line of a JSON lines file)."""
+    note: str = ""
+    """What the import did to it: changes outside the method left out, a diff that did not apply."""
+    outside_method: bool = False
+    """A file diff that also changed lines outside the buggy method (those changes were left out)."""
+    base_differs: bool = False
+    """The publisher's buggy method differs from the dataset's (comments and whitespace aside): another
+    revision of the code."""
+
+
 class SampleRecord(_Record):
     """One sample (one model answer) for one bug, and what was extracted from it."""
 
@@ -118,6 +141,10 @@ class SampleRecord(_Record):
     """Earlier turns of a multi-turn strategy (``reasoning``), as sent and answered."""
     round: int | None = None
     """``conversation``: the round (1-based) whose prompt this sample answers."""
+    model: str | None = None
+    """The model that wrote it when the run holds several (an imported published set); None: the run's model."""
+    published: PublishedVerdict | None = None
+    """For an imported answer: where it came from and the publisher's verdict."""
 
 
 class CandidateRecord(_Record):

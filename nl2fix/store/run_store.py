@@ -336,19 +336,28 @@ class RunStore:
 
     def add_sample(self, sample: SampleRecord, code: str | None) -> bool:
         """Store a sample and, when it has one, its candidate; False if the index was stored already."""
-        if (sample.candidate_hash is None) != (code is None):
+        return self.add_samples([(sample, code)]) == 1
+
+    def add_samples(self, samples: Iterable[tuple[SampleRecord, str | None]]) -> int:
+        """Store samples, each with its candidate's code when it has one, in one transaction (an import
+        of thousands commits once per bug, not once per answer); returns how many were new."""
+        items = list(samples)
+        if any((sample.candidate_hash is None) != (code is None) for sample, code in items):
             raise ValueError("a sample has a candidate hash exactly when it has code")
+        added = 0
         with self._tx() as c:
-            cur = c.execute(
-                "INSERT OR IGNORE INTO samples (bug_id, idx, candidate_hash, record) VALUES (?, ?, ?, ?)",
-                (sample.bug_id, sample.index, sample.candidate_hash, sample.model_dump_json()),
-            )
-            if cur.rowcount and code is not None:
-                c.execute(
-                    "INSERT OR IGNORE INTO candidates (bug_id, hash, code) VALUES (?, ?, ?)",
-                    (sample.bug_id, sample.candidate_hash, code),
+            for sample, code in items:
+                cur = c.execute(
+                    "INSERT OR IGNORE INTO samples (bug_id, idx, candidate_hash, record) VALUES (?, ?, ?, ?)",
+                    (sample.bug_id, sample.index, sample.candidate_hash, sample.model_dump_json()),
                 )
-            return bool(cur.rowcount)
+                if cur.rowcount and code is not None:
+                    c.execute(
+                        "INSERT OR IGNORE INTO candidates (bug_id, hash, code) VALUES (?, ?, ?)",
+                        (sample.bug_id, sample.candidate_hash, code),
+                    )
+                added += cur.rowcount
+        return added
 
     def has_samples(self) -> bool:
         return bool(self._query("SELECT 1 FROM samples LIMIT 1"))
@@ -407,10 +416,12 @@ class RunStore:
             sql, params = sql + " AND engine = ?", params + [engine]
         return [ValidationRecord.model_validate_json(r[0]) for r in self._query(sql + " ORDER BY bug_id, hash", params)]
 
-    def validation_engines(self) -> set[str]:
-        """Engines that judged at least one candidate (the ``buggy``/``fixed`` baselines do not count)."""
-        rows = self._query("SELECT DISTINCT engine FROM validations WHERE hash NOT IN ('buggy', 'fixed')")
-        return {r[0] for r in rows}
+    def validation_engines(self) -> dict[str, int]:
+        """Engines that judged at least one candidate, with how many candidates each judged (the
+        ``buggy``/``fixed`` baselines do not count)."""
+        rows = self._query("SELECT engine, COUNT(*) FROM validations WHERE hash NOT IN ('buggy', 'fixed') "
+                           "GROUP BY engine")
+        return {engine: count for engine, count in rows}
 
     # -- embeddings and rankings -------------------------------------------------------------
     def embeddings(self, embedder: str, text_hashes: Iterable[str]) -> dict[str, np.ndarray]:

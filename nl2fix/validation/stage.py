@@ -105,8 +105,10 @@ class RunStoreDriver:
     (:mod:`nl2fix.validation.executors`) decides where the work runs."""
 
     def __init__(self, store: RunStore, engine: Engine, bugs: list[Bug], *, progress: bool,
-                 candidates: bool, all_tests: bool = False, workspaces: Callable[[Bug], Workspace] | None = None):
+                 candidates: bool, all_tests: bool = False, workspaces: Callable[[Bug], Workspace] | None = None,
+                 only: dict[str, set[str]] | None = None):
         self.store, self.bugs = store, bugs
+        self.only = only
         self.workspaces = workspaces
         self.all_tests = all_tests
         self.name = engine.value
@@ -131,7 +133,8 @@ class RunStoreDriver:
         return sum(self.done(bug.id, h) is None for h in ((FIXED, BUGGY) if bug.fixed_method else (BUGGY,)))
 
     def _todo(self, bug: Bug) -> list[CandidateRecord]:
-        return [c for c in self.store.candidates(bug.id) if self.done(bug.id, c.hash) is None]
+        return [c for c in self.store.candidates(bug.id) if self.done(bug.id, c.hash) is None
+                and (self.only is None or c.hash in self.only.get(bug.id, ()))]
 
     def todo(self, bug: Bug) -> list[CandidateRecord]:
         """The candidates still to validate (none when only the baselines are asked for); the
@@ -179,14 +182,16 @@ def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, s
              test_timeout: float = DEFAULT_TEST_TIMEOUT,
              candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT, all_tests: bool = False,
              executor: ExecutorSpec = ExecutorSpec(),
-             workspaces: Callable[[Bug], Workspace] | None = None) -> ValidateSummary:
+             workspaces: Callable[[Bug], Workspace] | None = None,
+             only: dict[str, set[str]] | None = None) -> ValidateSummary:
     """Validate every unique candidate of the run (of ``bug_ids`` when given) not yet validated
     by ``engine``; baselines first. ``all_tests`` runs every trigger and relevant test instead of
     stopping at the first failure (slower; needed for Table 2's regression-pass rate), and
     re-runs wrong verdicts that stopped early. ``executor`` says where the work runs (this
     machine, or a Ray cluster); the run store is written here either way. ``workspaces`` gives a
     bug's workspace instead of the engine's own preparation (a user's project, built by
-    :mod:`nl2fix.fix.project_build`; local only)."""
+    :mod:`nl2fix.fix.project_build`; local only). ``only``: just these candidates (bug id -> hashes),
+    as ``validate --rejudge-unexplained`` asks."""
     with RunStore(run_dir) as store:
         bugs = _select(store, bug_ids)
         if not bugs:
@@ -197,7 +202,7 @@ def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, s
                                       projects_dir=projects_dir_of(store), test_timeout=test_timeout,
                                       candidate_timeout=candidate_timeout)
         driver = RunStoreDriver(store, engine, bugs, progress=progress, candidates=True, all_tests=all_tests,
-                                workspaces=workspaces)
+                                workspaces=workspaces, only=only)
         return driver.run(make_executor(executor), engine, settings)
 
 

@@ -14,7 +14,9 @@ ENGINE_PREFERENCE = (Engine.DEFECTS4J, Engine.FAST, Engine.REBUILD)
 
 
 def verdict_engine(store: RunStore) -> str | None:
-    """The engine (``defects4j``, else ``fast``, else ``rebuild``) whose verdicts count; None if nothing was
-    validated."""
-    present = store.validation_engines()
-    return next((engine.value for engine in ENGINE_PREFERENCE if engine.value in present), None)
+    """The engine that judged the most candidates, the preferred one (``defects4j``, else ``fast``, else
+    ``rebuild``) among equals; None if nothing was validated. An engine that re-judged only some
+    candidates (``validate --rejudge-unexplained``) does not take over: the others would have no verdict."""
+    judged = store.validation_engines()
+    present = [engine.value for engine in ENGINE_PREFERENCE if engine.value in judged]
+    return max(present, key=lambda name: judged[name], default=None)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from defects4j_adapter.jvm.reference_java import environment_key
 from nl2fix.core.domain import Bug
-from nl2fix.report.data import BugRow, GroundTruth, ReportData
+from nl2fix.report.data import BugRow, GroundTruth, ReportData, samples_target
 from nl2fix.report.metrics import estimate_pass_at_k
 from nl2fix.store.run_store import RunStore
 
@@ -42,6 +42,9 @@ class BugLine:
     """Dollars when the model has a price, else tokens."""
     cost_value: float
     """The same as a number, to sort by."""
+    published: str = "none"
+    """For an imported set: ``differs`` when a candidate's published verdict is not nl2fix's, ``agrees``
+    when every compared one is the same, ``none`` when nothing was compared."""
 
     @property
     def fixed(self) -> bool:
@@ -71,11 +74,12 @@ def run_facts(store: RunStore, report: ReportData) -> RunFacts:
 def bug_lines(report: ReportData, bugs: list[Bug]) -> list[BugLine]:
     """Every bug of the report, in run order."""
     by_id = {b.id: b for b in bugs}
-    target = report.run.config.n if report.run.config else 0
+    target = samples_target(report.run.config)
     n = [max(r.samples, target) for r in report.bugs]
     c = [r.plausible_samples for r in report.bugs]
     per_k = {k: estimate_pass_at_k(n, c, k) for k in report.pass_at_k}
     costs = {b.bug_id: b for b in report.cost.bugs} if report.cost else {}
+    differs = {d.bug_id for d in report.published.disagreements} if report.published else set()
     lines = []
     for i, row in enumerate(report.bugs):
         bug = by_id[row.bug_id]
@@ -86,5 +90,7 @@ def bug_lines(report: ReportData, bugs: list[Bug]) -> list[BugLine]:
                              search=" ".join([row.bug_id, bug.title, bug.description[:SEARCH_CHARS]]).lower(),
                              pass_at_k={k: float(v[i]) for k, v in per_k.items()},
                              cost=f"${dollars:.4f}" if dollars is not None else f"{tokens:,} tok",
-                             cost_value=dollars if dollars is not None else tokens))
+                             cost_value=dollars if dollars is not None else tokens,
+                             published="none" if report.published is None else
+                             "differs" if row.bug_id in differs else "agrees"))
     return lines

@@ -103,3 +103,15 @@ def test_schema_version_mismatch_is_refused(tmp_path):
     conn.close()
     with pytest.raises(Nl2FixError):
         RunStore(tmp_path)
+
+
+def test_samples_added_together_skip_stored_indices_and_check_every_one(tmp_path):
+    with RunStore(tmp_path, create=True) as store:
+        assert store.add_sample(SampleRecord(bug_id="B-1", index=0, response="", candidate_hash="h"), "int f() {}")
+        batch = [(SampleRecord(bug_id="B-1", index=i, response="", candidate_hash=h), code)
+                 for i, h, code in ((0, "x", "int x() {}"), (1, "h", "int f() {}"), (2, None, None))]
+        assert store.add_samples(batch) == 2  # index 0 was stored already
+        assert [(c.hash, c.count) for c in store.candidates("B-1")] == [("h", 2)]
+        with pytest.raises(ValueError, match="exactly when"):
+            store.add_samples([(SampleRecord(bug_id="B-1", index=3, response="", candidate_hash="y"), None)])
+        assert store.sample_indices("B-1") == {0, 1, 2}

@@ -41,7 +41,9 @@
           && (!values["f-project"] || d.project.toLowerCase() === values["f-project"])
           && (!values["f-fixed"] || d.fixed === values["f-fixed"])
           && (!values["f-flag"] || d.flags.split(" ").includes(values["f-flag"]))
-          && (!values["f-category"] || d.category.toLowerCase() === values["f-category"]));
+          && (!values["f-category"] || d.category.toLowerCase() === values["f-category"])
+          && (!values["f-model"] || d.models.split(" ").includes(values["f-model"]))
+          && (!values["f-published"] || d.published === values["f-published"]));
       });
       shown.textContent = visible().length + " of " + rows.length + " bugs";
       const state = filters.filter((f) => f.value).map((f) => f.id + "=" + encodeURIComponent(f.value)).join("&");
