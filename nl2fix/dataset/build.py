@@ -20,6 +20,7 @@ import hashlib
 import json
 import shutil
 import tempfile
+import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.files import write_text
 from nl2fix.core.processes import run_command
 from nl2fix.dataset.diff import read_entries
+from nl2fix.dataset.load import parse_trigger_tests
 from nl2fix.dataset.trackers import FetchStats, IssueFetcher, IssueText, Tracker, iso_utc
 from nl2fix.java_source.lexer import tokens_wo_comments
 from nl2fix.java_source.method_diff import Change, FileDiff, JavaFile, Method, ParseError, diff_parsed, parse_java
@@ -39,11 +41,13 @@ from nl2fix.java_source.method_diff import Change, FileDiff, JavaFile, Method, P
 RECORD_FIELDS = ("src", "src_wo_comments", "fixed_src", "fixed_src_wo_comments", "summary", "Description",
                  "issue_url", "comments")
 """The published record's fields, in its order."""
-NEW_FIELDS = ("issue_created", "fix_date", "tracker", "fix_outside_method", "issue_error", "content_hash")
+NEW_FIELDS = ("issue_created", "fix_date", "tracker", "fix_outside_method", "issue_error", "trigger_tests_src",
+              "content_hash")
 """Fields the paper's records lack: when the issue was opened and the fix committed (ISO 8601 UTC,
 empty when unknown), which tracker the text came from, whether the ground-truth fix also changes
-code outside the method, why the issue text could not be read (empty when it was), and a sha256 of
-everything else in the record."""
+code outside the method, why the issue text could not be read (empty when it was), the trigger
+tests' source as written in the buggy version (``Class::method`` -> text; what the test-driven
+strategies show), and a sha256 of everything else in the record."""
 PATCH_TIMEOUT = 60.0
 CHECKOUT_ATTEMPTS = 2
 """A second try of a failed ``defects4j checkout``: on a loaded machine sharing the project
@@ -93,6 +97,19 @@ def read_active_bugs(meta_dir: Path, project: str) -> list[ActiveBug]:
                           r.get("report.id", ""), r.get("report.url", "")) for r in csv.DictReader(fh)]
 
 
+def _layout(meta_dir: Path, bug: ActiveBug) -> tuple[str, str]:
+    """The buggy revision's source and test folders (``dir-layout.csv``); empty when it has no row."""
+    with open(Path(meta_dir) / bug.project / "dir-layout.csv", newline="", encoding="utf-8") as fh:
+        for row in csv.reader(fh):
+            if len(row) >= 3 and row[0] == bug.buggy_revision:
+                return row[1], row[2]
+    return "", ""
+
+
+def _class_file(folder: str, class_name: str) -> str:
+    return f"{folder}/{class_name.split('$')[0].replace('.', '/')}.java"
+
+
 def source_files(meta_dir: Path, bug: ActiveBug) -> list[str]:
     """The files of the modified classes (``modified_classes/N.src`` under the buggy revision's
     source folder from ``dir-layout.csv``), relative to the project root."""
@@ -100,14 +117,44 @@ def source_files(meta_dir: Path, bug: ActiveBug) -> list[str]:
     classes_file = pdir / "modified_classes" / f"{bug.number}.src"
     classes = [c.strip() for c in classes_file.read_text(encoding="utf-8").splitlines() if c.strip()] \
         if classes_file.is_file() else []
-    src_dir = ""
-    with open(pdir / "dir-layout.csv", newline="", encoding="utf-8") as fh:
-        for row in csv.reader(fh):
-            if len(row) >= 2 and row[0] == bug.buggy_revision:
-                src_dir = row[1]
+    src_dir = _layout(meta_dir, bug)[0]
     if classes and not src_dir:
         raise Nl2FixError(f"dir-layout.csv of {bug.project} has no row for {bug.buggy_revision} ({bug.id})")
-    return [f"{src_dir}/{c.split('$')[0].replace('.', '/')}.java" for c in classes]
+    return [_class_file(src_dir, c) for c in classes]
+
+
+def source_of_test(text: str, class_name: str, method: str) -> str | None:
+    """The test method ``method`` of ``class_name`` (``pkg.Outer$Inner``) as written in ``text``, its
+    file: from its first annotation to its closing brace; None when the class does not declare it
+    (an inherited test) or the file does not parse."""
+    try:
+        methods = parse_java(text).methods
+    except ParseError:
+        return None
+    owner = class_name.rsplit(".", 1)[-1].replace("$", ".")
+    found = methods.get(f"{owner}#{method}()")
+    if found is None:
+        return None
+    # The declaration's first line lacks the indent its later lines keep: put it back, then dedent all.
+    first = text.replace("\r\n", "\n").split("\n")[found.start_line - 1]
+    return textwrap.dedent(first[: len(first) - len(first.lstrip())] + found.text)
+
+
+def trigger_test_sources(bug: ActiveBug, meta_dir: Path, sources: Sources) -> dict[str, str]:
+    """``Class::method`` -> source of each trigger test (``trigger_tests/N``) found in the buggy
+    version's test folder; a test its class inherits is left out."""
+    trigger = Path(meta_dir) / bug.project / "trigger_tests" / str(bug.number)
+    if not trigger.is_file():
+        return {}
+    test_dir = _layout(meta_dir, bug)[1]
+    found: dict[str, str] = {}
+    for name in parse_trigger_tests(trigger.read_text(encoding="utf-8", errors="replace")):
+        class_name, _, method = name.partition("::")
+        text = sources.read(bug, _class_file(test_dir, class_name), False) if test_dir and method else None
+        source = source_of_test(text, class_name, method) if text is not None else None
+        if source is not None:
+            found[name] = source
+    return found
 
 
 class Sources(Protocol):
@@ -242,7 +289,7 @@ def content_hash(record: dict) -> str:
 
 
 def make_record(bug: ActiveBug, path: str, buggy_method, fixed_method, issue: IssueText, fix_date: str,
-                outside: bool) -> tuple[str, dict]:
+                outside: bool, tests: dict[str, str]) -> tuple[str, dict]:
     key = f"{bug.project}_{bug.number}_{path}_{buggy_method.start_line}_{buggy_method.end_line}"
     record = {
         "src": buggy_method.text,
@@ -258,6 +305,7 @@ def make_record(bug: ActiveBug, path: str, buggy_method, fixed_method, issue: Is
         "tracker": issue.tracker.value,
         "fix_outside_method": outside,
         "issue_error": issue.error,
+        "trigger_tests_src": tests,
     }
     record["content_hash"] = content_hash(record)
     return key, record
@@ -375,7 +423,9 @@ def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fet
                 fix_date = ""
                 if progress:
                     progress(f"{bug.id}: no fix date ({exc.message})")
-            key, record = make_record(bug, kept.path, kept.buggy, kept.fixed, issue, fix_date, bool(kept.outside))
+            tests = trigger_test_sources(bug, meta_dir, sources)
+            key, record = make_record(bug, kept.path, kept.buggy, kept.fixed, issue, fix_date, bool(kept.outside),
+                                      tests)
             records[key] = record
             summary.kept.append(bug.id)
             if progress:

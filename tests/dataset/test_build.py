@@ -17,6 +17,7 @@ from nl2fix.dataset.build import (
     content_hash,
     parse_bug_numbers,
     read_active_bugs,
+    source_of_test,
 )
 from nl2fix.dataset.diff import Same, diff_datasets
 from nl2fix.dataset.load import load_dataset
@@ -113,6 +114,30 @@ def test_added_removed_and_several_methods_are_reasons_to_drop():
         parse_java("class A { void f( { }")
 
 
+TEST_FILE = """package p;
+public class FooTest extends BaseTest {
+    @Test
+    public void testA() {
+        assertEquals(1, Foo.a());
+    }
+
+    public void testA(int x) { }
+
+    public static class Inner {
+        @Test public void testB() { fail(); }
+    }
+}
+"""
+
+
+def test_a_test_method_is_taken_as_written_from_its_class():
+    assert source_of_test(TEST_FILE, "p.FooTest", "testA") == (
+        "@Test\npublic void testA() {\n    assertEquals(1, Foo.a());\n}")
+    assert source_of_test(TEST_FILE, "p.FooTest$Inner", "testB") == "@Test public void testB() { fail(); }"
+    assert source_of_test(TEST_FILE, "p.FooTest", "testInherited") is None
+    assert source_of_test("class {", "p.FooTest", "testA") is None
+
+
 def test_bug_number_specs():
     assert parse_bug_numbers("1-3,7") == {1, 2, 3, 7}
     assert parse_bug_numbers(None) is None
@@ -138,6 +163,7 @@ def test_build_reproduces_the_example_dataset_field_by_field(server, tmp_path):
         assert record["issue_created"] == CREATED[bug_id]
         assert record["tracker"] == ("jira" if bug_id.startswith("Textkit") else "github")
         assert record["fix_date"] == "" and record["fix_outside_method"] is False and record["issue_error"] == ""
+        assert record["trigger_tests_src"] == shipped[key]["trigger_tests_src"], key
         assert record["content_hash"] == content_hash(record)
     assert summary.unfetched == [] and summary.fetch.requests == 8 + 4 + 1  # issues, comment lists, a second page
 
