@@ -21,6 +21,7 @@ import json
 import shutil
 import tempfile
 import textwrap
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +35,7 @@ from nl2fix.core.files import write_text
 from nl2fix.core.processes import run_command
 from nl2fix.dataset.diff import read_entries
 from nl2fix.dataset.load import parse_trigger_tests
-from nl2fix.dataset.trackers import FetchStats, IssueFetcher, IssueText, Tracker, iso_utc
+from nl2fix.dataset.trackers import FetchStats, IssueFetcher, IssueText, Tracker, iso_utc, resolve
 from nl2fix.java_source.lexer import tokens_wo_comments
 from nl2fix.java_source.method_diff import Change, FileDiff, JavaFile, Method, ParseError, diff_parsed, parse_java
 
@@ -61,12 +62,20 @@ FILE_ADDED = "file added or removed"
 NOT_JAVA = "non-Java files"
 UNPARSABLE = "parse error"
 NO_CODE_CHANGE = "comments or whitespace only"
+NO_ISSUE = "no issue report"
 DROP_ORDER = (NO_SOURCES, TEST_ONLY, NOT_JAVA, FILE_ADDED, UNPARSABLE, NO_CODE_CHANGE, Change.SEVERAL_METHODS.value,
               Change.NEW_METHOD.value, Change.REMOVED_METHOD.value, Change.FIELDS.value, Change.IMPORTS.value,
-              Change.OTHER.value)
+              Change.OTHER.value, NO_ISSUE)
 """Drop reasons, most fundamental first: a bug is counted under the first that applies."""
 TOLERATED_OUTSIDE = (Change.FIELDS.value, Change.IMPORTS.value, Change.NEW_METHOD.value, Change.OTHER.value)
 """What ``keep_outside`` lets a fix change besides its one method (flagged ``fix_outside_method``)."""
+NL2FIX_SET = "nl2fix"
+"""The paper's benchmark: the single-method bugs that have an issue report (Defects4J names no
+tracker entry for the others); the default."""
+SINGLE_FUNCTION_SET = "single-function"
+"""Every bug whose developer fix changes one method, issue text where a tracker has one: RepairBench's
+Defects4J v2 benchmark (484 bugs), for the test-driven strategies, which need no issue."""
+BENCHMARK_SETS = (NL2FIX_SET, SINGLE_FUNCTION_SET)
 
 
 @dataclass(frozen=True)
@@ -88,8 +97,7 @@ class ActiveBug:
 def read_active_bugs(meta_dir: Path, project: str) -> list[ActiveBug]:
     path = Path(meta_dir) / project / "active-bugs.csv"
     if not path.is_file():
-        known = sorted(p.name for p in Path(meta_dir).iterdir() if (p / "active-bugs.csv").is_file()) \
-            if Path(meta_dir).is_dir() else []
+        known = all_projects(meta_dir)
         raise Nl2FixError(f"no active-bugs.csv for project {project!r} in {meta_dir}",
                           f"projects there: {', '.join(known) or 'none'}; --defects4j-meta points at the folder")
     with open(path, newline="", encoding="utf-8") as fh:
@@ -334,6 +342,9 @@ class BuildSummary:
     def lines(self) -> list[str]:
         out = [f"bugs considered: {len(self.considered)}, kept: {len(self.kept)}, "
                f"dropped: {sum(len(v) for v in self.dropped.values())}"]
+        per_project = Counter(bug_id.rsplit("-", 1)[0] for bug_id in self.kept)
+        if per_project:
+            out.append("  kept per project: " + ", ".join(f"{p} {n}" for p, n in sorted(per_project.items())))
         for reason in DROP_ORDER:
             ids = self.dropped.get(reason)
             if ids:
@@ -393,11 +404,21 @@ def build_bug(bug: ActiveBug, meta_dir: Path, sources: Sources, keep_outside: bo
     return reasons, Kept(path, before.methods[key], after.methods[key], tuple(reasons))
 
 
+def all_projects(meta_dir: Path) -> list[str]:
+    """Every project of a Defects4J metadata folder (those with an ``active-bugs.csv``), by name."""
+    return sorted(p.name for p in Path(meta_dir).iterdir() if (p / "active-bugs.csv").is_file()) \
+        if Path(meta_dir).is_dir() else []
+
+
 def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fetcher: IssueFetcher, *,
                   numbers: set[int] | None = None, ids: set[str] | None = None, keep_outside: bool = False,
+                  benchmark: str = NL2FIX_SET,
                   progress: Callable[[str], None] | None = None) -> tuple[dict[str, dict], BuildSummary]:
     """Records keyed as the published dataset, and the summary of the build: of every active bug of
-    ``projects``, or those whose number is in ``numbers`` and whose id is in ``ids``."""
+    ``projects``, or those whose number is in ``numbers`` and whose id is in ``ids``. ``benchmark``
+    ``nl2fix`` drops the bugs without an issue report; ``single-function`` keeps them."""
+    if benchmark not in BENCHMARK_SETS:
+        raise Nl2FixError(f"unknown benchmark {benchmark!r}", f"choose one of {', '.join(BENCHMARK_SETS)}")
     records: dict[str, dict] = {}
     summary = BuildSummary(fetch=fetcher.stats)
     for project in projects:
@@ -409,6 +430,8 @@ def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fet
                 reasons, kept = build_bug(bug, meta_dir, sources, keep_outside)
             except Nl2FixError as exc:
                 reasons, kept = [f"{NO_SOURCES}: {exc.message}"], None
+            if kept is not None and benchmark == NL2FIX_SET and resolve(bug.report_url).tracker is Tracker.NONE:
+                reasons, kept = [NO_ISSUE], None
             if kept is None:
                 summary.dropped.setdefault(reasons[0].split(":")[0], []).append(bug.id)
                 if progress:

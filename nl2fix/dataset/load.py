@@ -236,7 +236,7 @@ def load_dataset(path: Path, metadata_dir: Path | None = None, benchmark: str = 
         if bug.id in bugs:
             problems.append(f"entry {key!r} repeats bug {bug.id}; the first one is kept")
             continue
-        if not bug.title:
+        if not bug.title and entry.get("tracker") != "none":  # a bug with no issue report is not missing its title
             problems.append(f"entry {key!r} lacks {_fields(['summary'])}: kept as {bug.id}, prompted without a title")
         bugs[bug.id] = bug
     return Dataset(bugs, problems, str(path))

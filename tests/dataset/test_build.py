@@ -176,7 +176,8 @@ def test_rerun_offline_fetches_nothing_and_gives_the_same_records(server, tmp_pa
 
 
 def test_unfetchable_issues_keep_their_bug_with_empty_text(server, tmp_path):
-    records, summary = _build(server, tmp_path, offline=True, numbers={4}, keep_outside=True)
+    records, summary = _build(server, tmp_path, offline=True, numbers={4}, keep_outside=True,
+                              benchmark="single-function")
     (key, record), = [(k, r) for k, r in records.items() if k.startswith("Textkit_4_")]
     assert record["fix_outside_method"] is True
     assert record["summary"] == record["Description"] == "" and record["comments"] == []
@@ -185,6 +186,39 @@ def test_unfetchable_issues_keep_their_bug_with_empty_text(server, tmp_path):
     assert ("Rangekit-4", "https://github.com/example-org/rangekit/issues/33", "not in the cache (--offline)") \
         in summary.unfetched
     assert "issue text not fetched for 2 kept bug(s) (kept with empty texts):" in summary.lines()
+
+
+def test_the_nl2fix_set_drops_bugs_without_an_issue_report_and_the_single_function_set_keeps_them(
+        server, tmp_path):
+    nl2fix, summary = _build(server, tmp_path, keep_outside=True)
+    assert summary.dropped == {"no issue report": ["Textkit-4"]}  # its report.url is UNKNOWN
+    single, whole = _build(server, tmp_path, keep_outside=True, benchmark="single-function")
+    assert whole.dropped == {} and set(single) - set(nl2fix) == {k for k in single if k.startswith("Textkit_4_")}
+    assert "  kept per project: Rangekit 4, Textkit 5" in whole.lines()
+    ds_file = tmp_path / "single.json"
+    ds_file.write_text(json.dumps(single), encoding="utf-8")
+    loaded = load_dataset(ds_file, META)
+    assert len(loaded.bugs) == 9 and loaded.problems == []  # no issue report: not a missing title
+    with pytest.raises(Nl2FixError, match="unknown benchmark 'd4j'"):
+        _build(server, tmp_path, benchmark="d4j")
+
+
+def test_cli_builds_the_single_function_benchmark_of_every_project_for_the_test_driven_prompt(
+        server, tmp_path, monkeypatch, invoke_cli):
+    monkeypatch.setenv("NL2FIX_JIRA_URL", f"{server.url}/jira")
+    monkeypatch.setenv("NL2FIX_GITHUB_API_URL", f"{server.url}/github")
+    monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "single.json"
+    result = invoke_cli("dataset", "build", "--projects", "all", "--benchmark", "single-function",
+                        "--keep-outside-changes", "--defects4j-meta", META, "--projects-dir", PROJECTS, "--out", out,
+                        "--request-interval", "0", "--quiet")
+    assert result.exit_code == 0, result.output
+    assert "bugs considered: 9, kept: 9, dropped: 0" in result.output
+    assert "kept per project: Rangekit 4, Textkit 5" in result.output
+    shown = invoke_cli("prompt", "--dataset", out, "--defects4j-meta", META, "--bug", "Textkit-4",
+                       "--strategy", "test-driven")
+    assert shown.exit_code == 0, shown.output
+    assert "Test `org.textkit.AccentsTest::testStripLigatures`:\n```java\n@Test" in shown.stdout
 
 
 def test_cli_build_then_diff_then_select_by_date_and_flag(server, tmp_path, monkeypatch, invoke_cli):
