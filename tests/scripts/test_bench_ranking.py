@@ -15,7 +15,7 @@ from tests.helpers.paths import REPO
 from tests.helpers.ranking_run import build_run
 
 sys.path.insert(0, str(REPO / "scripts"))
-import bench_ranking  # noqa: E402
+import bench_ranking
 
 
 @pytest.fixture()
