@@ -64,3 +64,11 @@ def test_a_run_without_verdicts_is_refused(tmp_path, capsys):
     assert bench_ranking.main(["--run", str(run)]) == 1
     err = capsys.readouterr().err
     assert "has a verdict" in err and "nl2fix validate" in err
+
+
+def test_an_openai_compatible_endpoint_is_measured_like_the_others(run, openai_server):
+    result = bench_ranking.measure(run, ["openai:text-embedding-ada-002"], base_url=openai_server.url)
+    assert result.skipped == {}
+    keys = {r.key for r in result.rows}
+    assert "paper:openai:text-embedding-ada-002:median:pruned" in keys and len(keys) == 10
+    assert any(r.body.get("input") for r in openai_server.requests)
