@@ -62,7 +62,8 @@ _CONTEXT_WINDOWS = [
 ]
 DEFAULT_CONTEXT_WINDOW = 4096
 MESSAGE_LINES = 10
-"""Most lines of a failure message shown (a long assertion's expected and actual values)."""
+MESSAGE_CHARS = 1000
+"""Most lines, and characters, of a failure message shown (a long assertion's expected and actual values)."""
 
 
 def context_window_for(model: str) -> int:
@@ -188,17 +189,18 @@ class FailingTest:
 
 
 def failure_message(failure: str) -> str:
-    """What JUnit printed before the stack trace, at most ``MESSAGE_LINES`` lines; the first line
-    when the failure has no message of its own."""
+    """What JUnit printed before the stack trace, at most ``MESSAGE_LINES`` lines and ``MESSAGE_CHARS``
+    characters; the first line when the failure has no message of its own."""
     lines = failure.strip("\n").splitlines()
     message: list[str] = []
     for line in lines:
         if line.lstrip().startswith("at ") and message:
             break
         message.append(line.rstrip())
-    if len(message) > MESSAGE_LINES:
-        message = message[:MESSAGE_LINES] + ["[...]"]
-    return "\n".join(message)
+    text = "\n".join(message[:MESSAGE_LINES])
+    if len(message) > MESSAGE_LINES or len(text) > MESSAGE_CHARS:
+        text = text[:MESSAGE_CHARS] + "\n[...]"
+    return text
 
 
 def failing_tests(bug: Bug) -> tuple[FailingTest, ...]:

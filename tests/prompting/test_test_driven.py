@@ -13,7 +13,7 @@ import pytest
 from nl2fix.core.domain import ModelStyle, Strategy
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.load import open_dataset, parse_trigger_failures
-from nl2fix.prompting.prompt import MESSAGE_LINES, Prompt, build_prompt, failure_message, target_method
+from nl2fix.prompting.prompt import MESSAGE_CHARS, MESSAGE_LINES, Prompt, build_prompt, failure_message, target_method
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +78,8 @@ def test_failure_message_is_the_text_before_the_stack_trace_capped():
     long = "\n".join(f"line {i}" for i in range(40)) + "\n\tat a.B.c(B.java:1)"
     assert failure_message(long).splitlines() == [f"line {i}" for i in range(MESSAGE_LINES)] + ["[...]"]
     assert failure_message("\tat only.Frames(F.java:3)") == "\tat only.Frames(F.java:3)"
+    wide = "junit.framework.ComparisonFailure: expected:<" + "x" * 5000 + "> but was:<y>"
+    assert failure_message(wide) == wide[:MESSAGE_CHARS] + "\n[...]"
 
 
 def test_trigger_files_are_read_test_by_test():
