@@ -22,6 +22,7 @@ from nl2fix.dataset.build import (
     Defects4JSources,
     PatchedTreeSources,
     Sources,
+    add_test_sources,
     all_projects,
     bug_ids_of,
     build_dataset,
@@ -172,6 +173,35 @@ def build_cmd(projects, benchmark, bugs, bugs_of, out, offline, issue_cache, met
     for line in summary.lines():
         say(line)
     say(f"wrote {len(records)} record(s) to {out} (summary: {summary_file})")
+
+
+@dataset.command("add-tests")
+@click.argument("dataset_file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Dataset JSON to write: the same records with their trigger tests' source added.")
+@click.option("--defects4j-meta", "metadata_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder laid out like Defects4J's framework/projects (default: the installed Defects4J's).")
+@click.option("--projects-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Read sources from a bundled-benchmark layout (<P>/fixed and <P>/patches) instead of Defects4J.")
+@click.option("--quiet", is_flag=True, help="No line per bug.")
+def add_tests_cmd(dataset_file: Path, out: Path, metadata_dir, projects_dir, quiet: bool) -> None:
+    """Add the trigger tests' source (what --strategy test-driven shows) to an existing dataset, e.g.
+    the published one, from the buggy versions' test folders; every other field is kept as it is."""
+    meta = metadata_dir or default_metadata_dir()
+    if meta is None:
+        raise Nl2FixError("no Defects4J metadata: Defects4J is not installed here",
+                          "install Defects4J, or pass --defects4j-meta DIR (and --projects-dir for bundled sources)")
+    records = json.loads(dataset_file.read_text(encoding="utf-8"))
+    heard = None if quiet else (lambda line: say(line, err=True))
+    with tempfile.TemporaryDirectory(prefix="nl2fix-add-tests-") as work:
+        sources: Sources = (PatchedTreeSources(projects_dir, Path(work)) if projects_dir is not None
+                            else Defects4JSources(Defects4J.find(), cache_dir()))
+        missing = add_test_sources(records, meta, sources, progress=heard)
+    write_dataset(records, out)
+    say(f"wrote {len(records)} record(s) to {out}; trigger tests' source found for "
+        f"{len(records) - len(missing)} bug(s) whole")
+    for bug_id, tests in missing.items():
+        say(f"  {bug_id}: not found: {', '.join(tests)} (shown by name and failure alone)")
 
 
 @dataset.command("diff")

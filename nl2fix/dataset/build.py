@@ -456,6 +456,32 @@ def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fet
     return records, summary
 
 
+def add_test_sources(records: dict[str, dict], meta_dir: Path, sources: Sources,
+                     progress: Callable[[str], None] | None = None) -> dict[str, list[str]]:
+    """Give each record (an existing dataset's, e.g. the published one) its ``trigger_tests_src``,
+    read from the buggy version as a build does; every other field stays as it is. Returns bug id ->
+    the trigger tests whose source was not found (inherited tests; a bug Defects4J does not list)."""
+    active: dict[str, dict[int, ActiveBug]] = {}
+    missing: dict[str, list[str]] = {}
+    for key, record in records.items():
+        project, number = key.split("_", 2)[:2]
+        if project not in active:
+            active[project] = {b.number: b for b in read_active_bugs(meta_dir, project)}
+        bug = active[project].get(int(number))
+        trigger = Path(meta_dir) / project / "trigger_tests" / number
+        wanted = parse_trigger_tests(trigger.read_text(encoding="utf-8", errors="replace")) \
+            if trigger.is_file() else ()
+        found = trigger_test_sources(bug, meta_dir, sources) if bug is not None else {}
+        record["trigger_tests_src"] = found
+        if "content_hash" in record:  # a built record's hash covers every other field
+            record["content_hash"] = content_hash(record)
+        if set(wanted) - set(found) or bug is None:
+            missing[f"{project}-{number}"] = [t for t in wanted if t not in found] or ["(not an active bug)"]
+        if progress:
+            progress(f"{project}-{number}: {len(found)} of {len(wanted)} trigger test(s) found")
+    return missing
+
+
 def write_dataset(records: dict[str, dict], out: Path) -> None:
     """The whole file or nothing (a killed build never leaves half a dataset)."""
 

@@ -217,7 +217,8 @@ def failing_tests(bug: Bug) -> tuple[FailingTest, ...]:
     if not sources:
         raise Nl2FixError(
             f"{bug.id}: the dataset holds no source of its trigger tests (its records' trigger_tests_src)",
-            "use a dataset made by `nl2fix dataset build` (which records them), or an issue-driven --strategy",
+            "add them with `nl2fix dataset add-tests DATASET --out FILE` (or build the dataset with "
+            "`nl2fix dataset build`), or use an issue-driven --strategy",
         )
     return tuple(FailingTest(name, sources.get(name, ""), failure_message(text))
                  for name, text in bug.trigger_failures)

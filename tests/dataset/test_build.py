@@ -12,6 +12,7 @@ from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.files import EXAMPLE_BENCHMARK
 from nl2fix.dataset.build import (
     PatchedTreeSources,
+    add_test_sources,
     build_dataset,
     classify,
     content_hash,
@@ -295,3 +296,35 @@ def test_build_errors_are_clear(tmp_path, invoke_cli):
     assert unknown.exit_code == 2 and "projects there: Rangekit, Textkit" in unknown.stderr
     bad_url = invoke_cli(*common, "--projects", "Rangekit", "--out", tmp_path / "x.json", "--tracker-url", "gitlab=http://x")
     assert bad_url.exit_code == 2 and "TRACKER one of jira, github, sourceforge, google-code" in bad_url.stderr
+
+
+def test_add_tests_gives_an_existing_dataset_its_test_sources_and_keeps_the_rest(tmp_path, invoke_cli):
+    raw = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    stripped = {k: {f: v for f, v in e.items() if f != "trigger_tests_src"} for k, e in raw.items()}
+    plain = tmp_path / "published_like.json"
+    plain.write_text(json.dumps(stripped), encoding="utf-8")
+    out = tmp_path / "with_tests.json"
+    result = invoke_cli("dataset", "add-tests", plain, "--out", out, "--defects4j-meta", META,
+                        "--projects-dir", PROJECTS, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert "trigger tests' source found for 9 bug(s) whole" in result.output
+    assert json.loads(out.read_text(encoding="utf-8")) == raw  # every other field untouched
+    shown = invoke_cli("prompt", "--dataset", out, "--defects4j-meta", META, "--bug", "Rangekit-2",
+                       "--strategy", "test-driven")
+    assert shown.exit_code == 0 and "testContainsUpperBound" in shown.stdout
+
+
+def test_add_tests_names_the_tests_it_could_not_find(tmp_path):
+    meta = tmp_path / "meta"
+    shutil.copytree(META, meta)
+    with open(meta / "Textkit" / "trigger_tests" / "2", "a", encoding="utf-8") as fh:
+        fh.write("--- org.textkit.WordsTest::testInheritedFromBase\njunit.framework.AssertionFailedError\n")
+    raw = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    records = {k: v for k, v in raw.items() if k.startswith("Textkit_2_")}
+    records["Textkit_99_src/main/java/org/textkit/Words.java_1_2"] = dict(next(iter(records.values())))
+    (tmp_path / "work").mkdir()
+    missing = add_test_sources(records, meta, PatchedTreeSources(PROJECTS, tmp_path / "work"))
+    assert missing == {"Textkit-2": ["org.textkit.WordsTest::testInheritedFromBase"],
+                       "Textkit-99": ["(not an active bug)"]}
+    textkit2 = next(v for k, v in records.items() if k.startswith("Textkit_2_"))
+    assert list(textkit2["trigger_tests_src"]) == ["org.textkit.WordsTest::testCapitalizeNull"]

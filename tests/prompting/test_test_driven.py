@@ -122,7 +122,7 @@ def test_missing_test_data_is_an_error_naming_what_is_missing(ds):
     bug = ds.bugs["Textkit-2"]
     with pytest.raises(Nl2FixError, match="holds no source of its trigger tests .*trigger_tests_src") as info:
         build_prompt(dataclasses.replace(bug, trigger_test_sources=()), Strategy.TEST_DRIVEN)
-    assert "nl2fix dataset build" in info.value.hint
+    assert "nl2fix dataset add-tests" in info.value.hint
     with pytest.raises(Nl2FixError, match="no failure messages of its trigger tests .*Textkit/trigger_tests/2"):
         build_prompt(dataclasses.replace(bug, trigger_failures=()), Strategy.ISSUE_AND_TEST)
     # an issue-driven strategy does not need them
