@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from nl2fix.core.domain import Behaviour, Bug, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.store.hidden_text import carried, flag
-from nl2fix.store.records import CandidateRecord, RankingEntry, RankingInfo, ValidationRecord
+from nl2fix.store.records import CandidateRecord, RankingInfo, ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.verdict_source import verdict_engine
 from ranking.spec import DEFAULT_KEY
@@ -99,47 +99,51 @@ def behaviour_lines(record: ValidationRecord) -> list[Line]:
     return []
 
 
-def format_ranked(
-    bug: Bug,
-    ranker: str,
-    engine: str | None,
-    shown: list[tuple[RankingEntry, CandidateRecord, ValidationRecord | None]],
-    total: int,
-) -> list[Line]:
-    """A bug's header, then each shown candidate: rank, score, duplicates, verdict, failing tests, diff."""
-    lines = [
-        Line(f"{bug.id}: {bug.title}", Style.TITLE),
-        Line(
-            f"ranker {ranker}; verdicts: {engine or 'none yet'}; "
-            f"showing {len(shown)} of {total} ranked candidates"
-        ),
-    ]
+@dataclass(frozen=True)
+class Shown:
+    """One candidate as ``nl2fix show`` lists it: its place (and score, when ranked)."""
+
+    place: str
+    """``#3  score 0.912`` in a ranking, ``#3`` in an unranked list."""
+    label: str
+    """The diff's label for the candidate's side."""
+    candidate: CandidateRecord
+    record: ValidationRecord | None
+
+
+def format_ranked(bug: Bug, header: str, shown: list[Shown], empty: str) -> list[Line]:
+    """A bug's header, then each shown candidate: place, duplicates, verdict, failing tests, diff;
+    ``empty`` says why nothing is shown."""
+    lines = [Line(f"{bug.id}: {bug.title}", Style.TITLE), Line(header)]
     if not shown:
-        lines.append(Line("no candidates in this ranking", Style.UNKNOWN))
+        lines.append(Line(empty, Style.UNKNOWN))
     buggy = buggy_text(bug)
-    for entry, candidate, record in shown:
-        verdict, details = _verdict_lines(record)
-        samples = "sample" if candidate.count == 1 else "samples"
-        found = carried(candidate, record)
+    for s in shown:
+        verdict, details = _verdict_lines(s.record)
+        samples = "sample" if s.candidate.count == 1 else "samples"
+        found = carried(s.candidate, s.record)
         lines.append(Line(""))
         lines.append(
             Line(
-                f"#{entry.rank}  score {entry.score:.4g}  {candidate.count} {samples}  "
-                f"{candidate.hash}  {verdict.text}{'  [HIDDEN CHARACTERS]' if found else ''}",
+                f"{s.place}  {s.candidate.count} {samples}  "
+                f"{s.candidate.hash}  {verdict.text}{'  [HIDDEN CHARACTERS]' if found else ''}",
                 Style.BAD if found else verdict.style,
             )
         )
         if found:
             lines.append(Line(f"    {flag(found)}", Style.BAD))
         lines += details
-        lines += method_diff(buggy, candidate_text(candidate.code), f"rank {entry.rank}")
+        lines += method_diff(buggy, candidate_text(s.candidate.code), s.label)
     return lines
 
 
-def choose_ranker(store: RunStore, key: str | None) -> str:
-    """``key`` if the run has it; with no key, the default ranker, or else the run's only one."""
+def choose_ranker(store: RunStore, key: str | None) -> str | None:
+    """``key`` if the run has it; with no key, the default ranker, or else the run's only one, or None
+    when ``nl2fix rank`` has not run (candidates are then shown unranked)."""
     keys = store.rankers()
     if not keys:
+        if key is None:
+            return None
         raise Nl2FixError(f"{store.run_dir} has no rankings yet", f"run `nl2fix rank --run {store.run_dir}`")
     if key is None:
         if DEFAULT_KEY in keys or len(keys) == 1:
@@ -150,12 +154,27 @@ def choose_ranker(store: RunStore, key: str | None) -> str:
     return key
 
 
-def bug_view(store: RunStore, bug_id: str, ranker: str, k: int) -> list[Line]:
-    """The top ``k`` of a bug's ranking under ``ranker``, with the run's verdicts."""
+def by_samples(candidates: list[CandidateRecord]) -> list[CandidateRecord]:
+    """Candidates in the order shown before any ranking: most samples first, then the first sampled."""
+    return sorted(candidates, key=lambda c: (-c.count, c.first_index, c.hash))
+
+
+def bug_view(store: RunStore, bug_id: str, ranker: str | None, k: int) -> list[Line]:
+    """The top ``k`` of a bug's ranking under ``ranker``, with the run's verdicts; with no ranker (the
+    run is not ranked yet), its first ``k`` candidates by samples."""
     bug = store.bug(bug_id)
-    entries = store.ranking(bug.id, ranker)
     engine = verdict_engine(store)
     candidates = {c.hash: c for c in store.candidates(bug.id)}
     verdicts = {v.hash: v for v in store.validations(bug.id, engine)} if engine else {}
-    shown = [(e, candidates[e.hash], verdicts.get(e.hash)) for e in entries[:k]]
-    return format_ranked(bug, ranker, engine, shown, len(entries))
+    if ranker is None:
+        order = by_samples(list(candidates.values()))
+        shown = [Shown(f"#{i}", f"#{i}", c, verdicts.get(c.hash)) for i, c in enumerate(order[:k], start=1)]
+        header = (f"not ranked: `nl2fix rank` has not run on this run; verdicts: {engine or 'none yet'}; "
+                  f"showing {len(shown)} of {len(order)} candidates, most samples first")
+        return format_ranked(bug, header, shown, "no candidates sampled")
+    entries = store.ranking(bug.id, ranker)
+    shown = [Shown(f"#{e.rank}  score {e.score:.4g}", f"rank {e.rank}", candidates[e.hash], verdicts.get(e.hash))
+             for e in entries[:k]]
+    header = (f"ranker {ranker}; verdicts: {engine or 'none yet'}; "
+              f"showing {len(shown)} of {len(entries)} ranked candidates")
+    return format_ranked(bug, header, shown, "no candidates in this ranking")

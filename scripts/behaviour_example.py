@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for tests.helpers
 
+import bench_results
 from cli_in_process import nl2fix
 
 from nl2fix.core.domain import Verdict
@@ -35,7 +36,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", type=int, default=20, help="mutation samples per bug (default 20)")
     parser.add_argument("work", nargs="?", type=Path, default=None)
+    bench_results.add_option(parser)
     args = parser.parse_args()
+    bench_results.start(args.results)
     run = (args.work or Path(tempfile.mkdtemp(prefix="nl2fix-behaviour-"))) / "run"
     bugs = sorted(p.name for p in HOLDOUT.iterdir() if p.is_dir())
     selection = [a for bug in bugs for a in ("--bug", bug)]

@@ -36,6 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import bench_results
+
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.fix.project_build import BuildOptions, BuildSystem, build_project
 from nl2fix.java_source.methods import find_methods
@@ -238,7 +240,9 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "nl2fix-fixbench")
     parser.add_argument("--only", default=None, help="a substring of the case names to run")
     parser.add_argument("--fix", action="store_true", help="then run `nl2fix fix` on each case that builds")
+    bench_results.add_option(parser)
     args = parser.parse_args()
+    bench_results.start(args.results)
     args.work.mkdir(parents=True, exist_ok=True)
     rows = []
     held = True

@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import statistics
 
+import bench_results
+
 from defects4j_adapter.jvm import os_wall, runner
 from defects4j_adapter.sandbox.base import Limits, Mounts, SandboxKind
 from defects4j_adapter.sandbox.providers import make_sandbox
@@ -23,7 +25,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sandbox", choices=[k.value for k in SandboxKind], default="bwrap")
     parser.add_argument("--runs", type=int, default=10, help="Starts of each kind (default 10).")
+    bench_results.add_option(parser)
     args = parser.parse_args()
+    bench_results.start(args.results)
     box = make_sandbox(args.sandbox)
     runner_dir = runner.runner_classes()
     with_agent = runner.jvm_command(runner_dir, memory_mb=256, tmp_dir="/tmp", mode=["serve"],

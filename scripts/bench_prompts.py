@@ -2,15 +2,17 @@
 """Speed of the sampling stage's pure parts on the real dataset: one-shot example choice for every
 bug (283 x 283 edit distances, pruned), every prompt of every strategy, and 100 mutants per bug.
 
-    python3 scripts/bench_prompts.py [path/to/nl2fix_dataset.json]
+    python3 scripts/bench_prompts.py [path/to/nl2fix_dataset.json] [--results DIR]
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
-import sys
 import time
 from pathlib import Path
+
+import bench_results
 
 from nl2fix.core.domain import Strategy
 from nl2fix.dataset.load import load_dataset
@@ -27,8 +29,13 @@ def timed(label: str, fn) -> object:
 
 
 def main() -> None:
-    default = Path(__file__).resolve().parents[2] / "shared" / "data" / "nl2fix_dataset.json"
-    ds = load_dataset(Path(sys.argv[1]) if len(sys.argv) > 1 else default)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dataset", nargs="?", type=Path,
+                        default=Path(__file__).resolve().parents[2] / "shared" / "data" / "nl2fix_dataset.json")
+    bench_results.add_option(parser)
+    args = parser.parse_args()
+    bench_results.start(args.results)
+    ds = load_dataset(args.dataset)
     bugs = list(ds.bugs.values())
     print(f"{len(bugs)} bugs from {ds.source}")
     index = timed("one-shot index (tokenise every method)", lambda: ExampleIndex(bugs))

@@ -14,6 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import bench_results
+
 from nl2fix.core.domain import Bug, Strategy, Verdict
 from nl2fix.report import codebleu as codebleu_scores
 from nl2fix.report.data import collect
@@ -55,7 +57,9 @@ def main() -> None:
     parser.add_argument("--bugs", type=int, default=283)
     parser.add_argument("--samples", type=int, default=100)
     parser.add_argument("--unique", type=int, default=40)
+    bench_results.add_option(parser)
     args = parser.parse_args()
+    bench_results.start(args.results)
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         build(Path(tmp), args.bugs, args.samples, args.unique)

@@ -30,6 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import bench_results
+
 from defects4j_adapter import cache
 from defects4j_adapter.contract import EngineOptions
 from defects4j_adapter.sandbox import images
@@ -124,7 +126,9 @@ def main() -> int:
     parser.add_argument("--executor", choices=["local", "ray"], default="local",
                         help="ray: candidates/s of the fast engine on local Ray clusters of 1 and 2 nodes "
                              "(bench_ray.py).")
+    bench_results.add_option(parser)
     args = parser.parse_args()
+    bench_results.start(args.results)
     sandboxes = list(dict.fromkeys(["none" if args.no_sandbox else "bwrap", *(args.sandbox or [])]))
 
     dataset = open_dataset("example")

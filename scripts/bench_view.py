@@ -24,6 +24,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import bench_results
+
 from nl2fix.core.domain import Bug, Strategy, Verdict
 from nl2fix.store.records import RankingEntry, RunConfig, SampleRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
@@ -114,7 +116,9 @@ def main() -> None:
     parser.add_argument("--unique", type=int, default=40)
     parser.add_argument("--bug-pages", type=int, default=20, help="How many bug pages to time.")
     parser.add_argument("--browser", action="store_true", help="Also time the pages in headless chromium.")
+    bench_results.add_option(parser)
     args = parser.parse_args()
+    bench_results.start(args.results)
     with tempfile.TemporaryDirectory() as tmp:
         runs = [Path(tmp) / "run-a", Path(tmp) / "run-b"]
         start = time.perf_counter()

@@ -3,11 +3,12 @@
 benchmark, with the scripted model of the tests (``tests/helpers/conversation_model.py``, no mutation backend)
 served by the local OpenAI-compatible test server; validation is real (fast engine, confined).
 
-    python3 scripts/conversation_example.py [WORK_DIR]     # prints the comparison as Markdown
+    python3 scripts/conversation_example.py [WORK_DIR] [--results DIR]     # prints the comparison as Markdown
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -16,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository, for tests.helpers
 
+import bench_results
 from cli_in_process import nl2fix
 
 from tests.helpers.conversation_model import model
@@ -27,8 +29,13 @@ BUDGET, ROUNDS, PER_ROUND = 8, 4, 2
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("work", nargs="?", type=Path, default=None)
+    bench_results.add_option(parser)
+    args = parser.parse_args()
+    bench_results.start(args.results)
     os.environ.setdefault("OPENAI_API_KEY", "local")
-    work = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="nl2fix-conversation-"))
+    work = args.work or Path(tempfile.mkdtemp(prefix="nl2fix-conversation-"))
     selection = [arg for bug in BUGS for arg in ("--bug", bug)]
     runs = []
     for strategy, extra in (("zero-shot", []),

@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import bench_results
+
 from defects4j_adapter.d4j import cli as d4j_cli
 from nl2fix.core.domain import Bug
 from nl2fix.dataset.load import open_dataset
@@ -41,8 +43,10 @@ def chosen_bugs(args: argparse.Namespace) -> list[Bug]:
 def parse(parser: argparse.ArgumentParser) -> tuple[argparse.Namespace, d4j_cli.Defects4J | None, list[Bug]]:
     """The arguments, the installed Defects4J and the chosen bugs; without a Defects4J, says so
     (the script then skips: exit 0) and gives None and no bugs."""
+    bench_results.add_option(parser)
     args = parser.parse_args()
     if d4j_cli.locate() is None:
         print("skipped: Defects4J is not installed (no `defects4j` on PATH or under $D4J_HOME)")
         return args, None, []
+    bench_results.start(args.results)  # a skipped run measured nothing: no results file
     return args, d4j_cli.Defects4J.find(), chosen_bugs(args)

@@ -5,10 +5,12 @@
 #
 # Debian 12 dropped JDK 11, yet `apt-cache show openjdk-11-jdk-headless` succeeds there (other
 # packages name it), so only an installable candidate in `apt-cache policy` counts. Without one,
-# Debian 11's suite (bullseye) of the same mirror is added, pinned so that apt takes nothing but
-# openjdk-11-* from it. The JDK's alternatives get Debian's lower priority for 11, so a newer JDK
-# stays the default `java` and `javac`.
+# Debian 11's suite (bullseye) of the machine's own Debian archive (read from its apt sources by
+# scripts/apt_sources.sh; the public archive, said on stderr, when they name none) is added, pinned
+# so that apt takes nothing but openjdk-11-* from it. The JDK's alternatives get Debian's lower
+# priority for 11, so a newer JDK stays the default `java` and `javac`.
 set -euo pipefail
+source "$(dirname "$0")/apt_sources.sh"
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -22,11 +24,8 @@ has_candidate() {
 
 add_bullseye() {
   local mirror
-  # grep exits 2 when /etc/apt/sources.list is absent (deb822-only systems): not a failure here.
-  mirror=$({ grep -rhsoE '^(URIs:|deb) +https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list /etc/apt/sources.list.d/ \
-             || true; } | awk '{print $2}' | head -n1)
-  mirror=${mirror:-http://deb.debian.org/debian}
-  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] ${mirror%/} bullseye main" \
+  mirror=$(debian_archive)
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bullseye main" \
     | $SUDO tee /etc/apt/sources.list.d/nl2fix-bullseye.list >/dev/null
   # The specific record first: apt uses the first record that matches a package.
   printf '%s\n' 'Package: openjdk-11-*' 'Pin: release n=bullseye' 'Pin-Priority: 500' '' \

@@ -20,6 +20,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import bench_results
+
 from defects4j_adapter.cache import cache_dir
 from defects4j_adapter.d4j.cli import Defects4J, locate
 from nl2fix.dataset.build import Defects4JSources, bug_ids_of, build_dataset, write_dataset
@@ -39,7 +41,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, default=None,
                         help="folder for the rebuilt JSON files (default: a temp dir)")
     parser.add_argument("--online", action="store_true", help="fetch issue texts (default: the cache only)")
+    bench_results.add_option(parser)
     args = parser.parse_args(argv)
+    bench_results.start(args.results)
     if locate() is None:
         print("Defects4J is not installed here (no `defects4j` on PATH or under $D4J_HOME): nothing to rebuild")
         return 0

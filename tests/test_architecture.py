@@ -58,6 +58,7 @@ ALLOWED: dict[str, set[str]] = {
                     "nl2fix.sampling", "nl2fix.validation", "ranking", "nl2fix.report", "defects4j_adapter.jvm"},
     "nl2fix.fix": {"nl2fix.core", "nl2fix.java_source", "nl2fix.store", "nl2fix.dataset", "nl2fix.prompting",
                    "nl2fix.sampling", "nl2fix.validation", "ranking", "defects4j_adapter"},
+    "nl2fix.api": {"nl2fix.core", "nl2fix.store", "nl2fix.validation", "nl2fix.report"},
     "nl2fix.cli": {"nl2fix.core", "nl2fix.java_source", "nl2fix.store", "nl2fix.dataset",
                    "nl2fix.prompting", "nl2fix.sampling", "nl2fix.validation", "ranking", "nl2fix.report",
                    "nl2fix.view", "nl2fix.fix", "defects4j_adapter"},
@@ -107,6 +108,12 @@ def test_the_allowed_imports_are_layered():
 
 def test_the_top_packages_import_nothing_of_the_project(graph):
     assert [imp for imp in graph.imports if imp.module in ROOTS and imp.internal] == []
+
+
+def test_the_public_api_is_for_users_only(graph):
+    """``nl2fix.api`` is a façade over the stages: a stage that imported it would tie the stable names to
+    the moving modules they are made of."""
+    assert [imp.module for imp in graph.imports if imp.target.startswith("nl2fix.api")] == []
 
 
 def test_every_module_belongs_to_a_stage(graph):

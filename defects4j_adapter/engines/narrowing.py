@@ -15,7 +15,7 @@ then running on the test thread (``Probe.java``). The recording is kept in the m
 under a key of the workspace, the bug's method and tests, and the recording logic (this module
 and the runner's sources), so a change to any of them records afresh.
 
-What stays safe, and how (the README's "Which tests can notice a change" says why):
+What stays safe, and how (docs/guides/validation.md, "Which tests can notice a change", says why):
 
 - A call outside any test (a static initialiser, ``@BeforeClass``, a suite's set-up, another
   thread) leaves its effect for the tests after it: a call in a static initialiser keeps every

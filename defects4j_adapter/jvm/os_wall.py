@@ -110,5 +110,5 @@ def require_closed(text: str, *, confined: bool, started: bool) -> None:
         "candidates: a candidate could read the report's key there and forge its verdict",
         "nl2fix's agent makes the JVM non-dumpable, which keeps its /proc entries from a job uid that is not "
         "root: run nl2fix as root (jobs then get uids of their own) or as an ordinary user with unprivileged "
-        "user namespaces (bubblewrap), or use --sandbox docker; see README, Trust",
+        "user namespaces (bubblewrap), or use --sandbox docker; see docs/threat-model.md",
     )

@@ -7,9 +7,10 @@ from pathlib import Path
 import click
 
 from nl2fix.cli.sample_cmd import default_model
-from nl2fix.cli.sample_options import prompt_options
+from nl2fix.cli.sample_options import conversation_config, conversation_options, prompt_options
 from nl2fix.cli.terminal import echo_lines, say
 from nl2fix.cli.validate_cmd import validation_options
+from nl2fix.core import bug_ids
 from nl2fix.core.domain import Engine
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.openai_client import check_reachable, endpoint
@@ -17,15 +18,15 @@ from nl2fix.fix import patches as fix_patches
 from nl2fix.fix import pipeline as fix
 from nl2fix.fix.project_build import BuildOptions, BuildSystem
 from nl2fix.prompting.prompt import context_window_for
+from nl2fix.sampling import replay_format
 from nl2fix.sampling.backends.providers import NAMES, create
 from nl2fix.sampling.stage import MAX_SAMPLES
 from nl2fix.store.records import RunConfig
 from nl2fix.validation.executors.base import ExecutorKind
+from nl2fix.validation.stage import ValidationOptions
 
 NO_PLAUSIBLE_EXIT = 1
 """The exit status when the run worked and no candidate is plausible (errors exit with 2)."""
-# a user's bug has no patch file to replay
-BACKENDS = tuple(name for name in NAMES if name != "replay")
 
 
 @click.command("fix")
@@ -57,10 +58,16 @@ BACKENDS = tuple(name for name in NAMES if name != "replay")
               help="Bug id NAME-N in the run store (default: project name and the issue file's number).")
 @click.option("--run", "run_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run directory (default runs/fix-<id>-<strategy>-<model>-<temperature>).")
-@click.option("--backend", type=click.Choice(BACKENDS), default="openai", show_default=True)
+@click.option("--backend", type=click.Choice(NAMES), default="openai", show_default=True,
+              help="openai (any OpenAI-compatible server), vllm (offline, GPU), mutation (no model), replay "
+              "(candidates from a patch file: published or written by hand).")
+@click.option("--replay-file", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
+              help="For --backend replay: candidates in the NL2Fix format {BUG-ID: {prompt, patches: [{patch}]}}, "
+              "the bug's entry under its --id (each patch a whole method, or an answer holding one).")
 @prompt_options
+@conversation_options
 @click.option("-n", "--samples", "n", type=click.IntRange(min=1, max=MAX_SAMPLES), default=20, show_default=True,
-              help="Samples to ask for.")
+              help="Samples to ask for (replay: at most the file's patches of the bug).")
 @click.option("--temperature", type=click.FloatRange(min=0.0), default=0.8, show_default=True)
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI).")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -79,16 +86,21 @@ BACKENDS = tuple(name for name in NAMES if name != "replay")
               "sequences, bidirectional or invisible format characters), which nl2fix otherwise refuses.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, classpath, maven_repo, offline, bug_id,
-            run_dir, backend, strategy, model, model_style, max_tokens, context_window, n, temperature, base_url, seed,
-            concurrency, retries, engine, workers, sandbox, test_timeout, candidate_timeout, executor, top, apply_n,
-            out, accept_hidden, quiet):
+            run_dir, backend, replay_file, strategy, model, model_style, max_tokens, context_window, rounds,
+            samples_per_round, first_prompt, token_budget, n, temperature, base_url, seed, concurrency, retries,
+            engine, workers, sandbox, test_timeout, candidate_timeout, executor, top, apply_n, out, accept_hidden,
+            quiet):
     """Find, validate and rank fixes of a bug in your own Java project.
 
     Builds the project offline (once per content; what the build lacks is resolved online once, unless
     --offline), finds the method (given, or from the failing test's
     stack trace), samples candidate fixes with the issue text as the bug report, validates each against
     the project's tests (the failing test first, then the test classes that name the class), ranks them
-    and prints the top ones as diffs of the working tree. Re-running resumes."""
+    and prints the top ones as diffs of the working tree. Re-running resumes.
+
+    With --strategy conversation, each round's candidates are validated in the project before the
+    next round, which shows the model its earlier candidates' test results. With --backend replay,
+    the candidates are a patch file's (published, or written by hand) instead of a model's."""
 
     if executor.kind is not ExecutorKind.LOCAL:
         raise click.UsageError("nl2fix fix validates on this machine, where the project was built: drop --executor ray")
@@ -102,6 +114,9 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
         raise click.UsageError("--backend vllm needs --model NAME_OR_PATH")
     if base_url is not None and backend != "openai":
         raise click.UsageError("--base-url is for --backend openai")
+    if (backend == "replay") != (replay_file is not None):
+        raise click.UsageError("--backend replay needs --replay-file FILE" if backend == "replay"
+                               else "--replay-file is for --backend replay")
     build = BuildOptions(
         system=BuildSystem(build_system) if build_system else None, src_dir=src_dir, test_dir=test_dir,
         classpath=tuple(Path(p) for p in classpath.split(":") if p) if classpath else (), maven_repo=maven_repo,
@@ -109,9 +124,14 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
     located = fix.locate(fix.FixTarget(project, issue, method, test, bug_id), build, say, sandbox)
     bug = located.bug
     model = default_model(model, backend)
+    if replay_file is not None:
+        n = min(n, _replayed(replay_file, bug.id))
     config = RunConfig(dataset=f"project:{project.resolve()}", backend=backend, model=model, model_style=model_style,
                        strategy=strategy, temperature=temperature, n=n, max_tokens=max_tokens,
-                       context_window=context_window or context_window_for(model), base_url=base_url, seed=seed)
+                       context_window=context_window or context_window_for(model), base_url=base_url,
+                       replay_file=str(replay_file.resolve()) if replay_file else None, seed=seed,
+                       conversation=conversation_config(strategy, n, rounds, samples_per_round, first_prompt,
+                                                        token_budget))
     if run_dir is None:
         run_dir = fix.fix_run_dir(bug, config, project)
     say(f"run: {run_dir}  (bug {bug.id}; `nl2fix show --run {run_dir} --bug {bug.id}` and `nl2fix report` read it)")
@@ -123,9 +143,9 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
     chosen = create(config, concurrency=concurrency, retries=retries)
     try:
         choices = fix.sample_validate_rank(
-            located, config, run_dir, backend=chosen, sandbox=sandbox, workers=workers,
-            test_timeout=test_timeout, candidate_timeout=candidate_timeout, engine=Engine(engine), progress=not quiet,
-            echo=say)
+            located, config, run_dir, backend=chosen, progress=not quiet, echo=say,
+            validation=ValidationOptions(engine=Engine(engine), workers=workers, sandbox=sandbox,
+                                         test_timeout=test_timeout, candidate_timeout=candidate_timeout))
     finally:
         chosen.close()
     plausible = sum(c.plausible for c in choices)
@@ -145,6 +165,17 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
         say(f"\nno plausible fix: each of the {len(choices)} candidate(s) fails a test that passes on the tree as it "
             "is, or the failing test, or does not compile (see each one's reason above)", err=True)
         raise click.exceptions.Exit(NO_PLAUSIBLE_EXIT)
+
+
+def _replayed(replay_file: Path, bug_id: str) -> int:
+    """How many patches the file holds for the bug; an error naming the file's entries when none."""
+    patches = replay_format.by_bug(replay_format.load(replay_file))
+    found = patches.get(bug_ids.canonical_key(bug_id) or ("", 0))
+    if not found:
+        held = ", ".join(sorted(f"{name}-{number}" for name, number in patches)) or "none"
+        raise Nl2FixError(f"{replay_file} has no patches for {bug_id} (entries: {held})",
+                          f"key the bug's entry by {bug_id}, or pass the file's key as --id NAME-N")
+    return len(found)
 
 
 def _write(project: Path, located, choices, apply_n: int | None, out: Path | None, accept_hidden: bool) -> None:

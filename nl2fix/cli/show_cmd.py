@@ -20,7 +20,9 @@ from ranking.display import bug_view, choose_ranker
 @click.option("--ranker", default=None, help="Ranker key (default paper:tfidf:median, or the run's only one).")
 @click.option("-k", "k", type=click.IntRange(min=1), default=5, show_default=True, help="How many candidates.")
 def show_cmd(run_dir: Path, bug_id: str, ranker: str | None, k: int):
-    """Print a bug's top-k ranked candidates: score, duplicates, verdict, failing tests and a diff."""
+    """Print a bug's top-k ranked candidates: score, duplicates, verdict, failing tests and a diff.
+
+    Before `nl2fix rank` has run, its first k candidates by samples, unranked."""
     with RunStore(run_dir, read_only=True) as store:
         bug = store.bug(bug_id)
         key = choose_ranker(store, ranker)

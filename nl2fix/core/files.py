@@ -8,7 +8,9 @@ from pathlib import Path
 from nl2fix.core.errors import Nl2FixError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE_BENCHMARK = REPO_ROOT / "examples" / "benchmark"
+_INSTALLED_EXAMPLES = Path(__file__).resolve().parents[1] / "example_benchmark"
+"""Where a wheel carries the example benchmark (setup.py copies it there); absent in a source checkout."""
+EXAMPLE_BENCHMARK = _INSTALLED_EXAMPLES if _INSTALLED_EXAMPLES.is_dir() else REPO_ROOT / "examples" / "benchmark"
 """The bundled example benchmark: its dataset file, Defects4J-style metadata and Java projects."""
 
 

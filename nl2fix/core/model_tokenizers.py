@@ -15,8 +15,9 @@ import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from nl2fix.core.tokenizer import TOKENS_PER_MESSAGE, TOKENS_PER_REPLY
+from nl2fix.core.tokenizer import TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, Message
 
 log = logging.getLogger(__name__)
 
@@ -24,20 +25,22 @@ log = logging.getLogger(__name__)
 class HuggingFaceTokenizer:
     """A ``transformers`` tokenizer, or a bare ``tokenizers.Tokenizer`` when transformers is absent."""
 
-    def __init__(self, tokenizer, name: str):
+    def __init__(self, tokenizer: Any, name: str):
+        # transformers' and tokenizers' objects are untyped: what they answer is typed where it is read
         self._tok = tokenizer
         self.name = f"hf:{name}"
         self._bare = not hasattr(tokenizer, "apply_chat_template")
 
     def encode(self, text: str) -> list[int]:
-        if self._bare:
-            return self._tok.encode(text, add_special_tokens=False).ids
-        return self._tok.encode(text, add_special_tokens=False)
+        encoded = self._tok.encode(text, add_special_tokens=False)
+        ids: list[int] = encoded.ids if self._bare else encoded
+        return ids
 
     def decode(self, ids: list[int]) -> str:
-        return self._tok.decode(ids)
+        text: str = self._tok.decode(ids)
+        return text
 
-    def prompt_tokens(self, messages: list[dict], chat: bool) -> int:
+    def prompt_tokens(self, messages: list[Message], chat: bool) -> int:
         if not chat:
             text = messages[0]["content"]
             return len(self._tok.encode(text).ids if self._bare else self._tok.encode(text))
@@ -95,25 +98,29 @@ class ServerTokenizer:
         self.name = f"server:{model}"
         self.timeout = timeout
 
-    def _post(self, path: str, body: dict) -> dict:
+    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         request = urllib.request.Request(f"{self.root}{path}", data=json.dumps({"model": self.model, **body}).encode(),
                                          headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=self.timeout) as response:
-            return json.loads(response.read())
+            answer: dict[str, Any] = json.loads(response.read())
+            return answer
 
     def encode(self, text: str) -> list[int]:
-        return self._post("/tokenize", {"prompt": text, "add_special_tokens": False})["tokens"]
+        tokens: list[int] = self._post("/tokenize", {"prompt": text, "add_special_tokens": False})["tokens"]
+        return tokens
 
     def decode(self, ids: list[int]) -> str:
-        return self._post("/detokenize", {"tokens": ids})["prompt"]
+        text: str = self._post("/detokenize", {"tokens": ids})["prompt"]
+        return text
 
-    def prompt_tokens(self, messages: list[dict], chat: bool) -> int:
+    def prompt_tokens(self, messages: list[Message], chat: bool) -> int:
         if chat:
             body = {"messages": [{"role": m["role"], "content": m["content"]} for m in messages],
                     "add_generation_prompt": True}
         else:
             body = {"prompt": messages[0]["content"], "add_special_tokens": True}
-        return self._post("/tokenize", body)["count"]
+        count: int = self._post("/tokenize", body)["count"]
+        return count
 
     def available(self) -> bool:
         """Whether the server answers ``/tokenize`` (vLLM does; OpenAI and most proxies do not)."""

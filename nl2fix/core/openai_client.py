@@ -183,6 +183,5 @@ def check_reachable(base_url: str, timeout: float = 5.0) -> None:
 def error_message(exc: openai.APIStatusError) -> str:
     """What the server said about a refused call: its body's ``message``, else the error's text."""
     body = exc.body
-    if isinstance(body, dict) and isinstance(body.get("message"), str):
-        return body["message"]
-    return str(exc)
+    message = body.get("message") if isinstance(body, dict) else None
+    return message if isinstance(message, str) else str(exc)

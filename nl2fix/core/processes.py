@@ -11,9 +11,10 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from resource import struct_rusage
 
 DEFAULT_OUTPUT_LIMIT = 1_000_000
 
@@ -34,19 +35,31 @@ class ExecResult:
         return self.returncode == 0 and not self.timed_out
 
 
-class _RusagePopen(subprocess.Popen):
-    """Popen that keeps the child's resource usage from ``wait4``."""
+class _RusagePopen(subprocess.Popen[bytes]):
+    """Popen that keeps the child's resource usage from ``wait4``, whichever call reaps it: ``wait()``
+    reaps through ``_try_wait``, ``poll()`` (and ``__del__``) through ``_internal_poll``'s ``waitpid``,
+    and a child reaped by plain ``waitpid`` would report no CPU time at all."""
 
-    rusage = None
+    rusage: struct_rusage | None = None
 
-    def _try_wait(self, wait_flags):
+    def _reap(self, pid: int, flags: int,
+              _wait4: Callable[[int, int], tuple[int, int, struct_rusage]] = os.wait4) -> tuple[int, int]:
+        """``os.waitpid``'s call and answer, keeping the usage. ``os.wait4`` is bound as a default
+        because ``__del__`` may poll while the interpreter is tearing down its modules."""
+        reaped, status, usage = _wait4(pid, flags)
+        if reaped == pid:
+            self.rusage = usage
+        return reaped, status
+
+    def _try_wait(self, wait_flags: int) -> tuple[int, int]:
         try:
-            pid, sts, rusage = os.wait4(self.pid, wait_flags)
-        except ChildProcessError:
+            return self._reap(self.pid, wait_flags)
+        except ChildProcessError:  # as Popen's own: SIGCHLD ignored, the child's status is gone
             return self.pid, 0
-        if pid == self.pid:
-            self.rusage = rusage
-        return pid, sts
+
+    def _internal_poll(self, _deadstate: int | None = None, **_: object) -> int | None:
+        internal_poll: Callable[..., int | None] = super()._internal_poll  # type: ignore[misc]  # private, untyped
+        return internal_poll(_deadstate=_deadstate, _waitpid=self._reap)
 
 
 def clip_output(data: bytes, limit: int) -> tuple[str, bool]:
@@ -58,10 +71,10 @@ def clip_output(data: bytes, limit: int) -> tuple[str, bool]:
 
 
 def run_command(
-    args: Sequence[str | os.PathLike],
+    args: Sequence[str | os.PathLike[str]],
     *,
     timeout: float,
-    cwd: str | os.PathLike | None = None,
+    cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
     input: str | None = None,
     output_limit: int = DEFAULT_OUTPUT_LIMIT,
@@ -95,7 +108,7 @@ def run_command(
     return ExecResult(argv, proc.returncode, stdout, stderr, wall, cpu, timed_out, cut_out or cut_err)
 
 
-def _kill_group(proc: subprocess.Popen) -> None:
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -107,8 +120,8 @@ def which(name: str) -> Path | None:
     return Path(found) if found else None
 
 
-def spawn(args: Sequence[str | os.PathLike], *, cwd: str | os.PathLike | None = None,
-          env: Mapping[str, str] | None = None) -> subprocess.Popen:
+def spawn(args: Sequence[str | os.PathLike[str]], *, cwd: str | os.PathLike[str] | None = None,
+          env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
     """Start a long-lived process (a warm JVM serving requests) with pipes on all three streams,
     in its own process group. The caller bounds every wait on it and ends it with :func:`stop`."""
     return _RusagePopen(
@@ -122,7 +135,7 @@ def spawn(args: Sequence[str | os.PathLike], *, cwd: str | os.PathLike | None = 
     )
 
 
-def stop(proc: subprocess.Popen) -> float:
+def stop(proc: subprocess.Popen[bytes]) -> float:
     """Kill a process started by :func:`spawn` (its whole group) and reap it; its CPU seconds."""
     if proc.poll() is None:
         _kill_group(proc)

@@ -1,6 +1,11 @@
 """Bounded retries with back-off, for harness steps that fail now and then for reasons of their own
 (a Defects4J checkout under load, a JVM that does not start): a verdict of `error` costs a manual
-re-run of the whole bug, a retry seconds. Every retry is logged, so a flaky machine shows."""
+re-run of the whole bug, a retry seconds. Every retry is logged, so a flaky machine shows.
+
+The retrying itself is tenacity's, as for the model server's requests (:mod:`nl2fix.core.openai_client`):
+one retry engine in the project. This module only says the harness's policy (:class:`Backoff`) and
+its two shapes of failure, a raised one (:func:`retry`) and one reported in a result (:func:`retry_while`).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
+
+import tenacity
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -25,36 +32,36 @@ class Backoff:
     sleep: Callable[[float], None] = time.sleep
     """Injectable, so that tests need not wait."""
 
-    def delay(self, failures: int) -> float:
-        return self.first_delay * self.factor ** (failures - 1)
+
+def _retrying(backoff: Backoff, what: str, condition: tenacity.retry_base,
+              why: Callable[[tenacity.RetryCallState], str]) -> tenacity.Retrying:
+    def say(state: tenacity.RetryCallState) -> None:
+        wait = state.next_action.sleep if state.next_action else 0.0
+        log.warning("%s failed (try %d of %d: %s); trying again in %.3g s", what, state.attempt_number,
+                    backoff.attempts, why(state), wait)
+
+    return tenacity.Retrying(
+        stop=tenacity.stop_after_attempt(backoff.attempts),
+        wait=tenacity.wait_exponential(multiplier=backoff.first_delay, exp_base=backoff.factor),
+        sleep=backoff.sleep,
+        retry=condition,
+        before_sleep=say,
+        reraise=True,
+    )
+
+
+def _first_line(state: tenacity.RetryCallState) -> str:
+    exc = state.outcome.exception() if state.outcome else None
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
 
 
 def retry(action: Callable[[], T], *, what: str, transient: Callable[[Exception], bool],
           backoff: Backoff = Backoff()) -> T:
     """``action()``'s value, trying again after a failure that ``transient`` accepts until
     ``backoff.attempts`` tries are spent; the last failure (or the first one that is not transient)
-    is raised as it was."""
-    attempt = 0
-    while True:
-        attempt += 1
-        try:
-            return action()
-        except Exception as exc:
-            if attempt >= backoff.attempts or not transient(exc):
-                raise
-            delay = backoff.delay(attempt)
-            first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
-            log.warning("%s failed (try %d of %d: %s); trying again in %.3g s", what, attempt, backoff.attempts,
-                        first_line, delay)
-            backoff.sleep(delay)
-
-
-class _Hiccup(Exception):
-    """A result :func:`retry_while` tries again after; it carries the result, for the last try."""
-
-    def __init__(self, why: str, result: object):
-        super().__init__(why)
-        self.result = result
+    is raised as it was. An interrupt (not an ``Exception``) is never retried."""
+    condition = tenacity.retry_if_exception(lambda exc: isinstance(exc, Exception) and transient(exc))
+    return _retrying(backoff, what, condition, _first_line)(action)
 
 
 def retry_while(action: Callable[[], T], *, failed: Callable[[T], str], what: str,
@@ -62,14 +69,9 @@ def retry_while(action: Callable[[], T], *, failed: Callable[[T], str], what: st
     """For actions that report a harness failure in their result rather than raise it (a Defects4J
     command's exit and output): ``action()`` again while ``failed`` names a transient failure of its
     result (empty: none), until ``backoff.attempts`` tries are spent; the last result, as it was."""
-    def attempt() -> T:
-        result = action()
-        why = failed(result)
-        if why:
-            raise _Hiccup(why, result)
-        return result
+    def why(state: tenacity.RetryCallState) -> str:
+        return failed(state.outcome.result()) if state.outcome else ""
 
-    try:
-        return retry(attempt, what=what, transient=lambda exc: isinstance(exc, _Hiccup), backoff=backoff)
-    except _Hiccup as last:
-        return last.result  # type: ignore[return-value]
+    retrying = _retrying(backoff, what, tenacity.retry_if_result(lambda result: bool(failed(result))), why)
+    retrying.retry_error_callback = lambda state: state.outcome.result() if state.outcome else None
+    return retrying(action)

@@ -8,11 +8,14 @@ the other's.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 # OpenAI's accounting for chat messages: a few tokens of framing per message and per reply.
 TOKENS_PER_MESSAGE = 4
 TOKENS_PER_REPLY = 3
+
+Message = dict[str, Any]
+"""A chat message as the OpenAI API takes it: ``role`` and ``content`` (and whatever else a request adds)."""
 
 
 class Tokenizer(Protocol):
@@ -25,6 +28,6 @@ class Tokenizer(Protocol):
 
     def decode(self, ids: list[int]) -> str: ...
 
-    def prompt_tokens(self, messages: list[dict], chat: bool) -> int:
+    def prompt_tokens(self, messages: list[Message], chat: bool) -> int:
         """Tokens the model's server or vLLM counts for a request: chat messages through the chat template, or one
         completion prompt (``messages[0]``) with its special tokens."""

@@ -17,10 +17,10 @@ import logging
 import math
 import os
 import threading
-from typing import Protocol
+from typing import Any, Protocol, cast
 
 from nl2fix.core.model_tokenizers import local_tokenizer
-from nl2fix.core.tokenizer import TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, Tokenizer
+from nl2fix.core.tokenizer import TOKENS_PER_MESSAGE, TOKENS_PER_REPLY, Message, Tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ LOAD_TIMEOUT = 10.0
 class Encoder(Protocol):
     name: str
 
-    def encode(self, text: str, *, disallowed_special=...) -> list[int]: ...
+    def encode(self, text: str, *, disallowed_special: Any = ...) -> list[int]: ...
 
     def decode(self, tokens: list[int]) -> str: ...
 
@@ -43,7 +43,7 @@ class _Estimate:
 
     name = "estimate"
 
-    def encode(self, text: str, *, disallowed_special=()) -> list[int]:
+    def encode(self, text: str, *, disallowed_special: Any = ()) -> list[int]:
         return [0] * math.ceil(len(text) / 4)
 
     def decode(self, tokens: list[int]) -> str:
@@ -60,10 +60,10 @@ def encoding_name(model: str) -> str:
         return DEFAULT_ENCODING
 
 
-def _load_bounded(name: str):
+def _load_bounded(name: str) -> Encoder:
     import tiktoken
 
-    result: dict = {}
+    result: dict[str, Any] = {}
 
     def load() -> None:
         try:
@@ -75,7 +75,7 @@ def _load_bounded(name: str):
     worker.start()
     worker.join(LOAD_TIMEOUT)
     if "enc" in result:
-        return result["enc"]
+        return cast(Encoder, result["enc"])  # tiktoken's Encoding
     raise RuntimeError(result.get("error", f"loading {name} took over {LOAD_TIMEOUT}s"))
 
 
@@ -118,7 +118,7 @@ def count(text: str, model: str | Tokenizer = "") -> int:
     return len(encoder(model).encode(text, disallowed_special=()))
 
 
-def count_messages(messages: list[dict], model: str | Tokenizer = "") -> int:
+def count_messages(messages: list[Message], model: str | Tokenizer = "") -> int:
     """Prompt tokens of a chat request, framing included (the model's chat template, else OpenAI's
     published rule)."""
     model = _own(model)

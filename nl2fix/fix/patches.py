@@ -31,7 +31,7 @@ from nl2fix.store.records import CandidateRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.behaviour import clusters, disagreements
 from nl2fix.validation.verdict_source import verdict_engine
-from ranking.display import Line, Style, method_diff
+from ranking.display import Line, Style, by_samples, method_diff
 from ranking.texts import buggy_text, candidate_text
 
 BACKUP_SUFFIX = ".nl2fix-backup"
@@ -110,9 +110,8 @@ def ordered(store: RunStore, bug: Bug, ranker: str | None, engine: str | None) -
     candidates = {c.hash: c for c in store.candidates(bug.id)}
     verdicts = {v.hash: v for v in store.validations(bug.id, engine)} if engine else {}
     ranked = [e.hash for e in store.ranking(bug.id, ranker)] if ranker else []
-    rest = sorted((h for h in candidates if h not in ranked),
-                  key=lambda h: (-candidates[h].count, candidates[h].first_index, h))
-    order = [*ranked, *rest]
+    rest = by_samples([c for h, c in candidates.items() if h not in ranked])
+    order = [*ranked, *(c.hash for c in rest)]
     good = [h for h in order if h in verdicts and verdicts[h].verdict is Verdict.PLAUSIBLE]
     order = [*good, *(h for h in order if h not in good)]
     return [FixChoice(i, candidates[h], verdicts.get(h), i if h in good else None, len(good))
@@ -231,14 +230,15 @@ def _head(choice: FixChoice) -> list[Line]:
     return lines
 
 
-def fix_view(store: RunStore, bug: Bug, ranker: str, k: int) -> list[Line]:
+def fix_view(store: RunStore, bug: Bug, ranker: str | None, k: int) -> list[Line]:
     """``nl2fix show`` of a fix run: the first ``k`` candidates in the order ``nl2fix fix`` printed
-    them, each as a diff of the method."""
+    them, each as a diff of the method (by samples when the run is not ranked yet)."""
     choices = ordered(store, bug, ranker, verdict_engine(store))
     plausible = choices[0].plausible_count if choices else 0
+    order = f"the order of {ranker}" if ranker else "most samples first: `nl2fix rank` has not run on this run"
     lines = [Line(f"{bug.id}: {bug.title}", Style.TITLE),
-             Line(f"as `nl2fix fix` orders them: {plausible} plausible of {len(choices)} (plausible first, in the "
-                  f"order of {ranker}); showing {min(k, len(choices))}")]
+             Line(f"as `nl2fix fix` orders them: {plausible} plausible of {len(choices)} (plausible first, in "
+                  f"{order}); showing {min(k, len(choices))}")]
     buggy = buggy_text(bug)
     for choice in choices[:k]:
         lines += _head(choice) + method_diff(buggy, candidate_text(choice.candidate.code), f"#{choice.position}")

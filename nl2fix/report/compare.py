@@ -13,7 +13,7 @@ from nl2fix.core.domain import Strategy
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.report import metrics, plots
 from nl2fix.report.data import ReportData, ReportModel, collect, sample_sequences
-from nl2fix.report.document import Document, Figure, Table, pct
+from nl2fix.report.document import Document, Figure, Table, likely, pct
 from nl2fix.report.metrics import PAPER_KS
 from nl2fix.report.render import ReportFormat, emit, parse_format, render_model
 from nl2fix.store.records import RunConfig
@@ -49,7 +49,9 @@ class RunRow(ReportModel):
     ast_match_at_k: dict[int, float] = {}
     """k -> AST match@k over scored bugs (empty when AST match is unavailable)."""
     likely_correct_pass_at_k: dict[int, float] = {}
-    """k -> likely-correct pass@k (plausible and same-behaviour) over scored bugs."""
+    """k -> likely-correct pass@k (plausible and same-behaviour) over scored bugs (empty when not probed)."""
+    behaviour_probed: bool = True
+    """Whether the run's likely correctness was measured (``ReportData.behaviour_probed``)."""
     warnings: int
     """How many warnings the run's report has (see its report)."""
 
@@ -142,6 +144,7 @@ def run_row(label: str, data: ReportData) -> RunRow:
         ranked_pass_at_1={key: values[1] for key, values in data.ranked_pass_at_k.items()},
         ast_match_at_k=data.ast_match_at_k,
         likely_correct_pass_at_k=data.likely_correct_pass_at_k,
+        behaviour_probed=data.behaviour_probed,
         warnings=len(data.warnings),
     )
 
@@ -241,7 +244,8 @@ def compare_document(data: CompareData) -> Document:
     rows = [
         [r.label, r.model or "-", r.strategy or "-", "-" if r.temperature is None else f"{r.temperature:g}",
          str(r.n or "-"), *[pct(r.pass_at_k.get(k)) for k in ks],
-         *[pct(r.likely_correct_pass_at_k.get(k)) for k in ks], *[pct(r.ast_match_at_k.get(k)) for k in ks],
+         *[likely(r.behaviour_probed, r.likely_correct_pass_at_k.get(k)) for k in ks],
+         *[pct(r.ast_match_at_k.get(k)) for k in ks],
          f"{r.fixed}/{r.bugs}",
          *[pct(r.ranked_pass_at_1.get(key)) for key in rankers]]
         for r in data.runs

@@ -214,7 +214,8 @@ class ProjectRow(ReportModel):
     pass_at_k: dict[int, float] = {}
     """k -> mean pass@k over the project's scored bugs (the run's reportable k)."""
     likely_correct_pass_at_k: dict[int, float] = {}
-    """k -> the same estimator over samples that are plausible and same-behaviour (likely correct)."""
+    """k -> the same estimator over samples that are plausible and same-behaviour (likely correct); empty
+    when the run's behaviour was not probed (``ReportData.behaviour_probed``)."""
     ast_match_at_k: dict[int, float] = {}
     """k -> the same estimator over samples whose syntax tree is the developer fix's (empty when AST
     match is unavailable)."""
@@ -370,11 +371,18 @@ class ReportData(ReportModel):
     match); empty when AST match is unavailable (``ast_match_note`` says why)."""
     ast_match_note: str = ""
     """Why AST match is unavailable, when it is."""
+    behaviour_probed: bool = True
+    """Some plausible candidate's behaviour was compared with the developer's fix (or nothing is
+    plausible, so none needed to be). False when plausible candidates exist but none was compared: the
+    engine never probes (``defects4j``, ``rebuild``), or the run was validated before probing existed;
+    the likely-correct figures are then empty and every report says ``not probed``, not 0.0%."""
     likely_correct_pass_at_k: dict[int, float] = {}
     """k -> pass@k's estimator over scored bugs with the samples that are plausible and behave as the
-    developer's fix on every input probed (``same-behaviour``) as the correct ones: likely correct."""
+    developer's fix on every input probed (``same-behaviour``) as the correct ones: likely correct
+    (empty when ``behaviour_probed`` is False)."""
     ranked_likely_correct_pass_at_k: dict[str, dict[int, float]] = {}
-    """Ranker key -> k -> fraction of scored bugs with a likely-correct candidate in the ranking's top k."""
+    """Ranker key -> k -> fraction of scored bugs with a likely-correct candidate in the ranking's top k
+    (empty when ``behaviour_probed`` is False)."""
     codebleu: CodeBleuSummary
     """CodeBLEU by verdict (Figure 4)."""
     bugs: list[BugRow] = Field(default_factory=list)
@@ -747,6 +755,17 @@ def _ast_at_k(samples: list[int], rows: list[BugRow], ks: list[int]) -> dict[int
     return metrics.pass_at_k(samples, [c or 0 for c in counts], ks)
 
 
+COMPARED = (Behaviour.SAME.value, Behaviour.DIVERGES.value)
+"""The behaviour labels of a plausible candidate that was compared with the developer's fix."""
+
+
+def behaviour_probed(rows: list[BugRow]) -> bool:
+    """Whether likely correctness was measured: some plausible candidate was compared with the
+    developer's fix, or none is plausible (then none is likely correct, probed or not)."""
+    plausible = sum(n for r in rows for n in r.behaviour.values())
+    return plausible == 0 or any(r.behaviour.get(label) for r in rows for label in COMPARED)
+
+
 def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu: CodeBleuSummary,
               warnings: list[str]) -> ReportData:
     scored = [(f, r) for f, r in zip(facts, rows) if r.ground_truth is not GroundTruth.FAILS]
@@ -760,6 +779,7 @@ def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu
     intervals = {k: metrics.bootstrap_mean_interval(metrics.estimate_pass_at_k(n_pass, c_scored, k)) for k in ks}
     fixed = sum(r.plausible_samples > 0 for _, r in scored)
 
+    probed = behaviour_probed(rows)
     per_project: dict[str, list[BugRow]] = defaultdict(list)
     for r in rows:
         per_project[r.project].append(r)
@@ -772,7 +792,7 @@ def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu
                                    ground_truth_fails=len(per_project[name]) - len(bugs),
                                    pass_at_k=metrics.pass_at_k(samples, [r.plausible_samples for r in bugs], ks),
                                    likely_correct_pass_at_k=metrics.pass_at_k(
-                                       samples, [r.likely_correct_samples for r in bugs], ks),
+                                       samples, [r.likely_correct_samples for r in bugs], ks) if probed else {},
                                    ast_match_at_k=_ast_at_k(samples, bugs, ks)))
 
     rates = [metrics.candidate_rates(f.outcomes) for f, _ in scored]
@@ -824,12 +844,14 @@ def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu
         candidates=candidates,
         exact_match=exact,
         ast_match_at_k=_ast_at_k(n_pass, [r for _, r in scored], ks),
-        likely_correct_pass_at_k=metrics.pass_at_k(n_pass, [r.likely_correct_samples for _, r in scored]),
+        behaviour_probed=probed,
+        likely_correct_pass_at_k=metrics.pass_at_k(n_pass, [r.likely_correct_samples for _, r in scored])
+        if probed else {},
         ranked_likely_correct_pass_at_k={
             key: {k: metrics.ranked_pass_at_k([r.first_likely_correct_rank[key] for _, r in scored], k)
                   for k in RANKED_KS}
             for key in run.rankers
-        },
+        } if probed else {},
         codebleu=codebleu,
         bugs=rows,
     )

@@ -45,6 +45,16 @@ def pct(fraction: float | None, digits: int = 1) -> str:
     return "-" if fraction is None else f"{100 * fraction:.{digits}f}%"
 
 
+NOT_PROBED = "not probed"
+"""Said in place of a likely-correct figure when a run's behaviour was not probed (its engine never
+probes): 0.0% would claim that no candidate is correct."""
+
+
+def likely(probed: bool, fraction: float | None) -> str:
+    """A likely-correct figure, or ``not probed``."""
+    return pct(fraction) if probed else NOT_PROBED
+
+
 def interval(bounds: tuple[float, float] | None) -> str:
     return "-" if bounds is None else f"{pct(bounds[0])} – {pct(bounds[1])}"
 

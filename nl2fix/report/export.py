@@ -4,10 +4,11 @@ One JSON object per sample: bug, strategy, model, temperature, sample index, the
 method (or why there is none), its candidate hash, and - once the later stages have stored
 them - its verdict (from the engine the run is judged by), a plausible candidate's behaviour beside
 the developer's fix (``same-behaviour`` or ``diverges`` with the first differing input and both
-results), its rank under each ranker, and ``hidden_characters``: whether its code or its verdict's
-record carries control, escape, bidirectional or invisible format characters
-(``nl2fix.store.hidden_text``). The text is JSON with every non-ASCII character and DEL escaped, so
-no terminal or editor acts on them.
+results), its rank under each ranker, what the verdict rests on (the tests that failed, the
+compiler's errors, the tests run, and the wall-clock and CPU seconds validation took), and
+``hidden_characters``: whether its code or its verdict's record carries control, escape,
+bidirectional or invisible format characters (``nl2fix.store.hidden_text``). The text is JSON with
+every non-ASCII character and DEL escaped, so no terminal or editor acts on them.
 """
 
 from __future__ import annotations
@@ -40,9 +41,9 @@ def sample_rows(store: RunStore) -> Iterator[dict]:
         candidates = {c.hash: c for c in store.candidates(bug.id)}
         records = {v.hash: v for v in store.validations(bug.id, engine)} if engine else {}
         hidden = {h: bool(carried(c, records.get(h))) for h, c in candidates.items()}
-        verdicts = {h: v.verdict.value for h, v in records.items()}
         ranks = {r: {e.hash: e.rank for e in store.ranking(bug.id, r)} for r in rankers}
         for s in store.samples(bug.id):
+            record = records.get(s.candidate_hash) if s.candidate_hash else None
             yield {
                 "bug": bug.id,
                 "strategy": config.strategy.value,
@@ -56,12 +57,21 @@ def sample_rows(store: RunStore) -> Iterator[dict]:
                 "finish_reason": s.finish_reason,
                 "prompt_tokens": s.prompt_tokens,
                 "completion_tokens": s.completion_tokens,
-                "verdict": verdicts.get(s.candidate_hash) if s.candidate_hash else None,
-                "verdict_engine": engine if s.candidate_hash in verdicts else None,
-                "behaviour": _behaviour(records.get(s.candidate_hash) if s.candidate_hash else None),
+                "verdict": record.verdict.value if record else None,
+                "verdict_engine": engine if record else None,
+                **_evidence(record),
+                "behaviour": _behaviour(record),
                 "ranks": {r: ranks[r][s.candidate_hash] for r in rankers if s.candidate_hash in ranks[r]},
                 "hidden_characters": hidden.get(s.candidate_hash, False) if s.candidate_hash else False,
             }
+
+
+def _evidence(record: ValidationRecord | None) -> dict:
+    """What a verdict rests on, as the run store keeps it (None throughout for an unjudged sample):
+    a reader should not have to open ``run.sqlite`` to learn which tests failed or what it cost."""
+    fields = ("failing_tests", "ignored_failures", "compile_errors", "failure_message", "detail", "tests_run",
+              "wall_seconds", "cpu_seconds")
+    return {f: getattr(record, f) if record else None for f in fields}
 
 
 def _behaviour(record: ValidationRecord | None) -> dict | None:

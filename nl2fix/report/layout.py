@@ -6,7 +6,7 @@ from nl2fix.dataset.hard_bugs import DEFAULT_LONG_FIX_LINES
 from nl2fix.report import plots
 from nl2fix.report.cost_table import cost_tables, headline
 from nl2fix.report.data import RANKED_KS, FixedWithin, GroundTruth, GroupPassAtK, ReportData
-from nl2fix.report.document import Document, Figure, Paragraph, Table, interval, pct, ratio
+from nl2fix.report.document import NOT_PROBED, Document, Figure, Paragraph, Table, interval, likely, pct, ratio
 from nl2fix.sampling.backends.base import AT_TEMPERATURE
 
 
@@ -54,7 +54,8 @@ def _ranked(data: ReportData) -> Table:
         columns += [f"r.pass@{k}", f"pass@{k}", f"r.likely@{k}"]
     rows = [
         [key] + [cell for k in RANKED_KS for cell in (pct(values[k]), pct(data.pass_at_k.get(k)),
-                                                      pct(data.ranked_likely_correct_pass_at_k.get(key, {}).get(k)))]
+                                                      likely(data.behaviour_probed,
+                                                             data.ranked_likely_correct_pass_at_k.get(key, {}).get(k)))]
         for key, values in data.ranked_pass_at_k.items()
     ]
     return Table("Ranking (Table 6)", columns, rows,
@@ -66,7 +67,8 @@ def _ranked(data: ReportData) -> Table:
 
 def _projects(data: ReportData) -> Table:
     rows = [[p.project, str(p.bugs), str(p.fixed), pct(p.fraction), str(p.ground_truth_fails),
-             pct(p.pass_at_k.get(1)), pct(p.likely_correct_pass_at_k.get(1)), pct(p.ast_match_at_k.get(1))]
+             pct(p.pass_at_k.get(1)), likely(data.behaviour_probed, p.likely_correct_pass_at_k.get(1)),
+             pct(p.ast_match_at_k.get(1))]
             for p in data.per_project]
     return Table("Bugs fixed per project (Table 3)",
                  ["project", "bugs", "plausible fix", "share", "ground truth fails", "pass@1", "likely correct@1",
@@ -75,12 +77,17 @@ def _projects(data: ReportData) -> Table:
 
 def _beyond_plausible(data: ReportData) -> Table:
     """pass@k beside the same estimator over the samples that are more than plausible."""
-    rows = [[f"k = {k}", pct(v), pct(data.likely_correct_pass_at_k.get(k)), pct(data.ast_match_at_k.get(k))]
+    rows = [[f"k = {k}", pct(v), likely(data.behaviour_probed, data.likely_correct_pass_at_k.get(k)),
+             pct(data.ast_match_at_k.get(k))]
             for k, v in data.pass_at_k.items()]
     note = ("pass@k's estimator with other samples as the correct ones. Likely correct: plausible, and doing "
             "what the developer's fix does (return value or exception, receiver, arguments and static fields "
             "after the call) on every call the tests make to the method and on inputs derived from those calls. "
             "AST match: the syntax tree (tree-sitter-java) is the developer fix's, comments and formatting aside.")
+    if not data.behaviour_probed:
+        note += (f" Likely correct: {NOT_PROBED}, as no plausible candidate's behaviour was compared with the "
+                 f"developer's fix (the {data.run.engine} engine does not probe behaviour; `nl2fix validate "
+                 "--engine fast` does).")
     return Table("Beyond plausible", ["k", "pass@k", "likely correct pass@k", "AST match@k"], rows,
                  note + (f" {data.ast_match_note}" if data.ast_match_note else ""))
 

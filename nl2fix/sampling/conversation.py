@@ -126,7 +126,7 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
                 validate(store.run_dir, engine=validation.engine, workers=validation.workers,
                          sandbox=validation.sandbox, bug_ids=unjudged, progress=False,
                          test_timeout=validation.test_timeout, candidate_timeout=validation.candidate_timeout,
-                         executor=validation.executor)
+                         executor=validation.executor, workspaces=validation.workspaces)
             asked: dict[Request, _Asked] = {}
             for bug, base in list(active.values()):
                 found = next_round(store, config, fit, bug, base, engine)

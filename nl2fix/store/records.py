@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from nl2fix.core.domain import Behaviour, ConversationPhase, ModelStyle, Strategy, Verdict
+from nl2fix.core.tokenizer import Message
 
 
 class _Record(BaseModel):
@@ -81,7 +82,7 @@ class PromptRecord(_Record):
     """Bug id, ``Project-N``."""
     strategy: Strategy
     """Strategy that rendered it."""
-    messages: list[dict]
+    messages: list[Message]
     """Chat messages (``role``/``content``); completion prompts are one ``user`` message."""
     prompt_tokens: int
     """Tokens counted with tiktoken (cl100k_base unless the model has its own encoding)."""
@@ -114,7 +115,7 @@ class SampleRecord(_Record):
     """Normalised hash of the extracted method; None when nothing could be extracted."""
     extraction_error: str | None = None
     """Why no method could be extracted, when none was."""
-    transcript: list[dict] = []
+    transcript: list[dict[str, Any]] = []
     """Earlier turns of a multi-turn strategy (``reasoning``), as sent and answered."""
     round: int | None = None
     """``conversation``: the round (1-based) whose prompt this sample answers."""
@@ -272,7 +273,7 @@ class RoundRecord(_Record):
     """1-based round number."""
     phase: ConversationPhase
     """``repair`` until a candidate is plausible, then ``alternatives``."""
-    messages: list[dict]
+    messages: list[Message]
     """The messages of the request, as sent (a completion prompt is one ``user`` message)."""
     prompt_tokens: int
     """Tokens of those messages, counted as the prompt builder counts them."""

@@ -7,6 +7,8 @@ Commands that only read open it read-only, so an archived or read-only run direc
 be reported, shown and exported. A file that is not nl2fix's own store (another tool's SQLite
 database) is recognised before anything is written to it, and every SQLite error (damaged, locked,
 disk full ...) is raised as one :class:`Nl2FixError` naming the file and what to do.
+A store of an older schema is migrated when opened for writing, and read through a migrated copy in
+memory when opened read-only (:mod:`nl2fix.store.migrations`); a newer one is refused.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from nl2fix.core import bug_ids
 from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.store import migrations
 from nl2fix.store.records import (
     CandidateRecord,
     PromptRecord,
@@ -37,36 +41,6 @@ from nl2fix.store.records import (
 )
 
 STORE_FILE = "run.sqlite"
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS bugs (
-    bug_id TEXT PRIMARY KEY, position INTEGER NOT NULL, record TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS prompts (bug_id TEXT PRIMARY KEY, record TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS samples (
-    bug_id TEXT NOT NULL, idx INTEGER NOT NULL, candidate_hash TEXT, record TEXT NOT NULL,
-    PRIMARY KEY (bug_id, idx));
-CREATE TABLE IF NOT EXISTS candidates (
-    bug_id TEXT NOT NULL, hash TEXT NOT NULL, code TEXT NOT NULL,
-    PRIMARY KEY (bug_id, hash));
-CREATE TABLE IF NOT EXISTS validations (
-    bug_id TEXT NOT NULL, hash TEXT NOT NULL, engine TEXT NOT NULL, verdict TEXT NOT NULL,
-    record TEXT NOT NULL, PRIMARY KEY (bug_id, hash, engine));
-CREATE TABLE IF NOT EXISTS embeddings (
-    embedder TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
-    PRIMARY KEY (embedder, text_hash));
-CREATE TABLE IF NOT EXISTS rankings (
-    bug_id TEXT NOT NULL, ranker TEXT NOT NULL, rank INTEGER NOT NULL, hash TEXT NOT NULL,
-    score REAL NOT NULL, PRIMARY KEY (bug_id, ranker, rank));
-CREATE TABLE IF NOT EXISTS rounds (
-    bug_id TEXT NOT NULL, round INTEGER NOT NULL, record TEXT NOT NULL, PRIMARY KEY (bug_id, round));
-CREATE TABLE IF NOT EXISTS codebleu (
-    bug_id TEXT NOT NULL, hash TEXT NOT NULL, reference TEXT NOT NULL, score REAL NOT NULL,
-    PRIMARY KEY (bug_id, hash, reference));
-"""
-
-
 def _bug_to_json(bug: Bug) -> str:
     return json.dumps(dataclasses.asdict(bug))
 
@@ -172,7 +146,7 @@ def _open_for_writing(run_dir: Path, path: Path) -> sqlite3.Connection:
             _recognise(conn, path)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            conn.executescript(_SCHEMA)  # a store of an earlier nl2fix gets the tables added since
+            migrations.migrate(conn, path)
     except BaseException:
         conn.close()
         raise
@@ -198,6 +172,22 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
             "copy the run directory somewhere writable and use the copy",
         )
     return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+
+
+def _read_migrated(conn: sqlite3.Connection, path: Path) -> sqlite3.Connection:
+    """``conn`` itself for a store of this nl2fix's schema; for an older one, a copy in memory brought up to
+    date (reading must not write the store, and the queries ask for today's tables)."""
+    if migrations.check_known(conn, path) == migrations.latest():
+        return conn
+    copy = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+    try:
+        conn.backup(copy)
+        conn.close()
+        migrations.migrate(copy, path)
+    except BaseException:
+        copy.close()
+        raise
+    return copy
 
 
 def discard_if_empty(run_dir: Path, *, directory: bool) -> None:
@@ -233,25 +223,17 @@ class RunStore:
         self._lock = threading.RLock()
         if read_only:
             with _translated(path):
-                self._conn = _open_read_only(path)
+                conn = _open_read_only(path)
                 try:
-                    ours = _recognise(self._conn, path)
+                    if not _recognise(conn, path):
+                        raise Nl2FixError(f"{path} is an empty database, not a run store",
+                                          "start a run there with `nl2fix sample --run DIR ...`")
+                    self._conn = _read_migrated(conn, path)
                 except BaseException:
-                    self._conn.close()
+                    conn.close()
                     raise
-            if not ours:
-                self._conn.close()
-                raise Nl2FixError(f"{path} is an empty database, not a run store",
-                                  "start a run there with `nl2fix sample --run DIR ...`")
         else:
             self._conn = _open_for_writing(self.run_dir, path)
-        version = self._get_meta("schema_version")
-        if version is None:  # a new store; one opened read-only always has its version
-            self._set_meta("schema_version", str(SCHEMA_VERSION))
-        elif version != str(SCHEMA_VERSION):
-            self.close()
-            raise Nl2FixError(f"{path} has store schema {version}; this nl2fix reads {SCHEMA_VERSION}",
-                              "use the nl2fix version that wrote this run, or a new --run directory")
 
     def close(self) -> None:
         with self._lock:
@@ -260,7 +242,7 @@ class RunStore:
     def __enter__(self) -> RunStore:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     @contextmanager
@@ -275,7 +257,7 @@ class RunStore:
                 raise
             self._conn.execute("COMMIT")
 
-    def _query(self, sql: str, params: Iterable = ()) -> list[tuple]:
+    def _query(self, sql: str, params: Iterable[object] = ()) -> list[tuple[Any, ...]]:
         with self._lock, _translated(self.path):
             return self._conn.execute(sql, tuple(params)).fetchall()
 
@@ -317,11 +299,11 @@ class RunStore:
             return
         self._set_meta("config", config.model_dump_json())
 
-    def get_meta_json(self, key: str):
+    def get_meta_json(self, key: str) -> Any:
         text = self._get_meta(key)
         return None if text is None else json.loads(text)
 
-    def set_meta_json(self, key: str, value) -> None:
+    def set_meta_json(self, key: str, value: Any) -> None:
         self._set_meta(key, json.dumps(value))
 
     # -- bugs ----------------------------------------------------------------------------

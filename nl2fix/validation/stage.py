@@ -78,6 +78,9 @@ class ValidationOptions:
     test_timeout: float = DEFAULT_TEST_TIMEOUT
     candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT
     executor: ExecutorSpec = ExecutorSpec()
+    workspaces: Callable[[Bug], Workspace] | None = None
+    """A bug's workspace instead of the engine's own preparation (``nl2fix fix``: the user's built
+    project, which a conversation's rounds validate in too)."""
 
 
 def projects_dir_of(store: RunStore) -> Path | None:
@@ -89,11 +92,11 @@ def projects_dir_of(store: RunStore) -> Path | None:
 
 
 def _select(store: RunStore, bug_ids: list[str] | None) -> list[Bug]:
-    bugs = store.bugs()
+    """The run's bugs, or those named, in the order named (each once, however spelt): the user said
+    which to judge first."""
     if not bug_ids:
-        return bugs
-    wanted = {store.bug(b).id for b in bug_ids}
-    return [b for b in bugs if b.id in wanted]
+        return store.bugs()
+    return list({bug.id: bug for bug in map(store.bug, bug_ids)}.values())
 
 
 class RunStoreDriver:

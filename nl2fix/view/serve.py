@@ -39,15 +39,22 @@ def url_of(httpd: BaseWSGIServer) -> str:
     return f"http://{httpd.host}:{httpd.port}/"
 
 
+def start_page(catalog: Catalog) -> str:
+    """The page the viewer opens on: the run's own page when there is one run (a list holding one run
+    is a click in the way), else the list of runs."""
+    return site.run_page(catalog.runs[0].id) if len(catalog.runs) == 1 else site.INDEX
+
+
 def serve(catalog: Catalog, host: str, port: int, announce: Callable[[str], None]) -> None:
-    """Serve the gathered runs until interrupted; the reports' figures render in the background."""
+    """Serve the gathered runs until interrupted, announcing the URL of :func:`start_page`; the reports'
+    figures render in the background."""
     # "Ctrl-C to stop" must hold even when started with SIGINT ignored, which a child inherits (from
     # a non-interactive shell's background job, or a test process whose libraries ignore it)
     if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     httpd = server(catalog, host, port)
     threading.Thread(target=catalog.warm, name="nl2fix-view-warm", daemon=True).start()
-    announce(url_of(httpd))
+    announce(url_of(httpd) + start_page(catalog))
     try:
         httpd.serve_forever()
     finally:

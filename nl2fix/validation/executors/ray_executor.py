@@ -91,7 +91,7 @@ def connected(address: str) -> Iterator[ModuleType]:
     if ray.is_initialized():
         yield ray
         return
-    hint = ("start one (`ray start --head` on this machine; README: On a cluster (Ray)), or name it with "
+    hint = ("start one (`ray start --head` on this machine; docs/guides/ray.md), or name it with "
             "--ray-address HOST:PORT or RAY_ADDRESS")
     problem = _unreachable(address)
     if problem:

@@ -1,0 +1,187 @@
+"""Red team round 5 (issue 30's "done when", by an engineer who did not write the walls): candidates
+that behave one way where nl2fix watches them and another way everywhere else, on the example
+benchmark's Textkit-1 (``Strings.indexOfDifference``), through the real fast and rebuild engines.
+Payloads and what each does: ``fixtures/redteam/found5/probe_aware/`` and ``found5/right_under_nl2fix/``
+(each folder's README). The tests marked ``xfail(strict=True)`` assert what must hold and fail today:
+flip them when the wall is built. The others show that the attack is real (the method is the bug
+outside nl2fix; the probe does catch the same overfitting method when it cannot tell it is probed).
+Run: ``python -m pytest -q -p no:cacheprovider -s tests/defects4j_adapter/engines/test_redteam_found5.py``
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from defects4j_adapter.contract import EngineOptions
+from defects4j_adapter.d4j import cli as d4j_cli
+from defects4j_adapter.engines.defects4j import Defects4JEngine
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.engines.rebuild import RebuildEngine
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.domain import Behaviour, Verdict
+from nl2fix.dataset.load import load_dataset
+from nl2fix.validation.behaviour import label
+from nl2fix.validation.verdicts import judge, required_of
+from tests.helpers.minibench import REDTEAM, SANDBOXES, engine_options, red_team_attack
+from tests.helpers.paths import REPO
+
+pytestmark = pytest.mark.slow
+EXAMPLES = REPO / "examples" / "benchmark"
+FOUND5 = REDTEAM / "found5"
+PROBE_AWARE = FOUND5 / "probe_aware"
+UNDER_NL2FIX = FOUND5 / "right_under_nl2fix"
+
+
+@pytest.fixture(scope="module")
+def textkit():
+    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
+
+
+@pytest.fixture(scope="module", params=SANDBOXES)
+def box(request):
+    if request.param == "bwrap":
+        request.getfixturevalue("confined")
+    return make_sandbox(request.param)
+
+
+def _engine(kind, cache, box):
+    options = engine_options(cache, sandbox=box, projects_dir=EXAMPLES / "projects", candidate_timeout=60.0)
+    return (FastEngine if kind == "fast" else RebuildEngine)(options)
+
+
+def _verdict(engine, ws, code, required=frozenset()):
+    outcome = engine.run(ws, code, stop_at_first_failure=True)
+    return judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, required=required, keep_passed=True)
+
+
+def _outside_nl2fix(tmp_path, bug, method: str) -> str:
+    """``indexOfDifference("abc", "abd")`` with ``method`` in the project's own file, compiled by javac
+    and run by a plain JVM (the user's build, production): what the method does where nl2fix is not."""
+    package = EXAMPLES / "projects" / "Textkit" / "fixed" / "src" / "main" / "java" / "org" / "textkit"
+    src = tmp_path / "src" / "org" / "textkit"
+    shutil.copytree(package, src)
+    strings = src / "Strings.java"
+    text = strings.read_text(encoding="utf-8")
+    assert bug.fixed_method in text
+    strings.write_text(text.replace(bug.fixed_method, method), encoding="utf-8")
+    (src / "Check.java").write_text('package org.textkit; public class Check { public static void main(String[] a) '
+                                    '{ System.out.println(Strings.indexOfDifference("abc", "abd")); } }',
+                                    encoding="utf-8")
+    out = tmp_path / "classes"
+    # Accents.java is Latin-1 (the project's own encoding); the others are ASCII
+    subprocess.run(["javac", "-encoding", "ISO-8859-1", "-d", str(out), *map(str, sorted(src.glob("*.java")))],
+                   check=True)
+    return subprocess.run(["java", "-cp", str(out), "org.textkit.Check"], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def test_outside_nl2fix_the_jvm_properties_payload_is_the_bug(tmp_path, textkit):
+    # the fix answers 2; the buggy method -1: the payload is the buggy method wherever nl2fix did not start the JVM
+    assert _outside_nl2fix(tmp_path / "fix", textkit, textkit.fixed_method) == "2"
+    payload = red_team_attack("jvm_properties", textkit, UNDER_NL2FIX)
+    assert _outside_nl2fix(tmp_path / "payload", textkit, payload) == "-1"
+
+
+@pytest.mark.xfail(strict=True, reason="round 5: nl2fix's own system properties (java.system.class.loader, "
+                   "nl2fix.jobDirs) are readable by System#getProperty, so the buggy method passes only under nl2fix")
+@pytest.mark.parametrize("kind", ["fast", "rebuild"])
+def test_a_method_right_only_under_nl2fix_is_not_plausible(kind, nl2fix_cache, box, textkit):
+    engine = _engine(kind, nl2fix_cache, box)
+    try:
+        ws = engine.prepare(textkit)
+        required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+        record = _verdict(engine, ws, red_team_attack("jvm_properties", ws.bug, UNDER_NL2FIX), required)
+        print(kind, box.name, "jvm_properties:", record.verdict.value, record.detail[:300])
+        assert record.verdict is not Verdict.PLAUSIBLE, record
+    finally:
+        engine.close()
+
+
+def _labels(engine, ws, names):
+    fix = ws.bug.fixed_method
+    required = required_of(_verdict(engine, ws, fix))
+    baseline = engine.probe(ws, fix, fix)
+    out = {}
+    for name in names:
+        code = red_team_attack(name, ws.bug, PROBE_AWARE)
+        assert _verdict(engine, ws, code, required).verdict is Verdict.PLAUSIBLE, name
+        out[name] = label(baseline, engine.probe(ws, fix, code), developer_fix=True)
+        record = out[name]
+        print(engine.options.sandbox.name, name, record.label.value, record.first_input, record.candidate_result)
+    return out
+
+
+def test_the_probe_catches_the_overfitting_method_it_cannot_see_through(nl2fix_cache, box, textkit):
+    # the control: plausible (the tests use strings of equal length), and the probe's derived inputs find
+    # where it differs from the fix ("abc " against "abx"): the probe works when it is not recognised
+    engine = _engine("fast", nl2fix_cache, box)
+    try:
+        record = _labels(engine, engine.prepare(textkit), ["control"])["control"]
+        assert record.label is Behaviour.DIVERGES, record
+    finally:
+        engine.close()
+
+
+@pytest.mark.xfail(strict=True, reason="round 5: the probe source renames the candidate (m$nl2fix$cand) and puts "
+                   "two anonymous classes before it, so an overfitting method sees it is probed and acts as the fix")
+@pytest.mark.parametrize("name", ["enclosing_method", "class_number"])
+def test_an_overfitting_method_that_knows_it_is_probed_still_diverges(name, nl2fix_cache, box, textkit):
+    engine = _engine("fast", nl2fix_cache, box)
+    try:
+        record = _labels(engine, engine.prepare(textkit), [name])[name]
+        assert record.label is Behaviour.DIVERGES, record
+    finally:
+        engine.close()
+
+
+@pytest.mark.xfail(strict=True, reason="round 5: LogManager#readConfiguration is on no list; the FileHandler its "
+                   "configuration names is made by reflection and writes the file the candidate chose")
+def test_no_file_is_written_through_the_logging_configuration(nl2fix_cache, box, textkit):
+    # door-proving (as os_wall's payloads): it runs the fix only when its word came back from the file it
+    # wrote, so anything but a pass means the write was stopped (rejected) or did not land (wrong)
+    engine = _engine("fast", nl2fix_cache, box)
+    try:
+        ws = engine.prepare(textkit)
+        required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+        record = _verdict(engine, ws, red_team_attack("log_configuration", ws.bug, FOUND5 / "write_door"), required)
+        print(box.name, "log_configuration:", record.verdict.value, record.detail[:300])
+        assert record.verdict in {Verdict.REJECTED, Verdict.WRONG}, record
+    finally:
+        engine.close()
+
+
+@pytest.mark.defects4j
+@pytest.mark.sandbox
+@pytest.mark.skipif(d4j_cli.locate() is None, reason="Defects4J is not installed")
+@pytest.mark.xfail(strict=True, reason="round 5: Ant's launcher in sun.java.command and nl2fix's runner properties "
+                   "tell the buggy method it runs under Defects4J's tests and nl2fix's re-run of them")
+def test_a_method_right_only_under_a_test_harness_is_not_plausible_under_defects4j(confined, tmp_path):
+    from tests.defects4j_adapter.engines.test_redteam_defects4j import CSV4
+    engine = Defects4JEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path, workers=1))
+    ws = engine.prepare(CSV4)
+    # Csv-4's buggy method is wrong under this engine (test_redteam_defects4j.py); with the payload:
+    record = judge(engine.run(ws, red_team_attack("under_any_test", CSV4, UNDER_NL2FIX)), bug_id=CSV4.id, hash="h",
+                   engine=engine.name.value)
+    print("defects4j bwrap under_any_test:", record.verdict.value, record.detail[:300])
+    assert record.verdict is not Verdict.PLAUSIBLE, record
+
+
+@pytest.mark.xfail(strict=True, reason="round 5: the logging configuration a job read stays (a FileHandler on the "
+                   "root logger, a JDK object holding no job class) and the warm JVM is not retired")
+def test_the_logging_configuration_a_job_read_does_not_reach_the_next_job(nl2fix_cache, box, textkit):
+    engine = _engine("fast", nl2fix_cache, box)
+    try:
+        ws = engine.prepare(textkit)
+        door, left = (red_team_attack(name, ws.bug, FOUND5 / "write_door")
+                      for name in ("log_configuration", "handlers_left"))
+        before = engine.run(ws, left, stop_at_first_failure=True).messages
+        engine.run(ws, door, stop_at_first_failure=True)
+        after = engine.run(ws, left, stop_at_first_failure=True).messages
+        print(box.name, "before:", before, "after:", after)
+        assert "ConsoleHandler" in str(before)
+        assert "FileHandler" not in str(after), after
+    finally:
+        engine.close()
