@@ -42,6 +42,8 @@ from tooling import (
     unified_diff,
 )
 
+from nl2fix.dataset.build import source_of_test
+
 _LOADED = re.compile(r"\[class,load\] (\S+) source: file:")
 
 
@@ -119,8 +121,22 @@ def build_bug(bug: BugSpec, work: Path, relevant_by_class: dict[str, set[str]]) 
     }
     if bug.summarized_discussion is not None:
         entry["summarized_discussion"] = bug.summarized_discussion
+    entry["trigger_tests_src"] = trigger_sources(tree, sorted(failed))
     print(f"{name:11} {key}  triggers={len(failed)} relevant={len(relevant)}")
     return key, entry
+
+
+def trigger_sources(tree: Tree, tests: list[str]) -> dict[str, str]:
+    """Each trigger test method as written in the buggy tree (what ``nl2fix dataset build`` records)."""
+    out = {}
+    for test in tests:
+        class_name, _, method = test.partition("::")
+        text, _ = read_source(tree.root / TEST_DIR / (class_name.replace(".", "/") + ".java"))
+        source = source_of_test(text, class_name, method)
+        if source is None:
+            raise SystemExit(f"{test}: method not found in its class's file")
+        out[test] = source
+    return out
 
 
 def write_project_tables(project: str, bugs: list[BugSpec]) -> None:

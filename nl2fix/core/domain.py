@@ -15,6 +15,17 @@ class Strategy(str, enum.Enum):
     """Rounds of samples with each round's test results fed back to the model (ChatRepair-style)."""
     PUBLISHED = "published"
     """Answers imported from a published patch set (``nl2fix import``): the publisher prompted the models."""
+    TEST_DRIVEN = "test-driven"
+    """The buggy method, the failing trigger tests' source and their failure messages, no issue text:
+    RepairBench's and ChatRepair's setting."""
+    ISSUE_AND_TEST = "issue-and-test"
+    """The issue (title and description) and the failing tests, both."""
+
+
+TEST_STRATEGIES = (Strategy.TEST_DRIVEN, Strategy.ISSUE_AND_TEST)
+"""Strategies whose prompt shows the trigger tests' source and failures."""
+FIRST_PROMPTS = (Strategy.ZERO_SHOT, Strategy.ONE_SHOT, Strategy.TITLE_ONLY, *TEST_STRATEGIES)
+"""Strategies a conversation can start from (``reasoning`` is a conversation of its own)."""
 
 
 class ModelStyle(str, enum.Enum):
@@ -97,6 +108,12 @@ class Bug:
     """When the issue was opened (ISO 8601 UTC; datasets made by ``nl2fix dataset build``), else empty."""
     fix_outside_method: bool | None = None
     """Whether the ground-truth fix also changes code outside the method; None when the dataset does not say."""
+    trigger_test_sources: tuple[tuple[str, str], ...] = ()
+    """``(Class::method, the test method as written)`` in the buggy version, for the trigger tests whose
+    source the dataset holds (its records' ``trigger_tests_src``, written by ``nl2fix dataset build``)."""
+    trigger_failures: tuple[tuple[str, str], ...] = ()
+    """``(Class::method, what JUnit printed)`` from Defects4J's ``trigger_tests/<id>`` file: each
+    trigger test's failure on the buggy version, message then stack trace."""
 
     @property
     def id(self) -> str:

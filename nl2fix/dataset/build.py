@@ -20,6 +20,8 @@ import hashlib
 import json
 import shutil
 import tempfile
+import textwrap
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,18 +34,21 @@ from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.files import write_text
 from nl2fix.core.processes import run_command
 from nl2fix.dataset.diff import read_entries
-from nl2fix.dataset.trackers import FetchStats, IssueFetcher, IssueText, Tracker, iso_utc
+from nl2fix.dataset.load import parse_trigger_tests
+from nl2fix.dataset.trackers import FetchStats, IssueFetcher, IssueText, Tracker, iso_utc, resolve
 from nl2fix.java_source.lexer import tokens_wo_comments
 from nl2fix.java_source.method_diff import Change, FileDiff, JavaFile, Method, ParseError, diff_parsed, parse_java
 
 RECORD_FIELDS = ("src", "src_wo_comments", "fixed_src", "fixed_src_wo_comments", "summary", "Description",
                  "issue_url", "comments")
 """The published record's fields, in its order."""
-NEW_FIELDS = ("issue_created", "fix_date", "tracker", "fix_outside_method", "issue_error", "content_hash")
+NEW_FIELDS = ("issue_created", "fix_date", "tracker", "fix_outside_method", "issue_error", "trigger_tests_src",
+              "content_hash")
 """Fields the paper's records lack: when the issue was opened and the fix committed (ISO 8601 UTC,
 empty when unknown), which tracker the text came from, whether the ground-truth fix also changes
-code outside the method, why the issue text could not be read (empty when it was), and a sha256 of
-everything else in the record."""
+code outside the method, why the issue text could not be read (empty when it was), the trigger
+tests' source as written in the buggy version (``Class::method`` -> text; what the test-driven
+strategies show), and a sha256 of everything else in the record."""
 PATCH_TIMEOUT = 60.0
 CHECKOUT_ATTEMPTS = 2
 """A second try of a failed ``defects4j checkout``: on a loaded machine sharing the project
@@ -57,12 +62,20 @@ FILE_ADDED = "file added or removed"
 NOT_JAVA = "non-Java files"
 UNPARSABLE = "parse error"
 NO_CODE_CHANGE = "comments or whitespace only"
+NO_ISSUE = "no issue report"
 DROP_ORDER = (NO_SOURCES, TEST_ONLY, NOT_JAVA, FILE_ADDED, UNPARSABLE, NO_CODE_CHANGE, Change.SEVERAL_METHODS.value,
               Change.NEW_METHOD.value, Change.REMOVED_METHOD.value, Change.FIELDS.value, Change.IMPORTS.value,
-              Change.OTHER.value)
+              Change.OTHER.value, NO_ISSUE)
 """Drop reasons, most fundamental first: a bug is counted under the first that applies."""
 TOLERATED_OUTSIDE = (Change.FIELDS.value, Change.IMPORTS.value, Change.NEW_METHOD.value, Change.OTHER.value)
 """What ``keep_outside`` lets a fix change besides its one method (flagged ``fix_outside_method``)."""
+NL2FIX_SET = "nl2fix"
+"""The paper's benchmark: the single-method bugs that have an issue report (Defects4J names no
+tracker entry for the others); the default."""
+SINGLE_FUNCTION_SET = "single-function"
+"""Every bug whose developer fix changes one method, issue text where a tracker has one: RepairBench's
+Defects4J v2 benchmark (484 bugs), for the test-driven strategies, which need no issue."""
+BENCHMARK_SETS = (NL2FIX_SET, SINGLE_FUNCTION_SET)
 
 
 @dataclass(frozen=True)
@@ -84,13 +97,25 @@ class ActiveBug:
 def read_active_bugs(meta_dir: Path, project: str) -> list[ActiveBug]:
     path = Path(meta_dir) / project / "active-bugs.csv"
     if not path.is_file():
-        known = sorted(p.name for p in Path(meta_dir).iterdir() if (p / "active-bugs.csv").is_file()) \
-            if Path(meta_dir).is_dir() else []
+        known = all_projects(meta_dir)
         raise Nl2FixError(f"no active-bugs.csv for project {project!r} in {meta_dir}",
                           f"projects there: {', '.join(known) or 'none'}; --defects4j-meta points at the folder")
     with open(path, newline="", encoding="utf-8") as fh:
         return [ActiveBug(project, int(r["bug.id"]), r["revision.id.buggy"], r["revision.id.fixed"],
                           r.get("report.id", ""), r.get("report.url", "")) for r in csv.DictReader(fh)]
+
+
+def _layout(meta_dir: Path, bug: ActiveBug) -> tuple[str, str]:
+    """The buggy revision's source and test folders (``dir-layout.csv``); empty when it has no row."""
+    with open(Path(meta_dir) / bug.project / "dir-layout.csv", newline="", encoding="utf-8") as fh:
+        for row in csv.reader(fh):
+            if len(row) >= 3 and row[0] == bug.buggy_revision:
+                return row[1], row[2]
+    return "", ""
+
+
+def _class_file(folder: str, class_name: str) -> str:
+    return f"{folder}/{class_name.split('$')[0].replace('.', '/')}.java"
 
 
 def source_files(meta_dir: Path, bug: ActiveBug) -> list[str]:
@@ -100,14 +125,44 @@ def source_files(meta_dir: Path, bug: ActiveBug) -> list[str]:
     classes_file = pdir / "modified_classes" / f"{bug.number}.src"
     classes = [c.strip() for c in classes_file.read_text(encoding="utf-8").splitlines() if c.strip()] \
         if classes_file.is_file() else []
-    src_dir = ""
-    with open(pdir / "dir-layout.csv", newline="", encoding="utf-8") as fh:
-        for row in csv.reader(fh):
-            if len(row) >= 2 and row[0] == bug.buggy_revision:
-                src_dir = row[1]
+    src_dir = _layout(meta_dir, bug)[0]
     if classes and not src_dir:
         raise Nl2FixError(f"dir-layout.csv of {bug.project} has no row for {bug.buggy_revision} ({bug.id})")
-    return [f"{src_dir}/{c.split('$')[0].replace('.', '/')}.java" for c in classes]
+    return [_class_file(src_dir, c) for c in classes]
+
+
+def source_of_test(text: str, class_name: str, method: str) -> str | None:
+    """The test method ``method`` of ``class_name`` (``pkg.Outer$Inner``) as written in ``text``, its
+    file: from its first annotation to its closing brace; None when the class does not declare it
+    (an inherited test) or the file does not parse."""
+    try:
+        methods = parse_java(text).methods
+    except ParseError:
+        return None
+    owner = class_name.rsplit(".", 1)[-1].replace("$", ".")
+    found = methods.get(f"{owner}#{method}()")
+    if found is None:
+        return None
+    # The declaration's first line lacks the indent its later lines keep: put it back, then dedent all.
+    first = text.replace("\r\n", "\n").split("\n")[found.start_line - 1]
+    return textwrap.dedent(first[: len(first) - len(first.lstrip())] + found.text)
+
+
+def trigger_test_sources(bug: ActiveBug, meta_dir: Path, sources: Sources) -> dict[str, str]:
+    """``Class::method`` -> source of each trigger test (``trigger_tests/N``) found in the buggy
+    version's test folder; a test its class inherits is left out."""
+    trigger = Path(meta_dir) / bug.project / "trigger_tests" / str(bug.number)
+    if not trigger.is_file():
+        return {}
+    test_dir = _layout(meta_dir, bug)[1]
+    found: dict[str, str] = {}
+    for name in parse_trigger_tests(trigger.read_text(encoding="utf-8", errors="replace")):
+        class_name, _, method = name.partition("::")
+        text = sources.read(bug, _class_file(test_dir, class_name), False) if test_dir and method else None
+        source = source_of_test(text, class_name, method) if text is not None else None
+        if source is not None:
+            found[name] = source
+    return found
 
 
 class Sources(Protocol):
@@ -242,7 +297,7 @@ def content_hash(record: dict) -> str:
 
 
 def make_record(bug: ActiveBug, path: str, buggy_method, fixed_method, issue: IssueText, fix_date: str,
-                outside: bool) -> tuple[str, dict]:
+                outside: bool, tests: dict[str, str]) -> tuple[str, dict]:
     key = f"{bug.project}_{bug.number}_{path}_{buggy_method.start_line}_{buggy_method.end_line}"
     record = {
         "src": buggy_method.text,
@@ -258,6 +313,7 @@ def make_record(bug: ActiveBug, path: str, buggy_method, fixed_method, issue: Is
         "tracker": issue.tracker.value,
         "fix_outside_method": outside,
         "issue_error": issue.error,
+        "trigger_tests_src": tests,
     }
     record["content_hash"] = content_hash(record)
     return key, record
@@ -286,6 +342,9 @@ class BuildSummary:
     def lines(self) -> list[str]:
         out = [f"bugs considered: {len(self.considered)}, kept: {len(self.kept)}, "
                f"dropped: {sum(len(v) for v in self.dropped.values())}"]
+        per_project = Counter(bug_id.rsplit("-", 1)[0] for bug_id in self.kept)
+        if per_project:
+            out.append("  kept per project: " + ", ".join(f"{p} {n}" for p, n in sorted(per_project.items())))
         for reason in DROP_ORDER:
             ids = self.dropped.get(reason)
             if ids:
@@ -345,11 +404,21 @@ def build_bug(bug: ActiveBug, meta_dir: Path, sources: Sources, keep_outside: bo
     return reasons, Kept(path, before.methods[key], after.methods[key], tuple(reasons))
 
 
+def all_projects(meta_dir: Path) -> list[str]:
+    """Every project of a Defects4J metadata folder (those with an ``active-bugs.csv``), by name."""
+    return sorted(p.name for p in Path(meta_dir).iterdir() if (p / "active-bugs.csv").is_file()) \
+        if Path(meta_dir).is_dir() else []
+
+
 def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fetcher: IssueFetcher, *,
                   numbers: set[int] | None = None, ids: set[str] | None = None, keep_outside: bool = False,
+                  benchmark: str = NL2FIX_SET,
                   progress: Callable[[str], None] | None = None) -> tuple[dict[str, dict], BuildSummary]:
     """Records keyed as the published dataset, and the summary of the build: of every active bug of
-    ``projects``, or those whose number is in ``numbers`` and whose id is in ``ids``."""
+    ``projects``, or those whose number is in ``numbers`` and whose id is in ``ids``. ``benchmark``
+    ``nl2fix`` drops the bugs without an issue report; ``single-function`` keeps them."""
+    if benchmark not in BENCHMARK_SETS:
+        raise Nl2FixError(f"unknown benchmark {benchmark!r}", f"choose one of {', '.join(BENCHMARK_SETS)}")
     records: dict[str, dict] = {}
     summary = BuildSummary(fetch=fetcher.stats)
     for project in projects:
@@ -361,6 +430,8 @@ def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fet
                 reasons, kept = build_bug(bug, meta_dir, sources, keep_outside)
             except Nl2FixError as exc:
                 reasons, kept = [f"{NO_SOURCES}: {exc.message}"], None
+            if kept is not None and benchmark == NL2FIX_SET and resolve(bug.report_url).tracker is Tracker.NONE:
+                reasons, kept = [NO_ISSUE], None
             if kept is None:
                 summary.dropped.setdefault(reasons[0].split(":")[0], []).append(bug.id)
                 if progress:
@@ -375,12 +446,40 @@ def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fet
                 fix_date = ""
                 if progress:
                     progress(f"{bug.id}: no fix date ({exc.message})")
-            key, record = make_record(bug, kept.path, kept.buggy, kept.fixed, issue, fix_date, bool(kept.outside))
+            tests = trigger_test_sources(bug, meta_dir, sources)
+            key, record = make_record(bug, kept.path, kept.buggy, kept.fixed, issue, fix_date, bool(kept.outside),
+                                      tests)
             records[key] = record
             summary.kept.append(bug.id)
             if progress:
                 progress(f"{bug.id}: kept {key}")
     return records, summary
+
+
+def add_test_sources(records: dict[str, dict], meta_dir: Path, sources: Sources,
+                     progress: Callable[[str], None] | None = None) -> dict[str, list[str]]:
+    """Give each record (an existing dataset's, e.g. the published one) its ``trigger_tests_src``,
+    read from the buggy version as a build does; every other field stays as it is. Returns bug id ->
+    the trigger tests whose source was not found (inherited tests; a bug Defects4J does not list)."""
+    active: dict[str, dict[int, ActiveBug]] = {}
+    missing: dict[str, list[str]] = {}
+    for key, record in records.items():
+        project, number = key.split("_", 2)[:2]
+        if project not in active:
+            active[project] = {b.number: b for b in read_active_bugs(meta_dir, project)}
+        bug = active[project].get(int(number))
+        trigger = Path(meta_dir) / project / "trigger_tests" / number
+        wanted = parse_trigger_tests(trigger.read_text(encoding="utf-8", errors="replace")) \
+            if trigger.is_file() else ()
+        found = trigger_test_sources(bug, meta_dir, sources) if bug is not None else {}
+        record["trigger_tests_src"] = found
+        if "content_hash" in record:  # a built record's hash covers every other field
+            record["content_hash"] = content_hash(record)
+        if set(wanted) - set(found) or bug is None:
+            missing[f"{project}-{number}"] = [t for t in wanted if t not in found] or ["(not an active bug)"]
+        if progress:
+            progress(f"{project}-{number}: {len(found)} of {len(wanted)} trigger test(s) found")
+    return missing
 
 
 def write_dataset(records: dict[str, dict], out: Path) -> None:

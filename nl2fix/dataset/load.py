@@ -97,12 +97,34 @@ def _lines(path: Path) -> tuple[str, ...]:
 
 def parse_trigger_tests(text: str) -> tuple[str, ...]:
     """``Class::method`` names from a Defects4J ``trigger_tests/<id>`` file (stack traces skipped)."""
-    return tuple(m.group(1) for line in text.splitlines() if (m := _TRIGGER.match(line)))
+    return tuple(name for name, _ in parse_trigger_failures(text))
+
+
+def parse_trigger_failures(text: str) -> tuple[tuple[str, str], ...]:
+    """``(Class::method, failure)`` pairs of a Defects4J ``trigger_tests/<id>`` file: each ``--- name``
+    line and the lines JUnit printed under it (message, then stack trace)."""
+    found: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        m = _TRIGGER.match(line)
+        if m:
+            found.append((m.group(1), []))
+        elif found:
+            found[-1][1].append(line)
+    return tuple((name, "\n".join(lines).strip("\n")) for name, lines in found)
+
+
+def _test_sources(key: str, value) -> tuple[tuple[str, str], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ValueError(f"entry {key!r}: trigger_tests_src must map test names to their source")
+    return tuple((name, text) for name, text in value.items() if text.strip())
 
 
 @dataclass(frozen=True)
 class _Meta:
     trigger: tuple[str, ...] = ()
+    failures: tuple[tuple[str, str], ...] = ()
     relevant: tuple[str, ...] = ()
     modified: tuple[str, ...] = ()
     buggy_rev: str = ""
@@ -132,8 +154,10 @@ def _project_meta(meta_dir: Path | None, project: str, number: int, cache: dict)
     buggy, fixed = revs.get(number, ("", ""))
     src, test = layout.get(buggy, ("", ""))
     trig = pdir / "trigger_tests" / str(number)
+    failures = parse_trigger_failures(trig.read_text(encoding="utf-8", errors="replace")) if trig.is_file() else ()
     return _Meta(
-        trigger=parse_trigger_tests(trig.read_text(encoding="utf-8", errors="replace")) if trig.is_file() else (),
+        trigger=tuple(name for name, _ in failures),
+        failures=failures,
         relevant=_lines(pdir / "relevant_tests" / str(number)),
         modified=_lines(pdir / "modified_classes" / f"{number}.src"),
         buggy_rev=buggy,
@@ -178,6 +202,8 @@ def bug_from_entry(key: str, entry: dict, meta: _Meta = _Meta(), benchmark: str 
         buggy_method_no_comments=remove_comments(src),
         issue_created=_text(entry.get("issue_created")),
         fix_outside_method=entry["fix_outside_method"] if isinstance(entry.get("fix_outside_method"), bool) else None,
+        trigger_test_sources=_test_sources(key, entry.get("trigger_tests_src")),
+        trigger_failures=meta.failures,
     )
 
 
@@ -210,7 +236,7 @@ def load_dataset(path: Path, metadata_dir: Path | None = None, benchmark: str = 
         if bug.id in bugs:
             problems.append(f"entry {key!r} repeats bug {bug.id}; the first one is kept")
             continue
-        if not bug.title:
+        if not bug.title and entry.get("tracker") != "none":  # a bug with no issue report is not missing its title
             problems.append(f"entry {key!r} lacks {_fields(['summary'])}: kept as {bug.id}, prompted without a title")
         bugs[bug.id] = bug
     return Dataset(bugs, problems, str(path))

@@ -11,9 +11,14 @@ questions that later requests add. When the prompt is longer than that:
 
 1. one-shot: the closest example that fits is used instead of the closest one; if none fits, the
    prompt has no example;
-2. only then, and only if the target issue and method alone are too long, the issue description
+2. test-driven and issue-and-test: the failing tests are cut before anything else, the last test
+   first, down to the first test's name and failure message (its source left out last);
+3. only then, and only if the target issue and method alone are too long, the issue description
    is cut from its end (the issue title and the buggy method are never cut);
-3. if the title and method alone are too long, the bug cannot be prompted with this window.
+4. if the title and method alone are too long, the bug cannot be prompted with this window.
+
+The test strategies show the trigger tests as RepairBench and ChatRepair do: each test method as
+written, then the first lines of its failure (the message, without the stack trace).
 
 Every cut is recorded in the prompt's ``truncation_note``.
 """
@@ -22,12 +27,13 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import prompts
 from nl2fix.core import tokens
-from nl2fix.core.domain import Bug, ModelStyle, Strategy
+from nl2fix.core.domain import TEST_STRATEGIES, Bug, ModelStyle, Strategy
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.tokenizer import TOKENS_PER_MESSAGE, Tokenizer
 from nl2fix.java_source.methods import header as method_header
@@ -55,6 +61,9 @@ _CONTEXT_WINDOWS = [
     ("o4", 200_000),
 ]
 DEFAULT_CONTEXT_WINDOW = 4096
+MESSAGE_LINES = 10
+MESSAGE_CHARS = 1000
+"""Most lines, and characters, of a failure message shown (a long assertion's expected and actual values)."""
 
 
 def context_window_for(model: str) -> int:
@@ -167,12 +176,80 @@ def _example(bug: Bug) -> dict:
     return {"buggy": target_method(bug), "fixed": remove_comments(bug.fixed_method)}
 
 
-def _turns(bug: Bug, strategy: Strategy, style: ModelStyle, description: str, example: Bug | None):
+@dataclass(frozen=True)
+class FailingTest:
+    """A trigger test as the test strategies show it."""
+
+    name: str
+    """``Class::method``."""
+    source: str
+    """The test method as written; empty when the dataset lacks it (an inherited test) or it was cut."""
+    error: str
+    """The failure's message, its stack trace left out."""
+
+
+def failure_message(failure: str) -> str:
+    """What JUnit printed before the stack trace, at most ``MESSAGE_LINES`` lines and ``MESSAGE_CHARS``
+    characters; the first line when the failure has no message of its own."""
+    lines = failure.strip("\n").splitlines()
+    message: list[str] = []
+    for line in lines:
+        if line.lstrip().startswith("at ") and message:
+            break
+        message.append(line.rstrip())
+    text = "\n".join(message[:MESSAGE_LINES])
+    if len(message) > MESSAGE_LINES or len(text) > MESSAGE_CHARS:
+        text = text[:MESSAGE_CHARS] + "\n[...]"
+    return text
+
+
+def failing_tests(bug: Bug) -> tuple[FailingTest, ...]:
+    """The bug's trigger tests with their source and failure message; an error naming what the
+    dataset lacks when it has no failure messages or no test source for this bug."""
+    if not bug.trigger_failures:
+        raise Nl2FixError(
+            f"{bug.id}: no failure messages of its trigger tests (Defects4J's {bug.project}/trigger_tests/"
+            f"{bug.number}, read from the dataset's Defects4J metadata folder)",
+            "pass --defects4j-meta DIR (a folder laid out like Defects4J's framework/projects), install "
+            "Defects4J, or use an issue-driven --strategy",
+        )
+    sources = dict(bug.trigger_test_sources)
+    if not sources:
+        raise Nl2FixError(
+            f"{bug.id}: the dataset holds no source of its trigger tests (its records' trigger_tests_src)",
+            "add them with `nl2fix dataset add-tests DATASET --out FILE` (or build the dataset with "
+            "`nl2fix dataset build`), or use an issue-driven --strategy",
+        )
+    return tuple(FailingTest(name, sources.get(name, ""), failure_message(text))
+                 for name, text in bug.trigger_failures)
+
+
+def _test_cuts(tests: tuple[FailingTest, ...]) -> Iterator[tuple[tuple[FailingTest, ...], str]]:
+    """Shorter and shorter views of the failing tests, with what each leaves out: the last test
+    first, down to the first test alone, then that test's source."""
+    for keep in range(len(tests) - 1, 0, -1):
+        yield tests[:keep], f"{len(tests) - keep} of {len(tests)} failing tests left out"
+    if tests and tests[0].source:
+        dropped = f"{len(tests) - 1} of {len(tests)} failing tests and " if len(tests) > 1 else ""
+        yield (replace(tests[0], source=""),), f"{dropped}the source of {tests[0].name} left out"
+
+
+def _kept_alone(strategy: Strategy, tests: bool) -> str:
+    """What a prompt keeps whatever the window, in words."""
+    parts = (["first failing test's message"] if tests else []) + \
+        (["issue title"] if strategy is not Strategy.TEST_DRIVEN else []) + ["buggy method"]
+    return " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts)
+
+
+def _turns(bug: Bug, strategy: Strategy, style: ModelStyle, description: str, example: Bug | None,
+           tests: tuple[FailingTest, ...] = ()):
     context = {
         "title": bug.title,
         "description": description,
         "method": target_method(bug),
         "example": _example(example) if example is not None else None,
+        "show_issue": strategy is not Strategy.TEST_DRIVEN,
+        "tests": tests,
     }
     if style is ModelStyle.COMPLETION:
         text = prompts.render("completion", header=_header(bug), **context) + "\n"
@@ -180,7 +257,7 @@ def _turns(bug: Bug, strategy: Strategy, style: ModelStyle, description: str, ex
     if style is ModelStyle.EDIT:
         return (({"role": "system", "content": prompts.render("edit", **context)},
                  {"role": "user", "content": context["method"]}),)
-    system = {"role": "system", "content": prompts.render("system")}
+    system = {"role": "system", "content": prompts.render("system", show_issue=context["show_issue"])}
     if strategy is Strategy.REASONING:
         return (
             (system, {"role": "user", "content": prompts.render("reasoning_localise", **context)}),
@@ -222,14 +299,15 @@ def build_prompt(
             f"the reasoning strategy is a chat conversation; it cannot be sent to a {style.value} model",
             "use --model-style chat, or another --strategy",
         )
-    description = "" if strategy is Strategy.TITLE_ONLY else bug.description
+    description = "" if strategy in (Strategy.TITLE_ONLY, Strategy.TEST_DRIVEN) else bug.description
+    tests = failing_tests(bug) if strategy in TEST_STRATEGIES else ()
     reserve = _reserve(_turns(bug, strategy, style, "", None), strategy, max_tokens, model)
     budget = context_window - reserve
     notes: list[str] = []
     truncated = False
 
-    def render(example: Bug | None, desc: str) -> tuple[int, tuple]:
-        turns = _turns(bug, strategy, style, desc, example)
+    def render(example: Bug | None, desc: str, shown: tuple[FailingTest, ...]) -> tuple[int, tuple]:
+        turns = _turns(bug, strategy, style, desc, example, shown)
         return _request_tokens(turns[0], style, model), turns
 
     example = None
@@ -237,9 +315,9 @@ def build_prompt(
         found = examples.nearest(bug) if examples is not None else None
         if examples is None or found is None:
             notes.append("no other bug to take a one-shot example from; prompted without one")
-        elif render(found[0], description)[0] > budget:
+        elif render(found[0], description, tests)[0] > budget:
             truncated = True
-            fallback = examples.nearest(bug, allow=lambda other: render(other, description)[0] <= budget)
+            fallback = examples.nearest(bug, allow=lambda other: render(other, description, tests)[0] <= budget)
             if fallback is None:
                 notes.append(f"the closest one-shot example {found[0].id} does not fit, nor does any other; "
                              "prompted without one")
@@ -252,23 +330,32 @@ def build_prompt(
         else:
             example = found[0]
 
-    used, turns = render(example, description)
+    used, turns = render(example, description, tests)
+    if used > budget and tests:
+        cut = ""
+        for shown, note in _test_cuts(tests):
+            used, turns, cut = *render(example, description, shown), note
+            if used <= budget:
+                break
+        if cut:
+            tests, truncated = shown, True
+            notes.append(cut)
     if used > budget and description:
         whole = tokens.count(description, model)
         keep = whole - (used - budget) - tokens.count(CUT_MARK, model)
         while keep > 0:
-            used, turns = render(example, tokens.cut_to(description, keep, model) + CUT_MARK)
+            used, turns = render(example, tokens.cut_to(description, keep, model) + CUT_MARK, tests)
             if used <= budget:
                 break
             keep -= used - budget
         if keep <= 0:
             keep = 0
-            used, turns = render(example, "")
+            used, turns = render(example, "", tests)
         truncated = True
         notes.append(f"issue description cut to its first {keep} of {whole} tokens")
     if used > budget:
         raise Nl2FixError(
-            f"{bug.id}: the issue title and buggy method alone need {used} tokens; a {context_window}-token "
+            f"{bug.id}: the {_kept_alone(strategy, bool(tests))} alone need {used} tokens; a {context_window}-token "
             f"context window leaves {budget} after {reserve} for the answers",
             "pass a larger --context-window (if the model has one) or a smaller --max-tokens",
         )

@@ -1,6 +1,7 @@
 """``--strategy conversation``: rounds of samples, each round told how the earlier candidates fared.
 
-Round 1 sends the first prompt (zero-shot, one-shot or title-only). Between rounds the new
+Round 1 sends the first prompt (zero-shot, one-shot, title-only, test-driven as ChatRepair's, or
+issue-and-test). Between rounds the new
 candidates are validated (:func:`nl2fix.validation.stage.validate` of those bugs: only candidates without a
 verdict cost anything), and the next round shows the earlier candidates with their test results
 (:mod:`nl2fix.sampling.feedback`), deduplicated by candidate and fitted to the context window
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from nl2fix.core.domain import Bug, ConversationPhase, Strategy, Verdict
+from nl2fix.core.domain import FIRST_PROMPTS, Bug, ConversationPhase, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.progress import progress_bar
 from nl2fix.dataset.load import Dataset
@@ -33,9 +34,6 @@ from nl2fix.sampling.summary import MAX_ERRORS_SHOWN, SampleSummary
 from nl2fix.store.records import RoundRecord, RunConfig
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.stage import ValidationOptions, validate
-
-FIRST_PROMPTS = (Strategy.ZERO_SHOT, Strategy.ONE_SHOT, Strategy.TITLE_ONLY)
-"""Strategies a conversation can start from (``reasoning`` is a conversation of its own)."""
 
 
 @dataclass
@@ -109,7 +107,7 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
         raise Nl2FixError("the run has no conversation settings", "use --strategy conversation")
     if conv.first_prompt not in FIRST_PROMPTS:
         raise Nl2FixError(f"a conversation cannot start from the {conv.first_prompt.value} strategy",
-                          "use --first-prompt zero-shot, one-shot or title-only")
+                          f"use --first-prompt {', '.join(s.value for s in FIRST_PROMPTS)}")
     engine = validation.engine.value
     examples = one_shot_examples(conv.first_prompt, dataset)
     fit = model_fit(config, backend)

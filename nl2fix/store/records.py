@@ -19,7 +19,8 @@ class ConversationConfig(_Record):
     ``n`` is the sample budget of each bug."""
 
     first_prompt: Strategy = Strategy.ZERO_SHOT
-    """The strategy of round 1's prompt (``zero-shot``, ``one-shot`` or ``title-only``)."""
+    """The strategy of round 1's prompt (``zero-shot``, ``one-shot``, ``title-only``, ``test-driven`` or
+    ``issue-and-test``)."""
     rounds: int
     """Most rounds per bug."""
     samples_per_round: int

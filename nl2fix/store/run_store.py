@@ -49,6 +49,8 @@ def _bug_from_json(text: str) -> Bug:
     data = json.loads(text)
     for name in ("comments", "trigger_tests", "relevant_tests", "modified_classes"):
         data[name] = tuple(data[name])
+    for name in ("trigger_test_sources", "trigger_failures"):  # (name, text) pairs; absent from older stores
+        data[name] = tuple(tuple(pair) for pair in data.get(name, ()))
     return Bug(**data)
 
 

@@ -11,11 +11,12 @@ from ranking.embedders.base import EMBEDDERS, Embedder, EmbedderSpec
 from ranking.embedders import tfidf  # noqa: F401
 from ranking.embedders import openai_embedder  # noqa: F401
 from ranking.embedders import sentence_transformer  # noqa: F401
+from ranking.embedders import minilm  # noqa: F401
 # isort: on
 
 
 def parse_embedder(text: str, *, base_url: str | None = None) -> Embedder:
-    """``tfidf``, ``openai:MODEL`` or ``st:MODEL_OR_PATH`` (``base_url``: for ``openai:MODEL``)."""
+    """``tfidf``, ``openai:MODEL``, ``st:MODEL_OR_PATH`` or ``minilm`` (``base_url``: for ``openai:MODEL``)."""
     kind, _, argument = text.strip().partition(":")
     entry = EMBEDDERS.entries().get(kind)
     if entry is not None and bool(argument) == (entry.argument is not None):

@@ -66,10 +66,12 @@ class SentenceTransformerEmbedder:
 
     cacheable = True
 
-    def __init__(self, model: str, *, batch_size: int = 32):
+    def __init__(self, model: str, *, batch_size: int = 32, name: str | None = None, extra: str = "st"):
         self.model = resolve_st_model(model)
-        self.name = f"st:{self.model}"
+        self.name = name or f"st:{self.model}"
         self.batch_size = batch_size
+        self.extra = extra
+        """The nl2fix extra that installs what this model needs (named when it is missing)."""
         self._loaded = None
 
     def _load(self):
@@ -78,11 +80,12 @@ class SentenceTransformerEmbedder:
                 from sentence_transformers import SentenceTransformer
             except ImportError as exc:
                 raise Nl2FixError(
-                    "the st: embedder needs sentence-transformers, which is not installed",
-                    "pip install 'nl2fix[st]'",
+                    f"the {self.name.split(':')[0]} embedder needs sentence-transformers, which is not installed",
+                    f"pip install 'nl2fix[{self.extra}]'",
                 ) from exc
             try:
-                self._loaded = SentenceTransformer(self.model)
+                # on the CPU: the same vectors on every machine, whatever accelerator it has
+                self._loaded = SentenceTransformer(self.model, device="cpu")
             except (OSError, ValueError) as exc:
                 raise Nl2FixError(
                     f"cannot load sentence-transformers model {self.model!r}: {exc}",

@@ -18,6 +18,8 @@ def test_the_sample_budget_sets_the_rounds_unless_they_are_given():
     assert (given.first_prompt, given.rounds, given.samples_per_round, given.token_budget) == (
         Strategy.ONE_SHOT, 2, 3, 5000)
     assert conversation_config("zero-shot", 8, None, None, None, None) is None
+    # ChatRepair's first prompt: the failing tests
+    assert conversation_config("conversation", 8, None, None, "test-driven", None).first_prompt is Strategy.TEST_DRIVEN
 
 
 def test_conversation_options_with_another_strategy_are_refused():

@@ -12,11 +12,13 @@ from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.files import EXAMPLE_BENCHMARK
 from nl2fix.dataset.build import (
     PatchedTreeSources,
+    add_test_sources,
     build_dataset,
     classify,
     content_hash,
     parse_bug_numbers,
     read_active_bugs,
+    source_of_test,
 )
 from nl2fix.dataset.diff import Same, diff_datasets
 from nl2fix.dataset.load import load_dataset
@@ -113,6 +115,30 @@ def test_added_removed_and_several_methods_are_reasons_to_drop():
         parse_java("class A { void f( { }")
 
 
+TEST_FILE = """package p;
+public class FooTest extends BaseTest {
+    @Test
+    public void testA() {
+        assertEquals(1, Foo.a());
+    }
+
+    public void testA(int x) { }
+
+    public static class Inner {
+        @Test public void testB() { fail(); }
+    }
+}
+"""
+
+
+def test_a_test_method_is_taken_as_written_from_its_class():
+    assert source_of_test(TEST_FILE, "p.FooTest", "testA") == (
+        "@Test\npublic void testA() {\n    assertEquals(1, Foo.a());\n}")
+    assert source_of_test(TEST_FILE, "p.FooTest$Inner", "testB") == "@Test public void testB() { fail(); }"
+    assert source_of_test(TEST_FILE, "p.FooTest", "testInherited") is None
+    assert source_of_test("class {", "p.FooTest", "testA") is None
+
+
 def test_bug_number_specs():
     assert parse_bug_numbers("1-3,7") == {1, 2, 3, 7}
     assert parse_bug_numbers(None) is None
@@ -138,6 +164,7 @@ def test_build_reproduces_the_example_dataset_field_by_field(server, tmp_path):
         assert record["issue_created"] == CREATED[bug_id]
         assert record["tracker"] == ("jira" if bug_id.startswith("Textkit") else "github")
         assert record["fix_date"] == "" and record["fix_outside_method"] is False and record["issue_error"] == ""
+        assert record["trigger_tests_src"] == shipped[key]["trigger_tests_src"], key
         assert record["content_hash"] == content_hash(record)
     assert summary.unfetched == [] and summary.fetch.requests == 8 + 4 + 1  # issues, comment lists, a second page
 
@@ -150,7 +177,8 @@ def test_rerun_offline_fetches_nothing_and_gives_the_same_records(server, tmp_pa
 
 
 def test_unfetchable_issues_keep_their_bug_with_empty_text(server, tmp_path):
-    records, summary = _build(server, tmp_path, offline=True, numbers={4}, keep_outside=True)
+    records, summary = _build(server, tmp_path, offline=True, numbers={4}, keep_outside=True,
+                              benchmark="single-function")
     (key, record), = [(k, r) for k, r in records.items() if k.startswith("Textkit_4_")]
     assert record["fix_outside_method"] is True
     assert record["summary"] == record["Description"] == "" and record["comments"] == []
@@ -159,6 +187,39 @@ def test_unfetchable_issues_keep_their_bug_with_empty_text(server, tmp_path):
     assert ("Rangekit-4", "https://github.com/example-org/rangekit/issues/33", "not in the cache (--offline)") \
         in summary.unfetched
     assert "issue text not fetched for 2 kept bug(s) (kept with empty texts):" in summary.lines()
+
+
+def test_the_nl2fix_set_drops_bugs_without_an_issue_report_and_the_single_function_set_keeps_them(
+        server, tmp_path):
+    nl2fix, summary = _build(server, tmp_path, keep_outside=True)
+    assert summary.dropped == {"no issue report": ["Textkit-4"]}  # its report.url is UNKNOWN
+    single, whole = _build(server, tmp_path, keep_outside=True, benchmark="single-function")
+    assert whole.dropped == {} and set(single) - set(nl2fix) == {k for k in single if k.startswith("Textkit_4_")}
+    assert "  kept per project: Rangekit 4, Textkit 5" in whole.lines()
+    ds_file = tmp_path / "single.json"
+    ds_file.write_text(json.dumps(single), encoding="utf-8")
+    loaded = load_dataset(ds_file, META)
+    assert len(loaded.bugs) == 9 and loaded.problems == []  # no issue report: not a missing title
+    with pytest.raises(Nl2FixError, match="unknown benchmark 'd4j'"):
+        _build(server, tmp_path, benchmark="d4j")
+
+
+def test_cli_builds_the_single_function_benchmark_of_every_project_for_the_test_driven_prompt(
+        server, tmp_path, monkeypatch, invoke_cli):
+    monkeypatch.setenv("NL2FIX_JIRA_URL", f"{server.url}/jira")
+    monkeypatch.setenv("NL2FIX_GITHUB_API_URL", f"{server.url}/github")
+    monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "single.json"
+    result = invoke_cli("dataset", "build", "--projects", "all", "--benchmark", "single-function",
+                        "--keep-outside-changes", "--defects4j-meta", META, "--projects-dir", PROJECTS, "--out", out,
+                        "--request-interval", "0", "--quiet")
+    assert result.exit_code == 0, result.output
+    assert "bugs considered: 9, kept: 9, dropped: 0" in result.output
+    assert "kept per project: Rangekit 4, Textkit 5" in result.output
+    shown = invoke_cli("prompt", "--dataset", out, "--defects4j-meta", META, "--bug", "Textkit-4",
+                       "--strategy", "test-driven")
+    assert shown.exit_code == 0, shown.output
+    assert "Test `org.textkit.AccentsTest::testStripLigatures`:\n```java\n@Test" in shown.stdout
 
 
 def test_cli_build_then_diff_then_select_by_date_and_flag(server, tmp_path, monkeypatch, invoke_cli):
@@ -235,3 +296,35 @@ def test_build_errors_are_clear(tmp_path, invoke_cli):
     assert unknown.exit_code == 2 and "projects there: Rangekit, Textkit" in unknown.stderr
     bad_url = invoke_cli(*common, "--projects", "Rangekit", "--out", tmp_path / "x.json", "--tracker-url", "gitlab=http://x")
     assert bad_url.exit_code == 2 and "TRACKER one of jira, github, sourceforge, google-code" in bad_url.stderr
+
+
+def test_add_tests_gives_an_existing_dataset_its_test_sources_and_keeps_the_rest(tmp_path, invoke_cli):
+    raw = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    stripped = {k: {f: v for f, v in e.items() if f != "trigger_tests_src"} for k, e in raw.items()}
+    plain = tmp_path / "published_like.json"
+    plain.write_text(json.dumps(stripped), encoding="utf-8")
+    out = tmp_path / "with_tests.json"
+    result = invoke_cli("dataset", "add-tests", plain, "--out", out, "--defects4j-meta", META,
+                        "--projects-dir", PROJECTS, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert "trigger tests' source found for 9 bug(s) whole" in result.output
+    assert json.loads(out.read_text(encoding="utf-8")) == raw  # every other field untouched
+    shown = invoke_cli("prompt", "--dataset", out, "--defects4j-meta", META, "--bug", "Rangekit-2",
+                       "--strategy", "test-driven")
+    assert shown.exit_code == 0 and "testContainsUpperBound" in shown.stdout
+
+
+def test_add_tests_names_the_tests_it_could_not_find(tmp_path):
+    meta = tmp_path / "meta"
+    shutil.copytree(META, meta)
+    with open(meta / "Textkit" / "trigger_tests" / "2", "a", encoding="utf-8") as fh:
+        fh.write("--- org.textkit.WordsTest::testInheritedFromBase\njunit.framework.AssertionFailedError\n")
+    raw = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    records = {k: v for k, v in raw.items() if k.startswith("Textkit_2_")}
+    records["Textkit_99_src/main/java/org/textkit/Words.java_1_2"] = dict(next(iter(records.values())))
+    (tmp_path / "work").mkdir()
+    missing = add_test_sources(records, meta, PatchedTreeSources(PROJECTS, tmp_path / "work"))
+    assert missing == {"Textkit-2": ["org.textkit.WordsTest::testInheritedFromBase"],
+                       "Textkit-99": ["(not an active bug)"]}
+    textkit2 = next(v for k, v in records.items() if k.startswith("Textkit_2_"))
+    assert list(textkit2["trigger_tests_src"]) == ["org.textkit.WordsTest::testCapitalizeNull"]

