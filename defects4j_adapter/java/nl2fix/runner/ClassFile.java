@@ -8,7 +8,7 @@ import java.util.HashSet;
 import java.util.Set;
 
 /** The members of a class file that hand out {@code sun.misc.Unsafe} or the JDK's own: read from the
- * constant pool and the field and method tables, without loading anything ({@link JobLoader}). */
+ * constant pool and the field and method tables, without loading anything ({@link JobClasses}). */
 final class ClassFile {
     private ClassFile() {
     }

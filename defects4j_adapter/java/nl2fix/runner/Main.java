@@ -190,7 +190,7 @@ public final class Main {
         for (int i = 0; i < cp.size(); i++) {
             urls[i + 1] = new File(cp.get(i)).toURI().toURL();
         }
-        URLClassLoader loader = new JobLoader(urls, SystemLoader.class.getClassLoader());
+        URLClassLoader loader = JobClasses.loader(urls, SystemLoader.class.getClassLoader());
         Lifetime.Watch watch = new Lifetime.Watch(loader);
         ThreadGroup group = new ThreadGroup("nl2fix-candidate");
         JdkState saved = new JdkState();

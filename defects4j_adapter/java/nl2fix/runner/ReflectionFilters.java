@@ -13,7 +13,7 @@ import java.util.Set;
  * changes every later job's reflection: a candidate that reached it once hid a test's field from the
  * developer's fix judged next ({@code found2/defined_poison}). The runner changes it itself, to hide
  * {@link ReflectionWall#hideClassInternals Class's natives} for good and a job's members that hand out
- * {@code Unsafe} for that job ({@link JobLoader}); so the maps are the runner's objects, known by
+ * {@code Unsafe} for that job ({@link JobClasses}); so the maps are the runner's objects, known by
  * identity and content: after each job they must be what the runner put there ({@link #intact}, part of
  * the {@link Canary}) and go back to how they were before the first job ({@link #restore}), which also
  * lets go of the job's classes. Needs {@code --add-opens java.base/jdk.internal.reflect=nl2fix.runner}

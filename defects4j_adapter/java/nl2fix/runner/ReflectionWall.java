@@ -34,7 +34,7 @@ import java.util.Set;
  * utility ({@code MethodUtils}) queued by the candidate ran there with nothing of the candidate's on the
  * stack ({@code tests/fixtures/redteam/found5/pool_work}). What such threads may not do is only what the
  * candidate may not: reach the packages below by reflection. A library's own {@code Unsafe} is hidden
- * from reflection ({@link JobLoader}).
+ * from reflection ({@link JobClasses}).
  */
 final class ReflectionWall {
     private ReflectionWall() {
@@ -93,7 +93,7 @@ final class ReflectionWall {
     }
 
     private static boolean jobOnStack() {
-        return WALKER.walk(s -> s.anyMatch(f -> f.getDeclaringClass().getClassLoader() instanceof JobLoader
+        return WALKER.walk(s -> s.anyMatch(f -> JobClasses.isJobLoader(f.getDeclaringClass().getClassLoader())
                 || madeAtRunTime(f.getDeclaringClass())));
     }
 
@@ -175,7 +175,7 @@ final class ReflectionWall {
                 int nested = name.indexOf('$');
                 Class<?> c = f.getDeclaringClass();
                 if (classes.contains(nested < 0 ? name : name.substring(0, nested)) || madeAtRunTime(c)
-                        || !testThread && c.getClassLoader() instanceof JobLoader) {
+                        || !testThread && JobClasses.isJobLoader(c.getClassLoader())) {
                     return true;
                 }
             }
@@ -185,7 +185,7 @@ final class ReflectionWall {
 
     /** A class that came from none of the places the JVM was given: not the JDK's, not the runner's
      * or JUnit's (the system loader's), and not one the job's loader read from its class path itself
-     * ({@link JobLoader#own}: a class defined from bytes may claim any name, the name of a class path class
+     * ({@link JobClasses#own}: a class defined from bytes may claim any name, the name of a class path class
      * not loaded yet included, and any code source). Any other loader's classes are the job's own making.
      * Its frames are the candidate's wherever they run. */
     private static boolean madeAtRunTime(Class<?> c) {
@@ -197,7 +197,7 @@ final class ReflectionWall {
             // JDK can make: jdk.* is out of the candidate's reach
             return false;
         }
-        return !(loader instanceof JobLoader) || !((JobLoader) loader).own(c);
+        return !JobClasses.own(c);
     }
 
     private static boolean jdk(String name) {
