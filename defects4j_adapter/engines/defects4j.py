@@ -121,9 +121,9 @@ class Defects4JEngine:
     def __init__(self, options: EngineOptions, d4j: Defects4J | None = None):
         self.d4j = confined_defects4j.confined(d4j or Defects4J.find(), options.sandbox)
         self.cache_dir = Path(options.cache_dir)
-        self.slots = max(1, options.workers)
-        self.test_timeout = max(options.test_timeout, MIN_TEST_SECONDS)
-        self.candidate_timeout = max(options.candidate_timeout, MIN_CANDIDATE_SECONDS)
+        self.slots = max(1, options.settings.workers)
+        self.test_timeout = max(options.settings.test_timeout, MIN_TEST_SECONDS)
+        self.candidate_timeout = max(options.settings.candidate_timeout, MIN_CANDIDATE_SECONDS)
         self.backoff = COMMAND_BACKOFF
         self.options = options
 
@@ -229,8 +229,8 @@ class Defects4JEngine:
         (:mod:`~defects4j_adapter.engines.own_judgement`)."""
         judged = own_judgement.runner_outcome(
             slot_space, sandbox=self.runner_sandbox, cache_dir=self.cache_dir, known=known,
-            test_timeout=self.options.test_timeout, seconds=deadline - time.monotonic(),
-            memory_mb=self.options.memory_mb)
+            test_timeout=self.options.settings.test_timeout, seconds=deadline - time.monotonic(),
+            memory_mb=self.options.settings.memory_mb)
         outcome.cpu_seconds += judged.cpu_seconds
         own_judgement.fold(outcome, judged, tuple(slot_space.trigger_tests))
 

@@ -241,12 +241,12 @@ class WarmJvm:
         self.inbox = Path(tempfile.mkdtemp(prefix=f"warm-{ws.bug.id}-", dir=self._jobs_root(options)))
         self.inbox.chmod(0o755)
         self.mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch")
-        argv = runner.jvm_command(runner_dir, memory_mb=memory_mb or options.memory_mb,
+        argv = runner.jvm_command(runner_dir, memory_mb=memory_mb or options.settings.memory_mb,
                                        tmp_dir=sandbox.tmp_dir(self.mounts), mode=["serve"],
                                        test_classpath=ws.classpath, java=sandbox.test_java(), one_job=one_job,
                                        confined=sandbox.confined, job_dirs=sandbox.job_dirs(self.mounts))
         self.sandbox = sandbox
-        self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.candidate_timeout))
+        self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.settings.candidate_timeout))
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=200)
         self.one_job = one_job
@@ -370,10 +370,10 @@ class FastEngine:
         self.runner_dir = runner.runner_classes(options.cache_dir)
         self.rebuild = RebuildEngine(options)
         self.d4j_rebuild = d4j_rebuild.Defects4JRebuild(options)
-        self._warm = _Pool(options.workers)
-        self._compilers = _Pool(options.workers)
+        self._warm = _Pool(options.settings.workers)
+        self._compilers = _Pool(options.settings.workers)
         """JVMs that only compile: no candidate's code runs in them."""
-        self._confirmers = _Pool(options.workers)
+        self._confirmers = _Pool(options.settings.workers)
         """Confirming JVMs of candidates that passed there, by workspace and candidate, kept for that
         candidate's behaviour probe (a plausible candidate's comes next): they ran no other candidate's
         code, and need no start of their own."""
@@ -456,12 +456,12 @@ class FastEngine:
                 if isinstance(source, Outcome):
                     return source
                 request = jobs.runner_job(ws, job_id, known=frozenset(), stop_at_first_failure=True,
-                                          test_timeout=self.options.test_timeout, source=source.path)
+                                          test_timeout=self.options.settings.test_timeout, source=source.path)
                 request.compile_only = True
                 request.compile_classpath[:0] = compile_classpath
                 request_file = request.write(job / "request.txt")
                 secret = report_signing.new_key()
-                answer = jvm.ask(request_file, job_id, secret, self.options.candidate_timeout)
+                answer = jvm.ask(request_file, job_id, secret, self.options.settings.candidate_timeout)
                 if answer is None:
                     continue
                 jobs.keep(log_dir, {source.path.name: source.path, "compile.out": answer.text})
@@ -471,7 +471,7 @@ class FastEngine:
                     if ended < 2:
                         continue
                 failure = compiler_failure(killed_for_time=answer.killed_for_time, ended=ended,
-                                           seconds=self.options.candidate_timeout)
+                                           seconds=self.options.settings.candidate_timeout)
                 if failure is not None:
                     failure.cpu_seconds = answer.cpu_seconds
                     return jobs.with_note(failure, source.note)
@@ -568,8 +568,8 @@ class FastEngine:
             if not _trusted(workspace, candidate):
                 jvm.ran.add(candidate)
             run = probing.probe(jvm, workspace, self._job_id(), made.classes, tests=tests,
-                                test_timeout=self.options.test_timeout, job_timeout=self.options.candidate_timeout,
-                                log_dir=log_dir)
+                                test_timeout=self.options.settings.test_timeout,
+                                job_timeout=self.options.settings.candidate_timeout, log_dir=log_dir)
         finally:
             self._release(workspace, jvm)
         run.cpu_seconds += made.cpu_seconds
@@ -714,7 +714,8 @@ class FastEngine:
             chosen = (replace(ws, relevant_tests=()) if tests.triggers_only
                       else replace(ws, relevant_tests=tests.plan.relevant) if tests.plan else ws)
             runner_job = jobs.runner_job(
-                chosen, job_id, known=known, stop_at_first_failure=stop_first, test_timeout=self.options.test_timeout,
+                chosen, job_id, known=known, stop_at_first_failure=stop_first,
+                test_timeout=self.options.settings.test_timeout,
                 compiled=jobs.write_classes(compiled.classes, job / "classes"),
             )
             runner_job.only = tests.plan.only if tests.plan and not tests.triggers_only else {}
@@ -723,7 +724,7 @@ class FastEngine:
             key = report_signing.new_key()
             if not _trusted(ws, method):
                 jvm.ran.add(method)
-            answer = jvm.ask(request, job_id, key, self.options.candidate_timeout)
+            answer = jvm.ask(request, job_id, key, self.options.settings.candidate_timeout)
             if answer is None:
                 return None
             jobs.keep(log_dir, {"request.txt": request, "runner.out": answer.text, "runner.err": answer.stderr_tail})

@@ -20,7 +20,7 @@ from nl2fix.prompting.prompt import context_window_for
 from nl2fix.sampling.backends.providers import NAMES, create
 from nl2fix.sampling.stage import MAX_SAMPLES
 from nl2fix.store.records import RunConfig
-from nl2fix.validation.executors.base import ExecutorKind
+from nl2fix.validation.options import ExecutorKind, ValidationOptions
 
 NO_PLAUSIBLE_EXIT = 1
 """The exit status when the run worked and no candidate is plausible (errors exit with 2)."""
@@ -80,7 +80,7 @@ BACKENDS = tuple(name for name in NAMES if name != "replay")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, classpath, maven_repo, offline, bug_id,
             run_dir, backend, strategy, model, model_style, max_tokens, context_window, n, temperature, base_url, seed,
-            concurrency, retries, engine, workers, sandbox, test_timeout, candidate_timeout, executor, top, apply_n,
+            concurrency, retries, validation: ValidationOptions, top, apply_n,
             out, accept_hidden, quiet):
     """Find, validate and rank fixes of a bug in your own Java project.
 
@@ -90,13 +90,13 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
     the project's tests (the failing test first, then the test classes that name the class), ranks them
     and prints the top ones as diffs of the working tree. Re-running resumes."""
 
-    if executor.kind is not ExecutorKind.LOCAL:
+    if validation.executor.kind is not ExecutorKind.LOCAL:
         raise click.UsageError("nl2fix fix validates on this machine, where the project was built: drop --executor ray")
 
     if not method and not test:
         raise click.UsageError("say which test fails (--test Class::method) or which method to fix "
                                "(--method path/File.java:Class#method)")
-    if engine == Engine.DEFECTS4J.value:
+    if validation.engine is Engine.DEFECTS4J:
         raise click.UsageError("--engine defects4j is for Defects4J checkouts; use fast or rebuild")
     if backend == "vllm" and not model:
         raise click.UsageError("--backend vllm needs --model NAME_OR_PATH")
@@ -106,7 +106,7 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
         system=BuildSystem(build_system) if build_system else None, src_dir=src_dir, test_dir=test_dir,
         classpath=tuple(Path(p) for p in classpath.split(":") if p) if classpath else (), maven_repo=maven_repo,
         offline=offline)
-    located = fix.locate(fix.FixTarget(project, issue, method, test, bug_id), build, say, sandbox)
+    located = fix.locate(fix.FixTarget(project, issue, method, test, bug_id), build, say, validation.sandbox)
     bug = located.bug
     model = default_model(model, backend)
     config = RunConfig(dataset=f"project:{project.resolve()}", backend=backend, model=model, model_style=model_style,
@@ -123,9 +123,7 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
     chosen = create(config, concurrency=concurrency, retries=retries)
     try:
         choices = fix.sample_validate_rank(
-            located, config, run_dir, backend=chosen, sandbox=sandbox, workers=workers,
-            test_timeout=test_timeout, candidate_timeout=candidate_timeout, engine=Engine(engine), progress=not quiet,
-            echo=say)
+            located, config, run_dir, backend=chosen, validation=validation, progress=not quiet, echo=say)
     finally:
         chosen.close()
     plausible = sum(c.plausible for c in choices)

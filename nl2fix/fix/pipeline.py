@@ -17,7 +17,7 @@ from pathlib import Path
 
 from defects4j_adapter import cache
 from defects4j_adapter.sandbox.base import SandboxSpec
-from nl2fix.core.domain import Bug, Engine, Verdict
+from nl2fix.core.domain import Bug, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.load import Dataset, open_dataset
 from nl2fix.fix import failing_test_run as failing_test
@@ -29,6 +29,7 @@ from nl2fix.sampling.stage import sample
 from nl2fix.store.records import RunConfig
 from nl2fix.store.run_dirs import RUNS_DIR, default_run_dir
 from nl2fix.store.run_store import STORE_FILE, RunStore
+from nl2fix.validation.options import ValidationOptions
 from nl2fix.validation.stage import validate
 from nl2fix.validation.verdict_source import verdict_engine
 from ranking.run import rank_run
@@ -183,8 +184,8 @@ def samples_missing(run_dir: Path, bug: Bug, n: int) -> bool:
         return len(store.sample_indices(bug.id)) < n
 
 
-def sample_validate_rank(located: Located, config: RunConfig, run_dir: Path, *, backend, sandbox: SandboxSpec,
-                         workers: int, test_timeout: float, candidate_timeout: float, engine: Engine,
+def sample_validate_rank(located: Located, config: RunConfig, run_dir: Path, *, backend,
+                         validation: ValidationOptions,
                          progress: bool, echo: Echo) -> list[FixChoice]:
     """The benchmark's stages on one user bug; every candidate in the order shown."""
 
@@ -199,12 +200,11 @@ def sample_validate_rank(located: Located, config: RunConfig, run_dir: Path, *, 
         raise Nl2FixError("every request to the model failed; nothing to validate", "re-run to ask again")
     if not summary.unique_candidates:
         raise _no_candidate(run_dir, bug)
-    checked = validate(run_dir, engine=engine, workers=workers, sandbox=sandbox, bug_ids=[bug.id], progress=progress,
-                       test_timeout=test_timeout, candidate_timeout=candidate_timeout,
+    checked = validate(run_dir, validation, bug_ids=[bug.id], progress=progress,
                        workspaces=lambda b: located.built.workspace(b))
     echo(str(checked))
     with RunStore(run_dir) as store:
-        baseline = store.validation(bug.id, "buggy", engine.value)
+        baseline = store.validation(bug.id, "buggy", validation.engine.value)
         has_verdicts = verdict_engine(store) is not None
     if baseline is not None and baseline.verdict is Verdict.ERROR:
         raise Nl2FixError(f"the project's tests could not be run: {baseline.detail[:500]}",

@@ -32,7 +32,8 @@ from nl2fix.sampling.model_fit import ModelFit, first_prompt, model_fit, one_sho
 from nl2fix.sampling.summary import MAX_ERRORS_SHOWN, SampleSummary
 from nl2fix.store.records import RoundRecord, RunConfig
 from nl2fix.store.run_store import RunStore
-from nl2fix.validation.stage import ValidationOptions, validate
+from nl2fix.validation.options import ValidationOptions
+from nl2fix.validation.stage import validate
 
 FIRST_PROMPTS = (Strategy.ZERO_SHOT, Strategy.ONE_SHOT, Strategy.TITLE_ONLY)
 """Strategies a conversation can start from (``reasoning`` is a conversation of its own)."""
@@ -125,10 +126,7 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
         while active:
             unjudged = [bug.id for bug, _ in active.values() if _unjudged(store, bug, engine)]
             if unjudged:
-                validate(store.run_dir, engine=validation.engine, workers=validation.workers,
-                         sandbox=validation.sandbox, bug_ids=unjudged, progress=False,
-                         test_timeout=validation.test_timeout, candidate_timeout=validation.candidate_timeout,
-                         executor=validation.executor)
+                validate(store.run_dir, validation, bug_ids=unjudged, progress=False)
             asked: dict[Request, _Asked] = {}
             for bug, base in list(active.values()):
                 found = next_round(store, config, fit, bug, base, engine)

@@ -24,7 +24,7 @@ from nl2fix.sampling.conversation import converse
 from nl2fix.sampling.summary import SampleSummary
 from nl2fix.store.records import RunConfig
 from nl2fix.store.run_store import STORE_FILE, RunStore, discard_if_empty
-from nl2fix.validation.stage import ValidationOptions
+from nl2fix.validation.options import ValidationOptions
 
 MAX_SAMPLES = 100_000
 """Most samples a run asks for per bug (``-n``): far beyond any study's budget, and what a run's store,

@@ -1,5 +1,4 @@
 """One bug's validation, wherever it runs (this machine's worker threads, or a Ray node): the
-settings it is made with (:class:`ValidationSettings`), the engine options they give, the
 baselines and candidates of the bug (:class:`BugRun`) and what its baselines say
 (:class:`BaselineCheck`).
 
@@ -13,19 +12,8 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from defects4j_adapter import cache
-from defects4j_adapter.contract import (
-    DEFAULT_CANDIDATE_TIMEOUT,
-    DEFAULT_TEST_TIMEOUT,
-    EngineOptions,
-    Outcome,
-    Phase,
-    ValidationEngine,
-    Workspace,
-)
+from defects4j_adapter.contract import Outcome, Phase, ValidationEngine, Workspace
 from defects4j_adapter.engines import linkage
-from defects4j_adapter.sandbox.base import SandboxSpec
-from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Bug, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.store.records import ValidationRecord
@@ -34,35 +22,6 @@ from nl2fix.validation.failure_site import source_line
 from nl2fix.validation.verdicts import judge, known_failures_of, required_of
 
 FIXED, BUGGY = "fixed", "buggy"
-
-
-@dataclass(frozen=True)
-class ValidationSettings:
-    """What every engine of a validation is built from, wherever it runs: small and picklable, so
-    a Ray node builds its own engine from the same settings (with its own cache and projects)."""
-
-    sandbox: SandboxSpec = SandboxSpec()
-    """What confines candidates; each process makes its own sandbox from it."""
-    workers: int = 2
-    """Candidates validated at once (worker threads; a Ray task's CPUs)."""
-    projects_dir: Path | None = None
-    """A bundled-style benchmark's ``projects/`` folder on the machine that validates: the driver's
-    (beside the run's dataset), or what a Ray node unpacked from the driver's."""
-    test_timeout: float = DEFAULT_TEST_TIMEOUT
-    candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT
-
-
-def engine_options(settings: ValidationSettings) -> EngineOptions:
-    """The engine options of ``settings`` in this process: its sandbox (said loudly when it is
-    ``none``) and its cache."""
-    return EngineOptions(
-        sandbox=make_sandbox(settings.sandbox),
-        cache_dir=cache.cache_dir(),
-        test_timeout=settings.test_timeout,
-        candidate_timeout=settings.candidate_timeout,
-        workers=settings.workers,
-        projects_dir=settings.projects_dir,
-    )
 
 
 @dataclass(frozen=True)

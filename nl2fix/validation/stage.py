@@ -19,17 +19,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT, Workspace
+from defects4j_adapter.contract import Workspace
 from defects4j_adapter.jvm import reference_java
-from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
-from nl2fix.core.domain import Bug, Engine, Verdict
+from nl2fix.core.domain import Bug, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.progress import progress_bar
 from nl2fix.store.records import CandidateRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
-from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck, ValidationSettings, problem_lines
-from nl2fix.validation.executors.base import Executor, ExecutorSpec
+from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck, problem_lines
+from nl2fix.validation.executors.base import Executor
 from nl2fix.validation.executors.providers import make_executor
+from nl2fix.validation.options import ValidationOptions
 
 ARTIFACTS = "artifacts"
 
@@ -63,23 +63,6 @@ class ValidateSummary:
         return set(self.by_verdict) == {Verdict.ERROR}
 
 
-SandboxChoice = SandboxSpec | SandboxKind | str | bool
-"""What confines candidates: a spec, a kind (or its name), or True / False for bwrap / none."""
-
-
-@dataclass(frozen=True)
-class ValidationOptions:
-    """How a run's candidates are validated (``nl2fix validate``'s engine options): what another
-    stage hands on when it validates (sampling, between a conversation's rounds)."""
-
-    engine: Engine = Engine.FAST
-    workers: int = 2
-    sandbox: SandboxSpec = SandboxSpec()
-    test_timeout: float = DEFAULT_TEST_TIMEOUT
-    candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT
-    executor: ExecutorSpec = ExecutorSpec()
-
-
 def projects_dir_of(store: RunStore) -> Path | None:
     """A bundled-style dataset keeps its projects beside its JSON."""
     if not store.has_config() or store.config.dataset == "example":
@@ -101,12 +84,12 @@ class RunStoreDriver:
     to do, read from the run store, and every verdict saved there as it arrives; an executor
     (:mod:`nl2fix.validation.executors`) decides where the work runs."""
 
-    def __init__(self, store: RunStore, engine: Engine, bugs: list[Bug], *, progress: bool,
-                 candidates: bool, all_tests: bool = False, workspaces: Callable[[Bug], Workspace] | None = None):
-        self.store, self.bugs = store, bugs
+    def __init__(self, store: RunStore, options: ValidationOptions, bugs: list[Bug], *, progress: bool,
+                 candidates: bool, projects_dir: Path | None, workspaces: Callable[[Bug], Workspace] | None = None):
+        self.store, self.options, self.bugs = store, options, bugs
+        self.projects_dir = projects_dir
         self.workspaces = workspaces
-        self.all_tests = all_tests
-        self.name = engine.value
+        self.name = options.engine.value
         self.with_candidates = candidates
         self.lock = threading.Lock()
         self.summary = ValidateSummary(engine=self.name)
@@ -120,7 +103,7 @@ class RunStoreDriver:
         record = self.store.validation(bug_id, hash, self.name)
         if record is None or record.verdict is Verdict.ERROR:
             return None
-        if self.all_tests and record.verdict is Verdict.WRONG and not record.all_tests_ran:
+        if self.options.all_tests and record.verdict is Verdict.WRONG and not record.all_tests_ran:
             return None
         return record
 
@@ -158,9 +141,9 @@ class RunStoreDriver:
         """Where the tests ran (the test Java, or Defects4J), for the report."""
         self.store.set_meta_json(reference_java.environment_key(self.name), environment)
 
-    def run(self, executor: Executor, engine: Engine, settings: ValidationSettings) -> ValidateSummary:
+    def run(self, executor: Executor) -> ValidateSummary:
         try:
-            executor.run(self, engine, settings)
+            executor.run(self, self.options)
         finally:
             self.bar.close()
         counts: Counter = Counter()
@@ -171,16 +154,12 @@ class RunStoreDriver:
         return self.summary
 
 
-def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, sandbox: SandboxChoice = True,
-             bug_ids: list[str] | None = None, progress: bool = True,
-             test_timeout: float = DEFAULT_TEST_TIMEOUT,
-             candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT, all_tests: bool = False,
-             executor: ExecutorSpec = ExecutorSpec(),
-             workspaces: Callable[[Bug], Workspace] | None = None) -> ValidateSummary:
+def validate(run_dir: Path, options: ValidationOptions = ValidationOptions(), *, bug_ids: list[str] | None = None,
+             progress: bool = True, workspaces: Callable[[Bug], Workspace] | None = None) -> ValidateSummary:
     """Validate every unique candidate of the run (of ``bug_ids`` when given) not yet validated
-    by ``engine``; baselines first. ``all_tests`` runs every trigger and relevant test instead of
-    stopping at the first failure (slower; needed for Table 2's regression-pass rate), and
-    re-runs wrong verdicts that stopped early. ``executor`` says where the work runs (this
+    by ``options.engine``; baselines first. ``options.all_tests`` runs every trigger and relevant test
+    instead of stopping at the first failure (slower; needed for Table 2's regression-pass rate), and
+    re-runs wrong verdicts that stopped early. ``options.executor`` says where the work runs (this
     machine, or a Ray cluster); the run store is written here either way. ``workspaces`` gives a
     bug's workspace instead of the engine's own preparation (a user's project, built by
     :mod:`nl2fix.fix.project_build`; local only)."""
@@ -188,25 +167,15 @@ def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, s
         bugs = _select(store, bug_ids)
         if not bugs:
             raise Nl2FixError(f"{run_dir} has no bugs to validate", "sample candidates first with `nl2fix sample`")
-        # settings, not engine options: a Ray node builds its own from them (its own cache, sandbox
-        # and projects)
-        settings = ValidationSettings(sandbox=SandboxSpec.of(sandbox), workers=workers,
-                                      projects_dir=projects_dir_of(store), test_timeout=test_timeout,
-                                      candidate_timeout=candidate_timeout)
-        driver = RunStoreDriver(store, engine, bugs, progress=progress, candidates=True, all_tests=all_tests,
-                                workspaces=workspaces)
-        return driver.run(make_executor(executor), engine, settings)
+        driver = RunStoreDriver(store, options, bugs, progress=progress, candidates=True,
+                                projects_dir=projects_dir_of(store), workspaces=workspaces)
+        return driver.run(make_executor(options.executor))
 
 
-def check_baselines(bugs: list[Bug], *, store_dir: Path, engine: Engine = Engine.FAST, workers: int = 2,
-                    sandbox: SandboxChoice = True, projects_dir: Path | None = None, progress: bool = True,
-                    test_timeout: float = DEFAULT_TEST_TIMEOUT,
-                    candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT,
-                    executor: ExecutorSpec = ExecutorSpec()) -> list[BaselineCheck]:
+def check_baselines(bugs: list[Bug], options: ValidationOptions = ValidationOptions(), *, store_dir: Path,
+                    projects_dir: Path | None = None, progress: bool = True) -> list[BaselineCheck]:
     """Run (or reuse, from ``store_dir``) the buggy and fixed baselines of ``bugs``."""
     with RunStore(store_dir, create=True) as store:
         store.add_bugs(bugs)
-        settings = ValidationSettings(sandbox=SandboxSpec.of(sandbox), workers=workers, projects_dir=projects_dir,
-                                      test_timeout=test_timeout, candidate_timeout=candidate_timeout)
-        driver = RunStoreDriver(store, engine, bugs, progress=progress, candidates=False)
-        return driver.run(make_executor(executor), engine, settings).baselines
+        driver = RunStoreDriver(store, options, bugs, progress=progress, candidates=False, projects_dir=projects_dir)
+        return driver.run(make_executor(options.executor)).baselines

@@ -13,7 +13,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from defects4j_adapter.contract import Outcome, Phase
+from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, Outcome, Phase
 from nl2fix.cli.check_cmd import check
 from nl2fix.core.domain import Engine, Verdict
 from nl2fix.core.files import EXAMPLE_BENCHMARK
@@ -24,7 +24,7 @@ from nl2fix.report import metrics
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.stage import check_baselines, validate
 from nl2fix.validation.verdicts import judge, known_failures_of, required_of, verdict_of
-from tests.helpers.minibench import CANDIDATE_TIMEOUT, MINIBENCH_JSON, TEST_TIMEOUT, hostile, make_run
+from tests.helpers.minibench import MINIBENCH_JSON, hostile, make_run, validation_options
 
 EXAMPLE_JSON = EXAMPLE_BENCHMARK / "nl2fix_dataset.json"
 NL2FIX = [sys.executable, "-c", "from nl2fix.cli.main import main; main()"]
@@ -118,8 +118,7 @@ def verdicts(run_dir, engine="fast") -> dict:
 
 @pytest.mark.sandbox
 def test_validate_judges_every_unique_candidate_once(run_dir, minibench, nl2fix_cache, confined):
-    summary = validate(run_dir, workers=2, progress=False, test_timeout=TEST_TIMEOUT,
-                       candidate_timeout=CANDIDATE_TIMEOUT)
+    summary = validate(run_dir, validation_options(), progress=False)
     mini1, mini2 = minibench.bugs["Mini-1"], minibench.bugs["Mini-2"]
     got = {k: r.verdict for k, r in verdicts(run_dir).items()}
     assert got == {
@@ -145,7 +144,7 @@ def test_validate_judges_every_unique_candidate_once(run_dir, minibench, nl2fix_
     artifacts = run_dir / "artifacts" / "Mini-1" / candidate_hash(mini1.buggy_method)
     assert (artifacts / "runner.out").is_file() and (artifacts / "Calc.java").is_file()
 
-    again = validate(run_dir, workers=2, progress=False, test_timeout=TEST_TIMEOUT)
+    again = validate(run_dir, validation_options(candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT), progress=False)
     assert again.validated == 0 and again.skipped == 6 and again.cpu_seconds == 0
     assert verdicts(run_dir) == records
 
@@ -153,13 +152,15 @@ def test_validate_judges_every_unique_candidate_once(run_dir, minibench, nl2fix_
 @pytest.mark.sandbox
 def test_error_verdicts_are_retried_and_engines_are_kept_apart(run_dir, minibench, nl2fix_cache, confined):
     mini2 = minibench.bugs["Mini-2"]
-    validate(run_dir, workers=1, progress=False, bug_ids=["mini_2"], test_timeout=TEST_TIMEOUT)
+    validate(run_dir, validation_options(workers=1, candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT), progress=False,
+             bug_ids=["mini_2"])
     assert {b for b, _ in verdicts(run_dir)} == {"Mini-2"}
     key = ("Mini-2", candidate_hash(mini2.buggy_method))
     with RunStore(run_dir) as store:
         store.save_validation(verdicts(run_dir)[key].model_copy(update={"verdict": Verdict.ERROR,
                                                                         "detail": "disk gone"}))
-    summary = validate(run_dir, workers=1, progress=False, bug_ids=["Mini-2"], test_timeout=TEST_TIMEOUT)
+    summary = validate(run_dir, validation_options(workers=1, candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT),
+                       progress=False, bug_ids=["Mini-2"])
     assert summary.validated == 1 and summary.skipped == 1
     assert verdicts(run_dir)[key].verdict is Verdict.WRONG
     assert verdicts(run_dir, "rebuild") == {}
@@ -221,8 +222,9 @@ def test_dataset_check_reports_ground_truths_that_do_not_validate(tmp_path, mini
     assert any(l.startswith("WARN Mini-2: the fixed version fails 1 regression test") for l in lines), result.output
     assert "1 of 2 ground truths validate with the fast engine" in result.output
 
-    checks = check_baselines(list(minibench.bugs.values()), store_dir=tmp_path / "good", progress=False,
-                             test_timeout=TEST_TIMEOUT, engine=Engine.FAST,
+    checks = check_baselines(list(minibench.bugs.values()),
+                             validation_options(candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT, engine=Engine.FAST),
+                             store_dir=tmp_path / "good", progress=False,
                              projects_dir=MINIBENCH_JSON.parent / "projects")
     assert all(c.ground_truth_ok for c in checks)
 
@@ -230,8 +232,7 @@ def test_dataset_check_reports_ground_truths_that_do_not_validate(tmp_path, mini
 @pytest.mark.sandbox
 def test_all_tests_completes_wrong_verdicts_that_stopped_early(run_dir, minibench, nl2fix_cache, confined):
     mini1 = minibench.bugs["Mini-1"]
-    validate(run_dir, workers=2, progress=False, bug_ids=["Mini-1"], test_timeout=TEST_TIMEOUT,
-             candidate_timeout=CANDIDATE_TIMEOUT)
+    validate(run_dir, validation_options(), progress=False, bug_ids=["Mini-1"])
     key = ("Mini-1", candidate_hash(mini1.buggy_method))
     early = verdicts(run_dir)[key]
     assert early.verdict is Verdict.WRONG and not early.all_tests_ran
@@ -240,8 +241,7 @@ def test_all_tests_completes_wrong_verdicts_that_stopped_early(run_dir, minibenc
     plausible = verdicts(run_dir)[("Mini-1", candidate_hash(mini1.fixed_method))]
     assert plausible.all_tests_ran
 
-    summary = validate(run_dir, workers=2, progress=False, bug_ids=["Mini-1"], test_timeout=TEST_TIMEOUT,
-                       candidate_timeout=CANDIDATE_TIMEOUT, all_tests=True)
+    summary = validate(run_dir, validation_options(all_tests=True), progress=False, bug_ids=["Mini-1"])
     assert summary.validated == 1  # only the wrong verdict that had stopped early is redone
     full = verdicts(run_dir)[key]
     assert full.verdict is Verdict.WRONG and full.all_tests_ran and full.tests_run > early.tests_run

@@ -26,17 +26,16 @@ from types import ModuleType
 
 from defects4j_adapter.contract import COMPILER_MEMORY_MB, DEFAULT_MEMORY_MB
 from defects4j_adapter.workspaces import local as local_workspace
-from nl2fix.core.domain import Bug, Engine
+from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
-from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck, ValidationSettings
+from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck
 from nl2fix.validation.executors import ray_task
 from nl2fix.validation.executors.base import (
     Executor,
-    ExecutorKind,
-    ExecutorSpec,
     ValidationDriver,
     register_executor,
 )
+from nl2fix.validation.options import ExecutorKind, ExecutorSpec, ValidationOptions
 
 MAX_RETRIES = 3
 """Attempts after the first for a task whose worker or node died."""
@@ -127,17 +126,17 @@ class RayExecutor:
     def __init__(self, address: str):
         self.address = address
 
-    def run(self, driver: ValidationDriver, engine: Engine, settings: ValidationSettings) -> None:
+    def run(self, driver: ValidationDriver, options: ValidationOptions) -> None:
         if driver.workspaces is not None:
             raise Nl2FixError("a project built on this machine (`nl2fix fix`) cannot be validated on a Ray cluster",
                               "use --executor local")
         with connected(self.address) as ray:
-            request = placement(settings.workers)
+            request = placement(options.settings.workers)
             problem = infeasible(ray.nodes(), request)
             if problem:
                 raise Nl2FixError(problem, "lower --workers (the CPUs each bug's task takes), or add bigger nodes")
             task = ray.remote(ray_task.validate_bug).options(**request, max_retries=MAX_RETRIES, retry_exceptions=False)
-            projects = _Projects(ray, settings.projects_dir)
+            projects = _Projects(ray, driver.projects_dir)
             streams: dict[object, Bug] = {}
             for bug in driver.bugs:
                 baselines = {h: r for h in (FIXED, BUGGY) if (r := driver.done(bug.id, h)) is not None}
@@ -145,8 +144,8 @@ class RayExecutor:
                 if len(baselines) == 2 and not todo:
                     driver.checked(BaselineCheck(bug, baselines[FIXED], baselines[BUGGY]))
                     continue
-                job = ray_task.BugJob(bug=bug, engine=engine, settings=settings, baselines=baselines,
-                                      candidates=tuple((c.hash, c.code) for c in todo), all_tests=driver.all_tests)
+                job = ray_task.BugJob(bug=bug, options=options, baselines=baselines,
+                                      candidates=tuple((c.hash, c.code) for c in todo))
                 streams[task.remote(job, *projects.of(bug))] = bug
             _Collector(ray, driver).collect(streams)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.contract import EngineOptions
+from defects4j_adapter.contract import EngineOptions, EngineSettings
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines import defects4j_rebuild
 from defects4j_adapter.engines.fast import FastEngine
@@ -27,7 +27,8 @@ RETURNS_LINKED = "public LinkedHashMap<String, Integer> getHeaderMap() {"
 
 
 def test_a_changed_declaration_is_built_by_defects4j_confined_in_a_fresh_copy(confined, tmp_path):
-    engine = FastEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path, workers=1))
+    engine = FastEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path,
+                                      settings=EngineSettings(workers=1)))
     try:
         ws = engine.prepare(CSV4)
         assert isinstance(engine.d4j_rebuild.d4j.runner, SandboxRunner)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.contract import EngineOptions, Outcome, Phase
+from defects4j_adapter.contract import EngineOptions, EngineSettings, Outcome, Phase
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines import own_judgement
 from defects4j_adapter.engines.defects4j import Defects4JEngine
@@ -110,7 +110,7 @@ def test_csv_4_on_real_defects4j_is_not_plausible_where_defects4j_counts_no_fail
     from nl2fix.dataset.load import load_dataset
 
     bug = load_dataset(shared_data / "nl2fix_dataset.json").bugs["Csv-4"]
-    engine = Defects4JEngine(EngineOptions(sandbox=None, cache_dir=tmp_path, workers=1))
+    engine = Defects4JEngine(EngineOptions(sandbox=None, cache_dir=tmp_path, settings=EngineSettings(workers=1)))
     ws = engine.prepare(bug)
     attack = red_team_attack("empty_failures_where_wrong", bug, REDTEAM / "judgement" / "csv4")
     outcome = engine.run(ws, attack)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.contract import EngineOptions, Phase
+from defects4j_adapter.contract import EngineOptions, EngineSettings, Phase
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines.defects4j import Defects4JEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
@@ -67,7 +67,8 @@ def csv4(confined):
 
 
 def _engine(cache: Path) -> Defects4JEngine:
-    return Defects4JEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=cache, workers=1))
+    return Defects4JEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=cache,
+                                         settings=EngineSettings(workers=1)))
 
 
 @pytest.fixture(scope="module")

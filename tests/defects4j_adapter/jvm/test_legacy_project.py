@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from defects4j_adapter.contract import EngineSettings
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.engines.rebuild import RebuildEngine
@@ -30,6 +31,7 @@ from nl2fix.core.domain import Verdict
 from nl2fix.core.processes import run_command
 from nl2fix.dataset.load import load_dataset
 from nl2fix.store.run_store import RunStore
+from nl2fix.validation.options import ValidationOptions
 from nl2fix.validation.verdicts import judge
 from tests.helpers.minibench import engine_options, make_run
 from tests.helpers.paths import FIXTURES
@@ -166,7 +168,8 @@ def test_the_run_records_and_reports_which_java_ran_the_tests(legacy, tmp_path, 
 
     bug = legacy.bugs["Legacy-1"]
     make_run(tmp_path / "run", LEGACY / "nl2fix_dataset.json", {bug.id: [bug.fixed_method]}).close()
-    assert validate(tmp_path / "run", workers=1, progress=False).by_verdict == {Verdict.PLAUSIBLE: 1}
+    one_worker = ValidationOptions(settings=EngineSettings(workers=1))
+    assert validate(tmp_path / "run", one_worker, progress=False).by_verdict == {Verdict.PLAUSIBLE: 1}
     with RunStore(tmp_path / "run") as store:
         recorded = store.get_meta_json(reference_java.environment_key("fast"))
     java = reference_java.current()
