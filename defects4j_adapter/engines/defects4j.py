@@ -16,6 +16,7 @@ which runs before any test.
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,15 +25,18 @@ from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace,
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.d4j.cli import CommandResult, CompileResult, Defects4J, TestRun
 from defects4j_adapter.d4j.parsers import ALL_TESTS_FILE, FAILING_TESTS_FILE, FailureKind
-from defects4j_adapter.engines import class_check, linkage, own_judgement
+from defects4j_adapter.engines import class_check, jobs, linkage, own_judgement
 from defects4j_adapter.sandbox.base import Sandbox
 from defects4j_adapter.sandbox.providers import make_sandbox
 from defects4j_adapter.workspaces import confined_defects4j
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from nl2fix.core.domain import Bug, Engine
 from nl2fix.core.retry import Backoff, retry_while
+from nl2fix.core.story import tell
 from nl2fix.java_source.splice import RefusedCandidate, SpliceError, encode_source, splice_method
 from nl2fix.java_source.text import text_hash
+
+log = logging.getLogger(__name__)
 
 # Defects4J's own JUnit watchdog kills a test run after 180 s (defects4j.build.xml); one
 # `defects4j test` call also starts ant and recompiles the tests, so a host-side limit below
@@ -151,6 +155,8 @@ class Defects4JEngine:
             outcome = self._judge(workspace, slot, method, known_failures, stop_at_first_failure, log_dir, start)
         outcome.wall_seconds = time.monotonic() - start
         outcome.log_dir = log_dir
+        tell(log, "defects4j: compiled and tested by Defects4J's own command line in slot %s: %s", slot.name,
+             jobs.summary(outcome))
         return linkage.noted(outcome, workspace, "Defects4J's Java")
 
     def _judge(

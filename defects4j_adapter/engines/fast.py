@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import logging
 import queue
 import shutil
 import tempfile
@@ -56,6 +57,9 @@ from defects4j_adapter.workspaces.resolve import prepare_workspace
 from nl2fix.core.domain import Bug, Engine
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.retry import Backoff, retry
+from nl2fix.core.story import tell
+
+log = logging.getLogger(__name__)
 
 START_TIMEOUT = 120.0
 JVM_START_BACKOFF = Backoff(attempts=2, first_delay=1.0)
@@ -144,6 +148,19 @@ class TestChoice:
     key: str = ""
     plan: narrowing.Plan | None = None
     triggers_only: bool = False
+
+
+def described(tests: TestChoice, ws: Workspace) -> str:
+    """Which tests a job of ``tests`` runs, in a candidate's story."""
+    if tests.triggers_only:
+        return f"its {len(ws.trigger_tests)} trigger test(s) only"
+    if tests.probe is not None:
+        return "every test, recording which ones execute the method"
+    if tests.plan is not None:
+        return (f"its {len(ws.trigger_tests)} trigger test(s), then the {len(tests.plan.relevant)} relevant test "
+                f"class(es) that can notice the change ({len(tests.plan.left_out)} test(s) left out: they never "
+                "execute the method)")
+    return f"its {len(ws.trigger_tests)} trigger test(s), then every relevant test class ({len(ws.relevant_tests)})"
 
 
 def _trusted(ws: Workspace, method: str) -> bool:
@@ -239,6 +256,8 @@ class WarmJvm:
     def __init__(self, sandbox: Sandbox, ws: Workspace, runner_dir: Path, options: EngineOptions,
                  one_job: bool = False, memory_mb: int | None = None):
         self.inbox = Path(tempfile.mkdtemp(prefix=f"warm-{ws.bug.id}-", dir=self._jobs_root(options)))
+        self.label = self.inbox.name.rsplit("-", 1)[-1]
+        """Names the JVM in a candidate's story."""
         self.inbox.chmod(0o755)
         self.mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch")
         argv = runner.jvm_command(runner_dir, memory_mb=memory_mb or options.settings.memory_mb,
@@ -431,6 +450,7 @@ class FastEngine:
             return made
         checked = Outcome(phase=Phase.COMPILE, compiled=True, cpu_seconds=made.cpu_seconds)
         class_check.checked(checked, lambda: class_check.rejection(ws, class_check.from_report(made.classes)))
+        tell(log, "class-file check: %s", checked.rejection or checked.harness_error or "passed")
         return jobs.with_note(checked, made.note) if checked.rejection or checked.harness_error else made
 
     def compile_source(self, ws: Workspace, write: Callable[[Path], jobs.SplicedFile | Outcome],
@@ -473,13 +493,18 @@ class FastEngine:
                 failure = compiler_failure(killed_for_time=answer.killed_for_time, ended=ended,
                                            seconds=self.options.settings.candidate_timeout)
                 if failure is not None:
+                    tell(log, "%s: javac failed in compiling JVM %s: %s", source.path.name, jvm.label,
+                         failure.compile_errors)
                     failure.cpu_seconds = answer.cpu_seconds
                     return jobs.with_note(failure, source.note)
                 if report.signed is None or not report.signed.compiled:
                     outcome = runner_output.job_outcome(report, killed_for_time=answer.killed_for_time,
                                                         stderr_tail=answer.stderr_tail, triggers=())
+                    tell(log, "%s: did not compile in compiling JVM %s", source.path.name, jvm.label)
                     outcome.cpu_seconds = answer.cpu_seconds
                     return jobs.with_note(outcome, source.note)
+                tell(log, "%s: compiled in compiling JVM %s (no candidate's code runs there)", source.path.name,
+                     jvm.label)
                 return Compiled(dict(report.class_files), source.note, answer.cpu_seconds)
             finally:
                 shutil.rmtree(job, ignore_errors=True)
@@ -493,10 +518,12 @@ class FastEngine:
         if not declaration.affects_other_classes(workspace.bug.buggy_method, method):
             outcome = judge(workspace)
         elif d4j_rebuild.is_checkout(workspace):
+            tell(log, "the declaration changed in a way other classes can see: Defects4J rebuilds the checkout")
             # rebuilt callers may bind to a changed declaration: every relevant test runs
             outcome = self.d4j_rebuild.run(workspace, method, log_dir=log_dir,
                                            tests=functools.partial(judge, narrow=False))
         else:
+            tell(log, "the declaration changed in a way other classes can see: the rebuild engine recompiles all")
             outcome = self.rebuild.run(workspace, method, known_failures=known_failures,
                                        stop_at_first_failure=stop_at_first_failure, log_dir=log_dir)
             return jobs.with_note(outcome, REBUILT)
@@ -510,6 +537,7 @@ class FastEngine:
         with self._recording_lock:
             found = self._recordings.get(key) or narrowing.load(self.options.cache_dir, workspace, key)
             if found is None:
+                tell(log, "recording which tests execute the method: every test run on the buggy version")
                 outcome, _ = self._judged(workspace, workspace.bug.buggy_method, frozenset(), False, None,
                                           fresh_jvm=False, tests=self._recording_job(workspace, key))
                 self._recording_cpu[key] = self._recording_cpu.get(key, 0.0) + outcome.cpu_seconds
@@ -525,6 +553,7 @@ class FastEngine:
         plan = narrowing.plan_for(recording, workspace)
         if plan is None:
             return recording.model_copy(update={"checked": True})
+        tell(log, "checking the recording: the buggy version's narrowed run must fail as its whole run did")
         outcome, _ = self._judged(workspace, workspace.bug.buggy_method, frozenset(), False, None,
                                   fresh_jvm=False, tests=TestChoice(plan=plan))
         self._recording_cpu[recording.key] = self._recording_cpu.get(recording.key, 0.0) + outcome.cpu_seconds
@@ -564,6 +593,8 @@ class FastEngine:
             return ProbeRun(error="the probe source does not compile: "
                             + (made.compile_errors or made.harness_error)[:500], cpu_seconds=made.cpu_seconds)
         jvm = self._probing_jvm(workspace, candidate)
+        tell(log, "behaviour probe in test JVM %s (%s)", jvm.label,
+             "only this candidate ran there" if jvm.ran else "no candidate's code ran there")
         try:
             if not _trusted(workspace, candidate):
                 jvm.ran.add(candidate)
@@ -630,11 +661,13 @@ class FastEngine:
                                     log_dir, fresh_jvm=True, confirming=True, tests=tests, compiled=made)
         if not fresh and not _passes(outcome) and unsettled(outcome):
             # the fresh JVM's outcome stands, on every test; the optimising JIT, as the warm JVM had
+            tell(log, "not settled where other candidates' code ran: judged again in a fresh JVM, which decides")
             warm = outcome
             outcome, _ = confirm(full_jit=True)
             outcome.cpu_seconds += warm.cpu_seconds
             return jobs.with_note(outcome, RECHECKED)
         if _passes(outcome) and not fresh:
+            tell(log, "passed where other candidates' code ran: confirmed in a fresh JVM, which decides")
             warm = outcome
             # the quick compiler only for a narrowed set: a whole run is long enough for the optimising
             # tier to pay (Math-3's 2,257 tests: 24.8 CPU-s with C1 only, 15.6 with it)
@@ -646,6 +679,8 @@ class FastEngine:
                 outcome, _ = confirm(full_jit=True)
                 outcome.cpu_seconds += cpu
             outcome.cpu_seconds += warm.cpu_seconds
+            disagree = _disagree(warm, outcome, warm_ran_all=not triggers_first)
+            tell(log, "the fresh JVM %s", "disagrees: it decides" if disagree else "agrees")
             outcome = confirmed(warm, outcome, warm_ran_all=not triggers_first)
         return outcome
 
@@ -677,6 +712,8 @@ class FastEngine:
                 break
             fresh = not jvm.ran
             chosen = replace(tests, triggers_only=True) if triggers_first and not fresh else tests
+            state = "fresh: no candidate's code ran there" if fresh else f"warm: {len(jvm.ran)} candidate(s) ran there"
+            tell(log, "test JVM %s (%s): %s", jvm.label, state, described(chosen, workspace))
             try:
                 outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir, chosen,
                                     compiled)
@@ -688,7 +725,9 @@ class FastEngine:
                 else:
                     self._release(workspace, jvm)
             if outcome is None:
+                tell(log, "test JVM %s was gone before it took the job", jvm.label)
                 continue
+            tell(log, "test JVM %s: %s", jvm.label, jobs.summary(outcome))
             # a confirming JVM is started for this candidate alone: its start-up is the candidate's cost
             cpu += outcome.cpu_seconds + (jvm.startup_cpu if confirming else 0.0)
             # a JVM that died in the candidate's hands gets one more, fresh JVM: a pass needs the

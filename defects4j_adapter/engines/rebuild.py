@@ -5,6 +5,7 @@ verdicts show what the fast engine's shortcuts must agree with."""
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import time
@@ -17,6 +18,9 @@ from defects4j_adapter.sandbox.base import Limits
 from defects4j_adapter.workspaces import local as local_workspace
 from defects4j_adapter.workspaces.resolve import prepare_workspace
 from nl2fix.core.domain import Bug, Engine
+from nl2fix.core.story import tell
+
+log = logging.getLogger(__name__)
 
 _SOURCE_ERROR = re.compile(r"\.java:\d+: error: ", re.MULTILINE)
 """A javac diagnostic on a source line: the sign that a failed compile is the code's fault."""
@@ -59,6 +63,8 @@ class RebuildEngine:
             outcome = self._run(workspace, method, known_failures, stop_at_first_failure, log_dir, job, start)
         outcome.wall_seconds = time.monotonic() - start
         outcome.log_dir = log_dir
+        tell(log, "rebuild: every source recompiled in a fresh copy of the workspace, the tests run in a new JVM: %s",
+             jobs.summary(outcome))
         return linkage.noted(outcome, workspace)
 
     def _run(self, ws: Workspace, method: str, known: frozenset[str], stop: bool, log_dir: Path | None,

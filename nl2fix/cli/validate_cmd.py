@@ -10,10 +10,10 @@ import click
 from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT, EngineSettings
 from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
 from nl2fix.cli.options import run_option
-from nl2fix.cli.terminal import say
+from nl2fix.cli.terminal import louder, say
 from nl2fix.core.domain import Engine, Verdict
 from nl2fix.validation.options import ExecutorKind, ExecutorSpec, ValidationOptions
-from nl2fix.validation.stage import validate
+from nl2fix.validation.stage import stories, validate
 
 
 def validation_value(fn):
@@ -80,15 +80,26 @@ all_tests_option = click.option(
 @validation_options
 @all_tests_option
 @click.option("--bug", "bug_ids", multiple=True, help="Only this bug (repeatable).")
+@click.option("--candidate", "candidates", multiple=True, metavar="HASH",
+              help="Judge this candidate again, and no other (repeatable; a unique start of its hash will do): "
+              "its stored verdict is replaced. With -v its story is printed.")
+@click.option("-v", "--verbose", count=True, callback=lambda ctx, param, value: louder(value),
+              help="Say what is done to each candidate as it happens (-vv: everything); with --candidate, print "
+              "each one's story (its validation.log) at the end.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def validate_cmd(run_dir: Path, validation: ValidationOptions, bug_ids: tuple[str, ...], quiet: bool):
+def validate_cmd(run_dir: Path, validation: ValidationOptions, bug_ids: tuple[str, ...], candidates: tuple[str, ...],
+                 verbose: int, quiet: bool):
     """Compile and test every unique candidate not yet validated by ENGINE (baselines first).
 
     Resumable: verdicts already in the run are kept; `error` verdicts (harness failures) are retried.
-    Exits with status 1 while any candidate's verdict is `error`."""
+    Each validation's artifact folder (RUN/artifacts/BUG/HASH) holds validation.log, the story of what
+    was done to it and its verdict. Exits with status 1 while any candidate's verdict is `error`."""
 
-    summary = validate(run_dir, validation, bug_ids=list(bug_ids) or None, progress=not quiet)
+    summary = validate(run_dir, validation, bug_ids=list(bug_ids) or None, progress=not quiet, again=candidates)
     say(str(summary))
+    if verbose and candidates:
+        for story in stories(run_dir, validation.engine, list(bug_ids) or None, candidates):
+            say(story)
     errors = summary.by_verdict.get(Verdict.ERROR, 0)
     if errors:
         say(f"{errors} candidate(s) ended in `error`: the harness or environment failed, not the candidate "

@@ -15,18 +15,18 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from defects4j_adapter.contract import Workspace
 from defects4j_adapter.jvm import reference_java
-from nl2fix.core.domain import Bug, Verdict
+from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.progress import progress_bar
 from nl2fix.store.records import CandidateRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
-from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck, problem_lines
+from nl2fix.validation.bug_work import BUGGY, FIXED, STORY_FILE, BaselineCheck, problem_lines
 from nl2fix.validation.executors.base import Executor
 from nl2fix.validation.executors.providers import make_executor
 from nl2fix.validation.options import ValidationOptions
@@ -71,6 +71,16 @@ def projects_dir_of(store: RunStore) -> Path | None:
     return candidate if candidate.is_dir() else None
 
 
+def candidate_hash_of(store: RunStore, bugs: list[Bug], given: str) -> str:
+    """The hash of the one candidate of ``bugs`` whose hash is or starts with ``given``."""
+    found = {c.hash for bug in bugs for c in store.candidates(bug.id) if c.hash.startswith(given)}
+    if len(found) != 1:
+        which = ", ".join(b.id for b in bugs)
+        raise Nl2FixError(f"{len(found) or 'no'} candidate(s) of {which} have a hash starting with {given!r}",
+                          f"give more of the hash (the folders under {store.run_dir / ARTIFACTS}/BUG/ are named by it)")
+    return found.pop()
+
+
 def _select(store: RunStore, bug_ids: list[str] | None) -> list[Bug]:
     bugs = store.bugs()
     if not bug_ids:
@@ -85,8 +95,11 @@ class RunStoreDriver:
     (:mod:`nl2fix.validation.executors`) decides where the work runs."""
 
     def __init__(self, store: RunStore, options: ValidationOptions, bugs: list[Bug], *, progress: bool,
-                 candidates: bool, projects_dir: Path | None, workspaces: Callable[[Bug], Workspace] | None = None):
+                 candidates: bool, projects_dir: Path | None, workspaces: Callable[[Bug], Workspace] | None = None,
+                 again: frozenset[str] = frozenset()):
         self.store, self.options, self.bugs = store, options, bugs
+        self.again = again
+        """Candidates judged again whatever is stored (then the only ones judged)."""
         self.projects_dir = projects_dir
         self.workspaces = workspaces
         self.name = options.engine.value
@@ -111,6 +124,8 @@ class RunStoreDriver:
         return sum(self.done(bug.id, h) is None for h in ((FIXED, BUGGY) if bug.fixed_method else (BUGGY,)))
 
     def _todo(self, bug: Bug) -> list[CandidateRecord]:
+        if self.again:
+            return [c for c in self.store.candidates(bug.id) if c.hash in self.again]
         return [c for c in self.store.candidates(bug.id) if self.done(bug.id, c.hash) is None]
 
     def todo(self, bug: Bug) -> list[CandidateRecord]:
@@ -155,21 +170,39 @@ class RunStoreDriver:
 
 
 def validate(run_dir: Path, options: ValidationOptions = ValidationOptions(), *, bug_ids: list[str] | None = None,
-             progress: bool = True, workspaces: Callable[[Bug], Workspace] | None = None) -> ValidateSummary:
+             progress: bool = True, workspaces: Callable[[Bug], Workspace] | None = None,
+             again: Collection[str] = ()) -> ValidateSummary:
     """Validate every unique candidate of the run (of ``bug_ids`` when given) not yet validated
     by ``options.engine``; baselines first. ``options.all_tests`` runs every trigger and relevant test
     instead of stopping at the first failure (slower; needed for Table 2's regression-pass rate), and
     re-runs wrong verdicts that stopped early. ``options.executor`` says where the work runs (this
     machine, or a Ray cluster); the run store is written here either way. ``workspaces`` gives a
     bug's workspace instead of the engine's own preparation (a user's project, built by
-    :mod:`nl2fix.fix.project_build`; local only)."""
+    :mod:`nl2fix.fix.project_build`; local only). ``again``: candidates (hashes, or unique prefixes
+    of them) judged again, their stored verdicts replaced, and no other candidate judged."""
     with RunStore(run_dir) as store:
         bugs = _select(store, bug_ids)
         if not bugs:
             raise Nl2FixError(f"{run_dir} has no bugs to validate", "sample candidates first with `nl2fix sample`")
         driver = RunStoreDriver(store, options, bugs, progress=progress, candidates=True,
-                                projects_dir=projects_dir_of(store), workspaces=workspaces)
+                                projects_dir=projects_dir_of(store), workspaces=workspaces,
+                                again=frozenset(candidate_hash_of(store, bugs, given) for given in again))
         return driver.run(make_executor(options.executor))
+
+
+def stories(run_dir: Path, engine: Engine, bug_ids: list[str] | None, candidates: Collection[str]) -> list[str]:
+    """Each of ``candidates``' verdict under ``engine`` and the story of its last validation (its
+    artifact folder's :data:`~nl2fix.validation.bug_work.STORY_FILE`)."""
+    out = []
+    with RunStore(run_dir, read_only=True) as store:
+        bugs = _select(store, bug_ids)
+        for hash in (candidate_hash_of(store, bugs, given) for given in candidates):
+            bug = next(b for b in bugs if any(c.hash == hash for c in store.candidates(b.id)))
+            record = store.validation(bug.id, hash, engine.value)
+            path = store.run_dir / ARTIFACTS / bug.id / hash / STORY_FILE
+            told = path.read_text(encoding="utf-8") if path.is_file() else "(no story: it was judged elsewhere)\n"
+            out.append(f"== {bug.id} {hash}: {record.verdict.value if record else 'no verdict'} ==\n{told}")
+    return out
 
 
 def check_baselines(bugs: list[Bug], options: ValidationOptions = ValidationOptions(), *, store_dir: Path,

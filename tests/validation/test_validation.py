@@ -23,7 +23,7 @@ from nl2fix.java_source.text import candidate_hash
 from nl2fix.report import metrics
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.stage import check_baselines, validate
-from nl2fix.validation.verdicts import judge, known_failures_of, required_of, verdict_of
+from nl2fix.validation.verdicts import failing_on_fix, passing_on_fix, record_of, verdict_of
 from tests.helpers.minibench import MINIBENCH_JSON, hostile, make_run, validation_options
 
 EXAMPLE_JSON = EXAMPLE_BENCHMARK / "nl2fix_dataset.json"
@@ -58,22 +58,23 @@ def test_verdict_rules(outcome, known, expected):
 @pytest.mark.parametrize("failing", [["A::t"], ["A"]])
 def test_a_trigger_test_that_fails_on_the_fixed_version_too_is_never_excused(failing):
     # ``A`` is a class-level failure of the trigger test's class
-    fixed = judge(done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="fixed", engine="fast")
-    known = known_failures_of(fixed, ("A::t",))
+    fixed = record_of(done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="fixed", engine="fast")
+    known = failing_on_fix(fixed, ("A::t",))
     assert known == {"B::u"}  # only the regression test is excused
-    record = judge(done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="h", engine="fast", known_failures=known)
+    record = record_of(done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="h", engine="fast",
+                       fails_on_fix=known)
     assert record.verdict is Verdict.WRONG and record.failing_tests == failing and record.ignored_failures == ["B::u"]
     assert verdict_of(done(failing_tests=["B::u"]), known)[0] is Verdict.PLAUSIBLE
 
 
 def test_a_pass_accounts_for_every_test_the_fixed_version_passed():
-    fixed = judge(done(passed_tests=["A::t", "A::u", "B::v"]), bug_id="B-1", hash="fixed", engine="fast",
+    fixed = record_of(done(passed_tests=["A::t", "A::u", "B::v"]), bug_id="B-1", hash="fixed", engine="fast",
                   keep_passed=True)
-    required = required_of(fixed)
+    required = passing_on_fix(fixed)
     assert fixed.passed_tests == ["A::t", "A::u", "B::v"] and required == {"A::t", "A::u", "B::v"}
     assert verdict_of(done(passed_tests=["A::t", "A::u", "B::v", "C::w"]), required=required)[0] is Verdict.PLAUSIBLE
     # a report that names fewer tests (the relevant phase skipped, or tests skipped) is no pass
-    record = judge(done(passed_tests=["A::t"]), bug_id="B-1", hash="h", engine="fast", required=required)
+    record = record_of(done(passed_tests=["A::t"]), bug_id="B-1", hash="h", engine="fast", passes_on_fix=required)
     assert record.verdict is Verdict.WRONG and record.failing_tests == ["A::u", "B::v"]
     assert "2 test(s) the fixed version passed did not pass" in record.detail
     assert record.passed_tests == []  # kept for the fixed version only
@@ -83,11 +84,11 @@ def test_a_pass_accounts_for_every_test_the_fixed_version_passed():
 
 def test_a_record_lists_held_and_ignored_failures_apart():
     outcome = done(failing_tests=["A::t", "A::u"], messages={"A::u": "AssertionError: boom"}, cpu_seconds=1.23456)
-    record = judge(outcome, bug_id="B-1", hash="h", engine="fast", known_failures=frozenset({"A::t"}))
+    record = record_of(outcome, bug_id="B-1", hash="h", engine="fast", fails_on_fix=frozenset({"A::t"}))
     assert record.verdict is Verdict.WRONG and record.failing_tests == ["A::u"] and record.ignored_failures == ["A::t"]
     assert "A::u: AssertionError: boom" in record.detail and record.cpu_seconds == 1.235
-    assert known_failures_of(record) == frozenset({"A::u"})
-    assert known_failures_of(judge(done(), bug_id="B-1", hash="h", engine="fast")) == frozenset()
+    assert failing_on_fix(record) == frozenset({"A::u"})
+    assert failing_on_fix(record_of(done(), bug_id="B-1", hash="h", engine="fast")) == frozenset()
 
 
 # -- the stage, end to end -----------------------------------------------------------------

@@ -29,7 +29,7 @@ from defects4j_adapter.engines.providers import make_engine
 from defects4j_adapter.jvm import reference_java
 from nl2fix.core.domain import Bug, Verdict
 from nl2fix.store.records import ValidationRecord
-from nl2fix.validation.bug_work import BaselineCheck, BugRun
+from nl2fix.validation.bug_work import BaselineCheck, BugRun, Reference
 from nl2fix.validation.executors.pool import WorkPool
 from nl2fix.validation.options import ValidationOptions
 
@@ -50,7 +50,7 @@ class BugJob:
     """The driver's, as the command made them; the node has its own projects folder and cache."""
     candidates: tuple[tuple[str, str], ...]
     """(hash, code) of each candidate to validate, in order."""
-    baselines: dict[str, ValidationRecord] = field(default_factory=dict)
+    baselines: dict[Reference, ValidationRecord] = field(default_factory=dict)
     """The ``fixed``/``buggy`` records already stored (not redone; ``fixed`` gives the tests required)."""
 
 

@@ -32,7 +32,7 @@ from nl2fix.core.processes import run_command
 from nl2fix.dataset.load import load_dataset
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.options import ValidationOptions
-from nl2fix.validation.verdicts import judge
+from nl2fix.validation.verdicts import record_of
 from tests.helpers.minibench import engine_options, make_run
 from tests.helpers.paths import FIXTURES
 
@@ -56,7 +56,7 @@ def fast(nl2fix_cache, confined):
 
 def verdict(engine, ws, code, known=frozenset()):
     outcome = engine.run(ws, code, known_failures=known, stop_at_first_failure=False)
-    return outcome, judge(outcome, bug_id=ws.bug.id, hash="h", engine="fast", known_failures=known)
+    return outcome, record_of(outcome, bug_id=ws.bug.id, hash="h", engine="fast", fails_on_fix=known)
 
 
 def test_the_project_compiles_at_its_own_java_level(fast, legacy):
@@ -85,7 +85,7 @@ def test_a_signature_change_is_rebuilt_at_the_project_s_level(fast, legacy, nl2f
     _, wrong = verdict(fast, ws, narrower.replace(">= 0", "< 0"))
     assert wrong.verdict is Verdict.WRONG
     rebuild = RebuildEngine(engine_options(nl2fix_cache, projects_dir=LEGACY / "projects"))
-    assert judge(rebuild.run(ws, bug.fixed_method, stop_at_first_failure=False), bug_id=bug.id, hash="f",
+    assert record_of(rebuild.run(ws, bug.fixed_method, stop_at_first_failure=False), bug_id=bug.id, hash="f",
                  engine="rebuild").verdict is Verdict.PLAUSIBLE
 
 
