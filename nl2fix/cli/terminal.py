@@ -11,6 +11,7 @@ lines (a candidate's ``#2  plausible``) start.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -66,15 +67,23 @@ class _VisibleFormatter(logging.Formatter):
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
+class _StandardError(logging.StreamHandler):
+    """Writes to the standard error of the moment (click's test runner puts its own in place)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
 def configure_logging(level: int = logging.WARNING) -> None:
     """What the library logs, on standard error from ``level`` up (``--log-level``, ``-v``: info,
     ``-vv``: debug), its hidden characters escaped: a log line may quote a tool's, a test's or a
     candidate's output. Warnings alone read as the messages they are; a more verbose level names
     each line's level and module."""
     root = logging.getLogger()
-    handler = next((h for h in root.handlers if isinstance(h.formatter, _VisibleFormatter)), None)
+    handler = next((h for h in root.handlers if isinstance(h, _StandardError)), None)
     if handler is None:
-        handler = logging.StreamHandler()
+        handler = _StandardError()
         root.addHandler(handler)
     handler.setFormatter(_VisibleFormatter("%(message)s" if level >= logging.WARNING
                                            else "%(levelname)s %(name)s: %(message)s"))

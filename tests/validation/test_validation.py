@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, Outcome, Phase
 from nl2fix.cli.check_cmd import check
+from nl2fix.cli.main import cli
 from nl2fix.core.domain import Engine, Verdict
 from nl2fix.core.files import EXAMPLE_BENCHMARK
 from nl2fix.core.processes import run_command
@@ -22,6 +23,7 @@ from nl2fix.dataset.load import load_dataset
 from nl2fix.java_source.text import candidate_hash
 from nl2fix.report import metrics
 from nl2fix.store.run_store import RunStore
+from nl2fix.validation.bug_work import STORY_FILE
 from nl2fix.validation.stage import check_baselines, validate
 from nl2fix.validation.verdicts import failing_on_fix, passing_on_fix, record_of, verdict_of
 from tests.helpers.minibench import MINIBENCH_JSON, hostile, make_run, validation_options
@@ -144,6 +146,14 @@ def test_validate_judges_every_unique_candidate_once(run_dir, minibench, nl2fix_
     assert all(r.wall_seconds > 0 for r in records.values())
     artifacts = run_dir / "artifacts" / "Mini-1" / candidate_hash(mini1.buggy_method)
     assert (artifacts / "runner.out").is_file() and (artifacts / "Calc.java").is_file()
+    story = (artifacts / STORY_FILE).read_text().splitlines()
+    assert story[0] == f"candidate {artifacts.name} of Mini-1, fast engine, stopping at the first failure"
+    assert any(line.startswith("Calc.java: compiled in compiling JVM") for line in story)
+    assert any(line.startswith("test JVM ") for line in story)
+    assert story[-1].startswith("verdict: wrong (")
+    fixed_story = (run_dir / "artifacts" / "Mini-2" / "fixed" / STORY_FILE).read_text().splitlines()
+    assert fixed_story[0] == "the fixed version of Mini-2, fast engine, every test"
+    assert fixed_story[-1].startswith("verdict: wrong")
 
     again = validate(run_dir, validation_options(candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT), progress=False)
     assert again.validated == 0 and again.skipped == 6 and again.cpu_seconds == 0
@@ -228,6 +238,33 @@ def test_dataset_check_reports_ground_truths_that_do_not_validate(tmp_path, mini
                              store_dir=tmp_path / "good", progress=False,
                              projects_dir=MINIBENCH_JSON.parent / "projects")
     assert all(c.ground_truth_ok for c in checks)
+
+
+@pytest.mark.sandbox
+def test_one_candidate_judged_again_tells_its_story(run_dir, minibench, nl2fix_cache, confined):
+    mini1 = minibench.bugs["Mini-1"]
+    validate(run_dir, validation_options(), progress=False, bug_ids=["Mini-1"])
+    before = verdicts(run_dir)
+    plausible = candidate_hash(mini1.fixed_method)
+    (run_dir / "artifacts" / "Mini-1" / plausible / STORY_FILE).unlink()
+
+    result = CliRunner().invoke(cli, ["validate", "--run", str(run_dir), "--bug", "Mini-1", "--candidate",
+                                      plausible[:6], "-v", "--quiet", "--test-timeout", "2"])
+    assert result.exit_code == 0, result.output
+    assert "validated 1 candidate(s) with the fast engine, 3 already done" in result.output
+    printed = result.output[result.output.index(f"== Mini-1 {plausible}: plausible =="):].splitlines()
+    assert printed[1] == f"candidate {plausible} of Mini-1, fast engine, stopping at the first failure"
+    assert "verdict: plausible" in printed
+    assert printed[1:] == (run_dir / "artifacts" / "Mini-1" / plausible / STORY_FILE).read_text().splitlines()
+    after = verdicts(run_dir)
+    assert after[("Mini-1", plausible)].verdict is Verdict.PLAUSIBLE
+    assert after[("Mini-1", plausible)].wall_seconds != before[("Mini-1", plausible)].wall_seconds  # judged again
+    others = {k for k in before if k[1] != plausible}
+    assert {k: after[k] for k in others} == {k: before[k] for k in others}
+
+    ambiguous = CliRunner().invoke(cli, ["validate", "--run", str(run_dir), "--bug", "Mini-1", "--candidate", "",
+                                         "--quiet"])
+    assert ambiguous.exit_code == 2 and "4 candidate(s) of Mini-1 have a hash starting with ''" in ambiguous.output
 
 
 @pytest.mark.sandbox
