@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from defects4j_adapter.contract import Workspace
 from defects4j_adapter.jvm import reference_java
@@ -152,7 +153,7 @@ class RunStoreDriver:
     def log_root(self, bug: Bug) -> Path:
         return self.store.run_dir / ARTIFACTS / bug.id
 
-    def record_environment(self, environment: dict) -> None:
+    def record_environment(self, environment: dict[str, Any]) -> None:
         """Where the tests ran (the test Java, or Defects4J), for the report."""
         self.store.set_meta_json(reference_java.environment_key(self.name), environment)
 
@@ -161,7 +162,7 @@ class RunStoreDriver:
             executor.run(self, self.options)
         finally:
             self.bar.close()
-        counts: Counter = Counter()
+        counts: Counter[Verdict] = Counter()
         for bug in self.bugs:
             counts.update(r.verdict for r in self.store.validations(bug.id, self.name) if r.hash not in (FIXED, BUGGY))
         self.summary.by_verdict = dict(counts)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from defects4j_adapter.contract import Workspace
 from nl2fix.core.domain import Bug
@@ -49,7 +49,7 @@ class ValidationDriver(Protocol):
     def log_root(self, bug: Bug) -> Path:
         """Where the raw logs of ``bug``'s validations go."""
 
-    def record_environment(self, environment: dict) -> None:
+    def record_environment(self, environment: dict[str, Any]) -> None:
         """Where the tests ran (the test Java, or Defects4J), for the report."""
 
 

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from defects4j_adapter.contract import COMPILER_MEMORY_MB, DEFAULT_MEMORY_MB
 from defects4j_adapter.workspaces import local as local_workspace
@@ -46,16 +47,16 @@ POLL_SECONDS = 1.0
 CONNECT_TIMEOUT = 10.0
 
 
-def placement(workers: int, memory_mb: int = DEFAULT_MEMORY_MB) -> dict:
+def placement(workers: int, memory_mb: int = DEFAULT_MEMORY_MB) -> dict[str, int]:
     """The resources one bug's task asks for: a CPU per worker, and the memory of its test JVM and of
     its JVM that compiles."""
     per_worker = memory_mb + COMPILER_MEMORY_MB + 2 * JVM_OVERHEAD_MB
     return {"num_cpus": workers, "memory": workers * per_worker * 2**20}
 
 
-def infeasible(nodes: list[dict], request: dict) -> str | None:
+def infeasible(nodes: list[dict[str, Any]], request: dict[str, int]) -> str | None:
     """Why no live node of ``ray.nodes()`` can ever run a task asking for ``request``, or None."""
-    alive: list[dict] = [n.get("Resources", {}) for n in nodes if n.get("Alive")]
+    alive: list[dict[str, Any]] = [n.get("Resources", {}) for n in nodes if n.get("Alive")]
     if any(r.get("CPU", 0) >= request["num_cpus"] and r.get("memory", 0) >= request["memory"] for r in alive):
         return None
     biggest = max(alive, key=lambda r: (r.get("CPU", 0), r.get("memory", 0)), default={})
@@ -64,7 +65,7 @@ def infeasible(nodes: list[dict], request: dict) -> str | None:
             f"{biggest.get('memory', 0) / 2**30:.1f} GiB)")
 
 
-def runtime_env() -> dict:
+def runtime_env() -> dict[str, Any]:
     """nl2fix's own packages, shipped to every node with the job, so nodes run the driver's code."""
     modules = [importlib.import_module(name).__path__[0] for name in PACKAGES]
     return {"py_modules": modules, "excludes": ["__pycache__", "*.pyc"]}
@@ -108,7 +109,7 @@ def connected(address: str) -> Iterator[ModuleType]:
 class _Projects:
     """Each bundled-style project tree put in the object store once, for every task that needs it."""
 
-    def __init__(self, ray, projects_dir: Path | None):
+    def __init__(self, ray: ModuleType, projects_dir: Path | None):
         self.ray, self.projects_dir = ray, projects_dir
         self.refs: dict[Path, tuple[str, object]] = {}
 
@@ -153,7 +154,7 @@ class RayExecutor:
 class _Collector:
     """The driver's loop: each result saved as it arrives, once."""
 
-    def __init__(self, ray, driver: ValidationDriver):
+    def __init__(self, ray: ModuleType, driver: ValidationDriver):
         self.ray, self.driver = ray, driver
         self.saved: set[tuple[str, str, str]] = set()
         self.nodes: dict[str, str] = {}

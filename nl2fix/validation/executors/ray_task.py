@@ -23,6 +23,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from defects4j_adapter import cache
 from defects4j_adapter.engines.providers import make_engine
@@ -58,7 +59,7 @@ class BugJob:
 class Started:
     node: str
     """``IP (node id prefix)``: named in errors."""
-    environment: dict
+    environment: dict[str, Any]
     """Where the tests run on the node (:func:`reference_java.environment`)."""
 
 
