@@ -71,17 +71,18 @@ def test_a_trigger_test_that_fails_on_the_fixed_version_too_is_never_excused(fai
 
 def test_a_pass_accounts_for_every_test_the_fixed_version_passed():
     fixed = record_of(done(passed_tests=["A::t", "A::u", "B::v"]), bug_id="B-1", hash="fixed", engine="fast",
-                  keep_passed=True)
+                      keep_passed=True)
     required = passing_on_fix(fixed)
     assert fixed.passed_tests == ["A::t", "A::u", "B::v"] and required == {"A::t", "A::u", "B::v"}
-    assert verdict_of(done(passed_tests=["A::t", "A::u", "B::v", "C::w"]), required=required)[0] is Verdict.PLAUSIBLE
+    every = done(passed_tests=["A::t", "A::u", "B::v", "C::w"])
+    assert verdict_of(every, passes_on_fix=required)[0] is Verdict.PLAUSIBLE
     # a report that names fewer tests (the relevant phase skipped, or tests skipped) is no pass
     record = record_of(done(passed_tests=["A::t"]), bug_id="B-1", hash="h", engine="fast", passes_on_fix=required)
     assert record.verdict is Verdict.WRONG and record.failing_tests == ["A::u", "B::v"]
     assert "2 test(s) the fixed version passed did not pass" in record.detail
     assert record.passed_tests == []  # kept for the fixed version only
     # an engine that does not name passing tests (Defects4J's) is judged as before
-    assert verdict_of(done(), required=required)[0] is Verdict.PLAUSIBLE
+    assert verdict_of(done(), passes_on_fix=required)[0] is Verdict.PLAUSIBLE
 
 
 def test_a_record_lists_held_and_ignored_failures_apart():

@@ -17,7 +17,7 @@ def _done(**fields) -> Outcome:
 def test_every_test_the_fixed_version_passed_must_be_reported_passed():
     required = frozenset({TRIGGER, OTHER})
     assert record_of(_done(passed_tests=[TRIGGER, OTHER]), bug_id="b", hash="h", engine="fast",
-                 passes_on_fix=required).verdict is Verdict.PLAUSIBLE
+                     passes_on_fix=required).verdict is Verdict.PLAUSIBLE
     skipped = record_of(_done(passed_tests=[OTHER]), bug_id="b", hash="h", engine="fast", passes_on_fix=required)
     assert skipped.verdict is Verdict.WRONG and skipped.failing_tests == [TRIGGER]
     assert "did not pass (skipped or not run)" in skipped.detail

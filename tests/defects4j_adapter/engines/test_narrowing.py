@@ -245,14 +245,14 @@ def test_narrowed_verdicts_are_the_unnarrowed_ones(bug_id, nl2fix_cache, confine
         try:
             ws = fast.prepare(bug)
             fixed = record_of(fast.run(ws, bug.fixed_method, stop_at_first_failure=False), bug_id=bug.id, hash="f",
-                          engine="fast", keep_passed=True)
+                              engine="fast", keep_passed=True)
             known, required = failing_on_fix(fixed, bug.trigger_tests), passing_on_fix(fixed)
             fast.run(ws, bug.buggy_method, known_failures=known, stop_at_first_failure=False)
             runs = []
             for code in _candidates(bug):
                 outcome = fast.run(ws, code, known_failures=known)
                 record = record_of(outcome, bug_id=bug.id, hash="c", engine="fast", fails_on_fix=known,
-                               passes_on_fix=required)
+                                   passes_on_fix=required)
                 runs.append((record.verdict, tuple(record.failing_tests[:1]), outcome.tests_run))
             verdicts[switch] = runs
         finally:

@@ -86,7 +86,7 @@ def test_a_signature_change_is_rebuilt_at_the_project_s_level(fast, legacy, nl2f
     assert wrong.verdict is Verdict.WRONG
     rebuild = RebuildEngine(engine_options(nl2fix_cache, projects_dir=LEGACY / "projects"))
     assert record_of(rebuild.run(ws, bug.fixed_method, stop_at_first_failure=False), bug_id=bug.id, hash="f",
-                 engine="rebuild").verdict is Verdict.PLAUSIBLE
+                     engine="rebuild").verdict is Verdict.PLAUSIBLE
 
 
 def _test_jdks() -> list:
