@@ -256,7 +256,8 @@ def test_one_candidate_judged_again_tells_its_story(run_dir, minibench, nl2fix_c
     printed = result.output[result.output.index(f"== Mini-1 {plausible}: plausible =="):].splitlines()
     assert printed[1] == f"candidate {plausible} of Mini-1, fast engine, stopping at the first failure"
     assert "verdict: plausible" in printed
-    assert printed[1:] == (run_dir / "artifacts" / "Mini-1" / plausible / STORY_FILE).read_text().splitlines()
+    story = (run_dir / "artifacts" / "Mini-1" / plausible / STORY_FILE).read_text().splitlines()
+    assert printed[1:] == [*story, ""]  # the story as written, then the blank line that ends it
     after = verdicts(run_dir)
     assert after[("Mini-1", plausible)].verdict is Verdict.PLAUSIBLE
     assert after[("Mini-1", plausible)].wall_seconds != before[("Mini-1", plausible)].wall_seconds  # judged again
