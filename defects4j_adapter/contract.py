@@ -32,8 +32,25 @@ COMPILER_MEMORY_MB = 512
 
 
 @dataclass(frozen=True)
+class EngineSettings:
+    """What the user chooses of an engine's work (``--workers``, ``--test-timeout``,
+    ``--candidate-timeout``): small and picklable, it travels unchanged from the command line, inside
+    the validation options, to every engine that judges a candidate, on this machine or a Ray node."""
+
+    workers: int = 2
+    """How many ``run`` calls the orchestrator makes at once (engines may keep that many warm JVMs)."""
+    test_timeout: float = DEFAULT_TEST_TIMEOUT
+    """Seconds one test may take."""
+    candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT
+    """Seconds one candidate's whole validation (compile + every test) may take."""
+    memory_mb: int = DEFAULT_MEMORY_MB
+    """Java heap (``-Xmx``) of a test JVM."""
+
+
+@dataclass(frozen=True)
 class EngineOptions:
-    """What every engine is built with."""
+    """What every engine is built with: the user's :class:`EngineSettings` and what the process that
+    builds the engine has of its own (its sandbox, its cache, its copy of the benchmark's projects)."""
 
     sandbox: Sandbox | None
     """Candidate code runs only through it; None where nothing runs through it (``nl2fix prepare``
@@ -42,14 +59,7 @@ class EngineOptions:
     these options can be shipped to another process."""
     cache_dir: Path
     """``$NL2FIX_CACHE_DIR`` (default ``~/.cache/nl2fix``): workspaces, the compiled test runner."""
-    test_timeout: float = DEFAULT_TEST_TIMEOUT
-    """Seconds one test may take."""
-    candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT
-    """Seconds one candidate's whole validation (compile + every test) may take."""
-    memory_mb: int = DEFAULT_MEMORY_MB
-    """Java heap (``-Xmx``) of a test JVM."""
-    workers: int = 1
-    """How many ``run`` calls the orchestrator makes at once (engines may keep that many warm JVMs)."""
+    settings: EngineSettings = EngineSettings()
     projects_dir: Path | None = None
     """A bundled-style benchmark's ``projects/`` folder (``<Project>/fixed`` + ``patches/<N>.src.patch``),
     beside its dataset JSON; the example benchmark's is used for example bugs without it."""

@@ -32,7 +32,7 @@ from pathlib import Path
 import d4j_bugs
 
 from defects4j_adapter import cache
-from defects4j_adapter.contract import EngineOptions
+from defects4j_adapter.contract import EngineOptions, EngineSettings
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Behaviour, Verdict
@@ -54,7 +54,8 @@ def main() -> int:
     args, d4j, bugs = d4j_bugs.parse(parser)
     if d4j is None:
         return 0
-    engine = FastEngine(EngineOptions(sandbox=make_sandbox(True), cache_dir=cache.cache_dir(), workers=1))
+    engine = FastEngine(EngineOptions(sandbox=make_sandbox(True), cache_dir=cache.cache_dir(),
+                                      settings=EngineSettings(workers=1)))
     labels: dict[str, Counter] = defaultdict(Counter)
     costs: list[tuple[str, float, float]] = []
     references: list[tuple[str, float, int]] = []

@@ -29,7 +29,6 @@ import d4j_bugs
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.jvm import runner
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
-from nl2fix.core.domain import Engine
 
 
 def children_cpu() -> float:
@@ -66,11 +65,13 @@ def measure(bug, d4j, cache_dir: Path, commands: CommandCpu, baselines: bool) ->
     d4j_workspace.ensure_checkout(d4j, bug.id, cache_dir)
     row = {"prepare": children_cpu() - before, **commands.take()}
     if baselines:
+        from defects4j_adapter.contract import EngineSettings
+        from nl2fix.validation.options import ValidationOptions
         from nl2fix.validation.stage import check_baselines
 
         before = children_cpu()
-        check = check_baselines([bug], store_dir=cache_dir / "checks" / bug.id, engine=Engine.FAST, workers=1,
-                                progress=False)[0]
+        check = check_baselines([bug], ValidationOptions(settings=EngineSettings(workers=1)),
+                                store_dir=cache_dir / "checks" / bug.id, progress=False)[0]
         row["baselines"] = children_cpu() - before
         if check.problems:
             print(f"  {bug.id}: {'; '.join(check.problems)}")

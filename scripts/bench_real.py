@@ -65,13 +65,16 @@ import d4j_bugs
 
 import nl2fix as nl2fix_package
 from defects4j_adapter import cache
+from defects4j_adapter.contract import EngineSettings
 from defects4j_adapter.engines import linkage, narrowing
+from defects4j_adapter.sandbox.base import SandboxSpec
 from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.core.processes import run_command
 from nl2fix.java_source.text import candidate_hash
 from nl2fix.store.records import SampleRecord, ValidationRecord
 from nl2fix.store.run_store import STORE_FILE, RunStore
 from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck
+from nl2fix.validation.options import ValidationOptions
 from nl2fix.validation.stage import check_baselines
 
 ENGINES = (Engine.FAST, Engine.DEFECTS4J)
@@ -168,8 +171,9 @@ def baselines(bugs: list[Bug], store: Path, workers: int) -> list[Finding]:
     checks = {}
     for engine in ENGINES:
         start = time.monotonic()
-        found = check_baselines(bugs, store_dir=store, engine=engine, workers=workers,
-                                sandbox=engine is Engine.FAST, progress=True)
+        options = ValidationOptions(engine=engine, sandbox=SandboxSpec.of(engine is Engine.FAST),
+                                    settings=EngineSettings(workers=workers))
+        found = check_baselines(bugs, options, store_dir=store, progress=True)
         checks[engine] = {c.bug.id: c for c in found}
         print(f"baselines with the {engine.value} engine: {time.monotonic() - start:.0f} s", flush=True)
     return [judge(checks[Engine.FAST][b.id], checks[Engine.DEFECTS4J][b.id]) for b in bugs]

@@ -39,10 +39,13 @@ import bench_real
 import d4j_bugs
 
 from defects4j_adapter import cache
+from defects4j_adapter.contract import EngineSettings
 from defects4j_adapter.engines import linkage
+from defects4j_adapter.sandbox.base import SandboxSpec
 from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.store.run_store import STORE_FILE, RunStore
 from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck
+from nl2fix.validation.options import ValidationOptions
 from nl2fix.validation.stage import check_baselines
 
 DATA = Path(__file__).resolve().parent.parent / "docs" / "sweep"
@@ -118,15 +121,21 @@ def category(fast: BaselineCheck, d4j: BaselineCheck | None) -> tuple[str, str]:
     return {"DISAGREE": "disagree"}.get(found.kind, found.kind), found.why
 
 
+def _options(engine: Engine, workers: int) -> ValidationOptions:
+    """The fast engine's candidates run under bubblewrap; the defects4j engine runs none."""
+    sandbox = SandboxSpec.of(engine is Engine.FAST)
+    return ValidationOptions(engine=engine, sandbox=sandbox, settings=EngineSettings(workers=workers))
+
+
 def baselines(bugs: list[Bug], store: Path, workers: int, *, run_defects4j: bool = True) -> list[Row]:
     """Fast baselines of ``bugs``; the defects4j engine's where the fast engine breaks the contract
     (without ``run_defects4j``, only those it has already judged in ``store``)."""
-    fast = {c.bug.id: c for c in check_baselines(bugs, store_dir=store, engine=Engine.FAST, workers=workers,
-                                                  sandbox=True, progress=False)}
+    fast = {c.bug.id: c for c in check_baselines(bugs, _options(Engine.FAST, workers),
+                                                  store_dir=store, progress=False)}
     doubtful = [b for b in bugs if category(fast[b.id], None)[0] != "agree"]
     if run_defects4j:
-        judged = check_baselines(doubtful, store_dir=store, engine=Engine.DEFECTS4J, workers=workers,
-                                 sandbox=False, progress=False) if doubtful else []
+        judged = check_baselines(doubtful, _options(Engine.DEFECTS4J, workers), store_dir=store,
+                                 progress=False) if doubtful else []
     else:
         judged = stored_baselines(doubtful, store, Engine.DEFECTS4J)
     d4j = {c.bug.id: c for c in judged}

@@ -135,3 +135,27 @@ def test_every_subpackage_says_what_it_does_and_may_import():
         if len(doc) < 40 or "TODO" in doc:
             undocumented.append(str(init.relative_to(ROOT)))
     assert undocumented == []
+
+
+def _prints(tree: ast.AST) -> list[int]:
+    """Lines of ``print(...)`` calls outside a module's own command-line entry point (``main``)."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == "main":
+            node.body = []  # what an entry point prints is its command's output
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+            lines.append(node.lineno)
+    return lines
+
+
+def test_library_modules_log_instead_of_printing(graph):
+    """What a library module has to say goes to its logger (``logging.getLogger(__name__)``), which
+    ``--log-level`` and ``-v`` govern; only the command line (``nl2fix.cli``) prints."""
+    printing = [f"{module}:{line}" for module, path in graph.modules.items() if package_of(module) != "nl2fix.cli"
+                for line in _prints(ast.parse(path.read_text(encoding="utf-8")))]
+    assert printing == []
+
+
+def test_the_rule_against_printing_sees_a_print():
+    assert _prints(ast.parse("def f():\n    print('x')\n\ndef main(argv):\n    print(argv)\n")) == [2]

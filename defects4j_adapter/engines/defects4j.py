@@ -16,6 +16,7 @@ which runs before any test.
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -24,15 +25,18 @@ from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace,
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.d4j.cli import CommandResult, CompileResult, Defects4J, TestRun
 from defects4j_adapter.d4j.parsers import ALL_TESTS_FILE, FAILING_TESTS_FILE, FailureKind
-from defects4j_adapter.engines import class_check, linkage, own_judgement
+from defects4j_adapter.engines import class_check, jobs, linkage, own_judgement
 from defects4j_adapter.sandbox.base import Sandbox
 from defects4j_adapter.sandbox.providers import make_sandbox
 from defects4j_adapter.workspaces import confined_defects4j
 from defects4j_adapter.workspaces import defects4j as d4j_workspace
 from nl2fix.core.domain import Bug, Engine
 from nl2fix.core.retry import Backoff, retry_while
+from nl2fix.core.story import tell
 from nl2fix.java_source.splice import RefusedCandidate, SpliceError, encode_source, splice_method
 from nl2fix.java_source.text import text_hash
+
+log = logging.getLogger(__name__)
 
 # Defects4J's own JUnit watchdog kills a test run after 180 s (defects4j.build.xml); one
 # `defects4j test` call also starts ant and recompiles the tests, so a host-side limit below
@@ -121,9 +125,9 @@ class Defects4JEngine:
     def __init__(self, options: EngineOptions, d4j: Defects4J | None = None):
         self.d4j = confined_defects4j.confined(d4j or Defects4J.find(), options.sandbox)
         self.cache_dir = Path(options.cache_dir)
-        self.slots = max(1, options.workers)
-        self.test_timeout = max(options.test_timeout, MIN_TEST_SECONDS)
-        self.candidate_timeout = max(options.candidate_timeout, MIN_CANDIDATE_SECONDS)
+        self.slots = max(1, options.settings.workers)
+        self.test_timeout = max(options.settings.test_timeout, MIN_TEST_SECONDS)
+        self.candidate_timeout = max(options.settings.candidate_timeout, MIN_CANDIDATE_SECONDS)
         self.backoff = COMMAND_BACKOFF
         self.options = options
 
@@ -151,6 +155,8 @@ class Defects4JEngine:
             outcome = self._judge(workspace, slot, method, known_failures, stop_at_first_failure, log_dir, start)
         outcome.wall_seconds = time.monotonic() - start
         outcome.log_dir = log_dir
+        tell(log, "defects4j: compiled and tested by Defects4J's own command line in slot %s: %s", slot.name,
+             jobs.summary(outcome))
         return linkage.noted(outcome, workspace, "Defects4J's Java")
 
     def _judge(
@@ -229,8 +235,8 @@ class Defects4JEngine:
         (:mod:`~defects4j_adapter.engines.own_judgement`)."""
         judged = own_judgement.runner_outcome(
             slot_space, sandbox=self.runner_sandbox, cache_dir=self.cache_dir, known=known,
-            test_timeout=self.options.test_timeout, seconds=deadline - time.monotonic(),
-            memory_mb=self.options.memory_mb)
+            test_timeout=self.options.settings.test_timeout, seconds=deadline - time.monotonic(),
+            memory_mb=self.options.settings.memory_mb)
         outcome.cpu_seconds += judged.cpu_seconds
         own_judgement.fold(outcome, judged, tuple(slot_space.trigger_tests))
 

@@ -54,7 +54,7 @@ class Defects4JRebuild:
             tests: Callable[[Workspace], Outcome]) -> Outcome:
         """Splice ``method`` into a slot, compile it with Defects4J, then ``tests(slot workspace)``."""
         start = time.monotonic()
-        with d4j_workspace.candidate_slot(ws.root, self.options.workers) as slot:
+        with d4j_workspace.candidate_slot(ws.root, self.options.settings.workers) as slot:
             outcome = self._in_slot(ws, slot, method, log_dir, tests)
         outcome.wall_seconds = time.monotonic() - start
         return jobs.with_note(outcome, NOTE)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import logging
 import queue
 import shutil
 import tempfile
@@ -56,6 +57,9 @@ from defects4j_adapter.workspaces.resolve import prepare_workspace
 from nl2fix.core.domain import Bug, Engine
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.retry import Backoff, retry
+from nl2fix.core.story import tell
+
+log = logging.getLogger(__name__)
 
 START_TIMEOUT = 120.0
 JVM_START_BACKOFF = Backoff(attempts=2, first_delay=1.0)
@@ -144,6 +148,46 @@ class TestChoice:
     key: str = ""
     plan: narrowing.Plan | None = None
     triggers_only: bool = False
+
+
+@dataclass(frozen=True)
+class CandidateJob:
+    """One validation as the fast engine's steps hand it on: the method (a candidate, or one of the
+    project's own versions) in its workspace, and how it is run (:meth:`FastEngine.run`'s arguments)."""
+
+    ws: Workspace
+    method: str
+    known_failures: frozenset[str] = frozenset()
+    """Tests that fail on the fixed version too: a failure of theirs does not end the run."""
+    stop_at_first_failure: bool = True
+    log_dir: Path | None = None
+
+    @classmethod
+    def every_test(cls, ws: Workspace, method: str) -> CandidateJob:
+        """A trusted version's run of every test, its logs not kept (the recording's runs)."""
+        return cls(ws, method, stop_at_first_failure=False)
+
+    @property
+    def trusted(self) -> bool:
+        """The buggy or the fixed version: the project's own code, no candidate's."""
+        return _trusted(self.ws, self.method)
+
+    def on(self, ws: Workspace) -> CandidateJob:
+        """The same job on another workspace (a rebuilt copy of this one)."""
+        return replace(self, ws=ws)
+
+
+def described(tests: TestChoice, ws: Workspace) -> str:
+    """Which tests a job of ``tests`` runs, in a candidate's story."""
+    if tests.triggers_only:
+        return f"its {len(ws.trigger_tests)} trigger test(s) only"
+    if tests.probe is not None:
+        return "every test, recording which ones execute the method"
+    if tests.plan is not None:
+        return (f"its {len(ws.trigger_tests)} trigger test(s), then the {len(tests.plan.relevant)} relevant test "
+                f"class(es) that can notice the change ({len(tests.plan.left_out)} test(s) left out: they never "
+                "execute the method)")
+    return f"its {len(ws.trigger_tests)} trigger test(s), then every relevant test class ({len(ws.relevant_tests)})"
 
 
 def _trusted(ws: Workspace, method: str) -> bool:
@@ -239,14 +283,16 @@ class WarmJvm:
     def __init__(self, sandbox: Sandbox, ws: Workspace, runner_dir: Path, options: EngineOptions,
                  one_job: bool = False, memory_mb: int | None = None):
         self.inbox = Path(tempfile.mkdtemp(prefix=f"warm-{ws.bug.id}-", dir=self._jobs_root(options)))
+        self.label = self.inbox.name.rsplit("-", 1)[-1]
+        """Names the JVM in a candidate's story."""
         self.inbox.chmod(0o755)
         self.mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch")
-        argv = runner.jvm_command(runner_dir, memory_mb=memory_mb or options.memory_mb,
+        argv = runner.jvm_command(runner_dir, memory_mb=memory_mb or options.settings.memory_mb,
                                        tmp_dir=sandbox.tmp_dir(self.mounts), mode=["serve"],
                                        test_classpath=ws.classpath, java=sandbox.test_java(), one_job=one_job,
                                        confined=sandbox.confined, job_dirs=sandbox.job_dirs(self.mounts))
         self.sandbox = sandbox
-        self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.candidate_timeout))
+        self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.settings.candidate_timeout))
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=200)
         self.one_job = one_job
@@ -370,10 +416,10 @@ class FastEngine:
         self.runner_dir = runner.runner_classes(options.cache_dir)
         self.rebuild = RebuildEngine(options)
         self.d4j_rebuild = d4j_rebuild.Defects4JRebuild(options)
-        self._warm = _Pool(options.workers)
-        self._compilers = _Pool(options.workers)
+        self._warm = _Pool(options.settings.workers)
+        self._compilers = _Pool(options.settings.workers)
         """JVMs that only compile: no candidate's code runs in them."""
-        self._confirmers = _Pool(options.workers)
+        self._confirmers = _Pool(options.settings.workers)
         """Confirming JVMs of candidates that passed there, by workspace and candidate, kept for that
         candidate's behaviour probe (a plausible candidate's comes next): they ran no other candidate's
         code, and need no start of their own."""
@@ -431,6 +477,7 @@ class FastEngine:
             return made
         checked = Outcome(phase=Phase.COMPILE, compiled=True, cpu_seconds=made.cpu_seconds)
         class_check.checked(checked, lambda: class_check.rejection(ws, class_check.from_report(made.classes)))
+        tell(log, "class-file check: %s", checked.rejection or checked.harness_error or "passed")
         return jobs.with_note(checked, made.note) if checked.rejection or checked.harness_error else made
 
     def compile_source(self, ws: Workspace, write: Callable[[Path], jobs.SplicedFile | Outcome],
@@ -456,12 +503,12 @@ class FastEngine:
                 if isinstance(source, Outcome):
                     return source
                 request = jobs.runner_job(ws, job_id, known=frozenset(), stop_at_first_failure=True,
-                                          test_timeout=self.options.test_timeout, source=source.path)
+                                          test_timeout=self.options.settings.test_timeout, source=source.path)
                 request.compile_only = True
                 request.compile_classpath[:0] = compile_classpath
                 request_file = request.write(job / "request.txt")
                 secret = report_signing.new_key()
-                answer = jvm.ask(request_file, job_id, secret, self.options.candidate_timeout)
+                answer = jvm.ask(request_file, job_id, secret, self.options.settings.candidate_timeout)
                 if answer is None:
                     continue
                 jobs.keep(log_dir, {source.path.name: source.path, "compile.out": answer.text})
@@ -471,15 +518,20 @@ class FastEngine:
                     if ended < 2:
                         continue
                 failure = compiler_failure(killed_for_time=answer.killed_for_time, ended=ended,
-                                           seconds=self.options.candidate_timeout)
+                                           seconds=self.options.settings.candidate_timeout)
                 if failure is not None:
+                    tell(log, "%s: javac failed in compiling JVM %s: %s", source.path.name, jvm.label,
+                         failure.compile_errors)
                     failure.cpu_seconds = answer.cpu_seconds
                     return jobs.with_note(failure, source.note)
                 if report.signed is None or not report.signed.compiled:
                     outcome = runner_output.job_outcome(report, killed_for_time=answer.killed_for_time,
                                                         stderr_tail=answer.stderr_tail, triggers=())
+                    tell(log, "%s: did not compile in compiling JVM %s", source.path.name, jvm.label)
                     outcome.cpu_seconds = answer.cpu_seconds
                     return jobs.with_note(outcome, source.note)
+                tell(log, "%s: compiled in compiling JVM %s (no candidate's code runs there)", source.path.name,
+                     jvm.label)
                 return Compiled(dict(report.class_files), source.note, answer.cpu_seconds)
             finally:
                 shutil.rmtree(job, ignore_errors=True)
@@ -488,15 +540,16 @@ class FastEngine:
 
     def run(self, workspace: Workspace, method: str, *, known_failures: frozenset[str] = frozenset(),
             stop_at_first_failure: bool = True, log_dir: Path | None = None) -> Outcome:
-        judge = functools.partial(self.run_compiled, method=method, known_failures=known_failures,
-                                  stop_at_first_failure=stop_at_first_failure, log_dir=log_dir)
+        job = CandidateJob(workspace, method, known_failures, stop_at_first_failure, log_dir)
         if not declaration.affects_other_classes(workspace.bug.buggy_method, method):
-            outcome = judge(workspace)
+            outcome = self.run_compiled(job)
         elif d4j_rebuild.is_checkout(workspace):
+            tell(log, "the declaration changed in a way other classes can see: Defects4J rebuilds the checkout")
             # rebuilt callers may bind to a changed declaration: every relevant test runs
             outcome = self.d4j_rebuild.run(workspace, method, log_dir=log_dir,
-                                           tests=functools.partial(judge, narrow=False))
+                                           tests=lambda rebuilt: self.run_compiled(job.on(rebuilt), narrow=False))
         else:
+            tell(log, "the declaration changed in a way other classes can see: the rebuild engine recompiles all")
             outcome = self.rebuild.run(workspace, method, known_failures=known_failures,
                                        stop_at_first_failure=stop_at_first_failure, log_dir=log_dir)
             return jobs.with_note(outcome, REBUILT)
@@ -510,7 +563,8 @@ class FastEngine:
         with self._recording_lock:
             found = self._recordings.get(key) or narrowing.load(self.options.cache_dir, workspace, key)
             if found is None:
-                outcome, _ = self._judged(workspace, workspace.bug.buggy_method, frozenset(), False, None,
+                tell(log, "recording which tests execute the method: every test run on the buggy version")
+                outcome, _ = self._in_jvm(CandidateJob.every_test(workspace, workspace.bug.buggy_method),
                                           fresh_jvm=False, tests=self._recording_job(workspace, key))
                 self._recording_cpu[key] = self._recording_cpu.get(key, 0.0) + outcome.cpu_seconds
                 found = narrowing.load(self.options.cache_dir, workspace, key) or narrowing.from_report(None, key)
@@ -525,8 +579,9 @@ class FastEngine:
         plan = narrowing.plan_for(recording, workspace)
         if plan is None:
             return recording.model_copy(update={"checked": True})
-        outcome, _ = self._judged(workspace, workspace.bug.buggy_method, frozenset(), False, None,
-                                  fresh_jvm=False, tests=TestChoice(plan=plan))
+        tell(log, "checking the recording: the buggy version's narrowed run must fail as its whole run did")
+        outcome, _ = self._in_jvm(CandidateJob.every_test(workspace, workspace.bug.buggy_method), fresh_jvm=False,
+                                  tests=TestChoice(plan=plan))
         self._recording_cpu[recording.key] = self._recording_cpu.get(recording.key, 0.0) + outcome.cpu_seconds
         checked = narrowing.checked(recording, plan, workspace, [*outcome.failing_tests, *outcome.timed_out_tests])
         if outcome.harness_error or not outcome.compiled:
@@ -539,7 +594,7 @@ class FastEngine:
     def _recording_job(self, workspace: Workspace, key: str) -> TestChoice:
         return TestChoice(probe=narrowing.probe_method(workspace) or "", key=key)
 
-    def _tests(self, workspace: Workspace, method: str, stop_at_first_failure: bool) -> TestChoice:
+    def _tests(self, job: CandidateJob) -> TestChoice:
         """The reference's baseline (the fixed version's; the buggy one's where there is no fix) runs every
         test, unprobed: a probe called in a hot loop slows a test down (Csv-1's ``testRandom`` met its
         limit with it), and the ground truth's verdict must not pay for the recording. Every other run
@@ -547,9 +602,10 @@ class FastEngine:
         its own, :meth:`recording`) when they are not yet."""
         if not self.narrow:
             return TestChoice()
-        if method == (workspace.bug.fixed_method or workspace.bug.buggy_method) and not stop_at_first_failure:
+        bug = job.ws.bug
+        if job.method == (bug.fixed_method or bug.buggy_method) and not job.stop_at_first_failure:
             return TestChoice()
-        return TestChoice(plan=narrowing.plan_for(self.recording(workspace), workspace))
+        return TestChoice(plan=narrowing.plan_for(self.recording(job.ws), job.ws))
 
     def probe(self, workspace: Workspace, reference: str, candidate: str, *, tests: frozenset[str] | None = None,
               log_dir: Path | None = None) -> ProbeRun:
@@ -564,12 +620,14 @@ class FastEngine:
             return ProbeRun(error="the probe source does not compile: "
                             + (made.compile_errors or made.harness_error)[:500], cpu_seconds=made.cpu_seconds)
         jvm = self._probing_jvm(workspace, candidate)
+        tell(log, "behaviour probe in test JVM %s (%s)", jvm.label,
+             "only this candidate ran there" if jvm.ran else "no candidate's code ran there")
         try:
             if not _trusted(workspace, candidate):
                 jvm.ran.add(candidate)
             run = probing.probe(jvm, workspace, self._job_id(), made.classes, tests=tests,
-                                test_timeout=self.options.test_timeout, job_timeout=self.options.candidate_timeout,
-                                log_dir=log_dir)
+                                test_timeout=self.options.settings.test_timeout,
+                                job_timeout=self.options.settings.candidate_timeout, log_dir=log_dir)
         finally:
             self._release(workspace, jvm)
         run.cpu_seconds += made.cpu_seconds
@@ -591,9 +649,8 @@ class FastEngine:
         return self._warm.take(key, lambda jvm: bool(jvm.ran) and allowed(jvm)) or self._warm.take(key, allowed) \
             or self._new(ws)
 
-    def run_compiled(self, workspace: Workspace, *, method: str, known_failures: frozenset[str],
-                     stop_at_first_failure: bool, log_dir: Path | None, narrow: bool = True) -> Outcome:
-        """Validate ``method`` against the workspace's compiled classes (the fast path): compiled by a
+    def run_compiled(self, job: CandidateJob, *, narrow: bool = True) -> Outcome:
+        """Validate the job's method against its workspace's compiled classes (the fast path): compiled by a
         compiling JVM (:meth:`compile`), run in a test JVM. A pass in a JVM that ran other candidates'
         code first is run again in a fresh JVM, which decides (:func:`confirmed`): a JVM state an
         earlier candidate left (beyond what the runner restores and checks) could have made it pass. So
@@ -605,36 +662,35 @@ class FastEngine:
         test once, in the fresh JVM, instead of twice. The fresh JVM's verdict on the tests the warm
         one did not run stands; a test the warm JVM passed that fails there is a disagreement."""
         start = time.monotonic()
-        tests = self._tests(workspace, method, stop_at_first_failure) if narrow else TestChoice()
-        recording_cpu = self._recording_cpu.pop(narrowing.recording_key(workspace), 0.0)
-        made = self.compile(workspace, method, log_dir)
+        tests = self._tests(job) if narrow else TestChoice()
+        recording_cpu = self._recording_cpu.pop(narrowing.recording_key(job.ws), 0.0)
+        made = self.compile(job.ws, job.method, job.log_dir)
         if isinstance(made, Outcome):
             outcome = made
         else:
-            outcome = self._tested(workspace, method, known_failures, stop_at_first_failure, log_dir, tests, made)
+            outcome = self._tested(job, tests, made)
             outcome.cpu_seconds += made.cpu_seconds
             jobs.with_note(outcome, made.note)
         outcome.cpu_seconds += recording_cpu
         outcome.wall_seconds = time.monotonic() - start
-        outcome.log_dir = log_dir
+        outcome.log_dir = job.log_dir
         return outcome
 
-    def _tested(self, workspace: Workspace, method: str, known_failures: frozenset[str], stop_at_first_failure: bool,
-                log_dir: Path | None, tests: TestChoice, made: Compiled) -> Outcome:
+    def _tested(self, job: CandidateJob, tests: TestChoice, made: Compiled) -> Outcome:
         """The compiled candidate run in a warm test JVM, and a pass, or a non-pass an earlier candidate
         could have caused, judged again in a fresh one (see :meth:`run_compiled`)."""
-        triggers_first = stop_at_first_failure and bool(workspace.trigger_tests) and not _trusted(workspace, method)
-        outcome, fresh = self._judged(workspace, method, known_failures, stop_at_first_failure, log_dir,
-                                      fresh_jvm=False, tests=tests, compiled=made, triggers_first=triggers_first)
-        confirm = functools.partial(self._judged, workspace, method, known_failures, stop_at_first_failure,
-                                    log_dir, fresh_jvm=True, confirming=True, tests=tests, compiled=made)
+        triggers_first = job.stop_at_first_failure and bool(job.ws.trigger_tests) and not job.trusted
+        outcome, fresh = self._in_jvm(job, fresh_jvm=False, tests=tests, compiled=made, triggers_first=triggers_first)
+        confirm = functools.partial(self._in_jvm, job, fresh_jvm=True, confirming=True, tests=tests, compiled=made)
         if not fresh and not _passes(outcome) and unsettled(outcome):
             # the fresh JVM's outcome stands, on every test; the optimising JIT, as the warm JVM had
+            tell(log, "not settled where other candidates' code ran: judged again in a fresh JVM, which decides")
             warm = outcome
             outcome, _ = confirm(full_jit=True)
             outcome.cpu_seconds += warm.cpu_seconds
             return jobs.with_note(outcome, RECHECKED)
         if _passes(outcome) and not fresh:
+            tell(log, "passed where other candidates' code ran: confirmed in a fresh JVM, which decides")
             warm = outcome
             # the quick compiler only for a narrowed set: a whole run is long enough for the optimising
             # tier to pay (Math-3's 2,257 tests: 24.8 CPU-s with C1 only, 15.6 with it)
@@ -646,23 +702,25 @@ class FastEngine:
                 outcome, _ = confirm(full_jit=True)
                 outcome.cpu_seconds += cpu
             outcome.cpu_seconds += warm.cpu_seconds
+            disagree = _disagree(warm, outcome, warm_ran_all=not triggers_first)
+            tell(log, "the fresh JVM %s", "disagrees: it decides" if disagree else "agrees")
             outcome = confirmed(warm, outcome, warm_ran_all=not triggers_first)
         return outcome
 
-    def _judged(self, workspace: Workspace, method: str, known_failures: frozenset[str], stop_at_first_failure: bool,
-                log_dir: Path | None, *, fresh_jvm: bool, confirming: bool = False, full_jit: bool = False,
+    def _in_jvm(self, job: CandidateJob, *, fresh_jvm: bool, confirming: bool = False, full_jit: bool = False,
                 tests: TestChoice = TestChoice(), compiled: Compiled | None = None,
                 triggers_first: bool = False) -> tuple[Outcome, bool]:
-        """One judgement of ``method``, and whether it came from a JVM in which no candidate's code had
-        run before. A confirming JVM takes no other candidate: the warm JVM it confirmed stays the
-        bug's, since the candidates after it run faster in a JVM the earlier ones warmed up; one in
-        which the candidate passed is kept for its behaviour probe (:meth:`_probing_jvm`). It runs with
-        the one-job JIT (:data:`runner.ONE_JOB_JIT`) unless ``full_jit``. ``compiled``: the candidate's
-        classes (compiled here when not given: the trusted versions' runs of :meth:`recording`).
+        """One run of the job's tests in a test JVM (another if that one dies), and whether it came
+        from a JVM in which no candidate's code had run before. A confirming JVM takes no other
+        candidate: the warm JVM it confirmed stays the bug's, since the candidates after it run faster
+        in a JVM the earlier ones warmed up; one in which the candidate passed is kept for its
+        behaviour probe (:meth:`_probing_jvm`). It runs with the one-job JIT
+        (:data:`runner.ONE_JOB_JIT`) unless ``full_jit``. ``compiled``: the candidate's classes
+        (compiled here when not given: the trusted versions' runs of :meth:`recording`).
         ``triggers_first``: a JVM that judged other candidates runs the trigger tests only."""
         own_compile = compiled is None
         if compiled is None:
-            made = self.compile(workspace, method, log_dir)
+            made = self.compile(job.ws, job.method, job.log_dir)
             if isinstance(made, Outcome):
                 return made, False
             compiled = made
@@ -671,24 +729,27 @@ class FastEngine:
         # the candidate's hands is given a second run
         for _ in range(3):
             try:
-                jvm = self._new(workspace, confirming and not full_jit) if fresh_jvm else self._acquire(workspace)
+                jvm = self._new(job.ws, confirming and not full_jit) if fresh_jvm else self._acquire(job.ws)
             except JvmFailure as exc:
                 outcome = Outcome(phase=Phase.COMPILE, compiled=False, harness_error=str(exc))
                 break
             fresh = not jvm.ran
             chosen = replace(tests, triggers_only=True) if triggers_first and not fresh else tests
+            state = "fresh: no candidate's code ran there" if fresh else f"warm: {len(jvm.ran)} candidate(s) ran there"
+            tell(log, "test JVM %s (%s): %s", jvm.label, state, described(chosen, job.ws))
             try:
-                outcome = self._run(jvm, workspace, method, known_failures, stop_at_first_failure, log_dir, chosen,
-                                    compiled)
+                outcome = self._run(jvm, job, chosen, compiled)
             finally:
-                if confirming and outcome is not None and _passes(outcome) and not _trusted(workspace, method):
-                    self._confirmers.give(self._own(workspace, method), jvm)
+                if confirming and outcome is not None and _passes(outcome) and not job.trusted:
+                    self._confirmers.give(self._own(job.ws, job.method), jvm)
                 elif confirming:
                     jvm.close()
                 else:
-                    self._release(workspace, jvm)
+                    self._release(job.ws, jvm)
             if outcome is None:
+                tell(log, "test JVM %s was gone before it took the job", jvm.label)
                 continue
+            tell(log, "test JVM %s: %s", jvm.label, jobs.summary(outcome))
             # a confirming JVM is started for this candidate alone: its start-up is the candidate's cost
             cpu += outcome.cpu_seconds + (jvm.startup_cpu if confirming else 0.0)
             # a JVM that died in the candidate's hands gets one more, fresh JVM: a pass needs the
@@ -704,9 +765,9 @@ class FastEngine:
         outcome.cpu_seconds = cpu
         return (jobs.with_note(outcome, compiled.note) if own_compile else outcome), fresh
 
-    def _run(self, jvm: WarmJvm, ws: Workspace, method: str, known: frozenset[str], stop_first: bool,
-             log_dir: Path | None, tests: TestChoice, compiled: Compiled) -> Outcome | None:
+    def _run(self, jvm: WarmJvm, candidate: CandidateJob, tests: TestChoice, compiled: Compiled) -> Outcome | None:
         """One job: the compiled candidate's tests. None when the JVM was gone before it took the job."""
+        ws = candidate.ws
         job_id = self._job_id()
         job = jvm.inbox / job_id
         job.mkdir(mode=0o755)
@@ -714,19 +775,22 @@ class FastEngine:
             chosen = (replace(ws, relevant_tests=()) if tests.triggers_only
                       else replace(ws, relevant_tests=tests.plan.relevant) if tests.plan else ws)
             runner_job = jobs.runner_job(
-                chosen, job_id, known=known, stop_at_first_failure=stop_first, test_timeout=self.options.test_timeout,
+                chosen, job_id, known=candidate.known_failures,
+                stop_at_first_failure=candidate.stop_at_first_failure,
+                test_timeout=self.options.settings.test_timeout,
                 compiled=jobs.write_classes(compiled.classes, job / "classes"),
             )
             runner_job.only = tests.plan.only if tests.plan and not tests.triggers_only else {}
             runner_job.probe = tests.probe
             request = runner_job.write(job / "request.txt")
             key = report_signing.new_key()
-            if not _trusted(ws, method):
-                jvm.ran.add(method)
-            answer = jvm.ask(request, job_id, key, self.options.candidate_timeout)
+            if not candidate.trusted:
+                jvm.ran.add(candidate.method)
+            answer = jvm.ask(request, job_id, key, self.options.settings.candidate_timeout)
             if answer is None:
                 return None
-            jobs.keep(log_dir, {"request.txt": request, "runner.out": answer.text, "runner.err": answer.stderr_tail})
+            jobs.keep(candidate.log_dir,
+                      {"request.txt": request, "runner.out": answer.text, "runner.err": answer.stderr_tail})
             report = runner_output.read_job(answer.text, key, job_id)
             outcome = runner_output.job_outcome(report, killed_for_time=answer.killed_for_time,
                                                 stderr_tail=answer.stderr_tail, triggers=ws.trigger_tests)

@@ -137,3 +137,18 @@ def with_note(outcome: Outcome, note: str) -> Outcome:
     if note:
         outcome.detail = f"{note}; {outcome.detail}" if outcome.detail else note
     return outcome
+
+
+def summary(outcome: Outcome) -> str:
+    """What a job's outcome was, in a candidate's story."""
+    if not outcome.compiled:
+        return f"not compiled{': ' + outcome.harness_error if outcome.harness_error else ''}"
+    failing = [*outcome.failing_tests, *outcome.timed_out_tests]
+    parts = [f"{outcome.tests_run} test(s) ran", f"failing: {', '.join(failing[:5])}" if failing else "none failed"]
+    if outcome.timed_out:
+        parts.append("a time limit was hit")
+    if outcome.jvm_died:
+        parts.append("the JVM ended during the job")
+    if outcome.harness_error:
+        parts.append(f"harness: {outcome.harness_error[:300]}")
+    return "; ".join(parts)

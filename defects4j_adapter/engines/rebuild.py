@@ -5,6 +5,7 @@ verdicts show what the fast engine's shortcuts must agree with."""
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import time
@@ -17,6 +18,9 @@ from defects4j_adapter.sandbox.base import Limits
 from defects4j_adapter.workspaces import local as local_workspace
 from defects4j_adapter.workspaces.resolve import prepare_workspace
 from nl2fix.core.domain import Bug, Engine
+from nl2fix.core.story import tell
+
+log = logging.getLogger(__name__)
 
 _SOURCE_ERROR = re.compile(r"\.java:\d+: error: ", re.MULTILINE)
 """A javac diagnostic on a source line: the sign that a failed compile is the code's fault."""
@@ -50,7 +54,7 @@ class RebuildEngine:
 
     def limits(self, seconds: float) -> Limits:
         # CPU time may run ahead of the wall clock with parallel GC and compiler threads
-        return Limits(wall_seconds=max(1.0, seconds), cpu_seconds=int(2 * self.options.candidate_timeout) + 10)
+        return Limits(wall_seconds=max(1.0, seconds), cpu_seconds=int(2 * self.options.settings.candidate_timeout) + 10)
 
     def run(self, workspace: Workspace, method: str, *, known_failures: frozenset[str] = frozenset(),
             stop_at_first_failure: bool = True, log_dir: Path | None = None) -> Outcome:
@@ -59,6 +63,8 @@ class RebuildEngine:
             outcome = self._run(workspace, method, known_failures, stop_at_first_failure, log_dir, job, start)
         outcome.wall_seconds = time.monotonic() - start
         outcome.log_dir = log_dir
+        tell(log, "rebuild: every source recompiled in a fresh copy of the workspace, the tests run in a new JVM: %s",
+             jobs.summary(outcome))
         return linkage.noted(outcome, workspace)
 
     def _run(self, ws: Workspace, method: str, known: frozenset[str], stop: bool, log_dir: Path | None,
@@ -73,7 +79,7 @@ class RebuildEngine:
             return spliced
         jobs.keep(log_dir, {buggy_file.name: spliced.path})
         mounts = jobs.workspace_mounts(ws, self.runner_dir, writable=[job], scratch=job / "scratch")
-        deadline = start + self.options.candidate_timeout
+        deadline = start + self.options.settings.candidate_timeout
         cpu = 0.0
         deps = [*ws.classpath]
 
@@ -114,19 +120,19 @@ class RebuildEngine:
         if checked.rejection or checked.harness_error:
             return jobs.with_note(checked, spliced.note)
         request = jobs.runner_job(
-            ws, "rebuild", known=known, stop_at_first_failure=stop, test_timeout=self.options.test_timeout,
+            ws, "rebuild", known=known, stop_at_first_failure=stop, test_timeout=self.options.settings.test_timeout,
             first_on_classpath=(job / "classes", job / "test-classes"),
         ).write(job / "request.txt")
         # the tests run with the job folder read-only: the code under test must not rewrite the
         # compiled tests (or anything else the runner reads) before they are loaded
         test_mounts = jobs.workspace_mounts(ws, self.runner_dir, read_only=[job], scratch=job / "scratch")
-        argv = runner.jvm_command(self.runner_dir, memory_mb=self.options.memory_mb,
+        argv = runner.jvm_command(self.runner_dir, memory_mb=self.options.settings.memory_mb,
                                        tmp_dir=self.sandbox.tmp_dir(test_mounts), mode=["run", str(request)],
                                        test_classpath=ws.classpath, java=self.sandbox.test_java(),
                                        confined=self.sandbox.confined)
         for attempt in range(2):  # noqa: B007 - the last attempt is read after the loop
             key = report_signing.new_key()
-            limits = self.limits(min(self.options.candidate_timeout, deadline - time.monotonic()))
+            limits = self.limits(min(self.options.settings.candidate_timeout, deadline - time.monotonic()))
             result = self.sandbox.run(argv, test_mounts, limits, input=key.hex + "\n")
             cpu += result.cpu_seconds
             os_wall.require_closed(result.stdout, confined=self.sandbox.confined, started=False)

@@ -19,13 +19,15 @@ it). Under ``--sandbox none`` (no separate job uid) the JVM can open it: allowed
 from __future__ import annotations
 
 import enum
-import sys
+import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command, which
+
+log = logging.getLogger(__name__)
 
 SOURCE = Path(__file__).resolve().parents[1] / "native" / "nl2fix_wall.c"
 LIBRARY = "libnl2fix_wall.so"
@@ -102,8 +104,8 @@ def require_closed(text: str, *, confined: bool, started: bool) -> None:
     if not confined:
         if not _told.is_set():
             _told.set()
-            print(f"note: --sandbox none: the test JVMs can open their own memory ({what}), so a candidate "
-                  "could read the report's key and forge its verdict", file=sys.stderr)
+            log.warning("note: --sandbox none: the test JVMs can open their own memory (%s), so a candidate "
+                         "could read the report's key and forge its verdict", what)
         return
     raise Nl2FixError(
         f"refusing a test JVM that can open its own memory ({what}) although the sandbox claims to confine "

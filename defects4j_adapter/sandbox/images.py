@@ -15,14 +15,17 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-import sys
+import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from defects4j_adapter import cache
 from defects4j_adapter.jvm import reference_java
 from defects4j_adapter.jvm.reference_java import Jdk, TestJava
 from nl2fix.core.errors import Nl2FixError
+
+log = logging.getLogger(__name__)
 
 REPOSITORY = "nl2fix-jvm"
 DEFAULT_BASE = "debian:bookworm-slim"
@@ -113,8 +116,9 @@ def image_tag(base_id: str, jdk_major: int) -> str:
     return f"{REPOSITORY}:{digest}"
 
 
-def build(base: str = DEFAULT_BASE, jdk_major: int | None = None, log=print) -> str:
-    """The JVM image on ``base`` (built only when no image of that content exists); its tag."""
+def build(base: str = DEFAULT_BASE, jdk_major: int | None = None, tell: Callable[[str], None] = log.info) -> str:
+    """The JVM image on ``base`` (built only when no image of that content exists); its tag. ``tell``
+    hears what was done (`nl2fix image build` prints it)."""
     from docker.errors import BuildError, ImageNotFound
 
     major = jdk_major or default_jdk_major()
@@ -124,7 +128,7 @@ def build(base: str = DEFAULT_BASE, jdk_major: int | None = None, log=print) -> 
     tag = image_tag(base_image.id, major)
     try:
         client().images.get(tag)
-        log(f"{tag} is present (base {base}, JDK {major}); kept")
+        tell(f"{tag} is present (base {base}, JDK {major}); kept")
         return tag
     except ImageNotFound:
         pass
@@ -138,7 +142,7 @@ def build(base: str = DEFAULT_BASE, jdk_major: int | None = None, log=print) -> 
         tail = "".join(str(c.get("stream", c.get("error", ""))) for c in exc.build_log)[-2000:]
         raise Nl2FixError(f"building {tag} failed: {exc.msg}\n{tail}",
                           "check that apt inside a container reaches Debian's mirror") from exc
-    log(f"built {tag} (base {base}, JDK {major}) in {time.monotonic() - start:.0f}s")
+    tell(f"built {tag} (base {base}, JDK {major}) in {time.monotonic() - start:.0f}s")
     return tag
 
 
@@ -152,11 +156,8 @@ def find(jdk_major: int | None = None) -> str | None:
 def ensure(jdk_major: int | None = None) -> str:
     """The id of the JVM image to run candidates in: one already built, or one built now from
     the default base."""
-    return find(jdk_major) or client().images.get(build(jdk_major=jdk_major, log=_stderr)).id
-
-
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr)
+    # built unasked, for minutes: said as a warning, so the wait is explained without -v
+    return find(jdk_major) or client().images.get(build(jdk_major=jdk_major, tell=log.warning)).id
 
 
 def containers_cpu_seconds() -> float | None:

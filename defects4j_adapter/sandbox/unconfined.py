@@ -9,9 +9,9 @@ machines without bubblewrap and is used only when asked for with ``--no-sandbox`
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -27,6 +27,8 @@ from defects4j_adapter.sandbox.base import (
     register_sandbox,
 )
 from nl2fix.core.errors import Nl2FixError
+
+log = logging.getLogger(__name__)
 
 CONTAINER_ENV = "NL2FIX_CONTAINER"
 """Set to 1 by docker/Dockerfile: the process runs inside nl2fix's validation container."""
@@ -87,12 +89,10 @@ def make_unconfined(spec: SandboxSpec, quiet: bool) -> Sandbox:
     """The unconfined sandbox, which says loudly what it gives up (unless ``quiet``: a copy remade
     in another process)."""
     if not quiet:
-        print(
+        log.warning(
             "WARNING: --sandbox none: candidate code runs UNCONFINED (network, your files); only time, memory, "
-            "process and file-size limits apply"
-            + (" (and not the process limit: running as root)" if os.geteuid() == 0 else ""),
-            file=sys.stderr,
-        )
+            "process and file-size limits apply%s",
+            " (and not the process limit: running as root)" if os.geteuid() == 0 else "")
     if shutil.which("prlimit") is None:
         raise Nl2FixError("prlimit (util-linux) is not installed", "install util-linux")
     return UnconfinedSandbox()

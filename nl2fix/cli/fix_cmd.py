@@ -22,8 +22,7 @@ from nl2fix.sampling import replay_format
 from nl2fix.sampling.backends.providers import NAMES, create
 from nl2fix.sampling.stage import MAX_SAMPLES
 from nl2fix.store.records import RunConfig
-from nl2fix.validation.executors.base import ExecutorKind
-from nl2fix.validation.stage import ValidationOptions
+from nl2fix.validation.options import ExecutorKind, ValidationOptions
 
 NO_PLAUSIBLE_EXIT = 1
 """The exit status when the run worked and no candidate is plausible (errors exit with 2)."""
@@ -88,8 +87,7 @@ NO_PLAUSIBLE_EXIT = 1
 def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, classpath, maven_repo, offline, bug_id,
             run_dir, backend, replay_file, strategy, model, model_style, max_tokens, context_window, rounds,
             samples_per_round, first_prompt, token_budget, n, temperature, base_url, seed, concurrency, retries,
-            engine, workers, sandbox, test_timeout, candidate_timeout, executor, top, apply_n, out, accept_hidden,
-            quiet):
+            validation: ValidationOptions, top, apply_n, out, accept_hidden, quiet):
     """Find, validate and rank fixes of a bug in your own Java project.
 
     Builds the project offline (once per content; what the build lacks is resolved online once, unless
@@ -102,13 +100,13 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
     next round, which shows the model its earlier candidates' test results. With --backend replay,
     the candidates are a patch file's (published, or written by hand) instead of a model's."""
 
-    if executor.kind is not ExecutorKind.LOCAL:
+    if validation.executor.kind is not ExecutorKind.LOCAL:
         raise click.UsageError("nl2fix fix validates on this machine, where the project was built: drop --executor ray")
 
     if not method and not test:
         raise click.UsageError("say which test fails (--test Class::method) or which method to fix "
                                "(--method path/File.java:Class#method)")
-    if engine == Engine.DEFECTS4J.value:
+    if validation.engine is Engine.DEFECTS4J:
         raise click.UsageError("--engine defects4j is for Defects4J checkouts; use fast or rebuild")
     if backend == "vllm" and not model:
         raise click.UsageError("--backend vllm needs --model NAME_OR_PATH")
@@ -121,7 +119,7 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
         system=BuildSystem(build_system) if build_system else None, src_dir=src_dir, test_dir=test_dir,
         classpath=tuple(Path(p) for p in classpath.split(":") if p) if classpath else (), maven_repo=maven_repo,
         offline=offline)
-    located = fix.locate(fix.FixTarget(project, issue, method, test, bug_id), build, say, sandbox)
+    located = fix.locate(fix.FixTarget(project, issue, method, test, bug_id), build, say, validation.sandbox)
     bug = located.bug
     model = default_model(model, backend)
     if replay_file is not None:
@@ -143,9 +141,7 @@ def fix_cmd(project, issue, method, test, build_system, src_dir, test_dir, class
     chosen = create(config, concurrency=concurrency, retries=retries)
     try:
         choices = fix.sample_validate_rank(
-            located, config, run_dir, backend=chosen, progress=not quiet, echo=say,
-            validation=ValidationOptions(engine=Engine(engine), workers=workers, sandbox=sandbox,
-                                         test_timeout=test_timeout, candidate_timeout=candidate_timeout))
+            located, config, run_dir, backend=chosen, validation=validation, progress=not quiet, echo=say)
     finally:
         chosen.close()
     plausible = sum(c.plausible for c in choices)

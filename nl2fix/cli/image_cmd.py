@@ -24,5 +24,5 @@ def build_cmd(base: str | None, jdk_major: str | None) -> None:
     print its tag (nl2fix-jvm:<content hash>). `--sandbox docker` uses the newest image of the
     current recipe, whichever base it was built on."""
 
-    tag = images.build(base or images.DEFAULT_BASE, int(jdk_major) if jdk_major else None, log=say)
+    tag = images.build(base or images.DEFAULT_BASE, int(jdk_major) if jdk_major else None, tell=say)
     say(f"java: {images.test_java(images.client().images.get(tag).id).describe()}")

@@ -16,7 +16,7 @@ import click
 
 from nl2fix import __version__
 from nl2fix.cli import commands
-from nl2fix.cli.terminal import guard_logging, say
+from nl2fix.cli.terminal import LOG_LEVELS, configure_logging, say, verbosity
 from nl2fix.core.errors import Nl2FixError
 
 INTERRUPTED = 130
@@ -72,8 +72,13 @@ class _Group(click.Group):
 
 @click.group(cls=_Group)
 @click.version_option(__version__, prog_name="nl2fix")
-def cli() -> None:
+@click.option("-v", "--verbose", count=True,
+              help="Say what is done on standard error: -v what each step did (info), -vv everything (debug).")
+@click.option("--log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False), default=None,
+              help="The level of what is logged on standard error (overrides -v)  [default: warning]")
+def cli(verbose: int, log_level: str | None) -> None:
     """From a natural-language bug report and the buggy Java method to ranked, test-validated fixes."""
+    configure_logging(verbosity(verbose, log_level))
 
 
 for command in commands.ALL:
@@ -81,5 +86,5 @@ for command in commands.ALL:
 
 
 def main() -> None:
-    guard_logging()
+    configure_logging()  # before the group's options are read: a warning while parsing them shows too
     cli(prog_name="nl2fix")

@@ -6,22 +6,22 @@ validation options `nl2fix validate`'s; each stage skips what the run store alre
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
-from defects4j_adapter.sandbox.base import SandboxSpec
 from nl2fix.cli.report_cmd import format_option, out_option
 from nl2fix.cli.sample_cmd import run_dir_for, sample_cmd, sample_run
 from nl2fix.cli.terminal import say
-from nl2fix.cli.validate_cmd import all_tests_option, validation_specs
-from nl2fix.core.domain import Engine, Verdict
+from nl2fix.cli.validate_cmd import all_tests_option, validation_value
+from nl2fix.core.domain import Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.files import write_text
 from nl2fix.report.data import collect
 from nl2fix.report.render import DEFAULT_HTML_NAME, ReportFormat, render
 from nl2fix.store.run_store import RunStore
-from nl2fix.validation.executors.base import ExecutorSpec
+from nl2fix.validation.options import ValidationOptions
 from nl2fix.validation.stage import validate
 from nl2fix.validation.verdict_source import verdict_engine
 from ranking.display import describe
@@ -45,9 +45,8 @@ def _stage(number: int, name: str) -> None:
 @format_option(ReportFormat.HTML)
 @out_option
 @click.option("--no-codebleu", is_flag=True, help="Leave CodeBLEU (Figure 4) out of the report.")
-@validation_specs  # the engine options come with `nl2fix sample`'s parameters, below
-def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float, candidate_timeout: float,
-            executor: ExecutorSpec, all_tests: bool, embedder: str, fmt: str, out: Path | None, no_codebleu: bool,
+@validation_value  # the validation options come with `nl2fix sample`'s parameters, below
+def run_cmd(validation: ValidationOptions, embedder: str, fmt: str, out: Path | None, no_codebleu: bool,
             **sampling) -> None:
     run_dir = sampling["run_dir"] = run_dir_for(sampling["run_dir"], sampling["dataset"], sampling["strategy"],
                                                 sampling["model"], sampling["backend"], sampling["temperature"])
@@ -60,13 +59,11 @@ def run_cmd(engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float
             say(f"report: {report_path.resolve()} (written when the run ends)")
         _stage(1, "sample")
 
-    sample_run(**sampling, engine=engine, workers=workers, sandbox=sandbox, test_timeout=test_timeout,
-               candidate_timeout=candidate_timeout, executor=executor, on_start=started)
+    # a conversation's rounds judge each candidate as `nl2fix sample` does: --all-tests is the validate stage's
+    sample_run(**sampling, validation=replace(validation, all_tests=False), on_start=started)
 
     _stage(2, "validate")
-    summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=sandbox, progress=progress,
-                       test_timeout=test_timeout, candidate_timeout=candidate_timeout, all_tests=all_tests,
-                       executor=executor)
+    summary = validate(run_dir, validation, progress=progress)
     say(str(summary))
     if summary.nothing_judged:
         raise Nl2FixError(

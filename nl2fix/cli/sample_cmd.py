@@ -17,7 +17,6 @@ from nl2fix.cli.sample_options import (
 )
 from nl2fix.cli.terminal import say
 from nl2fix.cli.validate_cmd import validation_options
-from nl2fix.core.domain import Engine
 from nl2fix.dataset.load import DATASET_FILE, data_dir
 from nl2fix.prompting.prompt import context_window_for
 from nl2fix.report.cost import parse_price
@@ -28,7 +27,7 @@ from nl2fix.sampling.backends.vllm_args import with_parallelism
 from nl2fix.sampling.stage import MAX_SAMPLES, sample
 from nl2fix.store.records import RunConfig
 from nl2fix.store.run_dirs import dataset_label, default_run_dir
-from nl2fix.validation.stage import ValidationOptions
+from nl2fix.validation.options import ValidationOptions
 
 
 @click.command("sample")
@@ -80,8 +79,8 @@ def default_model(model: str | None, backend: str) -> str:
 
 def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, backend, strategy, model, model_style,
                max_tokens, context_window, n, temperature, base_url, replay_file, seed, concurrency, retries, quiet,
-               rounds, samples_per_round, first_prompt, token_budget, engine, workers, sandbox, test_timeout,
-               candidate_timeout, executor, stop=(), vllm_args=(), tensor_parallel_size=None, data_parallel_size=1,
+               rounds, samples_per_round, first_prompt, token_budget, validation: ValidationOptions, stop=(),
+               vllm_args=(), tensor_parallel_size=None, data_parallel_size=1,
                price=None, on_start: Callable[[], None] = lambda: None) -> None:
     """`nl2fix sample` with its options; ``on_start`` runs once they, the bugs and the run directory
     are accepted, before the first request (`nl2fix run` announces its report there, not before a
@@ -126,10 +125,7 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
     )
 
     summary = sample(run_dir, config, bugs, dataset=ds, concurrency=concurrency, retries=retries, progress=not quiet,
-                     on_start=on_start,
-                     validation=ValidationOptions(engine=Engine(engine), workers=workers, sandbox=sandbox,
-                                                  test_timeout=test_timeout, candidate_timeout=candidate_timeout,
-                                                  executor=executor))
+                     on_start=on_start, validation=validation)
     say(str(summary))
     if summary.failed:
         raise SystemExit(1)

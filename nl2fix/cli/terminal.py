@@ -11,6 +11,7 @@ lines (a candidate's ``#2  plausible``) start.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -63,10 +64,42 @@ class _VisibleFormatter(logging.Formatter):
         return visible(super().format(record))
 
 
-def guard_logging() -> None:
-    """Warnings (a retried step's failure, which may quote a tool's or a test's output) printed as
-    Python's last-resort handler prints them, their hidden characters escaped."""
-    handler = logging.StreamHandler()
-    handler.setLevel(logging.WARNING)
-    handler.setFormatter(_VisibleFormatter("%(message)s"))
-    logging.getLogger().addHandler(handler)
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+class _StandardError(logging.StreamHandler):
+    """Writes to the standard error of the moment (click's test runner puts its own in place)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
+def configure_logging(level: int = logging.WARNING) -> None:
+    """What the library logs, on standard error from ``level`` up (``--log-level``, ``-v``: info,
+    ``-vv``: debug), its hidden characters escaped: a log line may quote a tool's, a test's or a
+    candidate's output. Warnings alone read as the messages they are; a more verbose level names
+    each line's level and module."""
+    root = logging.getLogger()
+    handler = next((h for h in root.handlers if isinstance(h, _StandardError)), None)
+    if handler is None:
+        handler = _StandardError()
+        root.addHandler(handler)
+    handler.setFormatter(_VisibleFormatter("%(message)s" if level >= logging.WARNING
+                                           else "%(levelname)s %(name)s: %(message)s"))
+    handler.setLevel(level)
+    root.setLevel(min(level, logging.WARNING))
+
+
+def louder(verbose: int) -> int:
+    """A command's own ``-v`` (given ``verbose`` times): the logging level it asks for, from now on."""
+    if verbose:
+        configure_logging(verbosity(verbose, None))
+    return verbose
+
+
+def verbosity(verbose: int, log_level: str | None) -> int:
+    """The logging level of ``-v`` given ``verbose`` times, or of ``--log-level`` (which wins)."""
+    if log_level is not None:
+        return int(getattr(logging, log_level.upper()))
+    return {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)

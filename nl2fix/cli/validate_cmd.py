@@ -7,37 +7,41 @@ from pathlib import Path
 
 import click
 
-from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT
+from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT, EngineSettings
 from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
 from nl2fix.cli.options import run_option
-from nl2fix.cli.terminal import say
+from nl2fix.cli.terminal import louder, say
 from nl2fix.core.domain import Engine, Verdict
 from nl2fix.report.data import unexplained_candidates
 from nl2fix.report.published import REJUDGE_ENGINE
-from nl2fix.validation.executors.base import ExecutorKind, ExecutorSpec
-from nl2fix.validation.stage import validate
+from nl2fix.validation.options import ExecutorKind, ExecutorSpec, ValidationOptions
+from nl2fix.validation.stage import stories, validate
 
 
-def validation_specs(fn):
-    """Calls ``fn`` with ``sandbox``, the :class:`SandboxSpec` of ``--sandbox`` / ``--no-sandbox``, and
-    ``executor``, the :class:`ExecutorSpec` of ``--executor`` / ``--ray-address``."""
+def validation_value(fn):
+    """Calls ``fn`` with ``validation``, the one :class:`ValidationOptions` of the validation options
+    (:func:`validation_options`, and ``--all-tests`` where the command has it), instead of each."""
 
     @functools.wraps(fn)
-    def wrapper(*args, sandbox: str, no_sandbox: bool, executor: str, ray_address: str | None, **kwargs):
+    def wrapper(*args, engine: str, workers: int, sandbox: str, no_sandbox: bool, test_timeout: float,
+                candidate_timeout: float, executor: str, ray_address: str | None, **kwargs):
         if no_sandbox and sandbox not in (SandboxKind.BWRAP.value, SandboxKind.NONE.value):
             raise click.UsageError(f"--no-sandbox contradicts --sandbox {sandbox}")
-        kind = SandboxKind.NONE if no_sandbox else SandboxKind(sandbox)
-        return fn(*args, sandbox=SandboxSpec(kind), executor=ExecutorSpec(ExecutorKind(executor), ray_address),
-                  **kwargs)
+        validation = ValidationOptions(
+            engine=Engine(engine), sandbox=SandboxSpec(SandboxKind.NONE if no_sandbox else SandboxKind(sandbox)),
+            executor=ExecutorSpec(ExecutorKind(executor), ray_address),
+            settings=EngineSettings(workers=workers, test_timeout=test_timeout, candidate_timeout=candidate_timeout),
+            all_tests=kwargs.pop("all_tests", False))
+        return fn(*args, validation=validation, **kwargs)
 
     return wrapper
 
 
 def validation_options(fn):
     """``--engine``, ``--workers``, ``--sandbox`` (``--no-sandbox``), ``--test-timeout``,
-    ``--candidate-timeout``, ``--executor``, ``--ray-address``; the command gets ``sandbox`` and
-    ``executor`` as specs (:func:`validation_specs`)."""
-    fn = validation_specs(fn)
+    ``--candidate-timeout``, ``--executor``, ``--ray-address``; the command gets them as one
+    ``validation`` (:func:`validation_value`)."""
+    fn = validation_value(fn)
     for option in reversed([
         click.option("--engine", type=click.Choice([e.value for e in Engine]), default=Engine.FAST.value,
                      show_default=True,
@@ -81,30 +85,39 @@ all_tests_option = click.option(
 @click.option("--rejudge-unexplained", is_flag=True,
               help="Only the imported candidates whose published verdict differs from nl2fix's for no known "
                    "reason (see `nl2fix report`), re-judged with --engine defects4j.")
+@click.option("--candidate", "candidates", multiple=True, metavar="HASH",
+              help="Judge this candidate again, and no other (repeatable; a unique start of its hash will do): "
+              "its stored verdict is replaced. With -v its story is printed.")
+@click.option("-v", "--verbose", count=True, callback=lambda ctx, param, value: louder(value),
+              help="Say what is done to each candidate as it happens (-vv: everything); with --candidate, print "
+              "each one's story (its validation.log) at the end.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def validate_cmd(run_dir: Path, engine: str, workers: int, sandbox: SandboxSpec, test_timeout: float,
-                 candidate_timeout: float, executor: ExecutorSpec, all_tests: bool, bug_ids: tuple[str, ...],
-                 rejudge_unexplained: bool, quiet: bool):
+def validate_cmd(run_dir: Path, validation: ValidationOptions, bug_ids: tuple[str, ...], rejudge_unexplained: bool,
+                 candidates: tuple[str, ...], verbose: int, quiet: bool):
     """Compile and test every unique candidate not yet validated by ENGINE (baselines first).
 
     Resumable: verdicts already in the run are kept; `error` verdicts (harness failures) are retried.
-    Exits with status 1 while any candidate's verdict is `error`."""
+    Each validation's artifact folder (RUN/artifacts/BUG/HASH) holds validation.log, the story of what
+    was done to it and its verdict. Exits with status 1 while any candidate's verdict is `error`."""
 
     only = None
     if rejudge_unexplained:
-        if engine != REJUDGE_ENGINE:
+        if validation.engine.value != REJUDGE_ENGINE:
             raise click.UsageError(f"--rejudge-unexplained re-judges with --engine {REJUDGE_ENGINE}")
+        if candidates:
+            raise click.UsageError("--rejudge-unexplained chooses its candidates itself: drop --candidate")
         only = unexplained_candidates(run_dir)
         say(f"re-judging {sum(map(len, only.values()))} candidate(s) of {len(only)} bug(s) whose published verdict "
             "differs from nl2fix's for no known reason")
         if not only:
             return
         bug_ids = tuple(b for b in bug_ids if b in only) if bug_ids else tuple(only)
-    summary = validate(run_dir, engine=Engine(engine), workers=workers, sandbox=sandbox,
-                       bug_ids=list(bug_ids) or None, progress=not quiet, test_timeout=test_timeout,
-                       candidate_timeout=candidate_timeout, all_tests=all_tests,
-                       executor=executor, only=only)
+    summary = validate(run_dir, validation, bug_ids=list(bug_ids) or None, progress=not quiet, again=candidates,
+                       only=only)
     say(str(summary))
+    if verbose and candidates:
+        for story in stories(run_dir, validation.engine, list(bug_ids) or None, candidates):
+            say(story)
     errors = summary.by_verdict.get(Verdict.ERROR, 0)
     if errors:
         say(f"{errors} candidate(s) ended in `error`: the harness or environment failed, not the candidate "

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from defects4j_adapter import cache
@@ -29,7 +29,8 @@ from nl2fix.sampling.stage import sample
 from nl2fix.store.records import RunConfig
 from nl2fix.store.run_dirs import RUNS_DIR, default_run_dir
 from nl2fix.store.run_store import STORE_FILE, RunStore
-from nl2fix.validation.stage import ValidationOptions, validate
+from nl2fix.validation.options import ValidationOptions
+from nl2fix.validation.stage import validate
 from nl2fix.validation.verdict_source import verdict_engine
 from ranking.run import rank_run
 
@@ -194,17 +195,15 @@ def sample_validate_rank(located: Located, config: RunConfig, run_dir: Path, *, 
     first = config.conversation.first_prompt if config.conversation else config.strategy
     if first is Strategy.ONE_SHOT:
         examples = Dataset({**open_dataset("example").bugs, bug.id: bug})
-    validation = replace(validation, workspaces=lambda b: located.built.workspace(b))
+    workspaces = located.built.workspace
     summary = sample(run_dir, config, [bug], dataset=examples, progress=progress, backend=backend,
-                     validation=validation)
+                     validation=validation, workspaces=workspaces)
     echo(str(summary))
     if summary.failed_requests and not summary.unique_candidates:
         raise Nl2FixError("every request to the model failed; nothing to validate", "re-run to ask again")
     if not summary.unique_candidates:
         raise _no_candidate(run_dir, bug)
-    checked = validate(run_dir, engine=validation.engine, workers=validation.workers, sandbox=validation.sandbox,
-                       bug_ids=[bug.id], progress=progress, test_timeout=validation.test_timeout,
-                       candidate_timeout=validation.candidate_timeout, workspaces=validation.workspaces)
+    checked = validate(run_dir, validation, bug_ids=[bug.id], progress=progress, workspaces=workspaces)
     echo(str(checked))
     with RunStore(run_dir) as store:
         baseline = store.validation(bug.id, "buggy", validation.engine.value)

@@ -18,8 +18,10 @@ then builds the next round.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from defects4j_adapter.contract import Workspace
 from nl2fix.core.domain import FIRST_PROMPTS, Bug, ConversationPhase, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.progress import progress_bar
@@ -33,7 +35,8 @@ from nl2fix.sampling.model_fit import ModelFit, first_prompt, model_fit, one_sho
 from nl2fix.sampling.summary import MAX_ERRORS_SHOWN, SampleSummary
 from nl2fix.store.records import RoundRecord, RunConfig
 from nl2fix.store.run_store import RunStore
-from nl2fix.validation.stage import ValidationOptions, validate
+from nl2fix.validation.options import ValidationOptions
+from nl2fix.validation.stage import validate
 
 
 @dataclass
@@ -99,9 +102,11 @@ def _unjudged(store: RunStore, bug: Bug, engine: str) -> bool:
 
 
 def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Dataset, backend: SamplingBackend,
-             summary: SampleSummary, progress: bool, validation: ValidationOptions) -> None:
+             summary: SampleSummary, progress: bool, validation: ValidationOptions,
+             workspaces: Callable[[Bug], Workspace] | None = None) -> None:
     """Run (or resume) the conversation of every bug; ``summary`` counts what happened; ``validation``:
-    how candidates are validated between rounds."""
+    how candidates are validated between rounds, in ``workspaces`` when given (``nl2fix fix``: the
+    user's built project)."""
     conv = config.conversation
     if conv is None:
         raise Nl2FixError("the run has no conversation settings", "use --strategy conversation")
@@ -123,10 +128,7 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
         while active:
             unjudged = [bug.id for bug, _ in active.values() if _unjudged(store, bug, engine)]
             if unjudged:
-                validate(store.run_dir, engine=validation.engine, workers=validation.workers,
-                         sandbox=validation.sandbox, bug_ids=unjudged, progress=False,
-                         test_timeout=validation.test_timeout, candidate_timeout=validation.candidate_timeout,
-                         executor=validation.executor, workspaces=validation.workspaces)
+                validate(store.run_dir, validation, bug_ids=unjudged, progress=False, workspaces=workspaces)
             asked: dict[Request, _Asked] = {}
             for bug, base in list(active.values()):
                 found = next_round(store, config, fit, bug, base, engine)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from defects4j_adapter.contract import Workspace
 from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.load import Dataset
@@ -24,7 +25,7 @@ from nl2fix.sampling.conversation import converse
 from nl2fix.sampling.summary import SampleSummary
 from nl2fix.store.records import RunConfig
 from nl2fix.store.run_store import STORE_FILE, RunStore, discard_if_empty
-from nl2fix.validation.stage import ValidationOptions
+from nl2fix.validation.options import ValidationOptions
 
 MAX_SAMPLES = 100_000
 """Most samples a run asks for per bug (``-n``): far beyond any study's budget, and what a run's store,
@@ -46,13 +47,15 @@ def sample(
     backend: SamplingBackend | None = None,
     on_start: Callable[[], None] = lambda: None,
     validation: ValidationOptions = ValidationOptions(),
+    workspaces: Callable[[Bug], Workspace] | None = None,
 ) -> SampleSummary:
     """Ask ``config.backend`` for ``config.n`` samples of every bug, store them in ``run_dir``.
 
     ``backend`` replaces the one the configuration names (tests pass one with short retry waits);
     else that one is created, with ``concurrency`` and ``retries``, only when some sample is
     missing. ``on_start`` is called once the run directory has taken the configuration and the bugs.
-    A ``conversation`` run validates between its rounds with ``validation``. A run directory this call
+    A ``conversation`` run validates between its rounds with ``validation`` (in ``workspaces`` when
+    given: ``nl2fix fix``'s built project). A run directory this call
     creates is removed again when the call fails before a sample is stored (a missing replay file, an
     unreachable server): what is left behind is a run.
     """
@@ -61,7 +64,8 @@ def sample(
                           f"ask for at most {MAX_SAMPLES:,}")
     new_dir, new_store = not run_dir.exists(), not (run_dir / STORE_FILE).exists()
     try:
-        return _sample(run_dir, config, bugs, dataset, concurrency, retries, progress, backend, on_start, validation)
+        return _sample(run_dir, config, bugs, dataset, concurrency, retries, progress, backend, on_start, validation,
+                       workspaces)
     except BaseException:
         if new_store:
             discard_if_empty(run_dir, directory=new_dir)
@@ -70,7 +74,7 @@ def sample(
 
 def _sample(run_dir: Path, config: RunConfig, bugs: list[Bug], dataset: Dataset, concurrency: int,
             retries: int | None, progress: bool, backend: SamplingBackend | None, on_start: Callable[[], None],
-            validation: ValidationOptions) -> SampleSummary:
+            validation: ValidationOptions, workspaces: Callable[[Bug], Workspace] | None) -> SampleSummary:
     summary = SampleSummary()
     with RunStore(run_dir, create=True) as store:
         config = _set_config(store, config)
@@ -82,7 +86,7 @@ def _sample(run_dir: Path, config: RunConfig, bugs: list[Bug], dataset: Dataset,
                 work = [bug for bug in bugs if _missing(store, bug, 0, config.n)]
                 if work:
                     backend = backend or create(config, concurrency=concurrency, retries=retries)
-                    converse(store, config, work, dataset, backend, summary, progress, validation)
+                    converse(store, config, work, dataset, backend, summary, progress, validation, workspaces)
             else:
                 for start in range(0, config.n, BATCH):
                     missing = {bug.id: _missing(store, bug, start, min(config.n, start + BATCH)) for bug in bugs}

@@ -1,5 +1,4 @@
 """One bug's validation, wherever it runs (this machine's worker threads, or a Ray node): the
-settings it is made with (:class:`ValidationSettings`), the engine options they give, the
 baselines and candidates of the bug (:class:`BugRun`) and what its baselines say
 (:class:`BaselineCheck`).
 
@@ -9,60 +8,33 @@ This is what an executor (:mod:`nl2fix.validation.executors`) needs of validatio
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+import logging
+from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final, Literal, get_args
 
-from defects4j_adapter import cache
-from defects4j_adapter.contract import (
-    DEFAULT_CANDIDATE_TIMEOUT,
-    DEFAULT_TEST_TIMEOUT,
-    EngineOptions,
-    Outcome,
-    Phase,
-    ValidationEngine,
-    Workspace,
-)
+from defects4j_adapter.contract import Outcome, Phase, ValidationEngine, Workspace
 from defects4j_adapter.engines import linkage
-from defects4j_adapter.sandbox.base import SandboxSpec
-from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core import story
 from nl2fix.core.domain import Bug, Verdict
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.story import tell
 from nl2fix.store.records import ValidationRecord
 from nl2fix.validation.behaviour import Prober, Probing
 from nl2fix.validation.failure_site import source_line
-from nl2fix.validation.verdicts import judge, known_failures_of, required_of
+from nl2fix.validation.verdicts import failing_on_fix, passing_on_fix, record_of
 
-FIXED, BUGGY = "fixed", "buggy"
-
-
-@dataclass(frozen=True)
-class ValidationSettings:
-    """What every engine of a validation is built from, wherever it runs: small and picklable, so
-    a Ray node builds its own engine from the same settings (with its own cache and projects)."""
-
-    sandbox: SandboxSpec = SandboxSpec()
-    """What confines candidates; each process makes its own sandbox from it."""
-    workers: int = 2
-    """Candidates validated at once (worker threads; a Ray task's CPUs)."""
-    projects_dir: Path | None = None
-    """A bundled-style benchmark's ``projects/`` folder on the machine that validates: the driver's
-    (beside the run's dataset), or what a Ray node unpacked from the driver's."""
-    test_timeout: float = DEFAULT_TEST_TIMEOUT
-    candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT
-
-
-def engine_options(settings: ValidationSettings) -> EngineOptions:
-    """The engine options of ``settings`` in this process: its sandbox (said loudly when it is
-    ``none``) and its cache."""
-    return EngineOptions(
-        sandbox=make_sandbox(settings.sandbox),
-        cache_dir=cache.cache_dir(),
-        test_timeout=settings.test_timeout,
-        candidate_timeout=settings.candidate_timeout,
-        workers=settings.workers,
-        projects_dir=settings.projects_dir,
-    )
+Reference = Literal["fixed", "buggy"]
+"""The id of one of the project's own versions, validated as a baseline beside the candidates: where
+a candidate's validation has the candidate's hash, a reference version's has this name."""
+FIXED: Final[Reference] = "fixed"
+"""The developer's fix (a user's bug has none: the tree as it is stands in for it)."""
+BUGGY: Final[Reference] = "buggy"
+STORY_FILE = "validation.log"
+"""In each validation's artifact folder: what was done to it, step by step, and its verdict."""
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -120,9 +92,10 @@ def problem_lines(checks: Iterable[BaselineCheck], only: Collection[str] | None 
 
 class BugRun:
     """One bug's validation on the machine that holds its workspace: prepare it once, then the
-    baselines, then each candidate. ``done(hash)`` gives a stored baseline that needs no redoing;
-    ``log_root`` is where each validation's raw logs go (``<log_root>/<hash>``); ``prepare`` gives the
-    workspace when it is not the engine's own (a user's project, built by :mod:`nl2fix.fix.project_build`)."""
+    baselines, then each candidate. ``done(id)`` gives a stored baseline that needs no redoing;
+    ``log_root`` is where each validation's raw logs go (``<log_root>/<id>``, with the story of what
+    was done to it in :data:`STORY_FILE`); ``prepare`` gives the workspace when it is not the engine's
+    own (a user's project, built by :mod:`nl2fix.fix.project_build`)."""
 
     def __init__(self, engine: ValidationEngine, bug: Bug, *, log_root: Path, all_tests: bool = False,
                  prepare: Callable[[Bug], Workspace] | None = None):
@@ -132,27 +105,52 @@ class BugRun:
         self.name = engine.name.value
         self.ws: Workspace | None = None
         self.error = ""
-        self.known: frozenset[str] = frozenset()
-        self.required: frozenset[str] = frozenset()
+        self.fails_on_fix: frozenset[str] = frozenset()
+        """Tests the reference version fails (not held against candidates)."""
+        self.passes_on_fix: frozenset[str] = frozenset()
+        """Tests the reference version passes (every candidate must pass them too)."""
         self.prober: Prober | None = None
 
-    def _judge(self, hash: str, code: str, known: frozenset[str], stop_first: bool,
-               required: frozenset[str] = frozenset(), keep_passed: bool = False) -> ValidationRecord:
+    @contextmanager
+    def _story(self, id: str, stop_first: bool) -> Iterator[None]:
+        """Keeps the story of validating ``id`` (candidate or reference) in its artifact folder."""
+        with story.kept() as lines:
+            try:
+                tell(log, "%s of %s, %s engine, %s", _what(id), self.bug.id, self.name,
+                     "stopping at the first failure" if stop_first else "every test")
+                yield
+            finally:
+                folder = self.log_root / id
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / STORY_FILE).write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+
+    def _validated(self, id: str, code: str, fails_on_fix: frozenset[str], stop_first: bool,
+                   passes_on_fix: frozenset[str] = frozenset(), keep_passed: bool = False) -> ValidationRecord:
+        """The record of ``code`` (candidate or reference ``id``) run by the engine."""
         if self.ws is None:
             outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"workspace: {self.error}")
         else:
             try:
-                outcome = self.engine.run(self.ws, code, known_failures=known, stop_at_first_failure=stop_first,
-                                          log_dir=self.log_root / hash)
+                outcome = self.engine.run(self.ws, code, known_failures=fails_on_fix, stop_at_first_failure=stop_first,
+                                          log_dir=self.log_root / id)
             except (Nl2FixError, OSError) as exc:
                 outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"harness: {exc}")
-        record = judge(outcome, bug_id=self.bug.id, hash=hash, engine=self.name, known_failures=known,
-                       required=required, keep_passed=keep_passed or hash == FIXED)
+        record = record_of(outcome, bug_id=self.bug.id, hash=id, engine=self.name, fails_on_fix=fails_on_fix,
+                           passes_on_fix=passes_on_fix, keep_passed=keep_passed or id == FIXED)
         if self.ws is not None and record.failure_line is not None:
             record.failure_source = source_line(self.ws, record.failing_tests[0], record.failure_line)
+        tell(log, "verdict: %s%s", record.verdict.value, f" ({record.detail})" if record.detail else "")
+        if record.ignored_failures:
+            tell(log, "not held against it (the fixed version fails them too): %s", ", ".join(record.ignored_failures))
         return record
 
-    def baselines(self, done: Callable[[str], ValidationRecord | None],
+    def _baseline(self, id: Reference, code: str, fails_on_fix: frozenset[str] = frozenset(),
+                  passes_on_fix: frozenset[str] = frozenset(), keep_passed: bool = False) -> ValidationRecord:
+        """A reference version's record: every test runs."""
+        with self._story(id, stop_first=False):
+            return self._validated(id, code, fails_on_fix, False, passes_on_fix, keep_passed)
+
+    def baselines(self, done: Callable[[Reference], ValidationRecord | None],
                   save: Callable[[ValidationRecord, bool], None]) -> BaselineCheck:
         """Prepare the workspace, then the fixed version (its failing tests are not held against
         candidates, its passing ones are required of them) and the buggy one, each unless ``done``."""
@@ -168,33 +166,40 @@ class BugRun:
             return self._without_fix(done, save)
         fixed = done(FIXED)
         if fixed is None:
-            fixed = self._judge(FIXED, bug.fixed_method, frozenset(), False)
+            fixed = self._baseline(FIXED, bug.fixed_method)
             save(fixed, False)
-        self.known = known_failures_of(fixed, bug.trigger_tests)
-        self.required = required_of(fixed)
+        self.fails_on_fix = failing_on_fix(fixed, bug.trigger_tests)
+        self.passes_on_fix = passing_on_fix(fixed)
         buggy = done(BUGGY)
         if buggy is None:
-            buggy = self._judge(BUGGY, bug.buggy_method, self.known, False, self.required)
+            buggy = self._baseline(BUGGY, bug.buggy_method, self.fails_on_fix, self.passes_on_fix)
             save(buggy, False)
         return BaselineCheck(bug, fixed, buggy, self.error)
 
-    def _without_fix(self, done: Callable[[str], ValidationRecord | None],
+    def _without_fix(self, done: Callable[[Reference], ValidationRecord | None],
                      save: Callable[[ValidationRecord, bool], None]) -> BaselineCheck:
         """A user's bug has no known fix: the tree as it is stands in for the fixed version. The tests it
         fails other than the failing test are not held against candidates, and a candidate must pass every
         test it passed."""
         buggy = done(BUGGY)
         if buggy is None:
-            buggy = self._judge(BUGGY, self.bug.buggy_method, frozenset(), False, keep_passed=True)
+            buggy = self._baseline(BUGGY, self.bug.buggy_method, keep_passed=True)
             save(buggy, False)
-        self.known = known_failures_of(buggy, self.bug.trigger_tests)
-        self.required = required_of(buggy)
+        self.fails_on_fix = failing_on_fix(buggy, self.bug.trigger_tests)
+        self.passes_on_fix = passing_on_fix(buggy)
         return BaselineCheck(self.bug, None, buggy, self.error)
 
     def candidate(self, hash: str, code: str) -> ValidationRecord:
         """One candidate's verdict (after :meth:`baselines`); a plausible one's behaviour beside the
         developer's fix too (or, for a user's bug, its behaviour for clusters), where the engine probes."""
-        record = self._judge(hash, code, self.known, self.stop_first, self.required)
-        if record.verdict is Verdict.PLAUSIBLE and self.prober is not None:
-            record.behaviour = self.prober.behaviour(code)
+        with self._story(hash, self.stop_first):
+            record = self._validated(hash, code, self.fails_on_fix, self.stop_first, self.passes_on_fix)
+            if record.verdict is Verdict.PLAUSIBLE and self.prober is not None:
+                record.behaviour = self.prober.behaviour(code)
+                tell(log, "behaviour beside the %s version: %s%s", record.behaviour.reference,
+                     record.behaviour.label.value, f" ({record.behaviour.note})" if record.behaviour.note else "")
         return record
+
+
+def _what(id: str) -> str:
+    return f"the {id} version" if id in get_args(Reference) else f"candidate {id}"

@@ -15,21 +15,22 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT, Workspace
+from defects4j_adapter.contract import Workspace
 from defects4j_adapter.jvm import reference_java
-from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
 from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.progress import progress_bar
 from nl2fix.store.records import CandidateRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
-from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck, ValidationSettings, problem_lines
-from nl2fix.validation.executors.base import Executor, ExecutorSpec
+from nl2fix.validation.bug_work import BUGGY, FIXED, STORY_FILE, BaselineCheck, problem_lines
+from nl2fix.validation.executors.base import Executor
 from nl2fix.validation.executors.providers import make_executor
+from nl2fix.validation.options import ValidationOptions
 
 ARTIFACTS = "artifacts"
 
@@ -63,32 +64,22 @@ class ValidateSummary:
         return set(self.by_verdict) == {Verdict.ERROR}
 
 
-SandboxChoice = SandboxSpec | SandboxKind | str | bool
-"""What confines candidates: a spec, a kind (or its name), or True / False for bwrap / none."""
-
-
-@dataclass(frozen=True)
-class ValidationOptions:
-    """How a run's candidates are validated (``nl2fix validate``'s engine options): what another
-    stage hands on when it validates (sampling, between a conversation's rounds)."""
-
-    engine: Engine = Engine.FAST
-    workers: int = 2
-    sandbox: SandboxSpec = SandboxSpec()
-    test_timeout: float = DEFAULT_TEST_TIMEOUT
-    candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT
-    executor: ExecutorSpec = ExecutorSpec()
-    workspaces: Callable[[Bug], Workspace] | None = None
-    """A bug's workspace instead of the engine's own preparation (``nl2fix fix``: the user's built
-    project, which a conversation's rounds validate in too)."""
-
-
 def projects_dir_of(store: RunStore) -> Path | None:
     """A bundled-style dataset keeps its projects beside its JSON."""
     if not store.has_config() or store.config.dataset == "example":
         return None
     candidate = Path(store.config.dataset).parent / "projects"
     return candidate if candidate.is_dir() else None
+
+
+def candidate_hash_of(store: RunStore, bugs: list[Bug], given: str) -> str:
+    """The hash of the one candidate of ``bugs`` whose hash is or starts with ``given``."""
+    found = {c.hash for bug in bugs for c in store.candidates(bug.id) if c.hash.startswith(given)}
+    if len(found) != 1:
+        which = ", ".join(b.id for b in bugs)
+        raise Nl2FixError(f"{len(found) or 'no'} candidate(s) of {which} have a hash starting with {given!r}",
+                          f"give more of the hash (the folders under {store.run_dir / ARTIFACTS}/BUG/ are named by it)")
+    return found.pop()
 
 
 def _select(store: RunStore, bug_ids: list[str] | None) -> list[Bug]:
@@ -104,14 +95,17 @@ class RunStoreDriver:
     to do, read from the run store, and every verdict saved there as it arrives; an executor
     (:mod:`nl2fix.validation.executors`) decides where the work runs."""
 
-    def __init__(self, store: RunStore, engine: Engine, bugs: list[Bug], *, progress: bool,
-                 candidates: bool, all_tests: bool = False, workspaces: Callable[[Bug], Workspace] | None = None,
-                 only: dict[str, set[str]] | None = None):
-        self.store, self.bugs = store, bugs
+    def __init__(self, store: RunStore, options: ValidationOptions, bugs: list[Bug], *, progress: bool,
+                 candidates: bool, projects_dir: Path | None, workspaces: Callable[[Bug], Workspace] | None = None,
+                 again: frozenset[str] = frozenset(), only: dict[str, set[str]] | None = None):
+        self.store, self.options, self.bugs = store, options, bugs
+        self.again = again
+        """Candidates judged again whatever is stored (then the only ones judged)."""
         self.only = only
+        """Just these candidates (bug id -> hashes), those without a verdict (``--rejudge-unexplained``)."""
+        self.projects_dir = projects_dir
         self.workspaces = workspaces
-        self.all_tests = all_tests
-        self.name = engine.value
+        self.name = options.engine.value
         self.with_candidates = candidates
         self.lock = threading.Lock()
         self.summary = ValidateSummary(engine=self.name)
@@ -125,7 +119,7 @@ class RunStoreDriver:
         record = self.store.validation(bug_id, hash, self.name)
         if record is None or record.verdict is Verdict.ERROR:
             return None
-        if self.all_tests and record.verdict is Verdict.WRONG and not record.all_tests_ran:
+        if self.options.all_tests and record.verdict is Verdict.WRONG and not record.all_tests_ran:
             return None
         return record
 
@@ -133,6 +127,8 @@ class RunStoreDriver:
         return sum(self.done(bug.id, h) is None for h in ((FIXED, BUGGY) if bug.fixed_method else (BUGGY,)))
 
     def _todo(self, bug: Bug) -> list[CandidateRecord]:
+        if self.again:
+            return [c for c in self.store.candidates(bug.id) if c.hash in self.again]
         return [c for c in self.store.candidates(bug.id) if self.done(bug.id, c.hash) is None
                 and (self.only is None or c.hash in self.only.get(bug.id, ()))]
 
@@ -160,16 +156,16 @@ class RunStoreDriver:
     def log_root(self, bug: Bug) -> Path:
         return self.store.run_dir / ARTIFACTS / bug.id
 
-    def record_environment(self, environment: dict) -> None:
+    def record_environment(self, environment: dict[str, Any]) -> None:
         """Where the tests ran (the test Java, or Defects4J), for the report."""
         self.store.set_meta_json(reference_java.environment_key(self.name), environment)
 
-    def run(self, executor: Executor, engine: Engine, settings: ValidationSettings) -> ValidateSummary:
+    def run(self, executor: Executor) -> ValidateSummary:
         try:
-            executor.run(self, engine, settings)
+            executor.run(self, self.options)
         finally:
             self.bar.close()
-        counts: Counter = Counter()
+        counts: Counter[Verdict] = Counter()
         for bug in self.bugs:
             counts.update(r.verdict for r in self.store.validations(bug.id, self.name) if r.hash not in (FIXED, BUGGY))
         self.summary.by_verdict = dict(counts)
@@ -177,44 +173,48 @@ class RunStoreDriver:
         return self.summary
 
 
-def validate(run_dir: Path, *, engine: Engine = Engine.FAST, workers: int = 2, sandbox: SandboxChoice = True,
-             bug_ids: list[str] | None = None, progress: bool = True,
-             test_timeout: float = DEFAULT_TEST_TIMEOUT,
-             candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT, all_tests: bool = False,
-             executor: ExecutorSpec = ExecutorSpec(),
-             workspaces: Callable[[Bug], Workspace] | None = None,
-             only: dict[str, set[str]] | None = None) -> ValidateSummary:
+def validate(run_dir: Path, options: ValidationOptions = ValidationOptions(), *, bug_ids: list[str] | None = None,
+             progress: bool = True, workspaces: Callable[[Bug], Workspace] | None = None,
+             again: Collection[str] = (), only: dict[str, set[str]] | None = None) -> ValidateSummary:
     """Validate every unique candidate of the run (of ``bug_ids`` when given) not yet validated
-    by ``engine``; baselines first. ``all_tests`` runs every trigger and relevant test instead of
-    stopping at the first failure (slower; needed for Table 2's regression-pass rate), and
-    re-runs wrong verdicts that stopped early. ``executor`` says where the work runs (this
+    by ``options.engine``; baselines first. ``options.all_tests`` runs every trigger and relevant test
+    instead of stopping at the first failure (slower; needed for Table 2's regression-pass rate), and
+    re-runs wrong verdicts that stopped early. ``options.executor`` says where the work runs (this
     machine, or a Ray cluster); the run store is written here either way. ``workspaces`` gives a
     bug's workspace instead of the engine's own preparation (a user's project, built by
-    :mod:`nl2fix.fix.project_build`; local only). ``only``: just these candidates (bug id -> hashes),
-    as ``validate --rejudge-unexplained`` asks."""
+    :mod:`nl2fix.fix.project_build`; local only). ``again``: candidates (hashes, or unique prefixes
+    of them) judged again, their stored verdicts replaced, and no other candidate judged.
+    ``only``: just these candidates (bug id -> hashes) that have no verdict yet, as
+    ``validate --rejudge-unexplained`` asks."""
     with RunStore(run_dir) as store:
         bugs = _select(store, bug_ids)
         if not bugs:
             raise Nl2FixError(f"{run_dir} has no bugs to validate", "sample candidates first with `nl2fix sample`")
-        # settings, not engine options: a Ray node builds its own from them (its own cache, sandbox
-        # and projects)
-        settings = ValidationSettings(sandbox=SandboxSpec.of(sandbox), workers=workers,
-                                      projects_dir=projects_dir_of(store), test_timeout=test_timeout,
-                                      candidate_timeout=candidate_timeout)
-        driver = RunStoreDriver(store, engine, bugs, progress=progress, candidates=True, all_tests=all_tests,
-                                workspaces=workspaces, only=only)
-        return driver.run(make_executor(executor), engine, settings)
+        driver = RunStoreDriver(store, options, bugs, progress=progress, candidates=True,
+                                projects_dir=projects_dir_of(store), workspaces=workspaces,
+                                again=frozenset(candidate_hash_of(store, bugs, given) for given in again), only=only)
+        return driver.run(make_executor(options.executor))
 
 
-def check_baselines(bugs: list[Bug], *, store_dir: Path, engine: Engine = Engine.FAST, workers: int = 2,
-                    sandbox: SandboxChoice = True, projects_dir: Path | None = None, progress: bool = True,
-                    test_timeout: float = DEFAULT_TEST_TIMEOUT,
-                    candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT,
-                    executor: ExecutorSpec = ExecutorSpec()) -> list[BaselineCheck]:
+def stories(run_dir: Path, engine: Engine, bug_ids: list[str] | None, candidates: Collection[str]) -> list[str]:
+    """Each of ``candidates``' verdict under ``engine`` and the story of its last validation (its
+    artifact folder's :data:`~nl2fix.validation.bug_work.STORY_FILE`)."""
+    out = []
+    with RunStore(run_dir, read_only=True) as store:
+        bugs = _select(store, bug_ids)
+        for hash in (candidate_hash_of(store, bugs, given) for given in candidates):
+            bug = next(b for b in bugs if any(c.hash == hash for c in store.candidates(b.id)))
+            record = store.validation(bug.id, hash, engine.value)
+            path = store.run_dir / ARTIFACTS / bug.id / hash / STORY_FILE
+            told = path.read_text(encoding="utf-8") if path.is_file() else "(no story: it was judged elsewhere)\n"
+            out.append(f"== {bug.id} {hash}: {record.verdict.value if record else 'no verdict'} ==\n{told}")
+    return out
+
+
+def check_baselines(bugs: list[Bug], options: ValidationOptions = ValidationOptions(), *, store_dir: Path,
+                    projects_dir: Path | None = None, progress: bool = True) -> list[BaselineCheck]:
     """Run (or reuse, from ``store_dir``) the buggy and fixed baselines of ``bugs``."""
     with RunStore(store_dir, create=True) as store:
         store.add_bugs(bugs)
-        settings = ValidationSettings(sandbox=SandboxSpec.of(sandbox), workers=workers, projects_dir=projects_dir,
-                                      test_timeout=test_timeout, candidate_timeout=candidate_timeout)
-        driver = RunStoreDriver(store, engine, bugs, progress=progress, candidates=False)
-        return driver.run(make_executor(executor), engine, settings).baselines
+        driver = RunStoreDriver(store, options, bugs, progress=progress, candidates=False, projects_dir=projects_dir)
+        return driver.run(make_executor(options.executor)).baselines

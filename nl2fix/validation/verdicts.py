@@ -1,12 +1,15 @@
 """From what an engine observed to a verdict. Pure.
 
-Tests that also fail on the fixed version (``known_failures``) are not held against a
-candidate, but a run is plausible only when it compiled, reached the end of the tests it was
-given, ran at least one, and passed every test the fixed version passed: "did not run" (or
+Tests that also fail on the fixed version (``fails_on_fix``) are not held against a candidate,
+but a run is plausible only when it compiled, reached the end of the tests it was given, ran at
+least one, and passed every test the fixed version passed (``passes_on_fix``: the field's
+fail-to-pass and pass-to-pass tests together): "did not run" (or
 "skipped") is never a pass, and a harness failure is ``error``, never the candidate's fault.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from defects4j_adapter.contract import Outcome, Phase
 from nl2fix.core.domain import Verdict
@@ -15,27 +18,28 @@ from nl2fix.store.records import ValidationRecord
 COMPILE_ERRORS_LIMIT = 4000
 
 
-def _of_trigger(test: str, trigger_tests) -> bool:
+def _of_trigger(test: str, trigger_tests: Iterable[str]) -> bool:
     """Whether ``test`` (``Class::method``, or ``Class`` for a class-level failure) is, or holds,
     a trigger test."""
     return any(test == t or test == t.split("::")[0] for t in trigger_tests)
 
 
-def not_passed(outcome: Outcome, required: frozenset[str]) -> list[str]:
-    """The ``required`` tests (those the fixed version passed) that this run did not report
+def not_passed(outcome: Outcome, passes_on_fix: frozenset[str]) -> list[str]:
+    """The ``passes_on_fix`` tests (those the fixed version passed) that this run did not report
     passed: skipped (the code under test threw an assumption failure), or never run. Empty when
     the engine does not name the tests it passed (Defects4J). Tests the engine left out because
     they cannot notice the change are not asked for."""
     if outcome.passed_tests is None:
         return []
     passed = set(outcome.passed_tests) | set(outcome.left_out)
-    return sorted(t for t in required if t not in passed)
+    return sorted(t for t in passes_on_fix if t not in passed)
 
 
-def verdict_of(outcome: Outcome, known_failures: frozenset[str] = frozenset(),
-               required: frozenset[str] = frozenset()) -> tuple[Verdict, str]:
-    """The verdict and, when nothing else explains it, why. ``required``: the tests the fixed
-    version passed; a pass must account for every one of them."""
+def verdict_of(outcome: Outcome, fails_on_fix: frozenset[str] = frozenset(),
+               passes_on_fix: frozenset[str] = frozenset()) -> tuple[Verdict, str]:
+    """The verdict and, when nothing else explains it, why: the one place an outcome becomes a
+    verdict. ``passes_on_fix``: the tests the fixed version passed; a pass must account for every
+    one of them. ``fails_on_fix``: the tests it failed, not held against the candidate."""
     if outcome.rejection:
         return Verdict.REJECTED, outcome.rejection
     if outcome.harness_error:
@@ -44,16 +48,16 @@ def verdict_of(outcome: Outcome, known_failures: frozenset[str] = frozenset(),
         if outcome.timed_out:
             return Verdict.TIMEOUT, "compilation ran out of time"
         return Verdict.UNCOMPILABLE, ""
-    if [t for t in outcome.failing_tests if t not in known_failures]:
+    if [t for t in outcome.failing_tests if t not in fails_on_fix]:
         return Verdict.WRONG, ""
-    held_timeouts = [t for t in outcome.timed_out_tests if t not in known_failures]
+    held_timeouts = [t for t in outcome.timed_out_tests if t not in fails_on_fix]
     if held_timeouts or (outcome.timed_out and outcome.phase is not Phase.DONE):
         return Verdict.TIMEOUT, ""
     if outcome.tests_run == 0:
         return Verdict.ERROR, "no test ran"
     if outcome.phase is not Phase.DONE:
         return Verdict.ERROR, f"the tests stopped in the {outcome.phase.value} phase without a failure"
-    missing = not_passed(outcome, required)
+    missing = not_passed(outcome, passes_on_fix)
     if missing:
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
         return Verdict.WRONG, (f"{len(missing)} test(s) the fixed version passed did not pass (skipped or not run): "
@@ -61,18 +65,19 @@ def verdict_of(outcome: Outcome, known_failures: frozenset[str] = frozenset(),
     return Verdict.PLAUSIBLE, ""
 
 
-def judge(outcome: Outcome, *, bug_id: str, hash: str, engine: str, known_failures: frozenset[str] = frozenset(),
-          required: frozenset[str] = frozenset(), keep_passed: bool = False) -> ValidationRecord:
-    """The record of ``outcome``. ``keep_passed`` stores the names of the tests that passed (for the
-    fixed version, whose passes every candidate's must cover)."""
-    verdict, why = verdict_of(outcome, known_failures, required)
+def record_of(outcome: Outcome, *, bug_id: str, hash: str, engine: str, fails_on_fix: frozenset[str] = frozenset(),
+              passes_on_fix: frozenset[str] = frozenset(), keep_passed: bool = False) -> ValidationRecord:
+    """The stored record of ``outcome``, its verdict :func:`verdict_of`'s. ``hash``: the candidate's
+    (or the reference version's) id. ``keep_passed`` stores the names of the tests that passed (for
+    the fixed version, whose passes every candidate's must cover)."""
+    verdict, why = verdict_of(outcome, fails_on_fix, passes_on_fix)
     # a rejected candidate's test results (where its code ran before the check) say nothing
     held = [] if verdict is Verdict.REJECTED else [t for t in outcome.failing_tests + outcome.timed_out_tests
-                                                   if t not in known_failures]
+                                                   if t not in fails_on_fix]
     failing = [t for t in held if t in outcome.failing_tests]
     if verdict is Verdict.WRONG and not failing:
-        failing = not_passed(outcome, required)
-    ignored = [t for t in [*outcome.failing_tests, *outcome.timed_out_tests] if t in known_failures]
+        failing = not_passed(outcome, passes_on_fix)
+    ignored = [t for t in [*outcome.failing_tests, *outcome.timed_out_tests] if t in fails_on_fix]
     first = f"{failing[0]}: {outcome.messages.get(failing[0], '')}".rstrip(": ") if failing else ""
     detail = "; ".join(p for p in (why, first, outcome.detail) if p)
     return ValidationRecord(
@@ -94,13 +99,13 @@ def judge(outcome: Outcome, *, bug_id: str, hash: str, engine: str, known_failur
     )
 
 
-def required_of(fixed: ValidationRecord | None) -> frozenset[str]:
+def passing_on_fix(fixed: ValidationRecord | None) -> frozenset[str]:
     """What a candidate must pass: every test the fixed version passed (recorded by engines that
-    name their tests)."""
+    name their tests): the fail-to-pass and the pass-to-pass tests."""
     return frozenset(fixed.passed_tests) if fixed is not None else frozenset()
 
 
-def known_failures_of(fixed: ValidationRecord | None, trigger_tests=()) -> frozenset[str]:
+def failing_on_fix(fixed: ValidationRecord | None, trigger_tests: Iterable[str] = ()) -> frozenset[str]:
     """Tests that fail on the fixed version (when its baseline ran them), except trigger tests: a
     trigger test is never excused, so a candidate that fails one is wrong whatever the fixed
     version does (that bug's ground truth then does not validate, and reports show it apart)."""

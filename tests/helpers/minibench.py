@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.contract import EngineOptions
+from defects4j_adapter.contract import EngineOptions, EngineSettings
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Strategy
 from nl2fix.dataset.load import load_dataset
@@ -18,6 +18,7 @@ from nl2fix.java_source.splice import method_header
 from nl2fix.java_source.text import candidate_hash
 from nl2fix.store.records import RunConfig, SampleRecord
 from nl2fix.store.run_store import RunStore
+from nl2fix.validation.options import ValidationOptions
 from tests.helpers.paths import FIXTURES
 
 MINIBENCH = FIXTURES / "minibench"
@@ -33,11 +34,21 @@ SANDBOXES = [pytest.param("bwrap", marks=pytest.mark.sandbox), pytest.param("doc
 
 
 def engine_options(cache: Path, **overrides) -> EngineOptions:
-    settings = dict(sandbox=overrides.pop("sandbox", None) or make_sandbox(True), cache_dir=cache,
-                    projects_dir=MINIBENCH / "projects",
-                    test_timeout=TEST_TIMEOUT, candidate_timeout=CANDIDATE_TIMEOUT, memory_mb=256, workers=2)
-    settings.update(overrides)
-    return EngineOptions(**settings)
+    """The engine options of the mini benchmark's short limits; ``overrides`` are options
+    (``sandbox``, ``projects_dir``) or settings (``workers``, ``test_timeout``...)."""
+    options = dict(sandbox=overrides.pop("sandbox", None) or make_sandbox(True), cache_dir=cache,
+                   projects_dir=MINIBENCH / "projects")
+    options.update({k: overrides.pop(k) for k in ("cache_dir", "projects_dir") if k in overrides})
+    settings = EngineSettings(**{**dict(test_timeout=TEST_TIMEOUT, candidate_timeout=CANDIDATE_TIMEOUT, memory_mb=256,
+                                        workers=2), **overrides})
+    return EngineOptions(settings=settings, **options)
+
+
+def validation_options(*, workers: int = 2, test_timeout: float = TEST_TIMEOUT,
+                       candidate_timeout: float = CANDIDATE_TIMEOUT, **options) -> ValidationOptions:
+    """What the command line would give a validation of the mini benchmark with its short limits."""
+    return ValidationOptions(settings=EngineSettings(workers=workers, test_timeout=test_timeout,
+                                                     candidate_timeout=candidate_timeout), **options)
 
 
 def hostile(name: str, bug, **subs: str) -> str:

@@ -13,8 +13,9 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from defects4j_adapter.contract import Outcome, Phase
+from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, Outcome, Phase
 from nl2fix.cli.check_cmd import check
+from nl2fix.cli.main import cli
 from nl2fix.core.domain import Engine, Verdict
 from nl2fix.core.files import EXAMPLE_BENCHMARK
 from nl2fix.core.processes import run_command
@@ -22,9 +23,10 @@ from nl2fix.dataset.load import load_dataset
 from nl2fix.java_source.text import candidate_hash
 from nl2fix.report import metrics
 from nl2fix.store.run_store import RunStore
+from nl2fix.validation.bug_work import STORY_FILE
 from nl2fix.validation.stage import check_baselines, validate
-from nl2fix.validation.verdicts import judge, known_failures_of, required_of, verdict_of
-from tests.helpers.minibench import CANDIDATE_TIMEOUT, MINIBENCH_JSON, TEST_TIMEOUT, hostile, make_run
+from nl2fix.validation.verdicts import failing_on_fix, passing_on_fix, record_of, verdict_of
+from tests.helpers.minibench import MINIBENCH_JSON, hostile, make_run, validation_options
 
 EXAMPLE_JSON = EXAMPLE_BENCHMARK / "nl2fix_dataset.json"
 NL2FIX = [sys.executable, "-c", "from nl2fix.cli.main import main; main()"]
@@ -58,36 +60,38 @@ def test_verdict_rules(outcome, known, expected):
 @pytest.mark.parametrize("failing", [["A::t"], ["A"]])
 def test_a_trigger_test_that_fails_on_the_fixed_version_too_is_never_excused(failing):
     # ``A`` is a class-level failure of the trigger test's class
-    fixed = judge(done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="fixed", engine="fast")
-    known = known_failures_of(fixed, ("A::t",))
+    fixed = record_of(done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="fixed", engine="fast")
+    known = failing_on_fix(fixed, ("A::t",))
     assert known == {"B::u"}  # only the regression test is excused
-    record = judge(done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="h", engine="fast", known_failures=known)
+    record = record_of(done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="h", engine="fast",
+                       fails_on_fix=known)
     assert record.verdict is Verdict.WRONG and record.failing_tests == failing and record.ignored_failures == ["B::u"]
     assert verdict_of(done(failing_tests=["B::u"]), known)[0] is Verdict.PLAUSIBLE
 
 
 def test_a_pass_accounts_for_every_test_the_fixed_version_passed():
-    fixed = judge(done(passed_tests=["A::t", "A::u", "B::v"]), bug_id="B-1", hash="fixed", engine="fast",
-                  keep_passed=True)
-    required = required_of(fixed)
+    fixed = record_of(done(passed_tests=["A::t", "A::u", "B::v"]), bug_id="B-1", hash="fixed", engine="fast",
+                      keep_passed=True)
+    required = passing_on_fix(fixed)
     assert fixed.passed_tests == ["A::t", "A::u", "B::v"] and required == {"A::t", "A::u", "B::v"}
-    assert verdict_of(done(passed_tests=["A::t", "A::u", "B::v", "C::w"]), required=required)[0] is Verdict.PLAUSIBLE
+    every = done(passed_tests=["A::t", "A::u", "B::v", "C::w"])
+    assert verdict_of(every, passes_on_fix=required)[0] is Verdict.PLAUSIBLE
     # a report that names fewer tests (the relevant phase skipped, or tests skipped) is no pass
-    record = judge(done(passed_tests=["A::t"]), bug_id="B-1", hash="h", engine="fast", required=required)
+    record = record_of(done(passed_tests=["A::t"]), bug_id="B-1", hash="h", engine="fast", passes_on_fix=required)
     assert record.verdict is Verdict.WRONG and record.failing_tests == ["A::u", "B::v"]
     assert "2 test(s) the fixed version passed did not pass" in record.detail
     assert record.passed_tests == []  # kept for the fixed version only
     # an engine that does not name passing tests (Defects4J's) is judged as before
-    assert verdict_of(done(), required=required)[0] is Verdict.PLAUSIBLE
+    assert verdict_of(done(), passes_on_fix=required)[0] is Verdict.PLAUSIBLE
 
 
 def test_a_record_lists_held_and_ignored_failures_apart():
     outcome = done(failing_tests=["A::t", "A::u"], messages={"A::u": "AssertionError: boom"}, cpu_seconds=1.23456)
-    record = judge(outcome, bug_id="B-1", hash="h", engine="fast", known_failures=frozenset({"A::t"}))
+    record = record_of(outcome, bug_id="B-1", hash="h", engine="fast", fails_on_fix=frozenset({"A::t"}))
     assert record.verdict is Verdict.WRONG and record.failing_tests == ["A::u"] and record.ignored_failures == ["A::t"]
     assert "A::u: AssertionError: boom" in record.detail and record.cpu_seconds == 1.235
-    assert known_failures_of(record) == frozenset({"A::u"})
-    assert known_failures_of(judge(done(), bug_id="B-1", hash="h", engine="fast")) == frozenset()
+    assert failing_on_fix(record) == frozenset({"A::u"})
+    assert failing_on_fix(record_of(done(), bug_id="B-1", hash="h", engine="fast")) == frozenset()
 
 
 # -- the stage, end to end -----------------------------------------------------------------
@@ -118,8 +122,7 @@ def verdicts(run_dir, engine="fast") -> dict:
 
 @pytest.mark.sandbox
 def test_validate_judges_every_unique_candidate_once(run_dir, minibench, nl2fix_cache, confined):
-    summary = validate(run_dir, workers=2, progress=False, test_timeout=TEST_TIMEOUT,
-                       candidate_timeout=CANDIDATE_TIMEOUT)
+    summary = validate(run_dir, validation_options(), progress=False)
     mini1, mini2 = minibench.bugs["Mini-1"], minibench.bugs["Mini-2"]
     got = {k: r.verdict for k, r in verdicts(run_dir).items()}
     assert got == {
@@ -144,8 +147,16 @@ def test_validate_judges_every_unique_candidate_once(run_dir, minibench, nl2fix_
     assert all(r.wall_seconds > 0 for r in records.values())
     artifacts = run_dir / "artifacts" / "Mini-1" / candidate_hash(mini1.buggy_method)
     assert (artifacts / "runner.out").is_file() and (artifacts / "Calc.java").is_file()
+    story = (artifacts / STORY_FILE).read_text().splitlines()
+    assert story[0] == f"candidate {artifacts.name} of Mini-1, fast engine, stopping at the first failure"
+    assert any(line.startswith("Calc.java: compiled in compiling JVM") for line in story)
+    assert any(line.startswith("test JVM ") for line in story)
+    assert story[-1].startswith("verdict: wrong (")
+    fixed_story = (run_dir / "artifacts" / "Mini-2" / "fixed" / STORY_FILE).read_text().splitlines()
+    assert fixed_story[0] == "the fixed version of Mini-2, fast engine, every test"
+    assert fixed_story[-1].startswith("verdict: wrong")
 
-    again = validate(run_dir, workers=2, progress=False, test_timeout=TEST_TIMEOUT)
+    again = validate(run_dir, validation_options(candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT), progress=False)
     assert again.validated == 0 and again.skipped == 6 and again.cpu_seconds == 0
     assert verdicts(run_dir) == records
 
@@ -153,13 +164,15 @@ def test_validate_judges_every_unique_candidate_once(run_dir, minibench, nl2fix_
 @pytest.mark.sandbox
 def test_error_verdicts_are_retried_and_engines_are_kept_apart(run_dir, minibench, nl2fix_cache, confined):
     mini2 = minibench.bugs["Mini-2"]
-    validate(run_dir, workers=1, progress=False, bug_ids=["mini_2"], test_timeout=TEST_TIMEOUT)
+    validate(run_dir, validation_options(workers=1, candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT), progress=False,
+             bug_ids=["mini_2"])
     assert {b for b, _ in verdicts(run_dir)} == {"Mini-2"}
     key = ("Mini-2", candidate_hash(mini2.buggy_method))
     with RunStore(run_dir) as store:
         store.save_validation(verdicts(run_dir)[key].model_copy(update={"verdict": Verdict.ERROR,
                                                                         "detail": "disk gone"}))
-    summary = validate(run_dir, workers=1, progress=False, bug_ids=["Mini-2"], test_timeout=TEST_TIMEOUT)
+    summary = validate(run_dir, validation_options(workers=1, candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT),
+                       progress=False, bug_ids=["Mini-2"])
     assert summary.validated == 1 and summary.skipped == 1
     assert verdicts(run_dir)[key].verdict is Verdict.WRONG
     assert verdicts(run_dir, "rebuild") == {}
@@ -221,17 +234,45 @@ def test_dataset_check_reports_ground_truths_that_do_not_validate(tmp_path, mini
     assert any(l.startswith("WARN Mini-2: the fixed version fails 1 regression test") for l in lines), result.output
     assert "1 of 2 ground truths validate with the fast engine" in result.output
 
-    checks = check_baselines(list(minibench.bugs.values()), store_dir=tmp_path / "good", progress=False,
-                             test_timeout=TEST_TIMEOUT, engine=Engine.FAST,
+    checks = check_baselines(list(minibench.bugs.values()),
+                             validation_options(candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT, engine=Engine.FAST),
+                             store_dir=tmp_path / "good", progress=False,
                              projects_dir=MINIBENCH_JSON.parent / "projects")
     assert all(c.ground_truth_ok for c in checks)
 
 
 @pytest.mark.sandbox
+def test_one_candidate_judged_again_tells_its_story(run_dir, minibench, nl2fix_cache, confined):
+    mini1 = minibench.bugs["Mini-1"]
+    validate(run_dir, validation_options(), progress=False, bug_ids=["Mini-1"])
+    before = verdicts(run_dir)
+    plausible = candidate_hash(mini1.fixed_method)
+    (run_dir / "artifacts" / "Mini-1" / plausible / STORY_FILE).unlink()
+
+    result = CliRunner().invoke(cli, ["validate", "--run", str(run_dir), "--bug", "Mini-1", "--candidate",
+                                      plausible[:6], "-v", "--quiet", "--test-timeout", "2"])
+    assert result.exit_code == 0, result.output
+    assert "validated 1 candidate(s) with the fast engine, 3 already done" in result.output
+    printed = result.output[result.output.index(f"== Mini-1 {plausible}: plausible =="):].splitlines()
+    assert printed[1] == f"candidate {plausible} of Mini-1, fast engine, stopping at the first failure"
+    assert "verdict: plausible" in printed
+    story = (run_dir / "artifacts" / "Mini-1" / plausible / STORY_FILE).read_text().splitlines()
+    assert printed[1:] == [*story, ""]  # the story as written, then the blank line that ends it
+    after = verdicts(run_dir)
+    assert after[("Mini-1", plausible)].verdict is Verdict.PLAUSIBLE
+    assert after[("Mini-1", plausible)].wall_seconds != before[("Mini-1", plausible)].wall_seconds  # judged again
+    others = {k for k in before if k[1] != plausible}
+    assert {k: after[k] for k in others} == {k: before[k] for k in others}
+
+    ambiguous = CliRunner().invoke(cli, ["validate", "--run", str(run_dir), "--bug", "Mini-1", "--candidate", "",
+                                         "--quiet"])
+    assert ambiguous.exit_code == 2 and "4 candidate(s) of Mini-1 have a hash starting with ''" in ambiguous.output
+
+
+@pytest.mark.sandbox
 def test_all_tests_completes_wrong_verdicts_that_stopped_early(run_dir, minibench, nl2fix_cache, confined):
     mini1 = minibench.bugs["Mini-1"]
-    validate(run_dir, workers=2, progress=False, bug_ids=["Mini-1"], test_timeout=TEST_TIMEOUT,
-             candidate_timeout=CANDIDATE_TIMEOUT)
+    validate(run_dir, validation_options(), progress=False, bug_ids=["Mini-1"])
     key = ("Mini-1", candidate_hash(mini1.buggy_method))
     early = verdicts(run_dir)[key]
     assert early.verdict is Verdict.WRONG and not early.all_tests_ran
@@ -240,8 +281,7 @@ def test_all_tests_completes_wrong_verdicts_that_stopped_early(run_dir, minibenc
     plausible = verdicts(run_dir)[("Mini-1", candidate_hash(mini1.fixed_method))]
     assert plausible.all_tests_ran
 
-    summary = validate(run_dir, workers=2, progress=False, bug_ids=["Mini-1"], test_timeout=TEST_TIMEOUT,
-                       candidate_timeout=CANDIDATE_TIMEOUT, all_tests=True)
+    summary = validate(run_dir, validation_options(all_tests=True), progress=False, bug_ids=["Mini-1"])
     assert summary.validated == 1  # only the wrong verdict that had stopped early is redone
     full = verdicts(run_dir)[key]
     assert full.verdict is Verdict.WRONG and full.all_tests_ran and full.tests_run > early.tests_run

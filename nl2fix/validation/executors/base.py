@@ -3,54 +3,25 @@
 
 Either way the driver -- the process holding the run store -- is the store's only writer: an
 executor hands every verdict to the driver (:class:`ValidationDriver`) as it arrives and each
-bug's baseline check when it is known. Its interface is one call, ``run(driver, engine,
-settings)``, where ``settings`` are the :class:`~nl2fix.validation.bug_work.ValidationSettings`
-each engine is built from (a Ray node builds its own engine from them). Executors register
+bug's baseline check when it is known. Its interface is one call, ``run(driver, options)``, where
+``options`` are the :class:`~nl2fix.validation.options.ValidationOptions` each engine is built from
+(a Ray node builds its own engine from them). Executors register
 themselves with :func:`register_executor`;
 :func:`nl2fix.validation.executors.providers.make_executor` makes the one a spec asks for.
 """
 
 from __future__ import annotations
 
-import enum
-import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from defects4j_adapter.contract import Workspace
-from nl2fix.core.domain import Bug, Engine
-from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.domain import Bug
 from nl2fix.core.registry import Registry
 from nl2fix.store.records import CandidateRecord, ValidationRecord
-from nl2fix.validation.bug_work import BaselineCheck, ValidationSettings
-
-RAY_ADDRESS_ENV = "RAY_ADDRESS"
-
-
-class ExecutorKind(str, enum.Enum):
-    LOCAL = "local"
-    RAY = "ray"
-
-
-@dataclass(frozen=True)
-class ExecutorSpec:
-    """Where to validate: ``--executor`` and ``--ray-address``."""
-
-    kind: ExecutorKind = ExecutorKind.LOCAL
-    ray_address: str | None = None
-    """A Ray cluster's address (``HOST:PORT``, ``ray://HOST:PORT``); default ``$RAY_ADDRESS``, else
-    ``auto`` (the cluster this machine belongs to)."""
-
-    def __post_init__(self) -> None:
-        if self.ray_address and self.kind is not ExecutorKind.RAY:
-            raise Nl2FixError("--ray-address is only used with --executor ray",
-                              "add --executor ray, or drop --ray-address")
-
-    @property
-    def address(self) -> str:
-        return self.ray_address or os.environ.get(RAY_ADDRESS_ENV) or "auto"
+from nl2fix.validation.bug_work import BaselineCheck
+from nl2fix.validation.options import ExecutorKind, ExecutorSpec, ValidationOptions
 
 
 class ValidationDriver(Protocol):
@@ -58,7 +29,8 @@ class ValidationDriver(Protocol):
     and where each result goes (the run store, which only the driver writes)."""
 
     bugs: list[Bug]
-    all_tests: bool
+    projects_dir: Path | None
+    """A bundled-style benchmark's ``projects/`` folder on the driver's machine (beside the run's dataset)."""
     workspaces: Callable[[Bug], Workspace] | None
     """A bug's workspace when it is not the engine's own (a user's project, built on this machine)."""
 
@@ -77,12 +49,12 @@ class ValidationDriver(Protocol):
     def log_root(self, bug: Bug) -> Path:
         """Where the raw logs of ``bug``'s validations go."""
 
-    def record_environment(self, environment: dict) -> None:
+    def record_environment(self, environment: dict[str, Any]) -> None:
         """Where the tests ran (the test Java, or Defects4J), for the report."""
 
 
 class Executor(Protocol):
-    def run(self, driver: ValidationDriver, engine: Engine, settings: ValidationSettings) -> None:
+    def run(self, driver: ValidationDriver, options: ValidationOptions) -> None:
         """Validate every bug of ``driver``: baselines, then the candidates it has still to do."""
 
 

@@ -10,31 +10,26 @@ from typing import TYPE_CHECKING
 
 from defects4j_adapter.engines.providers import make_engine
 from defects4j_adapter.jvm import reference_java
-from nl2fix.core.domain import Bug, Engine
-from nl2fix.validation.bug_work import BugRun, ValidationSettings, engine_options
-from nl2fix.validation.executors.base import (
-    Executor,
-    ExecutorKind,
-    ExecutorSpec,
-    ValidationDriver,
-    register_executor,
-)
+from nl2fix.core.domain import Bug
+from nl2fix.validation.bug_work import BugRun
+from nl2fix.validation.executors.base import Executor, ValidationDriver, register_executor
 from nl2fix.validation.executors.pool import WorkPool
+from nl2fix.validation.options import ExecutorKind, ExecutorSpec, ValidationOptions
 
 if TYPE_CHECKING:
     from nl2fix.store.records import CandidateRecord
 
 
 class LocalExecutor:
-    def run(self, driver: ValidationDriver, engine: Engine, settings: ValidationSettings) -> None:
-        options = engine_options(settings)
-        eng = make_engine(engine, options)
+    def run(self, driver: ValidationDriver, options: ValidationOptions) -> None:
+        engine_options = options.engine_options(driver.projects_dir)
+        eng = make_engine(options.engine, engine_options)
         try:
-            driver.record_environment(reference_java.environment(eng.name, options.sandbox))
-            pool = WorkPool(settings.workers, eng.close)
+            driver.record_environment(reference_java.environment(eng.name, engine_options.sandbox))
+            pool = WorkPool(options.settings.workers, eng.close)
 
             def bug_task(index: int, bug: Bug) -> None:
-                run = BugRun(eng, bug, log_root=driver.log_root(bug), all_tests=driver.all_tests,
+                run = BugRun(eng, bug, log_root=driver.log_root(bug), all_tests=options.all_tests,
                              prepare=driver.workspaces)
                 driver.checked(run.baselines(lambda hash: driver.done(bug.id, hash), driver.save))
 

@@ -16,8 +16,10 @@ import select
 import shutil
 import signal
 import socket
+import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from nl2fix.core.errors import Nl2FixError
@@ -34,7 +36,8 @@ START_TIMEOUT = 120.0
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 def descendants(pid: int) -> list[tuple[int, str]]:
@@ -62,7 +65,8 @@ class LocalRayCluster:
     """``nodes`` Ray nodes of ``cpus`` CPUs each; node ``i``'s environment is this process's updated
     with ``env(i)`` (a None value removes the variable)."""
 
-    def __init__(self, nodes: int = 2, cpus: int = 1, env=lambda i: {}):
+    def __init__(self, nodes: int = 2, cpus: int = 1,
+                 env: Callable[[int], dict[str, str | None]] = lambda i: {}):
         if which("ray") is None:
             raise Nl2FixError("the `ray` command is not installed", "pip install 'nl2fix[ray]'")
         # Ray's sockets live below its temp dir, and a socket's path may not exceed 107 bytes
@@ -75,7 +79,7 @@ class LocalRayCluster:
         self.cpus, self.env = cpus, env
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
-        self.procs: list = []
+        self.procs: list[subprocess.Popen[bytes]] = []
         try:
             for _ in range(nodes):
                 self.add_node()
@@ -87,8 +91,8 @@ class LocalRayCluster:
         i = len(self.procs)
         where = (["--head", "--port", str(self.port), "--include-dashboard=false", "--temp-dir", str(self.temp_dir)]
                  if i == 0 else ["--address", self.address])
-        env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", **FAST_HEALTH_CHECKS, **self.auth_env, **self.env(i)}
-        env = {k: v for k, v in env.items() if v is not None}
+        given = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", **FAST_HEALTH_CHECKS, **self.auth_env, **self.env(i)}
+        env = {k: v for k, v in given.items() if v is not None}
         self.procs.append(spawn(["ray", "start", "--block", "--num-cpus", str(self.cpus), "--node-ip-address",
                                  "127.0.0.1", "--disable-usage-stats", *where], env=env))
         self.wait_for(i + 1)
@@ -101,6 +105,7 @@ class LocalRayCluster:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise Nl2FixError(f"Ray node {count - 1} did not start in {START_TIMEOUT:.0f} s: {seen[-2000:]!r}")
+            assert proc.stdout is not None and proc.stderr is not None  # spawn pipes all three streams
             ready, _, _ = select.select([proc.stdout, proc.stderr], [], [], min(left, 1.0))
             for stream in ready:
                 chunk = os.read(stream.fileno(), 65536)
@@ -133,5 +138,5 @@ class LocalRayCluster:
     def __enter__(self) -> LocalRayCluster:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -25,7 +25,7 @@ class WorkPool:
 
     def __init__(self, workers: int, before_stop: Callable[[], None]):
         self.before_stop = before_stop
-        self.queues: dict[Any, list[tuple[tuple, int, Callable[[], None]]]] = {}
+        self.queues: dict[Any, list[tuple[tuple[int, ...], int, Callable[[], None]]]] = {}
         self.seq = itertools.count()
         self.pending = 0
         self.cv = threading.Condition()
@@ -36,7 +36,7 @@ class WorkPool:
         """The group each worker is with, by worker index."""
         self.threads = [threading.Thread(target=self._loop, args=(i,), daemon=True) for i in range(max(1, workers))]
 
-    def submit(self, group: Hashable, priority: tuple, fn: Callable[[], None]) -> None:
+    def submit(self, group: Hashable, priority: tuple[int, ...], fn: Callable[[], None]) -> None:
         with self.cv:
             self.pending += 1
             heapq.heappush(self.queues.setdefault(group, []), (priority, next(self.seq), fn))

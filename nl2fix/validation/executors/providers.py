@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from nl2fix.validation.executors import local, ray_executor  # noqa: F401 - each registers its kind
-from nl2fix.validation.executors.base import EXECUTORS, Executor, ExecutorSpec
+from nl2fix.validation.executors.base import EXECUTORS, Executor
+from nl2fix.validation.options import ExecutorSpec
 
 
 def make_executor(spec: ExecutorSpec) -> Executor:

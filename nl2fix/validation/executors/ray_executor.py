@@ -23,20 +23,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from defects4j_adapter.contract import COMPILER_MEMORY_MB, DEFAULT_MEMORY_MB
 from defects4j_adapter.workspaces import local as local_workspace
-from nl2fix.core.domain import Bug, Engine
+from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
-from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck, ValidationSettings
+from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck
 from nl2fix.validation.executors import ray_task
 from nl2fix.validation.executors.base import (
     Executor,
-    ExecutorKind,
-    ExecutorSpec,
     ValidationDriver,
     register_executor,
 )
+from nl2fix.validation.options import ExecutorKind, ExecutorSpec, ValidationOptions
 
 MAX_RETRIES = 3
 """Attempts after the first for a task whose worker or node died."""
@@ -47,16 +47,16 @@ POLL_SECONDS = 1.0
 CONNECT_TIMEOUT = 10.0
 
 
-def placement(workers: int, memory_mb: int = DEFAULT_MEMORY_MB) -> dict:
+def placement(workers: int, memory_mb: int = DEFAULT_MEMORY_MB) -> dict[str, int]:
     """The resources one bug's task asks for: a CPU per worker, and the memory of its test JVM and of
     its JVM that compiles."""
     per_worker = memory_mb + COMPILER_MEMORY_MB + 2 * JVM_OVERHEAD_MB
     return {"num_cpus": workers, "memory": workers * per_worker * 2**20}
 
 
-def infeasible(nodes: list[dict], request: dict) -> str | None:
+def infeasible(nodes: list[dict[str, Any]], request: dict[str, int]) -> str | None:
     """Why no live node of ``ray.nodes()`` can ever run a task asking for ``request``, or None."""
-    alive: list[dict] = [n.get("Resources", {}) for n in nodes if n.get("Alive")]
+    alive: list[dict[str, Any]] = [n.get("Resources", {}) for n in nodes if n.get("Alive")]
     if any(r.get("CPU", 0) >= request["num_cpus"] and r.get("memory", 0) >= request["memory"] for r in alive):
         return None
     biggest = max(alive, key=lambda r: (r.get("CPU", 0), r.get("memory", 0)), default={})
@@ -65,7 +65,7 @@ def infeasible(nodes: list[dict], request: dict) -> str | None:
             f"{biggest.get('memory', 0) / 2**30:.1f} GiB)")
 
 
-def runtime_env() -> dict:
+def runtime_env() -> dict[str, Any]:
     """nl2fix's own packages, shipped to every node with the job, so nodes run the driver's code."""
     modules = [importlib.import_module(name).__path__[0] for name in PACKAGES]
     return {"py_modules": modules, "excludes": ["__pycache__", "*.pyc"]}
@@ -109,7 +109,7 @@ def connected(address: str) -> Iterator[ModuleType]:
 class _Projects:
     """Each bundled-style project tree put in the object store once, for every task that needs it."""
 
-    def __init__(self, ray, projects_dir: Path | None):
+    def __init__(self, ray: ModuleType, projects_dir: Path | None):
         self.ray, self.projects_dir = ray, projects_dir
         self.refs: dict[Path, tuple[str, object]] = {}
 
@@ -127,17 +127,17 @@ class RayExecutor:
     def __init__(self, address: str):
         self.address = address
 
-    def run(self, driver: ValidationDriver, engine: Engine, settings: ValidationSettings) -> None:
+    def run(self, driver: ValidationDriver, options: ValidationOptions) -> None:
         if driver.workspaces is not None:
             raise Nl2FixError("a project built on this machine (`nl2fix fix`) cannot be validated on a Ray cluster",
                               "use --executor local")
         with connected(self.address) as ray:
-            request = placement(settings.workers)
+            request = placement(options.settings.workers)
             problem = infeasible(ray.nodes(), request)
             if problem:
                 raise Nl2FixError(problem, "lower --workers (the CPUs each bug's task takes), or add bigger nodes")
             task = ray.remote(ray_task.validate_bug).options(**request, max_retries=MAX_RETRIES, retry_exceptions=False)
-            projects = _Projects(ray, settings.projects_dir)
+            projects = _Projects(ray, driver.projects_dir)
             streams: dict[object, Bug] = {}
             for bug in driver.bugs:
                 baselines = {h: r for h in (FIXED, BUGGY) if (r := driver.done(bug.id, h)) is not None}
@@ -145,8 +145,8 @@ class RayExecutor:
                 if len(baselines) == 2 and not todo:
                     driver.checked(BaselineCheck(bug, baselines[FIXED], baselines[BUGGY]))
                     continue
-                job = ray_task.BugJob(bug=bug, engine=engine, settings=settings, baselines=baselines,
-                                      candidates=tuple((c.hash, c.code) for c in todo), all_tests=driver.all_tests)
+                job = ray_task.BugJob(bug=bug, options=options, baselines=baselines,
+                                      candidates=tuple((c.hash, c.code) for c in todo))
                 streams[task.remote(job, *projects.of(bug))] = bug
             _Collector(ray, driver).collect(streams)
 
@@ -154,7 +154,7 @@ class RayExecutor:
 class _Collector:
     """The driver's loop: each result saved as it arrives, once."""
 
-    def __init__(self, ray, driver: ValidationDriver):
+    def __init__(self, ray: ModuleType, driver: ValidationDriver):
         self.ray, self.driver = ray, driver
         self.saved: set[tuple[str, str, str]] = set()
         self.nodes: dict[str, str] = {}

@@ -21,16 +21,18 @@ import tarfile
 import tempfile
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from defects4j_adapter import cache
 from defects4j_adapter.engines.providers import make_engine
 from defects4j_adapter.jvm import reference_java
-from nl2fix.core.domain import Bug, Engine, Verdict
+from nl2fix.core.domain import Bug, Verdict
 from nl2fix.store.records import ValidationRecord
-from nl2fix.validation.bug_work import BaselineCheck, BugRun, ValidationSettings, engine_options
+from nl2fix.validation.bug_work import BaselineCheck, BugRun, Reference
 from nl2fix.validation.executors.pool import WorkPool
+from nl2fix.validation.options import ValidationOptions
 
 SHIPPED = "shipped-projects"
 """Below the node's cache: bundled-style project trees unpacked from the driver, by content."""
@@ -45,21 +47,19 @@ class BugJob:
     """What a node needs to validate one bug."""
 
     bug: Bug
-    engine: Engine
-    settings: ValidationSettings
-    """The driver's; the node sets ``projects_dir`` itself."""
+    options: ValidationOptions
+    """The driver's, as the command made them; the node has its own projects folder and cache."""
     candidates: tuple[tuple[str, str], ...]
     """(hash, code) of each candidate to validate, in order."""
-    baselines: dict[str, ValidationRecord] = field(default_factory=dict)
+    baselines: dict[Reference, ValidationRecord] = field(default_factory=dict)
     """The ``fixed``/``buggy`` records already stored (not redone; ``fixed`` gives the tests required)."""
-    all_tests: bool = False
 
 
 @dataclass(frozen=True)
 class Started:
     node: str
     """``IP (node id prefix)``: named in errors."""
-    environment: dict
+    environment: dict[str, Any]
     """Where the tests run on the node (:func:`reference_java.environment`)."""
 
 
@@ -189,13 +189,13 @@ def _validate(job: BugJob, project_key: str | None, project: bytes | None, node:
     if project is not None:
         assert project_key is not None  # the driver sends a project with its key (ray_executor._Projects.of)
         projects_dir = unpack_project(project, project_key, base)
-    options = engine_options(replace(job.settings, projects_dir=projects_dir))
-    engine = make_engine(job.engine, options)
+    options = job.options.engine_options(projects_dir)
+    engine = make_engine(job.options.engine, options)
     (base / LOGS).mkdir(parents=True, exist_ok=True)
     logs = Path(tempfile.mkdtemp(prefix=f"{job.bug.id}-", dir=base / LOGS))
     try:
-        yield Started(node, reference_java.environment(job.engine, options.sandbox))
-        run = BugRun(engine, job.bug, log_root=logs, all_tests=job.all_tests)
+        yield Started(node, reference_java.environment(job.options.engine, options.sandbox))
+        run = BugRun(engine, job.bug, log_root=logs, all_tests=job.options.all_tests)
 
         def result(record: ValidationRecord, candidate: bool) -> Result:
             return Result(_on(node, record), candidate, pack_logs(logs / record.hash))
@@ -209,7 +209,7 @@ def _validate(job: BugJob, project_key: str | None, project: bytes | None, node:
         yield Checked(check)
 
         ordered = InOrder(len(job.candidates))
-        pool = WorkPool(job.settings.workers, engine.close)
+        pool = WorkPool(job.options.settings.workers, engine.close)
 
         def candidate_task(position: int, hash: str, code: str) -> None:
             ordered.put(position, result(run.candidate(hash, code), True))

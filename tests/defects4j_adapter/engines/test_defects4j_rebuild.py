@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.contract import EngineOptions
+from defects4j_adapter.contract import EngineOptions, EngineSettings
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines import defects4j_rebuild
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from defects4j_adapter.workspaces.confined_defects4j import SandboxRunner
 from nl2fix.core.domain import Verdict
-from nl2fix.validation.verdicts import judge
+from nl2fix.validation.verdicts import record_of
 from tests.defects4j_adapter.engines.test_redteam_defects4j import CSV4
 
 pytestmark = [
@@ -27,7 +27,8 @@ RETURNS_LINKED = "public LinkedHashMap<String, Integer> getHeaderMap() {"
 
 
 def test_a_changed_declaration_is_built_by_defects4j_confined_in_a_fresh_copy(confined, tmp_path):
-    engine = FastEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path, workers=1))
+    engine = FastEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path,
+                                      settings=EngineSettings(workers=1)))
     try:
         ws = engine.prepare(CSV4)
         assert isinstance(engine.d4j_rebuild.d4j.runner, SandboxRunner)
@@ -41,7 +42,7 @@ def test_a_changed_declaration_is_built_by_defects4j_confined_in_a_fresh_copy(co
             outcome = engine.run(ws, f"{RETURNS_LINKED}\n{body}", log_dir=tmp_path / "logs" / name)
             assert defects4j_rebuild.NOTE in outcome.detail and outcome.harness_error == "", outcome.compile_errors
             assert "planted" not in (tmp_path / "logs" / name / "defects4j-compile.log").read_text()
-            verdicts[name] = judge(outcome, bug_id=ws.bug.id, hash="h", engine="fast").verdict
+            verdicts[name] = record_of(outcome, bug_id=ws.bug.id, hash="h", engine="fast").verdict
             assert list(stale.iterdir()) == []  # the copy went with its candidate
         assert verdicts == {"fix": Verdict.PLAUSIBLE, "buggy": Verdict.WRONG}
     finally:

@@ -26,7 +26,7 @@ from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.core.retry import Backoff
 from nl2fix.dataset.load import open_dataset
-from nl2fix.validation.verdicts import judge
+from nl2fix.validation.verdicts import record_of
 from tests.helpers.minibench import SANDBOXES, engine_options, hostile
 
 pytestmark = pytest.mark.sandbox
@@ -52,7 +52,7 @@ def mini2(fast, minibench):
 
 def verdict(engine, ws, code, known=frozenset(), stop=True, **kw):
     outcome = engine.run(ws, code, known_failures=known, stop_at_first_failure=stop, **kw)
-    return judge(outcome, bug_id=ws.bug.id, hash="h", engine="fast", known_failures=known)
+    return record_of(outcome, bug_id=ws.bug.id, hash="h", engine="fast", fails_on_fix=known)
 
 
 def test_the_workspace_is_the_buggy_tree_compiled_once(fast, mini1, minibench):
@@ -401,9 +401,9 @@ def test_a_warm_jvm_that_died_while_idle_is_replaced(fast, mini1):
     assert verdict(fast, mini1, mini1.bug.fixed_method).verdict is Verdict.PLAUSIBLE
 
 
-def test_without_the_sandbox_the_engines_still_judge(nl2fix_cache, mini1, capsys):
+def test_without_the_sandbox_the_engines_still_judge(nl2fix_cache, mini1, caplog):
     options = engine_options(nl2fix_cache, sandbox=make_sandbox(False))
-    assert "UNCONFINED" in capsys.readouterr().err
+    assert "UNCONFINED" in caplog.text
     for engine in (FastEngine(options), RebuildEngine(options)):
         try:
             assert verdict(engine, mini1, mini1.bug.fixed_method).verdict is Verdict.PLAUSIBLE

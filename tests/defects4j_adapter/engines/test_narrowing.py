@@ -15,7 +15,7 @@ from defects4j_adapter.engines.runner_output import ReportedTest, RunnerReport, 
 from defects4j_adapter.workspaces.local import ProjectLayout, prepare_project
 from nl2fix.core.domain import Bug, Verdict
 from nl2fix.dataset.load import open_dataset
-from nl2fix.validation.verdicts import judge, known_failures_of, required_of
+from nl2fix.validation.verdicts import failing_on_fix, passing_on_fix, record_of
 from tests.helpers.minibench import engine_options
 
 SHAPE = """\
@@ -158,7 +158,7 @@ def test_the_recording_names_the_tests_that_execute_the_method(engine, probekit,
     assert plan.left_out == {"org.probe.ShapeTest::perimeter", "org.probe.ShapeTest::negative",
                              "org.probe.ShapeTest::nothing"}
     # a candidate is judged on the narrowed tests, and need not name the ones left out
-    fixed = judge(engine.run(ws, ws.bug.fixed_method), bug_id=ws.bug.id, hash="h", engine="fast")
+    fixed = record_of(engine.run(ws, ws.bug.fixed_method), bug_id=ws.bug.id, hash="h", engine="fast")
     assert fixed.verdict is Verdict.PLAUSIBLE and fixed.tests_run == 3, fixed
 
 
@@ -182,7 +182,7 @@ def test_a_test_that_passes_only_after_tests_left_out_keeps_the_recording_from_n
     assert rec.hits["org.probe.OrderTest"] == ["org.probe.OrderTest::b_reads"] and rec.checked
     assert not rec.whole and "org.probe.OrderTest::b_reads (fails narrowed)" in rec.why_not_whole
     assert narrowing.plan_for(rec, ws) is None and narrowing.load(nl2fix_cache, ws, rec.key) == rec
-    fixed = judge(engine.run(ws, ws.bug.fixed_method), bug_id=ws.bug.id, hash="h", engine="fast")
+    fixed = record_of(engine.run(ws, ws.bug.fixed_method), bug_id=ws.bug.id, hash="h", engine="fast")
     assert fixed.verdict is Verdict.PLAUSIBLE, fixed
 
 
@@ -244,15 +244,15 @@ def test_narrowed_verdicts_are_the_unnarrowed_ones(bug_id, nl2fix_cache, confine
         fast = FastEngine(engine_options(nl2fix_cache, test_timeout=10.0, candidate_timeout=60.0))
         try:
             ws = fast.prepare(bug)
-            fixed = judge(fast.run(ws, bug.fixed_method, stop_at_first_failure=False), bug_id=bug.id, hash="f",
-                          engine="fast", keep_passed=True)
-            known, required = known_failures_of(fixed, bug.trigger_tests), required_of(fixed)
+            fixed = record_of(fast.run(ws, bug.fixed_method, stop_at_first_failure=False), bug_id=bug.id, hash="f",
+                              engine="fast", keep_passed=True)
+            known, required = failing_on_fix(fixed, bug.trigger_tests), passing_on_fix(fixed)
             fast.run(ws, bug.buggy_method, known_failures=known, stop_at_first_failure=False)
             runs = []
             for code in _candidates(bug):
                 outcome = fast.run(ws, code, known_failures=known)
-                record = judge(outcome, bug_id=bug.id, hash="c", engine="fast", known_failures=known,
-                               required=required)
+                record = record_of(outcome, bug_id=bug.id, hash="c", engine="fast", fails_on_fix=known,
+                                   passes_on_fix=required)
                 runs.append((record.verdict, tuple(record.failing_tests[:1]), outcome.tests_run))
             verdicts[switch] = runs
         finally:

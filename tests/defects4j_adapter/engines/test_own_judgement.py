@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.contract import EngineOptions, Outcome, Phase
+from defects4j_adapter.contract import EngineOptions, EngineSettings, Outcome, Phase
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines import own_judgement
 from defects4j_adapter.engines.defects4j import Defects4JEngine
@@ -16,7 +16,7 @@ from defects4j_adapter.engines.runner_output import NO_FAILURES, SKIPPED
 from defects4j_adapter.jvm import junit_classpath, reference_java, runner
 from nl2fix.core.domain import Verdict
 from nl2fix.core.processes import run_command
-from nl2fix.validation.verdicts import judge
+from nl2fix.validation.verdicts import record_of
 from tests.helpers.minibench import REDTEAM, red_team_attack
 
 TRIGGER = "org.x.ParserTest::testNoHeader"
@@ -32,7 +32,7 @@ def test_what_junit_reported_as_no_failure_fails_a_candidate_defects4j_passed():
     folded = own_judgement.fold(passed, judged)
     # the environment's differences (testLocale) stay Defects4J's to judge
     assert folded.failing_tests == [TRIGGER, "org.x.OtherTest::testMore"]
-    record = judge(folded, bug_id="X-1", hash="h", engine="defects4j")
+    record = record_of(folded, bug_id="X-1", hash="h", engine="defects4j")
     assert record.verdict is Verdict.WRONG and THREW in record.detail
     assert "Defects4J counts 2 failing test(s) fewer" in record.detail
 
@@ -45,7 +45,7 @@ def test_a_trigger_test_failing_in_the_runner_fails_a_candidate_defects4j_passed
     judged = Outcome(phase=Phase.DONE, compiled=True, tests_run=3, failing_tests=list(failed), messages=failed)
     folded = own_judgement.fold(passed, judged, (TRIGGER,))
     assert folded.failing_tests == [TRIGGER]
-    record = judge(folded, bug_id="X-1", hash="h", engine="defects4j")
+    record = record_of(folded, bug_id="X-1", hash="h", engine="defects4j")
     assert record.verdict is Verdict.WRONG and "whose signed report the candidate cannot write" in record.detail
     passed = Outcome(phase=Phase.DONE, compiled=True, tests_run=3)
     assert own_judgement.fold(passed, judged).failing_tests == []  # ... and only trigger tests
@@ -54,7 +54,7 @@ def test_a_trigger_test_failing_in_the_runner_fails_a_candidate_defects4j_passed
 def test_a_runner_that_could_not_judge_is_no_pass():
     passed = Outcome(phase=Phase.DONE, compiled=True, tests_run=3)
     folded = own_judgement.fold(passed, Outcome(phase=Phase.COMPILE, compiled=False, harness_error="no JVM"))
-    assert judge(folded, bug_id="X-1", hash="h", engine="defects4j").verdict is Verdict.ERROR
+    assert record_of(folded, bug_id="X-1", hash="h", engine="defects4j").verdict is Verdict.ERROR
     assert own_judgement.fold(passed, Outcome(phase=Phase.DONE, compiled=True, tests_run=3)).failing_tests == []
 
 
@@ -110,14 +110,14 @@ def test_csv_4_on_real_defects4j_is_not_plausible_where_defects4j_counts_no_fail
     from nl2fix.dataset.load import load_dataset
 
     bug = load_dataset(shared_data / "nl2fix_dataset.json").bugs["Csv-4"]
-    engine = Defects4JEngine(EngineOptions(sandbox=None, cache_dir=tmp_path, workers=1))
+    engine = Defects4JEngine(EngineOptions(sandbox=None, cache_dir=tmp_path, settings=EngineSettings(workers=1)))
     ws = engine.prepare(bug)
     attack = red_team_attack("empty_failures_where_wrong", bug, REDTEAM / "judgement" / "csv4")
     outcome = engine.run(ws, attack)
-    record = judge(outcome, bug_id=bug.id, hash="h", engine="defects4j")
+    record = record_of(outcome, bug_id=bug.id, hash="h", engine="defects4j")
     assert record.verdict in (Verdict.WRONG, Verdict.REJECTED), record
     if record.verdict is Verdict.WRONG:
         assert record.failing_tests == list(bug.trigger_tests)
         assert THREW in record.detail and "Defects4J counts 1 failing test(s) fewer" in record.detail
     fixed = engine.run(ws, bug.fixed_method)
-    assert judge(fixed, bug_id=bug.id, hash="h", engine="defects4j").verdict is Verdict.PLAUSIBLE, fixed
+    assert record_of(fixed, bug_id=bug.id, hash="h", engine="defects4j").verdict is Verdict.PLAUSIBLE, fixed

@@ -22,7 +22,7 @@ from nl2fix.java_source.text import candidate_hash
 from nl2fix.sampling import replay_format as replay
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.behaviour import label
-from nl2fix.validation.verdicts import judge, required_of
+from nl2fix.validation.verdicts import passing_on_fix, record_of
 from tests.helpers.minibench import ATTACKS, REDTEAM, SANDBOXES, body_of, engine_options, red_team_attack
 
 pytestmark = pytest.mark.slow
@@ -82,7 +82,8 @@ def rebuild(nl2fix_cache, box):
 
 def _verdict(engine, ws, code, required=frozenset()):
     outcome = engine.run(ws, code, stop_at_first_failure=True)
-    return judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, required=required, keep_passed=True)
+    return record_of(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required,
+                     keep_passed=True)
 
 
 def test_the_corpus_is_there():
@@ -96,7 +97,7 @@ def test_no_attack_passes_and_the_next_candidate_is_judged_on_its_own(fast, mini
     ws = fast.prepare(minibench.bugs["Mini-1"])
     fixed = _verdict(fast, ws, ws.bug.fixed_method)
     assert fixed.verdict is Verdict.PLAUSIBLE and ws.trigger_tests[0] in fixed.passed_tests
-    required = required_of(fixed)
+    required = passing_on_fix(fixed)
     seen = {}
     for name in ATTACKS:
         record = _verdict(fast, ws, red_team_attack(name, ws.bug), required)
@@ -188,10 +189,10 @@ def test_the_runner_s_own_walls_hold_where_reflection_is_allowed(kind, nl2fix_ca
     ws = engine.prepare(beans)
     fixed = _verdict(engine, ws, ws.bug.fixed_method)
     assert fixed.verdict is Verdict.PLAUSIBLE, fixed
-    required = required_of(fixed)
+    required = passing_on_fix(fixed)
     for name in REFLECTIVE_ATTACKS:
         outcome = engine.run(ws, red_team_attack(name, ws.bug, REFLECTIVE), stop_at_first_failure=True)
-        record = judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, required=required)
+        record = record_of(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required)
         assert record.verdict is Verdict.WRONG, (name, record)
         assert WALLS[name] in " ".join([outcome.detail, *outcome.messages.values()]), (name, outcome)
         assert _verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG, name
@@ -209,7 +210,7 @@ def test_the_hold_out_corpus_gets_no_pass(kind, nl2fix_cache, box, minibench, be
                                   (HOLDOUT / "reflective", beans, REDTEAM / "bench" / "projects")):
         engine = _engine(kind, nl2fix_cache, box, **({"projects_dir": projects} if projects else {}))
         ws = engine.prepare(bug)
-        required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+        required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
         for name in sorted(p.stem for p in corpus.glob("*.body")):
             record = _verdict(engine, ws, red_team_attack(name, ws.bug, corpus), required)
             assert record.verdict in NOT_A_PASS, (name, record)
@@ -231,7 +232,7 @@ def test_a_candidate_cannot_change_how_the_next_one_compiles(kind, nl2fix_cache,
     # carried over (every judgement there starts a JVM)
     engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
-    required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+    required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
     inverted = ws.bug.fixed_method.replace("c != null", "c == null")
     assert inverted != ws.bug.fixed_method
     assert _verdict(engine, ws, inverted, required).verdict is Verdict.WRONG
@@ -268,7 +269,7 @@ def test_a_candidate_s_probe_cannot_prepare_the_jvm_for_the_next_candidate(nl2fi
     engine = _engine("fast", nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
     fix = ws.bug.fixed_method
-    required = required_of(_verdict(engine, ws, fix))
+    required = passing_on_fix(_verdict(engine, ws, fix))
     prepares, profits = (red_team_attack(name, ws.bug, PAIR) for name in ("prepares", "profits"))
     baseline = engine.probe(ws, fix, fix)
     assert label(baseline, engine.probe(ws, fix, prepares), developer_fix=True).label is Behaviour.SAME
@@ -288,7 +289,7 @@ def test_an_earlier_candidate_cannot_make_a_later_one_pass_or_time_out(kind, nl2
     # fresh one, which decides
     engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
-    required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+    required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
     prepares, profits, stalls = (red_team_attack(name, ws.bug, PAIR) for name in ("prepares", "profits", "stalls"))
     assert _verdict(engine, ws, prepares, required).verdict is Verdict.PLAUSIBLE
     assert _verdict(engine, ws, profits, required).verdict is Verdict.WRONG
@@ -326,7 +327,7 @@ def test_a_pass_is_nl2fix_s_own_judgement(kind, nl2fix_cache, box):
         ws = engine.prepare(bugs[bug_id])
         fixed = _verdict(engine, ws, ws.bug.fixed_method)
         assert fixed.verdict is Verdict.PLAUSIBLE, fixed
-        required = required_of(fixed)
+        required = passing_on_fix(fixed)
         for name in JUDGEMENT_ATTACKS if kind == "fast" else ("empty_failures", "assumption"):
             attack = red_team_attack(name, ws.bug, JUDGEMENT)
             # a skip is held to the fixed version's passes; without them, a skipped trigger is the runner's to fail
@@ -348,7 +349,7 @@ def test_without_a_sandbox_the_job_s_folders_are_emptied_too(nl2fix_cache, beans
     # a read-only folder included, is gone before the next one, and the JVM takes it
     engine = _engine("fast", nl2fix_cache, make_sandbox("none"), projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
-    required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+    required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
     assert _verdict(engine, ws, red_team_attack("squat_folder", ws.bug, NEXT), required).verdict is Verdict.WRONG
     jvms = [jvm for jvms in engine._warm.idle.values() for jvm in jvms]
     assert jvms, "the JVM that ran the attack takes the next candidate"
@@ -364,7 +365,7 @@ def test_a_job_that_changed_the_runner_s_own_thread_retires_its_jvm(nl2fix_cache
     # the canary covers the runner's own words and thread, not only the JDK's interned literals
     engine = _engine("fast", nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
-    required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+    required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
     assert [jvm for jvms in engine._warm.idle.values() for jvm in jvms], "a JVM waits for the next candidate"
     assert _verdict(engine, ws, red_team_attack("runner_thread", ws.bug, NEXT), required).verdict is Verdict.WRONG
     assert [jvm for jvms in engine._warm.idle.values() for jvm in jvms] == [], "the JVM it ran in is retired"

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.contract import EngineOptions, Phase
+from defects4j_adapter.contract import EngineOptions, EngineSettings, Phase
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines.defects4j import Defects4JEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Bug, Verdict
-from nl2fix.validation.verdicts import judge
+from nl2fix.validation.verdicts import record_of
 from tests.helpers.minibench import REDTEAM, red_team_attack
 
 CORPUS = REDTEAM / "defects4j"
@@ -67,7 +67,8 @@ def csv4(confined):
 
 
 def _engine(cache: Path) -> Defects4JEngine:
-    return Defects4JEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=cache, workers=1))
+    return Defects4JEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=cache,
+                                         settings=EngineSettings(workers=1)))
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +132,7 @@ def digest(root: Path) -> str:
 def verdict(engine, ws, method: str) -> Verdict:
     outcome = engine.run(ws, method)
     assert outcome.harness_error == "", outcome.harness_error
-    return judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value).verdict
+    return record_of(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value).verdict
 
 
 def buggy_and_fix_judged_alike(engine, ws, bug) -> None:
@@ -150,7 +151,7 @@ def test_an_attack_on_later_runs_changes_no_later_verdict(name, judged, csv4, le
     pristine = digest(ws.root)
     outcome = engine.run(ws, attack)
     assert outcome.compiled and outcome.rejection == "" and outcome.phase is Phase.TRIGGER  # its code ran
-    assert judge(outcome, bug_id=ws.bug.id, hash="h", engine="defects4j").verdict is Verdict.WRONG
+    assert record_of(outcome, bug_id=ws.bug.id, hash="h", engine="defects4j").verdict is Verdict.WRONG
     buggy_and_fix_judged_alike(engine, ws, csv4)
     assert digest(ws.root) == pristine
     target, before = installation_kept

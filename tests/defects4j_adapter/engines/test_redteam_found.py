@@ -15,7 +15,7 @@ from defects4j_adapter.jvm import report_signing
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
-from nl2fix.validation.verdicts import judge, required_of
+from nl2fix.validation.verdicts import passing_on_fix, record_of
 from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
@@ -62,12 +62,13 @@ def engine(nl2fix_cache, confined):
 def _verdict(engine, ws, code, required=frozenset()):
     outcome = engine.run(ws, code, stop_at_first_failure=True)
     print("messages:", str(outcome.messages)[:1500])
-    return judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, required=required, keep_passed=True)
+    return record_of(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required,
+                     keep_passed=True)
 
 
 def _attack_then_fix(engine, beans, folder, name):
     ws = engine.prepare(beans)
-    required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+    required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
     attack = _verdict(engine, ws, red_team_attack(name, ws.bug, REDTEAM / folder), required)
     fix = _verdict(engine, ws, ws.bug.fixed_method, required)
     print(name, "attack:", attack.verdict.value, attack.detail[:600], attack.failure_message[:600])
@@ -114,7 +115,7 @@ def test_no_pass_after_another_candidate_or_in_the_rebuild_engine(nl2fix_cache, 
     made = _made(kind, nl2fix_cache)
     try:
         ws = made.prepare(beans)
-        required = required_of(_verdict(made, ws, ws.bug.fixed_method))
+        required = passing_on_fix(_verdict(made, ws, ws.bug.fixed_method))
         inverted = ws.bug.fixed_method.replace("c != null", "c == null")
         assert _verdict(made, ws, inverted, required).verdict is Verdict.WRONG
         attack = _verdict(made, ws, red_team_attack(name, ws.bug, REDTEAM / folder), required)

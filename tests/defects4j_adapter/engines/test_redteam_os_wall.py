@@ -20,7 +20,7 @@ from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.load import load_dataset
-from nl2fix.validation.verdicts import judge, required_of
+from nl2fix.validation.verdicts import passing_on_fix, record_of
 from tests.helpers.minibench import REDTEAM, SANDBOXES, engine_options, red_team_attack
 
 pytestmark = pytest.mark.slow
@@ -53,7 +53,8 @@ def _engine(kind: str, cache, box):
 
 def _verdict(engine, ws, code, required=frozenset()):
     outcome = engine.run(ws, code, stop_at_first_failure=True)
-    return judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, required=required, keep_passed=True)
+    return record_of(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required,
+                     keep_passed=True)
 
 
 def test_the_corpus_is_there():
@@ -67,7 +68,7 @@ def test_no_candidate_reaches_its_own_jvm(kind, nl2fix_cache, box, beans):
         ws = engine.prepare(beans)
         fixed = _verdict(engine, ws, ws.bug.fixed_method)
         assert fixed.verdict is Verdict.PLAUSIBLE, fixed
-        required = required_of(fixed)
+        required = passing_on_fix(fixed)
         for name in ATTACKS:
             record = _verdict(engine, ws, red_team_attack(name, ws.bug, OS_WALL), required)
             print(kind, box.name, name, record.verdict.value, record.detail[:160])

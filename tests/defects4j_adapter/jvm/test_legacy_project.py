@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from defects4j_adapter.contract import EngineSettings
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.engines.rebuild import RebuildEngine
@@ -30,7 +31,8 @@ from nl2fix.core.domain import Verdict
 from nl2fix.core.processes import run_command
 from nl2fix.dataset.load import load_dataset
 from nl2fix.store.run_store import RunStore
-from nl2fix.validation.verdicts import judge
+from nl2fix.validation.options import ValidationOptions
+from nl2fix.validation.verdicts import record_of
 from tests.helpers.minibench import engine_options, make_run
 from tests.helpers.paths import FIXTURES
 
@@ -54,7 +56,7 @@ def fast(nl2fix_cache, confined):
 
 def verdict(engine, ws, code, known=frozenset()):
     outcome = engine.run(ws, code, known_failures=known, stop_at_first_failure=False)
-    return outcome, judge(outcome, bug_id=ws.bug.id, hash="h", engine="fast", known_failures=known)
+    return outcome, record_of(outcome, bug_id=ws.bug.id, hash="h", engine="fast", fails_on_fix=known)
 
 
 def test_the_project_compiles_at_its_own_java_level(fast, legacy):
@@ -83,8 +85,8 @@ def test_a_signature_change_is_rebuilt_at_the_project_s_level(fast, legacy, nl2f
     _, wrong = verdict(fast, ws, narrower.replace(">= 0", "< 0"))
     assert wrong.verdict is Verdict.WRONG
     rebuild = RebuildEngine(engine_options(nl2fix_cache, projects_dir=LEGACY / "projects"))
-    assert judge(rebuild.run(ws, bug.fixed_method, stop_at_first_failure=False), bug_id=bug.id, hash="f",
-                 engine="rebuild").verdict is Verdict.PLAUSIBLE
+    assert record_of(rebuild.run(ws, bug.fixed_method, stop_at_first_failure=False), bug_id=bug.id, hash="f",
+                     engine="rebuild").verdict is Verdict.PLAUSIBLE
 
 
 def _test_jdks() -> list:
@@ -166,7 +168,8 @@ def test_the_run_records_and_reports_which_java_ran_the_tests(legacy, tmp_path, 
 
     bug = legacy.bugs["Legacy-1"]
     make_run(tmp_path / "run", LEGACY / "nl2fix_dataset.json", {bug.id: [bug.fixed_method]}).close()
-    assert validate(tmp_path / "run", workers=1, progress=False).by_verdict == {Verdict.PLAUSIBLE: 1}
+    one_worker = ValidationOptions(settings=EngineSettings(workers=1))
+    assert validate(tmp_path / "run", one_worker, progress=False).by_verdict == {Verdict.PLAUSIBLE: 1}
     with RunStore(tmp_path / "run") as store:
         recorded = store.get_meta_json(reference_java.environment_key("fast"))
     java = reference_java.current()

@@ -40,7 +40,8 @@ public final class FilterCheck {
         ReflectionFilters.restore();
         System.out.println("restored intact " + ReflectionFilters.intact());
         java.net.URL[] urls = {new java.io.File(args[0]).toURI().toURL()};
-        nl2fix.loader.JobLoader loader = (nl2fix.loader.JobLoader) JobClasses.loader(urls, FilterCheck.class.getClassLoader());
+        nl2fix.loader.JobLoader loader =
+                (nl2fix.loader.JobLoader) JobClasses.loader(urls, FilterCheck.class.getClassLoader());
         Class<?> holder = Class.forName("p.Holder", false, loader);
         System.out.println("visible " + java.util.Arrays.stream(holder.getDeclaredFields())
                 .map(java.lang.reflect.Field::getName).sorted().collect(java.util.stream.Collectors.joining(",")));

@@ -22,7 +22,7 @@ import pytest
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.jvm.reference_java import environment_key
 from defects4j_adapter.sandbox import images
-from defects4j_adapter.sandbox.base import Limits, Mounts, SandboxKind
+from defects4j_adapter.sandbox.base import Limits, Mounts, SandboxKind, SandboxSpec
 from defects4j_adapter.sandbox.docker import PID_LABEL
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.errors import Nl2FixError
@@ -30,7 +30,7 @@ from nl2fix.core.processes import run_command
 from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.stage import validate
-from tests.helpers.minibench import MINIBENCH_JSON, engine_options, make_run
+from tests.helpers.minibench import MINIBENCH_JSON, engine_options, make_run, validation_options
 from tests.helpers.paths import REPO
 
 pytestmark = pytest.mark.docker
@@ -120,7 +120,8 @@ def test_the_example_benchmark_gets_the_same_verdicts_under_bwrap_and_docker(con
     verdicts = {}
     for kind in ("bwrap", "docker"):
         make_run(tmp_path / kind, dataset_json, candidates).close()
-        summary = validate(tmp_path / kind, sandbox=kind, progress=False, test_timeout=10, candidate_timeout=60)
+        summary = validate(tmp_path / kind, validation_options(sandbox=SandboxSpec.of(kind), test_timeout=10,
+                                                               candidate_timeout=60), progress=False)
         assert summary.by_verdict, summary
         with RunStore(tmp_path / kind) as store:
             verdicts[kind] = {(b.id, r.hash): (r.verdict, sorted(r.failing_tests))
@@ -146,7 +147,8 @@ def test_a_cache_behind_a_private_folder_gets_the_same_verdicts_as_bubblewrap(co
         verdicts = {}
         for kind in ("bwrap", "docker"):
             make_run(private / kind, MINIBENCH_JSON, candidates).close()
-            validate(private / kind, sandbox=kind, progress=False, test_timeout=10, candidate_timeout=60)
+            validate(private / kind, validation_options(sandbox=SandboxSpec.of(kind), test_timeout=10,
+                                                        candidate_timeout=60), progress=False)
             with RunStore(private / kind) as store:
                 verdicts[kind] = {(b, r.hash): r.verdict.value for b in candidates
                                   for r in store.validations(b, "fast")}

@@ -144,10 +144,10 @@ def test_unconfined_empties_only_folders_of_its_own(tmp_path):
 
 
 @pytest.mark.sandbox
-def test_unconfined_needs_asking_and_says_so_loudly(capsys):
+def test_unconfined_needs_asking_and_says_so_loudly(caplog):
     box = make_sandbox(False)
     assert isinstance(box, UnconfinedSandbox) and not box.confined
-    assert "UNCONFINED" in capsys.readouterr().err
+    assert [r.levelname for r in caplog.records if "UNCONFINED" in r.getMessage()] == ["WARNING"]
 
 
 @pytest.mark.sandbox

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.contract import EngineOptions, Outcome, Phase
+from defects4j_adapter.contract import EngineOptions, EngineSettings, Outcome, Phase
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.d4j.cli import Defects4J
 from defects4j_adapter.d4j.parsers import FailureKind
@@ -584,7 +584,7 @@ def jxpath5(shared_data, tmp_path_factory):
 
     target = load_dataset(shared_data / "nl2fix_dataset.json").bugs["JxPath-5"]
     cache = tmp_path_factory.mktemp("d4j-cache")
-    engine = Defects4JEngine(EngineOptions(sandbox=None, cache_dir=cache, workers=1))
+    engine = Defects4JEngine(EngineOptions(sandbox=None, cache_dir=cache, settings=EngineSettings(workers=1)))
     return engine, engine.prepare(target), target
 
 

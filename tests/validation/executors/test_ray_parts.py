@@ -8,15 +8,15 @@ import time
 
 import pytest
 
+from defects4j_adapter.contract import EngineSettings
 from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
 from nl2fix.core.domain import Engine
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.files import EXAMPLE_BENCHMARK
 from nl2fix.dataset.load import open_dataset
-from nl2fix.validation.bug_work import ValidationSettings
-from nl2fix.validation.executors.base import ExecutorKind, ExecutorSpec
 from nl2fix.validation.executors.ray_executor import infeasible, placement
 from nl2fix.validation.executors.ray_task import BugJob, InOrder, pack_logs, pack_project, unpack_project, write_logs
+from nl2fix.validation.options import ExecutorKind, ExecutorSpec, ValidationOptions
 
 
 def test_a_project_ships_as_the_same_bytes_and_unpacks_once_per_node(tmp_path):
@@ -69,13 +69,14 @@ def test_a_failure_ends_the_results_with_its_exception():
         next(items)
 
 
-def test_a_job_pickles_with_its_validation_settings(tmp_path):
+def test_a_job_pickles_with_its_validation_options():
     bug = open_dataset("example").resolve("Textkit-1")
-    settings = ValidationSettings(sandbox=SandboxSpec(SandboxKind.DOCKER, image="nl2fix-jvm:x", cpus=2.0), workers=2,
-                                  projects_dir=tmp_path, test_timeout=10.0, candidate_timeout=120.0)
-    job = pickle.loads(pickle.dumps(BugJob(bug=bug, engine=Engine.FAST, settings=settings,
-                                           candidates=(("h", "code"),))))
-    assert job.settings == settings and job.bug == bug and job.settings.workers == 2
+    options = ValidationOptions(engine=Engine.REBUILD, sandbox=SandboxSpec(SandboxKind.DOCKER, image="nl2fix-jvm:x",
+                                                                           cpus=2.0),
+                                settings=EngineSettings(workers=3, test_timeout=10.0, candidate_timeout=120.0),
+                                all_tests=True)
+    job = pickle.loads(pickle.dumps(BugJob(bug=bug, options=options, candidates=(("h", "code"),))))
+    assert job.options == options and job.bug == bug and job.options.settings.workers == 3
 
 
 def test_placement_and_infeasible_requests():
