@@ -218,12 +218,6 @@ RULES: tuple[Rule, ...] = (
     Rule(Family.STACK_INSPECTION, "java.lang.StackTraceElement", _CALLERS),
     Rule(Family.STACK_INSPECTION, "java.util.logging.LogRecord#getSource*", _CALLERS),
     Rule(Family.STACK_INSPECTION, "java.lang.SecurityManager#getClassContext", _CALLERS),
-    # the JVM's environment (a constant portable key for System#getProperty(String) is allowed: check.py)
-    Rule(Family.ENVIRONMENT, "java.lang.System#{getProperty,getProperties,getenv}", _ENVIRONMENT),
-    Rule(Family.ENVIRONMENT, "java.lang.{Integer#getInteger,Long#getLong,Boolean#getBoolean}", _ENVIRONMENT),
-    Rule(Family.ENVIRONMENT, "java.lang.Class#{getEnclosingMethod,getEnclosingConstructor}",
-         "the method its class was declared in, which the behaviour probe renames: a candidate that knows it is "
-         "probed"),
     # objects of classes named in data
     Rule(Family.DESERIALIZATION, "java.io.{ObjectInputStream,ObjectInput}", _BY_DATA),
     Rule(Family.DESERIALIZATION, "java.util.ServiceLoader", _BY_DATA),
@@ -232,6 +226,12 @@ RULES: tuple[Rule, ...] = (
     Rule(Family.DESERIALIZATION, "java.beans.{PropertyEditorManager#setEditorSearchPath,"
                                  "Introspector#setBeanInfoSearchPath}", _BY_DATA),
     Rule(Family.DESERIALIZATION, "javax.sql.rowset.spi.SyncFactory", _BY_DATA),
+    # the JVM's environment (a constant portable key for System#getProperty(String) is allowed: check.py)
+    Rule(Family.ENVIRONMENT, "java.lang.System#{getProperty,getProperties,getenv}", _ENVIRONMENT),
+    Rule(Family.ENVIRONMENT, "java.lang.{Integer#getInteger,Long#getLong,Boolean#getBoolean}", _ENVIRONMENT),
+    Rule(Family.ENVIRONMENT, "java.lang.Class#{getEnclosingMethod,getEnclosingConstructor}",
+         "the method its class was declared in, which the behaviour probe renames: a candidate that knows it is "
+         "probed"),
     # instrumentation, attach, management (before com.sun.*, which covers two of them)
     Rule(Family.INSTRUMENTATION, "java.lang.instrument.*", "redefines loaded classes, the runner's and the tests'"),
     Rule(Family.INSTRUMENTATION, "com.sun.tools.attach.*",

@@ -10,5 +10,6 @@ module nl2fix.runner {
     requires java.compiler;
     requires jdk.unsupported;
     requires java.management;
+    requires java.logging;
     exports nl2fix.runner;
 }
