@@ -58,14 +58,17 @@ buggy version already holds them. Data names classes in more places than deseria
 ``config``, formatter and filter properties name classes the LogManager makes; the red team's
 ``write_door/`` had a ``FileHandler`` it named write a file), ``java.beans``' editor and bean-info
 search paths (JVM-wide, and classes named ``<package>.<Type>Editor`` are made later), RowSet's
-``SyncFactory`` (providers by class name). Every other JDK member that makes an object of a class
-named by a string the caller passes also takes a ``ClassLoader`` (``Beans#instantiate``, the
-``javax.xml`` factories' ``newInstance``/``newFactory(String, ClassLoader)``), which the class
-loader rule refuses through the descriptor; ``javax.naming`` (JNDI) and ``java.rmi`` are refused
-whole. The JDK's factories without a class name (``DocumentBuilderFactory#newInstance()``) take it
-from system properties, which a candidate may not set, and the class path's service files, which
-it cannot write. ``ResourceBundle#getBundle`` stays allowed: it makes only ``ResourceBundle``
-subclasses, none of them the harness's.
+``SyncFactory`` (providers by class name), Swing's ``UIManager``/``UIDefaults`` (a look and feel
+made by ``Class#newInstance`` before its type is checked, UI classes named in the defaults) and
+``DataFlavor``'s MIME-type constructors (``class=`` names the class they load). The others seen that
+make an object of a class named by a string the caller passes also take a ``ClassLoader``
+(``Beans#instantiate``, the ``javax.xml`` factories' ``newInstance``/``newFactory(String,
+ClassLoader)``), which the class loader rule refuses through the descriptor. The list is by hand and
+may miss a member (``jdk_effects.py`` says why its walk cannot find them); ``javax.naming`` (JNDI)
+and ``java.rmi`` are refused whole. The JDK's factories without a class name
+(``DocumentBuilderFactory#newInstance()``) take it from system properties, which a candidate may not
+set, and the class path's service files, which it cannot write. ``ResourceBundle#getBundle`` stays
+allowed: it makes only ``ResourceBundle`` subclasses, none of them the harness's.
 
 The JVM's environment (refused unless the buggy version already reads it the same way): the test
 JVM is not the user's, and whatever tells one from the other lets a candidate be the fix only
@@ -226,12 +229,8 @@ RULES: tuple[Rule, ...] = (
     Rule(Family.DESERIALIZATION, "java.beans.{PropertyEditorManager#setEditorSearchPath,"
                                  "Introspector#setBeanInfoSearchPath}", _BY_DATA),
     Rule(Family.DESERIALIZATION, "javax.sql.rowset.spi.SyncFactory", _BY_DATA),
-    # the JVM's environment (a constant portable key for System#getProperty(String) is allowed: check.py)
-    Rule(Family.ENVIRONMENT, "java.lang.System#{getProperty,getProperties,getenv}", _ENVIRONMENT),
-    Rule(Family.ENVIRONMENT, "java.lang.{Integer#getInteger,Long#getLong,Boolean#getBoolean}", _ENVIRONMENT),
-    Rule(Family.ENVIRONMENT, "java.lang.Class#{getEnclosingMethod,getEnclosingConstructor}",
-         "the method its class was declared in, which the behaviour probe renames: a candidate that knows it is "
-         "probed"),
+    Rule(Family.DESERIALIZATION, "javax.swing.{UIManager,UIDefaults}", _BY_DATA),
+    Rule(Family.DESERIALIZATION, "java.awt.datatransfer.DataFlavor#<init>(java.lang.String*)", _BY_DATA),
     # instrumentation, attach, management (before com.sun.*, which covers two of them)
     Rule(Family.INSTRUMENTATION, "java.lang.instrument.*", "redefines loaded classes, the runner's and the tests'"),
     Rule(Family.INSTRUMENTATION, "com.sun.tools.attach.*",
@@ -284,6 +283,13 @@ RULES: tuple[Rule, ...] = (
     Rule(Family.SOCKETS, "<JDK members that open or connect sockets>", _SOCKETS, _derived(Effect.SOCKETS)),
     Rule(Family.SOCKETS, "java.net.URL#{openConnection,openStream,getContent}", _SOCKETS),
     Rule(Family.SOCKETS, "{java.net.http,javax.net,java.rmi}.*", _SOCKETS),
+    # the JVM's environment, after the families that reach the harness (a refusal names the earliest rule's
+    # reference); a constant portable key for System#getProperty(String) is allowed: check.py
+    Rule(Family.ENVIRONMENT, "java.lang.System#{getProperty,getProperties,getenv}", _ENVIRONMENT),
+    Rule(Family.ENVIRONMENT, "java.lang.{Integer#getInteger,Long#getLong,Boolean#getBoolean}", _ENVIRONMENT),
+    Rule(Family.ENVIRONMENT, "java.lang.Class#{getEnclosingMethod,getEnclosingConstructor}",
+         "the method its class was declared in, which the behaviour probe renames: a candidate that knows it is "
+         "probed"),
     # the test framework and runner
     Rule(Family.TEST_HARNESS, "{org.junit,junit,org.hamcrest,org.opentest4j,nl2fix}.*",
          "the tests' own framework and runner: an assumption failure turns a failing test into a skip, which "
