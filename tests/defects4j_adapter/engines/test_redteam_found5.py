@@ -106,12 +106,14 @@ def _what_a_job_sees(tmp_path, engine, ws, box, cache) -> tuple[str, str]:
     slot = tmp_path / "slot"
     shutil.copytree(ws.root, slot, symlinks=True)
     moved = in_slot(ws, slot)
-    source = moved.target_file.read_text(encoding="utf-8")
+    target = moved.target_file
+    assert target is not None
+    source = target.read_text(encoding="utf-8")
     assert ws.bug.buggy_method in source
     payload = red_team_attack("what_it_sees", ws.bug, UNDER_NL2FIX)
-    moved.target_file.write_text(source.replace(ws.bug.buggy_method, payload), encoding="utf-8")
+    target.write_text(source.replace(ws.bug.buggy_method, payload), encoding="utf-8")
     subprocess.run(["javac", "-nowarn", "--release", "8", "-encoding", "ISO-8859-1", "-d", str(moved.classes_dir),
-                    "-cp", str(moved.classes_dir), str(moved.target_file)], check=True)
+                    "-cp", str(moved.classes_dir), str(target)], check=True)
     judged = runner_outcome(moved, sandbox=box, cache_dir=cache, known=frozenset(), test_timeout=20.0,
                             seconds=120.0, memory_mb=engine.options.memory_mb)
     told = next(m for m in judged.messages.values() if "properties:" in m)

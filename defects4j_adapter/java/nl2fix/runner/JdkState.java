@@ -35,10 +35,7 @@ import java.util.logging.Logger;
 final class JdkState {
     private static final long OUTPUT_LIMIT = 1L << 20;
     private static final AtomicBoolean RECONFIGURED = new AtomicBoolean();
-
-    static {
-        LogManager.getLogManager().addConfigurationListener(() -> RECONFIGURED.set(true));
-    }
+    private static final AtomicBoolean LISTENING = new AtomicBoolean();
 
     private final Properties properties = (Properties) System.getProperties().clone();
     private final Locale locale = Locale.getDefault();
@@ -52,6 +49,11 @@ final class JdkState {
     private final Map<Logger, LoggerState> loggers = loggers();
 
     JdkState() {
+        // set up at the first job that runs code (the loggers' snapshot above starts the LogManager), not at
+        // the JVM's start: LogManager's start costs about 0.1 CPU-s, which a compiling JVM never needs
+        if (LISTENING.compareAndSet(false, true)) {
+            LogManager.getLogManager().addConfigurationListener(() -> RECONFIGURED.set(true));
+        }
         RECONFIGURED.set(false);
     }
 
