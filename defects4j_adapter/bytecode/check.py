@@ -20,7 +20,17 @@ from pathlib import Path
 
 from defects4j_adapter.bytecode.classfile import ClassFile, ClassFileError, MemberRef, References, parse
 from defects4j_adapter.bytecode.descriptors import java_name
-from defects4j_adapter.bytecode.policy import FINALIZER, RULES, class_subject, member_subjects, rule_for, string_subject
+from defects4j_adapter.bytecode.instructions import method_bodies
+from defects4j_adapter.bytecode.policy import (
+    FINALIZER,
+    KEYED_READ,
+    PORTABLE_PROPERTIES,
+    RULES,
+    class_subject,
+    member_subjects,
+    rule_for,
+    string_subject,
+)
 from defects4j_adapter.bytecode.structure import Shape, difference, shape_of
 
 _SOURCE_FILE = b"\x01\x00\x0aSourceFile"
@@ -94,6 +104,19 @@ def _uses(cls: ClassFile, classes: Mapping[str, ClassFile], declared: Mapping[st
     return dataclasses.replace(refs, members=refs.members | through) if through else refs
 
 
+def _without_portable_reads(data: bytes, refs: References) -> References:
+    """``refs`` without ``System#getProperty(String)`` when every call of it in the class is given a
+    constant key of :data:`PORTABLE_PROPERTIES` (the constant pool only says the member is named; the
+    instructions say with what) and no method handle names it (``System::getProperty`` takes any key)."""
+    keyed = {ref for ref in refs.members if member_subjects(ref)[-1] == KEYED_READ}
+    if not keyed or keyed & {handle.member for handle in refs.handles}:
+        return refs
+    keys = [(ref, key) for body in method_bodies(data)[1] for ref, key in body.last_strings if ref in keyed]
+    portable = {ref for ref in keyed if any(r == ref for r, _ in keys)
+                and all(key in PORTABLE_PROPERTIES for r, key in keys if r == ref)}
+    return dataclasses.replace(refs, members=refs.members - portable) if portable else refs
+
+
 def _declares_finalizer(cls: ClassFile) -> bool:
     return any(m.name == "finalize" and m.descriptor == "()V" and not m.synthetic for m in cls.methods)
 
@@ -105,7 +128,8 @@ def _side(items: tuple[tuple[str, bytes], ...], method_name: str) -> _Side:
     parsed = [_parsed(name, data) for name, data in items]
     classes = {cls.name: cls for cls in parsed}
     declared = {cls.name: frozenset((m.name, m.descriptor) for m in cls.fields + cls.methods) for cls in parsed}
-    uses = {cls.name: _uses(cls, classes, declared) for cls in parsed}
+    uses = {cls.name: _without_portable_reads(data, _uses(cls, classes, declared))
+            for cls, (_, data) in zip(parsed, items)}
     everything = References(frozenset().union(*(u.classes for u in uses.values())),
                             frozenset().union(*(u.members for u in uses.values())),
                             frozenset().union(*(u.handles for u in uses.values())),

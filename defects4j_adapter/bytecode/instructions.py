@@ -1,7 +1,7 @@
 """What each method of a class does, read from its instructions (JVMS chapter 6): the members it
-calls, the classes it creates, the static fields it reads and the strings it loads. Only the JDK
+calls, the classes it creates, the static fields it reads and the strings it loads. The JDK
 effects analysis (``jdk_effects.py``) needs this; the check on candidates reads constant pools
-(``classfile.py``). Pure."""
+(``classfile.py``), and instructions only for the string constant a call is given (``check.py``). Pure."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from defects4j_adapter.bytecode.classfile import (
 _U2 = struct.Struct(">H").unpack_from
 _U4 = struct.Struct(">I").unpack_from
 _S4 = struct.Struct(">i").unpack_from
+_S2 = struct.Struct(">h").unpack_from
 
 ACC_STATIC = 0x0008
 ACC_NATIVE = 0x0100
@@ -37,6 +38,8 @@ class Invoke(IntEnum):
 
 _GETSTATIC, _PUTSTATIC, _NEW, _LDC, _LDC_W, _INVOKEDYNAMIC = 0xB2, 0xB3, 0xBB, 0x12, 0x13, 0xBA
 _TABLESWITCH, _LOOKUPSWITCH, _WIDE, _IINC = 0xAA, 0xAB, 0xC4, 0x84
+_BRANCHES = frozenset((*range(0x99, 0xA9), 0xC6, 0xC7))
+"""Conditional jumps, ``goto`` and ``jsr``: a two-byte offset (``goto_w`` and ``jsr_w``, 0xC8 and 0xC9: four)."""
 _LENGTHS = bytearray([1] * 256)
 """Each fixed-length instruction's size in bytes, operands included (switches and ``wide`` vary)."""
 for _op in (0x10, 0x12, *range(0x15, 0x1A), *range(0x36, 0x3B), 0xA9, 0xBC):
@@ -61,6 +64,9 @@ class MethodBody:
     strings: frozenset[str]
     handles: frozenset[MethodHandle]
     """Method handles loaded or passed to a bootstrap method: a lambda's or method reference's target."""
+    last_strings: frozenset[tuple[MemberRef, str | None]]
+    """Per call, the string constant the instruction just before it loaded (its last argument: a
+    constant key, ``System.getProperty("os.name")``), or None."""
 
     @property
     def is_static(self) -> bool:
@@ -81,11 +87,17 @@ def _decode(code: bytes, pool: ConstantPool, cls: ClassFile, access: int, name: 
     statics: set[MemberRef] = set()
     strings: set[str] = set()
     handles: set[MethodHandle] = set()
+    after_string: list[tuple[int, MemberRef, str | None]] = []
+    targets: set[int] = set()
+    loaded: str | None = None
     pos, end = 0, len(code)
     while pos < end:
         op = code[pos]
+        loading, loaded = loaded, None
         if 0xB6 <= op <= 0xB9:
-            calls.add((Invoke(op), pool.member(_U2(code, pos + 1)[0])))
+            ref = pool.member(_U2(code, pos + 1)[0])
+            calls.add((Invoke(op), ref))
+            after_string.append((pos, ref, loading))
         elif op in (_GETSTATIC, _PUTSTATIC):
             statics.add(pool.member(_U2(code, pos + 1)[0]))
         elif op == _NEW:
@@ -94,28 +106,40 @@ def _decode(code: bytes, pool: ConstantPool, cls: ClassFile, access: int, name: 
             index = code[pos + 1] if op == _LDC else _U2(code, pos + 1)[0]
             tag = pool.tags[index]
             if tag == Tag.STRING:
-                strings.add(pool.utf8(pool.values[index]))
+                loaded = pool.utf8(pool.values[index])
+                strings.add(loaded)
             elif tag == Tag.METHOD_HANDLE:
                 handles.add(pool.handle(index))
         elif op == _INVOKEDYNAMIC:
             dynamic = pool.dynamic(_U2(code, pos + 1)[0])
             bootstrap = cls.bootstrap_methods[dynamic.bootstrap]
             handles.update(arg.value for arg in bootstrap.arguments if isinstance(arg.value, MethodHandle))
+        elif op in _BRANCHES:
+            targets.add(pos + _S2(code, pos + 1)[0])
+        elif op in (0xC8, 0xC9):
+            targets.add(pos + _S4(code, pos + 1)[0])
         if op == _TABLESWITCH:
             start = pos + 4 - pos % 4
             low, high = _S4(code, start + 4)[0], _S4(code, start + 8)[0]
-            pos = start + 12 + 4 * (high - low + 1)
+            count = high - low + 1
+            targets.update(pos + _S4(code, at)[0] for at in (start, *range(start + 12, start + 12 + 4 * count, 4)))
+            pos = start + 12 + 4 * count
         elif op == _LOOKUPSWITCH:
             start = pos + 4 - pos % 4
-            pos = start + 8 + 8 * _S4(code, start + 4)[0]
+            count = _S4(code, start + 4)[0]
+            targets.update(pos + _S4(code, at)[0] for at in (start, *range(start + 12, start + 12 + 8 * count, 8)))
+            pos = start + 8 + 8 * count
         elif op == _WIDE:
             pos += 6 if code[pos + 1] == _IINC else 4
         else:
             pos += _LENGTHS[op]
     if pos != end:
         raise ClassFileError(f"{cls.name}#{name}{descriptor}: an instruction runs past the code's end")
+    # a call a jump lands on may get its argument from another path (``c ? "a" : "b"`` loads "a", jumps
+    # past "b"'s load to the call): its string is not known
+    last_strings = {(ref, None if at in targets else loading) for at, ref, loading in after_string}
     return MethodBody(access, name, descriptor, frozenset(calls), frozenset(created), frozenset(statics),
-                      frozenset(strings), frozenset(handles))
+                      frozenset(strings), frozenset(handles), frozenset(last_strings))
 
 
 def method_bodies(data: bytes) -> tuple[ClassFile, tuple[MethodBody, ...]]:

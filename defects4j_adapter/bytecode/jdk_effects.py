@@ -34,6 +34,15 @@ effect from a caller only if that caller names a write mode (``"rw"``, ``Standar
 open for reading, stay off the list while ``Files#newOutputStream`` and ``FileChannel#open`` are
 on it. :data:`_BARRIERS` names the few calls the walk does not cross, each with its reason.
 
+What a call graph cannot show: an object the JDK makes by reflection of a class named in data
+(``LogManager#readConfiguration``'s ``handlers=java.util.logging.FileHandler``, a ``ServiceLoader``'s
+provider, JNDI's factories). Such members are not followed here but refused as a family in
+``policy.py`` (objects of classes named in data), whatever the class named would do: walked back from
+``Class#forName`` and ``ClassLoader#loadClass`` the same way, 29,106 public members of JDK 17 reach a
+load by name (AWT, Swing, charsets, security providers look classes up by name everywhere), too many
+to refuse, and most name only classes the JDK fixes; so the family is the members whose caller names
+the class (or the data that does), decided by hand and each with its reason there.
+
 The result is one text file per JDK (``effects-jdk<major>.txt`` beside this module), sorted, with
 the JDK's version in its first line; ``policy.py`` loads it. ``scripts/jdk_effects.py``
 regenerates it, and a test regenerates it on the machine's JDKs and compares.

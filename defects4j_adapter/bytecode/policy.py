@@ -53,7 +53,41 @@ Objects of classes named in data, and callers: deserialization (``ObjectInputStr
 name); ``Throwable#getStackTrace``, ``printStackTrace`` into a ``PrintWriter`` or ``PrintStream``,
 ``StackTraceElement``, ``StackWalker``, ``LogRecord#getSource*`` and ``getClassContext`` tell a test
 run from real use, so that a candidate could be right only under test. Both are refused unless the
-buggy version already holds them.
+buggy version already holds them. Data names classes in more places than deserialization:
+``java.util.logging.LogManager#readConfiguration``/``updateConfiguration`` (its ``handlers``,
+``config``, formatter and filter properties name classes the LogManager makes; the red team's
+``write_door/`` had a ``FileHandler`` it named write a file), ``java.beans``' editor and bean-info
+search paths (JVM-wide, and classes named ``<package>.<Type>Editor`` are made later), RowSet's
+``SyncFactory`` (providers by class name), Swing's ``UIManager``/``UIDefaults`` (a look and feel
+made by ``Class#newInstance`` before its type is checked, UI classes named in the defaults) and
+``DataFlavor``'s MIME-type constructors (``class=`` names the class they load). The others seen that
+make an object of a class named by a string the caller passes also take a ``ClassLoader``
+(``Beans#instantiate``, the ``javax.xml`` factories' ``newInstance``/``newFactory(String,
+ClassLoader)``), which the class loader rule refuses through the descriptor. The list is by hand and
+may miss a member (``jdk_effects.py`` says why its walk cannot find them); ``javax.naming`` (JNDI)
+and ``java.rmi`` are refused whole. The JDK's factories without a class name
+(``DocumentBuilderFactory#newInstance()``) take it from system properties, which a candidate may not
+set, and the class path's service files, which it cannot write. ``ResourceBundle#getBundle`` stays
+allowed: it makes only ``ResourceBundle`` subclasses, none of them the harness's.
+
+The JVM's environment (refused unless the buggy version already reads it the same way): the test
+JVM is not the user's, and whatever tells one from the other lets a candidate be the fix only
+where nl2fix (or Defects4J's Ant) runs it and the bug everywhere else (the red team's
+``right_under_nl2fix/``: ``System.getProperty("java.system.class.loader")``). Refused: system
+properties (``System#getProperty``, ``getProperties``, ``Integer#getInteger``, ``Long#getLong``,
+``Boolean#getBoolean``), environment variables (``System#getenv``), other processes and this one's
+(``ProcessHandle``, under processes) and the platform's beans (``java.lang.management``, under
+instrumentation), and where a class was declared (``Class#getEnclosingMethod``,
+``getEnclosingConstructor``: the behaviour probe renames the candidate's method). Allowed:
+``System.getProperty(key)`` with one argument, a string constant of :data:`PORTABLE_PROPERTIES`
+(the separators, the Java and OS versions and names, ``file.encoding``), read from the class
+file's instructions, not its constants (``check.py``): a key chosen at run time, or through a
+jump (``c ? "os.name" : "sun.java.command"``), is refused like any other read. Left out of the
+portable keys on purpose: ``user.dir``, ``user.home``, ``user.name``, ``java.io.tmpdir``,
+``java.home``, ``java.class.path``, ``sun.java.command`` and the launcher's ``jdk.*``/``sun.*``
+properties, which name the job's folders, its uid, the test Java and the launch. The runner also
+removes its own ``nl2fix.*`` properties and the launch from what a job sees (``Main.java``;
+``docs/threat-model.md`` says what is still observable and why that is left).
 
 Also allowed: the no-argument ``Throwable#printStackTrace()`` (to standard error, which the
 candidate cannot read back), ``Thread.currentThread()``, ``interrupt``, ``isInterrupted``,
@@ -84,6 +118,7 @@ class Family(Enum):
     DEEP_REFLECTION = "deep reflection"
     CLASS_DEFINITION = "class loading and definition"
     STACK_INSPECTION = "stack inspection"
+    ENVIRONMENT = "the JVM's environment"
     DESERIALIZATION = "objects of classes named in data"
     INSTRUMENTATION = "instrumentation, attach and management"
     JDK_INTERNALS = "JDK internals"
@@ -142,6 +177,8 @@ _WRITES = "writes, moves or deletes files: Defects4J's verdict is files the test
 _SOCKETS = "talks to other processes outside the report channel: the harness, or another candidate's JVM"
 _CALLERS = ("its callers' classes and methods, which tell a test run from real use: a candidate right only under "
             "test")
+_ENVIRONMENT = ("the JVM's launch, options and environment, which tell nl2fix's or a test harness's JVM from the "
+                "user's: a candidate right only under test")
 _BY_DATA = ("makes an object of whatever class the data names, as Class.forName does: the test framework's own "
             "exceptions and the runner's classes included, which the candidate's source cannot name")
 
@@ -188,6 +225,12 @@ RULES: tuple[Rule, ...] = (
     Rule(Family.DESERIALIZATION, "java.io.{ObjectInputStream,ObjectInput}", _BY_DATA),
     Rule(Family.DESERIALIZATION, "java.util.ServiceLoader", _BY_DATA),
     Rule(Family.DESERIALIZATION, "javax.naming.*", _BY_DATA),
+    Rule(Family.DESERIALIZATION, "java.util.logging.LogManager#{readConfiguration,updateConfiguration}", _BY_DATA),
+    Rule(Family.DESERIALIZATION, "java.beans.{PropertyEditorManager#setEditorSearchPath,"
+                                 "Introspector#setBeanInfoSearchPath}", _BY_DATA),
+    Rule(Family.DESERIALIZATION, "javax.sql.rowset.spi.SyncFactory", _BY_DATA),
+    Rule(Family.DESERIALIZATION, "javax.swing.{UIManager,UIDefaults}", _BY_DATA),
+    Rule(Family.DESERIALIZATION, "java.awt.datatransfer.DataFlavor#<init>(java.lang.String*)", _BY_DATA),
     # instrumentation, attach, management (before com.sun.*, which covers two of them)
     Rule(Family.INSTRUMENTATION, "java.lang.instrument.*", "redefines loaded classes, the runner's and the tests'"),
     Rule(Family.INSTRUMENTATION, "com.sun.tools.attach.*",
@@ -240,6 +283,13 @@ RULES: tuple[Rule, ...] = (
     Rule(Family.SOCKETS, "<JDK members that open or connect sockets>", _SOCKETS, _derived(Effect.SOCKETS)),
     Rule(Family.SOCKETS, "java.net.URL#{openConnection,openStream,getContent}", _SOCKETS),
     Rule(Family.SOCKETS, "{java.net.http,javax.net,java.rmi}.*", _SOCKETS),
+    # the JVM's environment, after the families that reach the harness (a refusal names the earliest rule's
+    # reference); a constant portable key for System#getProperty(String) is allowed: check.py
+    Rule(Family.ENVIRONMENT, "java.lang.System#{getProperty,getProperties,getenv}", _ENVIRONMENT),
+    Rule(Family.ENVIRONMENT, "java.lang.{Integer#getInteger,Long#getLong,Boolean#getBoolean}", _ENVIRONMENT),
+    Rule(Family.ENVIRONMENT, "java.lang.Class#{getEnclosingMethod,getEnclosingConstructor}",
+         "the method its class was declared in, which the behaviour probe renames: a candidate that knows it is "
+         "probed"),
     # the test framework and runner
     Rule(Family.TEST_HARNESS, "{org.junit,junit,org.hamcrest,org.opentest4j,nl2fix}.*",
          "the tests' own framework and runner: an assumption failure turns a failing test into a skip, which "
@@ -262,6 +312,18 @@ def rule_for(subject: str) -> Rule | None:
     first = int(match.lastgroup[1:]) if match and match.lastgroup else len(RULES)
     first = next((i for i in _DERIVED if i < first and subject in RULES[i].members), first)
     return RULES[first] if first < len(RULES) else None
+
+
+PORTABLE_PROPERTIES = frozenset({
+    "line.separator", "file.separator", "path.separator", "file.encoding",
+    "java.version", "java.specification.version", "java.class.version", "java.vendor", "java.vm.name",
+    "os.name", "os.arch", "os.version",
+})
+"""The system properties a candidate may read with a constant key: what portable code reads to
+format text and paths or to pick a code path per Java or OS, the same in nl2fix's test JVM as in
+any JVM on that machine (see the module doc for the keys left out)."""
+KEYED_READ = "java.lang.System#getProperty(java.lang.String)"
+"""The one read allowed with a key of :data:`PORTABLE_PROPERTIES`, given as a constant."""
 
 
 def class_subject(internal: str) -> str:

@@ -11,6 +11,7 @@ module nl2fix.runner {
     requires java.compiler;
     requires jdk.unsupported;
     requires java.management;
+    requires java.logging;
     exports nl2fix.runner;
     opens nl2fix.loader;
 }

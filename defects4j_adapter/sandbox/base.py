@@ -36,8 +36,9 @@ the process limit (RLIMIT_NPROC) counts every process of a uid machine-wide, so 
 uid would share one budget, and a candidate that forks without bound would make the jobs running
 beside it fail to start threads, blaming them for its own behaviour."""
 _job_uids = itertools.count()
-SCRATCH = Path("/nl2fix-scratch")
-"""The working directory inside a confined job (a private tmpfs)."""
+SCRATCH = Path("/workspace")
+"""The working directory inside a confined job (a private tmpfs): a name many CI runners use, so that
+``user.dir`` does not tell a candidate that nl2fix runs it (the fifth red team's ``right_under_nl2fix/``)."""
 BASE_ENV = {"LANG": "C.UTF-8", "TZ": "America/Los_Angeles", "MALLOC_ARENA_MAX": "2"}
 # Defects4J's documented set-up exports TZ=America/Los_Angeles; some of its tests depend on it.
 SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")

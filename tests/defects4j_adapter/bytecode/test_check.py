@@ -90,6 +90,9 @@ ACCEPTED = [
                           "java.util.function.Supplier<String> s = this::toString;",
                           'try { java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("x")); '
                           'String.class.getMethod("length"); } catch (Exception e) { }')),
+    # a constant portable key: what portable code reads, the same under nl2fix as anywhere
+    Case("portable-property", body('String n = System.getProperty("line.separator") + System.getProperty("os.name");',
+                                   "count += n.length();")),
 ]
 
 CHANGED_STRUCTURE = [
@@ -135,6 +138,26 @@ USES = [
         "java.io.ObjectInputStream"),
     Use(Family.DESERIALIZATION, ("java.util.ServiceLoader.load(Runnable.class).iterator();",),
         "java.util.ServiceLoader", release=11),
+    Use(Family.DESERIALIZATION, ("try { java.util.logging.LogManager.getLogManager().readConfiguration("
+                                 "new java.io.ByteArrayInputStream(new byte[0])); } "
+                                 "catch (java.io.IOException e) { }",),
+        "java.util.logging.LogManager#readConfiguration"),
+    Use(Family.DESERIALIZATION, ('java.beans.PropertyEditorManager.setEditorSearchPath(new String[] {"org.junit"});',),
+        "java.beans.PropertyEditorManager#setEditorSearchPath"),
+    Use(Family.ENVIRONMENT, ('count += System.getProperty("java.system.class.loader").length();',),
+        "java.lang.System#getProperty"),
+    Use(Family.ENVIRONMENT, ('count += System.getProperty("line.separator", "sun.java.command").length();',),
+        "java.lang.System#getProperty"),  # two arguments: the constant before the call is the default
+    Use(Family.ENVIRONMENT, ('count += System.getProperty(count > 0 ? "sun.java.command" : "os.name").length();',),
+        "java.lang.System#getProperty"),  # a jump lands on the call: its key is not known
+    Use(Family.ENVIRONMENT, ('String k = "os.name"; count += System.getProperty(k + "").length();',),
+        "java.lang.System#getProperty"),
+    Use(Family.ENVIRONMENT, ("count += System.getenv().size();",), "java.lang.System#getenv"),
+    Use(Family.ENVIRONMENT, ('count += Integer.getInteger("nl2fix.x", 0);',), "java.lang.Integer#getInteger"),
+    Use(Family.ENVIRONMENT, ('java.util.function.UnaryOperator<String> p = System::getProperty; '
+                             'count += p.apply("os.name").length();',), "java.lang.System#getProperty"),
+    Use(Family.ENVIRONMENT, ("count += new Object() { }.getClass().getEnclosingMethod().getName().length();",),
+        "java.lang.Class#getEnclosingMethod"),
     Use(Family.STACK_INSPECTION, ("StackWalker.getInstance().walk(frames -> frames.count());",),
         "java.lang.StackWalker", release=11),
     Use(Family.INSTRUMENTATION, ("java.lang.management.ManagementFactory.getRuntimeMXBean();",),

@@ -28,6 +28,13 @@ from defects4j_adapter.bytecode.policy import FINALIZER, RULES, Family, member_s
     ('"/proc"', '"*/proc{,/*}"'),
     ('"/dev/stdout"', '"*/dev/{fd,std}*"'),
     ("com.sun.tools.attach.VirtualMachine", "com.sun.tools.attach.*"),  # before com.sun.*: the earlier rule wins
+    ("java.util.logging.LogManager#readConfiguration", "java.util.logging.LogManager#{readConfiguration,"
+                                                       "updateConfiguration}"),
+    ("javax.swing.UIManager#setLookAndFeel", "javax.swing.{UIManager,UIDefaults}"),
+    ("java.awt.datatransfer.DataFlavor#<init>(java.lang.String, java.lang.String)",
+     "java.awt.datatransfer.DataFlavor#<init>(java.lang.String*)"),
+    ("java.lang.System#getenv", "java.lang.System#{getProperty,getProperties,getenv}"),
+    ("java.lang.Boolean#getBoolean", "java.lang.{Integer#getInteger,Long#getLong,Boolean#getBoolean}"),
 ])
 def test_what_a_pattern_matches(subject, pattern):
     rule = rule_for(subject)
@@ -47,6 +54,9 @@ def test_what_a_pattern_matches(subject, pattern):
     "java.io.PrintStream#<init>(java.io.OutputStream)", "java.io.PrintWriter#<init>(java.io.Writer)",
     "java.nio.file.Files#readAllBytes(java.nio.file.Path)", "java.io.File#exists", '"/processor"', '"proc"',
     "sunny.Day",
+    "java.lang.System#lineSeparator", "java.lang.System#currentTimeMillis",  # not the environment
+    "java.awt.datatransfer.DataFlavor#<init>(java.lang.Class, java.lang.String)",  # a class, not its name
+    "java.util.logging.Logger#addHandler(java.util.logging.Handler)",  # put back after the job (JdkState)
 ])
 def test_what_stays_allowed(subject):
     assert rule_for(subject) is None

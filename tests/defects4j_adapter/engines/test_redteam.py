@@ -274,7 +274,9 @@ def test_a_candidate_s_probe_cannot_prepare_the_jvm_for_the_next_candidate(nl2fi
     baseline = engine.probe(ws, fix, fix)
     assert label(baseline, engine.probe(ws, fix, prepares), developer_fix=True).label is Behaviour.SAME
     record = _verdict(engine, ws, profits, required)
-    assert record.verdict is Verdict.WRONG and "fresh JVM decides" in record.detail, record
+    # the root logger's level the first set is put back after its probe (JdkState, Trust III), so the second
+    # is the bug in the warm JVM already; before, it passed there and the fresh JVM decided
+    assert record.verdict is Verdict.WRONG, record
     # its behaviour label is its own too: probed where the first's code never ran
     assert label(baseline, engine.probe(ws, fix, prepares), developer_fix=True).label is Behaviour.SAME
     assert label(baseline, engine.probe(ws, fix, profits), developer_fix=True).label is Behaviour.DIVERGES

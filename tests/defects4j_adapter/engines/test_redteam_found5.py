@@ -1,11 +1,12 @@
-"""Red team round 5 (issue 30's "done when", by an engineer who did not write the walls): candidates
-that behave one way where nl2fix watches them and another way everywhere else, on the example
-benchmark's Textkit-1 (``Strings.indexOfDifference``), through the real fast and rebuild engines.
-Payloads and what each does: ``fixtures/redteam/found5/probe_aware/`` and ``found5/right_under_nl2fix/``
-(each folder's README). The tests marked ``xfail(strict=True)`` assert what must hold and fail today:
-flip them when the wall is built. The others show that the attack is real (the method is the bug
-outside nl2fix; the probe does catch the same overfitting method when it cannot tell it is probed).
-Run: ``python -m pytest -q -p no:cacheprovider -s tests/defects4j_adapter/engines/test_redteam_found5.py``
+"""Red team round 5 (issue 30's "done when", by an engineer who did not write the walls): candidates that behave
+one way where nl2fix watches them and another way everywhere else, on the example benchmark's Textkit-1
+(``Strings.indexOfDifference``), through the real fast and rebuild engines. Payloads and what each does:
+``fixtures/redteam/found5/probe_aware/``, ``found5/right_under_nl2fix/`` and ``found5/write_door/`` (each
+folder's README). The tests marked ``xfail(strict=True)`` assert what must hold and fail today: flip them when
+the wall is built (the environment and logging walls are: issue 30). The others show that the attack is real
+(the method is the bug outside nl2fix; the probe does catch the same overfitting method when it cannot tell it
+is probed). Run: ``python -m pytest -q -p no:cacheprovider -s
+tests/defects4j_adapter/engines/test_redteam_found5.py``
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from defects4j_adapter.contract import EngineOptions
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines.defects4j import Defects4JEngine
 from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.engines.own_judgement import in_slot, runner_outcome
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Behaviour, Verdict
@@ -85,8 +87,6 @@ def test_outside_nl2fix_the_jvm_properties_payload_is_the_bug(tmp_path, textkit)
     assert _outside_nl2fix(tmp_path / "payload", textkit, payload) == "-1"
 
 
-@pytest.mark.xfail(strict=True, reason="round 5: nl2fix's own system properties (java.system.class.loader, "
-                   "nl2fix.jobDirs) are readable by System#getProperty, so the buggy method passes only under nl2fix")
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
 def test_a_method_right_only_under_nl2fix_is_not_plausible(kind, nl2fix_cache, box, textkit):
     engine = _engine(kind, nl2fix_cache, box)
@@ -96,6 +96,49 @@ def test_a_method_right_only_under_nl2fix_is_not_plausible(kind, nl2fix_cache, b
         record = _verdict(engine, ws, red_team_attack("jvm_properties", ws.bug, UNDER_NL2FIX), required)
         print(kind, box.name, "jvm_properties:", record.verdict.value, record.detail[:300])
         assert record.verdict is not Verdict.PLAUSIBLE, record
+    finally:
+        engine.close()
+
+
+def _what_a_job_sees(tmp_path, engine, ws, box, cache) -> tuple[str, str]:
+    """What ``what_it_sees`` reports from inside the runner's JVM (properties naming nl2fix; the command
+    line if it does), on classes compiled outside nl2fix (no class-file check: the runner's own hiding)."""
+    slot = tmp_path / "slot"
+    shutil.copytree(ws.root, slot, symlinks=True)
+    moved = in_slot(ws, slot)
+    target = moved.target_file
+    assert target is not None
+    source = target.read_text(encoding="utf-8")
+    assert ws.bug.buggy_method in source
+    payload = red_team_attack("what_it_sees", ws.bug, UNDER_NL2FIX)
+    target.write_text(source.replace(ws.bug.buggy_method, payload), encoding="utf-8")
+    subprocess.run(["javac", "-nowarn", "--release", "8", "-encoding", "ISO-8859-1", "-d", str(moved.classes_dir),
+                    "-cp", str(moved.classes_dir), str(target)], check=True)
+    judged = runner_outcome(moved, sandbox=box, cache_dir=cache, known=frozenset(), test_timeout=20.0,
+                            seconds=120.0, memory_mb=engine.options.memory_mb)
+    told = next(m for m in judged.messages.values() if "properties:" in m)
+    properties, _, command_line = told[told.index("properties:") + len("properties:"):].partition("; command line:")
+    return properties.strip(), command_line.strip()
+
+
+def test_nothing_a_job_reads_of_its_jvm_names_nl2fix(tmp_path, nl2fix_cache, box, textkit):
+    # the runner removes its own properties and the launch's once it has read them (Main.hideLaunch)
+    engine = _engine("fast", nl2fix_cache, box)
+    try:
+        properties, command_line = _what_a_job_sees(tmp_path, engine, engine.prepare(textkit), box, nl2fix_cache)
+        print(box.name, "properties:", properties, "command line:", command_line)
+        assert properties == ""
+    finally:
+        engine.close()
+
+
+@pytest.mark.xfail(strict=True, reason="round 5: /proc/self/cmdline (world-readable, through a path built at run "
+                   "time) shows the runner's folder and main class; an @argfile the runner deletes is not built yet")
+def test_the_jvm_s_command_line_names_nothing_of_nl2fix(tmp_path, nl2fix_cache, box, textkit):
+    engine = _engine("fast", nl2fix_cache, box)
+    try:
+        _, command_line = _what_a_job_sees(tmp_path, engine, engine.prepare(textkit), box, nl2fix_cache)
+        assert command_line == "clean", command_line
     finally:
         engine.close()
 
@@ -137,8 +180,6 @@ def test_an_overfitting_method_that_knows_it_is_probed_still_diverges(name, nl2f
         engine.close()
 
 
-@pytest.mark.xfail(strict=True, reason="round 5: LogManager#readConfiguration is on no list; the FileHandler its "
-                   "configuration names is made by reflection and writes the file the candidate chose")
 def test_no_file_is_written_through_the_logging_configuration(nl2fix_cache, box, textkit):
     # door-proving (as os_wall's payloads): it runs the fix only when its word came back from the file it
     # wrote, so anything but a pass means the write was stopped (rejected) or did not land (wrong)
@@ -149,6 +190,8 @@ def test_no_file_is_written_through_the_logging_configuration(nl2fix_cache, box,
         record = _verdict(engine, ws, red_team_attack("log_configuration", ws.bug, FOUND5 / "write_door"), required)
         print(box.name, "log_configuration:", record.verdict.value, record.detail[:300])
         assert record.verdict in {Verdict.REJECTED, Verdict.WRONG}, record
+        # by the rule for classes named in data, not only by the payload's other reads (java.io.tmpdir)
+        assert "java.util.logging.LogManager#readConfiguration" in record.detail, record
     finally:
         engine.close()
 
@@ -156,8 +199,6 @@ def test_no_file_is_written_through_the_logging_configuration(nl2fix_cache, box,
 @pytest.mark.defects4j
 @pytest.mark.sandbox
 @pytest.mark.skipif(d4j_cli.locate() is None, reason="Defects4J is not installed")
-@pytest.mark.xfail(strict=True, reason="round 5: Ant's launcher in sun.java.command and nl2fix's runner properties "
-                   "tell the buggy method it runs under Defects4J's tests and nl2fix's re-run of them")
 def test_a_method_right_only_under_a_test_harness_is_not_plausible_under_defects4j(confined, tmp_path):
     from tests.defects4j_adapter.engines.test_redteam_defects4j import CSV4
     engine = Defects4JEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path, workers=1))
@@ -169,8 +210,6 @@ def test_a_method_right_only_under_a_test_harness_is_not_plausible_under_defects
     assert record.verdict is not Verdict.PLAUSIBLE, record
 
 
-@pytest.mark.xfail(strict=True, reason="round 5: the logging configuration a job read stays (a FileHandler on the "
-                   "root logger, a JDK object holding no job class) and the warm JVM is not retired")
 def test_the_logging_configuration_a_job_read_does_not_reach_the_next_job(nl2fix_cache, box, textkit):
     engine = _engine("fast", nl2fix_cache, box)
     try:
@@ -183,5 +222,29 @@ def test_the_logging_configuration_a_job_read_does_not_reach_the_next_job(nl2fix
         print(box.name, "before:", before, "after:", after)
         assert "ConsoleHandler" in str(before)
         assert "FileHandler" not in str(after), after
+    finally:
+        engine.close()
+
+
+def _root_logger(messages) -> str:
+    found = [m[m.index("root level:"):] for m in messages.values() if "root level:" in m]
+    assert found, messages
+    return found[0]
+
+
+def test_the_root_loggers_handlers_and_level_a_job_set_are_not_seen_by_the_next_job(nl2fix_cache, box, textkit):
+    # what the class-file check allows (a ConsoleHandler, a level): JdkState puts the loggers back after
+    # every job, or the JVM is retired; either way the next job starts from the same root logger
+    engine = _engine("fast", nl2fix_cache, box)
+    try:
+        ws = engine.prepare(textkit)
+        added, left = (red_team_attack(name, ws.bug, FOUND5 / "write_door")
+                       for name in ("handlers_added", "handlers_left"))
+        before = _root_logger(engine.run(ws, left, stop_at_first_failure=True).messages)
+        assert _verdict(engine, ws, added).verdict is Verdict.WRONG  # it ran: the buggy method
+        after = _root_logger(engine.run(ws, left, stop_at_first_failure=True).messages)
+        print(box.name, "before:", before, "after:", after)
+        assert before == "root level: INFO; root handlers: java.util.logging.ConsoleHandler"
+        assert after == before
     finally:
         engine.close()

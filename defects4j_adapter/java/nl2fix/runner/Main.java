@@ -59,6 +59,8 @@ public final class Main {
         report.line("REFLECTION", ReflectionWall.hideClassInternals() & ReflectionFilters.remember() ? "filtered" : "unfiltered");
         Canary.remember();
         TestClasses.defineClassPath(System.getProperty("java.class.path"), Main.class.getClassLoader());
+        String jobDirs = System.getProperty("nl2fix.jobDirs", "");
+        hideLaunch();
         InMemoryCompiler compiler = new InMemoryCompiler();
         InputStream in = new FileInputStream(FileDescriptor.in);
         if (args.length == 2 && "run".equals(args[0])) {
@@ -71,7 +73,7 @@ public final class Main {
             report.line("ERROR", "usage: Main run REQUEST | Main serve");
             Guard.halt(2);
         }
-        scratch = Scratch.declared();
+        scratch = Scratch.declared(jobDirs);
         report.line("READY");
         String path;
         while ((path = readUntil(in, ' ')) != null) {
@@ -82,6 +84,31 @@ public final class Main {
             }
         }
         Guard.halt(0);
+    }
+
+    /** The system properties that name nl2fix or its launch, removed once the runner has read them (before
+     * any job, whose {@link JdkState} puts these back after it): nothing in them tells a job that nl2fix
+     * runs it, so that a candidate cannot be the fix only here (the red team's {@code right_under_nl2fix/}).
+     * The class-file check refuses reading them besides; this is for a candidate whose buggy version
+     * already reads properties. The runner's own folder leaves the class path (JUnit's stay, as in any
+     * JUnit run); the main class, the system class loader's name and the module path go. */
+    private static void hideLaunch() {
+        String runner = System.getProperty("jdk.module.path", "");
+        for (String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith("nl2fix.")) {
+                System.clearProperty(name);
+            }
+        }
+        System.clearProperty("sun.java.command");
+        System.clearProperty("java.system.class.loader");
+        System.clearProperty("jdk.module.path");
+        StringBuilder kept = new StringBuilder();
+        for (String entry : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
+            if (!entry.isEmpty() && (runner.isEmpty() || !entry.startsWith(runner))) {
+                kept.append(kept.length() == 0 ? "" : File.pathSeparator).append(entry);
+            }
+        }
+        System.setProperty("java.class.path", kept.toString());
     }
 
     /** The bytes up to {@code end} (not included), or null at the end of the input. */
@@ -216,7 +243,7 @@ public final class Main {
         }
         boolean clean = Threads.stopAll(group) & Threads.killProcesses() & !Threads.outlived(before);
         boolean restart = executor.poisoned || executor.restartAdvised || !clean | SystemLoader.takeDelegated()
-                | Guard.takeTainted() | !Canary.intact();
+                | Guard.takeTainted() | !Canary.intact() | JdkState.reconfigured();
         synchronized (executor.results) {
             for (String[] row : executor.results) {
                 report.signed(k0, k1, seq++, job.id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));

@@ -77,9 +77,9 @@ final class Scratch {
                 && roots.contains(Paths.get(System.getProperty("user.dir")).toRealPath());
     }
 
-    /** The folders the harness declared, as they are now (before any job). */
-    static Scratch declared() throws IOException {
-        return new Scratch(System.getProperty("nl2fix.jobDirs", ""));
+    /** The folders the harness declared ({@code -Dnl2fix.jobDirs}, read at start), as they are now (before any job). */
+    static Scratch declared(String jobDirs) throws IOException {
+        return new Scratch(jobDirs);
     }
 
     /** Empties every folder back to how it was at start (the links it held put back), following
