@@ -32,6 +32,14 @@
    single-edit mutants, and edits of it that change nothing: a model's plausible answers run every
    test they are given, so a mix without them understates the cost).
 
+3. Real models' answers (``--replay FILE``, NL2Fix's replay format; ``scripts/repairbench_replay.py``
+   makes one from RepairBench's published answers) instead of mutants: the fast engine judges every
+   unique candidate with each step's CPU-s counted (:mod:`phase_profile`: compiling, the warm JVM's
+   tests, the fresh JVM that confirms a pass and its start-up, the recording, the behaviour probe; mean,
+   median, p90 per unique candidate, all and plausible), the full configuration projected, then
+   ``--defects4j-sample K`` of each bug's candidates (plausible and not by turns) judged by the
+   ``defects4j`` engine in a copy of the run store: every one's verdicts and CPU-s side by side.
+
 Everything is kept in ``--store`` (default ``$NL2FIX_CACHE_DIR/bench-real``), so the sweep can be
 run in pieces (``--projects``, ``--bugs``, ``--limit``) and resumes where it stopped. The fast
 engine runs in the bubblewrap sandbox; the ``defects4j`` engine cannot, so it runs Defects4J
@@ -43,6 +51,8 @@ them. Needs a Defects4J; without one it says so and exits 0.
     python3 scripts/bench_real.py                                     # everything: hours
     python3 scripts/bench_real.py --no-baselines --limit 3 --sample 12 --baseline-tree ../baseline  # old vs new fast
     python3 scripts/bench_real.py --no-baselines --bugs Math-2,JacksonCore-3 --sample 2 --fix-variants 8 --narrowing
+    python3 scripts/repairbench_replay.py --bugs Cli-23,Math-2 --per-model 2 --out answers.json
+    python3 scripts/bench_real.py --no-baselines --bugs Cli-23,Math-2 --replay answers.json --defects4j-sample 2
 """
 
 from __future__ import annotations
@@ -489,6 +499,10 @@ SHARED = ("warm start", "compiler start", "probe reference")
 """Steps no candidate's verdict counts: the bug's shared JVMs' start-ups and the fix's probe of itself."""
 
 
+def probe_cpu(record: ValidationRecord) -> float:
+    return record.behaviour.cpu_seconds if record.behaviour else 0.0
+
+
 def print_phases(profile: Path, records: dict[tuple[str, str], ValidationRecord]) -> None:
     """Each step's CPU-s per unique candidate (mean, median, p90, max, sum), for all and for the plausible
     ones; and what the bugs' shared steps cost."""
@@ -512,8 +526,7 @@ def print_phases(profile: Path, records: dict[tuple[str, str], ValidationRecord]
             if phase == "verdict":
                 values = [records[k].cpu_seconds for k in chosen]
             elif phase == "verdict+probe":
-                values = [records[k].cpu_seconds + (records[k].behaviour.cpu_seconds if records[k].behaviour else 0.0)
-                          for k in chosen]
+                values = [records[k].cpu_seconds + probe_cpu(records[k]) for k in chosen]
             else:
                 values = [rows[k].get(phase, 0.0) for k in chosen]
             print(f"  {phase:14} {summary(values)}")
@@ -523,7 +536,7 @@ def print_phases(profile: Path, records: dict[tuple[str, str], ValidationRecord]
           + ", ".join(f"{p} {cpu:.1f}" for p, cpu in shared.items())
           + "; the baselines' other steps "
           f"{sum(cpu for (_, h), r in rows.items() if not h for p, cpu in r.items() if p not in SHARED):.1f}")
-    probes = sorted(((records[k].behaviour.cpu_seconds, k) for k in plausible if records[k].behaviour), reverse=True)
+    probes = sorted(((probe_cpu(records[k]), k) for k in plausible if records[k].behaviour), reverse=True)
     for cpu, (bug, hash) in probes[:5]:
         behaviour = records[(bug, hash)].behaviour
         assert behaviour is not None
@@ -575,7 +588,7 @@ def replayed(bugs: list[Bug], dataset: str, replay: Path, store: Path, workers: 
           f"from {replay.name}: {verdicts}")
     print_phases(fast.profile or run_dir, records)
     print_projection([fast], {"fast": records}, list(records), bugs, prepare_cpu)
-    with_probe = [r.cpu_seconds + (r.behaviour.cpu_seconds if r.behaviour else 0.0) for r in records.values()]
+    with_probe = [r.cpu_seconds + probe_cpu(r) for r in records.values()]
     print("  " + projection("fast, the behaviour probe included", statistics.mean(with_probe),
                             prepare_cpu + baselines_cpu(fast, bugs)))
     if not d4j_per_bug:
@@ -594,7 +607,7 @@ def replayed(bugs: list[Bug], dataset: str, replay: Path, store: Path, workers: 
     for key in keys:
         ours, other = records[key], theirs[key]
         mark = "" if ours.verdict is other.verdict else "  DISAGREE"
-        probe = ours.behaviour.cpu_seconds if ours.behaviour else 0.0
+        probe = probe_cpu(ours)
         print(f"  {key[0]:18} {key[1][:12]} {ours.verdict.value:>12} / {other.verdict.value:12} "
               f"{ours.cpu_seconds:6.2f} {probe:6.2f} / {other.cpu_seconds:6.2f}{mark}")
     if keys:

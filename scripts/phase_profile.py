@@ -115,7 +115,7 @@ def install(out: str) -> None:
 
     BugRun.candidate, BugRun.baselines = candidate_, baselines_  # type: ignore[method-assign]
     FastEngine.compile_source, FastEngine._judged, FastEngine._new = compile_source_, judged_, new_  # type: ignore[method-assign]
-    FastEngine.probe, FastEngine.recording = probe_, recording_  # type: ignore[method-assign]
+    FastEngine.probe, FastEngine.recording = probe_, recording_  # type: ignore[method-assign,assignment]
     atexit.register(lambda: _write(Path(out)))
 
 
