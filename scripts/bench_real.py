@@ -568,9 +568,10 @@ def keep_only(run_dir: Path, chosen: set[tuple[str, str]]) -> None:
 
 
 def replayed(bugs: list[Bug], dataset: str, replay: Path, store: Path, workers: int, d4j_per_bug: int,
-             prepare_cpu: float) -> int:
+             prepare_cpu: float, d4j_bugs: frozenset[str] = frozenset()) -> int:
     """A published set of answers (``replay``, NL2Fix's replay format) judged by the fast engine, its steps
-    profiled; ``d4j_per_bug`` of each bug's candidates judged by the defects4j engine too, side by side."""
+    profiled; ``d4j_per_bug`` of each bug's candidates (of the ``d4j_bugs`` only, when given) judged by the
+    defects4j engine too, side by side."""
     most = max(len(p) for p in replay_format.load(replay).values())
     run_dir = store / f"replay-{replay.stem}"
     ok, _, err = nl2fix("sample", "--dataset", dataset, *selection(bugs), "--run", str(run_dir), "--backend",
@@ -593,7 +594,7 @@ def replayed(bugs: list[Bug], dataset: str, replay: Path, store: Path, workers: 
                             prepare_cpu + baselines_cpu(fast, bugs)))
     if not d4j_per_bug:
         return 0
-    chosen = defects4j_sample(records, d4j_per_bug)
+    chosen = defects4j_sample({k: r for k, r in records.items() if not d4j_bugs or k[0] in d4j_bugs}, d4j_per_bug)
     d4j = Side("defects4j", Engine.DEFECTS4J, run_dir.with_name(f"{run_dir.name}-defects4j"))
     verdictless_copy(run_dir, d4j.run_dir)
     keep_only(d4j.run_dir, chosen)
@@ -660,6 +661,8 @@ def main() -> int:
     parser.add_argument("--defects4j-sample", type=int, default=2, metavar="K",
                         help="With --replay: candidates of each bug the defects4j engine judges too "
                         "(default 2; 0: none).")
+    parser.add_argument("--defects4j-bugs", default="", metavar="ID,ID",
+                        help="With --replay: the bugs whose candidates the defects4j engine judges (default: all).")
     parser.add_argument("--no-defects4j", action="store_true",
                         help="Part 2 without the defects4j engine (it costs ~15 CPU-s a candidate): fast engines only.")
     args, d4j, bugs = d4j_bugs.parse(parser)
@@ -681,7 +684,7 @@ def main() -> int:
     status = 0
     if args.replay:
         status = replayed(bugs, args.dataset, args.replay, store, args.workers, args.defects4j_sample,
-                          args.prepare_cpu)
+                          args.prepare_cpu, frozenset(filter(None, args.defects4j_bugs.split(","))))
     elif args.sample:
         variants = f"-fix{args.fix_variants}" if args.fix_variants else ""
         status = candidates(spread(bugs, args.sample), args.dataset, store / f"candidates-n{args.per_bug}{variants}",
