@@ -32,6 +32,14 @@
    single-edit mutants, and edits of it that change nothing: a model's plausible answers run every
    test they are given, so a mix without them understates the cost).
 
+3. Real models' answers (``--replay FILE``, NL2Fix's replay format; ``scripts/repairbench_replay.py``
+   makes one from RepairBench's published answers) instead of mutants: the fast engine judges every
+   unique candidate with each step's CPU-s counted (:mod:`phase_profile`: compiling, the warm JVM's
+   tests, the fresh JVM that confirms a pass and its start-up, the recording, the behaviour probe; mean,
+   median, p90 per unique candidate, all and plausible), the full configuration projected, then
+   ``--defects4j-sample K`` of each bug's candidates (plausible and not by turns) judged by the
+   ``defects4j`` engine in a copy of the run store: every one's verdicts and CPU-s side by side.
+
 Everything is kept in ``--store`` (default ``$NL2FIX_CACHE_DIR/bench-real``), so the sweep can be
 run in pieces (``--projects``, ``--bugs``, ``--limit``) and resumes where it stopped. The fast
 engine runs in the bubblewrap sandbox; the ``defects4j`` engine cannot, so it runs Defects4J
@@ -43,12 +51,15 @@ them. Needs a Defects4J; without one it says so and exits 0.
     python3 scripts/bench_real.py                                     # everything: hours
     python3 scripts/bench_real.py --no-baselines --limit 3 --sample 12 --baseline-tree ../baseline  # old vs new fast
     python3 scripts/bench_real.py --no-baselines --bugs Math-2,JacksonCore-3 --sample 2 --fix-variants 8 --narrowing
+    python3 scripts/repairbench_replay.py --bugs Cli-23,Math-2 --per-model 2 --out answers.json
+    python3 scripts/bench_real.py --no-baselines --bugs Cli-23,Math-2 --replay answers.json --defects4j-sample 2
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import sqlite3
 import statistics
@@ -71,6 +82,7 @@ from defects4j_adapter.sandbox.base import SandboxSpec
 from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.core.processes import run_command
 from nl2fix.java_source.text import candidate_hash
+from nl2fix.sampling import replay_format
 from nl2fix.store.records import SampleRecord, ValidationRecord
 from nl2fix.store.run_store import STORE_FILE, RunStore
 from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck
@@ -84,6 +96,10 @@ THIS_TREE = Path(nl2fix_package.__file__).resolve().parent.parent
 CODE_DIRS = ("nl2fix", "defects4j_adapter")
 """What a tree's fast engine is made of (its Python, and its Java runner's sources)."""
 NL2FIX_MAIN = "import sys; sys.path.insert(0, sys.argv.pop(1)); from nl2fix.cli.main import main; main()"
+PROFILED_MAIN = ("import sys; sys.path[:0] = [sys.argv.pop(1), sys.argv.pop(1)]; import phase_profile; "
+                 "phase_profile.install(sys.argv.pop(1)); from nl2fix.cli.main import main; main()")
+"""NL2FIX_MAIN with :mod:`phase_profile` counting each step's CPU-s (the tree, this scripts folder, the file)."""
+SCRIPTS = Path(__file__).resolve().parent
 FULL_BUGS, FULL_SAMPLES, UNIQUE_SHARE, CORES = 283, 28_300, 0.5, 2
 """The paper's full configuration (283 bugs x 100 samples, about half unique) on this machine's cores."""
 PREPARE_CPU = 7.7
@@ -212,13 +228,16 @@ def spread(bugs: list[Bug], count: int) -> list[Bug]:
     return mixed[:count]
 
 
-def nl2fix(*args: str, tree: Path = THIS_TREE, env: tuple[tuple[str, str], ...] = ()) -> tuple[bool, float, str]:
+def nl2fix(*args: str, tree: Path = THIS_TREE, env: tuple[tuple[str, str], ...] = (),
+           profile: Path | None = None) -> tuple[bool, float, str]:
     """Run ``nl2fix ARGS`` of the code in ``tree`` as its own process: (finished without a harness failure, its
     CPU-s, stderr's end). ``tree`` goes first on the process's path, ahead of the working directory that
-    ``-c`` puts there, and on its PYTHONPATH for whatever it starts; ``env`` is added to its environment."""
+    ``-c`` puts there, and on its PYTHONPATH for whatever it starts; ``env`` is added to its environment.
+    With ``profile``, its fast engine's steps' CPU-s are added to that file (:mod:`phase_profile`)."""
     env = {**os.environ, **dict(env),
            "PYTHONPATH": os.pathsep.join(filter(None, (str(tree), os.environ.get("PYTHONPATH"))))}
-    result = run_command([sys.executable, "-c", NL2FIX_MAIN, str(tree), *args], env=env, timeout=VALIDATE_TIMEOUT)
+    main = [NL2FIX_MAIN, str(tree)] if profile is None else [PROFILED_MAIN, str(tree), str(SCRIPTS), str(profile)]
+    result = run_command([sys.executable, "-c", *main, *args], env=env, timeout=VALIDATE_TIMEOUT)
     return result.returncode in (0, 1), result.cpu_seconds, result.stderr[-2000:]
 
 
@@ -236,6 +255,8 @@ class Side:
     tree: Path = THIS_TREE
     env: tuple[tuple[str, str], ...] = ()
     """Added to its ``nl2fix validate``'s environment (``NL2FIX_NARROW_TESTS=0``: the fast engine unnarrowed)."""
+    profile: Path | None = None
+    """Where its steps' CPU-s go (:mod:`phase_profile`), if anywhere."""
 
 
 def code_fingerprint(tree: Path) -> str:
@@ -311,7 +332,7 @@ def validate(judges: list[Side], bugs: list[Bug], workers: int) -> dict[str, flo
         ok, cpu, err = nl2fix("validate", "--run", str(side.run_dir), "--engine", side.engine.value,
                               "--workers", str(side_workers), *selection(of), "--quiet",
                               *([] if side.engine is Engine.FAST else ["--no-sandbox"]), tree=side.tree,
-                              env=side.env)
+                              env=side.env, profile=side.profile)
         return side, ok, cpu, err, time.monotonic() - start
 
     for calls in schedule(judges, bugs, workers):
@@ -426,11 +447,15 @@ def print_projection(judges: list[Side], records: Verdicts, keys: list[tuple[str
     print(f"projected full configuration ({FULL_BUGS} bugs, {FULL_SAMPLES:,} samples, {UNIQUE_SHARE:.0%} unique; "
           f"preparation {prepare_cpu:.1f} CPU-s a bug, plus the baselines' median here):")
     for side in (s for s in judges if s.engine is Engine.FAST):
-        with RunStore(side.run_dir, read_only=True) as store:
-            base = [sum(r.cpu_seconds for r in store.validations(b.id, side.engine.value) if r.hash in (FIXED, BUGGY))
-                    for b in bugs]
         mean = statistics.mean(records[side.label][k].cpu_seconds for k in keys)
-        print("  " + projection(side.label, mean, prepare_cpu + statistics.median(base)))
+        print("  " + projection(side.label, mean, prepare_cpu + baselines_cpu(side, bugs)))
+
+
+def baselines_cpu(side: Side, bugs: list[Bug]) -> float:
+    """The median CPU-s of a bug's two baselines, from the side's run store."""
+    with RunStore(side.run_dir, read_only=True) as store:
+        return statistics.median(sum(r.cpu_seconds for r in store.validations(b.id, side.engine.value)
+                                     if r.hash in (FIXED, BUGGY)) for b in bugs)
 
 
 def candidates(bugs: list[Bug], dataset: str, run_dir: Path, per_bug: int, workers: int,
@@ -462,6 +487,155 @@ def candidates(bugs: list[Bug], dataset: str, run_dir: Path, per_bug: int, worke
     return 0
 
 
+def p90(values: list[float]) -> float:
+    return statistics.quantiles(values, n=10, method="inclusive")[-1] if len(values) > 1 else values[0]
+
+
+def summary(values: list[float]) -> str:
+    return (f"{statistics.mean(values):6.3f} {statistics.median(values):6.3f} {p90(values):6.3f} "
+            f"{max(values):7.2f} {sum(values):8.1f}")
+
+
+PHASES = ("compile", "tests", "confirm start", "confirm", "recording", "probe compile", "probe")
+"""The steps a candidate's CPU-s are counted from (:mod:`phase_profile`), in the order they happen; the
+probe's two are in its behaviour record, the others in its verdict's CPU-s."""
+SHARED = ("warm start", "compiler start", "probe reference")
+"""Steps no candidate's verdict counts: the bug's shared JVMs' start-ups and the fix's probe of itself."""
+
+
+def probe_cpu(record: ValidationRecord) -> float:
+    return record.behaviour.cpu_seconds if record.behaviour else 0.0
+
+
+def print_phases(profile: Path, records: dict[tuple[str, str], ValidationRecord]) -> None:
+    """Each step's CPU-s per unique candidate (mean, median, p90, max, sum), for all and for the plausible
+    ones; and what the bugs' shared steps cost."""
+    rows: dict[tuple[str, str], dict[str, float]] = {}
+    for row in json.loads(profile.read_text()) if profile.exists() else []:
+        mine = rows.setdefault((row["bug"], row["hash"]), {})
+        for phase, cpu in row["phases"].items():
+            mine[phase] = mine.get(phase, 0.0) + cpu
+    keys = [k for k in records if k in rows]
+    if not keys:
+        print("no step figures (candidates judged by an earlier call are not profiled again)")
+        return
+    plausible = [k for k in keys if records[k].verdict is Verdict.PLAUSIBLE]
+    print(f"\nCPU-s per unique candidate by step ({len(keys)} profiled, {len(plausible)} plausible): "
+          "mean, median, p90, max, sum")
+    for label, chosen in (("all", keys), ("plausible", plausible)):
+        if not chosen:
+            continue
+        print(f" {label}:")
+        for phase in (*PHASES, "verdict", "verdict+probe"):
+            if phase == "verdict":
+                values = [records[k].cpu_seconds for k in chosen]
+            elif phase == "verdict+probe":
+                values = [records[k].cpu_seconds + probe_cpu(records[k]) for k in chosen]
+            else:
+                values = [rows[k].get(phase, 0.0) for k in chosen]
+            print(f"  {phase:14} {summary(values)}")
+    shared = {p: sum(r.get(p, 0.0) for r in rows.values()) for p in SHARED}
+    bugs = {b for b, _ in rows}
+    print(f" shared by each bug's candidates ({len(bugs)} bugs; baselines' own steps included): "
+          + ", ".join(f"{p} {cpu:.1f}" for p, cpu in shared.items())
+          + "; the baselines' other steps "
+          f"{sum(cpu for (_, h), r in rows.items() if not h for p, cpu in r.items() if p not in SHARED):.1f}")
+    probes = sorted(((probe_cpu(records[k]), k) for k in plausible if records[k].behaviour), reverse=True)
+    for cpu, (bug, hash) in probes[:5]:
+        behaviour = records[(bug, hash)].behaviour
+        assert behaviour is not None
+        print(f"  dearest probe: {bug} {hash[:12]} {cpu:.2f} CPU-s, {behaviour.label.value}, "
+              f"{behaviour.inputs} inputs {behaviour.note[:120]}")
+
+
+def defects4j_sample(records: dict[tuple[str, str], ValidationRecord], per_bug: int) -> set[tuple[str, str]]:
+    """Up to ``per_bug`` candidates of each bug for the defects4j engine: plausible and other ones by turns
+    (as the fast engine judged them), each kind in hash order."""
+    chosen = set()
+    for bug in sorted({b for b, _ in records}):
+        mine = sorted(k for k in records if k[0] == bug)
+        kinds = ([k for k in mine if records[k].verdict is Verdict.PLAUSIBLE],
+                 [k for k in mine if records[k].verdict is not Verdict.PLAUSIBLE])
+        turns = [k for pair in zip_longest(*kinds) for k in pair if k is not None]
+        chosen.update(turns[:per_bug])
+    return chosen
+
+
+def keep_only(run_dir: Path, chosen: set[tuple[str, str]]) -> None:
+    """Leave in a run store only the ``chosen`` candidates (and their samples)."""
+    with closing(sqlite3.connect(run_dir / STORE_FILE)) as db:
+        for table, column in (("candidates", "hash"), ("samples", "candidate_hash")):
+            for bug, hash in db.execute(f"SELECT bug_id, {column} FROM {table}").fetchall():
+                if (bug, hash) not in chosen:
+                    db.execute(f"DELETE FROM {table} WHERE bug_id = ? AND {column} = ?", (bug, hash))
+        db.commit()
+
+
+def replayed(bugs: list[Bug], dataset: str, replay: Path, store: Path, workers: int, d4j_per_bug: int,
+             prepare_cpu: float, d4j_bugs: frozenset[str] = frozenset()) -> int:
+    """A published set of answers (``replay``, NL2Fix's replay format) judged by the fast engine, its steps
+    profiled; ``d4j_per_bug`` of each bug's candidates (of the ``d4j_bugs`` only, when given) judged by the
+    defects4j engine too, side by side."""
+    most = max(len(p) for p in replay_format.load(replay).values())
+    run_dir = store / f"replay-{replay.stem}"
+    ok, _, err = nl2fix("sample", "--dataset", dataset, *selection(bugs), "--run", str(run_dir), "--backend",
+                        "replay", "--replay-file", str(replay), "-n", str(most), "--quiet")
+    if not ok:
+        print(f"sampling failed:\n{err}")
+        return 1
+    fast = Side("fast", Engine.FAST, run_dir, profile=run_dir / f"phases-{code_fingerprint(THIS_TREE)}.json")
+    process = validate([fast], bugs, workers)
+    if process is None:
+        return 1
+    records = read_verdicts([fast], bugs)["fast"]
+    verdicts = statistics_of(records)
+    print(f"\n(2) {len(records)} unique replayed candidates of {len(bugs)} bugs ({', '.join(b.id for b in bugs)}) "
+          f"from {replay.name}: {verdicts}")
+    print_phases(fast.profile or run_dir, records)
+    print_projection([fast], {"fast": records}, list(records), bugs, prepare_cpu)
+    with_probe = [r.cpu_seconds + probe_cpu(r) for r in records.values()]
+    print("  " + projection("fast, the behaviour probe included", statistics.mean(with_probe),
+                            prepare_cpu + baselines_cpu(fast, bugs)))
+    if not d4j_per_bug:
+        return 0
+    chosen = defects4j_sample({k: r for k, r in records.items() if not d4j_bugs or k[0] in d4j_bugs}, d4j_per_bug)
+    d4j = Side("defects4j", Engine.DEFECTS4J, run_dir.with_name(f"{run_dir.name}-defects4j"))
+    verdictless_copy(run_dir, d4j.run_dir)
+    keep_only(d4j.run_dir, chosen)
+    of = [b for b in bugs if any(k[0] == b.id for k in chosen)]
+    if validate([d4j], of, workers) is None:
+        return 1
+    theirs = read_verdicts([d4j], of)["defects4j"]
+    keys = sorted(k for k in chosen if k in theirs)
+    print(f"\nthe defects4j engine on {len(keys)} of them ({d4j_per_bug} a bug, plausible and not by turns): "
+          "verdicts fast / defects4j, CPU-s fast (verdict, probe) / defects4j")
+    for key in keys:
+        ours, other = records[key], theirs[key]
+        mark = "" if ours.verdict is other.verdict else "  DISAGREE"
+        probe = probe_cpu(ours)
+        print(f"  {key[0]:18} {key[1][:12]} {ours.verdict.value:>12} / {other.verdict.value:12} "
+              f"{ours.cpu_seconds:6.2f} {probe:6.2f} / {other.cpu_seconds:6.2f}{mark}")
+    if keys:
+        agree = sum(records[k].verdict is theirs[k].verdict for k in keys)
+        ours_cpu, their_cpu = [records[k].cpu_seconds for k in keys], [theirs[k].cpu_seconds for k in keys]
+        all_cpu = [r.cpu_seconds for r in records.values()]
+        print(f"agreement: {agree} of {len(keys)}; fast mean {statistics.mean(ours_cpu):.2f} median "
+              f"{statistics.median(ours_cpu):.2f}, defects4j mean {statistics.mean(their_cpu):.2f} median "
+              f"{statistics.median(their_cpu):.2f}: {ratio(statistics.mean(their_cpu), statistics.mean(ours_cpu))} "
+              f"on the mean, {ratio(statistics.median(their_cpu), statistics.median(ours_cpu))} on the median "
+              "(these candidates); against all candidates' fast mean "
+              f"{ratio(statistics.mean(their_cpu), statistics.mean(all_cpu))}, "
+              f"median {ratio(statistics.median(their_cpu), statistics.median(all_cpu))}")
+    return 0
+
+
+def statistics_of(records: dict[tuple[str, str], ValidationRecord]) -> str:
+    counts: dict[str, int] = {}
+    for record in records.values():
+        counts[record.verdict.value] = counts.get(record.verdict.value, 0) + 1
+    return ", ".join(f"{n} {v}" for v, n in sorted(counts.items(), key=lambda c: -c[1]))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     d4j_bugs.add_arguments(parser)
@@ -483,6 +657,16 @@ def main() -> int:
     parser.add_argument("--prepare-cpu", type=float, default=PREPARE_CPU,
                         help="CPU-s of preparing a bug without its baselines, for the projection "
                         f"(default {PREPARE_CPU}).")
+    parser.add_argument("--replay", type=Path, default=None, metavar="FILE",
+                        help="Part 2 on a published set of answers (NL2Fix replay format; "
+                        "scripts/repairbench_replay.py makes one from RepairBench's) instead of mutants: the fast "
+                        "engine's steps profiled, and --defects4j-sample of each bug's candidates judged by the "
+                        "defects4j engine too.")
+    parser.add_argument("--defects4j-sample", type=int, default=2, metavar="K",
+                        help="With --replay: candidates of each bug the defects4j engine judges too "
+                        "(default 2; 0: none).")
+    parser.add_argument("--defects4j-bugs", default="", metavar="ID,ID",
+                        help="With --replay: the bugs whose candidates the defects4j engine judges (default: all).")
     parser.add_argument("--no-defects4j", action="store_true",
                         help="Part 2 without the defects4j engine (it costs ~15 CPU-s a candidate): fast engines only.")
     args, d4j, bugs = d4j_bugs.parse(parser)
@@ -502,7 +686,10 @@ def main() -> int:
     if not args.no_baselines:
         print_findings(baselines(bugs, store / "baselines", args.workers))
     status = 0
-    if args.sample:
+    if args.replay:
+        status = replayed(bugs, args.dataset, args.replay, store, args.workers, args.defects4j_sample,
+                          args.prepare_cpu, frozenset(filter(None, args.defects4j_bugs.split(","))))
+    elif args.sample:
         variants = f"-fix{args.fix_variants}" if args.fix_variants else ""
         status = candidates(spread(bugs, args.sample), args.dataset, store / f"candidates-n{args.per_bug}{variants}",
                             args.per_bug, args.workers, baseline, args.fix_variants, args.narrowing,

@@ -68,6 +68,12 @@ JOB_WALL_FACTOR = 4
 """A job that waits rather than computes is stopped at this many times its time limit (the candidate's)."""
 MAX_JOBS_PER_JVM = 300
 """A fresh JVM after this many candidates, so class metadata and JIT code do not pile up."""
+WARM_TEST_LIMIT = 2.0
+"""CPU-s a candidate's test may use in a JVM that ran other candidates' code. A time limit met there is
+never the verdict (:func:`unsettled`: a fresh JVM judges every test again, with the full limit), so
+waiting out the full limit there only doubled what a candidate that loops costs (RepairBench's answers:
+timeouts were 6 % of the candidates and half the CPU). A test that needs more than this is judged by
+the fresh JVM, as a loop is."""
 REBUILT = "the declaration changed in a way other classes can see, so everything was recompiled"
 FRESH_DECIDES = ("it passed in a JVM that had run other candidates' code, not in a fresh one: the fresh JVM "
                  "decides")
@@ -774,10 +780,12 @@ class FastEngine:
         try:
             chosen = (replace(ws, relevant_tests=()) if tests.triggers_only
                       else replace(ws, relevant_tests=tests.plan.relevant) if tests.plan else ws)
+            limit = self.options.settings.test_timeout
+            if jvm.ran and not _trusted(ws, candidate.method):  # its time limit is unsettled: the fresh JVM's decides
+                limit = min(limit, WARM_TEST_LIMIT)
             runner_job = jobs.runner_job(
                 chosen, job_id, known=candidate.known_failures,
-                stop_at_first_failure=candidate.stop_at_first_failure,
-                test_timeout=self.options.settings.test_timeout,
+                stop_at_first_failure=candidate.stop_at_first_failure, test_timeout=limit,
                 compiled=jobs.write_classes(compiled.classes, job / "classes"),
             )
             runner_job.only = tests.plan.only if tests.plan and not tests.triggers_only else {}

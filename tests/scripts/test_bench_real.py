@@ -4,6 +4,7 @@ where Defects4J is not installed."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from nl2fix.core.domain import Bug, Verdict
-from nl2fix.store.records import SampleRecord, ValidationRecord
+from nl2fix.core.domain import Behaviour, Bug, Verdict
+from nl2fix.store.records import BehaviourRecord, SampleRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.bug_work import BaselineCheck
 from tests.helpers.paths import REPO
@@ -168,3 +169,38 @@ def test_without_defects4j_each_script_says_so_and_succeeds(script, tmp_path):
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("skipped: Defects4J is not installed")
+
+
+def test_defects4j_s_sample_takes_plausible_and_other_candidates_by_turns_and_keeps_only_them(tmp_path):
+    verdicts = {"a": Verdict.WRONG, "b": Verdict.PLAUSIBLE, "c": Verdict.TIMEOUT, "d": Verdict.PLAUSIBLE}
+    records = {(BUG.id, h): record("fast", h, v) for h, v in verdicts.items()}
+    chosen = bench_real.defects4j_sample(records, 3)
+    assert chosen == {(BUG.id, "b"), (BUG.id, "a"), (BUG.id, "d")}
+    with RunStore(tmp_path, create=True) as store:
+        store.add_bugs([BUG])
+        for i, h in enumerate(verdicts):
+            store.add_sample(SampleRecord(bug_id=BUG.id, index=i, response="r", candidate_hash=h), "code " + h)
+    bench_real.keep_only(tmp_path, chosen)
+    with RunStore(tmp_path) as store:
+        assert sorted(c.hash for c in store.candidates(BUG.id)) == ["a", "b", "d"]
+        assert sorted(s.candidate_hash for s in store.samples(BUG.id)) == ["a", "b", "d"]
+
+
+def test_the_steps_cpu_per_candidate_with_the_plausible_apart_and_the_bugs_shared_steps(tmp_path, capsys):
+    profile = tmp_path / "phases.json"
+    profile.write_text(json.dumps([
+        {"bug": BUG.id, "hash": "", "phases": {"warm start": 0.5, "tests": 2.0}},
+        {"bug": BUG.id, "hash": "a", "phases": {"compile": 0.2, "tests": 0.1}},
+        {"bug": BUG.id, "hash": "b", "phases": {"compile": 0.4, "tests": 0.3, "confirm": 0.5, "probe": 3.0}},
+        {"bug": BUG.id, "hash": "b", "phases": {"probe": 1.0}},  # a resumed run's rows add up
+    ]))
+    records = {(BUG.id, "a"): record("fast", "a", Verdict.WRONG).model_copy(update={"cpu_seconds": 0.3}),
+               (BUG.id, "b"): record("fast", "b", Verdict.PLAUSIBLE).model_copy(update={
+                   "cpu_seconds": 1.2, "behaviour": BehaviourRecord(label=Behaviour.SAME, cpu_seconds=4.0)})}
+    bench_real.print_phases(profile, records)
+    out = capsys.readouterr().out
+    assert "(2 profiled, 1 plausible)" in out
+    assert "  compile         0.300  0.300" in out and "  probe           2.000  2.000" in out
+    assert "  verdict+probe   2.750  2.750" in out
+    assert "warm start 0.5" in out and "the baselines' other steps 2.0" in out
+    assert f"dearest probe: {BUG.id} b 4.00 CPU-s" in out

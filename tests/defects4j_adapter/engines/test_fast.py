@@ -434,3 +434,25 @@ def test_a_warm_jvm_that_does_not_start_is_started_again_before_any_error(nl2fix
         engine.close()
     assert len(starts) >= 2 and waits == [0.001]
     assert "starting the warm test JVM for Mini-1 failed (try 1 of 2" in caplog.text
+
+
+def test_a_loop_in_a_jvm_that_ran_other_candidates_stops_at_the_warm_limit_and_the_fresh_jvm_decides(
+        fast, mini1, monkeypatch):
+    monkeypatch.setattr(fast_engine, "WARM_TEST_LIMIT", 0.3)
+    limits = []
+    runner_job = fast_engine.jobs.runner_job
+
+    def noted(*args, **kwargs):
+        if "compiled" in kwargs:  # a test job (a compiling JVM's job names its source instead)
+            limits.append(kwargs["test_timeout"])
+        return runner_job(*args, **kwargs)
+
+    other = mini1.bug.buggy_method.replace("{", "{ int unused = 3;", 1)
+    assert verdict(fast, mini1, other).verdict is Verdict.WRONG  # the warm JVM has run a candidate
+    monkeypatch.setattr(fast_engine.jobs, "runner_job", noted)
+    record = verdict(fast, mini1, hostile("loop_forever", mini1.bug))
+    # the warm JVM gave up at 0.3 s; the fresh JVM's full limit (2 s of CPU, or 12 s of a loaded machine's
+    # wall-clock time) decided, instead of both waiting out 2 s
+    assert record.verdict is Verdict.TIMEOUT and fast_engine.RECHECKED in record.detail
+    assert "test used 2000 ms of CPU" in record.detail or "test timed out after 12000 ms" in record.detail
+    assert limits == [0.3, 2.0], limits
