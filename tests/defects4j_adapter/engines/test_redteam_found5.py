@@ -26,7 +26,7 @@ from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Behaviour, Verdict
 from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.behaviour import label
-from nl2fix.validation.verdicts import judge, required_of
+from nl2fix.validation.verdicts import passing_on_fix, record_of
 from tests.helpers.minibench import REDTEAM, SANDBOXES, engine_options, red_team_attack
 from tests.helpers.paths import REPO
 
@@ -56,7 +56,8 @@ def _engine(kind, cache, box):
 
 def _verdict(engine, ws, code, required=frozenset()):
     outcome = engine.run(ws, code, stop_at_first_failure=True)
-    return judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, required=required, keep_passed=True)
+    return record_of(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required,
+                     keep_passed=True)
 
 
 def _outside_nl2fix(tmp_path, bug, method: str) -> str:
@@ -88,13 +89,14 @@ def test_outside_nl2fix_the_jvm_properties_payload_is_the_bug(tmp_path, textkit)
 
 
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
-def test_a_method_right_only_under_nl2fix_is_not_plausible(kind, nl2fix_cache, box, textkit):
+@pytest.mark.parametrize("payload", ["jvm_properties", "proc_cmdline"])
+def test_a_method_right_only_under_nl2fix_is_not_plausible(kind, payload, nl2fix_cache, box, textkit):
     engine = _engine(kind, nl2fix_cache, box)
     try:
         ws = engine.prepare(textkit)
-        required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
-        record = _verdict(engine, ws, red_team_attack("jvm_properties", ws.bug, UNDER_NL2FIX), required)
-        print(kind, box.name, "jvm_properties:", record.verdict.value, record.detail[:300])
+        required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
+        record = _verdict(engine, ws, red_team_attack(payload, ws.bug, UNDER_NL2FIX), required)
+        print(kind, box.name, payload, record.verdict.value, record.detail[:300])
         assert record.verdict is not Verdict.PLAUSIBLE, record
     finally:
         engine.close()
@@ -132,8 +134,9 @@ def test_nothing_a_job_reads_of_its_jvm_names_nl2fix(tmp_path, nl2fix_cache, box
         engine.close()
 
 
-@pytest.mark.xfail(strict=True, reason="round 5: /proc/self/cmdline (world-readable, through a path built at run "
-                   "time) shows the runner's folder and main class; an @argfile the runner deletes is not built yet")
+@pytest.mark.xfail(strict=True, reason="round 5: /proc/self/cmdline (world-readable) shows the runner's folder and "
+                   "main class to code no check saw; a candidate's own read of /proc is refused (Guard#checkRead, "
+                   "test_a_method_right_only_under_nl2fix_is_not_plausible[proc_cmdline]); an @argfile is not built")
 def test_the_jvm_s_command_line_names_nothing_of_nl2fix(tmp_path, nl2fix_cache, box, textkit):
     engine = _engine("fast", nl2fix_cache, box)
     try:
@@ -145,7 +148,7 @@ def test_the_jvm_s_command_line_names_nothing_of_nl2fix(tmp_path, nl2fix_cache, 
 
 def _labels(engine, ws, names):
     fix = ws.bug.fixed_method
-    required = required_of(_verdict(engine, ws, fix))
+    required = passing_on_fix(_verdict(engine, ws, fix))
     baseline = engine.probe(ws, fix, fix)
     out = {}
     for name in names:
@@ -186,7 +189,7 @@ def test_no_file_is_written_through_the_logging_configuration(nl2fix_cache, box,
     engine = _engine("fast", nl2fix_cache, box)
     try:
         ws = engine.prepare(textkit)
-        required = required_of(_verdict(engine, ws, ws.bug.fixed_method))
+        required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
         record = _verdict(engine, ws, red_team_attack("log_configuration", ws.bug, FOUND5 / "write_door"), required)
         print(box.name, "log_configuration:", record.verdict.value, record.detail[:300])
         assert record.verdict in {Verdict.REJECTED, Verdict.WRONG}, record
@@ -204,7 +207,7 @@ def test_a_method_right_only_under_a_test_harness_is_not_plausible_under_defects
     engine = Defects4JEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path, workers=1))
     ws = engine.prepare(CSV4)
     # Csv-4's buggy method is wrong under this engine (test_redteam_defects4j.py); with the payload:
-    record = judge(engine.run(ws, red_team_attack("under_any_test", CSV4, UNDER_NL2FIX)), bug_id=CSV4.id, hash="h",
+    record = record_of(engine.run(ws, red_team_attack("under_any_test", CSV4, UNDER_NL2FIX)), bug_id=CSV4.id, hash="h",
                    engine=engine.name.value)
     print("defects4j bwrap under_any_test:", record.verdict.value, record.detail[:300])
     assert record.verdict is not Verdict.PLAUSIBLE, record

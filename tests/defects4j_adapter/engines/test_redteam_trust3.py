@@ -14,7 +14,7 @@ from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
-from nl2fix.validation.verdicts import judge, required_of
+from nl2fix.validation.verdicts import passing_on_fix, record_of
 from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
@@ -37,14 +37,14 @@ def engine(nl2fix_cache, confined):
 
 def _verdict(engine, ws, code, required=frozenset()):
     outcome = engine.run(ws, code, stop_at_first_failure=True)
-    return outcome, judge(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, required=required,
+    return outcome, record_of(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required,
                           keep_passed=True)
 
 
 @pytest.mark.parametrize("name", ["pool_work", "class_path_name", "library_unsafe"])
 def test_nothing_obtained_and_the_fix_after_it_keeps_its_verdict(engine, beans, name):
     ws = engine.prepare(beans)
-    required = required_of(_verdict(engine, ws, ws.bug.fixed_method)[1])
+    required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method)[1])
     outcome, attack = _verdict(engine, ws, red_team_attack(name, ws.bug, FOUND5), required)
     loot = [m for m in outcome.messages.values() if "REDTEAM5" in m]
     _, fix = _verdict(engine, ws, ws.bug.fixed_method, required)

@@ -59,6 +59,32 @@ final class Guard extends SecurityManager {
         }
     }
 
+    /** The JVM's own process entries (its command line, mounts, status) and the kernel's: what a
+     * candidate could tell nl2fix's JVM from any other by (and be the fix only there), read through a path
+     * built at run time that no class-file check sees. Every file read of the JDK's asks here first; the
+     * path is resolved as the kernel will (links included: {@code /dev/fd} leads into {@code /proc}). */
+    @Override
+    public void checkRead(String file) {
+        if (processEntry(file) && ReflectionWall.candidateAsks()) {
+            throw new SecurityException("nl2fix: the candidate's classes may not read the JVM's process entries: " + file);
+        }
+    }
+
+    @Override
+    public void checkRead(String file, Object context) {
+        checkRead(file);
+    }
+
+    private static boolean processEntry(String file) {
+        String path;
+        try {
+            path = new java.io.File(file).getCanonicalPath();
+        } catch (java.io.IOException e) {
+            path = new java.io.File(file).getAbsolutePath();
+        }
+        return path.equals("/proc") || path.startsWith("/proc/") || path.equals("/sys") || path.startsWith("/sys/");
+    }
+
     @Override
     public void checkPackageAccess(String pkg) {
         if (!ReflectionWall.mayReach(pkg)) {
