@@ -125,8 +125,6 @@ def test_the_probe_catches_the_overfitting_method_it_cannot_see_through(nl2fix_c
         engine.close()
 
 
-@pytest.mark.xfail(strict=True, reason="round 5: the probe source renames the candidate (m$nl2fix$cand) and puts "
-                   "two anonymous classes before it, so an overfitting method sees it is probed and acts as the fix")
 @pytest.mark.parametrize("name", ["enclosing_method", "class_number"])
 def test_an_overfitting_method_that_knows_it_is_probed_still_diverges(name, nl2fix_cache, box, textkit):
     engine = _engine("fast", nl2fix_cache, box)

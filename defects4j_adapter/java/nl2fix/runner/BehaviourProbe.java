@@ -1,8 +1,11 @@
 package nl2fix.runner;
 
+import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -62,18 +65,24 @@ public final class BehaviourProbe {
     private static volatile Session session;
     /** The body running on this thread: a call from inside it runs the same body. */
     private static final ThreadLocal<Body> SIDE = new ThreadLocal<>();
+    /** While the candidate runs, the reference is out of every thread's reach (see {@link #call}). */
+    private static volatile boolean candidateRunning;
 
     /** The wrapper's whole body: probe this call (in a probe job, on a test thread), then run the
-     * reference on the test's own objects and hand back its result or throw what it threw. */
-    public static Object call(Class<?> owner, String referenceName, Object receiver, Object[] args, Body reference,
-            Body candidate) {
+     * reference on the test's own objects and hand back its result or throw what it threw. While the
+     * candidate runs, a call from outside a reference's body (from a thread the candidate started, say, or
+     * through an object of the tests' loader) throws: the candidate cannot borrow the reference's answers. */
+    public static Object call(Class<?> owner, String referenceName, Object receiver, Object[] args, Body reference) {
         Body side = SIDE.get();
         if (side != null) {
             return run(side, receiver, args);
         }
+        if (candidateRunning) {
+            throw new IllegalStateException("the reference is out of reach while the candidate runs");
+        }
         Session s = session;
         if (s != null && s.tracks(Thread.currentThread())) {
-            s.probe(owner, referenceName, receiver, args, reference, candidate);
+            s.probe(owner, referenceName, receiver, args, reference);
         }
         return run(reference, receiver, args);
     }
@@ -97,8 +106,13 @@ public final class BehaviourProbe {
         throw (T) t;
     }
 
-    static void begin() {
-        session = new Session();
+    /** A probe job: the candidate's class files as validated ({@code candidate}), loaded with the project's
+     * class path ({@code classPath}) by a loader of their own under {@code parent}. */
+    static void begin(Map<String, byte[]> candidate, URL[] classPath, ClassLoader parent) throws IOException {
+        URL[] urls = new URL[classPath.length + 1];
+        urls[0] = Overlay.entry(candidate);
+        System.arraycopy(classPath, 0, urls, 1, classPath.length);
+        session = new Session(new URLClassLoader(Lifetime.LOADER, urls, parent));
     }
 
     /** The rows of the job's probe, and no probing after it. */
@@ -107,6 +121,11 @@ public final class BehaviourProbe {
         session = null;
         if (s == null) {
             return Collections.emptyList();
+        }
+        try {
+            s.twin.close();
+        } catch (IOException e) {
+            // its classes are all read: nothing is left open that a job could still need
         }
         synchronized (s.rows) {
             List<String[]> out = new ArrayList<>(s.rows);
@@ -161,6 +180,12 @@ public final class BehaviourProbe {
     }
 
     private static final class Session {
+        /** The candidate's version of the project: its class exactly as tested (its own name, members and
+         * nested classes' numbers), every other project class a copy of its own, so that no path from the
+         * candidate's code leads to the tests' classes or the reference. */
+        final URLClassLoader twin;
+        /** Orders each call's derived inputs; drawn by the runner, never seen by the code under test. */
+        final java.util.Random order = new java.util.Random(new java.security.SecureRandom().nextLong());
         final Map<Thread, String> threads = Collections.synchronizedMap(new java.util.WeakHashMap<Thread, String>());
         final List<String[]> rows = Collections.synchronizedList(new ArrayList<String[]>());
         final Set<String> seen = new HashSet<>();
@@ -172,12 +197,15 @@ public final class BehaviourProbe {
         int crossed;
         int skipped;
 
+        Session(URLClassLoader twin) {
+            this.twin = twin;
+        }
+
         boolean tracks(Thread t) {
             return threads.containsKey(t);
         }
 
-        synchronized void probe(Class<?> owner, String referenceName, Object receiver, Object[] args, Body reference,
-                Body candidate) {
+        synchronized void probe(Class<?> owner, String referenceName, Object receiver, Object[] args, Body reference) {
             if (calls >= MAX_CALLS) {
                 return;
             }
@@ -197,8 +225,14 @@ public final class BehaviourProbe {
                 return;
             }
             calls++;
-            compare(Words.CALL, test, owner, input, text, reference, candidate);
             Class<?>[] types = parameterTypes(owner, referenceName, args.length);
+            Method method = method(owner, referenceName.substring(0, referenceName.length() - REFERENCE_SUFFIX.length()),
+                    types);
+            compare(Words.CALL, test, owner, method, input, text, reference);
+            // which inputs a call gives is fixed (the fix's own probe is the yardstick); the order they run
+            // in is not, so that a candidate keeping a history cannot tell a derived input by its place
+            List<Object[]> chosen = new ArrayList<>();
+            List<String> texts = new ArrayList<>();
             for (Object[] variant : Derived.variants(input, types)) {
                 if (derived >= MAX_DERIVED) {
                     break;
@@ -206,7 +240,8 @@ public final class BehaviourProbe {
                 String variantText = fresh(variant);
                 if (variantText != null) {
                     derived++;
-                    compare(Words.DERIVED, test, owner, variant, variantText, reference, candidate);
+                    chosen.add(variant);
+                    texts.add(variantText);
                 }
             }
             int crossings = 0;
@@ -218,8 +253,17 @@ public final class BehaviourProbe {
                 if (variantText != null) {
                     crossings++;
                     crossed++;
-                    compare(Words.DERIVED, test, owner, variant, variantText, reference, candidate);
+                    chosen.add(variant);
+                    texts.add(variantText);
                 }
+            }
+            Integer[] at = new Integer[chosen.size()];
+            for (int i = 0; i < at.length; i++) {
+                at[i] = i;
+            }
+            Collections.shuffle(java.util.Arrays.asList(at), order);
+            for (int i : at) {
+                compare(Words.DERIVED, test, owner, method, chosen.get(i), texts.get(i), reference);
             }
             // a snapshot cut at its length limit is a large graph: not kept alive for the rest of the job
             if (text.length() <= Graphs.MAX_CHARS) {
@@ -233,32 +277,89 @@ public final class BehaviourProbe {
             return seen.add(text) ? text : null;
         }
 
-        private void compare(String origin, String test, Class<?> owner, Object[] input, String text, Body reference,
-                Body candidate) {
+        private void compare(String origin, String test, Class<?> owner, Method method, Object[] input, String text,
+                Body reference) {
             List<Object[]> statics = statics(owner);
             Object[][] copies = new Object[3][];
+            Object[] staticValues = new Object[statics.size()];
+            for (int i = 0; i < staticValues.length; i++) {
+                staticValues[i] = statics.get(i)[1];
+            }
+            Object[] twinStatics;
             try {
-                for (int i = 0; i < copies.length; i++) {
+                for (int i = 0; i < 2; i++) {
                     copies[i] = Graphs.copy(input);
                 }
+                // the candidate's copy and its class's static fields in one graph: what they share stays shared
+                Object[] both = Graphs.copy(concat(input, staticValues), twin);
+                copies[2] = java.util.Arrays.copyOf(both, input.length);
+                twinStatics = java.util.Arrays.copyOfRange(both, input.length, both.length);
             } catch (Graphs.Uncopyable u) {
                 skipped++;
                 return;
             }
-            // the reference twice (whether it repeats itself on this input, in this job), then the candidate
-            Body[] bodies = {reference, reference, candidate};
             String[] outcomes = {"", "", ""};
-            for (int i = 0; i < bodies.length; i++) {
-                try {
-                    outcomes[i] = outcome(bodies[i], owner, copies[i]);
-                } catch (ThreadDeath d) {
-                    outcomes[i] = Words.TIMEOUT;
-                    row(origin, test, text, outcomes);
-                    throw d;
+            int i = 0;
+            try {
+                // the reference twice (whether it repeats itself on this input, in this job), then the candidate
+                for (; i < 2; i++) {
+                    Object[] copy = copies[i];
+                    outcomes[i] = outcome(() -> run(reference, copy[0], rest(copy)), owner, copy);
+                    restore(statics);
                 }
-                restore(statics);
+                outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2]);
+            } catch (ThreadDeath d) {
+                outcomes[i] = Words.TIMEOUT;
+                row(origin, test, text, outcomes);
+                throw d;
             }
             row(origin, test, text, outcomes);
+        }
+
+        /** The candidate's outcome on {@code copy} (of its loader's classes), in its own version of the
+         * project: its class's static fields set as the reference's were (the values copied), the JDK-wide
+         * settings put back after it and the threads it started ended, so that nothing of one input's call
+         * reaches the next one's. */
+        private String candidate(Class<?> owner, Method method, List<Object[]> statics, Object[] values,
+                Object[] copy) {
+            Class<?> own;
+            Method twinMethod;
+            try {
+                own = Graphs.twin(owner, twin);
+                Class<?>[] types = method.getParameterTypes();
+                for (int i = 0; i < types.length; i++) {
+                    types[i] = Graphs.twin(types[i], twin);
+                }
+                twinMethod = own.getDeclaredMethod(method.getName(), types);
+                twinMethod.setAccessible(true);
+                for (int i = 0; i < statics.size(); i++) {
+                    Field f = own.getDeclaredField(((Field) statics.get(i)[0]).getName());
+                    f.setAccessible(true);
+                    f.set(null, values[i]);
+                }
+            } catch (Graphs.Uncopyable | ReflectiveOperationException | RuntimeException | LinkageError e) {
+                return "not run: " + e.getClass().getName();
+            }
+            ThreadGroup group = Thread.currentThread().getThreadGroup();
+            Set<Thread> before = Threads.of(group);
+            JdkState saved = new JdkState();
+            ClassLoader context = Thread.currentThread().getContextClassLoader();
+            Thread.currentThread().setContextClassLoader(twin);
+            candidateRunning = true;
+            try {
+                return outcome(() -> {
+                    try {
+                        return twinMethod.invoke(copy[0], rest(copy));
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                }, own, copy);
+            } finally {
+                candidateRunning = false;
+                Thread.currentThread().setContextClassLoader(context);
+                saved.restore();
+                Threads.stopNew(group, before);
+            }
         }
 
         private void row(String origin, String test, String input, String[] outcomes) {
@@ -268,12 +369,12 @@ public final class BehaviourProbe {
         }
 
         /** One body run on one copy: its result (or thrown class) and the state it left. */
-        private static String outcome(Body body, Class<?> owner, Object[] copy) {
-            Object[] args = java.util.Arrays.copyOfRange(copy, 1, copy.length);
+        private static String outcome(Run body, Class<?> owner, Object[] copy) {
+            Object[] args = rest(copy);
             Object result = null;
             String thrown = null;
             try {
-                result = run(body, copy[0], args);
+                result = body.run();
             } catch (ThreadDeath d) {
                 throw d;
             } catch (Throwable t) {
@@ -298,6 +399,32 @@ public final class BehaviourProbe {
                 after[0] = null;
             }
             return Graphs.snapshot(after, labels);
+        }
+    }
+
+    /** A call of one body on one input. */
+    private interface Run {
+        Object run() throws Throwable;
+    }
+
+    static final String REFERENCE_SUFFIX = "$nl2fix$ref";
+
+    private static Object[] rest(Object[] copy) {
+        return java.util.Arrays.copyOfRange(copy, 1, copy.length);
+    }
+
+    private static Object[] concat(Object[] a, Object[] b) {
+        Object[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    /** The method under probe, as the wrapper declares it (the reference's name without its suffix). */
+    static Method method(Class<?> owner, String name, Class<?>[] types) {
+        try {
+            return owner.getDeclaredMethod(name, types);
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException("the probe source has no wrapper " + name, e);
         }
     }
 

@@ -74,17 +74,55 @@ final class Graphs {
     }
 
     static Object[] copy(Object[] roots) throws Uncopyable {
+        return copy(roots, null);
+    }
+
+    /** A copy of {@code roots} whose project objects are instances of the classes of the same names in
+     * {@code into} (when not null): the same input for another loader's version of the project, in which
+     * nothing of this loader's classes is left (an enum constant is its twin's, a class object its twin). */
+    static Object[] copy(Object[] roots, ClassLoader into) throws Uncopyable {
         IdentityHashMap<Object, Object> done = new IdentityHashMap<>();
         Object[] out = new Object[roots.length];
         for (int i = 0; i < roots.length; i++) {
-            out[i] = copy(roots[i], done, 0);
+            out[i] = copy(roots[i], done, 0, into);
         }
         return out;
     }
 
+    /** The class named as {@code c} in {@code into} (a JDK class, or any when {@code into} is null: itself). */
+    static Class<?> twin(Class<?> c, ClassLoader into) throws Uncopyable {
+        Class<?> base = c;
+        while (base.isArray()) {
+            base = base.getComponentType();
+        }
+        if (into == null || base.isPrimitive() || jdk(base)) {
+            return c;
+        }
+        try {
+            return Class.forName(c.getName(), false, into);
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new Uncopyable(c.getName());
+        }
+    }
+
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static Object copy(Object o, IdentityHashMap<Object, Object> done, int depth) throws Uncopyable {
-        if (o == null || immutable(o)) {
+    private static Object copy(Object o, IdentityHashMap<Object, Object> done, int depth, ClassLoader into)
+            throws Uncopyable {
+        if (o == null) {
+            return null;
+        }
+        if (into != null && !jdk(o.getClass())) {
+            if (o instanceof Enum) {
+                return Enum.valueOf((Class) twin(((Enum<?>) o).getDeclaringClass(), into), ((Enum<?>) o).name());
+            }
+            if (lambda(o.getClass())) {
+                throw new Uncopyable("a lambda of " + o.getClass().getName());
+            }
+        }
+        if (into != null && o instanceof Class) {
+            return twin((Class<?>) o, into);
+        }
+        if (immutable(o)) {
             return o;
         }
         Object seen = done.get(o);
@@ -97,13 +135,13 @@ final class Graphs {
         Class<?> c = o.getClass();
         if (c.isArray()) {
             int n = Array.getLength(o);
-            Object a = Array.newInstance(c.getComponentType(), n);
+            Object a = Array.newInstance(twin(c.getComponentType(), into), n);
             done.put(o, a);
             if (c.getComponentType().isPrimitive()) {
                 System.arraycopy(o, 0, a, 0, n);
             } else {
                 for (int i = 0; i < n; i++) {
-                    Array.set(a, i, copy(Array.get(o, i), done, depth + 1));
+                    Array.set(a, i, copy(Array.get(o, i), done, depth + 1, into));
                 }
             }
             return a;
@@ -116,18 +154,18 @@ final class Graphs {
             done.put(o, made);
             if (o instanceof Map) {
                 for (Map.Entry<?, ?> e : new ArrayList<Map.Entry<?, ?>>(((Map<?, ?>) o).entrySet())) {
-                    ((Map) made).put(copy(e.getKey(), done, depth + 1), copy(e.getValue(), done, depth + 1));
+                    ((Map) made).put(copy(e.getKey(), done, depth + 1, into), copy(e.getValue(), done, depth + 1, into));
                 }
             } else if (o instanceof Collection) {
                 for (Object e : ((Collection<?>) o).toArray()) {
-                    ((Collection) made).add(copy(e, done, depth + 1));
+                    ((Collection) made).add(copy(e, done, depth + 1, into));
                 }
             }
             return made;
         }
         Object made;
         try {
-            made = UNSAFE.allocateInstance(c);
+            made = UNSAFE.allocateInstance(twin(c, into));
         } catch (InstantiationException e) {
             throw new Uncopyable(c.getName());
         }
@@ -142,8 +180,10 @@ final class Graphs {
                 }
                 try {
                     f.setAccessible(true);
-                    f.set(made, copy(f.get(o), done, depth + 1));
-                } catch (RuntimeException | IllegalAccessException e) {
+                    Field target = into == null ? f : twin(k, into).getDeclaredField(f.getName());
+                    target.setAccessible(true);
+                    target.set(made, copy(f.get(o), done, depth + 1, into));
+                } catch (RuntimeException | IllegalAccessException | NoSuchFieldException e) {
                     throw new Uncopyable(k.getName() + "." + f.getName());
                 }
             }

@@ -203,7 +203,8 @@ public final class Main {
         }
         ReflectionWall.judging(candidateClasses, classPathUrls);
         if (job.behaviour) {
-            BehaviourProbe.begin();
+            BehaviourProbe.begin(own(classFiles(Paths.get(job.behaviourCandidate)), job.candidateClasses),
+                    java.util.Arrays.copyOfRange(urls, 1, urls.length), SystemLoader.class.getClassLoader());
         }
         List<String[]> behaviour;
         Probe recording = probed == null ? null : Probe.start();
