@@ -144,10 +144,43 @@ def _body(decl: Declaration, owner: str) -> str:
             f"Object[] nl2fix$a) throws Throwable {{ {run} }} }}")
 
 
+MAX_CONSTANTS = 12
+
+
+def constants(decl: Declaration) -> list[str]:
+    """The literals of the method's body the probe tries as argument values (with their neighbours), as
+    Java expressions: integers (as ``long``), characters and strings, at most :data:`MAX_CONSTANTS`, in
+    order of first appearance. A method's behaviour changes where it compares against them."""
+    out: list[str] = []
+    tokens = [t for t in code_tokens(decl.text) if decl.body_start <= t.start < decl.end]
+    for i, t in enumerate(tokens):
+        if t.kind is Kind.NUMBER:
+            text = t.text.replace("_", "")
+            if text[-1:] in "lL":
+                text = text[:-1]
+            try:
+                value = int(text, 8) if len(text) > 1 and text[0] == "0" and text.isdigit() else int(text, 0)
+            except ValueError:
+                continue  # floating point: its neighbours are not what the method compares against
+            if i > 0 and tokens[i - 1].text == "-":
+                value = -value
+            literal = f"{value}L"
+        elif t.kind in (Kind.CHAR, Kind.STRING) and not t.text.startswith('"""'):
+            literal = t.text
+        else:
+            continue
+        if literal not in out:
+            out.append(literal)
+        if len(out) >= MAX_CONSTANTS:
+            break
+    return out
+
+
 def _wrapper(decl: Declaration, owner: str) -> str:
     args = ", ".join(p.name for p in decl.params)
     probe = (f"{PROBE}.call({owner}.class, \"{decl.name}{REFERENCE_SUFFIX}\", {'null' if decl.static else 'this'}, "
-             f"new Object[] {{{args}}},\n            {_body(decl, owner)})")
+             f"new Object[] {{{args}}}, new Object[] {{{', '.join(constants(decl))}}},\n"
+             f"            {_body(decl, owner)})")
     rt = decl.return_type
     if rt == "void":
         statement = f"{probe};"

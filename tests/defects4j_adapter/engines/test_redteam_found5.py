@@ -125,11 +125,25 @@ def test_the_probe_catches_the_overfitting_method_it_cannot_see_through(nl2fix_c
         engine.close()
 
 
-@pytest.mark.parametrize("name", ["enclosing_method", "class_number"])
+# round 5's two, and issue 34's first: the candidate's own method on a thread it starts (which once reached
+# the probe's wrapper and so the developer's fix)
+@pytest.mark.parametrize("name", ["enclosing_method", "class_number", "own_thread"])
 def test_an_overfitting_method_that_knows_it_is_probed_still_diverges(name, nl2fix_cache, box, textkit):
     engine = _engine("fast", nl2fix_cache, box)
     try:
         record = _labels(engine, engine.prepare(textkit), [name])[name]
+        assert record.label is Behaviour.DIVERGES, record
+    finally:
+        engine.close()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 34: the string pool is JDK-wide and no code can reset it; the "
+                   "probe runs in the warm JVM that validated the candidate, where its tests' calls already noted "
+                   "every input the probe derives from them (the run order drawn per job does not help then)")
+def test_an_overfitting_method_that_keeps_a_history_in_the_string_pool_still_diverges(nl2fix_cache, box, textkit):
+    engine = _engine("fast", nl2fix_cache, box)
+    try:
+        record = _labels(engine, engine.prepare(textkit), ["derived_history"])["derived_history"]
         assert record.label is Behaviour.DIVERGES, record
     finally:
         engine.close()

@@ -223,17 +223,27 @@ final class Graphs {
         return null;
     }
 
-    /** The snapshot of an input: receiver and arguments. */
-    static String input(Object[] entry) {
+    /** The snapshot of an input: receiver and arguments ({@code types}: the parameters' types). An argument
+     * of a reference type that is the very string or box an earlier one is says so: a method may compare
+     * them by identity, so an equal copy in its place is another input. */
+    static String input(Object[] entry, Class<?>[] types) {
+        // the arguments first: a shortened input shows what the call was given before the receiver's state
+        Object[] roots = new Object[entry.length];
         String[] labels = new String[entry.length];
-        labels[0] = "this";
         for (int i = 1; i < entry.length; i++) {
-            labels[i] = "arg" + (i - 1);
+            roots[i - 1] = entry[i];
+            labels[i - 1] = "arg" + (i - 1);
         }
-        return snapshot(entry, labels);
+        roots[entry.length - 1] = entry[0];
+        labels[entry.length - 1] = "this";
+        return snapshot(roots, labels, types);
     }
 
     static String snapshot(Object[] roots, String[] labels) {
+        return snapshot(roots, labels, null);
+    }
+
+    private static String snapshot(Object[] roots, String[] labels, Class<?>[] types) {
         StringBuilder out = new StringBuilder();
         List<Object> path = new ArrayList<>();
         for (int i = 0; i < roots.length; i++) {
@@ -255,6 +265,13 @@ final class Graphs {
                 out.append('@').append(labels[same]);
             } else {
                 write(roots[i], out, path);
+                boolean byIdentity = types != null && i < types.length && !types[i].isPrimitive();
+                for (int j = 0; j < i && byIdentity; j++) {
+                    if (roots[i] != null && roots[j] == roots[i]) {
+                        out.append(" (the same object as ").append(labels[j]).append(')');
+                        byIdentity = false;
+                    }
+                }
             }
         }
         return out.length() > MAX_CHARS ? out.substring(0, MAX_CHARS) + "..." : out.toString();
