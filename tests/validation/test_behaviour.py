@@ -75,7 +75,7 @@ def test_a_divergence_names_the_input_and_both_results(bug_runs):
     # the tests pass one literal twice (caught by `a == b`); an equal but distinct copy reaches the length check
     ("Textkit-1", "equal_length_check_removed", 'arg0="abc", arg1="abc"', ("-1", "3")),
     # the fix compares each character with the literal 'À'; the literal itself, as a string, is an input
-    ("Textkit-5", "first_accent_skipped", 'arg0="\u00c0"', ("true", "false")),
+    ("Textkit-5", "first_accent_skipped", 'arg0="\\u00c0"', ("true", "false")),
 ])
 def test_inputs_the_tests_never_built_equal_copies_and_the_fixs_literals(bug_runs, bug_id, name, first_input, results):
     run = bug_runs(bug_id)
