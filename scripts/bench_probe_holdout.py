@@ -35,9 +35,17 @@ def measure(holdout: Path) -> dict[str, list]:
     from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
     from nl2fix.validation.bug_work import BugRun
 
-    engine = FastEngine(EngineOptions(sandbox=make_sandbox(True), cache_dir=cache.cache_dir(), workers=1,
-                                      projects_dir=EXAMPLE_BENCHMARK / "projects", test_timeout=5.0,
-                                      candidate_timeout=60.0, memory_mb=512))
+    engine = FastEngine(
+        EngineOptions(
+            sandbox=make_sandbox(True),
+            cache_dir=cache.cache_dir(),
+            workers=1,
+            projects_dir=EXAMPLE_BENCHMARK / "projects",
+            test_timeout=5.0,
+            candidate_timeout=60.0,
+            memory_mb=512,
+        )
+    )
     dataset = open_dataset("example")
     out: dict[str, list] = {}
     try:
@@ -46,13 +54,17 @@ def measure(holdout: Path) -> dict[str, list]:
                 bug = dataset.bugs[folder.name]
                 run = BugRun(engine, bug, log_root=Path(logs))
                 run.baselines(lambda h: None, lambda record, candidate: None)
-                cases = {"fix": bug.fixed_method} | {p.stem: p.read_text(encoding="utf-8")
-                                                     for p in sorted(folder.glob("*.java"))}
+                cases = {"fix": bug.fixed_method} | {
+                    p.stem: p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.java"))
+                }
                 for name, code in cases.items():
                     record = run.candidate(name, code)
                     b = record.behaviour
-                    out[f"{bug.id}/{name}"] = [record.verdict.value, b.label.value if b else "-",
-                                               b.cpu_seconds if b else 0.0]
+                    out[f"{bug.id}/{name}"] = [
+                        record.verdict.value,
+                        b.label.value if b else "-",
+                        b.cpu_seconds if b else 0.0,
+                    ]
     finally:
         engine.close()
     return out
@@ -75,8 +87,14 @@ def main() -> int:
     results = []
     for tree in trees:
         env = {**os.environ, "PYTHONPATH": str(tree)}
-        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--measure", str(HOLDOUT)], cwd=tree,
-                              env=env, capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "--measure", str(HOLDOUT)],
+            cwd=tree,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         results.append(json.loads(done.stdout.strip().splitlines()[-1]))
     names = sorted(set().union(*results))
     print("candidate".ljust(48) + "".join(f"{t.name[:28]:>30}" for t in trees))
@@ -89,8 +107,10 @@ def main() -> int:
     for tree, r in zip(trees, results):
         cpu = [c for verdict, _, c in r.values() if verdict == "plausible"]
         if cpu:
-            print(f"{tree}: {len(cpu)} plausible, probe CPU-s median {statistics.median(cpu):.2f}, "
-                  f"p99 {_percentile(cpu, 0.99):.2f}, max {max(cpu):.2f}")
+            print(
+                f"{tree}: {len(cpu)} plausible, probe CPU-s median {statistics.median(cpu):.2f}, "
+                f"p99 {_percentile(cpu, 0.99):.2f}, max {max(cpu):.2f}"
+            )
     return 0
 
 

@@ -347,6 +347,10 @@ public final class BehaviourProbe {
                     }
                 }
                 outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2]);
+                if (outcomes[2] == null) {
+                    skipped++;
+                    return;
+                }
             } catch (ThreadDeath d) {
                 outcomes[i] = Words.TIMEOUT;
                 made[slot] = row(origin, test, text, outcomes);
@@ -367,7 +371,8 @@ public final class BehaviourProbe {
             return false;
         }
 
-        /** The candidate's outcome on {@code copy} (of its loader's classes), in its own version of the
+        /** The candidate's outcome on {@code copy} (of its loader's classes; null when it cannot be run there),
+         * in its own version of the
          * project: its class's static fields set as the reference's were (the values copied), the JDK-wide
          * settings put back after it and the threads it started ended, so that nothing of one input's call
          * reaches the next one's. */
@@ -389,7 +394,7 @@ public final class BehaviourProbe {
                     f.set(null, values[i]);
                 }
             } catch (Graphs.Uncopyable | ReflectiveOperationException | RuntimeException | LinkageError e) {
-                return "not run: " + e.getClass().getName();
+                return null;  // the twin has no such method or field: an input not probed, like one not copied
             }
             ThreadGroup group = Thread.currentThread().getThreadGroup();
             Set<Thread> before = Threads.of(group);
