@@ -26,7 +26,6 @@ from nl2fix.java_source.parameters import Parameter, joined, parameters, skip_an
 from nl2fix.java_source.unicode_escapes import UnreadableEscape, translate_unicode_escapes
 
 REFERENCE_SUFFIX = "$nl2fix$ref"
-CANDIDATE_SUFFIX = "$nl2fix$cand"
 PROBE = "nl2fix.runner.BehaviourProbe"
 _BOXES = {"int": "Integer", "long": "Long", "short": "Short", "byte": "Byte", "char": "Character",
           "boolean": "Boolean", "float": "Float", "double": "Double"}
@@ -136,20 +135,52 @@ def _argument(type_: str, index: int) -> str:
     return f"({type_}) nl2fix$a[{index}]"
 
 
-def _body(decl: Declaration, owner: str, suffix: str) -> str:
+def _body(decl: Declaration, owner: str) -> str:
     args = ", ".join(_argument(p.type, i) for i, p in enumerate(decl.params))
     target = owner if decl.static else f"(({owner}) nl2fix$r)"
-    call = f"{target}.{decl.name}{suffix}({args})"
+    call = f"{target}.{decl.name}{REFERENCE_SUFFIX}({args})"
     run = f"{call}; return null;" if decl.return_type == "void" else f"return {call};"
     return (f"new {PROBE}.Body() {{ @SuppressWarnings(\"unchecked\") public Object call(Object nl2fix$r, "
             f"Object[] nl2fix$a) throws Throwable {{ {run} }} }}")
 
 
+MAX_CONSTANTS = 12
+
+
+def constants(decl: Declaration) -> list[str]:
+    """The literals of the method's body the probe tries as argument values (with their neighbours), as
+    Java expressions: integers (as ``long``), characters and strings, at most :data:`MAX_CONSTANTS`, in
+    order of first appearance. A method's behaviour changes where it compares against them."""
+    out: list[str] = []
+    tokens = [t for t in code_tokens(decl.text) if decl.body_start <= t.start < decl.end]
+    for i, t in enumerate(tokens):
+        if t.kind is Kind.NUMBER:
+            text = t.text.replace("_", "")
+            if text[-1:] in "lL":
+                text = text[:-1]
+            try:
+                value = int(text, 8) if len(text) > 1 and text[0] == "0" and text.isdigit() else int(text, 0)
+            except ValueError:
+                continue  # floating point: its neighbours are not what the method compares against
+            if i > 0 and tokens[i - 1].text == "-":
+                value = -value
+            literal = f"{value}L"
+        elif t.kind in (Kind.CHAR, Kind.STRING) and not t.text.startswith('"""'):
+            literal = t.text
+        else:
+            continue
+        if literal not in out:
+            out.append(literal)
+        if len(out) >= MAX_CONSTANTS:
+            break
+    return out
+
+
 def _wrapper(decl: Declaration, owner: str) -> str:
     args = ", ".join(p.name for p in decl.params)
     probe = (f"{PROBE}.call({owner}.class, \"{decl.name}{REFERENCE_SUFFIX}\", {'null' if decl.static else 'this'}, "
-             f"new Object[] {{{args}}},\n            {_body(decl, owner, REFERENCE_SUFFIX)},\n"
-             f"            {_body(decl, owner, CANDIDATE_SUFFIX)})")
+             f"new Object[] {{{args}}}, new Object[] {{{', '.join(constants(decl))}}},\n"
+             f"            {_body(decl, owner)})")
     rt = decl.return_type
     if rt == "void":
         statement = f"{probe};"
@@ -162,12 +193,14 @@ def _wrapper(decl: Declaration, owner: str) -> str:
 
 
 def probe_methods(reference: str, candidate: str, owner: str) -> str:
-    """The text that stands in the buggy method's place: reference and candidate renamed, and the
-    wrapper (``owner``: the enclosing class as the file names it, ``Outer.Inner``)."""
+    """The text that stands in the buggy method's place: the reference renamed and the wrapper
+    (``owner``: the enclosing class as the file names it, ``Outer.Inner``). The candidate is not in it:
+    the runner runs the candidate's own class files, as validated, in a loader of their own; its
+    declaration must be the reference's, so that the wrapper's calls fit it."""
     ref, cand = declaration(reference), declaration(candidate)
     if ref.signature != cand.signature:
         raise NotProbeable("the candidate's declaration differs from the reference's")
-    return "\n".join([_wrapper(ref, owner), _renamed(ref, REFERENCE_SUFFIX), _renamed(cand, CANDIDATE_SUFFIX)])
+    return "\n".join([_wrapper(ref, owner), _renamed(ref, REFERENCE_SUFFIX)])
 
 
 def enclosing_class(source: str, offset: int) -> str:

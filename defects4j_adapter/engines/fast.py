@@ -625,18 +625,23 @@ class FastEngine:
         if isinstance(made, Outcome):
             return ProbeRun(error="the probe source does not compile: "
                             + (made.compile_errors or made.harness_error)[:500], cpu_seconds=made.cpu_seconds)
+        # the candidate's class exactly as validation compiled and checked it: its code cannot tell a probe
+        own = self.compile(workspace, candidate, log_dir)
+        if isinstance(own, Outcome):
+            return ProbeRun(error="not probed: the candidate does not compile as validated",
+                            cpu_seconds=made.cpu_seconds + own.cpu_seconds)
         jvm = self._probing_jvm(workspace, candidate)
         tell(log, "behaviour probe in test JVM %s (%s)", jvm.label,
              "only this candidate ran there" if jvm.ran else "no candidate's code ran there")
         try:
             if not _trusted(workspace, candidate):
                 jvm.ran.add(candidate)
-            run = probing.probe(jvm, workspace, self._job_id(), made.classes, tests=tests,
+            run = probing.probe(jvm, workspace, self._job_id(), made.classes, own.classes, tests=tests,
                                 test_timeout=self.options.settings.test_timeout,
                                 job_timeout=self.options.settings.candidate_timeout, log_dir=log_dir)
         finally:
             self._release(workspace, jvm)
-        run.cpu_seconds += made.cpu_seconds
+        run.cpu_seconds += made.cpu_seconds + own.cpu_seconds
         return run
 
     def _probing_jvm(self, ws: Workspace, candidate: str) -> WarmJvm:

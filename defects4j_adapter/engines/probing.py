@@ -1,7 +1,8 @@
 """A behaviour probe in the fast engine's warm JVM: the probe source (the target class with the
-reference and the candidate side by side, :mod:`defects4j_adapter.behaviour.probe_source`) compiled
-like a candidate's file, by the JVM that only compiles; the tests that call the method run on the
-reference's behaviour, and the runner's signed observations are read back
+reference behind a wrapper, :mod:`defects4j_adapter.behaviour.probe_source`) compiled like a
+candidate's file, by the JVM that only compiles, and the candidate's own classes as validated; the
+tests that call the method run on the reference's behaviour, and the runner's signed observations are
+read back
 (:mod:`defects4j_adapter.behaviour.observations`).
 
 The probe runs in the same sandbox, JVM and fresh class loader as a validation, under the same
@@ -48,13 +49,14 @@ def write_source(ws: Workspace, text: str, dest: Path) -> jobs.SplicedFile:
     return jobs.SplicedFile(dest, "")
 
 
-def probe(jvm: WarmJvm, ws: Workspace, job_id: str, compiled: dict[str, bytes], *,
+def probe(jvm: WarmJvm, ws: Workspace, job_id: str, compiled: dict[str, bytes], candidate: dict[str, bytes], *,
           tests: Collection[str] | None, test_timeout: float, job_timeout: float,
           log_dir: Path | None = None) -> ProbeRun:
     """Probe with the compiled probe source (:func:`probe_text`, compiled against the runner's classes
-    too: its wrapper calls ``nl2fix.runner.BehaviourProbe``) on the calls of the workspace's trigger and
-    relevant tests (only those of the test classes in ``tests``, when given: the ones that called the
-    method in an earlier probe of the bug)."""
+    too: its wrapper calls ``nl2fix.runner.BehaviourProbe``) and the candidate's classes as validation
+    compiled them (``candidate``: the runner loads them apart, see ``BehaviourProbe.java``) on the calls
+    of the workspace's trigger and relevant tests (only those of the test classes in ``tests``, when
+    given: the ones that called the method in an earlier probe of the bug)."""
     triggers = [t for t in ws.trigger_tests if tests is None or _class_of(t) in tests]
     relevant = [t for t in ws.relevant_tests if tests is None or t in tests]
     if not triggers and not relevant:
@@ -65,6 +67,7 @@ def probe(jvm: WarmJvm, ws: Workspace, job_id: str, compiled: dict[str, bytes], 
         request = jobs.runner_job(ws, job_id, known=frozenset(), stop_at_first_failure=False,
                                   test_timeout=test_timeout, compiled=jobs.write_classes(compiled, job / "classes"))
         request.triggers, request.relevant, request.behaviour = triggers, relevant, True
+        request.behaviour_candidate = jobs.write_classes(candidate, job / "candidate")
         request_file = request.write(job / "request.txt")
         key = report_signing.new_key()
         answer = jvm.ask(request_file, job_id, key, job_timeout)

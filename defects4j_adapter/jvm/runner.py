@@ -182,6 +182,8 @@ class Job:
     behaviour: bool = False
     """A behaviour probe: the runner records and compares the calls to the probe source's wrapper
     (see ``BehaviourProbe.java``)."""
+    behaviour_candidate: Path | None = None
+    """A behaviour probe's candidate: the folder of its class files as validation compiled them."""
 
     def text(self) -> str:
         rows: list[tuple[str, str | Path]] = [("id", self.id)]
@@ -203,6 +205,7 @@ class Job:
                  ("test_timeout_ms", str(self.test_timeout_ms))]
         if self.behaviour:
             rows.append(("behaviour", "true"))
+        rows += [("behaviour_candidate", self.behaviour_candidate)] if self.behaviour_candidate is not None else []
         lines = []
         for key, value in rows:
             value = str(value)

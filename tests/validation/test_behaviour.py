@@ -71,6 +71,22 @@ def test_a_divergence_names_the_input_and_both_results(bug_runs):
 
 
 @pytest.mark.sandbox
+@pytest.mark.parametrize("bug_id, name, first_input, results", [
+    # the tests pass one literal twice (caught by `a == b`); an equal but distinct copy reaches the length check
+    ("Textkit-1", "equal_length_check_removed", 'arg0="abc", arg1="abc"', ("-1", "3")),
+    # the fix compares each character with the literal 'À'; the literal itself, as a string, is an input
+    ("Textkit-5", "first_accent_skipped", 'arg0="\\u00c0"', ("true", "false")),
+])
+def test_inputs_the_tests_never_built_equal_copies_and_the_fixs_literals(bug_runs, bug_id, name, first_input, results):
+    run = bug_runs(bug_id)
+    b = run.candidate(name, (HOLDOUT / bug_id / f"{name}.diverges.java").read_text(encoding="utf-8")).behaviour
+    assert (b.label, b.first_input) == (Behaviour.DIVERGES, first_input), b
+    assert (b.reference_result.split(",")[0], b.candidate_result.split(",")[0]) == tuple(f"return={r}" for r in results)
+    fix = run.candidate("fix", open_dataset("example").bugs[bug_id].fixed_method).behaviour
+    assert fix.label is Behaviour.SAME, fix
+
+
+@pytest.mark.sandbox
 @pytest.mark.parametrize("name, ranges, argument, results", [
     # 3, 12 and 7 accepted outright: each the upper end of the set its own call asks, none of this set, asked
     # with the argument another call passed
@@ -83,7 +99,7 @@ def test_receivers_come_from_other_calls_and_arguments_from_what_a_receiver_hold
     path = HOLDOUT / "Rangekit-2" / f"{name}.diverges.java"
     b = bug_runs("Rangekit-2").candidate(name, path.read_text(encoding="utf-8")).behaviour
     receiver = f"org.rangekit.RangeSet{{ranges=java.util.ArrayList[2]{{org.rangekit.IntRange{ranges}}}}}"
-    assert b.first_input == f"this={receiver}, arg0={argument}"
+    assert b.first_input == f"arg0={argument}, this={receiver}"  # the arguments first: never cut off
     assert (b.reference_result.split(",")[0], b.candidate_result.split(",")[0]) == tuple(f"return={r}" for r in results)
 
 

@@ -1,11 +1,13 @@
-"""The probe source: reference and candidate renamed beside a wrapper with the original declaration."""
+"""The probe source: the reference renamed beside a wrapper with the original declaration; the candidate is
+not in it (the runner loads the candidate's own class files apart)."""
 
 import pytest
 
 from defects4j_adapter.behaviour.probe_source import (
-    CANDIDATE_SUFFIX,
+    MAX_CONSTANTS,
     REFERENCE_SUFFIX,
     NotProbeable,
+    constants,
     declaration,
     enclosing_class,
     probe_file,
@@ -26,21 +28,20 @@ def test_a_declaration_is_read_through_annotations_generics_and_varargs():
     assert declaration("int f(int x[]) { return x[0]; }").params == (Parameter("int[]", "x"),)
 
 
-def test_the_wrapper_hands_both_bodies_to_the_runner_and_the_copies_are_private():
+def test_the_wrapper_hands_the_reference_to_the_runner_as_a_private_copy_and_the_candidate_is_not_in_it():
     text = probe_methods(GENERIC, GENERIC.replace("return xs", "return null"), "a.B")
-    wrapper, ref, cand = text.split("\nprivate ")
+    wrapper, ref = text.split("\nprivate ")
     call = "nl2fix.runner.BehaviourProbe.call(a.B.class, \"pick" + REFERENCE_SUFFIX + "\", null, "
     assert call + "new Object[] {xs, n, names}" in wrapper
     assert "((Integer) nl2fix$a[1]).intValue()" in wrapper and "(String[]) nl2fix$a[2]" in wrapper
     assert ref.startswith("static <T extends Comparable<T>> List<T> pick" + REFERENCE_SUFFIX + "(")
-    assert cand.startswith("static <T extends Comparable<T>> List<T> pick" + CANDIDATE_SUFFIX + "(")
-    assert "return null" in cand and "@Override" not in ref + cand
+    assert "return null" not in text and "@Override" not in ref and "$nl2fix$cand" not in text
 
 
 def test_an_instance_method_returning_a_primitive_is_unboxed():
     text = probe_methods("public int f(int x) { return x; }", "public int f(int x) { return 1; }", "Outer.In")
     assert "return ((Integer) nl2fix.runner.BehaviourProbe.call(Outer.In.class" in text and ", this, " in text
-    assert "((Outer.In) nl2fix$r).f" + CANDIDATE_SUFFIX in text
+    assert "((Outer.In) nl2fix$r).f" + REFERENCE_SUFFIX in text and "return 1;" not in text
 
 
 @pytest.mark.parametrize("reference, candidate, why", [
@@ -71,4 +72,15 @@ def test_the_probe_file_replaces_only_the_method():
                       "int f(int x) { return 1 + x; }")
     assert text.startswith("package p;\n\npublic class A {\n") and text.endswith("    int g() { return 2; }\n}\n")
     assert "f" + REFERENCE_SUFFIX + "(int x) { return x + 1; }" in text
-    assert "f" + CANDIDATE_SUFFIX + "(int x) { return 1 + x; }" in text
+    assert "return 1 + x" not in text
+
+
+def test_the_fixs_literals_are_handed_to_the_runner_as_values_to_try():
+    fix = "int f(int x, String s) { if (x > 0x1F || x == -3 || s.equals(\"a\\\"b\")) return 'c' + 010; return 2; }"
+    assert constants(declaration(fix)) == ["31L", "-3L", '"a\\"b"', "'c'", "8L", "2L"]
+    wrapper = probe_methods(fix, fix, "C").split("\nprivate ")[0]
+    assert "new Object[] {x, s}, new Object[] {31L, -3L, \"a\\\"b\", 'c', 8L, 2L}," in wrapper
+    # floating-point literals are not among them, and at most MAX_CONSTANTS are
+    assert constants(declaration("double f(double p) { return p > 1.5 ? 0.5 : p; }")) == []
+    many = "int f(int x) { return " + " + ".join(str(i) for i in range(100, 130)) + "; }"
+    assert len(constants(declaration(many))) == MAX_CONSTANTS

@@ -1,8 +1,11 @@
 package nl2fix.runner;
 
+import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -18,27 +21,35 @@ import java.util.Set;
  * derived from them.
  *
  * <p>For a probe job the harness compiles a probe source (trusted text made in Python): the target
- * method's class with the reference renamed {@code m$nl2fix$ref}, the candidate renamed
- * {@code m$nl2fix$cand}, and in their place a wrapper {@code m} with the original declaration that
- * calls {@link #call}. The tests then run on the reference's behaviour throughout, identical for every
- * candidate. At each call a test thread makes, the runner deep-copies receiver and arguments before
- * anything runs ({@link Graphs#copy}), runs the reference on one copy, again on a second (whether it
- * repeats itself on this input) and the candidate on a third (the target class's static fields put back
- * in between), and snapshots each outcome -- the
+ * method's class with the reference renamed {@code m$nl2fix$ref} and in its place a wrapper {@code m}
+ * with the original declaration that calls {@link #call}. The candidate is not in it: the job also holds
+ * the candidate's class files exactly as validation compiled and checked them, which this class loads
+ * with the project's class path in a loader of their own (the twin), so that its code is the code that
+ * was tested -- same class, member names and nested classes' numbers -- and no path from it leads to
+ * the tests' classes or the reference (every project class it reaches is the twin's copy). The tests run
+ * on the reference's behaviour throughout, identical for every candidate. At each call a test thread
+ * makes, the runner deep-copies receiver and arguments before anything runs ({@link Graphs#copy}), runs
+ * the reference on one copy, again on a second (whether it repeats itself on this input) and the
+ * candidate on a third made of the twin's classes (the target class's static fields put back in between,
+ * the candidate's set as the reference's were; after the candidate the JDK-wide settings are put back
+ * and the threads it started ended, and while it runs the wrapper refuses every call from outside a
+ * reference), and snapshots each outcome -- the
  * return value or the thrown exception's class, receiver, arguments and the class's static fields
  * afterwards -- with {@link Graphs#snapshot}, runner code that reads fields and never calls the code
  * under test: no {@code equals}, {@code hashCode} or {@code toString} of the candidate's choosing
  * decides anything. Then inputs derived from the call ({@link Derived}) are run the same way: its
  * arguments varied one at a time, then its receiver and arguments crossed with those of the job's
- * earlier calls; and finally the reference on the test's own objects, whose result the test gets.
+ * earlier calls, in an order drawn from a seed of the job that no code under test can read (their rows
+ * keep a fixed order); and finally the reference on the test's own objects, whose result the test gets.
  *
  * <p>Each input gives one row: where it came from, the input's snapshot, the reference's and the
  * candidate's (shortened for display, with the SHA-256 of the whole), and the digest of the reference's
  * second outcome. The rows are signed by
  * {@link Main} after the tests stopped; the harness compares them. Candidate code cannot name this
  * class (the class-file check refuses references to the runner's package), nor reach its state (a named
- * module that opens nothing); a call made from inside a body (recursion, a helper calling back) runs
- * that same body and is never recorded; only threads the runner started for the tests record calls.
+ * module that opens nothing); a call of the wrapper made from inside the reference (recursion, a helper
+ * calling back) runs the reference and is never recorded (the candidate's own calls stay in its twin
+ * class); only threads the runner started for the tests record calls.
  * Bounded: at most {@link #MAX_CALLS} distinct recorded inputs, {@link #MAX_DERIVED} inputs with an
  * argument varied and {@link #MAX_CROSSED} crossed ones a job (each kind its own budget, so that crossing
  * takes no argument variant away), each body under the per-test time limit (a body stopped by it ends its
@@ -58,22 +69,37 @@ public final class BehaviourProbe {
     static final int MAX_DERIVED = 200;
     static final int MAX_CROSSED = 100;
     static final int SHOWN = 300;
+    /** An input is shown longer than an outcome: it is what a reader needs to run the call again. */
+    static final int SHOWN_INPUT = 1000;
+    /** The failures of the reference that make a derived input no evidence (see {@code unexpected}). */
+    static final List<String> UNEXPECTED = List.of("java.lang.NullPointerException",
+            "java.lang.ArrayIndexOutOfBoundsException", "java.lang.StringIndexOutOfBoundsException",
+            "java.lang.IndexOutOfBoundsException", "java.lang.ClassCastException", "java.lang.ArithmeticException",
+            "java.lang.NegativeArraySizeException", "java.lang.ArrayStoreException",
+            "java.util.ConcurrentModificationException", "java.lang.StackOverflowError", "java.lang.OutOfMemoryError");
 
     private static volatile Session session;
     /** The body running on this thread: a call from inside it runs the same body. */
     private static final ThreadLocal<Body> SIDE = new ThreadLocal<>();
+    /** While the candidate runs, the reference is out of every thread's reach (see {@link #call}). */
+    private static volatile boolean candidateRunning;
 
     /** The wrapper's whole body: probe this call (in a probe job, on a test thread), then run the
-     * reference on the test's own objects and hand back its result or throw what it threw. */
-    public static Object call(Class<?> owner, String referenceName, Object receiver, Object[] args, Body reference,
-            Body candidate) {
+     * reference on the test's own objects and hand back its result or throw what it threw. While the
+     * candidate runs, a call from outside a reference's body (from a thread the candidate started, say, or
+     * through an object of the tests' loader) throws: the candidate cannot borrow the reference's answers. */
+    public static Object call(Class<?> owner, String referenceName, Object receiver, Object[] args, Object[] constants,
+            Body reference) {
         Body side = SIDE.get();
         if (side != null) {
             return run(side, receiver, args);
         }
+        if (candidateRunning) {
+            throw new IllegalStateException("the reference is out of reach while the candidate runs");
+        }
         Session s = session;
         if (s != null && s.tracks(Thread.currentThread())) {
-            s.probe(owner, referenceName, receiver, args, reference, candidate);
+            s.probe(owner, referenceName, receiver, args, constants, reference);
         }
         return run(reference, receiver, args);
     }
@@ -97,8 +123,13 @@ public final class BehaviourProbe {
         throw (T) t;
     }
 
-    static void begin() {
-        session = new Session();
+    /** A probe job: the candidate's class files as validated ({@code candidate}), loaded with the project's
+     * class path ({@code classPath}) by a loader of their own under {@code parent}. */
+    static void begin(Map<String, byte[]> candidate, URL[] classPath, ClassLoader parent) throws IOException {
+        URL[] urls = new URL[classPath.length + 1];
+        urls[0] = Overlay.entry(candidate);
+        System.arraycopy(classPath, 0, urls, 1, classPath.length);
+        session = new Session(new URLClassLoader(Lifetime.LOADER, urls, parent));
     }
 
     /** The rows of the job's probe, and no probing after it. */
@@ -107,6 +138,11 @@ public final class BehaviourProbe {
         session = null;
         if (s == null) {
             return Collections.emptyList();
+        }
+        try {
+            s.twin.close();
+        } catch (IOException e) {
+            // its classes are all read: nothing is left open that a job could still need
         }
         synchronized (s.rows) {
             List<String[]> out = new ArrayList<>(s.rows);
@@ -138,8 +174,8 @@ public final class BehaviourProbe {
         }
     }
 
-    static String shown(String text) {
-        return shown(text, 0);
+    static String shownInput(String text) {
+        return text.length() <= SHOWN_INPUT ? text : text.substring(0, SHOWN_INPUT) + "...";
     }
 
     /** {@code text} shortened to about {@link #SHOWN} characters, from a little before {@code from} (where
@@ -161,6 +197,12 @@ public final class BehaviourProbe {
     }
 
     private static final class Session {
+        /** The candidate's version of the project: its class exactly as tested (its own name, members and
+         * nested classes' numbers), every other project class a copy of its own, so that no path from the
+         * candidate's code leads to the tests' classes or the reference. */
+        final URLClassLoader twin;
+        /** Orders each call's derived inputs; drawn by the runner, never seen by the code under test. */
+        final java.util.Random order = new java.util.Random(new java.security.SecureRandom().nextLong());
         final Map<Thread, String> threads = Collections.synchronizedMap(new java.util.WeakHashMap<Thread, String>());
         final List<String[]> rows = Collections.synchronizedList(new ArrayList<String[]>());
         final Set<String> seen = new HashSet<>();
@@ -172,12 +214,16 @@ public final class BehaviourProbe {
         int crossed;
         int skipped;
 
+        Session(URLClassLoader twin) {
+            this.twin = twin;
+        }
+
         boolean tracks(Thread t) {
             return threads.containsKey(t);
         }
 
-        synchronized void probe(Class<?> owner, String referenceName, Object receiver, Object[] args, Body reference,
-                Body candidate) {
+        synchronized void probe(Class<?> owner, String referenceName, Object receiver, Object[] args, Object[] constants,
+                Body reference) {
             if (calls >= MAX_CALLS) {
                 return;
             }
@@ -192,21 +238,30 @@ public final class BehaviourProbe {
                 return;
             }
             String test = threads.get(Thread.currentThread());
-            String text = Graphs.input(input);
+            Class<?>[] types = parameterTypes(owner, referenceName, args.length);
+            String text = Graphs.input(input, types);
             if (!seen.add(text)) {
                 return;
             }
             calls++;
-            compare(Words.CALL, test, owner, input, text, reference, candidate);
-            Class<?>[] types = parameterTypes(owner, referenceName, args.length);
-            for (Object[] variant : Derived.variants(input, types)) {
+            Method method = method(owner, referenceName.substring(0, referenceName.length() - REFERENCE_SUFFIX.length()),
+                    types);
+            // which inputs a call gives is fixed (the fix's own probe is the yardstick), and so is the order of
+            // their rows (the first difference is the same in every run); the order they run in, the call's own
+            // among them, is not, so that a candidate keeping a history cannot tell a derived input by its place
+            List<Object[]> chosen = new ArrayList<>();
+            List<String> texts = new ArrayList<>();
+            chosen.add(input);
+            texts.add(text);
+            for (Object[] variant : Derived.variants(input, types, constants)) {
                 if (derived >= MAX_DERIVED) {
                     break;
                 }
-                String variantText = fresh(variant);
+                String variantText = fresh(variant, types);
                 if (variantText != null) {
                     derived++;
-                    compare(Words.DERIVED, test, owner, variant, variantText, reference, candidate);
+                    chosen.add(variant);
+                    texts.add(variantText);
                 }
             }
             int crossings = 0;
@@ -214,12 +269,27 @@ public final class BehaviourProbe {
                 if (crossings >= Derived.CROSSED_PER_CALL || crossed >= MAX_CROSSED) {
                     break;
                 }
-                String variantText = fresh(variant);
+                String variantText = fresh(variant, types);
                 if (variantText != null) {
                     crossings++;
                     crossed++;
-                    compare(Words.DERIVED, test, owner, variant, variantText, reference, candidate);
+                    chosen.add(variant);
+                    texts.add(variantText);
                 }
+            }
+            Integer[] at = new Integer[chosen.size()];
+            for (int i = 0; i < at.length; i++) {
+                at[i] = i;
+            }
+            Collections.shuffle(java.util.Arrays.asList(at), order);
+            String[][] made = new String[at.length][];
+            try {
+                for (int i : at) {
+                    compare(i == 0 ? Words.CALL : Words.DERIVED, test, owner, method, chosen.get(i), texts.get(i),
+                            reference, made, i);
+                }
+            } finally {
+                keep(made);
             }
             // a snapshot cut at its length limit is a large graph: not kept alive for the rest of the job
             if (text.length() <= Graphs.MAX_CHARS) {
@@ -227,57 +297,152 @@ public final class BehaviourProbe {
             }
         }
 
+        private void keep(String[][] made) {
+            for (String[] row : made) {
+                if (row != null) {
+                    rows.add(row);
+                }
+            }
+        }
+
         /** The snapshot of an input not probed yet in this job (now counted as probed), else null. */
-        private String fresh(Object[] input) {
-            String text = Graphs.input(input);
+        private String fresh(Object[] input, Class<?>[] types) {
+            String text = Graphs.input(input, types);
             return seen.add(text) ? text : null;
         }
 
-        private void compare(String origin, String test, Class<?> owner, Object[] input, String text, Body reference,
-                Body candidate) {
+        /** Runs the reference twice and the candidate once on copies of {@code input}; the row into
+         * {@code made[slot]} (none for an input that cannot be copied). */
+        private void compare(String origin, String test, Class<?> owner, Method method, Object[] input, String text,
+                Body reference, String[][] made, int slot) {
             List<Object[]> statics = statics(owner);
             Object[][] copies = new Object[3][];
+            Object[] staticValues = new Object[statics.size()];
+            for (int i = 0; i < staticValues.length; i++) {
+                staticValues[i] = statics.get(i)[1];
+            }
+            Object[] twinStatics;
             try {
-                for (int i = 0; i < copies.length; i++) {
+                for (int i = 0; i < 2; i++) {
                     copies[i] = Graphs.copy(input);
                 }
+                // the candidate's copy and its class's static fields in one graph: what they share stays shared
+                Object[] both = Graphs.copy(concat(input, staticValues), twin);
+                copies[2] = java.util.Arrays.copyOf(both, input.length);
+                twinStatics = java.util.Arrays.copyOfRange(both, input.length, both.length);
             } catch (Graphs.Uncopyable u) {
                 skipped++;
                 return;
             }
-            // the reference twice (whether it repeats itself on this input, in this job), then the candidate
-            Body[] bodies = {reference, reference, candidate};
             String[] outcomes = {"", "", ""};
-            for (int i = 0; i < bodies.length; i++) {
-                try {
-                    outcomes[i] = outcome(bodies[i], owner, copies[i]);
-                } catch (ThreadDeath d) {
-                    outcomes[i] = Words.TIMEOUT;
-                    row(origin, test, text, outcomes);
-                    throw d;
+            int i = 0;
+            try {
+                // the reference twice (whether it repeats itself on this input, in this job), then the candidate
+                for (; i < 2; i++) {
+                    Object[] copy = copies[i];
+                    outcomes[i] = outcome(() -> run(reference, copy[0], rest(copy)), owner, copy);
+                    restore(statics);
+                    if (i == 0 && !Words.CALL.equals(origin) && unexpected(outcomes[0])) {
+                        return;
+                    }
                 }
-                restore(statics);
+                outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2]);
+                if (outcomes[2] == null) {
+                    skipped++;
+                    return;
+                }
+            } catch (ThreadDeath d) {
+                outcomes[i] = Words.TIMEOUT;
+                made[slot] = row(origin, test, text, outcomes);
+                throw d;
             }
-            row(origin, test, text, outcomes);
+            made[slot] = row(origin, test, text, outcomes);
         }
 
-        private void row(String origin, String test, String input, String[] outcomes) {
+        /** Whether the reference's outcome is a failure no caller is meant to meet (a null dereferenced, an
+         * index out of range, a cast or arithmetic gone wrong, no stack or memory left): a derived input on
+         * which the developer's fix fails so is outside what it handles, and no evidence against a candidate. */
+        private static boolean unexpected(String outcome) {
+            for (String failure : UNEXPECTED) {
+                if (outcome.startsWith("throws " + failure + "=")) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** The candidate's outcome on {@code copy} (of its loader's classes; null when it cannot be run there),
+         * in its own version of the
+         * project: its class's static fields set as the reference's were (the values copied), the JDK-wide
+         * settings put back after it and the threads it started ended, so that nothing of one input's call
+         * reaches the next one's. */
+        private String candidate(Class<?> owner, Method method, List<Object[]> statics, Object[] values,
+                Object[] copy) {
+            Class<?> own;
+            Method twinMethod;
+            try {
+                own = Graphs.twin(owner, twin);
+                Class<?>[] types = method.getParameterTypes();
+                for (int i = 0; i < types.length; i++) {
+                    types[i] = Graphs.twin(types[i], twin);
+                }
+                twinMethod = own.getDeclaredMethod(method.getName(), types);
+                twinMethod.setAccessible(true);
+                for (int i = 0; i < statics.size(); i++) {
+                    Field f = own.getDeclaredField(((Field) statics.get(i)[0]).getName());
+                    f.setAccessible(true);
+                    f.set(null, values[i]);
+                }
+            } catch (Graphs.Uncopyable | ReflectiveOperationException | RuntimeException | LinkageError e) {
+                return null;  // the twin has no such method or field: an input not probed, like one not copied
+            }
+            ThreadGroup group = Thread.currentThread().getThreadGroup();
+            Set<Thread> before = Threads.of(group);
+            JdkState saved = new JdkState();
+            ClassLoader context = Thread.currentThread().getContextClassLoader();
+            String name = Thread.currentThread().getName();
+            Thread.currentThread().setContextClassLoader(twin);
+            candidateRunning = true;
+            try {
+                return outcome(() -> {
+                    try {
+                        return twinMethod.invoke(copy[0], rest(copy));
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                }, own, copy);
+            } finally {
+                candidateRunning = false;
+                Thread.currentThread().setContextClassLoader(context);
+                Thread.currentThread().setName(name);
+                Thread.interrupted();  // nor the interrupt flag it may have set on the thread
+                saved.restore();
+                Threads.stopNew(group, before);
+            }
+        }
+
+        private static String[] row(String origin, String test, String input, String[] outcomes) {
             int from = firstDifference(outcomes[0], outcomes[2]);
-            rows.add(new String[] {Words.BEHAVIOUR, origin, test, shown(input), sha(input), shown(outcomes[0], from),
-                sha(outcomes[0]), shown(outcomes[2], from), sha(outcomes[2]), sha(outcomes[1])});
+            return new String[] {Words.BEHAVIOUR, origin, test, shownInput(input), sha(input), shown(outcomes[0], from),
+                sha(outcomes[0]), shown(outcomes[2], from), sha(outcomes[2]), sha(outcomes[1])};
         }
 
         /** One body run on one copy: its result (or thrown class) and the state it left. */
-        private static String outcome(Body body, Class<?> owner, Object[] copy) {
-            Object[] args = java.util.Arrays.copyOfRange(copy, 1, copy.length);
+        private static String outcome(Run body, Class<?> owner, Object[] copy) {
+            Object[] args = rest(copy);
             Object result = null;
             String thrown = null;
             try {
-                result = run(body, copy[0], args);
+                result = body.run();
             } catch (ThreadDeath d) {
                 throw d;
             } catch (Throwable t) {
                 thrown = t.getClass().getName();
+            }
+            if (thrown != null) {
+                // what a failed call left in its receiver, arguments and class is no state a caller may rely
+                // on: a version that throws one statement later throws the same to every caller
+                return Graphs.snapshot(new Object[] {null}, new String[] {"throws " + thrown});
             }
             List<Object[]> statics = statics(owner);
             Object[] after = new Object[args.length + 2 + statics.size()];
@@ -285,7 +450,7 @@ public final class BehaviourProbe {
             after[1] = copy[0];
             System.arraycopy(args, 0, after, 2, args.length);
             String[] labels = new String[after.length];
-            labels[0] = thrown == null ? "return" : "throws " + thrown;
+            labels[0] = "return";
             labels[1] = "this";
             for (int i = 0; i < args.length; i++) {
                 labels[2 + i] = "arg" + i;
@@ -294,10 +459,33 @@ public final class BehaviourProbe {
                 after[2 + args.length + i] = statics.get(i)[1];
                 labels[2 + args.length + i] = "static " + ((Field) statics.get(i)[0]).getName();
             }
-            if (thrown != null) {
-                after[0] = null;
-            }
             return Graphs.snapshot(after, labels);
+        }
+    }
+
+    /** A call of one body on one input. */
+    private interface Run {
+        Object run() throws Throwable;
+    }
+
+    static final String REFERENCE_SUFFIX = "$nl2fix$ref";
+
+    private static Object[] rest(Object[] copy) {
+        return java.util.Arrays.copyOfRange(copy, 1, copy.length);
+    }
+
+    private static Object[] concat(Object[] a, Object[] b) {
+        Object[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    /** The method under probe, as the wrapper declares it (the reference's name without its suffix). */
+    static Method method(Class<?> owner, String name, Class<?>[] types) {
+        try {
+            return owner.getDeclaredMethod(name, types);
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException("the probe source has no wrapper " + name, e);
         }
     }
 

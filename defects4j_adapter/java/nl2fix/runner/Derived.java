@@ -7,12 +7,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Inputs derived from a recorded call, in a fixed order (no randomness: the same calls give the same
- * inputs in every job).
+ * Inputs derived from a recorded call, in a fixed order (the same calls give the same inputs in every
+ * job; {@link BehaviourProbe} runs them in an order of its own).
  *
- * <p>{@link #variants}: one argument changed at a time: neighbouring and boundary values of
- * primitives and strings ({@code x - 1}, {@code x + 1}, {@code 0}, and {@code x / 2} for floating-point
- * values, which often lie in a small range; the string without its last
+ * <p>{@link #variants}: an argument that is the very object the receiver or an earlier argument is,
+ * replaced by an equal copy; then one argument changed at a time: neighbouring and boundary values of
+ * primitives and strings ({@code x - 1}, {@code x + 1}, {@code 0}, {@code -1}, the literals of the
+ * reference's body and their neighbours, the type's least and greatest value, and {@code x / 2} for
+ * floating-point values, which often lie in a small range; the string without its last
  * character, with a space appended, empty), {@code null} where the parameter is a reference type,
  * empty arrays and collections and the array without its last element; and, for a primitive or string
  * argument, values of its type the receiver holds ({@link Graphs#held}: a method's behaviour often
@@ -40,20 +42,88 @@ final class Derived {
     /** Crossed inputs run per recorded call (new ones: inputs already probed do not count). */
     static final int CROSSED_PER_CALL = 8;
 
-    /** {@code input} is {@code [receiver, arg0, ...]}; {@code types} the parameters' types. */
-    static List<Object[]> variants(Object[] input, Class<?>[] types) {
+    /** {@code input} is {@code [receiver, arg0, ...]}; {@code types} the parameters' types; {@code constants}
+     * the literals of the reference's body (integers as {@code Long}, characters, strings). First each
+     * argument that is the very object the receiver or an earlier argument is, replaced by an equal copy (a
+     * method may take {@code a == b} for equality: the tests often pass one literal twice); then the
+     * arguments' alternatives taken in turn, one of each argument's at a time, so that every argument is
+     * varied within {@link #PER_CALL}. */
+    static List<Object[]> variants(Object[] input, Class<?>[] types, Object[] constants) {
         List<Object[]> out = new ArrayList<>();
-        for (int i = 0; i < types.length && i + 1 < input.length; i++) {
-            for (Object alt : alternatives(types[i], input[i + 1], input[0])) {
-                if (out.size() >= PER_CALL) {
-                    return out;
-                }
+        for (int j = 1; j < input.length && j - 1 < types.length; j++) {
+            Object copy = types[j - 1].isPrimitive() ? null : equalCopy(input, j);
+            if (copy != null) {
                 Object[] v = input.clone();
-                v[i + 1] = alt;
+                v[j] = copy;
                 out.add(v);
             }
         }
+        List<List<Object>> alts = new ArrayList<>();
+        int most = 0;
+        for (int i = 0; i < types.length && i + 1 < input.length; i++) {
+            alts.add(alternatives(types[i], input[i + 1], input[0], constants));
+            most = Math.max(most, alts.get(i).size());
+        }
+        for (int k = 0; k < most; k++) {
+            for (int i = 0; i < alts.size(); i++) {
+                if (out.size() >= PER_CALL) {
+                    return out;
+                }
+                if (k < alts.get(i).size()) {
+                    Object[] v = input.clone();
+                    v[i + 1] = alts.get(i).get(k);
+                    out.add(v);
+                }
+            }
+        }
         return out;
+    }
+
+    /** An object equal to {@code input[j]} but not the same, when {@code input[j]} is the very object an
+     * earlier entry is: a string, a boxed number or character, or a JDK collection or array (copied); else null. */
+    private static Object equalCopy(Object[] input, int j) {
+        Object o = input[j];
+        boolean shared = false;
+        for (int i = 0; i < j && !shared; i++) {
+            shared = o != null && input[i] == o;
+        }
+        if (!shared) {
+            return null;
+        }
+        if (o instanceof String) {
+            return new String(((String) o).toCharArray());
+        }
+        if (o instanceof Number || o instanceof Character || o instanceof Boolean) {
+            return boxedCopy(o);
+        }
+        try {
+            return Graphs.copy(new Object[] {o})[0];
+        } catch (Graphs.Uncopyable e) {
+            return null;
+        }
+    }
+
+    /** A new box holding the same value (not the cached one {@code valueOf} gives). */
+    @SuppressWarnings({"deprecation", "removal"})
+    private static Object boxedCopy(Object o) {
+        if (o instanceof Integer) {
+            return new Integer((Integer) o);
+        } else if (o instanceof Long) {
+            return new Long((Long) o);
+        } else if (o instanceof Short) {
+            return new Short((Short) o);
+        } else if (o instanceof Byte) {
+            return new Byte((Byte) o);
+        } else if (o instanceof Character) {
+            return new Character((Character) o);
+        } else if (o instanceof Double) {
+            return new Double((Double) o);
+        } else if (o instanceof Float) {
+            return new Float((Float) o);
+        } else if (o instanceof Boolean) {
+            return new Boolean((Boolean) o);
+        }
+        return null;
     }
 
     /**
@@ -82,14 +152,30 @@ final class Derived {
         return out;
     }
 
-    private static List<Object> alternatives(Class<?> type, Object value, Object receiver) {
+    private static List<Object> alternatives(Class<?> type, Object value, Object receiver, Object[] constants) {
         List<Object> alts = new ArrayList<>();
         if (value instanceof Integer) {
             int x = (Integer) value;
-            add(alts, value, x - 1, x + 1, 0);
+            add(alts, value, x - 1, x + 1, 0, -1);
+            for (Object c : constants) {
+                if (c instanceof Long && (Long) c >= Integer.MIN_VALUE && (Long) c <= Integer.MAX_VALUE) {
+                    int k = (int) (long) (Long) c;
+                    add(alts, value, k, k - 1, k + 1);
+                } else if (c instanceof Character) {
+                    add(alts, value, (int) (Character) c);
+                }
+            }
+            add(alts, value, Integer.MIN_VALUE, Integer.MAX_VALUE);
         } else if (value instanceof Long) {
             long x = (Long) value;
-            add(alts, value, x - 1, x + 1, 0L);
+            add(alts, value, x - 1, x + 1, 0L, -1L);
+            for (Object c : constants) {
+                if (c instanceof Long) {
+                    long k = (Long) c;
+                    add(alts, value, k, k - 1, k + 1);
+                }
+            }
+            add(alts, value, Long.MIN_VALUE, Long.MAX_VALUE);
         } else if (value instanceof Short) {
             short x = (Short) value;
             add(alts, value, (short) (x - 1), (short) (x + 1), (short) 0);
@@ -99,9 +185,20 @@ final class Derived {
         } else if (value instanceof Character) {
             char x = (Character) value;
             add(alts, value, (char) (x - 1), (char) (x + 1));
+            for (Object c : constants) {
+                if (c instanceof Character) {
+                    add(alts, value, c);
+                }
+            }
         } else if (value instanceof Double) {
             double x = (Double) value;
             add(alts, value, x - 1, x + 1, 0.0, x / 2);
+            for (Object c : constants) {
+                if (c instanceof Long) {
+                    double k = (Long) c;
+                    add(alts, value, k, Math.nextDown(k), Math.nextUp(k));
+                }
+            }
         } else if (value instanceof Float) {
             float x = (Float) value;
             add(alts, value, x - 1, x + 1, 0.0f, x / 2);
@@ -110,6 +207,15 @@ final class Derived {
         } else if (value instanceof String) {
             String s = (String) value;
             add(alts, value, s.isEmpty() ? null : s.substring(0, s.length() - 1), s + " ", "");
+            for (Object c : constants) {
+                if (c instanceof String) {
+                    add(alts, value, c);
+                } else if (c instanceof Character) {
+                    // a method comparing a string's characters with a literal: the literal and its neighbours
+                    char k = (Character) c;
+                    add(alts, value, String.valueOf(k), String.valueOf((char) (k - 1)), String.valueOf((char) (k + 1)));
+                }
+            }
         } else if (value != null && value.getClass().isArray()) {
             int n = Array.getLength(value);
             Object empty = Array.newInstance(value.getClass().getComponentType(), 0);

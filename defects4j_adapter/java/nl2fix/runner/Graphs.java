@@ -74,17 +74,55 @@ final class Graphs {
     }
 
     static Object[] copy(Object[] roots) throws Uncopyable {
+        return copy(roots, null);
+    }
+
+    /** A copy of {@code roots} whose project objects are instances of the classes of the same names in
+     * {@code into} (when not null): the same input for another loader's version of the project, in which
+     * nothing of this loader's classes is left (an enum constant is its twin's, a class object its twin). */
+    static Object[] copy(Object[] roots, ClassLoader into) throws Uncopyable {
         IdentityHashMap<Object, Object> done = new IdentityHashMap<>();
         Object[] out = new Object[roots.length];
         for (int i = 0; i < roots.length; i++) {
-            out[i] = copy(roots[i], done, 0);
+            out[i] = copy(roots[i], done, 0, into);
         }
         return out;
     }
 
+    /** The class named as {@code c} in {@code into} (a JDK class, or any when {@code into} is null: itself). */
+    static Class<?> twin(Class<?> c, ClassLoader into) throws Uncopyable {
+        Class<?> base = c;
+        while (base.isArray()) {
+            base = base.getComponentType();
+        }
+        if (into == null || base.isPrimitive() || jdk(base)) {
+            return c;
+        }
+        try {
+            return Class.forName(c.getName(), false, into);
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new Uncopyable(c.getName());
+        }
+    }
+
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static Object copy(Object o, IdentityHashMap<Object, Object> done, int depth) throws Uncopyable {
-        if (o == null || immutable(o)) {
+    private static Object copy(Object o, IdentityHashMap<Object, Object> done, int depth, ClassLoader into)
+            throws Uncopyable {
+        if (o == null) {
+            return null;
+        }
+        if (into != null && !jdk(o.getClass())) {
+            if (o instanceof Enum) {
+                return Enum.valueOf((Class) twin(((Enum<?>) o).getDeclaringClass(), into), ((Enum<?>) o).name());
+            }
+            if (lambda(o.getClass())) {
+                throw new Uncopyable("a lambda of " + o.getClass().getName());
+            }
+        }
+        if (into != null && o instanceof Class) {
+            return twin((Class<?>) o, into);
+        }
+        if (immutable(o)) {
             return o;
         }
         Object seen = done.get(o);
@@ -97,13 +135,13 @@ final class Graphs {
         Class<?> c = o.getClass();
         if (c.isArray()) {
             int n = Array.getLength(o);
-            Object a = Array.newInstance(c.getComponentType(), n);
+            Object a = Array.newInstance(twin(c.getComponentType(), into), n);
             done.put(o, a);
             if (c.getComponentType().isPrimitive()) {
                 System.arraycopy(o, 0, a, 0, n);
             } else {
                 for (int i = 0; i < n; i++) {
-                    Array.set(a, i, copy(Array.get(o, i), done, depth + 1));
+                    Array.set(a, i, copy(Array.get(o, i), done, depth + 1, into));
                 }
             }
             return a;
@@ -116,18 +154,18 @@ final class Graphs {
             done.put(o, made);
             if (o instanceof Map) {
                 for (Map.Entry<?, ?> e : new ArrayList<Map.Entry<?, ?>>(((Map<?, ?>) o).entrySet())) {
-                    ((Map) made).put(copy(e.getKey(), done, depth + 1), copy(e.getValue(), done, depth + 1));
+                    ((Map) made).put(copy(e.getKey(), done, depth + 1, into), copy(e.getValue(), done, depth + 1, into));
                 }
             } else if (o instanceof Collection) {
                 for (Object e : ((Collection<?>) o).toArray()) {
-                    ((Collection) made).add(copy(e, done, depth + 1));
+                    ((Collection) made).add(copy(e, done, depth + 1, into));
                 }
             }
             return made;
         }
         Object made;
         try {
-            made = UNSAFE.allocateInstance(c);
+            made = UNSAFE.allocateInstance(twin(c, into));
         } catch (InstantiationException e) {
             throw new Uncopyable(c.getName());
         }
@@ -142,8 +180,10 @@ final class Graphs {
                 }
                 try {
                     f.setAccessible(true);
-                    f.set(made, copy(f.get(o), done, depth + 1));
-                } catch (RuntimeException | IllegalAccessException e) {
+                    Field target = into == null ? f : twin(k, into).getDeclaredField(f.getName());
+                    target.setAccessible(true);
+                    target.set(made, copy(f.get(o), done, depth + 1, into));
+                } catch (RuntimeException | IllegalAccessException | NoSuchFieldException e) {
                     throw new Uncopyable(k.getName() + "." + f.getName());
                 }
             }
@@ -183,17 +223,27 @@ final class Graphs {
         return null;
     }
 
-    /** The snapshot of an input: receiver and arguments. */
-    static String input(Object[] entry) {
+    /** The snapshot of an input: receiver and arguments ({@code types}: the parameters' types). An argument
+     * of a reference type that is the very string or box an earlier one is says so: a method may compare
+     * them by identity, so an equal copy in its place is another input. */
+    static String input(Object[] entry, Class<?>[] types) {
+        // the arguments first: a shortened input shows what the call was given before the receiver's state
+        Object[] roots = new Object[entry.length];
         String[] labels = new String[entry.length];
-        labels[0] = "this";
         for (int i = 1; i < entry.length; i++) {
-            labels[i] = "arg" + (i - 1);
+            roots[i - 1] = entry[i];
+            labels[i - 1] = "arg" + (i - 1);
         }
-        return snapshot(entry, labels);
+        roots[entry.length - 1] = entry[0];
+        labels[entry.length - 1] = "this";
+        return snapshot(roots, labels, types);
     }
 
     static String snapshot(Object[] roots, String[] labels) {
+        return snapshot(roots, labels, null);
+    }
+
+    private static String snapshot(Object[] roots, String[] labels, Class<?>[] types) {
         StringBuilder out = new StringBuilder();
         List<Object> path = new ArrayList<>();
         for (int i = 0; i < roots.length; i++) {
@@ -215,6 +265,13 @@ final class Graphs {
                 out.append('@').append(labels[same]);
             } else {
                 write(roots[i], out, path);
+                boolean byIdentity = types != null && i < types.length && !types[i].isPrimitive();
+                for (int j = 0; j < i && byIdentity; j++) {
+                    if (roots[i] != null && roots[j] == roots[i]) {
+                        out.append(" (the same object as ").append(labels[j]).append(')');
+                        byIdentity = false;
+                    }
+                }
             }
         }
         return out.length() > MAX_CHARS ? out.substring(0, MAX_CHARS) + "..." : out.toString();

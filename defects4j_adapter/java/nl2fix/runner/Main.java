@@ -226,7 +226,8 @@ public final class Main {
         TestExecutor executor = new TestExecutor(loader, report, job, group, candidateClasses);
         ReflectionWall.judging(candidateClasses);
         if (job.behaviour) {
-            BehaviourProbe.begin();
+            BehaviourProbe.begin(own(classFiles(Paths.get(job.behaviourCandidate)), job.candidateClasses),
+                    java.util.Arrays.copyOfRange(urls, 1, urls.length), SystemLoader.class.getClassLoader());
         }
         List<String[]> behaviour;
         Probe recording = probed == null ? null : Probe.start();

@@ -45,6 +45,8 @@ final class Request {
     final java.util.Map<String, Set<String>> only = new java.util.HashMap<>();
     String probe;
     boolean behaviour;
+    /** A behaviour probe's candidate: the folder of its class files as validated. */
+    String behaviourCandidate;
 
     static Request read(Path file) throws IOException {
         Request r = new Request();
@@ -79,6 +81,7 @@ final class Request {
                 }
                 case "probe": r.probe = value; break;
                 case "behaviour": r.behaviour = Boolean.parseBoolean(value); break;
+                case "behaviour_candidate": r.behaviourCandidate = value; break;
                 default: throw new IOException("unknown request key: " + key);
             }
         }

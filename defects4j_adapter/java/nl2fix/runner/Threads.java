@@ -27,6 +27,24 @@ final class Threads {
         return false;
     }
 
+    /** The live threads of {@code group} now. */
+    static java.util.Set<Thread> of(ThreadGroup group) {
+        Thread[] threads = new Thread[group.activeCount() + 16];
+        int n = group.enumerate(threads, true);
+        return new java.util.HashSet<>(java.util.Arrays.asList(threads).subList(0, n));
+    }
+
+    /** Ends the threads of {@code group} that are not among {@code before} (what one call of the code under
+     * test started: none lives on into the next, where it could hold what the earlier one saw). */
+    @SuppressWarnings({"deprecation", "removal"})
+    static void stopNew(ThreadGroup group, java.util.Set<Thread> before) {
+        for (Thread t : of(group)) {
+            if (!before.contains(t)) {
+                t.stop();
+            }
+        }
+    }
+
     /** True when every thread of the group is gone. */
     @SuppressWarnings({"deprecation", "removal"})
     static boolean stopAll(ThreadGroup group) throws InterruptedException {
