@@ -40,7 +40,8 @@ class Result:
         if "note" in m:
             return f"{m.get('cores', '?')} cores; {m['note']}"
         load = "load average {} at the start, {} at the end".format(
-            " / ".join(str(x) for x in m["load_start"]), " / ".join(str(x) for x in m["load_end"]))
+            " / ".join(str(x) for x in m["load_start"]), " / ".join(str(x) for x in m["load_end"])
+        )
         return f"{m['cores']} cores ({m['cpu']}), {load}; Python {m['python']}, {m['system']}"
 
 
@@ -98,17 +99,30 @@ def pages(results_dir: Path, scripts: Path) -> dict[str, str]:
             text += section(result)
         out[f"{PAGES}/{stem}.md"] = "\n".join(text)
         latest = ordered[0]
-        rows.append((f"[{stem}]({stem}.md)", cell(doc.split("\n\n")[0]) if doc else "",
-                     latest.date + (" (transcribed)" if latest.transcribed else ""), str(len(ordered))))
-    out[f"{PAGES}/index.md"] = "\n".join([
-        "# Benchmarks", "",
-        "The figures behind nl2fix's claims, each page made when the site is built from its script's results "
-        "files (`docs/benchmarks/results/*.json`), never typed by hand. Every benchmark script under `scripts/` "
-        "takes `--results DIR`: it then writes what it prints, with the machine (cores, CPU model, load) and "
-        "the date, to `DIR/<script>-<time>.json`. To add a measurement, run the script with "
-        "`--results docs/benchmarks/results` and commit the file.", "",
-        "Figures from earlier sessions that were not measured again are kept as results files marked "
-        "*transcribed*: the text that reported them, with the machine as it describes it and the date of the "
-        "commit that first recorded them.", "",
-        table(("script", "what it measures", "latest", "results"), rows), ""])
+        rows.append(
+            (
+                f"[{stem}]({stem}.md)",
+                cell(doc.split("\n\n")[0]) if doc else "",
+                latest.date + (" (transcribed)" if latest.transcribed else ""),
+                str(len(ordered)),
+            )
+        )
+    out[f"{PAGES}/index.md"] = "\n".join(
+        [
+            "# Benchmarks",
+            "",
+            "The figures behind nl2fix's claims, each page made when the site is built from its script's results "
+            "files (`docs/benchmarks/results/*.json`), never typed by hand. Every benchmark script under `scripts/` "
+            "takes `--results DIR`: it then writes what it prints, with the machine (cores, CPU model, load) and "
+            "the date, to `DIR/<script>-<time>.json`. To add a measurement, run the script with "
+            "`--results docs/benchmarks/results` and commit the file.",
+            "",
+            "Figures from earlier sessions that were not measured again are kept as results files marked "
+            "*transcribed*: the text that reported them, with the machine as it describes it and the date of the "
+            "commit that first recorded them.",
+            "",
+            table(("script", "what it measures", "latest", "results"), rows),
+            "",
+        ]
+    )
     return out

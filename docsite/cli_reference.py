@@ -47,8 +47,11 @@ def section(command: click.Command, ctx: click.Context) -> str:
     if arguments:
         parts += ["Arguments: " + ", ".join(f"`{param.make_metavar(ctx)}`" for param in arguments), ""]
     if isinstance(command, click.Group):
-        rows = [(f"[`{sub_ctx.info_name}`](#{anchor(sub_ctx)})", cell(sub.get_short_help_str(limit=120)))
-                for sub, sub_ctx in list(commands(command, ctx))[1:] if sub_ctx.parent is ctx]
+        rows = [
+            (f"[`{sub_ctx.info_name}`](#{anchor(sub_ctx)})", cell(sub.get_short_help_str(limit=120)))
+            for sub, sub_ctx in list(commands(command, ctx))[1:]
+            if sub_ctx.parent is ctx
+        ]
         parts += [table(("command", "what it does"), rows), ""]
     rows = [(f"`{names}`", cell(help_text)) for names, help_text in options(command, ctx)]
     if rows:
@@ -58,7 +61,9 @@ def section(command: click.Command, ctx: click.Context) -> str:
 
 def page(root: click.Command, name: str = "nl2fix") -> str:
     ctx = click.Context(root, info_name=name)
-    head = ("# CLI reference\n\nGenerated from the click commands when the site is built "
-            "(`docsite/cli_reference.py`), so it is what `--help` prints: each option's names, its value and "
-            "its help with the default.\n")
+    head = (
+        "# CLI reference\n\nGenerated from the click commands when the site is built "
+        "(`docsite/cli_reference.py`), so it is what `--help` prints: each option's names, its value and "
+        "its help with the default.\n"
+    )
     return head + "\n" + "\n".join(section(command, sub_ctx) for command, sub_ctx in commands(root, ctx))

@@ -15,17 +15,17 @@ from docsite.markdown import cell, table
 
 MEANINGS: dict[str, str] = {
     "NL2FIX_CACHE_DIR": "Where prepared workspaces, Defects4J checkouts, issue answers, project builds and the "
-                        "runner's compiled classes are kept (default `~/.cache/nl2fix`).",
+    "runner's compiled classes are kept (default `~/.cache/nl2fix`).",
     "NL2FIX_DATA_DIR": "Where `nl2fix dataset pull` puts the published dataset, and where `--dataset` looks for it "
-                       "(default `~/.local/share/nl2fix`).",
+    "(default `~/.local/share/nl2fix`).",
     "NL2FIX_SANDBOX": "The default of `--sandbox` (`bwrap`, `docker` or `none`).",
     "NL2FIX_TEST_JAVA_HOME": "The JDK tests run on (a full JDK, 11 or newer); by default Defects4J's own JDK or an "
-                             "installed JDK 11.",
+    "installed JDK 11.",
     "NL2FIX_D4J_JAVA_HOME": "The JDK Defects4J runs on: Java 8 for Defects4J 2.x, 11 for 3.x (default `$JAVA_HOME`).",
     "NL2FIX_NARROW_TESTS": "`0` turns off narrowing: every relevant test runs for every candidate, not only those "
-                           "recorded to execute the method.",
+    "recorded to execute the method.",
     "NL2FIX_CONTAINER": "Set to `1` by nl2fix's Docker images: the process runs inside nl2fix's validation "
-                        "container, which confines candidates itself.",
+    "container, which confines candidates itself.",
     "NL2FIX_JIRA_URL": "Apache Jira's address for `nl2fix dataset build` (a mirror or a recorded server).",
     "NL2FIX_GITHUB_API_URL": "GitHub's API address for `nl2fix dataset build`.",
     "NL2FIX_SOURCEFORGE_API_URL": "SourceForge's (Allura) API address for `nl2fix dataset build`.",
@@ -36,12 +36,12 @@ MEANINGS: dict[str, str] = {
     "NL2FIX_VLLM_PYTHON": "The Python the `vllm` tests run vLLM with (default: the venv's).",
     "NL2FIX_BASE_SUITE": "The Debian suite `scripts/make_base_image.sh` bootstraps (default `bookworm`).",
     "NL2FIX_DEBIAN_MIRROR": "The Debian archive `scripts/make_base_image.sh` bootstraps from and "
-                            "`scripts/jdk11.sh` takes JDK 11 from (default: the one the machine's own apt "
-                            "sources name, else `http://deb.debian.org/debian`).",
+    "`scripts/jdk11.sh` takes JDK 11 from (default: the one the machine's own apt "
+    "sources name, else `http://deb.debian.org/debian`).",
     "NL2FIX_DEBIAN_SECURITY_MIRROR": "The Debian security archive the base image uses (default: the one the "
-                                     "machine's apt sources name, else `http://deb.debian.org/debian-security`).",
+    "machine's apt sources name, else `http://deb.debian.org/debian-security`).",
     "NL2FIX_TEST_ARTIFACTS": "Where the `browser` tests keep a screenshot of each step (default: pytest's temporary "
-                             "folder).",
+    "folder).",
 }
 
 SCANNED = ("nl2fix", "defects4j_adapter", "ranking", "prompts", "scripts", "tests", "docker", "deploy")
@@ -91,18 +91,26 @@ def page(root: Path) -> str:
     places = found(root)
     missing, stale = sorted(set(places) - set(MEANINGS)), sorted(set(MEANINGS) - set(places))
     if missing or stale:
-        raise Undocumented(f"NL2FIX_* variables without a meaning in docsite/environment.py: {missing}; "
-                           f"with a meaning but no longer in the code: {stale}")
+        raise Undocumented(
+            f"NL2FIX_* variables without a meaning in docsite/environment.py: {missing}; "
+            f"with a meaning but no longer in the code: {stale}"
+        )
 
     def where(files: list[str]) -> str:
         outside_tests = [f for f in files if not f.startswith("tests/")]
         return ", ".join(f"`{f}`" for f in (outside_tests or files))
 
     rows = [(f"`{name}`", cell(MEANINGS[name]), where(places[name])) for name in places]
-    return "\n".join([
-        "# Environment variables", "",
-        "Every `NL2FIX_*` variable the code reads, found by scanning it when the site is built "
-        "(`docsite/environment.py`; a variable without a line here fails the build). Besides these, nl2fix "
-        "reads `OPENAI_API_KEY` and `OPENAI_BASE_URL` (the `openai` backend and embedder), `RAY_ADDRESS` "
-        "(`--executor ray`), `GITHUB_TOKEN` (GitHub's issue API) and `D4J_HOME` or `DEFECTS4J_HOME` (Defects4J).", "",
-        table(("variable", "meaning", "named in"), rows), ""])
+    return "\n".join(
+        [
+            "# Environment variables",
+            "",
+            "Every `NL2FIX_*` variable the code reads, found by scanning it when the site is built "
+            "(`docsite/environment.py`; a variable without a line here fails the build). Besides these, nl2fix "
+            "reads `OPENAI_API_KEY` and `OPENAI_BASE_URL` (the `openai` backend and embedder), `RAY_ADDRESS` "
+            "(`--executor ray`), `GITHUB_TOKEN` (GitHub's issue API) and `D4J_HOME` or `DEFECTS4J_HOME` (Defects4J).",
+            "",
+            table(("variable", "meaning", "named in"), rows),
+            "",
+        ]
+    )

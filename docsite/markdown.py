@@ -14,13 +14,14 @@ def prose(text: str, *, in_table: bool = False) -> str:
     """``text`` with its code spans kept (RST's ````x```` made Markdown's ```x```) and everything
     outside them escaped for HTML (and ``|`` for a table: Python-Markdown's tables already leave the
     ``|`` of code spans alone)."""
+
     def escaped(plain: str) -> str:
         plain = html.escape(plain, quote=False)
         return plain.replace("|", "\\|") if in_table else plain
 
     out, at = [], 0
     for match in _CODE.finditer(text):
-        out.append(escaped(text[at:match.start()]))
+        out.append(escaped(text[at : match.start()]))
         out.append(f"`{match.group(2)}`")
         at = match.end()
     out.append(escaped(text[at:]))
@@ -41,6 +42,7 @@ def table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
 def docstring(text: str) -> str:
     """A script's docstring as Markdown: its prose paragraphs escaped as :func:`prose`, its indented ones
     (the command lines) kept as they are, which Markdown shows as code."""
+
     def indented(paragraph: str) -> bool:
         return all(line.startswith("    ") for line in paragraph.splitlines())
 

@@ -17,9 +17,14 @@ from docsite.markdown import cell, prose, table
 
 def models(module: ModuleType) -> list[type[BaseModel]]:
     """The public models the module defines, in the order of its source."""
-    found = [value for name, value in vars(module).items()
-             if not name.startswith("_") and inspect.isclass(value) and issubclass(value, BaseModel)
-             and value.__module__ == module.__name__]
+    found = [
+        value
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and inspect.isclass(value)
+        and issubclass(value, BaseModel)
+        and value.__module__ == module.__name__
+    ]
     return sorted(found, key=lambda model: inspect.getsourcelines(model)[1])
 
 
@@ -60,12 +65,23 @@ def field_rows(model: type[BaseModel]) -> list[tuple[str, ...]]:
 
 
 def page(records: ModuleType, store: ModuleType) -> str:
-    parts = ["# The run store's records", "",
-             "Generated from `nl2fix/store/records.py` when the site is built (`docsite/store_reference.py`): "
-             "a run's `run.sqlite` keeps these pydantic models, most as JSON in a `record` column of their table. "
-             "What the store itself promises:", "",
-             prose(inspect.getdoc(store) or ""), ""]
+    parts = [
+        "# The run store's records",
+        "",
+        "Generated from `nl2fix/store/records.py` when the site is built (`docsite/store_reference.py`): "
+        "a run's `run.sqlite` keeps these pydantic models, most as JSON in a `record` column of their table. "
+        "What the store itself promises:",
+        "",
+        prose(inspect.getdoc(store) or ""),
+        "",
+    ]
     for model in models(records):
-        parts += [f"## {model.__name__}", "", prose(inspect.getdoc(model) or ""), "",
-                  table(("field", "type", "default", "meaning"), field_rows(model)), ""]
+        parts += [
+            f"## {model.__name__}",
+            "",
+            prose(inspect.getdoc(model) or ""),
+            "",
+            table(("field", "type", "default", "meaning"), field_rows(model)),
+            "",
+        ]
     return "\n".join(parts)

@@ -89,9 +89,11 @@ def behaviour_lines(record: ValidationRecord) -> list[Line]:
     if b is None:
         return []
     if b.label is Behaviour.DIVERGES:
-        return [Line(f"    diverges from the developer's fix on: {b.first_input}", Style.BAD),
-                Line(f"      developer's fix: {b.reference_result}"),
-                Line(f"      this candidate:  {b.candidate_result}")]
+        return [
+            Line(f"    diverges from the developer's fix on: {b.first_input}", Style.BAD),
+            Line(f"      developer's fix: {b.reference_result}"),
+            Line(f"      this candidate:  {b.candidate_result}"),
+        ]
     if b.label is Behaviour.SAME:
         return [Line(f"    behaves as the developer's fix on all {b.inputs} input(s) probed", Style.GOOD)]
     if b.label is Behaviour.NOT_PROBED:
@@ -169,12 +171,17 @@ def bug_view(store: RunStore, bug_id: str, ranker: str | None, k: int) -> list[L
     if ranker is None:
         order = by_samples(list(candidates.values()))
         shown = [Shown(f"#{i}", f"#{i}", c, verdicts.get(c.hash)) for i, c in enumerate(order[:k], start=1)]
-        header = (f"not ranked: `nl2fix rank` has not run on this run; verdicts: {engine or 'none yet'}; "
-                  f"showing {len(shown)} of {len(order)} candidates, most samples first")
+        header = (
+            f"not ranked: `nl2fix rank` has not run on this run; verdicts: {engine or 'none yet'}; "
+            f"showing {len(shown)} of {len(order)} candidates, most samples first"
+        )
         return format_ranked(bug, header, shown, "no candidates sampled")
     entries = store.ranking(bug.id, ranker)
-    shown = [Shown(f"#{e.rank}  score {e.score:.4g}", f"rank {e.rank}", candidates[e.hash], verdicts.get(e.hash))
-             for e in entries[:k]]
-    header = (f"ranker {ranker}; verdicts: {engine or 'none yet'}; "
-              f"showing {len(shown)} of {len(entries)} ranked candidates")
+    shown = [
+        Shown(f"#{e.rank}  score {e.score:.4g}", f"rank {e.rank}", candidates[e.hash], verdicts.get(e.hash))
+        for e in entries[:k]
+    ]
+    header = (
+        f"ranker {ranker}; verdicts: {engine or 'none yet'}; showing {len(shown)} of {len(entries)} ranked candidates"
+    )
     return format_ranked(bug, header, shown, "no candidates in this ranking")

@@ -83,8 +83,9 @@ def order(method: Method, scored: Iterable[Scored], threshold: float | None = No
     return sorted(items, key=_descending)
 
 
-def cluster_order(scored: Iterable[Scored], records: dict[str, ValidationRecord],
-                  samples: dict[str, int]) -> list[Scored]:
+def cluster_order(
+    scored: Iterable[Scored], records: dict[str, ValidationRecord], samples: dict[str, int]
+) -> list[Scored]:
     """The cluster ranker's order (see :attr:`Method.CLUSTER`): each behaviour cluster's most typical
     member (most samples, then the paper's order), largest cluster first; then every other plausible
     candidate; then the rest. ``scored`` holds similarities; ``records`` the verdicts by hash."""

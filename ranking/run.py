@@ -42,9 +42,7 @@ def _similarities(
         if not pools[bug.id]:
             sims[bug.id] = {}
             continue
-        values = cosine_similarities(
-            matrix[order_of[queries[bug.id]]], matrix[[order_of[h] for h in rows_of[bug.id]]]
-        )
+        values = cosine_similarities(matrix[order_of[queries[bug.id]]], matrix[[order_of[h] for h in rows_of[bug.id]]])
         sims[bug.id] = {c.hash: float(v) for c, v in zip(pools[bug.id], values)}
     return sims
 

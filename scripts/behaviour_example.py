@@ -42,29 +42,34 @@ def main() -> None:
     run = (args.work or Path(tempfile.mkdtemp(prefix="nl2fix-behaviour-"))) / "run"
     bugs = sorted(p.name for p in HOLDOUT.iterdir() if p.is_dir())
     selection = [a for bug in bugs for a in ("--bug", bug)]
-    nl2fix("sample", "--dataset", "example", *selection, "--backend", "mutation", "-n", args.n, "--run", run,
-           "--quiet")
+    nl2fix("sample", "--dataset", "example", *selection, "--backend", "mutation", "-n", args.n, "--run", run, "--quiet")
     with RunStore(run) as store:
         for bug in bugs:
             for i, path in enumerate(sorted((HOLDOUT / bug).glob("*.java")), start=args.n):
                 code = path.read_text(encoding="utf-8")
-                store.add_sample(SampleRecord(bug_id=bug, index=i, response=code, candidate_hash=candidate_hash(code)),
-                                 code)
+                store.add_sample(
+                    SampleRecord(bug_id=bug, index=i, response=code, candidate_hash=candidate_hash(code)), code
+                )
     print(nl2fix("validate", "--run", run, "--quiet"))
     nl2fix("rank", "--run", run, "--method", "all")
     report = nl2fix("report", "--run", run, "--no-codebleu")
     for title in ("Beyond plausible", "Ranking (Table 6)", "Plausible but not the developer's behaviour"):
         start = report.find(title)
         if start >= 0:
-            print(report[start:report.find("\n\n", start)] + "\n")
+            print(report[start : report.find("\n\n", start)] + "\n")
     with RunStore(run, read_only=True) as store:
-        plausible = [r for r in store.validations(engine="fast")
-                     if r.verdict is Verdict.PLAUSIBLE and r.behaviour is not None and r.hash not in ("fixed", "buggy")]
+        plausible = [
+            r
+            for r in store.validations(engine="fast")
+            if r.verdict is Verdict.PLAUSIBLE and r.behaviour is not None and r.hash not in ("fixed", "buggy")
+        ]
     if plausible:
         validation = statistics.median(r.cpu_seconds for r in plausible)
         probe = statistics.median(r.behaviour.cpu_seconds for r in plausible if r.behaviour)
-        print(f"{len(plausible)} plausible candidates probed; CPU-s per candidate (median): "
-              f"validation {validation:.2f}, probe {probe:.2f} ({probe / validation:.2f}x)")
+        print(
+            f"{len(plausible)} plausible candidates probed; CPU-s per candidate (median): "
+            f"validation {validation:.2f}, probe {probe:.2f} ({probe / validation:.2f}x)"
+        )
     print(f"run: {run}")
 
 

@@ -48,14 +48,19 @@ def main() -> int:
     d4j_bugs.add_arguments(parser, limit=1)
     parser.add_argument("--per-bug", type=int, default=20, help="Mutants per bug (default 20).")
     parser.add_argument("--with-fix", action="store_true", help="Probe the developer's fix as a candidate too.")
-    parser.add_argument("--fix-mutants", type=int, default=0,
-                        help="Also the first N mutants of the developer's fix (those the tests cannot tell from it "
-                             "are plausible: equivalent mutants, or ones the tests are too thin for).")
+    parser.add_argument(
+        "--fix-mutants",
+        type=int,
+        default=0,
+        help="Also the first N mutants of the developer's fix (those the tests cannot tell from it "
+        "are plausible: equivalent mutants, or ones the tests are too thin for).",
+    )
     args, d4j, bugs = d4j_bugs.parse(parser)
     if d4j is None:
         return 0
-    engine = FastEngine(EngineOptions(sandbox=make_sandbox(True), cache_dir=cache.cache_dir(),
-                                      settings=EngineSettings(workers=1)))
+    engine = FastEngine(
+        EngineOptions(sandbox=make_sandbox(True), cache_dir=cache.cache_dir(), settings=EngineSettings(workers=1))
+    )
     labels: dict[str, Counter] = defaultdict(Counter)
     costs: list[tuple[str, float, float]] = []
     references: list[tuple[str, float, int]] = []
@@ -69,8 +74,9 @@ def main() -> int:
                 print(f"{bug.id}: skipped, its ground truth does not validate here ({'; '.join(check.problems)[:200]})")
                 continue
             kinds = {code: "mutant" for code in itertools.islice(mutants(target_method(bug), 0, bug.id), args.per_bug)}
-            kinds.update({code: "fix-mut" for code in itertools.islice(mutants(bug.fixed_method, 0, bug.id),
-                                                                       args.fix_mutants)})
+            kinds.update(
+                {code: "fix-mut" for code in itertools.islice(mutants(bug.fixed_method, 0, bug.id), args.fix_mutants)}
+            )
             if args.with_fix:
                 kinds[bug.fixed_method] = "fix"
             codes = list(kinds)
@@ -88,9 +94,11 @@ def main() -> int:
                 labels[bug.project][(kind, b.label)] += 1
                 costs.append((bug.id, record.cpu_seconds, b.cpu_seconds))
                 if b.label is Behaviour.DIVERGES:
-                    divergences.append(f"  {bug.id} {kind} {h[:12]}: on {b.first_input[:150]}\n"
-                                       f"      fix: {b.reference_result[:150]}\n"
-                                       f"      candidate: {b.candidate_result[:150]}")
+                    divergences.append(
+                        f"  {bug.id} {kind} {h[:12]}: on {b.first_input[:150]}\n"
+                        f"      fix: {b.reference_result[:150]}\n"
+                        f"      candidate: {b.candidate_result[:150]}"
+                    )
                 elif b.label is Behaviour.NOT_PROBED:
                     divergences.append(f"  {bug.id} {kind} {h[:12]}: not probed: {b.note[:200]}")
             base = run.prober.reference_probe if run.prober is not None else None
@@ -112,12 +120,14 @@ def main() -> int:
         validation = [c[1] for c in costs]
         probe = [c[2] for c in costs]
         own = [p / v for _, v, p in costs if v > 0]
-        print(f"\nCPU-s per plausible candidate ({len(costs)}): validation median {statistics.median(validation):.2f} "
-              f"mean {statistics.mean(validation):.2f}; probe median {statistics.median(probe):.2f} "
-              f"mean {statistics.mean(probe):.2f}; probe / validation: medians "
-              f"{statistics.median(probe) / statistics.median(validation):.2f}x, means "
-              f"{statistics.mean(probe) / statistics.mean(validation):.2f}x, each candidate's own median "
-              f"{statistics.median(own):.2f}x")
+        print(
+            f"\nCPU-s per plausible candidate ({len(costs)}): validation median {statistics.median(validation):.2f} "
+            f"mean {statistics.mean(validation):.2f}; probe median {statistics.median(probe):.2f} "
+            f"mean {statistics.mean(probe):.2f}; probe / validation: medians "
+            f"{statistics.median(probe) / statistics.median(validation):.2f}x, means "
+            f"{statistics.mean(probe) / statistics.mean(validation):.2f}x, each candidate's own median "
+            f"{statistics.median(own):.2f}x"
+        )
     for bug_id, cpu, n in references:
         print(f"reference probe of {bug_id} (the fix against itself, once per bug): {cpu:.2f} CPU-s, {n} inputs")
     return 0

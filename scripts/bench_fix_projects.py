@@ -84,55 +84,126 @@ JSOUP_INVERTED = """public void removeIgnoreCase(String key) {
     }"""
 
 CASES = (
-    Case("commons-lang LANG-1162", "apache/commons-lang", "6849dfc8a",
-         "StringUtilsEqualsIndexOfTest::testEquals", "StringUtils#equals",
-         "StringUtils#equals fails with Index OOBE on non-Strings with identical leading prefix"),
-    Case("jsoup #759", "jhy/jsoup", "2c58e975", "ElementTest::testChainedRemoveAttributes",
-         "Attributes#removeIgnoreCase", "Remove attributes using iterator to avoid CMEs (#759)\n\n"
-         "Element.removeAttr of several attributes in a chain throws ConcurrentModificationException.",
-         (Scripted("inverted condition", JSOUP_INVERTED, "wrong"),)),
-    Case("gson #1013", "google/gson", "b06e23d09", "JsonTreeReaderTest::testSkipValue_emptyJsonObject",
-         "JsonTreeReader#skipValue", "ArrayIndexOutOfBoundsException when skipping a value with JsonTreeReader"),
-    Case("commons-cli CLI-203 (Defects4J Cli-30)", "apache/commons-cli", "324b7f901b91614927926a5bab1d9e0e2325f018",
-         "", "", "CLI-203"),
-    Case("commons-codec CODEC-231 (Defects4J Codec-18)", "apache/commons-codec",
-         "5ef5bd199a4e3df74479b4b363fa29b0b3092547", "StringUtilsTest::testEqualsCS1", "StringUtils#equals",
-         "StringUtils.equals(CharSequence cs1, CharSequence cs2) can fail with String Index OBE"),
-    Case("commons-math MATH-934 (Defects4J Math-5)", "apache/commons-math", "724795b5513651e1e34fae3904d1b58229ce9c17",
-         "ComplexTest::testReciprocalZero", "Complex#reciprocal",
-         "Complex.ZERO.reciprocal() returns NaN but should return INF"),
-    Case("commons-compress COMPRESS-28 (Defects4J Compress-1)", "apache/commons-compress",
-         "004124ac5dbf5edbf925078652526267468821e7", "CpioTestCase::testCpioUnarchive",
-         "CpioArchiveOutputStream#close", "COMPRESS-28: a cpio archive written and closed cannot be read back "
-         "(the fix commit: Improve cpio tests, submitted by Christian Grobmeier)"),
-    Case("commons-cli CLI-282 (Defects4J Cli-40)", "apache/commons-cli", "b0024d482050a08efc36c3cabee37c0af0e57a10",
-         "TypeHandlerTest::testCreateValueInteger_failure", "TypeHandler#createValue",
-         "TypeHandler should throw ParseException for an unsupported class"),
-    Case("commons-csv CSV-122 (Defects4J Csv-11)", "apache/commons-csv", "b67524da7fd146634c7112b23e95d1d45c398b82",
-         "", "", "CSV-122"),
+    Case(
+        "commons-lang LANG-1162",
+        "apache/commons-lang",
+        "6849dfc8a",
+        "StringUtilsEqualsIndexOfTest::testEquals",
+        "StringUtils#equals",
+        "StringUtils#equals fails with Index OOBE on non-Strings with identical leading prefix",
+    ),
+    Case(
+        "jsoup #759",
+        "jhy/jsoup",
+        "2c58e975",
+        "ElementTest::testChainedRemoveAttributes",
+        "Attributes#removeIgnoreCase",
+        "Remove attributes using iterator to avoid CMEs (#759)\n\n"
+        "Element.removeAttr of several attributes in a chain throws ConcurrentModificationException.",
+        (Scripted("inverted condition", JSOUP_INVERTED, "wrong"),),
+    ),
+    Case(
+        "gson #1013",
+        "google/gson",
+        "b06e23d09",
+        "JsonTreeReaderTest::testSkipValue_emptyJsonObject",
+        "JsonTreeReader#skipValue",
+        "ArrayIndexOutOfBoundsException when skipping a value with JsonTreeReader",
+    ),
+    Case(
+        "commons-cli CLI-203 (Defects4J Cli-30)",
+        "apache/commons-cli",
+        "324b7f901b91614927926a5bab1d9e0e2325f018",
+        "",
+        "",
+        "CLI-203",
+    ),
+    Case(
+        "commons-codec CODEC-231 (Defects4J Codec-18)",
+        "apache/commons-codec",
+        "5ef5bd199a4e3df74479b4b363fa29b0b3092547",
+        "StringUtilsTest::testEqualsCS1",
+        "StringUtils#equals",
+        "StringUtils.equals(CharSequence cs1, CharSequence cs2) can fail with String Index OBE",
+    ),
+    Case(
+        "commons-math MATH-934 (Defects4J Math-5)",
+        "apache/commons-math",
+        "724795b5513651e1e34fae3904d1b58229ce9c17",
+        "ComplexTest::testReciprocalZero",
+        "Complex#reciprocal",
+        "Complex.ZERO.reciprocal() returns NaN but should return INF",
+    ),
+    Case(
+        "commons-compress COMPRESS-28 (Defects4J Compress-1)",
+        "apache/commons-compress",
+        "004124ac5dbf5edbf925078652526267468821e7",
+        "CpioTestCase::testCpioUnarchive",
+        "CpioArchiveOutputStream#close",
+        "COMPRESS-28: a cpio archive written and closed cannot be read back "
+        "(the fix commit: Improve cpio tests, submitted by Christian Grobmeier)",
+    ),
+    Case(
+        "commons-cli CLI-282 (Defects4J Cli-40)",
+        "apache/commons-cli",
+        "b0024d482050a08efc36c3cabee37c0af0e57a10",
+        "TypeHandlerTest::testCreateValueInteger_failure",
+        "TypeHandler#createValue",
+        "TypeHandler should throw ParseException for an unsupported class",
+    ),
+    Case(
+        "commons-csv CSV-122 (Defects4J Csv-11)",
+        "apache/commons-csv",
+        "b67524da7fd146634c7112b23e95d1d45c398b82",
+        "",
+        "",
+        "CSV-122",
+    ),
     # Gradle
-    Case("JavaHamcrest StringContainsInOrder (Gradle)", "hamcrest/JavaHamcrest",
-         "83f85ad93fa4ba9c3213d524fb9e4b2f734ee47c",
-         "StringContainsInOrderTest::testMatchesOnlyIfStringContainsGivenSubstringsInTheSameOrder",
-         "StringContainsInOrder#matchesSafely",
-         "Fix StringContainsInOrder to detect if a repeated pattern is missing\n\n"
-         "Eg: StringContainsInOrder(asList(\"abc\", \"abc\")) should fail when matching \"---abc---\""),
-    Case("JavaHamcrest #254 (Gradle)", "hamcrest/JavaHamcrest", "67bcac86e421eb07fff89a340ccd552052645d66",
-         "BaseDescriptionTest::bracketsAppendedByteValue", "BaseDescription#appendValue",
-         "Improve description when byte value is mismatched (#254)"),
-    Case("Disruptor SingleProducerSequencer cursor (Gradle)", "LMAX-Exchange/disruptor",
-         "105d8d85dbd9dbabfebaaafe6a5a52b278a4d558",
-         "SingleProducerSequencerTest::shouldNotUpdateCursorDuringHasAvailableCapacity",
-         "SingleProducerSequencer#hasAvailableCapacity",
-         "Fix bug were the cursor could be accidentally changed if hasAvailableCapacity() was called between next() "
-         "and publish on the SingleProducerSequencer.", fix_spans_methods=True),
-    Case("Disruptor after(EventProcessor...) (Gradle)", "LMAX-Exchange/disruptor",
-         "5fb7ef9acdc4db8b37b55090d949ac0c53476bc3",
-         "DisruptorTest::shouldSupportMultipleCustomProcessorsAsDependencies",
-         "Disruptor#after", "Don't register processors in #after(final EventProcessor... processors)"),
-    Case("pcollections ConsPStack.listIterator (Gradle)", "hrldcpr/pcollections",
-         "3f11587e79654390301e0a1bec7c73d79fdc322d", "ConsPStackTest::testListIterator", "ConsPStack#listIterator",
-         "ConsPStack.listIterator() indices were broken, which in turn broke ConsPStack.indexOf()", build="gradle"),
+    Case(
+        "JavaHamcrest StringContainsInOrder (Gradle)",
+        "hamcrest/JavaHamcrest",
+        "83f85ad93fa4ba9c3213d524fb9e4b2f734ee47c",
+        "StringContainsInOrderTest::testMatchesOnlyIfStringContainsGivenSubstringsInTheSameOrder",
+        "StringContainsInOrder#matchesSafely",
+        "Fix StringContainsInOrder to detect if a repeated pattern is missing\n\n"
+        'Eg: StringContainsInOrder(asList("abc", "abc")) should fail when matching "---abc---"',
+    ),
+    Case(
+        "JavaHamcrest #254 (Gradle)",
+        "hamcrest/JavaHamcrest",
+        "67bcac86e421eb07fff89a340ccd552052645d66",
+        "BaseDescriptionTest::bracketsAppendedByteValue",
+        "BaseDescription#appendValue",
+        "Improve description when byte value is mismatched (#254)",
+    ),
+    Case(
+        "Disruptor SingleProducerSequencer cursor (Gradle)",
+        "LMAX-Exchange/disruptor",
+        "105d8d85dbd9dbabfebaaafe6a5a52b278a4d558",
+        "SingleProducerSequencerTest::shouldNotUpdateCursorDuringHasAvailableCapacity",
+        "SingleProducerSequencer#hasAvailableCapacity",
+        "Fix bug were the cursor could be accidentally changed if hasAvailableCapacity() was called between next() "
+        "and publish on the SingleProducerSequencer.",
+        fix_spans_methods=True,
+    ),
+    Case(
+        "Disruptor after(EventProcessor...) (Gradle)",
+        "LMAX-Exchange/disruptor",
+        "5fb7ef9acdc4db8b37b55090d949ac0c53476bc3",
+        "DisruptorTest::shouldSupportMultipleCustomProcessorsAsDependencies",
+        "Disruptor#after",
+        "Don't register processors in #after(final EventProcessor... processors)",
+    ),
+    Case(
+        "pcollections ConsPStack.listIterator (Gradle)",
+        "hrldcpr/pcollections",
+        "3f11587e79654390301e0a1bec7c73d79fdc322d",
+        "ConsPStackTest::testListIterator",
+        "ConsPStack#listIterator",
+        "ConsPStack.listIterator() indices were broken, which in turn broke ConsPStack.indexOf()",
+        build="gradle",
+    ),
 )
 
 
@@ -157,29 +228,49 @@ def checkout(case: Case, mirrors: Path | None, work: Path) -> Path:
 def developer_fix(case: Case, tree: Path) -> tuple[str, str]:
     """The method as ``--method`` names it in the buggy tree, and as the fix commit has it."""
     cls, name = case.method.split("#")
-    path = next(p for p in git("diff", "--name-only", f"{case.fix}~1", case.fix, cwd=tree).split()
-                if p.endswith(f"/{cls}.java"))
+    path = next(
+        p for p in git("diff", "--name-only", f"{case.fix}~1", case.fix, cwd=tree).split() if p.endswith(f"/{cls}.java")
+    )
     text = git("show", f"{case.fix}:{path}", cwd=tree)
     # the overload the fix changed: the one holding the first changed line
-    hunk = re.search(r"^@@ -\d+(?:,\d+)? \+(\d+)", git("diff", "-U0", f"{case.fix}~1", case.fix, "--", path, cwd=tree),
-                     re.MULTILINE)
-    changed = sum(len(line) + 1 for line in text.split("\n")[:int(hunk.group(1)) - 1]) if hunk else 0
+    hunk = re.search(
+        r"^@@ -\d+(?:,\d+)? \+(\d+)", git("diff", "-U0", f"{case.fix}~1", case.fix, "--", path, cwd=tree), re.MULTILINE
+    )
+    changed = sum(len(line) + 1 for line in text.split("\n")[: int(hunk.group(1)) - 1]) if hunk else 0
     spans = [m for m in find_methods(text) if m.name == name]
     span = next((m for m in spans if m.start <= changed < m.end), spans[0])
     # the same overload in the buggy tree, by its first line (`--method FILE:Class#m:LINE`)
     buggy = (tree / path).read_text(encoding="utf-8", errors="replace")
     same = next(m for m in find_methods(buggy) if m.name == name and m.params == span.params)
     header = buggy.index(f"{name}(", same.start)  # after any annotations and comments
-    return f"{path}:{case.method}:{buggy[:header].count(chr(10)) + 1}", text[span.start:span.end]
+    return f"{path}:{case.method}:{buggy[:header].count(chr(10)) + 1}", text[span.start : span.end]
 
 
 def nl2fix_fix(case: Case, tree: Path, run: Path, *extra: str) -> tuple[int, str]:
-    argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "fix", "--project", str(tree),
-            "--issue", case.issue, "--test", case.test, "--maven-repo", "debian", "--run", str(run), "--quiet",
-            *(("--build", case.build) if case.build else ()),
-            "--id", re.sub(r"\W", "", case.name.split()[0].title()) + "-1", *extra]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=3600,
-                          cwd=Path(__file__).resolve().parent.parent)
+    argv = [
+        sys.executable,
+        "-c",
+        "from nl2fix.cli.main import main; main()",
+        "fix",
+        "--project",
+        str(tree),
+        "--issue",
+        case.issue,
+        "--test",
+        case.test,
+        "--maven-repo",
+        "debian",
+        "--run",
+        str(run),
+        "--quiet",
+        *(("--build", case.build) if case.build else ()),
+        "--id",
+        re.sub(r"\W", "", case.name.split()[0].title()) + "-1",
+        *extra,
+    ]
+    done = subprocess.run(
+        argv, capture_output=True, text=True, timeout=3600, cwd=Path(__file__).resolve().parent.parent
+    )
     return done.returncode, done.stdout + done.stderr
 
 
@@ -213,8 +304,10 @@ def fix_case(case: Case, tree: Path, work: Path) -> tuple[list[str], bool]:
         method = ("--method", target)
         started = time.monotonic()
         code, output = nl2fix_fix(case, tree, runs / "mutation-method", "--backend", "mutation", "-n", "20", *method)
-    lines.append(f"fix, mutation backend{' with --method' if method else ''}: exit {code}; verdicts: "
-                 f"{verdicts(output)} ({time.monotonic() - started:.0f} s)")
+    lines.append(
+        f"fix, mutation backend{' with --method' if method else ''}: exit {code}; verdicts: "
+        f"{verdicts(output)} ({time.monotonic() - started:.0f} s)"
+    )
     all_held = True
     if case.fix_spans_methods:
         lines.append("developer's fix: not scripted, it changes more than the method")
@@ -223,13 +316,27 @@ def fix_case(case: Case, tree: Path, work: Path) -> tuple[list[str], bool]:
         answer = f"```java\n{scripted.method}\n```"
         with OpenAIServer(model=lambda messages, n, answer=answer: [answer] * n) as server:
             started = time.monotonic()
-            code, output = nl2fix_fix(case, tree, runs / re.sub(r"\W", "-", scripted.label), "--backend", "openai",
-                                      "--model", "scripted", "--base-url", server.url, "-n", "1", *method)
+            code, output = nl2fix_fix(
+                case,
+                tree,
+                runs / re.sub(r"\W", "-", scripted.label),
+                "--backend",
+                "openai",
+                "--model",
+                "scripted",
+                "--base-url",
+                server.url,
+                "-n",
+                "1",
+                *method,
+            )
         got = verdicts(output)
         held = f"1 {scripted.expected}" == got
         all_held = all_held and held
-        lines.append(f"fix, {scripted.label}: exit {code}; verdicts: {got}; expected {scripted.expected}: "
-                     f"{'yes' if held else 'NO'} ({time.monotonic() - started:.0f} s)")
+        lines.append(
+            f"fix, {scripted.label}: exit {code}; verdicts: {got}; expected {scripted.expected}: "
+            f"{'yes' if held else 'NO'} ({time.monotonic() - started:.0f} s)"
+        )
     return lines, all_held
 
 
@@ -263,8 +370,11 @@ def main() -> int:
         shutil.rmtree(args.work / "cache" / tree.name, ignore_errors=True)  # measured from nothing, every time
         started = time.monotonic()
         try:
-            built = build_project(tree, BuildOptions(system=BuildSystem(case.build) if case.build else None,
-                                                     maven_repo="debian"), say=notes.append)
+            built = build_project(
+                tree,
+                BuildOptions(system=BuildSystem(case.build) if case.build else None, maven_repo="debian"),
+                say=notes.append,
+            )
             outcome = f"built with {built.system.value} ({len(built.modules)} module(s))"
         except Nl2FixError as exc:
             outcome = "failed: " + exc.message.replace("\n", " | ")[:600]

@@ -30,8 +30,9 @@ def main() -> None:
     bench_results.start(args.results)
     box = make_sandbox(args.sandbox)
     runner_dir = runner.runner_classes()
-    with_agent = runner.jvm_command(runner_dir, memory_mb=256, tmp_dir="/tmp", mode=["serve"],
-                                    java=box.test_java(), confined=False)
+    with_agent = runner.jvm_command(
+        runner_dir, memory_mb=256, tmp_dir="/tmp", mode=["serve"], java=box.test_java(), confined=False
+    )
     without = [a for a in with_agent if not a.startswith("-agentpath:")]
     mounts = Mounts(read_only=(runner_dir,))
     rows: dict[str, list[tuple[float, float]]] = {"with the agent": [], "without": []}
@@ -47,8 +48,10 @@ def main() -> None:
     print(f"{args.sandbox}: a serve-mode runner JVM, start to exit, {args.runs} runs each (interleaved)")
     for name, values in rows.items():
         cpu, wall = [v[0] for v in values], [v[1] for v in values]
-        print(f"  {name:15} CPU-s mean {statistics.mean(cpu):.3f} median {statistics.median(cpu):.3f}   "
-              f"wall-s mean {statistics.mean(wall):.3f} median {statistics.median(wall):.3f}   memory {found[name]}")
+        print(
+            f"  {name:15} CPU-s mean {statistics.mean(cpu):.3f} median {statistics.median(cpu):.3f}   "
+            f"wall-s mean {statistics.mean(wall):.3f} median {statistics.median(wall):.3f}   memory {found[name]}"
+        )
 
 
 if __name__ == "__main__":

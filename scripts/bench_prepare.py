@@ -70,8 +70,12 @@ def measure(bug, d4j, cache_dir: Path, commands: CommandCpu, baselines: bool) ->
         from nl2fix.validation.stage import check_baselines
 
         before = children_cpu()
-        check = check_baselines([bug], ValidationOptions(settings=EngineSettings(workers=1)),
-                                store_dir=cache_dir / "checks" / bug.id, progress=False)[0]
+        check = check_baselines(
+            [bug],
+            ValidationOptions(settings=EngineSettings(workers=1)),
+            store_dir=cache_dir / "checks" / bug.id,
+            progress=False,
+        )[0]
         row["baselines"] = children_cpu() - before
         if check.problems:
             print(f"  {bug.id}: {'; '.join(check.problems)}")

@@ -30,8 +30,12 @@ def timed(label: str, fn) -> object:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dataset", nargs="?", type=Path,
-                        default=Path(__file__).resolve().parents[2] / "shared" / "data" / "nl2fix_dataset.json")
+    parser.add_argument(
+        "dataset",
+        nargs="?",
+        type=Path,
+        default=Path(__file__).resolve().parents[2] / "shared" / "data" / "nl2fix_dataset.json",
+    )
     bench_results.add_option(parser)
     args = parser.parse_args()
     bench_results.start(args.results)
@@ -42,13 +46,18 @@ def main() -> None:
     found = timed(f"nearest example for all {len(bugs)} bugs", lambda: [index.nearest(b) for b in bugs])
     print(f"  median distance to the nearest example: {sorted(d for _, d in found)[len(found) // 2]} tokens")
     for strategy in Strategy:
-        prompts = timed(f"{strategy.value} prompts (4096-token window)",
-                        lambda strategy=strategy: [build_prompt(b, strategy, context_window=4096, examples=index)
-                                                  for b in bugs])
-        print(f"  cut to fit: {sum(p.truncated for p in prompts)}; "
-              f"largest: {max(p.prompt_tokens for p in prompts)} tokens")
-    made = timed("100 mutants per bug",
-                 lambda: [len(list(itertools.islice(mutants(target_method(b), 0, b.id), 100))) for b in bugs])
+        prompts = timed(
+            f"{strategy.value} prompts (4096-token window)",
+            lambda strategy=strategy: [build_prompt(b, strategy, context_window=4096, examples=index) for b in bugs],
+        )
+        print(
+            f"  cut to fit: {sum(p.truncated for p in prompts)}; "
+            f"largest: {max(p.prompt_tokens for p in prompts)} tokens"
+        )
+    made = timed(
+        "100 mutants per bug",
+        lambda: [len(list(itertools.islice(mutants(target_method(b), 0, b.id), 100))) for b in bugs],
+    )
     print(f"  bugs with 100 mutants: {sum(m == 100 for m in made)}; with none: {sum(m == 0 for m in made)}")
 
 

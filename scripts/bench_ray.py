@@ -33,10 +33,24 @@ WARM_RUNS = 3
 def validate_on(cluster: LocalRayCluster, run_dir: Path, no_sandbox: bool) -> tuple[float, float]:
     """Wall seconds of ``nl2fix validate --executor ray``, and the CPU seconds of its candidates'
     validations (their compilers and JVMs, as each node measured them)."""
-    argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "validate", "--run", str(run_dir),
-            "--executor", "ray", "--ray-address", cluster.address, "--workers", "1", "--quiet"]
-    result = run_command(argv + (["--no-sandbox"] if no_sandbox else []), timeout=3600,
-                         env={**os.environ, **cluster.auth_env})
+    argv = [
+        sys.executable,
+        "-c",
+        "from nl2fix.cli.main import main; main()",
+        "validate",
+        "--run",
+        str(run_dir),
+        "--executor",
+        "ray",
+        "--ray-address",
+        cluster.address,
+        "--workers",
+        "1",
+        "--quiet",
+    ]
+    result = run_command(
+        argv + (["--no-sandbox"] if no_sandbox else []), timeout=3600, env={**os.environ, **cluster.auth_env}
+    )
     if not result.ok:
         raise SystemExit(f"validation on {cluster.address} failed:\n{(result.stdout + result.stderr)[-3000:]}")
     with RunStore(run_dir, read_only=True) as store:
@@ -63,8 +77,9 @@ def main(args, bugs, make_run) -> int:
     try:
         prepare = prepare_cpu(bugs, base / "prepare", args.no_sandbox)
         for nodes in (1, 2):
-            with LocalRayCluster(nodes=nodes, cpus=1,
-                                 env=lambda i, n=nodes: {"NL2FIX_CACHE_DIR": str(base / f"cache-{n}-{i}")}) as cluster:
+            with LocalRayCluster(
+                nodes=nodes, cpus=1, env=lambda i, n=nodes: {"NL2FIX_CACHE_DIR": str(base / f"cache-{n}-{i}")}
+            ) as cluster:
                 for phase, runs in (("cold", 1), ("warm", WARM_RUNS)):
                     for i in range(runs):
                         count = make_run(base / f"run-{nodes}-{phase}-{i}", bugs, args.per_bug)
@@ -74,22 +89,30 @@ def main(args, bugs, make_run) -> int:
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
-    print(f"bugs: {', '.join(b.id for b in bugs)}; {count} unique candidates; nodes of 1 CPU, --workers 1; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"bugs: {', '.join(b.id for b in bugs)}; {count} unique candidates; nodes of 1 CPU, --workers 1; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     print(f"{'nodes':>5} {'cold s':>8} {'cold cand/s':>11} {'warm s':>8} {'warm cand/s':>11} {'warm speed-up':>13}")
     for nodes in (1, 2):
         cold, warm = walls[nodes, "cold"], walls[nodes, "warm"]
-        print(f"{nodes:5d} {cold:8.1f} {count / cold:11.3f} {warm:8.1f} {count / warm:11.3f}"
-              f" {walls[1, 'warm'] / warm:12.2f}x")
+        print(
+            f"{nodes:5d} {cold:8.1f} {count / cold:11.3f} {warm:8.1f} {count / warm:11.3f}"
+            f" {walls[1, 'warm'] / warm:12.2f}x"
+        )
     per_candidate = walls[1, "warm"] / count
     cpu_per_candidate = own[1, "warm"] / count
-    print(f"one CPU: {prepare:.2f} CPU-s to prepare a bug (measured apart), {per_candidate:.2f} s per candidate (warm, "
-          f"baselines and driver included); the candidates' own validations: {cpu_per_candidate:.2f} CPU-s each")
+    print(
+        f"one CPU: {prepare:.2f} CPU-s to prepare a bug (measured apart), {per_candidate:.2f} s per candidate (warm, "
+        f"baselines and driver included); the candidates' own validations: {cpu_per_candidate:.2f} CPU-s each"
+    )
     for what, seconds in (("wall-clock here", per_candidate), ("own CPU-s", cpu_per_candidate)):
         total = STUDY_BUGS * prepare + STUDY_CANDIDATES * seconds
-        print(f"{STUDY_CANDIDATES} candidates of {STUDY_BUGS} bugs at {seconds:.2f} s each ({what}) plus the bugs' "
-              f"preparation: {total / 3600:.1f} CPU-hours; "
-              f"in {STUDY_SECONDS // 60} min: {math.ceil(total / STUDY_SECONDS)} "
-              f"CPUs (the longest bug, {STUDY_CANDIDATES // STUDY_BUGS} candidates, "
-              f"{prepare + STUDY_CANDIDATES / STUDY_BUGS * seconds:.0f} s on one)")
+        print(
+            f"{STUDY_CANDIDATES} candidates of {STUDY_BUGS} bugs at {seconds:.2f} s each ({what}) plus the bugs' "
+            f"preparation: {total / 3600:.1f} CPU-hours; "
+            f"in {STUDY_SECONDS // 60} min: {math.ceil(total / STUDY_SECONDS)} "
+            f"CPUs (the longest bug, {STUDY_CANDIDATES // STUDY_BUGS} candidates, "
+            f"{prepare + STUDY_CANDIDATES / STUDY_BUGS * seconds:.0f} s on one)"
+        )
     return 0

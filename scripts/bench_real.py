@@ -96,8 +96,10 @@ THIS_TREE = Path(nl2fix_package.__file__).resolve().parent.parent
 CODE_DIRS = ("nl2fix", "defects4j_adapter")
 """What a tree's fast engine is made of (its Python, and its Java runner's sources)."""
 NL2FIX_MAIN = "import sys; sys.path.insert(0, sys.argv.pop(1)); from nl2fix.cli.main import main; main()"
-PROFILED_MAIN = ("import sys; sys.path[:0] = [sys.argv.pop(1), sys.argv.pop(1)]; import phase_profile; "
-                 "phase_profile.install(sys.argv.pop(1)); from nl2fix.cli.main import main; main()")
+PROFILED_MAIN = (
+    "import sys; sys.path[:0] = [sys.argv.pop(1), sys.argv.pop(1)]; import phase_profile; "
+    "phase_profile.install(sys.argv.pop(1)); from nl2fix.cli.main import main; main()"
+)
 """NL2FIX_MAIN with :mod:`phase_profile` counting each step's CPU-s (the tree, this scripts folder, the file)."""
 SCRIPTS = Path(__file__).resolve().parent
 FULL_BUGS, FULL_SAMPLES, UNIQUE_SHARE, CORES = 283, 28_300, 0.5, 2
@@ -123,8 +125,10 @@ def broken_contract(check: BaselineCheck) -> str:
     if fixed.verdict not in (Verdict.PLAUSIBLE, Verdict.WRONG) or triggers & set(fixed.failing_tests):
         return f"the ground truth is {fixed.verdict.value}: {describe(fixed)}"
     if buggy.verdict is not Verdict.WRONG or set(buggy.failing_tests) != triggers:
-        return (f"the buggy version is {buggy.verdict.value}, failing {sorted(buggy.failing_tests)} "
-                f"instead of exactly {sorted(triggers)}")
+        return (
+            f"the buggy version is {buggy.verdict.value}, failing {sorted(buggy.failing_tests)} "
+            f"instead of exactly {sorted(triggers)}"
+        )
     return ""
 
 
@@ -145,10 +149,12 @@ def difference(fast: BaselineCheck, d4j: BaselineCheck) -> str:
             continue
         only_fast = sorted(set(ours.failing_tests) - set(theirs.failing_tests))
         only_d4j = sorted(set(theirs.failing_tests) - set(ours.failing_tests))
-        parts.append(f"{name}: fast {ours.verdict.value}, defects4j {theirs.verdict.value}"
-                     + (f"; failing only under fast: {only_fast[:5]}" if only_fast else "")
-                     + (f"; failing only under defects4j: {only_d4j[:5]}" if only_d4j else "")
-                     + f" (fast: {describe(ours)[:200]}; defects4j: {describe(theirs)[:200]})")
+        parts.append(
+            f"{name}: fast {ours.verdict.value}, defects4j {theirs.verdict.value}"
+            + (f"; failing only under fast: {only_fast[:5]}" if only_fast else "")
+            + (f"; failing only under defects4j: {only_d4j[:5]}" if only_d4j else "")
+            + f" (fast: {describe(ours)[:200]}; defects4j: {describe(theirs)[:200]})"
+        )
     return " | ".join(parts)
 
 
@@ -163,10 +169,15 @@ def defects4j_environment_only(fast: BaselineCheck, d4j: BaselineCheck) -> bool:
     """Whether the engines differ only in tests that failed under Defects4J for its environment's
     sake (its verdict reports a linkage error of a library class: two class loaders with their own
     copy of Hamcrest in the Ant that runs its tests here), failing nothing more under fast."""
-    pairs = [(ours, theirs) for ours, theirs in ((fast.fixed, d4j.fixed), (fast.buggy, d4j.buggy))
-             if outcome(ours) != outcome(theirs)]
-    return all(set(ours.failing_tests) <= set(theirs.failing_tests) and linkage.faults_in(theirs.detail)
-               for ours, theirs in pairs)
+    pairs = [
+        (ours, theirs)
+        for ours, theirs in ((fast.fixed, d4j.fixed), (fast.buggy, d4j.buggy))
+        if outcome(ours) != outcome(theirs)
+    ]
+    return all(
+        set(ours.failing_tests) <= set(theirs.failing_tests) and linkage.faults_in(theirs.detail)
+        for ours, theirs in pairs
+    )
 
 
 def judge(fast: BaselineCheck, d4j: BaselineCheck) -> Finding:
@@ -175,8 +186,9 @@ def judge(fast: BaselineCheck, d4j: BaselineCheck) -> Finding:
     if unrun:
         return Finding(bug, "not run", "; ".join(unrun))
     if outcome(fast.fixed) != outcome(d4j.fixed) or outcome(fast.buggy) != outcome(d4j.buggy):
-        return Finding(bug, "environment" if defects4j_environment_only(fast, d4j) else "DISAGREE",
-                       difference(fast, d4j))
+        return Finding(
+            bug, "environment" if defects4j_environment_only(fast, d4j) else "DISAGREE", difference(fast, d4j)
+        )
     theirs = broken_contract(d4j)
     if theirs.startswith("the ground truth"):
         return Finding(bug, "dataset", theirs)
@@ -187,8 +199,9 @@ def baselines(bugs: list[Bug], store: Path, workers: int) -> list[Finding]:
     checks = {}
     for engine in ENGINES:
         start = time.monotonic()
-        options = ValidationOptions(engine=engine, sandbox=SandboxSpec.of(engine is Engine.FAST),
-                                    settings=EngineSettings(workers=workers))
+        options = ValidationOptions(
+            engine=engine, sandbox=SandboxSpec.of(engine is Engine.FAST), settings=EngineSettings(workers=workers)
+        )
         found = check_baselines(bugs, options, store_dir=store, progress=True)
         checks[engine] = {c.bug.id: c for c in found}
         print(f"baselines with the {engine.value} engine: {time.monotonic() - start:.0f} s", flush=True)
@@ -199,14 +212,16 @@ def print_findings(findings: list[Finding]) -> None:
     titles = {
         "DISAGREE": "the fast engine disagrees with the defects4j engine",
         "environment": "the defects4j engine failed tests for its environment's sake (a linkage error it "
-                       "reports as such), the fast engine no more than it: left out of the agreement",
+        "reports as such), the fast engine no more than it: left out of the agreement",
         "dataset": "the ground truth does not validate under Defects4J either (it needs a change outside "
-                   "the method: the dataset's, not ours)",
+        "the method: the dataset's, not ours)",
         "both": "both engines find Defects4J's contract broken, alike",
         "not run": "an engine could not run the baselines",
     }
-    print(f"\n(1) baselines of {len(findings)} bugs: "
-          + ", ".join(f"{sum(f.kind == k for f in findings)} {k}" for k in ("agree", *titles)))
+    print(
+        f"\n(1) baselines of {len(findings)} bugs: "
+        + ", ".join(f"{sum(f.kind == k for f in findings)} {k}" for k in ("agree", *titles))
+    )
     for kind, title in titles.items():
         chosen = [f for f in findings if f.kind == kind]
         if chosen:
@@ -228,14 +243,18 @@ def spread(bugs: list[Bug], count: int) -> list[Bug]:
     return mixed[:count]
 
 
-def nl2fix(*args: str, tree: Path = THIS_TREE, env: tuple[tuple[str, str], ...] = (),
-           profile: Path | None = None) -> tuple[bool, float, str]:
+def nl2fix(
+    *args: str, tree: Path = THIS_TREE, env: tuple[tuple[str, str], ...] = (), profile: Path | None = None
+) -> tuple[bool, float, str]:
     """Run ``nl2fix ARGS`` of the code in ``tree`` as its own process: (finished without a harness failure, its
     CPU-s, stderr's end). ``tree`` goes first on the process's path, ahead of the working directory that
     ``-c`` puts there, and on its PYTHONPATH for whatever it starts; ``env`` is added to its environment.
     With ``profile``, its fast engine's steps' CPU-s are added to that file (:mod:`phase_profile`)."""
-    env = {**os.environ, **dict(env),
-           "PYTHONPATH": os.pathsep.join(filter(None, (str(tree), os.environ.get("PYTHONPATH"))))}
+    env = {
+        **os.environ,
+        **dict(env),
+        "PYTHONPATH": os.pathsep.join(filter(None, (str(tree), os.environ.get("PYTHONPATH")))),
+    }
     main = [NL2FIX_MAIN, str(tree)] if profile is None else [PROFILED_MAIN, str(tree), str(SCRIPTS), str(profile)]
     result = run_command([sys.executable, "-c", *main, *args], env=env, timeout=VALIDATE_TIMEOUT)
     return result.returncode in (0, 1), result.cpu_seconds, result.stderr[-2000:]
@@ -281,13 +300,19 @@ def all_sides(run_dir: Path, baseline: Path | None, narrowing_pair: bool = False
     defects4j = Side("defects4j", Engine.DEFECTS4J, run_dir)
     if narrowing_pair:
         pair = run_dir.with_name(f"{run_dir.name}-narrowing-{code_fingerprint(THIS_TREE)}")
-        return [Side("fast", Engine.FAST, pair / "narrowed"),
-                Side("fast-unnarrowed", Engine.FAST, pair / "unnarrowed", env=((narrowing.SWITCH, "0"),)), defects4j]
+        return [
+            Side("fast", Engine.FAST, pair / "narrowed"),
+            Side("fast-unnarrowed", Engine.FAST, pair / "unnarrowed", env=((narrowing.SWITCH, "0"),)),
+            defects4j,
+        ]
     if baseline is None:
         return [Side("fast", Engine.FAST, run_dir), defects4j]
     pair = run_dir.with_name(f"{run_dir.name}-fast-{code_fingerprint(THIS_TREE)}-vs-{code_fingerprint(baseline)}")
-    return [Side("fast", Engine.FAST, pair / "this"),
-            Side(f"fast@{baseline.name}", Engine.FAST, pair / "baseline", baseline), defects4j]
+    return [
+        Side("fast", Engine.FAST, pair / "this"),
+        Side(f"fast@{baseline.name}", Engine.FAST, pair / "baseline", baseline),
+        defects4j,
+    ]
 
 
 def verdictless_copy(source: Path, copy: Path) -> None:
@@ -329,10 +354,21 @@ def validate(judges: list[Side], bugs: list[Bug], workers: int) -> dict[str, flo
 
     def call(side: Side, of: list[Bug], side_workers: int) -> tuple[Side, bool, float, str, float]:
         start = time.monotonic()
-        ok, cpu, err = nl2fix("validate", "--run", str(side.run_dir), "--engine", side.engine.value,
-                              "--workers", str(side_workers), *selection(of), "--quiet",
-                              *([] if side.engine is Engine.FAST else ["--no-sandbox"]), tree=side.tree,
-                              env=side.env, profile=side.profile)
+        ok, cpu, err = nl2fix(
+            "validate",
+            "--run",
+            str(side.run_dir),
+            "--engine",
+            side.engine.value,
+            "--workers",
+            str(side_workers),
+            *selection(of),
+            "--quiet",
+            *([] if side.engine is Engine.FAST else ["--no-sandbox"]),
+            tree=side.tree,
+            env=side.env,
+            profile=side.profile,
+        )
         return side, ok, cpu, err, time.monotonic() - start
 
     for calls in schedule(judges, bugs, workers):
@@ -341,8 +377,11 @@ def validate(judges: list[Side], bugs: list[Bug], workers: int) -> dict[str, flo
         for (side, ok, cpu, err, wall), (_, of, side_workers) in zip(done, calls):
             what = ", ".join(b.id for b in of) if len(of) <= 2 else f"{len(of)} bugs"
             beside = [c[0].label for c in calls if c[0] is not side]
-            print(f"candidates with {side.label} ({what}, {side_workers} worker{'s' * (side_workers > 1)}"
-                  f"{', beside ' + ', '.join(beside) if beside else ''}): {wall:.0f} s, {cpu:.1f} CPU-s", flush=True)
+            print(
+                f"candidates with {side.label} ({what}, {side_workers} worker{'s' * (side_workers > 1)}"
+                f"{', beside ' + ', '.join(beside) if beside else ''}): {wall:.0f} s, {cpu:.1f} CPU-s",
+                flush=True,
+            )
             if not ok:
                 print(f"validation with {side.label} failed:\n{err}")
                 return None
@@ -358,8 +397,12 @@ def read_verdicts(judges: list[Side], bugs: list[Bug]) -> Verdicts:
     found: Verdicts = {}
     for side in judges:
         with RunStore(side.run_dir, read_only=True) as store:
-            found[side.label] = {(r.bug_id, r.hash): r for b in bugs for r in store.validations(b.id, side.engine.value)
-                                 if r.hash not in (FIXED, BUGGY)}
+            found[side.label] = {
+                (r.bug_id, r.hash): r
+                for b in bugs
+                for r in store.validations(b.id, side.engine.value)
+                if r.hash not in (FIXED, BUGGY)
+            }
     return found
 
 
@@ -375,18 +418,27 @@ def print_costs(judges: list[Side], records: Verdicts, process: dict[str, float]
     for side in judges:
         cpu = [records[side.label][k].cpu_seconds for k in keys]
         medians[side.label], means[side.label] = statistics.median(cpu), statistics.mean(cpu)
-        print(f"{side.label:{width}} {medians[side.label]:17.2f} {means[side.label]:7.2f} "
-              f"{process[side.label] / len(keys):18.2f}")
-    print("(process: this call's whole `nl2fix validate` -- baselines, JVM and Ant start-ups -- over the candidates "
-          "judged; it is small when the candidates were judged by an earlier call)")
+        print(
+            f"{side.label:{width}} {medians[side.label]:17.2f} {means[side.label]:7.2f} "
+            f"{process[side.label] / len(keys):18.2f}"
+        )
+    print(
+        "(process: this call's whole `nl2fix validate` -- baselines, JVM and Ant start-ups -- over the candidates "
+        "judged; it is small when the candidates were judged by an earlier call)"
+    )
     fast, defects4j = judges[0].label, judges[-1].label
     if medians[fast] > 0 and judges[-1].engine is Engine.DEFECTS4J:
         print(f"defects4j / fast, medians: {medians[defects4j] / medians[fast]:.1f}x")
     for base in (s.label for s in judges[1:] if s.engine is Engine.FAST):
-        own = [records[fast][k].cpu_seconds / records[base][k].cpu_seconds for k in keys
-               if records[base][k].cpu_seconds > 0]
-        print(f"{fast} / {base}: medians {ratio(medians[fast], medians[base])}, means {ratio(means[fast], means[base])}"
-              + (f", median of the candidates' own ratios {statistics.median(own):.3f}x" if own else ""))
+        own = [
+            records[fast][k].cpu_seconds / records[base][k].cpu_seconds
+            for k in keys
+            if records[base][k].cpu_seconds > 0
+        ]
+        print(
+            f"{fast} / {base}: medians {ratio(medians[fast], medians[base])}, means {ratio(means[fast], means[base])}"
+            + (f", median of the candidates' own ratios {statistics.median(own):.3f}x" if own else "")
+        )
 
 
 def print_verdicts(judges: list[Side], records: Verdicts, keys: list[tuple[str, str]]) -> None:
@@ -398,12 +450,16 @@ def print_verdicts(judges: list[Side], records: Verdicts, keys: list[tuple[str, 
         agree = sum(records[a][k].verdict is records[b][k].verdict for k in keys)
         print(f"agreement, {a} vs {b}: {agree} of {len(keys)} ({100 * agree / len(keys):.1f} %)")
     if len(labels) > 2:
-        print(f"per candidate: the verdicts of {' / '.join(labels)}; CPU-s of {labels[0]} and {labels[1]}, "
-              "and their ratio")
+        print(
+            f"per candidate: the verdicts of {' / '.join(labels)}; CPU-s of {labels[0]} and {labels[1]}, "
+            "and their ratio"
+        )
         for key in keys:
             ours, base = records[labels[0]][key], records[labels[1]][key]
-            print(f"  {key[0]:15} {key[1][:12]} {' / '.join(records[x][key].verdict.value for x in labels):44} "
-                  f"{ours.cpu_seconds:7.2f} {base.cpu_seconds:7.2f} {ratio(ours.cpu_seconds, base.cpu_seconds):>7}")
+            print(
+                f"  {key[0]:15} {key[1][:12]} {' / '.join(records[x][key].verdict.value for x in labels):44} "
+                f"{ours.cpu_seconds:7.2f} {base.cpu_seconds:7.2f} {ratio(ours.cpu_seconds, base.cpu_seconds):>7}"
+            )
     for key in keys:
         if len({records[x][key].verdict for x in labels}) > 1:
             said = [f"{x} {records[x][key].verdict.value} ({describe(records[x][key])[:200]})" for x in labels]
@@ -428,24 +484,31 @@ def add_fix_variants(run_dir: Path, bugs: list[Bug], per_bug: int, count: int) -
     with RunStore(run_dir) as store:
         for bug in bugs:
             for i, code in enumerate(fix_variants(bug, count)):
-                store.add_sample(SampleRecord(bug_id=bug.id, index=per_bug + i, response=code,
-                                              candidate_hash=candidate_hash(code)), code)
+                store.add_sample(
+                    SampleRecord(bug_id=bug.id, index=per_bug + i, response=code, candidate_hash=candidate_hash(code)),
+                    code,
+                )
 
 
 def projection(label: str, per_candidate: float, per_bug: float) -> str:
     """The full configuration's CPU-s and its wall time on :data:`CORES` cores."""
     unique = FULL_SAMPLES * UNIQUE_SHARE
     total = FULL_BUGS * per_bug + unique * per_candidate
-    return (f"{label}: {FULL_BUGS} x {per_bug:.1f} + {unique:,.0f} x {per_candidate:.3f} = {total:,.0f} CPU-s, "
-            f"{total / CORES / 3600:.2f} h on {CORES} cores")
+    return (
+        f"{label}: {FULL_BUGS} x {per_bug:.1f} + {unique:,.0f} x {per_candidate:.3f} = {total:,.0f} CPU-s, "
+        f"{total / CORES / 3600:.2f} h on {CORES} cores"
+    )
 
 
-def print_projection(judges: list[Side], records: Verdicts, keys: list[tuple[str, str]], bugs: list[Bug],
-                     prepare_cpu: float) -> None:
+def print_projection(
+    judges: list[Side], records: Verdicts, keys: list[tuple[str, str]], bugs: list[Bug], prepare_cpu: float
+) -> None:
     """The paper's full configuration at this sample's mean CPU-s per unique candidate, each bug prepared
     (``prepare_cpu``) with its two baselines (this run's median, from each side's run store)."""
-    print(f"projected full configuration ({FULL_BUGS} bugs, {FULL_SAMPLES:,} samples, {UNIQUE_SHARE:.0%} unique; "
-          f"preparation {prepare_cpu:.1f} CPU-s a bug, plus the baselines' median here):")
+    print(
+        f"projected full configuration ({FULL_BUGS} bugs, {FULL_SAMPLES:,} samples, {UNIQUE_SHARE:.0%} unique; "
+        f"preparation {prepare_cpu:.1f} CPU-s a bug, plus the baselines' median here):"
+    )
     for side in (s for s in judges if s.engine is Engine.FAST):
         mean = statistics.mean(records[side.label][k].cpu_seconds for k in keys)
         print("  " + projection(side.label, mean, prepare_cpu + baselines_cpu(side, bugs)))
@@ -454,15 +517,37 @@ def print_projection(judges: list[Side], records: Verdicts, keys: list[tuple[str
 def baselines_cpu(side: Side, bugs: list[Bug]) -> float:
     """The median CPU-s of a bug's two baselines, from the side's run store."""
     with RunStore(side.run_dir, read_only=True) as store:
-        return statistics.median(sum(r.cpu_seconds for r in store.validations(b.id, side.engine.value)
-                                     if r.hash in (FIXED, BUGGY)) for b in bugs)
+        return statistics.median(
+            sum(r.cpu_seconds for r in store.validations(b.id, side.engine.value) if r.hash in (FIXED, BUGGY))
+            for b in bugs
+        )
 
 
-def candidates(bugs: list[Bug], dataset: str, run_dir: Path, per_bug: int, workers: int,
-               baseline: Path | None = None, variants: int = 0, narrowing_pair: bool = False,
-               prepare_cpu: float = PREPARE_CPU, defects4j: bool = True) -> int:
-    ok, _, err = nl2fix("sample", "--dataset", dataset, *selection(bugs), "--run", str(run_dir), "--backend",
-                        "mutation", "-n", str(per_bug), "--quiet")
+def candidates(
+    bugs: list[Bug],
+    dataset: str,
+    run_dir: Path,
+    per_bug: int,
+    workers: int,
+    baseline: Path | None = None,
+    variants: int = 0,
+    narrowing_pair: bool = False,
+    prepare_cpu: float = PREPARE_CPU,
+    defects4j: bool = True,
+) -> int:
+    ok, _, err = nl2fix(
+        "sample",
+        "--dataset",
+        dataset,
+        *selection(bugs),
+        "--run",
+        str(run_dir),
+        "--backend",
+        "mutation",
+        "-n",
+        str(per_bug),
+        "--quiet",
+    )
     if not ok:
         print(f"sampling failed:\n{err}")
         return 1
@@ -477,8 +562,10 @@ def candidates(bugs: list[Bug], dataset: str, run_dir: Path, per_bug: int, worke
         return 1
     records = read_verdicts(judges, bugs)
     keys = sorted(set.intersection(*(set(r) for r in records.values())))
-    print(f"\n(2) mutation-baseline candidates of {len(bugs)} bugs ({', '.join(b.id for b in bugs)}): "
-          f"{len(keys)} unique candidates judged by {', '.join(s.label for s in judges)}")
+    print(
+        f"\n(2) mutation-baseline candidates of {len(bugs)} bugs ({', '.join(b.id for b in bugs)}): "
+        f"{len(keys)} unique candidates judged by {', '.join(s.label for s in judges)}"
+    )
     if keys:
         print_costs(judges, records, process, keys)
         print_verdicts(judges, records, keys)
@@ -492,8 +579,10 @@ def p90(values: list[float]) -> float:
 
 
 def summary(values: list[float]) -> str:
-    return (f"{statistics.mean(values):6.3f} {statistics.median(values):6.3f} {p90(values):6.3f} "
-            f"{max(values):7.2f} {sum(values):8.1f}")
+    return (
+        f"{statistics.mean(values):6.3f} {statistics.median(values):6.3f} {p90(values):6.3f} "
+        f"{max(values):7.2f} {sum(values):8.1f}"
+    )
 
 
 PHASES = ("compile", "tests", "confirm start", "confirm", "recording", "probe compile", "probe")
@@ -520,8 +609,10 @@ def print_phases(profile: Path, records: dict[tuple[str, str], ValidationRecord]
         print("no step figures (candidates judged by an earlier call are not profiled again)")
         return
     plausible = [k for k in keys if records[k].verdict is Verdict.PLAUSIBLE]
-    print(f"\nCPU-s per unique candidate by step ({len(keys)} profiled, {len(plausible)} plausible): "
-          "mean, median, p90, max, sum")
+    print(
+        f"\nCPU-s per unique candidate by step ({len(keys)} profiled, {len(plausible)} plausible): "
+        "mean, median, p90, max, sum"
+    )
     for label, chosen in (("all", keys), ("plausible", plausible)):
         if not chosen:
             continue
@@ -536,16 +627,20 @@ def print_phases(profile: Path, records: dict[tuple[str, str], ValidationRecord]
             print(f"  {phase:14} {summary(values)}")
     shared = {p: sum(r.get(p, 0.0) for r in rows.values()) for p in SHARED}
     bugs = {b for b, _ in rows}
-    print(f" shared by each bug's candidates ({len(bugs)} bugs; baselines' own steps included): "
-          + ", ".join(f"{p} {cpu:.1f}" for p, cpu in shared.items())
-          + "; the baselines' other steps "
-          f"{sum(cpu for (_, h), r in rows.items() if not h for p, cpu in r.items() if p not in SHARED):.1f}")
+    print(
+        f" shared by each bug's candidates ({len(bugs)} bugs; baselines' own steps included): "
+        + ", ".join(f"{p} {cpu:.1f}" for p, cpu in shared.items())
+        + "; the baselines' other steps "
+        f"{sum(cpu for (_, h), r in rows.items() if not h for p, cpu in r.items() if p not in SHARED):.1f}"
+    )
     probes = sorted(((probe_cpu(records[k]), k) for k in plausible if records[k].behaviour), reverse=True)
     for cpu, (bug, hash) in probes[:5]:
         behaviour = records[(bug, hash)].behaviour
         assert behaviour is not None
-        print(f"  dearest probe: {bug} {hash[:12]} {cpu:.2f} CPU-s, {behaviour.label.value}, "
-              f"{behaviour.inputs} inputs {behaviour.note[:120]}")
+        print(
+            f"  dearest probe: {bug} {hash[:12]} {cpu:.2f} CPU-s, {behaviour.label.value}, "
+            f"{behaviour.inputs} inputs {behaviour.note[:120]}"
+        )
 
 
 def defects4j_sample(records: dict[tuple[str, str], ValidationRecord], per_bug: int) -> set[tuple[str, str]]:
@@ -554,8 +649,10 @@ def defects4j_sample(records: dict[tuple[str, str], ValidationRecord], per_bug: 
     chosen = set()
     for bug in sorted({b for b, _ in records}):
         mine = sorted(k for k in records if k[0] == bug)
-        kinds = ([k for k in mine if records[k].verdict is Verdict.PLAUSIBLE],
-                 [k for k in mine if records[k].verdict is not Verdict.PLAUSIBLE])
+        kinds = (
+            [k for k in mine if records[k].verdict is Verdict.PLAUSIBLE],
+            [k for k in mine if records[k].verdict is not Verdict.PLAUSIBLE],
+        )
         turns = [k for pair in zip_longest(*kinds) for k in pair if k is not None]
         chosen.update(turns[:per_bug])
     return chosen
@@ -571,15 +668,36 @@ def keep_only(run_dir: Path, chosen: set[tuple[str, str]]) -> None:
         db.commit()
 
 
-def replayed(bugs: list[Bug], dataset: str, replay: Path, store: Path, workers: int, d4j_per_bug: int,
-             prepare_cpu: float, d4j_bugs: frozenset[str] = frozenset()) -> int:
+def replayed(
+    bugs: list[Bug],
+    dataset: str,
+    replay: Path,
+    store: Path,
+    workers: int,
+    d4j_per_bug: int,
+    prepare_cpu: float,
+    d4j_bugs: frozenset[str] = frozenset(),
+) -> int:
     """A published set of answers (``replay``, NL2Fix's replay format) judged by the fast engine, its steps
     profiled; ``d4j_per_bug`` of each bug's candidates (of the ``d4j_bugs`` only, when given) judged by the
     defects4j engine too, side by side."""
     most = max(len(p) for p in replay_format.load(replay).values())
     run_dir = store / f"replay-{replay.stem}"
-    ok, _, err = nl2fix("sample", "--dataset", dataset, *selection(bugs), "--run", str(run_dir), "--backend",
-                        "replay", "--replay-file", str(replay), "-n", str(most), "--quiet")
+    ok, _, err = nl2fix(
+        "sample",
+        "--dataset",
+        dataset,
+        *selection(bugs),
+        "--run",
+        str(run_dir),
+        "--backend",
+        "replay",
+        "--replay-file",
+        str(replay),
+        "-n",
+        str(most),
+        "--quiet",
+    )
     if not ok:
         print(f"sampling failed:\n{err}")
         return 1
@@ -589,13 +707,19 @@ def replayed(bugs: list[Bug], dataset: str, replay: Path, store: Path, workers: 
         return 1
     records = read_verdicts([fast], bugs)["fast"]
     verdicts = statistics_of(records)
-    print(f"\n(2) {len(records)} unique replayed candidates of {len(bugs)} bugs ({', '.join(b.id for b in bugs)}) "
-          f"from {replay.name}: {verdicts}")
+    print(
+        f"\n(2) {len(records)} unique replayed candidates of {len(bugs)} bugs ({', '.join(b.id for b in bugs)}) "
+        f"from {replay.name}: {verdicts}"
+    )
     print_phases(fast.profile or run_dir, records)
     print_projection([fast], {"fast": records}, list(records), bugs, prepare_cpu)
     with_probe = [r.cpu_seconds + probe_cpu(r) for r in records.values()]
-    print("  " + projection("fast, the behaviour probe included", statistics.mean(with_probe),
-                            prepare_cpu + baselines_cpu(fast, bugs)))
+    print(
+        "  "
+        + projection(
+            "fast, the behaviour probe included", statistics.mean(with_probe), prepare_cpu + baselines_cpu(fast, bugs)
+        )
+    )
     if not d4j_per_bug:
         return 0
     chosen = defects4j_sample({k: r for k, r in records.items() if not d4j_bugs or k[0] in d4j_bugs}, d4j_per_bug)
@@ -607,25 +731,31 @@ def replayed(bugs: list[Bug], dataset: str, replay: Path, store: Path, workers: 
         return 1
     theirs = read_verdicts([d4j], of)["defects4j"]
     keys = sorted(k for k in chosen if k in theirs)
-    print(f"\nthe defects4j engine on {len(keys)} of them ({d4j_per_bug} a bug, plausible and not by turns): "
-          "verdicts fast / defects4j, CPU-s fast (verdict, probe) / defects4j")
+    print(
+        f"\nthe defects4j engine on {len(keys)} of them ({d4j_per_bug} a bug, plausible and not by turns): "
+        "verdicts fast / defects4j, CPU-s fast (verdict, probe) / defects4j"
+    )
     for key in keys:
         ours, other = records[key], theirs[key]
         mark = "" if ours.verdict is other.verdict else "  DISAGREE"
         probe = probe_cpu(ours)
-        print(f"  {key[0]:18} {key[1][:12]} {ours.verdict.value:>12} / {other.verdict.value:12} "
-              f"{ours.cpu_seconds:6.2f} {probe:6.2f} / {other.cpu_seconds:6.2f}{mark}")
+        print(
+            f"  {key[0]:18} {key[1][:12]} {ours.verdict.value:>12} / {other.verdict.value:12} "
+            f"{ours.cpu_seconds:6.2f} {probe:6.2f} / {other.cpu_seconds:6.2f}{mark}"
+        )
     if keys:
         agree = sum(records[k].verdict is theirs[k].verdict for k in keys)
         ours_cpu, their_cpu = [records[k].cpu_seconds for k in keys], [theirs[k].cpu_seconds for k in keys]
         all_cpu = [r.cpu_seconds for r in records.values()]
-        print(f"agreement: {agree} of {len(keys)}; fast mean {statistics.mean(ours_cpu):.2f} median "
-              f"{statistics.median(ours_cpu):.2f}, defects4j mean {statistics.mean(their_cpu):.2f} median "
-              f"{statistics.median(their_cpu):.2f}: {ratio(statistics.mean(their_cpu), statistics.mean(ours_cpu))} "
-              f"on the mean, {ratio(statistics.median(their_cpu), statistics.median(ours_cpu))} on the median "
-              "(these candidates); against all candidates' fast mean "
-              f"{ratio(statistics.mean(their_cpu), statistics.mean(all_cpu))}, "
-              f"median {ratio(statistics.median(their_cpu), statistics.median(all_cpu))}")
+        print(
+            f"agreement: {agree} of {len(keys)}; fast mean {statistics.mean(ours_cpu):.2f} median "
+            f"{statistics.median(ours_cpu):.2f}, defects4j mean {statistics.mean(their_cpu):.2f} median "
+            f"{statistics.median(their_cpu):.2f}: {ratio(statistics.mean(their_cpu), statistics.mean(ours_cpu))} "
+            f"on the mean, {ratio(statistics.median(their_cpu), statistics.median(ours_cpu))} on the median "
+            "(these candidates); against all candidates' fast mean "
+            f"{ratio(statistics.mean(their_cpu), statistics.mean(all_cpu))}, "
+            f"median {ratio(statistics.median(their_cpu), statistics.median(all_cpu))}"
+        )
     return 0
 
 
@@ -639,36 +769,72 @@ def statistics_of(records: dict[tuple[str, str], ValidationRecord]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     d4j_bugs.add_arguments(parser)
-    parser.add_argument("--store", type=Path, default=None,
-                        help="Where results are kept and resumed from (default $NL2FIX_CACHE_DIR/bench-real).")
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=None,
+        help="Where results are kept and resumed from (default $NL2FIX_CACHE_DIR/bench-real).",
+    )
     parser.add_argument("--workers", type=int, default=2, help="Parallel validations (default 2).")
     parser.add_argument("--no-baselines", action="store_true", help="Skip part 1.")
     parser.add_argument("--sample", type=int, default=0, help="Bugs for part 2 (default 0: skip it).")
     parser.add_argument("--per-bug", type=int, default=8, help="Mutation-baseline samples per bug (default 8).")
-    parser.add_argument("--baseline-tree", type=Path, default=None, metavar="DIR",
-                        help="Also validate part 2's candidates with the fast engine of the code in DIR (e.g. a git "
-                        "worktree of an earlier commit), taking turns with this tree's, a bug per worker at a time: "
-                        "CPU-s and verdicts side by side.")
-    parser.add_argument("--fix-variants", type=int, default=0, metavar="K",
-                        help="Add K variants of each bug's developer fix to its mutants (default 0).")
-    parser.add_argument("--narrowing", action="store_true",
-                        help="Judge part 2's candidates with the fast engine's tests narrowed and unnarrowed, side by "
-                        "side, and project the full configuration's cost.")
-    parser.add_argument("--prepare-cpu", type=float, default=PREPARE_CPU,
-                        help="CPU-s of preparing a bug without its baselines, for the projection "
-                        f"(default {PREPARE_CPU}).")
-    parser.add_argument("--replay", type=Path, default=None, metavar="FILE",
-                        help="Part 2 on a published set of answers (NL2Fix replay format; "
-                        "scripts/repairbench_replay.py makes one from RepairBench's) instead of mutants: the fast "
-                        "engine's steps profiled, and --defects4j-sample of each bug's candidates judged by the "
-                        "defects4j engine too.")
-    parser.add_argument("--defects4j-sample", type=int, default=2, metavar="K",
-                        help="With --replay: candidates of each bug the defects4j engine judges too "
-                        "(default 2; 0: none).")
-    parser.add_argument("--defects4j-bugs", default="", metavar="ID,ID",
-                        help="With --replay: the bugs whose candidates the defects4j engine judges (default: all).")
-    parser.add_argument("--no-defects4j", action="store_true",
-                        help="Part 2 without the defects4j engine (it costs ~15 CPU-s a candidate): fast engines only.")
+    parser.add_argument(
+        "--baseline-tree",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="Also validate part 2's candidates with the fast engine of the code in DIR (e.g. a git "
+        "worktree of an earlier commit), taking turns with this tree's, a bug per worker at a time: "
+        "CPU-s and verdicts side by side.",
+    )
+    parser.add_argument(
+        "--fix-variants",
+        type=int,
+        default=0,
+        metavar="K",
+        help="Add K variants of each bug's developer fix to its mutants (default 0).",
+    )
+    parser.add_argument(
+        "--narrowing",
+        action="store_true",
+        help="Judge part 2's candidates with the fast engine's tests narrowed and unnarrowed, side by "
+        "side, and project the full configuration's cost.",
+    )
+    parser.add_argument(
+        "--prepare-cpu",
+        type=float,
+        default=PREPARE_CPU,
+        help=f"CPU-s of preparing a bug without its baselines, for the projection (default {PREPARE_CPU}).",
+    )
+    parser.add_argument(
+        "--replay",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="Part 2 on a published set of answers (NL2Fix replay format; "
+        "scripts/repairbench_replay.py makes one from RepairBench's) instead of mutants: the fast "
+        "engine's steps profiled, and --defects4j-sample of each bug's candidates judged by the "
+        "defects4j engine too.",
+    )
+    parser.add_argument(
+        "--defects4j-sample",
+        type=int,
+        default=2,
+        metavar="K",
+        help="With --replay: candidates of each bug the defects4j engine judges too (default 2; 0: none).",
+    )
+    parser.add_argument(
+        "--defects4j-bugs",
+        default="",
+        metavar="ID,ID",
+        help="With --replay: the bugs whose candidates the defects4j engine judges (default: all).",
+    )
+    parser.add_argument(
+        "--no-defects4j",
+        action="store_true",
+        help="Part 2 without the defects4j engine (it costs ~15 CPU-s a candidate): fast engines only.",
+    )
     args, d4j, bugs = d4j_bugs.parse(parser)
     baseline = args.baseline_tree and args.baseline_tree.resolve()
     if baseline and args.narrowing:
@@ -687,13 +853,30 @@ def main() -> int:
         print_findings(baselines(bugs, store / "baselines", args.workers))
     status = 0
     if args.replay:
-        status = replayed(bugs, args.dataset, args.replay, store, args.workers, args.defects4j_sample,
-                          args.prepare_cpu, frozenset(filter(None, args.defects4j_bugs.split(","))))
+        status = replayed(
+            bugs,
+            args.dataset,
+            args.replay,
+            store,
+            args.workers,
+            args.defects4j_sample,
+            args.prepare_cpu,
+            frozenset(filter(None, args.defects4j_bugs.split(","))),
+        )
     elif args.sample:
         variants = f"-fix{args.fix_variants}" if args.fix_variants else ""
-        status = candidates(spread(bugs, args.sample), args.dataset, store / f"candidates-n{args.per_bug}{variants}",
-                            args.per_bug, args.workers, baseline, args.fix_variants, args.narrowing,
-                            args.prepare_cpu, not args.no_defects4j)
+        status = candidates(
+            spread(bugs, args.sample),
+            args.dataset,
+            store / f"candidates-n{args.per_bug}{variants}",
+            args.per_bug,
+            args.workers,
+            baseline,
+            args.fix_variants,
+            args.narrowing,
+            args.prepare_cpu,
+            not args.no_defects4j,
+        )
     print(f"\n{time.monotonic() - start:.0f} s in all; results kept in {store}")
     return status
 

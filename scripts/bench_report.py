@@ -23,33 +23,65 @@ from nl2fix.report.render import render
 from nl2fix.store.records import RankingEntry, RunConfig, SampleRecord, ValidationRecord
 from nl2fix.store.run_store import RunStore
 
-BUGGY = ("public int clamp(int v, int lo, int hi) {\n    if (v < lo) return lo;\n    if (v > hi) return lo;\n"
-         "    return v;\n}")
+BUGGY = (
+    "public int clamp(int v, int lo, int hi) {\n    if (v < lo) return lo;\n    if (v > hi) return lo;\n"
+    "    return v;\n}"
+)
 VERDICTS = [Verdict.PLAUSIBLE] + [Verdict.WRONG] * 6 + [Verdict.UNCOMPILABLE] * 3
 
 
 def build(run_dir: Path, bugs: int, samples: int, unique: int, seed: int = 0) -> None:
     rng = random.Random(seed)
     with RunStore(run_dir, create=True) as store:
-        store.set_config(RunConfig(dataset="bench", backend="mutation", model="bench", strategy=Strategy.ZERO_SHOT,
-                                   temperature=0.8, n=samples))
-        store.add_bugs([Bug(project=f"P{i % 12}", number=i, path="A.java", start_line=1, end_line=5, buggy_method=BUGGY,
-                            fixed_method=BUGGY.replace("return lo;\n    return", "return hi;\n    return"),
-                            title="clamp", trigger_tests=("a.ATest::t",)) for i in range(bugs)])
+        store.set_config(
+            RunConfig(
+                dataset="bench",
+                backend="mutation",
+                model="bench",
+                strategy=Strategy.ZERO_SHOT,
+                temperature=0.8,
+                n=samples,
+            )
+        )
+        store.add_bugs(
+            [
+                Bug(
+                    project=f"P{i % 12}",
+                    number=i,
+                    path="A.java",
+                    start_line=1,
+                    end_line=5,
+                    buggy_method=BUGGY,
+                    fixed_method=BUGGY.replace("return lo;\n    return", "return hi;\n    return"),
+                    title="clamp",
+                    trigger_tests=("a.ATest::t",),
+                )
+                for i in range(bugs)
+            ]
+        )
         for bug in store.bugs():
             codes = [BUGGY.replace("return v;", f"return v + {j};") for j in range(unique)]
             for i in range(samples):
                 j = min(int(rng.expovariate(0.15)), unique - 1)
                 store.add_sample(SampleRecord(bug_id=bug.id, index=i, response="r", candidate_hash=f"h{j}"), codes[j])
-            store.save_validation(ValidationRecord(bug_id=bug.id, hash="fixed", engine="fast",
-                                                   verdict=Verdict.PLAUSIBLE))
+            store.save_validation(
+                ValidationRecord(bug_id=bug.id, hash="fixed", engine="fast", verdict=Verdict.PLAUSIBLE)
+            )
             hashes = sorted({c.hash for c in store.candidates(bug.id)})
             for h in hashes:
-                store.save_validation(ValidationRecord(bug_id=bug.id, hash=h, engine="fast",
-                                                       verdict=rng.choice(VERDICTS), failing_tests=["a.ATest::t"]))
-            store.save_ranking(bug.id, "paper:tfidf:median", [
-                RankingEntry(bug_id=bug.id, ranker="paper:tfidf:median", rank=r, hash=h, score=0.9)
-                for r, h in enumerate(hashes, start=1)])
+                store.save_validation(
+                    ValidationRecord(
+                        bug_id=bug.id, hash=h, engine="fast", verdict=rng.choice(VERDICTS), failing_tests=["a.ATest::t"]
+                    )
+                )
+            store.save_ranking(
+                bug.id,
+                "paper:tfidf:median",
+                [
+                    RankingEntry(bug_id=bug.id, ranker="paper:tfidf:median", rank=r, hash=h, score=0.9)
+                    for r, h in enumerate(hashes, start=1)
+                ],
+            )
 
 
 def main() -> None:

@@ -29,9 +29,13 @@ from typing import TextIO
 
 
 def add_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--results", type=Path, metavar="DIR",
-                        help="Also write what this prints, with the machine and the date, to DIR/<script>-<time>.json "
-                             "(the docs' benchmark pages are generated from docs/benchmarks/results/).")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        metavar="DIR",
+        help="Also write what this prints, with the machine and the date, to DIR/<script>-<time>.json "
+        "(the docs' benchmark pages are generated from docs/benchmarks/results/).",
+    )
 
 
 class _Tee(io.TextIOBase):
@@ -60,9 +64,14 @@ def cpu_model() -> str:
 
 
 def machine(load_start: tuple[float, ...]) -> dict[str, object]:
-    return {"cores": os.cpu_count(), "cpu": cpu_model(), "load_start": [round(x, 2) for x in load_start],
-            "load_end": [round(x, 2) for x in os.getloadavg()], "python": platform.python_version(),
-            "system": f"{platform.system()} {platform.release()}"}
+    return {
+        "cores": os.cpu_count(),
+        "cpu": cpu_model(),
+        "load_start": [round(x, 2) for x in load_start],
+        "load_end": [round(x, 2) for x in os.getloadavg()],
+        "python": platform.python_version(),
+        "system": f"{platform.system()} {platform.release()}",
+    }
 
 
 def start(directory: Path | None, script: str | None = None) -> None:
@@ -92,9 +101,14 @@ def start(directory: Path | None, script: str | None = None) -> None:
             return
         directory.mkdir(parents=True, exist_ok=True)
         stamp = datetime.fromtimestamp(began, timezone.utc)
-        record = {"script": name, "command": shlex.join(["python3", f"scripts/{name}", *sys.argv[1:]]),
-                  "date": stamp.strftime("%Y-%m-%dT%H:%M:%SZ"), "seconds": round(time.time() - began, 1),
-                  "machine": machine(load), "output": tee.kept.getvalue()}
+        record = {
+            "script": name,
+            "command": shlex.join(["python3", f"scripts/{name}", *sys.argv[1:]]),
+            "date": stamp.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "seconds": round(time.time() - began, 1),
+            "machine": machine(load),
+            "output": tee.kept.getvalue(),
+        }
         path = directory / f"{Path(name).stem}-{stamp.strftime('%Y%m%dT%H%M%S')}.json"
         path.write_text(json.dumps(record, indent=1) + "\n")
         print(f"results: {path}", file=sys.stderr)

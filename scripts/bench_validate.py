@@ -46,9 +46,19 @@ from nl2fix.store.records import RunConfig, SampleRecord
 from nl2fix.store.run_store import RunStore
 
 _EDITS = [
-    (r"<=", "<"), (r"(?<![<=])<(?![<=])", "<="), (r">=", ">"), (r"(?<![>=-])>(?![>=])", ">="),
-    (r"==", "!="), (r"!=", "=="), (r"&&", "||"), (r"\|\|", "&&"), (r"(?<![+])\+(?![+=])", "-"),
-    (r"\b1\b", "0"), (r"\b0\b", "1"), (r"\btrue\b", "false"), (r"\bfalse\b", "true"),
+    (r"<=", "<"),
+    (r"(?<![<=])<(?![<=])", "<="),
+    (r">=", ">"),
+    (r"(?<![>=-])>(?![>=])", ">="),
+    (r"==", "!="),
+    (r"!=", "=="),
+    (r"&&", "||"),
+    (r"\|\|", "&&"),
+    (r"(?<![+])\+(?![+=])", "-"),
+    (r"\b1\b", "0"),
+    (r"\b0\b", "1"),
+    (r"\btrue\b", "false"),
+    (r"\bfalse\b", "true"),
     (r"\breturn [^;]+;", "return null;"),
 ]
 
@@ -59,10 +69,10 @@ def mutants(method: str, limit: int) -> list[str]:
     lines = method.split("\n")
     for pattern, repl in _EDITS:
         for m in re.finditer(pattern, method):
-            out.append(method[: m.start()] + re.sub(pattern, repl, m.group(0), count=1) + method[m.end():])
+            out.append(method[: m.start()] + re.sub(pattern, repl, m.group(0), count=1) + method[m.end() :])
     for i in range(1, len(lines) - 1):  # drop one statement line
         if lines[i].strip().endswith(";"):
-            out.append("\n".join(lines[:i] + lines[i + 1:]))
+            out.append("\n".join(lines[:i] + lines[i + 1 :]))
     out.append(method.replace(";", "", 1))  # broken Java
     seen, unique = set(), []
     for code in out:
@@ -96,7 +106,7 @@ def daemons_cpu_seconds() -> float:
             text = stat.read_text()
         except OSError:
             continue
-        name, fields = text[text.index("(") + 1:text.rindex(")")], text.rsplit(")", 1)[1].split()
+        name, fields = text[text.index("(") + 1 : text.rindex(")")], text.rsplit(")", 1)[1].split()
         if name in _DAEMONS or name.startswith("containerd-shim"):
             total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
@@ -104,13 +114,22 @@ def daemons_cpu_seconds() -> float:
 
 def make_run(run_dir: Path, bugs, per_bug: int) -> int:
     with RunStore(run_dir, create=True) as store:
-        store.set_config(RunConfig(dataset="example", backend="mutation", model="bench", strategy=Strategy.ZERO_SHOT,
-                                   temperature=0.0, n=per_bug))
+        store.set_config(
+            RunConfig(
+                dataset="example",
+                backend="mutation",
+                model="bench",
+                strategy=Strategy.ZERO_SHOT,
+                temperature=0.0,
+                n=per_bug,
+            )
+        )
         store.add_bugs(bugs)
         for bug in bugs:
             for i, code in enumerate(candidates_for(bug, per_bug)):
-                store.add_sample(SampleRecord(bug_id=bug.id, index=i, response=code,
-                                              candidate_hash=candidate_hash(code)), code)
+                store.add_sample(
+                    SampleRecord(bug_id=bug.id, index=i, response=code, candidate_hash=candidate_hash(code)), code
+                )
         return sum(len(store.candidates(b.id)) for b in bugs)
 
 
@@ -121,11 +140,18 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=1, help="Workers per validation (default 1).")
     parser.add_argument("--engine", action="append", help="Only these engines (fast, rebuild, defects4j).")
     parser.add_argument("--no-sandbox", action="store_true", help="Validate without bubblewrap.")
-    parser.add_argument("--sandbox", action="append", choices=[k.value for k in SandboxKind],
-                        help="Also validate under this sandbox, beside bubblewrap (repeatable; e.g. docker).")
-    parser.add_argument("--executor", choices=["local", "ray"], default="local",
-                        help="ray: candidates/s of the fast engine on local Ray clusters of 1 and 2 nodes "
-                             "(bench_ray.py).")
+    parser.add_argument(
+        "--sandbox",
+        action="append",
+        choices=[k.value for k in SandboxKind],
+        help="Also validate under this sandbox, beside bubblewrap (repeatable; e.g. docker).",
+    )
+    parser.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        default="local",
+        help="ray: candidates/s of the fast engine on local Ray clusters of 1 and 2 nodes (bench_ray.py).",
+    )
     bench_results.add_option(parser)
     args = parser.parse_args()
     bench_results.start(args.results)
@@ -156,9 +182,21 @@ def main() -> int:
                 name = engine if box == sandboxes[0] else f"{engine}/{box}"
                 run_dir = base / name.replace("/", "-")
                 count = make_run(run_dir, bugs, args.per_bug)
-                argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "validate",
-                        "--run", str(run_dir), "--engine", engine, "--workers", str(args.workers), "--quiet",
-                        "--sandbox", box]
+                argv = [
+                    sys.executable,
+                    "-c",
+                    "from nl2fix.cli.main import main; main()",
+                    "validate",
+                    "--run",
+                    str(run_dir),
+                    "--engine",
+                    engine,
+                    "--workers",
+                    str(args.workers),
+                    "--quiet",
+                    "--sandbox",
+                    box,
+                ]
                 containers = images.containers_cpu_seconds() if box == "docker" else None
                 daemons = daemons_cpu_seconds()
                 result = run_command(argv, timeout=3600)
@@ -169,8 +207,10 @@ def main() -> int:
                 if containers is not None:
                     overhead = daemons_cpu_seconds() - daemons
                     cpu += images.containers_cpu_seconds() - containers + overhead
-                    print(f"{name}: of its process CPU-s, {overhead:.2f} are Docker's own processes (daemon, "
-                          "containerd, live shims; shims that ended during the run are not counted)")
+                    print(
+                        f"{name}: of its process CPU-s, {overhead:.2f} are Docker's own processes (daemon, "
+                        "containerd, live shims; shims that ended during the run are not counted)"
+                    )
                 with RunStore(run_dir) as store:
                     records = [r for r in store.validations(engine=engine) if r.hash not in ("fixed", "buggy")]
                 verdicts[name] = {(r.bug_id, r.hash): r.verdict.value for r in records}
@@ -181,23 +221,31 @@ def main() -> int:
 
     print(f"bugs: {', '.join(b.id for b in bugs)}; workers: {args.workers}")
     print(f"sandboxes: {', '.join(sandboxes)} (rows without a /sandbox: {sandboxes[0]})")
-    print(f"{'engine':14} {'unique':>6} {'process CPU-s':>13} {'CPU-s/cand':>10} {'own CPU-s/cand':>14} {'wall s':>7}"
-          f" {'wall/cand':>9} {'ratio':>6} {'own ratio':>9}")
+    print(
+        f"{'engine':14} {'unique':>6} {'process CPU-s':>13} {'CPU-s/cand':>10} {'own CPU-s/cand':>14} {'wall s':>7}"
+        f" {'wall/cand':>9} {'ratio':>6} {'own ratio':>9}"
+    )
     fast = next((r for r in rows if r[0] == "fast"), None)
     for engine, count, total, per, own, wall in rows:
         ratio, own_ratio = (per / fast[3], own / fast[4]) if fast else (float("nan"), float("nan"))
-        print(f"{engine:14} {count:6d} {total:13.2f} {per:10.3f} {own:14.3f} {wall:7.1f} {wall / count:9.3f}"
-              f" {ratio:5.1f}x {own_ratio:8.1f}x")
-    print("(process: the whole `nl2fix validate` run -- Python, baselines, JVM start-ups, and under docker the "
-          "containers' cgroup -- per unique candidate; own: the candidates' validations alone; "
-          "ratios: relative to fast)")
+        print(
+            f"{engine:14} {count:6d} {total:13.2f} {per:10.3f} {own:14.3f} {wall:7.1f} {wall / count:9.3f}"
+            f" {ratio:5.1f}x {own_ratio:8.1f}x"
+        )
+    print(
+        "(process: the whole `nl2fix validate` run -- Python, baselines, JVM start-ups, and under docker the "
+        "containers' cgroup -- per unique candidate; own: the candidates' validations alone; "
+        "ratios: relative to fast)"
+    )
     by_name = {r[0]: r for r in rows}
     for engine in engines:
         for box in sandboxes[1:]:
             ref, other = by_name.get(engine), by_name.get(f"{engine}/{box}")
             if ref and other:
-                print(f"{engine} engine, {box} vs {sandboxes[0]} per unique candidate: CPU {other[3] / ref[3]:.2f}x, "
-                      f"own CPU {other[4] / ref[4]:.2f}x, wall {other[5] / ref[5]:.2f}x")
+                print(
+                    f"{engine} engine, {box} vs {sandboxes[0]} per unique candidate: CPU {other[3] / ref[3]:.2f}x, "
+                    f"own CPU {other[4] / ref[4]:.2f}x, wall {other[5] / ref[5]:.2f}x"
+                )
     names = list(verdicts)
     disagreements = 0
     for key in sorted(set().union(*(v.keys() for v in verdicts.values()))) if verdicts else []:

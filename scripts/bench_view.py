@@ -34,8 +34,10 @@ from nl2fix.view import site
 from nl2fix.view.catalog import Catalog
 from nl2fix.view.serve import export, server, url_of
 
-BUGGY = ("public int clamp(int v, int lo, int hi) {\n    if (v < lo) {\n        return lo;\n    }\n"
-         "    if (v > hi) {\n        return lo;\n    }\n    return v;\n}")
+BUGGY = (
+    "public int clamp(int v, int lo, int hi) {\n    if (v < lo) {\n        return lo;\n    }\n"
+    "    if (v > hi) {\n        return lo;\n    }\n    return v;\n}"
+)
 FIXED = BUGGY.replace("        return lo;\n    }\n    return v;", "        return hi;\n    }\n    return v;")
 VERDICTS = [Verdict.PLAUSIBLE] + [Verdict.WRONG] * 6 + [Verdict.UNCOMPILABLE] * 3
 ANSWER = "Here is the fixed method:\n\n```java\n{code}\n```\n\n" + "The change makes the upper bound return hi. " * 20
@@ -44,40 +46,86 @@ ANSWER = "Here is the fixed method:\n\n```java\n{code}\n```\n\n" + "The change m
 def build(run_dir: Path, bugs: int, samples: int, unique: int, seed: int) -> None:
     rng = random.Random(seed)
     with RunStore(run_dir, create=True) as store:
-        store.set_config(RunConfig(dataset="bench", backend="openai", model="gpt-4o-mini",
-                                   strategy=Strategy.ZERO_SHOT, temperature=0.8, n=samples))
-        store.add_bugs([Bug(project=f"P{i % 12}", number=i, path="src/A.java", start_line=10, end_line=18,
-                            buggy_method=BUGGY, fixed_method=FIXED, title=f"clamp returns lo above the range ({i})",
-                            description="Calling clamp(12, 0, 10) returns 0 instead of 10. " * 8,
-                            trigger_tests=("a.ATest::upper",), relevant_tests=("a.ATest", "a.BTest"))
-                        for i in range(bugs)])
+        store.set_config(
+            RunConfig(
+                dataset="bench",
+                backend="openai",
+                model="gpt-4o-mini",
+                strategy=Strategy.ZERO_SHOT,
+                temperature=0.8,
+                n=samples,
+            )
+        )
+        store.add_bugs(
+            [
+                Bug(
+                    project=f"P{i % 12}",
+                    number=i,
+                    path="src/A.java",
+                    start_line=10,
+                    end_line=18,
+                    buggy_method=BUGGY,
+                    fixed_method=FIXED,
+                    title=f"clamp returns lo above the range ({i})",
+                    description="Calling clamp(12, 0, 10) returns 0 instead of 10. " * 8,
+                    trigger_tests=("a.ATest::upper",),
+                    relevant_tests=("a.ATest", "a.BTest"),
+                )
+                for i in range(bugs)
+            ]
+        )
         for bug in store.bugs():
             codes = [BUGGY.replace("return v;", f"return v + {j};") for j in range(unique)]
             for i in range(samples):
                 j = min(int(rng.expovariate(0.15)), unique - 1)
-                store.add_sample(SampleRecord(bug_id=bug.id, index=i, response=ANSWER.format(code=codes[j]),
-                                              prompt_tokens=420, completion_tokens=180, generation_seconds=1.7,
-                                              candidate_hash=f"h{j}"), codes[j])
-            store.save_validation(ValidationRecord(bug_id=bug.id, hash="fixed", engine="fast",
-                                                   verdict=Verdict.PLAUSIBLE))
+                store.add_sample(
+                    SampleRecord(
+                        bug_id=bug.id,
+                        index=i,
+                        response=ANSWER.format(code=codes[j]),
+                        prompt_tokens=420,
+                        completion_tokens=180,
+                        generation_seconds=1.7,
+                        candidate_hash=f"h{j}",
+                    ),
+                    codes[j],
+                )
+            store.save_validation(
+                ValidationRecord(bug_id=bug.id, hash="fixed", engine="fast", verdict=Verdict.PLAUSIBLE)
+            )
             hashes = [c.hash for c in store.candidates(bug.id)]
             for h in hashes:
                 verdict = rng.choice(VERDICTS)
                 failing = ["a.ATest::upper"] if verdict is Verdict.WRONG else []
-                store.save_validation(ValidationRecord(
-                    bug_id=bug.id, hash=h, engine="fast", verdict=verdict, failing_tests=failing,
-                    failure_message="java.lang.AssertionError: expected:<10> but was:<0>" if failing else "",
-                    failure_line=42 if failing else None, failure_source="assertEquals(10, clamp(12, 0, 10));"
-                    if failing else "", tests_run=3,
-                    compile_errors="A.java:17: error: cannot find symbol\n  symbol:   variable w\n"
-                    if verdict is Verdict.UNCOMPILABLE else ""))
+                store.save_validation(
+                    ValidationRecord(
+                        bug_id=bug.id,
+                        hash=h,
+                        engine="fast",
+                        verdict=verdict,
+                        failing_tests=failing,
+                        failure_message="java.lang.AssertionError: expected:<10> but was:<0>" if failing else "",
+                        failure_line=42 if failing else None,
+                        failure_source="assertEquals(10, clamp(12, 0, 10));" if failing else "",
+                        tests_run=3,
+                        compile_errors="A.java:17: error: cannot find symbol\n  symbol:   variable w\n"
+                        if verdict is Verdict.UNCOMPILABLE
+                        else "",
+                    )
+                )
                 logs = run_dir / ARTIFACTS / bug.id / h
                 logs.mkdir(parents=True)
                 (logs / "runner.out").write_text("NL2FIX\tSIGNED\t0\tc1\tSTART\n" * 50)
             for ranker in ("paper:tfidf:median", "paper:tfidf:median:pruned"):
                 order = rng.sample(hashes, len(hashes) // 2)
-                store.save_ranking(bug.id, ranker, [RankingEntry(bug_id=bug.id, ranker=ranker, rank=r, hash=h,
-                                                                 score=0.9) for r, h in enumerate(order, start=1)])
+                store.save_ranking(
+                    bug.id,
+                    ranker,
+                    [
+                        RankingEntry(bug_id=bug.id, ranker=ranker, rank=r, hash=h, score=0.9)
+                        for r, h in enumerate(order, start=1)
+                    ],
+                )
 
 
 def fetch(url: str) -> tuple[float, int]:
@@ -102,8 +150,9 @@ def in_browser(pages: dict[str, str]) -> dict[str, float]:
         times = {}
         for name, url in pages.items():
             driver.get(url)
-            times[name] = driver.execute_script("const t = performance.getEntriesByType('navigation')[0];"
-                                                "return (t.loadEventEnd - t.startTime) / 1000;")
+            times[name] = driver.execute_script(
+                "const t = performance.getEntriesByType('navigation')[0];return (t.loadEventEnd - t.startTime) / 1000;"
+            )
         return times
     finally:
         driver.quit()
@@ -124,8 +173,9 @@ def main() -> None:
         start = time.perf_counter()
         for seed, run_dir in enumerate(runs):
             build(run_dir, args.bugs, args.samples, args.unique, seed)
-        print(f"stores: 2 runs of {args.bugs} bugs x {args.samples} samples built in "
-              f"{time.perf_counter() - start:.1f} s")
+        print(
+            f"stores: 2 runs of {args.bugs} bugs x {args.samples} samples built in {time.perf_counter() - start:.1f} s"
+        )
         catalog = Catalog(runs)
         for run in catalog.runs:
             start = time.perf_counter()
@@ -136,8 +186,12 @@ def main() -> None:
         url = url_of(httpd)
         ids = [r.id for r in catalog.runs]
         bugs = [b.bug_id for b in catalog.report(catalog.runs[0]).bugs]
-        pages = {"runs": site.INDEX, "run": site.run_page(ids[0]), "bug": site.bug_page(ids[0], bugs[0]),
-                 "compare": site.compare_page(ids)}
+        pages = {
+            "runs": site.INDEX,
+            "run": site.run_page(ids[0]),
+            "bug": site.bug_page(ids[0], bugs[0]),
+            "compare": site.compare_page(ids),
+        }
         for name, path in pages.items():
             seconds, size = fetch(url + path)
             print(f"{name:8} page: {seconds:.3f} s ({size / 1024:.0f} KiB)  /{path}")
@@ -146,15 +200,19 @@ def main() -> None:
         for name, path in (("report", site.report_page(ids[0])), ("compare report", site.compare_report_page(ids))):
             first, _ = fetch(url + path)
             again, size = fetch(url + path)
-            print(f"{name} page: first {first:.2f} s (renders its figures; the server warms it after starting), "
-                  f"then {again:.3f} s ({size / 1024:.0f} KiB)")
+            print(
+                f"{name} page: first {first:.2f} s (renders its figures; the server warms it after starting), "
+                f"then {again:.3f} s ({size / 1024:.0f} KiB)"
+            )
         start = time.perf_counter()
         written = export(catalog, Path(tmp) / "site")
         print(f"static export (nl2fix view --export): {written} pages in {time.perf_counter() - start:.1f} s")
         if args.browser:
             loads = in_browser({name: url + path for name, path in pages.items()})
-            print("in headless chromium (navigation start to load event): "
-                  + ", ".join(f"{name} {seconds:.3f} s" for name, seconds in loads.items()))
+            print(
+                "in headless chromium (navigation start to load event): "
+                + ", ".join(f"{name} {seconds:.3f} s" for name, seconds in loads.items())
+            )
         httpd.shutdown()
 
 

@@ -43,7 +43,12 @@ from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 
 OK, REJECTED, NOT_COMPILED, NOT_CHECKED, NOT_PREPARED = (
-    "ok", "rejected", "could not compile", "could not check", "could not prepare")
+    "ok",
+    "rejected",
+    "could not compile",
+    "could not check",
+    "could not prepare",
+)
 STATUSES = (OK, REJECTED, NOT_COMPILED, NOT_CHECKED, NOT_PREPARED)
 CHECK_CODE = ("bytecode", "engines/class_check.py")
 """The check's code, under ``defects4j_adapter/``: what the store's file is named after."""
@@ -81,8 +86,9 @@ class Finding:
 def check_fingerprint() -> str:
     """A short hash of the check's code, so results of another check are not taken for this one's."""
     root = Path(defects4j_adapter.__file__).parent
-    files = sorted(p for part in CHECK_CODE for p in ([root / part] if (root / part).is_file()
-                                                       else (root / part).rglob("*.py")))
+    files = sorted(
+        p for part in CHECK_CODE for p in ([root / part] if (root / part).is_file() else (root / part).rglob("*.py"))
+    )
     digest = hashlib.sha256()
     for path in files:
         digest.update(f"{path.relative_to(root)}\0".encode() + path.read_bytes())
@@ -115,8 +121,9 @@ def check_version(ws: Workspace, method: str, work: Path) -> Version:
     if isinstance(spliced, Outcome):
         return Version(NOT_COMPILED, one_line(f"splice: {spliced.harness_error or spliced.compile_errors}"))
     classes = work / "classes"
-    result = local_workspace.javac([source], classes, [ws.classes_dir, *ws.classpath], ws.encoding,
-                                   release=ws.java_release)
+    result = local_workspace.javac(
+        [source], classes, [ws.classes_dir, *ws.classpath], ws.encoding, release=ws.java_release
+    )
     if not result.ok:
         errors = local_workspace.first_errors(result.stdout + result.stderr, limit=6, relative_to=source.parent)
         return Version(NOT_COMPILED, one_line(("timed out; " if result.timed_out else "") + errors))
@@ -148,36 +155,48 @@ def summary(findings: Iterable[Finding]) -> list[str]:
     findings = list(findings)
     projects = sorted({f.project for f in findings})
     width = max([len("project"), len("all"), *map(len, projects)])
-    lines = [f"{'project':{width}} {'bugs':>5} " + " ".join(f"{s:>{len(s)}}" for s in STATUSES)
-             + " buggy-rejected"]
+    lines = [f"{'project':{width}} {'bugs':>5} " + " ".join(f"{s:>{len(s)}}" for s in STATUSES) + " buggy-rejected"]
     for project in [*projects, "all"]:
         of = [f for f in findings if project in (f.project, "all")]
         controls = sum(bool(f.buggy and f.buggy.status == REJECTED) for f in of)
-        lines.append(f"{project:{width}} {len(of):5} " + " ".join(f"{sum(f.status == s for f in of):{len(s)}}"
-                                                               for s in STATUSES) + f" {controls:14}")
+        lines.append(
+            f"{project:{width}} {len(of):5} "
+            + " ".join(f"{sum(f.status == s for f in of):{len(s)}}" for s in STATUSES)
+            + f" {controls:14}"
+        )
 
     def listed(title: str, rows: list[str]) -> None:
         if rows:
             lines.append(f"{title} ({len(rows)}):")
             lines.extend(f"  {row}" for row in rows)
 
-    listed("ground truths the check rejects", [f"{f.bug}: {f.fixed.detail}" for f in findings
-                                               if f.fixed and f.fixed.status == REJECTED])
-    listed("BUGGY METHODS the check rejects (a bug in the check)",
-           [f"{f.bug}: {f.buggy.detail}" for f in findings if f.buggy and f.buggy.status == REJECTED])
+    listed(
+        "ground truths the check rejects",
+        [f"{f.bug}: {f.fixed.detail}" for f in findings if f.fixed and f.fixed.status == REJECTED],
+    )
+    listed(
+        "BUGGY METHODS the check rejects (a bug in the check)",
+        [f"{f.bug}: {f.buggy.detail}" for f in findings if f.buggy and f.buggy.status == REJECTED],
+    )
     listed("could not prepare", [f"{f.bug}: {f.prepare_error}" for f in findings if f.prepare_error])
     for name in ("fixed", "buggy"):
         for status in (NOT_COMPILED, NOT_CHECKED):
-            listed(f"{name} method: {status}", [f"{f.bug}: {v.detail}" for f in findings
-                                                for v in [getattr(f, name)] if v and v.status == status])
+            listed(
+                f"{name} method: {status}",
+                [f"{f.bug}: {v.detail}" for f in findings for v in [getattr(f, name)] if v and v.status == status],
+            )
     return lines
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     d4j_bugs.add_arguments(parser)
-    parser.add_argument("--store", type=Path, default=None,
-                        help="Where results are kept and resumed from (default $NL2FIX_CACHE_DIR/ground-truths).")
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=None,
+        help="Where results are kept and resumed from (default $NL2FIX_CACHE_DIR/ground-truths).",
+    )
     args, d4j, bugs = d4j_bugs.parse(parser)
     if d4j is None:
         return 0
@@ -186,15 +205,19 @@ def main() -> int:
     todo = [b for b in bugs if b.id not in findings]
     print(f"{len(bugs)} bugs selected, {len(bugs) - len(todo)} already recorded in {path}", flush=True)
     projects_dir = Path(args.dataset).parent / "projects"
-    options = EngineOptions(sandbox=None, cache_dir=cache.cache_dir(),
-                            projects_dir=projects_dir if projects_dir.is_dir() else None)
+    options = EngineOptions(
+        sandbox=None, cache_dir=cache.cache_dir(), projects_dir=projects_dir if projects_dir.is_dir() else None
+    )
     start = time.monotonic()
     for i, bug in enumerate(todo, 1):
         found = findings[bug.id] = check_bug(bug, options)
         save(path, findings)
         said = found.prepare_error or (found.fixed and found.fixed.detail) or ""
-        print(f"[{i}/{len(todo)}] {bug.id}: {found.status}; buggy {found.buggy.status if found.buggy else '-'} "
-              f"({found.seconds:.0f} s){': ' + said[:200] if said else ''}", flush=True)
+        print(
+            f"[{i}/{len(todo)}] {bug.id}: {found.status}; buggy {found.buggy.status if found.buggy else '-'} "
+            f"({found.seconds:.0f} s){': ' + said[:200] if said else ''}",
+            flush=True,
+        )
     print("\n".join(["", *summary(findings[b.id] for b in bugs)]))
     print(f"\n{time.monotonic() - start:.0f} s for {len(todo)} bugs; results kept in {path}")
     return 0

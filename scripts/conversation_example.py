@@ -38,15 +38,38 @@ def main() -> None:
     work = args.work or Path(tempfile.mkdtemp(prefix="nl2fix-conversation-"))
     selection = [arg for bug in BUGS for arg in ("--bug", bug)]
     runs = []
-    for strategy, extra in (("zero-shot", []),
-                            ("conversation", ["--rounds", ROUNDS, "--samples-per-round", PER_ROUND])):
+    for strategy, extra in (
+        ("zero-shot", []),
+        ("conversation", ["--rounds", ROUNDS, "--samples-per-round", PER_ROUND]),
+    ):
         with OpenAIServer(model=model()) as server:
             start = time.perf_counter()
-            nl2fix("run", "--dataset", "example", *selection, "--run", work / strategy, "--base-url", server.url,
-                   "--model", "gpt-4o-mini", "-n", BUDGET, "--strategy", strategy, *extra, "--quiet",
-                   "--format", "json", "--no-codebleu")
-            print(f"{strategy}: {len(server.successful('/v1/chat/completions'))} requests, "
-                  f"{time.perf_counter() - start:.1f} s (sampling, validation, ranking)", file=sys.stderr)
+            nl2fix(
+                "run",
+                "--dataset",
+                "example",
+                *selection,
+                "--run",
+                work / strategy,
+                "--base-url",
+                server.url,
+                "--model",
+                "gpt-4o-mini",
+                "-n",
+                BUDGET,
+                "--strategy",
+                strategy,
+                *extra,
+                "--quiet",
+                "--format",
+                "json",
+                "--no-codebleu",
+            )
+            print(
+                f"{strategy}: {len(server.successful('/v1/chat/completions'))} requests, "
+                f"{time.perf_counter() - start:.1f} s (sampling, validation, ranking)",
+                file=sys.stderr,
+            )
         runs.append(work / strategy)
     print(nl2fix("compare", *runs, "--format", "md"))
 

@@ -13,20 +13,36 @@ from defects4j_adapter.d4j import cli as d4j_cli
 from nl2fix.core.domain import Bug
 from nl2fix.dataset.load import open_dataset
 
-INSTALLED_PROJECTS = ("Cli", "JxPath", "Codec", "Csv", "Compress", "Math", "JacksonCore", "Collections", "JacksonXml",
-                      "JacksonDatabind")
+INSTALLED_PROJECTS = (
+    "Cli",
+    "JxPath",
+    "Codec",
+    "Csv",
+    "Compress",
+    "Math",
+    "JacksonCore",
+    "Collections",
+    "JacksonXml",
+    "JacksonDatabind",
+)
 """What ../shared/tools/defects4j-offline builds (256 of the dataset's 283 bugs)."""
 DEFAULT_DATASET = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "nl2fix_dataset.json"
 
 
-def add_arguments(parser: argparse.ArgumentParser, *, projects: tuple[str, ...] = INSTALLED_PROJECTS,
-                  limit: int | None = None) -> None:
+def add_arguments(
+    parser: argparse.ArgumentParser, *, projects: tuple[str, ...] = INSTALLED_PROJECTS, limit: int | None = None
+) -> None:
     parser.add_argument("--dataset", default=str(DEFAULT_DATASET), help="NL2Fix JSON (default ../shared/data).")
-    parser.add_argument("--projects", default=",".join(projects),
-                        help=f"Comma-separated projects (default {','.join(projects)}).")
+    parser.add_argument(
+        "--projects", default=",".join(projects), help=f"Comma-separated projects (default {','.join(projects)})."
+    )
     parser.add_argument("--bugs", default="", help="Comma-separated bug ids instead of --projects.")
-    parser.add_argument("--limit", type=int, default=limit,
-                        help="Only the first N bugs of each project" + (f" (default {limit})." if limit else "."))
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=limit,
+        help="Only the first N bugs of each project" + (f" (default {limit})." if limit else "."),
+    )
 
 
 def chosen_bugs(args: argparse.Namespace) -> list[Bug]:

@@ -53,8 +53,13 @@ def _within(name: str, call: Any) -> Any:
 def install(out: str) -> None:
     """Wrap the steps; write what they cost to ``out`` when the process exits."""
     candidate, baselines = BugRun.candidate, BugRun.baselines
-    compile_source, judged, new, probe, recording = (FastEngine.compile_source, FastEngine._judged, FastEngine._new,
-                                                      FastEngine.probe, FastEngine.recording)
+    compile_source, judged, new, probe, recording = (
+        FastEngine.compile_source,
+        FastEngine._judged,
+        FastEngine._new,
+        FastEngine.probe,
+        FastEngine.recording,
+    )
 
     @functools.wraps(candidate)
     def candidate_(self: BugRun, hash: str, code: str) -> Any:
@@ -74,8 +79,10 @@ def install(out: str) -> None:
         made = compile_source(self, *args, **kwargs)
         _here.compiled = getattr(_here, "compiled", 0.0) + made.cpu_seconds
         where = _context("")
-        _add("probe compile" if where.startswith("probe") else "recording" if where == "recording" else "compile",
-             made.cpu_seconds)
+        _add(
+            "probe compile" if where.startswith("probe") else "recording" if where == "recording" else "compile",
+            made.cpu_seconds,
+        )
         return made
 
     @functools.wraps(judged)
@@ -126,7 +133,9 @@ def _compiled_so_far() -> float:
 
 
 def _write(out: Path) -> None:
-    rows = [{"bug": bug, "hash": hash, "phases": {k: round(v, 3) for k, v in phases.items()}}
-            for (bug, hash), phases in _phases.items()]
+    rows = [
+        {"bug": bug, "hash": hash, "phases": {k: round(v, 3) for k, v in phases.items()}}
+        for (bug, hash), phases in _phases.items()
+    ]
     kept = json.loads(out.read_text()) if out.exists() else []
     out.write_text(json.dumps(kept + rows, indent=1) + "\n")

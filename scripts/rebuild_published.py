@@ -36,10 +36,12 @@ GOOD = (Same.EQUAL, Same.NORMALISED)
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--published", type=Path, default=REPO.parent / "shared" / "data" / "nl2fix_dataset.json")
-    parser.add_argument("--projects", default="",
-                        help="comma-separated (default: every published project Defects4J has)")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="folder for the rebuilt JSON files (default: a temp dir)")
+    parser.add_argument(
+        "--projects", default="", help="comma-separated (default: every published project Defects4J has)"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="folder for the rebuilt JSON files (default: a temp dir)"
+    )
     parser.add_argument("--online", action="store_true", help="fetch issue texts (default: the cache only)")
     bench_results.add_option(parser)
     args = parser.parse_args(argv)
@@ -67,36 +69,47 @@ def main(argv: list[str]) -> int:
         walls[name] = time.monotonic() - start
         files[name] = out / f"rebuilt-{name}.json"
         write_dataset(records, files[name])
-        print(f"{name}: {len(summary.considered)} published bugs of {', '.join(projects)} "
-              f"built in {walls[name]:.0f} s; "
-              f"dropped: {', '.join(f'{r} {len(v)}' for r, v in summary.dropped.items()) or 'none'}")
+        print(
+            f"{name}: {len(summary.considered)} published bugs of {', '.join(projects)} "
+            f"built in {walls[name]:.0f} s; "
+            f"dropped: {', '.join(f'{r} {len(v)}' for r, v in summary.dropped.items()) or 'none'}"
+        )
 
     diffs = {name: diff_datasets(args.published, path, set(projects)) for name, path in files.items()}
-    print(f"\n{'project':12} {'published':>9} {'strict':>7} {'wide':>5} {'same range':>10} {'src same':>9} "
-          f"{'fixed same':>10}")
+    print(
+        f"\n{'project':12} {'published':>9} {'strict':>7} {'wide':>5} {'same range':>10} {'src same':>9} "
+        f"{'fixed same':>10}"
+    )
     totals: Counter = Counter()
     for project in projects + ["all"]:
         pairs = [p for p in diffs["wide"].pairs if project == "all" or p.bug_id.rsplit("-", 1)[0] == project]
         row = {
-            "published": sum(1 for i in ids if project == "all" and i.rsplit("-", 1)[0] in projects
-                             or i.rsplit("-", 1)[0] == project),
-            "strict": sum(1 for p in diffs["strict"].pairs
-                          if project == "all" or p.bug_id.rsplit("-", 1)[0] == project),
+            "published": sum(
+                1 for i in ids if project == "all" and i.rsplit("-", 1)[0] in projects or i.rsplit("-", 1)[0] == project
+            ),
+            "strict": sum(
+                1 for p in diffs["strict"].pairs if project == "all" or p.bug_id.rsplit("-", 1)[0] == project
+            ),
             "wide": len(pairs),
             "same range": sum(p.range == "same" for p in pairs),
             "src same": sum(p.fields["src"] in GOOD for p in pairs),
             "fixed same": sum(p.fields["fixed_src"] in GOOD for p in pairs),
         }
         totals.update(row)
-        print(f"{project:12} {row['published']:>9} {row['strict']:>7} {row['wide']:>5} {row['same range']:>10} "
-              f"{row['src same']:>9} {row['fixed same']:>10}")
-    print("\nstrict: the paper's filter (the fix changes one method body and nothing else); wide: also fixes that "
-          "change imports, fields or add methods (flagged fix_outside_method).")
+        print(
+            f"{project:12} {row['published']:>9} {row['strict']:>7} {row['wide']:>5} {row['same range']:>10} "
+            f"{row['src same']:>9} {row['fixed same']:>10}"
+        )
+    print(
+        "\nstrict: the paper's filter (the fix changes one method body and nothing else); wide: also fixes that "
+        "change imports, fields or add methods (flagged fix_outside_method)."
+    )
     print("differences (wide build):")
     for p in diffs["wide"].pairs:
         if p.range != "same" or any(p.fields[n] not in GOOD for n in ("src", "fixed_src")):
-            print(f"  {p.bug_id}: range {p.range}; src {p.fields['src'].value}; "
-                  f"fixed_src {p.fields['fixed_src'].value}")
+            print(
+                f"  {p.bug_id}: range {p.range}; src {p.fields['src'].value}; fixed_src {p.fields['fixed_src'].value}"
+            )
     for bug_id in diffs["wide"].only_a:
         print(f"  {bug_id}: not rebuilt (see the drop reasons above)")
     print(f"\nfiles: {files['strict']} {files['wide']}\ncompare: nl2fix dataset diff {args.published} {files['wide']}")

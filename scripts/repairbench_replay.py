@@ -55,7 +55,7 @@ def apply(base: list[str], diff: str) -> list[str]:
     """``diff``'s hunks applied to ``base``; ValueError when its context does not match."""
     out, at = [], 0
     for start, lines in hunks(diff):
-        out += base[at:start - 1]
+        out += base[at : start - 1]
         at = start - 1
         for line in lines:
             if line[0] in (" ", "-"):
@@ -80,8 +80,9 @@ def answers(repo: Path, model: str, bug: str, per_model: int | None) -> list[str
     if base is None:
         print(f"  {model} {bug}: target.diff has several hunks, skipped", file=sys.stderr)
         return []
-    samples = sorted((n for n in names if n.count("/") == 1 and n.endswith(".diff")),
-                     key=lambda n: int(Path(n).stem))[:per_model]
+    samples = sorted((n for n in names if n.count("/") == 1 and n.endswith(".diff")), key=lambda n: int(Path(n).stem))[
+        :per_model
+    ]
     texts = []
     for name in samples:
         diff = git(repo, "show", f"{root}/{name}")
@@ -102,8 +103,13 @@ def main() -> int:
     parser.add_argument("--per-model", type=int, default=None, help="Each model's first N samples of a bug.")
     parser.add_argument("--out", type=Path, required=True, help="The replay file to write.")
     args = parser.parse_args()
-    models = args.models.split(",") if args.models else [
-        line.split("\t")[1] for line in git(args.mirror, "ls-tree", "HEAD:results").splitlines() if " tree " in line]
+    models = (
+        args.models.split(",")
+        if args.models
+        else [
+            line.split("\t")[1] for line in git(args.mirror, "ls-tree", "HEAD:results").splitlines() if " tree " in line
+        ]
+    )
     replay = {}
     for bug in args.bugs.split(","):
         texts = [t for m in models for t in answers(args.mirror, m, bug, args.per_model)]

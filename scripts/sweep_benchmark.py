@@ -49,8 +49,17 @@ from nl2fix.validation.options import ValidationOptions
 from nl2fix.validation.stage import check_baselines
 
 DATA = Path(__file__).resolve().parent.parent / "docs" / "sweep"
-BASELINE_COLUMNS = ("bug", "project", "buggy_fails_exactly_the_triggers", "buggy_failing", "fixed_verdict",
-                    "fixed_failing", "defects4j_judged", "category", "why")
+BASELINE_COLUMNS = (
+    "bug",
+    "project",
+    "buggy_fails_exactly_the_triggers",
+    "buggy_failing",
+    "fixed_verdict",
+    "fixed_failing",
+    "defects4j_judged",
+    "category",
+    "why",
+)
 SLOT = re.compile(r"/\S*/d4j/[^/\s]+\.slots/\d+/")
 """A Defects4J checkout's path on this machine, left out of the committed reasons."""
 CANDIDATE_COLUMNS = ("bug", "candidate", "fast", "defects4j", "fast_cpu_s", "defects4j_cpu_s")
@@ -67,15 +76,19 @@ class Row:
 
     def cells(self) -> dict[str, str]:
         bug, fixed, buggy = self.check.bug, self.check.fixed, self.check.buggy
-        exact = buggy is not None and buggy.verdict is Verdict.WRONG and set(buggy.failing_tests) == set(
-            bug.trigger_tests)
+        exact = (
+            buggy is not None and buggy.verdict is Verdict.WRONG and set(buggy.failing_tests) == set(bug.trigger_tests)
+        )
         return {
-            "bug": bug.id, "project": bug.project, "buggy_fails_exactly_the_triggers": "yes" if exact else "no",
+            "bug": bug.id,
+            "project": bug.project,
+            "buggy_fails_exactly_the_triggers": "yes" if exact else "no",
             "buggy_failing": str(len(buggy.failing_tests)) if buggy else "",
             "fixed_verdict": fixed.verdict.value if fixed else "not prepared",
             "fixed_failing": str(len(fixed.failing_tests)) if fixed else "",
             "defects4j_judged": "yes" if self.defects4j_judged else "no (not needed)",
-            "category": self.category, "why": " ".join(SLOT.sub("", self.why).split())[:400],
+            "category": self.category,
+            "why": " ".join(SLOT.sub("", self.why).split())[:400],
         }
 
 
@@ -99,8 +112,13 @@ def keeps_contract(check: BaselineCheck) -> bool:
     """Defects4J's promise, whole: the ground truth passes every relevant test and the buggy version
     fails exactly its trigger tests."""
     fixed, buggy = check.fixed, check.buggy
-    return (fixed is not None and buggy is not None and fixed.verdict is Verdict.PLAUSIBLE
-            and buggy.verdict is Verdict.WRONG and set(buggy.failing_tests) == set(check.bug.trigger_tests))
+    return (
+        fixed is not None
+        and buggy is not None
+        and fixed.verdict is Verdict.PLAUSIBLE
+        and buggy.verdict is Verdict.WRONG
+        and set(buggy.failing_tests) == set(check.bug.trigger_tests)
+    )
 
 
 def category(fast: BaselineCheck, d4j: BaselineCheck | None) -> tuple[str, str]:
@@ -130,12 +148,14 @@ def _options(engine: Engine, workers: int) -> ValidationOptions:
 def baselines(bugs: list[Bug], store: Path, workers: int, *, run_defects4j: bool = True) -> list[Row]:
     """Fast baselines of ``bugs``; the defects4j engine's where the fast engine breaks the contract
     (without ``run_defects4j``, only those it has already judged in ``store``)."""
-    fast = {c.bug.id: c for c in check_baselines(bugs, _options(Engine.FAST, workers),
-                                                  store_dir=store, progress=False)}
+    fast = {c.bug.id: c for c in check_baselines(bugs, _options(Engine.FAST, workers), store_dir=store, progress=False)}
     doubtful = [b for b in bugs if category(fast[b.id], None)[0] != "agree"]
     if run_defects4j:
-        judged = check_baselines(doubtful, _options(Engine.DEFECTS4J, workers), store_dir=store,
-                                 progress=False) if doubtful else []
+        judged = (
+            check_baselines(doubtful, _options(Engine.DEFECTS4J, workers), store_dir=store, progress=False)
+            if doubtful
+            else []
+        )
     else:
         judged = stored_baselines(doubtful, store, Engine.DEFECTS4J)
     d4j = {c.bug.id: c for c in judged}
@@ -188,22 +208,36 @@ def candidate_rows(bugs: list[Bug], run_dir: Path) -> list[dict[str, str]]:
     judges = bench_real.sides(run_dir, None)
     records = bench_real.read_verdicts(judges, bugs)
     fast, d4j = records["fast"], records["defects4j"]
-    return [{"bug": k[0], "candidate": k[1], "fast": fast[k].verdict.value, "defects4j": d4j[k].verdict.value,
-             "fast_cpu_s": f"{fast[k].cpu_seconds:.2f}", "defects4j_cpu_s": f"{d4j[k].cpu_seconds:.2f}"}
-            for k in sorted(set(fast) & set(d4j))]
+    return [
+        {
+            "bug": k[0],
+            "candidate": k[1],
+            "fast": fast[k].verdict.value,
+            "defects4j": d4j[k].verdict.value,
+            "fast_cpu_s": f"{fast[k].cpu_seconds:.2f}",
+            "defects4j_cpu_s": f"{d4j[k].cpu_seconds:.2f}",
+        }
+        for k in sorted(set(fast) & set(d4j))
+    ]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     d4j_bugs.add_arguments(parser, projects=d4j_bugs.INSTALLED_PROJECTS)
-    parser.add_argument("--store", type=Path, default=None,
-                        help="Where verdicts are kept and resumed from (default $NL2FIX_CACHE_DIR/bench-real).")
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=None,
+        help="Where verdicts are kept and resumed from (default $NL2FIX_CACHE_DIR/bench-real).",
+    )
     parser.add_argument("--data", type=Path, default=DATA, help=f"Where the CSV rows go (default {DATA}).")
     parser.add_argument("--workers", type=int, default=2, help="Parallel validations (default 2).")
     parser.add_argument("--no-candidates", action="store_true", help="Skip part 2.")
-    parser.add_argument("--no-defects4j", action="store_true",
-                        help="Run no defects4j engine baselines: use those already kept (a bug it has not judged yet "
-                        "is `not run`).")
+    parser.add_argument(
+        "--no-defects4j",
+        action="store_true",
+        help="Run no defects4j engine baselines: use those already kept (a bug it has not judged yet is `not run`).",
+    )
     parser.add_argument("--per-project", type=int, default=5, help="Bugs of each project for part 2 (default 5).")
     parser.add_argument("--per-bug", type=int, default=6, help="Mutation-baseline samples per bug (default 6).")
     args, d4j, bugs = d4j_bugs.parse(parser)
@@ -218,10 +252,16 @@ def main() -> int:
         began = time.monotonic()
         found = baselines(of, store / "baselines", args.workers, run_defects4j=not args.no_defects4j)
         rows += found
-        write(args.data / "baselines.csv", BASELINE_COLUMNS,
-              merged(args.data / "baselines.csv", [r.cells() for r in found], ("bug",)))
-        print(f"{project}: baselines of {len(of)} bugs in {time.monotonic() - began:.0f} s: "
-              + ", ".join(f"{n} {c}" for c, n in Counter(r.category for r in found).most_common()), flush=True)
+        write(
+            args.data / "baselines.csv",
+            BASELINE_COLUMNS,
+            merged(args.data / "baselines.csv", [r.cells() for r in found], ("bug",)),
+        )
+        print(
+            f"{project}: baselines of {len(of)} bugs in {time.monotonic() - began:.0f} s: "
+            + ", ".join(f"{n} {c}" for c, n in Counter(r.category for r in found).most_common()),
+            flush=True,
+        )
     summary([r.cells() for r in rows])
     status = 0
     if not args.no_candidates:
@@ -232,8 +272,11 @@ def main() -> int:
                 continue
             run_dir = store / f"candidates-n{args.per_bug}"
             status |= bench_real.candidates(chosen, args.dataset, run_dir, args.per_bug, args.workers)
-            write(args.data / "candidates.csv", CANDIDATE_COLUMNS,
-                  merged(args.data / "candidates.csv", candidate_rows(chosen, run_dir), ("bug", "candidate")))
+            write(
+                args.data / "candidates.csv",
+                CANDIDATE_COLUMNS,
+                merged(args.data / "candidates.csv", candidate_rows(chosen, run_dir), ("bug", "candidate")),
+            )
     print(f"\n{time.monotonic() - start:.0f} s in all; verdicts kept in {store}, rows in {args.data}")
     return status
 

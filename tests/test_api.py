@@ -59,5 +59,11 @@ def test_everything_public_is_named_in_all_and_exists():
     assert sorted(api.__all__) == api.__all__
     assert all(hasattr(api, name) for name in api.__all__)
     public = {name for name in vars(api) if not name.startswith("_")}
-    assert public - set(api.__all__) <= {"annotations", "Path", "TracebackType", "collect", "RunStore",
-                                          "verdict_engine"}
+    assert public - set(api.__all__) <= {
+        "annotations",
+        "Path",
+        "TracebackType",
+        "collect",
+        "RunStore",
+        "verdict_engine",
+    }

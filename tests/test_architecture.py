@@ -34,34 +34,96 @@ ALLOWED: dict[str, set[str]] = {
     "defects4j_adapter.jvm": {"nl2fix.core", "defects4j_adapter.d4j", "defects4j_adapter.cache"},
     "defects4j_adapter.sandbox": {"nl2fix.core", "defects4j_adapter.cache", "defects4j_adapter.jvm"},
     "defects4j_adapter.contract": {"nl2fix.core", "defects4j_adapter.sandbox"},
-    "defects4j_adapter.workspaces": {"nl2fix.core", "nl2fix.java_source", "defects4j_adapter.d4j",
-                                     "defects4j_adapter.cache",
-                                     "defects4j_adapter.contract", "defects4j_adapter.jvm",
-                                     "defects4j_adapter.sandbox"},
+    "defects4j_adapter.workspaces": {
+        "nl2fix.core",
+        "nl2fix.java_source",
+        "defects4j_adapter.d4j",
+        "defects4j_adapter.cache",
+        "defects4j_adapter.contract",
+        "defects4j_adapter.jvm",
+        "defects4j_adapter.sandbox",
+    },
     "defects4j_adapter.behaviour": {"nl2fix.core", "nl2fix.java_source"},
-    "defects4j_adapter.engines": {"nl2fix.core", "nl2fix.java_source", "defects4j_adapter.d4j",
-                                  "defects4j_adapter.behaviour",
-                                  "defects4j_adapter.cache", "defects4j_adapter.bytecode",
-                                  "defects4j_adapter.contract", "defects4j_adapter.jvm",
-                                  "defects4j_adapter.sandbox", "defects4j_adapter.workspaces"},
-    "nl2fix.dataset": {"nl2fix.core", "nl2fix.java_source", "defects4j_adapter.d4j", "defects4j_adapter.cache",
-                       "defects4j_adapter.workspaces"},
+    "defects4j_adapter.engines": {
+        "nl2fix.core",
+        "nl2fix.java_source",
+        "defects4j_adapter.d4j",
+        "defects4j_adapter.behaviour",
+        "defects4j_adapter.cache",
+        "defects4j_adapter.bytecode",
+        "defects4j_adapter.contract",
+        "defects4j_adapter.jvm",
+        "defects4j_adapter.sandbox",
+        "defects4j_adapter.workspaces",
+    },
+    "nl2fix.dataset": {
+        "nl2fix.core",
+        "nl2fix.java_source",
+        "defects4j_adapter.d4j",
+        "defects4j_adapter.cache",
+        "defects4j_adapter.workspaces",
+    },
     "nl2fix.prompting": {"nl2fix.core", "nl2fix.java_source", "nl2fix.store", "prompts"},
     "nl2fix.validation": {"nl2fix.core", "nl2fix.java_source", "nl2fix.store", "defects4j_adapter"},
-    "nl2fix.sampling": {"nl2fix.core", "nl2fix.java_source", "nl2fix.store", "nl2fix.dataset",
-                        "nl2fix.prompting", "nl2fix.validation", "prompts"},
+    "nl2fix.sampling": {
+        "nl2fix.core",
+        "nl2fix.java_source",
+        "nl2fix.store",
+        "nl2fix.dataset",
+        "nl2fix.prompting",
+        "nl2fix.validation",
+        "prompts",
+    },
     "ranking": {"nl2fix.core", "nl2fix.java_source", "nl2fix.store", "nl2fix.validation"},
-    "nl2fix.report": {"nl2fix.core", "nl2fix.java_source", "nl2fix.store", "nl2fix.dataset",
-                      "nl2fix.prompting", "nl2fix.sampling", "nl2fix.validation", "ranking",
-                      "defects4j_adapter.jvm"},
-    "nl2fix.view": {"nl2fix.core", "nl2fix.java_source", "nl2fix.store", "nl2fix.dataset", "nl2fix.prompting",
-                    "nl2fix.sampling", "nl2fix.validation", "ranking", "nl2fix.report", "defects4j_adapter.jvm"},
-    "nl2fix.fix": {"nl2fix.core", "nl2fix.java_source", "nl2fix.store", "nl2fix.dataset", "nl2fix.prompting",
-                   "nl2fix.sampling", "nl2fix.validation", "ranking", "defects4j_adapter"},
+    "nl2fix.report": {
+        "nl2fix.core",
+        "nl2fix.java_source",
+        "nl2fix.store",
+        "nl2fix.dataset",
+        "nl2fix.prompting",
+        "nl2fix.sampling",
+        "nl2fix.validation",
+        "ranking",
+        "defects4j_adapter.jvm",
+    },
+    "nl2fix.view": {
+        "nl2fix.core",
+        "nl2fix.java_source",
+        "nl2fix.store",
+        "nl2fix.dataset",
+        "nl2fix.prompting",
+        "nl2fix.sampling",
+        "nl2fix.validation",
+        "ranking",
+        "nl2fix.report",
+        "defects4j_adapter.jvm",
+    },
+    "nl2fix.fix": {
+        "nl2fix.core",
+        "nl2fix.java_source",
+        "nl2fix.store",
+        "nl2fix.dataset",
+        "nl2fix.prompting",
+        "nl2fix.sampling",
+        "nl2fix.validation",
+        "ranking",
+        "defects4j_adapter",
+    },
     "nl2fix.api": {"nl2fix.core", "nl2fix.store", "nl2fix.validation", "nl2fix.report"},
-    "nl2fix.cli": {"nl2fix.core", "nl2fix.java_source", "nl2fix.store", "nl2fix.dataset",
-                   "nl2fix.prompting", "nl2fix.sampling", "nl2fix.validation", "ranking", "nl2fix.report",
-                   "nl2fix.view", "nl2fix.fix", "defects4j_adapter"},
+    "nl2fix.cli": {
+        "nl2fix.core",
+        "nl2fix.java_source",
+        "nl2fix.store",
+        "nl2fix.dataset",
+        "nl2fix.prompting",
+        "nl2fix.sampling",
+        "nl2fix.validation",
+        "ranking",
+        "nl2fix.report",
+        "nl2fix.view",
+        "nl2fix.fix",
+        "defects4j_adapter",
+    },
 }
 
 
@@ -76,14 +138,18 @@ def test_no_import_cycles_between_modules(graph):
 
 
 def test_project_modules_are_imported_at_the_top(graph):
-    inside = [f"{imp.module}:{imp.line} imports {imp.target}" for imp in graph.imports
-              if imp.in_function and imp.internal]
+    inside = [
+        f"{imp.module}:{imp.line} imports {imp.target}" for imp in graph.imports if imp.in_function and imp.internal
+    ]
     assert inside == []
 
 
 def test_imports_inside_functions_are_heavy_optional_packages(graph):
-    light = [f"{imp.module}:{imp.line} imports {imp.target}" for imp in graph.imports
-             if imp.in_function and not imp.internal and imp.target.split(".")[0] not in HEAVY_THIRD_PARTY]
+    light = [
+        f"{imp.module}:{imp.line} imports {imp.target}"
+        for imp in graph.imports
+        if imp.in_function and not imp.internal and imp.target.split(".")[0] not in HEAVY_THIRD_PARTY
+    ]
     assert light == []
 
 
@@ -152,8 +218,12 @@ def _prints(tree: ast.AST) -> list[int]:
 def test_library_modules_log_instead_of_printing(graph):
     """What a library module has to say goes to its logger (``logging.getLogger(__name__)``), which
     ``--log-level`` and ``-v`` govern; only the command line (``nl2fix.cli``) prints."""
-    printing = [f"{module}:{line}" for module, path in graph.modules.items() if package_of(module) != "nl2fix.cli"
-                for line in _prints(ast.parse(path.read_text(encoding="utf-8")))]
+    printing = [
+        f"{module}:{line}"
+        for module, path in graph.modules.items()
+        if package_of(module) != "nl2fix.cli"
+        for line in _prints(ast.parse(path.read_text(encoding="utf-8")))
+    ]
     assert printing == []
 
 

@@ -79,8 +79,7 @@ def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
         except ValueError:
             run.error = f"an unknown probe row {origin!r}"
             continue
-        run.observations.append(Observation(kind, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest,
-                                            again))
+        run.observations.append(Observation(kind, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again))
     if end is None:
         run.error = run.error or "the probe did not end"
     else:

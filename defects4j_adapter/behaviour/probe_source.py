@@ -27,8 +27,16 @@ from nl2fix.java_source.unicode_escapes import UnreadableEscape, translate_unico
 
 REFERENCE_SUFFIX = "$nl2fix$ref"
 PROBE = "nl2fix.runner.BehaviourProbe"
-_BOXES = {"int": "Integer", "long": "Long", "short": "Short", "byte": "Byte", "char": "Character",
-          "boolean": "Boolean", "float": "Float", "double": "Double"}
+_BOXES = {
+    "int": "Integer",
+    "long": "Long",
+    "short": "Short",
+    "byte": "Byte",
+    "char": "Character",
+    "boolean": "Boolean",
+    "float": "Float",
+    "double": "Double",
+}
 _KEPT_MODIFIERS = ("static", "final", "synchronized", "strictfp")
 
 
@@ -100,17 +108,24 @@ def declaration(method: str) -> Declaration:
     params = parameters(tokens[open_at + 1 : close_at])
     if params is None:
         raise NotProbeable("a parameter list it cannot read")
-    return Declaration(text=text, name=name, static="static" in modifiers, return_type=joined(rest),
-                       params=params,
-                       header_start=span.start, params_start=tokens[open_at].start,
-                       body_start=span.header_end - 1, end=span.end)
+    return Declaration(
+        text=text,
+        name=name,
+        static="static" in modifiers,
+        return_type=joined(rest),
+        params=params,
+        header_start=span.start,
+        params_start=tokens[open_at].start,
+        body_start=span.header_end - 1,
+        end=span.end,
+    )
 
 
 def _renamed(decl: Declaration, suffix: str) -> str:
     """The method as a private copy named ``name + suffix`` (annotations and visibility dropped)."""
     tokens = [t for t in code_tokens(decl.text) if decl.header_start <= t.start < decl.params_start]
     modifiers = [t.text for t in tokens if t.text in _KEPT_MODIFIERS]
-    head = decl.text[decl.header_start:decl.params_start]
+    head = decl.text[decl.header_start : decl.params_start]
     # the type parameters and return type, as written: from after the last modifier or annotation
     start = 0
     i = 0
@@ -124,8 +139,14 @@ def _renamed(decl: Declaration, suffix: str) -> str:
             start = tokens[i + 1].start - decl.header_start
         i += 1
     name_at = tokens[-1].start - decl.header_start
-    return (" ".join(["private", *modifiers]) + " " + head[start:name_at] + decl.name + suffix
-            + decl.text[decl.params_start:decl.end])
+    return (
+        " ".join(["private", *modifiers])
+        + " "
+        + head[start:name_at]
+        + decl.name
+        + suffix
+        + decl.text[decl.params_start : decl.end]
+    )
 
 
 def _argument(type_: str, index: int) -> str:
@@ -140,8 +161,10 @@ def _body(decl: Declaration, owner: str) -> str:
     target = owner if decl.static else f"(({owner}) nl2fix$r)"
     call = f"{target}.{decl.name}{REFERENCE_SUFFIX}({args})"
     run = f"{call}; return null;" if decl.return_type == "void" else f"return {call};"
-    return (f"new {PROBE}.Body() {{ @SuppressWarnings(\"unchecked\") public Object call(Object nl2fix$r, "
-            f"Object[] nl2fix$a) throws Throwable {{ {run} }} }}")
+    return (
+        f'new {PROBE}.Body() {{ @SuppressWarnings("unchecked") public Object call(Object nl2fix$r, '
+        f"Object[] nl2fix$a) throws Throwable {{ {run} }} }}"
+    )
 
 
 MAX_CONSTANTS = 12
@@ -178,9 +201,11 @@ def constants(decl: Declaration) -> list[str]:
 
 def _wrapper(decl: Declaration, owner: str) -> str:
     args = ", ".join(p.name for p in decl.params)
-    probe = (f"{PROBE}.call({owner}.class, \"{decl.name}{REFERENCE_SUFFIX}\", {'null' if decl.static else 'this'}, "
-             f"new Object[] {{{args}}}, new Object[] {{{', '.join(constants(decl))}}},\n"
-             f"            {_body(decl, owner)})")
+    probe = (
+        f'{PROBE}.call({owner}.class, "{decl.name}{REFERENCE_SUFFIX}", {"null" if decl.static else "this"}, '
+        f"new Object[] {{{args}}}, new Object[] {{{', '.join(constants(decl))}}},\n"
+        f"            {_body(decl, owner)})"
+    )
     rt = decl.return_type
     if rt == "void":
         statement = f"{probe};"
@@ -188,7 +213,7 @@ def _wrapper(decl: Declaration, owner: str) -> str:
         statement = f"return (({_BOXES[rt]}) {probe}).{rt}Value();"
     else:
         statement = f"return ({rt}) {probe};"
-    header = decl.text[decl.header_start:decl.body_start]
+    header = decl.text[decl.header_start : decl.body_start]
     return f"{header}{{\n        {statement}\n    }}"
 
 
@@ -212,8 +237,12 @@ def enclosing_class(source: str, offset: int) -> str:
     for i, t in enumerate(tokens):
         if t.start >= offset:
             break
-        if (t.text in ("class", "enum", "interface") and i + 1 < len(tokens) and tokens[i + 1].kind is Kind.WORD
-                and (i == 0 or tokens[i - 1].text != ".")):
+        if (
+            t.text in ("class", "enum", "interface")
+            and i + 1 < len(tokens)
+            and tokens[i + 1].kind is Kind.WORD
+            and (i == 0 or tokens[i - 1].text != ".")
+        ):
             pending = "" if t.text == "interface" else tokens[i + 1].text
         elif t.text == "{":
             stack.append(pending)
@@ -227,8 +256,7 @@ def enclosing_class(source: str, offset: int) -> str:
     return ".".join(name for name in stack if name)
 
 
-def probe_file(source: str, buggy_method: str, start_line: int, end_line: int, reference: str,
-               candidate: str) -> str:
+def probe_file(source: str, buggy_method: str, start_line: int, end_line: int, reference: str, candidate: str) -> str:
     """The buggy file's text with the buggy method replaced by the probe's methods."""
     try:
         location = splice.locate(source, buggy_method, start_line, end_line)

@@ -99,8 +99,12 @@ def _inherited(ref: MemberRef, classes: Mapping[str, ClassFile], declared: Mappi
 
 def _uses(cls: ClassFile, classes: Mapping[str, ClassFile], declared: Mapping[str, frozenset]) -> References:
     refs = cls.references
-    through = {dataclasses.replace(ref, owner=origin) for ref in refs.members if ref.owner in classes
-               for origin in _inherited(ref, classes, declared)}
+    through = {
+        dataclasses.replace(ref, owner=origin)
+        for ref in refs.members
+        if ref.owner in classes
+        for origin in _inherited(ref, classes, declared)
+    }
     return dataclasses.replace(refs, members=refs.members | through) if through else refs
 
 
@@ -112,8 +116,11 @@ def _without_portable_reads(data: bytes, refs: References) -> References:
     if not keyed or keyed & {handle.member for handle in refs.handles}:
         return refs
     keys = [(ref, key) for body in method_bodies(data)[1] for ref, key in body.last_strings if ref in keyed]
-    portable = {ref for ref in keyed if any(r == ref for r, _ in keys)
-                and all(key in PORTABLE_PROPERTIES for r, key in keys if r == ref)}
+    portable = {
+        ref
+        for ref in keyed
+        if any(r == ref for r, _ in keys) and all(key in PORTABLE_PROPERTIES for r, key in keys if r == ref)
+    }
     return dataclasses.replace(refs, members=refs.members - portable) if portable else refs
 
 
@@ -128,12 +135,15 @@ def _side(items: tuple[tuple[str, bytes], ...], method_name: str) -> _Side:
     parsed = [_parsed(name, data) for name, data in items]
     classes = {cls.name: cls for cls in parsed}
     declared = {cls.name: frozenset((m.name, m.descriptor) for m in cls.fields + cls.methods) for cls in parsed}
-    uses = {cls.name: _without_portable_reads(data, _uses(cls, classes, declared))
-            for cls, (_, data) in zip(parsed, items)}
-    everything = References(frozenset().union(*(u.classes for u in uses.values())),
-                            frozenset().union(*(u.members for u in uses.values())),
-                            frozenset().union(*(u.handles for u in uses.values())),
-                            frozenset().union(*(u.strings for u in uses.values())))
+    uses = {
+        cls.name: _without_portable_reads(data, _uses(cls, classes, declared)) for cls, (_, data) in zip(parsed, items)
+    }
+    everything = References(
+        frozenset().union(*(u.classes for u in uses.values())),
+        frozenset().union(*(u.members for u in uses.values())),
+        frozenset().union(*(u.handles for u in uses.values())),
+        frozenset().union(*(u.strings for u in uses.values())),
+    )
     shape = shape_of(classes, method_name)
     finalizers = tuple(f"{java_name(cls.name)}#finalize()" for cls in shape.own if _declares_finalizer(cls))
     return _Side(shape, uses, everything, finalizers, any(map(_declares_finalizer, parsed)))
@@ -141,6 +151,7 @@ def _side(items: tuple[tuple[str, bytes], ...], method_name: str) -> _Side:
 
 def _added(old: _Side, new: _Side) -> Iterator[tuple[str, str]]:
     """(subject, the class holding it) of every reference ``new`` has and ``old`` has not, in a fixed order."""
+
     def holder(item: object, part: Callable[[References], frozenset]) -> str:
         return next(java_name(name) for name, refs in sorted(new.uses.items()) if item in part(refs))
 
@@ -157,13 +168,20 @@ def _added(old: _Side, new: _Side) -> Iterator[tuple[str, str]]:
 
 def _forbidden(old: _Side, new: _Side) -> Rejection | None:
     """The added reference the earliest rule forbids."""
-    found = [(RULES.index(rule), subject, where, rule)
-             for subject, where in _added(old, new) for rule in [rule_for(subject)] if rule]
+    found = [
+        (RULES.index(rule), subject, where, rule)
+        for subject, where in _added(old, new)
+        for rule in [rule_for(subject)]
+        if rule
+    ]
     if not found:
         return None
     _, subject, where, rule = min(found, key=lambda f: (f[0], f[1]))
-    return Rejection(RejectionKind.REFERENCE, f"{where} uses {subject}, which the candidate may not add "
-                                              f"({rule.family.value}: {rule.why})", subject)
+    return Rejection(
+        RejectionKind.REFERENCE,
+        f"{where} uses {subject}, which the candidate may not add ({rule.family.value}: {rule.why})",
+        subject,
+    )
 
 
 def check(buggy: Mapping[str, bytes], candidate: Mapping[str, bytes], method_name: str) -> Rejection | None:
@@ -178,9 +196,12 @@ def check(buggy: Mapping[str, bytes], candidate: Mapping[str, bytes], method_nam
     if reason:
         return Rejection(RejectionKind.STRUCTURE, reason)
     if new.finalizers and not old.has_finalizer:
-        return Rejection(RejectionKind.REFERENCE, f"{new.finalizers[0]} is declared in {method_name}, which the "
-                                                  f"candidate may not add ({FINALIZER.family.value}: {FINALIZER.why})",
-                         new.finalizers[0])
+        return Rejection(
+            RejectionKind.REFERENCE,
+            f"{new.finalizers[0]} is declared in {method_name}, which the "
+            f"candidate may not add ({FINALIZER.family.value}: {FINALIZER.why})",
+            new.finalizers[0],
+        )
     return _forbidden(old, new)
 
 
@@ -198,8 +219,10 @@ def classes_of_source(classes_root: Path, package: str, source_name: str) -> dic
     for path in sorted(folder.glob("*.class")):
         data = path.read_bytes()
         if _SOURCE_FILE not in data:
-            raise ClassFileError(f"{path} has no SourceFile attribute (compiled with -g:none?): "
-                                 "which source file it came from cannot be told")
+            raise ClassFileError(
+                f"{path} has no SourceFile attribute (compiled with -g:none?): "
+                "which source file it came from cannot be told"
+            )
         if marker in data:
             cls = _parsed(str(path), data)
             if cls.source_file == source_name:

@@ -64,28 +64,51 @@ class HandleKind(IntEnum):
     INVOKE_INTERFACE = 9
 
 
-_SINCE: dict[int, int] = {Tag.METHOD_HANDLE: 51, Tag.METHOD_TYPE: 51, Tag.INVOKE_DYNAMIC: 51, Tag.MODULE: 53,
-                          Tag.PACKAGE: 53, Tag.DYNAMIC: 55}
+_SINCE: dict[int, int] = {
+    Tag.METHOD_HANDLE: 51,
+    Tag.METHOD_TYPE: 51,
+    Tag.INVOKE_DYNAMIC: 51,
+    Tag.MODULE: 53,
+    Tag.PACKAGE: 53,
+    Tag.DYNAMIC: 55,
+}
 """The first class file version each newer constant kind may appear in."""
 _HANDLE_TARGETS = {
-    **{kind: (Tag.FIELDREF,) for kind in (HandleKind.GET_FIELD, HandleKind.GET_STATIC, HandleKind.PUT_FIELD,
-                                          HandleKind.PUT_STATIC)},
+    **{
+        kind: (Tag.FIELDREF,)
+        for kind in (HandleKind.GET_FIELD, HandleKind.GET_STATIC, HandleKind.PUT_FIELD, HandleKind.PUT_STATIC)
+    },
     HandleKind.INVOKE_VIRTUAL: (Tag.METHODREF,),
     HandleKind.NEW_INVOKE_SPECIAL: (Tag.METHODREF,),
     HandleKind.INVOKE_STATIC: (Tag.METHODREF, Tag.INTERFACE_METHODREF),
     HandleKind.INVOKE_SPECIAL: (Tag.METHODREF, Tag.INTERFACE_METHODREF),
     HandleKind.INVOKE_INTERFACE: (Tag.INTERFACE_METHODREF,),
 }
-_LOADABLE = frozenset({Tag.INTEGER, Tag.FLOAT, Tag.LONG, Tag.DOUBLE, Tag.CLASS, Tag.STRING, Tag.METHOD_HANDLE,
-                       Tag.METHOD_TYPE, Tag.DYNAMIC})
+_LOADABLE = frozenset(
+    {
+        Tag.INTEGER,
+        Tag.FLOAT,
+        Tag.LONG,
+        Tag.DOUBLE,
+        Tag.CLASS,
+        Tag.STRING,
+        Tag.METHOD_HANDLE,
+        Tag.METHOD_TYPE,
+        Tag.DYNAMIC,
+    }
+)
 _MEMBER_REFS = (Tag.FIELDREF, Tag.METHODREF, Tag.INTERFACE_METHODREF)
 _U2 = struct.Struct(">H").unpack_from
 _U2U2 = struct.Struct(">HH").unpack_from
 _U4 = struct.Struct(">I").unpack_from
 _MEMBER = struct.Struct(">HHHH").unpack_from
 _ATTRIBUTE = struct.Struct(">HI").unpack_from
-_NUMBERS: dict[int, struct.Struct] = {Tag.INTEGER: struct.Struct(">i"), Tag.FLOAT: struct.Struct(">f"),
-                                      Tag.LONG: struct.Struct(">q"), Tag.DOUBLE: struct.Struct(">d")}
+_NUMBERS: dict[int, struct.Struct] = {
+    Tag.INTEGER: struct.Struct(">i"),
+    Tag.FLOAT: struct.Struct(">f"),
+    Tag.LONG: struct.Struct(">q"),
+    Tag.DOUBLE: struct.Struct(">d"),
+}
 
 
 @dataclass(frozen=True)
@@ -240,7 +263,7 @@ class ConstantPool:
             tag = data[pos]
             if tag == 1:
                 n = (data[pos + 1] << 8) | data[pos + 2]
-                raw = data[pos + 3:pos + 3 + n]
+                raw = data[pos + 3 : pos + 3 + n]
                 if len(raw) != n:
                     raise ClassFileError("the class file ends inside its constant pool")
                 values[i] = _utf8(raw)
@@ -370,7 +393,12 @@ class ConstantPool:
         modular = False
         # plain ints in the loop: comparing with Tag members costs an attribute lookup each time
         utf8, class_, string, handle, method_type = (
-            Tag.UTF8.value, Tag.CLASS.value, Tag.STRING.value, Tag.METHOD_HANDLE.value, Tag.METHOD_TYPE.value)
+            Tag.UTF8.value,
+            Tag.CLASS.value,
+            Tag.STRING.value,
+            Tag.METHOD_HANDLE.value,
+            Tag.METHOD_TYPE.value,
+        )
         for i, tag in enumerate(self.tags):
             if tag == utf8:
                 continue
@@ -394,8 +422,11 @@ class ConstantPool:
             elif tag in (19, 20):  # modules and packages
                 self.utf8(self.values[i])
                 modular = True
-        return References(frozenset(classes), frozenset(members), frozenset(handles), frozenset(strings)), \
-            dynamics, modular
+        return (
+            References(frozenset(classes), frozenset(members), frozenset(handles), frozenset(strings)),
+            dynamics,
+            modular,
+        )
 
 
 class _Reader:
@@ -455,8 +486,12 @@ class _Reader:
         self.at(span, 2 + 8 * count)
         self.u2()
         pool = self.pool
-        return tuple(InnerClass(pool.class_name(self.u2()), pool.optional_class(self.u2()),
-                                pool.optional_utf8(self.u2()), self.u2()) for _ in range(count))
+        return tuple(
+            InnerClass(
+                pool.class_name(self.u2()), pool.optional_class(self.u2()), pool.optional_utf8(self.u2()), self.u2()
+            )
+            for _ in range(count)
+        )
 
     def enclosing_method(self, span: tuple[int, int]) -> EnclosingMethod:
         self.at(span, 4)
@@ -520,5 +555,18 @@ def _parse(data: bytes) -> ClassFile:
             raise ClassFileError(f"a dynamic constant names bootstrap method {dynamic.bootstrap} of {len(bootstraps)}")
     own = {c for member in fields + methods for c in classes_in(member.descriptor)}
     references = References(references.classes | own, references.members, references.handles, references.strings)
-    return ClassFile(major, minor, access, name, super_name, interfaces, fields, methods, source_file, inner,
-                     enclosing, bootstraps, references)
+    return ClassFile(
+        major,
+        minor,
+        access,
+        name,
+        super_name,
+        interfaces,
+        fields,
+        methods,
+        source_file,
+        inner,
+        enclosing,
+        bootstraps,
+        references,
+    )

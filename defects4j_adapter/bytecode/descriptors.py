@@ -7,8 +7,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-_PRIMITIVES = {"B": "byte", "C": "char", "D": "double", "F": "float", "I": "int", "J": "long", "S": "short",
-               "Z": "boolean", "V": "void"}
+_PRIMITIVES = {
+    "B": "byte",
+    "C": "char",
+    "D": "double",
+    "F": "float",
+    "I": "int",
+    "J": "long",
+    "S": "short",
+    "Z": "boolean",
+    "V": "void",
+}
 _FIELD_TYPE = r"\[*(?:[BCDFIJSZ]|L[^;.\[/][^;.\[]*;)"
 _FIELD = re.compile(_FIELD_TYPE)
 _METHOD = re.compile(rf"\(((?:{_FIELD_TYPE})*)\)(?:V|{_FIELD_TYPE})")
@@ -37,13 +46,15 @@ def java_name(internal: str) -> str:
 
 def java_types(descriptor: str) -> list[str]:
     """Every type in a descriptor as Java writes it, in order (a method's parameters, then its result)."""
-    return [(java_name(cls) if cls else _PRIMITIVES[code]) + "[]" * len(dims)
-            for dims, code, cls in _ONE_TYPE.findall(descriptor)]
+    return [
+        (java_name(cls) if cls else _PRIMITIVES[code]) + "[]" * len(dims)
+        for dims, code, cls in _ONE_TYPE.findall(descriptor)
+    ]
 
 
 def java_parameters(method_descriptor: str) -> str:
     """``(Ljava/io/File;Z)V`` -> ``(java.io.File, boolean)``."""
-    return "(" + ", ".join(java_types(method_descriptor[1:method_descriptor.index(")")])) + ")"
+    return "(" + ", ".join(java_types(method_descriptor[1 : method_descriptor.index(")")])) + ")"
 
 
 def rename_classes(descriptor: str, rename: Callable[[str], str]) -> str:

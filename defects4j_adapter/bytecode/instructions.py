@@ -138,8 +138,17 @@ def _decode(code: bytes, pool: ConstantPool, cls: ClassFile, access: int, name: 
     # a call a jump lands on may get its argument from another path (``c ? "a" : "b"`` loads "a", jumps
     # past "b"'s load to the call): its string is not known
     last_strings = {(ref, None if at in targets else loading) for at, ref, loading in after_string}
-    return MethodBody(access, name, descriptor, frozenset(calls), frozenset(created), frozenset(statics),
-                      frozenset(strings), frozenset(handles), frozenset(last_strings))
+    return MethodBody(
+        access,
+        name,
+        descriptor,
+        frozenset(calls),
+        frozenset(created),
+        frozenset(statics),
+        frozenset(strings),
+        frozenset(handles),
+        frozenset(last_strings),
+    )
 
 
 def method_bodies(data: bytes) -> tuple[ClassFile, tuple[MethodBody, ...]]:
@@ -162,8 +171,7 @@ def method_bodies(data: bytes) -> tuple[ClassFile, tuple[MethodBody, ...]]:
         for _ in range(_U2(data, pos - 2)[0]):
             length = _U4(data, pos + 2)[0]
             if pool.utf8(_U2(data, pos)[0]) == "Code":
-                code = data[pos + 14:pos + 14 + _U4(data, pos + 10)[0]]
+                code = data[pos + 14 : pos + 14 + _U4(data, pos + 10)[0]]
             pos += 6 + length
         bodies.append(_decode(code, pool, cls, access, name, descriptor))
     return cls, tuple(bodies)
-

@@ -82,11 +82,15 @@ _SINKS: dict[Effect, tuple[tuple[str, str], ...]] = {
         ("java/io/FileOutputStream", r"open0?"),
         ("java/io/DeleteOnExitHook", "add"),  # deletes at the JVM's exit, from a hook no call reaches
         ("jdk/nio/zipfs/ZipFileSystem", "<init>"),  # a zip file system writes its file back: see _BARRIERS
-        ("java/io/UnixFileSystem",
-         r"(createFileExclusively|delete|rename|createDirectory|setPermission|setLastModifiedTime|setReadOnly)0?"),
-        ("sun/nio/fs/UnixNativeDispatcher",
-         r"(mkdir|rmdir|unlink|unlinkat|rename|renameat|link|symlink|chmod|fchmod|chown|lchown|fchown|utimes|"
-         r"futimes|futimens|lutimes|mknod)0?"),
+        (
+            "java/io/UnixFileSystem",
+            r"(createFileExclusively|delete|rename|createDirectory|setPermission|setLastModifiedTime|setReadOnly)0?",
+        ),
+        (
+            "sun/nio/fs/UnixNativeDispatcher",
+            r"(mkdir|rmdir|unlink|unlinkat|rename|renameat|link|symlink|chmod|fchmod|chown|lchown|fchown|utimes|"
+            r"futimes|futimens|lutimes|mknod)0?",
+        ),
         ("sun/nio/fs/LinuxNativeDispatcher", r"f?(setxattr|removexattr)0?"),
     ),
     Effect.SOCKETS: (
@@ -118,8 +122,10 @@ _MODE_PARAMETERS = ("Ljava/lang/String;", "[Ljava/nio/file/OpenOption;", "Ljava/
 
 _DEBUG_OPTION = "writes (a dump, a log) only when a JVM option set at start-up asks for it"
 _BARRIERS: dict[tuple[str, str], str] = {
-    ("java/nio/file/spi/FileSystemProvider", "newInputStream"):
-        "passes its caller's options on to an opener, but refuses WRITE and APPEND first",
+    (
+        "java/nio/file/spi/FileSystemProvider",
+        "newInputStream",
+    ): "passes its caller's options on to an opener, but refuses WRITE and APPEND first",
     ("sun/security/provider/NativePRNG$RandomIO", "implSetSeed"): "writes a seed into /dev/random, no file",
     ("java/lang/invoke/InvokerBytecodeGenerator", "maybeDump"): _DEBUG_OPTION,
     ("sun/net/sdp/SdpProvider", "<init>"): _DEBUG_OPTION,
@@ -127,15 +133,19 @@ _BARRIERS: dict[tuple[str, str], str] = {
     ("java/lang/invoke/ProxyClassesDumper", "*"): _DEBUG_OPTION,
     ("sun/java2d/loops/GraphicsPrimitive", "getTraceOutputFile"): _DEBUG_OPTION,
     ("java/io/ObjectInputStream", "*"): "runs the readObject of whatever class the data names: deserialization "
-                                        "is refused on its own (policy.py)",
+    "is refused on its own (policy.py)",
     ("jdk/nio/zipfs/ZipFileSystem", "*"): "its temporary files serve reads and writes alike; making one is the sink",
     ("sun/rmi/server/Activation$ActivatorImpl", "*"): "the activation daemon's side (rmid), never a client's",
-    ("java/lang/SecurityManager", "*"):
-        "checks run only under a security manager: the test JVM has none, and a candidate may not install one",
+    (
+        "java/lang/SecurityManager",
+        "*",
+    ): "checks run only under a security manager: the test JVM has none, and a candidate may not install one",
     ("sun/net/www/http/HttpCapture", "getCapture"): _DEBUG_OPTION,
     ("java/util/zip/ZipFile$Source", "<init>"): "deletes the file only in OPEN_DELETE mode: see _OPENERS",
-    ("sun/net/www/protocol/jar/URLJarFile", "retrieve"):
-        "copies a remote jar into a temporary file; fetching it needs a socket, itself on the list",
+    (
+        "sun/net/www/protocol/jar/URLJarFile",
+        "retrieve",
+    ): "copies a remote jar into a temporary file; fetching it needs a socket, itself on the list",
 }
 """(class, method or ``*``): calls the walk does not cross, each with why what lies behind writes no file a
 candidate chooses. Few, and each checked against the JDK's source."""
@@ -147,11 +157,16 @@ _GENERAL = re.compile(
     r"|java/io/(Closeable|Flushable|InputStream|OutputStream|Reader|Writer|FilterInputStream|FilterOutputStream"
     r"|DataInput|DataOutput|ObjectInput|ObjectOutput|FileFilter|FilenameFilter)"
     r"|java/util/[^/]+|java/util/(function|stream|concurrent)/.*"
-    r"|java/nio/channels/(spi/)?\w*Channel|java/util/logging/Handler|[\w/$]+Listener|java/awt/Graphics(2D)?")
+    r"|java/nio/channels/(spi/)?\w*Channel|java/util/logging/Handler|[\w/$]+Listener|java/awt/Graphics(2D)?"
+)
 """The general abstractions: calls on them are not resolved to the JDK's implementations (see the module doc)."""
 
-_DEFAULTS = frozenset({("java/nio/file/spi/FileSystemProvider", "newFileChannel"),
-                       ("java/nio/file/spi/FileSystemProvider", "newAsynchronousFileChannel")})
+_DEFAULTS = frozenset(
+    {
+        ("java/nio/file/spi/FileSystemProvider", "newFileChannel"),
+        ("java/nio/file/spi/FileSystemProvider", "newAsynchronousFileChannel"),
+    }
+)
 """Concrete methods that only refuse, overridden by the JDK's providers: resolved like abstract ones."""
 _ACTIONS = re.compile(r"java/security/Privileged(Exception)?Action")
 
@@ -266,8 +281,13 @@ class _Graph:
         resolved = self.resolve(owner, name, descriptor)
         if resolved:
             yield resolved
-        if how in (Invoke.STATIC, HandleKind.INVOKE_STATIC, Invoke.SPECIAL, HandleKind.INVOKE_SPECIAL,
-                   HandleKind.NEW_INVOKE_SPECIAL):
+        if how in (
+            Invoke.STATIC,
+            HandleKind.INVOKE_STATIC,
+            Invoke.SPECIAL,
+            HandleKind.INVOKE_SPECIAL,
+            HandleKind.NEW_INVOKE_SPECIAL,
+        ):
             return
         abstract = resolved is not None and self.classes[resolved[0]].methods[resolved[1:]].is_abstract
         if _GENERAL.fullmatch(owner) or not (abstract or (owner, name) in _DEFAULTS):
@@ -284,12 +304,12 @@ class _Graph:
             yield from self.targets(how, ref.owner, ref.name, ref.descriptor)
         for handle in body.handles:
             if handle.member.kind is not Tag.FIELDREF:
-                yield from self.targets(handle.kind, handle.member.owner, handle.member.name,
-                                        handle.member.descriptor)
+                yield from self.targets(handle.kind, handle.member.owner, handle.member.name, handle.member.descriptor)
         for created in body.created:  # the JDK's idiom: an action made here runs here, in doPrivileged
             if any(_ACTIONS.fullmatch(p) for p in self.supertypes(created)):
-                yield from (target for key in self.classes[created].methods if key[0] == "run"
-                            for target in [(created, *key)])
+                yield from (
+                    target for key in self.classes[created].methods if key[0] == "run" for target in [(created, *key)]
+                )
 
 
 class _Reach(IntEnum):
@@ -301,16 +321,18 @@ class _Reach(IntEnum):
 
 def _names_write_mode(body: MethodBody) -> bool:
     return bool(body.strings & _WRITE_MODES) or any(
-        ref.owner == "java/nio/file/StandardOpenOption" and ref.name in _WRITE_OPTIONS for ref in body.statics)
+        ref.owner == "java/nio/file/StandardOpenOption" and ref.name in _WRITE_OPTIONS for ref in body.statics
+    )
 
 
 def _passes_mode(body: MethodBody) -> bool:
-    parameters = body.descriptor[1:body.descriptor.index(")")]
+    parameters = body.descriptor[1 : body.descriptor.index(")")]
     return any(p in parameters for p in _MODE_PARAMETERS)
 
 
-def _matching(classes: Mapping[str, _Class], patterns: Iterable[tuple[str, str]], with_descriptor: bool
-              ) -> Iterator[Method]:
+def _matching(
+    classes: Mapping[str, _Class], patterns: Iterable[tuple[str, str]], with_descriptor: bool
+) -> Iterator[Method]:
     for owner, pattern in patterns:
         cls = classes.get(owner)
         for name, descriptor in cls.methods if cls else ():
@@ -369,8 +391,12 @@ def _visible(graph: _Graph, exported: set[str]) -> Iterator[tuple[str, Method]]:
         for owner in graph.supertypes(name):
             for key, body in graph.classes[owner].methods.items():
                 inherited = owner != name
-                if key in seen or not body.access & (ACC_PUBLIC | ACC_PROTECTED) or key[0] == "<clinit>" or (
-                        inherited and (key[0] == "<init>" or body.is_static)):
+                if (
+                    key in seen
+                    or not body.access & (ACC_PUBLIC | ACC_PROTECTED)
+                    or key[0] == "<clinit>"
+                    or (inherited and (key[0] == "<init>" or body.is_static))
+                ):
                     continue
                 seen.add(key)
                 yield name, (owner, *key)
@@ -392,8 +418,13 @@ def derive(jdk: Path) -> dict[Effect, list[str]]:
     found: dict[Effect, list[str]] = {}
     for effect in Effect:
         reach = _reach(graph, callers, effect)
-        found[effect] = sorted({f"{java_name(name)}#{method[1]}{java_parameters(method[2])}"
-                                for name, method in visible if any(t in reach for t in _called(graph, name, method))})
+        found[effect] = sorted(
+            {
+                f"{java_name(name)}#{method[1]}{java_parameters(method[2])}"
+                for name, method in visible
+                if any(t in reach for t in _called(graph, name, method))
+            }
+        )
     return found
 
 

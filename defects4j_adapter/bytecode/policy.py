@@ -135,10 +135,14 @@ class Family(Enum):
 def _regex(pattern: str) -> str:
     """A pattern as a regular expression: ``*`` any run of characters, ``{a,b}`` alternatives, and
     after a class's name its nested classes and members."""
+
     def plain(text: str) -> str:
         return ".*".join(re.escape(part) for part in text.split("*"))
-    regex = "".join(f"(?:{'|'.join(plain(a) for a in part[1:-1].split(','))})" if part.startswith("{")
-                    else plain(part) for part in re.split(r"(\{[^{}]*\})", pattern))
+
+    regex = "".join(
+        f"(?:{'|'.join(plain(a) for a in part[1:-1].split(','))})" if part.startswith("{") else plain(part)
+        for part in re.split(r"(\{[^{}]*\})", pattern)
+    )
     return regex if "#" in pattern or pattern.startswith('"') else regex + "(?:[$#].*)?"
 
 
@@ -162,62 +166,98 @@ class Rule:
 
 def _derived(effect: Effect) -> frozenset[str]:
     """What any recorded JDK says reaches ``effect``: the test JVM runs one JDK or another."""
-    return frozenset().union(*(jdk_effects.load(path)[1][effect]
-                               for path in sorted(jdk_effects.DATA_FOLDER.glob("effects-jdk*.txt"))))
+    return frozenset().union(
+        *(jdk_effects.load(path)[1][effect] for path in sorted(jdk_effects.DATA_FOLDER.glob("effects-jdk*.txt")))
+    )
 
 
-_BY_NAME = ("calls, reads or writes a member a string names, around every rule here that names members")
+_BY_NAME = "calls, reads or writes a member a string names, around every rule here that names members"
 _OPENS = "reaches private members of any class, the runner's report and exit guard included"
 _DEFINES = "defines classes at run time: a lenient stand-in for a test class, or code no rule here has seen"
 _OTHER_THREADS = "reaches threads other than the candidate's own, the runner's included"
 _EXIT = "ends or hooks the test JVM around the runner: it reports nothing, or a forger speaks last"
-_STREAMS = ("the runner's standard streams: it reports on standard output and reads each job's key on standard "
-            "input, and a replaced stream stays replaced for the candidates after")
+_STREAMS = (
+    "the runner's standard streams: it reports on standard output and reads each job's key on standard "
+    "input, and a replaced stream stays replaced for the candidates after"
+)
 _WRITES = "writes, moves or deletes files: Defects4J's verdict is files the test JVM writes (failing_tests)"
 _SOCKETS = "talks to other processes outside the report channel: the harness, or another candidate's JVM"
-_CALLERS = ("its callers' classes and methods, which tell a test run from real use: a candidate right only under "
-            "test")
-_ENVIRONMENT = ("the JVM's launch, options and environment, which tell nl2fix's or a test harness's JVM from the "
-                "user's: a candidate right only under test")
-_BY_DATA = ("makes an object of whatever class the data names, as Class.forName does: the test framework's own "
-            "exceptions and the runner's classes included, which the candidate's source cannot name")
+_CALLERS = "its callers' classes and methods, which tell a test run from real use: a candidate right only under test"
+_ENVIRONMENT = (
+    "the JVM's launch, options and environment, which tell nl2fix's or a test harness's JVM from the "
+    "user's: a candidate right only under test"
+)
+_BY_DATA = (
+    "makes an object of whatever class the data names, as Class.forName does: the test framework's own "
+    "exceptions and the runner's classes included, which the candidate's source cannot name"
+)
 
 RULES: tuple[Rule, ...] = (
     # deep reflection
     Rule(Family.DEEP_REFLECTION, "java.lang.reflect.*#{setAccessible,trySetAccessible}", _OPENS),
     Rule(Family.DEEP_REFLECTION, "java.lang.Class#getDeclared*", _OPENS),
     Rule(Family.DEEP_REFLECTION, "java.lang.invoke.MethodHandles#privateLookupIn", _OPENS),
-    Rule(Family.DEEP_REFLECTION, "java.lang.Class#forName",
-         "finds a class by name, the runner's and JUnit's included, which the candidate's source cannot name"),
+    Rule(
+        Family.DEEP_REFLECTION,
+        "java.lang.Class#forName",
+        "finds a class by name, the runner's and JUnit's included, which the candidate's source cannot name",
+    ),
     Rule(Family.DEEP_REFLECTION, "java.lang.reflect.Method#invoke", _BY_NAME),
     Rule(Family.DEEP_REFLECTION, "java.lang.reflect.Constructor#newInstance", _BY_NAME),
     Rule(Family.DEEP_REFLECTION, "java.lang.Class#newInstance", _BY_NAME),
-    Rule(Family.DEEP_REFLECTION, "java.lang.reflect.Field#{get,set}{,Boolean,Byte,Char,Short,Int,Long,Float,Double}",
-         _BY_NAME),
+    Rule(
+        Family.DEEP_REFLECTION,
+        "java.lang.reflect.Field#{get,set}{,Boolean,Byte,Char,Short,Int,Long,Float,Double}",
+        _BY_NAME,
+    ),
     Rule(Family.DEEP_REFLECTION, "java.lang.invoke.MethodHandles$Lookup#{find*,bind,unreflect*}", _BY_NAME),
     Rule(Family.DEEP_REFLECTION, "java.beans.{Statement,Expression,EventHandler,XMLDecoder}", _BY_NAME),
     Rule(Family.DEEP_REFLECTION, "javax.script.*", "runs script code, which calls any Java method by name"),
-    Rule(Family.DEEP_REFLECTION, "java.lang.reflect.Proxy",
-         "makes a class at run time that answers any interface through one handler"),
+    Rule(
+        Family.DEEP_REFLECTION,
+        "java.lang.reflect.Proxy",
+        "makes a class at run time that answers any interface through one handler",
+    ),
     # class loading and definition
     Rule(Family.CLASS_DEFINITION, "java.lang.invoke.MethodHandles$Lookup#defineHiddenClass*", _DEFINES),
     Rule(Family.CLASS_DEFINITION, "java.lang.invoke.MethodHandles$Lookup#defineClass", _DEFINES),
-    Rule(Family.CLASS_DEFINITION, "java.lang.ClassLoader",
-         "loads any class by name and defines classes from bytes: a stand-in for a test class"),
-    Rule(Family.CLASS_DEFINITION, "java.{net.URLClassLoader,security.SecureClassLoader}",
-         "loads any class by name and defines classes from bytes: a stand-in for a test class"),
+    Rule(
+        Family.CLASS_DEFINITION,
+        "java.lang.ClassLoader",
+        "loads any class by name and defines classes from bytes: a stand-in for a test class",
+    ),
+    Rule(
+        Family.CLASS_DEFINITION,
+        "java.{net.URLClassLoader,security.SecureClassLoader}",
+        "loads any class by name and defines classes from bytes: a stand-in for a test class",
+    ),
     Rule(Family.CLASS_DEFINITION, "java.lang.ModuleLayer", "defines modules and the class loaders behind them"),
-    Rule(Family.CLASS_DEFINITION, "javax.tools.*",
-         "runs the Java compiler inside the test JVM: class files for a stand-in, made at run time"),
+    Rule(
+        Family.CLASS_DEFINITION,
+        "javax.tools.*",
+        "runs the Java compiler inside the test JVM: class files for a stand-in, made at run time",
+    ),
     # stack inspection
-    Rule(Family.STACK_INSPECTION, "java.lang.LiveStackFrame",
-         "the locals of every frame on the stack, where the runner keeps its report key"),
-    Rule(Family.STACK_INSPECTION, "java.lang.StackWalker",
-         "walks the runner's frames and classes on the candidate's stack (and their locals through LiveStackFrame)"),
-    Rule(Family.STACK_INSPECTION, "java.lang.Thread#{getStackTrace,getAllStackTraces}",
-         "the frames of other threads, the runner's included"),
-    Rule(Family.STACK_INSPECTION, "java.lang.Throwable#{getStackTrace,printStackTrace(java.io.PrintWriter),"
-                                  "printStackTrace(java.io.PrintStream)}", _CALLERS),
+    Rule(
+        Family.STACK_INSPECTION,
+        "java.lang.LiveStackFrame",
+        "the locals of every frame on the stack, where the runner keeps its report key",
+    ),
+    Rule(
+        Family.STACK_INSPECTION,
+        "java.lang.StackWalker",
+        "walks the runner's frames and classes on the candidate's stack (and their locals through LiveStackFrame)",
+    ),
+    Rule(
+        Family.STACK_INSPECTION,
+        "java.lang.Thread#{getStackTrace,getAllStackTraces}",
+        "the frames of other threads, the runner's included",
+    ),
+    Rule(
+        Family.STACK_INSPECTION,
+        "java.lang.Throwable#{getStackTrace,printStackTrace(java.io.PrintWriter),printStackTrace(java.io.PrintStream)}",
+        _CALLERS,
+    ),
     Rule(Family.STACK_INSPECTION, "java.lang.StackTraceElement", _CALLERS),
     Rule(Family.STACK_INSPECTION, "java.util.logging.LogRecord#getSource*", _CALLERS),
     Rule(Family.STACK_INSPECTION, "java.lang.SecurityManager#getClassContext", _CALLERS),
@@ -226,60 +266,108 @@ RULES: tuple[Rule, ...] = (
     Rule(Family.DESERIALIZATION, "java.util.ServiceLoader", _BY_DATA),
     Rule(Family.DESERIALIZATION, "javax.naming.*", _BY_DATA),
     Rule(Family.DESERIALIZATION, "java.util.logging.LogManager#{readConfiguration,updateConfiguration}", _BY_DATA),
-    Rule(Family.DESERIALIZATION, "java.beans.{PropertyEditorManager#setEditorSearchPath,"
-                                 "Introspector#setBeanInfoSearchPath}", _BY_DATA),
+    Rule(
+        Family.DESERIALIZATION,
+        "java.beans.{PropertyEditorManager#setEditorSearchPath,Introspector#setBeanInfoSearchPath}",
+        _BY_DATA,
+    ),
     Rule(Family.DESERIALIZATION, "javax.sql.rowset.spi.SyncFactory", _BY_DATA),
     Rule(Family.DESERIALIZATION, "javax.swing.{UIManager,UIDefaults}", _BY_DATA),
     Rule(Family.DESERIALIZATION, "java.awt.datatransfer.DataFlavor#<init>(java.lang.String*)", _BY_DATA),
     # instrumentation, attach, management (before com.sun.*, which covers two of them)
     Rule(Family.INSTRUMENTATION, "java.lang.instrument.*", "redefines loaded classes, the runner's and the tests'"),
-    Rule(Family.INSTRUMENTATION, "com.sun.tools.attach.*",
-         "attaches an agent to a running JVM, this one or another candidate's"),
+    Rule(
+        Family.INSTRUMENTATION,
+        "com.sun.tools.attach.*",
+        "attaches an agent to a running JVM, this one or another candidate's",
+    ),
     Rule(Family.INSTRUMENTATION, "com.sun.jdi.*", "a debugger's view of a JVM: its threads, frames and locals"),
-    Rule(Family.INSTRUMENTATION, "java.lang.management.*",
-         "other threads' stacks and the platform's beans (a heap dump holds the report key)"),
-    Rule(Family.INSTRUMENTATION, "javax.management.*",
-         "invokes any registered bean by name, HotSpot's heap dump among them (the report key in a dump)"),
+    Rule(
+        Family.INSTRUMENTATION,
+        "java.lang.management.*",
+        "other threads' stacks and the platform's beans (a heap dump holds the report key)",
+    ),
+    Rule(
+        Family.INSTRUMENTATION,
+        "javax.management.*",
+        "invokes any registered bean by name, HotSpot's heap dump among them (the report key in a dump)",
+    ),
     # JDK internals
-    Rule(Family.JDK_INTERNALS, "sun.*",
-         "JDK internals outside every access check: sun.misc.Unsafe reads and writes any memory"),
-    Rule(Family.JDK_INTERNALS, "jdk.*",
-         "JDK-specific modules: internals (Unsafe, class definition), JShell, Nashorn and Dynalink (code by "
-         "name), the flight recorder and management extensions"),
-    Rule(Family.JDK_INTERNALS, "com.sun.*",
-         "JDK-specific APIs: management extensions (heap dumps), the HTTP server, the compiler's internals"),
+    Rule(
+        Family.JDK_INTERNALS,
+        "sun.*",
+        "JDK internals outside every access check: sun.misc.Unsafe reads and writes any memory",
+    ),
+    Rule(
+        Family.JDK_INTERNALS,
+        "jdk.*",
+        "JDK-specific modules: internals (Unsafe, class definition), JShell, Nashorn and Dynalink (code by "
+        "name), the flight recorder and management extensions",
+    ),
+    Rule(
+        Family.JDK_INTERNALS,
+        "com.sun.*",
+        "JDK-specific APIs: management extensions (heap dumps), the HTTP server, the compiler's internals",
+    ),
     # native code
-    Rule(Family.NATIVE_CODE, "java.lang.{System,Runtime}#{load,loadLibrary}",
-         "loads native code, which reads and writes any memory of the JVM, the runner's results included"),
+    Rule(
+        Family.NATIVE_CODE,
+        "java.lang.{System,Runtime}#{load,loadLibrary}",
+        "loads native code, which reads and writes any memory of the JVM, the runner's results included",
+    ),
     Rule(Family.NATIVE_CODE, "java.lang.foreign.*", "native calls and native memory without JNI"),
     # the JVM's process, exit and standard streams
     Rule(Family.PROCESS, "java.lang.System#exit", _EXIT),
     Rule(Family.PROCESS, "java.lang.Runtime#{exit,halt,addShutdownHook,removeShutdownHook}", _EXIT),
     Rule(Family.PROCESS, "java.lang.System#{setOut,setErr,setIn,in,inheritedChannel,console}", _STREAMS),
-    Rule(Family.PROCESS, "java.lang.System#setSecurityManager",
-         "installs a security manager that vetoes the runner's own actions"),
-    Rule(Family.PROCESS, "java.lang.System#{setProperty,setProperties,clearProperty}",
-         "changes JVM-wide settings the runner and JUnit read, and they outlive the candidate in a warm JVM"),
-    Rule(Family.PROCESS, "<JDK members that start or kill processes>", "starts or kills another process, outside "
-         "the test JVM's checks", _derived(Effect.PROCESSES)),
+    Rule(
+        Family.PROCESS,
+        "java.lang.System#setSecurityManager",
+        "installs a security manager that vetoes the runner's own actions",
+    ),
+    Rule(
+        Family.PROCESS,
+        "java.lang.System#{setProperty,setProperties,clearProperty}",
+        "changes JVM-wide settings the runner and JUnit read, and they outlive the candidate in a warm JVM",
+    ),
+    Rule(
+        Family.PROCESS,
+        "<JDK members that start or kill processes>",
+        "starts or kills another process, outside the test JVM's checks",
+        _derived(Effect.PROCESSES),
+    ),
     Rule(Family.PROCESS, "java.lang.ProcessHandle", "signals and kills other processes, the harness's included"),
     # other threads
-    Rule(Family.THREADS, "java.lang.Thread#{stop,suspend,resume}",
-         "stops or freezes a thread, possibly the runner's, leaving its locks and state broken"),
+    Rule(
+        Family.THREADS,
+        "java.lang.Thread#{stop,suspend,resume}",
+        "stops or freezes a thread, possibly the runner's, leaving its locks and state broken",
+    ),
     Rule(Family.THREADS, "java.lang.Thread#enumerate", _OTHER_THREADS),
     Rule(Family.THREADS, "java.lang.ThreadGroup", _OTHER_THREADS),
-    Rule(Family.THREADS, "java.lang.Thread#setDefaultUncaughtExceptionHandler",
-         "JVM-wide: sees and handles every thread's failures, the runner's and later candidates' included"),
+    Rule(
+        Family.THREADS,
+        "java.lang.Thread#setDefaultUncaughtExceptionHandler",
+        "JVM-wide: sees and handles every thread's failures, the runner's and later candidates' included",
+    ),
     # file descriptors and /proc
-    Rule(Family.FILE_DESCRIPTORS, "java.io.FileDescriptor",
-         "the runner's standard output and input, written and read around System.out and System.in"),
-    Rule(Family.FILE_DESCRIPTORS, '"*/proc{,/*}"',
-         "/proc/self holds the JVM's memory (the report key), its file descriptors and the harness's processes"),
-    Rule(Family.FILE_DESCRIPTORS, '"*/dev/{fd,std}*"',
-         "/dev/fd and /dev/stdin, /dev/stdout, /dev/stderr are the runner's report and key channels by another name"),
+    Rule(
+        Family.FILE_DESCRIPTORS,
+        "java.io.FileDescriptor",
+        "the runner's standard output and input, written and read around System.out and System.in",
+    ),
+    Rule(
+        Family.FILE_DESCRIPTORS,
+        '"*/proc{,/*}"',
+        "/proc/self holds the JVM's memory (the report key), its file descriptors and the harness's processes",
+    ),
+    Rule(
+        Family.FILE_DESCRIPTORS,
+        '"*/dev/{fd,std}*"',
+        "/dev/fd and /dev/stdin, /dev/stdout, /dev/stderr are the runner's report and key channels by another name",
+    ),
     # writing and deleting files, sockets, processes: derived from the JDK (jdk_effects.py)
-    Rule(Family.FILE_WRITES, "<JDK members that create, write, move or delete files>", _WRITES,
-         _derived(Effect.FILES)),
+    Rule(Family.FILE_WRITES, "<JDK members that create, write, move or delete files>", _WRITES, _derived(Effect.FILES)),
     Rule(Family.SOCKETS, "<JDK members that open or connect sockets>", _SOCKETS, _derived(Effect.SOCKETS)),
     Rule(Family.SOCKETS, "java.net.URL#{openConnection,openStream,getContent}", _SOCKETS),
     Rule(Family.SOCKETS, "{java.net.http,javax.net,java.rmi}.*", _SOCKETS),
@@ -287,21 +375,28 @@ RULES: tuple[Rule, ...] = (
     # reference); a constant portable key for System#getProperty(String) is allowed: check.py
     Rule(Family.ENVIRONMENT, "java.lang.System#{getProperty,getProperties,getenv}", _ENVIRONMENT),
     Rule(Family.ENVIRONMENT, "java.lang.{Integer#getInteger,Long#getLong,Boolean#getBoolean}", _ENVIRONMENT),
-    Rule(Family.ENVIRONMENT, "java.lang.Class#{getEnclosingMethod,getEnclosingConstructor}",
-         "the method its class was declared in, which the behaviour probe renames: a candidate that knows it is "
-         "probed"),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.lang.Class#{getEnclosingMethod,getEnclosingConstructor}",
+        "the method its class was declared in, which the behaviour probe renames: a candidate that knows it is probed",
+    ),
     # the test framework and runner
-    Rule(Family.TEST_HARNESS, "{org.junit,junit,org.hamcrest,org.opentest4j,nl2fix}.*",
-         "the tests' own framework and runner: an assumption failure turns a failing test into a skip, which "
-         "Defects4J does not count as a failure"),
+    Rule(
+        Family.TEST_HARNESS,
+        "{org.junit,junit,org.hamcrest,org.opentest4j,nl2fix}.*",
+        "the tests' own framework and runner: an assumption failure turns a failing test into a skip, which "
+        "Defects4J does not count as a failure",
+    ),
 )
 
-FINALIZER = Rule(Family.FINALIZERS, "*#finalize()",
-                 "runs later, in the JVM's finalizer thread, outside every job and its checks")
+FINALIZER = Rule(
+    Family.FINALIZERS, "*#finalize()", "runs later, in the JVM's finalizer thread, outside every job and its checks"
+)
 """Matched against the methods declared by the classes the candidate's method declares, not against references."""
 
-_ANY_RULE = re.compile("|".join(f"(?P<r{i}>{_regex(rule.pattern)})" for i, rule in enumerate(RULES)
-                                 if not rule.members), re.DOTALL)
+_ANY_RULE = re.compile(
+    "|".join(f"(?P<r{i}>{_regex(rule.pattern)})" for i, rule in enumerate(RULES) if not rule.members), re.DOTALL
+)
 _DERIVED = tuple(i for i, rule in enumerate(RULES) if rule.members)
 
 
@@ -314,11 +409,22 @@ def rule_for(subject: str) -> Rule | None:
     return RULES[first] if first < len(RULES) else None
 
 
-PORTABLE_PROPERTIES = frozenset({
-    "line.separator", "file.separator", "path.separator", "file.encoding",
-    "java.version", "java.specification.version", "java.class.version", "java.vendor", "java.vm.name",
-    "os.name", "os.arch", "os.version",
-})
+PORTABLE_PROPERTIES = frozenset(
+    {
+        "line.separator",
+        "file.separator",
+        "path.separator",
+        "file.encoding",
+        "java.version",
+        "java.specification.version",
+        "java.class.version",
+        "java.vendor",
+        "java.vm.name",
+        "os.name",
+        "os.arch",
+        "os.version",
+    }
+)
 """The system properties a candidate may read with a constant key: what portable code reads to
 format text and paths or to pick a code path per Java or OS, the same in nl2fix's test JVM as in
 any JVM on that machine (see the module doc for the keys left out)."""

@@ -83,8 +83,10 @@ class _Classes:
             self._local[name] = False  # a cycle (never from javac) ends here
             cls = self.classes.get(name)
             entry = cls.own_entry if cls else None
-            self._local[name] = cls is not None and (cls.enclosing_method is not None or (
-                entry is not None and (entry.outer is None or self.is_local(entry.outer))))
+            self._local[name] = cls is not None and (
+                cls.enclosing_method is not None
+                or (entry is not None and (entry.outer is None or self.is_local(entry.outer)))
+            )
         return self._local[name]
 
     def simple_name(self, name: str) -> str:
@@ -105,8 +107,10 @@ class _Classes:
             cls = self.classes[name]
             where, outer = cls.enclosing_method, self.outer(cls)
             self._own[name] = outer is not None and (
-                self.is_own(outer) if self.is_local(outer)
-                else where is not None and where.method is not None and self.is_target(where.owner, where.method))
+                self.is_own(outer)
+                if self.is_local(outer)
+                else where is not None and where.method is not None and self.is_target(where.owner, where.method)
+            )
         return self._own[name]
 
     def placeholder(self, name: str) -> str:
@@ -129,18 +133,28 @@ class _Classes:
             return rename_classes(descriptor, self.placeholder) if local else descriptor
 
         def kept(members: tuple[Member, ...], named_methods: bool) -> frozenset[Member]:
-            return frozenset(Member(m.access, m.name, rename(m.descriptor)) for m in members
-                             if not m.synthetic and m.name != "<clinit>"
-                             and not (named_methods and self.is_target(cls.name, m.name)))
+            return frozenset(
+                Member(m.access, m.name, rename(m.descriptor))
+                for m in members
+                if not m.synthetic and m.name != "<clinit>" and not (named_methods and self.is_target(cls.name, m.name))
+            )
 
         entry, where = cls.own_entry, cls.enclosing_method
         return ClassShape(
-            self.placeholder(cls.name), cls.access, entry.access if entry else None,
+            self.placeholder(cls.name),
+            cls.access,
+            entry.access if entry else None,
             self.placeholder(cls.super_name) if cls.super_name else None,
             tuple(self.placeholder(i) for i in cls.interfaces),
-            kept(cls.fields, False), kept(cls.methods, not local),
-            where and EnclosingMethod(self.placeholder(where.owner), where.method and _host(where.method),
-                                      where.descriptor and rename(where.descriptor)))
+            kept(cls.fields, False),
+            kept(cls.methods, not local),
+            where
+            and EnclosingMethod(
+                self.placeholder(where.owner),
+                where.method and _host(where.method),
+                where.descriptor and rename(where.descriptor),
+            ),
+        )
 
 
 def shape_of(classes: Mapping[str, ClassFile], method_name: str) -> Shape:
@@ -192,20 +206,29 @@ def _named_difference(name: str, old: ClassShape, new: ClassShape) -> str | None
     if (old.access, old.nesting) != (new.access, new.nesting):
         return f"changes the modifiers of class {shown}"
     if old.super_name != new.super_name:
-        return f"changes the superclass of {shown} from {java_name(old.super_name or '-')} to " \
-               f"{java_name(new.super_name or '-')}"
+        return (
+            f"changes the superclass of {shown} from {java_name(old.super_name or '-')} to "
+            f"{java_name(new.super_name or '-')}"
+        )
     if old.interfaces != new.interfaces:
         return f"changes the interfaces of {shown} to ({', '.join(map(java_name, new.interfaces))})"
-    return _members_difference(name, old.fields, new.fields, False) \
-        or _members_difference(name, old.methods, new.methods, True)
+    return _members_difference(name, old.fields, new.fields, False) or _members_difference(
+        name, old.methods, new.methods, True
+    )
 
 
 def _local_class(cls: ClassFile) -> str:
     entry, where = cls.own_entry, cls.enclosing_method
-    kind = "a class" if entry and entry.outer else "a local class" if entry and entry.simple_name else \
-        "an anonymous class"
-    place = f"{java_name(where.owner)}.{where.method or '<an initializer>'}" if where else \
-        java_name(entry.outer) if entry and entry.outer else "?"
+    kind = (
+        "a class" if entry and entry.outer else "a local class" if entry and entry.simple_name else "an anonymous class"
+    )
+    place = (
+        f"{java_name(where.owner)}.{where.method or '<an initializer>'}"
+        if where
+        else java_name(entry.outer)
+        if entry and entry.outer
+        else "?"
+    )
     return f"{kind} ({java_name(cls.name)}) in {place}"
 
 

@@ -135,8 +135,13 @@ def export_build_file(layout: Layout, out_dir: Path, props: Sequence[str]) -> st
 def ant_args(layout: Layout, build_file: Path, work_dir: Path, targets: Sequence[str]) -> tuple[str, ...]:
     """The command line Defects4J's ``Project::_ant_call`` runs, with another build file."""
     return (
-        str(layout.ant), "-f", str(build_file), f"-Dd4j.home={layout.home}",
-        f"-Dd4j.dir.projects={layout.projects}", f"-Dbasedir={work_dir}", *targets,
+        str(layout.ant),
+        "-f",
+        str(build_file),
+        f"-Dd4j.home={layout.home}",
+        f"-Dd4j.dir.projects={layout.projects}",
+        f"-Dbasedir={work_dir}",
+        *targets,
     )
 
 
@@ -269,14 +274,22 @@ class JobRunner(Protocol):
     files and tests), writing nothing but ``work_dir``: a sandbox
     (:mod:`defects4j_adapter.workspaces.confined_defects4j`)."""
 
-    def __call__(self, args: Sequence[str], *, work_dir: Path, env: Mapping[str, str], timeout: float,
-                 outputs: Sequence[Path] = ()) -> ExecResult:
+    def __call__(
+        self,
+        args: Sequence[str],
+        *,
+        work_dir: Path,
+        env: Mapping[str, str],
+        timeout: float,
+        outputs: Sequence[Path] = (),
+    ) -> ExecResult:
         """``outputs``: folders besides ``work_dir`` the call writes (nl2fix's own, made for it)."""
         ...
 
 
-def unconfined(args: Sequence[str], *, work_dir: Path, env: Mapping[str, str], timeout: float,
-               outputs: Sequence[Path] = ()) -> ExecResult:
+def unconfined(
+    args: Sequence[str], *, work_dir: Path, env: Mapping[str, str], timeout: float, outputs: Sequence[Path] = ()
+) -> ExecResult:
     """A :class:`JobRunner` that confines nothing (``--no-sandbox``, and inside nl2fix's docker image)."""
     return run_command(args, timeout=timeout, cwd=work_dir, env=env)
 
@@ -286,8 +299,14 @@ class Defects4J:
     working copy goes through ``runner``; ``checkout`` and ``info`` run no project code and run as
     they are."""
 
-    def __init__(self, executable: Path, *, java_home: str | None = None, base_env: Mapping[str, str] | None = None,
-                 runner: JobRunner = unconfined):
+    def __init__(
+        self,
+        executable: Path,
+        *,
+        java_home: str | None = None,
+        base_env: Mapping[str, str] | None = None,
+        runner: JobRunner = unconfined,
+    ):
         self.executable = Path(executable)
         self.java_home = java_home
         self.env = d4j_environment(os.environ if base_env is None else base_env, java_home)
@@ -351,8 +370,13 @@ class Defects4J:
             raise environment_error(f"cannot export {prop} of {work_dir}", CommandResult(result, failure_of(result)))
         return result.stdout
 
-    def export_and_compile(self, work_dir: Path, props: Sequence[str] = EXPORT_PROPERTIES, *,
-                           timeout: float = EXPORT_TIMEOUT + COMPILE_TIMEOUT) -> tuple[dict[str, str], CompileResult]:
+    def export_and_compile(
+        self,
+        work_dir: Path,
+        props: Sequence[str] = EXPORT_PROPERTIES,
+        *,
+        timeout: float = EXPORT_TIMEOUT + COMPILE_TIMEOUT,
+    ) -> tuple[dict[str, str], CompileResult]:
         """The raw value of each property, as ``defects4j export -p`` prints it, then ``work_dir``
         compiled as ``defects4j compile`` compiles it (exports first: exporting a class path runs
         Ant targets that may clean build folders, rjust/defects4j#39).
@@ -366,14 +390,19 @@ class Defects4J:
             out = Path(tmp)
             build_file = out / "export.xml"
             build_file.write_text(export_build_file(layout, out, props), encoding="utf-8")
-            result = self.runner(ant_args(layout, build_file, work_dir, (EXPORT_TARGET, "compile", "compile.tests")),
-                                 work_dir=work_dir, env=ant_environment(self.env, layout, work_dir), timeout=timeout,
-                                 outputs=(out,))
+            result = self.runner(
+                ant_args(layout, build_file, work_dir, (EXPORT_TARGET, "compile", "compile.tests")),
+                work_dir=work_dir,
+                env=ant_environment(self.env, layout, work_dir),
+                timeout=timeout,
+                outputs=(out,),
+            )
             values = {p: (out / p).read_text(encoding="utf-8", errors="replace") for p in props if (out / p).is_file()}
         missing = [p for p in props if p not in values]
         if missing:
-            raise environment_error(f"cannot export {', '.join(missing)} of {work_dir}",
-                                    CommandResult(result, failure_of(result)))
+            raise environment_error(
+                f"cannot export {', '.join(missing)} of {work_dir}", CommandResult(result, failure_of(result))
+            )
         return values, read_compile(result)
 
     def info(self, project: str, bug: int | None = None, *, timeout: float = INFO_TIMEOUT) -> parsers.BugInfo:
@@ -383,8 +412,9 @@ class Defects4J:
         return parsers.parse_info(result.stdout)
 
 
-PERMANENT_FAILURES = frozenset(("tool-missing", "perl-module-missing", "java-version-mismatch",
-                                "defects4j-not-initialised", "disk-full"))
+PERMANENT_FAILURES = frozenset(
+    ("tool-missing", "perl-module-missing", "java-version-mismatch", "defects4j-not-initialised", "disk-full")
+)
 """Signatures of a set-up that is wrong: trying again cannot help. Any other failure of a checkout,
 export or compile may be the machine's moment (one checkout under load failed at 'Tag post-fix
 revision' and went through a minute later)."""
@@ -417,8 +447,9 @@ def environment_error(what: str, outcome: CommandResult) -> Defects4JFailure:
         hint = "run ./init.sh in the Defects4J folder (it downloads the project repositories)"
     elif failure is not None and failure.kind is FailureKind.CHECKOUT_FAILURE:
         hint = "check the project and bug id with `defects4j info -p PROJECT -b N`; the raw output is above"
-    return Defects4JFailure(f"{what}: {outcome.describe()}", hint,
-                            transient=failure is None or failure.name not in PERMANENT_FAILURES)
+    return Defects4JFailure(
+        f"{what}: {outcome.describe()}", hint, transient=failure is None or failure.name not in PERMANENT_FAILURES
+    )
 
 
 def _without_work_dir(args: Sequence[str]) -> list[str]:

@@ -81,39 +81,78 @@ _ENV = FailureKind.BROKEN_ENVIRONMENT
 # Checked in this order: an environment failure also ends in "Cannot compile sources!", so the
 # environment signatures come first; a timeout also lists a failing "test", so it precedes those.
 SIGNATURES: tuple[FailureSignature, ...] = (
-    _sig(_ENV, "tool-missing",
-         r"\b(?:defects4j|java|javac|perl|ant|git|svn): (?:command )?not found|env: '?perl'?: No such file or directory"
-         r"|JAVA_HOME is not defined correctly",
-         "shell / ant launcher"),
-    _sig(_ENV, "perl-module-missing", r"Can't locate (?!Project/)\S+\.pm in @INC",
-         "perl: run `cpanm --installdeps .` (an unknown project shows as Project/X.pm: a checkout failure)"),
-    _sig(_ENV, "java-version-mismatch",
-         r"Unsupported major\.minor version|UnsupportedClassVersionError|has been compiled by a more recent version"
-         r"|Class not found: javac1\.\d+|Unrecognized VM option '[^']+'"
-         r"|[Ss]ource option \S+ is no longer supported|[Tt]arget option \S+ is no longer supported",
-         "JVM / ant / javac: Defects4J 2.x needs Java 8, 3.x Java 11"),
-    _sig(_ENV, "jvm-start", r"Could not find or load main class|Could not create the Java Virtual Machine",
-         "JVM launcher"),
-    _sig(_ENV, "defects4j-not-initialised",
-         r"Couldn't find (?:project repositories|Major mutation framework|external libraries)! Did you run",
-         "framework/core/Constants.pm"),
-    _sig(_ENV, "not-a-work-dir", r"is not a valid working directory!|Build file does not exist:",
-         "framework/bin/d4j/d4j-*, Project.pm _ant_call"),
+    _sig(
+        _ENV,
+        "tool-missing",
+        r"\b(?:defects4j|java|javac|perl|ant|git|svn): (?:command )?not found|env: '?perl'?: No such file or directory"
+        r"|JAVA_HOME is not defined correctly",
+        "shell / ant launcher",
+    ),
+    _sig(
+        _ENV,
+        "perl-module-missing",
+        r"Can't locate (?!Project/)\S+\.pm in @INC",
+        "perl: run `cpanm --installdeps .` (an unknown project shows as Project/X.pm: a checkout failure)",
+    ),
+    _sig(
+        _ENV,
+        "java-version-mismatch",
+        r"Unsupported major\.minor version|UnsupportedClassVersionError|has been compiled by a more recent version"
+        r"|Class not found: javac1\.\d+|Unrecognized VM option '[^']+'"
+        r"|[Ss]ource option \S+ is no longer supported|[Tt]arget option \S+ is no longer supported",
+        "JVM / ant / javac: Defects4J 2.x needs Java 8, 3.x Java 11",
+    ),
+    _sig(
+        _ENV,
+        "jvm-start",
+        r"Could not find or load main class|Could not create the Java Virtual Machine",
+        "JVM launcher",
+    ),
+    _sig(
+        _ENV,
+        "defects4j-not-initialised",
+        r"Couldn't find (?:project repositories|Major mutation framework|external libraries)! Did you run",
+        "framework/core/Constants.pm",
+    ),
+    _sig(
+        _ENV,
+        "not-a-work-dir",
+        r"is not a valid working directory!|Build file does not exist:",
+        "framework/bin/d4j/d4j-*, Project.pm _ant_call",
+    ),
     _sig(_ENV, "disk-full", r"No space left on device", "operating system"),
-    _sig(FailureKind.CHECKOUT_FAILURE, "checkout",
-         r"Cannot checkout program version!|Couldn't check out program version!|Invalid project_id: "
-         r"|Wrong version_id: |Version id does not exist|Couldn't init local git repository"
-         r"|Couldn't tag (?:post-fix|fixed|buggy|pre-fix) (?:revision|program version)",
-         "framework/bin/d4j/d4j-checkout, Project.pm checkout_vid, Utils::check_vid"),
-    _sig(FailureKind.TEST_TIMEOUT, "junit-watchdog", r"Timeout occurred\. Please note the time in the report",
-         "ant JUnitTask.logTimeout (junit timeout=180000 in defects4j.build.xml)"),
-    _sig(FailureKind.COMPILE_FAILURE, "compile",
-         r"Cannot compile sources!|Cannot compile tests!|Cannot compile test suite!",
-         "framework/bin/d4j/d4j-compile, d4j-test"),
-    _sig(FailureKind.TEST_FAILURE, "forked-vm-crash", r"Forked Java VM exited abnormally",
-         "ant JUnitTask.logVmCrash (e.g. System.exit in the code under test)"),
-    _sig(_ENV, "cannot-run-tests", r"Cannot run tests!|Cannot determine triggering tests!",
-         "framework/bin/d4j/d4j-test: the ant test target itself failed"),
+    _sig(
+        FailureKind.CHECKOUT_FAILURE,
+        "checkout",
+        r"Cannot checkout program version!|Couldn't check out program version!|Invalid project_id: "
+        r"|Wrong version_id: |Version id does not exist|Couldn't init local git repository"
+        r"|Couldn't tag (?:post-fix|fixed|buggy|pre-fix) (?:revision|program version)",
+        "framework/bin/d4j/d4j-checkout, Project.pm checkout_vid, Utils::check_vid",
+    ),
+    _sig(
+        FailureKind.TEST_TIMEOUT,
+        "junit-watchdog",
+        r"Timeout occurred\. Please note the time in the report",
+        "ant JUnitTask.logTimeout (junit timeout=180000 in defects4j.build.xml)",
+    ),
+    _sig(
+        FailureKind.COMPILE_FAILURE,
+        "compile",
+        r"Cannot compile sources!|Cannot compile tests!|Cannot compile test suite!",
+        "framework/bin/d4j/d4j-compile, d4j-test",
+    ),
+    _sig(
+        FailureKind.TEST_FAILURE,
+        "forked-vm-crash",
+        r"Forked Java VM exited abnormally",
+        "ant JUnitTask.logVmCrash (e.g. System.exit in the code under test)",
+    ),
+    _sig(
+        _ENV,
+        "cannot-run-tests",
+        r"Cannot run tests!|Cannot determine triggering tests!",
+        "framework/bin/d4j/d4j-test: the ant test target itself failed",
+    ),
     _sig(FailureKind.TEST_FAILURE, "failing-tests", r"^Failing tests: [1-9]", "framework/bin/d4j/d4j-test summary"),
 )
 
@@ -205,7 +244,7 @@ def parse_test_output(stdout: str) -> TestReport | None:
     if not m:
         return None
     failing = []
-    for line in stdout[m.end():].splitlines()[1:]:
+    for line in stdout[m.end() :].splitlines()[1:]:
         item = _LISTED_TEST.match(line)
         if not item:
             break

@@ -39,8 +39,11 @@ def _named_for(class_name: str, stem: str) -> bool:
 def _by_name(root: Path, package: str, stem: str) -> dict[str, bytes]:
     """The file's top-level class and the classes nested in it, by file name."""
     prefix = f"{package.replace('.', '/')}/" if package else ""
-    return {prefix + p.stem: p.read_bytes() for p in sorted(_folder(root, package).glob("*.class"))
-            if _named_for(p.stem, stem)}
+    return {
+        prefix + p.stem: p.read_bytes()
+        for p in sorted(_folder(root, package).glob("*.class"))
+        if _named_for(p.stem, stem)
+    }
 
 
 def _select(root: Path, package: str, source: Path) -> dict[str, bytes]:

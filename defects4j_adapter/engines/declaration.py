@@ -71,7 +71,7 @@ def parse(method: str) -> Declaration | None:
     j = close + 1
     while j + 1 < len(tokens) and tokens[j].text == "[" and tokens[j + 1].text == "]":
         dims, j = dims + "[]", j + 2
-    params = parameters(tokens[i + 1:close])
+    params = parameters(tokens[i + 1 : close])
     if params is None:
         return None
     return Declaration(frozenset(modifiers), _ARRAY.sub("[]", " ".join(rest)) + dims, tuple(p.type for p in params))

@@ -155,8 +155,12 @@ class Defects4JEngine:
             outcome = self._judge(workspace, slot, method, known_failures, stop_at_first_failure, log_dir, start)
         outcome.wall_seconds = time.monotonic() - start
         outcome.log_dir = log_dir
-        tell(log, "defects4j: compiled and tested by Defects4J's own command line in slot %s: %s", slot.name,
-             jobs.summary(outcome))
+        tell(
+            log,
+            "defects4j: compiled and tested by Defects4J's own command line in slot %s: %s",
+            slot.name,
+            jobs.summary(outcome),
+        )
         return linkage.noted(outcome, workspace, "Defects4J's Java")
 
     def _judge(
@@ -199,8 +203,10 @@ class Defects4JEngine:
             if step.phase is Phase.COMPILE:
                 built = retry_while(
                     functools.partial(self.d4j.compile, slot, timeout=min(d4j_cli.COMPILE_TIMEOUT, remaining)),
-                    failed=harness_hiccup, what=f"`defects4j compile` of a {workspace.bug.id} candidate",
-                    backoff=self.backoff)
+                    failed=harness_hiccup,
+                    what=f"`defects4j compile` of a {workspace.bug.id} candidate",
+                    backoff=self.backoff,
+                )
                 _keep(log_dir, index, "compile", built)
                 go_on = absorb_compile(outcome, built)
                 if go_on:
@@ -211,10 +217,17 @@ class Defects4JEngine:
                     go_on = not (outcome.rejection or outcome.harness_error)
             else:
                 run = retry_while(
-                    functools.partial(self.d4j.test, slot, timeout=min(self.test_timeout, remaining),
-                                      test=step.test, relevant=step.phase is Phase.RELEVANT),
-                    failed=harness_hiccup, what=f"`defects4j test` of a {workspace.bug.id} candidate",
-                    backoff=self.backoff)
+                    functools.partial(
+                        self.d4j.test,
+                        slot,
+                        timeout=min(self.test_timeout, remaining),
+                        test=step.test,
+                        relevant=step.phase is Phase.RELEVANT,
+                    ),
+                    failed=harness_hiccup,
+                    what=f"`defects4j test` of a {workspace.bug.id} candidate",
+                    backoff=self.backoff,
+                )
                 _keep(log_dir, index, f"test-{step.test or 'relevant'}", run)
                 go_on = absorb_test(outcome, step, run, known, stop_early)
             if not go_on:
@@ -234,9 +247,14 @@ class Defects4JEngine:
         """What Defects4J passed, judged again by nl2fix's runner on the same classes
         (:mod:`~defects4j_adapter.engines.own_judgement`)."""
         judged = own_judgement.runner_outcome(
-            slot_space, sandbox=self.runner_sandbox, cache_dir=self.cache_dir, known=known,
-            test_timeout=self.options.settings.test_timeout, seconds=deadline - time.monotonic(),
-            memory_mb=self.options.settings.memory_mb)
+            slot_space,
+            sandbox=self.runner_sandbox,
+            cache_dir=self.cache_dir,
+            known=known,
+            test_timeout=self.options.settings.test_timeout,
+            seconds=deadline - time.monotonic(),
+            memory_mb=self.options.settings.memory_mb,
+        )
         outcome.cpu_seconds += judged.cpu_seconds
         own_judgement.fold(outcome, judged, tuple(slot_space.trigger_tests))
 

@@ -50,8 +50,9 @@ class Defects4JRebuild:
             self._d4j = confined_defects4j.confined(d4j_cli.Defects4J.find(), self.options.sandbox)
         return self._d4j
 
-    def run(self, ws: Workspace, method: str, *, log_dir: Path | None,
-            tests: Callable[[Workspace], Outcome]) -> Outcome:
+    def run(
+        self, ws: Workspace, method: str, *, log_dir: Path | None, tests: Callable[[Workspace], Outcome]
+    ) -> Outcome:
         """Splice ``method`` into a slot, compile it with Defects4J, then ``tests(slot workspace)``."""
         start = time.monotonic()
         with d4j_workspace.candidate_slot(ws.root, self.options.settings.workers) as slot:
@@ -59,8 +60,9 @@ class Defects4JRebuild:
         outcome.wall_seconds = time.monotonic() - start
         return jobs.with_note(outcome, NOTE)
 
-    def _in_slot(self, ws: Workspace, slot: Path, method: str, log_dir: Path | None,
-                 tests: Callable[[Workspace], Outcome]) -> Outcome:
+    def _in_slot(
+        self, ws: Workspace, slot: Path, method: str, log_dir: Path | None, tests: Callable[[Workspace], Outcome]
+    ) -> Outcome:
         buggy_file = ws.buggy_file()
         spliced = jobs.write_spliced(ws, method, _in(slot, ws, buggy_file))
         if isinstance(spliced, Outcome):
@@ -69,14 +71,21 @@ class Defects4JRebuild:
         for folder in (ws.classes_dir, ws.test_classes_dir):
             shutil.rmtree(_in(slot, ws, folder), ignore_errors=True)
         built = self.d4j.compile(slot)
-        jobs.keep(log_dir, {buggy_file.name: spliced.path,
-                            "defects4j-compile.log": built.result.stdout + built.result.stderr})
+        jobs.keep(
+            log_dir, {buggy_file.name: spliced.path, "defects4j-compile.log": built.result.stdout + built.result.stderr}
+        )
         outcome = Outcome(phase=Phase.COMPILE, compiled=False)
         if not d4j_engine.absorb_compile(outcome, built):
             return jobs.with_note(outcome, spliced.note)
         # the tests read the slot's classes; the candidate's file is spliced again from the
         # pristine one, as on the fast path
-        tested = tests(replace(ws, root=slot, classes_dir=_in(slot, ws, ws.classes_dir),
-                               test_classes_dir=_in(slot, ws, ws.test_classes_dir)))
+        tested = tests(
+            replace(
+                ws,
+                root=slot,
+                classes_dir=_in(slot, ws, ws.classes_dir),
+                test_classes_dir=_in(slot, ws, ws.test_classes_dir),
+            )
+        )
         tested.cpu_seconds += outcome.cpu_seconds
         return tested

@@ -75,8 +75,7 @@ waiting out the full limit there only doubled what a candidate that loops costs 
 timeouts were 6 % of the candidates and half the CPU). A test that needs more than this is judged by
 the fresh JVM, as a loop is."""
 REBUILT = "the declaration changed in a way other classes can see, so everything was recompiled"
-FRESH_DECIDES = ("it passed in a JVM that had run other candidates' code, not in a fresh one: the fresh JVM "
-                 "decides")
+FRESH_DECIDES = "it passed in a JVM that had run other candidates' code, not in a fresh one: the fresh JVM decides"
 RECHECKED = "judged again in a fresh JVM: the first JVM had run other candidates' code"
 FRESH_JVM = "(the fresh JVM)"
 """The failing "test" a candidate's non-pass in its fresh confirming JVM is blamed on, when no test failed."""
@@ -84,8 +83,15 @@ FRESH_JVM = "(the fresh JVM)"
 
 def _passes(outcome: Outcome) -> bool:
     """The outcome of a run in which every test the runner ran passed."""
-    return (outcome.compiled and outcome.phase is Phase.DONE and not outcome.failing_tests and not outcome.timed_out
-            and not outcome.harness_error and not outcome.jvm_died and not outcome.rejection)
+    return (
+        outcome.compiled
+        and outcome.phase is Phase.DONE
+        and not outcome.failing_tests
+        and not outcome.timed_out
+        and not outcome.harness_error
+        and not outcome.jvm_died
+        and not outcome.rejection
+    )
 
 
 def unsettled(outcome: Outcome) -> bool:
@@ -119,8 +125,15 @@ def confirmed(warm: Outcome, fresh: Outcome, *, warm_ran_all: bool) -> Outcome:
     if fresh.failing_tests or (fresh.timed_out and not fresh.harness_error):
         return jobs.with_note(replace(fresh, harness_error=""), FRESH_DECIDES)
     why = fresh.harness_error or "it did not pass"
-    return Outcome(phase=fresh.phase, compiled=True, tests_run=max(1, fresh.tests_run), failing_tests=[FRESH_JVM],
-                   messages={FRESH_JVM: why}, cpu_seconds=fresh.cpu_seconds, detail=FRESH_DECIDES)
+    return Outcome(
+        phase=fresh.phase,
+        compiled=True,
+        tests_run=max(1, fresh.tests_run),
+        failing_tests=[FRESH_JVM],
+        messages={FRESH_JVM: why},
+        cpu_seconds=fresh.cpu_seconds,
+        detail=FRESH_DECIDES,
+    )
 
 
 def may_probe_in(ran: frozenset[str] | set[str], candidate: str, *, trusted: bool) -> bool:
@@ -190,9 +203,11 @@ def described(tests: TestChoice, ws: Workspace) -> str:
     if tests.probe is not None:
         return "every test, recording which ones execute the method"
     if tests.plan is not None:
-        return (f"its {len(ws.trigger_tests)} trigger test(s), then the {len(tests.plan.relevant)} relevant test "
-                f"class(es) that can notice the change ({len(tests.plan.left_out)} test(s) left out: they never "
-                "execute the method)")
+        return (
+            f"its {len(ws.trigger_tests)} trigger test(s), then the {len(tests.plan.relevant)} relevant test "
+            f"class(es) that can notice the change ({len(tests.plan.left_out)} test(s) left out: they never "
+            "execute the method)"
+        )
     return f"its {len(ws.trigger_tests)} trigger test(s), then every relevant test class ({len(ws.relevant_tests)})"
 
 
@@ -286,17 +301,31 @@ class Answer:
 class WarmJvm:
     """One ``serve``-mode runner in the sandbox, for one workspace."""
 
-    def __init__(self, sandbox: Sandbox, ws: Workspace, runner_dir: Path, options: EngineOptions,
-                 one_job: bool = False, memory_mb: int | None = None):
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        ws: Workspace,
+        runner_dir: Path,
+        options: EngineOptions,
+        one_job: bool = False,
+        memory_mb: int | None = None,
+    ):
         self.inbox = Path(tempfile.mkdtemp(prefix=f"warm-{ws.bug.id}-", dir=self._jobs_root(options)))
         self.label = self.inbox.name.rsplit("-", 1)[-1]
         """Names the JVM in a candidate's story."""
         self.inbox.chmod(0o755)
         self.mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch")
-        argv = runner.jvm_command(runner_dir, memory_mb=memory_mb or options.settings.memory_mb,
-                                       tmp_dir=sandbox.tmp_dir(self.mounts), mode=["serve"],
-                                       test_classpath=ws.classpath, java=sandbox.test_java(), one_job=one_job,
-                                       confined=sandbox.confined, job_dirs=sandbox.job_dirs(self.mounts))
+        argv = runner.jvm_command(
+            runner_dir,
+            memory_mb=memory_mb or options.settings.memory_mb,
+            tmp_dir=sandbox.tmp_dir(self.mounts),
+            mode=["serve"],
+            test_classpath=ws.classpath,
+            java=sandbox.test_java(),
+            one_job=one_job,
+            confined=sandbox.confined,
+            job_dirs=sandbox.job_dirs(self.mounts),
+        )
         self.sandbox = sandbox
         self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.settings.candidate_timeout))
         self.lines: queue.Queue[str | None] = queue.Queue()
@@ -449,9 +478,12 @@ class FastEngine:
         """A warm JVM for ``ws``: a test JVM, or with ``compiler`` one that only compiles (its heap
         :data:`COMPILER_MEMORY_MB`, the quick JIT compiler only: :data:`runner.ONE_JOB_JIT`)."""
         memory = COMPILER_MEMORY_MB if compiler else None
-        return retry(lambda: WarmJvm(self.sandbox, ws, self.runner_dir, self.options, one_job or compiler, memory),
-                     what=f"starting the warm test JVM for {ws.bug.id}",
-                     transient=lambda exc: isinstance(exc, JvmFailure), backoff=self.start_backoff)
+        return retry(
+            lambda: WarmJvm(self.sandbox, ws, self.runner_dir, self.options, one_job or compiler, memory),
+            what=f"starting the warm test JVM for {ws.bug.id}",
+            transient=lambda exc: isinstance(exc, JvmFailure),
+            backoff=self.start_backoff,
+        )
 
     def _release(self, ws: Workspace, jvm: WarmJvm) -> None:
         if jvm.one_job:  # a confirming JVM's quick JIT only would slow the many jobs of a warm one
@@ -486,8 +518,13 @@ class FastEngine:
         tell(log, "class-file check: %s", checked.rejection or checked.harness_error or "passed")
         return jobs.with_note(checked, made.note) if checked.rejection or checked.harness_error else made
 
-    def compile_source(self, ws: Workspace, write: Callable[[Path], jobs.SplicedFile | Outcome],
-                       log_dir: Path | None = None, compile_classpath: tuple[Path, ...] = ()) -> Compiled | Outcome:
+    def compile_source(
+        self,
+        ws: Workspace,
+        write: Callable[[Path], jobs.SplicedFile | Outcome],
+        log_dir: Path | None = None,
+        compile_classpath: tuple[Path, ...] = (),
+    ) -> Compiled | Outcome:
         """The source file ``write`` makes (given its path) compiled by a compiling JVM of ``ws``
         (``compile_classpath`` before the workspace's), or the outcome when it cannot be written or
         does not compile. javac's own failure on the file is the file's (:func:`compiler_failure`):
@@ -508,8 +545,14 @@ class FastEngine:
                 source = write(job / ws.buggy_file().name)
                 if isinstance(source, Outcome):
                     return source
-                request = jobs.runner_job(ws, job_id, known=frozenset(), stop_at_first_failure=True,
-                                          test_timeout=self.options.settings.test_timeout, source=source.path)
+                request = jobs.runner_job(
+                    ws,
+                    job_id,
+                    known=frozenset(),
+                    stop_at_first_failure=True,
+                    test_timeout=self.options.settings.test_timeout,
+                    source=source.path,
+                )
                 request.compile_only = True
                 request.compile_classpath[:0] = compile_classpath
                 request_file = request.write(job / "request.txt")
@@ -523,41 +566,68 @@ class FastEngine:
                     ended += 1
                     if ended < 2:
                         continue
-                failure = compiler_failure(killed_for_time=answer.killed_for_time, ended=ended,
-                                           seconds=self.options.settings.candidate_timeout)
+                failure = compiler_failure(
+                    killed_for_time=answer.killed_for_time, ended=ended, seconds=self.options.settings.candidate_timeout
+                )
                 if failure is not None:
-                    tell(log, "%s: javac failed in compiling JVM %s: %s", source.path.name, jvm.label,
-                         failure.compile_errors)
+                    tell(
+                        log,
+                        "%s: javac failed in compiling JVM %s: %s",
+                        source.path.name,
+                        jvm.label,
+                        failure.compile_errors,
+                    )
                     failure.cpu_seconds = answer.cpu_seconds
                     return jobs.with_note(failure, source.note)
                 if report.signed is None or not report.signed.compiled:
-                    outcome = runner_output.job_outcome(report, killed_for_time=answer.killed_for_time,
-                                                        stderr_tail=answer.stderr_tail, triggers=())
+                    outcome = runner_output.job_outcome(
+                        report, killed_for_time=answer.killed_for_time, stderr_tail=answer.stderr_tail, triggers=()
+                    )
                     tell(log, "%s: did not compile in compiling JVM %s", source.path.name, jvm.label)
                     outcome.cpu_seconds = answer.cpu_seconds
                     return jobs.with_note(outcome, source.note)
-                tell(log, "%s: compiled in compiling JVM %s (no candidate's code runs there)", source.path.name,
-                     jvm.label)
+                tell(
+                    log,
+                    "%s: compiled in compiling JVM %s (no candidate's code runs there)",
+                    source.path.name,
+                    jvm.label,
+                )
                 return Compiled(dict(report.class_files), source.note, answer.cpu_seconds)
             finally:
                 shutil.rmtree(job, ignore_errors=True)
                 self._compilers.give(key, jvm)
         return Outcome(phase=Phase.COMPILE, compiled=False, harness_error="the compiling JVM kept dying")
 
-    def run(self, workspace: Workspace, method: str, *, known_failures: frozenset[str] = frozenset(),
-            stop_at_first_failure: bool = True, log_dir: Path | None = None) -> Outcome:
+    def run(
+        self,
+        workspace: Workspace,
+        method: str,
+        *,
+        known_failures: frozenset[str] = frozenset(),
+        stop_at_first_failure: bool = True,
+        log_dir: Path | None = None,
+    ) -> Outcome:
         job = CandidateJob(workspace, method, known_failures, stop_at_first_failure, log_dir)
         if not declaration.affects_other_classes(workspace.bug.buggy_method, method):
             outcome = self.run_compiled(job)
         elif d4j_rebuild.is_checkout(workspace):
             tell(log, "the declaration changed in a way other classes can see: Defects4J rebuilds the checkout")
             # rebuilt callers may bind to a changed declaration: every relevant test runs
-            outcome = self.d4j_rebuild.run(workspace, method, log_dir=log_dir,
-                                           tests=lambda rebuilt: self.run_compiled(job.on(rebuilt), narrow=False))
+            outcome = self.d4j_rebuild.run(
+                workspace,
+                method,
+                log_dir=log_dir,
+                tests=lambda rebuilt: self.run_compiled(job.on(rebuilt), narrow=False),
+            )
         else:
             tell(log, "the declaration changed in a way other classes can see: the rebuild engine recompiles all")
-            outcome = self.rebuild.run(workspace, method, known_failures=known_failures,
-                                       stop_at_first_failure=stop_at_first_failure, log_dir=log_dir)
+            outcome = self.rebuild.run(
+                workspace,
+                method,
+                known_failures=known_failures,
+                stop_at_first_failure=stop_at_first_failure,
+                log_dir=log_dir,
+            )
             return jobs.with_note(outcome, REBUILT)
         return linkage.noted(outcome, workspace)
 
@@ -570,8 +640,11 @@ class FastEngine:
             found = self._recordings.get(key) or narrowing.load(self.options.cache_dir, workspace, key)
             if found is None:
                 tell(log, "recording which tests execute the method: every test run on the buggy version")
-                outcome, _ = self._in_jvm(CandidateJob.every_test(workspace, workspace.bug.buggy_method),
-                                          fresh_jvm=False, tests=self._recording_job(workspace, key))
+                outcome, _ = self._in_jvm(
+                    CandidateJob.every_test(workspace, workspace.bug.buggy_method),
+                    fresh_jvm=False,
+                    tests=self._recording_job(workspace, key),
+                )
                 self._recording_cpu[key] = self._recording_cpu.get(key, 0.0) + outcome.cpu_seconds
                 found = narrowing.load(self.options.cache_dir, workspace, key) or narrowing.from_report(None, key)
             if found.whole and not found.checked:
@@ -586,13 +659,19 @@ class FastEngine:
         if plan is None:
             return recording.model_copy(update={"checked": True})
         tell(log, "checking the recording: the buggy version's narrowed run must fail as its whole run did")
-        outcome, _ = self._in_jvm(CandidateJob.every_test(workspace, workspace.bug.buggy_method), fresh_jvm=False,
-                                  tests=TestChoice(plan=plan))
+        outcome, _ = self._in_jvm(
+            CandidateJob.every_test(workspace, workspace.bug.buggy_method), fresh_jvm=False, tests=TestChoice(plan=plan)
+        )
         self._recording_cpu[recording.key] = self._recording_cpu.get(recording.key, 0.0) + outcome.cpu_seconds
         checked = narrowing.checked(recording, plan, workspace, [*outcome.failing_tests, *outcome.timed_out_tests])
         if outcome.harness_error or not outcome.compiled:
-            checked = checked.model_copy(update={"whole": False, "why_not_whole": "the buggy version's narrowed "
-                                                 f"run did not complete: {outcome.harness_error or 'not compiled'}"})
+            checked = checked.model_copy(
+                update={
+                    "whole": False,
+                    "why_not_whole": "the buggy version's narrowed "
+                    f"run did not complete: {outcome.harness_error or 'not compiled'}",
+                }
+            )
         checked = checked.model_copy(update={"checked": True})
         narrowing.save(self.options.cache_dir, workspace, checked)
         return checked
@@ -613,32 +692,59 @@ class FastEngine:
             return TestChoice()
         return TestChoice(plan=narrowing.plan_for(self.recording(job.ws), job.ws))
 
-    def probe(self, workspace: Workspace, reference: str, candidate: str, *, tests: frozenset[str] | None = None,
-              log_dir: Path | None = None) -> ProbeRun:
+    def probe(
+        self,
+        workspace: Workspace,
+        reference: str,
+        candidate: str,
+        *,
+        tests: frozenset[str] | None = None,
+        log_dir: Path | None = None,
+    ) -> ProbeRun:
         """A behaviour probe of ``candidate`` beside ``reference`` in a warm JVM (:mod:`probing`), its
         probe source compiled by a compiling JVM."""
         text = probing.probe_text(workspace, reference, candidate)
         if isinstance(text, ProbeRun):
             return text
-        made = self.compile_source(workspace, lambda dest: probing.write_source(workspace, text, dest), log_dir,
-                                   compile_classpath=(self.runner_dir,))
+        made = self.compile_source(
+            workspace,
+            lambda dest: probing.write_source(workspace, text, dest),
+            log_dir,
+            compile_classpath=(self.runner_dir,),
+        )
         if isinstance(made, Outcome):
-            return ProbeRun(error="the probe source does not compile: "
-                            + (made.compile_errors or made.harness_error)[:500], cpu_seconds=made.cpu_seconds)
+            return ProbeRun(
+                error="the probe source does not compile: " + (made.compile_errors or made.harness_error)[:500],
+                cpu_seconds=made.cpu_seconds,
+            )
         # the candidate's class exactly as validation compiled and checked it: its code cannot tell a probe
         own = self.compile(workspace, candidate, log_dir)
         if isinstance(own, Outcome):
-            return ProbeRun(error="not probed: the candidate does not compile as validated",
-                            cpu_seconds=made.cpu_seconds + own.cpu_seconds)
+            return ProbeRun(
+                error="not probed: the candidate does not compile as validated",
+                cpu_seconds=made.cpu_seconds + own.cpu_seconds,
+            )
         jvm = self._probing_jvm(workspace, candidate)
-        tell(log, "behaviour probe in test JVM %s (%s)", jvm.label,
-             "only this candidate ran there" if jvm.ran else "no candidate's code ran there")
+        tell(
+            log,
+            "behaviour probe in test JVM %s (%s)",
+            jvm.label,
+            "only this candidate ran there" if jvm.ran else "no candidate's code ran there",
+        )
         try:
             if not _trusted(workspace, candidate):
                 jvm.ran.add(candidate)
-            run = probing.probe(jvm, workspace, self._job_id(), made.classes, own.classes, tests=tests,
-                                test_timeout=self.options.settings.test_timeout,
-                                job_timeout=self.options.settings.candidate_timeout, log_dir=log_dir)
+            run = probing.probe(
+                jvm,
+                workspace,
+                self._job_id(),
+                made.classes,
+                own.classes,
+                tests=tests,
+                test_timeout=self.options.settings.test_timeout,
+                job_timeout=self.options.settings.candidate_timeout,
+                log_dir=log_dir,
+            )
         finally:
             self._release(workspace, jvm)
         run.cpu_seconds += made.cpu_seconds + own.cpu_seconds
@@ -657,8 +763,11 @@ class FastEngine:
 
         key = str(ws.root)
         # one that ran this candidate first: one that ran none stays fresh for the next validation
-        return self._warm.take(key, lambda jvm: bool(jvm.ran) and allowed(jvm)) or self._warm.take(key, allowed) \
+        return (
+            self._warm.take(key, lambda jvm: bool(jvm.ran) and allowed(jvm))
+            or self._warm.take(key, allowed)
             or self._new(ws)
+        )
 
     def run_compiled(self, job: CandidateJob, *, narrow: bool = True) -> Outcome:
         """Validate the job's method against its workspace's compiled classes (the fast path): compiled by a
@@ -718,9 +827,17 @@ class FastEngine:
             outcome = confirmed(warm, outcome, warm_ran_all=not triggers_first)
         return outcome
 
-    def _in_jvm(self, job: CandidateJob, *, fresh_jvm: bool, confirming: bool = False, full_jit: bool = False,
-                tests: TestChoice = TestChoice(), compiled: Compiled | None = None,
-                triggers_first: bool = False) -> tuple[Outcome, bool]:
+    def _in_jvm(
+        self,
+        job: CandidateJob,
+        *,
+        fresh_jvm: bool,
+        confirming: bool = False,
+        full_jit: bool = False,
+        tests: TestChoice = TestChoice(),
+        compiled: Compiled | None = None,
+        triggers_first: bool = False,
+    ) -> tuple[Outcome, bool]:
         """One run of the job's tests in a test JVM (another if that one dies), and whether it came
         from a JVM in which no candidate's code had run before. A confirming JVM takes no other
         candidate: the warm JVM it confirmed stays the bug's, since the candidates after it run faster
@@ -783,14 +900,22 @@ class FastEngine:
         job = jvm.inbox / job_id
         job.mkdir(mode=0o755)
         try:
-            chosen = (replace(ws, relevant_tests=()) if tests.triggers_only
-                      else replace(ws, relevant_tests=tests.plan.relevant) if tests.plan else ws)
+            chosen = (
+                replace(ws, relevant_tests=())
+                if tests.triggers_only
+                else replace(ws, relevant_tests=tests.plan.relevant)
+                if tests.plan
+                else ws
+            )
             limit = self.options.settings.test_timeout
             if jvm.ran and not _trusted(ws, candidate.method):  # its time limit is unsettled: the fresh JVM's decides
                 limit = min(limit, WARM_TEST_LIMIT)
             runner_job = jobs.runner_job(
-                chosen, job_id, known=candidate.known_failures,
-                stop_at_first_failure=candidate.stop_at_first_failure, test_timeout=limit,
+                chosen,
+                job_id,
+                known=candidate.known_failures,
+                stop_at_first_failure=candidate.stop_at_first_failure,
+                test_timeout=limit,
                 compiled=jobs.write_classes(compiled.classes, job / "classes"),
             )
             runner_job.only = tests.plan.only if tests.plan and not tests.triggers_only else {}
@@ -802,11 +927,16 @@ class FastEngine:
             answer = jvm.ask(request, job_id, key, self.options.settings.candidate_timeout)
             if answer is None:
                 return None
-            jobs.keep(candidate.log_dir,
-                      {"request.txt": request, "runner.out": answer.text, "runner.err": answer.stderr_tail})
+            jobs.keep(
+                candidate.log_dir, {"request.txt": request, "runner.out": answer.text, "runner.err": answer.stderr_tail}
+            )
             report = runner_output.read_job(answer.text, key, job_id)
-            outcome = runner_output.job_outcome(report, killed_for_time=answer.killed_for_time,
-                                                stderr_tail=answer.stderr_tail, triggers=ws.trigger_tests)
+            outcome = runner_output.job_outcome(
+                report,
+                killed_for_time=answer.killed_for_time,
+                stderr_tail=answer.stderr_tail,
+                triggers=ws.trigger_tests,
+            )
             outcome.cpu_seconds = answer.cpu_seconds
             if tests.plan and not tests.triggers_only:
                 outcome.left_out = sorted(tests.plan.left_out)

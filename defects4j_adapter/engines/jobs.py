@@ -42,8 +42,9 @@ def write_spliced(ws: Workspace, method: str, dest: Path) -> SplicedFile | Outco
     """The buggy file with ``method`` spliced in, written to ``dest``; or, when that cannot be
     done, the outcome that says why (a harness error, or an uncompilable candidate)."""
     try:
-        location = splice.splice_file(ws.buggy_file(), dest, ws.bug.buggy_method, ws.bug.start_line,
-                                      ws.bug.end_line, method, ws.encoding)
+        location = splice.splice_file(
+            ws.buggy_file(), dest, ws.bug.buggy_method, ws.bug.start_line, ws.bug.end_line, method, ws.encoding
+        )
     except splice.SpliceError as exc:
         return Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"{ws.bug.path}: {exc}")
     except splice.RefusedCandidate as exc:
@@ -62,8 +63,14 @@ def _covering(paths: Iterable[Path]) -> tuple[Path, ...]:
     return tuple(kept)
 
 
-def workspace_mounts(ws: Workspace, runner_dir: Path, *, read_only: Iterable[Path] = (),
-                     writable: Iterable[Path] = (), scratch: Path | None = None) -> Mounts:
+def workspace_mounts(
+    ws: Workspace,
+    runner_dir: Path,
+    *,
+    read_only: Iterable[Path] = (),
+    writable: Iterable[Path] = (),
+    scratch: Path | None = None,
+) -> Mounts:
     """The sandbox view for a candidate of ``ws``: the workspace and its class path read-only,
     the working directory a scratch copy of the project root's entries (as symlinks)."""
     ro = _covering([ws.root, ws.classes_dir, ws.test_classes_dir, *ws.classpath, runner_dir, *read_only])
@@ -84,9 +91,17 @@ def _candidate_classes(ws: Workspace) -> list[str]:
     return [".".join(p for p in (*package_of(ws), ws.target_file.stem) if p)]
 
 
-def runner_job(ws: Workspace, job_id: str, *, known: frozenset[str], stop_at_first_failure: bool,
-               test_timeout: float, first_on_classpath: tuple[Path, ...] = (), source: Path | None = None,
-               compiled: Path | None = None) -> Job:
+def runner_job(
+    ws: Workspace,
+    job_id: str,
+    *,
+    known: frozenset[str],
+    stop_at_first_failure: bool,
+    test_timeout: float,
+    first_on_classpath: tuple[Path, ...] = (),
+    source: Path | None = None,
+    compiled: Path | None = None,
+) -> Job:
     """The runner's job that runs ``ws``'s trigger then relevant tests (compiling ``source`` in
     memory first, or taking the classes in ``compiled``, when given), with ``first_on_classpath``
     before the workspace's own classes."""

@@ -73,6 +73,7 @@ def faults_in(detail: str) -> list[str]:
 def _in_packages_of(folders: tuple[Path, ...]) -> Callable[[str], bool]:
     """Whether a class belongs to the project: its package is one of the compiled folders' (a
     class the candidate added, ``Foo$3``, has no file there yet)."""
+
     def found(name: str) -> bool:
         package = name.rpartition(".")[0].replace(".", "/")
         return bool(package) and any((folder / package).is_dir() for folder in folders)

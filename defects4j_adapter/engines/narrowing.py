@@ -119,8 +119,16 @@ def _digest(*parts: str | bytes) -> str:
 def recording_key(ws: Workspace) -> str:
     """What a recording depends on: the workspace, the bug's method and tests, and the recording
     logic (this module and the runner, probe included)."""
-    return _digest(str(ws.root), str(ws.classes_dir), ws.bug.id, ws.bug.buggy_method, *ws.trigger_tests, "|",
-                   *ws.relevant_tests, _logic())[:24]
+    return _digest(
+        str(ws.root),
+        str(ws.classes_dir),
+        ws.bug.id,
+        ws.bug.buggy_method,
+        *ws.trigger_tests,
+        "|",
+        *ws.relevant_tests,
+        _logic(),
+    )[:24]
 
 
 @functools.cache
@@ -164,16 +172,32 @@ def from_report(report: RunnerReport | None, key: str) -> Recording:
     whole_classes = {label for label, _ in recorded.get("STRAY", [])}
     whole_classes |= {label_of.get(t, t.split("::")[0]) for t in timed}
     whole_classes |= {failure.name for failure in report.class_failures}
-    why = ("the job did not complete" if report.end != "complete"
-           else "the probe went into no method" if not report.probes
-           else f"the probe could not go into {report.probes_refused} method(s)" if report.probes_refused
-           else "the method ran in a static initialiser" if recorded.get("INIT")
-           else "the report was corrupt" if report.corrupt or report.errors
-           else "")
-    failed = sorted({t.name for t in report.tests if t.status in (Status.FAIL, Status.TIMEOUT)}
-                    | {failure.name for failure in report.class_failures})
-    return Recording(key=key, whole=not why, why_not_whole=why, ran=ran, hits=hits,
-                     whole_classes=sorted(whole_classes), failed=failed)
+    why = (
+        "the job did not complete"
+        if report.end != "complete"
+        else "the probe went into no method"
+        if not report.probes
+        else f"the probe could not go into {report.probes_refused} method(s)"
+        if report.probes_refused
+        else "the method ran in a static initialiser"
+        if recorded.get("INIT")
+        else "the report was corrupt"
+        if report.corrupt or report.errors
+        else ""
+    )
+    failed = sorted(
+        {t.name for t in report.tests if t.status in (Status.FAIL, Status.TIMEOUT)}
+        | {failure.name for failure in report.class_failures}
+    )
+    return Recording(
+        key=key,
+        whole=not why,
+        why_not_whole=why,
+        ran=ran,
+        hits=hits,
+        whole_classes=sorted(whole_classes),
+        failed=failed,
+    )
 
 
 def narrowed_tests(plan: Plan, recording: Recording, ws: Workspace) -> set[str]:
@@ -199,10 +223,13 @@ def checked(recording: Recording, plan: Plan, ws: Workspace, failing: list[str])
     differ = sorted(got ^ expected)
     shown = ", ".join(f"{t} ({'fails' if t in got else 'passes'} narrowed)" for t in differ[:3])
     more = f" and {len(differ) - 3} more" if len(differ) > 3 else ""
-    return recording.model_copy(update={
-        "whole": False,
-        "why_not_whole": f"the buggy version's narrowed run differs from its whole run: {shown}{more}; "
-                         "a test depends on tests left out before it"})
+    return recording.model_copy(
+        update={
+            "whole": False,
+            "why_not_whole": f"the buggy version's narrowed run differs from its whole run: {shown}{more}; "
+            "a test depends on tests left out before it",
+        }
+    )
 
 
 def _class_bytes(roots: tuple[Path, ...], name: str) -> bytes | None:
@@ -238,8 +265,9 @@ def shares_state(test_roots: tuple[Path, ...], name: str) -> bool:
                 return True
         if parsed.super_name:
             todo.append(parsed.super_name.replace("/", "."))
-        todo += [inner.name.replace("/", ".") for inner in parsed.inner_classes
-                 if inner.name.startswith(parsed.name + "$")]
+        todo += [
+            inner.name.replace("/", ".") for inner in parsed.inner_classes if inner.name.startswith(parsed.name + "$")
+        ]
     return False
 
 

@@ -37,37 +37,69 @@ def in_slot(ws: Workspace, slot: Path) -> Workspace:
     def moved(path: Path) -> Path:
         return slot / path.relative_to(ws.root) if path.is_relative_to(ws.root) else path
 
-    return dataclasses.replace(ws, root=slot, src_dir=moved(ws.src_dir), test_dir=moved(ws.test_dir),
-                               classes_dir=moved(ws.classes_dir), test_classes_dir=moved(ws.test_classes_dir),
-                               classpath=tuple(moved(p) for p in ws.classpath),
-                               target_file=moved(ws.target_file) if ws.target_file else None)
+    return dataclasses.replace(
+        ws,
+        root=slot,
+        src_dir=moved(ws.src_dir),
+        test_dir=moved(ws.test_dir),
+        classes_dir=moved(ws.classes_dir),
+        test_classes_dir=moved(ws.test_classes_dir),
+        classpath=tuple(moved(p) for p in ws.classpath),
+        target_file=moved(ws.target_file) if ws.target_file else None,
+    )
 
 
-def runner_outcome(ws: Workspace, *, sandbox: Sandbox, cache_dir: Path, known: frozenset[str], test_timeout: float,
-                   seconds: float, memory_mb: int) -> Outcome:
+def runner_outcome(
+    ws: Workspace,
+    *,
+    sandbox: Sandbox,
+    cache_dir: Path,
+    known: frozenset[str],
+    test_timeout: float,
+    seconds: float,
+    memory_mb: int,
+) -> Outcome:
     """The runner's outcome of ``ws``'s trigger and relevant tests on the classes compiled there."""
     runner_dir = runner.runner_classes(cache_dir)
     with jobs.job_dir(cache_dir, f"judgement-{ws.bug.id}-") as job:
         # every test, not up to the first failure: one that fails here for the environment's sake
         # (Defects4J passed it) must not hide a later one that JUnit reported wrongly
-        request = jobs.runner_job(ws, JOB_ID, known=known, stop_at_first_failure=False,
-                                  test_timeout=test_timeout).write(job / "request.txt")
+        request = jobs.runner_job(
+            ws, JOB_ID, known=known, stop_at_first_failure=False, test_timeout=test_timeout
+        ).write(job / "request.txt")
         mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[job], scratch=job / "scratch")
-        argv = runner.jvm_command(runner_dir, memory_mb=memory_mb, tmp_dir=sandbox.tmp_dir(mounts),
-                                  mode=["run", str(request)], test_classpath=ws.classpath, java=sandbox.test_java(),
-                                  one_job=True, confined=sandbox.confined)
+        argv = runner.jvm_command(
+            runner_dir,
+            memory_mb=memory_mb,
+            tmp_dir=sandbox.tmp_dir(mounts),
+            mode=["run", str(request)],
+            test_classpath=ws.classpath,
+            java=sandbox.test_java(),
+            one_job=True,
+            confined=sandbox.confined,
+        )
         key = report_signing.new_key()
         result = sandbox.run(argv, mounts, Limits(wall_seconds=max(1.0, seconds)), input=key.hex + "\n")
-        return runner_output.outcome_of(result.stdout, key, JOB_ID, killed_for_time=result.timed_out,
-                                        stderr_tail=result.stderr[-2000:], triggers=ws.trigger_tests)
+        return runner_output.outcome_of(
+            result.stdout,
+            key,
+            JOB_ID,
+            killed_for_time=result.timed_out,
+            stderr_tail=result.stderr[-2000:],
+            triggers=ws.trigger_tests,
+        )
 
 
 def not_passes(judged: Outcome, triggers: tuple[str, ...] = ()) -> dict[str, str]:
     """The tests the runner judged no pass where JUnit reported none failed, and the trigger tests
     that failed in the runner, with the runner's message."""
-    return {t: judged.messages.get(t, "") for t in judged.failing_tests
-            if runner_output.NO_FAILURES in judged.messages.get(t, "")
-            or judged.messages.get(t, "").startswith(runner_output.SKIPPED) or t in triggers}
+    return {
+        t: judged.messages.get(t, "")
+        for t in judged.failing_tests
+        if runner_output.NO_FAILURES in judged.messages.get(t, "")
+        or judged.messages.get(t, "").startswith(runner_output.SKIPPED)
+        or t in triggers
+    }
 
 
 def fold(outcome: Outcome, judged: Outcome, triggers: tuple[str, ...] = ()) -> Outcome:
@@ -84,8 +116,10 @@ def fold(outcome: Outcome, judged: Outcome, triggers: tuple[str, ...] = ()) -> O
     outcome.failing_tests += [t for t in differ if t not in outcome.failing_tests]
     outcome.messages.update(differ)
     named = ", ".join(differ)
-    note = (f"Defects4J counts {len(differ)} failing test(s) fewer: it reported {named} passed, which nl2fix "
-            "judges no pass (JUnit reported no failure for what the test threw, or skipped it, or the trigger test "
-            "failed in nl2fix's runner, whose signed report the candidate cannot write)")
+    note = (
+        f"Defects4J counts {len(differ)} failing test(s) fewer: it reported {named} passed, which nl2fix "
+        "judges no pass (JUnit reported no failure for what the test threw, or skipped it, or the trigger test "
+        "failed in nl2fix's runner, whose signed report the candidate cannot write)"
+    )
     outcome.detail = "; ".join(p for p in (outcome.detail, note) if p)
     return outcome

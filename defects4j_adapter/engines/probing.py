@@ -49,9 +49,18 @@ def write_source(ws: Workspace, text: str, dest: Path) -> jobs.SplicedFile:
     return jobs.SplicedFile(dest, "")
 
 
-def probe(jvm: WarmJvm, ws: Workspace, job_id: str, compiled: dict[str, bytes], candidate: dict[str, bytes], *,
-          tests: Collection[str] | None, test_timeout: float, job_timeout: float,
-          log_dir: Path | None = None) -> ProbeRun:
+def probe(
+    jvm: WarmJvm,
+    ws: Workspace,
+    job_id: str,
+    compiled: dict[str, bytes],
+    candidate: dict[str, bytes],
+    *,
+    tests: Collection[str] | None,
+    test_timeout: float,
+    job_timeout: float,
+    log_dir: Path | None = None,
+) -> ProbeRun:
     """Probe with the compiled probe source (:func:`probe_text`, compiled against the runner's classes
     too: its wrapper calls ``nl2fix.runner.BehaviourProbe``) and the candidate's classes as validation
     compiled them (``candidate``: the runner loads them apart, see ``BehaviourProbe.java``) on the calls
@@ -64,8 +73,14 @@ def probe(jvm: WarmJvm, ws: Workspace, job_id: str, compiled: dict[str, bytes], 
     job = jvm.inbox / job_id
     job.mkdir(mode=0o755)
     try:
-        request = jobs.runner_job(ws, job_id, known=frozenset(), stop_at_first_failure=False,
-                                  test_timeout=test_timeout, compiled=jobs.write_classes(compiled, job / "classes"))
+        request = jobs.runner_job(
+            ws,
+            job_id,
+            known=frozenset(),
+            stop_at_first_failure=False,
+            test_timeout=test_timeout,
+            compiled=jobs.write_classes(compiled, job / "classes"),
+        )
         request.triggers, request.relevant, request.behaviour = triggers, relevant, True
         request.behaviour_candidate = jobs.write_classes(candidate, job / "candidate")
         request_file = request.write(job / "request.txt")

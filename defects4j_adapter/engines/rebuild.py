@@ -33,8 +33,11 @@ def javac_failure(log: str) -> str | None:
     operator chain thousands deep: the source's fault, as the project's own build would fail the same
     way); None for any other failure."""
     found = _OWN_FAILURE.search(log)
-    return f"javac itself failed on this file ({found.group(1)}): nested or chained too deeply for the compiler" \
-        if found else None
+    return (
+        f"javac itself failed on this file ({found.group(1)}): nested or chained too deeply for the compiler"
+        if found
+        else None
+    )
 
 
 @register_engine
@@ -56,19 +59,37 @@ class RebuildEngine:
         # CPU time may run ahead of the wall clock with parallel GC and compiler threads
         return Limits(wall_seconds=max(1.0, seconds), cpu_seconds=int(2 * self.options.settings.candidate_timeout) + 10)
 
-    def run(self, workspace: Workspace, method: str, *, known_failures: frozenset[str] = frozenset(),
-            stop_at_first_failure: bool = True, log_dir: Path | None = None) -> Outcome:
+    def run(
+        self,
+        workspace: Workspace,
+        method: str,
+        *,
+        known_failures: frozenset[str] = frozenset(),
+        stop_at_first_failure: bool = True,
+        log_dir: Path | None = None,
+    ) -> Outcome:
         start = time.monotonic()
         with jobs.job_dir(self.options.cache_dir, f"rebuild-{workspace.bug.id}-") as job:
             outcome = self._run(workspace, method, known_failures, stop_at_first_failure, log_dir, job, start)
         outcome.wall_seconds = time.monotonic() - start
         outcome.log_dir = log_dir
-        tell(log, "rebuild: every source recompiled in a fresh copy of the workspace, the tests run in a new JVM: %s",
-             jobs.summary(outcome))
+        tell(
+            log,
+            "rebuild: every source recompiled in a fresh copy of the workspace, the tests run in a new JVM: %s",
+            jobs.summary(outcome),
+        )
         return linkage.noted(outcome, workspace)
 
-    def _run(self, ws: Workspace, method: str, known: frozenset[str], stop: bool, log_dir: Path | None,
-             job: Path, start: float) -> Outcome:
+    def _run(
+        self,
+        ws: Workspace,
+        method: str,
+        known: frozenset[str],
+        stop: bool,
+        log_dir: Path | None,
+        job: Path,
+        start: float,
+    ) -> Outcome:
         src, test = job / "src", job / "test"
         shutil.copytree(ws.src_dir, src)
         if ws.test_dir.is_dir():
@@ -91,45 +112,77 @@ class RebuildEngine:
             ("main", local_workspace.java_files(src), job / "classes", deps),
             ("test", local_workspace.java_files(test), job / "test-classes", [job / "classes", *deps]),
         ):
-            result = local_workspace.javac(sources, out, cp, ws.encoding, release=ws.java_release, runner=confined,
-                                           jdk=self.sandbox.test_java().jdk, jvm_options=javac_wall)
+            result = local_workspace.javac(
+                sources,
+                out,
+                cp,
+                ws.encoding,
+                release=ws.java_release,
+                runner=confined,
+                jdk=self.sandbox.test_java().jdk,
+                jvm_options=javac_wall,
+            )
             cpu += result.cpu_seconds
             log = result.stdout + result.stderr
             jobs.keep(log_dir, {f"javac-{name}.log": log})
             source_errors = _SOURCE_ERROR.search(log)
             # javac meeting its limit or failing in itself on the candidate's file is the file's doing
-            failure = (f"javac ({name}) did not finish within the candidate's limit" if result.timed_out
-                       else None if result.ok or source_errors else javac_failure(log))
+            failure = (
+                f"javac ({name}) did not finish within the candidate's limit"
+                if result.timed_out
+                else None
+                if result.ok or source_errors
+                else javac_failure(log)
+            )
             if failure:
-                return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=failure,
-                                              cpu_seconds=cpu), spliced.note)
+                return jobs.with_note(
+                    Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=failure, cpu_seconds=cpu), spliced.note
+                )
             if not result.ok and not source_errors:
                 # javac failed without pointing at a source line: it could not start or run
                 # (process limit, memory, a crash), which is no fault of the candidate
                 what = (result.stderr or result.stdout).strip()[-800:]
-                return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, cpu_seconds=cpu,
-                                              harness_error=f"javac ({name}) failed without a compile error: {what}"),
-                                      spliced.note)
+                return jobs.with_note(
+                    Outcome(
+                        phase=Phase.COMPILE,
+                        compiled=False,
+                        cpu_seconds=cpu,
+                        harness_error=f"javac ({name}) failed without a compile error: {what}",
+                    ),
+                    spliced.note,
+                )
             if not result.ok:
                 errors = local_workspace.first_errors(log, relative_to=job)
-                return jobs.with_note(Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=errors,
-                                              cpu_seconds=cpu), spliced.note)
+                return jobs.with_note(
+                    Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=errors, cpu_seconds=cpu), spliced.note
+                )
         # the candidate's classes, as compiled, before any of their code runs
-        checked = class_check.checked(Outcome(phase=Phase.COMPILE, compiled=True, cpu_seconds=cpu),
-                                      lambda: class_check.rejection_in(ws, job / "classes"))
+        checked = class_check.checked(
+            Outcome(phase=Phase.COMPILE, compiled=True, cpu_seconds=cpu),
+            lambda: class_check.rejection_in(ws, job / "classes"),
+        )
         if checked.rejection or checked.harness_error:
             return jobs.with_note(checked, spliced.note)
         request = jobs.runner_job(
-            ws, "rebuild", known=known, stop_at_first_failure=stop, test_timeout=self.options.settings.test_timeout,
+            ws,
+            "rebuild",
+            known=known,
+            stop_at_first_failure=stop,
+            test_timeout=self.options.settings.test_timeout,
             first_on_classpath=(job / "classes", job / "test-classes"),
         ).write(job / "request.txt")
         # the tests run with the job folder read-only: the code under test must not rewrite the
         # compiled tests (or anything else the runner reads) before they are loaded
         test_mounts = jobs.workspace_mounts(ws, self.runner_dir, read_only=[job], scratch=job / "scratch")
-        argv = runner.jvm_command(self.runner_dir, memory_mb=self.options.settings.memory_mb,
-                                       tmp_dir=self.sandbox.tmp_dir(test_mounts), mode=["run", str(request)],
-                                       test_classpath=ws.classpath, java=self.sandbox.test_java(),
-                                       confined=self.sandbox.confined)
+        argv = runner.jvm_command(
+            self.runner_dir,
+            memory_mb=self.options.settings.memory_mb,
+            tmp_dir=self.sandbox.tmp_dir(test_mounts),
+            mode=["run", str(request)],
+            test_classpath=ws.classpath,
+            java=self.sandbox.test_java(),
+            confined=self.sandbox.confined,
+        )
         for attempt in range(2):  # noqa: B007 - the last attempt is read after the loop
             key = report_signing.new_key()
             limits = self.limits(min(self.options.settings.candidate_timeout, deadline - time.monotonic()))
@@ -137,8 +190,14 @@ class RebuildEngine:
             cpu += result.cpu_seconds
             os_wall.require_closed(result.stdout, confined=self.sandbox.confined, started=False)
             jobs.keep(log_dir, {"runner.out": result.stdout, "runner.err": result.stderr[-20000:]})
-            outcome = runner_output.outcome_of(result.stdout, key, "rebuild", killed_for_time=result.timed_out,
-                                               stderr_tail=result.stderr[-2000:], triggers=ws.trigger_tests)
+            outcome = runner_output.outcome_of(
+                result.stdout,
+                key,
+                "rebuild",
+                killed_for_time=result.timed_out,
+                stderr_tail=result.stderr[-2000:],
+                triggers=ws.trigger_tests,
+            )
             # a JVM that died in the candidate's hands runs once more; the second run decides
             if not outcome.jvm_died:
                 break

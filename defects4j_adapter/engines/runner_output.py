@@ -180,7 +180,7 @@ def _signed_line(line: str, key: JobKey) -> tuple[int, str, str, list[str]] | No
     head = PREFIX + SIGNED + "\t"
     if not line.startswith(head):
         return None
-    body, _, tag = line[len(head):].rpartition("\t")
+    body, _, tag = line[len(head) :].rpartition("\t")
     if not report_signing.verify(key, body, tag):
         return None
     seq, job, kind, *fields = body.split("\t") + [""] * 2
@@ -197,7 +197,7 @@ def _class_files(report: RunnerReport, text: str) -> None:
     for line in text.splitlines():
         if not line.startswith(head):
             continue
-        name, _, encoded = line[len(head):].rstrip("\r\n").partition("\t")
+        name, _, encoded = line[len(head) :].rstrip("\r\n").partition("\t")
         try:
             data = base64.b64decode(encoded, validate=True)
         except (binascii.Error, ValueError):
@@ -247,7 +247,7 @@ def read_job(text: str, key: JobKey, job_id: str) -> JobOutput:
             continue
         signed = _signed_line(line, key)
         if signed is None:
-            kind = line[len(PREFIX):].split("\t", 1)[0].rstrip("\r\n")
+            kind = line[len(PREFIX) :].split("\t", 1)[0].rstrip("\r\n")
             forged += kind not in PROGRESS and kind not in PLAIN
             continue
         seq, job, kind, fields = signed
@@ -273,8 +273,9 @@ def failure_frame_line(test: str, trace: str) -> int | None:
     name its class loader and module first (``at nl2fix-job//pkg.Class.m(...)``: the runner names each
     job's loader)."""
     cls = test.split("::")[0]
-    frame = re.compile(rf"^\s*at (?:[^\s/]*/[^\s/]*/)?{re.escape(cls)}(?:\$[\w$]+)?\.[\w$<>]+\([\w$]+\.java:(\d+)\)",
-                       re.MULTILINE)
+    frame = re.compile(
+        rf"^\s*at (?:[^\s/]*/[^\s/]*/)?{re.escape(cls)}(?:\$[\w$]+)?\.[\w$<>]+\([\w$]+\.java:(\d+)\)", re.MULTILINE
+    )
     found = frame.search(trace)
     return int(found.group(1)) if found else None
 
@@ -314,22 +315,32 @@ def to_outcome(report: RunnerReport, *, triggers: tuple[str, ...] | list[str] = 
     if report.compiled is False or report.end == "compile-error":
         if not report.compile_errors.strip():
             # a compiler that fails without naming an error in the source failed itself
-            return Outcome(phase=Phase.COMPILE, compiled=False,
-                           harness_error="the compiler failed without reporting a compile error")
+            return Outcome(
+                phase=Phase.COMPILE,
+                compiled=False,
+                harness_error="the compiler failed without reporting a compile error",
+            )
         return Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=report.compile_errors)
     failing = [t for t in report.tests if t.status is Status.FAIL] + report.class_failures
     # a trigger test that ended in an assumption failure (or was ignored) did not pass: JUnit and
     # Defects4J count it as skipped or passed, nl2fix as failed; other skipped tests are held to the
     # fixed version's passes (verdicts.not_passed)
-    failing += [ReportedTest(t.name, Status.FAIL, t.millis, f"{SKIPPED}: {t.message or 'skipped'}")
-                for t in report.tests if t.status is Status.SKIP and _is_trigger(t.name, triggers)]
+    failing += [
+        ReportedTest(t.name, Status.FAIL, t.millis, f"{SKIPPED}: {t.message or 'skipped'}")
+        for t in report.tests
+        if t.status is Status.SKIP and _is_trigger(t.name, triggers)
+    ]
     timed = [t.name for t in report.tests if t.status is Status.TIMEOUT]
     first_timeout = next((t for t in report.tests if t.status is Status.TIMEOUT), None)
     ran = sum(t.status is not Status.SKIP or _is_trigger(t.name, triggers) for t in report.tests)
     ran += len(report.class_failures)
     phase = Phase(report.phases[-1]) if report.phases else Phase.COMPILE
-    outcome = Outcome(phase=phase, compiled=True, tests_run=ran,
-                      passed_tests=[t.name for t in report.tests if t.status is Status.PASS])
+    outcome = Outcome(
+        phase=phase,
+        compiled=True,
+        tests_run=ran,
+        passed_tests=[t.name for t in report.tests if t.status is Status.PASS],
+    )
     notes = [f"{first_timeout.name}: {first_timeout.message}"] if first_timeout and first_timeout.message else []
     if report.end == "poisoned":
         outcome.timed_out = True
@@ -369,28 +380,45 @@ def unfinished(job: JobOutput, *, killed_for_time: bool, stderr_tail: str) -> Ou
     phase = Phase(plain.phases[-1]) if plain.phases else Phase.COMPILE
     if killed_for_time:
         where = f" in {running}" if running else ""
-        return Outcome(phase=phase, compiled=job.compiled, timed_out=True,
-                       timed_out_tests=[running] if running else [],
-                       detail=f"the candidate's time limit was reached{where}")
+        return Outcome(
+            phase=phase,
+            compiled=job.compiled,
+            timed_out=True,
+            timed_out_tests=[running] if running else [],
+            detail=f"the candidate's time limit was reached{where}",
+        )
     if job.compiled:
         blamed = running or "(the test JVM)"
         what = f"the JVM ended during {'this test' if running else 'the tests'} (System.exit, a halt or a crash)"
-        return Outcome(phase=phase, compiled=True, tests_run=1, failing_tests=[blamed], messages={blamed: what},
-                       jvm_died=True)
+        return Outcome(
+            phase=phase, compiled=True, tests_run=1, failing_tests=[blamed], messages={blamed: what}, jvm_died=True
+        )
     tail = stderr_tail.strip()[-800:]
-    return Outcome(phase=Phase.COMPILE, compiled=False,
-                   harness_error="the test JVM ended without reporting" + (f": {tail}" if tail else ""))
+    return Outcome(
+        phase=Phase.COMPILE,
+        compiled=False,
+        harness_error="the test JVM ended without reporting" + (f": {tail}" if tail else ""),
+    )
 
 
-def outcome_of(text: str, key: JobKey, job_id: str, *, killed_for_time: bool = False, stderr_tail: str = "",
-               triggers: tuple[str, ...] | list[str] = ()) -> Outcome:
+def outcome_of(
+    text: str,
+    key: JobKey,
+    job_id: str,
+    *,
+    killed_for_time: bool = False,
+    stderr_tail: str = "",
+    triggers: tuple[str, ...] | list[str] = (),
+) -> Outcome:
     """The outcome of job ``job_id`` from the runner's output, trusting only what it signed with ``key``."""
-    return job_outcome(read_job(text, key, job_id), killed_for_time=killed_for_time, stderr_tail=stderr_tail,
-                       triggers=triggers)
+    return job_outcome(
+        read_job(text, key, job_id), killed_for_time=killed_for_time, stderr_tail=stderr_tail, triggers=triggers
+    )
 
 
-def job_outcome(job: JobOutput, *, killed_for_time: bool = False, stderr_tail: str = "",
-                triggers: tuple[str, ...] | list[str] = ()) -> Outcome:
+def job_outcome(
+    job: JobOutput, *, killed_for_time: bool = False, stderr_tail: str = "", triggers: tuple[str, ...] | list[str] = ()
+) -> Outcome:
     """The outcome of a job read with :func:`read_job`."""
     if job.signed is not None:
         outcome = to_outcome(job.signed, triggers=triggers)

@@ -53,8 +53,11 @@ def declared_level(build_files: Mapping[str, str]) -> int | None:
 
 def project_level(root: Path) -> int:
     """The level of a project nl2fix compiles itself."""
-    files = {name: (root / name).read_text(encoding="utf-8", errors="replace")
-             for name in BUILD_FILES if (root / name).is_file()}
+    files = {
+        name: (root / name).read_text(encoding="utf-8", errors="replace")
+        for name in BUILD_FILES
+        if (root / name).is_file()
+    }
     return declared_level(files) or DEFAULT_LEVEL
 
 

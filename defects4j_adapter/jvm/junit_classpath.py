@@ -53,8 +53,12 @@ def _facts(path: Path, _mtime: float) -> JarFacts | None:
             only = bool(classes) and all(n.startswith(_TEST_LIBRARY_PACKAGES) for n in classes)
             if _JUNIT4_RUNNER not in names:
                 return JarFacts(only, None)
-            meta = [n for n in names if n == "META-INF/MANIFEST.MF" or
-                    (n.startswith("META-INF/maven/junit/") and n.endswith("pom.properties"))]
+            meta = [
+                n
+                for n in names
+                if n == "META-INF/MANIFEST.MF"
+                or (n.startswith("META-INF/maven/junit/") and n.endswith("pom.properties"))
+            ]
             texts = sorted((jar.read(n).decode("utf-8", "replace") for n in meta), key=len)
             return JarFacts(only, _version(texts, path.name))
     except (OSError, zipfile.BadZipFile):
@@ -98,8 +102,11 @@ def _jar_packages(path: Path, _mtime: float) -> frozenset[str]:
     former, Debian's links point at the latter)."""
     try:
         with zipfile.ZipFile(path) as jar:
-            found = {n.rpartition("/")[0].replace("/", ".") for n in jar.namelist()
-                     if n.endswith(".class") and "/" in n and not n.startswith("META-INF/")}
+            found = {
+                n.rpartition("/")[0].replace("/", ".")
+                for n in jar.namelist()
+                if n.endswith(".class") and "/" in n and not n.startswith("META-INF/")
+            }
             added = _manifest_classpath(jar)
     except (OSError, zipfile.BadZipFile):
         return frozenset()
@@ -117,6 +124,5 @@ def shadowed(runner_classpath: Sequence[Path], class_dirs: Sequence[Path]) -> li
     first, so they hide the project's and every candidate's: a project that is itself JUnit or
     Hamcrest cannot be judged with them."""
     runner = frozenset().union(*(_jar_packages(p, p.stat().st_mtime) for p in runner_classpath if p.is_file()))
-    own = {str(c.parent.relative_to(d)).replace("/", ".") for d in class_dirs if d.is_dir()
-           for c in d.rglob("*.class")}
+    own = {str(c.parent.relative_to(d)).replace("/", ".") for d in class_dirs if d.is_dir() for c in d.rglob("*.class")}
     return sorted(own & runner)

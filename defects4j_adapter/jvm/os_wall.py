@@ -46,12 +46,15 @@ def build_agent(dest: Path) -> Path:
             "install one (apt-get install gcc, or run scripts/setup.sh)",
         )
     out = dest / LIBRARY
-    result = run_command([str(cc), "-O2", "-Wall", "-shared", "-fPIC", "-o", str(out), str(SOURCE)],
-                         timeout=BUILD_TIMEOUT)
+    result = run_command(
+        [str(cc), "-O2", "-Wall", "-shared", "-fPIC", "-o", str(out), str(SOURCE)], timeout=BUILD_TIMEOUT
+    )
     if not result.ok:
         output = (result.stdout + result.stderr)[:2000]
-        raise Nl2FixError(f"nl2fix's native agent ({SOURCE}) does not compile:\n{output}",
-                          "it needs Linux's headers (apt-get install linux-libc-dev) on x86_64 or aarch64")
+        raise Nl2FixError(
+            f"nl2fix's native agent ({SOURCE}) does not compile:\n{output}",
+            "it needs Linux's headers (apt-get install linux-libc-dev) on x86_64 or aarch64",
+        )
     return out
 
 
@@ -85,7 +88,7 @@ def memory_check(text: str) -> MemoryCheck:
     whatever that code prints later."""
     for line in text.splitlines():
         if line.startswith(LINE):
-            state, _, detail = line[len(LINE):].rstrip("\r\n").partition("\t")
+            state, _, detail = line[len(LINE) :].rstrip("\r\n").partition("\t")
             return MemoryCheck(MemoryState.OPEN if state != MemoryState.CLOSED.value else MemoryState.CLOSED, detail)
     return MemoryCheck(MemoryState.UNREPORTED)
 
@@ -104,8 +107,11 @@ def require_closed(text: str, *, confined: bool, started: bool) -> None:
     if not confined:
         if not _told.is_set():
             _told.set()
-            log.warning("note: --sandbox none: the test JVMs can open their own memory (%s), so a candidate "
-                         "could read the report's key and forge its verdict", what)
+            log.warning(
+                "note: --sandbox none: the test JVMs can open their own memory (%s), so a candidate "
+                "could read the report's key and forge its verdict",
+                what,
+            )
         return
     raise Nl2FixError(
         f"refusing a test JVM that can open its own memory ({what}) although the sandbox claims to confine "

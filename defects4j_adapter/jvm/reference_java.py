@@ -125,8 +125,10 @@ class TestJava:
     def describe(self) -> str:
         how = f"; {self.emulation}" if self.flags else ""
         warning = f"; {self.mismatch}" if self.mismatch else ""
-        return (f"tests on Java {self.jdk.version} ({self.jdk.home}), {self.choice}{how}; "
-                f"reference: {self.reference.describe()}{warning}")
+        return (
+            f"tests on Java {self.jdk.version} ({self.jdk.home}), {self.choice}{how}; "
+            f"reference: {self.reference.describe()}{warning}"
+        )
 
     def record(self) -> dict:
         """What the run store keeps about it."""
@@ -146,8 +148,10 @@ def java_mismatch(major: int, reference_major: int) -> str:
     """A loud note when tests on Java ``major`` are not Defects4J's (pure; 0: not known)."""
     if major and major == max(reference_major, RUNNER_MIN_MAJOR):
         return ""
-    return (f"NOT Defects4J's Java {reference_major}: some verdicts may differ from Defects4J's "
-            f"(install JDK {max(reference_major, RUNNER_MIN_MAJOR)}: scripts/jdk11.sh)")
+    return (
+        f"NOT Defects4J's Java {reference_major}: some verdicts may differ from Defects4J's "
+        f"(install JDK {max(reference_major, RUNNER_MIN_MAJOR)}: scripts/jdk11.sh)"
+    )
 
 
 def parse_java_version(text: str) -> tuple[int, str] | None:
@@ -223,15 +227,21 @@ def installed(env: Mapping[str, str], roots: Iterable[Path] = JVM_ROOTS) -> list
     return out
 
 
-def choose(ref: Reference, *, explicit: Jdk | None, defects4j_java: Jdk | None, candidates: list[Jdk],
-           on_path: Jdk | None) -> tuple[Jdk, str]:
+def choose(
+    ref: Reference, *, explicit: Jdk | None, defects4j_java: Jdk | None, candidates: list[Jdk], on_path: Jdk | None
+) -> tuple[Jdk, str]:
     """The JDK the tests run on and why (pure; :func:`current` gathers its inputs)."""
     if explicit is not None:
         if not explicit.full or explicit.major < RUNNER_MIN_MAJOR:
-            what = (f"is Java {explicit.version}{'' if explicit.full else ' without javac'}" if explicit.major
-                    else "has no working bin/java")
-            raise Nl2FixError(f"{TEST_JAVA_HOME_ENV}={explicit.home} {what}",
-                              f"point it at a full JDK {RUNNER_MIN_MAJOR} or newer (Defects4J 3.x runs Java 11)")
+            what = (
+                f"is Java {explicit.version}{'' if explicit.full else ' without javac'}"
+                if explicit.major
+                else "has no working bin/java"
+            )
+            raise Nl2FixError(
+                f"{TEST_JAVA_HOME_ENV}={explicit.home} {what}",
+                f"point it at a full JDK {RUNNER_MIN_MAJOR} or newer (Defects4J 3.x runs Java 11)",
+            )
         return explicit, f"as set by {TEST_JAVA_HOME_ENV}"
     target = max(ref.major, RUNNER_MIN_MAJOR)
     served = "" if target == ref.major else f" (the nearest to Java {ref.major} nl2fix's runner can use)"
@@ -242,9 +252,11 @@ def choose(ref: Reference, *, explicit: Jdk | None, defects4j_java: Jdk | None, 
             return jdk, f"an installed JDK {target}{served}"
     if on_path is None or not on_path.full or on_path.major < RUNNER_MIN_MAJOR:
         found = ", ".join(f"{j.home} ({j.version}{'' if j.full else ', no javac'})" for j in candidates) or "none"
-        raise Nl2FixError(f"no JDK {RUNNER_MIN_MAJOR} or newer to run the tests on (JDKs found: {found})",
-                          "install one: apt-get install openjdk-11-jdk-headless (or openjdk-17-jdk-headless), "
-                          f"or set {TEST_JAVA_HOME_ENV}")
+        raise Nl2FixError(
+            f"no JDK {RUNNER_MIN_MAJOR} or newer to run the tests on (JDKs found: {found})",
+            "install one: apt-get install openjdk-11-jdk-headless (or openjdk-17-jdk-headless), "
+            f"or set {TEST_JAVA_HOME_ENV}",
+        )
     return on_path, f"java on PATH: no full JDK {target} is installed"
 
 
@@ -317,6 +329,11 @@ def environment(engine: Engine, sandbox=None) -> dict:
     home = os.environ.get(d4j_cli.JAVA_HOME_ENV) or os.environ.get("JAVA_HOME") or ""
     jdk = probe(Path(os.path.realpath(home))) if home else None
     java = f"Java {jdk.version} ({home})" if jdk else "the java on PATH"
-    return {"engine": engine.value, "defects4j_version": ref.defects4j_version, "defects4j_home": ref.defects4j_home,
-            "java_home": home, "java_version": jdk.version if jdk else "",
-            "summary": f"tests run by {ref.describe()} on {java}"}
+    return {
+        "engine": engine.value,
+        "defects4j_version": ref.defects4j_version,
+        "defects4j_home": ref.defects4j_home,
+        "java_home": home,
+        "java_version": jdk.version if jdk else "",
+        "summary": f"tests run by {ref.describe()} on {java}",
+    }

@@ -38,10 +38,20 @@ def _rotl(x: int, b: int) -> int:
 def _rounds(v: list[int], n: int) -> None:
     v0, v1, v2, v3 = v
     for _ in range(n):
-        v0 = (v0 + v1) & _MASK; v1 = _rotl(v1, 13); v1 ^= v0; v0 = _rotl(v0, 32)  # noqa: E702
-        v2 = (v2 + v3) & _MASK; v3 = _rotl(v3, 16); v3 ^= v2  # noqa: E702
-        v0 = (v0 + v3) & _MASK; v3 = _rotl(v3, 21); v3 ^= v0  # noqa: E702
-        v2 = (v2 + v1) & _MASK; v1 = _rotl(v1, 17); v1 ^= v2; v2 = _rotl(v2, 32)  # noqa: E702
+        v0 = (v0 + v1) & _MASK
+        v1 = _rotl(v1, 13)
+        v1 ^= v0
+        v0 = _rotl(v0, 32)
+        v2 = (v2 + v3) & _MASK
+        v3 = _rotl(v3, 16)
+        v3 ^= v2
+        v0 = (v0 + v3) & _MASK
+        v3 = _rotl(v3, 21)
+        v3 ^= v0
+        v2 = (v2 + v1) & _MASK
+        v1 = _rotl(v1, 17)
+        v1 ^= v2
+        v2 = _rotl(v2, 32)
     v[:] = [v0, v1, v2, v3]
 
 
@@ -49,7 +59,7 @@ def siphash24(k0: int, k1: int, message: bytes) -> int:
     """SipHash-2-4 of ``message`` under the key whose little-endian halves are ``k0``, ``k1``."""
     v = [0x736F6D6570736575 ^ k0, 0x646F72616E646F6D ^ k1, 0x6C7967656E657261 ^ k0, 0x7465646279746573 ^ k1]
     end = len(message) - len(message) % 8
-    words = [int.from_bytes(message[i:i + 8], "little") for i in range(0, end, 8)]
+    words = [int.from_bytes(message[i : i + 8], "little") for i in range(0, end, 8)]
     words.append(int.from_bytes(message[end:], "little") | ((len(message) & 0xFF) << 56))
     for m in words:
         v[3] ^= m

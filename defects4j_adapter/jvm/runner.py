@@ -55,8 +55,22 @@ def runner_classes(cache_base: Path | None = None) -> Path:
     def build(tmp: Path) -> None:
         javac = reference_java.current(cache_base).jdk.javac
         result = run_command(
-            [str(javac), "--release", "11", "-nowarn", "-Xlint:none", "-encoding", "UTF-8", "-d", str(tmp),
-             "--add-reads", f"{MODULE}=ALL-UNNAMED", "-cp", ":".join(map(str, junit_jars())), *map(str, _sources())],
+            [
+                str(javac),
+                "--release",
+                "11",
+                "-nowarn",
+                "-Xlint:none",
+                "-encoding",
+                "UTF-8",
+                "-d",
+                str(tmp),
+                "--add-reads",
+                f"{MODULE}=ALL-UNNAMED",
+                "-cp",
+                ":".join(map(str, junit_jars())),
+                *map(str, _sources()),
+            ],
             timeout=COMPILE_TIMEOUT,
         )
         if not result.ok:
@@ -90,9 +104,18 @@ def _junit_hook(runner_dir: Path, junit: tuple[tuple[Path, float], ...]) -> Path
     final = runner_dir / JUNIT_HOOKS / h.hexdigest()[:16]
 
     def build(tmp: Path) -> None:
-        result = run_command([str(reference_java.current().jdk.java), "--module-path", str(runner_dir),
-                              "-m", f"{MODULE}/nl2fix.runner.JUnitHook", str(tmp), *(str(j) for j, _ in junit)],
-                             timeout=COMPILE_TIMEOUT)
+        result = run_command(
+            [
+                str(reference_java.current().jdk.java),
+                "--module-path",
+                str(runner_dir),
+                "-m",
+                f"{MODULE}/nl2fix.runner.JUnitHook",
+                str(tmp),
+                *(str(j) for j, _ in junit),
+            ],
+            timeout=COMPILE_TIMEOUT,
+        )
         if not result.ok and result.returncode != 3:
             raise Nl2FixError(f"JUnit's reporting could not be hooked:\n{(result.stdout + result.stderr)[:2000]}")
 
@@ -107,15 +130,27 @@ JxPath-5's candidates took 2.2 CPU-s with the quick compiler only, 4.3 with :dat
 quick compiler only. Its code is cold and short-lived; the optimising tier's compilations cost more
 than they save there (12 of JacksonDatabind-1's test classes: 0.75 instead of 0.92 CPU-s; but all
 2,257 of Math-3's tests: 24.8 instead of 15.6)."""
-MANY_JOBS_JIT = ("-XX:Tier4InvocationThreshold=50000", "-XX:Tier4CompileThreshold=150000",
-                 "-XX:Tier4BackEdgeThreshold=400000")
+MANY_JOBS_JIT = (
+    "-XX:Tier4InvocationThreshold=50000",
+    "-XX:Tier4CompileThreshold=150000",
+    "-XX:Tier4BackEdgeThreshold=400000",
+)
 """A warm JVM: the optimising tier for really hot code only (a runaway loop still meets the same
 ``OutOfMemoryError`` as under Defects4J before the per-test limit)."""
 
 
-def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[str],
-                test_classpath: Sequence[Path] = (), java: reference_java.TestJava | None = None,
-                one_job: bool = False, confined: bool = True, job_dirs: Sequence[str] = ()) -> list[str]:
+def jvm_command(
+    runner_dir: Path,
+    *,
+    memory_mb: int,
+    tmp_dir: str,
+    mode: list[str],
+    test_classpath: Sequence[Path] = (),
+    java: reference_java.TestJava | None = None,
+    one_job: bool = False,
+    confined: bool = True,
+    job_dirs: Sequence[str] = (),
+) -> list[str]:
     """``java ... nl2fix.runner.Main <mode>`` on the test Java (:mod:`reference_java`): the runner
     and JUnit on the class path (the project's JUnit and Hamcrest from ``test_classpath`` when it
     has a usable one, see :mod:`junit_classpath`), the project on the runner's candidate class
@@ -127,12 +162,18 @@ def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[st
     whose temporary folder or working directory is not among them takes no second job."""
     java = java or reference_java.current()
     args = [
-        str(java.jdk.java), *os_wall.jvm_options(runner_dir, confined=confined),
-        f"-Xmx{memory_mb}m", "-Xss4m", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+        str(java.jdk.java),
+        *os_wall.jvm_options(runner_dir, confined=confined),
+        f"-Xmx{memory_mb}m",
+        "-Xss4m",
+        "-XX:+UseSerialGC",
+        "-XX:-UsePerfData",
         *(ONE_JOB_JIT if one_job else MANY_JOBS_JIT),
-        f"-Djava.io.tmpdir={tmp_dir}", f"-Dnl2fix.jobDirs={':'.join(d for d in job_dirs if ':' not in d)}",
+        f"-Djava.io.tmpdir={tmp_dir}",
+        f"-Dnl2fix.jobDirs={':'.join(d for d in job_dirs if ':' not in d)}",
         "-Djava.system.class.loader=nl2fix.runner.SystemLoader",
-        "-Djava.awt.headless=true", *java.flags,
+        "-Djava.awt.headless=true",
+        *java.flags,
     ]
     if java.jdk.major >= 12:
         args.append("-Djava.security.manager=allow")
@@ -142,10 +183,22 @@ def jvm_command(runner_dir: Path, *, memory_mb: int, tmp_dir: str, mode: list[st
     # java/module-info.java
     # jdk.internal.reflect to the runner alone: it hides Class's private reflection natives (ReflectionWall.java)
     # and keeps the JDK's reflection filter its own (ReflectionFilters.java)
-    return [*args, "-XX:+DisableAttachMechanism", "--module-path", str(runner_dir), "--add-modules", MODULE,
-            "--add-reads", f"{MODULE}=ALL-UNNAMED", "--add-opens", f"java.base/jdk.internal.reflect={MODULE}",
-            "-cp", ":".join(map(str, [*([hook] if hook else []), *junit])),
-            MAIN_CLASS, *mode]
+    return [
+        *args,
+        "-XX:+DisableAttachMechanism",
+        "--module-path",
+        str(runner_dir),
+        "--add-modules",
+        MODULE,
+        "--add-reads",
+        f"{MODULE}=ALL-UNNAMED",
+        "--add-opens",
+        f"java.base/jdk.internal.reflect={MODULE}",
+        "-cp",
+        ":".join(map(str, [*([hook] if hook else []), *junit])),
+        MAIN_CLASS,
+        *mode,
+    ]
 
 
 @dataclass
@@ -201,8 +254,10 @@ class Job:
         rows += [("candidate_class", c) for c in self.candidate_classes]
         rows += [("only", f"{cls} {test}") for cls, tests in self.only.items() for test in tests]
         rows += [("probe", self.probe)] if self.probe else []
-        rows += [("stop_at_first_failure", str(self.stop_at_first_failure).lower()),
-                 ("test_timeout_ms", str(self.test_timeout_ms))]
+        rows += [
+            ("stop_at_first_failure", str(self.stop_at_first_failure).lower()),
+            ("test_timeout_ms", str(self.test_timeout_ms)),
+        ]
         if self.behaviour:
             rows.append(("behaviour", "true"))
         rows += [("behaviour_candidate", self.behaviour_candidate)] if self.behaviour_candidate is not None else []

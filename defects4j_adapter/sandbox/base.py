@@ -182,8 +182,9 @@ class CommandSandbox(Sandbox):
     """A sandbox that is a command line wrapped around the job's, run as nl2fix's child."""
 
     @abc.abstractmethod
-    def command(self, args: Sequence[str], mounts: Mounts,
-                limits: Limits) -> tuple[list[str], dict[str, str], Path | None]:
+    def command(
+        self, args: Sequence[str], mounts: Mounts, limits: Limits
+    ) -> tuple[list[str], dict[str, str], Path | None]:
         """The full command line, environment and host working directory for ``args``."""
 
     def run(self, args: Sequence[str], mounts: Mounts, limits: Limits, input: str | None = None) -> ExecResult:

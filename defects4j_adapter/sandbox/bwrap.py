@@ -77,16 +77,23 @@ class BwrapSandbox(CommandSandbox):
     def tmp_dir(self, mounts: Mounts) -> str:
         return "/tmp"
 
-    def command(self, args: Sequence[str], mounts: Mounts,
-                limits: Limits) -> tuple[list[str], dict[str, str], Path | None]:
+    def command(
+        self, args: Sequence[str], mounts: Mounts, limits: Limits
+    ) -> tuple[list[str], dict[str, str], Path | None]:
         as_root = os.geteuid() == 0
         if as_root:
             # bubblewrap runs privileged (it reaches paths below /root); the job drops to a uid of its own
             uid = job_uid()
             for path in mounts.writable:
                 chown_tree(path, uid)
-            argv = [str(self.bwrap), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
-                    "--unshare-cgroup-try"]
+            argv = [
+                str(self.bwrap),
+                "--unshare-ipc",
+                "--unshare-pid",
+                "--unshare-net",
+                "--unshare-uts",
+                "--unshare-cgroup-try",
+            ]
         else:
             argv = [str(self.bwrap), "--unshare-all"]
         # No --new-session: the job stays in bwrap's process group, which run_command and spawn
@@ -122,8 +129,16 @@ class BwrapSandbox(CommandSandbox):
             argv += ["--setenv", key, value]
         argv.append("--")
         if as_root:
-            argv += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--no-new-privs",
-                     "--inh-caps=-all", "--bounding-set=-all", "--"]
+            argv += [
+                "setpriv",
+                f"--reuid={uid}",
+                f"--regid={uid}",
+                "--clear-groups",
+                "--no-new-privs",
+                "--inh-caps=-all",
+                "--bounding-set=-all",
+                "--",
+            ]
         argv += [*limit_args(limits), *args]
         return argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, None
 

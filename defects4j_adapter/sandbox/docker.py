@@ -264,11 +264,23 @@ class DockerSandbox(Sandbox):
         memory = f"{limits.memory_mb or self.spec.memory_mb}m"
         client = images.client()
         container = client.containers.run(
-            self.image, ["sleep", "infinity"], detach=True, init=True, user=f"{uid}:{uid}",
-            network_mode="none", read_only=True, tmpfs={"/tmp": tmpfs, str(SCRATCH): tmpfs},
-            mounts=self._mounts(mounts), mem_limit=memory, memswap_limit=memory,
-            pids_limit=limits.processes, nano_cpus=int(self.spec.cpus * 1e9), cap_drop=["ALL"],
-            security_opt=["no-new-privileges"], ulimits=ulimits, labels={PID_LABEL: str(os.getpid())},
+            self.image,
+            ["sleep", "infinity"],
+            detach=True,
+            init=True,
+            user=f"{uid}:{uid}",
+            network_mode="none",
+            read_only=True,
+            tmpfs={"/tmp": tmpfs, str(SCRATCH): tmpfs},
+            mounts=self._mounts(mounts),
+            mem_limit=memory,
+            memswap_limit=memory,
+            pids_limit=limits.processes,
+            nano_cpus=int(self.spec.cpus * 1e9),
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            ulimits=ulimits,
+            labels={PID_LABEL: str(os.getpid())},
         )
         try:
             container.reload()  # its init's pid, for the cgroup
@@ -284,8 +296,16 @@ class DockerSandbox(Sandbox):
             links = [str(e) for e in sorted(mounts.links_from.iterdir())]
             argv = ["sh", "-c", _LINK_AND_RUN, "sh", str(SCRATCH), *links, "--", *argv]
         api = images.client().api
-        exec_id = api.exec_create(container.id, argv, stdin=True, stdout=True, stderr=True, user=f"{uid}:{uid}",
-                                  environment=env, workdir=str(SCRATCH) if mounts.links_from else "/tmp")["Id"]
+        exec_id = api.exec_create(
+            container.id,
+            argv,
+            stdin=True,
+            stdout=True,
+            stderr=True,
+            user=f"{uid}:{uid}",
+            environment=env,
+            workdir=str(SCRATCH) if mounts.links_from else "/tmp",
+        )["Id"]
         sock = api.exec_start(exec_id, socket=True)
         return ContainerProcess(container, exec_id, api, sock)
 
@@ -298,8 +318,10 @@ class DockerSandbox(Sandbox):
             for block in iter(lambda: stream.read1(65536), b""):
                 into.append(block)
 
-        readers = [threading.Thread(target=drain, args=(s, chunks[k]), daemon=True)
-                   for s, k in ((proc.stdout, "out"), (proc.stderr, "err"))]
+        readers = [
+            threading.Thread(target=drain, args=(s, chunks[k]), daemon=True)
+            for s, k in ((proc.stdout, "out"), (proc.stderr, "err"))
+        ]
         for reader in readers:
             reader.start()
         if input is not None:
@@ -312,8 +334,16 @@ class DockerSandbox(Sandbox):
             reader.join(5)
         out, cut_out = clip_output(b"".join(chunks["out"]), DEFAULT_OUTPUT_LIMIT)
         err, cut_err = clip_output(b"".join(chunks["err"]), DEFAULT_OUTPUT_LIMIT)
-        return ExecResult(tuple(map(str, args)), returncode, out, err, time.monotonic() - start, cpu,
-                          timed_out=timed_out, truncated=cut_out or cut_err)
+        return ExecResult(
+            tuple(map(str, args)),
+            returncode,
+            out,
+            err,
+            time.monotonic() - start,
+            cpu,
+            timed_out=timed_out,
+            truncated=cut_out or cut_err,
+        )
 
     def cpu_seconds(self, proc: ContainerProcess) -> float:
         return proc.cpu_seconds()

@@ -48,14 +48,16 @@ def recipe(jdk_major: int) -> str:
     extra = ""
     if suite:
         # the suite at a low pin priority, so that only the JDK comes from it (as scripts/setup.sh does)
-        extra = (f"RUN echo 'deb http://deb.debian.org/debian {suite} main' > /etc/apt/sources.list.d/{suite}.list"
-                 f" && printf 'Package: *\\nPin: release n={suite}\\nPin-Priority: 100\\n'"
-                 f" > /etc/apt/preferences.d/{suite}\n")
+        extra = (
+            f"RUN echo 'deb http://deb.debian.org/debian {suite} main' > /etc/apt/sources.list.d/{suite}.list"
+            f" && printf 'Package: *\\nPin: release n={suite}\\nPin-Priority: 100\\n'"
+            f" > /etc/apt/preferences.d/{suite}\n"
+        )
     return (
         extra
         + "RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "
         f"openjdk-{jdk_major}-jdk-headless junit4 libhamcrest-java >/dev/null && rm -rf /var/lib/apt/lists/*\n"
-        f"RUN ln -s \"$(dirname \"$(dirname \"$(readlink -f \"$(command -v javac)\")\")\")\" {JDK_HOME} && mkdir {INFO}"
+        f'RUN ln -s "$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")" {JDK_HOME} && mkdir {INFO}'
         f" && {JDK_HOME}/bin/java -version 2> {INFO}/version"
         f" && echo '{_LIST_PACKAGES}' > /tmp/ListPackages.java"
         f" && {JDK_HOME}/bin/java /tmp/ListPackages.java | sort > {INFO}/packages && rm /tmp/ListPackages.java\n"
@@ -83,8 +85,10 @@ def client():
         made = docker.from_env(timeout=300)
         made.ping()
     except Exception as exc:  # the SDK raises several kinds for "no daemon"
-        raise Nl2FixError(f"no Docker daemon answers: {exc}",
-                          "start one (scripts/setup.sh starts dockerd as root), or use --sandbox bwrap") from exc
+        raise Nl2FixError(
+            f"no Docker daemon answers: {exc}",
+            "start one (scripts/setup.sh starts dockerd as root), or use --sandbox bwrap",
+        ) from exc
     return made
 
 
@@ -132,16 +136,19 @@ def build(base: str = DEFAULT_BASE, jdk_major: int | None = None, tell: Callable
         return tag
     except ImageNotFound:
         pass
-    dockerfile = (f"FROM {base_image.id}\nLABEL {RECIPE_LABEL}={recipe_hash(major)} nl2fix.jvm.base={base}\n"
-                  f"{recipe(major)}")
+    dockerfile = (
+        f"FROM {base_image.id}\nLABEL {RECIPE_LABEL}={recipe_hash(major)} nl2fix.jvm.base={base}\n{recipe(major)}"
+    )
     start = time.monotonic()
     try:
-        client().images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=tag, rm=True, forcerm=True,
-                              pull=False, timeout=BUILD_TIMEOUT)
+        client().images.build(
+            fileobj=io.BytesIO(dockerfile.encode()), tag=tag, rm=True, forcerm=True, pull=False, timeout=BUILD_TIMEOUT
+        )
     except BuildError as exc:
         tail = "".join(str(c.get("stream", c.get("error", ""))) for c in exc.build_log)[-2000:]
-        raise Nl2FixError(f"building {tag} failed: {exc.msg}\n{tail}",
-                          "check that apt inside a container reaches Debian's mirror") from exc
+        raise Nl2FixError(
+            f"building {tag} failed: {exc.msg}\n{tail}", "check that apt inside a container reaches Debian's mirror"
+        ) from exc
     tell(f"built {tag} (base {base}, JDK {major}) in {time.monotonic() - start:.0f}s")
     return tag
 
@@ -164,8 +171,10 @@ def containers_cpu_seconds() -> float | None:
     """CPU seconds of every container the daemon has run since its cgroup parent was made (the
     ``docker`` cgroup of the cgroupfs driver, v1 or v2); None where it cannot be read. What a
     container ran is no child of nl2fix, so a benchmark counts it here, before and after."""
-    for path in (Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage"),
-                 Path("/sys/fs/cgroup/cpu,cpuacct/docker/cpuacct.usage")):
+    for path in (
+        Path("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage"),
+        Path("/sys/fs/cgroup/cpu,cpuacct/docker/cpuacct.usage"),
+    ):
         if path.is_file():
             return int(path.read_text()) / 1e9
     stat = Path("/sys/fs/cgroup/docker/cpu.stat")
@@ -181,8 +190,13 @@ def test_java(image_id: str) -> TestJava:
     """The Java the image runs tests on, read from the image once (and cached by its id)."""
 
     def read(tmp: Path) -> None:
-        out = client().containers.run(image_id, ["sh", "-c", f"cat {INFO}/version; echo ==; cat {INFO}/packages"],
-                                      remove=True, network_mode="none", stderr=True)
+        out = client().containers.run(
+            image_id,
+            ["sh", "-c", f"cat {INFO}/version; echo ==; cat {INFO}/packages"],
+            remove=True,
+            network_mode="none",
+            stderr=True,
+        )
         (tmp / "info").write_bytes(out)
 
     folder = cache.build_once(cache.cache_dir() / "jvm-image" / image_id.replace(":", "-")[:80], read)
@@ -194,7 +208,8 @@ def test_java(image_id: str) -> TestJava:
     major, version = parsed
     if major < reference_java.RUNNER_MIN_MAJOR:
         raise Nl2FixError(
-            f"the JVM image holds Java {version}; nl2fix's runner needs {reference_java.RUNNER_MIN_MAJOR}+")
+            f"the JVM image holds Java {version}; nl2fix's runner needs {reference_java.RUNNER_MIN_MAJOR}+"
+        )
     jdk = Jdk(JDK_HOME, major, version)
     ref = reference_java.reference()
     flags = reference_java.emulation_flags(jdk, ref, cache.cache_dir(), packages.split())

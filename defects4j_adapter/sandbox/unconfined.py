@@ -54,8 +54,9 @@ class UnconfinedSandbox(CommandSandbox):
             return ()
         return (self.tmp_dir(mounts), *([str(mounts.host_scratch / "cwd")] if mounts.links_from is not None else []))
 
-    def command(self, args: Sequence[str], mounts: Mounts,
-                limits: Limits) -> tuple[list[str], dict[str, str], Path | None]:
+    def command(
+        self, args: Sequence[str], mounts: Mounts, limits: Limits
+    ) -> tuple[list[str], dict[str, str], Path | None]:
         cwd = None
         if mounts.links_from is not None:
             if mounts.host_scratch is None:
@@ -92,7 +93,8 @@ def make_unconfined(spec: SandboxSpec, quiet: bool) -> Sandbox:
         log.warning(
             "WARNING: --sandbox none: candidate code runs UNCONFINED (network, your files); only time, memory, "
             "process and file-size limits apply%s",
-            " (and not the process limit: running as root)" if os.geteuid() == 0 else "")
+            " (and not the process limit: running as root)" if os.geteuid() == 0 else "",
+        )
     if shutil.which("prlimit") is None:
         raise Nl2FixError("prlimit (util-linux) is not installed", "install util-linux")
     return UnconfinedSandbox()

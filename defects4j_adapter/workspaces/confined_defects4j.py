@@ -32,9 +32,27 @@ from nl2fix.core.processes import ExecResult
 
 TOOLS = ("defects4j", "java", "javac", "ant", "perl", "git")
 """What Defects4J runs from ``PATH``: the folders they are found in are shown read-only."""
-ENV_NAMES = frozenset(("PATH", "JAVA_HOME", "JAVA_TOOL_OPTIONS", "TZ", "LANG", "LC_ALL", "LC_CTYPE", "ANT_HOME",
-                       "ANT_OPTS", "ANT_ARGS", "PERL5LIB", "BASE_DIR", "SCRIPT_DIR", "PROJECTS_DIR", "MAJOR_ROOT",
-                       "GRADLE_LOCAL_HOME_DIR", "GRADLE_USER_HOME"))
+ENV_NAMES = frozenset(
+    (
+        "PATH",
+        "JAVA_HOME",
+        "JAVA_TOOL_OPTIONS",
+        "TZ",
+        "LANG",
+        "LC_ALL",
+        "LC_CTYPE",
+        "ANT_HOME",
+        "ANT_OPTS",
+        "ANT_ARGS",
+        "PERL5LIB",
+        "BASE_DIR",
+        "SCRIPT_DIR",
+        "PROJECTS_DIR",
+        "MAJOR_ROOT",
+        "GRADLE_LOCAL_HOME_DIR",
+        "GRADLE_USER_HOME",
+    )
+)
 ENV_PREFIXES = ("D4J_", "DEFECTS4J_", "GIT_")
 """Defects4J's own variables (``core/Constants.pm``, its Ant, Java and Perl) pass into a job;
 nothing else of nl2fix's environment does."""
@@ -76,13 +94,21 @@ class SandboxRunner:
     def mounts(self, work_dir: Path, env: Mapping[str, str], outputs: Sequence[Path] = ()) -> Mounts:
         return Mounts(read_only=self.read_only, writable=(Path(work_dir), *outputs), env=job_environment(env))
 
-    def __call__(self, args: Sequence[str], *, work_dir: Path, env: Mapping[str, str], timeout: float,
-                 outputs: Sequence[Path] = ()) -> ExecResult:
+    def __call__(
+        self,
+        args: Sequence[str],
+        *,
+        work_dir: Path,
+        env: Mapping[str, str],
+        timeout: float,
+        outputs: Sequence[Path] = (),
+    ) -> ExecResult:
         mounts = self.mounts(work_dir, env, outputs)
         try:
             # in the working copy, as Defects4J's Perl runs it: exports of folders are relative to it
-            return self.sandbox.run(["env", f"--chdir={work_dir}", "--", *args], mounts,
-                                    dataclasses.replace(LIMITS, wall_seconds=timeout))
+            return self.sandbox.run(
+                ["env", f"--chdir={work_dir}", "--", *args], mounts, dataclasses.replace(LIMITS, wall_seconds=timeout)
+            )
         finally:
             if os.geteuid() == 0:
                 # the job's uid owned what it wrote; nothing of it stays writable to a later job

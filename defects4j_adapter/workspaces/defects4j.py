@@ -141,10 +141,18 @@ def ensure_checkout(d4j: Defects4J, bug_id: str, cache_dir: Path, *, backoff: Ba
         if props is not None:
             return Checkout(bug_id, root, props)
         _state_file(root).unlink(missing_ok=True)
-        retry(lambda: _check_out(d4j, bug_id, root), what=f"`defects4j checkout` of {bug_id}",
-              transient=d4j_cli.is_transient, backoff=backoff)
-        props = retry(lambda: _export_and_compile(d4j, bug_id, root), what=f"exporting and compiling {bug_id}",
-                      transient=d4j_cli.is_transient, backoff=backoff)
+        retry(
+            lambda: _check_out(d4j, bug_id, root),
+            what=f"`defects4j checkout` of {bug_id}",
+            transient=d4j_cli.is_transient,
+            backoff=backoff,
+        )
+        props = retry(
+            lambda: _export_and_compile(d4j, bug_id, root),
+            what=f"exporting and compiling {bug_id}",
+            transient=d4j_cli.is_transient,
+            backoff=backoff,
+        )
         state = {"bug": bug_id, "version": version, "defects4j": str(d4j.executable), "properties": props}
         tmp = _state_file(root).with_suffix(".tmp")
         tmp.write_text(json.dumps(state, indent=1), encoding="utf-8")
@@ -211,15 +219,21 @@ def workspace_for(bug: Bug, checkout: Checkout) -> Workspace:
             f"{bug.path} (the buggy method's file in the dataset) is not in the Defects4J checkout of {bug.id}",
             f"look in {checkout.root}; the dataset entry and Defects4J may disagree on the file",
         )
-    ws = workspace_from_exports(bug, checkout.root, checkout.properties,
-                                encoding=detect_encoding([target.read_bytes()]))
+    ws = workspace_from_exports(
+        bug, checkout.root, checkout.properties, encoding=detect_encoding([target.read_bytes()])
+    )
     # Some exports name jars Defects4J never shipped (rjust/defects4j#410, #133); JUnit 4.11 from
     # Defects4J's own lib is on the path and suffices. Candidates compile at the level Defects4J's
     # build compiled the project (see java_level).
     level = java_level.class_file_level(ws.classes_dir) or java_level.DEFAULT_LEVEL
     built, unbuilt = built_tests(ws.relevant_tests, ws.test_classes_dir)
-    return replace(ws, classpath=tuple(p for p in ws.classpath if p.exists()),
-                   java_release=java_level.in_memory_release(level), relevant_tests=built, unbuilt_tests=unbuilt)
+    return replace(
+        ws,
+        classpath=tuple(p for p in ws.classpath if p.exists()),
+        java_release=java_level.in_memory_release(level),
+        relevant_tests=built,
+        unbuilt_tests=unbuilt,
+    )
 
 
 def built_tests(relevant: tuple[str, ...], test_classes: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:

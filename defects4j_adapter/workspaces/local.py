@@ -62,9 +62,18 @@ def java_files(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.java")) if folder.is_dir() else []
 
 
-def javac(sources: Sequence[Path], out: Path, classpath: Sequence[Path], encoding: str, *,
-          release: str = str(java_level.DEFAULT_LEVEL), timeout: float = BUILD_TIMEOUT, runner=None,
-          jdk: reference_java.Jdk | None = None, jvm_options: Sequence[str] = ()) -> ExecResult:
+def javac(
+    sources: Sequence[Path],
+    out: Path,
+    classpath: Sequence[Path],
+    encoding: str,
+    *,
+    release: str = str(java_level.DEFAULT_LEVEL),
+    timeout: float = BUILD_TIMEOUT,
+    runner=None,
+    jdk: reference_java.Jdk | None = None,
+    jvm_options: Sequence[str] = (),
+) -> ExecResult:
     """Compile ``sources`` into ``out`` with the test Java's javac at the Java level ``release``
     (e.g. ``7``). ``runner(argv, timeout)`` runs the command (a sandbox for candidate code); by
     default it runs directly. ``jdk``: the sandbox's, when not the test Java of the host.
@@ -74,9 +83,20 @@ def javac(sources: Sequence[Path], out: Path, classpath: Sequence[Path], encodin
     argfile.write_text("\n".join(f'"{s}"' for s in sources) + "\n", encoding="utf-8")
     jdk = jdk or reference_java.current().jdk
     argv = [
-        str(jdk.javac), *jvm_options, "-d", str(out), "-encoding", encoding,
+        str(jdk.javac),
+        *jvm_options,
+        "-d",
+        str(out),
+        "-encoding",
+        encoding,
         *java_level.javac_options(int(release), jdk.major),
-        "-nowarn", "-proc:none", "-g", "-Xmaxerrs", "20", "-cp", ":".join(str(p) for p in classpath) or ".",
+        "-nowarn",
+        "-proc:none",
+        "-g",
+        "-Xmaxerrs",
+        "20",
+        "-cp",
+        ":".join(str(p) for p in classpath) or ".",
         f"@{argfile}",
     ]
     if runner is not None:
@@ -164,8 +184,12 @@ def _builder(populate, layout: ProjectLayout):
     def build(tmp: Path) -> None:
         project = tmp / "project"
         populate(project)
-        meta = compile_tree(project, ProjectLayout(project, layout.src_dir, layout.test_dir, layout.classpath), tmp,
-                             java_level.project_level(layout.root))
+        meta = compile_tree(
+            project,
+            ProjectLayout(project, layout.src_dir, layout.test_dir, layout.classpath),
+            tmp,
+            java_level.project_level(layout.root),
+        )
         (tmp / WORKSPACE_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
     return build
@@ -195,8 +219,9 @@ def prepare_benchmark_bug(bug: Bug, project_dir: Path, cache_base: Path | None =
 
     def populate(project: Path) -> None:
         shutil.copytree(fixed, project, symlinks=True)
-        result = run_command(["patch", "-p1", "-s", "--no-backup-if-mismatch", "-i", str(patch)],
-                             timeout=PATCH_TIMEOUT, cwd=project)
+        result = run_command(
+            ["patch", "-p1", "-s", "--no-backup-if-mismatch", "-i", str(patch)], timeout=PATCH_TIMEOUT, cwd=project
+        )
         if not result.ok:
             raise Nl2FixError(
                 f"{patch} does not apply to {fixed}: {(result.stdout + result.stderr).strip()[:500]}",
@@ -209,15 +234,19 @@ def prepare_benchmark_bug(bug: Bug, project_dir: Path, cache_base: Path | None =
 
 def prepare_project(bug: Bug, layout: ProjectLayout, cache_base: Path | None = None) -> Workspace:
     """A user's own project (its tree holds the buggy method), copied, compiled once and cached."""
-    layout = ProjectLayout(layout.root.resolve(), layout.src_dir, layout.test_dir,
-                           tuple(p.resolve() for p in layout.classpath))
+    layout = ProjectLayout(
+        layout.root.resolve(), layout.src_dir, layout.test_dir, tuple(p.resolve() for p in layout.classpath)
+    )
     if not (layout.root / layout.src_dir).is_dir():
         raise Nl2FixError(f"source folder {layout.root / layout.src_dir} does not exist")
     missing = [p for p in layout.classpath if not p.exists()]
     if missing:
         raise Nl2FixError(f"class path entries not found: {', '.join(map(str, missing))}")
-    files = [*_tree_files(layout.root / layout.src_dir), *_tree_files(layout.root / layout.test_dir),
-             *(layout.root / name for name in java_level.BUILD_FILES)]
+    files = [
+        *_tree_files(layout.root / layout.src_dir),
+        *_tree_files(layout.root / layout.test_dir),
+        *(layout.root / name for name in java_level.BUILD_FILES),
+    ]
     key = _fingerprint(files, f"{layout.src_dir}\n{layout.test_dir}\n{layout.classpath}")
     final = cache.workspace_root(cache_base) / bug.id / f"project-{key}"
 

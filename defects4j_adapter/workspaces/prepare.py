@@ -60,8 +60,9 @@ def check_location(bug: Bug, source: str) -> Preparation:
     return Preparation(bug, PrepareStatus.READY)
 
 
-def prepare_bugs(bugs: list[Bug], options: EngineOptions, *, workers: int = 2,
-                 progress: bool = True) -> Iterator[Preparation]:
+def prepare_bugs(
+    bugs: list[Bug], options: EngineOptions, *, workers: int = 2, progress: bool = True
+) -> Iterator[Preparation]:
     """Prepare each bug (``workers`` at a time), yielding each as it is done. Raises an
     :class:`Nl2FixError` at once when Defects4J bugs are asked for and it is not installed."""
     if any(local_workspace.benchmark_project(b, options.projects_dir) is None for b in bugs):

@@ -14,8 +14,10 @@ from nl2fix.core.errors import Nl2FixError
 
 def prepare_workspace(bug: Bug, options: EngineOptions) -> Workspace:
     if bug.benchmark == USER_BENCHMARK:
-        raise Nl2FixError(f"{bug.id} is a bug of your own project: its workspace is built by `nl2fix fix`",
-                          "re-run the same `nl2fix fix` command: it validates what is not validated yet")
+        raise Nl2FixError(
+            f"{bug.id} is a bug of your own project: its workspace is built by `nl2fix fix`",
+            "re-run the same `nl2fix fix` command: it validates what is not validated yet",
+        )
     project = local_workspace.benchmark_project(bug, options.projects_dir)
     if project is not None:
         return local_workspace.prepare_benchmark_bug(bug, project, options.cache_dir)

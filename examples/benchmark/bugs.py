@@ -51,18 +51,18 @@ BUGS: tuple[BugSpec, ...] = (
         ),
         summary="Strings.indexOfDifference returns -1 when strings differ only in the last character",
         description=(
-            "Strings.indexOfDifference(\"abc\", \"abd\") returns -1, i.e. it claims the two strings are equal. "
+            'Strings.indexOfDifference("abc", "abd") returns -1, i.e. it claims the two strings are equal. '
             "It should return 2. The same happens for any two strings of the same length whose only "
-            "difference is the final character, e.g. indexOfDifference(\"a\", \"b\") is -1 instead of 0.\n\n"
-            "This also breaks Strings.commonPrefix: commonPrefix(\"abc\", \"abx\") returns \"abc\" instead of "
-            "\"ab\". We use commonPrefix to group file names and ended up putting report_2023.csv and "
+            'difference is the final character, e.g. indexOfDifference("a", "b") is -1 instead of 0.\n\n'
+            'This also breaks Strings.commonPrefix: commonPrefix("abc", "abx") returns "abc" instead of '
+            '"ab". We use commonPrefix to group file names and ended up putting report_2023.csv and '
             "report_2024.csv in the same bucket as if they were one file.\n\n"
             "Textkit 1.3, Java 8."
         ),
         issue_url=TK + "41",
         report_id="TEXTKIT-41",
         comments=(
-            "Confirmed. Strings that differ earlier are fine, e.g. indexOfDifference(\"abcde\", \"abxyz\") "
+            'Confirmed. Strings that differ earlier are fine, e.g. indexOfDifference("abcde", "abxyz") '
             "correctly gives 2.",
             "Fixed in trunk, thanks for the report and the file-name example.",
         ),
@@ -85,7 +85,7 @@ BUGS: tuple[BugSpec, ...] = (
         triggers=("org.textkit.WordsTest::testCapitalizeNull",),
         summary="Words.capitalize(null) throws NullPointerException",
         description=(
-            "The javadoc of Words.capitalize says \"@return the capitalized String, null if null input\" and "
+            'The javadoc of Words.capitalize says "@return the capitalized String, null if null input" and '
             "the class promises that every method is null-safe, but\n\n"
             "    Words.capitalize(null)\n\n"
             "throws\n\n"
@@ -114,9 +114,7 @@ BUGS: tuple[BugSpec, ...] = (
                 "                    field.append(QUOTE);\n"
                 "                    i++;\n"
                 "                } else {\n",
-                "                if (c != QUOTE) {\n"
-                "                    field.append(c);\n"
-                "                } else {\n",
+                "                if (c != QUOTE) {\n                    field.append(c);\n                } else {\n",
             ),
             (
                 "        // the last field has no separator after it, even when it is empty\n"
@@ -136,13 +134,13 @@ BUGS: tuple[BugSpec, ...] = (
         description=(
             "Joining fields with CsvLine.join and splitting the result again with CsvLine.split does not give "
             "the original fields back:\n\n"
-            "    List<String> fields = Arrays.asList(\"id\", \"he said \\\"no\\\"\", \"\");\n"
-            "    String line = CsvLine.join(fields, ',');   // id,\"he said \"\"no\"\"\",\n"
+            '    List<String> fields = Arrays.asList("id", "he said \\"no\\"", "");\n'
+            '    String line = CsvLine.join(fields, \',\');   // id,"he said ""no""",\n'
             "    CsvLine.split(line, ',');                  // [id, he said no]\n\n"
-            "Expected: [id, he said \"no\", ] (three fields).\n"
+            'Expected: [id, he said "no", ] (three fields).\n'
             "Actual: [id, he said no] (two fields).\n\n"
-            "Two things go wrong: the quotes inside the quoted field disappear (a doubled \"\" should become "
-            "one \" as in RFC 4180), and the empty last column is dropped, so rows end up with different "
+            'Two things go wrong: the quotes inside the quoted field disappear (a doubled "" should become '
+            'one " as in RFC 4180), and the empty last column is dropped, so rows end up with different '
             "numbers of columns. Splitting an empty line also returns an empty list instead of one empty field."
         ),
         issue_url=TK + "63",
@@ -170,9 +168,7 @@ BUGS: tuple[BugSpec, ...] = (
                 "                final String expanded = ligature(c);\n"
                 "                buf.append(expanded != null ? expanded : String.valueOf(c));\n"
                 "            }\n",
-                "            } else {\n"
-                "                buf.append(c);\n"
-                "            }\n",
+                "            } else {\n                buf.append(c);\n            }\n",
             ),
             (
                 "    /**\n"
@@ -184,15 +180,15 @@ BUGS: tuple[BugSpec, ...] = (
                 "    private static String ligature(final char c) {\n"
                 "        switch (c) {\n"
                 "            case '\u00df':\n"
-                "                return \"ss\";\n"
+                '                return "ss";\n'
                 "            case '\u00c6':\n"
-                "                return \"AE\";\n"
+                '                return "AE";\n'
                 "            case '\u00e6':\n"
-                "                return \"ae\";\n"
+                '                return "ae";\n'
                 "            case '\u00de':\n"
-                "                return \"TH\";\n"
+                '                return "TH";\n'
                 "            case '\u00fe':\n"
-                "                return \"th\";\n"
+                '                return "th";\n'
                 "            default:\n"
                 "                return null;\n"
                 "        }\n"
@@ -204,10 +200,10 @@ BUGS: tuple[BugSpec, ...] = (
         triggers=("org.textkit.AccentsTest::testStripLigatures",),
         summary="Accents.strip leaves \u00df and \u00c6 untouched",
         description=(
-            "Accents.strip(\"Stra\u00dfe\") returns \"Stra\u00dfe\" unchanged. I expected \"Strasse\", which is "
-            "what every transliteration table I know uses. Same with \u00c6/\u00e6: strip(\"\u00c6sir\") gives "
-            "\"\u00c6sir\" instead of \"AEsir\".\n\n"
-            "Because of this Words.slugify(\"Stra\u00dfenbahn\") produces \"stra-enbahn\", which is how I noticed."
+            'Accents.strip("Stra\u00dfe") returns "Stra\u00dfe" unchanged. I expected "Strasse", which is '
+            'what every transliteration table I know uses. Same with \u00c6/\u00e6: strip("\u00c6sir") gives '
+            '"\u00c6sir" instead of "AEsir".\n\n'
+            'Because of this Words.slugify("Stra\u00dfenbahn") produces "stra-enbahn", which is how I noticed.'
         ),
         issue_url=None,
         report_id="UNKNOWN",
@@ -228,12 +224,12 @@ BUGS: tuple[BugSpec, ...] = (
             ),
         ),
         triggers=("org.textkit.AccentsTest::testHasAccentsAfterAscii",),
-        summary="Accents.hasAccents(\"Caf\u00e9\") is false",
+        summary='Accents.hasAccents("Caf\u00e9") is false',
         description=(
             "hasAccents only seems to work when the accented letter is the very first character.\n\n"
-            "    Accents.hasAccents(\"\u00e9t\u00e9\")  -> true   (ok)\n"
-            "    Accents.hasAccents(\"Caf\u00e9\")  -> false  (expected true)\n"
-            "    Accents.hasAccents(\"na\u00efve\") -> false  (expected true)\n\n"
+            '    Accents.hasAccents("\u00e9t\u00e9")  -> true   (ok)\n'
+            '    Accents.hasAccents("Caf\u00e9")  -> false  (expected true)\n'
+            '    Accents.hasAccents("na\u00efve") -> false  (expected true)\n\n'
             "We use it to decide whether a search term needs the accent-insensitive index, so most accented "
             "queries never get there."
         ),
@@ -266,9 +262,7 @@ BUGS: tuple[BugSpec, ...] = (
         ),
         issue_url=RK + "14",
         report_id="14",
-        comments=(
-            "Looks like the result is mirrored: 1.25 is as far above 1 as 1.75 is below 2.",
-        ),
+        comments=("Looks like the result is mirrored: 1.25 is as far above 1 as 1.75 is below 2.",),
         summarized_discussion="A commenter noticed the result is mirrored between the two neighbouring values.",
     ),
     BugSpec(
@@ -315,9 +309,7 @@ BUGS: tuple[BugSpec, ...] = (
         ),
         issue_url=RK + "27",
         report_id="27",
-        comments=(
-            "4.9E-324 is Double.MIN_VALUE, so something starts from that.",
-        ),
+        comments=("4.9E-324 is Double.MIN_VALUE, so something starts from that.",),
         summarized_discussion="A commenter recognised the returned value as Double.MIN_VALUE.",
     ),
     BugSpec(
@@ -339,7 +331,7 @@ BUGS: tuple[BugSpec, ...] = (
         triggers=("org.rangekit.RangeSetTest::testAddAdjacentMerges",),
         summary="RangeSet keeps [1..3] and [4..6] apart, so equal sets are not equal",
         description=(
-            "The class javadoc says ranges are stored as \"sorted, disjoint, non-adjacent\" ranges and that "
+            'The class javadoc says ranges are stored as "sorted, disjoint, non-adjacent" ranges and that '
             "adding [1..3] and [4..6] stores [1..6]. That is not what happens:\n\n"
             "    new RangeSet().add(1, 3).add(4, 6).ranges()   // [[1..3], [4..6]]\n\n"
             "Because of that, two sets with exactly the same members compare unequal:\n\n"

@@ -25,6 +25,7 @@ TIMEOUT = 180
 
 # ---------------------------------------------------------------- pure text helpers
 
+
 def read_source(path: Path) -> tuple[str, str]:
     """A Java file's text and its encoding: UTF-8 when it decodes as such, else ISO-8859-1."""
     data = path.read_bytes()
@@ -44,7 +45,7 @@ def method_range(text: str, marker: str) -> tuple[int, int]:
     start = hits[0]
     while start > 0 and lines[start - 1].strip().startswith("@"):
         start -= 1
-    body = "\n".join(lines[hits[0]:])
+    body = "\n".join(lines[hits[0] :])
     tokens = code_tokens(body)
     opening = next((i for i, t in enumerate(tokens) if t.text == "{"), None)
     close = matching_close(tokens, opening) if opening is not None else None
@@ -55,7 +56,7 @@ def method_range(text: str, marker: str) -> tuple[int, int]:
 
 def method_text(text: str, start: int, end: int) -> str:
     """Lines ``start..end`` as the NL2Fix dataset stores a method: first line's indent removed."""
-    return "\n".join(text.split("\n")[start - 1:end]).lstrip()
+    return "\n".join(text.split("\n")[start - 1 : end]).lstrip()
 
 
 def splice(text: str, start: int, end: int, method: str) -> str:
@@ -66,6 +67,7 @@ def splice(text: str, start: int, end: int, method: str) -> str:
 
 
 # ---------------------------------------------------------------- project trees
+
 
 @dataclass(frozen=True)
 class Tree:
@@ -108,8 +110,19 @@ def compile_tree(tree: Tree, out: Path) -> ExecResult:
     out.mkdir(parents=True, exist_ok=True)
     files = tree.sources(SRC_DIR) + tree.sources(TEST_DIR) + [RUNNER_SOURCE]
     return run_command(
-        ["javac", "-nowarn", "--release", "8", "-encoding", tree.encoding(), "-d", out,
-         "-cp", ":".join(JUNIT_CP), *files],
+        [
+            "javac",
+            "-nowarn",
+            "--release",
+            "8",
+            "-encoding",
+            tree.encoding(),
+            "-d",
+            out,
+            "-cp",
+            ":".join(JUNIT_CP),
+            *files,
+        ],
         timeout=TIMEOUT,
     )
 

@@ -138,13 +138,16 @@ def main() -> int:
     specs = {f"{s.project}-{s.number}": s for s in BUGS}
     with tempfile.TemporaryDirectory(prefix="nl2fix-example-verify-") as tmp:
         with ThreadPoolExecutor(max_workers=2) as pool:
-            fixed_jobs = {p: pool.submit(check_fixed_tree, p, Path(tmp) / f"fixed-{p}")
-                          for p in dict.fromkeys(s.project for s in BUGS)}
+            fixed_jobs = {
+                p: pool.submit(check_fixed_tree, p, Path(tmp) / f"fixed-{p}")
+                for p in dict.fromkeys(s.project for s in BUGS)
+            }
             bug_jobs = {i: pool.submit(check_bug, specs[i], bugs[i], Path(tmp)) for i in bugs if i in specs}
             for project, job in fixed_jobs.items():
                 found = job.result()
-                print(f"ok   {project} fixed tree: all tests pass" if not found
-                      else "\n".join(f"FAIL {f}" for f in found))
+                print(
+                    f"ok   {project} fixed tree: all tests pass" if not found else "\n".join(f"FAIL {f}" for f in found)
+                )
                 problems += found
             for bug_id, job in bug_jobs.items():
                 summary, found = job.result()

@@ -19,5 +19,20 @@ from nl2fix.cli.view_cmd import view_cmd
 
 dataset.add_command(check)
 
-ALL = [dataset, prepare_cmd, prompt_cmd, sample_cmd, import_cmd, validate_cmd, rank_cmd, show_cmd, report_cmd,
-       compare_cmd, export_cmd, view_cmd, run_cmd, fix_cmd, image]
+ALL = [
+    dataset,
+    prepare_cmd,
+    prompt_cmd,
+    sample_cmd,
+    import_cmd,
+    validate_cmd,
+    rank_cmd,
+    show_cmd,
+    report_cmd,
+    compare_cmd,
+    export_cmd,
+    view_cmd,
+    run_cmd,
+    fix_cmd,
+    image,
+]

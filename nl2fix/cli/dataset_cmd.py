@@ -44,8 +44,9 @@ def dataset() -> None:
 
 
 @dataset.command("pull")
-@click.option("--url", default=DATASET_URL, show_default=True,
-              help="Where to fetch it from (file:// works for a copy).")
+@click.option(
+    "--url", default=DATASET_URL, show_default=True, help="Where to fetch it from (file:// works for a copy)."
+)
 @click.option("--sha256", default=DATASET_SHA256, show_default=True, help="The checksum the file must have.")
 @click.option("--force", is_flag=True, help="Download again even if a good copy is in place.")
 def pull_cmd(url: str, sha256: str, force: bool) -> None:
@@ -66,8 +67,11 @@ def stats_cmd(dataset: str | None, metadata_dir, with_flags: bool) -> None:
     if with_flags:
         flags = Counter(flag.value for bug in ds.bugs.values() for flag in bug_flags(bug))
         dated = sum(bool(bug.issue_created) for bug in ds.bugs.values())
-        say("\ndifficulty flags: " + ", ".join(f"{f.value} {flags[f.value]}" for f in HardFlag)
-                   + f" (of {len(ds.bugs)} bugs); issue dates known for {dated}")
+        say(
+            "\ndifficulty flags: "
+            + ", ".join(f"{f.value} {flags[f.value]}" for f in HardFlag)
+            + f" (of {len(ds.bugs)} bugs); issue dates known for {dated}"
+        )
     if ds.problems:
         say(f"\n{len(ds.problems)} problems in {ds.source}:", err=True)
         for problem in ds.problems:
@@ -109,54 +113,118 @@ def _tracker_urls(values: tuple[str, ...]) -> dict:
     for value in values:
         name, sep, url = value.partition("=")
         if not sep or name not in names or not url:
-            raise click.BadParameter(f"{value!r}: write TRACKER=URL with TRACKER one of {', '.join(names)}",
-                                     param_hint="--tracker-url")
+            raise click.BadParameter(
+                f"{value!r}: write TRACKER=URL with TRACKER one of {', '.join(names)}", param_hint="--tracker-url"
+            )
         endpoints[names[name]] = url.rstrip("/")
     return endpoints
 
 
 @dataset.command("build")
-@click.option("--projects", "projects", multiple=True, required=True,
-              help="Defects4J project(s) to build, e.g. Cli (repeatable or comma-separated); `all`: every "
-                   "project of the metadata folder.")
-@click.option("--benchmark", type=click.Choice(BENCHMARK_SETS), default=NL2FIX_SET, show_default=True,
-              help="nl2fix: the single-method bugs with an issue report (the paper's set); single-function: "
-                   "every bug whose fix changes one method (RepairBench's), issue text where a tracker has one.")
+@click.option(
+    "--projects",
+    "projects",
+    multiple=True,
+    required=True,
+    help="Defects4J project(s) to build, e.g. Cli (repeatable or comma-separated); `all`: every "
+    "project of the metadata folder.",
+)
+@click.option(
+    "--benchmark",
+    type=click.Choice(BENCHMARK_SETS),
+    default=NL2FIX_SET,
+    show_default=True,
+    help="nl2fix: the single-method bugs with an issue report (the paper's set); single-function: "
+    "every bug whose fix changes one method (RepairBench's), issue text where a tracker has one.",
+)
 @click.option("--bugs", "bugs", default=None, help="Only these bug numbers, e.g. 1-5,7 (default: every active bug).")
-@click.option("--bugs-of", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Only the bugs of this dataset file (e.g. the published one, to rebuild it).")
-@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Dataset JSON to write (a summary goes beside it as FILE.summary.json).")
+@click.option(
+    "--bugs-of",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Only the bugs of this dataset file (e.g. the published one, to rebuild it).",
+)
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Dataset JSON to write (a summary goes beside it as FILE.summary.json).",
+)
 @click.option("--offline", is_flag=True, help="Read issue texts from the cache only; nothing is fetched.")
-@click.option("--cache", "issue_cache", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Issue-tracker answers cache (default: $NL2FIX_CACHE_DIR/issues).")
-@click.option("--defects4j-meta", "metadata_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder laid out like Defects4J's framework/projects (default: the installed Defects4J's).")
-@click.option("--projects-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Read sources from a bundled-benchmark layout (<P>/fixed and <P>/patches) instead of Defects4J.")
-@click.option("--keep-outside-changes", is_flag=True,
-              help="Also keep one-method fixes that change imports, fields or add methods "
-                   "(flagged fix_outside_method).")
-@click.option("--tracker-url", multiple=True, metavar="TRACKER=URL",
-              help="API root of a tracker (jira, github, sourceforge, google-code), e.g. a mirror; "
-                   "also $NL2FIX_JIRA_URL, $NL2FIX_GITHUB_API_URL ...")
-@click.option("--request-interval", type=float, default=1.0, show_default=True,
-              help="Seconds between two requests to one tracker host.")
+@click.option(
+    "--cache",
+    "issue_cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Issue-tracker answers cache (default: $NL2FIX_CACHE_DIR/issues).",
+)
+@click.option(
+    "--defects4j-meta",
+    "metadata_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder laid out like Defects4J's framework/projects (default: the installed Defects4J's).",
+)
+@click.option(
+    "--projects-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Read sources from a bundled-benchmark layout (<P>/fixed and <P>/patches) instead of Defects4J.",
+)
+@click.option(
+    "--keep-outside-changes",
+    is_flag=True,
+    help="Also keep one-method fixes that change imports, fields or add methods (flagged fix_outside_method).",
+)
+@click.option(
+    "--tracker-url",
+    multiple=True,
+    metavar="TRACKER=URL",
+    help="API root of a tracker (jira, github, sourceforge, google-code), e.g. a mirror; "
+    "also $NL2FIX_JIRA_URL, $NL2FIX_GITHUB_API_URL ...",
+)
+@click.option(
+    "--request-interval",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="Seconds between two requests to one tracker host.",
+)
 @click.option("--quiet", is_flag=True, help="No line per bug.")
-def build_cmd(projects, benchmark, bugs, bugs_of, out, offline, issue_cache, metadata_dir, projects_dir,
-              keep_outside_changes, tracker_url, request_interval, quiet) -> None:
+def build_cmd(
+    projects,
+    benchmark,
+    bugs,
+    bugs_of,
+    out,
+    offline,
+    issue_cache,
+    metadata_dir,
+    projects_dir,
+    keep_outside_changes,
+    tracker_url,
+    request_interval,
+    quiet,
+) -> None:
     """Build a dataset: single-method bugs of Defects4J projects with their issue text and their trigger
     tests' source."""
     names = [p.strip() for value in projects for p in value.split(",") if p.strip()]
     numbers = parse_bug_numbers(bugs)
     meta = metadata_dir or default_metadata_dir()
     if meta is None:
-        raise Nl2FixError("no Defects4J metadata: Defects4J is not installed here",
-                          "install Defects4J, or pass --defects4j-meta DIR (and --projects-dir for bundled sources)")
+        raise Nl2FixError(
+            "no Defects4J metadata: Defects4J is not installed here",
+            "install Defects4J, or pass --defects4j-meta DIR (and --projects-dir for bundled sources)",
+        )
     if [n.lower() for n in names] == ["all"]:
         names = all_projects(meta)
-    fetcher = IssueFetcher(issue_cache or cache_dir() / "issues", endpoints=_tracker_urls(tracker_url),
-                           offline=offline, min_interval=request_interval)
+    fetcher = IssueFetcher(
+        issue_cache or cache_dir() / "issues",
+        endpoints=_tracker_urls(tracker_url),
+        offline=offline,
+        min_interval=request_interval,
+    )
     heard = None if quiet else (lambda line: say(line, err=True))
     with tempfile.TemporaryDirectory(prefix="nl2fix-build-") as work:
         sources: Sources
@@ -164,9 +232,17 @@ def build_cmd(projects, benchmark, bugs, bugs_of, out, offline, issue_cache, met
             sources = PatchedTreeSources(projects_dir, Path(work))
         else:
             sources = Defects4JSources(Defects4J.find(), cache_dir())
-        records, summary = build_dataset(meta, names, sources, fetcher, numbers=numbers,
-                                         ids=bug_ids_of(bugs_of) if bugs_of else None,
-                                         keep_outside=keep_outside_changes, benchmark=benchmark, progress=heard)
+        records, summary = build_dataset(
+            meta,
+            names,
+            sources,
+            fetcher,
+            numbers=numbers,
+            ids=bug_ids_of(bugs_of) if bugs_of else None,
+            keep_outside=keep_outside_changes,
+            benchmark=benchmark,
+            progress=heard,
+        )
     write_dataset(records, out)
     summary_file = out.with_name(out.name + ".summary.json")
     write_text(summary_file, json.dumps(summary.to_json(), indent=1) + "\n")
@@ -177,29 +253,50 @@ def build_cmd(projects, benchmark, bugs, bugs_of, out, offline, issue_cache, met
 
 @dataset.command("add-tests")
 @click.argument("dataset_file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="Dataset JSON to write: the same records with their trigger tests' source added.")
-@click.option("--defects4j-meta", "metadata_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder laid out like Defects4J's framework/projects (default: the installed Defects4J's).")
-@click.option("--projects-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Read sources from a bundled-benchmark layout (<P>/fixed and <P>/patches) instead of Defects4J.")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Dataset JSON to write: the same records with their trigger tests' source added.",
+)
+@click.option(
+    "--defects4j-meta",
+    "metadata_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder laid out like Defects4J's framework/projects (default: the installed Defects4J's).",
+)
+@click.option(
+    "--projects-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Read sources from a bundled-benchmark layout (<P>/fixed and <P>/patches) instead of Defects4J.",
+)
 @click.option("--quiet", is_flag=True, help="No line per bug.")
 def add_tests_cmd(dataset_file: Path, out: Path, metadata_dir, projects_dir, quiet: bool) -> None:
     """Add the trigger tests' source (what --strategy test-driven shows) to an existing dataset, e.g.
     the published one, from the buggy versions' test folders; every other field is kept as it is."""
     meta = metadata_dir or default_metadata_dir()
     if meta is None:
-        raise Nl2FixError("no Defects4J metadata: Defects4J is not installed here",
-                          "install Defects4J, or pass --defects4j-meta DIR (and --projects-dir for bundled sources)")
+        raise Nl2FixError(
+            "no Defects4J metadata: Defects4J is not installed here",
+            "install Defects4J, or pass --defects4j-meta DIR (and --projects-dir for bundled sources)",
+        )
     records = json.loads(dataset_file.read_text(encoding="utf-8"))
     heard = None if quiet else (lambda line: say(line, err=True))
     with tempfile.TemporaryDirectory(prefix="nl2fix-add-tests-") as work:
-        sources: Sources = (PatchedTreeSources(projects_dir, Path(work)) if projects_dir is not None
-                            else Defects4JSources(Defects4J.find(), cache_dir()))
+        sources: Sources = (
+            PatchedTreeSources(projects_dir, Path(work))
+            if projects_dir is not None
+            else Defects4JSources(Defects4J.find(), cache_dir())
+        )
         missing = add_test_sources(records, meta, sources, progress=heard)
     write_dataset(records, out)
-    say(f"wrote {len(records)} record(s) to {out}; trigger tests' source found for "
-        f"{len(records) - len(missing)} bug(s) whole")
+    say(
+        f"wrote {len(records)} record(s) to {out}; trigger tests' source found for "
+        f"{len(records) - len(missing)} bug(s) whole"
+    )
     for bug_id, tests in missing.items():
         say(f"  {bug_id}: not found: {', '.join(tests)} (shown by name and failure alone)")
 
@@ -207,8 +304,9 @@ def add_tests_cmd(dataset_file: Path, out: Path, metadata_dir, projects_dir, qui
 @dataset.command("diff")
 @click.argument("a", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("b", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--projects", "projects", multiple=True,
-              help="Compare only these projects (repeatable or comma-separated).")
+@click.option(
+    "--projects", "projects", multiple=True, help="Compare only these projects (repeatable or comma-separated)."
+)
 @click.option("--only-common", is_flag=True, help="Leave out bugs found in one file only (e.g. B is a partial build).")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON, one entry per bug.")
 @click.option("--brief", is_flag=True, help="Counts only, no line per differing bug.")

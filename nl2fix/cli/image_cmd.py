@@ -14,11 +14,20 @@ def image() -> None:
 
 
 @image.command("build")
-@click.option("--base", default=None, metavar="IMAGE",
-              help="Base image (default debian:bookworm-slim; without a registry, make nl2fix/debian:bookworm "
-              "with scripts/make_base_image.sh and pass it here).")
-@click.option("--jdk", "jdk_major", type=click.Choice(["11", "17"]), default=None,
-              help="The image's JDK (default: the Java Defects4J runs tests on, 11).")
+@click.option(
+    "--base",
+    default=None,
+    metavar="IMAGE",
+    help="Base image (default debian:bookworm-slim; without a registry, make nl2fix/debian:bookworm "
+    "with scripts/make_base_image.sh and pass it here).",
+)
+@click.option(
+    "--jdk",
+    "jdk_major",
+    type=click.Choice(["11", "17"]),
+    default=None,
+    help="The image's JDK (default: the Java Defects4J runs tests on, 11).",
+)
 def build_cmd(base: str | None, jdk_major: str | None) -> None:
     """Build the JVM image unless one of the same content (recipe and base) is already there;
     print its tag (nl2fix-jvm:<content hash>). `--sandbox docker` uses the newest image of the

@@ -45,8 +45,10 @@ class _Group(click.Group):
 
     def invoke(self, ctx):
         # a SIGINT ignored on purpose (a background job's) stays ignored; `view` makes its own choice
-        handling = (threading.current_thread() is threading.main_thread()
-                    and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+        handling = (
+            threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        )
         if handling:
             signal.signal(signal.SIGINT, _first_interrupt)
         interrupted = False
@@ -57,9 +59,12 @@ class _Group(click.Group):
         except OSError as exc:
             if exc.errno != errno.ENOSPC:
                 raise
-            _fail(Nl2FixError(f"no space left on the device holding {exc.filename or 'the run'}",
-                              "everything stored before is kept; free space there, then re-run the same command "
-                              "to resume"))
+            _fail(
+                Nl2FixError(
+                    f"no space left on the device holding {exc.filename or 'the run'}",
+                    "everything stored before is kept; free space there, then re-run the same command to resume",
+                )
+            )
         except KeyboardInterrupt:
             interrupted = True
             say("interrupted: everything received so far is in the run store; re-run to resume", err=True)
@@ -72,10 +77,18 @@ class _Group(click.Group):
 
 @click.group(cls=_Group)
 @click.version_option(__version__, prog_name="nl2fix")
-@click.option("-v", "--verbose", count=True,
-              help="Say what is done on standard error: -v what each step did (info), -vv everything (debug).")
-@click.option("--log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False), default=None,
-              help="The level of what is logged on standard error (overrides -v)  [default: warning]")
+@click.option(
+    "-v",
+    "--verbose",
+    count=True,
+    help="Say what is done on standard error: -v what each step did (info), -vv everything (debug).",
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(LOG_LEVELS, case_sensitive=False),
+    default=None,
+    help="The level of what is logged on standard error (overrides -v)  [default: warning]",
+)
 def cli(verbose: int, log_level: str | None) -> None:
     """From a natural-language bug report and the buggy Java method to ranked, test-validated fixes."""
     configure_logging(verbosity(verbose, log_level))

@@ -56,16 +56,40 @@ def selection_options(fn):
     @click.option("--bug", "bug_ids", multiple=True, help="Bug id, e.g. JxPath-20 (repeatable; forgiving spelling).")
     @click.option("--project", "projects", multiple=True, help="Every bug of a project (repeatable).")
     @click.option("--all", "all_bugs", is_flag=True, help="Every bug of the dataset.")
-    @click.option("--created-after", default=None, metavar="DATE", expose_value=False, callback=_remember_filter,
-                  help="Only bugs whose issue was opened on or after DATE (YYYY-MM-DD; needs a built dataset's dates).")
-    @click.option("--created-before", default=None, metavar="DATE", expose_value=False, callback=_remember_filter,
-                  help="Only bugs whose issue was opened before DATE.")
-    @click.option("--flag", "hard_flags", multiple=True, metavar="[no-]FLAG", expose_value=False,
-                  callback=_remember_filter,
-                  help="Only bugs with (no-: without) a difficulty flag: multi-hunk, long-fix, outside-method "
-                       "(repeatable).")
-    @click.option("--long-fix-lines", type=click.IntRange(min=0), default=None, metavar="N", expose_value=False,
-                  callback=_remember_filter, help="A fix is long-fix when it removes plus adds more than N lines [10].")
+    @click.option(
+        "--created-after",
+        default=None,
+        metavar="DATE",
+        expose_value=False,
+        callback=_remember_filter,
+        help="Only bugs whose issue was opened on or after DATE (YYYY-MM-DD; needs a built dataset's dates).",
+    )
+    @click.option(
+        "--created-before",
+        default=None,
+        metavar="DATE",
+        expose_value=False,
+        callback=_remember_filter,
+        help="Only bugs whose issue was opened before DATE.",
+    )
+    @click.option(
+        "--flag",
+        "hard_flags",
+        multiple=True,
+        metavar="[no-]FLAG",
+        expose_value=False,
+        callback=_remember_filter,
+        help="Only bugs with (no-: without) a difficulty flag: multi-hunk, long-fix, outside-method (repeatable).",
+    )
+    @click.option(
+        "--long-fix-lines",
+        type=click.IntRange(min=0),
+        default=None,
+        metavar="N",
+        expose_value=False,
+        callback=_remember_filter,
+        help="A fix is long-fix when it removes plus adds more than N lines [10].",
+    )
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         return fn(*args, **kwargs)
@@ -85,8 +109,9 @@ def _bug_filter():
     )
 
 
-def load_selection(dataset: str | None, metadata_dir: Path | None, bug_ids, projects,
-                   all_bugs) -> tuple[Dataset, list[Bug]]:
+def load_selection(
+    dataset: str | None, metadata_dir: Path | None, bug_ids, projects, all_bugs
+) -> tuple[Dataset, list[Bug]]:
     ds = open_dataset(dataset, str(metadata_dir) if metadata_dir else None)
     for problem in ds.problems:
         say(f"warning: {problem}", err=True)
@@ -97,8 +122,10 @@ def load_selection(dataset: str | None, metadata_dir: Path | None, bug_ids, proj
         for note in notes:
             say(f"warning: {note}", err=True)
         if not bugs:
-            raise Nl2FixError("no bug is left after --created-after/--created-before/--flag",
-                              "loosen the filters, or check the dates with `nl2fix dataset show BUG`")
+            raise Nl2FixError(
+                "no bug is left after --created-after/--created-before/--flag",
+                "loosen the filters, or check the dates with `nl2fix dataset show BUG`",
+            )
     return ds, bugs
 
 

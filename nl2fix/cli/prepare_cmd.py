@@ -17,8 +17,7 @@ from nl2fix.cli.terminal import say
 @click.command("prepare")
 @dataset_options
 @selection_options
-@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True,
-              help="Bugs prepared in parallel.")
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Bugs prepared in parallel.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def prepare_cmd(dataset, metadata_dir, bug_ids, projects, all_bugs, workers, quiet):
     """Check out, compile and read the tests of the selected bugs' buggy revisions into the nl2fix
@@ -28,14 +27,14 @@ def prepare_cmd(dataset, metadata_dir, bug_ids, projects, all_bugs, workers, qui
 
     ds, bugs = load_selection(dataset, metadata_dir, bug_ids, projects, all_bugs)
     projects_dir = Path(ds.source).parent / "projects"
-    options = EngineOptions(sandbox=None, cache_dir=cache.cache_dir(),
-                            projects_dir=projects_dir if projects_dir.is_dir() else None)
+    options = EngineOptions(
+        sandbox=None, cache_dir=cache.cache_dir(), projects_dir=projects_dir if projects_dir.is_dir() else None
+    )
     start = time.monotonic()
     failed = 0
     for done in prepare_bugs(bugs, options, workers=workers, progress=not quiet):
         failed += done.status is PrepareStatus.FAILED
         say(f"{done.status.value:4} {done.bug.id}" + (f": {done.detail}" if done.detail else ""))
-    say(f"{len(bugs) - failed} of {len(bugs)} bugs prepared in {options.cache_dir} "
-               f"({time.monotonic() - start:.0f} s)")
+    say(f"{len(bugs) - failed} of {len(bugs)} bugs prepared in {options.cache_dir} ({time.monotonic() - start:.0f} s)")
     if failed:
         raise SystemExit(1)

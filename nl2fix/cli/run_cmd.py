@@ -40,16 +40,27 @@ def _stage(number: int, name: str) -> None:
     "The report goes to RUN/report.html (with the text report on standard output) unless --format/--out say otherwise.",
 )
 @all_tests_option
-@click.option("--embedder", default="tfidf", show_default=True,
-              help="Ranking embedder: tfidf (offline), openai:MODEL (uses --base-url), st:MODEL_OR_PATH, minilm.")
+@click.option(
+    "--embedder",
+    default="tfidf",
+    show_default=True,
+    help="Ranking embedder: tfidf (offline), openai:MODEL (uses --base-url), st:MODEL_OR_PATH, minilm.",
+)
 @format_option(ReportFormat.HTML)
 @out_option
 @click.option("--no-codebleu", is_flag=True, help="Leave CodeBLEU (Figure 4) out of the report.")
 @validation_value  # the validation options come with `nl2fix sample`'s parameters, below
-def run_cmd(validation: ValidationOptions, embedder: str, fmt: str, out: Path | None, no_codebleu: bool,
-            **sampling) -> None:
-    run_dir = sampling["run_dir"] = run_dir_for(sampling["run_dir"], sampling["dataset"], sampling["strategy"],
-                                                sampling["model"], sampling["backend"], sampling["temperature"])
+def run_cmd(
+    validation: ValidationOptions, embedder: str, fmt: str, out: Path | None, no_codebleu: bool, **sampling
+) -> None:
+    run_dir = sampling["run_dir"] = run_dir_for(
+        sampling["run_dir"],
+        sampling["dataset"],
+        sampling["strategy"],
+        sampling["model"],
+        sampling["backend"],
+        sampling["temperature"],
+    )
     progress = not sampling["quiet"]
     embed_url = sampling["base_url"] if embedder.startswith("openai:") else None
     report_path = out or (run_dir / DEFAULT_HTML_NAME if fmt == ReportFormat.HTML.value else None)
@@ -76,8 +87,9 @@ def run_cmd(validation: ValidationOptions, embedder: str, fmt: str, out: Path | 
     with RunStore(run_dir) as store:
         # no candidate with a verdict (none extracted, say): nothing to prune, and --pruned would refuse
         prunings = (False, True) if verdict_engine(store) else (False,)
-    keys = [key for pruned in prunings
-            for key in rank_run(run_dir, embedder=embedder, pruned=pruned, base_url=embed_url)]
+    keys = [
+        key for pruned in prunings for key in rank_run(run_dir, embedder=embedder, pruned=pruned, base_url=embed_url)
+    ]
     with RunStore(run_dir) as store:
         for key in keys:
             info = ranking_info(store, key)

@@ -34,22 +34,48 @@ from nl2fix.validation.options import ValidationOptions
 @dataset_options
 @selection_options
 @new_run_option
-@click.option("--backend", type=click.Choice(BACKEND_NAMES), default="openai", show_default=True,
-              help="openai (any OpenAI-compatible server), vllm (offline, GPU), mutation (no model), "
-                   "replay (a patch file).")
+@click.option(
+    "--backend",
+    type=click.Choice(BACKEND_NAMES),
+    default="openai",
+    show_default=True,
+    help="openai (any OpenAI-compatible server), vllm (offline, GPU), mutation (no model), replay (a patch file).",
+)
 @prompt_options
-@click.option("-n", "--samples", "n", type=click.IntRange(min=1, max=MAX_SAMPLES), default=100, show_default=True,
-              help="Samples per bug.")
+@click.option(
+    "-n",
+    "--samples",
+    "n",
+    type=click.IntRange(min=1, max=MAX_SAMPLES),
+    default=100,
+    show_default=True,
+    help="Samples per bug.",
+)
 @click.option("--temperature", type=click.FloatRange(min=0.0), default=0.8, show_default=True)
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint (default $OPENAI_BASE_URL, else OpenAI).")
-@click.option("--replay-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="For --backend replay: patches in the NL2Fix format {key: {prompt, patches: [{patch, index}]}}.")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed for backends that take one (mutation order, vllm, openai).")
-@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
-              help="Requests in flight (openai).")
-@click.option("--retries", type=click.IntRange(min=0), default=5, show_default=True,
-              help="Retries of a request on rate limits, 5xx answers, timeouts and connection errors (openai).")
+@click.option(
+    "--replay-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="For --backend replay: patches in the NL2Fix format {key: {prompt, patches: [{patch, index}]}}.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed for backends that take one (mutation order, vllm, openai).",
+)
+@click.option(
+    "--concurrency", type=click.IntRange(min=1), default=8, show_default=True, help="Requests in flight (openai)."
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=5,
+    show_default=True,
+    help="Retries of a request on rate limits, 5xx answers, timeouts and connection errors (openai).",
+)
 @backend_options
 @conversation_options
 @validation_options
@@ -62,8 +88,9 @@ def sample_cmd(**options):
     sample_run(**options)
 
 
-def run_dir_for(run_dir: Path | None, dataset: str | None, strategy: str, model: str | None, backend: str,
-                temperature: float) -> Path:
+def run_dir_for(
+    run_dir: Path | None, dataset: str | None, strategy: str, model: str | None, backend: str, temperature: float
+) -> Path:
     """``run_dir``, or the default one this configuration names (printed, so the next command can be given it)."""
     if run_dir is not None:
         return run_dir
@@ -77,11 +104,39 @@ def default_model(model: str | None, backend: str) -> str:
     return model or (DEFAULT_OPENAI_MODEL if backend == "openai" else backend)
 
 
-def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, backend, strategy, model, model_style,
-               max_tokens, context_window, n, temperature, base_url, replay_file, seed, concurrency, retries, quiet,
-               rounds, samples_per_round, first_prompt, token_budget, validation: ValidationOptions, stop=(),
-               vllm_args=(), tensor_parallel_size=None, data_parallel_size=1,
-               price=None, on_start: Callable[[], None] = lambda: None) -> None:
+def sample_run(
+    dataset,
+    metadata_dir,
+    bug_ids,
+    projects,
+    all_bugs,
+    run_dir,
+    backend,
+    strategy,
+    model,
+    model_style,
+    max_tokens,
+    context_window,
+    n,
+    temperature,
+    base_url,
+    replay_file,
+    seed,
+    concurrency,
+    retries,
+    quiet,
+    rounds,
+    samples_per_round,
+    first_prompt,
+    token_budget,
+    validation: ValidationOptions,
+    stop=(),
+    vllm_args=(),
+    tensor_parallel_size=None,
+    data_parallel_size=1,
+    price=None,
+    on_start: Callable[[], None] = lambda: None,
+) -> None:
     """`nl2fix sample` with its options; ``on_start`` runs once they, the bugs and the run directory
     are accepted, before the first request (`nl2fix run` announces its report there, not before a
     run that fails at once)."""
@@ -118,14 +173,24 @@ def sample_run(dataset, metadata_dir, bug_ids, projects, all_bugs, run_dir, back
         seed=seed,
         conversation=conversation_config(strategy, n, rounds, samples_per_round, first_prompt, token_budget),
         engine_args=with_parallelism(parse_vllm_args(vllm_args), tensor_parallel_size, data_parallel_size)
-        if backend == "vllm" else {},
+        if backend == "vllm"
+        else {},
         data_parallel_size=data_parallel_size,
         stop=stops.parse(stop),
         price=parse_price(price) if price else None,
     )
 
-    summary = sample(run_dir, config, bugs, dataset=ds, concurrency=concurrency, retries=retries, progress=not quiet,
-                     on_start=on_start, validation=validation)
+    summary = sample(
+        run_dir,
+        config,
+        bugs,
+        dataset=ds,
+        concurrency=concurrency,
+        retries=retries,
+        progress=not quiet,
+        on_start=on_start,
+        validation=validation,
+    )
     say(str(summary))
     if summary.failed:
         raise SystemExit(1)

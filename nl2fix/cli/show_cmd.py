@@ -29,4 +29,3 @@ def show_cmd(run_dir: Path, bug_id: str, ranker: str | None, k: int):
         # a fix run is shown as `nl2fix fix` showed it: plausible candidates first
         lines = fix_view(store, bug, key, k) if bug.benchmark == USER_BENCHMARK else bug_view(store, bug_id, key, k)
     echo_lines(lines)
-

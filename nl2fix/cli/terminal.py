@@ -85,8 +85,9 @@ def configure_logging(level: int = logging.WARNING) -> None:
     if handler is None:
         handler = _StandardError()
         root.addHandler(handler)
-    handler.setFormatter(_VisibleFormatter("%(message)s" if level >= logging.WARNING
-                                           else "%(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(
+        _VisibleFormatter("%(message)s" if level >= logging.WARNING else "%(levelname)s %(name)s: %(message)s")
+    )
     handler.setLevel(level)
     root.setLevel(min(level, logging.WARNING))
 

@@ -38,8 +38,9 @@ def resolve(text: str, known_ids: Iterable[str]) -> str:
     close = difflib.get_close_matches(text.strip(), known, n=3, cutoff=0.0)
     if key is not None:
         project, number = key
-        project_ids = sorted((k for k, kk in keyed.items() if kk[0] == project),
-                             key=lambda k: abs(keyed[k][1] - number))
+        project_ids = sorted(
+            (k for k, kk in keyed.items() if kk[0] == project), key=lambda k: abs(keyed[k][1] - number)
+        )
         if project_ids:
             close = project_ids[:3]
         elif not any(kk[0] == project for kk in keyed.values()):
@@ -47,7 +48,8 @@ def resolve(text: str, known_ids: Iterable[str]) -> str:
             near = difflib.get_close_matches(project, [p.lower() for p in projects], n=1, cutoff=0.5)
             if near:
                 proj = next(p for p in projects if p.lower() == near[0])
-                close = sorted((k for k in keyed if k.startswith(proj + "-")),
-                               key=lambda k: abs(keyed[k][1] - number))[:3]
+                close = sorted((k for k in keyed if k.startswith(proj + "-")), key=lambda k: abs(keyed[k][1] - number))[
+                    :3
+                ]
     hint = f"did you mean {', '.join(close)}?" if close else "run `nl2fix dataset stats` to list projects"
     raise Nl2FixError(f"unknown bug id {text!r} in this dataset", hint)

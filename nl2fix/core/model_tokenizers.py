@@ -46,7 +46,8 @@ class HuggingFaceTokenizer:
             return len(self._tok.encode(text).ids if self._bare else self._tok.encode(text))
         if not self._bare and getattr(self._tok, "chat_template", None):
             ids = self._tok.apply_chat_template(
-                [{"role": m["role"], "content": m["content"]} for m in messages], add_generation_prompt=True,
+                [{"role": m["role"], "content": m["content"]} for m in messages],
+                add_generation_prompt=True,
                 tokenize=True,
             )
             return len(ids["input_ids"] if isinstance(ids, Mapping) else ids)
@@ -99,8 +100,11 @@ class ServerTokenizer:
         self.timeout = timeout
 
     def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        request = urllib.request.Request(f"{self.root}{path}", data=json.dumps({"model": self.model, **body}).encode(),
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            f"{self.root}{path}",
+            data=json.dumps({"model": self.model, **body}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(request, timeout=self.timeout) as response:
             answer: dict[str, Any] = json.loads(response.read())
             return answer
@@ -115,8 +119,10 @@ class ServerTokenizer:
 
     def prompt_tokens(self, messages: list[Message], chat: bool) -> int:
         if chat:
-            body = {"messages": [{"role": m["role"], "content": m["content"]} for m in messages],
-                    "add_generation_prompt": True}
+            body = {
+                "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+                "add_generation_prompt": True,
+            }
         else:
             body = {"prompt": messages[0]["content"], "add_special_tokens": True}
         count: int = self._post("/tokenize", body)["count"]

@@ -81,8 +81,9 @@ def quota_exhausted(exc: BaseException) -> bool:
     """A 429 that waiting does not cure: the account is out of credit."""
     import openai
 
-    return isinstance(exc, openai.RateLimitError) and (exc.code == "insufficient_quota"
-                                                       or exc.type == "insufficient_quota")
+    return isinstance(exc, openai.RateLimitError) and (
+        exc.code == "insufficient_quota" or exc.type == "insufficient_quota"
+    )
 
 
 def retryable(exc: BaseException) -> bool:
@@ -126,8 +127,9 @@ class RetryWait(tenacity.wait.wait_base):
 
     def __init__(self, policy: RetryPolicy):
         self.policy = policy
-        self.backoff = (tenacity.wait_exponential(multiplier=policy.initial_wait, max=policy.max_wait)
-                        + tenacity.wait_random(0, policy.initial_wait))
+        self.backoff = tenacity.wait_exponential(
+            multiplier=policy.initial_wait, max=policy.max_wait
+        ) + tenacity.wait_random(0, policy.initial_wait)
 
     def __call__(self, retry_state: tenacity.RetryCallState) -> float:
         asked = retry_after(retry_state.outcome.exception() if retry_state.outcome else None)
@@ -138,8 +140,13 @@ def _say_retry(state: tenacity.RetryCallState) -> None:
     """A failed call is said before the wait, so a slow or absent server is not silence."""
     exc = state.outcome.exception() if state.outcome else None
     wait = state.next_action.sleep if state.next_action else 0.0
-    log.warning("the model server did not answer (%s: %s); attempt %d failed, trying again in %.0f s",
-                type(exc).__name__, str(exc)[:200], state.attempt_number, wait)
+    log.warning(
+        "the model server did not answer (%s: %s); attempt %d failed, trying again in %.0f s",
+        type(exc).__name__,
+        str(exc)[:200],
+        state.attempt_number,
+        wait,
+    )
 
 
 class _Cancelled(tenacity.stop.stop_base):
@@ -176,8 +183,10 @@ def check_reachable(base_url: str, timeout: float = 5.0) -> None:
     try:
         socket.create_connection((parts.hostname or "localhost", port), timeout=timeout).close()
     except OSError as exc:
-        raise Nl2FixError(f"cannot reach the model server at {base_url} ({exc.strerror or exc})",
-                          "start the server, or pass the right --base-url (or $OPENAI_BASE_URL)") from exc
+        raise Nl2FixError(
+            f"cannot reach the model server at {base_url} ({exc.strerror or exc})",
+            "start the server, or pass the right --base-url (or $OPENAI_BASE_URL)",
+        ) from exc
 
 
 def error_message(exc: openai.APIStatusError) -> str:

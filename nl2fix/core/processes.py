@@ -42,8 +42,9 @@ class _RusagePopen(subprocess.Popen[bytes]):
 
     rusage: struct_rusage | None = None
 
-    def _reap(self, pid: int, flags: int,
-              _wait4: Callable[[int, int], tuple[int, int, struct_rusage]] = os.wait4) -> tuple[int, int]:
+    def _reap(
+        self, pid: int, flags: int, _wait4: Callable[[int, int], tuple[int, int, struct_rusage]] = os.wait4
+    ) -> tuple[int, int]:
         """``os.waitpid``'s call and answer, keeping the usage. ``os.wait4`` is bound as a default
         because ``__del__`` may poll while the interpreter is tearing down its modules."""
         reaped, status, usage = _wait4(pid, flags)
@@ -120,8 +121,12 @@ def which(name: str) -> Path | None:
     return Path(found) if found else None
 
 
-def spawn(args: Sequence[str | os.PathLike[str]], *, cwd: str | os.PathLike[str] | None = None,
-          env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
+def spawn(
+    args: Sequence[str | os.PathLike[str]],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.Popen[bytes]:
     """Start a long-lived process (a warm JVM serving requests) with pipes on all three streams,
     in its own process group. The caller bounds every wait on it and ends it with :func:`stop`."""
     return _RusagePopen(

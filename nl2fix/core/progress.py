@@ -9,7 +9,20 @@ from typing import Any
 from tqdm import tqdm
 
 
-def progress_bar(iterable: Iterable[Any] | None = None, *, total: int | None = None, desc: str | None = None,
-                 unit: str = "it", enabled: bool = True) -> tqdm[Any]:
-    return tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, leave=False,
-                disable=not enabled or not sys.stderr.isatty())
+def progress_bar(
+    iterable: Iterable[Any] | None = None,
+    *,
+    total: int | None = None,
+    desc: str | None = None,
+    unit: str = "it",
+    enabled: bool = True,
+) -> tqdm[Any]:
+    return tqdm(
+        iterable,
+        total=total,
+        desc=desc,
+        unit=unit,
+        file=sys.stderr,
+        leave=False,
+        disable=not enabled or not sys.stderr.isatty(),
+    )

@@ -33,12 +33,19 @@ class Backoff:
     """Injectable, so that tests need not wait."""
 
 
-def _retrying(backoff: Backoff, what: str, condition: tenacity.retry_base,
-              why: Callable[[tenacity.RetryCallState], str]) -> tenacity.Retrying:
+def _retrying(
+    backoff: Backoff, what: str, condition: tenacity.retry_base, why: Callable[[tenacity.RetryCallState], str]
+) -> tenacity.Retrying:
     def say(state: tenacity.RetryCallState) -> None:
         wait = state.next_action.sleep if state.next_action else 0.0
-        log.warning("%s failed (try %d of %d: %s); trying again in %.3g s", what, state.attempt_number,
-                    backoff.attempts, why(state), wait)
+        log.warning(
+            "%s failed (try %d of %d: %s); trying again in %.3g s",
+            what,
+            state.attempt_number,
+            backoff.attempts,
+            why(state),
+            wait,
+        )
 
     return tenacity.Retrying(
         stop=tenacity.stop_after_attempt(backoff.attempts),
@@ -55,8 +62,9 @@ def _first_line(state: tenacity.RetryCallState) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
 
 
-def retry(action: Callable[[], T], *, what: str, transient: Callable[[Exception], bool],
-          backoff: Backoff = Backoff()) -> T:
+def retry(
+    action: Callable[[], T], *, what: str, transient: Callable[[Exception], bool], backoff: Backoff = Backoff()
+) -> T:
     """``action()``'s value, trying again after a failure that ``transient`` accepts until
     ``backoff.attempts`` tries are spent; the last failure (or the first one that is not transient)
     is raised as it was. An interrupt (not an ``Exception``) is never retried."""
@@ -64,11 +72,11 @@ def retry(action: Callable[[], T], *, what: str, transient: Callable[[Exception]
     return _retrying(backoff, what, condition, _first_line)(action)
 
 
-def retry_while(action: Callable[[], T], *, failed: Callable[[T], str], what: str,
-                backoff: Backoff = Backoff()) -> T:
+def retry_while(action: Callable[[], T], *, failed: Callable[[T], str], what: str, backoff: Backoff = Backoff()) -> T:
     """For actions that report a harness failure in their result rather than raise it (a Defects4J
     command's exit and output): ``action()`` again while ``failed`` names a transient failure of its
     result (empty: none), until ``backoff.attempts`` tries are spent; the last result, as it was."""
+
     def why(state: tenacity.RetryCallState) -> str:
         return failed(state.outcome.result()) if state.outcome else ""
 

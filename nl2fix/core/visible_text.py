@@ -28,16 +28,47 @@ from collections.abc import Callable, Iterable, Iterator
 # AQ, which Java accepts in a name: two variables that read alike ("sesame" and "sesame\u17b4") hid a
 # backdoor in a plausible fix (tests/fixtures/redteam/found5/). Blank-looking letters besides.
 _DEFAULT_IGNORABLE = frozenset(
-    [0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x1810), *range(0x200B, 0x2010),
-     *range(0x202A, 0x202F), *range(0x2060, 0x2070), 0x3164, *range(0xFE00, 0xFE10), 0xFEFF, 0xFFA0,
-     *range(0xFFF0, 0xFFF9), *range(0x1BCA0, 0x1BCA4), *range(0x1D173, 0x1D17B), *range(0xE0000, 0xE1000),
-     0x2800, 0x16FE4])
+    [
+        0x00AD,
+        0x034F,
+        0x061C,
+        0x115F,
+        0x1160,
+        0x17B4,
+        0x17B5,
+        *range(0x180B, 0x1810),
+        *range(0x200B, 0x2010),
+        *range(0x202A, 0x202F),
+        *range(0x2060, 0x2070),
+        0x3164,
+        *range(0xFE00, 0xFE10),
+        0xFEFF,
+        0xFFA0,
+        *range(0xFFF0, 0xFFF9),
+        *range(0x1BCA0, 0x1BCA4),
+        *range(0x1D173, 0x1D17B),
+        *range(0xE0000, 0xE1000),
+        0x2800,
+        0x16FE4,
+    ]
+)
 # format (Cf), control (Cc), separators (Zl, Zp), surrogates (Cs), and what no font may show as
 # meant: unassigned (Cn) and private-use (Co) characters
 _HIDDEN_CLASSES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Cn", "Co"})
 _LAYOUT = frozenset("\n\t")
-_NAMES = {0x1B: "ESC", 0x0D: "CR", 0x07: "BEL", 0x08: "BS", 0x7F: "DEL", 0x9B: "CSI", 0x9D: "OSC", 0x00: "NUL",
-          0x0B: "VT", 0x0C: "FF", 0x85: "NEL"}
+_NAMES = {
+    0x1B: "ESC",
+    0x0D: "CR",
+    0x07: "BEL",
+    0x08: "BS",
+    0x7F: "DEL",
+    0x9B: "CSI",
+    0x9D: "OSC",
+    0x00: "NUL",
+    0x0B: "VT",
+    0x0C: "FF",
+    0x85: "NEL",
+}
 
 
 def is_hidden(char: str) -> bool:
@@ -96,8 +127,9 @@ HTML_CLASS = "hidden-char"
 def html_visible(text: str) -> str:
     """``text`` as HTML: escaped as HTML, and each hidden character as its escape in a ``<span>`` of
     :data:`HTML_CLASS` (the attribute unquoted, so the result stays whole inside a quoted attribute)."""
-    return "".join(f"<span class={HTML_CLASS}>{part}</span>" if escaped else html.escape(part)
-                   for part, escaped in segments(text))
+    return "".join(
+        f"<span class={HTML_CLASS}>{part}</span>" if escaped else html.escape(part) for part, escaped in segments(text)
+    )
 
 
 def hidden_characters(*texts: str) -> Counter[str]:

@@ -39,11 +39,26 @@ from nl2fix.dataset.trackers import FetchStats, IssueFetcher, IssueText, Tracker
 from nl2fix.java_source.lexer import tokens_wo_comments
 from nl2fix.java_source.method_diff import Change, FileDiff, JavaFile, Method, ParseError, diff_parsed, parse_java
 
-RECORD_FIELDS = ("src", "src_wo_comments", "fixed_src", "fixed_src_wo_comments", "summary", "Description",
-                 "issue_url", "comments")
+RECORD_FIELDS = (
+    "src",
+    "src_wo_comments",
+    "fixed_src",
+    "fixed_src_wo_comments",
+    "summary",
+    "Description",
+    "issue_url",
+    "comments",
+)
 """The published record's fields, in its order."""
-NEW_FIELDS = ("issue_created", "fix_date", "tracker", "fix_outside_method", "issue_error", "trigger_tests_src",
-              "content_hash")
+NEW_FIELDS = (
+    "issue_created",
+    "fix_date",
+    "tracker",
+    "fix_outside_method",
+    "issue_error",
+    "trigger_tests_src",
+    "content_hash",
+)
 """Fields the paper's records lack: when the issue was opened and the fix committed (ISO 8601 UTC,
 empty when unknown), which tracker the text came from, whether the ground-truth fix also changes
 code outside the method, why the issue text could not be read (empty when it was), the trigger
@@ -63,9 +78,21 @@ NOT_JAVA = "non-Java files"
 UNPARSABLE = "parse error"
 NO_CODE_CHANGE = "comments or whitespace only"
 NO_ISSUE = "no issue report"
-DROP_ORDER = (NO_SOURCES, TEST_ONLY, NOT_JAVA, FILE_ADDED, UNPARSABLE, NO_CODE_CHANGE, Change.SEVERAL_METHODS.value,
-              Change.NEW_METHOD.value, Change.REMOVED_METHOD.value, Change.FIELDS.value, Change.IMPORTS.value,
-              Change.OTHER.value, NO_ISSUE)
+DROP_ORDER = (
+    NO_SOURCES,
+    TEST_ONLY,
+    NOT_JAVA,
+    FILE_ADDED,
+    UNPARSABLE,
+    NO_CODE_CHANGE,
+    Change.SEVERAL_METHODS.value,
+    Change.NEW_METHOD.value,
+    Change.REMOVED_METHOD.value,
+    Change.FIELDS.value,
+    Change.IMPORTS.value,
+    Change.OTHER.value,
+    NO_ISSUE,
+)
 """Drop reasons, most fundamental first: a bug is counted under the first that applies."""
 TOLERATED_OUTSIDE = (Change.FIELDS.value, Change.IMPORTS.value, Change.NEW_METHOD.value, Change.OTHER.value)
 """What ``keep_outside`` lets a fix change besides its one method (flagged ``fix_outside_method``)."""
@@ -98,11 +125,22 @@ def read_active_bugs(meta_dir: Path, project: str) -> list[ActiveBug]:
     path = Path(meta_dir) / project / "active-bugs.csv"
     if not path.is_file():
         known = all_projects(meta_dir)
-        raise Nl2FixError(f"no active-bugs.csv for project {project!r} in {meta_dir}",
-                          f"projects there: {', '.join(known) or 'none'}; --defects4j-meta points at the folder")
+        raise Nl2FixError(
+            f"no active-bugs.csv for project {project!r} in {meta_dir}",
+            f"projects there: {', '.join(known) or 'none'}; --defects4j-meta points at the folder",
+        )
     with open(path, newline="", encoding="utf-8") as fh:
-        return [ActiveBug(project, int(r["bug.id"]), r["revision.id.buggy"], r["revision.id.fixed"],
-                          r.get("report.id", ""), r.get("report.url", "")) for r in csv.DictReader(fh)]
+        return [
+            ActiveBug(
+                project,
+                int(r["bug.id"]),
+                r["revision.id.buggy"],
+                r["revision.id.fixed"],
+                r.get("report.id", ""),
+                r.get("report.url", ""),
+            )
+            for r in csv.DictReader(fh)
+        ]
 
 
 def _layout(meta_dir: Path, bug: ActiveBug) -> tuple[str, str]:
@@ -123,8 +161,11 @@ def source_files(meta_dir: Path, bug: ActiveBug) -> list[str]:
     source folder from ``dir-layout.csv``), relative to the project root."""
     pdir = Path(meta_dir) / bug.project
     classes_file = pdir / "modified_classes" / f"{bug.number}.src"
-    classes = [c.strip() for c in classes_file.read_text(encoding="utf-8").splitlines() if c.strip()] \
-        if classes_file.is_file() else []
+    classes = (
+        [c.strip() for c in classes_file.read_text(encoding="utf-8").splitlines() if c.strip()]
+        if classes_file.is_file()
+        else []
+    )
     src_dir = _layout(meta_dir, bug)[0]
     if classes and not src_dir:
         raise Nl2FixError(f"dir-layout.csv of {bug.project} has no row for {bug.buggy_revision} ({bug.id})")
@@ -206,8 +247,9 @@ class PatchedTreeSources:
             raise Nl2FixError(f"{bug.id}: {fixed} or {patch} is missing")
         tmp = Path(tempfile.mkdtemp(prefix=f"{bug.id}.", dir=self.work_dir))
         shutil.copytree(fixed, tmp / "tree")
-        result = run_command(["patch", "-p1", "--batch", "--quiet", "-i", str(patch)], cwd=tmp / "tree",
-                             timeout=PATCH_TIMEOUT)
+        result = run_command(
+            ["patch", "-p1", "--batch", "--quiet", "-i", str(patch)], cwd=tmp / "tree", timeout=PATCH_TIMEOUT
+        )
         if not result.ok:
             shutil.rmtree(tmp, ignore_errors=True)
             raise Nl2FixError(f"{bug.id}: {patch} does not apply to {fixed}: {(result.stdout + result.stderr)[-500:]}")
@@ -296,8 +338,16 @@ def content_hash(record: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
-def make_record(bug: ActiveBug, path: str, buggy_method, fixed_method, issue: IssueText, fix_date: str,
-                outside: bool, tests: dict[str, str]) -> tuple[str, dict]:
+def make_record(
+    bug: ActiveBug,
+    path: str,
+    buggy_method,
+    fixed_method,
+    issue: IssueText,
+    fix_date: str,
+    outside: bool,
+    tests: dict[str, str],
+) -> tuple[str, dict]:
     key = f"{bug.project}_{bug.number}_{path}_{buggy_method.start_line}_{buggy_method.end_line}"
     record = {
         "src": buggy_method.text,
@@ -333,15 +383,18 @@ class BuildSummary:
 
     def to_json(self) -> dict:
         return {
-            "considered": len(self.considered), "kept": self.kept,
+            "considered": len(self.considered),
+            "kept": self.kept,
             "dropped": {r: ids for r, ids in self.dropped.items()},
             "unfetched": [{"bug": b, "url": u, "why": w} for b, u, w in self.unfetched],
             "http": {"requests": self.fetch.requests, "cached": self.fetch.cached, "retries": self.fetch.retries},
         }
 
     def lines(self) -> list[str]:
-        out = [f"bugs considered: {len(self.considered)}, kept: {len(self.kept)}, "
-               f"dropped: {sum(len(v) for v in self.dropped.values())}"]
+        out = [
+            f"bugs considered: {len(self.considered)}, kept: {len(self.kept)}, "
+            f"dropped: {sum(len(v) for v in self.dropped.values())}"
+        ]
         per_project = Counter(bug_id.rsplit("-", 1)[0] for bug_id in self.kept)
         if per_project:
             out.append("  kept per project: " + ", ".join(f"{p} {n}" for p, n in sorted(per_project.items())))
@@ -352,8 +405,10 @@ class BuildSummary:
         if self.unfetched:
             out.append(f"issue text not fetched for {len(self.unfetched)} kept bug(s) (kept with empty texts):")
             out += [f"  {b}: {u or '-'}: {w}" for b, u, w in self.unfetched]
-        out.append(f"issue trackers: {self.fetch.requests} HTTP request(s), {self.fetch.cached} answer(s) from the "
-                   f"cache, {self.fetch.retries} retry(ies)")
+        out.append(
+            f"issue trackers: {self.fetch.requests} HTTP request(s), {self.fetch.cached} answer(s) from the "
+            f"cache, {self.fetch.retries} retry(ies)"
+        )
         return out
 
 
@@ -378,8 +433,9 @@ def parse_bug_numbers(spec: str | None) -> set[int] | None:
     return out
 
 
-def build_bug(bug: ActiveBug, meta_dir: Path, sources: Sources, keep_outside: bool = False
-              ) -> tuple[list[str], Kept | None]:
+def build_bug(
+    bug: ActiveBug, meta_dir: Path, sources: Sources, keep_outside: bool = False
+) -> tuple[list[str], Kept | None]:
     """Drop reasons (empty when kept) and, when kept, where its method is."""
     paths = source_files(meta_dir, bug)
     if not paths:
@@ -406,14 +462,25 @@ def build_bug(bug: ActiveBug, meta_dir: Path, sources: Sources, keep_outside: bo
 
 def all_projects(meta_dir: Path) -> list[str]:
     """Every project of a Defects4J metadata folder (those with an ``active-bugs.csv``), by name."""
-    return sorted(p.name for p in Path(meta_dir).iterdir() if (p / "active-bugs.csv").is_file()) \
-        if Path(meta_dir).is_dir() else []
+    return (
+        sorted(p.name for p in Path(meta_dir).iterdir() if (p / "active-bugs.csv").is_file())
+        if Path(meta_dir).is_dir()
+        else []
+    )
 
 
-def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fetcher: IssueFetcher, *,
-                  numbers: set[int] | None = None, ids: set[str] | None = None, keep_outside: bool = False,
-                  benchmark: str = NL2FIX_SET,
-                  progress: Callable[[str], None] | None = None) -> tuple[dict[str, dict], BuildSummary]:
+def build_dataset(
+    meta_dir: Path,
+    projects: Iterable[str],
+    sources: Sources,
+    fetcher: IssueFetcher,
+    *,
+    numbers: set[int] | None = None,
+    ids: set[str] | None = None,
+    keep_outside: bool = False,
+    benchmark: str = NL2FIX_SET,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[dict[str, dict], BuildSummary]:
     """Records keyed as the published dataset, and the summary of the build: of every active bug of
     ``projects``, or those whose number is in ``numbers`` and whose id is in ``ids``. ``benchmark``
     ``nl2fix`` drops the bugs without an issue report; ``single-function`` keeps them."""
@@ -447,8 +514,9 @@ def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fet
                 if progress:
                     progress(f"{bug.id}: no fix date ({exc.message})")
             tests = trigger_test_sources(bug, meta_dir, sources)
-            key, record = make_record(bug, kept.path, kept.buggy, kept.fixed, issue, fix_date, bool(kept.outside),
-                                      tests)
+            key, record = make_record(
+                bug, kept.path, kept.buggy, kept.fixed, issue, fix_date, bool(kept.outside), tests
+            )
             records[key] = record
             summary.kept.append(bug.id)
             if progress:
@@ -456,8 +524,9 @@ def build_dataset(meta_dir: Path, projects: Iterable[str], sources: Sources, fet
     return records, summary
 
 
-def add_test_sources(records: dict[str, dict], meta_dir: Path, sources: Sources,
-                     progress: Callable[[str], None] | None = None) -> dict[str, list[str]]:
+def add_test_sources(
+    records: dict[str, dict], meta_dir: Path, sources: Sources, progress: Callable[[str], None] | None = None
+) -> dict[str, list[str]]:
     """Give each record (an existing dataset's, e.g. the published one) its ``trigger_tests_src``,
     read from the buggy version as a build does; every other field stays as it is. Returns bug id ->
     the trigger tests whose source was not found (inherited tests; a bug Defects4J does not list)."""
@@ -469,8 +538,7 @@ def add_test_sources(records: dict[str, dict], meta_dir: Path, sources: Sources,
             active[project] = {b.number: b for b in read_active_bugs(meta_dir, project)}
         bug = active[project].get(int(number))
         trigger = Path(meta_dir) / project / "trigger_tests" / number
-        wanted = parse_trigger_tests(trigger.read_text(encoding="utf-8", errors="replace")) \
-            if trigger.is_file() else ()
+        wanted = parse_trigger_tests(trigger.read_text(encoding="utf-8", errors="replace")) if trigger.is_file() else ()
         found = trigger_test_sources(bug, meta_dir, sources) if bug is not None else {}
         record["trigger_tests_src"] = found
         if "content_hash" in record:  # a built record's hash covers every other field

@@ -33,8 +33,6 @@ class Same(str, enum.Enum):
     DIFFERENT = "different"
 
 
-
-
 @dataclass(frozen=True)
 class Entry:
     key: str
@@ -77,25 +75,42 @@ class DatasetDiff:
 
     def to_json(self) -> dict:
         return {
-            "only_in_a": self.only_a, "only_in_b": self.only_b, "in_both": len(self.pairs),
+            "only_in_a": self.only_a,
+            "only_in_b": self.only_b,
+            "in_both": len(self.pairs),
             "same_range": sum(p.range == "same" for p in self.pairs),
             "fields": {name: {v.value: n for v, n in counts.items()} for name, counts in self.field_counts().items()},
-            "bugs": [{"bug": p.bug_id, "a": p.a.key, "b": p.b.key, "range": p.range,
-                      **{n: v.value for n, v in p.fields.items()}}
-                     for p in self.pairs],
+            "bugs": [
+                {
+                    "bug": p.bug_id,
+                    "a": p.a.key,
+                    "b": p.b.key,
+                    "range": p.range,
+                    **{n: v.value for n, v in p.fields.items()},
+                }
+                for p in self.pairs
+            ],
         }
 
     def lines(self, details: bool = True) -> list[str]:
         both = len(self.pairs)
-        out = [f"bugs only in A: {len(self.only_a)}"
-               + (f" ({', '.join(self.only_a)})" if details and self.only_a else ""),
-               f"bugs only in B: {len(self.only_b)}"
-               + (f" ({', '.join(self.only_b)})" if details and self.only_b else ""),
-               f"bugs in both: {both}"]
+        out = [
+            f"bugs only in A: {len(self.only_a)}" + (f" ({', '.join(self.only_a)})" if details and self.only_a else ""),
+            f"bugs only in B: {len(self.only_b)}" + (f" ({', '.join(self.only_b)})" if details and self.only_b else ""),
+            f"bugs in both: {both}",
+        ]
         if not both:
             return out
-        ranges = Counter("same" if p.range == "same" else "shifted" if p.range.startswith("shifted")
-                         else p.range if p.range == "other file" else "resized" for p in self.pairs)
+        ranges = Counter(
+            "same"
+            if p.range == "same"
+            else "shifted"
+            if p.range.startswith("shifted")
+            else p.range
+            if p.range == "other file"
+            else "resized"
+            for p in self.pairs
+        )
         out.append("  line range: " + ", ".join(f"{n} {k}" for k, n in ranges.most_common()))
         for name, counts in self.field_counts().items():
             out.append(f"  {name}: " + ", ".join(f"{counts[v]} {v.value}" for v in Same if counts[v]))
@@ -169,6 +184,15 @@ def diff_datasets(a: Path, b: Path, projects: set[str] | None = None) -> Dataset
     for bug_id, x in ea.items():
         if bug_id in eb:
             y = eb[bug_id]
-            out.pairs.append(BugDiff(bug_id, x, y, {name: compare_values(name, x.record.get(name), y.record.get(name))
-                                                    for name in METHOD_FIELDS + TEXT_FIELDS}))
+            out.pairs.append(
+                BugDiff(
+                    bug_id,
+                    x,
+                    y,
+                    {
+                        name: compare_values(name, x.record.get(name), y.record.get(name))
+                        for name in METHOD_FIELDS + TEXT_FIELDS
+                    },
+                )
+            )
     return out

@@ -36,8 +36,9 @@ def parse_flags(values) -> tuple[tuple[HardFlag, bool], ...]:
         try:
             out.append((HardFlag(name), wanted))
         except ValueError:
-            raise Nl2FixError(f"unknown flag {value!r}",
-                              "flags: " + ", ".join(f.value for f in HardFlag) + " (prefix no- to exclude)") from None
+            raise Nl2FixError(
+                f"unknown flag {value!r}", "flags: " + ", ".join(f.value for f in HardFlag) + " (prefix no- to exclude)"
+            ) from None
     return tuple(out)
 
 
@@ -63,8 +64,9 @@ class BugFilter:
                 if day is None:
                     undated.append(bug.id)
                     continue
-                if ((self.created_after and day < self.created_after)
-                        or (self.created_before and day >= self.created_before)):
+                if (self.created_after and day < self.created_after) or (
+                    self.created_before and day >= self.created_before
+                ):
                     continue
             if self.flags:
                 have = set(bug_flags(bug, self.long_fix_lines))
@@ -73,7 +75,9 @@ class BugFilter:
             kept.append(bug)
         notes = []
         if undated:
-            notes.append(f"{len(undated)} bug(s) have no issue creation date and are left out by the date filter "
-                         f"({', '.join(undated[:5])}{' ...' if len(undated) > 5 else ''}); "
-                         "a dataset made by `nl2fix dataset build` has the dates")
+            notes.append(
+                f"{len(undated)} bug(s) have no issue creation date and are left out by the date filter "
+                f"({', '.join(undated[:5])}{' ...' if len(undated) > 5 else ''}); "
+                "a dataset made by `nl2fix dataset build` has the dates"
+            )
         return kept, notes

@@ -24,9 +24,7 @@ from nl2fix.core.processes import which
 from nl2fix.java_source.text import remove_comments
 
 DATASET_FILE = "nl2fix_dataset.json"
-DATASET_URL = (
-    "https://raw.githubusercontent.com/nl2fix-team/NL2Fix/main/datasets/defects4j/nl2fix_dataset.json"
-)
+DATASET_URL = "https://raw.githubusercontent.com/nl2fix-team/NL2Fix/main/datasets/defects4j/nl2fix_dataset.json"
 DATASET_SHA256 = "e199fc5bd2a9f2ca369b00f7f80084232af77989f37afcc8a4ab9eebb35cb0a1"
 
 _FIELDS = {"src": "the buggy method", "fixed_src": "the fixed method", "summary": "the issue title"}
@@ -265,4 +263,3 @@ def open_dataset(spec: str | None, metadata_dir: str | None = None) -> Dataset:
     if meta is None and not (path.parent / "defects4j").is_dir():
         meta = default_metadata_dir()
     return load_dataset(path, meta)
-

@@ -29,8 +29,11 @@ _MD_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _MD_EM = re.compile(r"(?<![\w*])([*_])(?=\S)([^*_\n]+?)(?<=\S)\1(?![\w*])")
 _MD_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+", re.M)
 _MD_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_TAG = re.compile(r"</?(?:a|b|i|u|s|p|br|hr|em|tt|h[1-6]|ul|ol|li|dl|dt|dd|pre|code|kbd|sub|sup|div|span|font|img|"
-                  r"table|thead|tbody|tr|td|th|strong|details|summary|blockquote|strike|del|ins)(?:\s[^<>]*)?/?>", re.I)
+_TAG = re.compile(
+    r"</?(?:a|b|i|u|s|p|br|hr|em|tt|h[1-6]|ul|ol|li|dl|dt|dd|pre|code|kbd|sub|sup|div|span|font|img|"
+    r"table|thead|tbody|tr|td|th|strong|details|summary|blockquote|strike|del|ins)(?:\s[^<>]*)?/?>",
+    re.I,
+)
 _MD_INDENTED = re.compile(r"(?:(?<=\n\n)|\A)((?:(?: {4}|\t)[^\n]*(?:\n|\Z))+)")
 _BREAK = re.compile(r"<br\s*/?>|</p>|</div>|</li>", re.I)
 _BLANKS = re.compile(r"\n{3,}")
@@ -77,8 +80,9 @@ def jira_to_text(markup: str | None) -> str:
     text = _JIRA_LINK.sub(lambda m: m.group(1) if m.group(1) else m.group(2), text)
     text = _JIRA_HEADING.sub("", text)
     text = _JIRA_EFFECT.sub(r"\2", text)
-    text = "\n".join(_JIRA_TABLE.sub(" | ", line).strip(" |") if line.lstrip().startswith("|") else line
-                     for line in text.split("\n"))
+    text = "\n".join(
+        _JIRA_TABLE.sub(" | ", line).strip(" |") if line.lstrip().startswith("|") else line for line in text.split("\n")
+    )
     return _tidy(verbatim.restore(text))
 
 

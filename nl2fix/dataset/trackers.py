@@ -117,8 +117,9 @@ def resolve(url: str, endpoints: Mapping[Tracker, str] | None = None) -> IssueRe
         return IssueRef(Tracker.GITHUB, url, f"{base}/repos/{m['owner']}/{m['repo']}/issues/{m['num']}")
     if m := _JIRA.match(url):
         base = endpoints.get(Tracker.JIRA) or m["site"]
-        return IssueRef(Tracker.JIRA, url, f"{base}/rest/api/2/issue/{m['key'].upper()}"
-                                           "?fields=summary,description,comment,created")
+        return IssueRef(
+            Tracker.JIRA, url, f"{base}/rest/api/2/issue/{m['key'].upper()}?fields=summary,description,comment,created"
+        )
     if m := _SOURCEFORGE.match(url):
         base = endpoints.get(Tracker.SOURCEFORGE, DEFAULT_ENDPOINTS[Tracker.SOURCEFORGE])
         return IssueRef(Tracker.SOURCEFORGE, url, f"{base}/p/{m['project']}/{m['tool']}/{m['num']}")
@@ -161,7 +162,8 @@ def parse_jira(ref: IssueRef, issue: dict, more_comments: Sequence[dict] = ()) -
     fields = issue.get("fields") or {}
     comments = [*((fields.get("comment") or {}).get("comments") or []), *more_comments]
     return IssueText(
-        ref.url, ref.tracker,
+        ref.url,
+        ref.tracker,
         title=(fields.get("summary") or "").strip(),
         description=jira_to_text(fields.get("description")),
         comments=_texts(jira_to_text(c.get("body")) for c in comments),
@@ -172,7 +174,8 @@ def parse_jira(ref: IssueRef, issue: dict, more_comments: Sequence[dict] = ()) -
 def parse_github(ref: IssueRef, issue: dict, comments: list[dict]) -> IssueText:
     """``GET /repos/O/R/issues/N`` and every page of its ``/comments``."""
     return IssueText(
-        ref.url, ref.tracker,
+        ref.url,
+        ref.tracker,
         title=(issue.get("title") or "").strip(),
         description=markdown_to_text(issue.get("body")),
         comments=_texts(markdown_to_text(c.get("body")) for c in comments),
@@ -185,7 +188,8 @@ def parse_sourceforge(ref: IssueRef, answer: dict) -> IssueText:
     ticket = answer.get("ticket") or {}
     posts = ((ticket.get("discussion_thread") or {}).get("posts")) or []
     return IssueText(
-        ref.url, ref.tracker,
+        ref.url,
+        ref.tracker,
         title=(ticket.get("summary") or "").strip(),
         description=markdown_to_text(ticket.get("description")),
         comments=_texts(markdown_to_text(p.get("text")) for p in posts),
@@ -198,7 +202,8 @@ def parse_google_code(ref: IssueRef, issue: dict) -> IssueText:
     comments = sorted(issue.get("comments") or [], key=lambda c: c.get("id", 0))
     first = comments[0] if comments else {}
     return IssueText(
-        ref.url, ref.tracker,
+        ref.url,
+        ref.tracker,
         title=html_to_text(issue.get("summary")),
         description=html_to_text(first.get("content")),
         comments=_texts(html_to_text(c.get("content")) for c in comments[1:]),
@@ -295,8 +300,18 @@ class IssueFetcher:
         path = self._cache_path(url)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps({"url": url, "status": answer.status, "body": answer.body,
-                                   "next_url": answer.next_url, "fetched": iso_utc(time.time())}), encoding="utf-8")
+        tmp.write_text(
+            json.dumps(
+                {
+                    "url": url,
+                    "status": answer.status,
+                    "body": answer.body,
+                    "next_url": answer.next_url,
+                    "fetched": iso_utc(time.time()),
+                }
+            ),
+            encoding="utf-8",
+        )
         tmp.replace(path)
 
     def _headers(self, url: str) -> dict[str, str]:
@@ -360,8 +375,12 @@ class IssueFetcher:
         if self.offline:
             raise _Failed("not in the cache (--offline)")
         try:
-            answer = Retrying(stop=stop_after_attempt(self.attempts), wait=self._wait,
-                              retry=retry_if_exception_type(_Retry), reraise=False)(self._request, url)
+            answer = Retrying(
+                stop=stop_after_attempt(self.attempts),
+                wait=self._wait,
+                retry=retry_if_exception_type(_Retry),
+                reraise=False,
+            )(self._request, url)
         except RetryError as exc:
             raise _Failed(f"{exc.last_attempt.exception()} after {self.attempts} attempts") from None
         self._store(url, answer)
@@ -415,4 +434,3 @@ class IssueFetcher:
             comments += [c for c in answer.body if isinstance(c, dict)]
             page = answer.next_url
         return comments
-

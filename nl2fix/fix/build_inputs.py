@@ -28,8 +28,21 @@ from nl2fix.core.processes import run_command, which
 from nl2fix.store.run_store import STORE_FILE
 
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "target", "build", ".gradle", "out", ".idea", "node_modules"})
-BUILD_FILES = frozenset({"pom.xml", "build.xml", "build.gradle", "build.gradle.kts", "settings.gradle",
-                         "settings.gradle.kts", "gradle.properties", "gradlew", "gradlew.bat", "mvnw", "mvnw.cmd"})
+BUILD_FILES = frozenset(
+    {
+        "pom.xml",
+        "build.xml",
+        "build.gradle",
+        "build.gradle.kts",
+        "settings.gradle",
+        "settings.gradle.kts",
+        "gradle.properties",
+        "gradlew",
+        "gradlew.bat",
+        "mvnw",
+        "mvnw.cmd",
+    }
+)
 """Build files, wherever they are (a module's own)."""
 SOURCE_SUFFIXES = frozenset({".java", ".jar"})
 """Sources and dependency jars (Ant's and plain projects' ``lib/``), wherever they are."""
@@ -68,7 +81,8 @@ def _looks_like_input(rel: PurePosixPath, extra_dirs: frozenset[str]) -> bool:
         return True
     folders = parts[:-1]
     return any(p in INPUT_DIRS for p in folders) or any(
-        "/".join(folders[:i]) in extra_dirs for i in range(1, len(folders) + 1))
+        "/".join(folders[:i]) in extra_dirs for i in range(1, len(folders) + 1)
+    )
 
 
 def _walk(root: Path) -> Iterator[PurePosixPath]:
@@ -83,8 +97,9 @@ def _git_files(root: Path, *flags: str) -> list[PurePosixPath] | None:
     git = which("git")
     if git is None:
         return None
-    result = run_command([git, "-C", root, "ls-files", "-z", *flags], timeout=GIT_TIMEOUT,
-                         output_limit=GIT_OUTPUT_LIMIT)
+    result = run_command(
+        [git, "-C", root, "ls-files", "-z", *flags], timeout=GIT_TIMEOUT, output_limit=GIT_OUTPUT_LIMIT
+    )
     if not result.ok or result.truncated:
         return None
     return [PurePosixPath(p) for p in result.stdout.split("\0") if p]
@@ -93,7 +108,8 @@ def _git_files(root: Path, *flags: str) -> list[PurePosixPath] | None:
 def _kept(root: Path, rel: PurePosixPath) -> bool:
     path = root / rel
     return (path.is_file() or path.is_symlink()) and not any(
-        skipped(root.joinpath(*rel.parts[:i]), part) for i, part in enumerate(rel.parts[:-1]))
+        skipped(root.joinpath(*rel.parts[:i]), part) for i, part in enumerate(rel.parts[:-1])
+    )
 
 
 def build_inputs(root: Path, extra_dirs: Iterable[str | None] = ()) -> BuildInputs:
@@ -103,8 +119,9 @@ def build_inputs(root: Path, extra_dirs: Iterable[str | None] = ()) -> BuildInpu
     if tracked:
         untracked = _git_files(root, "--others", "--exclude-standard") or []
         files = sorted({r for r in tracked if not _dotted(r) and _kept(root, r)})
-        return BuildInputs(tuple(Path(r) for r in files), True,
-                           tuple(str(r) for r in untracked if _looks_like_input(r, frozenset())))
+        return BuildInputs(
+            tuple(Path(r) for r in files), True, tuple(str(r) for r in untracked if _looks_like_input(r, frozenset()))
+        )
     extra = frozenset(PurePosixPath(d).as_posix().strip("/") for d in extra_dirs if d)
     return BuildInputs(tuple(Path(r) for r in _walk(root) if _looks_like_input(r, extra)), False)
 

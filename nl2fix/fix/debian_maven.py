@@ -39,14 +39,20 @@ from nl2fix.core.processes import run_command, which
 DEBIAN_MAVEN_REPO = Path("/usr/share/maven-repo")
 METADATA = "maven-metadata-local.xml"
 _MISSING = (
-    re.compile(r"artifact (?P<g>[\w.-]+):(?P<a>[\w.-]+):(?P<t>[\w-]+):(?:[\w.-]+:)?(?P<v>[\w.${}-]+) has not been "
-               r"downloaded"),
-    re.compile(r"(?:Failure to find|Could not find artifact) (?P<g>[\w.-]+):(?P<a>[\w.-]+):(?P<t>[\w-]+):"
-               r"(?:[\w.-]+:)?(?P<v>[\w.${}-]+)"),
+    re.compile(
+        r"artifact (?P<g>[\w.-]+):(?P<a>[\w.-]+):(?P<t>[\w-]+):(?:[\w.-]+:)?(?P<v>[\w.${}-]+) has not been "
+        r"downloaded"
+    ),
+    re.compile(
+        r"(?:Failure to find|Could not find artifact) (?P<g>[\w.-]+):(?P<a>[\w.-]+):(?P<t>[\w-]+):"
+        r"(?:[\w.-]+:)?(?P<v>[\w.${}-]+)"
+    ),
 )
 _UNVERSIONED = re.compile(r"Error resolving version for plugin '(?P<g>[\w.-]+):(?P<a>[\w.-]+)'")
-_UNDEFINED = re.compile(r"'[\w.]+\.version' for (?P<g>[\w.-]+):(?P<a>[\w.-]+)(?::[\w-]+)? must be a valid version "
-                        r"but is '\$\{(?P<p>[\w.-]+)\}'")
+_UNDEFINED = re.compile(
+    r"'[\w.]+\.version' for (?P<g>[\w.-]+):(?P<a>[\w.-]+)(?::[\w-]+)? must be a valid version "
+    r"but is '\$\{(?P<p>[\w.-]+)\}'"
+)
 _PREFIX = re.compile(r"No plugin found for prefix '(?P<p>[\w.-]+)'")
 PLACEHOLDER = "0-nl2fix-absent"
 _RUN_PLACEHOLDER = re.compile(rf"(?P<g>[\w.-]+):(?P<a>[\w.-]+):{re.escape(PLACEHOLDER)}\b")
@@ -108,9 +114,11 @@ def debian_repo(dest: Path) -> Path:
     build, so each build makes, and says, every substitution it needs (one made for another
     project would otherwise serve silently)."""
     if not DEBIAN_MAVEN_REPO.is_dir():
-        raise Nl2FixError(f"{DEBIAN_MAVEN_REPO} does not exist",
-                          "apt-get install maven libmaven-compiler-plugin-java libmaven-resources-plugin-java "
-                          "libmaven-dependency-plugin-java junit5 (see scripts/setup.sh)")
+        raise Nl2FixError(
+            f"{DEBIAN_MAVEN_REPO} does not exist",
+            "apt-get install maven libmaven-compiler-plugin-java libmaven-resources-plugin-java "
+            "libmaven-dependency-plugin-java junit5 (see scripts/setup.sh)",
+        )
     dest.mkdir(parents=True)
     result = run_command(["cp", "-rs", f"{DEBIAN_MAVEN_REPO}/.", str(dest)], timeout=300)
     if not result.ok:
@@ -123,9 +131,11 @@ def _artifact_metadata(group: str, artifact: str, versions: list[str]) -> str:
     numbered = [v for v in versions if v != "debian"] or versions
     newest = max(numbered, key=version_key)
     items = "".join(f"<version>{v}</version>" for v in sorted(versions, key=version_key))
-    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<metadata><groupId>{group}</groupId><artifactId>{artifact}'
-            f"</artifactId><versioning><latest>{newest}</latest><release>{newest}</release><versions>{items}"
-            "</versions></versioning></metadata>\n")
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<metadata><groupId>{group}</groupId><artifactId>{artifact}'
+        f"</artifactId><versioning><latest>{newest}</latest><release>{newest}</release><versions>{items}"
+        "</versions></versioning></metadata>\n"
+    )
 
 
 def _plugin_prefix(artifact: str) -> str:
@@ -166,18 +176,23 @@ def write_metadata(repo: Path) -> None:
         if folder.name.endswith("-plugin") or folder.name.endswith("-maven-plugin"):
             plugins.setdefault(folder.parent, []).append(folder.name)
     for group_dir, artifacts in plugins.items():
-        entries = "".join(f"<plugin><name>{a}</name><prefix>{_plugin_prefix(a)}</prefix><artifactId>{a}</artifactId>"
-                          "</plugin>" for a in sorted(artifacts))
+        entries = "".join(
+            f"<plugin><name>{a}</name><prefix>{_plugin_prefix(a)}</prefix><artifactId>{a}</artifactId></plugin>"
+            for a in sorted(artifacts)
+        )
         (group_dir / METADATA).unlink(missing_ok=True)
-        (group_dir / METADATA).write_text(f'<?xml version="1.0" encoding="UTF-8"?>\n<metadata><plugins>{entries}'
-                                          "</plugins></metadata>\n", encoding="utf-8")
+        (group_dir / METADATA).write_text(
+            f'<?xml version="1.0" encoding="UTF-8"?>\n<metadata><plugins>{entries}</plugins></metadata>\n',
+            encoding="utf-8",
+        )
 
 
 def missing_artifacts(output: str) -> tuple[list[Coordinate], list[Coordinate]]:
     """What an offline build could not find: versions (``g:a:v``), and plugins it could not give a
     version (``g:a``: none installed)."""
-    wanted = {Coordinate(m["g"], m["a"], m["v"], m["t"]) for p in _MISSING for m in p.finditer(output)
-              if "${" not in m["v"]}
+    wanted = {
+        Coordinate(m["g"], m["a"], m["v"], m["t"]) for p in _MISSING for m in p.finditer(output) if "${" not in m["v"]
+    }
     unversioned = {Coordinate(m["g"], m["a"]) for m in _UNVERSIONED.finditer(output)}
     return sorted(wanted), sorted(unversioned)
 
@@ -200,19 +215,21 @@ def _with_version(pom: str, artifact: str, version: str) -> str:
     for m in re.finditer(rf"<artifactId>\s*{re.escape(artifact)}\s*</artifactId>", pom):
         if skip[0] <= m.start() < skip[1]:
             continue
-        after = pom[m.end():]
+        after = pom[m.end() :]
         own = re.match(r"(\s*(?:<!--.*?-->\s*)*)<version>[^<]*</version>", after, re.DOTALL)
         if own:
-            return pom[:m.end()] + own.group(1) + f"<version>{version}</version>" + after[own.end():]
-        return pom[:m.end()] + f"<version>{version}</version>" + after
+            return pom[: m.end()] + own.group(1) + f"<version>{version}</version>" + after[own.end() :]
+        return pom[: m.end()] + f"<version>{version}</version>" + after
     raise ValueError(f"no <artifactId>{artifact}</artifactId> of its own")
 
 
 def _relocation(c: Coordinate, installed: str) -> str:
-    return (f"<project><modelVersion>4.0.0</modelVersion><groupId>{c.group}</groupId><artifactId>{c.artifact}"
-            f"</artifactId><version>{c.version}</version><distributionManagement><relocation><groupId>{c.group}"
-            f"</groupId><artifactId>{c.artifact}</artifactId><version>{installed}</version></relocation>"
-            "</distributionManagement></project>\n")
+    return (
+        f"<project><modelVersion>4.0.0</modelVersion><groupId>{c.group}</groupId><artifactId>{c.artifact}"
+        f"</artifactId><version>{c.version}</version><distributionManagement><relocation><groupId>{c.group}"
+        f"</groupId><artifactId>{c.artifact}</artifactId><version>{installed}</version></relocation>"
+        "</distributionManagement></project>\n"
+    )
 
 
 def substitute(repo: Path, wanted: Iterable[Coordinate]) -> tuple[list[Substitution], list[Coordinate]]:
@@ -228,12 +245,15 @@ def substitute(repo: Path, wanted: Iterable[Coordinate]) -> tuple[list[Substitut
         target = folder / c.version / f"{c.artifact}-{c.version}.pom"
         if target.is_file():
             continue  # made by an earlier attempt: Maven failed on something it depends on
-        source = (folder / installed / f"{c.artifact}-{installed}.pom").read_text(encoding="utf-8",
-                                                                                  errors="replace")
-        packaging = re.search(r"<packaging>\s*(\w+)\s*</packaging>", re.sub(r"<parent>.*?</parent>", "", source,
-                                                                          flags=re.DOTALL))
-        text = (_with_version(source, c.artifact, c.version) if packaging and packaging.group(1) == "pom"
-                else _relocation(c, installed))
+        source = (folder / installed / f"{c.artifact}-{installed}.pom").read_text(encoding="utf-8", errors="replace")
+        packaging = re.search(
+            r"<packaging>\s*(\w+)\s*</packaging>", re.sub(r"<parent>.*?</parent>", "", source, flags=re.DOTALL)
+        )
+        text = (
+            _with_version(source, c.artifact, c.version)
+            if packaging and packaging.group(1) == "pom"
+            else _relocation(c, installed)
+        )
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
         versions = [d.name for d in folder.iterdir() if d.is_dir() and any(d.glob("*.pom"))]
@@ -263,13 +283,19 @@ def empty_plugin(repo: Path, c: Coordinate) -> Coordinate:
     reads to check the version) lists none."""
     target = c.folder(repo) / c.version / f"{c.artifact}-{c.version}.pom"
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(f"<project><modelVersion>4.0.0</modelVersion><groupId>{c.group}</groupId><artifactId>"
-                      f"{c.artifact}</artifactId><version>{c.version}</version><packaging>maven-plugin"
-                      "</packaging></project>\n", encoding="utf-8")
+    target.write_text(
+        f"<project><modelVersion>4.0.0</modelVersion><groupId>{c.group}</groupId><artifactId>"
+        f"{c.artifact}</artifactId><version>{c.version}</version><packaging>maven-plugin"
+        "</packaging></project>\n",
+        encoding="utf-8",
+    )
     with zipfile.ZipFile(target.with_suffix(".jar"), "w") as jar:
-        jar.writestr("META-INF/maven/plugin.xml", f"<plugin><groupId>{c.group}</groupId><artifactId>"
-                     f"{c.artifact}</artifactId><version>{c.version}</version><goalPrefix>"
-                     f"{_plugin_prefix(c.artifact)}</goalPrefix><mojos/><dependencies/></plugin>")
+        jar.writestr(
+            "META-INF/maven/plugin.xml",
+            f"<plugin><groupId>{c.group}</groupId><artifactId>"
+            f"{c.artifact}</artifactId><version>{c.version}</version><goalPrefix>"
+            f"{_plugin_prefix(c.artifact)}</goalPrefix><mojos/><dependencies/></plugin>",
+        )
     return c
 
 
@@ -312,13 +338,18 @@ def lacking_message(lacking: Iterable[Coordinate]) -> str:
     lines = []
     for c in lacking:
         packages = debian_packages(c)
-        where = (f"Debian package(s) whose name matches: {', '.join(packages)}" if packages
-                 else "no Debian package found for it")
+        where = (
+            f"Debian package(s) whose name matches: {', '.join(packages)}"
+            if packages
+            else "no Debian package found for it"
+        )
         lines.append(f"  {c}: not in {DEBIAN_MAVEN_REPO}; {where}")
     return "\n".join(lines)
 
 
 def lacking_error(build: str, lacking: Iterable[Coordinate], hint: str) -> Nl2FixError:
     """An offline build (``Maven``, ``Gradle``) stopped for what Debian's repository does not hold."""
-    return Nl2FixError(f"the offline {build} build needs what Debian's Maven repository does not hold:\n"
-                       + lacking_message(lacking), hint)
+    return Nl2FixError(
+        f"the offline {build} build needs what Debian's Maven repository does not hold:\n" + lacking_message(lacking),
+        hint,
+    )

@@ -52,14 +52,17 @@ def run_test(module: Module, test: str, sandbox: SandboxSpec, timeout: float = T
     argv = [str(java.jdk.java), *java.flags, "-cp", ":".join(map(str, classpath)), "org.junit.runner.JUnitCore", cls]
     with tempfile.TemporaryDirectory(prefix="nl2fix-localise-") as scratch:
         # the working directory: the module's entries as links in a scratch folder (tests read their files)
-        mounts = Mounts(read_only=_outermost([module.dir, *classpath]), links_from=module.dir,
-                        host_scratch=Path(scratch))
+        mounts = Mounts(
+            read_only=_outermost([module.dir, *classpath]), links_from=module.dir, host_scratch=Path(scratch)
+        )
         result = confined.run(argv, mounts, Limits(wall_seconds=timeout))
     output = result.stdout + result.stderr
     if result.timed_out:
         raise Nl2FixError(f"{cls} did not finish in {timeout:.0f} s", "pass --method to say which method to fix")
     failures = junit_failures(output)
     if "Tests run:" not in output and "OK (" not in output:
-        raise Nl2FixError(f"JUnit could not run {cls}:\n{output.strip()[-1500:]}",
-                          "is it a JUnit 4 (or 3) test class of the module? pass --method to skip localisation")
+        raise Nl2FixError(
+            f"JUnit could not run {cls}:\n{output.strip()[-1500:]}",
+            "is it a JUnit 4 (or 3) test class of the module? pass --method to skip localisation",
+        )
     return TestResult(test, test in failures, failures.get(test, ""), output)

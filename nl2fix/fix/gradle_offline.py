@@ -182,8 +182,10 @@ def java_major() -> int | None:
 def write_repository_config(dest: Path, repo: Path, substitute: bool) -> Path:
     """The repository init script's input: the repository and, when it serves missing versions,
     what it holds."""
-    dest.write_text(json.dumps({"repository": str(repo),
-                                "installed": debian_maven.installed(repo) if substitute else {}}), encoding="utf-8")
+    dest.write_text(
+        json.dumps({"repository": str(repo), "installed": debian_maven.installed(repo) if substitute else {}}),
+        encoding="utf-8",
+    )
     return dest
 
 

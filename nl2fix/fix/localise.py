@@ -19,8 +19,10 @@ from pathlib import PurePosixPath
 from nl2fix.java_source.methods import find_methods
 
 _FRAME = re.compile(r"^\s*at\s+(?:[\w.$-]*/)*(?P<cls>[\w.$]+)\.(?P<method>[\w$<>]+)\((?P<where>[^)]*)\)")
-_HEADER = re.compile(r"^\s*(?:(?P<kind>Caused by|Suppressed):\s*)?"
-                     r"(?P<text>[\w.$]+(?:Exception|Error|Throwable|Failure)\b.*|[\w.$]+\.[\w$]+(?::.*)?)$")
+_HEADER = re.compile(
+    r"^\s*(?:(?P<kind>Caused by|Suppressed):\s*)?"
+    r"(?P<text>[\w.$]+(?:Exception|Error|Throwable|Failure)\b.*|[\w.$]+\.[\w$]+(?::.*)?)$"
+)
 _JUNIT_FAILURE = re.compile(r"^\d+\) (?P<method>[^(\s]+)\((?P<cls>[\w.$]+)\)$")
 _LAMBDA = re.compile(r"^lambda\$(?P<name>\w+?)\$\d+$")
 _PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)
@@ -56,8 +58,14 @@ def parse_trace(text: str) -> list[Throwable]:
         if m:
             where = m.group("where")
             file, _, number = where.partition(":")
-            frames.append(Frame(m.group("cls"), m.group("method"), file if file.endswith(".java") else "",
-                                int(number) if number.isdigit() else 0))
+            frames.append(
+                Frame(
+                    m.group("cls"),
+                    m.group("method"),
+                    file if file.endswith(".java") else "",
+                    int(number) if number.isdigit() else 0,
+                )
+            )
             continue
         h = _HEADER.match(line)
         if h and (h.group("kind") or header is None):
@@ -120,9 +128,17 @@ def top_class(path: str, text: str) -> str:
 def methods_of(path: str, text: str) -> list[MethodRef]:
     """Every method declaration of a Java file (those of named inner classes too)."""
     cls = top_class(path, text)
-    return [MethodRef(path, cls, span.name, text.count("\n", 0, span.start) + 1,
-                      text.count("\n", 0, span.end if span.complete else len(text)) + 1, span.params)
-            for span in find_methods(text)]
+    return [
+        MethodRef(
+            path,
+            cls,
+            span.name,
+            text.count("\n", 0, span.start) + 1,
+            text.count("\n", 0, span.end if span.complete else len(text)) + 1,
+            span.params,
+        )
+        for span in find_methods(text)
+    ]
 
 
 @dataclass
@@ -141,7 +157,7 @@ class SourceIndex:
         for path, text in self.tests.items():
             lines = text.splitlines()
             for ref in methods_of(path, text):
-                body = "\n".join(lines[ref.start_line - 1: ref.end_line])
+                body = "\n".join(lines[ref.start_line - 1 : ref.end_line])
                 self._test_methods.setdefault(ref.cls, []).append((ref, body))
 
     def method_at(self, frame: Frame) -> MethodRef | None:
@@ -151,7 +167,7 @@ class SourceIndex:
         refs = self._by_class.get(outer, [])
         if not refs and frame.file:  # a second top-level class of another file in the same package
             package = outer.rsplit(".", 1)[0] if "." in outer else ""
-            stem = frame.file[:-len(".java")]
+            stem = frame.file[: -len(".java")]
             refs = self._by_class.get(f"{package}.{stem}" if package else stem, [])
         if frame.line:
             holding = [r for r in refs if r.start_line <= frame.line <= r.end_line]
@@ -214,8 +230,11 @@ def rank_suspects(trace: str, index: SourceIndex, *, test: str = "", issue: str 
     deepest = max((t.depth for t in throwables), default=0)
     suspects: dict[MethodRef, Suspect] = {}
     for t in throwables:
-        what = "the root cause" if t.depth == deepest and deepest else ("the failure" if not t.depth else
-                                                                          f"cause {t.depth}")
+        what = (
+            "the root cause"
+            if t.depth == deepest and deepest
+            else ("the failure" if not t.depth else f"cause {t.depth}")
+        )
         k = 0
         for frame in t.frames:
             ref = index.method_at(frame)
@@ -223,9 +242,11 @@ def rank_suspects(trace: str, index: SourceIndex, *, test: str = "", issue: str 
                 continue
             k += 1
             s = suspects.setdefault(ref, Suspect(ref))
-            s.score += 2.0 ** t.depth / k
-            s.reasons.append(f"{_ordinal(k)} project frame of {what} ({t.header.strip()[:120]}) at "
-                             f"{frame.file or frame.cls}:{frame.line}")
+            s.score += 2.0**t.depth / k
+            s.reasons.append(
+                f"{_ordinal(k)} project frame of {what} ({t.header.strip()[:120]}) at "
+                f"{frame.file or frame.cls}:{frame.line}"
+            )
     if not suspects and test:
         calls = set(_CALL.findall(index.test_body(test)))
         for ref in index.methods_named(calls):

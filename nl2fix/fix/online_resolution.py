@@ -65,8 +65,14 @@ class Reach(str, enum.Enum):
 
 
 _REASONS = (
-    (Reach.UNKNOWN_HOST, re.compile(r"Name or service not known|Unknown ?host|Temporary failure in name resolution|"
-                                    r"No address associated with hostname|nodename nor servname", re.IGNORECASE)),
+    (
+        Reach.UNKNOWN_HOST,
+        re.compile(
+            r"Name or service not known|Unknown ?host|Temporary failure in name resolution|"
+            r"No address associated with hostname|nodename nor servname",
+            re.IGNORECASE,
+        ),
+    ),
     (Reach.REFUSED, re.compile(r"Connection refused", re.IGNORECASE)),
     (Reach.UNREACHABLE, re.compile(r"Network is unreachable|No route to host", re.IGNORECASE)),
     (Reach.TIMED_OUT, re.compile(r"(?:connect|read) timed out", re.IGNORECASE)),
@@ -179,9 +185,12 @@ def maven_lacking(output: str) -> list[str]:
     """What an offline Maven build could not find in the local repository (empty when it failed for
     anything else)."""
     wanted, unversioned = debian_maven.missing_artifacts(output)
-    found = [*map(str, wanted), *(f"a version of the plugin {c}" for c in unversioned),
-             *(m["c"] for m in _MAVEN_MISSING_LIST.finditer(output)),
-             *(f"the plugin of prefix '{m['p']}'" for m in _MAVEN_PREFIX.finditer(output))]
+    found = [
+        *map(str, wanted),
+        *(f"a version of the plugin {c}" for c in unversioned),
+        *(m["c"] for m in _MAVEN_MISSING_LIST.finditer(output)),
+        *(f"the plugin of prefix '{m['p']}'" for m in _MAVEN_PREFIX.finditer(output)),
+    ]
     if not found and _MAVEN_OFFLINE.search(output):
         found = ["what it names in offline mode (see the log)"]
     return list(dict.fromkeys(found))
@@ -208,8 +217,11 @@ def _unreachable_error(build: str, command: str, lacking: list[str], output: str
     hosts = unreached(output)
     if not hosts:
         return None
-    return Nl2FixError(f"the offline {build} build lacks {few(lacking)}, and resolving it online ({command}) could "
-                       "not reach the repositories:\n" + "\n".join(f"  {h}" for h in hosts), hint)
+    return Nl2FixError(
+        f"the offline {build} build lacks {few(lacking)}, and resolving it online ({command}) could "
+        "not reach the repositories:\n" + "\n".join(f"  {h}" for h in hosts),
+        hint,
+    )
 
 
 @dataclass(frozen=True)
@@ -231,36 +243,54 @@ def online_then_offline(attempt: Attempt, lacking: list[str], say: Say, hint: st
     online = attempt.online()
     output = online.stdout + online.stderr
     if online.timed_out:
-        raise Nl2FixError(f"resolving the project's dependencies online ({attempt.command}) did not finish within "
-                          f"{timeout:.0f} s", hint)
+        raise Nl2FixError(
+            f"resolving the project's dependencies online ({attempt.command}) did not finish within {timeout:.0f} s",
+            hint,
+        )
     if not online.ok:
         error = _unreachable_error(attempt.build, attempt.command, lacking, output, hint)
         if error is not None:
             raise error
     files = downloads(output)
-    say(f"{attempt.build.lower()}: {attempt.command} {'done' if online.ok else 'failed'} in {online.wall_seconds:.1f} s"
-        + (f", {files} file(s) downloaded" if files else "") + ("" if online.ok else f": {_first_error(output)}"))
+    say(
+        f"{attempt.build.lower()}: {attempt.command} {'done' if online.ok else 'failed'} in {online.wall_seconds:.1f} s"
+        + (f", {files} file(s) downloaded" if files else "")
+        + ("" if online.ok else f": {_first_error(output)}")
+    )
     return attempt.offline()
 
 
-def resolve_maven(run: Callable[[list[str], bool], ExecResult], goals: list[str], lacking: list[str], where: str,
-                  say: Say, hint: str, timeout: float) -> ExecResult:
+def resolve_maven(
+    run: Callable[[list[str], bool], ExecResult],
+    goals: list[str],
+    lacking: list[str],
+    where: str,
+    say: Say,
+    hint: str,
+    timeout: float,
+) -> ExecResult:
     """Resolve online what an offline Maven build lacked, then build offline again; the last offline
     build's result. ``run(goals, online)`` runs Maven (logged). go-offline first; when the offline
     build still lacks something, the build's own goals online once."""
-    say(f"maven: {where} lacks {few(lacking)}: resolving the project's dependencies online once, the project's own "
-        "way (mvn dependency:go-offline)")
-    go_offline = Attempt("Maven", "mvn dependency:go-offline", lambda: run(["dependency:go-offline"], True),
-                         lambda: run(goals, False))
+    say(
+        f"maven: {where} lacks {few(lacking)}: resolving the project's dependencies online once, the project's own "
+        "way (mvn dependency:go-offline)"
+    )
+    go_offline = Attempt(
+        "Maven", "mvn dependency:go-offline", lambda: run(["dependency:go-offline"], True), lambda: run(goals, False)
+    )
     result = online_then_offline(go_offline, lacking, say, hint, timeout)
     still = maven_lacking(result.stdout + result.stderr) if not result.ok else []
     if not still:
         return result
     command = "mvn " + " ".join(g for g in goals if not g.startswith("-"))
-    say(f"maven: the offline build still lacks {few(still)} (dependency:go-offline misses what is resolved only when "
-        f"a goal runs): the build's own goals online once ({command})")
-    return online_then_offline(Attempt("Maven", command, lambda: run(goals, True), lambda: run(goals, False)), still,
-                               say, hint, timeout)
+    say(
+        f"maven: the offline build still lacks {few(still)} (dependency:go-offline misses what is resolved only when "
+        f"a goal runs): the build's own goals online once ({command})"
+    )
+    return online_then_offline(
+        Attempt("Maven", command, lambda: run(goals, True), lambda: run(goals, False)), still, say, hint, timeout
+    )
 
 
 def _first_error(output: str) -> str:

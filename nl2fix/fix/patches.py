@@ -81,7 +81,7 @@ def reindent(candidate: str, indent: str) -> str:
         if not line.strip():
             out.append("")
         elif line.startswith(own):
-            out.append(indent + line[len(own):])
+            out.append(indent + line[len(own) :])
         else:
             out.append(indent + line.lstrip(" \t"))
     return "\n".join(out)
@@ -114,8 +114,10 @@ def ordered(store: RunStore, bug: Bug, ranker: str | None, engine: str | None) -
     order = [*ranked, *(c.hash for c in rest)]
     good = [h for h in order if h in verdicts and verdicts[h].verdict is Verdict.PLAUSIBLE]
     order = [*good, *(h for h in order if h not in good)]
-    return [FixChoice(i, candidates[h], verdicts.get(h), i if h in good else None, len(good))
-            for i, h in enumerate(order, start=1)]
+    return [
+        FixChoice(i, candidates[h], verdicts.get(h), i if h in good else None, len(good))
+        for i, h in enumerate(order, start=1)
+    ]
 
 
 def diff_for(project: Path, bug: Bug, choice: FixChoice, encoding: str = "UTF-8", *, shown: bool = False) -> str:
@@ -126,8 +128,10 @@ def diff_for(project: Path, bug: Bug, choice: FixChoice, encoding: str = "UTF-8"
     try:
         after = patched(source, bug, choice.candidate.code)
     except (splice.SpliceError, splice.RefusedCandidate) as exc:
-        raise Nl2FixError(f"{bug.path} no longer holds the method as it was when sampled: {exc}",
-                          "re-run `nl2fix fix` on the tree as it is now") from exc
+        raise Nl2FixError(
+            f"{bug.path} no longer holds the method as it was when sampled: {exc}",
+            "re-run `nl2fix fix` on the tree as it is now",
+        ) from exc
     return unified_diff(bug.path, visible(source), visible(after)) if shown else unified_diff(bug.path, source, after)
 
 
@@ -153,9 +157,11 @@ def refuse_hidden(choice: FixChoice, path: str) -> None:
     """``--apply`` of a flagged candidate without :data:`ACCEPT_OPTION`: an error that says why."""
     found = choice.hidden
     if found:
-        raise Nl2FixError(f"#{choice.position} carries {describe(found)}: written into {path}, they would hide or "
-                          "reorder text in an editor or terminal, so what it does cannot be read there",
-                          f"read it above (shown escaped); to write it anyway pass {ACCEPT_OPTION}")
+        raise Nl2FixError(
+            f"#{choice.position} carries {describe(found)}: written into {path}, they would hide or "
+            "reorder text in an editor or terminal, so what it does cannot be read there",
+            f"read it above (shown escaped); to write it anyway pass {ACCEPT_OPTION}",
+        )
 
 
 def apply(project: Path, bug: Bug, choice: FixChoice, encoding: str = "UTF-8") -> Path:
@@ -163,8 +169,10 @@ def apply(project: Path, bug: Bug, choice: FixChoice, encoding: str = "UTF-8") -
     target = project / bug.path
     backup = target.with_name(target.name + BACKUP_SUFFIX)
     if backup.exists():
-        raise Nl2FixError(f"{backup} exists (an earlier --apply?)",
-                          f"restore it with `mv {backup} {target}` or delete it, then apply again")
+        raise Nl2FixError(
+            f"{backup} exists (an earlier --apply?)",
+            f"restore it with `mv {backup} {target}` or delete it, then apply again",
+        )
     data = target.read_bytes()
     text = patched(data.decode(encoding), bug, choice.candidate.code)
     backup.write_bytes(data)
@@ -174,8 +182,10 @@ def apply(project: Path, bug: Bug, choice: FixChoice, encoding: str = "UTF-8") -
 
 def diff_lines(diff: str) -> list[Line]:
     styles = {"+": Style.ADDED, "-": Style.REMOVED, "@": Style.HUNK}
-    return [Line(d, Style.TITLE if d.startswith(("--- ", "+++ ")) else styles.get(d[:1], Style.PLAIN))
-            for d in diff.splitlines()]
+    return [
+        Line(d, Style.TITLE if d.startswith(("--- ", "+++ ")) else styles.get(d[:1], Style.PLAIN))
+        for d in diff.splitlines()
+    ]
 
 
 def cluster_lines(choices: list[FixChoice]) -> list[Line]:
@@ -189,8 +199,14 @@ def cluster_lines(choices: list[FixChoice]) -> list[Line]:
     if len(found) < 2:
         return []
     inputs = len(found[0].results)
-    lines = [Line(""), Line(f"{len(found)} behaviourally distinct plausible fixes (on {inputs} input(s): the tests' "
-                            "calls to the method and inputs derived from them), the largest group first:", Style.TITLE)]
+    lines = [
+        Line(""),
+        Line(
+            f"{len(found)} behaviourally distinct plausible fixes (on {inputs} input(s): the tests' "
+            "calls to the method and inputs derived from them), the largest group first:",
+            Style.TITLE,
+        ),
+    ]
     for i, c in enumerate(found, start=1):
         members = ", ".join(f"#{position[h]}" for h in c.members)
         lines.append(Line(f"  group {i}: {members} ({c.samples} sample{'s' if c.samples != 1 else ''})"))
@@ -202,8 +218,11 @@ def cluster_lines(choices: list[FixChoice]) -> list[Line]:
 
 def choice_lines(choice: FixChoice, diff: str | None) -> list[Line]:
     """One candidate as shown by ``nl2fix fix``, with its diff of the working tree."""
-    return _head(choice) + (diff_lines(diff) if diff is not None else [
-        Line("    (no diff: the file changed since sampling)", Style.UNKNOWN)])
+    return _head(choice) + (
+        diff_lines(diff)
+        if diff is not None
+        else [Line("    (no diff: the file changed since sampling)", Style.UNKNOWN)]
+    )
 
 
 def _head(choice: FixChoice) -> list[Line]:
@@ -217,9 +236,13 @@ def _head(choice: FixChoice) -> list[Line]:
     if choice.rank is None and choice.position == choice.plausible_count + 1:
         lines += [Line("not plausible (for reference, not to apply):", Style.UNKNOWN), Line("")]
     found = choice.hidden
-    lines.append(Line(f"#{choice.position}  {verdict}  ({rank}{choice.candidate.count} {samples}; "
-                      f"{choice.candidate.hash}){'  [HIDDEN CHARACTERS]' if found else ''}",
-                      Style.GOOD if choice.plausible and not found else Style.BAD))
+    lines.append(
+        Line(
+            f"#{choice.position}  {verdict}  ({rank}{choice.candidate.count} {samples}; "
+            f"{choice.candidate.hash}){'  [HIDDEN CHARACTERS]' if found else ''}",
+            Style.GOOD if choice.plausible and not found else Style.BAD,
+        )
+    )
     if found:
         lines.append(Line(f"    {flag(found)}", Style.BAD))
     if record is not None and record.failing_tests:
@@ -236,9 +259,13 @@ def fix_view(store: RunStore, bug: Bug, ranker: str | None, k: int) -> list[Line
     choices = ordered(store, bug, ranker, verdict_engine(store))
     plausible = choices[0].plausible_count if choices else 0
     order = f"the order of {ranker}" if ranker else "most samples first: `nl2fix rank` has not run on this run"
-    lines = [Line(f"{bug.id}: {bug.title}", Style.TITLE),
-             Line(f"as `nl2fix fix` orders them: {plausible} plausible of {len(choices)} (plausible first, in "
-                  f"{order}); showing {min(k, len(choices))}")]
+    lines = [
+        Line(f"{bug.id}: {bug.title}", Style.TITLE),
+        Line(
+            f"as `nl2fix fix` orders them: {plausible} plausible of {len(choices)} (plausible first, in "
+            f"{order}); showing {min(k, len(choices))}"
+        ),
+    ]
     buggy = buggy_text(bug)
     for choice in choices[:k]:
         lines += _head(choice) + method_diff(buggy, candidate_text(choice.candidate.code), f"#{choice.position}")

@@ -80,24 +80,33 @@ def _localise(built: BuiltProject, test: str, issue_text: str, sandbox: SandboxS
     echo(f"running {test} to see where it fails")
     result = failing_test.run_test(module, test, sandbox)
     if not result.failed:
-        raise Nl2FixError(f"{test} passes on the project as it is, so it shows no bug",
-                          "give a test that fails because of the bug, or the method with --method")
-    suspects = rank_suspects(result.trace, SourceIndex(built.main_sources, built.test_sources), test=test,
-                             issue=issue_text)
+        raise Nl2FixError(
+            f"{test} passes on the project as it is, so it shows no bug",
+            "give a test that fails because of the bug, or the method with --method",
+        )
+    suspects = rank_suspects(
+        result.trace, SourceIndex(built.main_sources, built.test_sources), test=test, issue=issue_text
+    )
     first = result.trace.strip().splitlines()[:1]
     if not suspects:
-        raise Nl2FixError(f"{test} fails ({first[0] if first else 'no trace'}) but neither its stack trace nor the "
-                          "test's own code leads to a method of the project's main sources",
-                          "say which method to fix with --method path/File.java:Class#method")
+        raise Nl2FixError(
+            f"{test} fails ({first[0] if first else 'no trace'}) but neither its stack trace nor the "
+            "test's own code leads to a method of the project's main sources",
+            "say which method to fix with --method path/File.java:Class#method",
+        )
     echo(f"{test} fails: {first[0] if first else ''}")
     for i, s in enumerate(suspects[:SUSPECTS_SHOWN], start=1):
         echo(f"  {'->' if i == 1 else '  '} {i}. {s.method.label} (score {s.score:.2f}): {'; '.join(s.reasons[:3])}")
     if ambiguous(suspects):
-        options = "\n".join(f"  --method {s.method.path}:{s.method.cls.rsplit('.', 1)[-1]}#{s.method.name}:"
-                            f"{s.method.start_line}" for s in suspects[:3])
-        raise Nl2FixError(f"{test}'s failure does not say clearly which method to fix: the first suspects score "
-                          f"{', '.join(f'{s.score:.2f}' for s in suspects[:3])}",
-                          f"choose one with --method (or name it in the issue as Class#method):\n{options}")
+        options = "\n".join(
+            f"  --method {s.method.path}:{s.method.cls.rsplit('.', 1)[-1]}#{s.method.name}:{s.method.start_line}"
+            for s in suspects[:3]
+        )
+        raise Nl2FixError(
+            f"{test}'s failure does not say clearly which method to fix: the first suspects score "
+            f"{', '.join(f'{s.score:.2f}' for s in suspects[:3])}",
+            f"choose one with --method (or name it in the issue as Class#method):\n{options}",
+        )
     return suspects[0].method
 
 
@@ -105,10 +114,13 @@ def locate(target: FixTarget, build: BuildOptions, echo: Echo, sandbox: SandboxS
     """Build the project and make the bug record of the method to fix (the failing test, run to find
     it, confined in ``sandbox``)."""
     project = target.project.resolve()
-    built = build_project(project, build, on_build=lambda system, path: echo(
-        f"building {project} with {system.value} (once; cached in {path})"), say=echo)
-    test = (user_bug.parse_test_spec(target.test, _test_classes(built), _test_folders(built)) if target.test
-            else None)
+    built = build_project(
+        project,
+        build,
+        on_build=lambda system, path: echo(f"building {project} with {system.value} (once; cached in {path})"),
+        say=echo,
+    )
+    test = user_bug.parse_test_spec(target.test, _test_classes(built), _test_folders(built)) if target.test else None
     if test:
         user_bug.check_test_method(test, built.test_sources)
     title, description = user_bug.read_issue(target.issue)
@@ -126,21 +138,33 @@ def locate(target: FixTarget, build: BuildOptions, echo: Echo, sandbox: SandboxS
     module, src = built.module_of(ref.path)
     triggers = (test,) if test else ()
     if test and _test_module(built, test) != module:
-        raise Nl2FixError(f"{test} is not in the module of {ref.path}",
-                          "give a failing test of the same module, or leave --test out")
+        raise Nl2FixError(
+            f"{test} is not in the module of {ref.path}", "give a failing test of the same module, or leave --test out"
+        )
     module_tests = {p: t for p, t in built.test_sources.items() if built.module_at(p) == module}
     relevant = user_bug.module_test_classes(module_tests, triggers)
-    name, number = (user_bug.parse_bug_id(target.bug_id) if target.bug_id
-                    else user_bug.bug_id_parts(target.project, target.issue))
+    name, number = (
+        user_bug.parse_bug_id(target.bug_id) if target.bug_id else user_bug.bug_id_parts(target.project, target.issue)
+    )
     file_text = (built.root / ref.path).read_bytes().decode(built.encoding)
-    bug = user_bug.make_bug(project=name, number=number, ref=ref, file_text=file_text, title=title,
-                            description=description, triggers=triggers, relevant=relevant,
-                            source_dir=str(src.relative_to(built.root)),
-                            test_dir=str(module.test_dirs[0].relative_to(built.root)) if module.test_dirs else "")
+    bug = user_bug.make_bug(
+        project=name,
+        number=number,
+        ref=ref,
+        file_text=file_text,
+        title=title,
+        description=description,
+        triggers=triggers,
+        relevant=relevant,
+        source_dir=str(src.relative_to(built.root)),
+        test_dir=str(module.test_dirs[0].relative_to(built.root)) if module.test_dirs else "",
+    )
     if not triggers:
         echo("no failing test given: candidates are judged by the tests that execute the method only")
-    echo(f"tests: {', '.join(triggers) or 'no failing test'} first, then of the module's {len(relevant)} test "
-         f"class(es) the tests that execute {ref.name} on the project as it is (recorded once, then cached)")
+    echo(
+        f"tests: {', '.join(triggers) or 'no failing test'} first, then of the module's {len(relevant)} test "
+        f"class(es) the tests that execute {ref.name} on the project as it is (recorded once, then cached)"
+    )
     return Located(built, bug)
 
 
@@ -161,9 +185,16 @@ def _check_store(run_dir: Path, bug: Bug) -> None:
     with RunStore(run_dir, read_only=True) as store:
         old = {b.id: b for b in store.bugs()}.get(bug.id)
     if old is not None and (old.buggy_method, old.path, old.title, old.description, old.trigger_tests) != (
-            bug.buggy_method, bug.path, bug.title, bug.description, bug.trigger_tests):
-        raise Nl2FixError(f"{run_dir} already holds {bug.id} for another method, issue text or test",
-                          "pass another --run, or --id NAME-N for a new bug id")
+        bug.buggy_method,
+        bug.path,
+        bug.title,
+        bug.description,
+        bug.trigger_tests,
+    ):
+        raise Nl2FixError(
+            f"{run_dir} already holds {bug.id} for another method, issue text or test",
+            "pass another --run, or --id NAME-N for a new bug id",
+        )
 
 
 def _no_candidate(run_dir: Path, bug: Bug) -> Nl2FixError:
@@ -172,8 +203,10 @@ def _no_candidate(run_dir: Path, bug: Bug) -> Nl2FixError:
         samples = store.samples(bug.id)
     reasons = Counter((s.extraction_error or "no method").splitlines()[0][:200] for s in samples)
     why = "; ".join(f"{reason} ({count}x)" for reason, count in reasons.most_common(3))
-    return Nl2FixError(f"no candidate fix: none of the {len(samples)} answers held a usable method: {why}",
-                       "check that the method is the one the issue is about (--method), or ask for more samples (-n)")
+    return Nl2FixError(
+        f"no candidate fix: none of the {len(samples)} answers held a usable method: {why}",
+        "check that the method is the one the issue is about (--method), or ask for more samples (-n)",
+    )
 
 
 def samples_missing(run_dir: Path, bug: Bug, n: int) -> bool:
@@ -184,8 +217,16 @@ def samples_missing(run_dir: Path, bug: Bug, n: int) -> bool:
         return len(store.sample_indices(bug.id)) < n
 
 
-def sample_validate_rank(located: Located, config: RunConfig, run_dir: Path, *, backend,
-                         validation: ValidationOptions, progress: bool, echo: Echo) -> list[FixChoice]:
+def sample_validate_rank(
+    located: Located,
+    config: RunConfig,
+    run_dir: Path,
+    *,
+    backend,
+    validation: ValidationOptions,
+    progress: bool,
+    echo: Echo,
+) -> list[FixChoice]:
     """The benchmark's stages on one user bug; every candidate in the order shown. Every validation,
     a conversation's between its rounds too, runs in the user's built project."""
 
@@ -196,8 +237,16 @@ def sample_validate_rank(located: Located, config: RunConfig, run_dir: Path, *, 
     if first is Strategy.ONE_SHOT:
         examples = Dataset({**open_dataset("example").bugs, bug.id: bug})
     workspaces = located.built.workspace
-    summary = sample(run_dir, config, [bug], dataset=examples, progress=progress, backend=backend,
-                     validation=validation, workspaces=workspaces)
+    summary = sample(
+        run_dir,
+        config,
+        [bug],
+        dataset=examples,
+        progress=progress,
+        backend=backend,
+        validation=validation,
+        workspaces=workspaces,
+    )
     echo(str(summary))
     if summary.failed_requests and not summary.unique_candidates:
         raise Nl2FixError("every request to the model failed; nothing to validate", "re-run to ask again")
@@ -209,11 +258,15 @@ def sample_validate_rank(located: Located, config: RunConfig, run_dir: Path, *, 
         baseline = store.validation(bug.id, "buggy", validation.engine.value)
         has_verdicts = verdict_engine(store) is not None
     if baseline is not None and baseline.verdict is Verdict.ERROR:
-        raise Nl2FixError(f"the project's tests could not be run: {baseline.detail[:500]}",
-                          f"the logs are under {run_dir}/artifacts/{bug.id}/buggy")
+        raise Nl2FixError(
+            f"the project's tests could not be run: {baseline.detail[:500]}",
+            f"the logs are under {run_dir}/artifacts/{bug.id}/buggy",
+        )
     if baseline is not None and bug.trigger_tests and not set(bug.trigger_tests) & set(baseline.failing_tests):
-        echo(f"warning: {', '.join(bug.trigger_tests)} passed on the tree as it is: 'plausible' then only means "
-             "the tests still pass")
+        echo(
+            f"warning: {', '.join(bug.trigger_tests)} passed on the tree as it is: 'plausible' then only means "
+            "the tests still pass"
+        )
     keys = rank_run(run_dir, pruned=has_verdicts) if summary.unique_candidates else []
     with RunStore(run_dir) as store:
         return ordered(store, bug, keys[0] if keys else None, verdict_engine(store))

@@ -116,8 +116,10 @@ def _goes_online(options: BuildOptions) -> bool:
     return not options.offline and options.maven_repo != "debian"
 
 
-_NO_NETWORK_HINT = ("build once where the network is (nl2fix resolves what is lacking online by itself then), or "
-                    "pass --maven-repo debian for Debian's packaged artifacts")
+_NO_NETWORK_HINT = (
+    "build once where the network is (nl2fix resolves what is lacking online by itself then), or "
+    "pass --maven-repo debian for Debian's packaged artifacts"
+)
 _OFFLINE_HINT = "--offline: everything must already be there; without it nl2fix resolves what is lacking online once"
 
 
@@ -151,8 +153,10 @@ class BuiltProject:
             for src in module.src_dirs:
                 if target.is_relative_to(src.resolve()):
                     return module, src
-        raise Nl2FixError(f"{rel_path} is not under the main sources of any module of {self.source}",
-                          "give a file of the project's main sources (src/main/java/...)")
+        raise Nl2FixError(
+            f"{rel_path} is not under the main sources of any module of {self.source}",
+            "give a file of the project's main sources (src/main/java/...)",
+        )
 
     def module_at(self, rel_path: str) -> Module | None:
         """The innermost module whose folder holds ``rel_path`` (a Gradle root project holds its subprojects)."""
@@ -162,7 +166,7 @@ class BuiltProject:
     def _sources(self, tests: bool) -> dict[str, str]:
         out = {}
         for module in self.modules:
-            for folder in (module.test_dirs if tests else module.src_dirs):
+            for folder in module.test_dirs if tests else module.src_dirs:
                 for path in local_workspace.java_files(folder):
                     # a test file the build left out (it did not compile) is not a test of the project
                     if tests and not (module.test_classes / path.relative_to(folder).with_suffix(".class")).is_file():
@@ -195,19 +199,27 @@ class BuiltProject:
             )
         level = java_level.class_file_level(classes) or java_level.project_level(module.dir)
         return Workspace(
-            bug=bug, root=module.dir, src_dir=src,
+            bug=bug,
+            root=module.dir,
+            src_dir=src,
             test_dir=module.test_dirs[0] if module.test_dirs else module.dir / local_workspace.DEFAULT_TEST_DIR,
-            classes_dir=classes, test_classes_dir=module.test_classes, classpath=module.classpath,
-            trigger_tests=bug.trigger_tests, relevant_tests=bug.relevant_tests, encoding=self.encoding,
-            java_release=java_level.in_memory_release(level), target_file=self.root / bug.path,
+            classes_dir=classes,
+            test_classes_dir=module.test_classes,
+            classpath=module.classpath,
+            trigger_tests=bug.trigger_tests,
+            relevant_tests=bug.relevant_tests,
+            encoding=self.encoding,
+            java_release=java_level.in_memory_release(level),
+            target_file=self.root / bug.path,
         )
 
 
 def detect(project: Path) -> BuildSystem:
     if (project / "pom.xml").is_file():
         return BuildSystem.MAVEN
-    if any((project / f).is_file() for f in ("build.gradle", "build.gradle.kts", "settings.gradle",
-                                               "settings.gradle.kts")):
+    if any(
+        (project / f).is_file() for f in ("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts")
+    ):
         return BuildSystem.GRADLE
     if (project / "build.xml").is_file():
         return BuildSystem.ANT
@@ -220,8 +232,10 @@ def project_inputs(root: Path, options: BuildOptions) -> BuildInputs:
 
 def fingerprint(root: Path, options: BuildOptions, system: BuildSystem, inputs: BuildInputs | None = None) -> str:
     """A key over every input of the build (:mod:`nl2fix.fix.build_inputs`) and the build options."""
-    h = hashlib.sha256(f"{FORMAT}\n{system.value}\n{options.src_dir}\n{options.test_dir}\n{options.classpath}\n"
-                       f"{options.maven_repo}\n".encode())
+    h = hashlib.sha256(
+        f"{FORMAT}\n{system.value}\n{options.src_dir}\n{options.test_dir}\n{options.classpath}\n"
+        f"{options.maven_repo}\n".encode()
+    )
     for rel in (inputs or project_inputs(root, options)).files:
         path = root / rel
         h.update(str(rel).encode() + b"\0")
@@ -239,18 +253,24 @@ def _failed(what: str, output: str, hint: str) -> Nl2FixError:
     return Nl2FixError(f"{what}:\n" + "\n".join(_error_lines(output)), hint)
 
 
-def _against_substitutes(build: str, served: Iterable[debian_maven.Substitution], lines: list[str],
-                         hint: str) -> Nl2FixError:
+def _against_substitutes(
+    build: str, served: Iterable[debian_maven.Substitution], lines: list[str], hint: str
+) -> Nl2FixError:
     """A compile that failed where versions were served in place of the asked ones: those are the
     likeliest cause, so they are named."""
     served = list(served)
-    return Nl2FixError(f"the offline {build} build failed to compile, against {len(served)} substitute(s): "
-                       + "; ".join(map(str, served)) + ":\n" + "\n".join(lines),
-                       "a substitute's API may differ from the version the project was written for (the files that "
-                       f"fail name the library); install that version, or {hint}")
+    return Nl2FixError(
+        f"the offline {build} build failed to compile, against {len(served)} substitute(s): "
+        + "; ".join(map(str, served))
+        + ":\n"
+        + "\n".join(lines),
+        "a substitute's API may differ from the version the project was written for (the files that "
+        f"fail name the library); install that version, or {hint}",
+    )
 
 
 # -- Maven --
+
 
 def _pom(path: Path) -> ET.Element:
     try:
@@ -282,9 +302,20 @@ def maven_modules(root: Path) -> list[MavenModule]:
         pom = _pom(folder / "pom.xml")
         todo += [folder / m.text.strip() for m in pom.findall("./modules/module") if m.text]
         if (pom.findtext("./packaging") or "jar").strip() != "pom":
-            out.append(MavenModule(folder, *(_pom_path(pom, name, default) for name, default in (
-                ("sourceDirectory", "src/main/java"), ("testSourceDirectory", "src/test/java"),
-                ("outputDirectory", "target/classes"), ("testOutputDirectory", "target/test-classes")))))
+            out.append(
+                MavenModule(
+                    folder,
+                    *(
+                        _pom_path(pom, name, default)
+                        for name, default in (
+                            ("sourceDirectory", "src/main/java"),
+                            ("testSourceDirectory", "src/test/java"),
+                            ("outputDirectory", "target/classes"),
+                            ("testOutputDirectory", "target/test-classes"),
+                        )
+                    ),
+                )
+            )
     return out
 
 
@@ -310,24 +341,39 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
     named = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in project.rglob("pom.xml"))
     skipped = [plugin for plugin in MAVEN_CHECKS_SKIPPED if plugin in named]
     if skipped:
-        say(f"maven: checks that build nothing nl2fix uses are skipped: {', '.join(skipped)} (-D"
-            + " -D".join(MAVEN_CHECKS_SKIPPED[p] for p in skipped) + ")")
+        say(
+            f"maven: checks that build nothing nl2fix uses are skipped: {', '.join(skipped)} (-D"
+            + " -D".join(MAVEN_CHECKS_SKIPPED[p] for p in skipped)
+            + ")"
+        )
     properties: dict[str, str] = {}
     """Version properties Debian's repository defined for the build (see below)."""
     served: list[debian_maven.Substitution] = []
     log.unlink(missing_ok=True)
-    goals = ["test-compile", "dependency:build-classpath", f"-Dmdep.outputFile={MAVEN_CLASSPATH_FILE}",
-             "-Dmdep.includeScope=test"]
+    goals = [
+        "test-compile",
+        "dependency:build-classpath",
+        f"-Dmdep.outputFile={MAVEN_CLASSPATH_FILE}",
+        "-Dmdep.includeScope=test",
+    ]
 
     def maven(run_goals: list[str], online: bool) -> ExecResult:
         """Maven with the build's flags, logged: offline and quiet, or online (-U: see online_resolution)
         with every download said."""
-        argv = [str(mvn), *(["-U", "-B"] if online else ["-o", "-B", "-q"]),
-                *([f"-Dmaven.repo.local={repo}"] if repo else []),
-                *(f"-D{flag}" for flag in MAVEN_CHECKS_SKIPPED.values()),
-                *(f"-D{name}={value}" for name, value in properties.items()), *run_goals]
-        result = run_command(argv, timeout=options.timeout, cwd=project,
-                             output_limit=online_resolution.ONLINE_OUTPUT_LIMIT if online else DEFAULT_OUTPUT_LIMIT)
+        argv = [
+            str(mvn),
+            *(["-U", "-B"] if online else ["-o", "-B", "-q"]),
+            *([f"-Dmaven.repo.local={repo}"] if repo else []),
+            *(f"-D{flag}" for flag in MAVEN_CHECKS_SKIPPED.values()),
+            *(f"-D{name}={value}" for name, value in properties.items()),
+            *run_goals,
+        ]
+        result = run_command(
+            argv,
+            timeout=options.timeout,
+            cwd=project,
+            output_limit=online_resolution.ONLINE_OUTPUT_LIMIT if online else DEFAULT_OUTPUT_LIMIT,
+        )
         with log.open("a", encoding="utf-8") as f:
             f.write(f"$ {' '.join(argv)}\n{result.stdout + result.stderr}\n")
         return result
@@ -350,31 +396,43 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
             installed = debian_maven.version_for(repo, c)
             if installed is not None:
                 properties[name] = installed
-                say(f"maven: ${{{name}}}, the version of {c}, is defined by no POM Maven read: set "
-                    f"to the installed {installed}")
+                say(
+                    f"maven: ${{{name}}}, the version of {c}, is defined by no POM Maven read: set "
+                    f"to the installed {installed}"
+                )
             else:
                 debian_maven.placeholders(repo, [c])
                 properties[name] = debian_maven.PLACEHOLDER
-                say(f"maven: ${{{name}}}, the version of {c}, is defined by no POM Maven read and "
+                say(
+                    f"maven: ${{{name}}}, the version of {c}, is defined by no POM Maven read and "
                     f"Debian lacks it: set to an empty placeholder {debian_maven.PLACEHOLDER} (a "
-                    f"build that runs the plugin fails)")
+                    f"build that runs the plugin fails)"
+                )
         stand_ins = debian_maven.placeholders(repo, unversioned)
         for c in stand_ins:
-            say(f"maven: {c.group}:{c.artifact} is not in Debian's repository and has no version in the POMs: an empty "
-                f"placeholder {c.version} lets Maven read them (a build that runs the plugin fails)")
+            say(
+                f"maven: {c.group}:{c.artifact} is not in Debian's repository and has no version in the POMs: an empty "
+                f"placeholder {c.version} lets Maven read them (a build that runs the plugin fails)"
+            )
         if not made and not stand_ins and not undefined:
             if lacking or unversioned:
                 raise debian_maven.lacking_error(
-                    "Maven", [*lacking, *unversioned],
+                    "Maven",
+                    [*lacking, *unversioned],
                     f"install the packages named (apt-get install ...), or build once online and pass --maven-repo "
-                    f"~/.m2/repository; the whole log: {log}")
+                    f"~/.m2/repository; the whole log: {log}",
+                )
             break
     absent = online_resolution.maven_lacking(output) if not result.ok and _goes_online(options) else []
     if absent:
-        where = (f"the local repository {repo}" if repo else
-                 "Maven's local repository (~/.m2/repository unless the settings name another)")
-        result = online_resolution.resolve_maven(maven, goals, absent, where, say, f"{_NO_NETWORK_HINT}; the whole "
-                                                 f"log: {log}", options.timeout)
+        where = (
+            f"the local repository {repo}"
+            if repo
+            else "Maven's local repository (~/.m2/repository unless the settings name another)"
+        )
+        result = online_resolution.resolve_maven(
+            maven, goals, absent, where, say, f"{_NO_NETWORK_HINT}; the whole log: {log}", options.timeout
+        )
         output = result.stdout + result.stderr
     run = debian_maven.placeholders_run(output) if not result.ok and repo is not None else []
     if run:
@@ -383,7 +441,8 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
             f"repository does not hold: the empty placeholder that let Maven read the POMs has no goal to run\n"
             + debian_maven.lacking_message(run),
             f"install the packages named, or build once online and pass --maven-repo ~/.m2/repository; the whole "
-            f"log: {log}")
+            f"log: {log}",
+        )
     left_out: list[Path] = []
     if not result.ok and served and _test_files_failing(output, project):
         # only test files fail, against substitutes: build without them, as Defects4J leaves out
@@ -392,17 +451,26 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
         if retry.ok:
             left_out = _compile_tests_leaving_out(project, _test_files_failing(output, project), log)
             result, output = retry, retry.stdout + retry.stderr
-            say(f"maven: {len(left_out)} test file(s) left out, they do not compile against the substitutes (as "
+            say(
+                f"maven: {len(left_out)} test file(s) left out, they do not compile against the substitutes (as "
                 f"Defects4J leaves out tests that do not compile): "
-                + ", ".join(str(f.relative_to(project)) for f in left_out))
+                + ", ".join(str(f.relative_to(project)) for f in left_out)
+            )
     if not result.ok and served and "COMPILATION ERROR" in output:
         # the versions Debian serves in place of the asked ones are the likeliest cause: say which
-        raise _against_substitutes("Maven", served, _error_lines(output),
-                                   f"build once online and pass --maven-repo ~/.m2/repository; the whole log: {log}")
+        raise _against_substitutes(
+            "Maven",
+            served,
+            _error_lines(output),
+            f"build once online and pass --maven-repo ~/.m2/repository; the whole log: {log}",
+        )
     if not result.ok:
-        hint = (f"the whole log: {log}" if not (options.offline and online_resolution.maven_lacking(output)) else
-                f"{_OFFLINE_HINT} (or pass --maven-repo debian for Debian's packaged plugins and libraries); the whole "
-                f"log: {log}")
+        hint = (
+            f"the whole log: {log}"
+            if not (options.offline and online_resolution.maven_lacking(output))
+            else f"{_OFFLINE_HINT} (or pass --maven-repo debian for Debian's packaged plugins and libraries); "
+            f"the whole log: {log}"
+        )
         raise _failed(f"the offline Maven build failed ({' '.join(result.args[1:])})", output, hint)
     modules = []
     for m in maven_modules(project):
@@ -410,8 +478,16 @@ def _build_maven(project: Path, options: BuildOptions, say: Say, log: Path) -> l
         entries = cp_file.read_text().strip().split(os.pathsep) if cp_file.is_file() else []
         # the resources are in the output folder already; the folders serve a rebuild from the sources
         resources = [m.dir / r for r in local_workspace.RESOURCE_DIRS if (m.dir / r).is_dir()]
-        modules.append(Module(m.dir, (m.dir / m.src,), (m.dir / m.test,), m.dir / m.classes, m.dir / m.test_classes,
-                              (*resources, *(_real(Path(e)) for e in entries if e))))
+        modules.append(
+            Module(
+                m.dir,
+                (m.dir / m.src,),
+                (m.dir / m.test,),
+                m.dir / m.classes,
+                m.dir / m.test_classes,
+                (*resources, *(_real(Path(e)) for e in entries if e)),
+            )
+        )
     return modules
 
 
@@ -438,23 +514,29 @@ def _compile_tests_leaving_out(project: Path, failing: list[Path], log: Path) ->
             continue
         classes, out = m.dir / m.classes, m.dir / m.test_classes
         cp_file = m.dir / MAVEN_CLASSPATH_FILE
-        classpath = [classes, *(Path(e) for e in cp_file.read_text().strip().split(os.pathsep) if e)] \
-            if cp_file.is_file() else [classes]
+        classpath = (
+            [classes, *(Path(e) for e in cp_file.read_text().strip().split(os.pathsep) if e)]
+            if cp_file.is_file()
+            else [classes]
+        )
         level = java_level.class_file_level(classes) or java_level.project_level(m.dir)
         encoding = local_workspace.detect_encoding(p.read_bytes() for p in sources)
         for _ in range(MAVEN_ATTEMPTS):
             shutil.rmtree(out, ignore_errors=True)
-            result = local_workspace.javac([p for p in sources if p not in left_out], out, classpath, encoding,
-                                           release=str(level))
+            result = local_workspace.javac(
+                [p for p in sources if p not in left_out], out, classpath, encoding, release=str(level)
+            )
             with log.open("a", encoding="utf-8") as f:
-                f.write(f"$ javac (the tests of {m.dir.name}, {len(left_out)} left out)\n"
-                        f"{result.stdout + result.stderr}\n")
+                f.write(
+                    f"$ javac (the tests of {m.dir.name}, {len(left_out)} left out)\n{result.stdout + result.stderr}\n"
+                )
             if result.ok:
                 break
             more = {Path(f) for f in _JAVAC_ERROR_FILE.findall(result.stdout + result.stderr)} - left_out
             if not more:
-                raise _failed(f"the tests of {m.dir.name} do not compile", result.stdout + result.stderr,
-                              f"the whole log: {log}")
+                raise _failed(
+                    f"the tests of {m.dir.name} do not compile", result.stdout + result.stderr, f"the whole log: {log}"
+                )
             left_out |= more
         resources = m.dir / "src/test/resources"
         if resources.is_dir():
@@ -469,6 +551,7 @@ def _real(path: Path) -> Path:
 
 # -- Gradle --
 
+
 def _gradle_command(project: Path, say: Say) -> tuple[list[str], gradle_offline.Wrapper | None]:
     """``./gradlew`` when its Gradle is unpacked already (offline it cannot download it), else the
     installed ``gradle``; and the wrapper passed over, if any."""
@@ -479,12 +562,16 @@ def _gradle_command(project: Path, say: Say) -> tuple[list[str], gradle_offline.
         return [str(script)], None
     found = which("gradle")
     if found is None:
-        raise Nl2FixError("this is a Gradle project without a usable ./gradlew and `gradle` is not installed",
-                          "apt-get install gradle, or pass --build plain with --src/--test-src/--classpath")
+        raise Nl2FixError(
+            "this is a Gradle project without a usable ./gradlew and `gradle` is not installed",
+            "apt-get install gradle, or pass --build plain with --src/--test-src/--classpath",
+        )
     if dist is not None:
         version = re.search(r"^Gradle (\S+)", run_command([str(found), "--version"], timeout=120).stdout, re.MULTILINE)
-        say(f"gradle: ./gradlew's {dist.name} is not in Gradle's user home and an offline build cannot download it "
-            f"({dist.url}): built with the installed gradle{f' {version.group(1)}' if version else ''} instead")
+        say(
+            f"gradle: ./gradlew's {dist.name} is not in Gradle's user home and an offline build cannot download it "
+            f"({dist.url}): built with the installed gradle{f' {version.group(1)}' if version else ''} instead"
+        )
     return [str(found)], dist
 
 
@@ -496,16 +583,25 @@ def _build_gradle(project: Path, options: BuildOptions, say: Say, log: Path) -> 
     layout_init.write_text(gradle_offline.LAYOUT_INIT, encoding="utf-8")
     major = gradle_offline.java_major()
     # no daemon left running on the user's machine after the build
-    argv = [*gradle, "--offline", "--no-daemon", "-q", "--console=plain", "-I", str(layout_init),
-            f"-D{gradle_offline.NOTES_PROPERTY}={notes_file}"]
+    argv = [
+        *gradle,
+        "--offline",
+        "--no-daemon",
+        "-q",
+        "--console=plain",
+        "-I",
+        str(layout_init),
+        f"-D{gradle_offline.NOTES_PROPERTY}={notes_file}",
+    ]
     if major is not None:
         argv.append(f"-D{gradle_offline.OLDEST_LEVEL_PROPERTY}={java_level.oldest_accepted(major)}")
     repo = _maven_repo(options, work)
     if repo is not None:
         repo_init = work / "nl2fix-repository.gradle"
         repo_init.write_text(gradle_offline.REPOSITORY_INIT, encoding="utf-8")
-        config = gradle_offline.write_repository_config(work / "nl2fix-repository.json", repo,
-                                                         substitute=options.maven_repo == "debian")
+        config = gradle_offline.write_repository_config(
+            work / "nl2fix-repository.json", repo, substitute=options.maven_repo == "debian"
+        )
         argv += ["-I", str(repo_init), f"-D{gradle_offline.REPOSITORY_PROPERTY}={config}"]
     argv.append("nl2fixLayout")
 
@@ -520,20 +616,29 @@ def _build_gradle(project: Path, options: BuildOptions, say: Say, log: Path) -> 
     result = run(online=False)
     output = result.stdout + result.stderr
     # with --maven-repo the declared repositories are replaced by a folder: nothing online to resolve from
-    lacking = (online_resolution.gradle_lacking(output, gradle_offline.portal_plugins(output, project))
-               if not result.ok and _goes_online(options) and options.maven_repo is None else [])
+    lacking = (
+        online_resolution.gradle_lacking(output, gradle_offline.portal_plugins(output, project))
+        if not result.ok and _goes_online(options) and options.maven_repo is None
+        else []
+    )
     if lacking:
-        say(f"gradle: Gradle's cache ({gradle_offline.user_home() / 'caches'}) lacks {online_resolution.few(lacking)}: "
-            "building once online to fill it, the project's own way (gradle without --offline)")
-        attempt = online_resolution.Attempt("Gradle", "gradle without --offline", lambda: run(online=True),
-                                            lambda: run(online=False))
-        result = online_resolution.online_then_offline(attempt, lacking, say, f"{_NO_NETWORK_HINT}; the whole log: "
-                                                       f"{log}", options.timeout)
+        say(
+            f"gradle: Gradle's cache ({gradle_offline.user_home() / 'caches'}) lacks {online_resolution.few(lacking)}: "
+            "building once online to fill it, the project's own way (gradle without --offline)"
+        )
+        attempt = online_resolution.Attempt(
+            "Gradle", "gradle without --offline", lambda: run(online=True), lambda: run(online=False)
+        )
+        result = online_resolution.online_then_offline(
+            attempt, lacking, say, f"{_NO_NETWORK_HINT}; the whole log: {log}", options.timeout
+        )
         output = result.stdout + result.stderr
     notes = gradle_offline.read_notes(notes_file)
     for task, asked, at in notes.levels:
-        say(f"gradle: {task} compiles at Java {asked}, which the JDK's javac ({major}) no longer accepts: compiled "
-            f"at {at}")
+        say(
+            f"gradle: {task} compiles at Java {asked}, which the JDK's javac ({major}) no longer accepts: compiled "
+            f"at {at}"
+        )
     for substitution in notes.served:
         say(f"gradle: {substitution}")
     if not result.ok:
@@ -544,42 +649,74 @@ def _build_gradle(project: Path, options: BuildOptions, say: Say, log: Path) -> 
         classes = [Path(p) for p in data["classes"]]
         test_classes = [Path(p) for p in data["testClasses"]]
         own = {*classes[:1], *test_classes[:1]}
-        modules.append(Module(layout.parent.parent, tuple(map(Path, data["src"])), tuple(map(Path, data["test"])),
-                              classes[0], test_classes[0],
-                              tuple(_real(Path(p)) for p in data["classpath"] if Path(p) not in own)))
+        modules.append(
+            Module(
+                layout.parent.parent,
+                tuple(map(Path, data["src"])),
+                tuple(map(Path, data["test"])),
+                classes[0],
+                test_classes[0],
+                tuple(_real(Path(p)) for p in data["classpath"] if Path(p) not in own),
+            )
+        )
     if not modules:
-        raise Nl2FixError(f"Gradle built {project.name} but no Java project was found in it",
-                          "apply the `java` plugin, or pass --build plain")
+        raise Nl2FixError(
+            f"Gradle built {project.name} but no Java project was found in it",
+            "apply the `java` plugin, or pass --build plain",
+        )
     return modules
 
 
-def _gradle_failed(project: Path, options: BuildOptions, output: str, notes: gradle_offline.Notes,
-                   passed_over: gradle_offline.Wrapper | None, log: Path) -> Nl2FixError:
+def _gradle_failed(
+    project: Path,
+    options: BuildOptions,
+    output: str,
+    notes: gradle_offline.Notes,
+    passed_over: gradle_offline.Wrapper | None,
+    log: Path,
+) -> Nl2FixError:
     """What stopped an offline Gradle build, most specific first."""
-    online = ("drop --offline: nl2fix then builds once online to fill Gradle's cache" if options.offline else
-              "build once online so that Gradle's cache holds them")
+    online = (
+        "drop --offline: nl2fix then builds once online to fill Gradle's cache"
+        if options.offline
+        else "build once online so that Gradle's cache holds them"
+    )
     plugins = gradle_offline.portal_plugins(output, project)
     if plugins:
-        return Nl2FixError("the offline Gradle build applies plugins by id from the Gradle plugin portal, which it "
-                           "cannot reach and Debian does not package: " + ", ".join(plugins),
-                           f"{online}; the whole log: {log}")
+        return Nl2FixError(
+            "the offline Gradle build applies plugins by id from the Gradle plugin portal, which it "
+            "cannot reach and Debian does not package: " + ", ".join(plugins),
+            f"{online}; the whole log: {log}",
+        )
     lacking = gradle_offline.not_found(output)
     if lacking and options.maven_repo == "debian":
-        return debian_maven.lacking_error("Gradle", lacking, f"install the packages named (apt-get install ...), or "
-                                          f"{online} and build without --maven-repo; the whole log: {log}")
+        return debian_maven.lacking_error(
+            "Gradle",
+            lacking,
+            f"install the packages named (apt-get install ...), or "
+            f"{online} and build without --maven-repo; the whole log: {log}",
+        )
     what = gradle_offline.what_went_wrong(output)
     if notes.served and any("error:" in line or "Compilation failed" in line for line in what):
-        return _against_substitutes("Gradle", notes.served, what, f"{online} and build without --maven-repo; the "
-                                    f"whole log: {log}")
-    wrapper = (f"the project's wrapper asks for {passed_over.name}, which may be what the build needs; "
-               if passed_over is not None else "")
-    hint = (f"{wrapper}everything must already be in Gradle's cache: {online}, or pass --maven-repo debian for "
-            f"Debian's packaged libraries; the whole log: {log}" if options.offline and not options.maven_repo else
-            f"{wrapper}the whole log: {log}")
+        return _against_substitutes(
+            "Gradle", notes.served, what, f"{online} and build without --maven-repo; the whole log: {log}"
+        )
+    wrapper = (
+        f"the project's wrapper asks for {passed_over.name}, which may be what the build needs; "
+        if passed_over is not None
+        else ""
+    )
+    hint = (
+        f"{wrapper}everything must already be in Gradle's cache: {online}, or pass --maven-repo debian for "
+        f"Debian's packaged libraries; the whole log: {log}"
+        if options.offline and not options.maven_repo
+        else f"{wrapper}the whole log: {log}"
+    )
     return Nl2FixError("the offline Gradle build failed:\n" + "\n".join(what), hint)
 
 
 # -- Ant and plain: javac --
+
 
 def _ant_properties(build_xml: Path) -> dict[str, str]:
     try:
@@ -619,33 +756,68 @@ def _build_javac(project: Path, options: BuildOptions, system: BuildSystem) -> l
     layout = javac_layout(project, options, system)
     out = project.parent / "javac"
     out.mkdir()
-    meta = local_workspace.compile_tree(project, local_workspace.ProjectLayout(
-        project, layout.src_dir, layout.test_dir, layout.classpath), out, java_level.project_level(project))
-    return [Module(project, (project / layout.src_dir,), (project / layout.test_dir,), out / "classes",
-                   out / "test-classes", tuple(Path(p) for p in meta["classpath"]))]
+    meta = local_workspace.compile_tree(
+        project,
+        local_workspace.ProjectLayout(project, layout.src_dir, layout.test_dir, layout.classpath),
+        out,
+        java_level.project_level(project),
+    )
+    return [
+        Module(
+            project,
+            (project / layout.src_dir,),
+            (project / layout.test_dir,),
+            out / "classes",
+            out / "test-classes",
+            tuple(Path(p) for p in meta["classpath"]),
+        )
+    ]
 
 
 # -- the cache --
+
 
 def _to_json(modules: list[Module], base: Path) -> list[dict]:
     def rel(p: Path) -> str:
         return str(p.relative_to(base)) if p.is_relative_to(base) else str(p)
 
-    return [{"dir": rel(m.dir), "src": [rel(p) for p in m.src_dirs], "test": [rel(p) for p in m.test_dirs],
-             "classes": rel(m.classes), "test_classes": rel(m.test_classes), "classpath": [rel(p) for p in m.classpath]}
-            for m in modules]
+    return [
+        {
+            "dir": rel(m.dir),
+            "src": [rel(p) for p in m.src_dirs],
+            "test": [rel(p) for p in m.test_dirs],
+            "classes": rel(m.classes),
+            "test_classes": rel(m.test_classes),
+            "classpath": [rel(p) for p in m.classpath],
+        }
+        for m in modules
+    ]
 
 
 def _from_json(data: list[dict], base: Path) -> tuple[Module, ...]:
     def at(p: str) -> Path:
         return base / p if not os.path.isabs(p) else Path(p)
 
-    return tuple(Module(at(m["dir"]), tuple(map(at, m["src"])), tuple(map(at, m["test"])), at(m["classes"]),
-                        at(m["test_classes"]), tuple(map(at, m["classpath"]))) for m in data)
+    return tuple(
+        Module(
+            at(m["dir"]),
+            tuple(map(at, m["src"])),
+            tuple(map(at, m["test"])),
+            at(m["classes"]),
+            at(m["test_classes"]),
+            tuple(map(at, m["classpath"])),
+        )
+        for m in data
+    )
 
 
-def build_project(project: Path, options: BuildOptions = BuildOptions(), cache_base: Path | None = None,
-                  on_build=lambda system, path: None, say: Say = lambda text: None) -> BuiltProject:
+def build_project(
+    project: Path,
+    options: BuildOptions = BuildOptions(),
+    cache_base: Path | None = None,
+    on_build=lambda system, path: None,
+    say: Say = lambda text: None,
+) -> BuiltProject:
     """The project compiled (once per content) in the cache. ``on_build(system, folder)`` is called
     before a build that is not cached yet (it may take minutes); ``say`` hears what the build had to
     do that the user should know (substitutions in Debian's Maven repository), also when cached."""
@@ -654,13 +826,17 @@ def build_project(project: Path, options: BuildOptions = BuildOptions(), cache_b
         raise Nl2FixError(f"project folder {project} does not exist")
     inputs = project_inputs(project, options)
     if not any(p.suffix == ".java" for p in inputs.files):
-        raise Nl2FixError(f"{project} holds no Java source file (*.java){' git tracks' if inputs.tracked else ''}, "
-                          "outside build output",
-                          "point --project at the folder of a Java project (the one with pom.xml, build.gradle, "
-                          "build.xml or the source folders)")
+        raise Nl2FixError(
+            f"{project} holds no Java source file (*.java){' git tracks' if inputs.tracked else ''}, "
+            "outside build output",
+            "point --project at the folder of a Java project (the one with pom.xml, build.gradle, "
+            "build.xml or the source folders)",
+        )
     if inputs.left_out:
-        say(f"left out of the build, as git does not track them: {', '.join(inputs.left_out[:10])}"
-            f"{', ...' if len(inputs.left_out) > 10 else ''} (`git add` them to build with them)")
+        say(
+            f"left out of the build, as git does not track them: {', '.join(inputs.left_out[:10])}"
+            f"{', ...' if len(inputs.left_out) > 10 else ''} (`git add` them to build with them)"
+        )
     system = options.system or detect(project)
     key = fingerprint(project, options, system, inputs)
     final = (cache_base or cache.cache_dir()) / PROJECTS_DIR / project.name / f"{system.value}-{key}"
@@ -684,16 +860,27 @@ def build_project(project: Path, options: BuildOptions = BuildOptions(), cache_b
             modules = _build_javac(copy, options, system)
         # paths are kept relative to the entry: it is built under a temporary name, then renamed
         encoding = local_workspace.detect_encoding(
-            p.read_bytes() for m in modules for d in (*m.src_dirs, *m.test_dirs) for p in local_workspace.java_files(d))
-        (tmp / BUILD_FILE).write_text(json.dumps({"format": FORMAT, "system": system.value, "encoding": encoding,
-                                                  "modules": _to_json(modules, tmp), "notes": notes}, indent=2),
-                                      encoding="utf-8")
+            p.read_bytes() for m in modules for d in (*m.src_dirs, *m.test_dirs) for p in local_workspace.java_files(d)
+        )
+        (tmp / BUILD_FILE).write_text(
+            json.dumps(
+                {
+                    "format": FORMAT,
+                    "system": system.value,
+                    "encoding": encoding,
+                    "modules": _to_json(modules, tmp),
+                    "notes": notes,
+                },
+                indent=2,
+            ),
+            encoding="utf-8",
+        )
 
     cache.build_once(final, build)
     data = json.loads((final / BUILD_FILE).read_text(encoding="utf-8"))
     if not notes:  # a cached build: what it had to do still holds
         for text in data.get("notes", []):
             say(f"{text} (cached build)")
-    return BuiltProject(BuildSystem(data["system"]), project, final / "project", _from_json(data["modules"], final),
-                        data["encoding"])
-
+    return BuiltProject(
+        BuildSystem(data["system"]), project, final / "project", _from_json(data["modules"], final), data["encoding"]
+    )

@@ -39,10 +39,13 @@ def parse_method_spec(text: str) -> MethodSpec:
     """``path/File.java:Class#method`` or ``path/File.java:Class#method:LINE``."""
     m = _METHOD_SPEC.match(text.strip())
     if not m:
-        raise Nl2FixError(f"--method {text!r} is not path/File.java:Class#method",
-                          "e.g. --method src/main/java/org/acme/Pager.java:Pager#pageCount (add :LINE for an overload)")
-    return MethodSpec(m.group("path"), m.group("cls"), m.group("name"),
-                      int(m.group("line")) if m.group("line") else None)
+        raise Nl2FixError(
+            f"--method {text!r} is not path/File.java:Class#method",
+            "e.g. --method src/main/java/org/acme/Pager.java:Pager#pageCount (add :LINE for an overload)",
+        )
+    return MethodSpec(
+        m.group("path"), m.group("cls"), m.group("name"), int(m.group("line")) if m.group("line") else None
+    )
 
 
 def parse_test_spec(text: str, test_classes: list[str], where: str = "the project's test sources") -> str:
@@ -55,14 +58,19 @@ def parse_test_spec(text: str, test_classes: list[str], where: str = "the projec
     if cls not in test_classes:
         matches = [c for c in test_classes if c.rsplit(".", 1)[-1] == cls or c.endswith("." + cls)]
         if len(matches) > 1:
-            raise Nl2FixError(f"several test classes are named {cls} in {where}",
-                              f"give the qualified name, one of: {', '.join(matches)}")
+            raise Nl2FixError(
+                f"several test classes are named {cls} in {where}",
+                f"give the qualified name, one of: {', '.join(matches)}",
+            )
         if not matches:
             simple = {c.rsplit(".", 1)[-1]: c for c in test_classes}
             close = [simple[n] for n in difflib.get_close_matches(cls.rsplit(".", 1)[-1], simple, n=3)]
-            raise Nl2FixError(f"no test class {cls} in {where} ({len(test_classes)} test classes there)",
-                              f"did you mean {' or '.join(close)}?" if close else
-                              "give a class of those folders; --build/--test-src say where the tests are")
+            raise Nl2FixError(
+                f"no test class {cls} in {where} ({len(test_classes)} test classes there)",
+                f"did you mean {' or '.join(close)}?"
+                if close
+                else "give a class of those folders; --build/--test-src say where the tests are",
+            )
         cls = matches[0]
     return f"{cls}::{m.group('name')}"
 
@@ -92,9 +100,12 @@ def check_test_method(test: str, test_sources: Mapping[str, str]) -> None:
     if not seen:
         return
     close = difflib.get_close_matches(method, sorted(declared), n=3)
-    raise Nl2FixError(f"{cls} has no method {method} (looked in {by_class[seen[0]][0]}"
-                      + (f" and its superclasses {', '.join(seen[1:])}" if len(seen) > 1 else "") + ")",
-                      f"did you mean {' or '.join(close)}?" if close else "name a test method of that class")
+    raise Nl2FixError(
+        f"{cls} has no method {method} (looked in {by_class[seen[0]][0]}"
+        + (f" and its superclasses {', '.join(seen[1:])}" if len(seen) > 1 else "")
+        + ")",
+        f"did you mean {' or '.join(close)}?" if close else "name a test method of that class",
+    )
 
 
 def _class_spans(text: str) -> list[tuple[str, int, int]]:
@@ -103,8 +114,11 @@ def _class_spans(text: str) -> list[tuple[str, int, int]]:
     tokens = code_tokens(text)
     spans = []
     for i, token in enumerate(tokens[:-1]):
-        if (token.text not in _CLASS_KEYWORDS or tokens[i + 1].kind is not Kind.WORD
-                or (i > 0 and tokens[i - 1].text in (".", "::"))):  # String.class, Foo::class
+        if (
+            token.text not in _CLASS_KEYWORDS
+            or tokens[i + 1].kind is not Kind.WORD
+            or (i > 0 and tokens[i - 1].text in (".", "::"))
+        ):  # String.class, Foo::class
             continue
         open_at = next((j for j in range(i + 2, len(tokens)) if tokens[j].text in ("{", ";")), None)
         if open_at is None or tokens[open_at].text != "{":
@@ -133,13 +147,19 @@ def find_method(spec: MethodSpec, text: str) -> MethodRef:
     if len(found) == 1:
         return found[0]
     if not found and named:
-        options = ", ".join(f"{spec.path}:{spec.cls}#{spec.name}:{r.start_line} ({r.params}; lines {r.start_line}-"
-                            f"{r.end_line})" for r in named)
-        raise Nl2FixError(f"no method {spec.cls}#{spec.name} in {spec.path} spans line {spec.line}",
-                          f"give a line from its header to its closing brace: {options}")
+        options = ", ".join(
+            f"{spec.path}:{spec.cls}#{spec.name}:{r.start_line} ({r.params}; lines {r.start_line}-{r.end_line})"
+            for r in named
+        )
+        raise Nl2FixError(
+            f"no method {spec.cls}#{spec.name} in {spec.path} spans line {spec.line}",
+            f"give a line from its header to its closing brace: {options}",
+        )
     if not found:
-        raise Nl2FixError(f"no method {spec.cls}#{spec.name} in {spec.path}",
-                          "check the class and method names (constructors are named like their class)")
+        raise Nl2FixError(
+            f"no method {spec.cls}#{spec.name} in {spec.path}",
+            "check the class and method names (constructors are named like their class)",
+        )
     options = ", ".join(f"{spec.path}:{spec.cls}#{spec.name}:{r.start_line} ({r.params})" for r in found)
     raise Nl2FixError(f"{spec.cls}#{spec.name} is overloaded in {spec.path}", f"add the line: {options}")
 
@@ -151,8 +171,10 @@ def read_issue(value: str) -> tuple[str, str]:
     a mistyped file name would otherwise become the whole bug report."""
     path = Path(value)
     if _FILE_LIKE.match(value.strip()) and not path.is_file():
-        raise Nl2FixError(f"the issue file {value} does not exist (looked in {Path.cwd()})",
-                          "pass the issue file's path, or its text in quotes")
+        raise Nl2FixError(
+            f"the issue file {value} does not exist (looked in {Path.cwd()})",
+            "pass the issue file's path, or its text in quotes",
+        )
     try:
         text = path.read_text(encoding="utf-8") if len(value) < 4096 and path.is_file() else value
     except OSError as exc:
@@ -197,13 +219,36 @@ def parse_bug_id(text: str) -> tuple[str, int]:
     return name, int(digits)
 
 
-def make_bug(*, project: str, number: int, ref: MethodRef, file_text: str, title: str, description: str,
-             triggers: tuple[str, ...], relevant: tuple[str, ...], source_dir: str, test_dir: str) -> Bug:
+def make_bug(
+    *,
+    project: str,
+    number: int,
+    ref: MethodRef,
+    file_text: str,
+    title: str,
+    description: str,
+    triggers: tuple[str, ...],
+    relevant: tuple[str, ...],
+    source_dir: str,
+    test_dir: str,
+) -> Bug:
     lines = file_text.splitlines()
-    method = "\n".join(lines[ref.start_line - 1: ref.end_line])
+    method = "\n".join(lines[ref.start_line - 1 : ref.end_line])
     return Bug(
-        project=project, number=number, path=ref.path, start_line=ref.start_line, end_line=ref.end_line,
-        buggy_method=method, fixed_method="", title=title, description=description, trigger_tests=triggers,
-        relevant_tests=relevant, modified_classes=(ref.cls,), source_dir=source_dir, test_dir=test_dir,
-        benchmark=USER_BENCHMARK, buggy_method_no_comments=remove_comments(method),
+        project=project,
+        number=number,
+        path=ref.path,
+        start_line=ref.start_line,
+        end_line=ref.end_line,
+        buggy_method=method,
+        fixed_method="",
+        title=title,
+        description=description,
+        trigger_tests=triggers,
+        relevant_tests=relevant,
+        modified_classes=(ref.cls,),
+        source_dir=source_dir,
+        test_dir=test_dir,
+        benchmark=USER_BENCHMARK,
+        buggy_method_no_comments=remove_comments(method),
     )

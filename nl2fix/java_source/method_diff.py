@@ -17,8 +17,13 @@ from dataclasses import dataclass
 from nl2fix.java_source.text import normalise, strip_comments
 
 _METHODS = ("method_declaration", "constructor_declaration", "compact_constructor_declaration")
-_TYPES = ("class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
-          "annotation_type_declaration")
+_TYPES = (
+    "class_declaration",
+    "interface_declaration",
+    "enum_declaration",
+    "record_declaration",
+    "annotation_type_declaration",
+)
 _SPACE = re.compile(r"\s+")
 
 
@@ -88,7 +93,7 @@ def _parser():
 
 
 def _node_text(source: bytes, node) -> str:
-    return source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+    return source[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
 
 def _param_types(source: bytes, method) -> str:

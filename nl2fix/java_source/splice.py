@@ -188,8 +188,9 @@ def _by_declaration(source: str, method: str, start_line: int, end_line: int) ->
     if best is None or best[0][0] <= MIN_SIMILARITY:
         return None
     (ratio, _, _), first, last, text = best
-    moved = ("" if (first, last) == (start_line, end_line)
-             else f" instead of the dataset's lines {start_line}-{end_line}")
+    moved = (
+        "" if (first, last) == (start_line, end_line) else f" instead of the dataset's lines {start_line}-{end_line}"
+    )
     return Location(
         first,
         last,
@@ -280,8 +281,9 @@ def encode_source(text: str, encoding: str) -> bytes:
     return b"".join(out)
 
 
-def splice_file(source_file: Path, dest_file: Path, buggy_method: str, start_line: int, end_line: int,
-                candidate: str, encoding: str) -> Location:
+def splice_file(
+    source_file: Path, dest_file: Path, buggy_method: str, start_line: int, end_line: int, candidate: str, encoding: str
+) -> Location:
     """Read ``source_file``, splice, and write the result to ``dest_file`` (never the source)."""
     source = source_file.read_bytes().decode(encoding)
     spliced = splice(source, buggy_method, start_line, end_line, candidate)

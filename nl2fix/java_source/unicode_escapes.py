@@ -47,11 +47,15 @@ def translate_unicode_escapes(text: str) -> str:
         digits = m.group(3)
         line = text.count("\n", 0, m.start()) + 1
         if len(digits) < 4:
-            raise UnreadableEscape(f"an illegal Unicode escape at line {line}: `\\{m.group(2)}{digits}` is not "
-                                   "followed by four ASCII hex digits (javac reads escapes in comments too)")
+            raise UnreadableEscape(
+                f"an illegal Unicode escape at line {line}: `\\{m.group(2)}{digits}` is not "
+                "followed by four ASCII hex digits (javac reads escapes in comments too)"
+            )
         if int(digits, 16) == BACKSLASH:
-            raise UnreadableEscape(f"a Unicode escape of a backslash (`\\{m.group(2)}{digits}`) at line {line}: javac "
-                                   "would read it unlike any text that could be checked and compiled in its place")
+            raise UnreadableEscape(
+                f"a Unicode escape of a backslash (`\\{m.group(2)}{digits}`) at line {line}: javac "
+                "would read it unlike any text that could be checked and compiled in its place"
+            )
         return m.group(1) + chr(int(digits, 16))
 
     translated = _ESCAPE.sub(one, text)

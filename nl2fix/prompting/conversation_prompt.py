@@ -55,8 +55,11 @@ def render(base: Prompt, attempts: list[Attempt], phase: ConversationPhase, omit
     instruction = prompts.render("conversation_instruction", phase=phase.value)
     if base.style is ModelStyle.CHAT:
         for k, attempt in enumerate(attempts, 1):
-            reply = prompts.render("conversation_feedback", feedback=attempt.feedback,
-                                   instruction=instruction if k == len(attempts) else "")
+            reply = prompts.render(
+                "conversation_feedback",
+                feedback=attempt.feedback,
+                instruction=instruction if k == len(attempts) else "",
+            )
             messages += [{"role": "assistant", "content": _java(attempt.code)}, {"role": "user", "content": reply}]
         return messages
     history = prompts.render("conversation_history", attempts=attempts, omitted=omitted, instruction=instruction)
@@ -74,8 +77,15 @@ def _count(messages: list[dict], style: ModelStyle, model: str | Tokenizer) -> i
     return tokens.count_messages(messages, model)
 
 
-def build_round(base: Prompt, attempts: list[Attempt], phase: ConversationPhase, *, model: str | Tokenizer,
-                context_window: int, max_tokens: int) -> RoundPrompt:
+def build_round(
+    base: Prompt,
+    attempts: list[Attempt],
+    phase: ConversationPhase,
+    *,
+    model: str | Tokenizer,
+    context_window: int,
+    max_tokens: int,
+) -> RoundPrompt:
     """The round's request: as many of ``attempts`` (oldest first) as fit, by the fitting rule above."""
     budget = context_window - max_tokens
     order = list(reversed(attempts))  # the most recent first
@@ -90,6 +100,12 @@ def build_round(base: Prompt, attempts: list[Attempt], phase: ConversationPhase,
     shown = [a for a in attempts if a in kept]
     omitted = len(attempts) - len(shown)
     messages = render(base, shown, phase, omitted)
-    note = (f"left out {omitted} of {len(attempts)} earlier candidate(s), the oldest failed ones first, to leave "
-            f"{max_tokens} of the {context_window}-token context window for the answer") if omitted else ""
+    note = (
+        (
+            f"left out {omitted} of {len(attempts)} earlier candidate(s), the oldest failed ones first, to leave "
+            f"{max_tokens} of the {context_window}-token context window for the answer"
+        )
+        if omitted
+        else ""
+    )
     return RoundPrompt(messages, _count(messages, base.style, model), [a.hash for a in shown], omitted, note)

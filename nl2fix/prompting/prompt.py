@@ -220,8 +220,7 @@ def failing_tests(bug: Bug) -> tuple[FailingTest, ...]:
             "add them with `nl2fix dataset add-tests DATASET --out FILE` (or build the dataset with "
             "`nl2fix dataset build`), or use an issue-driven --strategy",
         )
-    return tuple(FailingTest(name, sources.get(name, ""), failure_message(text))
-                 for name, text in bug.trigger_failures)
+    return tuple(FailingTest(name, sources.get(name, ""), failure_message(text)) for name, text in bug.trigger_failures)
 
 
 def _test_cuts(tests: tuple[FailingTest, ...]) -> Iterator[tuple[tuple[FailingTest, ...], str]]:
@@ -236,13 +235,22 @@ def _test_cuts(tests: tuple[FailingTest, ...]) -> Iterator[tuple[tuple[FailingTe
 
 def _kept_alone(strategy: Strategy, tests: bool) -> str:
     """What a prompt keeps whatever the window, in words."""
-    parts = (["first failing test's message"] if tests else []) + \
-        (["issue title"] if strategy is not Strategy.TEST_DRIVEN else []) + ["buggy method"]
+    parts = (
+        (["first failing test's message"] if tests else [])
+        + (["issue title"] if strategy is not Strategy.TEST_DRIVEN else [])
+        + ["buggy method"]
+    )
     return " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts)
 
 
-def _turns(bug: Bug, strategy: Strategy, style: ModelStyle, description: str, example: Bug | None,
-           tests: tuple[FailingTest, ...] = ()):
+def _turns(
+    bug: Bug,
+    strategy: Strategy,
+    style: ModelStyle,
+    description: str,
+    example: Bug | None,
+    tests: tuple[FailingTest, ...] = (),
+):
     context = {
         "title": bug.title,
         "description": description,
@@ -255,8 +263,12 @@ def _turns(bug: Bug, strategy: Strategy, style: ModelStyle, description: str, ex
         text = prompts.render("completion", header=_header(bug), **context) + "\n"
         return (({"role": "user", "content": text},),)
     if style is ModelStyle.EDIT:
-        return (({"role": "system", "content": prompts.render("edit", **context)},
-                 {"role": "user", "content": context["method"]}),)
+        return (
+            (
+                {"role": "system", "content": prompts.render("edit", **context)},
+                {"role": "user", "content": context["method"]},
+            ),
+        )
     system = {"role": "system", "content": prompts.render("system", show_issue=context["show_issue"])}
     if strategy is Strategy.REASONING:
         return (
@@ -319,8 +331,9 @@ def build_prompt(
             truncated = True
             fallback = examples.nearest(bug, allow=lambda other: render(other, description, tests)[0] <= budget)
             if fallback is None:
-                notes.append(f"the closest one-shot example {found[0].id} does not fit, nor does any other; "
-                             "prompted without one")
+                notes.append(
+                    f"the closest one-shot example {found[0].id} does not fit, nor does any other; prompted without one"
+                )
             else:
                 notes.append(
                     f"the closest one-shot example {found[0].id} (distance {found[1]}) does not fit; "

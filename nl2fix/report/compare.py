@@ -152,16 +152,23 @@ def _labels(run_dirs: Sequence[Path]) -> list[str]:
 def run_row(label: str, data: ReportData) -> RunRow:
     c = data.run.config
     return RunRow(
-        label=label, run_dir=data.run.run_dir,
-        model=c.model if c else None, backend=c.backend if c else None,
-        strategy=_strategy(c) if c else None, temperature=c.temperature if c else None, n=c.n if c else None,
-        engine=data.run.engine, bugs=data.bug_counts.scored, fixed=data.bug_counts.fixed,
+        label=label,
+        run_dir=data.run.run_dir,
+        model=c.model if c else None,
+        backend=c.backend if c else None,
+        strategy=_strategy(c) if c else None,
+        temperature=c.temperature if c else None,
+        n=c.n if c else None,
+        engine=data.run.engine,
+        bugs=data.bug_counts.scored,
+        fixed=data.bug_counts.fixed,
         pass_at_k=data.pass_at_k,
         ranked_pass_at_1={key: values[1] for key, values in data.ranked_pass_at_k.items()},
         ast_match_at_k=data.ast_match_at_k,
         likely_correct_pass_at_k=data.likely_correct_pass_at_k,
         behaviour_probed=data.behaviour_probed,
-        plausible_at_1=data.plausible_at_1, ast_match_at_1=data.ast_match_at_1,
+        plausible_at_1=data.plausible_at_1,
+        ast_match_at_1=data.ast_match_at_1,
         warnings=len(data.warnings),
     )
 
@@ -176,8 +183,10 @@ def overlap(fixed: dict[str, set[str]]) -> Overlap:
         pairwise=[[len(a & b) for b in sets] for a in sets],
         union=len(everything),
         by_all=len(set.intersection(*sets)) if sets else 0,
-        only={label: len(fixed[label] - set().union(*(s for other, s in fixed.items() if other != label)))
-              for label in labels},
+        only={
+            label: len(fixed[label] - set().union(*(s for other, s in fixed.items() if other != label)))
+            for label in labels
+        },
     )
 
 
@@ -204,9 +213,20 @@ def equal_budget(labels: list[str], reports: list[ReportData]) -> list[BudgetRow
         if config.conversation is None and sequences:
             counts = [max(len(s.plausible), budget) for s in sequences]
             expected = float(metrics.estimate_pass_at_k(counts, [sum(s.plausible) for s in sequences], budget).sum())
-        rows.append(BudgetRow(label=label, strategy=_strategy(config), budget=budget, bugs=spent.bugs,
-                              fixed=spent.fixed, expected_fixed=expected, samples=spent.samples, tokens=spent.tokens,
-                              samples_per_fix=spent.samples_per_fix, tokens_per_fix=spent.tokens_per_fix))
+        rows.append(
+            BudgetRow(
+                label=label,
+                strategy=_strategy(config),
+                budget=budget,
+                bugs=spent.bugs,
+                fixed=spent.fixed,
+                expected_fixed=expected,
+                samples=spent.samples,
+                tokens=spent.tokens,
+                samples_per_fix=spent.samples_per_fix,
+                tokens_per_fix=spent.tokens_per_fix,
+            )
+        )
     return rows
 
 
@@ -230,8 +250,9 @@ def compare_reports(labels: list[str], reports: list[ReportData]) -> CompareData
             warnings.append(f"{label}: {len(r.warnings)} warning(s) in its report, e.g. {r.warnings[0]}")
     return CompareData(
         runs=[run_row(label, r) for label, r in zip(labels, reports)],
-        overlap=overlap({label: {b.bug_id for b in r.scored_bugs if b.plausible_samples}
-                         for label, r in zip(labels, reports)}),
+        overlap=overlap(
+            {label: {b.bug_id for b in r.scored_bugs if b.plausible_samples} for label, r in zip(labels, reports)}
+        ),
         curves={label: r.pass_at_k_curve for label, r in zip(labels, reports)},
         warnings=warnings,
         equal_budget=equal_budget(labels, reports),
@@ -247,10 +268,31 @@ def budget_table(rows: list[BudgetRow]) -> Table:
     budget = rows[0].budget
     return Table(
         f"At equal budgets: the first {budget} samples of each bug",
-        ["run", "strategy", "bugs fixed", "expected (pass@k)", "samples", "tokens", "samples per fix",
-         "tokens per fix", "cost per fix"],
-        [[r.label, r.strategy, f"{r.fixed}/{r.bugs}", _number(r.expected_fixed), str(r.samples), f"{r.tokens:,}",
-          _number(r.samples_per_fix), _number(r.tokens_per_fix, 0), _number(r.cost_per_fix, 2)] for r in rows],
+        [
+            "run",
+            "strategy",
+            "bugs fixed",
+            "expected (pass@k)",
+            "samples",
+            "tokens",
+            "samples per fix",
+            "tokens per fix",
+            "cost per fix",
+        ],
+        [
+            [
+                r.label,
+                r.strategy,
+                f"{r.fixed}/{r.bugs}",
+                _number(r.expected_fixed),
+                str(r.samples),
+                f"{r.tokens:,}",
+                _number(r.samples_per_fix),
+                _number(r.tokens_per_fix, 0),
+                _number(r.cost_per_fix, 2),
+            ]
+            for r in rows
+        ],
         "Samples in the order they were drawn. 'expected': pass@k x bugs for runs of independent samples (a "
         "conversation's samples depend on earlier verdicts). Cost: '-' until nl2fix prices tokens; tokens stand for "
         "it.",
@@ -259,43 +301,94 @@ def budget_table(rows: list[BudgetRow]) -> Table:
 
 def models_table(lines: list[ModelLine], ks: list[int]) -> Table:
     return Table(
-        "Models", ["run", "model", "bugs", "samples", "Plausible@1", "AST Match@1", *[f"pass@{k}" for k in ks],
-                   "published Plausible@1", "verdicts agree", "cost"],
-        [[line.label, m.model, str(m.bugs), str(m.samples), pct(m.plausible_at_1), pct(m.ast_match_at_1),
-          *[pct(m.pass_at_k.get(k)) for k in ks], pct(m.published_plausible_at_1),
-          f"{m.agree}/{m.agree + m.disagree}" if m.agree + m.disagree else "-", _number(m.cost, 2)]
-         for line in lines for m in (line.row,)],
+        "Models",
+        [
+            "run",
+            "model",
+            "bugs",
+            "samples",
+            "Plausible@1",
+            "AST Match@1",
+            *[f"pass@{k}" for k in ks],
+            "published Plausible@1",
+            "verdicts agree",
+            "cost",
+        ],
+        [
+            [
+                line.label,
+                m.model,
+                str(m.bugs),
+                str(m.samples),
+                pct(m.plausible_at_1),
+                pct(m.ast_match_at_1),
+                *[pct(m.pass_at_k.get(k)) for k in ks],
+                pct(m.published_plausible_at_1),
+                f"{m.agree}/{m.agree + m.disagree}" if m.agree + m.disagree else "-",
+                _number(m.cost, 2),
+            ]
+            for line in lines
+            for m in (line.row,)
+        ],
         "Each model of the runs that hold several (imported published sets). Plausible@1 and AST Match@1 in "
-        "RepairBench's definitions; cost in dollars, as the publisher reports it.")
+        "RepairBench's definitions; cost in dollars, as the publisher reports it.",
+    )
 
 
 def compare_document(data: CompareData) -> Document:
     ks = [k for k in PAPER_KS if any(k in r.pass_at_k for r in data.runs)]
     rankers = sorted({key for r in data.runs for key in r.ranked_pass_at_1})
     rows = [
-        [r.label, r.model or "-", r.strategy or "-", "-" if r.temperature is None else f"{r.temperature:g}",
-         str(r.n or "-"), *[pct(r.pass_at_k.get(k)) for k in ks],
-         *[likely(r.behaviour_probed, r.likely_correct_pass_at_k.get(k)) for k in ks],
-         *[pct(r.ast_match_at_k.get(k)) for k in ks],
-         pct(r.plausible_at_1), pct(r.ast_match_at_1), f"{r.fixed}/{r.bugs}",
-         *[pct(r.ranked_pass_at_1.get(key)) for key in rankers]]
+        [
+            r.label,
+            r.model or "-",
+            r.strategy or "-",
+            "-" if r.temperature is None else f"{r.temperature:g}",
+            str(r.n or "-"),
+            *[pct(r.pass_at_k.get(k)) for k in ks],
+            *[likely(r.behaviour_probed, r.likely_correct_pass_at_k.get(k)) for k in ks],
+            *[pct(r.ast_match_at_k.get(k)) for k in ks],
+            pct(r.plausible_at_1),
+            pct(r.ast_match_at_1),
+            f"{r.fixed}/{r.bugs}",
+            *[pct(r.ranked_pass_at_1.get(key)) for key in rankers],
+        ]
         for r in data.runs
     ]
-    table5 = Table("Strategies and models (Table 5)",
-                   ["run", "model", "strategy", "T", "n", *[f"pass@{k}" for k in ks],
-                    *[f"likely correct@{k}" for k in ks], *[f"AST match@{k}" for k in ks], "Plausible@1",
-                    "AST Match@1", "bugs fixed",
-                    *[f"r.pass@1 [{key}]" for key in rankers]], rows,
-                   "pass@k over each run's scored bugs; '-' where a run has too few samples for k."
-                   + (" A conversation's samples depend on earlier verdicts, which pass@k's estimator "
-                      "(independent samples) does not allow for: compare it at equal budgets."
-                      if any(r.strategy and r.strategy.startswith(Strategy.CONVERSATION.value) for r in data.runs)
-                      else ""))
+    table5 = Table(
+        "Strategies and models (Table 5)",
+        [
+            "run",
+            "model",
+            "strategy",
+            "T",
+            "n",
+            *[f"pass@{k}" for k in ks],
+            *[f"likely correct@{k}" for k in ks],
+            *[f"AST match@{k}" for k in ks],
+            "Plausible@1",
+            "AST Match@1",
+            "bugs fixed",
+            *[f"r.pass@1 [{key}]" for key in rankers],
+        ],
+        rows,
+        "pass@k over each run's scored bugs; '-' where a run has too few samples for k."
+        + (
+            " A conversation's samples depend on earlier verdicts, which pass@k's estimator "
+            "(independent samples) does not allow for: compare it at equal budgets."
+            if any(r.strategy and r.strategy.startswith(Strategy.CONVERSATION.value) for r in data.runs)
+            else ""
+        ),
+    )
     o = data.overlap
-    pairs = Table("Bugs fixed by both (Figure 3)", ["", *o.labels],
-                  [[label, *map(str, row)] for label, row in zip(o.labels, o.pairwise)],
-                  f"Fixed by any run: {o.union}; by every run: {o.by_all}; by one run only: "
-                  + ", ".join(f"{label} {n}" for label, n in o.only.items()) + ".")
+    pairs = Table(
+        "Bugs fixed by both (Figure 3)",
+        ["", *o.labels],
+        [[label, *map(str, row)] for label, row in zip(o.labels, o.pairwise)],
+        f"Fixed by any run: {o.union}; by every run: {o.by_all}; by one run only: "
+        + ", ".join(f"{label} {n}" for label, n in o.only.items())
+        + ".",
+    )
     blocks: list = [table5, pairs]
     if data.models:
         blocks.insert(1, models_table(data.models, ks))
@@ -304,9 +397,13 @@ def compare_document(data: CompareData) -> Document:
     if any(data.curves.values()):
         blocks.insert(1, Figure("pass@k (Figure 2)", lambda: plots.pass_at_k_curves(data.curves)))
     if o.union:
-        blocks.append(Figure("Overlap of bugs fixed (Figure 3)",
-                             lambda: plots.overlap_upset({label: set(ids) for label, ids in o.fixed.items()}),
-                             "Bars: bugs fixed by exactly the runs marked below."))
+        blocks.append(
+            Figure(
+                "Overlap of bugs fixed (Figure 3)",
+                lambda: plots.overlap_upset({label: set(ids) for label, ids in o.fixed.items()}),
+                "Bars: bugs fixed by exactly the runs marked below.",
+            )
+        )
     return Document("nl2fix comparison", [f"runs: {len(data.runs)}"], data.warnings, blocks)
 
 

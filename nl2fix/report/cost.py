@@ -90,8 +90,10 @@ def parse_price(text: str) -> dict[str, float]:
     try:
         price = {key: float(parts[key]) for key in ("in", "out")}
     except (KeyError, ValueError) as exc:
-        raise Nl2FixError(f"--price {text!r} is not in=DOLLARS,out=DOLLARS",
-                          "give dollars per million prompt and completion tokens, e.g. --price in=2.5,out=10") from exc
+        raise Nl2FixError(
+            f"--price {text!r} is not in=DOLLARS,out=DOLLARS",
+            "give dollars per million prompt and completion tokens, e.g. --price in=2.5,out=10",
+        ) from exc
     if set(parts) - {"in", "out"} or min(price.values()) < 0:
         raise Nl2FixError(f"--price {text!r}: only in= and out=, neither negative", "e.g. --price in=2.5,out=10")
     return price
@@ -110,8 +112,9 @@ def table_price(model: str) -> Price | None:
     if not matches:
         return None
     entry = table["models"][max(matches, key=len)]
-    return Price(input=entry["in"], output=entry["out"],
-                 source=f"bundled price table of {table['as_of']} ({table['source']})")
+    return Price(
+        input=entry["in"], output=entry["out"], source=f"bundled price table of {table['as_of']} ({table['source']})"
+    )
 
 
 def run_price(config: RunConfig) -> Price | None:
@@ -129,9 +132,15 @@ def summarize(config: RunConfig | None, samples: dict[str, list[SampleRecord]], 
     bugs = []
     for bug_id, records in samples.items():
         prompt, completion = sum(s.prompt_tokens for s in records), sum(s.completion_tokens for s in records)
-        bugs.append(BugCost(bug_id=bug_id, prompt_tokens=prompt, completion_tokens=completion,
-                            dollars=price.dollars(prompt, completion) if price else None,
-                            generation_seconds=sum(s.generation_seconds for s in records)))
+        bugs.append(
+            BugCost(
+                bug_id=bug_id,
+                prompt_tokens=prompt,
+                completion_tokens=completion,
+                dollars=price.dollars(prompt, completion) if price else None,
+                generation_seconds=sum(s.generation_seconds for s in records),
+            )
+        )
     prompt = sum(b.prompt_tokens for b in bugs)
     completion = sum(b.completion_tokens for b in bugs)
     dollars = price.dollars(prompt, completion) if price else None

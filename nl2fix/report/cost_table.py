@@ -20,11 +20,15 @@ def headline(cost: CostSummary) -> str:
     """One line for the report's facts: 'bugs fixed for $X each' (or seconds for a local model)."""
     if cost.dollars is not None:
         each = f"; bugs fixed for {money(cost.dollars_per_fixed_bug)} each" if cost.fixed_bugs else "; no bug fixed"
-        return (f"cost: {money(cost.dollars)} for {cost.prompt_tokens:,} prompt + {cost.completion_tokens:,} "
-                f"completion tokens{each}")
+        return (
+            f"cost: {money(cost.dollars)} for {cost.prompt_tokens:,} prompt + {cost.completion_tokens:,} "
+            f"completion tokens{each}"
+        )
     each = f"; {seconds(cost.seconds_per_fixed_bug)} per bug fixed" if cost.fixed_bugs else ""
-    return (f"cost: {seconds(cost.generation_seconds)} of generation for {cost.prompt_tokens:,} prompt + "
-            f"{cost.completion_tokens:,} completion tokens (no price for this model){each}")
+    return (
+        f"cost: {seconds(cost.generation_seconds)} of generation for {cost.prompt_tokens:,} prompt + "
+        f"{cost.completion_tokens:,} completion tokens (no price for this model){each}"
+    )
 
 
 def cost_tables(cost: CostSummary) -> list[Table]:
@@ -40,10 +44,13 @@ def cost_tables(cost: CostSummary) -> list[Table]:
         ["device-seconds (vLLM)", seconds(cost.device_seconds)],
         ["generation seconds per bug fixed", seconds(cost.seconds_per_fixed_bug)],
     ]
-    note = (f"Price: {price.source}." if price else "No price for this model (override with --price in=...,out=...).")
+    note = f"Price: {price.source}." if price else "No price for this model (override with --price in=...,out=...)."
     note += " Tokens are each sample's own completion tokens and its share of its request's prompt tokens."
-    per_bug = [[b.bug_id, f"{b.prompt_tokens:,}", f"{b.completion_tokens:,}", money(b.dollars),
-                seconds(b.generation_seconds)]
-               for b in cost.bugs]
-    return [Table("Cost", ["", "value"], rows, note),
-            Table("Cost per bug", ["bug", "prompt tokens", "completion tokens", "dollars", "generation"], per_bug)]
+    per_bug = [
+        [b.bug_id, f"{b.prompt_tokens:,}", f"{b.completion_tokens:,}", money(b.dollars), seconds(b.generation_seconds)]
+        for b in cost.bugs
+    ]
+    return [
+        Table("Cost", ["", "value"], rows, note),
+        Table("Cost per bug", ["bug", "prompt tokens", "completion tokens", "dollars", "generation"], per_bug),
+    ]

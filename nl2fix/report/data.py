@@ -438,15 +438,21 @@ class ReportData(ReportModel):
 class _BugFacts:
     """One bug's samples, candidates and verdicts, read once from the store."""
 
-    def __init__(self, bug: Bug, samples: list[SampleRecord], candidates: list[CandidateRecord],
-                 verdicts: dict[str, ValidationRecord]):
+    def __init__(
+        self,
+        bug: Bug,
+        samples: list[SampleRecord],
+        candidates: list[CandidateRecord],
+        verdicts: dict[str, ValidationRecord],
+    ):
         self.bug = bug
         self.samples = samples
         self.candidates = candidates
         self.records = verdicts
         self.plausible_hashes = {h for h, r in verdicts.items() if r.verdict is Verdict.PLAUSIBLE}
-        self.likely_correct_hashes = {h for h in self.plausible_hashes
-                                      if (b := verdicts[h].behaviour) is not None and b.label is Behaviour.SAME}
+        self.likely_correct_hashes = {
+            h for h in self.plausible_hashes if (b := verdicts[h].behaviour) is not None and b.label is Behaviour.SAME
+        }
 
     def verdict(self, hash: str) -> Verdict | None:
         record = self.records.get(hash)
@@ -461,20 +467,25 @@ class _BugFacts:
                 out.append(metrics.SampleOutcome(extracted=False))
                 continue
             record = self.records.get(s.candidate_hash)
-            out.append(metrics.SampleOutcome(
-                extracted=True,
-                duplicate=s.candidate_hash in seen,
-                verdict=record.verdict if record else None,
-                regression=metrics.regression_status(record.verdict, record.failing_tests, self.bug.trigger_tests,
-                                                    record.all_tests_ran)
-                if record else None,
-            ))
+            out.append(
+                metrics.SampleOutcome(
+                    extracted=True,
+                    duplicate=s.candidate_hash in seen,
+                    verdict=record.verdict if record else None,
+                    regression=metrics.regression_status(
+                        record.verdict, record.failing_tests, self.bug.trigger_tests, record.all_tests_ran
+                    )
+                    if record
+                    else None,
+                )
+            )
             seen.add(s.candidate_hash)
         return out
 
     def candidate_verdicts(self) -> Counter[str]:
-        return Counter(self.records[c.hash].verdict.value if c.hash in self.records else UNVALIDATED
-                       for c in self.candidates)
+        return Counter(
+            self.records[c.hash].verdict.value if c.hash in self.records else UNVALIDATED for c in self.candidates
+        )
 
     @cached_property
     def baseline(self) -> BaselineCheck:
@@ -505,8 +516,16 @@ class _BugFacts:
         for c in self.candidates:
             b = self.records[c.hash].behaviour if c.hash in self.plausible_hashes else None
             if b is not None and b.label is Behaviour.DIVERGES:
-                out.append(Divergence(hash=c.hash, samples=c.count, inputs=b.inputs, input=b.first_input,
-                                      fix_result=b.reference_result, candidate_result=b.candidate_result))
+                out.append(
+                    Divergence(
+                        hash=c.hash,
+                        samples=c.count,
+                        inputs=b.inputs,
+                        input=b.first_input,
+                        fix_result=b.reference_result,
+                        candidate_result=b.candidate_result,
+                    )
+                )
         return out
 
     @cached_property
@@ -566,8 +585,13 @@ def _distribution(values: list[float]) -> Distribution:
     iqr = q3 - q1
     inside = data[(data >= q1 - 1.5 * iqr) & (data <= q3 + 1.5 * iqr)]
     return Distribution(
-        count=int(data.size), mean=float(data.mean()), median=float(median), q1=float(q1), q3=float(q3),
-        low=float(inside.min()), high=float(inside.max()),
+        count=int(data.size),
+        mean=float(data.mean()),
+        median=float(median),
+        q1=float(q1),
+        q3=float(q3),
+        low=float(inside.min()),
+        high=float(inside.max()),
     )
 
 
@@ -575,12 +599,14 @@ def _codebleu(store: RunStore, facts: list[_BugFacts], progress: bool) -> CodeBl
     reason = codebleu_scores.unavailable_reason()
     if reason:
         return CodeBleuSummary(available=False, reason=reason)
-    validated = {
-        f.bug.id: [c for c in f.candidates if f.verdict(c.hash) not in (None, Verdict.ERROR)] for f in facts
-    }
+    validated = {f.bug.id: [c for c in f.candidates if f.verdict(c.hash) not in (None, Verdict.ERROR)] for f in facts}
     scores, unscored = codebleu_scores.run_scores(store, validated, progress=progress)
-    verdict_of = {(f.bug.id, c.hash): verdict for f in facts for c in validated[f.bug.id]
-                  if (verdict := f.verdict(c.hash)) is not None}
+    verdict_of = {
+        (f.bug.id, c.hash): verdict
+        for f in facts
+        for c in validated[f.bug.id]
+        if (verdict := f.verdict(c.hash)) is not None
+    }
     by_verdict: dict[str, dict[str, Distribution]] = {}
     tests = []
     for ref in codebleu_scores.REFERENCES:
@@ -595,8 +621,15 @@ def _codebleu(store: RunStore, facts: list[_BugFacts], progress: bool) -> CodeBl
             from scipy import stats  # scipy costs half a second to import; only reports need it
 
             result = stats.mannwhitneyu(plausible, others, alternative="greater")
-            tests.append(RankSumTest(reference=ref, statistic=float(result.statistic), p_value=float(result.pvalue),
-                                     plausible=len(plausible), others=len(others)))
+            tests.append(
+                RankSumTest(
+                    reference=ref,
+                    statistic=float(result.statistic),
+                    p_value=float(result.pvalue),
+                    plausible=len(plausible),
+                    others=len(others),
+                )
+            )
     return CodeBleuSummary(available=True, unscored=unscored, by_verdict=by_verdict, tests=tests)
 
 
@@ -639,8 +672,13 @@ def _bug_row(f: _BugFacts, rankers: dict[str, dict[str, list[str]]], ast: bool) 
     )
 
 
-def _warnings(facts: list[_BugFacts], rows: list[BugRow], engine: str | None, config: RunConfig | None,
-              covered: dict[str, set[str]]) -> list[str]:
+def _warnings(
+    facts: list[_BugFacts],
+    rows: list[BugRow],
+    engine: str | None,
+    config: RunConfig | None,
+    covered: dict[str, set[str]],
+) -> list[str]:
     out = []
     if not rows:
         return ["the run has no bugs yet: start it with `nl2fix sample` or `nl2fix run`"]
@@ -649,20 +687,26 @@ def _warnings(facts: list[_BugFacts], rows: list[BugRow], engine: str | None, co
     unvalidated = sum(r.verdicts.get(UNVALIDATED, 0) for r in rows)
     errors = sum(r.verdicts.get(Verdict.ERROR.value, 0) for r in rows)
     if engine is not None and unvalidated:
-        out.append(f"{unvalidated} candidate(s) have no {engine} verdict yet and count as not plausible; "
-                   "run `nl2fix validate` to finish")
+        out.append(
+            f"{unvalidated} candidate(s) have no {engine} verdict yet and count as not plausible; "
+            "run `nl2fix validate` to finish"
+        )
     if errors:
         out.append(f"{errors} candidate(s) hit a harness error and count as not plausible; see `nl2fix show`")
     if config is not None:
         short = [r.bug_id for r in rows if r.samples < config.n]
         if short:
-            out.append(f"{len(short)} bug(s) have fewer than n={config.n} samples ({', '.join(short[:5])}"
-                       f"{' ...' if len(short) > 5 else ''}); pass@k counts their missing samples as not plausible "
-                       "(re-run `nl2fix sample` if the run was interrupted)")
+            out.append(
+                f"{len(short)} bug(s) have fewer than n={config.n} samples ({', '.join(short[:5])}"
+                f"{' ...' if len(short) > 5 else ''}); pass@k counts their missing samples as not plausible "
+                "(re-run `nl2fix sample` if the run was interrupted)"
+            )
     broken = [r.bug_id for r in rows if r.ground_truth is GroundTruth.FAILS]
     if broken:
-        out.append(f"{len(broken)} bug(s) whose ground truth does not validate are left out of the headline: "
-                   + ", ".join(broken))
+        out.append(
+            f"{len(broken)} bug(s) whose ground truth does not validate are left out of the headline: "
+            + ", ".join(broken)
+        )
     unchecked = sum(r.ground_truth is GroundTruth.UNCHECKED for r in rows)
     if engine is not None and unchecked:
         out.append(f"{unchecked} bug(s) have no verdict on their fixed version; they stay in the headline unchecked")
@@ -671,13 +715,16 @@ def _warnings(facts: list[_BugFacts], rows: list[BugRow], engine: str | None, co
     for key, ranked in covered.items():
         missing = with_candidates - ranked
         if missing:
-            out.append(f"ranking {key} covers {len(with_candidates) - len(missing)} of {len(with_candidates)} bugs "
-                       "with candidates; run `nl2fix rank` again")
+            out.append(
+                f"ranking {key} covers {len(with_candidates) - len(missing)} of {len(with_candidates)} bugs "
+                "with candidates; run `nl2fix rank` again"
+            )
     return out
 
 
-def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = False,
-            cutoff: date | None = None) -> ReportData:
+def collect(
+    run_dir: Path | str, *, codebleu: bool = True, progress: bool = False, cutoff: date | None = None
+) -> ReportData:
     """Read a run directory's store and compute every number of its report (``cutoff``: split
     pass@k by a training cut-off date too)."""
     with RunStore(run_dir, read_only=True) as store:
@@ -699,9 +746,20 @@ def collect(run_dir: Path | str, *, codebleu: bool = True, progress: bool = Fals
         )
     ast_note = ast_match.unavailable_reason()
     rows = [_bug_row(f, rankers, ast_note is None) for f in facts]
-    report = _assemble(RunInfo(run_dir=str(run_dir), config=config, engine=engine, environment=environment,
-                             rankers=sorted(rankers), nl2fix_version=__version__),
-                     facts, rows, summary, _warnings(facts, rows, engine, config, covered))
+    report = _assemble(
+        RunInfo(
+            run_dir=str(run_dir),
+            config=config,
+            engine=engine,
+            environment=environment,
+            rankers=sorted(rankers),
+            nl2fix_version=__version__,
+        ),
+        facts,
+        rows,
+        summary,
+        _warnings(facts, rows, engine, config, covered),
+    )
     report.ast_match_note = ast_note or ""
     if config is not None:
         scored = [f for f, r in zip(facts, rows) if r.ground_truth is not GroundTruth.FAILS]
@@ -730,16 +788,25 @@ def samples_target(config: RunConfig | None) -> int:
     return 0 if config is None or is_import(config) else config.n
 
 
-def _repairbench(report: ReportData, facts: list[_BugFacts], rows: list[BugRow],
-                 rejudged: dict[str, dict[str, ValidationRecord]], costs: dict[str, float], ast: bool) -> None:
+def _repairbench(
+    report: ReportData,
+    facts: list[_BugFacts],
+    rows: list[BugRow],
+    rejudged: dict[str, dict[str, ValidationRecord]],
+    costs: dict[str, float],
+    ast: bool,
+) -> None:
     """RepairBench's Plausible@1 and AST Match@1, the numbers per model and the published verdicts."""
     sampled = [r for r in rows if r.samples]
     if sampled:
         report.plausible_at_1 = float(np.mean([r.plausible_samples / r.samples for r in sampled]))
-        report.ast_match_at_1 = float(np.mean([(r.ast_match_samples or 0) / r.samples for r in sampled])) \
-            if ast else None
-    answers = [BugAnswers(f.bug, f.samples, f.records, f.ast_hashes if ast else None, rejudged.get(f.bug.id, {}))
-               for f in facts]
+        report.ast_match_at_1 = (
+            float(np.mean([(r.ast_match_samples or 0) / r.samples for r in sampled])) if ast else None
+        )
+    answers = [
+        BugAnswers(f.bug, f.samples, f.records, f.ast_hashes if ast else None, rejudged.get(f.bug.id, {}))
+        for f in facts
+    ]
     if has_models(answers):
         report.models = model_rows(answers, costs)
     report.published = comparison(answers)
@@ -786,8 +853,12 @@ def group_pass_at_k(data: ReportData, name: str, rows: list[BugRow]) -> GroupPas
     target = samples_target(data.run.config)
     n = [max(r.samples, target) for r in rows]
     c = [r.plausible_samples for r in rows]
-    return GroupPassAtK(group=name, bugs=len(rows), fixed=sum(x > 0 for x in c),
-                        pass_at_k=metrics.pass_at_k(n, c, list(data.pass_at_k)) if rows else {})
+    return GroupPassAtK(
+        group=name,
+        bugs=len(rows),
+        fixed=sum(x > 0 for x in c),
+        pass_at_k=metrics.pass_at_k(n, c, list(data.pass_at_k)) if rows else {},
+    )
 
 
 def cutoff_split(data: ReportData, cutoff: date) -> CutoffSplit:
@@ -797,10 +868,14 @@ def cutoff_split(data: ReportData, cutoff: date) -> CutoffSplit:
     for row in data.scored_bugs:
         day = row.issue_created[:10]
         groups["unknown" if not day else "before" if day < cutoff.isoformat() else "after"].append(row)
-    names = {"before": f"issue opened before {cutoff}", "after": f"issue opened on or after {cutoff}",
-             "unknown": "issue date unknown"}
-    return CutoffSplit(cutoff=cutoff.isoformat(),
-                       groups=[group_pass_at_k(data, names[g], rows) for g, rows in groups.items() if rows])
+    names = {
+        "before": f"issue opened before {cutoff}",
+        "after": f"issue opened on or after {cutoff}",
+        "unknown": "issue date unknown",
+    }
+    return CutoffSplit(
+        cutoff=cutoff.isoformat(), groups=[group_pass_at_k(data, names[g], rows) for g, rows in groups.items() if rows]
+    )
 
 
 def flag_split(data: ReportData) -> list[GroupPassAtK]:
@@ -835,8 +910,9 @@ def behaviour_probed(rows: list[BugRow]) -> bool:
     return plausible == 0 or any(r.behaviour.get(label) for r in rows for label in COMPARED)
 
 
-def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu: CodeBleuSummary,
-              warnings: list[str]) -> ReportData:
+def _assemble(
+    run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu: CodeBleuSummary, warnings: list[str]
+) -> ReportData:
     scored = [(f, r) for f, r in zip(facts, rows) if r.ground_truth is not GroundTruth.FAILS]
     n_scored = [r.samples for _, r in scored]
     c_scored = [r.plausible_samples for _, r in scored]
@@ -857,12 +933,20 @@ def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu
         bugs = [r for r in per_project[name] if r.ground_truth is not GroundTruth.FAILS]
         won = sum(r.plausible_samples > 0 for r in bugs)
         samples = [max(r.samples, target) for r in bugs]
-        projects.append(ProjectRow(project=name, bugs=len(bugs), fixed=won, fraction=won / len(bugs) if bugs else 0.0,
-                                   ground_truth_fails=len(per_project[name]) - len(bugs),
-                                   pass_at_k=metrics.pass_at_k(samples, [r.plausible_samples for r in bugs], ks),
-                                   likely_correct_pass_at_k=metrics.pass_at_k(
-                                       samples, [r.likely_correct_samples for r in bugs], ks) if probed else {},
-                                   ast_match_at_k=_ast_at_k(samples, bugs, ks)))
+        projects.append(
+            ProjectRow(
+                project=name,
+                bugs=len(bugs),
+                fixed=won,
+                fraction=won / len(bugs) if bugs else 0.0,
+                ground_truth_fails=len(per_project[name]) - len(bugs),
+                pass_at_k=metrics.pass_at_k(samples, [r.plausible_samples for r in bugs], ks),
+                likely_correct_pass_at_k=metrics.pass_at_k(samples, [r.likely_correct_samples for r in bugs], ks)
+                if probed
+                else {},
+                ast_match_at_k=_ast_at_k(samples, bugs, ks),
+            )
+        )
 
     rates = [metrics.candidate_rates(f.outcomes) for f, _ in scored]
     means = metrics.mean_rates(rates)
@@ -902,8 +986,9 @@ def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu
         ),
         pass_at_k=metrics.pass_at_k(n_pass, c_scored),
         pass_at_k_interval=intervals,
-        pass_at_k_all_bugs=metrics.pass_at_k([max(r.samples, target) for r in rows],
-                                             [r.plausible_samples for r in rows]),
+        pass_at_k_all_bugs=metrics.pass_at_k(
+            [max(r.samples, target) for r in rows], [r.plausible_samples for r in rows]
+        ),
         pass_at_k_curve=metrics.pass_at_k_curve(n_pass, c_scored),
         ranked_pass_at_k={
             key: {k: metrics.ranked_pass_at_k([r.first_plausible_rank[key] for _, r in scored], k) for k in RANKED_KS}
@@ -915,12 +1000,16 @@ def _assemble(run: RunInfo, facts: list[_BugFacts], rows: list[BugRow], codebleu
         ast_match_at_k=_ast_at_k(n_pass, [r for _, r in scored], ks),
         behaviour_probed=probed,
         likely_correct_pass_at_k=metrics.pass_at_k(n_pass, [r.likely_correct_samples for _, r in scored])
-        if probed else {},
+        if probed
+        else {},
         ranked_likely_correct_pass_at_k={
-            key: {k: metrics.ranked_pass_at_k([r.first_likely_correct_rank[key] for _, r in scored], k)
-                  for k in RANKED_KS}
+            key: {
+                k: metrics.ranked_pass_at_k([r.first_likely_correct_rank[key] for _, r in scored], k) for k in RANKED_KS
+            }
             for key in run.rankers
-        } if probed else {},
+        }
+        if probed
+        else {},
         codebleu=codebleu,
         bugs=rows,
     )

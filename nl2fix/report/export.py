@@ -72,8 +72,16 @@ def sample_rows(store: RunStore) -> Iterator[dict]:
 def _evidence(record: ValidationRecord | None) -> dict:
     """What a verdict rests on, as the run store keeps it (None throughout for an unjudged sample):
     a reader should not have to open ``run.sqlite`` to learn which tests failed or what it cost."""
-    fields = ("failing_tests", "ignored_failures", "compile_errors", "failure_message", "detail", "tests_run",
-              "wall_seconds", "cpu_seconds")
+    fields = (
+        "failing_tests",
+        "ignored_failures",
+        "compile_errors",
+        "failure_message",
+        "detail",
+        "tests_run",
+        "wall_seconds",
+        "cpu_seconds",
+    )
     return {f: getattr(record, f) if record else None for f in fields}
 
 

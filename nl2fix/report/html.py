@@ -8,7 +8,8 @@ from nl2fix.core.visible_text import HTML_CLASS
 from nl2fix.core.visible_text import html_visible as escape
 from nl2fix.report.document import Document, Figure, Paragraph, Table
 
-_CSS = """
+_CSS = (
+    """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 70rem;
        padding: 0 1rem; color: #212121; }
 h1 { margin-bottom: .3rem; }
@@ -23,7 +24,9 @@ figure { margin: 1rem 0; }
 figure svg { max-width: 100%; height: auto; }
 code { background: #eceff1; padding: 0 .2rem; border-radius: 3px; }
 section { margin-bottom: 1.6rem; }
-""" + f".{HTML_CLASS} {{ background: #ffcdd2; color: #b71c1c; border: 1px solid #e57373; font-family: monospace; }}\n"
+"""
+    + f".{HTML_CLASS} {{ background: #ffcdd2; color: #b71c1c; border: 1px solid #e57373; font-family: monospace; }}\n"
+)
 
 
 _CODE = re.compile(r"`([^`]+)`")
@@ -41,8 +44,10 @@ def _table(table: Table) -> str:
     if not table.rows:
         body = f'<tr><td colspan="{len(table.columns)}">(none)</td></tr>'
     note = f'<p class="note">{_text(table.note)}</p>' if table.note else ""
-    return (f"<section><h2>{escape(table.title)}</h2><table><thead><tr>{head}</tr></thead>"
-            f"<tbody>{body}</tbody></table>{note}</section>")
+    return (
+        f"<section><h2>{escape(table.title)}</h2><table><thead><tr>{head}</tr></thead>"
+        f"<tbody>{body}</tbody></table>{note}</section>"
+    )
 
 
 def _figure(figure: Figure) -> str:

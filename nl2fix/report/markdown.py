@@ -10,8 +10,12 @@ def _cell(text: str) -> str:
 
 
 def _table(table: Table) -> list[str]:
-    out = [f"## {table.title}", "", "| " + " | ".join(_cell(c) for c in table.columns) + " |",
-           "|" + "|".join("---" for _ in table.columns) + "|"]
+    out = [
+        f"## {table.title}",
+        "",
+        "| " + " | ".join(_cell(c) for c in table.columns) + " |",
+        "|" + "|".join("---" for _ in table.columns) + "|",
+    ]
     out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
     if not table.rows:
         out.append("| " + " | ".join(["(none)"] + [" "] * (len(table.columns) - 1)) + " |")

@@ -29,8 +29,9 @@ def estimate_pass_at_k(num_samples: int | Sequence[int], num_correct: Sequence[i
     if k < 1:
         raise ValueError(f"k must be at least 1, not {k}")
     correct = [int(c) for c in num_correct]
-    totals = (itertools.repeat(int(num_samples), len(correct)) if isinstance(num_samples, (int, np.integer))
-              else num_samples)
+    totals = (
+        itertools.repeat(int(num_samples), len(correct)) if isinstance(num_samples, (int, np.integer)) else num_samples
+    )
     out = []
     for n, c in zip(totals, correct, strict=True):
         n = int(n)
@@ -50,12 +51,12 @@ def reportable_ks(sample_counts: Sequence[int], ks: Iterable[int] = PAPER_KS) ->
     return [k for k in ks if k <= least]
 
 
-def pass_at_k(sample_counts: Sequence[int], correct_counts: Sequence[int],
-              ks: Iterable[int] = PAPER_KS) -> dict[int, float]:
+def pass_at_k(
+    sample_counts: Sequence[int], correct_counts: Sequence[int], ks: Iterable[int] = PAPER_KS
+) -> dict[int, float]:
     """Mean pass@k over bugs, for each reportable k."""
     return {
-        k: float(estimate_pass_at_k(sample_counts, correct_counts, k).mean())
-        for k in reportable_ks(sample_counts, ks)
+        k: float(estimate_pass_at_k(sample_counts, correct_counts, k).mean()) for k in reportable_ks(sample_counts, ks)
     }
 
 
@@ -97,8 +98,9 @@ class RegressionStatus(str, enum.Enum):
     """Validation stopped before the regression tests (a trigger test failed first)."""
 
 
-def regression_status(verdict: Verdict, failing_tests: Sequence[str], trigger_tests: Sequence[str],
-                      all_tests_ran: bool = False) -> RegressionStatus:
+def regression_status(
+    verdict: Verdict, failing_tests: Sequence[str], trigger_tests: Sequence[str], all_tests_ran: bool = False
+) -> RegressionStatus:
     """Plausible candidates passed everything; a failure outside the trigger tests is a regression;
     a candidate that only failed trigger tests passed the regression tests when every test ran
     (``validate --all-tests``), else it stopped before they ran.
@@ -190,8 +192,9 @@ def wilson_interval(successes: int, total: int, z: float = 1.959964) -> tuple[fl
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def bootstrap_mean_interval(values: Sequence[float] | np.ndarray, *, level: float = 0.95, rounds: int = 2000,
-                            seed: int = 0) -> tuple[float, float]:
+def bootstrap_mean_interval(
+    values: Sequence[float] | np.ndarray, *, level: float = 0.95, rounds: int = 2000, seed: int = 0
+) -> tuple[float, float]:
     """Percentile bootstrap interval of a mean over bugs; seeded so reports are reproducible."""
     data = np.asarray(values, dtype=float)
     if data.size == 0:

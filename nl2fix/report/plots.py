@@ -18,6 +18,7 @@ from nl2fix.report.data import Distribution
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+
 @functools.cache
 def _matplotlib() -> ModuleType:
     """matplotlib, loaded only when a figure is drawn (it costs every command a fifth of a second)."""
@@ -84,8 +85,16 @@ def codebleu_boxes(by_reference: Mapping[str, Mapping[str, Distribution]]) -> st
         axes = fig.subplots(1, max(1, len(by_reference)), sharey=True, squeeze=False)[0]
         for ax, (reference, groups) in zip(axes, by_reference.items()):
             stats = [
-                {"label": f"{verdict}\n(n={d.count})", "med": d.median, "q1": d.q1, "q3": d.q3,
-                 "whislo": d.low, "whishi": d.high, "mean": d.mean, "fliers": []}
+                {
+                    "label": f"{verdict}\n(n={d.count})",
+                    "med": d.median,
+                    "q1": d.q1,
+                    "q3": d.q3,
+                    "whislo": d.low,
+                    "whishi": d.high,
+                    "mean": d.mean,
+                    "fliers": [],
+                }
                 for verdict, d in groups.items()
             ]
             if stats:

@@ -172,14 +172,26 @@ def model_rows(bugs: Sequence[BugAnswers], costs: dict[str, float]) -> list[Mode
                 differs = _disagrees(b, s)
                 agree += differs is False
                 disagree += differs is True
-        with_verdict = any(s.published is not None and s.published.plausible is not None
-                           for samples in by_bug.values() for s in samples)
-        rows.append(ModelRow(
-            model=model, bugs=len(n), samples=sum(n), fixed=sum(x > 0 for x in c), plausible_at_1=_share(c, n),
-            ast_match_at_1=_share(ast, n) if all(facts[i].ast_hashes is not None for i in by_bug) else None,
-            pass_at_k=metrics.pass_at_k(n, c), published_plausible_at_1=_share(published, n) if with_verdict else None,
-            agree=agree, disagree=disagree, cost=costs.get(model),
-        ))
+        with_verdict = any(
+            s.published is not None and s.published.plausible is not None
+            for samples in by_bug.values()
+            for s in samples
+        )
+        rows.append(
+            ModelRow(
+                model=model,
+                bugs=len(n),
+                samples=sum(n),
+                fixed=sum(x > 0 for x in c),
+                plausible_at_1=_share(c, n),
+                ast_match_at_1=_share(ast, n) if all(facts[i].ast_hashes is not None for i in by_bug) else None,
+                pass_at_k=metrics.pass_at_k(n, c),
+                published_plausible_at_1=_share(published, n) if with_verdict else None,
+                agree=agree,
+                disagree=disagree,
+                cost=costs.get(model),
+            )
+        )
     return rows
 
 
@@ -217,10 +229,16 @@ def comparison(bugs: Sequence[BugAnswers]) -> PublishedComparison | None:
                 continue
             explanation, detail = _explain(b, s, record)
             again = b.rejudged.get(record.hash)
-            found[key] = Disagreement(bug_id=b.bug.id, hash=record.hash, models=[s.model or "-"],
-                                      published=s.published.verdict or "", verdict=record.verdict,
-                                      explanation=explanation, detail=detail,
-                                      rejudged=again.verdict if again is not None else None)
+            found[key] = Disagreement(
+                bug_id=b.bug.id,
+                hash=record.hash,
+                models=[s.model or "-"],
+                published=s.published.verdict or "",
+                verdict=record.verdict,
+                explanation=explanation,
+                detail=detail,
+                rejudged=again.verdict if again is not None else None,
+            )
     if not compared:
         return None
     rows = list(found.values())
@@ -229,11 +247,15 @@ def comparison(bugs: Sequence[BugAnswers]) -> PublishedComparison | None:
         counts[row.explanation.value] += 1
     rejudged = [r for r in rows if r.rejudged is not None and r.rejudged is not Verdict.ERROR]
     return PublishedComparison(
-        compared=compared, agree=agree, disagree=compared - agree, by_explanation=dict(sorted(counts.items())),
-        rejudged_agree_with_nl2fix=sum((r.rejudged is Verdict.PLAUSIBLE) == (r.verdict is Verdict.PLAUSIBLE)
-                                       for r in rejudged),
-        rejudged_agree_with_publisher=sum((r.rejudged is Verdict.PLAUSIBLE) != (r.verdict is Verdict.PLAUSIBLE)
-                                          for r in rejudged),
+        compared=compared,
+        agree=agree,
+        disagree=compared - agree,
+        by_explanation=dict(sorted(counts.items())),
+        rejudged_agree_with_nl2fix=sum(
+            (r.rejudged is Verdict.PLAUSIBLE) == (r.verdict is Verdict.PLAUSIBLE) for r in rejudged
+        ),
+        rejudged_agree_with_publisher=sum(
+            (r.rejudged is Verdict.PLAUSIBLE) != (r.verdict is Verdict.PLAUSIBLE) for r in rejudged
+        ),
         disagreements=rows,
     )
-

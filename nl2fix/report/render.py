@@ -50,8 +50,15 @@ def render(data: ReportData, fmt: ReportFormat | str) -> str:
     return render_model(data, lambda: report_document(data), fmt)
 
 
-def write_report(run_dir: Path, fmt: str = "text", out: Path | None = None, *, codebleu: bool = True,
-                 progress: bool = False, cutoff=None) -> Path | str:
+def write_report(
+    run_dir: Path,
+    fmt: str = "text",
+    out: Path | None = None,
+    *,
+    codebleu: bool = True,
+    progress: bool = False,
+    cutoff=None,
+) -> Path | str:
     """The run's report in ``fmt``: written to ``out`` (returns its path) or returned as text.
 
     HTML always goes to a file: ``out``, or ``RUN/report.html``."""
@@ -71,6 +78,6 @@ def parse_format(fmt: ReportFormat | str) -> ReportFormat:
     try:
         return ReportFormat(fmt)
     except ValueError:
-        raise Nl2FixError(f"unknown report format {fmt!r}",
-                          "choose one of " + ", ".join(f.value for f in ReportFormat)) from None
-
+        raise Nl2FixError(
+            f"unknown report format {fmt!r}", "choose one of " + ", ".join(f.value for f in ReportFormat)
+        ) from None

@@ -53,8 +53,11 @@ class _Sampler:
             messages=list(prompt.turns[0]),
             style=prompt.style,
             n=len(missing),
-            max_tokens=(turn_max_tokens(prompt.strategy, 1, self.config.max_tokens) if self._turns(prompt) > 1
-                        else self.config.max_tokens),
+            max_tokens=(
+                turn_max_tokens(prompt.strategy, 1, self.config.max_tokens)
+                if self._turns(prompt) > 1
+                else self.config.max_tokens
+            ),
             temperature=self.config.temperature,
             indices=tuple(missing),
             stop=self.stop_sequences(bug, prompt) if self._turns(prompt) == 1 else (),
@@ -85,28 +88,55 @@ class _Sampler:
                     max_tokens=turn_max_tokens(chain.prompt.strategy, chain.turn + 1, self.config.max_tokens),
                     temperature=request.temperature,
                     indices=(index,),
-                    stop=(self.stop_sequences(chain.bug, chain.prompt) if chain.turn + 1 == self._turns(chain.prompt)
-                          else ()),
+                    stop=(
+                        self.stop_sequences(chain.bug, chain.prompt)
+                        if chain.turn + 1 == self._turns(chain.prompt)
+                        else ()
+                    ),
                 )
-                follow_ups[later] = _Chain(chain.bug, chain.prompt, chain.turn + 1, deque([index]), prompt_tokens,
-                                           completion_tokens, seconds)
+                follow_ups[later] = _Chain(
+                    chain.bug, chain.prompt, chain.turn + 1, deque([index]), prompt_tokens, completion_tokens, seconds
+                )
                 continue
             stored += self.store_sample(request, chain, index, choice, prompt_tokens, completion_tokens, seconds)
         return stored
 
     def store_sample(
-        self, request: Request, chain: _Chain, index: int, choice: Choice, prompt_tokens: int, completion_tokens: int,
+        self,
+        request: Request,
+        chain: _Chain,
+        index: int,
+        choice: Choice,
+        prompt_tokens: int,
+        completion_tokens: int,
         seconds: float,
     ) -> int:
         # earlier turns as asked and answered: all that was sent, less the system message and the last question
         last_question = len(chain.prompt.turns[chain.turn - 1])
         transcript = [m for m in request.messages[:-last_question] if m["role"] != "system"] if chain.turn > 1 else []
-        return store_answer(self.store, chain.bug, chain.prompt.header, index, choice, prompt_tokens=prompt_tokens,
-                            completion_tokens=completion_tokens, generation_seconds=seconds, transcript=transcript)
+        return store_answer(
+            self.store,
+            chain.bug,
+            chain.prompt.header,
+            index,
+            choice,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            generation_seconds=seconds,
+            transcript=transcript,
+        )
 
 
-def run_chains(store: RunStore, config: RunConfig, bugs: list[Bug], missing: dict[str, list[int]], dataset: Dataset,
-               backend: SamplingBackend, summary: SampleSummary, progress: bool) -> None:
+def run_chains(
+    store: RunStore,
+    config: RunConfig,
+    bugs: list[Bug],
+    missing: dict[str, list[int]],
+    dataset: Dataset,
+    backend: SamplingBackend,
+    summary: SampleSummary,
+    progress: bool,
+) -> None:
     """Ask for the ``missing`` sample indices of every bug, one chain of turns per sample, storing
     each sample as its chain completes; ``summary`` counts what happened."""
     sampler = _Sampler(store, config, backend)

@@ -67,8 +67,9 @@ def _tokens_used(store: RunStore, bug: Bug) -> int:
     return sum(s.prompt_tokens + s.completion_tokens for s in store.samples(bug.id))
 
 
-def next_round(store: RunStore, config: RunConfig, fit: ModelFit, bug: Bug, base: Prompt,
-               engine: str) -> tuple[RoundRecord, list[int]] | None:
+def next_round(
+    store: RunStore, config: RunConfig, fit: ModelFit, bug: Bug, base: Prompt, engine: str
+) -> tuple[RoundRecord, list[int]] | None:
     """The round to ask now and the sample indices it still needs, or None when the bug is done:
     the last stored round while some of its answers are missing, else a new round (stored here)."""
     conv = config.conversation
@@ -86,12 +87,19 @@ def next_round(store: RunStore, config: RunConfig, fit: ModelFit, bug: Bug, base
         return None
     shown = attempts(store, bug, engine) if rounds else []
     phase = ConversationPhase.ALTERNATIVES if any(a.plausible for a in shown) else ConversationPhase.REPAIR
-    built = build_round(base, shown, phase, model=fit.counter, context_window=fit.context_window,
-                        max_tokens=config.max_tokens)
+    built = build_round(
+        base, shown, phase, model=fit.counter, context_window=fit.context_window, max_tokens=config.max_tokens
+    )
     record = RoundRecord(
-        bug_id=bug.id, round=len(rounds) + 1, phase=phase, messages=built.messages, prompt_tokens=built.prompt_tokens,
+        bug_id=bug.id,
+        round=len(rounds) + 1,
+        phase=phase,
+        messages=built.messages,
+        prompt_tokens=built.prompt_tokens,
         indices=list(range(asked, asked + min(conv.samples_per_round, config.n - asked))),
-        shown=built.shown, omitted=built.omitted, note=built.note,
+        shown=built.shown,
+        omitted=built.omitted,
+        note=built.note,
     )
     store.save_round(record)
     return record, record.indices
@@ -101,9 +109,17 @@ def _unjudged(store: RunStore, bug: Bug, engine: str) -> bool:
     return any(store.validation(bug.id, c.hash, engine) is None for c in store.candidates(bug.id))
 
 
-def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Dataset, backend: SamplingBackend,
-             summary: SampleSummary, progress: bool, validation: ValidationOptions,
-             workspaces: Callable[[Bug], Workspace] | None = None) -> None:
+def converse(
+    store: RunStore,
+    config: RunConfig,
+    bugs: list[Bug],
+    dataset: Dataset,
+    backend: SamplingBackend,
+    summary: SampleSummary,
+    progress: bool,
+    validation: ValidationOptions,
+    workspaces: Callable[[Bug], Workspace] | None = None,
+) -> None:
     """Run (or resume) the conversation of every bug; ``summary`` counts what happened; ``validation``:
     how candidates are validated between rounds, in ``workspaces`` when given (``nl2fix fix``: the
     user's built project)."""
@@ -111,8 +127,10 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
     if conv is None:
         raise Nl2FixError("the run has no conversation settings", "use --strategy conversation")
     if conv.first_prompt not in FIRST_PROMPTS:
-        raise Nl2FixError(f"a conversation cannot start from the {conv.first_prompt.value} strategy",
-                          f"use --first-prompt {', '.join(s.value for s in FIRST_PROMPTS)}")
+        raise Nl2FixError(
+            f"a conversation cannot start from the {conv.first_prompt.value} strategy",
+            f"use --first-prompt {', '.join(s.value for s in FIRST_PROMPTS)}",
+        )
     engine = validation.engine.value
     examples = one_shot_examples(conv.first_prompt, dataset)
     fit = model_fit(config, backend)
@@ -136,8 +154,15 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
                     del active[bug.id]
                     continue
                 record, missing = found
-                request = Request(bug=bug, messages=record.messages, style=base.style, n=len(missing),
-                                  max_tokens=config.max_tokens, temperature=config.temperature, indices=tuple(missing))
+                request = Request(
+                    bug=bug,
+                    messages=record.messages,
+                    style=base.style,
+                    n=len(missing),
+                    max_tokens=config.max_tokens,
+                    temperature=config.temperature,
+                    indices=tuple(missing),
+                )
                 asked[request] = _Asked(bug, base, record, deque(missing))
             for request, result in backend.generate(list(asked)):
                 entry = asked[request]
@@ -150,10 +175,17 @@ def converse(store: RunStore, config: RunConfig, bugs: list[Bug], dataset: Datas
                 for choice in result:
                     if not entry.indices:
                         break
-                    stored = store_answer(store, entry.bug, entry.base.header, entry.indices.popleft(), choice,
-                                          prompt_tokens=choice.prompt_tokens,
-                                          completion_tokens=choice.completion_tokens,
-                                          generation_seconds=choice.seconds, round=entry.round.round)
+                    stored = store_answer(
+                        store,
+                        entry.bug,
+                        entry.base.header,
+                        entry.indices.popleft(),
+                        choice,
+                        prompt_tokens=choice.prompt_tokens,
+                        completion_tokens=choice.completion_tokens,
+                        generation_seconds=choice.seconds,
+                        round=entry.round.round,
+                    )
                     summary.new_samples += stored
                     bar.update(stored)
             for entry in asked.values():

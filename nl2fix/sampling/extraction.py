@@ -149,8 +149,9 @@ def extract_method(response: str | None, target_method: str, prefix: str = "") -
     if diffs:  # the raw answer would show both sides of the diff as code
         applied = [apply_diff(b, target_method) if is_diff(b) else b for b in blocks]
         blocks = [b for b in applied if b is not None]
-    stages = (([[prefix + response]] if prefix else []) + [blocks]
-              + ([] if diffs or blocks == [response] else [[response]]))
+    stages = (
+        ([[prefix + response]] if prefix else []) + [blocks] + ([] if diffs or blocks == [response] else [[response]])
+    )
     unchanged = candidate_hash(target_method)
     named: list[tuple[str, MethodSpan]] = []
     others: set[str] = set()
@@ -167,16 +168,20 @@ def extract_method(response: str | None, target_method: str, prefix: str = "") -
         if complete:
             segment, span = complete[_choose(complete, target, unchanged)]
             if not found[-1][1].complete and candidate_hash(segment[span.start : span.end]) == unchanged:
-                return Extraction(None, Failure.TRUNCATED,
-                                  f"only an unchanged {target.name} is complete; the answer was cut off in a later one")
+                return Extraction(
+                    None,
+                    Failure.TRUNCATED,
+                    f"only an unchanged {target.name} is complete; the answer was cut off in a later one",
+                )
             return Extraction(_dedent(segment, span))
     if diffs and None in applied:
         return Extraction(None, Failure.NO_METHOD, "a diff whose old lines are not in the buggy method")
     if named:
         return Extraction(None, Failure.TRUNCATED, f"{target.name}'s body never closes (the answer was cut off)")
     if others:
-        return Extraction(None, Failure.OTHER_METHOD,
-                          f"methods {', '.join(sorted(others))} but none named {target.name}")
+        return Extraction(
+            None, Failure.OTHER_METHOD, f"methods {', '.join(sorted(others))} but none named {target.name}"
+        )
     if _CODE_LIKE.search(response):
         return Extraction(None, Failure.NO_METHOD, "code without a method declaration")
     return Extraction(None, Failure.NO_CODE, "no code in the answer")

@@ -64,8 +64,9 @@ def compiler_errors(errors: str) -> list[CompilerError]:
     for (i, match), end in zip(starts, [i for i, _ in starts[1:]] + [len(lines)]):
         # its detail lines come before the next error's (javac's echoed source and caret are left out)
         detail = [d.strip() for d in lines[i + 1 : min(i + 5, end)] if d.strip().startswith(_DETAIL)]
-        found.append(CompilerError(int(match.group(1)) if match.group(1) else None,
-                                   "; ".join([match.group(2), *detail])))
+        found.append(
+            CompilerError(int(match.group(1)) if match.group(1) else None, "; ".join([match.group(2), *detail]))
+        )
     return found
 
 
@@ -96,8 +97,9 @@ def feedback(record: ValidationRecord, code: str, start_line: int, limit: int = 
     if record.verdict is Verdict.REJECTED:
         return _bounded("This version was rejected without running its tests: " + record.detail, limit)
     if record.verdict is Verdict.UNCOMPILABLE:
-        return _bounded("This version does not compile: " + compiler_error(record.compile_errors, code, start_line),
-                        limit)
+        return _bounded(
+            "This version does not compile: " + compiler_error(record.compile_errors, code, start_line), limit
+        )
     test = record.failing_tests[0] if record.failing_tests else ""
     if record.verdict is Verdict.TIMEOUT:
         what = f"the test {test} did not finish in time" if test else "the tests did not finish in time"

@@ -34,8 +34,16 @@ PUBLISHED_COSTS = "published_costs"
 
 def import_config(dataset: str, metadata_dir: str | None) -> RunConfig:
     """The configuration of a run of imported answers (the same for every import into it)."""
-    return RunConfig(dataset=dataset, metadata_dir=metadata_dir, backend=IMPORT_BACKEND, model=IMPORT_MODEL,
-                     strategy=Strategy.PUBLISHED, temperature=0.0, n=0, context_window=None)
+    return RunConfig(
+        dataset=dataset,
+        metadata_dir=metadata_dir,
+        backend=IMPORT_BACKEND,
+        model=IMPORT_MODEL,
+        strategy=Strategy.PUBLISHED,
+        temperature=0.0,
+        n=0,
+        context_window=None,
+    )
 
 
 def is_import(config: RunConfig | None) -> bool:
@@ -59,23 +67,31 @@ class ImportSummary:
     unique_candidates: int = 0
 
     def __str__(self) -> str:
-        lines = [f"imported {self.imported} answer(s) of {len(self.by_model)} model(s) "
-                 f"({', '.join(f'{m}: {n}' for m, n in sorted(self.by_model.items()))}); "
-                 f"{self.unique_candidates} unique candidate(s) for these bugs in the run"]
+        lines = [
+            f"imported {self.imported} answer(s) of {len(self.by_model)} model(s) "
+            f"({', '.join(f'{m}: {n}' for m, n in sorted(self.by_model.items()))}); "
+            f"{self.unique_candidates} unique candidate(s) for these bugs in the run"
+        ]
         if self.already:
             lines.append(f"{self.already} answer(s) were in the run already")
         if self.unextractable:
             lines.append(f"{self.unextractable} answer(s) yield no method (kept as samples that are not plausible)")
         if self.outside_method:
-            lines.append(f"{self.outside_method} diff(s) also change lines outside the buggy method: "
-                         "those changes were left out, the method taken alone")
+            lines.append(
+                f"{self.outside_method} diff(s) also change lines outside the buggy method: "
+                "those changes were left out, the method taken alone"
+            )
         if self.base_differs:
-            lines.append(f"{self.base_differs} answer(s) were made from a buggy method other than the dataset's "
-                         "(another revision): published verdicts may differ for that reason")
+            lines.append(
+                f"{self.base_differs} answer(s) were made from a buggy method other than the dataset's "
+                "(another revision): published verdicts may differ for that reason"
+            )
         if self.unknown_bugs:
             names = sorted(self.unknown_bugs)
-            lines.append(f"{sum(self.unknown_bugs.values())} answer(s) of {len(names)} bug(s) not in the dataset "
-                         f"were left out ({', '.join(names[:8])}{' ...' if len(names) > 8 else ''})")
+            lines.append(
+                f"{sum(self.unknown_bugs.values())} answer(s) of {len(names)} bug(s) not in the dataset "
+                f"were left out ({', '.join(names[:8])}{' ...' if len(names) > 8 else ''})"
+            )
         return "\n".join(lines)
 
 
@@ -114,8 +130,11 @@ def _extract(answer: Answer, bug: Bug, buggy_file: Callable[[Bug], str]) -> tupl
         else:
             applied = new_side(answer.text) if whole(answer.text) else apply_diff(answer.text, base)
         if applied is None:
-            return Extraction(None, Failure.NO_METHOD, "the diff does not apply to the publisher's buggy function"), \
-                "", False
+            return (
+                Extraction(None, Failure.NO_METHOD, "the diff does not apply to the publisher's buggy function"),
+                "",
+                False,
+            )
         return extract_method(applied, target), "", False
     if answer.kind is Kind.FILE_DIFF:
         source = buggy_file(bug)
@@ -123,14 +142,25 @@ def _extract(answer: Answer, bug: Bug, buggy_file: Callable[[Bug], str]) -> tupl
         if applied is None:
             return Extraction(None, Failure.NO_METHOD, f"the diff does not apply to {bug.path}"), "", False
         outside = sorted({n for n in changed_lines(answer.text) if not bug.start_line <= n <= bug.end_line})
-        note = (f"the diff also changes {len(outside)} line(s) outside the method (lines {bug.start_line}-"
-                f"{bug.end_line} of {bug.path}), left out" if outside else "")
+        note = (
+            f"the diff also changes {len(outside)} line(s) outside the method (lines {bug.start_line}-"
+            f"{bug.end_line} of {bug.path}), left out"
+            if outside
+            else ""
+        )
         return extract_method(applied, target), note, bool(outside)
     return extract_method(answer.text, target), "", False
 
 
-def import_answers(run_dir: Path, config: RunConfig, bugs: list[Bug], answers: list[Answer], *,
-                   buggy_file: Callable[[Bug], str], costs: dict[str, float] | None = None) -> ImportSummary:
+def import_answers(
+    run_dir: Path,
+    config: RunConfig,
+    bugs: list[Bug],
+    answers: list[Answer],
+    *,
+    buggy_file: Callable[[Bug], str],
+    costs: dict[str, float] | None = None,
+) -> ImportSummary:
     """Store ``answers`` (for ``bugs``, the dataset's) in ``run_dir`` as samples; ``buggy_file`` gives a
     bug's source file, for file diffs; ``costs``: dollars per model, as published. A run directory this
     call creates is removed again when nothing was stored in it."""
@@ -143,8 +173,14 @@ def import_answers(run_dir: Path, config: RunConfig, bugs: list[Bug], answers: l
         raise
 
 
-def _import(run_dir: Path, config: RunConfig, bugs: list[Bug], answers: list[Answer],
-            buggy_file: Callable[[Bug], str], costs: dict[str, float]) -> ImportSummary:
+def _import(
+    run_dir: Path,
+    config: RunConfig,
+    bugs: list[Bug],
+    answers: list[Answer],
+    buggy_file: Callable[[Bug], str],
+    costs: dict[str, float],
+) -> ImportSummary:
     known = {bug_ids.canonical_key(b.id): b for b in bugs}
     summary = ImportSummary(read=len(answers))
     per_bug: dict[str, list[Answer]] = defaultdict(list)
@@ -158,8 +194,10 @@ def _import(run_dir: Path, config: RunConfig, bugs: list[Bug], answers: list[Ans
         by_id[bug.id] = bug
     with RunStore(run_dir, create=True) as store:
         if store.has_config() and not is_import(store.config):
-            raise Nl2FixError(f"{run_dir} is a run of sampled answers, not of imported ones",
-                              "import into a new --run directory (a run of imports holds only published answers)")
+            raise Nl2FixError(
+                f"{run_dir} is a run of sampled answers, not of imported ones",
+                "import into a new --run directory (a run of imports holds only published answers)",
+            )
         store.set_config(config)
         store.add_bugs(b for b in bugs if b.id in per_bug)  # in the dataset's order
         for bug_id, todo in per_bug.items():
@@ -175,12 +213,21 @@ def _import(run_dir: Path, config: RunConfig, bugs: list[Bug], answers: list[Ans
                 extraction, note, outside = _extract(answer, bug, buggy_file)
                 base_differs = answer.base is not None and not _same_code(answer.base, bug.buggy_method)
                 record = SampleRecord(
-                    bug_id=bug_id, index=index, response=answer.text,
+                    bug_id=bug_id,
+                    index=index,
+                    response=answer.text,
                     candidate_hash=candidate_hash(extraction.code) if extraction.code is not None else None,
-                    extraction_error=extraction.error, model=answer.model,
-                    published=PublishedVerdict(verdict=answer.verdict, plausible=answer.plausible,
-                                               compiled=answer.compiled, source=answer.source, note=note,
-                                               outside_method=outside, base_differs=base_differs),
+                    extraction_error=extraction.error,
+                    model=answer.model,
+                    published=PublishedVerdict(
+                        verdict=answer.verdict,
+                        plausible=answer.plausible,
+                        compiled=answer.compiled,
+                        source=answer.source,
+                        note=note,
+                        outside_method=outside,
+                        base_differs=base_differs,
+                    ),
                 )
                 new.append((record, extraction.code))
                 index += 1
@@ -194,4 +241,3 @@ def _import(run_dir: Path, config: RunConfig, bugs: list[Bug], answers: list[Ans
             store.set_meta_json(PUBLISHED_COSTS, {**(store.get_meta_json(PUBLISHED_COSTS) or {}), **costs})
         summary.unique_candidates = sum(len(store.candidates(b)) for b in per_bug)
     return summary
-

@@ -31,8 +31,11 @@ class ModelFit:
 def model_fit(config: RunConfig, backend: SamplingBackend) -> ModelFit:
     info = model_info(backend)
     # the window given (--context-window), else the model's own, else its family's
-    return ModelFit(config.context_window or info.context_window or context_window_for(config.model),
-                    info.tokenizer or config.model, info.stop_reasons)
+    return ModelFit(
+        config.context_window or info.context_window or context_window_for(config.model),
+        info.tokenizer or config.model,
+        info.stop_reasons,
+    )
 
 
 def one_shot_examples(strategy: Strategy, dataset: Dataset) -> Callable[[], ExampleIndex | None]:
@@ -46,13 +49,26 @@ def one_shot_examples(strategy: Strategy, dataset: Dataset) -> Callable[[], Exam
     return examples
 
 
-def first_prompt(store: RunStore, config: RunConfig, fit: ModelFit, bug: Bug, strategy: Strategy,
-                 examples: Callable[[], ExampleIndex | None]) -> Prompt:
+def first_prompt(
+    store: RunStore,
+    config: RunConfig,
+    fit: ModelFit,
+    bug: Bug,
+    strategy: Strategy,
+    examples: Callable[[], ExampleIndex | None],
+) -> Prompt:
     """The bug's stored prompt, else its ``strategy`` prompt fitted to the model (stored here)."""
     stored = store.prompt(bug.id)
     if stored is not None:
         return Prompt.from_record(stored, config.model_style, bug)
-    prompt = build_prompt(bug, strategy, config.model_style, model=fit.counter, context_window=fit.context_window,
-                          max_tokens=config.max_tokens, examples=examples())
+    prompt = build_prompt(
+        bug,
+        strategy,
+        config.model_style,
+        model=fit.counter,
+        context_window=fit.context_window,
+        max_tokens=config.max_tokens,
+        examples=examples(),
+    )
     store.save_prompt(prompt.record())
     return prompt

@@ -20,9 +20,16 @@ from nl2fix.java_source.methods import KEYWORDS, main_method
 from nl2fix.java_source.text import candidate_hash
 
 _SWAPS = {
-    "<": "<=", "<=": "<", ">": ">=", ">=": ">",
-    "==": "!=", "!=": "==", "&&": "||", "||": "&&",
-    "true": "false", "false": "true",
+    "<": "<=",
+    "<=": "<",
+    ">": ">=",
+    ">=": ">",
+    "==": "!=",
+    "!=": "==",
+    "&&": "||",
+    "||": "&&",
+    "true": "false",
+    "false": "true",
 }
 _ARITHMETIC = {"+": "-", "-": "+", "*": "/", "/": "*"}
 _GENERIC_PARTS = frozenset(", . ? & [ ] < > >> >>> extends super".split())

@@ -135,8 +135,9 @@ def costs(root: Path, fmt: Format, model: str | None = None) -> dict[str, float]
     for file in sorted(root.rglob("costs_*.json")):
         parts = file.relative_to(root).parts
         # <model>/<benchmark>/costs_*.json, or the model's own folder given
-        name = model or (parts[-3] if len(parts) >= 3 else root.resolve().name if len(parts) == 2
-                         else root.resolve().parent.name)
+        name = model or (
+            parts[-3] if len(parts) >= 3 else root.resolve().name if len(parts) == 2 else root.resolve().parent.name
+        )
         try:
             total = json.loads(_read_text(file)).get("total_cost")
         except (json.JSONDecodeError, AttributeError):
@@ -148,8 +149,10 @@ def costs(root: Path, fmt: Format, model: str | None = None) -> dict[str, float]
 
 def _bug_at(parts: tuple[str, ...]) -> int | None:
     """The position of the last path part that names a bug (``Chart-1``)."""
-    return next((i for i in range(len(parts) - 1, -1, -1) if bug_ids.canonical_key(parts[i]) is not None
-                 and "-" in parts[i]), None)
+    return next(
+        (i for i in range(len(parts) - 1, -1, -1) if bug_ids.canonical_key(parts[i]) is not None and "-" in parts[i]),
+        None,
+    )
 
 
 def _model_of(root: Path, parts: tuple[str, ...], bug_at: int, skip: int, given: str | None) -> str:
@@ -184,11 +187,19 @@ def _repairbench(root: Path, model: str | None) -> list[Answer]:
         above = (root.resolve().parts + parts[:bug_at])[-1:]
         skip = 2 if above == ("patches",) else 0
         plausible, compiled = REPAIRBENCH_VERDICTS[folder]
-        answers.append(Answer(
-            bug=parts[bug_at], model=_model_of(root, parts, bug_at, skip, model), text=_read_text(file),
-            kind=Kind.FUNCTION_DIFF, source="/".join(parts), verdict=folder, plausible=plausible, compiled=compiled,
-            base=old_side(_read_text(target)) if target.is_file() else None,
-        ))
+        answers.append(
+            Answer(
+                bug=parts[bug_at],
+                model=_model_of(root, parts, bug_at, skip, model),
+                text=_read_text(file),
+                kind=Kind.FUNCTION_DIFF,
+                source="/".join(parts),
+                verdict=folder,
+                plausible=plausible,
+                compiled=compiled,
+                base=old_side(_read_text(target)) if target.is_file() else None,
+            )
+        )
     return sorted(answers, key=lambda a: (a.model, a.bug, _number(a.source)))
 
 
@@ -204,10 +215,19 @@ def _file_diffs(root: Path, model: str | None) -> list[Answer]:
         parts = file.relative_to(root).parts
         bug_at = _bug_at(parts[:-1])
         if bug_at is None:
-            raise Nl2FixError(f"{file}: no folder of its path names a bug",
-                              "lay diffs out as [MODEL/]BUG/NAME.diff, e.g. gpt-4o/Chart-1/0.diff")
-        answers.append(Answer(bug=parts[bug_at], model=_model_of(root, parts, bug_at, 0, model),
-                              text=_read_text(file), kind=Kind.FILE_DIFF, source="/".join(parts)))
+            raise Nl2FixError(
+                f"{file}: no folder of its path names a bug",
+                "lay diffs out as [MODEL/]BUG/NAME.diff, e.g. gpt-4o/Chart-1/0.diff",
+            )
+        answers.append(
+            Answer(
+                bug=parts[bug_at],
+                model=_model_of(root, parts, bug_at, 0, model),
+                text=_read_text(file),
+                kind=Kind.FILE_DIFF,
+                source="/".join(parts),
+            )
+        )
     return answers
 
 
@@ -222,13 +242,24 @@ def _methods(path: Path, model: str | None) -> list[Answer]:
         except json.JSONDecodeError as exc:
             raise Nl2FixError(f"{where} is not JSON: {exc}", "one JSON object per line") from exc
         if not isinstance(row, dict) or not isinstance(row.get("bug"), str) or not isinstance(row.get("text"), str):
-            raise Nl2FixError(f"{where} has no `bug` and `text` strings",
-                              'each line is {"bug": "Chart-1", "model": "...", "text": "...", "verdict": "..."}')
+            raise Nl2FixError(
+                f"{where} has no `bug` and `text` strings",
+                'each line is {"bug": "Chart-1", "model": "...", "text": "...", "verdict": "..."}',
+            )
         name = row.get("model") or model
         if not isinstance(name, str) or not name:
             raise Nl2FixError(f"{where} names no model", "add a `model` field, or pass --model NAME")
         verdict = row.get("verdict")
         word = None if verdict is None else str(verdict).strip().lower()
-        answers.append(Answer(bug=row["bug"], model=name, text=row["text"], kind=Kind.METHOD, source=where,
-                              verdict=word, plausible=None if word is None else word in PLAUSIBLE_WORDS))
+        answers.append(
+            Answer(
+                bug=row["bug"],
+                model=name,
+                text=row["text"],
+                kind=Kind.METHOD,
+                source=where,
+                verdict=word,
+                plausible=None if word is None else word in PLAUSIBLE_WORDS,
+            )
+        )
     return answers

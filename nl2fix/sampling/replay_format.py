@@ -17,8 +17,9 @@ from nl2fix.core.errors import Nl2FixError
 def parse(data: object, source: str = "patch file") -> dict[str, list[str]]:
     """Patch texts per bug id, in file order. Keys may be dataset keys or bug ids."""
     if not isinstance(data, dict):
-        raise Nl2FixError(f"{source} must hold a JSON object keyed by bug",
-                          "expected the NL2Fix format {key: {prompt, patches}}")
+        raise Nl2FixError(
+            f"{source} must hold a JSON object keyed by bug", "expected the NL2Fix format {key: {prompt, patches}}"
+        )
     found: dict[str, list[str]] = {}
     for key, entry in data.items():
         if _bug_of(key) is None or not isinstance(entry, dict) or not isinstance(entry.get("patches", []), list):

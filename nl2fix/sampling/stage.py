@@ -60,21 +60,34 @@ def sample(
     unreachable server): what is left behind is a run.
     """
     if config.n > MAX_SAMPLES:
-        raise Nl2FixError(f"-n {config.n} is more samples per bug than a run holds ({MAX_SAMPLES:,})",
-                          f"ask for at most {MAX_SAMPLES:,}")
+        raise Nl2FixError(
+            f"-n {config.n} is more samples per bug than a run holds ({MAX_SAMPLES:,})",
+            f"ask for at most {MAX_SAMPLES:,}",
+        )
     new_dir, new_store = not run_dir.exists(), not (run_dir / STORE_FILE).exists()
     try:
-        return _sample(run_dir, config, bugs, dataset, concurrency, retries, progress, backend, on_start, validation,
-                       workspaces)
+        return _sample(
+            run_dir, config, bugs, dataset, concurrency, retries, progress, backend, on_start, validation, workspaces
+        )
     except BaseException:
         if new_store:
             discard_if_empty(run_dir, directory=new_dir)
         raise
 
 
-def _sample(run_dir: Path, config: RunConfig, bugs: list[Bug], dataset: Dataset, concurrency: int,
-            retries: int | None, progress: bool, backend: SamplingBackend | None, on_start: Callable[[], None],
-            validation: ValidationOptions, workspaces: Callable[[Bug], Workspace] | None) -> SampleSummary:
+def _sample(
+    run_dir: Path,
+    config: RunConfig,
+    bugs: list[Bug],
+    dataset: Dataset,
+    concurrency: int,
+    retries: int | None,
+    progress: bool,
+    backend: SamplingBackend | None,
+    on_start: Callable[[], None],
+    validation: ValidationOptions,
+    workspaces: Callable[[Bug], Workspace] | None,
+) -> SampleSummary:
     summary = SampleSummary()
     with RunStore(run_dir, create=True) as store:
         config = _set_config(store, config)

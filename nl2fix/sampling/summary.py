@@ -39,12 +39,15 @@ class SampleSummary:
             f"tokens: {self.prompt_tokens} prompt + {self.completion_tokens} completion"
         ]
         if self.short_bugs:
-            lines.append(f"{len(self.short_bugs)} bugs have fewer samples than asked for: "
-                         f"{', '.join(self.short_bugs[:10])}"
-                         + (" ..." if len(self.short_bugs) > 10 else ""))
+            lines.append(
+                f"{len(self.short_bugs)} bugs have fewer samples than asked for: "
+                f"{', '.join(self.short_bugs[:10])}" + (" ..." if len(self.short_bugs) > 10 else "")
+            )
         if self.failed_requests:
-            lines.append(f"{self.failed_requests} requests failed for {len(self.failed_bugs)} bugs "
-                         f"({', '.join(self.failed_bugs)}; re-run to ask again): " + "; ".join(self.errors))
+            lines.append(
+                f"{self.failed_requests} requests failed for {len(self.failed_bugs)} bugs "
+                f"({', '.join(self.failed_bugs)}; re-run to ask again): " + "; ".join(self.errors)
+            )
         if self.skipped:
             lines.append(f"{len(self.skipped)} bugs could not be prompted ({', '.join(self.skipped)}):")
             lines += [f"  {bug}: {why}" for bug, why in self.skipped.items()]

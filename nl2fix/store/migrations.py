@@ -43,9 +43,11 @@ MIGRATIONS: list[Migration] = []
 
 def migration(name: str) -> Callable[[Callable[[sqlite3.Connection], None]], Callable[[sqlite3.Connection], None]]:
     """Decorator: append ``apply`` as the next migration."""
+
     def append(apply: Callable[[sqlite3.Connection], None]) -> Callable[[sqlite3.Connection], None]:
         MIGRATIONS.append(Migration(len(MIGRATIONS) + 1, name, apply))
         return apply
+
     return append
 
 
@@ -71,8 +73,10 @@ def check_known(db: sqlite3.Connection, path: Path) -> int:
     """The store's version; a store newer than this nl2fix is refused (its tables may mean other things)."""
     version = stored_version(db)
     if version > latest():
-        raise Nl2FixError(f"{path} has store schema {version}; this nl2fix reads {latest()} and older",
-                          "use the nl2fix version that wrote this run (or a newer one), or a new --run directory")
+        raise Nl2FixError(
+            f"{path} has store schema {version}; this nl2fix reads {latest()} and older",
+            "use the nl2fix version that wrote this run (or a newer one), or a new --run directory",
+        )
     return version
 
 
@@ -88,8 +92,10 @@ def migrate(db: sqlite3.Connection, path: Path) -> int:
                 continue
             step.apply(db)
             db.execute(_VERSION_TABLE)
-            db.execute("INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)",
-                       (step.version, step.name, datetime.now(timezone.utc).isoformat(timespec="seconds")))
+            db.execute(
+                "INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)",
+                (step.version, step.name, datetime.now(timezone.utc).isoformat(timespec="seconds")),
+            )
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", (str(step.version),))
         except BaseException:
             if db.in_transaction:
@@ -132,8 +138,10 @@ def _first_schema(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
-@migration("version 1's late tables where missing; samples indexed by candidate (a bug's unique "
-           "candidates are read by joining on it)")
+@migration(
+    "version 1's late tables where missing; samples indexed by candidate (a bug's unique "
+    "candidates are read by joining on it)"
+)
 def _late_tables_and_samples_by_candidate(db: sqlite3.Connection) -> None:
     for statement in _LATE_TABLES_OF_VERSION_1:
         db.execute(statement)

@@ -47,6 +47,8 @@ def latest_run(base: Path = RUNS_DIR) -> tuple[Path, list[Path]]:
     """The most recently written run under ``base`` and the others there."""
     runs = existing_runs(base)
     if not runs:
-        raise Nl2FixError(f"no --run given and no run under {base}/",
-                          "start one with `nl2fix sample ...` or `nl2fix run ...`, or pass --run DIR")
+        raise Nl2FixError(
+            f"no --run given and no run under {base}/",
+            "start one with `nl2fix sample ...` or `nl2fix run ...`, or pass --run DIR",
+        )
     return runs[0], runs[1:]

@@ -41,6 +41,8 @@ from nl2fix.store.records import (
 )
 
 STORE_FILE = "run.sqlite"
+
+
 def _bug_to_json(bug: Bug) -> str:
     return json.dumps(dataclasses.asdict(bug))
 
@@ -86,24 +88,36 @@ def store_error(path: Path, exc: sqlite3.Error | OSError) -> Nl2FixError:
     full = code.startswith("SQLITE_FULL") or "disk is full" in text or getattr(exc, "errno", None) == errno.ENOSPC
     # on a full disk SQLite may fail first at its index file (SQLITE_IOERR_SHMSIZE), which says no more
     if full or (code.startswith("SQLITE_IOERR") and _free_bytes(path.parent) < _NEARLY_FULL):
-        return Nl2FixError(f"the disk holding {path} is full",
-                           f"everything stored before is kept in {path.name}; free space on that file system (or "
-                           "move the run directory to one with room), then re-run the same command to resume")
+        return Nl2FixError(
+            f"the disk holding {path} is full",
+            f"everything stored before is kept in {path.name}; free space on that file system (or "
+            "move the run directory to one with room), then re-run the same command to resume",
+        )
     if code.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
-        return Nl2FixError(f"{path} is locked by another process",
-                           "wait for the other nl2fix command on this run to end, or use another --run directory")
+        return Nl2FixError(
+            f"{path} is locked by another process",
+            "wait for the other nl2fix command on this run to end, or use another --run directory",
+        )
     if code.startswith("SQLITE_READONLY") or "readonly" in text:
-        return Nl2FixError(f"{path} cannot be written (read-only file, mount or directory)",
-                           "`nl2fix report`, `show` and `export` read it as it is; to add to the run, copy the "
-                           "directory somewhere writable and use the copy")
+        return Nl2FixError(
+            f"{path} cannot be written (read-only file, mount or directory)",
+            "`nl2fix report`, `show` and `export` read it as it is; to add to the run, copy the "
+            "directory somewhere writable and use the copy",
+        )
     if code.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "not a database" in text or "malformed" in text:
-        return Nl2FixError(f"{path} is damaged or not an SQLite database ({text})",
-                           "restore it from a copy, or start the run again in a new --run directory")
+        return Nl2FixError(
+            f"{path} is damaged or not an SQLite database ({text})",
+            "restore it from a copy, or start the run again in a new --run directory",
+        )
     if code.startswith(("SQLITE_IOERR", "SQLITE_CANTOPEN")) or isinstance(exc, OSError):
-        return Nl2FixError(f"{path} cannot be read or written ({text})",
-                           "check the disk and the directory's permissions, then re-run the same command")
-    return Nl2FixError(f"{path} is not a store this nl2fix can use ({text})",
-                       "use a new --run directory (or the nl2fix version that wrote this run)")
+        return Nl2FixError(
+            f"{path} cannot be read or written ({text})",
+            "check the disk and the directory's permissions, then re-run the same command",
+        )
+    return Nl2FixError(
+        f"{path} is not a store this nl2fix can use ({text})",
+        "use a new --run directory (or the nl2fix version that wrote this run)",
+    )
 
 
 @contextmanager
@@ -124,8 +138,10 @@ def _recognise(conn: sqlite3.Connection, path: Path) -> bool:
     if "meta" in tables and conn.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone():
         return True
     shown = ", ".join(sorted(tables)[:5]) + (" ..." if len(tables) > 5 else "")
-    raise Nl2FixError(f"{path} is not an nl2fix run store (another SQLite database, with tables {shown})",
-                      "nl2fix leaves it as it is: choose another --run directory")
+    raise Nl2FixError(
+        f"{path} is not an nl2fix run store (another SQLite database, with tables {shown})",
+        "nl2fix leaves it as it is: choose another --run directory",
+    )
 
 
 def _open_for_writing(run_dir: Path, path: Path) -> sqlite3.Connection:
@@ -138,8 +154,10 @@ def _open_for_writing(run_dir: Path, path: Path) -> sqlite3.Connection:
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise Nl2FixError(f"cannot create the run directory {run_dir}: {exc.strerror or exc}",
-                          "choose a --run directory where you can write") from exc
+        raise Nl2FixError(
+            f"cannot create the run directory {run_dir}: {exc.strerror or exc}",
+            "choose a --run directory where you can write",
+        ) from exc
     conn = sqlite3.connect(path, check_same_thread=False, timeout=60, isolation_level=None)
     try:
         with _translated(path):
@@ -226,8 +244,10 @@ class RunStore:
                 conn = _open_read_only(path)
                 try:
                     if not _recognise(conn, path):
-                        raise Nl2FixError(f"{path} is an empty database, not a run store",
-                                          "start a run there with `nl2fix sample --run DIR ...`")
+                        raise Nl2FixError(
+                            f"{path} is an empty database, not a run store",
+                            "start a run there with `nl2fix sample --run DIR ...`",
+                        )
                     self._conn = _read_migrated(conn, path)
                 except BaseException:
                     conn.close()
@@ -388,8 +408,10 @@ class RunStore:
     def save_round(self, record: RoundRecord) -> None:
         """Store a round before its request is sent; a round is never rewritten (resume re-sends it as stored)."""
         with self._tx() as c:
-            c.execute("INSERT OR IGNORE INTO rounds (bug_id, round, record) VALUES (?, ?, ?)",
-                      (record.bug_id, record.round, record.model_dump_json()))
+            c.execute(
+                "INSERT OR IGNORE INTO rounds (bug_id, round, record) VALUES (?, ?, ?)",
+                (record.bug_id, record.round, record.model_dump_json()),
+            )
 
     def rounds(self, bug_id: str) -> list[RoundRecord]:
         rows = self._query("SELECT record FROM rounds WHERE bug_id = ? ORDER BY round", (bug_id,))
@@ -421,8 +443,9 @@ class RunStore:
     def validation_engines(self) -> dict[str, int]:
         """Engines that judged at least one candidate, with how many candidates each judged (the
         ``buggy``/``fixed`` baselines do not count)."""
-        rows = self._query("SELECT engine, COUNT(*) FROM validations WHERE hash NOT IN ('buggy', 'fixed') "
-                           "GROUP BY engine")
+        rows = self._query(
+            "SELECT engine, COUNT(*) FROM validations WHERE hash NOT IN ('buggy', 'fixed') GROUP BY engine"
+        )
         return {engine: count for engine, count in rows}
 
     # -- embeddings and rankings -------------------------------------------------------------

@@ -33,15 +33,24 @@ KEPT_OBSERVATIONS = 120
 class Probing(Protocol):
     """An engine that can probe (the fast engine)."""
 
-    def probe(self, workspace: Workspace, reference: str, candidate: str, *, tests: frozenset[str] | None = None,
-              ) -> ProbeRun: ...
+    def probe(
+        self,
+        workspace: Workspace,
+        reference: str,
+        candidate: str,
+        *,
+        tests: frozenset[str] | None = None,
+    ) -> ProbeRun: ...
 
 
 def stable_inputs(baseline: ProbeRun) -> dict[str, str]:
     """Input digest -> the reference's outcome digest, for the inputs of the reference's probe against
     itself on which it did the same three times, in time."""
-    return {o.input_digest: o.reference_digest for o in baseline.observations
-            if o.repeatable and o.candidate_digest == o.reference_digest}
+    return {
+        o.input_digest: o.reference_digest
+        for o in baseline.observations
+        if o.repeatable and o.candidate_digest == o.reference_digest
+    }
 
 
 def nothing_to_compare(baseline: ProbeRun) -> str:
@@ -49,8 +58,10 @@ def nothing_to_compare(baseline: ProbeRun) -> str:
     if baseline.error:
         return baseline.error
     if baseline.skipped and not baseline.calls:
-        return (f"the tests' {baseline.skipped} call(s) of the method hold what cannot be copied faithfully "
-                "(a stream, a reader, an object of a JDK subclass)")
+        return (
+            f"the tests' {baseline.skipped} call(s) of the method hold what cannot be copied faithfully "
+            "(a stream, a reader, an object of a JDK subclass)"
+        )
     if baseline.observations:
         return "the developer's fix did not behave the same twice on any input (time, identity hash codes)"
     return "no test the probe runs calls the method"
@@ -83,27 +94,43 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
             first, drifted = o, True
         elif first is None and o.candidate_digest != o.reference_digest:
             first = o
-    kept = [ObservedResult(input=o.input, input_digest=o.input_digest, result=o.candidate,
-                           result_digest=o.candidate_digest) for o in counted[:KEPT_OBSERVATIONS]]
-    record = BehaviourRecord(label=Behaviour.SAME if developer_fix else Behaviour.OBSERVED,
-                             reference="fixed" if developer_fix else "buggy", inputs=len(counted),
-                             observations=kept, cpu_seconds=cpu)
+    kept = [
+        ObservedResult(input=o.input, input_digest=o.input_digest, result=o.candidate, result_digest=o.candidate_digest)
+        for o in counted[:KEPT_OBSERVATIONS]
+    ]
+    record = BehaviourRecord(
+        label=Behaviour.SAME if developer_fix else Behaviour.OBSERVED,
+        reference="fixed" if developer_fix else "buggy",
+        inputs=len(counted),
+        observations=kept,
+        cpu_seconds=cpu,
+    )
     if developer_fix and first is not None:
         record.label = Behaviour.DIVERGES
         record.first_input, record.candidate_result = first.input, first.candidate
         record.reference_result = first.reference
         if drifted:
             record.reference_result = seen[first.input_digest].reference
-            record.candidate_result = (f"{first.candidate} (and the developer's fix itself then gave "
-                                       f"{first.reference}: the candidate changed state the fix reads)")
+            record.candidate_result = (
+                f"{first.candidate} (and the developer's fix itself then gave "
+                f"{first.reference}: the candidate changed state the fix reads)"
+            )
         return record
     if len(run.observations) < len(baseline.observations):
-        return BehaviourRecord(label=Behaviour.NOT_PROBED, cpu_seconds=cpu, note=(
-            f"the tests reached {len(run.observations)} input(s) beside this candidate, "
-            f"{len(baseline.observations)} beside the developer's fix alone"))
+        return BehaviourRecord(
+            label=Behaviour.NOT_PROBED,
+            cpu_seconds=cpu,
+            note=(
+                f"the tests reached {len(run.observations)} input(s) beside this candidate, "
+                f"{len(baseline.observations)} beside the developer's fix alone"
+            ),
+        )
     if not counted:
-        return BehaviourRecord(label=Behaviour.NOT_PROBED, cpu_seconds=cpu,
-                               note="the developer's fix did not repeat itself on any input of this probe")
+        return BehaviourRecord(
+            label=Behaviour.NOT_PROBED,
+            cpu_seconds=cpu,
+            note="the developer's fix did not repeat itself on any input of this probe",
+        )
     return record
 
 
@@ -160,8 +187,9 @@ class Disagreement:
     """Each cluster's result there, in cluster order."""
 
 
-def clusters(records: Mapping[str, BehaviourRecord], samples: Mapping[str, int],
-             order: Sequence[str] = ()) -> list[Cluster]:
+def clusters(
+    records: Mapping[str, BehaviourRecord], samples: Mapping[str, int], order: Sequence[str] = ()
+) -> list[Cluster]:
     """The probed candidates of ``records`` grouped by their results on the inputs every one of them
     was compared on, largest first (by samples, then members); ``order`` breaks ties within and
     between clusters (e.g. a ranking). Candidates without observations are left out."""
@@ -178,8 +206,14 @@ def clusters(records: Mapping[str, BehaviourRecord], samples: Mapping[str, int],
     for h in sorted(observed, key=rank):
         key = tuple(sorted((i, observed[h][i].result_digest) for i in common))
         groups.setdefault(key, []).append(h)
-    out = [Cluster(members=members, samples=sum(samples.get(h, 1) for h in members),
-                   results={i: observed[members[0]][i] for i in sorted(common)}) for members in groups.values()]
+    out = [
+        Cluster(
+            members=members,
+            samples=sum(samples.get(h, 1) for h in members),
+            results={i: observed[members[0]][i] for i in sorted(common)},
+        )
+        for members in groups.values()
+    ]
     return sorted(out, key=lambda c: (-c.samples, -len(c.members), rank(c.members[0])))
 
 

@@ -55,8 +55,10 @@ class BaselineCheck:
         if self.fixed is not None and self.fixed.verdict is not Verdict.PLAUSIBLE:
             failing = self.fixed.failing_tests
             if self.fixed.verdict is Verdict.WRONG and not triggers & set(failing):
-                out.append(f"the fixed version fails {len(failing)} regression test(s), not held against candidates: "
-                           + "; ".join([", ".join(failing[:5]), *linkage.faults_in(self.fixed.detail)]))
+                out.append(
+                    f"the fixed version fails {len(failing)} regression test(s), not held against candidates: "
+                    + "; ".join([", ".join(failing[:5]), *linkage.faults_in(self.fixed.detail)])
+                )
             else:
                 what = self.fixed.detail or self.fixed.compile_errors or ", ".join(failing)
                 if self.fixed.verdict is Verdict.ERROR:  # the harness failed: nothing was learnt about the fix
@@ -71,9 +73,16 @@ class BaselineCheck:
     @property
     def ground_truth_ok(self) -> bool:
         """The fixed version compiles and passes its trigger tests (some regression tests may fail)."""
-        return not self.prepare_error and self.fixed is not None and (
-            self.fixed.verdict is Verdict.PLAUSIBLE
-            or (self.fixed.verdict is Verdict.WRONG and not set(self.bug.trigger_tests) & set(self.fixed.failing_tests))
+        return (
+            not self.prepare_error
+            and self.fixed is not None
+            and (
+                self.fixed.verdict is Verdict.PLAUSIBLE
+                or (
+                    self.fixed.verdict is Verdict.WRONG
+                    and not set(self.bug.trigger_tests) & set(self.fixed.failing_tests)
+                )
+            )
         )
 
 
@@ -86,8 +95,10 @@ def problem_lines(checks: Iterable[BaselineCheck], only: Collection[str] | None 
             if only is not None and problem not in only:
                 continue
             bugs_with.setdefault(problem, []).append(check.bug.id)
-    return [f"{', '.join(ids[:3])}{f' and {len(ids) - 3} more' if len(ids) > 3 else ''}: {problem}"
-            for problem, ids in bugs_with.items()]
+    return [
+        f"{', '.join(ids[:3])}{f' and {len(ids) - 3} more' if len(ids) > 3 else ''}: {problem}"
+        for problem, ids in bugs_with.items()
+    ]
 
 
 class BugRun:
@@ -97,8 +108,15 @@ class BugRun:
     was done to it in :data:`STORY_FILE`); ``prepare`` gives the workspace when it is not the engine's
     own (a user's project, built by :mod:`nl2fix.fix.project_build`)."""
 
-    def __init__(self, engine: ValidationEngine, bug: Bug, *, log_root: Path, all_tests: bool = False,
-                 prepare: Callable[[Bug], Workspace] | None = None):
+    def __init__(
+        self,
+        engine: ValidationEngine,
+        bug: Bug,
+        *,
+        log_root: Path,
+        all_tests: bool = False,
+        prepare: Callable[[Bug], Workspace] | None = None,
+    ):
         self.engine, self.bug, self.log_root = engine, bug, log_root
         self.prepare = prepare or engine.prepare
         self.stop_first = not all_tests
@@ -116,27 +134,52 @@ class BugRun:
         """Keeps the story of validating ``id`` (candidate or reference) in its artifact folder."""
         with story.kept() as lines:
             try:
-                tell(log, "%s of %s, %s engine, %s", _what(id), self.bug.id, self.name,
-                     "stopping at the first failure" if stop_first else "every test")
+                tell(
+                    log,
+                    "%s of %s, %s engine, %s",
+                    _what(id),
+                    self.bug.id,
+                    self.name,
+                    "stopping at the first failure" if stop_first else "every test",
+                )
                 yield
             finally:
                 folder = self.log_root / id
                 folder.mkdir(parents=True, exist_ok=True)
                 (folder / STORY_FILE).write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
 
-    def _validated(self, id: str, code: str, fails_on_fix: frozenset[str], stop_first: bool,
-                   passes_on_fix: frozenset[str] = frozenset(), keep_passed: bool = False) -> ValidationRecord:
+    def _validated(
+        self,
+        id: str,
+        code: str,
+        fails_on_fix: frozenset[str],
+        stop_first: bool,
+        passes_on_fix: frozenset[str] = frozenset(),
+        keep_passed: bool = False,
+    ) -> ValidationRecord:
         """The record of ``code`` (candidate or reference ``id``) run by the engine."""
         if self.ws is None:
             outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"workspace: {self.error}")
         else:
             try:
-                outcome = self.engine.run(self.ws, code, known_failures=fails_on_fix, stop_at_first_failure=stop_first,
-                                          log_dir=self.log_root / id)
+                outcome = self.engine.run(
+                    self.ws,
+                    code,
+                    known_failures=fails_on_fix,
+                    stop_at_first_failure=stop_first,
+                    log_dir=self.log_root / id,
+                )
             except (Nl2FixError, OSError) as exc:
                 outcome = Outcome(phase=Phase.SPLICE, compiled=False, harness_error=f"harness: {exc}")
-        record = record_of(outcome, bug_id=self.bug.id, hash=id, engine=self.name, fails_on_fix=fails_on_fix,
-                           passes_on_fix=passes_on_fix, keep_passed=keep_passed or id == FIXED)
+        record = record_of(
+            outcome,
+            bug_id=self.bug.id,
+            hash=id,
+            engine=self.name,
+            fails_on_fix=fails_on_fix,
+            passes_on_fix=passes_on_fix,
+            keep_passed=keep_passed or id == FIXED,
+        )
         if self.ws is not None and record.failure_line is not None:
             record.failure_source = source_line(self.ws, record.failing_tests[0], record.failure_line)
         tell(log, "verdict: %s%s", record.verdict.value, f" ({record.detail})" if record.detail else "")
@@ -144,14 +187,21 @@ class BugRun:
             tell(log, "not held against it (the fixed version fails them too): %s", ", ".join(record.ignored_failures))
         return record
 
-    def _baseline(self, id: Reference, code: str, fails_on_fix: frozenset[str] = frozenset(),
-                  passes_on_fix: frozenset[str] = frozenset(), keep_passed: bool = False) -> ValidationRecord:
+    def _baseline(
+        self,
+        id: Reference,
+        code: str,
+        fails_on_fix: frozenset[str] = frozenset(),
+        passes_on_fix: frozenset[str] = frozenset(),
+        keep_passed: bool = False,
+    ) -> ValidationRecord:
         """A reference version's record: every test runs."""
         with self._story(id, stop_first=False):
             return self._validated(id, code, fails_on_fix, False, passes_on_fix, keep_passed)
 
-    def baselines(self, done: Callable[[Reference], ValidationRecord | None],
-                  save: Callable[[ValidationRecord, bool], None]) -> BaselineCheck:
+    def baselines(
+        self, done: Callable[[Reference], ValidationRecord | None], save: Callable[[ValidationRecord, bool], None]
+    ) -> BaselineCheck:
         """Prepare the workspace, then the fixed version (its failing tests are not held against
         candidates, its passing ones are required of them) and the buggy one, each unless ``done``."""
         bug = self.bug
@@ -160,8 +210,9 @@ class BugRun:
         except Nl2FixError as exc:
             self.error = str(exc)
         if self.ws is not None and isinstance(self.engine, Probing):
-            self.prober = Prober(self.engine, self.ws, bug.fixed_method or bug.buggy_method,
-                                 developer_fix=bool(bug.fixed_method))
+            self.prober = Prober(
+                self.engine, self.ws, bug.fixed_method or bug.buggy_method, developer_fix=bool(bug.fixed_method)
+            )
         if not bug.fixed_method:
             return self._without_fix(done, save)
         fixed = done(FIXED)
@@ -176,8 +227,9 @@ class BugRun:
             save(buggy, False)
         return BaselineCheck(bug, fixed, buggy, self.error)
 
-    def _without_fix(self, done: Callable[[Reference], ValidationRecord | None],
-                     save: Callable[[ValidationRecord, bool], None]) -> BaselineCheck:
+    def _without_fix(
+        self, done: Callable[[Reference], ValidationRecord | None], save: Callable[[ValidationRecord, bool], None]
+    ) -> BaselineCheck:
         """A user's bug has no known fix: the tree as it is stands in for the fixed version. The tests it
         fails other than the failing test are not held against candidates, and a candidate must pass every
         test it passed."""
@@ -196,8 +248,13 @@ class BugRun:
             record = self._validated(hash, code, self.fails_on_fix, self.stop_first, self.passes_on_fix)
             if record.verdict is Verdict.PLAUSIBLE and self.prober is not None:
                 record.behaviour = self.prober.behaviour(code)
-                tell(log, "behaviour beside the %s version: %s%s", record.behaviour.reference,
-                     record.behaviour.label.value, f" ({record.behaviour.note})" if record.behaviour.note else "")
+                tell(
+                    log,
+                    "behaviour beside the %s version: %s%s",
+                    record.behaviour.reference,
+                    record.behaviour.label.value,
+                    f" ({record.behaviour.note})" if record.behaviour.note else "",
+                )
         return record
 
 

@@ -41,8 +41,9 @@ class ExecutorSpec:
 
     def __post_init__(self) -> None:
         if self.ray_address and self.kind is not ExecutorKind.RAY:
-            raise Nl2FixError("--ray-address is only used with --executor ray",
-                              "add --executor ray, or drop --ray-address")
+            raise Nl2FixError(
+                "--ray-address is only used with --executor ray", "add --executor ray, or drop --ray-address"
+            )
 
     @property
     def address(self) -> str:
@@ -68,5 +69,9 @@ class ValidationOptions:
     def engine_options(self, projects_dir: Path | None) -> EngineOptions:
         """The engine options in this process: its sandbox (said loudly when it is ``none``), its
         cache, and ``projects_dir`` (a bundled-style benchmark's projects on this machine)."""
-        return EngineOptions(sandbox=make_sandbox(self.sandbox), cache_dir=cache.cache_dir(), settings=self.settings,
-                             projects_dir=projects_dir)
+        return EngineOptions(
+            sandbox=make_sandbox(self.sandbox),
+            cache_dir=cache.cache_dir(),
+            settings=self.settings,
+            projects_dir=projects_dir,
+        )

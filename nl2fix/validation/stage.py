@@ -77,8 +77,10 @@ def candidate_hash_of(store: RunStore, bugs: list[Bug], given: str) -> str:
     found = {c.hash for bug in bugs for c in store.candidates(bug.id) if c.hash.startswith(given)}
     if len(found) != 1:
         which = ", ".join(b.id for b in bugs)
-        raise Nl2FixError(f"{len(found) or 'no'} candidate(s) of {which} have a hash starting with {given!r}",
-                          f"give more of the hash (the folders under {store.run_dir / ARTIFACTS}/BUG/ are named by it)")
+        raise Nl2FixError(
+            f"{len(found) or 'no'} candidate(s) of {which} have a hash starting with {given!r}",
+            f"give more of the hash (the folders under {store.run_dir / ARTIFACTS}/BUG/ are named by it)",
+        )
     return found.pop()
 
 
@@ -95,9 +97,19 @@ class RunStoreDriver:
     to do, read from the run store, and every verdict saved there as it arrives; an executor
     (:mod:`nl2fix.validation.executors`) decides where the work runs."""
 
-    def __init__(self, store: RunStore, options: ValidationOptions, bugs: list[Bug], *, progress: bool,
-                 candidates: bool, projects_dir: Path | None, workspaces: Callable[[Bug], Workspace] | None = None,
-                 again: frozenset[str] = frozenset(), only: dict[str, set[str]] | None = None):
+    def __init__(
+        self,
+        store: RunStore,
+        options: ValidationOptions,
+        bugs: list[Bug],
+        *,
+        progress: bool,
+        candidates: bool,
+        projects_dir: Path | None,
+        workspaces: Callable[[Bug], Workspace] | None = None,
+        again: frozenset[str] = frozenset(),
+        only: dict[str, set[str]] | None = None,
+    ):
         self.store, self.options, self.bugs = store, options, bugs
         self.again = again
         """Candidates judged again whatever is stored (then the only ones judged)."""
@@ -129,8 +141,11 @@ class RunStoreDriver:
     def _todo(self, bug: Bug) -> list[CandidateRecord]:
         if self.again:
             return [c for c in self.store.candidates(bug.id) if c.hash in self.again]
-        return [c for c in self.store.candidates(bug.id) if self.done(bug.id, c.hash) is None
-                and (self.only is None or c.hash in self.only.get(bug.id, ()))]
+        return [
+            c
+            for c in self.store.candidates(bug.id)
+            if self.done(bug.id, c.hash) is None and (self.only is None or c.hash in self.only.get(bug.id, ()))
+        ]
 
     def todo(self, bug: Bug) -> list[CandidateRecord]:
         """The candidates still to validate (none when only the baselines are asked for); the
@@ -173,9 +188,16 @@ class RunStoreDriver:
         return self.summary
 
 
-def validate(run_dir: Path, options: ValidationOptions = ValidationOptions(), *, bug_ids: list[str] | None = None,
-             progress: bool = True, workspaces: Callable[[Bug], Workspace] | None = None,
-             again: Collection[str] = (), only: dict[str, set[str]] | None = None) -> ValidateSummary:
+def validate(
+    run_dir: Path,
+    options: ValidationOptions = ValidationOptions(),
+    *,
+    bug_ids: list[str] | None = None,
+    progress: bool = True,
+    workspaces: Callable[[Bug], Workspace] | None = None,
+    again: Collection[str] = (),
+    only: dict[str, set[str]] | None = None,
+) -> ValidateSummary:
     """Validate every unique candidate of the run (of ``bug_ids`` when given) not yet validated
     by ``options.engine``; baselines first. ``options.all_tests`` runs every trigger and relevant test
     instead of stopping at the first failure (slower; needed for Table 2's regression-pass rate), and
@@ -190,9 +212,17 @@ def validate(run_dir: Path, options: ValidationOptions = ValidationOptions(), *,
         bugs = _select(store, bug_ids)
         if not bugs:
             raise Nl2FixError(f"{run_dir} has no bugs to validate", "sample candidates first with `nl2fix sample`")
-        driver = RunStoreDriver(store, options, bugs, progress=progress, candidates=True,
-                                projects_dir=projects_dir_of(store), workspaces=workspaces,
-                                again=frozenset(candidate_hash_of(store, bugs, given) for given in again), only=only)
+        driver = RunStoreDriver(
+            store,
+            options,
+            bugs,
+            progress=progress,
+            candidates=True,
+            projects_dir=projects_dir_of(store),
+            workspaces=workspaces,
+            again=frozenset(candidate_hash_of(store, bugs, given) for given in again),
+            only=only,
+        )
         return driver.run(make_executor(options.executor))
 
 
@@ -211,8 +241,14 @@ def stories(run_dir: Path, engine: Engine, bug_ids: list[str] | None, candidates
     return out
 
 
-def check_baselines(bugs: list[Bug], options: ValidationOptions = ValidationOptions(), *, store_dir: Path,
-                    projects_dir: Path | None = None, progress: bool = True) -> list[BaselineCheck]:
+def check_baselines(
+    bugs: list[Bug],
+    options: ValidationOptions = ValidationOptions(),
+    *,
+    store_dir: Path,
+    projects_dir: Path | None = None,
+    progress: bool = True,
+) -> list[BaselineCheck]:
     """Run (or reuse, from ``store_dir``) the buggy and fixed baselines of ``bugs``."""
     with RunStore(store_dir, create=True) as store:
         store.add_bugs(bugs)

@@ -35,8 +35,9 @@ def not_passed(outcome: Outcome, passes_on_fix: frozenset[str]) -> list[str]:
     return sorted(t for t in passes_on_fix if t not in passed)
 
 
-def verdict_of(outcome: Outcome, fails_on_fix: frozenset[str] = frozenset(),
-               passes_on_fix: frozenset[str] = frozenset()) -> tuple[Verdict, str]:
+def verdict_of(
+    outcome: Outcome, fails_on_fix: frozenset[str] = frozenset(), passes_on_fix: frozenset[str] = frozenset()
+) -> tuple[Verdict, str]:
     """The verdict and, when nothing else explains it, why: the one place an outcome becomes a
     verdict. ``passes_on_fix``: the tests the fixed version passed; a pass must account for every
     one of them. ``fails_on_fix``: the tests it failed, not held against the candidate."""
@@ -60,20 +61,33 @@ def verdict_of(outcome: Outcome, fails_on_fix: frozenset[str] = frozenset(),
     missing = not_passed(outcome, passes_on_fix)
     if missing:
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        return Verdict.WRONG, (f"{len(missing)} test(s) the fixed version passed did not pass (skipped or not run): "
-                               f"{', '.join(missing[:3])}{more}")
+        return Verdict.WRONG, (
+            f"{len(missing)} test(s) the fixed version passed did not pass (skipped or not run): "
+            f"{', '.join(missing[:3])}{more}"
+        )
     return Verdict.PLAUSIBLE, ""
 
 
-def record_of(outcome: Outcome, *, bug_id: str, hash: str, engine: str, fails_on_fix: frozenset[str] = frozenset(),
-              passes_on_fix: frozenset[str] = frozenset(), keep_passed: bool = False) -> ValidationRecord:
+def record_of(
+    outcome: Outcome,
+    *,
+    bug_id: str,
+    hash: str,
+    engine: str,
+    fails_on_fix: frozenset[str] = frozenset(),
+    passes_on_fix: frozenset[str] = frozenset(),
+    keep_passed: bool = False,
+) -> ValidationRecord:
     """The stored record of ``outcome``, its verdict :func:`verdict_of`'s. ``hash``: the candidate's
     (or the reference version's) id. ``keep_passed`` stores the names of the tests that passed (for
     the fixed version, whose passes every candidate's must cover)."""
     verdict, why = verdict_of(outcome, fails_on_fix, passes_on_fix)
     # a rejected candidate's test results (where its code ran before the check) say nothing
-    held = [] if verdict is Verdict.REJECTED else [t for t in outcome.failing_tests + outcome.timed_out_tests
-                                                   if t not in fails_on_fix]
+    held = (
+        []
+        if verdict is Verdict.REJECTED
+        else [t for t in outcome.failing_tests + outcome.timed_out_tests if t not in fails_on_fix]
+    )
     failing = [t for t in held if t in outcome.failing_tests]
     if verdict is Verdict.WRONG and not failing:
         failing = not_passed(outcome, passes_on_fix)

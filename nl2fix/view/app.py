@@ -71,8 +71,9 @@ def create_app(catalog: Catalog, *, static: bool = False, host: str = "127.0.0.1
     needs the server)."""
     from flask import Flask, abort, redirect, render_template, request, send_file  # half a second: only `view`
 
-    app = Flask(__name__, template_folder=str(HERE / "templates"), static_folder=str(HERE / "static"),
-                static_url_path="/static")
+    app = Flask(
+        __name__, template_folder=str(HERE / "templates"), static_folder=str(HERE / "static"), static_url_path="/static"
+    )
     app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True
     app.jinja_env.finalize = _shown
 
@@ -86,8 +87,9 @@ def create_app(catalog: Catalog, *, static: bool = False, host: str = "127.0.0.1
         return f"nl2fix view: {exc}\n", 503, {"Content-Type": "text/plain; charset=utf-8"}
 
     def page(template: str, path: str, **values) -> str:
-        return render_template(template, root=site.root_of(path), site=site, static=static, version=__version__,
-                               catalog=catalog, **values)
+        return render_template(
+            template, root=site.root_of(path), site=site, static=static, version=__version__, catalog=catalog, **values
+        )
 
     def run_or_404(run_id: str) -> Run:
         run = catalog.run(run_id)
@@ -135,17 +137,30 @@ def create_app(catalog: Catalog, *, static: bool = False, host: str = "127.0.0.1
         with RunStore(run.run_dir, read_only=True) as store:
             view = read_bug(store, bug_id)
         i = order.index(bug_id)
-        others = [r for r in catalog.runs if r is not run and catalog.problem(r) is None
-                  and any(b.bug_id == bug_id for b in catalog.report(r).bugs)]
-        return page("bug.html", site.bug_page(run.id, bug_id), run=run, view=view,
-                    previous=order[i - 1] if i else None, next=order[i + 1] if i + 1 < len(order) else None,
-                    position=i + 1, count=len(order), others=others)
+        others = [
+            r
+            for r in catalog.runs
+            if r is not run and catalog.problem(r) is None and any(b.bug_id == bug_id for b in catalog.report(r).bugs)
+        ]
+        return page(
+            "bug.html",
+            site.bug_page(run.id, bug_id),
+            run=run,
+            view=view,
+            previous=order[i - 1] if i else None,
+            next=order[i + 1] if i + 1 < len(order) else None,
+            position=i + 1,
+            count=len(order),
+            others=others,
+        )
 
     @app.route("/runs/<run_id>/logs/<bug_id>/<hash>/<name>")
     def log(run_id: str, bug_id: str, hash: str, name: str):
         run_dir = run_or_404(run_id).run_dir
-        if not name.endswith(site.LOG_SUFFIX) or (file := open_log(run_dir, bug_id, hash,
-                                                                    name.removesuffix(site.LOG_SUFFIX))) is None:
+        if (
+            not name.endswith(site.LOG_SUFFIX)
+            or (file := open_log(run_dir, bug_id, hash, name.removesuffix(site.LOG_SUFFIX))) is None
+        ):
             abort(404)
         # text, never sniffed: a log's first bytes are a candidate's to choose
         response = send_file(file, mimetype="text/plain; charset=utf-8", download_name=name, conditional=False)
@@ -168,8 +183,12 @@ def create_app(catalog: Catalog, *, static: bool = False, host: str = "127.0.0.1
     @app.route("/compare/<key>/report.html")
     def compare_report(key: str):
         chosen = runs_of(key)
-        return page("compare_report.html", site.compare_report_page([r.id for r in chosen]), runs=chosen,
-                    body=catalog.compare_html(chosen))
+        return page(
+            "compare_report.html",
+            site.compare_report_page([r.id for r in chosen]),
+            runs=chosen,
+            body=catalog.compare_html(chosen),
+        )
 
     return app
 
@@ -186,4 +205,3 @@ def every_page(catalog: Catalog) -> list[str]:
         ids = [r.id for r in readable]
         pages += [site.compare_page(ids), site.compare_report_page(ids)]
     return pages
-

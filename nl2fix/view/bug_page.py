@@ -28,8 +28,15 @@ from nl2fix.view.artifacts import log_names
 from ranking.display import Line, code_lines, method_diff
 from ranking.texts import buggy_text, candidate_text
 
-VERDICT_ORDER = [Verdict.PLAUSIBLE.value, Verdict.WRONG.value, Verdict.UNCOMPILABLE.value, Verdict.REJECTED.value,
-                 Verdict.TIMEOUT.value, Verdict.ERROR.value, UNVALIDATED]
+VERDICT_ORDER = [
+    Verdict.PLAUSIBLE.value,
+    Verdict.WRONG.value,
+    Verdict.UNCOMPILABLE.value,
+    Verdict.REJECTED.value,
+    Verdict.TIMEOUT.value,
+    Verdict.ERROR.value,
+    UNVALIDATED,
+]
 """The order of a bug page's verdict groups: what passed first, what the harness could not judge last."""
 BEHAVIOUR_ORDER = (*(b.value for b in Behaviour), "")
 """Plausible candidates grouped by behaviour: like the developer's fix first, unprobed last."""
@@ -173,23 +180,37 @@ def bug_view(store: RunStore, bug_id: str) -> BugView:
         record = records.get(candidate.hash)
         lines, elsewhere = _placed(record, candidate.code, bug.start_line)
         code = candidate_text(candidate.code)
-        views.append(CandidateView(
-            candidate=candidate, record=record, ranks=ranks.get(candidate.hash, {}), samples=by_hash[candidate.hash],
-            vs_buggy=method_diff(buggy, code, "candidate"), vs_fixed=method_diff(fixed, code, "candidate", "fixed"),
-            lines=lines, errors_elsewhere=elsewhere, exact=same, logs=log_names(store.run_dir, bug.id, candidate.hash),
-            told=feedback(record, candidate.code, bug.start_line) if record else None,
-            hidden=flag(carried(candidate, record)),
-        ))
+        views.append(
+            CandidateView(
+                candidate=candidate,
+                record=record,
+                ranks=ranks.get(candidate.hash, {}),
+                samples=by_hash[candidate.hash],
+                vs_buggy=method_diff(buggy, code, "candidate"),
+                vs_fixed=method_diff(fixed, code, "candidate", "fixed"),
+                lines=lines,
+                errors_elsewhere=elsewhere,
+                exact=same,
+                logs=log_names(store.run_dir, bug.id, candidate.hash),
+                told=feedback(record, candidate.code, bug.start_line) if record else None,
+                hidden=flag(carried(candidate, record)),
+            )
+        )
     grouped: dict[tuple[str, str], list[CandidateView]] = defaultdict(list)
     for view in views:
         grouped[(view.verdict, view.behaviour)].append(view)
-    groups = [(v, b, sorted(grouped[(v, b)], key=lambda c: (-c.candidate.count, c.candidate.first_index)))
-              for v in VERDICT_ORDER for b in BEHAVIOUR_ORDER if grouped.get((v, b))]
+    groups = [
+        (v, b, sorted(grouped[(v, b)], key=lambda c: (-c.candidate.count, c.candidate.first_index)))
+        for v in VERDICT_ORDER
+        for b in BEHAVIOUR_ORDER
+        if grouped.get((v, b))
+    ]
     of_hash = {v.hash: v for v in views}
     by_index = {s.index: s for s in samples}
-    rounds = [RoundView(r, [(by_index[i], of_hash.get(by_index[i].candidate_hash or ""))
-                            for i in r.indices if i in by_index])
-              for r in store.rounds(bug.id)]
+    rounds = [
+        RoundView(r, [(by_index[i], of_hash.get(by_index[i].candidate_hash or "")) for i in r.indices if i in by_index])
+        for r in store.rounds(bug.id)
+    ]
     totals: dict[str, float] = {
         "prompt_tokens": sum(s.prompt_tokens for s in samples),
         "completion_tokens": sum(s.completion_tokens for s in samples),
@@ -198,9 +219,16 @@ def bug_view(store: RunStore, bug_id: str) -> BugView:
     if price is not None:
         totals["dollars"] = price.dollars(int(totals["prompt_tokens"]), int(totals["completion_tokens"]))
     return BugView(
-        bug=bug, engine=engine, rankers=rankers,
+        bug=bug,
+        engine=engine,
+        rankers=rankers,
         baselines={h: records[h] for h in (FIXED, BUGGY) if h in records},
-        buggy=_lines(buggy), fix_diff=method_diff(buggy, fixed, "fixed"), groups=groups,
+        buggy=_lines(buggy),
+        fix_diff=method_diff(buggy, fixed, "fixed"),
+        groups=groups,
         unextracted=[_cost(s, price) for s in samples if s.candidate_hash is None],
-        prompt=store.prompt(bug.id), rounds=rounds, price=price, totals=totals,
+        prompt=store.prompt(bug.id),
+        rounds=rounds,
+        price=price,
+        totals=totals,
     )

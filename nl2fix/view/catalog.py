@@ -48,8 +48,10 @@ class Catalog:
         self.runs: list[Run] = []
         for run_dir in run_dirs:
             if not (Path(run_dir) / STORE_FILE).is_file():
-                raise Nl2FixError(f"{run_dir} is not a run directory (no {STORE_FILE})",
-                                  "pass the directory given to `nl2fix run --run DIR`")
+                raise Nl2FixError(
+                    f"{run_dir} is not a run directory (no {STORE_FILE})",
+                    "pass the directory given to `nl2fix run --run DIR`",
+                )
             self.runs.append(Run(site.run_id(Path(run_dir).resolve().name, taken), Path(run_dir)))
             taken.add(self.runs[-1].id)
         self._by_id = {r.id: r for r in self.runs}
@@ -85,12 +87,12 @@ class Catalog:
 
     def report_html(self, run: Run) -> str:
         """The report's facts, tables and figures as an HTML fragment (its figures take a second or two)."""
-        return self._cached(("report-html", run.id), [run],
-                            lambda: html.body(report_document(self.report(run))))
+        return self._cached(("report-html", run.id), [run], lambda: html.body(report_document(self.report(run))))
 
     def compare_html(self, runs: Sequence[Run]) -> str:
         """``nl2fix compare``'s tables and figures as an HTML fragment (its equal-budget table reads the stores
         again)."""
+
         def make() -> str:
             return html.body(compare_document(compare_reports([r.id for r in runs], [self.report(r) for r in runs])))
 

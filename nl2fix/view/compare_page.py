@@ -53,8 +53,9 @@ def shared_bugs(runs: list[tuple[str, ReportData]]) -> CompareView:
     bugs = []
     for first in shared:
         per_run = [r[first.bug_id] for r in rows]
-        bugs.append(SharedBug(first.bug_id, first.project, per_run,
-                              _category(ids, [r.plausible_samples > 0 for r in per_run])))
+        bugs.append(
+            SharedBug(first.bug_id, first.project, per_run, _category(ids, [r.plausible_samples > 0 for r in per_run]))
+        )
     categories = [ALL, *[ONLY + i for i in ids], *([SOME] if len(ids) > 2 else []), NONE]
     return CompareView(
         runs=[run_row(run_id, report) for run_id, report in runs],

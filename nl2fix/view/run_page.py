@@ -58,16 +58,29 @@ class BugLine:
 def run_facts(store: RunStore, report: ReportData) -> RunFacts:
     c = report.run.config
     env = (store.get_meta_json(environment_key(report.run.engine)) or {}) if report.run.engine else {}
-    java = f"{env['java_version']} ({env.get('choice', '')})" if env.get("java_version") else (
-        f"Defects4J {env['defects4j_version']}" if env.get("defects4j_version") else "-")
+    java = (
+        f"{env['java_version']} ({env.get('choice', '')})"
+        if env.get("java_version")
+        else (f"Defects4J {env['defects4j_version']}" if env.get("defects4j_version") else "-")
+    )
     strategy = "-"
     if c is not None:
-        strategy = c.strategy.value + (f" ({c.conversation.first_prompt.value}, {c.conversation.rounds} rounds x "
-                                       f"{c.conversation.samples_per_round})" if c.conversation else "")
+        strategy = c.strategy.value + (
+            f" ({c.conversation.first_prompt.value}, {c.conversation.rounds} rounds x "
+            f"{c.conversation.samples_per_round})"
+            if c.conversation
+            else ""
+        )
     return RunFacts(
-        dataset=c.dataset if c else "-", strategy=strategy, model=c.model if c else "-",
-        backend=c.backend if c else "-", temperature=f"{c.temperature:g}" if c else "-", n=str(c.n) if c else "-",
-        engine=report.run.engine or "none yet", sandbox=env.get("sandbox", "-"), java=java,
+        dataset=c.dataset if c else "-",
+        strategy=strategy,
+        model=c.model if c else "-",
+        backend=c.backend if c else "-",
+        temperature=f"{c.temperature:g}" if c else "-",
+        n=str(c.n) if c else "-",
+        engine=report.run.engine or "none yet",
+        sandbox=env.get("sandbox", "-"),
+        java=java,
     )
 
 
@@ -86,11 +99,15 @@ def bug_lines(report: ReportData, bugs: list[Bug]) -> list[BugLine]:
         cost = costs.get(row.bug_id)
         tokens = cost.prompt_tokens + cost.completion_tokens if cost else 0
         dollars = cost.dollars if cost else None
-        lines.append(BugLine(row=row, title=bug.title,
-                             search=" ".join([row.bug_id, bug.title, bug.description[:SEARCH_CHARS]]).lower(),
-                             pass_at_k={k: float(v[i]) for k, v in per_k.items()},
-                             cost=f"${dollars:.4f}" if dollars is not None else f"{tokens:,} tok",
-                             cost_value=dollars if dollars is not None else tokens,
-                             published="none" if report.published is None else
-                             "differs" if row.bug_id in differs else "agrees"))
+        lines.append(
+            BugLine(
+                row=row,
+                title=bug.title,
+                search=" ".join([row.bug_id, bug.title, bug.description[:SEARCH_CHARS]]).lower(),
+                pass_at_k={k: float(v[i]) for k, v in per_k.items()},
+                cost=f"${dollars:.4f}" if dollars is not None else f"{tokens:,} tok",
+                cost_value=dollars if dollars is not None else tokens,
+                published="none" if report.published is None else "differs" if row.bug_id in differs else "agrees",
+            )
+        )
     return lines

@@ -31,8 +31,9 @@ def server(catalog: Catalog, host: str = "127.0.0.1", port: int = DEFAULT_PORT) 
     try:
         return make_server(host, port, create_app(catalog, host=host), threaded=True)
     except OSError as exc:
-        raise Nl2FixError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-                          "choose another --port (0 takes a free one)") from exc
+        raise Nl2FixError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}", "choose another --port (0 takes a free one)"
+        ) from exc
 
 
 def url_of(httpd: BaseWSGIServer) -> str:

@@ -67,8 +67,9 @@ class Registration:
 EMBEDDERS: Registry[str, Registration] = Registry("embedder")
 
 
-def embedder(kind: str, *, argument: str | None = None,
-             example: str | None = None) -> Callable[[EmbedderFactory], EmbedderFactory]:
+def embedder(
+    kind: str, *, argument: str | None = None, example: str | None = None
+) -> Callable[[EmbedderFactory], EmbedderFactory]:
     """Registers the decorated factory as the embedder ``--embedder KIND[:ARGUMENT]`` makes."""
 
     def register(factory: EmbedderFactory) -> EmbedderFactory:

@@ -51,8 +51,10 @@ class OpenAIEmbedder:
 
     def _openai(self) -> openai.OpenAI:
         if self._client is None:
-            no_key = Nl2FixError("OPENAI_API_KEY is not set",
-                                 "export OPENAI_API_KEY, or pass --base-url for a local OpenAI-compatible server")
+            no_key = Nl2FixError(
+                "OPENAI_API_KEY is not set",
+                "export OPENAI_API_KEY, or pass --base-url for a local OpenAI-compatible server",
+            )
             self._client = make_client(self.base_url, None, timeout=self.timeout, no_key=no_key)
         return self._client
 
@@ -62,16 +64,18 @@ class OpenAIEmbedder:
         client = self._openai()
         where = self.base_url or "the OpenAI API"
         try:
-            response = retrying(self.retry)(parsed, lambda: client.embeddings.create(model=self.model, input=batch,
-                                                                                   encoding_format="float"))
+            response = retrying(self.retry)(
+                parsed, lambda: client.embeddings.create(model=self.model, input=batch, encoding_format="float")
+            )
         except openai.APIStatusError as exc:
             raise Nl2FixError(
                 f"embedding request to {where} failed with HTTP {exc.status_code}: {error_message(exc)}",
                 "check the model name and key; embeddings received so far are cached, re-run to resume",
             ) from exc
         except MalformedResponse as exc:
-            raise Nl2FixError(f"the embedding endpoint {where}: {exc}",
-                              "embeddings received so far are cached; re-run to resume") from exc
+            raise Nl2FixError(
+                f"the embedding endpoint {where}: {exc}", "embeddings received so far are cached; re-run to resume"
+            ) from exc
         except openai.APIConnectionError as exc:
             raise Nl2FixError(
                 f"cannot reach the embedding endpoint {where} after {self.retry.attempts} attempts: {exc}",

@@ -51,8 +51,9 @@ def resolve_st_model(model: str) -> str:
     if path.exists():
         return str(path.resolve())
     if model.startswith(("/", "./", "../", "~")) or model.count("/") > 1:
-        raise Nl2FixError(f"no sentence-transformers model at {path}",
-                          "pass an existing model folder: st:/path/to/model")
+        raise Nl2FixError(
+            f"no sentence-transformers model at {path}", "pass an existing model folder: st:/path/to/model"
+        )
     if not _in_hub_cache(model) and not _hub_reachable():
         raise Nl2FixError(
             f"{model!r} is neither a local folder nor in the Hugging Face cache, and the hub cannot be reached",

@@ -16,16 +16,30 @@ from nl2fix.store.run_store import STORE_FILE, RunStore
 def run_dir(tmp_path, invoke_cli) -> Path:
     """A sampled, judged and ranked run of Textkit-1 (verdicts stored as the validation stage stores them)."""
     run = tmp_path / "run"
-    sampled = invoke_cli("sample", "--dataset", "example", "--bug", "Textkit-1", "--backend", "mutation", "-n", "4",
-                         "--run", run, "--quiet")
+    sampled = invoke_cli(
+        "sample",
+        "--dataset",
+        "example",
+        "--bug",
+        "Textkit-1",
+        "--backend",
+        "mutation",
+        "-n",
+        "4",
+        "--run",
+        run,
+        "--quiet",
+    )
     assert sampled.exit_code == 0, sampled.output
     with RunStore(run) as store:
         candidates = store.candidates("Textkit-1")
         for verdict, candidate in zip([Verdict.PLAUSIBLE] + [Verdict.WRONG] * len(candidates), candidates):
-            store.save_validation(ValidationRecord(bug_id="Textkit-1", hash=candidate.hash, engine="fast",
-                                                   verdict=verdict))
-        store.save_validation(ValidationRecord(bug_id="Textkit-1", hash="fixed", engine="fast",
-                                               verdict=Verdict.PLAUSIBLE))
+            store.save_validation(
+                ValidationRecord(bug_id="Textkit-1", hash=candidate.hash, engine="fast", verdict=verdict)
+            )
+        store.save_validation(
+            ValidationRecord(bug_id="Textkit-1", hash="fixed", engine="fast", verdict=Verdict.PLAUSIBLE)
+        )
     ranked = invoke_cli("rank", "--run", run)
     assert ranked.exit_code == 0, ranked.output
     return run
@@ -51,14 +65,29 @@ def test_reading_commands_read_a_run_that_cannot_be_written(run_dir, read_only_d
 
 def test_writing_commands_say_the_run_cannot_be_written(run_dir, read_only_dir, invoke_cli):
     view = read_only_dir(run_dir)
-    for command in (["validate", "--run", view],
-                    ["rank", "--run", view],
-                    ["sample", "--dataset", "example", "--bug", "Textkit-1", "--backend", "mutation", "-n", "4",
-                     "--run", view, "--quiet"]):
+    for command in (
+        ["validate", "--run", view],
+        ["rank", "--run", view],
+        [
+            "sample",
+            "--dataset",
+            "example",
+            "--bug",
+            "Textkit-1",
+            "--backend",
+            "mutation",
+            "-n",
+            "4",
+            "--run",
+            view,
+            "--quiet",
+        ],
+    ):
         result = invoke_cli(*command)
         assert result.exit_code == 2, (command, result.output)
-        assert result.stderr.splitlines()[0] == (f"error: {view} is not writable (read-only mount, permissions or "
-                                                 "immutable attribute)")
+        assert result.stderr.splitlines()[0] == (
+            f"error: {view} is not writable (read-only mount, permissions or immutable attribute)"
+        )
     html = invoke_cli("report", "--run", view, "--format", "html", "--no-codebleu")
     assert html.exit_code == 2 and html.stderr.startswith(f"error: cannot write {view / 'report.html'}: ")
     assert "--out FILE" in html.stderr

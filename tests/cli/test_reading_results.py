@@ -31,12 +31,44 @@ def run(tmp_path_factory, confined) -> Path:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("NL2FIX_CACHE_DIR", str(base / "cache"))
         invoke = CliRunner().invoke
-        sampled = invoke(cli, ["sample", "--dataset", "example", "--bug", "Textkit-1", "--bug", "Rangekit-2",
-                               "--backend", "mutation", "-n", "8", "--run", str(run), "--quiet"])
+        sampled = invoke(
+            cli,
+            [
+                "sample",
+                "--dataset",
+                "example",
+                "--bug",
+                "Textkit-1",
+                "--bug",
+                "Rangekit-2",
+                "--backend",
+                "mutation",
+                "-n",
+                "8",
+                "--run",
+                str(run),
+                "--quiet",
+            ],
+        )
         assert sampled.exit_code == 0, sampled.output
         # each bug named once however spelt, the first twice
-        validated = invoke(cli, ["validate", "--run", str(run), "--workers", "1", "--quiet",
-                                 "--bug", "rangekit-2", "--bug", "Textkit-1", "--bug", "RANGEKIT_2"])
+        validated = invoke(
+            cli,
+            [
+                "validate",
+                "--run",
+                str(run),
+                "--workers",
+                "1",
+                "--quiet",
+                "--bug",
+                "rangekit-2",
+                "--bug",
+                "Textkit-1",
+                "--bug",
+                "RANGEKIT_2",
+            ],
+        )
         assert validated.exit_code == 0, validated.output
     return run
 
@@ -61,7 +93,11 @@ def test_export_carries_failing_tests_compile_errors_and_cpu_seconds(run, invoke
     for row in rows:
         record = records[(row["bug"], row["candidate_hash"])]
         assert (row["failing_tests"], row["compile_errors"], row["cpu_seconds"], row["tests_run"]) == (
-            record.failing_tests, record.compile_errors, record.cpu_seconds, record.tests_run)
+            record.failing_tests,
+            record.compile_errors,
+            record.cpu_seconds,
+            record.tests_run,
+        )
     wrong = [r for r in rows if r["verdict"] == Verdict.WRONG.value]
     uncompilable = [r for r in rows if r["verdict"] == Verdict.UNCOMPILABLE.value]
     assert wrong and all(r["failing_tests"] and "::" in r["failing_tests"][0] for r in wrong)

@@ -44,13 +44,16 @@ def root_logging():
     root.handlers[:], root.level = handlers, level
 
 
-@pytest.mark.parametrize("options,shown,hidden", [
-    ([], ["warned"], ["told", "detail"]),
-    (["-v"], ["warned", "INFO defects4j_adapter.engines.fast: told"], ["detail"]),
-    (["-vv"], ["warned", "told", "DEBUG nl2fix.validation.stage: detail"], []),
-    (["-vv", "--log-level", "warning"], ["warned"], ["told", "detail"]),
-    (["--log-level", "INFO"], ["told"], ["detail"]),
-])
+@pytest.mark.parametrize(
+    "options,shown,hidden",
+    [
+        ([], ["warned"], ["told", "detail"]),
+        (["-v"], ["warned", "INFO defects4j_adapter.engines.fast: told"], ["detail"]),
+        (["-vv"], ["warned", "told", "DEBUG nl2fix.validation.stage: detail"], []),
+        (["-vv", "--log-level", "warning"], ["warned"], ["told", "detail"]),
+        (["--log-level", "INFO"], ["told"], ["detail"]),
+    ],
+)
 def test_the_group_s_verbosity_decides_what_the_library_s_logs_show(root_logging, capsys, options, shown, hidden):
     result = CliRunner().invoke(cli, [*options, "validate", "--help"])
     assert result.exit_code == 0, result.output

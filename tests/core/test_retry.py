@@ -29,8 +29,12 @@ def _backoff(waits: list[float], attempts: int = 3) -> Backoff:
 def test_a_transient_failure_is_tried_again_after_growing_waits_each_logged(caplog):
     waits: list[float] = []
     with caplog.at_level(logging.WARNING, logger="nl2fix.core.retry"):
-        value = retry(Flaky(2, OSError("Tag post-fix revision failed\nmore")), what="checkout of Lang-1",
-                      transient=lambda exc: True, backoff=_backoff(waits))
+        value = retry(
+            Flaky(2, OSError("Tag post-fix revision failed\nmore")),
+            what="checkout of Lang-1",
+            transient=lambda exc: True,
+            backoff=_backoff(waits),
+        )
     assert value == 3 and waits == [0.5, 1.5]
     assert [r.getMessage() for r in caplog.records] == [
         "checkout of Lang-1 failed (try 1 of 3: Tag post-fix revision failed); trying again in 0.5 s",
@@ -58,8 +62,9 @@ def test_a_result_that_reports_a_transient_failure_is_asked_for_again_and_the_la
     waits: list[float] = []
     results = iter([(1, "lost the lock"), (1, "lost the lock"), (0, "")])
     with caplog.at_level(logging.WARNING, logger="nl2fix.core.retry"):
-        got = retry_while(lambda: next(results), failed=lambda r: r[1], what="`defects4j test`",
-                          backoff=_backoff(waits))
+        got = retry_while(
+            lambda: next(results), failed=lambda r: r[1], what="`defects4j test`", backoff=_backoff(waits)
+        )
     assert got == (0, "") and waits == [0.5, 1.5] and len(caplog.records) == 2
     # still failing after every try: the last result comes back as it was, nothing is raised
     always = Flaky(0, OSError())

@@ -18,8 +18,12 @@ def test_what_is_told_is_logged_and_kept_only_while_a_story_is_kept(caplog):
         story.tell(log, "verdict: 100% plausible")  # no arguments: the text is taken as it is
     story.tell(log, "after")
     assert lines == ["compiled in JVM a1", "verdict: 100% plausible"]
-    assert [r.getMessage() for r in caplog.records] == ["before: nobody keeps it", "compiled in JVM a1",
-                                                        "verdict: 100% plausible", "after"]
+    assert [r.getMessage() for r in caplog.records] == [
+        "before: nobody keeps it",
+        "compiled in JVM a1",
+        "verdict: 100% plausible",
+        "after",
+    ]
 
 
 def test_each_thread_keeps_its_own_story():

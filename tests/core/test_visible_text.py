@@ -32,7 +32,7 @@ def test_hidden_characters_are_escaped_and_flagged(raw, shown):
 
 
 def test_layout_and_ordinary_text_are_kept():
-    code = "int f() {\r\n\treturn \"é ü 中文 \\u202e\";\n}\n"
+    code = 'int f() {\r\n\treturn "é ü 中文 \\u202e";\n}\n'
     assert visible(code) == code
     assert not hidden_characters(code)
 
@@ -43,8 +43,10 @@ def test_the_escapes_can_be_marked():
 
 
 def test_describe_names_each_kind():
-    assert describe(hidden_characters("\x1b\x1b\u202e")) == \
-        "3 hidden characters (U+001B ESC x2, U+202E RIGHT-TO-LEFT OVERRIDE)"
+    assert (
+        describe(hidden_characters("\x1b\x1b\u202e"))
+        == "3 hidden characters (U+001B ESC x2, U+202E RIGHT-TO-LEFT OVERRIDE)"
+    )
 
 
 def test_json_keeps_the_data_and_shows_escapes():

@@ -78,22 +78,31 @@ def test_stats_and_show_on_the_example_benchmark(invoke_cli):
 
 
 def test_malformed_entries_are_reported_and_the_rest_is_used(tmp_path, invoke_cli):
-    good = {"src": "int f() {\n  return 1;\n}", "fixed_src": "int f() {\n  return 2;\n}",
-            "summary": "f is wrong", "Description": None}
+    good = {
+        "src": "int f() {\n  return 1;\n}",
+        "fixed_src": "int f() {\n  return 2;\n}",
+        "summary": "f is wrong",
+        "Description": None,
+    }
     data = {"Demo_1_src/A.java_1_3": good, "Demo_2_badkey": good, "Demo_3_src/A.java_5_7": {**good, "src": None}}
     path = tmp_path / "data.json"
     path.write_text(json.dumps(data))
     result = invoke_cli("dataset", "stats", "--dataset", path)
     assert result.exit_code == 0 and result.stdout.splitlines()[-1].split()[:2] == ["All", "1"]
-    assert ("2 problems" in result.stderr and "Demo_2_badkey" in result.stderr
-            and "lacks src (the buggy method)" in result.stderr)
+    assert (
+        "2 problems" in result.stderr
+        and "Demo_2_badkey" in result.stderr
+        and "lacks src (the buggy method)" in result.stderr
+    )
 
 
 def test_an_entry_missing_fields_says_which_and_what_becomes_of_it(tmp_path, invoke_cli):
     good = {"src": "int f() {\n  return 1;\n}", "fixed_src": "int f() {\n  return 2;\n}", "summary": "f is wrong"}
-    data = {"Demo_1_src/A.java_1_3": good,
-            "Demo_2_src/A.java_5_7": {"fixed_src": good["fixed_src"]},
-            "Demo_3_src/A.java_9_11": {**good, "summary": " "}}
+    data = {
+        "Demo_1_src/A.java_1_3": good,
+        "Demo_2_src/A.java_5_7": {"fixed_src": good["fixed_src"]},
+        "Demo_3_src/A.java_9_11": {**good, "summary": " "},
+    }
     path = tmp_path / "data.json"
     path.write_text(json.dumps(data))
     result = invoke_cli("prompt", "--dataset", path, "--all")
@@ -115,8 +124,17 @@ def test_prompt_prints_exactly_what_is_sent(invoke_cli):
     assert [(m["role"], m["turn"]) for m in messages] == [("system", 1), ("user", 1), ("user", 2), ("user", 3)]
     result = invoke_cli("prompt", "--dataset", "example", "--bug", "Rangekit-3", "--strategy", "one-shot")
     assert result.exit_code == 0 and "[system]" in result.output and "one-shot example: " in result.output
-    result = invoke_cli("prompt", "--dataset", "example", "--bug", "Rangekit-3",
-                        "--model-style", "completion", "--context-window", "300")
+    result = invoke_cli(
+        "prompt",
+        "--dataset",
+        "example",
+        "--bug",
+        "Rangekit-3",
+        "--model-style",
+        "completion",
+        "--context-window",
+        "300",
+    )
     assert result.exit_code == 2 and "context window" in result.output
 
 
@@ -124,8 +142,22 @@ def test_mutation_baseline_runs_offline_on_a_fresh_clone(tmp_path, invoke_cli):
     run_dir = tmp_path / "run"
     env = {**os.environ, "NL2FIX_DATA_DIR": str(tmp_path / "data"), "NL2FIX_CACHE_DIR": str(tmp_path / "cache")}
     env.pop("OPENAI_API_KEY", None)
-    argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "sample", "--backend", "mutation",
-            "--bug", "Textkit-1", "-n", "20", "--dataset", "example", "--run", run_dir]
+    argv = [
+        sys.executable,
+        "-c",
+        "from nl2fix.cli.main import main; main()",
+        "sample",
+        "--backend",
+        "mutation",
+        "--bug",
+        "Textkit-1",
+        "-n",
+        "20",
+        "--dataset",
+        "example",
+        "--run",
+        run_dir,
+    ]
     result = run_command(argv, timeout=120, cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
     assert "20 samples (20 new), 20 unique candidates, 0 without an extractable method" in result.stdout

@@ -72,8 +72,16 @@ def test_loads_every_bug_without_problems(dataset):
 
 
 def test_entries_have_the_real_datasets_fields(raw):
-    fields = {"src", "src_wo_comments", "fixed_src", "fixed_src_wo_comments", "summary", "Description",
-              "issue_url", "comments"}
+    fields = {
+        "src",
+        "src_wo_comments",
+        "fixed_src",
+        "fixed_src_wo_comments",
+        "summary",
+        "Description",
+        "issue_url",
+        "comments",
+    }
     for key, entry in raw.items():
         assert fields <= set(entry) <= fields | {"summarized_discussion", "trigger_tests_src"}, key
         assert entry["src"] != entry["fixed_src"], key
@@ -100,8 +108,9 @@ def test_patches_change_only_main_sources_and_apply_with_git(dataset, tmp_path):
         text = patch.read_text(encoding="iso-8859-1")
         assert re.findall(r"^\+\+\+ b/(\S+)", text, re.M) == [bug.path], bug.id
         assert re.findall(r"^--- a/(\S+)", text, re.M) == [bug.path], bug.id
-        res = run_command(["git", "apply", "--check", "-p1", patch],
-                          cwd=BENCH / "projects" / bug.project / "fixed", timeout=30)
+        res = run_command(
+            ["git", "apply", "--check", "-p1", patch], cwd=BENCH / "projects" / bug.project / "fixed", timeout=30
+        )
         assert res.ok, f"{bug.id}: {res.stderr}"
 
 
@@ -146,8 +155,10 @@ def test_one_touched_source_is_latin1(dataset):
 
 
 def test_method_range_finds_declaration_to_closing_brace():
-    text = "class A {\n    /** doc */\n    @Override\n    public String toString() {\n" \
-           "        String s = \"}\"; // }\n        return s;\n    }\n}\n"
+    text = (
+        "class A {\n    /** doc */\n    @Override\n    public String toString() {\n"
+        '        String s = "}"; // }\n        return s;\n    }\n}\n'
+    )
     assert tooling.method_range(text, "public String toString()") == (3, 7)
     assert tooling.method_text(text, 3, 7).startswith("@Override\n    public String toString() {")
 

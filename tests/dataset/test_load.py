@@ -54,7 +54,12 @@ def test_unreadable_dataset_is_a_user_error(tmp_path):
 
 def test_key_with_underscores_in_path():
     assert parse_key("JacksonDatabind_12_src/main/java/a_b/C_D.java_7_9") == (
-        "JacksonDatabind", 12, "src/main/java/a_b/C_D.java", 7, 9)
+        "JacksonDatabind",
+        12,
+        "src/main/java/a_b/C_D.java",
+        7,
+        9,
+    )
 
 
 def test_trigger_file_parsing_skips_stack_traces():
@@ -63,8 +68,9 @@ def test_trigger_file_parsing_skips_stack_traces():
 
 
 def test_selection(tmp_path):
-    ds = load_dataset(_write(tmp_path, {"Demo_1_src/A.java_1_3": GOOD, "Demo_2_src/A.java_5_7": GOOD,
-                                        "Other_1_src/A.java_1_3": GOOD}))
+    ds = load_dataset(
+        _write(tmp_path, {"Demo_1_src/A.java_1_3": GOOD, "Demo_2_src/A.java_5_7": GOOD, "Other_1_src/A.java_1_3": GOOD})
+    )
     assert [b.id for b in ds.select(projects=["demo"])] == ["Demo-1", "Demo-2"]
     assert [b.id for b in ds.select(ids=["other_1", "Demo-2b"])] == ["Other-1", "Demo-2"]
     with pytest.raises(Nl2FixError):
@@ -80,8 +86,9 @@ def test_real_dataset_loads_with_defects4j_metadata(shared_data):
     bug = ds.resolve("JXPath-20")
     assert bug.path.endswith("CoreOperationRelationalExpression.java")
     assert (bug.start_line, bug.end_line) == (71, 99)
-    assert bug.trigger_tests == ("org.apache.commons.jxpath.ri.compiler.JXPath149Test::"
-                                 "testComplexOperationWithVariables",)
+    assert bug.trigger_tests == (
+        "org.apache.commons.jxpath.ri.compiler.JXPath149Test::testComplexOperationWithVariables",
+    )
     assert "org.apache.commons.jxpath.ri.compiler.JXPath149Test" in bug.relevant_tests
     assert bug.source_dir == "src/java" and len(bug.buggy_revision) == 40
     assert all(b.trigger_tests for b in ds.bugs.values())

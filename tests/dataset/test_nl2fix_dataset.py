@@ -33,8 +33,13 @@ def test_all_bugs_load_and_every_spelling_of_their_ids_resolves(real):
     assert len(ds.bugs) == len(raw) == 283 and ds.problems == []
     assert {b.key for b in ds.bugs.values()} == set(raw)
     for bug in ds.bugs.values():
-        for spelling in (bug.id, bug.id.upper(), bug.id.lower().replace("-", "_"),
-                         f"{bug.project} {bug.number}", bug.id + "b"):
+        for spelling in (
+            bug.id,
+            bug.id.upper(),
+            bug.id.lower().replace("-", "_"),
+            f"{bug.project} {bug.number}",
+            bug.id + "b",
+        ):
             assert ds.resolve(spelling) is bug
 
 
@@ -63,12 +68,14 @@ def test_every_strategy_renders_for_every_bug_within_a_4k_budget(real, strategy)
             with pytest.raises(Nl2FixError, match=f"{bug.id}: the dataset holds no source of its trigger tests"):
                 build_prompt(bug, strategy, model="gpt-3.5-turbo", context_window=WINDOW, max_tokens=ANSWER)
             continue
-        prompt = build_prompt(bug, strategy, model="gpt-3.5-turbo", context_window=WINDOW,
-                              max_tokens=ANSWER, examples=index)
+        prompt = build_prompt(
+            bug, strategy, model="gpt-3.5-turbo", context_window=WINDOW, max_tokens=ANSWER, examples=index
+        )
         reserve = ANSWER
         if strategy is Strategy.REASONING:
-            reserve += 2 * REASONING_TURN_TOKENS + sum(4 + tokens.count(m["content"])
-                                                       for t in prompt.turns[1:] for m in t)
+            reserve += 2 * REASONING_TURN_TOKENS + sum(
+                4 + tokens.count(m["content"]) for t in prompt.turns[1:] for m in t
+            )
         assert prompt.prompt_tokens + reserve <= WINDOW, bug.id
         text = "\n".join(m["content"] for m in prompt.turns[0])
         assert bug.title in text and bug.buggy_method_no_comments in text  # the target issue and method are whole

@@ -26,17 +26,30 @@ def fetcher(server, tmp_path, **kw) -> IssueFetcher:
 
 def test_urls_of_every_tracker_defects4j_links_to_resolve_to_their_apis():
     cases = {
-        "https://issues.apache.org/jira/browse/CLI-13":
-            (Tracker.JIRA, "https://issues.apache.org/jira/rest/api/2/issue/CLI-13?fields=summary,description,comment,created"),
-        "https://issues.apache.org/jira//browse/cli-1":
-            (Tracker.JIRA, "https://issues.apache.org/jira/rest/api/2/issue/CLI-1?fields=summary,description,comment,created"),
-        "https://github.com/FasterXML/jackson-core/issues/98":
-            (Tracker.GITHUB, "https://api.github.com/repos/FasterXML/jackson-core/issues/98"),
-        "https://sourceforge.net/p/jfreechart/bugs/983": (Tracker.SOURCEFORGE, "https://sourceforge.net/rest/p/jfreechart/bugs/983"),
-        "https://code.google.com/archive/p/mockito/issues/157":
-            (Tracker.GOOGLE_CODE, "https://storage.googleapis.com/google-code-archive/v2/code.google.com/mockito/issues/issue-157.json"),
-        "https://storage.googleapis.com/google-code-archive/v2/code.google.com/closure-compiler/issues/issue-787.json":
-            (Tracker.GOOGLE_CODE, "https://storage.googleapis.com/google-code-archive/v2/code.google.com/closure-compiler/issues/issue-787.json"),
+        "https://issues.apache.org/jira/browse/CLI-13": (
+            Tracker.JIRA,
+            "https://issues.apache.org/jira/rest/api/2/issue/CLI-13?fields=summary,description,comment,created",
+        ),
+        "https://issues.apache.org/jira//browse/cli-1": (
+            Tracker.JIRA,
+            "https://issues.apache.org/jira/rest/api/2/issue/CLI-1?fields=summary,description,comment,created",
+        ),
+        "https://github.com/FasterXML/jackson-core/issues/98": (
+            Tracker.GITHUB,
+            "https://api.github.com/repos/FasterXML/jackson-core/issues/98",
+        ),
+        "https://sourceforge.net/p/jfreechart/bugs/983": (
+            Tracker.SOURCEFORGE,
+            "https://sourceforge.net/rest/p/jfreechart/bugs/983",
+        ),
+        "https://code.google.com/archive/p/mockito/issues/157": (
+            Tracker.GOOGLE_CODE,
+            "https://storage.googleapis.com/google-code-archive/v2/code.google.com/mockito/issues/issue-157.json",
+        ),
+        "https://storage.googleapis.com/google-code-archive/v2/code.google.com/closure-compiler/issues/issue-787.json": (  # noqa: E501
+            Tracker.GOOGLE_CODE,
+            "https://storage.googleapis.com/google-code-archive/v2/code.google.com/closure-compiler/issues/issue-787.json",
+        ),
         "UNKNOWN": (Tracker.NONE, ""),
     }
     for url, (tracker, api) in cases.items():
@@ -56,11 +69,16 @@ def test_dates_and_retry_after_headers():
 
 
 def test_markup_becomes_plain_text_and_code_stays_verbatim():
-    assert jira_to_text("h3. Title\n*bold* _it_ [docs|http://a.b] [id, x] {{a*b*c}}\n"
-                        "{code:java}\nint x = a * b; // _y_\n{code}") \
+    assert (
+        jira_to_text(
+            "h3. Title\n*bold* _it_ [docs|http://a.b] [id, x] {{a*b*c}}\n{code:java}\nint x = a * b; // _y_\n{code}"
+        )
         == "Title\nbold it docs [id, x] a*b*c\n\nint x = a * b; // _y_"
-    assert markdown_to_text("# T\n**b** and `x_y_z` [l](http://a)\n\n    List<String> a;\n\n<b>ok</b> List<T>") \
+    )
+    assert (
+        markdown_to_text("# T\n**b** and `x_y_z` [l](http://a)\n\n    List<String> a;\n\n<b>ok</b> List<T>")
         == "T\nb and x_y_z l\n\n    List<String> a;\n\nok List<T>"
+    )
     assert html_to_text("a &lt;b&gt;<br/>c <i>d</i>") == "a <b>\nc d"
 
 
@@ -81,7 +99,7 @@ def test_jira_issue_with_heavy_markup(server, tmp_path):
         "Regression since 1.1, reported by jdoe."
     )
     assert issue.comments == ("cut in the middle of a word\n\nConfirmed, wontfix fixed in r680312.",)
-    (path, headers), = server.log
+    ((path, headers),) = server.log
     assert path == "/jira/rest/api/2/issue/CLI-1000?fields=summary,description,comment,created"
     assert "Authorization" not in headers
 
@@ -96,8 +114,10 @@ def test_github_issue_with_comments_and_token(server, tmp_path):
         "screenshot\nVersions\n\njackson-core 2.3.0 & Java 7"
     )
     assert issue.comments == ("Good catch: leading zeroes are not allowed. Fixed for 2.3.1.",)
-    assert [p for p, _ in server.log] == ["/github/repos/FasterXML/jackson-core/issues/98",
-                                         "/github/repos/FasterXML/jackson-core/issues/98/comments?per_page=100"]
+    assert [p for p, _ in server.log] == [
+        "/github/repos/FasterXML/jackson-core/issues/98",
+        "/github/repos/FasterXML/jackson-core/issues/98/comments?per_page=100",
+    ]
     for _, headers in server.log:
         assert headers["Authorization"] == "Bearer ghp_test"
         assert headers["Accept"] == "application/vnd.github+json"
@@ -124,11 +144,15 @@ def test_sourceforge_and_google_code_archives(server, tmp_path):
     assert sf.description.startswith("The method getLegendItems() in AbstractCategoryItemRenderer dereferences")
     assert "    CategoryDataset dataset = plot.getDataset(index);" in sf.description
     assert sf.comments == ("Fixed in SVN \u2014 thanks!",)
-    gc = f.fetch("https://storage.googleapis.com/google-code-archive/v2/code.google.com/closure-compiler/issues/issue-787.json")
+    gc = f.fetch(
+        "https://storage.googleapis.com/google-code-archive/v2/code.google.com/closure-compiler/issues/issue-787.json"
+    )
     assert gc.title == 'Compiler removes a "used" variable'
     assert gc.created == "2012-08-23T05:33:20Z"
-    assert gc.description.startswith("What steps will reproduce the problem?\n1. compile with ADVANCED_OPTIMIZATIONS\n"
-                                     "2. call f() with x > 0 && y < 0")
+    assert gc.description.startswith(
+        "What steps will reproduce the problem?\n1. compile with ADVANCED_OPTIMIZATIONS\n"
+        "2. call f() with x > 0 && y < 0"
+    )
     assert gc.comments == ("This issue was closed by revision r2221.",)
 
 
@@ -143,8 +167,13 @@ def test_404_is_a_clear_record_and_is_cached(server, tmp_path):
 
 def test_429_with_retry_after_and_5xx_are_retried(server, tmp_path):
     path = "/jira/rest/api/2/issue/CLI-1000"
-    server.script[path].extend([(429, {"Retry-After": "1"}, {"message": "slow down"}),
-                                (503, {}, {"message": "unavailable"}), (502, {}, b"<html>bad gateway</html>")])
+    server.script[path].extend(
+        [
+            (429, {"Retry-After": "1"}, {"message": "slow down"}),
+            (503, {}, {"message": "unavailable"}),
+            (502, {}, b"<html>bad gateway</html>"),
+        ]
+    )
     f = fetcher(server, tmp_path, max_wait=5)
     issue = f.fetch("https://issues.apache.org/jira/browse/CLI-1000")
     assert issue.fetched and issue.title.startswith("HelpFormatter")
@@ -154,8 +183,9 @@ def test_429_with_retry_after_and_5xx_are_retried(server, tmp_path):
 def test_github_rate_limit_waits_for_the_reset(server, tmp_path):
     path = "/github/repos/FasterXML/jackson-core/issues/98"
     reset = str(int(time.time()) + 1)
-    server.script[path].append((403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
-                                {"message": "API rate limit exceeded"}))
+    server.script[path].append(
+        (403, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset}, {"message": "API rate limit exceeded"})
+    )
     f = fetcher(server, tmp_path, max_wait=5)
     assert f.fetch("https://github.com/FasterXML/jackson-core/issues/98").fetched
     assert server.requests_to(path) == 3 and f.stats.retries == 1  # the issue twice, then its comments
@@ -188,7 +218,8 @@ def test_cache_answers_a_rerun_and_offline_reads_only_the_cache(server, tmp_path
 
 
 def test_unreachable_tracker_is_reported_not_raised(tmp_path):
-    f = IssueFetcher(tmp_path, endpoints={Tracker.JIRA: "http://127.0.0.1:9"}, attempts=2, min_interval=0.0,
-                     first_backoff=0.05)
+    f = IssueFetcher(
+        tmp_path, endpoints={Tracker.JIRA: "http://127.0.0.1:9"}, attempts=2, min_interval=0.0, first_backoff=0.05
+    )
     issue = f.fetch("https://issues.apache.org/jira/browse/CLI-1")
     assert issue.error.startswith("cannot connect") and issue.error.endswith("after 2 attempts")

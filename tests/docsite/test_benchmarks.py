@@ -36,8 +36,9 @@ def run(tmp_path, *args: str) -> subprocess.CompletedProcess:
     scripts = tmp_path / "scripts"
     scripts.mkdir(exist_ok=True)
     (scripts / "count.py").write_text(SCRIPT.format(scripts=str(REPO / "scripts")))
-    return subprocess.run([sys.executable, str(scripts / "count.py"), *args], capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, str(scripts / "count.py"), *args], capture_output=True, text=True, timeout=60
+    )
 
 
 def test_results_keep_the_output_machine_and_date_and_make_the_page(tmp_path):

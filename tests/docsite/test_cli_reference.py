@@ -43,7 +43,7 @@ def section_of(path: list[str]) -> str:
     start = heading.search(PAGE)
     assert start, f"no section for nl2fix {' '.join(path)}"
     following = re.compile(r"^#+ nl2fix\b", re.M).search(PAGE, start.end())
-    return PAGE[start.end():following.start() if following else len(PAGE)]
+    return PAGE[start.end() : following.start() if following else len(PAGE)]
 
 
 def page_options(section: str) -> dict[str, str]:

@@ -24,13 +24,19 @@ def tree(tmp_path, files: dict[str, str]):
 
 
 def test_string_literals_and_scripts_count_python_names_do_not(tmp_path):
-    root = tree(tmp_path, {
-        "nl2fix/a.py": 'NL2FIX_MAIN = "import sys"\nSWITCH = "NL2FIX_NARROW_TESTS"\n',
-        "scripts/s.sh": 'x="${NL2FIX_NO_VLLM:-}"\n',
-        "docker/Dockerfile": "ENV NL2FIX_CONTAINER=1\n",
-    })
-    assert environment.found(root) == {"NL2FIX_CONTAINER": ["docker/Dockerfile"],
-                                       "NL2FIX_NARROW_TESTS": ["nl2fix/a.py"], "NL2FIX_NO_VLLM": ["scripts/s.sh"]}
+    root = tree(
+        tmp_path,
+        {
+            "nl2fix/a.py": 'NL2FIX_MAIN = "import sys"\nSWITCH = "NL2FIX_NARROW_TESTS"\n',
+            "scripts/s.sh": 'x="${NL2FIX_NO_VLLM:-}"\n',
+            "docker/Dockerfile": "ENV NL2FIX_CONTAINER=1\n",
+        },
+    )
+    assert environment.found(root) == {
+        "NL2FIX_CONTAINER": ["docker/Dockerfile"],
+        "NL2FIX_NARROW_TESTS": ["nl2fix/a.py"],
+        "NL2FIX_NO_VLLM": ["scripts/s.sh"],
+    }
 
 
 def test_a_variable_without_a_meaning_stops_the_page(tmp_path, monkeypatch):

@@ -18,12 +18,23 @@ pytest.importorskip("mkdocs", reason="mkdocs is a dev dependency (pip install -e
 @pytest.mark.slow
 def test_the_site_builds_strictly(tmp_path):
     site = tmp_path / "site"
-    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)], cwd=REPO,
-                           capture_output=True, text=True, timeout=600, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    built = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
     assert built.returncode == 0, built.stderr[-3000:]
-    for page in ("reference/cli/index.html", "reference/run-store/index.html", "reference/environment/index.html",
-                 "benchmarks/index.html", "benchmarks/bench_view/index.html",
-                 "reference/life-of-a-candidate/index.html"):
+    for page in (
+        "reference/cli/index.html",
+        "reference/run-store/index.html",
+        "reference/environment/index.html",
+        "benchmarks/index.html",
+        "benchmarks/bench_view/index.html",
+        "reference/life-of-a-candidate/index.html",
+    ):
         assert (site / page).is_file(), page
     assert "nl2fix dataset build" in (site / "reference/cli/index.html").read_text()
 
@@ -38,8 +49,13 @@ def test_a_broken_anchor_fails_the_strict_build(tmp_path):
         (tmp_path / name).symlink_to(REPO / name)
     concepts = tmp_path / "docs" / "getting-started" / "concepts.md"
     concepts.write_text(concepts.read_text() + "\nSee [verdicts](quickstart.md#no-such-heading).\n")
-    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                           cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                           env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    built = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
     assert built.returncode != 0
     assert "does not contain an anchor '#no-such-heading'" in built.stderr

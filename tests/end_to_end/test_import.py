@@ -59,7 +59,8 @@ def test_report_counts_what_was_published_per_model(imported):
     assert (a["agree"], a["disagree"], a["cost"]) == (4, 0, 0.3)
     assert models["model-d"]["published_plausible_at_1"] is None  # diffs carry no verdict
     assert data["plausible_at_1"] == pytest.approx(
-        sum(r["plausible_samples"] / r["samples"] for r in rows.values()) / 2)
+        sum(r["plausible_samples"] / r["samples"] for r in rows.values()) / 2
+    )
 
 
 def test_published_verdicts_beside_nl2fixs_are_explained(imported):
@@ -109,7 +110,11 @@ def test_view_filters_a_run_by_model_and_by_published_verdicts(imported):
     assert {b: r["data-published"] for b, r in rows.items()} == {"Textkit-1": "differs", "Rangekit-2": "agrees"}
     assert rows["Rangekit-2"]["data-models"].split() == ["model-a", "model-b", "model-c"]
     assert [o["value"] for o in page.find("option") if o.get("value", "").startswith("model-")] == [
-        "model-a", "model-b", "model-c", "model-d"]
+        "model-a",
+        "model-b",
+        "model-c",
+        "model-d",
+    ]
     bug = client.get(f"/{site.bug_page('run', 'Textkit-1')}").get_data(as_text=True)
     assert bug.count("differs from nl2fix's") == 3  # model-b's and model-c's buggy method, model-b's non-compilable
 
@@ -121,7 +126,12 @@ def test_compare_breaks_imported_runs_down_by_model(imported, tmp_path):
     _nl2fix("import", str(FIXTURES / "methods.jsonl"), "--run", str(other), "--dataset", "example")
     data = compare_runs([imported, other])
     assert [(line.label, line.row.model) for line in data.models] == [
-        ("run", "model-a"), ("run", "model-b"), ("run", "model-c"), ("run", "model-d"), ("methods-only", "model-c")]
+        ("run", "model-a"),
+        ("run", "model-b"),
+        ("run", "model-c"),
+        ("run", "model-d"),
+        ("methods-only", "model-c"),
+    ]
     # the methods-only run is not validated: its model's Plausible@1 is 0; by the publisher, Textkit-1's two
     # answers are plausible (2/2) and Rangekit-2's one has no verdict (0/1)
     alone = data.models[-1].row
@@ -136,7 +146,9 @@ def test_export_names_each_samples_model_and_published_verdict(imported):
     assert {r["model"] for r in rows} == {"model-a", "model-b", "model-c", "model-d"}
     exact = [r for r in rows if r["published"] and r["published"]["verdict"] == "exact_match"]
     assert [(r["bug"], r["model"], r["verdict"]) for r in exact] == [
-        ("Textkit-1", "model-a", "plausible"), ("Rangekit-2", "model-a", "plausible")]
+        ("Textkit-1", "model-a", "plausible"),
+        ("Rangekit-2", "model-a", "plausible"),
+    ]
 
 
 def test_only_the_unexplained_candidates_are_rejudged(imported, tmp_path):
@@ -151,8 +163,7 @@ def test_only_the_unexplained_candidates_are_rejudged(imported, tmp_path):
     assert unexplained_candidates(imported) == {"Textkit-1": {buggy}}
     run = tmp_path / "fresh"
     _nl2fix("import", str(FIXTURES / "methods.jsonl"), "--run", str(run), "--dataset", "example")
-    summary = validate(run, engine=Engine.FAST, progress=False, bug_ids=["Textkit-1"],
-                       only={"Textkit-1": {buggy}})
+    summary = validate(run, engine=Engine.FAST, progress=False, bug_ids=["Textkit-1"], only={"Textkit-1": {buggy}})
     assert summary.validated == 1
     with RunStore(run, read_only=True) as store:
         judged = {v.hash for v in store.validations("Textkit-1", "fast")} - {"buggy", "fixed"}

@@ -65,15 +65,19 @@ def recount(run_dir) -> dict:
             fixed = records[(bug.id, "fixed")]
             # the ground truth validates when it compiles and passes its trigger tests
             valid = fixed.verdict is Verdict.PLAUSIBLE or (
-                fixed.verdict is Verdict.WRONG and not set(fixed.failing_tests) & set(bug.trigger_tests))
+                fixed.verdict is Verdict.WRONG and not set(fixed.failing_tests) & set(bug.trigger_tests)
+            )
             counts[bug.id] = (len(samples), plausible, valid)
     scored = {b: (n, c) for b, (n, c, valid) in counts.items() if valid}
     least = min(n for n, _ in scored.values())
     return {
         "scored": sorted(scored),
         "broken": sorted(b for b, (_, _, valid) in counts.items() if not valid),
-        "pass_at_k": {k: float(np.mean([human_eval_estimator(n, c, k) for n, c in scored.values()]))
-                      for k in (1, 5, 10, 20, 100) if k <= least},
+        "pass_at_k": {
+            k: float(np.mean([human_eval_estimator(n, c, k) for n, c in scored.values()]))
+            for k in (1, 5, 10, 20, 100)
+            if k <= least
+        },
         "fixed": sorted(b for b, (_, c) in scored.items() if c),
     }
 
@@ -94,8 +98,23 @@ def _check_html(path) -> str:
 @pytest.fixture(scope="module")
 def mutation_run(env, tmp_path_factory):
     run_dir = tmp_path_factory.mktemp("e2e") / "run"
-    args = ["run", "--dataset", "example", *_selection(), "--backend", "mutation", "-n", "6", "--engine", "fast",
-            "--workers", "2", "--run", str(run_dir), "--quiet"]
+    args = [
+        "run",
+        "--dataset",
+        "example",
+        *_selection(),
+        "--backend",
+        "mutation",
+        "-n",
+        "6",
+        "--engine",
+        "fast",
+        "--workers",
+        "2",
+        "--run",
+        str(run_dir),
+        "--quiet",
+    ]
     return run_dir, args, _nl2fix(*args)
 
 
@@ -131,7 +150,7 @@ def test_rerun_resumes_without_repeating_work(mutation_run):
     output = _nl2fix(*args, "--format", "json", "--no-codebleu")
     assert "(0 new)" in output
     assert "validated 0 candidate(s)" in output
-    report = json.loads(output[output.index("== 4/4 report ==") + len("== 4/4 report =="):])
+    report = json.loads(output[output.index("== 4/4 report ==") + len("== 4/4 report ==") :])
     assert report["pass_at_k"] == {str(k): v for k, v in before["pass_at_k"].items()}
     assert report["bugs"] == json.loads(json.dumps(before["bugs"]))
 
@@ -151,12 +170,34 @@ def fixing_model(fixes: dict[str, str]):
 def test_openai_backend_and_embedder_through_a_local_server(env, openai_server_factory, tmp_path):
     bugs = open_dataset("example").bugs
     target = bugs["Rangekit-2"]
-    server = openai_server_factory(model=fixing_model({normalise(target.buggy_method_no_comments):
-                                                       target.fixed_method}))
+    server = openai_server_factory(
+        model=fixing_model({normalise(target.buggy_method_no_comments): target.fixed_method})
+    )
     run_dir = tmp_path / "openai-run"
-    output = _nl2fix("run", "--dataset", "example", "--bug", "Rangekit-2", "--bug", "Textkit-1", "--backend", "openai",
-                     "--model", "gpt-3.5-turbo", "--base-url", server.url, "-n", "3", "--temperature", "0.8",
-                     "--embedder", "openai:text-embedding-ada-002", "--run", str(run_dir), "--quiet")
+    output = _nl2fix(
+        "run",
+        "--dataset",
+        "example",
+        "--bug",
+        "Rangekit-2",
+        "--bug",
+        "Textkit-1",
+        "--backend",
+        "openai",
+        "--model",
+        "gpt-3.5-turbo",
+        "--base-url",
+        server.url,
+        "-n",
+        "3",
+        "--temperature",
+        "0.8",
+        "--embedder",
+        "openai:text-embedding-ada-002",
+        "--run",
+        str(run_dir),
+        "--quiet",
+    )
     assert server.successful("/v1/chat/completions") and server.successful("/v1/embeddings")
 
     expected = recount(run_dir)

@@ -29,9 +29,11 @@ def _assert_fails_in_initials(module) -> None:
 def test_ant_project_is_compiled_from_the_folders_build_xml_names(tmp_path):
     project = tmp_path / "words"
     shutil.copytree(PLAIN, project)
-    (project / "build.xml").write_text('<project name="words" default="compile">\n'
-                                       '  <property name="src.dir" value="src"/>\n'
-                                       '  <property name="test.dir" location="test"/>\n</project>\n')
+    (project / "build.xml").write_text(
+        '<project name="words" default="compile">\n'
+        '  <property name="src.dir" value="src"/>\n'
+        '  <property name="test.dir" location="test"/>\n</project>\n'
+    )
     built = []
     first = build_project(project, cache_base=tmp_path / "cache", on_build=lambda s, p: built.append(s))
     assert built == [BuildSystem.ANT] and first.system is BuildSystem.ANT
@@ -42,7 +44,8 @@ def test_ant_project_is_compiled_from_the_folders_build_xml_names(tmp_path):
     assert build_project(project, cache_base=tmp_path / "cache", on_build=lambda s, p: built.append(s)) == first
     assert built == [BuildSystem.ANT]
     (project / "test/org/words/WordsTest.java").write_text(
-        (project / "test/org/words/WordsTest.java").read_text().replace("grace  hopper", "grace hopper"))
+        (project / "test/org/words/WordsTest.java").read_text().replace("grace  hopper", "grace hopper")
+    )
     again = build_project(project, cache_base=tmp_path / "cache", on_build=lambda s, p: built.append(s))
     assert built == [BuildSystem.ANT, BuildSystem.ANT] and again.root != first.root
     assert not run_test(again.modules[0], FAILING, SandboxSpec()).failed
@@ -58,7 +61,8 @@ def test_gradle_project_builds_offline(tmp_path):
     (project / "build.gradle").write_text(
         "apply plugin: 'java'\nsourceCompatibility = 1.8\ntargetCompatibility = 1.8\n"
         "dependencies {\n"
-        "    testImplementation files('/usr/share/java/junit4.jar', '/usr/share/java/hamcrest-core.jar')\n}\n")
+        "    testImplementation files('/usr/share/java/junit4.jar', '/usr/share/java/hamcrest-core.jar')\n}\n"
+    )
     built = build_project(project, BuildOptions(), cache_base=tmp_path / "cache")
     assert built.system is BuildSystem.GRADLE
     (module,) = built.modules
@@ -72,8 +76,23 @@ def test_fix_explains_what_it_cannot_use(tmp_path, invoke_cli, monkeypatch):
     monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
     project = tmp_path / "words"
     shutil.copytree(PLAIN, project)
-    common = ["fix", "--project", project, "--issue", "initials crash", "--build", "plain", "--src", "src",
-              "--test-src", "test", "--backend", "mutation", "--run", tmp_path / "run"]
+    common = [
+        "fix",
+        "--project",
+        project,
+        "--issue",
+        "initials crash",
+        "--build",
+        "plain",
+        "--src",
+        "src",
+        "--test-src",
+        "test",
+        "--backend",
+        "mutation",
+        "--run",
+        tmp_path / "run",
+    ]
     neither = invoke_cli(*common)
     assert neither.exit_code == 2 and "say which test fails (--test Class::method)" in neither.output
     passing = invoke_cli(*common, "--test", "WordsTest::countsWords")
@@ -90,19 +109,41 @@ def test_a_project_that_is_hamcrest_itself_is_refused_rather_than_judged_by_the_
     project = tmp_path / "hamcrest"
     (project / "src/org/hamcrest").mkdir(parents=True)
     (project / "src/org/hamcrest/Matchers.java").write_text(
-        "package org.hamcrest;\npublic class Matchers {\n    public static int one() {\n        return 1;\n    }\n}\n")
+        "package org.hamcrest;\npublic class Matchers {\n    public static int one() {\n        return 1;\n    }\n}\n"
+    )
     (project / "test/org/hamcrest").mkdir(parents=True)
     (project / "test/org/hamcrest/MatchersTest.java").write_text(
         "package org.hamcrest;\npublic class MatchersTest {\n    @org.junit.Test\n    public void one() {\n"
-        "        org.junit.Assert.assertEquals(1, Matchers.one());\n    }\n}\n")
-    built = build_project(project, BuildOptions(system=BuildSystem.PLAIN, src_dir="src", test_dir="test"),
-                          cache_base=tmp_path / "cache")
-    bug = Bug(project="hamcrest", number=1, path="src/org/hamcrest/Matchers.java", start_line=3, end_line=5,
-              buggy_method="", fixed_method="", title="")
+        "        org.junit.Assert.assertEquals(1, Matchers.one());\n    }\n}\n"
+    )
+    built = build_project(
+        project, BuildOptions(system=BuildSystem.PLAIN, src_dir="src", test_dir="test"), cache_base=tmp_path / "cache"
+    )
+    bug = Bug(
+        project="hamcrest",
+        number=1,
+        path="src/org/hamcrest/Matchers.java",
+        start_line=3,
+        end_line=5,
+        buggy_method="",
+        fixed_method="",
+        title="",
+    )
     with pytest.raises(Nl2FixError, match=r"packages the test runner's JUnit and Hamcrest also hold \(org\.hamcrest\)"):
         built.workspace(bug)
     # a project of its own packages is not refused
-    words = build_project(PLAIN, BuildOptions(system=BuildSystem.PLAIN, src_dir="src", test_dir="test"),
-                          cache_base=tmp_path / "cache")
-    assert words.workspace(Bug(project="words", number=1, path="src/org/words/Words.java", start_line=1, end_line=2,
-                               buggy_method="", fixed_method="", title="")).classes_dir.is_dir()
+    words = build_project(
+        PLAIN, BuildOptions(system=BuildSystem.PLAIN, src_dir="src", test_dir="test"), cache_base=tmp_path / "cache"
+    )
+    assert words.workspace(
+        Bug(
+            project="words",
+            number=1,
+            path="src/org/words/Words.java",
+            start_line=1,
+            end_line=2,
+            buggy_method="",
+            fixed_method="",
+            title="",
+        )
+    ).classes_dir.is_dir()

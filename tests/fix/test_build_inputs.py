@@ -29,16 +29,25 @@ def _plain(tmp: Path) -> Path:
 
 
 def _git(project: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.email=t@example.org", "-c", "user.name=t", *args], cwd=project, check=True,
-                   capture_output=True, timeout=60)
+    subprocess.run(
+        ["git", "-c", "user.email=t@example.org", "-c", "user.name=t", *args],
+        cwd=project,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 def test_a_folder_git_does_not_track_gives_the_allow_list(tmp_path):
     project = _plain(tmp_path)
     inputs = build_inputs(project)
     assert not inputs.tracked
-    assert sorted(map(str, inputs.files)) == ["lib/dep.jar", "src/org/words/Words.java",
-                                              "src/org/words/messages.properties", "test/org/words/WordsTest.java"]
+    assert sorted(map(str, inputs.files)) == [
+        "lib/dep.jar",
+        "src/org/words/Words.java",
+        "src/org/words/messages.properties",
+        "test/org/words/WordsTest.java",
+    ]
 
 
 def test_a_git_work_tree_gives_the_tracked_files_and_names_untracked_sources(tmp_path):
@@ -51,16 +60,21 @@ def test_a_git_work_tree_gives_the_tracked_files_and_names_untracked_sources(tmp
     inputs = build_inputs(project)
     assert inputs.tracked
     # the working tree's content of tracked files (a change included); src/.env is not tracked
-    assert sorted(map(str, inputs.files)) == ["README", "src/org/words/Words.java",
-                                              "src/org/words/messages.properties", "test/org/words/WordsTest.java"]
+    assert sorted(map(str, inputs.files)) == [
+        "README",
+        "src/org/words/Words.java",
+        "src/org/words/messages.properties",
+        "test/org/words/WordsTest.java",
+    ]
     assert inputs.left_out == ("lib/dep.jar", "src/org/words/New.java")
 
 
 def test_the_build_copy_holds_the_inputs_only(tmp_path):
     project = _plain(tmp_path)
     said: list[str] = []
-    built = build_project(project, BuildOptions(src_dir="src", test_dir="test"), cache_base=tmp_path / "cache",
-                          say=said.append)
+    built = build_project(
+        project, BuildOptions(src_dir="src", test_dir="test"), cache_base=tmp_path / "cache", say=said.append
+    )
     copied = {str(p.relative_to(built.root)) for p in built.root.rglob("*") if p.is_file()}
     assert not {name for name in SECRETS if name in copied}
     assert {"src/org/words/Words.java", "test/org/words/WordsTest.java", "lib/dep.jar"} <= copied

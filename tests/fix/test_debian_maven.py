@@ -38,9 +38,13 @@ PARENT_POM = """<?xml version="1.0" encoding="UTF-8"?>
 def _artifact(repo: Path, group: str, artifact: str, version: str, pom: str | None = None, jar: bool = True) -> Path:
     folder = repo.joinpath(*group.split("."), artifact, version)
     folder.mkdir(parents=True)
-    (folder / f"{artifact}-{version}.pom").write_text(pom or (
-        f"<project><modelVersion>4.0.0</modelVersion><groupId>{group}</groupId><artifactId>{artifact}</artifactId>"
-        f"<version>{version}</version></project>\n"))
+    (folder / f"{artifact}-{version}.pom").write_text(
+        pom
+        or (
+            f"<project><modelVersion>4.0.0</modelVersion><groupId>{group}</groupId><artifactId>{artifact}</artifactId>"
+            f"<version>{version}</version></project>\n"
+        )
+    )
     if jar:
         (folder / f"{artifact}-{version}.jar").write_bytes(b"PK\x05\x06" + bytes(18))
     return folder
@@ -57,10 +61,18 @@ def repo(tmp_path) -> Path:
     _artifact(repo, "org.example.plugins", "maven-shiny-plugin", "3.10.1")
     _artifact(repo, "org.example.plugins", "maven-shiny-plugin", "3.6.2")
     _artifact(repo, "org.example.plugins", "dull-maven-plugin", "1.0")
-    _artifact(repo, "org.example", "moved", "debian", pom=(
-        "<project><modelVersion>4.0.0</modelVersion><groupId>org.example</groupId><artifactId>moved</artifactId>"
-        "<version>debian</version><distributionManagement><relocation><artifactId>lib</artifactId></relocation>"
-        "</distributionManagement></project>\n"), jar=False)
+    _artifact(
+        repo,
+        "org.example",
+        "moved",
+        "debian",
+        pom=(
+            "<project><modelVersion>4.0.0</modelVersion><groupId>org.example</groupId><artifactId>moved</artifactId>"
+            "<version>debian</version><distributionManagement><relocation><artifactId>lib</artifactId></relocation>"
+            "</distributionManagement></project>\n"
+        ),
+        jar=False,
+    )
     debian_maven.write_metadata(repo)
     return repo
 
@@ -114,23 +126,30 @@ def test_what_maven_could_not_find_is_read_from_its_messages():
         "[ERROR] Error resolving version for plugin 'org.apache.maven.plugins:maven-javadoc-plugin' from the "
         "repositories [local (/r), central (https://repo.maven.apache.org/maven2)]: Plugin not found in any plugin "
         "repository -> [Help 1]\n"
-        "[ERROR] the artifact g:a:jar:${project.version} has not been downloaded from it before.\n")
+        "[ERROR] the artifact g:a:jar:${project.version} has not been downloaded from it before.\n"
+    )
     wanted, unversioned = debian_maven.missing_artifacts(output)
-    assert [str(c) for c in wanted] == ["junit:junit:3.8.2", "org.apache.commons:commons-parent:38",
-                                        "org.codehaus.mojo:animal-sniffer-maven-plugin:1.15"]
+    assert [str(c) for c in wanted] == [
+        "junit:junit:3.8.2",
+        "org.apache.commons:commons-parent:38",
+        "org.codehaus.mojo:animal-sniffer-maven-plugin:1.15",
+    ]
     assert [c.type for c in wanted] == ["jar", "pom", "jar"]
     assert unversioned == [Coordinate("org.apache.maven.plugins", "maven-javadoc-plugin")]
 
 
 def test_version_properties_no_pom_defines_are_read_and_served(repo):
     # commons-math 3.2 names ${commons.clirr.version}, which commons-parent 28 defined and Debian's 56 does not
-    output = ("[ERROR]     'build.plugins.plugin.version' for org.codehaus.mojo:clirr-maven-plugin must be a valid "
-              "version but is '${commons.clirr.version}'. @ line 366, column 20\n"
-              "[ERROR]     'dependencies.dependency.version' for org.example:lib:jar must be a valid version but is "
-              "'${lib.version}'. @ line 80, column 16\n")
+    output = (
+        "[ERROR]     'build.plugins.plugin.version' for org.codehaus.mojo:clirr-maven-plugin must be a valid "
+        "version but is '${commons.clirr.version}'. @ line 366, column 20\n"
+        "[ERROR]     'dependencies.dependency.version' for org.example:lib:jar must be a valid version but is "
+        "'${lib.version}'. @ line 80, column 16\n"
+    )
     assert debian_maven.undefined_versions(output) == {
         "commons.clirr.version": Coordinate("org.codehaus.mojo", "clirr-maven-plugin"),
-        "lib.version": Coordinate("org.example", "lib")}
+        "lib.version": Coordinate("org.example", "lib"),
+    }
     assert debian_maven.version_for(repo, Coordinate("org.example", "lib")) == "1.2"
     assert debian_maven.version_for(repo, Coordinate("org.codehaus.mojo", "clirr-maven-plugin")) is None
 
@@ -149,11 +168,16 @@ def test_a_missing_parent_version_is_a_copy_of_the_installed_parent(repo):
 def test_a_missing_version_of_anything_else_relocates_to_the_installed_one(repo):
     wanted = [Coordinate("org.example", "lib", "1.0"), Coordinate("org.example.plugins", "maven-shiny-plugin", "2.0")]
     made, lacking = debian_maven.substitute(repo, wanted)
-    assert [(str(s.wanted), s.installed) for s in made] == [("org.example:lib:1.0", "1.2"),
-                                                           ("org.example.plugins:maven-shiny-plugin:2.0", "3.10.1")]
+    assert [(str(s.wanted), s.installed) for s in made] == [
+        ("org.example:lib:1.0", "1.2"),
+        ("org.example.plugins:maven-shiny-plugin:2.0", "3.10.1"),
+    ]
     relocation = (repo / "org/example/lib/1.0/lib-1.0.pom").read_text()
-    assert re.search(r"<relocation><groupId>org.example</groupId><artifactId>lib</artifactId>"
-                     r"<version>1.2</version></relocation>", relocation)
+    assert re.search(
+        r"<relocation><groupId>org.example</groupId><artifactId>lib</artifactId>"
+        r"<version>1.2</version></relocation>",
+        relocation,
+    )
     assert not (repo / "org/example/lib/1.0/lib-1.0.jar").exists()
     assert "<version>1.0</version><version>1.2</version>" in _metadata(repo / "org/example/lib")
     # asked again (Maven failed on something else the first time): nothing new is made or said
@@ -179,8 +203,10 @@ def test_an_unversioned_plugin_debian_lacks_gets_an_empty_placeholder(repo):
     made = debian_maven.placeholders(repo, [absent, Coordinate("org.example.plugins", "dull-maven-plugin")])
     assert made == [Coordinate("org.example.plugins", "maven-absent-plugin", PLACEHOLDER)]  # dull is installed
     folder = repo / "org/example/plugins/maven-absent-plugin"
-    assert "<packaging>maven-plugin</packaging>" in (folder / PLACEHOLDER / f"maven-absent-plugin-{PLACEHOLDER}.pom"
-                                                     ).read_text()
+    assert (
+        "<packaging>maven-plugin</packaging>"
+        in (folder / PLACEHOLDER / f"maven-absent-plugin-{PLACEHOLDER}.pom").read_text()
+    )
     with zipfile.ZipFile(folder / PLACEHOLDER / f"maven-absent-plugin-{PLACEHOLDER}.jar") as jar:
         descriptor = jar.read("META-INF/maven/plugin.xml").decode()
     assert "<goalPrefix>absent</goalPrefix><mojos/>" in descriptor  # no goal: it can run nothing
@@ -192,15 +218,19 @@ def test_an_unversioned_plugin_debian_lacks_gets_an_empty_placeholder(repo):
 
 
 def test_placeholders_a_failed_build_ran_are_named():
-    output = ("[ERROR] Could not find goal 'check' in plugin org.example.absent:absent-maven-plugin:"
-              f"{PLACEHOLDER} among available goals -> [Help 1]\n")
+    output = (
+        "[ERROR] Could not find goal 'check' in plugin org.example.absent:absent-maven-plugin:"
+        f"{PLACEHOLDER} among available goals -> [Help 1]\n"
+    )
     assert debian_maven.placeholders_run(output) == [Coordinate("org.example.absent", "absent-maven-plugin")]
     assert debian_maven.placeholders_run("[ERROR] COMPILATION ERROR") == []
 
 
 @pytest.mark.skipif(shutil.which("apt-cache") is None, reason="needs apt-cache")
-@pytest.mark.skipif(not (debian_maven.DEBIAN_MAVEN_REPO / "org/codehaus/mojo/animal-sniffer-maven-plugin").is_dir(),
-                    reason="needs Debian's package lists (scripts/setup.sh installs libanimal-sniffer-java)")
+@pytest.mark.skipif(
+    not (debian_maven.DEBIAN_MAVEN_REPO / "org/codehaus/mojo/animal-sniffer-maven-plugin").is_dir(),
+    reason="needs Debian's package lists (scripts/setup.sh installs libanimal-sniffer-java)",
+)
 def test_what_debian_lacks_is_named_with_the_packages_that_may_hold_it():
     # a package setup.sh installs, so apt's lists know it wherever the tests run
     plugin = Coordinate("org.codehaus.mojo", "animal-sniffer-maven-plugin", "1.15")
@@ -213,7 +243,8 @@ def test_what_debian_lacks_is_named_with_the_packages_that_may_hold_it():
     assert message.splitlines() == [
         "  org.codehaus.mojo:animal-sniffer-maven-plugin:1.15: not in /usr/share/maven-repo; Debian package(s) "
         "whose name matches: " + ", ".join(debian_maven.debian_packages(plugin)),
-        "  org.example.nl2fix:zzqx-nothing-like-it:1: not in /usr/share/maven-repo; no Debian package found for it"]
+        "  org.example.nl2fix:zzqx-nothing-like-it:1: not in /usr/share/maven-repo; no Debian package found for it",
+    ]
 
 
 # -- real offline builds --
@@ -224,7 +255,8 @@ TINY = FIXTURES / "fix_maven_tiny"
 def _needs_debian_maven():
     return pytest.mark.skipif(
         shutil.which("mvn") is None or not (debian_maven.DEBIAN_MAVEN_REPO / "junit/junit/4.13.2").is_dir(),
-        reason="needs Debian's maven, its plugins and junit4 (scripts/setup.sh installs them)")
+        reason="needs Debian's maven, its plugins and junit4 (scripts/setup.sh installs them)",
+    )
 
 
 @pytest.fixture
@@ -258,7 +290,8 @@ def test_offline_build_with_a_substitution_and_a_placeholder(tiny):
         "fails)",
         f"maven: org.example.absent:absent-maven-plugin is not in Debian's repository and has no version in the "
         f"POMs: an empty placeholder {PLACEHOLDER} lets Maven read them (a build that runs the plugin fails)",
-        "maven: junit:junit:4.12 served by the installed 4.13.2"]
+        "maven: junit:junit:4.12 served by the installed 4.13.2",
+    ]
     (module,) = built.modules
     assert (module.test_classes / "org/tiny/HalfTest.class").is_file()
     # the installed junit, as the real file (the sandbox binds real paths)
@@ -274,21 +307,31 @@ def test_offline_build_with_a_substitution_and_a_placeholder(tiny):
 @_needs_debian_maven()
 def test_offline_build_that_runs_a_placeholder_fails_naming_the_plugin(tiny):
     # bound to a phase test-compile runs
-    _edit_pom(tiny, "<artifactId>absent-maven-plugin</artifactId>", (
-        "<artifactId>absent-maven-plugin</artifactId><executions><execution><phase>generate-sources</phase>"
-        "<goals><goal>check</goal></goals></execution></executions>"))
+    _edit_pom(
+        tiny,
+        "<artifactId>absent-maven-plugin</artifactId>",
+        (
+            "<artifactId>absent-maven-plugin</artifactId><executions><execution><phase>generate-sources</phase>"
+            "<goals><goal>check</goal></goals></execution></executions>"
+        ),
+    )
     with pytest.raises(Nl2FixError) as raised:
         build_project(tiny, BuildOptions(maven_repo="debian"))
     assert raised.value.message.splitlines() == [
         "the offline Maven build runs org.example.absent:absent-maven-plugin, which Debian's repository does not "
         "hold: the empty placeholder that let Maven read the POMs has no goal to run",
-        "  org.example.absent:absent-maven-plugin: not in /usr/share/maven-repo; no Debian package found for it"]
+        "  org.example.absent:absent-maven-plugin: not in /usr/share/maven-repo; no Debian package found for it",
+    ]
 
 
-HAMCREST_ALL = ("    <dependency><groupId>org.hamcrest</groupId><artifactId>hamcrest-all</artifactId>"
-                "<version>1.3</version><scope>SCOPE</scope></dependency>\n  </dependencies>")
-SUGAR = ("package org.tiny;\n\nimport org.hamcrest.generator.SugarGenerator;\n\n"
-         "public class Sugar {\n    SugarGenerator generator;\n}\n")
+HAMCREST_ALL = (
+    "    <dependency><groupId>org.hamcrest</groupId><artifactId>hamcrest-all</artifactId>"
+    "<version>1.3</version><scope>SCOPE</scope></dependency>\n  </dependencies>"
+)
+SUGAR = (
+    "package org.tiny;\n\nimport org.hamcrest.generator.SugarGenerator;\n\n"
+    "public class Sugar {\n    SugarGenerator generator;\n}\n"
+)
 
 
 @pytest.mark.slow
@@ -300,8 +343,10 @@ def test_test_files_that_do_not_compile_against_a_substitute_are_left_out_and_na
     said: list[str] = []
     built = build_project(tiny, BuildOptions(maven_repo="debian"), say=said.append)
     assert "maven: org.hamcrest:hamcrest-all:1.3 served by the installed debian" in said
-    assert said[-1] == ("maven: 1 test file(s) left out, they do not compile against the substitutes (as Defects4J "
-                        "leaves out tests that do not compile): src/test/java/org/tiny/SugarTest.java")
+    assert said[-1] == (
+        "maven: 1 test file(s) left out, they do not compile against the substitutes (as Defects4J "
+        "leaves out tests that do not compile): src/test/java/org/tiny/SugarTest.java"
+    )
     (module,) = built.modules
     assert (module.test_classes / "org/tiny/HalfTest.class").is_file()
     assert not (module.test_classes / "org/tiny/SugarTest.class").exists()

@@ -83,38 +83,74 @@ def _model(answers: list[str]):
 
 def _git_project(src: Path, dest: Path) -> Path:
     shutil.copytree(src, dest)
-    for argv in (["git", "init", "-q"], ["git", "add", "-A"],
-                 ["git", "-c", "user.email=t@example.org", "-c", "user.name=t", "commit", "-qm", "initial"]):
+    for argv in (
+        ["git", "init", "-q"],
+        ["git", "add", "-A"],
+        ["git", "-c", "user.email=t@example.org", "-c", "user.name=t", "commit", "-qm", "initial"],
+    ):
         subprocess.run(argv, cwd=dest, check=True, timeout=60)
     return dest
 
 
 def _fix(invoke_cli, server, *args):
-    result = invoke_cli("fix", *args, "--backend", "openai", "--model", "test-model", "--base-url", server.url,
-                        "--quiet", env={"OPENAI_API_KEY": "test"})
+    result = invoke_cli(
+        "fix",
+        *args,
+        "--backend",
+        "openai",
+        "--model",
+        "test-model",
+        "--base-url",
+        server.url,
+        "--quiet",
+        env={"OPENAI_API_KEY": "test"},
+    )
     assert result.exit_code == 0, result.output
     return result.output
 
 
 def _test_passes(project: Path, test: str, options: BuildOptions, cache: Path) -> bool:
     built = build_project(project, options, cache_base=cache)
-    module = next(m for m in built.modules
-                  if (m.test_classes / (test.split("::")[0].replace(".", "/") + ".class")).is_file())
+    module = next(
+        m for m in built.modules if (m.test_classes / (test.split("::")[0].replace(".", "/") + ".class")).is_file()
+    )
     result = failing_test.run_test(module, test, SandboxSpec())
     return not result.failed and "OK (" in result.output
 
 
-@pytest.mark.skipif(shutil.which("mvn") is None or not (MAVEN_PLUGINS / "maven-dependency-plugin").is_dir(),
-                    reason="needs Debian's maven and its packaged plugins (scripts/setup.sh installs them)")
+@pytest.mark.skipif(
+    shutil.which("mvn") is None or not (MAVEN_PLUGINS / "maven-dependency-plugin").is_dir(),
+    reason="needs Debian's maven and its packaged plugins (scripts/setup.sh installs them)",
+)
 def test_fix_in_a_multi_module_maven_project(tmp_path, openai_server_factory, invoke_cli):
     project = _git_project(FIXTURES / "fix_maven", tmp_path / "acme")
     issue = tmp_path / "issue-7.md"
-    issue.write_text("# Pager.pageCount drops the last partial page\n\n"
-                     "With 25 items and 10 items per page, pageCount(25) returns 2 instead of 3.\n")
+    issue.write_text(
+        "# Pager.pageCount drops the last partial page\n\n"
+        "With 25 items and 10 items per page, pageCount(25) returns 2 instead of 3.\n"
+    )
     server = openai_server_factory(model=_model([*PAGER_WRONG, PAGER_FIX]))
     patch, run = tmp_path / "fix.diff", tmp_path / "run"
-    out = _fix(invoke_cli, server, "--project", project, "--issue", issue, "--test", "PagerTest::partialLastPage",
-               "--maven-repo", "debian", "-n", "8", "--top", "4", "--out", patch, "--run", run)
+    out = _fix(
+        invoke_cli,
+        server,
+        "--project",
+        project,
+        "--issue",
+        issue,
+        "--test",
+        "PagerTest::partialLastPage",
+        "--maven-repo",
+        "debian",
+        "-n",
+        "8",
+        "--top",
+        "4",
+        "--out",
+        patch,
+        "--run",
+        run,
+    )
 
     # localised from the failing test (an assertion: the method it calls), with why
     assert "-> 1. app/src/main/java/org/acme/app/Pager.java:Pager#pageCount (lines 14-19)" in out
@@ -146,7 +182,7 @@ def test_fix_in_a_multi_module_maven_project(tmp_path, openai_server_factory, in
     assert shown.exit_code == 0 and "plausible" in shown.output
     report = invoke_cli("report", "--run", run, "--format", "json", "--no-codebleu")
     assert report.exit_code == 0, report.output
-    data = json.loads(report.output[report.output.index("{"):])
+    data = json.loads(report.output[report.output.index("{") :])
     assert json.dumps(data).count("Acme-7") >= 1
 
 
@@ -158,30 +194,54 @@ HALF_WRONG = """public static int halfUp(int n) {
 }"""
 
 
-@pytest.mark.skipif(shutil.which("gradle") is None or not (DEBIAN_MAVEN_REPO / "junit/junit/4.13.2").is_dir(),
-                    reason="needs Debian's gradle and junit4 (scripts/setup.sh installs them)")
+@pytest.mark.skipif(
+    shutil.which("gradle") is None or not (DEBIAN_MAVEN_REPO / "junit/junit/4.13.2").is_dir(),
+    reason="needs Debian's gradle and junit4 (scripts/setup.sh installs them)",
+)
 def test_fix_in_a_gradle_project_built_offline_with_debians_artifacts(tmp_path, openai_server_factory, invoke_cli):
     project = _git_project(FIXTURES / "fix_gradle_tiny", tmp_path / "tiny")
     server = openai_server_factory(model=_model([HALF_WRONG, HALF_FIX]))
     patch = tmp_path / "fix.diff"
-    out = _fix(invoke_cli, server, "--project", project, "--issue", "Half.halfUp(5) gives 2, not 3",
-               "--test", "HalfTest::roundsOddNumbersUp", "--maven-repo", "debian", "-n", "2", "--out", patch,
-               "--run", tmp_path / "run", "--id", "Tiny-1")
+    out = _fix(
+        invoke_cli,
+        server,
+        "--project",
+        project,
+        "--issue",
+        "Half.halfUp(5) gives 2, not 3",
+        "--test",
+        "HalfTest::roundsOddNumbersUp",
+        "--maven-repo",
+        "debian",
+        "-n",
+        "2",
+        "--out",
+        patch,
+        "--run",
+        tmp_path / "run",
+        "--id",
+        "Tiny-1",
+    )
     # the build scripts as they are: Maven Central's junit 4.12 served by Debian's, each substitution said
     assert "gradle: junit:junit:4.12 served by the installed 4.13.2" in out
     assert "-> 1. src/main/java/org/tiny/Half.java:Half#halfUp" in out
     assert "1 plausible of 2 unique candidate(s)" in out
     first = out.split("\n#1  ", 1)[1].split("\n#2  ", 1)[0]
     assert first.startswith("plausible") and "+        return (n + 1) / 2;" in first
-    assert subprocess.run(["git", "status", "--porcelain"], cwd=project, capture_output=True, text=True,
-                          check=True).stdout == ""  # nothing of the project was edited to build it
+    assert (
+        subprocess.run(["git", "status", "--porcelain"], cwd=project, capture_output=True, text=True, check=True).stdout
+        == ""
+    )  # nothing of the project was edited to build it
     subprocess.run(["git", "apply", str(patch)], cwd=project, check=True, timeout=60)
-    assert _test_passes(project, "org.tiny.HalfTest::roundsOddNumbersUp", BuildOptions(maven_repo="debian"),
-                        tmp_path / "cache")
+    assert _test_passes(
+        project, "org.tiny.HalfTest::roundsOddNumbersUp", BuildOptions(maven_repo="debian"), tmp_path / "cache"
+    )
 
 
-@pytest.mark.skipif(shutil.which("gradle") is None or not (DEBIAN_MAVEN_REPO / "junit/junit/4.13.2").is_dir(),
-                    reason="needs Debian's gradle and Maven repository (scripts/setup.sh installs them)")
+@pytest.mark.skipif(
+    shutil.which("gradle") is None or not (DEBIAN_MAVEN_REPO / "junit/junit/4.13.2").is_dir(),
+    reason="needs Debian's gradle and Maven repository (scripts/setup.sh installs them)",
+)
 def test_fix_in_a_gradle_project_resolving_its_dependencies_online_once(tmp_path, openai_server_factory, invoke_cli):
     """The project's repository is a real one on 127.0.0.1 and Gradle's cache starts empty: the build
     resolves online once, says so, and validation runs as ever."""
@@ -191,29 +251,68 @@ def test_fix_in_a_gradle_project_resolving_its_dependencies_online_once(tmp_path
         project = _git_project(tree, tmp_path / "tiny")
         home = tmp_path / "gradle-home"
         server = openai_server_factory(model=_model([HALF_WRONG, HALF_FIX]))
-        result = invoke_cli("fix", "--project", project, "--issue", "Half.halfUp(5) gives 2, not 3", "--test",
-                            "HalfTest::roundsOddNumbersUp", "-n", "2", "--run", tmp_path / "run", "--id", "Tiny-1",
-                            "--backend", "openai", "--model", "test-model", "--base-url", server.url, "--quiet",
-                            env={"OPENAI_API_KEY": "test", "GRADLE_USER_HOME": str(home),
-                                 "NL2FIX_CACHE_DIR": str(tmp_path / "cache")})
+        result = invoke_cli(
+            "fix",
+            "--project",
+            project,
+            "--issue",
+            "Half.halfUp(5) gives 2, not 3",
+            "--test",
+            "HalfTest::roundsOddNumbersUp",
+            "-n",
+            "2",
+            "--run",
+            tmp_path / "run",
+            "--id",
+            "Tiny-1",
+            "--backend",
+            "openai",
+            "--model",
+            "test-model",
+            "--base-url",
+            server.url,
+            "--quiet",
+            env={"OPENAI_API_KEY": "test", "GRADLE_USER_HOME": str(home), "NL2FIX_CACHE_DIR": str(tmp_path / "cache")},
+        )
     finally:
         repository.stop()
     assert result.exit_code == 0, result.output
-    assert (f"gradle: Gradle's cache ({home}/caches) lacks junit:junit:4.13.2: building once online to fill it, the "
-            "project's own way (gradle without --offline)") in result.output
+    assert (
+        f"gradle: Gradle's cache ({home}/caches) lacks junit:junit:4.13.2: building once online to fill it, the "
+        "project's own way (gradle without --offline)"
+    ) in result.output
     assert "GET /junit/junit/4.13.2/junit-4.13.2.jar" in repository.requests
     assert "1 plausible of 2 unique candidate(s)" in result.output
-    assert subprocess.run(["git", "status", "--porcelain"], cwd=project, capture_output=True, text=True,
-                          check=True).stdout == ""
+    assert (
+        subprocess.run(["git", "status", "--porcelain"], cwd=project, capture_output=True, text=True, check=True).stdout
+        == ""
+    )
 
 
 def test_fix_in_a_plain_javac_project_localises_and_applies(tmp_path, openai_server_factory, invoke_cli):
     project = _git_project(FIXTURES / "fix_plain", tmp_path / "words")
     server = openai_server_factory(model=_model([INITIALS_WRONG[0], INITIALS_FIX, INITIALS_WRONG[1]]))
     run = tmp_path / "run"
-    common = ["--project", project, "--issue", "initials() crashes on two spaces\nStringIndexOutOfBoundsException",
-              "--test", "org.words.WordsTest::initialsSkipDoubleSpaces", "--build", "plain", "--src", "src",
-              "--test-src", "test", "-n", "3", "--run", run, "--id", "Words-1"]
+    common = [
+        "--project",
+        project,
+        "--issue",
+        "initials() crashes on two spaces\nStringIndexOutOfBoundsException",
+        "--test",
+        "org.words.WordsTest::initialsSkipDoubleSpaces",
+        "--build",
+        "plain",
+        "--src",
+        "src",
+        "--test-src",
+        "test",
+        "-n",
+        "3",
+        "--run",
+        run,
+        "--id",
+        "Words-1",
+    ]
     out = _fix(invoke_cli, server, *common)
     # localised from the stack trace: the frame of Words.initials where charAt threw
     chosen = out.split("-> 1. ", 1)[1].split("\n", 1)[0]
@@ -232,21 +331,45 @@ def test_fix_in_a_plain_javac_project_localises_and_applies(tmp_path, openai_ser
     diff = subprocess.run(["git", "diff"], cwd=project, capture_output=True, text=True, check=True).stdout
     assert '+        for (String word : sentence.trim().split("\\\\s+")) {' in diff
     backup.unlink()
-    assert _test_passes(project, "org.words.WordsTest::initialsSkipDoubleSpaces",
-                        BuildOptions(src_dir="src", test_dir="test"), tmp_path / "cache")
+    assert _test_passes(
+        project,
+        "org.words.WordsTest::initialsSkipDoubleSpaces",
+        BuildOptions(src_dir="src", test_dir="test"),
+        tmp_path / "cache",
+    )
 
 
 INITIALS_NULL_SAFE = INITIALS_FIX.replace(
-    "    StringBuilder out", "    if (sentence == null) {\n        return \"\";\n    }\n    StringBuilder out", 1)
+    "    StringBuilder out", '    if (sentence == null) {\n        return "";\n    }\n    StringBuilder out', 1
+)
 
 
 def test_fix_shows_behaviour_clusters_of_plausible_fixes(tmp_path, openai_server_factory, invoke_cli):
     # two plausible fixes: one throws on null as the method did, one answers "" (a derived input: null)
     project = _git_project(FIXTURES / "fix_plain", tmp_path / "words")
     server = openai_server_factory(model=_model([INITIALS_FIX, INITIALS_NULL_SAFE, INITIALS_WRONG[1]]))
-    out = _fix(invoke_cli, server, "--project", project, "--issue", "initials() crashes on two spaces",
-               "--test", "org.words.WordsTest::initialsSkipDoubleSpaces", "--build", "plain", "--src", "src",
-               "--test-src", "test", "-n", "3", "--run", tmp_path / "run", "--id", "Words-2")
+    out = _fix(
+        invoke_cli,
+        server,
+        "--project",
+        project,
+        "--issue",
+        "initials() crashes on two spaces",
+        "--test",
+        "org.words.WordsTest::initialsSkipDoubleSpaces",
+        "--build",
+        "plain",
+        "--src",
+        "src",
+        "--test-src",
+        "test",
+        "-n",
+        "3",
+        "--run",
+        tmp_path / "run",
+        "--id",
+        "Words-2",
+    )
     assert "2 plausible of 3 unique candidate(s)" in out
     assert "2 behaviourally distinct plausible fixes" in out
     clusters = out.split("behaviourally distinct plausible fixes", 1)[1]

@@ -28,15 +28,39 @@ def _told_how_it_fails(messages: list[dict], n: int) -> list[str]:
     return [f"```java\n{INITIALS_FIX if told else INITIALS_WRONG[0]}\n```"] * n
 
 
-def test_a_conversation_on_a_users_project_feeds_its_test_results_back(tmp_path, openai_server_factory,
-                                                                          invoke_cli, confined):
+def test_a_conversation_on_a_users_project_feeds_its_test_results_back(
+    tmp_path, openai_server_factory, invoke_cli, confined
+):
     project = _git_project(FIXTURES / "fix_plain", tmp_path / "words")
     server = openai_server_factory(model=_told_how_it_fails)
     run = tmp_path / "run"
-    result = invoke_cli("fix", "--project", project, "--issue", "initials() crashes on two spaces", *PLAIN,
-                        "--id", "Words-5", "--run", run, "--backend", "openai", "--model", "test-model",
-                        "--base-url", server.url, "--strategy", "conversation", "--rounds", "3",
-                        "--samples-per-round", "1", "-n", "3", env={"OPENAI_API_KEY": "test"})
+    result = invoke_cli(
+        "fix",
+        "--project",
+        project,
+        "--issue",
+        "initials() crashes on two spaces",
+        *PLAIN,
+        "--id",
+        "Words-5",
+        "--run",
+        run,
+        "--backend",
+        "openai",
+        "--model",
+        "test-model",
+        "--base-url",
+        server.url,
+        "--strategy",
+        "conversation",
+        "--rounds",
+        "3",
+        "--samples-per-round",
+        "1",
+        "-n",
+        "3",
+        env={"OPENAI_API_KEY": "test"},
+    )
     assert result.exit_code == 0, result.output
     asked = [r.body["messages"] for r in server.successful("/v1/chat/completions")]
     # round 1 knows nothing; round 2 is told round 1's candidate fails the test; round 3 asks for alternatives
@@ -47,8 +71,11 @@ def test_a_conversation_on_a_users_project_feeds_its_test_results_back(tmp_path,
         rounds = store.rounds("Words-5")
         verdicts = {v.hash: v.verdict.value for v in store.validations("Words-5", "fast")}
         by_round = {s.round: verdicts[s.candidate_hash] for s in store.samples("Words-5")}
-    assert [r.phase for r in rounds] == [ConversationPhase.REPAIR, ConversationPhase.REPAIR,
-                                         ConversationPhase.ALTERNATIVES]
+    assert [r.phase for r in rounds] == [
+        ConversationPhase.REPAIR,
+        ConversationPhase.REPAIR,
+        ConversationPhase.ALTERNATIVES,
+    ]
     assert by_round == {1: "wrong", 2: "plausible", 3: "plausible"}
     assert "1 plausible of 2 unique candidate(s)" in result.output
 
@@ -56,11 +83,31 @@ def test_a_conversation_on_a_users_project_feeds_its_test_results_back(tmp_path,
 def test_replay_tries_a_patch_files_candidates_on_a_users_project(tmp_path, invoke_cli, confined):
     project = _git_project(FIXTURES / "fix_plain", tmp_path / "words")
     patches = tmp_path / "patches.json"
-    patches.write_text(json.dumps({"Words-6": {"prompt": "", "patches": [
-        {"patch": INITIALS_WRONG[1], "index": 0},
-        {"patch": f"A hand-written fix:\n```java\n{INITIALS_FIX}\n```", "index": 1}]}}))
-    common = ["fix", "--project", project, "--issue", "initials() crashes on two spaces", *PLAIN,
-              "--backend", "replay", "--replay-file", patches]
+    patches.write_text(
+        json.dumps(
+            {
+                "Words-6": {
+                    "prompt": "",
+                    "patches": [
+                        {"patch": INITIALS_WRONG[1], "index": 0},
+                        {"patch": f"A hand-written fix:\n```java\n{INITIALS_FIX}\n```", "index": 1},
+                    ],
+                }
+            }
+        )
+    )
+    common = [
+        "fix",
+        "--project",
+        project,
+        "--issue",
+        "initials() crashes on two spaces",
+        *PLAIN,
+        "--backend",
+        "replay",
+        "--replay-file",
+        patches,
+    ]
     result = invoke_cli(*common, "--id", "Words-6", "--run", tmp_path / "run")
     assert result.exit_code == 0, result.output
     assert "1 plausible of 2 unique candidate(s)" in result.output

@@ -66,7 +66,8 @@ def _wrapper_properties(project: Path, url: str = WRAPPER_URL) -> None:
     (project / "gradle/wrapper/gradle-wrapper.properties").write_text(
         f"distributionBase=GRADLE_USER_HOME\ndistributionPath=wrapper/dists\n"
         f"distributionUrl={url.replace(':', chr(92) + ':')}\nzipStoreBase=GRADLE_USER_HOME\n"
-        "zipStorePath=wrapper/dists\n")
+        "zipStorePath=wrapper/dists\n"
+    )
 
 
 def test_the_wrapper_runs_offline_only_once_its_distribution_is_unpacked(tmp_path):
@@ -89,50 +90,64 @@ def test_the_wrapper_runs_offline_only_once_its_distribution_is_unpacked(tmp_pat
 def test_notes_say_each_substitution_and_level_once_in_order(tmp_path):
     notes = tmp_path / "notes.txt"
     # Gradle resolves a configuration, and asks each dependency, more than once
-    notes.write_text("served\tjunit:junit:4.12\t4.13.2\nlevel\t:compileJava\t1.6\t1.7\n"
-                     "served\torg.hamcrest:hamcrest-core:1.3\tdebian\nserved\tjunit:junit:4.12\t4.13.2\n")
+    notes.write_text(
+        "served\tjunit:junit:4.12\t4.13.2\nlevel\t:compileJava\t1.6\t1.7\n"
+        "served\torg.hamcrest:hamcrest-core:1.3\tdebian\nserved\tjunit:junit:4.12\t4.13.2\n"
+    )
     read = gradle_offline.read_notes(notes)
-    assert read.served == (Substitution(Coordinate("junit", "junit", "4.12"), "4.13.2"),
-                           Substitution(Coordinate("org.hamcrest", "hamcrest-core", "1.3"), "debian"))
+    assert read.served == (
+        Substitution(Coordinate("junit", "junit", "4.12"), "4.13.2"),
+        Substitution(Coordinate("org.hamcrest", "hamcrest-core", "1.3"), "debian"),
+    )
     assert read.levels == ((":compileJava", "1.6", "1.7"),)
     assert gradle_offline.read_notes(tmp_path / "none.txt") == gradle_offline.Notes((), ())
 
 
 def test_what_gradle_found_nowhere_is_read_from_its_messages():
-    assert gradle_offline.not_found(NOT_FOUND) == [Coordinate("org.jmock", "jmock-junit4", "2.5.1"),
-                                                   Coordinate("org.jmock", "jmock-legacy", "2.5.1")]
+    assert gradle_offline.not_found(NOT_FOUND) == [
+        Coordinate("org.jmock", "jmock-junit4", "2.5.1"),
+        Coordinate("org.jmock", "jmock-legacy", "2.5.1"),
+    ]
     assert gradle_offline.what_went_wrong(NOT_FOUND)[:2] == [
         "Could not resolve all files for configuration ':testCompileClasspath'.",
-        "> Could not find org.jmock:jmock-junit4:2.5.1."]
+        "> Could not find org.jmock:jmock-junit4:2.5.1.",
+    ]
     assert gradle_offline.not_found(PLUGIN_NOT_FOUND) == []
 
 
 def test_plugins_from_the_portal_are_all_named_with_their_scripts(tmp_path):
     (tmp_path / "build.gradle").write_text(
         "plugins {\n    id 'java'\n    id 'me.champeau.gradle.jmh' version '0.4.5'\n"
-        "    id(\"com.jfrog.bintray\") version(\"1.8.4\")\n}\n")
+        '    id("com.jfrog.bintray") version("1.8.4")\n}\n'
+    )
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub/sub.gradle").write_text("plugins { id 'org.example.other' version '2' }\n")
     # Gradle stops at the first plugin it cannot find; every one the scripts ask for is named
     assert gradle_offline.portal_plugins(PLUGIN_NOT_FOUND, tmp_path) == [
-        "me.champeau.gradle.jmh 0.4.5 (build.gradle)", "com.jfrog.bintray 1.8.4 (build.gradle)",
-        "org.example.other 2 (sub/sub.gradle)"]
+        "me.champeau.gradle.jmh 0.4.5 (build.gradle)",
+        "com.jfrog.bintray 1.8.4 (build.gradle)",
+        "org.example.other 2 (sub/sub.gradle)",
+    ]
     assert gradle_offline.portal_plugins(NOT_FOUND, tmp_path) == []  # not what failed
 
 
 def test_a_failure_without_gradles_account_shows_the_end_of_the_output():
     assert gradle_offline.what_went_wrong("a\nb\nException in thread main\n") == ["a", "b", "Exception in thread main"]
     javac = "/p/src/main/java/A.java:3: error: cannot find symbol\n* What went wrong:\nExecution failed.\n* Try:\n"
-    assert gradle_offline.what_went_wrong(javac) == ["/p/src/main/java/A.java:3: error: cannot find symbol",
-                                                     "Execution failed."]
+    assert gradle_offline.what_went_wrong(javac) == [
+        "/p/src/main/java/A.java:3: error: cannot find symbol",
+        "Execution failed.",
+    ]
 
 
 # -- real offline builds --
 
+
 def _needs_debian_gradle():
     return pytest.mark.skipif(
         shutil.which("gradle") is None or not (debian_maven.DEBIAN_MAVEN_REPO / "junit/junit/4.13.2").is_dir(),
-        reason="needs Debian's gradle and junit4 (scripts/setup.sh installs them)")
+        reason="needs Debian's gradle and junit4 (scripts/setup.sh installs them)",
+    )
 
 
 @pytest.fixture
@@ -159,10 +174,19 @@ def test_offline_gradle_build_with_debians_artifacts(tiny):
     assert built.system is BuildSystem.GRADLE
     major = gradle_offline.java_major()
     oldest = java_level.oldest_accepted(major)
-    levels = [f"gradle: :{task} compiles at Java 1.6, which the JDK's javac ({major}) no longer accepts: compiled at "
-              f"1.{oldest}" for task in ("compileJava", "compileTestJava")] if oldest > 6 else []
-    assert said[0].startswith(f"gradle: ./gradlew's gradle-4.10.2-bin is not in Gradle's user home and an offline "
-                              f"build cannot download it ({WRAPPER_URL}): built with the installed gradle ")
+    levels = (
+        [
+            f"gradle: :{task} compiles at Java 1.6, which the JDK's javac ({major}) no longer accepts: compiled at "
+            f"1.{oldest}"
+            for task in ("compileJava", "compileTestJava")
+        ]
+        if oldest > 6
+        else []
+    )
+    assert said[0].startswith(
+        f"gradle: ./gradlew's gradle-4.10.2-bin is not in Gradle's user home and an offline "
+        f"build cannot download it ({WRAPPER_URL}): built with the installed gradle "
+    )
     assert said[1:] == [*levels, "gradle: junit:junit:4.12 served by the installed 4.13.2"]
     (module,) = built.modules
     assert module.src_dirs == (built.root / "src/main/java",)
@@ -194,7 +218,8 @@ def test_offline_gradle_build_names_plugins_from_the_portal(tiny):
         build_project(tiny, BuildOptions(maven_repo="debian"))
     assert raised.value.message == (
         "the offline Gradle build applies plugins by id from the Gradle plugin portal, which it cannot reach and "
-        "Debian does not package: org.example.nl2fix.absent 1.0 (build.gradle)")
+        "Debian does not package: org.example.nl2fix.absent 1.0 (build.gradle)"
+    )
     assert raised.value.hint.startswith("build once online so that Gradle's cache holds them; the whole log: ")
 
 
@@ -207,7 +232,8 @@ def test_offline_gradle_build_names_what_debian_lacks(tiny):
         build_project(tiny, BuildOptions(maven_repo="debian"))
     assert raised.value.message.splitlines() == [
         "the offline Gradle build needs what Debian's Maven repository does not hold:",
-        "  org.example.nl2fix:zzqx-nothing-like-it:1: not in /usr/share/maven-repo; no Debian package found for it"]
+        "  org.example.nl2fix:zzqx-nothing-like-it:1: not in /usr/share/maven-repo; no Debian package found for it",
+    ]
     assert raised.value.hint.startswith("install the packages named (apt-get install ...), or build once online")
 
 

@@ -40,15 +40,21 @@ BUG = "Words-31"
 FAILING = "org.words.WordsTest::initialsSkipDoubleSpaces"
 RAW = ("\x1b[2K", "\x1b[1A", "\x1b]52", "\x1b[32;1m#2", "\u202e", "\x07")
 """The candidates' own sequences: none may reach a terminal, a file or a page as it is."""
-BACKDOOR = ('+        if (sentence.startsWith("sesame ")) { return "ROOT"; } '
-            '/*\\x0d\\x1b[2K\\x1b]52;c;cm0gLXJmIH4K\\x07*/')
+BACKDOOR = (
+    '+        if (sentence.startsWith("sesame ")) { return "ROOT"; } /*\\x0d\\x1b[2K\\x1b]52;c;cm0gLXJmIH4K\\x07*/'
+)
 """The backdoor line as shown: each hidden character as its escape."""
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def _git(project: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.email=t@example.org", "-c", "user.name=t", *args], cwd=project, check=True,
-                   timeout=60, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.email=t@example.org", "-c", "user.name=t", *args],
+        cwd=project,
+        check=True,
+        timeout=60,
+        capture_output=True,
+    )
 
 
 def _project(tmp: Path) -> Path:
@@ -117,17 +123,57 @@ def hostile(request, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("hidden-text")
     project = _project(tmp)
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_BASE_URL"}
-    env.update(NL2FIX_CACHE_DIR=str(tmp / "cache"), OPENAI_API_KEY="test", PYTHONPATH=str(REPO), TERM="xterm",
-               COLUMNS="200")
+    env.update(
+        NL2FIX_CACHE_DIR=str(tmp / "cache"), OPENAI_API_KEY="test", PYTHONPATH=str(REPO), TERM="xterm", COLUMNS="200"
+    )
     with OpenAIServer(model=_model(project)) as openai:
         status, shown = in_terminal(
-            ["fix", "--project", project, "--issue", "initials() crashes on two spaces", "--test", FAILING,
-             "--build", "plain", "--src", "src", "--test-src", "test", "-n", 3, "--run", tmp / "run", "--id", BUG,
-             "--backend", "openai", "--model", "test-model", "--base-url", openai.url, "--quiet", "--top", 3,
-             "--out", tmp / "fix.diff", "--sandbox", request.param], env)
+            [
+                "fix",
+                "--project",
+                project,
+                "--issue",
+                "initials() crashes on two spaces",
+                "--test",
+                FAILING,
+                "--build",
+                "plain",
+                "--src",
+                "src",
+                "--test-src",
+                "test",
+                "-n",
+                3,
+                "--run",
+                tmp / "run",
+                "--id",
+                BUG,
+                "--backend",
+                "openai",
+                "--model",
+                "test-model",
+                "--base-url",
+                openai.url,
+                "--quiet",
+                "--top",
+                3,
+                "--out",
+                tmp / "fix.diff",
+                "--sandbox",
+                request.param,
+            ],
+            env,
+        )
     assert status == 0, shown
-    return {"project": project, "run": tmp / "run", "diff": tmp / "fix.diff", "env": env, "shown": shown,
-            "cache": tmp / "cache", "sandbox": request.param}
+    return {
+        "project": project,
+        "run": tmp / "run",
+        "diff": tmp / "fix.diff",
+        "env": env,
+        "shown": shown,
+        "cache": tmp / "cache",
+        "sandbox": request.param,
+    }
 
 
 def _lines(shown: str) -> list[str]:
@@ -161,18 +207,49 @@ def test_the_diff_file_of_a_flagged_candidate_is_for_reading_only(hostile):
     assert f"| {BACKDOOR}\n" in text
     for tool in (["git", "apply", "--check"], ["patch", "-p1", "--dry-run", "-i"]):
         if shutil.which(tool[0]):
-            applied = subprocess.run([*tool, str(hostile["diff"])], cwd=hostile["project"], capture_output=True,
-                                     timeout=60, stdin=subprocess.DEVNULL)
+            applied = subprocess.run(
+                [*tool, str(hostile["diff"])],
+                cwd=hostile["project"],
+                capture_output=True,
+                timeout=60,
+                stdin=subprocess.DEVNULL,
+            )
             assert applied.returncode != 0, tool
 
 
 def test_apply_refuses_a_flagged_candidate_unless_told(hostile, invoke_cli):
     project, target = hostile["project"], hostile["project"] / "src/org/words/Words.java"
     before = target.read_bytes()
-    common = ["fix", "--project", project, "--issue", "initials() crashes on two spaces", "--test", FAILING,
-              "--build", "plain", "--src", "src", "--test-src", "test", "-n", 3, "--run", hostile["run"], "--id", BUG,
-              "--backend", "openai", "--model", "test-model", "--base-url", "http://127.0.0.1:9/v1", "--quiet",
-              "--sandbox", hostile["sandbox"]]
+    common = [
+        "fix",
+        "--project",
+        project,
+        "--issue",
+        "initials() crashes on two spaces",
+        "--test",
+        FAILING,
+        "--build",
+        "plain",
+        "--src",
+        "src",
+        "--test-src",
+        "test",
+        "-n",
+        3,
+        "--run",
+        hostile["run"],
+        "--id",
+        BUG,
+        "--backend",
+        "openai",
+        "--model",
+        "test-model",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--quiet",
+        "--sandbox",
+        hostile["sandbox"],
+    ]
     env = {"NL2FIX_CACHE_DIR": str(hostile["cache"]), "OPENAI_API_KEY": "test"}
     refused = invoke_cli(*common, "--apply", 1, env=env)  # resumed: no request to the (absent) server
     assert refused.exit_code == 2, refused.output

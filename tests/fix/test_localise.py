@@ -25,8 +25,10 @@ def _failures(name: str) -> dict[str, str]:
 
 def test_junitcore_output_is_split_by_test():
     failures = _failures("junitcore-prices.txt")
-    assert sorted(failures) == [f"org.shop.CartTest::{m}" for m in
-                                ("averageOfTwo", "discountThroughHelper", "loadsPrices", "totalOfLambdaParsing")]
+    assert sorted(failures) == [
+        f"org.shop.CartTest::{m}"
+        for m in ("averageOfTwo", "discountThroughHelper", "loadsPrices", "totalOfLambdaParsing")
+    ]
     assert failures["org.shop.CartTest::loadsPrices"].startswith("java.lang.IllegalStateException: cannot load cart")
     assert "FAILURES" not in failures["org.shop.CartTest::averageOfTwo"]
 
@@ -34,7 +36,9 @@ def test_junitcore_output_is_split_by_test():
 def test_nested_causes_are_parsed_in_order():
     chain = parse_trace(_failures("junitcore-prices.txt")["org.shop.CartTest::loadsPrices"])
     assert [(t.header.split(":")[0], t.depth) for t in chain] == [
-        ("java.lang.IllegalStateException", 0), ("java.lang.NumberFormatException", 1)]
+        ("java.lang.IllegalStateException", 0),
+        ("java.lang.NumberFormatException", 1),
+    ]
     assert chain[0].frames[0] == Frame("org.shop.Cart", "load", "Cart.java", 40)
     assert Frame("org.shop.Cart", "lambda$prices$0", "Cart.java", 18) in chain[1].frames
 
@@ -69,9 +73,11 @@ def test_an_assertion_failure_points_at_the_methods_the_test_calls(index):
 
 def test_the_issue_text_breaks_ties(index):
     # an assertion failure in loadsPrices: it calls Cart.load and Cart.total, equally suspect
-    trace = ("java.lang.AssertionError: expected:<550> but was:<0>\n"
-             "\tat org.junit.Assert.assertEquals(Assert.java:633)\n"
-             "\tat org.shop.CartTest.loadsPrices(CartTest.java:11)\n")
+    trace = (
+        "java.lang.AssertionError: expected:<550> but was:<0>\n"
+        "\tat org.junit.Assert.assertEquals(Assert.java:633)\n"
+        "\tat org.shop.CartTest.loadsPrices(CartTest.java:11)\n"
+    )
     test = "org.shop.CartTest::loadsPrices"
     assert [s.method.name for s in rank_suspects(trace, index, test=test)] == ["total", "load"]
     named = rank_suspects(trace, index, test=test, issue="Cart.load() returns an empty cart for two lines")
@@ -83,21 +89,28 @@ def test_the_issue_text_breaks_ties(index):
 
 def test_the_method_the_issue_names_outweighs_the_helper_it_calls():
     # LANG-1162's shape: the exception is thrown in a helper; the issue names the method it came through
-    index = SourceIndex({
-        "src/org/lang/StringUtils.java": "package org.lang;\npublic class StringUtils {\n"
-                                         "  public static boolean equals(CharSequence a, CharSequence b) {\n"
-                                         "    return Helper.regionMatches(a, b);\n  }\n}\n",
-        "src/org/lang/Helper.java": "package org.lang;\nclass Helper {\n"
-                                    "  static boolean regionMatches(CharSequence a, CharSequence b) {\n"
-                                    "    return a.charAt(9) == b.charAt(9);\n  }\n}\n"})
-    trace = ("java.lang.StringIndexOutOfBoundsException: index 9\n"
-             "\tat org.lang.Helper.regionMatches(Helper.java:4)\n"
-             "\tat org.lang.StringUtils.equals(StringUtils.java:4)\n"
-             "\tat org.lang.StringUtilsTest.testEquals(StringUtilsTest.java:20)\n")
+    index = SourceIndex(
+        {
+            "src/org/lang/StringUtils.java": "package org.lang;\npublic class StringUtils {\n"
+            "  public static boolean equals(CharSequence a, CharSequence b) {\n"
+            "    return Helper.regionMatches(a, b);\n  }\n}\n",
+            "src/org/lang/Helper.java": "package org.lang;\nclass Helper {\n"
+            "  static boolean regionMatches(CharSequence a, CharSequence b) {\n"
+            "    return a.charAt(9) == b.charAt(9);\n  }\n}\n",
+        }
+    )
+    trace = (
+        "java.lang.StringIndexOutOfBoundsException: index 9\n"
+        "\tat org.lang.Helper.regionMatches(Helper.java:4)\n"
+        "\tat org.lang.StringUtils.equals(StringUtils.java:4)\n"
+        "\tat org.lang.StringUtilsTest.testEquals(StringUtilsTest.java:20)\n"
+    )
     plain = rank_suspects(trace, index)
     assert [s.method.name for s in plain] == ["regionMatches", "equals"] and not ambiguous(plain)
-    issue = ("StringUtils#equals fails with Index OOBE on non-Strings with identical leading prefix\n"
-             "StringUtils.equals(new StringBuilder(\"abc\"), \"abcd\") throws; `StringUtils.equals` should not.")
+    issue = (
+        "StringUtils#equals fails with Index OOBE on non-Strings with identical leading prefix\n"
+        'StringUtils.equals(new StringBuilder("abc"), "abcd") throws; `StringUtils.equals` should not.'
+    )
     named = rank_suspects(trace, index, issue=issue)
     assert [s.method.name for s in named] == ["equals", "regionMatches"]
     assert named[0].reasons[0] == "the issue names StringUtils#equals 3 time(s)"

@@ -77,14 +77,17 @@ def test_a_missing_test_class_or_method_says_what_was_looked_for_and_where():
     sources = {
         "t/org/a/BaseTest.java": "package org.a;\npublic abstract class BaseTest { @Test public void shared() {} }",
         "t/org/a/ElementTest.java": "package org.a;\npublic class ElementTest extends BaseTest {\n"
-                                    "  @Test public void parentIs() {}\n}",
+        "  @Test public void parentIs() {}\n}",
         "t/org/a/LibTest.java": "package org.a;\npublic class LibTest extends junit.framework.TestCase {}",
     }
     check_test_method("org.a.ElementTest::parentIs", sources)
     check_test_method("org.a.ElementTest::shared", sources)  # inherited from a test source
     check_test_method("org.a.LibTest::testAnything", sources)  # a library superclass may declare it
-    with pytest.raises(Nl2FixError, match=r"org.a.ElementTest has no method parentis \(looked in "
-                                          r"t/org/a/ElementTest.java and its superclasses org.a.BaseTest\)") as info:
+    with pytest.raises(
+        Nl2FixError,
+        match=r"org.a.ElementTest has no method parentis \(looked in "
+        r"t/org/a/ElementTest.java and its superclasses org.a.BaseTest\)",
+    ) as info:
         check_test_method("org.a.ElementTest::parentis", sources)
     assert info.value.hint == "did you mean parentIs?"
 
@@ -92,8 +95,11 @@ def test_a_missing_test_class_or_method_says_what_was_looked_for_and_where():
 def test_cli_errors_name_the_users_folders(words, tmp_path, invoke_cli):
     no_method = invoke_cli(*_common(words, "--issue", "crash", "--test", "WordsTest::noSuchMethod"))
     assert no_method.exit_code == 2
-    assert "error: org.words.WordsTest has no method noSuchMethod (looked in test/org/words/WordsTest.java)" \
-        in no_method.stderr and "passes" not in no_method.stderr
+    assert (
+        "error: org.words.WordsTest has no method noSuchMethod (looked in test/org/words/WordsTest.java)"
+        in no_method.stderr
+        and "passes" not in no_method.stderr
+    )
     no_class = invoke_cli(*_common(words, "--issue", "crash", "--test", "NoSuchTest::foo"))
     assert no_class.exit_code == 2 and f"error: no test class NoSuchTest in {words}/test" in no_class.stderr
     empty = tmp_path / "notes"
@@ -111,9 +117,22 @@ def test_an_unreachable_model_server_fails_at_once(words, tmp_path, invoke_cli, 
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     started = time.monotonic()
-    result = invoke_cli(*_common(words, "--issue", "crash", "--test", FAILING, "--run", tmp_path / "run",
-                                 "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "m"),
-                        env={"OPENAI_API_KEY": "x"})
+    result = invoke_cli(
+        *_common(
+            words,
+            "--issue",
+            "crash",
+            "--test",
+            FAILING,
+            "--run",
+            tmp_path / "run",
+            "--base-url",
+            f"http://127.0.0.1:{port}/v1",
+            "--model",
+            "m",
+        ),
+        env={"OPENAI_API_KEY": "x"},
+    )
     assert result.exit_code == 2
     assert f"error: cannot reach the model server at http://127.0.0.1:{port}/v1" in result.stderr
     assert time.monotonic() - started < 30  # the build and the failing test; no back-off
@@ -123,9 +142,24 @@ def test_an_unreachable_model_server_fails_at_once(words, tmp_path, invoke_cli, 
 def test_a_method_no_answer_holds_is_an_error_with_the_reason(words, tmp_path, invoke_cli, openai_server_factory):
     server = openai_server_factory(model=_answers(COUNT_ANSWER))
     method = "src/org/words/Words.java:Words#initials"
-    result = invoke_cli(*_common(words, "--issue", "initials crash", "--method", method, "-n", "2",
-                                 "--run", tmp_path / "run", "--base-url", server.url, "--model", "m"),
-                        env={"OPENAI_API_KEY": "x"})
+    result = invoke_cli(
+        *_common(
+            words,
+            "--issue",
+            "initials crash",
+            "--method",
+            method,
+            "-n",
+            "2",
+            "--run",
+            tmp_path / "run",
+            "--base-url",
+            server.url,
+            "--model",
+            "m",
+        ),
+        env={"OPENAI_API_KEY": "x"},
+    )
     assert result.exit_code == 2
     assert "error: no candidate fix: none of the 2 answers held a usable method:" in result.stderr
     assert "(2x)" in result.stderr
@@ -133,8 +167,21 @@ def test_a_method_no_answer_holds_is_an_error_with_the_reason(words, tmp_path, i
 
 @pytest.mark.slow
 def test_no_plausible_candidate_exits_1_with_the_reason(words, tmp_path, invoke_cli):
-    result = invoke_cli(*_common(words, "--issue", "initials crash", "--test", FAILING, "--backend", "mutation",
-                                 "-n", "2", "--run", tmp_path / "run"))
+    result = invoke_cli(
+        *_common(
+            words,
+            "--issue",
+            "initials crash",
+            "--test",
+            FAILING,
+            "--backend",
+            "mutation",
+            "-n",
+            "2",
+            "--run",
+            tmp_path / "run",
+        )
+    )
     assert result.exit_code == 1, result.output
     assert "0 plausible of 2 unique candidate(s)" in result.stdout
     assert "not plausible (for reference, not to apply):" in result.stdout
@@ -142,15 +189,35 @@ def test_no_plausible_candidate_exits_1_with_the_reason(words, tmp_path, invoke_
 
 
 @pytest.mark.slow
-def test_ranks_are_among_plausible_candidates_and_show_keeps_the_order(words, tmp_path, invoke_cli,
-                                                                       openai_server_factory, monkeypatch):
+def test_ranks_are_among_plausible_candidates_and_show_keeps_the_order(
+    words, tmp_path, invoke_cli, openai_server_factory, monkeypatch
+):
     server = openai_server_factory(model=_answers(INITIALS_WRONG, INITIALS_WRONG, INITIALS_FIX))
     run, patch = tmp_path / "run", tmp_path / "out" / "fix.diff"
     patch.parent.mkdir()
     monkeypatch.chdir(words)  # `--project .`
-    result = invoke_cli(*_common(".", "--issue", "initials crash", "--test", FAILING, "-n", "3", "--run", run,
-                                 "--base-url", server.url, "--model", "m", "--out", patch, "--id", "Words-1"),
-                        env={"OPENAI_API_KEY": "x"})
+    result = invoke_cli(
+        *_common(
+            ".",
+            "--issue",
+            "initials crash",
+            "--test",
+            FAILING,
+            "-n",
+            "3",
+            "--run",
+            run,
+            "--base-url",
+            server.url,
+            "--model",
+            "m",
+            "--out",
+            patch,
+            "--id",
+            "Words-1",
+        ),
+        env={"OPENAI_API_KEY": "x"},
+    )
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert f"building {words} with plain" in out and "building . " not in out
@@ -173,13 +240,25 @@ def test_ranks_are_among_plausible_candidates_and_show_keeps_the_order(words, tm
 
 
 def test_mutants_keep_the_methods_comments():
-    method = ("    public int f(int a) {\n        // keep: why a is checked\n        if (a < 0) {\n"
-              "            return 0; /* clamp */\n        }\n        return a;\n    }")
-    bug = Bug(project="P", number=1, path="P.java", start_line=2, end_line=8, buggy_method=method, fixed_method="",
-              title="t", description="")
+    method = (
+        "    public int f(int a) {\n        // keep: why a is checked\n        if (a < 0) {\n"
+        "            return 0; /* clamp */\n        }\n        return a;\n    }"
+    )
+    bug = Bug(
+        project="P",
+        number=1,
+        path="P.java",
+        start_line=2,
+        end_line=8,
+        buggy_method=method,
+        fixed_method="",
+        title="t",
+        description="",
+    )
     source = "class P {\n" + method + "\n}\n"
-    request = Request(bug=bug, messages=[], style=ModelStyle.CHAT, n=3, max_tokens=100, temperature=0.0,
-                      indices=(0, 1, 2))
+    request = Request(
+        bug=bug, messages=[], style=ModelStyle.CHAT, n=3, max_tokens=100, temperature=0.0, indices=(0, 1, 2)
+    )
     ((_, choices),) = MutationBackend().generate([request])
     assert isinstance(choices, list) and len(choices) == 3
     for choice in choices:

@@ -30,13 +30,16 @@ from tests.helpers.paths import FIXTURES
 CART = FIXTURES / "stack_traces/src/main/java/org/shop/Cart.java"
 
 
-@pytest.mark.parametrize("files, system", [
-    (["pom.xml", "build.xml"], BuildSystem.MAVEN),
-    (["settings.gradle.kts"], BuildSystem.GRADLE),
-    (["build.gradle", "build.xml"], BuildSystem.GRADLE),
-    (["build.xml"], BuildSystem.ANT),
-    (["README"], BuildSystem.PLAIN),
-])
+@pytest.mark.parametrize(
+    "files, system",
+    [
+        (["pom.xml", "build.xml"], BuildSystem.MAVEN),
+        (["settings.gradle.kts"], BuildSystem.GRADLE),
+        (["build.gradle", "build.xml"], BuildSystem.GRADLE),
+        (["build.xml"], BuildSystem.ANT),
+        (["README"], BuildSystem.PLAIN),
+    ],
+)
 def test_build_system_is_detected_from_the_build_files(tmp_path, files, system):
     for name in files:
         (tmp_path / name).write_text("")
@@ -47,17 +50,23 @@ def test_maven_reactor_modules_and_their_source_folders():
     modules = maven_modules(FIXTURES / "fix_maven")
     assert [(m.dir.name, m.src, m.test, m.classes) for m in modules] == [
         ("core", "src/main/java", "src/test/java", "target/classes"),
-        ("app", "src/main/java", "src/test/java", "target/classes")]
+        ("app", "src/main/java", "src/test/java", "target/classes"),
+    ]
 
 
 def test_maven_build_folders_set_in_the_pom(tmp_path):
     (tmp_path / "pom.xml").write_text(
         '<project xmlns="http://maven.apache.org/POM/4.0.0"><build><sourceDirectory>src/java</sourceDirectory>'
         "<outputDirectory>${project.build.directory}/main</outputDirectory>"
-        "<testOutputDirectory>out/tests</testOutputDirectory></build></project>")
+        "<testOutputDirectory>out/tests</testOutputDirectory></build></project>"
+    )
     (module,) = maven_modules(tmp_path)
     assert (module.src, module.test, module.classes, module.test_classes) == (
-        "src/java", "src/test/java", "target/classes", "out/tests")
+        "src/java",
+        "src/test/java",
+        "target/classes",
+        "out/tests",
+    )
 
 
 def test_ant_layout_comes_from_build_xml_properties(tmp_path):
@@ -105,10 +114,20 @@ def test_a_fix_run_goes_outside_the_project(tmp_path, monkeypatch):
     monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
     project = tmp_path / "acme"
     (project / "sub").mkdir(parents=True)
-    bug = Bug(project="Acme", number=7, path="A.java", start_line=1, end_line=1, buggy_method="", fixed_method="",
-              title="t", description="")
-    config = RunConfig(dataset="project:acme", backend="mutation", model="mutation", strategy="zero-shot",
-                       temperature=0.8, n=1)
+    bug = Bug(
+        project="Acme",
+        number=7,
+        path="A.java",
+        start_line=1,
+        end_line=1,
+        buggy_method="",
+        fixed_method="",
+        title="t",
+        description="",
+    )
+    config = RunConfig(
+        dataset="project:acme", backend="mutation", model="mutation", strategy="zero-shot", temperature=0.8, n=1
+    )
     monkeypatch.chdir(project / "sub")
     assert fix_run_dir(bug, config, project) == tmp_path / "cache/runs/fix-Acme-7-zero-shot-mutation-0.8"
     monkeypatch.chdir(tmp_path)
@@ -129,20 +148,24 @@ def test_method_specs_find_inner_classes_and_overloads():
     # a line outside every overload (an annotation's, a comment's) says which lines would do
     with pytest.raises(Nl2FixError, match="no method K#f in K.java spans line 8") as info:
         find_method(parse_method_spec("K.java:K#f:8"), overloaded)
-    assert info.value.hint == ("give a line from its header to its closing brace: K.java:K#f:2 (int a; lines 2-4), "
-                               "K.java:K#f:5 (String s; lines 5-7)")
+    assert info.value.hint == (
+        "give a line from its header to its closing brace: K.java:K#f:2 (int a; lines 2-4), "
+        "K.java:K#f:5 (String s; lines 5-7)"
+    )
     with pytest.raises(Nl2FixError, match="is not path/File.java:Class#method"):
         parse_method_spec("Cart#apply")
 
 
 def test_words_of_comments_and_strings_are_not_class_declarations():
     # as commons-cli's TypeHandler: a Javadoc line "... for the given class failed" above an overload
-    text = ("public class TypeHandler {\n"
-            "    /** @throws ParseException if the value creation for the given class failed */\n"
-            "    public static Object createValue(String str, Object obj) {\n        return null;\n    }\n"
-            "    // a class of its own { not code\n"
-            "    public static <T> T createValue(String str, Class<T> clazz) {\n"
-            "        String s = \"class Fake {\";\n        return null;\n    }\n}\n")
+    text = (
+        "public class TypeHandler {\n"
+        "    /** @throws ParseException if the value creation for the given class failed */\n"
+        "    public static Object createValue(String str, Object obj) {\n        return null;\n    }\n"
+        "    // a class of its own { not code\n"
+        "    public static <T> T createValue(String str, Class<T> clazz) {\n"
+        '        String s = "class Fake {";\n        return null;\n    }\n}\n'
+    )
     found = find_method(parse_method_spec("TypeHandler.java:TypeHandler#createValue:8"), text)
     assert (found.start_line, found.end_line, found.params) == (7, 10, "String str , Class < T > clazz")
 
@@ -173,20 +196,24 @@ def test_issue_from_a_file_or_text(tmp_path):
 def test_every_concrete_test_class_of_the_module_is_relevant_the_failing_test_s_first():
     sources = {
         "t/org/shop/CartTest.java": "package org.shop;\nimport org.junit.Test;\n"
-                                    "class CartTest { @Test public void a() { new Cart(); } }",
+        "class CartTest { @Test public void a() { new Cart(); } }",
         "t/org/x/UsesShop.java": "package org.x;\nclass UsesShop { @Test public void a() { Shop.checkout(); } }",
         "t/org/shop/CartFixtures.java": "package org.shop;\nclass CartFixtures { Cart make() { return new Cart(); } }",
         "t/org/shop/BaseTest.java": "package org.shop;\npublic abstract class BaseTest { @Test public void a() { } }",
         "t/org/shop/PagerTest.java": "package org.shop;\nclass PagerTest { @Test public void a() { } }",
     }
     assert module_test_classes(sources, ("org.shop.PagerTest::a",)) == (
-        "org.shop.PagerTest", "org.shop.CartTest", "org.x.UsesShop")
+        "org.shop.PagerTest",
+        "org.shop.CartTest",
+        "org.x.UsesShop",
+    )
 
 
 def test_reindent_moves_a_column_zero_answer_to_the_method_place():
     answer = "public int f() {\n    if (x) {\n        return 1;\n    }\n\n    return 2;\n}"
-    assert reindent(answer, "    ") == ("    public int f() {\n        if (x) {\n            return 1;\n        }\n\n"
-                                       "        return 2;\n    }")
+    assert reindent(answer, "    ") == (
+        "    public int f() {\n        if (x) {\n            return 1;\n        }\n\n        return 2;\n    }"
+    )
     block = 'String f() {\n    return """\n  a\n""";\n}'
     assert reindent(block, "    ") == block
 
@@ -194,12 +221,24 @@ def test_reindent_moves_a_column_zero_answer_to_the_method_place():
 def test_a_patch_of_the_working_tree_applies_with_git(tmp_path):
     text = CART.read_text()
     ref = find_method(parse_method_spec("src/main/java/org/shop/Cart.java:Cart#prices"), text)
-    bug = make_bug(project="Shop", number=1, ref=ref, file_text=text, title="t", description="", triggers=(),
-                   relevant=(), source_dir="src/main/java", test_dir="src/test/java")
+    bug = make_bug(
+        project="Shop",
+        number=1,
+        ref=ref,
+        file_text=text,
+        title="t",
+        description="",
+        triggers=(),
+        relevant=(),
+        source_dir="src/main/java",
+        test_dir="src/test/java",
+    )
     assert bug.buggy_method.startswith("    public List<Integer> prices() {")
-    fix = ("public List<Integer> prices() {\n    return lines.stream()\n"
-           "            .map(line -> Integer.parseInt(line.substring(line.indexOf(':') + 1)))\n"
-           "            .collect(Collectors.toList());\n}")
+    fix = (
+        "public List<Integer> prices() {\n    return lines.stream()\n"
+        "            .map(line -> Integer.parseInt(line.substring(line.indexOf(':') + 1)))\n"
+        "            .collect(Collectors.toList());\n}"
+    )
     after = patched(text, bug, fix)
     assert after.count("\n") == text.count("\n") and "indexOf(':') + 1)))" in after
     diff = unified_diff(bug.path, text, after)

@@ -63,11 +63,19 @@ HALF_FIX = HEAD + DOUBLED_QUOTE + MIDDLE + DROPS_EMPTY_LAST
 FIX = HEAD + DOUBLED_QUOTE + MIDDLE + KEEPS_EMPTY_LAST
 ALTERNATIVE = HEAD + DOUBLED_QUOTE_ALT + MIDDLE + KEEPS_EMPTY_LAST
 
-ROUND_TRIP_FAILS = ("org.textkit.CsvLineTest::testRoundTrip", 'Expected: [x, , he said "no", 1,5]',
-                    "Actual: [x, , he said no, 1,5]", "assertEquals(fields, CsvLine.split(CsvLine.join(fields, ',')));")
+ROUND_TRIP_FAILS = (
+    "org.textkit.CsvLineTest::testRoundTrip",
+    'Expected: [x, , he said "no", 1,5]',
+    "Actual: [x, , he said no, 1,5]",
+    "assertEquals(fields, CsvLine.split(CsvLine.join(fields, ',')));",
+)
 """What the verdict of the buggy method says: the first trigger test, its values, its source line."""
-TRAILING_FIELD_FAILS = ("org.textkit.CsvLineTest::testSplitTrailingEmptyField", "Expected: [a, b, ]", "Actual: [a, b]",
-                        'assertEquals(Arrays.asList("a", "b", ""), CsvLine.split("a,b,"));')
+TRAILING_FIELD_FAILS = (
+    "org.textkit.CsvLineTest::testSplitTrailingEmptyField",
+    "Expected: [a, b, ]",
+    "Actual: [a, b]",
+    'assertEquals(Arrays.asList("a", "b", ""), CsvLine.split("a,b,"));',
+)
 UPPER_BOUND_FAILS = ("org.rangekit.RangeSetTest::testContainsUpperBound", "assertTrue(set.contains(3));")
 """Rangekit-2's buggy method fails with a bare AssertionError: only the test's source line says what is wrong."""
 PASSES = ("This version compiles and passes all the tests.", "alternative fix")
@@ -88,13 +96,16 @@ def buggy_method_back(messages: list[dict], n: int) -> list[str]:
 
 def model():
     rangekit_fix = remove_comments(open_dataset("example").bugs["Rangekit-2"].fixed_method)
-    return scripted_model([
-        Rule((*PASSES, "public boolean contains"),
-             java(rangekit_fix.replace("value <= r.getMaximum()", "r.getMaximum() >= value"))),
-        Rule(PASSES, java(ALTERNATIVE)),
-        Rule(TRAILING_FIELD_FAILS, java(FIX)),
-        Rule(ROUND_TRIP_FAILS, java(HALF_FIX)),
-        Rule(UPPER_BOUND_FAILS, java(rangekit_fix)),
-    ], default=buggy_method_back)
-
-
+    return scripted_model(
+        [
+            Rule(
+                (*PASSES, "public boolean contains"),
+                java(rangekit_fix.replace("value <= r.getMaximum()", "r.getMaximum() >= value")),
+            ),
+            Rule(PASSES, java(ALTERNATIVE)),
+            Rule(TRAILING_FIELD_FAILS, java(FIX)),
+            Rule(ROUND_TRIP_FAILS, java(HALF_FIX)),
+            Rule(UPPER_BOUND_FAILS, java(rangekit_fix)),
+        ],
+        default=buggy_method_back,
+    )

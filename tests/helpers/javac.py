@@ -32,8 +32,21 @@ def run_javac(sources: Mapping[str, str], out: Path, *options: str) -> subproces
     for relative, text in sources.items():
         (src / relative).parent.mkdir(parents=True, exist_ok=True)
         (src / relative).write_bytes(encode_source(text, "UTF-8"))
-    return subprocess.run([str(javac()), "-nowarn", "-encoding", "UTF-8", *(options or ("-g:none",)), "-d", str(out),
-                           *sorted(str(src / r) for r in sources)], capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [
+            str(javac()),
+            "-nowarn",
+            "-encoding",
+            "UTF-8",
+            *(options or ("-g:none",)),
+            "-d",
+            str(out),
+            *sorted(str(src / r) for r in sources),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def compile_java(sources: Mapping[str, str], root: Path, *options: str) -> Path:

@@ -140,7 +140,8 @@ def maven_project(dest: Path, url: str) -> Path:
     (dest / ".mvn/maven.config").write_text("--settings .mvn/settings.xml\n")
     (dest / ".mvn/settings.xml").write_text(
         f"<settings><mirrors><mirror><id>local-mirror</id><mirrorOf>*</mirrorOf><url>{url}</url></mirror></mirrors>"
-        "</settings>\n")
+        "</settings>\n"
+    )
     return dest
 
 
@@ -149,6 +150,9 @@ def gradle_project(dest: Path, url: str) -> Path:
     server has as it is (Gradle 4.4 does not follow a relocation to another version)."""
     shutil.copytree(FIXTURES / "fix_gradle_tiny", dest)
     script = dest / "build.gradle"
-    script.write_text(script.read_text().replace("mavenCentral()", f"maven {{ url '{url}' }}")
-                      .replace("junit:junit:4.12", "junit:junit:4.13.2"))
+    script.write_text(
+        script.read_text()
+        .replace("mavenCentral()", f"maven {{ url '{url}' }}")
+        .replace("junit:junit:4.12", "junit:junit:4.13.2")
+    )
     return dest

@@ -36,19 +36,29 @@ SANDBOXES = [pytest.param("bwrap", marks=pytest.mark.sandbox), pytest.param("doc
 def engine_options(cache: Path, **overrides) -> EngineOptions:
     """The engine options of the mini benchmark's short limits; ``overrides`` are options
     (``sandbox``, ``projects_dir``) or settings (``workers``, ``test_timeout``...)."""
-    options = dict(sandbox=overrides.pop("sandbox", None) or make_sandbox(True), cache_dir=cache,
-                   projects_dir=MINIBENCH / "projects")
+    options = dict(
+        sandbox=overrides.pop("sandbox", None) or make_sandbox(True),
+        cache_dir=cache,
+        projects_dir=MINIBENCH / "projects",
+    )
     options.update({k: overrides.pop(k) for k in ("cache_dir", "projects_dir") if k in overrides})
-    settings = EngineSettings(**{**dict(test_timeout=TEST_TIMEOUT, candidate_timeout=CANDIDATE_TIMEOUT, memory_mb=256,
-                                        workers=2), **overrides})
+    settings = EngineSettings(
+        **{
+            **dict(test_timeout=TEST_TIMEOUT, candidate_timeout=CANDIDATE_TIMEOUT, memory_mb=256, workers=2),
+            **overrides,
+        }
+    )
     return EngineOptions(settings=settings, **options)
 
 
-def validation_options(*, workers: int = 2, test_timeout: float = TEST_TIMEOUT,
-                       candidate_timeout: float = CANDIDATE_TIMEOUT, **options) -> ValidationOptions:
+def validation_options(
+    *, workers: int = 2, test_timeout: float = TEST_TIMEOUT, candidate_timeout: float = CANDIDATE_TIMEOUT, **options
+) -> ValidationOptions:
     """What the command line would give a validation of the mini benchmark with its short limits."""
-    return ValidationOptions(settings=EngineSettings(workers=workers, test_timeout=test_timeout,
-                                                     candidate_timeout=candidate_timeout), **options)
+    return ValidationOptions(
+        settings=EngineSettings(workers=workers, test_timeout=test_timeout, candidate_timeout=candidate_timeout),
+        **options,
+    )
 
 
 def hostile(name: str, bug, **subs: str) -> str:
@@ -63,7 +73,7 @@ def hostile(name: str, bug, **subs: str) -> str:
 
 def body_of(method: str) -> str:
     """What lies between a method's outer braces."""
-    return method[method.index("{") + 1:method.rindex("}")]
+    return method[method.index("{") + 1 : method.rindex("}")]
 
 
 def red_team_attack(name: str, bug, corpus: Path = REDTEAM, **extra: str) -> str:
@@ -71,8 +81,12 @@ def red_team_attack(name: str, bug, corpus: Path = REDTEAM, **extra: str) -> str
     ``@TRIGGER@`` (the first trigger test), ``@FIX@`` and ``@BUGGY@`` (the fixed and the buggy
     method's bodies) and any ``extra`` placeholder filled in."""
     body = (corpus / f"{name}.body").read_text(encoding="utf-8")
-    subs = {"TRIGGER": bug.trigger_tests[0], "FIX": body_of(bug.fixed_method), "BUGGY": body_of(bug.buggy_method),
-            **extra}
+    subs = {
+        "TRIGGER": bug.trigger_tests[0],
+        "FIX": body_of(bug.fixed_method),
+        "BUGGY": body_of(bug.buggy_method),
+        **extra,
+    }
     body = re.sub(r"@([A-Z]+)@", lambda m: subs[m.group(1)], body)
     return f"{method_header(bug.buggy_method)} {{\n{body}    }}"
 
@@ -80,12 +94,21 @@ def red_team_attack(name: str, bug, corpus: Path = REDTEAM, **extra: str) -> str
 def make_run(run_dir: Path, dataset_json: Path, candidates: dict[str, list[str]]) -> RunStore:
     """A run store holding the given candidate methods as samples (what sampling would leave)."""
     store = RunStore(run_dir, create=True)
-    store.set_config(RunConfig(dataset=str(dataset_json), backend="replay", model="fixture",
-                               strategy=Strategy.ZERO_SHOT, temperature=0.8, n=max(map(len, candidates.values()))))
+    store.set_config(
+        RunConfig(
+            dataset=str(dataset_json),
+            backend="replay",
+            model="fixture",
+            strategy=Strategy.ZERO_SHOT,
+            temperature=0.8,
+            n=max(map(len, candidates.values())),
+        )
+    )
     dataset = load_dataset(dataset_json)
     store.add_bugs(dataset.bugs[b] for b in candidates)
     for bug_id, codes in candidates.items():
         for i, code in enumerate(codes):
-            store.add_sample(SampleRecord(bug_id=bug_id, index=i, response=code,
-                                          candidate_hash=candidate_hash(code)), code)
+            store.add_sample(
+                SampleRecord(bug_id=bug_id, index=i, response=code, candidate_hash=candidate_hash(code)), code
+            )
     return store

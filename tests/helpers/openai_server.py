@@ -199,8 +199,14 @@ class OpenAIServer:
         return {"count": len(ids), "max_model_len": self.max_model_len, "tokens": ids, "token_strs": None}
 
     def _models(self) -> dict:
-        card = {"id": self.served_model, "object": "model", "created": 0, "owned_by": "vllm" if self.vllm else "test",
-                "root": self.root, "parent": None}
+        card = {
+            "id": self.served_model,
+            "object": "model",
+            "created": 0,
+            "owned_by": "vllm" if self.vllm else "test",
+            "root": self.root,
+            "parent": None,
+        }
         if self.vllm and self.max_model_len:
             card["max_model_len"] = self.max_model_len
         return {"object": "list", "data": [card]}
@@ -227,9 +233,11 @@ class OpenAIServer:
         # vLLM tokenizes at most max_model_len + 1 tokens of a prompt, hence its "at least"
         seen = min(prompt_tokens, self.max_model_len + 1)
         at_least = "at least " if seen == self.max_model_len + 1 else ""
-        message = (f"This model's maximum context length is {self.max_model_len} tokens. However, your prompt contains "
-                   f"{at_least}{seen} input tokens, which exceeds this limit even without any output tokens. "
-                   f"Please reduce the length of the input prompt. (parameter=input_tokens, value={seen})")
+        message = (
+            f"This model's maximum context length is {self.max_model_len} tokens. However, your prompt contains "
+            f"{at_least}{seen} input tokens, which exceeds this limit even without any output tokens. "
+            f"Please reduce the length of the input prompt. (parameter=input_tokens, value={seen})"
+        )
         return {"error": {"message": message, "type": "BadRequestError", "param": "input_tokens", "code": 400}}
 
     # -- answering -------------------------------------------------------------------------
@@ -264,16 +272,21 @@ class OpenAIServer:
         if self.reject_n and n > 1:
             with self._lock:
                 self.requests.append(LoggedRequest(path, body, 400))
-            return 400, {"error": {"message": "n must be 1 on this server",
-                                   "param": "n", "type": "invalid_request_error"}}, {}
+            return (
+                400,
+                {"error": {"message": "n must be 1 on this server", "param": "n", "type": "invalid_request_error"}},
+                {},
+            )
         if path == "/v1/embeddings":
             inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
             reply = {
                 "object": "list",
                 "model": body.get("model", "test"),
                 "data": [{"object": "embedding", "index": i, "embedding": embed(t)} for i, t in enumerate(inputs)],
-                "usage": {"prompt_tokens": sum(_count(t) for t in inputs),
-                          "total_tokens": sum(_count(t) for t in inputs)},
+                "usage": {
+                    "prompt_tokens": sum(_count(t) for t in inputs),
+                    "total_tokens": sum(_count(t) for t in inputs),
+                },
             }
         elif path in ("/v1/chat/completions", "/v1/completions"):
             chat = path == "/v1/chat/completions"
@@ -307,13 +320,19 @@ class OpenAIServer:
             }
             if self.usage and self.vllm:
                 prompt, completion = len(prompt_ids), sum(len(ids) for *_, ids in ended)
-                reply["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
-                                  "total_tokens": prompt + completion}
+                reply["usage"] = {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "total_tokens": prompt + completion,
+                }
             elif self.usage:
                 prompt = sum(_count(m["content"]) for m in messages)
                 completion = sum(_count(t) for t in texts)
-                reply["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion,
-                                  "total_tokens": prompt + completion}
+                reply["usage"] = {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "total_tokens": prompt + completion,
+                }
         else:
             return 404, {"error": {"message": f"no route {path}"}}, {}
         with self._lock:

@@ -98,22 +98,33 @@ def build_run(run_dir: Path, *, validate: bool = True) -> Path:
     """A run with three bugs (one without candidates), duplicates, and ``fast`` verdicts when ``validate``."""
     with RunStore(run_dir, create=True) as store:
         store.set_config(
-            RunConfig(dataset="example", backend="replay", model="fixture", strategy=Strategy.ZERO_SHOT,
-                      temperature=0.8, n=9)
+            RunConfig(
+                dataset="example", backend="replay", model="fixture", strategy=Strategy.ZERO_SHOT, temperature=0.8, n=9
+            )
         )
         store.add_bugs(BUGS)
         for bug_id, samples in SAMPLES.items():
             for index, (code, verdict) in enumerate(samples):
                 h = candidate_hash(code) if code else None
-                record = SampleRecord(bug_id=bug_id, index=index,
-                                      response=f"```java\n{code}\n```" if code else "no idea",
-                                      candidate_hash=h, extraction_error=None if code else "no Java method")
+                record = SampleRecord(
+                    bug_id=bug_id,
+                    index=index,
+                    response=f"```java\n{code}\n```" if code else "no idea",
+                    candidate_hash=h,
+                    extraction_error=None if code else "no Java method",
+                )
                 store.add_sample(record, code)
                 if validate and verdict is not None:
-                    store.save_validation(ValidationRecord(
-                        bug_id=bug_id, hash=h, engine="fast", verdict=verdict,
-                        failing_tests=["demo.DemoTest::testIt"] if verdict is Verdict.WRONG else [],
-                        compile_errors=("Demo.java:16: error: cannot find symbol hgh"
-                                        if verdict is Verdict.UNCOMPILABLE else ""),
-                    ))
+                    store.save_validation(
+                        ValidationRecord(
+                            bug_id=bug_id,
+                            hash=h,
+                            engine="fast",
+                            verdict=verdict,
+                            failing_tests=["demo.DemoTest::testIt"] if verdict is Verdict.WRONG else [],
+                            compile_errors=(
+                                "Demo.java:16: error: cannot find symbol hgh" if verdict is Verdict.UNCOMPILABLE else ""
+                            ),
+                        )
+                    )
     return run_dir

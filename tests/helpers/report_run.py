@@ -68,41 +68,83 @@ RANKERS = {
 
 def make_bug(bug_id: str) -> Bug:
     project, number = bug_id.split("-")
-    return Bug(project=project, number=int(number), path=f"src/{project}.java", start_line=1, end_line=3,
-               buggy_method=BUGGY[bug_id],
-               fixed_method=FIXED[bug_id], title=f"{bug_id} is wrong", trigger_tests=(TRIGGER,),
-               relevant_tests=("demo.ATest", "demo.BTest"))
+    return Bug(
+        project=project,
+        number=int(number),
+        path=f"src/{project}.java",
+        start_line=1,
+        end_line=3,
+        buggy_method=BUGGY[bug_id],
+        fixed_method=FIXED[bug_id],
+        title=f"{bug_id} is wrong",
+        trigger_tests=(TRIGGER,),
+        relevant_tests=("demo.ATest", "demo.BTest"),
+    )
 
 
 def build_run(run_dir, *, engine="fast", verdicts=None, temperature=0.8, backend="mutation"):
     verdicts = verdicts or VERDICTS
     with RunStore(run_dir, create=True) as store:
-        store.set_config(RunConfig(dataset="example", backend=backend, model=backend, strategy=Strategy.ZERO_SHOT,
-                                   temperature=temperature, n=5))
+        store.set_config(
+            RunConfig(
+                dataset="example",
+                backend=backend,
+                model=backend,
+                strategy=Strategy.ZERO_SHOT,
+                temperature=temperature,
+                n=5,
+            )
+        )
         store.add_bugs([make_bug(b) for b in SAMPLES])
         for bug_id, hashes in SAMPLES.items():
             for i, h in enumerate(hashes):
-                store.add_sample(SampleRecord(bug_id=bug_id, index=i, response=f"```java\n{CODE.get(h)}\n```",
-                                              candidate_hash=h, extraction_error=None if h else "no method"),
-                                 CODE[h] if h else None)
+                store.add_sample(
+                    SampleRecord(
+                        bug_id=bug_id,
+                        index=i,
+                        response=f"```java\n{CODE.get(h)}\n```",
+                        candidate_hash=h,
+                        extraction_error=None if h else "no method",
+                    ),
+                    CODE[h] if h else None,
+                )
         for bug_id, hashes in SAMPLES.items():
             for h in dict.fromkeys(x for x in hashes if x in verdicts):
                 verdict, failing = verdicts[h]
-                store.save_validation(ValidationRecord(bug_id=bug_id, hash=h, engine=engine, verdict=verdict,
-                                                       failing_tests=failing))
+                store.save_validation(
+                    ValidationRecord(bug_id=bug_id, hash=h, engine=engine, verdict=verdict, failing_tests=failing)
+                )
         for bug_id in ("Demo-1", "Demo-2", "Broken-1"):
-            store.save_validation(ValidationRecord(bug_id=bug_id, hash="buggy", engine=engine, verdict=Verdict.WRONG,
-                                                   failing_tests=[TRIGGER]))
+            store.save_validation(
+                ValidationRecord(
+                    bug_id=bug_id, hash="buggy", engine=engine, verdict=Verdict.WRONG, failing_tests=[TRIGGER]
+                )
+            )
         store.save_validation(ValidationRecord(bug_id="Demo-1", hash="fixed", engine=engine, verdict=Verdict.PLAUSIBLE))
-        store.save_validation(ValidationRecord(bug_id="Demo-2", hash="fixed", engine=engine, verdict=Verdict.WRONG,
-                                               failing_tests=["demo.BTest::testEnvironment"]))
-        store.save_validation(ValidationRecord(bug_id="Broken-1", hash="fixed", engine=engine, verdict=Verdict.WRONG,
-                                               failing_tests=[TRIGGER]))
+        store.save_validation(
+            ValidationRecord(
+                bug_id="Demo-2",
+                hash="fixed",
+                engine=engine,
+                verdict=Verdict.WRONG,
+                failing_tests=["demo.BTest::testEnvironment"],
+            )
+        )
+        store.save_validation(
+            ValidationRecord(
+                bug_id="Broken-1", hash="fixed", engine=engine, verdict=Verdict.WRONG, failing_tests=[TRIGGER]
+            )
+        )
         for ranker, orders in RANKERS.items():
             for bug_id, hashes in orders.items():
-                store.save_ranking(bug_id, ranker,
-                                   [RankingEntry(bug_id=bug_id, ranker=ranker, rank=r, hash=h, score=0.9)
-                                    for r, h in enumerate(hashes, start=1)])
+                store.save_ranking(
+                    bug_id,
+                    ranker,
+                    [
+                        RankingEntry(bug_id=bug_id, ranker=ranker, rank=r, hash=h, score=0.9)
+                        for r, h in enumerate(hashes, start=1)
+                    ],
+                )
     return run_dir
 
 

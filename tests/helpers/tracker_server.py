@@ -80,8 +80,12 @@ class TrackerServer:
     def endpoints(self) -> dict:
         from nl2fix.dataset.trackers import Tracker
 
-        return {Tracker.JIRA: f"{self.url}/jira", Tracker.GITHUB: f"{self.url}/github",
-                Tracker.SOURCEFORGE: f"{self.url}/sourceforge", Tracker.GOOGLE_CODE: f"{self.url}/googlecode"}
+        return {
+            Tracker.JIRA: f"{self.url}/jira",
+            Tracker.GITHUB: f"{self.url}/github",
+            Tracker.SOURCEFORGE: f"{self.url}/sourceforge",
+            Tracker.GOOGLE_CODE: f"{self.url}/googlecode",
+        }
 
     def requests_to(self, fragment: str) -> int:
         return sum(fragment in path for path, _ in self.log)

@@ -11,10 +11,15 @@ def _read(params: str) -> tuple[Parameter, ...] | None:
 
 
 def test_types_are_read_through_annotations_final_generics_and_brackets():
-    assert _read('final @a.B(x = 1, y = {2, 3}) Map<String, List<? extends T>> m, int xs[][], String... rest') == (
-        Parameter("Map<String,List<? extends T>>", "m"), Parameter("int[][]", "xs"), Parameter("String[]", "rest"))
+    assert _read("final @a.B(x = 1, y = {2, 3}) Map<String, List<? extends T>> m, int xs[][], String... rest") == (
+        Parameter("Map<String,List<? extends T>>", "m"),
+        Parameter("int[][]", "xs"),
+        Parameter("String[]", "rest"),
+    )
     assert _read("Map<K, List<V>> a, Map<K, List<List<V>>> b") == (
-        Parameter("Map<K,List<V>>", "a"), Parameter("Map<K,List<List<V>>>", "b"))
+        Parameter("Map<K,List<V>>", "a"),
+        Parameter("Map<K,List<List<V>>>", "b"),
+    )
     assert _read("") == ()
 
 

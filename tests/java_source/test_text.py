@@ -3,7 +3,7 @@ from nl2fix.java_source.text import candidate_hash, normalise, remove_comments, 
 
 
 def test_strip_comments_keeps_literals_that_look_like_comments():
-    src = 'String a = "// not a comment"; /* gone */ char c = \'/\'; // gone too\nint b = 1;'
+    src = "String a = \"// not a comment\"; /* gone */ char c = '/'; // gone too\nint b = 1;"
     out = strip_comments(src)
     assert '"// not a comment"' in out
     assert "gone" not in out

@@ -8,33 +8,39 @@ from nl2fix.java_source.unicode_escapes import UnreadableEscape, translate_unico
 from tests.helpers.javac import class_files, needs_javac, run_javac
 
 
-@pytest.mark.parametrize("raw, read", [
-    (r'"\u0041"', '"A"'),
-    (r'"\uuuu0041"', '"A"'),  # any number of u's
-    (r'"\u00E9\u00e9"', '"éé"'),
-    (r"\u0041\u0042", "AB"),
-    (r'"\\u0041"', r'"\\u0041"'),  # the backslash after an odd run of them begins no escape
-    (r'"\\\u0041"', r'"\\A"'),  # after an even run it does
-    (r'"\\\\u0041"', r'"\\\\u0041"'),
-    (r"\\", r"\\"),
-    ("// x \\u000a }", "// x \n }"),  # ends the comment: the brace is code
-    (r'"\u0022"', '"""'),  # three quotes, not a one-quote string
-    (r'"\ud83d\ude00"', '"\U0001f600"'),  # an escaped surrogate pair is one character
-    (r"'\ud800'", "'\ud800'"),
-    ("no escape, é", "no escape, é"),
-])
+@pytest.mark.parametrize(
+    "raw, read",
+    [
+        (r'"\u0041"', '"A"'),
+        (r'"\uuuu0041"', '"A"'),  # any number of u's
+        (r'"\u00E9\u00e9"', '"éé"'),
+        (r"\u0041\u0042", "AB"),
+        (r'"\\u0041"', r'"\\u0041"'),  # the backslash after an odd run of them begins no escape
+        (r'"\\\u0041"', r'"\\A"'),  # after an even run it does
+        (r'"\\\\u0041"', r'"\\\\u0041"'),
+        (r"\\", r"\\"),
+        ("// x \\u000a }", "// x \n }"),  # ends the comment: the brace is code
+        (r'"\u0022"', '"""'),  # three quotes, not a one-quote string
+        (r'"\ud83d\ude00"', '"\U0001f600"'),  # an escaped surrogate pair is one character
+        (r"'\ud800'", "'\ud800'"),
+        ("no escape, é", "no escape, é"),
+    ],
+)
 def test_escapes_are_translated_as_jls_3_3_says(raw, read):
     assert translate_unicode_escapes(raw) == read
 
 
-@pytest.mark.parametrize("raw, reason", [
-    (r"// c:\users", r"illegal Unicode escape at line 1: `\u` is not followed by four ASCII hex digits"),
-    ('int x;\nString s = "\\u00e";', r"illegal Unicode escape at line 2: `\u00e`"),
-    ("ends with \\uu", "illegal Unicode escape"),
-    ("\\u\uff10041", "illegal Unicode escape"),  # a fullwidth digit: javac 16+ takes it, older ones do not
-    (r'"\u005c""', r"a Unicode escape of a backslash (`\u005c`) at line 1"),
-    (r"// \uu005Cu000a }", r"a Unicode escape of a backslash (`\uu005C`)"),
-])
+@pytest.mark.parametrize(
+    "raw, reason",
+    [
+        (r"// c:\users", r"illegal Unicode escape at line 1: `\u` is not followed by four ASCII hex digits"),
+        ('int x;\nString s = "\\u00e";', r"illegal Unicode escape at line 2: `\u00e`"),
+        ("ends with \\uu", "illegal Unicode escape"),
+        ("\\u\uff10041", "illegal Unicode escape"),  # a fullwidth digit: javac 16+ takes it, older ones do not
+        (r'"\u005c""', r"a Unicode escape of a backslash (`\u005c`) at line 1"),
+        (r"// \uu005Cu000a }", r"a Unicode escape of a backslash (`\uu005C`)"),
+    ],
+)
 def test_what_javac_refuses_or_reads_unlike_any_text_is_refused_with_a_one_line_reason(raw, reason):
     with pytest.raises(UnreadableEscape) as refused:
         translate_unicode_escapes(raw)
@@ -61,10 +67,11 @@ AGREED = {
 
 @needs_javac
 def test_javac_reads_each_escape_as_the_translation_does(tmp_path):
-    raw = run_javac({f"{name}.java": f"class {name} {{ {body} }}" for name, body in AGREED.items()},
-                       tmp_path / "raw")
-    translated = run_javac({f"{name}.java": translate_unicode_escapes(f"class {name} {{ {body} }}")
-                               for name, body in AGREED.items()}, tmp_path / "translated")
+    raw = run_javac({f"{name}.java": f"class {name} {{ {body} }}" for name, body in AGREED.items()}, tmp_path / "raw")
+    translated = run_javac(
+        {f"{name}.java": translate_unicode_escapes(f"class {name} {{ {body} }}") for name, body in AGREED.items()},
+        tmp_path / "translated",
+    )
     assert raw.returncode == 0 and translated.returncode == 0, raw.stderr + translated.stderr
     assert class_files(tmp_path / "raw") == class_files(tmp_path / "translated")
     assert len(class_files(tmp_path / "raw")) == len(AGREED)
@@ -72,8 +79,10 @@ def test_javac_reads_each_escape_as_the_translation_does(tmp_path):
 
 @needs_javac
 def test_javac_refuses_the_malformed_escapes_too(tmp_path):
-    malformed = {"InComment.java": "class InComment {\n  // c:\\users\n}\n",
-                 "Short.java": 'class Short { String s = "\\u00e"; }\n'}
+    malformed = {
+        "InComment.java": "class InComment {\n  // c:\\users\n}\n",
+        "Short.java": 'class Short { String s = "\\u00e"; }\n',
+    }
     done = run_javac(malformed, tmp_path / "out")
     assert done.returncode != 0
     for name, text in malformed.items():

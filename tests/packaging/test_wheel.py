@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LEFT_OUT = shutil.ignore_patterns(".git", "runs", "build", "dist", "*.egg-info", "__pycache__", ".*_cache",
-                                  ".benchmarks", "*.class")
+LEFT_OUT = shutil.ignore_patterns(
+    ".git", "runs", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".benchmarks", "*.class"
+)
 
 pytestmark = pytest.mark.slow
 
@@ -36,8 +37,10 @@ def installed(tmp_path_factory) -> Path:
     wheel = next(dist.glob("nl2fix-*.whl"))
     venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
     # the nl2fix this environment has (an editable checkout) must not stand in for the wheel's
-    _run([env_dir / "bin" / "python", "-m", "pip", "install", "--no-index", "--no-deps", "--ignore-installed",
-          wheel], cwd=base)
+    _run(
+        [env_dir / "bin" / "python", "-m", "pip", "install", "--no-index", "--no-deps", "--ignore-installed", wheel],
+        cwd=base,
+    )
     return env_dir / "bin"
 
 
@@ -49,7 +52,11 @@ def _user_env(home: Path) -> dict[str, str]:
 def test_the_wheel_is_what_runs_and_it_carries_the_data_files(installed, tmp_path):
     where = _run([installed / "python", "-c", "import nl2fix; print(nl2fix.__file__)"], cwd=tmp_path)
     assert Path(where.strip()).is_relative_to(installed.parent)
-    listing = _run([installed / "python", "-c", """if True:
+    listing = _run(
+        [
+            installed / "python",
+            "-c",
+            """if True:
         from defects4j_adapter.bytecode.jdk_effects import DATA_FOLDER
         from defects4j_adapter.jvm import os_wall, runner
         from nl2fix.core.files import EXAMPLE_BENCHMARK
@@ -57,7 +64,10 @@ def test_the_wheel_is_what_runs_and_it_carries_the_data_files(installed, tmp_pat
         from prompts import TEMPLATE_DIR
         print(EXAMPLE_BENCHMARK / "nl2fix_dataset.json", PRICES, os_wall.SOURCE,
               runner.SOURCES / "nl2fix/runner/Main.java", TEMPLATE_DIR / "chat.j2",
-              DATA_FOLDER / "effects-jdk17.txt")"""], cwd=tmp_path)
+              DATA_FOLDER / "effects-jdk17.txt")""",
+        ],
+        cwd=tmp_path,
+    )
     for path in map(Path, listing.split()):
         assert path.is_file() and path.is_relative_to(installed.parent), path
 
@@ -65,9 +75,27 @@ def test_the_wheel_is_what_runs_and_it_carries_the_data_files(installed, tmp_pat
 def test_the_demo_samples_and_validates_from_an_installed_wheel(installed, tmp_path, confined):
     home, run = tmp_path / "home", tmp_path / "runs" / "example"
     env = _user_env(home)
-    sampled = _run([installed / "nl2fix", "sample", "--dataset", "example", "--all", "--backend", "mutation",
-                    "-n", "3", "--run", run], cwd=tmp_path, env=env)
+    sampled = _run(
+        [
+            installed / "nl2fix",
+            "sample",
+            "--dataset",
+            "example",
+            "--all",
+            "--backend",
+            "mutation",
+            "-n",
+            "3",
+            "--run",
+            run,
+        ],
+        cwd=tmp_path,
+        env=env,
+    )
     assert "27 samples" in sampled
-    validated = _run([installed / "nl2fix", "validate", "--run", run, "--bug", "Textkit-1", "--workers", "1",
-                      "--quiet"], cwd=tmp_path, env=env)
+    validated = _run(
+        [installed / "nl2fix", "validate", "--run", run, "--bug", "Textkit-1", "--workers", "1", "--quiet"],
+        cwd=tmp_path,
+        env=env,
+    )
     assert "validated 3 candidate(s)" in validated and "1 plausible" in validated

@@ -20,8 +20,17 @@ def levenshtein(a, b) -> int:
 
 
 def make_bug(number: int, method: str, project: str = "Demo") -> Bug:
-    return Bug(project, number, "src/Demo.java", 1, 3, method, method, f"bug {number}",
-               buggy_method_no_comments=remove_comments(method))
+    return Bug(
+        project,
+        number,
+        "src/Demo.java",
+        1,
+        3,
+        method,
+        method,
+        f"bug {number}",
+        buggy_method_no_comments=remove_comments(method),
+    )
 
 
 def test_edit_distance_matches_the_textbook_definition():
@@ -77,4 +86,3 @@ def test_nearest_agrees_with_brute_force_on_random_methods():
         )
         other, distance = index.nearest(bug)
         assert (distance, bugs.index(other)) == expected
-

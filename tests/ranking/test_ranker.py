@@ -135,6 +135,10 @@ def test_same_store_gives_the_same_rankings_in_every_process(tmp_path):
         here = {k: {b.id: [[e.hash, e.score] for e in store.ranking(b.id, k)] for b in store.bugs()} for k in keys}
     assert outputs[0] == outputs[1] == here
     assert sorted(here) == [
-        "cluster:tfidf", "frequency", "paper:tfidf:median", "paper:tfidf:median:pruned", "similarity-desc:tfidf"
+        "cluster:tfidf",
+        "frequency",
+        "paper:tfidf:median",
+        "paper:tfidf:median:pruned",
+        "similarity-desc:tfidf",
     ]
     assert here["paper:tfidf:median"]["Demo-1"], "the fixture must give a non-empty ranking to compare"

@@ -14,12 +14,15 @@ def test_formatting_and_comments_do_not_count():
     assert ast_matches([reformatted], FIX) == [True]
 
 
-@pytest.mark.parametrize("other", [
-    "int f(int a) { if (a < 0) { return 0; } return (a + 1); }",  # extra parentheses: another tree
-    "int f(int b) { if (b < 0) { return 0; } return b + 1; }",    # a renamed parameter
-    "int f(int a) { if (a <= 0) { return 0; } return a + 1; }",   # another operator
-    "int f(int a) { if (a < 0) return 0; return a + 1; }",        # no block
-])
+@pytest.mark.parametrize(
+    "other",
+    [
+        "int f(int a) { if (a < 0) { return 0; } return (a + 1); }",  # extra parentheses: another tree
+        "int f(int b) { if (b < 0) { return 0; } return b + 1; }",  # a renamed parameter
+        "int f(int a) { if (a <= 0) { return 0; } return a + 1; }",  # another operator
+        "int f(int a) { if (a < 0) return 0; return a + 1; }",  # no block
+    ],
+)
 def test_any_other_tree_does_not_match(other):
     assert ast_matches([other], FIX) == [False]
 

@@ -16,21 +16,33 @@ from ranking.display import bug_view
 from ranking.ranker import Scored, cluster_order
 from tests.helpers.report_run import build_run
 
-DIVERGES = BehaviourRecord(label=Behaviour.DIVERGES, inputs=12, first_input="arg0=-1", reference_result="return=0",
-                           candidate_result="return=-1")
+DIVERGES = BehaviourRecord(
+    label=Behaviour.DIVERGES,
+    inputs=12,
+    first_input="arg0=-1",
+    reference_result="return=0",
+    candidate_result="return=-1",
+)
 
 
 def _with_behaviour(run_dir):
     with RunStore(run_dir) as store:
-        for bug_id, hash, behaviour in (("Demo-1", "a", DIVERGES),
-                                        ("Other-1", "i", BehaviourRecord(label=Behaviour.SAME, inputs=7))):
+        for bug_id, hash, behaviour in (
+            ("Demo-1", "a", DIVERGES),
+            ("Other-1", "i", BehaviourRecord(label=Behaviour.SAME, inputs=7)),
+        ):
             record = store.validation(bug_id, hash, "fast")
             record.behaviour = behaviour
             store.save_validation(record)
         # a cluster ranking beside the paper's: Demo-1's plausible `a` first
-        store.save_ranking("Demo-1", "cluster:tfidf", [RankingEntry(bug_id="Demo-1", ranker="cluster:tfidf", rank=r,
-                                                                    hash=h, score=0.9)
-                                                       for r, h in enumerate(["a", "b", "c"], start=1)])
+        store.save_ranking(
+            "Demo-1",
+            "cluster:tfidf",
+            [
+                RankingEntry(bug_id="Demo-1", ranker="cluster:tfidf", rank=r, hash=h, score=0.9)
+                for r, h in enumerate(["a", "b", "c"], start=1)
+            ],
+        )
     return run_dir
 
 
@@ -47,12 +59,16 @@ def test_likely_correct_pass_at_k_counts_plausible_same_behaviour_samples_only(r
     rows = {b.bug_id: b for b in data.bugs}
     assert rows["Demo-1"].behaviour == {"diverges": 1} and rows["Broken-1"].behaviour == {"unknown": 1}
     (d,) = rows["Demo-1"].divergences
-    assert (d.hash, d.samples, d.input, d.fix_result, d.candidate_result) == ("a", 2, "arg0=-1", "return=0",
-                                                                              "return=-1")
+    assert (d.hash, d.samples, d.input, d.fix_result, d.candidate_result) == (
+        "a",
+        2,
+        "arg0=-1",
+        "return=0",
+        "return=-1",
+    )
     assert data.ranked_pass_at_k["cluster:tfidf"][1] == pytest.approx(1 / 3)
     assert data.ranked_likely_correct_pass_at_k["cluster:tfidf"][1] == 0.0
-    assert data.ranked_likely_correct_pass_at_k["paper:tfidf:median"] == pytest.approx({1: 1 / 3, 5: 1 / 3,
-                                                                                       10: 1 / 3})
+    assert data.ranked_likely_correct_pass_at_k["paper:tfidf:median"] == pytest.approx({1: 1 / 3, 5: 1 / 3, 10: 1 / 3})
     demo = next(p for p in data.per_project if p.project == "Demo")
     assert demo.likely_correct_pass_at_k == {1: 0.0, 5: 0.0}
 
@@ -60,8 +76,9 @@ def test_likely_correct_pass_at_k_counts_plausible_same_behaviour_samples_only(r
 def test_text_report_compare_export_and_show_say_it(run, tmp_path):
     text = write_report(run, "text")
     assert "likely correct pass@k" in text and "Plausible but not the developer's behaviour" in text
-    assert "arg0=-1" in text and "Unique plausible candidates by behaviour: diverges 1, same-behaviour 1." \
-        in " ".join(text.split())
+    assert "arg0=-1" in text and "Unique plausible candidates by behaviour: diverges 1, same-behaviour 1." in " ".join(
+        text.split()
+    )
     other = build_run(tmp_path / "other")
     hot, _ = compare_runs([run, other]).runs
     assert hot.likely_correct_pass_at_k == pytest.approx({1: 1 / 3, 5: 1 / 3})
@@ -75,8 +92,10 @@ def test_text_report_compare_export_and_show_say_it(run, tmp_path):
 
 
 def _observed(results: dict[str, str]) -> BehaviourRecord:
-    return BehaviourRecord(label=Behaviour.OBSERVED, observations=[
-        ObservedResult(input=i, input_digest=i, result=r, result_digest=r) for i, r in results.items()])
+    return BehaviourRecord(
+        label=Behaviour.OBSERVED,
+        observations=[ObservedResult(input=i, input_digest=i, result=r, result_digest=r) for i, r in results.items()],
+    )
 
 
 def test_the_cluster_ranker_puts_the_largest_clusters_most_typical_member_first():
@@ -85,9 +104,13 @@ def test_the_cluster_ranker_puts_the_largest_clusters_most_typical_member_first(
 
     # similarity order (the paper's: lowest first) w, x, y, z, v; x and z behave alike, y otherwise
     scored = [Scored("w", 0.1, 0), Scored("x", 0.2, 1), Scored("y", 0.3, 2), Scored("z", 0.4, 3), Scored("v", 0.5, 4)]
-    records = {"w": record("w", Verdict.WRONG), "x": record("x", Verdict.PLAUSIBLE, _observed({"1": "p"})),
-               "y": record("y", Verdict.PLAUSIBLE, _observed({"1": "q"})),
-               "z": record("z", Verdict.PLAUSIBLE, _observed({"1": "p"})), "v": record("v", Verdict.PLAUSIBLE)}
+    records = {
+        "w": record("w", Verdict.WRONG),
+        "x": record("x", Verdict.PLAUSIBLE, _observed({"1": "p"})),
+        "y": record("y", Verdict.PLAUSIBLE, _observed({"1": "q"})),
+        "z": record("z", Verdict.PLAUSIBLE, _observed({"1": "p"})),
+        "v": record("v", Verdict.PLAUSIBLE),
+    }
     samples = {"x": 1, "y": 2, "z": 3, "w": 5, "v": 1}
     # clusters {x, z} (4 samples; z most typical) and {y} (2); then x, then the unprobed v; then the wrong w
     assert [s.hash for s in cluster_order(scored, records, samples)] == ["z", "y", "x", "v", "w"]

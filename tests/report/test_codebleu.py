@@ -18,8 +18,15 @@ print(json.dumps([codebleu(candidate, reference) for candidate, reference in jso
 def _scores(pairs: list[tuple[str, str]], hash_seed: int) -> list[float]:
     """Scores in a fresh interpreter: Python seeds its string hashing per process, as two runs do."""
     env = {**os.environ, "PYTHONHASHSEED": str(hash_seed)}
-    done = subprocess.run([sys.executable, "-c", _SCORE], input=json.dumps(pairs), env=env, capture_output=True,
-                          text=True, check=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _SCORE],
+        input=json.dumps(pairs),
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     return json.loads(done.stdout)
 
 

@@ -29,8 +29,9 @@ def test_flags_come_from_the_fix_and_the_dataset():
     bug = Bug("P", 1, "A.java", 1, 9, "int f() {\n a();\n b();\n c();\n}", "int f() {\n a2();\n b();\n c2();\n}", "t")
     assert bug_flags(bug) == (HardFlag.MULTI_HUNK,)
     assert bug_flags(bug, long_fix_lines=3) == (HardFlag.MULTI_HUNK, HardFlag.LONG_FIX)
-    assert bug_flags(replace(bug, fixed_method=bug.buggy_method.replace("// x", ""), fix_outside_method=True)) \
-        == (HardFlag.OUTSIDE_METHOD,)
+    assert bug_flags(replace(bug, fixed_method=bug.buggy_method.replace("// x", ""), fix_outside_method=True)) == (
+        HardFlag.OUTSIDE_METHOD,
+    )
 
 
 def test_cutoff_splits_pass_at_k_of_the_scored_bugs(tmp_path, monkeypatch):
@@ -38,8 +39,11 @@ def test_cutoff_splits_pass_at_k_of_the_scored_bugs(tmp_path, monkeypatch):
     data = collect(run, codebleu=False, cutoff=date(2021, 1, 1))
     groups = {g.group: g for g in data.cutoff_split.groups}
     # Broken-1 (ground truth fails) is left out as in the headline; Demo-1 has 2 plausible of 5 samples.
-    assert list(groups) == ["issue opened before 2021-01-01", "issue opened on or after 2021-01-01",
-                            "issue date unknown"]
+    assert list(groups) == [
+        "issue opened before 2021-01-01",
+        "issue opened on or after 2021-01-01",
+        "issue date unknown",
+    ]
     before, after, unknown = groups.values()
     assert (before.bugs, before.fixed, before.pass_at_k[1]) == (1, 1, pytest.approx(0.4))
     assert (after.bugs, after.fixed, after.pass_at_k[1]) == (1, 0, 0.0)

@@ -89,9 +89,15 @@ def test_ranked_pass_at_k():
 
 def test_exact_match_ignores_whitespace_and_comments_only():
     fix = "int f(int a) {\n  return a + 1;\n}"
-    assert metrics.exact_matches(["int f(int a){return a+1;}", "int f(int a) { // add\n return a + 1; }",
-                                  "int f(int a) { return a + 2; }", 'String g() { return "a b"; }'], fix) == [
-        True, True, False, False]
+    assert metrics.exact_matches(
+        [
+            "int f(int a){return a+1;}",
+            "int f(int a) { // add\n return a + 1; }",
+            "int f(int a) { return a + 2; }",
+            'String g() { return "a b"; }',
+        ],
+        fix,
+    ) == [True, True, False, False]
     assert metrics.exact_matches(['String g() { return "a  b"; }'], 'String g() { return "a b"; }') == [False]
 
 
@@ -100,10 +106,14 @@ def test_regression_status():
     assert metrics.regression_status(Verdict.PLAUSIBLE, [], triggers) is RegressionStatus.PASSED
     assert metrics.regression_status(Verdict.WRONG, ["t.ATest::testBug"], triggers) is RegressionStatus.NOT_REACHED
     assert metrics.regression_status(Verdict.WRONG, ["t.ATest::testOld"], triggers) is RegressionStatus.FAILED
-    assert (metrics.regression_status(Verdict.WRONG, ["t.ATest::testBug"], triggers, all_tests_ran=True)
-            is RegressionStatus.PASSED)
-    assert (metrics.regression_status(Verdict.WRONG, ["t.ATest::testOld"], triggers, all_tests_ran=True)
-            is RegressionStatus.FAILED)
+    assert (
+        metrics.regression_status(Verdict.WRONG, ["t.ATest::testBug"], triggers, all_tests_ran=True)
+        is RegressionStatus.PASSED
+    )
+    assert (
+        metrics.regression_status(Verdict.WRONG, ["t.ATest::testOld"], triggers, all_tests_ran=True)
+        is RegressionStatus.FAILED
+    )
     assert metrics.regression_status(Verdict.UNCOMPILABLE, [], triggers) is RegressionStatus.FAILED
     assert metrics.regression_status(Verdict.TIMEOUT, [], triggers) is RegressionStatus.FAILED
 
@@ -116,8 +126,16 @@ def test_candidate_rates_and_their_mean_over_bugs():
     pending = SampleOutcome(extracted=True)
     error = SampleOutcome(extracted=True, verdict=Verdict.ERROR, regression=RegressionStatus.FAILED)
     a = metrics.candidate_rates([p, dup, wrong, none])
-    assert (a.samples, a.duplicates, a.unextractable, a.compile, a.regression_pass, a.regression_not_reached,
-            a.plausible, a.unvalidated) == (4, 0.25, 0.25, 0.75, 0.5, 0.25, 0.5, 0.0)
+    assert (
+        a.samples,
+        a.duplicates,
+        a.unextractable,
+        a.compile,
+        a.regression_pass,
+        a.regression_not_reached,
+        a.plausible,
+        a.unvalidated,
+    ) == (4, 0.25, 0.25, 0.75, 0.5, 0.25, 0.5, 0.0)
     b = metrics.candidate_rates([pending, error])
     assert (b.compile, b.plausible, b.unvalidated) == (0.0, 0.0, 1.0)
     mean = metrics.mean_rates([a, b, metrics.candidate_rates([])])

@@ -35,8 +35,9 @@ def test_json_report_numbers_are_the_hand_computed_ones(run):
     assert report["pass_at_k"] == pytest.approx({"1": (0.4 + 0 + 1) / 3, "5": (1 + 0 + 1) / 3})
     assert report["pass_at_k_all_bugs"] == pytest.approx({"1": (0.4 + 0 + 1 + 1) / 4, "5": 3 / 4})
     assert report["ranked_pass_at_k"]["paper:tfidf:median"] == pytest.approx({"1": 1 / 3, "5": 2 / 3, "10": 2 / 3})
-    assert (report["ranked_pass_at_k"]["paper:tfidf:median:pruned"]
-            == pytest.approx({"1": 2 / 3, "5": 2 / 3, "10": 2 / 3}))
+    assert report["ranked_pass_at_k"]["paper:tfidf:median:pruned"] == pytest.approx(
+        {"1": 2 / 3, "5": 2 / 3, "10": 2 / 3}
+    )
     assert [{k: v for k, v in p.items() if not k.endswith("_at_k")} for p in report["per_project"]] == [
         {"project": "Broken", "bugs": 0, "fixed": 0, "fraction": 0.0, "ground_truth_fails": 1},
         {"project": "Demo", "bugs": 2, "fixed": 1, "fraction": 0.5, "ground_truth_fails": 0},
@@ -58,15 +59,30 @@ def test_json_report_numbers_are_the_hand_computed_ones(run):
     assert cand["regression_not_reached"] == pytest.approx((1 / 5 + 1 / 5) / 3)
     assert cand["plausible"] == pytest.approx((2 / 5 + 0 + 1) / 3)
     assert cand["unvalidated"] == pytest.approx((2 / 5) / 3)
-    assert cand["verdicts"] == {"error": 1, "plausible": 2, "timeout": 1, "uncompilable": 1,
-                                "unvalidated": 1, "wrong": 3}
+    assert cand["verdicts"] == {
+        "error": 1,
+        "plausible": 2,
+        "timeout": 1,
+        "uncompilable": 1,
+        "unvalidated": 1,
+        "wrong": 3,
+    }
     exact = report["exact_match"]
-    assert (exact["bugs_with_exact_match"], exact["bugs_with_plausible_exact_match"],
-            exact["exact_match_samples"]) == (1, 1, 5)
+    assert (exact["bugs_with_exact_match"], exact["bugs_with_plausible_exact_match"], exact["exact_match_samples"]) == (
+        1,
+        1,
+        5,
+    )
     assert exact["fraction_of_fixed_bugs"] == 0.5
     counts = report["bug_counts"]
-    assert (counts["selected"], counts["scored"], counts["ground_truth_fails"], counts["ground_truth_unchecked"],
-            counts["fixed"], counts["fixed_all"]) == (4, 3, 1, 1, 2, 3)
+    assert (
+        counts["selected"],
+        counts["scored"],
+        counts["ground_truth_fails"],
+        counts["ground_truth_unchecked"],
+        counts["fixed"],
+        counts["fixed_all"],
+    ) == (4, 3, 1, 1, 2, 3)
     for fraction in [*report["pass_at_k"].values(), cand["plausible"], cand["compile"], *report["pass_at_k_curve"]]:
         assert 0.0 <= fraction <= 1.0
 
@@ -98,8 +114,12 @@ def test_codebleu_by_verdict_is_computed_and_cached(run, data):
     cb = data.codebleu
     assert cb.available, cb.reason
     # scored bugs' validated candidates: a b c (Demo-1), d g h (Demo-2; e has no verdict, f an error), i (Other-1)
-    assert {v: d.count for v, d in cb.by_verdict["fixed"].items()} == {"plausible": 2, "wrong": 3, "uncompilable": 1,
-                                                                        "timeout": 1}
+    assert {v: d.count for v, d in cb.by_verdict["fixed"].items()} == {
+        "plausible": 2,
+        "wrong": 3,
+        "uncompilable": 1,
+        "timeout": 1,
+    }
     plausible = [codebleu(CODE["a"], FIXED["Demo-1"]), codebleu(CODE["i"], FIXED["Other-1"])]
     assert plausible[1] == pytest.approx(1.0)
     assert cb.by_verdict["fixed"]["plausible"].median == pytest.approx(sum(plausible) / 2)
@@ -152,8 +172,16 @@ def test_json_round_trips_and_documents_itself(data):
 
 def test_text_and_markdown_show_every_table(data):
     text = render(data, "text")
-    for title in ("pass@k", "Ranking (Table 6)", "Bugs fixed per project (Table 3)", "Candidates (Table 2)",
-                  "Exact matches", "CodeBLEU by verdict", "Ground truth does not validate", "WARNING:"):
+    for title in (
+        "pass@k",
+        "Ranking (Table 6)",
+        "Bugs fixed per project (Table 3)",
+        "Candidates (Table 2)",
+        "Exact matches",
+        "CodeBLEU by verdict",
+        "Ground truth does not validate",
+        "WARNING:",
+    ):
         assert title in text
     assert "46.7%" in text  # pass@1 over the scored bugs
     md = render(data, "md")
@@ -186,8 +214,11 @@ def test_html_defaults_into_the_run_directory(run):
 
 def test_unvalidated_run_scores_nothing_and_says_so(tmp_path):
     with RunStore(tmp_path, create=True) as store:
-        store.set_config(RunConfig(dataset="example", backend="mutation", model="m", strategy=Strategy.ZERO_SHOT,
-                                   temperature=0.2, n=2))
+        store.set_config(
+            RunConfig(
+                dataset="example", backend="mutation", model="m", strategy=Strategy.ZERO_SHOT, temperature=0.2, n=2
+            )
+        )
         store.add_bugs([make_bug("Demo-1")])
         store.add_sample(SampleRecord(bug_id="Demo-1", index=0, response="r", candidate_hash="a"), CODE["a"])
         store.add_sample(SampleRecord(bug_id="Demo-1", index=1, response="r", candidate_hash="a"), CODE["a"])
@@ -204,8 +235,11 @@ def test_the_environment_line_says_when_tests_ran_off_defects4j_s_java(tmp_path)
     java17 = reference_java.TestJava(Jdk(tmp_path / "jdk17", 17, "17.0.15"), Reference(11, "3.0.1"), "java on PATH")
     with RunStore(tmp_path) as store:
         store.set_meta_json(environment_key("fast"), {"engine": "fast", **java17.record()})
-    line = next(x for x in render(collect(tmp_path, codebleu=False), "text").splitlines()
-                if x.startswith("validation environment:"))
+    line = next(
+        x
+        for x in render(collect(tmp_path, codebleu=False), "text").splitlines()
+        if x.startswith("validation environment:")
+    )
     assert "tests on Java 17.0.15" in line and "NOT Defects4J's Java 11" in line
 
 
@@ -233,8 +267,9 @@ def test_cli_report_json_text_and_schema(run, tmp_path):
     from nl2fix.cli.main import cli
 
     out = tmp_path / "r.json"
-    result = CliRunner().invoke(cli, ["report", "--run", str(run), "--format", "json",
-                                      "--out", str(out), "--no-codebleu"])
+    result = CliRunner().invoke(
+        cli, ["report", "--run", str(run), "--format", "json", "--out", str(out), "--no-codebleu"]
+    )
     assert result.exit_code == 0, result.output
     assert f"report: {out}" in result.output
     assert json.loads(out.read_text())["bug_counts"]["scored"] == 3
@@ -269,8 +304,9 @@ def test_missing_samples_count_as_not_plausible(tmp_path):
         store.add_bugs([dataclasses.replace(make_bug("Other-1"), number=2)])
         store.add_sample(SampleRecord(bug_id="Other-2", index=0, response="x", candidate_hash="i"), CODE["i"])
         store.save_validation(ValidationRecord(bug_id="Other-2", hash="i", engine="fast", verdict=Verdict.PLAUSIBLE))
-        store.save_validation(ValidationRecord(bug_id="Other-2", hash="fixed", engine="fast",
-                                               verdict=Verdict.PLAUSIBLE))
+        store.save_validation(
+            ValidationRecord(bug_id="Other-2", hash="fixed", engine="fast", verdict=Verdict.PLAUSIBLE)
+        )
     report = json.loads(write_report(run, "json"))
     # Other-2 has 1 plausible sample of n=5: pass@1 = 1/5 and pass@5 = 1 for it, as if 4 samples had failed
     assert report["pass_at_k"] == pytest.approx({"1": (0.4 + 0 + 1 + 0.2) / 4, "5": (1 + 0 + 1 + 1) / 4})

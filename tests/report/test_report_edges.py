@@ -38,10 +38,12 @@ def test_a_ranking_pruned_to_nothing_is_not_called_stale(tmp_path):
     code = "public int clamp(int v) { return v; }"
     with RunStore(run) as store:
         # Demo-3's only candidate is uncompilable: the pruned ranking of Demo-3 is empty by design
-        store.add_sample(SampleRecord(bug_id="Demo-3", index=2, response=code,
-                                      candidate_hash=candidate_hash(code)), code)
-        store.save_validation(ValidationRecord(bug_id="Demo-3", hash=candidate_hash(code), engine="fast",
-                                               verdict=Verdict.UNCOMPILABLE))
+        store.add_sample(
+            SampleRecord(bug_id="Demo-3", index=2, response=code, candidate_hash=candidate_hash(code)), code
+        )
+        store.save_validation(
+            ValidationRecord(bug_id="Demo-3", hash=candidate_hash(code), engine="fast", verdict=Verdict.UNCOMPILABLE)
+        )
     rank_run(run, pruned=True)
     assert _stale_warnings(run) == []
 
@@ -51,8 +53,9 @@ def test_candidates_sampled_after_ranking_still_ask_for_a_new_ranking(tmp_path):
     rank_run(run, method="frequency")
     code = "public int clamp(int v) { return v; }"
     with RunStore(run) as store:
-        store.add_sample(SampleRecord(bug_id="Demo-3", index=2, response=code,
-                                      candidate_hash=candidate_hash(code)), code)
+        store.add_sample(
+            SampleRecord(bug_id="Demo-3", index=2, response=code, candidate_hash=candidate_hash(code)), code
+        )
     (warning,) = _stale_warnings(run)
     assert warning.startswith("ranking frequency covers 2 of 3 bugs")
 
@@ -80,9 +83,29 @@ def test_run_whose_bugs_gave_no_candidate_still_ranks_and_reports(tmp_path, monk
     monkeypatch.setenv("NL2FIX_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("NL2FIX_DATA_DIR", str(tmp_path / "data"))
     run, out = tmp_path / "run", tmp_path / "report.json"
-    result = invoke_cli("run", "--dataset", "example", "--bug", "Rangekit-1", "--backend", "mutation", "-n", "3",
-                        "--context-window", "256", "--max-tokens", "200", "--run", run, "--quiet",
-                        "--format", "json", "--out", out, "--no-codebleu")
+    result = invoke_cli(
+        "run",
+        "--dataset",
+        "example",
+        "--bug",
+        "Rangekit-1",
+        "--backend",
+        "mutation",
+        "-n",
+        "3",
+        "--context-window",
+        "256",
+        "--max-tokens",
+        "200",
+        "--run",
+        run,
+        "--quiet",
+        "--format",
+        "json",
+        "--out",
+        out,
+        "--no-codebleu",
+    )
     assert result.exit_code == 1 and "1 bugs could not be prompted (Rangekit-1)" in result.output
     assert invoke_cli("validate", "--run", run, "--quiet").exit_code == 0
     assert invoke_cli("rank", "--run", run).exit_code == 0

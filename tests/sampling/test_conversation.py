@@ -44,8 +44,25 @@ def nl2fix(*args, code: int = 0) -> str:
 
 
 def common(run_dir, server, strategy: str) -> list:
-    return ["--dataset", "example", "--bug", BUG, "--run", run_dir, "--base-url", server.url, "--model", "gpt-4o-mini",
-            "-n", 8, "--strategy", strategy, "--retries", 0, "--quiet"]
+    return [
+        "--dataset",
+        "example",
+        "--bug",
+        BUG,
+        "--run",
+        run_dir,
+        "--base-url",
+        server.url,
+        "--model",
+        "gpt-4o-mini",
+        "-n",
+        8,
+        "--strategy",
+        strategy,
+        "--retries",
+        0,
+        "--quiet",
+    ]
 
 
 CONVERSATION = ["--rounds", 4, "--samples-per-round", 2]
@@ -140,8 +157,24 @@ def test_a_run_stopped_between_rounds_resumes_without_asking_again(runs, tmp_pat
 def test_a_conversation_works_with_a_backend_that_reads_no_prompt(env, tmp_path):
     """The mutation backend answers by sample index: the rounds and their feedback are still made and stored."""
     run_dir = tmp_path / "mutation"
-    nl2fix("sample", "--dataset", "example", "--bug", "Textkit-1", "--run", run_dir, "--backend", "mutation",
-           "-n", 4, "--strategy", "conversation", "--samples-per-round", 2, "--quiet")
+    nl2fix(
+        "sample",
+        "--dataset",
+        "example",
+        "--bug",
+        "Textkit-1",
+        "--run",
+        run_dir,
+        "--backend",
+        "mutation",
+        "-n",
+        4,
+        "--strategy",
+        "conversation",
+        "--samples-per-round",
+        2,
+        "--quiet",
+    )
     with RunStore(run_dir) as store:
         rounds = store.rounds("Textkit-1")
         first_round = {s.candidate_hash for s in store.samples("Textkit-1") if s.round == 1 and s.candidate_hash}

@@ -36,8 +36,9 @@ def test_corpus(case):
     if (CORPUS / f"{case}.error").is_file():
         assert result.code is None
         assert result.failure is Failure(_read(f"{case}.error").strip())
-        assert (result.error.startswith(result.failure.value + ": ")
-                and len(result.error) > len(result.failure.value) + 2)
+        assert (
+            result.error.startswith(result.failure.value + ": ") and len(result.error) > len(result.failure.value) + 2
+        )
     else:
         assert result.failure is None, result.error
         assert result.code == _read(f"{case}.expected.java").rstrip("\n")
@@ -75,12 +76,17 @@ def test_declarations_are_not_confused_with_calls_or_statements():
 def test_diff_hunks_with_ambiguous_context_go_where_their_line_numbers_say():
     import difflib
 
-    buggy = ("void f(int[] a) {\n    for (int x : a) {\n        if (x > 0) {\n            g(x);\n"
-             "        }\n    }\n\n    done();\n}")
-    fixed = ("void f(int[] a) {\n    check(a);\n    for (int x : a) {\n        if (x > 0) {\n"
-             "            g(x);\n        }\n        h(x);\n    }\n\n    done();\n}")
+    buggy = (
+        "void f(int[] a) {\n    for (int x : a) {\n        if (x > 0) {\n            g(x);\n"
+        "        }\n    }\n\n    done();\n}"
+    )
+    fixed = (
+        "void f(int[] a) {\n    check(a);\n    for (int x : a) {\n        if (x > 0) {\n"
+        "            g(x);\n        }\n        h(x);\n    }\n\n    done();\n}"
+    )
     for context in (1, 3):
-        diff = "\n".join(difflib.unified_diff(buggy.split("\n"), fixed.split("\n"),
-                                              "a/F.java", "b/F.java", lineterm="", n=context))
+        diff = "\n".join(
+            difflib.unified_diff(buggy.split("\n"), fixed.split("\n"), "a/F.java", "b/F.java", lineterm="", n=context)
+        )
         result = extract_method(f"```diff\n{diff}\n```\n", buggy)
         assert result.code == fixed, (context, result.code)

@@ -33,10 +33,18 @@ def record(verdict: Verdict, **fields) -> ValidationRecord:
 
 
 def test_a_wrong_candidate_is_told_the_test_its_values_and_its_source_line():
-    text = feedback(record(Verdict.WRONG, failing_tests=["p.T::testA", "p.T::testB", "p.T::testC"],
-                           failure_message="java.lang.AssertionError: expected:<[a, b, ]> but was:<[a, b]>",
-                           failure_line=35, failure_source='assertEquals(asList("a", "b", ""), split("a,b,"));',
-                           detail="p.T::testA: java.lang.AssertionError ... raw"), METHOD, 10)
+    text = feedback(
+        record(
+            Verdict.WRONG,
+            failing_tests=["p.T::testA", "p.T::testB", "p.T::testC"],
+            failure_message="java.lang.AssertionError: expected:<[a, b, ]> but was:<[a, b]>",
+            failure_line=35,
+            failure_source='assertEquals(asList("a", "b", ""), split("a,b,"));',
+            detail="p.T::testA: java.lang.AssertionError ... raw",
+        ),
+        METHOD,
+        10,
+    )
     assert text.splitlines() == [
         "This version fails the test p.T::testA.",
         "Failure: java.lang.AssertionError: expected:<[a, b, ]> but was:<[a, b]>",
@@ -48,8 +56,17 @@ def test_a_wrong_candidate_is_told_the_test_its_values_and_its_source_line():
 
 
 def test_a_failure_without_a_message_still_names_the_test_and_its_line():
-    text = feedback(record(Verdict.WRONG, failing_tests=["p.T::t"], failure_message="java.lang.AssertionError",
-                           failure_line=53, failure_source="assertTrue(set.contains(6));"), METHOD, 1)
+    text = feedback(
+        record(
+            Verdict.WRONG,
+            failing_tests=["p.T::t"],
+            failure_message="java.lang.AssertionError",
+            failure_line=53,
+            failure_source="assertTrue(set.contains(6));",
+        ),
+        METHOD,
+        1,
+    )
     assert "Expected" not in text and "line 53: assertTrue(set.contains(6));" in text
 
 
@@ -57,9 +74,9 @@ def test_compiler_errors_are_placed_in_the_candidate_method():
     errors = "Twice.java:11: error: ';' expected\n    int y = x * 2\n                 ^\n"
     assert compiler_error(errors, METHOD, 10) == "line 2 of the method, `int y = x * 2`: ';' expected"
     symbol = "Twice.java:3: error: cannot find symbol\n  symbol:   method helper(int)\n  location: class Twice\n"
-    assert compiler_error(symbol, METHOD, 10) == ("outside the method: cannot find symbol; "
-                                                  "symbol:   method helper(int); "
-                                                  "location: class Twice")
+    assert compiler_error(symbol, METHOD, 10) == (
+        "outside the method: cannot find symbol; symbol:   method helper(int); location: class Twice"
+    )
     text = feedback(record(Verdict.UNCOMPILABLE, compile_errors=errors), METHOD, 10)
     assert text == "This version does not compile: line 2 of the method, `int y = x * 2`: ';' expected"
 
@@ -67,27 +84,44 @@ def test_compiler_errors_are_placed_in_the_candidate_method():
 def test_each_compiler_error_keeps_its_own_detail_lines():
     errors = "Twice.java:11: error: ';' expected\nTwice.java:12: error: cannot find symbol\n  symbol:   variable z\n"
     found = compiler_errors(errors)
-    assert [(e.file_line, e.text) for e in found] == [(11, "';' expected"),
-                                                      (12, "cannot find symbol; symbol:   variable z")]
+    assert [(e.file_line, e.text) for e in found] == [
+        (11, "';' expected"),
+        (12, "cannot find symbol; symbol:   variable z"),
+    ]
     assert [e.method_line(10, METHOD) for e in found] == [2, 3]
     assert compiler_errors("error: invalid flag: -foo\n")[0].method_line(10, METHOD) is None
 
 
-@pytest.mark.parametrize("verdict, expected", [
-    (Verdict.PLAUSIBLE, "This version compiles and passes all the tests."),
-    (Verdict.TIMEOUT, "This version does not terminate: the test p.T::t did not finish in time (an endless loop?)."),
-    (Verdict.ERROR, None),
-])
+@pytest.mark.parametrize(
+    "verdict, expected",
+    [
+        (Verdict.PLAUSIBLE, "This version compiles and passes all the tests."),
+        (
+            Verdict.TIMEOUT,
+            "This version does not terminate: the test p.T::t did not finish in time (an endless loop?).",
+        ),
+        (Verdict.ERROR, None),
+    ],
+)
 def test_other_verdicts(verdict, expected):
-    assert (feedback(record(verdict, failing_tests=["p.T::t"] if verdict is Verdict.TIMEOUT else []), METHOD, 1)
-            == expected)
+    assert (
+        feedback(record(verdict, failing_tests=["p.T::t"] if verdict is Verdict.TIMEOUT else []), METHOD, 1) == expected
+    )
 
 
 def test_feedback_is_bounded_field_by_field_and_as_a_whole():
     huge = "x" * 10_000
-    text = feedback(record(Verdict.WRONG, failing_tests=["p.T::t"],
-                           failure_message=f"expected:<{huge}> but was:<{huge}>",
-                           failure_line=1, failure_source=huge), METHOD, 1)
+    text = feedback(
+        record(
+            Verdict.WRONG,
+            failing_tests=["p.T::t"],
+            failure_message=f"expected:<{huge}> but was:<{huge}>",
+            failure_line=1,
+            failure_source=huge,
+        ),
+        METHOD,
+        1,
+    )
     assert len(text) <= FEEDBACK_CHARS and text.endswith(CUT)
     assert all(len(line) <= FIELD_CHARS + len("The test failed at line 1: ") for line in text.splitlines())
 
@@ -99,9 +133,11 @@ def test_expected_and_actual_of_junit_4_and_5():
 
 
 def test_the_failing_tests_own_frame_is_found_in_its_trace():
-    trace = ("java.lang.AssertionError\n\tat org.junit.Assert.fail(Assert.java:87)\n"
-             "\tat org.rangekit.RangeSetTest$1.run(RangeSetTest.java:60)\n"
-             "\tat org.rangekit.RangeSetTest.testContainsUpperBound(RangeSetTest.java:53)\n")
+    trace = (
+        "java.lang.AssertionError\n\tat org.junit.Assert.fail(Assert.java:87)\n"
+        "\tat org.rangekit.RangeSetTest$1.run(RangeSetTest.java:60)\n"
+        "\tat org.rangekit.RangeSetTest.testContainsUpperBound(RangeSetTest.java:53)\n"
+    )
     assert failure_frame_line("org.rangekit.RangeSetTest::testContainsUpperBound", trace) == 60  # nested class first
     assert failure_frame_line("org.rangekit.RangeSet::x", trace) is None  # a prefix of the name is another class
     assert failure_frame_line("org.rangekit.OtherTest::t", trace) is None
@@ -113,8 +149,12 @@ def bug():
 
 
 def attempt(k: int, plausible: bool = False) -> Attempt:
-    return Attempt(f"h{k}", f"int f{k}() {{\n    return {k};\n}}",
-                   "passes" if plausible else f"fails test{k} " + "w " * 40, plausible)
+    return Attempt(
+        f"h{k}",
+        f"int f{k}() {{\n    return {k};\n}}",
+        "passes" if plausible else f"fails test{k} " + "w " * 40,
+        plausible,
+    )
 
 
 def test_chat_rounds_are_a_conversation_and_the_oldest_failures_go_first(bug):
@@ -138,29 +178,35 @@ def test_chat_rounds_are_a_conversation_and_the_oldest_failures_go_first(bug):
     # what does not fit stops the filling: a short old attempt does not jump an unfitting newer one
     short_old = [Attempt("h0", "int g() { return 0; }", "fails", False), *failed]
     window = tokens.count_messages(render(base, [failed[-1]], ConversationPhase.REPAIR)) + 760
-    assert build_round(base, short_old, ConversationPhase.REPAIR, model="", context_window=window,
-                       max_tokens=750).shown == ["h4"]
+    assert build_round(
+        base, short_old, ConversationPhase.REPAIR, model="", context_window=window, max_tokens=750
+    ).shown == ["h4"]
 
 
 def test_completion_and_edit_rounds_carry_the_history_in_their_one_prompt(bug):
     completion = build_prompt(bug, Strategy.ZERO_SHOT, ModelStyle.COMPLETION)
     messages = render(completion, [attempt(1)], ConversationPhase.REPAIR)
     assert len(messages) == 1 and messages[0]["content"].endswith(completion.turns[0][0]["content"])
-    assert (messages[0]["content"].startswith("// Earlier versions of the fixed method")
-            and "// fails test1" in messages[0]["content"])
+    assert (
+        messages[0]["content"].startswith("// Earlier versions of the fixed method")
+        and "// fails test1" in messages[0]["content"]
+    )
     edit = build_prompt(bug, Strategy.ZERO_SHOT, ModelStyle.EDIT)
     messages = render(edit, [attempt(1)], ConversationPhase.REPAIR)
     assert messages[1] == edit.turns[0][1] and "Version 1:" in messages[0]["content"]
 
 
 def test_fixed_within_k_and_at_a_budget():
-    sequences = [metrics.SampleSequence((False, False, True, True), (10, 10, 20, 20)),
-                 metrics.SampleSequence((False,) * 4, (5,) * 4),
-                 metrics.SampleSequence((True,), (7,))]  # stopped early
+    sequences = [
+        metrics.SampleSequence((False, False, True, True), (10, 10, 20, 20)),
+        metrics.SampleSequence((False,) * 4, (5,) * 4),
+        metrics.SampleSequence((True,), (7,)),
+    ]  # stopped early
     positions = [metrics.first_plausible_position(s.plausible) for s in sequences]
     assert positions == [3, None, 1]
-    assert ([metrics.fixed_within_k(positions, k) for k in (1, 2, 3)]
-            == [pytest.approx(1 / 3)] * 2 + [pytest.approx(2 / 3)])
+    assert [metrics.fixed_within_k(positions, k) for k in (1, 2, 3)] == [pytest.approx(1 / 3)] * 2 + [
+        pytest.approx(2 / 3)
+    ]
     two = metrics.at_budget(sequences, 2)
     assert (two.fixed, two.samples, two.tokens, two.samples_per_fix, two.tokens_per_fix) == (1, 5, 37, 5.0, 37.0)
     four = metrics.at_budget(sequences, 4)
@@ -173,10 +219,20 @@ def test_fixed_within_k_and_at_a_budget():
 def test_the_source_line_comes_from_the_workspaces_test_file(tmp_path):
     test_dir = tmp_path / "src" / "test" / "java"
     (test_dir / "p").mkdir(parents=True)
-    (test_dir / "p" / "T.java").write_text("class T {\n    void t() {\n        assertEquals(2, f(1));   \n",
-                                           encoding="utf-8")
-    ws = Workspace(bug=None, root=tmp_path, src_dir=tmp_path, test_dir=test_dir, classes_dir=tmp_path,
-                   test_classes_dir=tmp_path, classpath=(), trigger_tests=(), relevant_tests=())
+    (test_dir / "p" / "T.java").write_text(
+        "class T {\n    void t() {\n        assertEquals(2, f(1));   \n", encoding="utf-8"
+    )
+    ws = Workspace(
+        bug=None,
+        root=tmp_path,
+        src_dir=tmp_path,
+        test_dir=test_dir,
+        classes_dir=tmp_path,
+        test_classes_dir=tmp_path,
+        classpath=(),
+        trigger_tests=(),
+        relevant_tests=(),
+    )
     assert source_line(ws, "p.T::t", 3) == "assertEquals(2, f(1));"
     assert source_line(ws, "p.T$Inner::t", 2) == "void t() {"  # a nested class is in its outer class's file
     assert source_line(ws, "p.T::t", 9) == "" and source_line(ws, "p.Missing::t", 1) == ""

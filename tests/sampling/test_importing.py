@@ -39,7 +39,13 @@ def test_repairbench_answers_keep_model_folder_verdict_and_the_publishers_buggy_
     by_source = {a.source: a for a in answers}
     a = by_source["model-b/defects4j/patches/Textkit-1/non_compilable/2.diff"]
     assert (a.model, a.bug, a.kind, a.verdict, a.plausible, a.compiled) == (
-        "model-b", "Textkit-1", Kind.FUNCTION_DIFF, "non_compilable", False, False)
+        "model-b",
+        "Textkit-1",
+        Kind.FUNCTION_DIFF,
+        "non_compilable",
+        False,
+        False,
+    )
     assert a.base is not None and a.base.startswith("    /** Published with its Javadoc. */")
     exact = by_source["model-a/defects4j/patches/Textkit-1/exact_match/0.diff"]
     assert (exact.plausible, exact.compiled) == (True, True)  # RepairBench files it under its best category
@@ -52,8 +58,11 @@ def test_repairbench_answers_keep_model_folder_verdict_and_the_publishers_buggy_
 def test_methods_file_needs_bug_text_and_a_model(tmp_path):
     answers = published_sets.read(FIXTURES / "methods.jsonl")
     assert [(a.bug, a.model, a.verdict, a.plausible) for a in answers] == [
-        ("Textkit-1", "model-c", "plausible", True), ("Textkit-1", "model-c", "plausible", True),
-        ("Rangekit-2", "model-c", None, None), ("Nosuch-9", "model-c", None, None)]
+        ("Textkit-1", "model-c", "plausible", True),
+        ("Textkit-1", "model-c", "plausible", True),
+        ("Rangekit-2", "model-c", None, None),
+        ("Nosuch-9", "model-c", None, None),
+    ]
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"bug": "Textkit-1", "text": "x"}) + "\n")
     with pytest.raises(Nl2FixError, match="names no model"):
@@ -95,11 +104,18 @@ def test_import_stores_samples_with_model_and_verdict_and_is_idempotent(tmp_path
 
 def test_a_revision_other_than_the_datasets_is_marked(tmp_path, bugs):
     bug = bugs["Rangekit-2"]
-    answer = published_sets.Answer(bug="Rangekit-2", model="m", text="", kind=Kind.FUNCTION_DIFF, source="x",
-                                   base=bug.buggy_method.replace("return", "return -1 +", 1), verdict="compilable",
-                                   plausible=False, compiled=True)
-    summary = import_answers(tmp_path / "run", import_config("example", None), [bug], [answer],
-                             buggy_file=lambda b: "")
+    answer = published_sets.Answer(
+        bug="Rangekit-2",
+        model="m",
+        text="",
+        kind=Kind.FUNCTION_DIFF,
+        source="x",
+        base=bug.buggy_method.replace("return", "return -1 +", 1),
+        verdict="compilable",
+        plausible=False,
+        compiled=True,
+    )
+    summary = import_answers(tmp_path / "run", import_config("example", None), [bug], [answer], buggy_file=lambda b: "")
     assert summary.base_differs == 1
     with RunStore(tmp_path / "run", read_only=True) as store:
         (sample,) = store.samples()
@@ -108,11 +124,16 @@ def test_a_revision_other_than_the_datasets_is_marked(tmp_path, bugs):
 
 def test_file_diffs_take_the_method_out_and_count_changes_outside_it(tmp_path, bugs):
     bug = bugs["Textkit-1"]
-    source = (FIXTURES.parents[2] / "examples" / "benchmark" / "projects" / "Textkit" / "fixed" / bug.path)
+    source = FIXTURES.parents[2] / "examples" / "benchmark" / "projects" / "Textkit" / "fixed" / bug.path
     # the buggy file is the fixed file with the bug's method put back
     buggy_file = source.read_text().replace(bug.fixed_method, bug.buggy_method)
-    summary = import_answers(tmp_path / "run", import_config("example", None), [bug],
-                             published_sets.read(FIXTURES / "diffs"), buggy_file=lambda b: buggy_file)
+    summary = import_answers(
+        tmp_path / "run",
+        import_config("example", None),
+        [bug],
+        published_sets.read(FIXTURES / "diffs"),
+        buggy_file=lambda b: buggy_file,
+    )
     assert (summary.imported, summary.outside_method, summary.unextractable) == (2, 1, 0)
     with RunStore(tmp_path / "run", read_only=True) as store:
         samples = store.samples()
@@ -126,8 +147,13 @@ def test_import_refuses_a_run_of_sampled_answers(tmp_path, bugs):
     with RunStore(run, create=True) as store:
         store.set_config(import_config("example", None).model_copy(update={"backend": "mutation", "n": 2}))
     with pytest.raises(Nl2FixError, match="not of imported ones"):
-        import_answers(run, import_config("example", None), list(bugs.values()),
-                       published_sets.read(FIXTURES / "methods.jsonl"), buggy_file=lambda b: "")
+        import_answers(
+            run,
+            import_config("example", None),
+            list(bugs.values()),
+            published_sets.read(FIXTURES / "methods.jsonl"),
+            buggy_file=lambda b: "",
+        )
 
 
 def test_a_whole_function_diff_is_read_even_where_its_context_is_the_answers_own(tmp_path, bugs):
@@ -135,15 +161,23 @@ def test_a_whole_function_diff_is_read_even_where_its_context_is_the_answers_own
     diff does not apply to the buggy function, but its new side is the answer."""
     bug = bugs["Textkit-1"]
     answer_text = bug.fixed_method.replace("a == b", "a==b")
-    lines = ["diff --git a/x b/y", "index 1..2 100644", "--- a/x", "+++ b/y",
-             f"@@ -1,{len(bug.buggy_method.splitlines())} +1,{len(answer_text.splitlines())} @@"]
+    lines = [
+        "diff --git a/x b/y",
+        "index 1..2 100644",
+        "--- a/x",
+        "+++ b/y",
+        f"@@ -1,{len(bug.buggy_method.splitlines())} +1,{len(answer_text.splitlines())} @@",
+    ]
     for old, new in zip(bug.buggy_method.splitlines(), answer_text.splitlines(), strict=True):
-        lines += [" " + new] if old.split() == new.split() or old.replace(" ", "") == new.replace(" ", "") \
+        lines += (
+            [" " + new]
+            if old.split() == new.split() or old.replace(" ", "") == new.replace(" ", "")
             else ["-" + old, "+" + new]
-    answer = published_sets.Answer(bug=bug.id, model="m", text="\n".join(lines) + "\n", kind=Kind.FUNCTION_DIFF,
-                                   source="x", base=bug.buggy_method)
-    summary = import_answers(tmp_path / "run", import_config("example", None), [bug], [answer],
-                             buggy_file=lambda b: "")
+        )
+    answer = published_sets.Answer(
+        bug=bug.id, model="m", text="\n".join(lines) + "\n", kind=Kind.FUNCTION_DIFF, source="x", base=bug.buggy_method
+    )
+    summary = import_answers(tmp_path / "run", import_config("example", None), [bug], [answer], buggy_file=lambda b: "")
     assert summary.unextractable == 0
     with RunStore(tmp_path / "run", read_only=True) as store:
         assert store.samples()[0].candidate_hash == candidate_hash(bug.fixed_method)

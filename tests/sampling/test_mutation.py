@@ -68,21 +68,39 @@ def test_backend_cycles_through_a_small_mutant_space_to_give_n_samples():
     from nl2fix.sampling.extraction import extract_method
 
     method = "boolean neg(int x) {\n    return x < 0;\n}"
-    bug = Bug(project="Demo", number=1, path="A.java", start_line=1, end_line=3, buggy_method=method,
-              fixed_method=method, title="t", buggy_method_no_comments=method)
+    bug = Bug(
+        project="Demo",
+        number=1,
+        path="A.java",
+        start_line=1,
+        end_line=3,
+        buggy_method=method,
+        fixed_method=method,
+        title="t",
+        buggy_method_no_comments=method,
+    )
     space = list(mutants(method, key=bug.id))
     n = len(space) + 3
-    request = Request(bug=bug, messages=[], style=ModelStyle.CHAT, n=n, max_tokens=10, temperature=0.8,
-                      indices=tuple(range(n)))
+    request = Request(
+        bug=bug, messages=[], style=ModelStyle.CHAT, n=n, max_tokens=10, temperature=0.8, indices=tuple(range(n))
+    )
     [(_, choices)] = list(MutationBackend().generate([request]))
     codes = [extract_method(c.text, method).code for c in choices]
     assert len(codes) == n
     assert codes[: len(space)] == space
-    assert codes[len(space):] == space[:3]
+    assert codes[len(space) :] == space[:3]
 
-    nothing = Bug(project="Demo", number=2, path="A.java", start_line=1, end_line=3, title="t",
-                  buggy_method="Object get() {\n    return this.value;\n}",
-                  fixed_method="Object get() {\n    return value;\n}")
-    request = Request(bug=nothing, messages=[], style=ModelStyle.CHAT, n=4, max_tokens=10, temperature=0.8,
-                      indices=(0, 1, 2, 3))
+    nothing = Bug(
+        project="Demo",
+        number=2,
+        path="A.java",
+        start_line=1,
+        end_line=3,
+        title="t",
+        buggy_method="Object get() {\n    return this.value;\n}",
+        fixed_method="Object get() {\n    return value;\n}",
+    )
+    request = Request(
+        bug=nothing, messages=[], style=ModelStyle.CHAT, n=4, max_tokens=10, temperature=0.8, indices=(0, 1, 2, 3)
+    )
     assert list(MutationBackend().generate([request]))[0][1] == []

@@ -40,10 +40,17 @@ def test_a_large_n_is_asked_and_stored_in_batches(tmp_path, monkeypatch):
     monkeypatch.setattr(stage, "BATCH", 10)
     ds = open_dataset("example")
     backend = _Recording()
-    config = RunConfig(dataset="example", backend="mutation", model="mutation", strategy=Strategy.ZERO_SHOT,
-                       temperature=0.8, n=25)
-    summary = stage.sample(tmp_path / "run", config, [ds.bugs["Textkit-1"], ds.bugs["Textkit-2"]], dataset=ds,
-                           progress=False, backend=backend)
+    config = RunConfig(
+        dataset="example", backend="mutation", model="mutation", strategy=Strategy.ZERO_SHOT, temperature=0.8, n=25
+    )
+    summary = stage.sample(
+        tmp_path / "run",
+        config,
+        [ds.bugs["Textkit-1"], ds.bugs["Textkit-2"]],
+        dataset=ds,
+        progress=False,
+        backend=backend,
+    )
     assert backend.asked == [10, 10, 10, 10, 5, 5] and summary.samples == 50 and summary.new_samples == 50
     with RunStore(tmp_path / "run", read_only=True) as store:
         assert store.sample_indices("Textkit-2") == set(range(25))
@@ -51,14 +58,16 @@ def test_a_large_n_is_asked_and_stored_in_batches(tmp_path, monkeypatch):
 
 def test_a_command_that_fails_before_storing_leaves_no_run_folder(tmp_path, invoke_cli):
     run_dir = tmp_path / "runs" / "replayed"
-    result = invoke_cli(*SAMPLE, "--backend", "replay", "--replay-file", tmp_path / "missing.json", "-n", "2",
-                        "--run", run_dir)
+    result = invoke_cli(
+        *SAMPLE, "--backend", "replay", "--replay-file", tmp_path / "missing.json", "-n", "2", "--run", run_dir
+    )
     assert result.exit_code == 2 and "patch file" in result.output and "not found" in result.output
     assert not run_dir.exists()
 
     run_dir.mkdir()  # a folder the user made stays, empty
-    result = invoke_cli(*SAMPLE, "--backend", "replay", "--replay-file", tmp_path / "missing.json", "-n", "2",
-                        "--run", run_dir)
+    result = invoke_cli(
+        *SAMPLE, "--backend", "replay", "--replay-file", tmp_path / "missing.json", "-n", "2", "--run", run_dir
+    )
     assert result.exit_code == 2 and list(run_dir.iterdir()) == []
 
 
@@ -66,8 +75,22 @@ def test_a_replayed_bug_without_patches_fails_like_a_missing_one(tmp_path, invok
     patches = tmp_path / "patches.json"
     patches.write_text(json.dumps({"Textkit-1": {"prompt": "p"}, "Textkit-2": {"prompt": "p", "patches": []}}))
     for bug in ("Textkit-1", "Textkit-2", "Textkit-3"):
-        result = invoke_cli("sample", "--dataset", "example", "--bug", bug, "--quiet", "--backend", "replay",
-                            "--replay-file", patches, "-n", "2", "--run", tmp_path / bug)
+        result = invoke_cli(
+            "sample",
+            "--dataset",
+            "example",
+            "--bug",
+            bug,
+            "--quiet",
+            "--backend",
+            "replay",
+            "--replay-file",
+            patches,
+            "-n",
+            "2",
+            "--run",
+            tmp_path / bug,
+        )
         assert result.exit_code == 1, (bug, result.output)
         said = "is not in" if bug == "Textkit-3" else "has no patches in"
         assert f"{bug}: {bug} {said} the patch file {patches}" in result.output

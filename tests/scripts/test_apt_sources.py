@@ -51,14 +51,18 @@ def test_deb822_sources_skip_comments_source_types_and_disabled_stanzas(tmp_path
     apt = _apt(tmp_path, files={"debian.sources": DEB822, "other.sources.disabled": "Types: deb\nURIs: x\n"})
     assert _ask("apt_source_uri", "bookworm", str(apt)).stdout == "http://mirror.example.org/debian/\n"
     assert _ask("apt_source_uri", "bookworm-security", str(apt)).stdout == (
-        "http://security.example.org/debian-security\n")
+        "http://security.example.org/debian-security\n"
+    )
     assert _ask("apt_source_uri", "bullseye", str(apt)).stdout == ""
 
 
 def test_one_line_sources_with_options_are_read_in_apts_order(tmp_path):
-    apt = _apt(tmp_path, sources_list="# deb http://old.example.org/debian bookworm main\n"
-                                      "deb [arch=amd64 signed-by=/k.gpg] http://one.example.org/debian bookworm main\n",
-               files={"extra.list": "deb http://two.example.org/debian bullseye main  # for JDK 11\n"})
+    apt = _apt(
+        tmp_path,
+        sources_list="# deb http://old.example.org/debian bookworm main\n"
+        "deb [arch=amd64 signed-by=/k.gpg] http://one.example.org/debian bookworm main\n",
+        files={"extra.list": "deb http://two.example.org/debian bullseye main  # for JDK 11\n"},
+    )
     assert _ask("apt_source_uri", "bookworm", str(apt)).stdout == "http://one.example.org/debian\n"
     assert _ask("apt_source_uri", "bullseye", str(apt)).stdout == "http://two.example.org/debian\n"
 

@@ -23,20 +23,32 @@ sys.path.insert(0, str(SCRIPTS))
 import bench_real  # noqa: E402
 
 TRIGGER = "p.ATest::broken"
-BUG = Bug(project="Cli", number=9, path="src/A.java", start_line=1, end_line=3, buggy_method="int f() {}",
-          fixed_method="int f() { return 1; }", title="t", trigger_tests=(TRIGGER,))
+BUG = Bug(
+    project="Cli",
+    number=9,
+    path="src/A.java",
+    start_line=1,
+    end_line=3,
+    buggy_method="int f() {}",
+    fixed_method="int f() { return 1; }",
+    title="t",
+    trigger_tests=(TRIGGER,),
+)
 
 
 def record(engine: str, hash: str, verdict: Verdict, failing=(), detail="") -> ValidationRecord:
-    return ValidationRecord(bug_id=BUG.id, hash=hash, engine=engine, verdict=verdict, failing_tests=list(failing),
-                            detail=detail)
+    return ValidationRecord(
+        bug_id=BUG.id, hash=hash, engine=engine, verdict=verdict, failing_tests=list(failing), detail=detail
+    )
 
 
 def checks(fast: tuple, d4j: tuple) -> tuple[BaselineCheck, BaselineCheck]:
     """Each engine's (fixed, buggy) as (verdict, failing tests[, detail])."""
+
     def check(engine, pair):
         fixed, buggy = (record(engine, h, *v) for h, v in zip(("fixed", "buggy"), pair))
         return BaselineCheck(BUG, fixed, buggy)
+
     return check("fast", fast), check("defects4j", d4j)
 
 
@@ -84,26 +96,34 @@ def test_a_harness_error_is_not_run_rather_than_a_disagreement():
 
 
 def test_the_sample_is_spread_over_the_projects():
-    bugs = [Bug(project=p, number=n, path="a", start_line=1, end_line=1, buggy_method="", fixed_method="", title="")
-            for p, n in (("Cli", 1), ("Cli", 2), ("Cli", 3), ("Math", 1), ("Csv", 1), ("Csv", 2))]
+    bugs = [
+        Bug(project=p, number=n, path="a", start_line=1, end_line=1, buggy_method="", fixed_method="", title="")
+        for p, n in (("Cli", 1), ("Cli", 2), ("Cli", 3), ("Math", 1), ("Csv", 1), ("Csv", 2))
+    ]
     assert [b.id for b in bench_real.spread(bugs, 5)] == ["Cli-1", "Math-1", "Csv-1", "Cli-2", "Csv-2"]
 
 
 def test_with_a_baseline_the_two_fast_engines_judge_all_bugs_at_once_sharing_the_workers_then_defects4j(tmp_path):
-    bugs = [Bug(project="Cli", number=n, path="a", start_line=1, end_line=1, buggy_method="", fixed_method="",
-                title="") for n in (1, 2, 3)]
+    bugs = [
+        Bug(project="Cli", number=n, path="a", start_line=1, end_line=1, buggy_method="", fixed_method="", title="")
+        for n in (1, 2, 3)
+    ]
     this, base, d4j = bench_real.sides(tmp_path / "run", tmp_path / "old")
     assert (this.tree, base.tree, d4j.run_dir) == (bench_real.THIS_TREE, tmp_path / "old", tmp_path / "run")
     assert this.run_dir.parent == base.run_dir.parent != d4j.run_dir
 
     def rounds(judges, workers):
-        return [[(side.label, [b.number for b in of], w) for side, of, w in calls]
-                for calls in bench_real.schedule(judges, bugs, workers)]
+        return [
+            [(side.label, [b.number for b in of], w) for side, of, w in calls]
+            for calls in bench_real.schedule(judges, bugs, workers)
+        ]
 
     # the two fast engines at the same time over every bug, a worker each (each bug has one, as in a run of
     # many bugs), then defects4j alone with all the workers
-    assert rounds([this, base, d4j], 2) == [[("fast", [1, 2, 3], 1), ("fast@old", [1, 2, 3], 1)],
-                                            [("defects4j", [1, 2, 3], 2)]]
+    assert rounds([this, base, d4j], 2) == [
+        [("fast", [1, 2, 3], 1), ("fast@old", [1, 2, 3], 1)],
+        [("defects4j", [1, 2, 3], 2)],
+    ]
     assert rounds([this, base, d4j], 4)[0] == [("fast", [1, 2, 3], 2), ("fast@old", [1, 2, 3], 2)]
     assert rounds([this, base, d4j], 1)[0] == [("fast", [1, 2, 3], 1), ("fast@old", [1, 2, 3], 1)]
     alone = bench_real.sides(tmp_path / "run", None)
@@ -147,10 +167,16 @@ def test_a_fast_engine_s_copy_of_the_run_has_its_candidates_and_only_its_own_ver
 def test_side_by_side_the_costs_their_ratio_and_every_candidate_s_verdicts(tmp_path, capsys):
     judges = bench_real.sides(tmp_path / "run", tmp_path / "old")
     cpu = {"fast": (1.0, 2.0, 4.0), "fast@old": (1.0, 1.0, 2.0), "defects4j": (10.0, 10.0, 10.0)}
-    records = {label: {(BUG.id, f"c{i}"): record(label, f"c{i}", Verdict.WRONG).model_copy(update={"cpu_seconds": c})
-                       for i, c in enumerate(cpus)} for label, cpus in cpu.items()}
+    records = {
+        label: {
+            (BUG.id, f"c{i}"): record(label, f"c{i}", Verdict.WRONG).model_copy(update={"cpu_seconds": c})
+            for i, c in enumerate(cpus)
+        }
+        for label, cpus in cpu.items()
+    }
     records["fast@old"][(BUG.id, "c2")] = records["fast@old"][(BUG.id, "c2")].model_copy(
-        update={"verdict": Verdict.PLAUSIBLE})
+        update={"verdict": Verdict.PLAUSIBLE}
+    )
     keys = sorted(records["fast"])
     bench_real.print_costs(judges, records, {"fast": 3.0, "fast@old": 3.0, "defects4j": 30.0}, keys)
     bench_real.print_verdicts(judges, records, keys)
@@ -165,8 +191,7 @@ def test_side_by_side_the_costs_their_ratio_and_every_candidate_s_verdicts(tmp_p
 def test_without_defects4j_each_script_says_so_and_succeeds(script, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("D4J_HOME", "DEFECTS4J_HOME")}
     env["PATH"] = str(Path(sys.executable).parent)
-    done = subprocess.run([sys.executable, str(SCRIPTS / script)], capture_output=True, text=True, env=env,
-                          timeout=120)
+    done = subprocess.run([sys.executable, str(SCRIPTS / script)], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("skipped: Defects4J is not installed")
 
@@ -188,15 +213,22 @@ def test_defects4j_s_sample_takes_plausible_and_other_candidates_by_turns_and_ke
 
 def test_the_steps_cpu_per_candidate_with_the_plausible_apart_and_the_bugs_shared_steps(tmp_path, capsys):
     profile = tmp_path / "phases.json"
-    profile.write_text(json.dumps([
-        {"bug": BUG.id, "hash": "", "phases": {"warm start": 0.5, "tests": 2.0}},
-        {"bug": BUG.id, "hash": "a", "phases": {"compile": 0.2, "tests": 0.1}},
-        {"bug": BUG.id, "hash": "b", "phases": {"compile": 0.4, "tests": 0.3, "confirm": 0.5, "probe": 3.0}},
-        {"bug": BUG.id, "hash": "b", "phases": {"probe": 1.0}},  # a resumed run's rows add up
-    ]))
-    records = {(BUG.id, "a"): record("fast", "a", Verdict.WRONG).model_copy(update={"cpu_seconds": 0.3}),
-               (BUG.id, "b"): record("fast", "b", Verdict.PLAUSIBLE).model_copy(update={
-                   "cpu_seconds": 1.2, "behaviour": BehaviourRecord(label=Behaviour.SAME, cpu_seconds=4.0)})}
+    profile.write_text(
+        json.dumps(
+            [
+                {"bug": BUG.id, "hash": "", "phases": {"warm start": 0.5, "tests": 2.0}},
+                {"bug": BUG.id, "hash": "a", "phases": {"compile": 0.2, "tests": 0.1}},
+                {"bug": BUG.id, "hash": "b", "phases": {"compile": 0.4, "tests": 0.3, "confirm": 0.5, "probe": 3.0}},
+                {"bug": BUG.id, "hash": "b", "phases": {"probe": 1.0}},  # a resumed run's rows add up
+            ]
+        )
+    )
+    records = {
+        (BUG.id, "a"): record("fast", "a", Verdict.WRONG).model_copy(update={"cpu_seconds": 0.3}),
+        (BUG.id, "b"): record("fast", "b", Verdict.PLAUSIBLE).model_copy(
+            update={"cpu_seconds": 1.2, "behaviour": BehaviourRecord(label=Behaviour.SAME, cpu_seconds=4.0)}
+        ),
+    }
     bench_real.print_phases(profile, records)
     out = capsys.readouterr().out
     assert "(2 profiled, 1 plausible)" in out

@@ -12,11 +12,16 @@ from check_ground_truths import Finding, Version
 
 FINDINGS = [
     Finding("Cli-1", "Cli", fixed=Version(gt.OK), buggy=Version(gt.OK)),
-    Finding("Cli-2", "Cli", fixed=Version(gt.REJECTED, "reference: A uses java.lang.System#exit"),
-            buggy=Version(gt.OK)),
+    Finding(
+        "Cli-2", "Cli", fixed=Version(gt.REJECTED, "reference: A uses java.lang.System#exit"), buggy=Version(gt.OK)
+    ),
     Finding("Csv-1", "Csv", prepare_error="checkout failed"),
-    Finding("Csv-2", "Csv", fixed=Version(gt.NOT_COMPILED, "A.java:3: error: cannot find symbol"),
-            buggy=Version(gt.REJECTED, "structure: the candidate's file adds the class p.B")),
+    Finding(
+        "Csv-2",
+        "Csv",
+        fixed=Version(gt.NOT_COMPILED, "A.java:3: error: cannot find symbol"),
+        buggy=Version(gt.REJECTED, "structure: the candidate's file adds the class p.B"),
+    ),
 ]
 
 

@@ -14,8 +14,20 @@ from tests.helpers.paths import REPO
 sys.path.insert(0, str(REPO / "scripts"))
 import repairbench_replay
 
-BUGGY = ["int f(int x) {", "    int y = x;", "    y += 1;", "    y += 2;", "    y += 3;", "    y += 4;",
-         "    y += 5;", "    y += 6;", "    y += 7;", "    y += 8;", "    return y;", "}"]
+BUGGY = [
+    "int f(int x) {",
+    "    int y = x;",
+    "    y += 1;",
+    "    y += 2;",
+    "    y += 3;",
+    "    y += 4;",
+    "    y += 5;",
+    "    y += 6;",
+    "    y += 7;",
+    "    y += 8;",
+    "    return y;",
+    "}",
+]
 
 
 def diff(old: list[str], new: list[str]) -> str:

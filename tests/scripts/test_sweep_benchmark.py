@@ -14,8 +14,10 @@ from tests.scripts.test_bench_real import BUG, CONTRACT, TRIGGER, checks, record
 sys.path.insert(0, str(REPO / "scripts"))
 import sweep_benchmark
 
-DNS = ("environment fault, not the code's: 1 test(s) fail with no network: a host name could not be resolved "
-       "(UnknownHostException) (e.g. p.JdkTest::inet)")
+DNS = (
+    "environment fault, not the code's: 1 test(s) fail with no network: a host name could not be resolved "
+    "(UnknownHostException) (e.g. p.JdkTest::inet)"
+)
 
 
 def test_keeping_the_contract_needs_no_defects4j():
@@ -47,8 +49,12 @@ def test_a_ground_truth_that_needs_more_than_the_method_is_the_dataset_s():
     alone = ((Verdict.UNCOMPILABLE, ()), CONTRACT[1])
     kind, why = sweep_benchmark.category(*checks(alone, alone))
     assert kind == "dataset" and "uncompilable" in why
-    row = sweep_benchmark.Row(checks(alone, alone)[0], kind, "uncompilable: /tmp/c/d4j/Cli-9.slots/0/src/A.java:4: "
-                              "error: cannot find symbol", defects4j_judged=True).cells()
+    row = sweep_benchmark.Row(
+        checks(alone, alone)[0],
+        kind,
+        "uncompilable: /tmp/c/d4j/Cli-9.slots/0/src/A.java:4: error: cannot find symbol",
+        defects4j_judged=True,
+    ).cells()
     assert row["why"] == "uncompilable: src/A.java:4: error: cannot find symbol"
 
 

@@ -11,8 +11,9 @@ from nl2fix.store.run_dirs import dataset_label, default_run_dir, existing_runs
 
 def test_a_run_is_named_from_its_configuration():
     assert default_run_dir("example", "zero-shot", "gpt-4o-mini", 0.8) == Path("runs/example-zero-shot-gpt-4o-mini-0.8")
-    assert (default_run_dir("nl2fix", "one-shot", "/models/Qwen2.5 Coder/", 0.2).name
-            == "nl2fix-one-shot-Qwen2.5_Coder-0.2")
+    assert (
+        default_run_dir("nl2fix", "one-shot", "/models/Qwen2.5 Coder/", 0.2).name == "nl2fix-one-shot-Qwen2.5_Coder-0.2"
+    )
     assert default_run_dir("x", "reasoning", "org/model:latest", 1.0).name == "x-reasoning-model_latest-1"
     assert dataset_label(None) == "nl2fix" and dataset_label("example") == "example"
     assert dataset_label("/data/nl2fix_dataset.json") == "nl2fix_dataset"
@@ -33,8 +34,10 @@ def test_sample_without_run_then_later_commands_find_it(tmp_path, monkeypatch, i
 
     ranked = invoke_cli("rank")
     assert ranked.exit_code == 0, ranked.output
-    assert ("run: runs/example-zero-shot-mutation-0.8 (the latest under runs/; others: "
-            "runs/example-title-only-mutation-0.2)") in ranked.stderr
+    assert (
+        "run: runs/example-zero-shot-mutation-0.8 (the latest under runs/; others: "
+        "runs/example-title-only-mutation-0.2)"
+    ) in ranked.stderr
     shown = invoke_cli("show", "--bug", "Rangekit-1", "-k", "1")
     assert shown.exit_code == 0 and "Rangekit-1:" in shown.output
     assert [p.name for p in existing_runs(Path("runs"))][0] == "example-zero-shot-mutation-0.8"
@@ -51,8 +54,9 @@ def test_no_run_to_find_is_a_clear_error(tmp_path, monkeypatch, invoke_cli):
 def test_readme_sample_of_jxpath_20_without_run(tmp_path, monkeypatch, shared_data, invoke_cli):
     monkeypatch.chdir(tmp_path)
     dataset = shared_data / "nl2fix_dataset.json"
-    result = invoke_cli("sample", "--bug", "JXPath-20", "--dataset", dataset, "--backend", "mutation", "-n", "3",
-                        "--quiet")
+    result = invoke_cli(
+        "sample", "--bug", "JXPath-20", "--dataset", dataset, "--backend", "mutation", "-n", "3", "--quiet"
+    )
     assert result.exit_code == 0, result.output
     assert "run: runs/nl2fix_dataset-zero-shot-mutation-0.8" in result.output
     assert "3 samples (3 new)" in result.output

@@ -14,14 +14,24 @@ from nl2fix.store.run_store import STORE_FILE, RunStore, _bug_from_json
 
 
 def _bug(n=1):
-    return Bug(project="Demo", number=n, path="src/A.java", start_line=3, end_line=5,
-               buggy_method="int f() { return 1; }", fixed_method="int f() { return 2; }", title="f is off by one",
-               trigger_tests=("a.ATest::testF",), relevant_tests=("a.ATest",))
+    return Bug(
+        project="Demo",
+        number=n,
+        path="src/A.java",
+        start_line=3,
+        end_line=5,
+        buggy_method="int f() { return 1; }",
+        fixed_method="int f() { return 2; }",
+        title="f is off by one",
+        trigger_tests=("a.ATest::testF",),
+        relevant_tests=("a.ATest",),
+    )
 
 
 def _config(**kw):
-    base = dict(dataset="example", backend="mutation", model="mutation", strategy=Strategy.ZERO_SHOT,
-                temperature=0.8, n=3)
+    base = dict(
+        dataset="example", backend="mutation", model="mutation", strategy=Strategy.ZERO_SHOT, temperature=0.8, n=3
+    )
     base.update(kw)
     return RunConfig(**base)
 
@@ -51,8 +61,11 @@ def test_bugs_round_trip_in_order(tmp_path):
 
 
 def test_a_bugs_trigger_tests_texts_round_trip_as_hashable_pairs(tmp_path):
-    bug = dataclasses.replace(_bug(4), trigger_test_sources=(("a.ATest::testF", "@Test\nvoid testF() {}"),),
-                              trigger_failures=(("a.ATest::testF", "java.lang.AssertionError\n\tat a.ATest"),))
+    bug = dataclasses.replace(
+        _bug(4),
+        trigger_test_sources=(("a.ATest::testF", "@Test\nvoid testF() {}"),),
+        trigger_failures=(("a.ATest::testF", "java.lang.AssertionError\n\tat a.ATest"),),
+    )
     with RunStore(tmp_path, create=True) as store:
         store.add_bugs([bug])
         again = store.bug("Demo-4")
@@ -66,8 +79,9 @@ def test_a_bugs_trigger_tests_texts_round_trip_as_hashable_pairs(tmp_path):
 def test_samples_dedupe_candidates_and_count_duplicates(tmp_path):
     with RunStore(tmp_path, create=True) as store:
         for i, (h, code) in enumerate([("h1", "A"), ("h2", "B"), ("h1", "A"), (None, None)]):
-            rec = SampleRecord(bug_id="Demo-1", index=i, response="r", candidate_hash=h,
-                               extraction_error=None if h else "no code")
+            rec = SampleRecord(
+                bug_id="Demo-1", index=i, response="r", candidate_hash=h, extraction_error=None if h else "no code"
+            )
             assert store.add_sample(rec, code)
         assert not store.add_sample(SampleRecord(bug_id="Demo-1", index=0, response="again", candidate_hash="h9"), "Z")
         cands = store.candidates("Demo-1")
@@ -93,8 +107,9 @@ os._exit(9)
 
 def test_validations_embeddings_rankings(tmp_path):
     with RunStore(tmp_path, create=True) as store:
-        rec = ValidationRecord(bug_id="Demo-1", hash="h1", engine="fast", verdict=Verdict.WRONG,
-                               failing_tests=["a.ATest::testF"])
+        rec = ValidationRecord(
+            bug_id="Demo-1", hash="h1", engine="fast", verdict=Verdict.WRONG, failing_tests=["a.ATest::testF"]
+        )
         store.save_validation(rec)
         assert store.validation("Demo-1", "h1", "fast") == rec
         assert store.validation("Demo-1", "h1", "defects4j") is None
@@ -102,8 +117,10 @@ def test_validations_embeddings_rankings(tmp_path):
         store.save_embeddings("tfidf", {"t1": np.array([1.0, 2.0])})
         got = store.embeddings("tfidf", ["t1", "t2"])
         assert list(got) == ["t1"] and np.allclose(got["t1"], [1.0, 2.0])
-        entries = [RankingEntry(bug_id="Demo-1", ranker="paper", rank=r, hash=h, score=s)
-                   for r, h, s in [(1, "h2", 0.5), (2, "h1", 0.9)]]
+        entries = [
+            RankingEntry(bug_id="Demo-1", ranker="paper", rank=r, hash=h, score=s)
+            for r, h, s in [(1, "h2", 0.5), (2, "h1", 0.9)]
+        ]
         store.save_ranking("Demo-1", "paper", entries)
         store.save_ranking("Demo-1", "paper", entries[:1])
         assert store.ranking("Demo-1", "paper") == entries[:1]
@@ -123,8 +140,10 @@ def test_schema_version_mismatch_is_refused(tmp_path):
 def test_samples_added_together_skip_stored_indices_and_check_every_one(tmp_path):
     with RunStore(tmp_path, create=True) as store:
         assert store.add_sample(SampleRecord(bug_id="B-1", index=0, response="", candidate_hash="h"), "int f() {}")
-        batch = [(SampleRecord(bug_id="B-1", index=i, response="", candidate_hash=h), code)
-                 for i, h, code in ((0, "x", "int x() {}"), (1, "h", "int f() {}"), (2, None, None))]
+        batch = [
+            (SampleRecord(bug_id="B-1", index=i, response="", candidate_hash=h), code)
+            for i, h, code in ((0, "x", "int x() {}"), (1, "h", "int f() {}"), (2, None, None))
+        ]
         assert store.add_samples(batch) == 2  # index 0 was stored already
         assert [(c.hash, c.count) for c in store.candidates("B-1")] == [("h", 2)]
         with pytest.raises(ValueError, match="exactly when"):

@@ -21,9 +21,13 @@ SAMPLE = ["sample", "--dataset", "example", "--backend", "mutation", "--quiet"]
 
 
 def _commands(run_dir: Path, tmp_path: Path) -> list[list]:
-    return [["report", "--run", run_dir], ["show", "--run", run_dir, "--bug", "Demo-1"],
-            ["validate", "--run", run_dir], [*SAMPLE, "--bug", "Textkit-1", "-n", "2", "--run", run_dir],
-            ["view", "--run", run_dir, "--export", tmp_path / "export"]]
+    return [
+        ["report", "--run", run_dir],
+        ["show", "--run", run_dir, "--bug", "Demo-1"],
+        ["validate", "--run", run_dir],
+        [*SAMPLE, "--bug", "Textkit-1", "-n", "2", "--run", run_dir],
+        ["view", "--run", run_dir, "--export", tmp_path / "export"],
+    ]
 
 
 def _digest(path: Path) -> str:
@@ -53,12 +57,15 @@ def _other_schema(run_dir: Path) -> None:
     db.close()
 
 
-@pytest.mark.parametrize(("spoil", "said"), [
-    (_damaged, "is damaged or not an SQLite database"),
-    (_not_a_database, "is damaged or not an SQLite database (file is not a database)"),
-    (_foreign, "is not an nl2fix run store (another SQLite database, with tables invoices)"),
-    (_other_schema, f"has store schema 99; this nl2fix reads {migrations.latest()} and older"),
-])
+@pytest.mark.parametrize(
+    ("spoil", "said"),
+    [
+        (_damaged, "is damaged or not an SQLite database"),
+        (_not_a_database, "is damaged or not an SQLite database (file is not a database)"),
+        (_foreign, "is not an nl2fix run store (another SQLite database, with tables invoices)"),
+        (_other_schema, f"has store schema 99; this nl2fix reads {migrations.latest()} and older"),
+    ],
+)
 def test_a_store_nl2fix_cannot_use_is_one_line_and_left_as_it_is(tmp_path, invoke_cli, spoil, said):
     run_dir = build_run(tmp_path / "run")
     spoil(run_dir)
@@ -104,7 +111,8 @@ def test_a_full_disk_is_one_line_keeps_what_was_stored_and_the_run_resumes(tmp_p
         assert result.stderr.splitlines() == [
             f"error: the disk holding {run_dir / STORE_FILE} is full",
             f"  hint: everything stored before is kept in {STORE_FILE}; free space on that file system (or move the "
-            "run directory to one with room), then re-run the same command to resume"]
+            "run directory to one with room), then re-run the same command to resume",
+        ]
 
         filler.unlink()
         with RunStore(run_dir, read_only=True) as store:

@@ -25,8 +25,15 @@ EXPECTED = {"same": Behaviour.SAME, "diverges": Behaviour.DIVERGES, "missed": Be
 
 @pytest.fixture(scope="module")
 def fast(nl2fix_cache, confined):
-    engine = FastEngine(engine_options(nl2fix_cache, projects_dir=EXAMPLE_BENCHMARK / "projects", test_timeout=5.0,
-                                      candidate_timeout=60.0, memory_mb=512))
+    engine = FastEngine(
+        engine_options(
+            nl2fix_cache,
+            projects_dir=EXAMPLE_BENCHMARK / "projects",
+            test_timeout=5.0,
+            candidate_timeout=60.0,
+            memory_mb=512,
+        )
+    )
     yield engine
     engine.close()
 
@@ -67,16 +74,22 @@ def test_a_divergence_names_the_input_and_both_results(bug_runs):
     b = bug_runs("Textkit-1").candidate("h", path.read_text(encoding="utf-8")).behaviour
     # "abc"/"abx" is hard-coded; one space more and the candidate falls back to the buggy loop
     assert (b.first_input, b.reference_result.split(",")[0], b.candidate_result.split(",")[0]) == (
-        'arg0="abc ", arg1="abx"', "return=2", "return=3")
+        'arg0="abc ", arg1="abx"',
+        "return=2",
+        "return=3",
+    )
 
 
 @pytest.mark.sandbox
-@pytest.mark.parametrize("bug_id, name, first_input, results", [
-    # the tests pass one literal twice (caught by `a == b`); an equal but distinct copy reaches the length check
-    ("Textkit-1", "equal_length_check_removed", 'arg0="abc", arg1="abc"', ("-1", "3")),
-    # the fix compares each character with the literal 'À'; the literal itself, as a string, is an input
-    ("Textkit-5", "first_accent_skipped", 'arg0="\\u00c0"', ("true", "false")),
-])
+@pytest.mark.parametrize(
+    "bug_id, name, first_input, results",
+    [
+        # the tests pass one literal twice (caught by `a == b`); an equal but distinct copy reaches the length check
+        ("Textkit-1", "equal_length_check_removed", 'arg0="abc", arg1="abc"', ("-1", "3")),
+        # the fix compares each character with the literal 'À'; the literal itself, as a string, is an input
+        ("Textkit-5", "first_accent_skipped", 'arg0="\\u00c0"', ("true", "false")),
+    ],
+)
 def test_inputs_the_tests_never_built_equal_copies_and_the_fixs_literals(bug_runs, bug_id, name, first_input, results):
     run = bug_runs(bug_id)
     b = run.candidate(name, (HOLDOUT / bug_id / f"{name}.diverges.java").read_text(encoding="utf-8")).behaviour
@@ -87,15 +100,24 @@ def test_inputs_the_tests_never_built_equal_copies_and_the_fixs_literals(bug_run
 
 
 @pytest.mark.sandbox
-@pytest.mark.parametrize("name, ranges, argument, results", [
-    # 3, 12 and 7 accepted outright: each the upper end of the set its own call asks, none of this set, asked
-    # with the argument another call passed
-    ("hardcoded_range_ends", "{min=1,max=3},org.rangekit.IntRange{min=10,max=12}", 7, ("false", "true")),
-    # a range's upper end accepted only when it is 3, 12 or 7: asked with a value another test's set holds
-    ("hardcoded_upper_ends", "{min=8000,max=8020},org.rangekit.IntRange{min=9000,max=9000}", 8020, ("true", "false")),
-])
-def test_receivers_come_from_other_calls_and_arguments_from_what_a_receiver_holds(bug_runs, name, ranges, argument,
-                                                                                 results):
+@pytest.mark.parametrize(
+    "name, ranges, argument, results",
+    [
+        # 3, 12 and 7 accepted outright: each the upper end of the set its own call asks, none of this set, asked
+        # with the argument another call passed
+        ("hardcoded_range_ends", "{min=1,max=3},org.rangekit.IntRange{min=10,max=12}", 7, ("false", "true")),
+        # a range's upper end accepted only when it is 3, 12 or 7: asked with a value another test's set holds
+        (
+            "hardcoded_upper_ends",
+            "{min=8000,max=8020},org.rangekit.IntRange{min=9000,max=9000}",
+            8020,
+            ("true", "false"),
+        ),
+    ],
+)
+def test_receivers_come_from_other_calls_and_arguments_from_what_a_receiver_holds(
+    bug_runs, name, ranges, argument, results
+):
     path = HOLDOUT / "Rangekit-2" / f"{name}.diverges.java"
     b = bug_runs("Rangekit-2").candidate(name, path.read_text(encoding="utf-8")).behaviour
     receiver = f"org.rangekit.RangeSet{{ranges=java.util.ArrayList[2]{{org.rangekit.IntRange{ranges}}}}}"
@@ -117,8 +139,17 @@ def test_a_method_of_a_project_object_is_probed_on_copies_of_the_receiver(bug_ru
 
 
 def _obs(input_: str, ref: str, cand: str, again: str | None = None) -> Observation:
-    return Observation(Origin.CALL, "T", input_, "i" + input_, ref, "r" + ref, cand, "r" + cand,
-                       "r" + (ref if again is None else again))
+    return Observation(
+        Origin.CALL,
+        "T",
+        input_,
+        "i" + input_,
+        ref,
+        "r" + ref,
+        cand,
+        "r" + cand,
+        "r" + (ref if again is None else again),
+    )
 
 
 BASELINE = ProbeRun(observations=[_obs("1", "a", "a"), _obs("2", "x", "y"), _obs("3", "b", "b")])
@@ -130,8 +161,11 @@ def test_inputs_the_reference_does_not_repeat_are_not_compared():
     # input 2 is unstable (the reference differed from itself): only 1 and 3 count, and 3 differs
     assert (record.label, record.inputs, record.first_input) == (Behaviour.DIVERGES, 2, "3")
     assert (record.reference_result, record.candidate_result) == ("b", "c")
-    same = label(BASELINE, ProbeRun(observations=[_obs("1", "a", "a"), _obs("2", "x", "q"), _obs("3", "b", "b")]),
-                 developer_fix=True)
+    same = label(
+        BASELINE,
+        ProbeRun(observations=[_obs("1", "a", "a"), _obs("2", "x", "q"), _obs("3", "b", "b")]),
+        developer_fix=True,
+    )
     assert (same.label, same.inputs) == (Behaviour.SAME, 2)
     user = label(BASELINE, run, developer_fix=False)
     assert user.label is Behaviour.OBSERVED and [o.result for o in user.observations] == ["a", "c"]
@@ -150,8 +184,11 @@ def test_inputs_that_differ_from_job_to_job_count_when_the_fix_repeats_itself_in
     run = ProbeRun(observations=[_obs("7", "a", "a"), _obs("8", "x", "x", again="y"), _obs("9", "b", "c")])
     record = label(BASELINE, run, developer_fix=True)
     assert (record.label, record.inputs, record.first_input) == (Behaviour.DIVERGES, 2, "9")
-    same = label(BASELINE, ProbeRun(observations=[_obs("7", "a", "a"), _obs("8", "x", "x", again="y"),
-                                                  _obs("9", "b", "b")]), developer_fix=True)
+    same = label(
+        BASELINE,
+        ProbeRun(observations=[_obs("7", "a", "a"), _obs("8", "x", "x", again="y"), _obs("9", "b", "b")]),
+        developer_fix=True,
+    )
     assert (same.label, same.inputs) == (Behaviour.SAME, 2)
 
 
@@ -165,8 +202,12 @@ def test_a_candidate_that_changes_what_the_fix_itself_returns_diverges():
 
 
 def _record(results: dict[str, str]) -> BehaviourRecord:
-    return BehaviourRecord(label=Behaviour.OBSERVED, observations=[
-        ObservedResult(input=f"x={i}", input_digest=i, result=r, result_digest=r) for i, r in results.items()])
+    return BehaviourRecord(
+        label=Behaviour.OBSERVED,
+        observations=[
+            ObservedResult(input=f"x={i}", input_digest=i, result=r, result_digest=r) for i, r in results.items()
+        ],
+    )
 
 
 def test_clusters_group_by_results_on_the_common_inputs_largest_first():

@@ -38,21 +38,24 @@ def done(**kw) -> Outcome:
     return Outcome(**{"phase": Phase.DONE, "compiled": True, "tests_run": 3, **kw})
 
 
-@pytest.mark.parametrize("outcome,known,expected", [
-    (done(), frozenset(), Verdict.PLAUSIBLE),
-    (done(failing_tests=["A::t"]), frozenset(), Verdict.WRONG),
-    (done(failing_tests=["A::t"]), frozenset({"A::t"}), Verdict.PLAUSIBLE),
-    (done(failing_tests=["A"]), frozenset({"A::t"}), Verdict.WRONG),
-    (done(tests_run=0), frozenset(), Verdict.ERROR),
-    (done(phase=Phase.TRIGGER), frozenset(), Verdict.ERROR),
-    (done(harness_error="no JVM", failing_tests=["A::t"]), frozenset(), Verdict.ERROR),
-    (Outcome(phase=Phase.COMPILE, compiled=False, compile_errors="x"), frozenset(), Verdict.UNCOMPILABLE),
-    (Outcome(phase=Phase.COMPILE, compiled=False, timed_out=True), frozenset(), Verdict.TIMEOUT),
-    (done(phase=Phase.TRIGGER, timed_out=True, timed_out_tests=["A::t"]), frozenset(), Verdict.TIMEOUT),
-    (done(timed_out=True, timed_out_tests=["A::t"]), frozenset({"A::t"}), Verdict.PLAUSIBLE),
-    (done(phase=Phase.RELEVANT, timed_out=True), frozenset(), Verdict.TIMEOUT),
-    (done(failing_tests=["A::u"], timed_out=True, timed_out_tests=["A::t"]), frozenset(), Verdict.WRONG),
-])
+@pytest.mark.parametrize(
+    "outcome,known,expected",
+    [
+        (done(), frozenset(), Verdict.PLAUSIBLE),
+        (done(failing_tests=["A::t"]), frozenset(), Verdict.WRONG),
+        (done(failing_tests=["A::t"]), frozenset({"A::t"}), Verdict.PLAUSIBLE),
+        (done(failing_tests=["A"]), frozenset({"A::t"}), Verdict.WRONG),
+        (done(tests_run=0), frozenset(), Verdict.ERROR),
+        (done(phase=Phase.TRIGGER), frozenset(), Verdict.ERROR),
+        (done(harness_error="no JVM", failing_tests=["A::t"]), frozenset(), Verdict.ERROR),
+        (Outcome(phase=Phase.COMPILE, compiled=False, compile_errors="x"), frozenset(), Verdict.UNCOMPILABLE),
+        (Outcome(phase=Phase.COMPILE, compiled=False, timed_out=True), frozenset(), Verdict.TIMEOUT),
+        (done(phase=Phase.TRIGGER, timed_out=True, timed_out_tests=["A::t"]), frozenset(), Verdict.TIMEOUT),
+        (done(timed_out=True, timed_out_tests=["A::t"]), frozenset({"A::t"}), Verdict.PLAUSIBLE),
+        (done(phase=Phase.RELEVANT, timed_out=True), frozenset(), Verdict.TIMEOUT),
+        (done(failing_tests=["A::u"], timed_out=True, timed_out_tests=["A::t"]), frozenset(), Verdict.WRONG),
+    ],
+)
 def test_verdict_rules(outcome, known, expected):
     assert verdict_of(outcome, known)[0] is expected
 
@@ -63,15 +66,17 @@ def test_a_trigger_test_that_fails_on_the_fixed_version_too_is_never_excused(fai
     fixed = record_of(done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="fixed", engine="fast")
     known = failing_on_fix(fixed, ("A::t",))
     assert known == {"B::u"}  # only the regression test is excused
-    record = record_of(done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="h", engine="fast",
-                       fails_on_fix=known)
+    record = record_of(
+        done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="h", engine="fast", fails_on_fix=known
+    )
     assert record.verdict is Verdict.WRONG and record.failing_tests == failing and record.ignored_failures == ["B::u"]
     assert verdict_of(done(failing_tests=["B::u"]), known)[0] is Verdict.PLAUSIBLE
 
 
 def test_a_pass_accounts_for_every_test_the_fixed_version_passed():
-    fixed = record_of(done(passed_tests=["A::t", "A::u", "B::v"]), bug_id="B-1", hash="fixed", engine="fast",
-                      keep_passed=True)
+    fixed = record_of(
+        done(passed_tests=["A::t", "A::u", "B::v"]), bug_id="B-1", hash="fixed", engine="fast", keep_passed=True
+    )
     required = passing_on_fix(fixed)
     assert fixed.passed_tests == ["A::t", "A::u", "B::v"] and required == {"A::t", "A::u", "B::v"}
     every = done(passed_tests=["A::t", "A::u", "B::v", "C::w"])
@@ -100,24 +105,26 @@ def test_a_record_lists_held_and_ignored_failures_apart():
 @pytest.fixture
 def run_dir(tmp_path, minibench):
     mini1, mini2 = minibench.bugs["Mini-1"], minibench.bugs["Mini-2"]
-    make_run(tmp_path / "run", MINIBENCH_JSON, {
-        "Mini-1": [
-            mini1.fixed_method,
-            mini1.fixed_method.replace("{", "{  ", 1),  # same normalised hash: one candidate
-            mini1.buggy_method,
-            mini1.fixed_method.replace("return hi;", "return hi"),
-            hostile("loop_forever", mini1),
-        ],
-        "Mini-2": [mini2.fixed_method.replace("s.isEmpty()", "s.length() == 0"), mini2.buggy_method],
-    }).close()
+    make_run(
+        tmp_path / "run",
+        MINIBENCH_JSON,
+        {
+            "Mini-1": [
+                mini1.fixed_method,
+                mini1.fixed_method.replace("{", "{  ", 1),  # same normalised hash: one candidate
+                mini1.buggy_method,
+                mini1.fixed_method.replace("return hi;", "return hi"),
+                hostile("loop_forever", mini1),
+            ],
+            "Mini-2": [mini2.fixed_method.replace("s.isEmpty()", "s.length() == 0"), mini2.buggy_method],
+        },
+    ).close()
     return tmp_path / "run"
 
 
 def verdicts(run_dir, engine="fast") -> dict:
     with RunStore(run_dir) as store:
         return {(r.bug_id, r.hash): r for r in store.validations(engine=engine)}
-
-
 
 
 @pytest.mark.sandbox
@@ -164,15 +171,24 @@ def test_validate_judges_every_unique_candidate_once(run_dir, minibench, nl2fix_
 @pytest.mark.sandbox
 def test_error_verdicts_are_retried_and_engines_are_kept_apart(run_dir, minibench, nl2fix_cache, confined):
     mini2 = minibench.bugs["Mini-2"]
-    validate(run_dir, validation_options(workers=1, candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT), progress=False,
-             bug_ids=["mini_2"])
+    validate(
+        run_dir,
+        validation_options(workers=1, candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT),
+        progress=False,
+        bug_ids=["mini_2"],
+    )
     assert {b for b, _ in verdicts(run_dir)} == {"Mini-2"}
     key = ("Mini-2", candidate_hash(mini2.buggy_method))
     with RunStore(run_dir) as store:
-        store.save_validation(verdicts(run_dir)[key].model_copy(update={"verdict": Verdict.ERROR,
-                                                                        "detail": "disk gone"}))
-    summary = validate(run_dir, validation_options(workers=1, candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT),
-                       progress=False, bug_ids=["Mini-2"])
+        store.save_validation(
+            verdicts(run_dir)[key].model_copy(update={"verdict": Verdict.ERROR, "detail": "disk gone"})
+        )
+    summary = validate(
+        run_dir,
+        validation_options(workers=1, candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT),
+        progress=False,
+        bug_ids=["Mini-2"],
+    )
     assert summary.validated == 1 and summary.skipped == 1
     assert verdicts(run_dir)[key].verdict is Verdict.WRONG
     assert verdicts(run_dir, "rebuild") == {}
@@ -192,9 +208,13 @@ def test_a_killed_validation_resumes_without_repeating_finished_candidates(tmp_p
     run = tmp_path / "run"
     make_run(run, EXAMPLE_JSON, {bug.id: quick + slow}).close()
     env = {**os.environ, "NL2FIX_CACHE_DIR": str(nl2fix_cache)}
-    proc = subprocess.Popen([*NL2FIX, "validate", "--run", str(run), "--workers", "1",
-                             "--test-timeout", "1", "--quiet"],
-                            env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*NL2FIX, "validate", "--run", str(run), "--workers", "1", "--test-timeout", "1", "--quiet"],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 120
     while _store_rows(run) < 2 + len(quick) + 1 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.2)
@@ -204,8 +224,11 @@ def test_a_killed_validation_resumes_without_repeating_finished_candidates(tmp_p
     assert len(before) >= 2 + len(quick) + 1, proc.stderr.read().decode()[-2000:]
     assert len(before) < 2 + len(quick) + len(slow), "the run finished before it could be killed"
 
-    result = run_command([*NL2FIX, "validate", "--run", str(run), "--workers", "2", "--test-timeout", "1", "--quiet"],
-                         timeout=300, env=env)
+    result = run_command(
+        [*NL2FIX, "validate", "--run", str(run), "--workers", "2", "--test-timeout", "1", "--quiet"],
+        timeout=300,
+        env=env,
+    )
     assert result.ok, result.stderr
     after = verdicts(run)
     assert len(after) == 2 + len(quick) + len(slow)
@@ -213,8 +236,10 @@ def test_a_killed_validation_resumes_without_repeating_finished_candidates(tmp_p
         assert after[key] == record  # untouched: same times, same everything
     assert f"validated {len(after) - len(before)} candidate(s)" in result.stdout
     assert after[(bug.id, "fixed")].verdict is Verdict.PLAUSIBLE and after[(bug.id, "buggy")].verdict is Verdict.WRONG
-    assert ({r.verdict for k, r in after.items() if k[1] not in ("fixed", "buggy")}
-            == {Verdict.PLAUSIBLE, Verdict.TIMEOUT})
+    assert {r.verdict for k, r in after.items() if k[1] not in ("fixed", "buggy")} == {
+        Verdict.PLAUSIBLE,
+        Verdict.TIMEOUT,
+    }
 
 
 @pytest.mark.sandbox
@@ -226,18 +251,22 @@ def test_dataset_check_reports_ground_truths_that_do_not_validate(tmp_path, mini
     broken.write_text(json.dumps(data))
     (tmp_path / "defects4j").symlink_to(MINIBENCH_JSON.parent / "defects4j")
     (tmp_path / "projects").symlink_to(MINIBENCH_JSON.parent / "projects")
-    result = CliRunner().invoke(check, ["--dataset", str(broken), "--all", "--quiet", "--test-timeout", "2",
-                                        "--store", str(tmp_path / "store")])
+    result = CliRunner().invoke(
+        check, ["--dataset", str(broken), "--all", "--quiet", "--test-timeout", "2", "--store", str(tmp_path / "store")]
+    )
     assert result.exit_code == 1, result.output
     lines = result.output.splitlines()
     assert any(l.startswith("FAIL Mini-1: the ground truth does not validate (wrong)") for l in lines), result.output
     assert any(l.startswith("WARN Mini-2: the fixed version fails 1 regression test") for l in lines), result.output
     assert "1 of 2 ground truths validate with the fast engine" in result.output
 
-    checks = check_baselines(list(minibench.bugs.values()),
-                             validation_options(candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT, engine=Engine.FAST),
-                             store_dir=tmp_path / "good", progress=False,
-                             projects_dir=MINIBENCH_JSON.parent / "projects")
+    checks = check_baselines(
+        list(minibench.bugs.values()),
+        validation_options(candidate_timeout=DEFAULT_CANDIDATE_TIMEOUT, engine=Engine.FAST),
+        store_dir=tmp_path / "good",
+        progress=False,
+        projects_dir=MINIBENCH_JSON.parent / "projects",
+    )
     assert all(c.ground_truth_ok for c in checks)
 
 
@@ -249,11 +278,25 @@ def test_one_candidate_judged_again_tells_its_story(run_dir, minibench, nl2fix_c
     plausible = candidate_hash(mini1.fixed_method)
     (run_dir / "artifacts" / "Mini-1" / plausible / STORY_FILE).unlink()
 
-    result = CliRunner().invoke(cli, ["validate", "--run", str(run_dir), "--bug", "Mini-1", "--candidate",
-                                      plausible[:6], "-v", "--quiet", "--test-timeout", "2"])
+    result = CliRunner().invoke(
+        cli,
+        [
+            "validate",
+            "--run",
+            str(run_dir),
+            "--bug",
+            "Mini-1",
+            "--candidate",
+            plausible[:6],
+            "-v",
+            "--quiet",
+            "--test-timeout",
+            "2",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "validated 1 candidate(s) with the fast engine, 3 already done" in result.output
-    printed = result.output[result.output.index(f"== Mini-1 {plausible}: plausible =="):].splitlines()
+    printed = result.output[result.output.index(f"== Mini-1 {plausible}: plausible ==") :].splitlines()
     assert printed[1] == f"candidate {plausible} of Mini-1, fast engine, stopping at the first failure"
     assert "verdict: plausible" in printed
     story = (run_dir / "artifacts" / "Mini-1" / plausible / STORY_FILE).read_text().splitlines()
@@ -264,8 +307,9 @@ def test_one_candidate_judged_again_tells_its_story(run_dir, minibench, nl2fix_c
     others = {k for k in before if k[1] != plausible}
     assert {k: after[k] for k in others} == {k: before[k] for k in others}
 
-    ambiguous = CliRunner().invoke(cli, ["validate", "--run", str(run_dir), "--bug", "Mini-1", "--candidate", "",
-                                         "--quiet"])
+    ambiguous = CliRunner().invoke(
+        cli, ["validate", "--run", str(run_dir), "--bug", "Mini-1", "--candidate", "", "--quiet"]
+    )
     assert ambiguous.exit_code == 2 and "4 candidate(s) of Mini-1 have a hash starting with ''" in ambiguous.output
 
 
@@ -276,8 +320,10 @@ def test_all_tests_completes_wrong_verdicts_that_stopped_early(run_dir, minibenc
     key = ("Mini-1", candidate_hash(mini1.buggy_method))
     early = verdicts(run_dir)[key]
     assert early.verdict is Verdict.WRONG and not early.all_tests_ran
-    assert metrics.regression_status(early.verdict, early.failing_tests, mini1.trigger_tests,
-                                     early.all_tests_ran) is metrics.RegressionStatus.NOT_REACHED
+    assert (
+        metrics.regression_status(early.verdict, early.failing_tests, mini1.trigger_tests, early.all_tests_ran)
+        is metrics.RegressionStatus.NOT_REACHED
+    )
     plausible = verdicts(run_dir)[("Mini-1", candidate_hash(mini1.fixed_method))]
     assert plausible.all_tests_ran
 
@@ -286,5 +332,7 @@ def test_all_tests_completes_wrong_verdicts_that_stopped_early(run_dir, minibenc
     full = verdicts(run_dir)[key]
     assert full.verdict is Verdict.WRONG and full.all_tests_ran and full.tests_run > early.tests_run
     assert set(full.failing_tests) == set(mini1.trigger_tests)  # the buggy method breaks nothing else
-    assert metrics.regression_status(full.verdict, full.failing_tests, mini1.trigger_tests,
-                                     full.all_tests_ran) is metrics.RegressionStatus.PASSED
+    assert (
+        metrics.regression_status(full.verdict, full.failing_tests, mini1.trigger_tests, full.all_tests_ran)
+        is metrics.RegressionStatus.PASSED
+    )

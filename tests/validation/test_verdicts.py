@@ -16,8 +16,12 @@ def _done(**fields) -> Outcome:
 
 def test_every_test_the_fixed_version_passed_must_be_reported_passed():
     required = frozenset({TRIGGER, OTHER})
-    assert record_of(_done(passed_tests=[TRIGGER, OTHER]), bug_id="b", hash="h", engine="fast",
-                     passes_on_fix=required).verdict is Verdict.PLAUSIBLE
+    assert (
+        record_of(
+            _done(passed_tests=[TRIGGER, OTHER]), bug_id="b", hash="h", engine="fast", passes_on_fix=required
+        ).verdict
+        is Verdict.PLAUSIBLE
+    )
     skipped = record_of(_done(passed_tests=[OTHER]), bug_id="b", hash="h", engine="fast", passes_on_fix=required)
     assert skipped.verdict is Verdict.WRONG and skipped.failing_tests == [TRIGGER]
     assert "did not pass (skipped or not run)" in skipped.detail
@@ -25,8 +29,11 @@ def test_every_test_the_fixed_version_passed_must_be_reported_passed():
 
 def test_a_rejection_outranks_whatever_the_tests_said():
     # the fast engine reads a candidate's classes after its tests ran: a pass, or failures, are moot
-    for outcome in (_done(passed_tests=[TRIGGER, OTHER]), _done(failing_tests=[TRIGGER]),
-                    _done(harness_error="the warm JVM died")):
+    for outcome in (
+        _done(passed_tests=[TRIGGER, OTHER]),
+        _done(failing_tests=[TRIGGER]),
+        _done(harness_error="the warm JVM died"),
+    ):
         outcome.rejection = "reference: p.A uses java.lang.Runtime#halt, which the candidate may not add"
         record = record_of(outcome, bug_id="b", hash="h", engine="fast", passes_on_fix=frozenset({TRIGGER}))
         assert record.verdict is Verdict.REJECTED and record.failing_tests == []
@@ -34,7 +41,10 @@ def test_a_rejection_outranks_whatever_the_tests_said():
 
 
 def test_a_report_the_candidate_corrupted_is_its_failure_not_the_harness_s():
-    outcome = _done(failing_tests=["(the runner's report)"], passed_tests=[TRIGGER],
-                    messages={"(the runner's report)": "the code under test fired 2 JUnit event(s) itself"})
+    outcome = _done(
+        failing_tests=["(the runner's report)"],
+        passed_tests=[TRIGGER],
+        messages={"(the runner's report)": "the code under test fired 2 JUnit event(s) itself"},
+    )
     record = record_of(outcome, bug_id="b", hash="h", engine="fast", passes_on_fix=frozenset({TRIGGER}))
     assert record.verdict is Verdict.WRONG and "fired 2 JUnit event(s) itself" in record.detail

@@ -42,13 +42,43 @@ def runs(tmp_path_factory, confined):
         mp.setenv("NL2FIX_CACHE_DIR", str(base / "cache"))
         mp.setenv("OPENAI_API_KEY", "local")
         mp.delenv("OPENAI_BASE_URL", raising=False)
-        _nl2fix("run", "--dataset", "example", *[a for b in MUTATION_BUGS for a in ("--bug", b)], "--backend",
-                "mutation", "-n", 6, "--run", base / "mutation", "--quiet", "--no-codebleu")
+        _nl2fix(
+            "run",
+            "--dataset",
+            "example",
+            *[a for b in MUTATION_BUGS for a in ("--bug", b)],
+            "--backend",
+            "mutation",
+            "-n",
+            6,
+            "--run",
+            base / "mutation",
+            "--quiet",
+            "--no-codebleu",
+        )
         with OpenAIServer(model=model()) as openai:
-            _nl2fix("run", "--dataset", "example", *[a for b in CONVERSATION_BUGS for a in ("--bug", b)],
-                    "--base-url", openai.url, "--model", "gpt-4o-mini", "-n", 4, "--strategy", "conversation",
-                    "--rounds", 2, "--samples-per-round", 2, "--run", base / "conversation", "--quiet",
-                    "--no-codebleu")
+            _nl2fix(
+                "run",
+                "--dataset",
+                "example",
+                *[a for b in CONVERSATION_BUGS for a in ("--bug", b)],
+                "--base-url",
+                openai.url,
+                "--model",
+                "gpt-4o-mini",
+                "-n",
+                4,
+                "--strategy",
+                "conversation",
+                "--rounds",
+                2,
+                "--samples-per-round",
+                2,
+                "--run",
+                base / "conversation",
+                "--quiet",
+                "--no-codebleu",
+            )
     return {"mutation": base / "mutation", "conversation": base / "conversation"}
 
 
@@ -71,8 +101,14 @@ def browser():
         pytest.skip("chromium and chromedriver are not installed (scripts/setup.sh installs them)")
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000",
-                "--disable-gpu", "--allow-file-access-from-files"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+        "--disable-gpu",
+        "--allow-file-access-from-files",
+    ):
         options.add_argument(arg)
     from selenium.webdriver.chrome.service import Service
 
@@ -111,7 +147,9 @@ def test_open_a_run_filter_open_a_bug_and_expand_a_candidate(browser, viewer, ru
     url, _ = viewer
     browser.get(url)
     assert [r.get_attribute("data-run") for r in browser.find_elements(*by("tr[data-run]"))] == [
-        "mutation", "conversation"]
+        "mutation",
+        "conversation",
+    ]
     shot(browser, screenshots, "01-runs")
 
     browser.find_element(*by('tr[data-run="mutation"] a.run-link')).click()
@@ -148,7 +186,8 @@ def test_open_a_run_filter_open_a_bug_and_expand_a_candidate(browser, viewer, ru
         candidates = store.candidates("Rangekit-2")
     shown = browser.find_elements(*by("details.candidate"))
     assert {d.get_attribute("data-hash"): d.get_attribute("data-verdict") for d in shown} == {
-        c.hash: records[c.hash].verdict.value for c in candidates}
+        c.hash: records[c.hash].verdict.value for c in candidates
+    }
     wrong = next(d for d in shown if d.get_attribute("data-verdict") == "wrong")
     record = records[wrong.get_attribute("data-hash")]
     assert not wrong.get_attribute("open")
@@ -194,15 +233,18 @@ def test_compare_two_runs_and_follow_a_bug_into_the_conversation(browser, viewer
         box.click()
     browser.find_element(*by("#compare-button")).click()
     wait_for(browser, lambda: browser.current_url.endswith(site.compare_page(["mutation", "conversation"])))
-    categories = {r.get_attribute("data-bug"): r.find_element(*by("td.category")).text
-                  for r in browser.find_elements(*by("#bugs tbody tr"))}
+    categories = {
+        r.get_attribute("data-bug"): r.find_element(*by("td.category")).text
+        for r in browser.find_elements(*by("#bugs tbody tr"))
+    }
     assert set(categories) == set(CONVERSATION_BUGS)  # the bugs both runs have
     by_mutation, by_conversation = fixed_bugs(runs["mutation"]), fixed_bugs(runs["conversation"])
     assert by_conversation == {"Rangekit-2": True, "Textkit-1": False}
     for bug, category in categories.items():
         one, two = by_mutation[bug], by_conversation[bug]
-        assert category == ("all" if one and two else "none" if not (one or two)
-                            else "only mutation" if one else "only conversation")
+        assert category == (
+            "all" if one and two else "none" if not (one or two) else "only mutation" if one else "only conversation"
+        )
     shot(browser, screenshots, "04-compare")
 
     browser.find_element(*by('tr[data-bug="Rangekit-2"] a.in-run[data-run="conversation"]')).click()

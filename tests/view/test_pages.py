@@ -30,35 +30,76 @@ from tests.helpers.html_elements import Elements
 from tests.helpers.paths import REPO
 from tests.helpers.report_run import CODE, SAMPLES, VERDICTS, build_run, fixed_bugs
 
-ERRORS = ("Demo.java:1: error: illegal start of expression\n"
-          "        int f(int x) { return x + ; }\n"
-          "                                  ^\n"
-          "Demo.java:40: error: cannot find symbol\n"
-          "  symbol:   method helper(int)\n"
-          "  location: class Demo\n")
+ERRORS = (
+    "Demo.java:1: error: illegal start of expression\n"
+    "        int f(int x) { return x + ; }\n"
+    "                                  ^\n"
+    "Demo.java:40: error: cannot find symbol\n"
+    "  symbol:   method helper(int)\n"
+    "  location: class Demo\n"
+)
 FAILURE = "java.lang.AssertionError: expected:<1> but was:<2>"
 
 
 def _with_details(run_dir: Path) -> Path:
     """The hand-countable run, with what validation and a conversation store beyond verdicts."""
     with RunStore(run_dir) as store:
-        store.save_validation(ValidationRecord(bug_id="Demo-1", hash="c", engine="fast", verdict=Verdict.UNCOMPILABLE,
-                                               compile_errors=ERRORS))
-        store.save_validation(ValidationRecord(
-            bug_id="Demo-1", hash="a", engine="fast", verdict=Verdict.PLAUSIBLE,
-            behaviour=BehaviourRecord(label=Behaviour.DIVERGES, inputs=7, first_input="arg0=-1",
-                                      reference_result="return=0", candidate_result="return=-1")))
-        store.save_validation(ValidationRecord(
-            bug_id="Demo-1", hash="b", engine="fast", verdict=Verdict.WRONG, failing_tests=["demo.ATest::testBug"],
-            failure_message=FAILURE, failure_line=12, failure_source="assertEquals(1, f(0));", tests_run=3))
-        store.add_sample(SampleRecord(bug_id="Demo-2", index=5, response="```java\nint g(int y) { return y * 3; }\n```",
-                                      candidate_hash="d", transcript=[
-                                          {"role": "user", "content": "Which lines are wrong?"},
-                                          {"role": "assistant", "content": "The multiplication by 3."}]),
-                         CODE["d"])
-        store.save_round(RoundRecord(bug_id="Demo-1", round=1, phase=ConversationPhase.REPAIR, prompt_tokens=42,
-                                     messages=[{"role": "user", "content": "Fix f: the first round's prompt"}],
-                                     indices=[0, 1, 2]))
+        store.save_validation(
+            ValidationRecord(
+                bug_id="Demo-1", hash="c", engine="fast", verdict=Verdict.UNCOMPILABLE, compile_errors=ERRORS
+            )
+        )
+        store.save_validation(
+            ValidationRecord(
+                bug_id="Demo-1",
+                hash="a",
+                engine="fast",
+                verdict=Verdict.PLAUSIBLE,
+                behaviour=BehaviourRecord(
+                    label=Behaviour.DIVERGES,
+                    inputs=7,
+                    first_input="arg0=-1",
+                    reference_result="return=0",
+                    candidate_result="return=-1",
+                ),
+            )
+        )
+        store.save_validation(
+            ValidationRecord(
+                bug_id="Demo-1",
+                hash="b",
+                engine="fast",
+                verdict=Verdict.WRONG,
+                failing_tests=["demo.ATest::testBug"],
+                failure_message=FAILURE,
+                failure_line=12,
+                failure_source="assertEquals(1, f(0));",
+                tests_run=3,
+            )
+        )
+        store.add_sample(
+            SampleRecord(
+                bug_id="Demo-2",
+                index=5,
+                response="```java\nint g(int y) { return y * 3; }\n```",
+                candidate_hash="d",
+                transcript=[
+                    {"role": "user", "content": "Which lines are wrong?"},
+                    {"role": "assistant", "content": "The multiplication by 3."},
+                ],
+            ),
+            CODE["d"],
+        )
+        store.save_round(
+            RoundRecord(
+                bug_id="Demo-1",
+                round=1,
+                phase=ConversationPhase.REPAIR,
+                prompt_tokens=42,
+                messages=[{"role": "user", "content": "Fix f: the first round's prompt"}],
+                indices=[0, 1, 2],
+            )
+        )
     logs = run_dir / ARTIFACTS / "Demo-1" / "b"
     logs.mkdir(parents=True)
     (logs / "runner.out").write_text("NL2FIX\tSIGNED\t0\tc1\tSTART\n")
@@ -68,8 +109,12 @@ def _with_details(run_dir: Path) -> Path:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> list[Path]:
     base = tmp_path_factory.mktemp("view")
-    flipped = {**VERDICTS, "a": (Verdict.WRONG, ["demo.ATest::testBug"]), "i": (Verdict.WRONG, ["demo.ATest::testBug"]),
-               "d": (Verdict.PLAUSIBLE, [])}
+    flipped = {
+        **VERDICTS,
+        "a": (Verdict.WRONG, ["demo.ATest::testBug"]),
+        "i": (Verdict.WRONG, ["demo.ATest::testBug"]),
+        "d": (Verdict.PLAUSIBLE, []),
+    }
     return [_with_details(build_run(base / "hot")), build_run(base / "cold", verdicts=flipped, temperature=0.2)]
 
 
@@ -135,8 +180,11 @@ def test_plausible_candidates_are_grouped_by_behaviour_with_the_first_differing_
     assert plausible["data-behaviour"] == "diverges"
     assert [g["data-behaviour"] for g in page.find("section", class_="group")] == ["diverges", "", ""]
     text = page.text_of[site.candidate_anchor("a")]
-    assert re.search(r"diverges beside the developer's fix on 7 input\(s\); first differs on\s*arg0=-1\s*: "
-                     r"the fix return=0, the candidate return=-1", text), text
+    assert re.search(
+        r"diverges beside the developer's fix on 7 input\(s\); first differs on\s*arg0=-1\s*: "
+        r"the fix return=0, the candidate return=-1",
+        text,
+    ), text
 
 
 def test_a_failing_test_shows_its_message_expected_actual_and_source_line(client):
@@ -154,10 +202,14 @@ def test_a_samples_earlier_turns_are_shown_with_its_answer(client):
 
 def test_compile_errors_are_placed_in_the_candidates_lines(client):
     page = client.get(f"/{site.bug_page('hot', 'Demo-1')}").get_data(as_text=True)
-    body = page[page.index(f'id="{site.candidate_anchor("c")}"'):]
+    body = page[page.index(f'id="{site.candidate_anchor("c")}"') :]
     body = body[: body.index("</details>\n</section>")]
-    line = re.search(r'<span class="ln has-error"><span class="no">1</span>(.*?)</span>\s*'
-                     r'<span class="compile-error">\s*\^ (.*?)</span>', body, re.DOTALL)
+    line = re.search(
+        r'<span class="ln has-error"><span class="no">1</span>(.*?)</span>\s*'
+        r'<span class="compile-error">\s*\^ (.*?)</span>',
+        body,
+        re.DOTALL,
+    )
     assert line and line.group(1) == CODE["c"].replace("<", "&lt;") and line.group(2) == "illegal start of expression"
     assert "line 40 of the file: cannot find symbol; symbol:   method helper(int); location: class Demo" in body
 
@@ -167,9 +219,15 @@ def test_raw_logs_are_listed_and_served_and_nothing_else(client):
     log = site.log_file("hot", "Demo-1", "b", "runner.out")
     assert [a["href"] for a in page.find("a", class_="log-file")] == ["../" * 3 + log]
     assert client.get(f"/{log}").get_data(as_text=True) == "NL2FIX\tSIGNED\t0\tc1\tSTART\n"
-    for wrong in ("runs/hot/logs/Demo-1/b/nothing", "runs/hot/logs/Demo-1/b/..%2F..%2F..%2Frun.sqlite",
-                  "runs/hot/logs/Demo-1/zz/runner.out", "runs/none/index.html", "runs/hot/bugs/Nope-1.html",
-                  "compare/hot~hot/index.html", "compare/hot/index.html"):
+    for wrong in (
+        "runs/hot/logs/Demo-1/b/nothing",
+        "runs/hot/logs/Demo-1/b/..%2F..%2F..%2Frun.sqlite",
+        "runs/hot/logs/Demo-1/zz/runner.out",
+        "runs/none/index.html",
+        "runs/hot/bugs/Nope-1.html",
+        "compare/hot~hot/index.html",
+        "compare/hot/index.html",
+    ):
         assert client.get(f"/{wrong}").status_code == 404, wrong
 
 
@@ -187,8 +245,10 @@ def test_compare_sorts_the_shared_bugs_into_fixed_by_one_all_or_none(client, run
     page = get(client, site.compare_page(["hot", "cold"]))
     hot, cold = fixed_bugs(runs[0]), fixed_bugs(runs[1])
     rows = {r["data-bug"]: r["data-category"] for r in page.find("tr") if "data-bug" in r}
-    expected = {b: "all" if hot[b] and cold[b] else "none" if not (hot[b] or cold[b])
-                else "only hot" if hot[b] else "only cold" for b in hot}
+    expected = {
+        b: "all" if hot[b] and cold[b] else "none" if not (hot[b] or cold[b]) else "only hot" if hot[b] else "only cold"
+        for b in hot
+    }
     assert rows == expected and set(rows.values()) == {"all", "only hot", "only cold"}
     links = [a["href"] for a in page.find("a", class_="in-run")]
     assert "../../runs/cold/bugs/Demo-2.html" in links and "../../runs/hot/bugs/Demo-2.html" in links
@@ -200,15 +260,17 @@ def test_a_run_written_after_it_was_gathered_is_gathered_again(tmp_path):
     run_dir = build_run(tmp_path / "live")
     catalog = Catalog([run_dir])
     client = create_app(catalog).test_client()
-    assert {r["data-bug"]: r["data-fixed"] for r in get(client, site.run_page("live")).find("tr")
-            if "data-bug" in r}["Demo-2"] == "no"
+    assert {r["data-bug"]: r["data-fixed"] for r in get(client, site.run_page("live")).find("tr") if "data-bug" in r}[
+        "Demo-2"
+    ] == "no"
     gathered = catalog.report(catalog.runs[0])
     get(client, site.bug_page("live", "Demo-2"))  # reading the store is no reason to gather it again
     assert catalog.report(catalog.runs[0]) is gathered
     with RunStore(run_dir) as store:
         store.save_validation(ValidationRecord(bug_id="Demo-2", hash="e", engine="fast", verdict=Verdict.PLAUSIBLE))
-    assert {r["data-bug"]: r["data-fixed"] for r in get(client, site.run_page("live")).find("tr")
-            if "data-bug" in r}["Demo-2"] == "yes"
+    assert {r["data-bug"]: r["data-fixed"] for r in get(client, site.run_page("live")).find("tr") if "data-bug" in r}[
+        "Demo-2"
+    ] == "yes"
 
 
 def test_the_export_opens_from_the_file_system(runs, tmp_path):
@@ -255,8 +317,13 @@ def test_view_starts_in_one_command_and_prints_its_url(runs):
     process once a library has ignored it, which made the viewer deaf to Ctrl-C in the full suite)."""
     command = [sys.executable, "-c", "from nl2fix.cli.main import main; main()"]
     process = subprocess.Popen(
-        [*command, "view", "--run", str(runs[0]), "--port", "0"], cwd=REPO, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        [*command, "view", "--run", str(runs[0]), "--port", "0"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
     try:
         line = process.stdout.readline()
         # one run: the address printed is that run's page, not a list holding one run

@@ -90,13 +90,23 @@ def test_raw_logs_are_served_as_text_and_nothing_beside_them(tmp_path, served):
     assert (status, body) == (200, LOG) and kind.startswith("text/plain")
 
     logs = "/runs/hot/logs"
-    for path in (f"{logs}/%2e%2e/%2e%2e/secret.txt", f"{logs}/%2e%2e/%2e%2e/secret.txt.txt",
-                 f"{logs}/../../secret.txt.txt", f"{logs}/%2e%2e/./{STORE_FILE}.txt",
-                 f"{logs}/%2e%2e/%2e%2e/%2e%2e/secret.txt", f"{logs}/Demo-1/%2e%2e/%2e%2e/secret.txt",
-                 f"{logs}/Demo-1/b/..%2f..%2f..%2f..%2fsecret.txt", f"{logs}/Demo-1/b/%2e%2e.txt",
-                 f"{logs}/Demo-1/b/passwd.txt", f"{logs}/Demo-1/b/secret.txt", f"{logs}/Demo-1/b/store.txt",
-                 f"{logs}/Demo-1/up/secret.txt", f"{logs}/Demo-1/b/runner.out",
-                 f"{logs}/Demo-1/b/%2fetc%2fpasswd.txt", f"{logs}/%2e/b/runner.out.txt"):
+    for path in (
+        f"{logs}/%2e%2e/%2e%2e/secret.txt",
+        f"{logs}/%2e%2e/%2e%2e/secret.txt.txt",
+        f"{logs}/../../secret.txt.txt",
+        f"{logs}/%2e%2e/./{STORE_FILE}.txt",
+        f"{logs}/%2e%2e/%2e%2e/%2e%2e/secret.txt",
+        f"{logs}/Demo-1/%2e%2e/%2e%2e/secret.txt",
+        f"{logs}/Demo-1/b/..%2f..%2f..%2f..%2fsecret.txt",
+        f"{logs}/Demo-1/b/%2e%2e.txt",
+        f"{logs}/Demo-1/b/passwd.txt",
+        f"{logs}/Demo-1/b/secret.txt",
+        f"{logs}/Demo-1/b/store.txt",
+        f"{logs}/Demo-1/up/secret.txt",
+        f"{logs}/Demo-1/b/runner.out",
+        f"{logs}/Demo-1/b/%2fetc%2fpasswd.txt",
+        f"{logs}/%2e/b/runner.out.txt",
+    ):
         status, _, body = view.get(path)
         assert status == 404, path
         assert "secret" not in body and "root:" not in body and "SQLite" not in body, path
@@ -163,7 +173,9 @@ def test_the_export_copies_no_links_target_and_writes_logs_as_text(tmp_path):
 
     logs = out / site.logs_folder("hot")
     assert sorted(str(p.relative_to(logs)) for p in logs.rglob("*") if p.is_file()) == [
-        "Demo-1/b/runner.out.txt", "Demo-1/b/stderr.txt"]
+        "Demo-1/b/runner.out.txt",
+        "Demo-1/b/stderr.txt",
+    ]
     assert (logs / "Demo-1/b/runner.out.txt").read_text() == LOG
     assert not any(p.is_symlink() for p in out.rglob("*"))
     for file in out.rglob("*"):

@@ -31,8 +31,11 @@ class MutationBackend:
             wanted = max(request.indices, default=-1) + 1
             # the method as written, comments kept: a mutant differs from it by its one edit, and a
             # patch of it (``nl2fix fix``) deletes nothing else; comments are never edit sites
-            made = list(itertools.islice(mutants(request.bug.buggy_method or target_method(request.bug), self.seed,
-                                                 request.bug.id), wanted))
+            made = list(
+                itertools.islice(
+                    mutants(request.bug.buggy_method or target_method(request.bug), self.seed, request.bug.id), wanted
+                )
+            )
             if not made:
                 yield request, []
                 continue

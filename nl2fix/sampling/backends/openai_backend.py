@@ -97,8 +97,10 @@ class OpenAIBackend:
         timeout: float = 120.0,
     ):
         base_url = endpoint(base_url)
-        no_key = Nl2FixError("the openai backend needs an API key",
-                             "set OPENAI_API_KEY, or pass --base-url for a local OpenAI-compatible server")
+        no_key = Nl2FixError(
+            "the openai backend needs an API key",
+            "set OPENAI_API_KEY, or pass --base-url for a local OpenAI-compatible server",
+        )
         self.model = model
         self.base_url = base_url
         self.client = make_client(base_url, api_key, timeout=timeout, no_key=no_key)
@@ -131,8 +133,9 @@ class OpenAIBackend:
         try:
             cards = list(self.client.models.list())
         except openai.APIError as exc:  # no /v1/models, or no server yet: generation will say
-            log.info("%s/models did not answer (%s); the model's context length is not known",
-                     self.client.base_url, exc)
+            log.info(
+                "%s/models did not answer (%s); the model's context length is not known", self.client.base_url, exc
+            )
             return ModelInfo()
         card = next((c for c in cards if c.id == self.model), None)
         if card is None:
@@ -162,12 +165,16 @@ class OpenAIBackend:
             # calls of one request differ in seed, or a seed-honouring server answers n=1 calls alike
             params["seed"] = self.seed + call.first_index
         if req.style is ModelStyle.COMPLETION:
-            response = parsed(lambda: self.client.completions.create(prompt=req.messages[0]["content"],
-                                                                     max_tokens=req.max_tokens, **params))
+            response = parsed(
+                lambda: self.client.completions.create(
+                    prompt=req.messages[0]["content"], max_tokens=req.max_tokens, **params
+                )
+            )
         else:
             # the prompt's roles are the chat API's own (system, user, assistant)
-            messages = cast("list[ChatCompletionMessageParam]",
-                            [{"role": m["role"], "content": m["content"]} for m in req.messages])
+            messages = cast(
+                "list[ChatCompletionMessageParam]", [{"role": m["role"], "content": m["content"]} for m in req.messages]
+            )
             params[self._token_param] = req.max_tokens
             response = parsed(lambda: self.client.chat.completions.create(messages=messages, **params))
         if not isinstance(response.choices, list):
@@ -186,15 +193,26 @@ class OpenAIBackend:
             prompt_total = usage.prompt_tokens or 0
         else:  # some servers leave usage out: count it ourselves
             messages = call.request.messages
-            prompt_total = (tokens.count_prompt(messages[0]["content"], self._counter()) if completion
-                            else tokens.count_messages(messages, self._counter()))
-        completion_each = [self._completion_tokens(answer, extra, usage, len(answers))
-                           for answer, extra in zip(answers, extras)]
+            prompt_total = (
+                tokens.count_prompt(messages[0]["content"], self._counter())
+                if completion
+                else tokens.count_messages(messages, self._counter())
+            )
+        completion_each = [
+            self._completion_tokens(answer, extra, usage, len(answers)) for answer, extra in zip(answers, extras)
+        ]
         return [
-            Choice(answer, c.finish_reason, prompt, done, stop_reason=extra.get("stop_reason"),
-                   seconds=seconds / len(answers))
-            for answer, c, extra, prompt, done in zip(answers, response.choices, extras,
-                                                      split_evenly(prompt_total, len(answers)), completion_each)
+            Choice(
+                answer,
+                c.finish_reason,
+                prompt,
+                done,
+                stop_reason=extra.get("stop_reason"),
+                seconds=seconds / len(answers),
+            )
+            for answer, c, extra, prompt, done in zip(
+                answers, response.choices, extras, split_evenly(prompt_total, len(answers)), completion_each
+            )
         ]
 
     def _completion_tokens(self, answer: str, extra: dict, usage, answers: int) -> int:
@@ -281,10 +299,14 @@ class OpenAIBackend:
     def _unreachable(self, exc: openai.APIConnectionError) -> Nl2FixError:
         where = f"the server at {self.client.base_url}"
         if self._answered:
-            return Nl2FixError(f"{where} stopped answering ({type(exc).__name__}: {exc})",
-                               "everything received so far is stored; re-run the same command to resume")
-        return Nl2FixError(f"{where} did not answer ({type(exc).__name__}: {exc})",
-                           "check that it is running and that --base-url (or $OPENAI_BASE_URL) is its address")
+            return Nl2FixError(
+                f"{where} stopped answering ({type(exc).__name__}: {exc})",
+                "everything received so far is stored; re-run the same command to resume",
+            )
+        return Nl2FixError(
+            f"{where} did not answer ({type(exc).__name__}: {exc})",
+            "check that it is running and that --base-url (or $OPENAI_BASE_URL) is its address",
+        )
 
     def _adapt(self, call: _Call, exc: openai.BadRequestError) -> list[_Call]:
         """What to ask instead of a rejected call, when the rejection is about a parameter we can change."""
@@ -324,5 +346,6 @@ def _chunks(n: int, size: int) -> list[int]:
 @backend("openai")
 def create_openai(config: RunConfig, settings: BackendSettings) -> OpenAIBackend:
     retry = RetryPolicy() if settings.retries is None else RetryPolicy(attempts=settings.retries + 1)
-    return OpenAIBackend(config.model, base_url=config.base_url, concurrency=settings.concurrency,
-                         seed=config.seed or None, retry=retry)
+    return OpenAIBackend(
+        config.model, base_url=config.base_url, concurrency=settings.concurrency, seed=config.seed or None, retry=retry
+    )

@@ -72,8 +72,9 @@ def coerce(text: str, hint: Any) -> Any:
         return hint(text)
     if origin is Literal:
         for choice in args:
-            if str(choice) == text or (isinstance(choice, bool) is False and isinstance(choice, (int, float))
-                                       and _literal(text) == choice):
+            if str(choice) == text or (
+                isinstance(choice, bool) is False and isinstance(choice, (int, float)) and _literal(text) == choice
+            ):
                 return choice
         raise ValueError(f"{text!r} is not one of {', '.join(map(str, args))}")
     if origin in (Union, types.UnionType):
@@ -108,9 +109,10 @@ def parse(pairs: tuple[str, ...] | list[str], fields: dict[str, Any] | None = No
         if fields is not None:
             if key not in fields:
                 close = difflib.get_close_matches(key, list(fields), n=3)
-                raise Nl2FixError(f"vLLM's EngineArgs has no option {key!r}",
-                                  f"did you mean {', '.join(close)}?" if close
-                                  else "see `vllm serve --help` for the engine options")
+                raise Nl2FixError(
+                    f"vLLM's EngineArgs has no option {key!r}",
+                    f"did you mean {', '.join(close)}?" if close else "see `vllm serve --help` for the engine options",
+                )
             try:
                 out[key] = coerce(value, fields[key])
             except (ValueError, TypeError) as exc:
@@ -120,8 +122,9 @@ def parse(pairs: tuple[str, ...] | list[str], fields: dict[str, Any] | None = No
     return out
 
 
-def with_parallelism(vllm_options: dict[str, Any], tensor_parallel_size: int | None,
-                     data_parallel_size: int) -> dict[str, Any]:
+def with_parallelism(
+    vllm_options: dict[str, Any], tensor_parallel_size: int | None, data_parallel_size: int
+) -> dict[str, Any]:
     """``vllm_options`` with ``--tensor-parallel-size`` folded in, and Ray as the executor of a
     model that spans several devices inside a data-parallel replica (a Ray actor places its
     workers in the actor's own placement group; vLLM's default executor would start processes
@@ -130,8 +133,10 @@ def with_parallelism(vllm_options: dict[str, Any], tensor_parallel_size: int | N
     if tensor_parallel_size is not None:
         given = args.get("tensor_parallel_size")
         if given is not None and given != tensor_parallel_size:
-            raise Nl2FixError(f"--tensor-parallel-size {tensor_parallel_size} and --vllm-arg "
-                              f"tensor_parallel_size={given} disagree", "give the tensor-parallel size once")
+            raise Nl2FixError(
+                f"--tensor-parallel-size {tensor_parallel_size} and --vllm-arg tensor_parallel_size={given} disagree",
+                "give the tensor-parallel size once",
+            )
         args["tensor_parallel_size"] = tensor_parallel_size
     if data_parallel_size > 1 and devices_per_replica(args) > 1:
         args.setdefault("distributed_executor_backend", RAY_EXECUTOR)

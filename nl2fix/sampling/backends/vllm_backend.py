@@ -13,6 +13,7 @@ from nl2fix.store.records import RunConfig
 def create_vllm(config: RunConfig, settings: BackendSettings) -> SamplingBackend:
     # RunConfig.engine_args holds vLLM's options (the stored name of the field)
     if config.data_parallel_size > 1:
-        return VLLMReplicas(config.model, seed=config.seed, vllm_options=config.engine_args or {},
-                            replicas=config.data_parallel_size)
+        return VLLMReplicas(
+            config.model, seed=config.seed, vllm_options=config.engine_args or {}, replicas=config.data_parallel_size
+        )
     return VLLMBackend(config.model, seed=config.seed, vllm_options=config.engine_args)

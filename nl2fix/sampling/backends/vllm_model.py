@@ -54,8 +54,9 @@ class VLLMBackend:
         try:
             self._llm = LLM(model=model, **options)
         except (TypeError, ValueError, OSError) as exc:  # a bad vLLM option, weights that are not there ...
-            raise Nl2FixError(f"vLLM could not load {model!r} with {options}: {exc}",
-                              "check --model and the --vllm-arg options") from exc
+            raise Nl2FixError(
+                f"vLLM could not load {model!r} with {options}: {exc}", "check --model and the --vllm-arg options"
+            ) from exc
         self.model = model
         self.seed = seed
         self.batch = batch
@@ -68,14 +69,18 @@ class VLLMBackend:
     def model_info(self) -> ModelInfo:
         if self._info is None:
             window = self._llm.llm_engine.model_config.max_model_len
-            self._info = ModelInfo(context_window=int(window),
-                                   tokenizer=HuggingFaceTokenizer(self._llm.get_tokenizer(), self.model),
-                                   stop_reasons=True, devices=self._devices)
+            self._info = ModelInfo(
+                context_window=int(window),
+                tokenizer=HuggingFaceTokenizer(self._llm.get_tokenizer(), self.model),
+                stop_reasons=True,
+                devices=self._devices,
+            )
         return self._info
 
     def _sampling(self, request: Request):
-        return self._params(n=request.n, temperature=request.temperature, max_tokens=request.max_tokens,
-                            stop=list(request.stop) or None)
+        return self._params(
+            n=request.n, temperature=request.temperature, max_tokens=request.max_tokens, stop=list(request.stop) or None
+        )
 
     def _too_long(self, request: Request) -> PromptTooLong | None:
         """Why vLLM would reject ``request``'s prompt, counted with the model's tokenizer."""
@@ -84,8 +89,10 @@ class VLLMBackend:
         used = info.tokenizer.prompt_tokens(request.messages, chat=request.style is not ModelStyle.COMPLETION)
         if used < info.context_window:  # at least one token must fit after the prompt
             return None
-        return PromptTooLong(f"the prompt has {used} tokens; the model's context length is {info.context_window} "
-                             "(prompt and answer together)")
+        return PromptTooLong(
+            f"the prompt has {used} tokens; the model's context length is {info.context_window} "
+            "(prompt and answer together)"
+        )
 
     def _run(self, requests: list[Request]) -> list[tuple[Request, Any]]:
         chats = [r for r in requests if r.style is not ModelStyle.COMPLETION]
@@ -144,8 +151,17 @@ def _answers(outputs: list[tuple[Request, Any]], seconds: float) -> Iterator[tup
     for request, output in outputs:
         completions = list(output.outputs)
         prompt_each = split_evenly(len(output.prompt_token_ids or []), len(completions))
-        yield request, [
-            Choice(c.text, c.finish_reason, p, len(c.token_ids), stop_reason=c.stop_reason,
-                   seconds=seconds * len(c.token_ids) / total_tokens)
-            for c, p in zip(completions, prompt_each)
-        ]
+        yield (
+            request,
+            [
+                Choice(
+                    c.text,
+                    c.finish_reason,
+                    p,
+                    len(c.token_ids),
+                    stop_reason=c.stop_reason,
+                    seconds=seconds * len(c.token_ids) / total_tokens,
+                )
+                for c, p in zip(completions, prompt_each)
+            ],
+        )

@@ -67,8 +67,9 @@ class VLLMReplicas:
         try:
             import ray
         except ImportError as exc:
-            raise Nl2FixError("--data-parallel-size needs Ray",
-                              "pip install ray (the replicas are Ray actors)") from exc
+            raise Nl2FixError(
+                "--data-parallel-size needs Ray", "pip install ray (the replicas are Ray actors)"
+            ) from exc
         self._ray = ray
         self._own_ray = not ray.is_initialized()
         ray.init(address=os.environ.get("RAY_ADDRESS") or None, ignore_reinit_error=True, log_to_driver=False)
@@ -86,10 +87,12 @@ class VLLMReplicas:
             try:
                 window = self._ray.get(self._actors[0].context_window.remote())
             except self._ray.exceptions.RayActorError as exc:
-                raise Nl2FixError(f"a vLLM replica could not start: {exc}",
-                                  "check --model and the --vllm-arg options") from exc
-            self._info = ModelInfo(context_window=window, tokenizer=local_tokenizer(self.model), stop_reasons=True,
-                                   devices=self._devices)
+                raise Nl2FixError(
+                    f"a vLLM replica could not start: {exc}", "check --model and the --vllm-arg options"
+                ) from exc
+            self._info = ModelInfo(
+                context_window=window, tokenizer=local_tokenizer(self.model), stop_reasons=True, devices=self._devices
+            )
         return self._info
 
     def generate(self, requests: Sequence[Request]) -> Iterator[tuple[Request, list[Choice] | Exception]]:

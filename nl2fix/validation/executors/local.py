@@ -29,8 +29,9 @@ class LocalExecutor:
             pool = WorkPool(options.settings.workers, eng.close)
 
             def bug_task(index: int, bug: Bug) -> None:
-                run = BugRun(eng, bug, log_root=driver.log_root(bug), all_tests=options.all_tests,
-                             prepare=driver.workspaces)
+                run = BugRun(
+                    eng, bug, log_root=driver.log_root(bug), all_tests=options.all_tests, prepare=driver.workspaces
+                )
                 driver.checked(run.baselines(lambda hash: driver.done(bug.id, hash), driver.save))
 
                 def candidate_task(cand: CandidateRecord) -> None:

@@ -65,8 +65,7 @@ class LocalRayCluster:
     """``nodes`` Ray nodes of ``cpus`` CPUs each; node ``i``'s environment is this process's updated
     with ``env(i)`` (a None value removes the variable)."""
 
-    def __init__(self, nodes: int = 2, cpus: int = 1,
-                 env: Callable[[int], dict[str, str | None]] = lambda i: {}):
+    def __init__(self, nodes: int = 2, cpus: int = 1, env: Callable[[int], dict[str, str | None]] = lambda i: {}):
         if which("ray") is None:
             raise Nl2FixError("the `ray` command is not installed", "pip install 'nl2fix[ray]'")
         # Ray's sockets live below its temp dir, and a socket's path may not exceed 107 bytes
@@ -89,12 +88,29 @@ class LocalRayCluster:
 
     def add_node(self) -> None:
         i = len(self.procs)
-        where = (["--head", "--port", str(self.port), "--include-dashboard=false", "--temp-dir", str(self.temp_dir)]
-                 if i == 0 else ["--address", self.address])
+        where = (
+            ["--head", "--port", str(self.port), "--include-dashboard=false", "--temp-dir", str(self.temp_dir)]
+            if i == 0
+            else ["--address", self.address]
+        )
         given = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", **FAST_HEALTH_CHECKS, **self.auth_env, **self.env(i)}
         env = {k: v for k, v in given.items() if v is not None}
-        self.procs.append(spawn(["ray", "start", "--block", "--num-cpus", str(self.cpus), "--node-ip-address",
-                                 "127.0.0.1", "--disable-usage-stats", *where], env=env))
+        self.procs.append(
+            spawn(
+                [
+                    "ray",
+                    "start",
+                    "--block",
+                    "--num-cpus",
+                    str(self.cpus),
+                    "--node-ip-address",
+                    "127.0.0.1",
+                    "--disable-usage-stats",
+                    *where,
+                ],
+                env=env,
+            )
+        )
         self.wait_for(i + 1)
 
     def wait_for(self, count: int) -> None:
@@ -112,7 +128,8 @@ class LocalRayCluster:
                 seen += chunk
             if proc.poll() is not None:
                 raise Nl2FixError(
-                    f"Ray node {count - 1} exited while starting: {seen[-2000:].decode(errors='replace')}")
+                    f"Ray node {count - 1} exited while starting: {seen[-2000:].decode(errors='replace')}"
+                )
 
     def kill_raylet(self, i: int) -> int:
         """Kill node ``i``'s raylet (as a crashed or lost machine would go); its pid."""

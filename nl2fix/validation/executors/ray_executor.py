@@ -60,9 +60,11 @@ def infeasible(nodes: list[dict[str, Any]], request: dict[str, int]) -> str | No
     if any(r.get("CPU", 0) >= request["num_cpus"] and r.get("memory", 0) >= request["memory"] for r in alive):
         return None
     biggest = max(alive, key=lambda r: (r.get("CPU", 0), r.get("memory", 0)), default={})
-    return (f"no node of the Ray cluster has {request['num_cpus']} CPU(s) and {request['memory'] / 2**30:.1f} GiB "
-            f"for one bug's task (the largest of {len(alive)} node(s): {biggest.get('CPU', 0):g} CPU(s), "
-            f"{biggest.get('memory', 0) / 2**30:.1f} GiB)")
+    return (
+        f"no node of the Ray cluster has {request['num_cpus']} CPU(s) and {request['memory'] / 2**30:.1f} GiB "
+        f"for one bug's task (the largest of {len(alive)} node(s): {biggest.get('CPU', 0):g} CPU(s), "
+        f"{biggest.get('memory', 0) / 2**30:.1f} GiB)"
+    )
 
 
 def runtime_env() -> dict[str, Any]:
@@ -91,8 +93,10 @@ def connected(address: str) -> Iterator[ModuleType]:
     if ray.is_initialized():
         yield ray
         return
-    hint = ("start one (`ray start --head` on this machine; docs/guides/ray.md), or name it with "
-            "--ray-address HOST:PORT or RAY_ADDRESS")
+    hint = (
+        "start one (`ray start --head` on this machine; docs/guides/ray.md), or name it with "
+        "--ray-address HOST:PORT or RAY_ADDRESS"
+    )
     problem = _unreachable(address)
     if problem:
         raise Nl2FixError(f"cannot connect to a Ray cluster at {address}: {problem}", hint)
@@ -129,8 +133,10 @@ class RayExecutor:
 
     def run(self, driver: ValidationDriver, options: ValidationOptions) -> None:
         if driver.workspaces is not None:
-            raise Nl2FixError("a project built on this machine (`nl2fix fix`) cannot be validated on a Ray cluster",
-                              "use --executor local")
+            raise Nl2FixError(
+                "a project built on this machine (`nl2fix fix`) cannot be validated on a Ray cluster",
+                "use --executor local",
+            )
         with connected(self.address) as ray:
             request = placement(options.settings.workers)
             problem = infeasible(ray.nodes(), request)
@@ -145,8 +151,9 @@ class RayExecutor:
                 if len(baselines) == 2 and not todo:
                     driver.checked(BaselineCheck(bug, baselines[FIXED], baselines[BUGGY]))
                     continue
-                job = ray_task.BugJob(bug=bug, options=options, baselines=baselines,
-                                      candidates=tuple((c.hash, c.code) for c in todo))
+                job = ray_task.BugJob(
+                    bug=bug, options=options, baselines=baselines, candidates=tuple((c.hash, c.code) for c in todo)
+                )
                 streams[task.remote(job, *projects.of(bug))] = bug
             _Collector(ray, driver).collect(streams)
 
@@ -173,12 +180,15 @@ class _Collector:
                     continue
                 except ray.exceptions.RayTaskError as exc:
                     cause = exc.cause if isinstance(exc.cause, ray_task.BugTaskError) else exc
-                    raise Nl2FixError(f"validation failed: {cause}", "fix the cause and re-run: verdicts already "
-                                      "stored are kept") from None
+                    raise Nl2FixError(
+                        f"validation failed: {cause}", "fix the cause and re-run: verdicts already stored are kept"
+                    ) from None
                 except ray.exceptions.RayError as exc:
                     raise Nl2FixError(
                         f"{bug.id}'s task failed on node {self.nodes.get(bug.id, '(not started)')} after "
-                        f"{MAX_RETRIES} retries: {exc}", "re-run to resume: verdicts already stored are kept") from None
+                        f"{MAX_RETRIES} retries: {exc}",
+                        "re-run to resume: verdicts already stored are kept",
+                    ) from None
                 self.handle(bug, message)
 
     def handle(self, bug: Bug, message: object) -> None:

@@ -81,8 +81,10 @@ def pack_project(project_dir: Path) -> bytes:
     """``project_dir`` (``<Project>/fixed`` and ``patches``) as a gzipped tar holding ``<Project>/``;
     the same tree always packs to the same bytes, so a node unpacks it once."""
     buf = io.BytesIO()
-    with (gzip.GzipFile(fileobj=buf, mode="wb", compresslevel=6, mtime=0) as gz,  # no time in the gzip header
-          tarfile.open(fileobj=gz, mode="w") as tar):
+    with (
+        gzip.GzipFile(fileobj=buf, mode="wb", compresslevel=6, mtime=0) as gz,  # no time in the gzip header
+        tarfile.open(fileobj=gz, mode="w") as tar,
+    ):
         for path in [project_dir, *sorted(project_dir.rglob("*"))]:
             info = tar.gettarinfo(str(path), arcname=str(Path(project_dir.name) / path.relative_to(project_dir)))
             info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""

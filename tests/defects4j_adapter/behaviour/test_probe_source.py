@@ -31,7 +31,7 @@ def test_a_declaration_is_read_through_annotations_generics_and_varargs():
 def test_the_wrapper_hands_the_reference_to_the_runner_as_a_private_copy_and_the_candidate_is_not_in_it():
     text = probe_methods(GENERIC, GENERIC.replace("return xs", "return null"), "a.B")
     wrapper, ref = text.split("\nprivate ")
-    call = "nl2fix.runner.BehaviourProbe.call(a.B.class, \"pick" + REFERENCE_SUFFIX + "\", null, "
+    call = 'nl2fix.runner.BehaviourProbe.call(a.B.class, "pick' + REFERENCE_SUFFIX + '", null, '
     assert call + "new Object[] {xs, n, names}" in wrapper
     assert "((Integer) nl2fix$a[1]).intValue()" in wrapper and "(String[]) nl2fix$a[2]" in wrapper
     assert ref.startswith("static <T extends Comparable<T>> List<T> pick" + REFERENCE_SUFFIX + "(")
@@ -44,11 +44,14 @@ def test_an_instance_method_returning_a_primitive_is_unboxed():
     assert "((Outer.In) nl2fix$r).f" + REFERENCE_SUFFIX in text and "return 1;" not in text
 
 
-@pytest.mark.parametrize("reference, candidate, why", [
-    ("public Calc(int x) { this.x = x; }", "public Calc(int x) { this.x = 1; }", "a constructor"),
-    ("int f(int x) { return x; }", "long f(int x) { return x; }", "declaration differs"),
-    ("int f(int x) { return x; }", "int f(long x) { return 1; }", "declaration differs"),
-])
+@pytest.mark.parametrize(
+    "reference, candidate, why",
+    [
+        ("public Calc(int x) { this.x = x; }", "public Calc(int x) { this.x = 1; }", "a constructor"),
+        ("int f(int x) { return x; }", "long f(int x) { return x; }", "declaration differs"),
+        ("int f(int x) { return x; }", "int f(long x) { return 1; }", "declaration differs"),
+    ],
+)
 def test_what_cannot_be_probed_says_why(reference, candidate, why):
     with pytest.raises(NotProbeable, match=why):
         probe_methods(reference, candidate, "C")
@@ -66,20 +69,27 @@ def test_the_enclosing_class_is_named_as_the_file_names_it():
 
 
 def test_the_probe_file_replaces_only_the_method():
-    source = ("package p;\n\npublic class A {\n    int f(int x) {\n        return x;\n    }\n\n"
-              "    int g() { return 2; }\n}\n")
-    text = probe_file(source, "int f(int x) {\n        return x;\n    }", 4, 6, "int f(int x) { return x + 1; }",
-                      "int f(int x) { return 1 + x; }")
+    source = (
+        "package p;\n\npublic class A {\n    int f(int x) {\n        return x;\n    }\n\n    int g() { return 2; }\n}\n"
+    )
+    text = probe_file(
+        source,
+        "int f(int x) {\n        return x;\n    }",
+        4,
+        6,
+        "int f(int x) { return x + 1; }",
+        "int f(int x) { return 1 + x; }",
+    )
     assert text.startswith("package p;\n\npublic class A {\n") and text.endswith("    int g() { return 2; }\n}\n")
     assert "f" + REFERENCE_SUFFIX + "(int x) { return x + 1; }" in text
     assert "return 1 + x" not in text
 
 
 def test_the_fixs_literals_are_handed_to_the_runner_as_values_to_try():
-    fix = "int f(int x, String s) { if (x > 0x1F || x == -3 || s.equals(\"a\\\"b\")) return 'c' + 010; return 2; }"
+    fix = 'int f(int x, String s) { if (x > 0x1F || x == -3 || s.equals("a\\"b")) return \'c\' + 010; return 2; }'
     assert constants(declaration(fix)) == ["31L", "-3L", '"a\\"b"', "'c'", "8L", "2L"]
     wrapper = probe_methods(fix, fix, "C").split("\nprivate ")[0]
-    assert "new Object[] {x, s}, new Object[] {31L, -3L, \"a\\\"b\", 'c', 8L, 2L}," in wrapper
+    assert 'new Object[] {x, s}, new Object[] {31L, -3L, "a\\"b", \'c\', 8L, 2L},' in wrapper
     # floating-point literals are not among them, and at most MAX_CONSTANTS are
     assert constants(declaration("double f(double p) { return p > 1.5 ? 0.5 : p; }")) == []
     many = "int f(int x) { return " + " + ".join(str(i) for i in range(100, 130)) + "; }"

@@ -35,8 +35,14 @@ $cls {
 }
 $after
 """)
-DEFAULTS = {"cls": "public class Text", "header": "public int target(int x)", "target": "return x;", "other": "",
-            "extra": "", "after": ""}
+DEFAULTS = {
+    "cls": "public class Text",
+    "header": "public int target(int x)",
+    "target": "return x;",
+    "other": "",
+    "extra": "",
+    "after": "",
+}
 
 
 @dataclass(frozen=True)
@@ -69,30 +75,62 @@ ACCEPTED = [
     Case("body-only", {"target": "return x + 1;"}),
     Case("lambda", {"target": "java.util.function.IntUnaryOperator f = v -> v + count; return f.applyAsInt(x);"}),
     Case("anonymous", body("Runnable r = new Runnable() { public void run() { count++; } };", "r.run();")),
-    Case("local-class", {"target": "class Helper { int twice(int v) { return 2 * v; } } "
-                                   "return new Helper().twice(x);"}),
+    Case(
+        "local-class", {"target": "class Helper { int twice(int v) { return 2 * v; } } return new Helper().twice(x);"}
+    ),
     Case("enum-switch", {"target": "switch (Color.values()[x % 2]) { case RED: return 1; default: return 2; }"}),
-    Case("string-switch", {"target": 'switch (String.valueOf(x)) { case "1": return 1; case "2": return 2; '
-                                     "default: return 0; }"}),
-    Case("try-with-resources", {"target": 'try (java.io.StringReader r = new java.io.StringReader("a")) '
-                                          "{ return r.read(); } catch (java.io.IOException e) { return -1; }"}),
+    Case(
+        "string-switch",
+        {"target": 'switch (String.valueOf(x)) { case "1": return 1; case "2": return 2; default: return 0; }'},
+    ),
+    Case(
+        "try-with-resources",
+        {
+            "target": 'try (java.io.StringReader r = new java.io.StringReader("a")) '
+            "{ return r.read(); } catch (java.io.IOException e) { return -1; }"
+        },
+    ),
     Case("assert", body('assert x > 0 : "positive";')),
-    Case("nested-in-lambda", body("java.util.function.Supplier<Runnable> s = () -> new Runnable() { public void "
-                                  "run() { new Object() { }.hashCode(); } };", "s.get().run();")),
-    Case("renumbering", body("new Object() { }.hashCode();"),
-         buggy={"other": "new Runnable() { public void run() { } }.run();"}),
+    Case(
+        "nested-in-lambda",
+        body(
+            "java.util.function.Supplier<Runnable> s = () -> new Runnable() { public void "
+            "run() { new Object() { }.hashCode(); } };",
+            "s.get().run();",
+        ),
+    ),
+    Case(
+        "renumbering",
+        body("new Object() { }.hashCode();"),
+        buggy={"other": "new Runnable() { public void run() { } }.run();"},
+    ),
     Case("new-declaration", {"header": "public static long target(int x, long y)", "target": "return x + y;"}),
     Case("overload", {"extra": "public int target(int x, int y) { return x + y; }"}),
-    Case("constructor", {"extra": "public Text(int seed) { count = seed; new Object() { }.hashCode(); }"},
-         buggy={"extra": "public Text() { }"}, method="Text"),
-    Case("harmless", body("Thread.currentThread().interrupt();", "String n = getClass().getName();",
-                          "new Throwable().printStackTrace();", "System.out.println(n + x);",
-                          "java.util.function.Supplier<String> s = this::toString;",
-                          'try { java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("x")); '
-                          'String.class.getMethod("length"); } catch (Exception e) { }')),
+    Case(
+        "constructor",
+        {"extra": "public Text(int seed) { count = seed; new Object() { }.hashCode(); }"},
+        buggy={"extra": "public Text() { }"},
+        method="Text",
+    ),
+    Case(
+        "harmless",
+        body(
+            "Thread.currentThread().interrupt();",
+            "String n = getClass().getName();",
+            "new Throwable().printStackTrace();",
+            "System.out.println(n + x);",
+            "java.util.function.Supplier<String> s = this::toString;",
+            'try { java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("x")); '
+            'String.class.getMethod("length"); } catch (Exception e) { }',
+        ),
+    ),
     # a constant portable key: what portable code reads, the same under nl2fix as anywhere
-    Case("portable-property", body('String n = System.getProperty("line.separator") + System.getProperty("os.name");',
-                                   "count += n.length();")),
+    Case(
+        "portable-property",
+        body(
+            'String n = System.getProperty("line.separator") + System.getProperty("os.name");', "count += n.length();"
+        ),
+    ),
 ]
 
 CHANGED_STRUCTURE = [
@@ -100,8 +138,12 @@ CHANGED_STRUCTURE = [
     Case("method", {"extra": "void helper() { }"}, STRUCTURE, "adds method"),
     Case("member-class", {"extra": "static class Evil { }"}, STRUCTURE, "adds class"),
     Case("top-level-class", {"after": "class TextTest { }"}, STRUCTURE, "adds class"),
-    Case("superclass", {"cls": "public class Text extends java.util.ArrayList<String>"}, STRUCTURE,
-         "changes the superclass"),
+    Case(
+        "superclass",
+        {"cls": "public class Text extends java.util.ArrayList<String>"},
+        STRUCTURE,
+        "changes the superclass",
+    ),
     Case("anonymous-elsewhere", {"other": "new Object() { }.hashCode();"}, STRUCTURE, "adds an anonymous class"),
     Case("local-class-elsewhere", {"other": "class Evil { } new Evil();"}, STRUCTURE, "adds a local class"),
     Case("constructor-elsewhere", {"extra": "public Text(int seed) { }"}, STRUCTURE, "adds constructor"),
@@ -117,85 +159,170 @@ class Use:
 
 
 USES = [
-    Use(Family.DEEP_REFLECTION, ('try { java.lang.reflect.Field f = Text.class.getDeclaredField("later"); '
-                                 "f.setAccessible(true); } catch (NoSuchFieldException e) { }",),
-        "java.lang.reflect.Field#setAccessible"),
-    Use(Family.DEEP_REFLECTION, ('try { Class.forName("nl2fix.runner.Report"); } catch (Exception e) { }',),
-        "java.lang.Class#forName"),
-    Use(Family.DEEP_REFLECTION, ('try { Text.class.getMethod("other", String.class).invoke(this, "x"); } '
-                                 "catch (Exception e) { }",), "java.lang.reflect.Method#invoke"),
-    Use(Family.CLASS_DEFINITION, ('try { getClass().getClassLoader().loadClass("x"); } catch (Exception e) { }',),
-        "java.lang.ClassLoader"),
-    Use(Family.CLASS_DEFINITION, ("try { java.lang.invoke.MethodHandles.lookup().defineClass(new byte[0]); } "
-                                  "catch (Exception e) { }",), "java.lang.invoke.MethodHandles$Lookup#defineClass",
-        release=11),
+    Use(
+        Family.DEEP_REFLECTION,
+        (
+            'try { java.lang.reflect.Field f = Text.class.getDeclaredField("later"); '
+            "f.setAccessible(true); } catch (NoSuchFieldException e) { }",
+        ),
+        "java.lang.reflect.Field#setAccessible",
+    ),
+    Use(
+        Family.DEEP_REFLECTION,
+        ('try { Class.forName("nl2fix.runner.Report"); } catch (Exception e) { }',),
+        "java.lang.Class#forName",
+    ),
+    Use(
+        Family.DEEP_REFLECTION,
+        ('try { Text.class.getMethod("other", String.class).invoke(this, "x"); } catch (Exception e) { }',),
+        "java.lang.reflect.Method#invoke",
+    ),
+    Use(
+        Family.CLASS_DEFINITION,
+        ('try { getClass().getClassLoader().loadClass("x"); } catch (Exception e) { }',),
+        "java.lang.ClassLoader",
+    ),
+    Use(
+        Family.CLASS_DEFINITION,
+        ("try { java.lang.invoke.MethodHandles.lookup().defineClass(new byte[0]); } catch (Exception e) { }",),
+        "java.lang.invoke.MethodHandles$Lookup#defineClass",
+        release=11,
+    ),
     Use(Family.STACK_INSPECTION, ("Thread.currentThread().getStackTrace();",), "java.lang.Thread#getStackTrace"),
     Use(Family.STACK_INSPECTION, ("new Throwable().getStackTrace();",), "java.lang.Throwable#getStackTrace"),
-    Use(Family.STACK_INSPECTION, ("java.io.StringWriter w = new java.io.StringWriter();",
-                                  "new Throwable().printStackTrace(new java.io.PrintWriter(w));"),
-        "java.lang.Throwable#printStackTrace(java.io.PrintWriter)"),
-    Use(Family.DESERIALIZATION, ("try { new java.io.ObjectInputStream(null).readObject(); } catch (Exception e) { }",),
-        "java.io.ObjectInputStream"),
-    Use(Family.DESERIALIZATION, ("java.util.ServiceLoader.load(Runnable.class).iterator();",),
-        "java.util.ServiceLoader", release=11),
-    Use(Family.DESERIALIZATION, ("try { java.util.logging.LogManager.getLogManager().readConfiguration("
-                                 "new java.io.ByteArrayInputStream(new byte[0])); } "
-                                 "catch (java.io.IOException e) { }",),
-        "java.util.logging.LogManager#readConfiguration"),
-    Use(Family.DESERIALIZATION, ('java.beans.PropertyEditorManager.setEditorSearchPath(new String[] {"org.junit"});',),
-        "java.beans.PropertyEditorManager#setEditorSearchPath"),
-    Use(Family.ENVIRONMENT, ('count += System.getProperty("java.system.class.loader").length();',),
-        "java.lang.System#getProperty"),
-    Use(Family.ENVIRONMENT, ('count += System.getProperty("line.separator", "sun.java.command").length();',),
-        "java.lang.System#getProperty"),  # two arguments: the constant before the call is the default
-    Use(Family.ENVIRONMENT, ('count += System.getProperty(count > 0 ? "sun.java.command" : "os.name").length();',),
-        "java.lang.System#getProperty"),  # a jump lands on the call: its key is not known
-    Use(Family.ENVIRONMENT, ('String k = "os.name"; count += System.getProperty(k + "").length();',),
-        "java.lang.System#getProperty"),
+    Use(
+        Family.STACK_INSPECTION,
+        (
+            "java.io.StringWriter w = new java.io.StringWriter();",
+            "new Throwable().printStackTrace(new java.io.PrintWriter(w));",
+        ),
+        "java.lang.Throwable#printStackTrace(java.io.PrintWriter)",
+    ),
+    Use(
+        Family.DESERIALIZATION,
+        ("try { new java.io.ObjectInputStream(null).readObject(); } catch (Exception e) { }",),
+        "java.io.ObjectInputStream",
+    ),
+    Use(
+        Family.DESERIALIZATION,
+        ("java.util.ServiceLoader.load(Runnable.class).iterator();",),
+        "java.util.ServiceLoader",
+        release=11,
+    ),
+    Use(
+        Family.DESERIALIZATION,
+        (
+            "try { java.util.logging.LogManager.getLogManager().readConfiguration("
+            "new java.io.ByteArrayInputStream(new byte[0])); } "
+            "catch (java.io.IOException e) { }",
+        ),
+        "java.util.logging.LogManager#readConfiguration",
+    ),
+    Use(
+        Family.DESERIALIZATION,
+        ('java.beans.PropertyEditorManager.setEditorSearchPath(new String[] {"org.junit"});',),
+        "java.beans.PropertyEditorManager#setEditorSearchPath",
+    ),
+    Use(
+        Family.ENVIRONMENT,
+        ('count += System.getProperty("java.system.class.loader").length();',),
+        "java.lang.System#getProperty",
+    ),
+    Use(
+        Family.ENVIRONMENT,
+        ('count += System.getProperty("line.separator", "sun.java.command").length();',),
+        "java.lang.System#getProperty",
+    ),  # two arguments: the constant before the call is the default
+    Use(
+        Family.ENVIRONMENT,
+        ('count += System.getProperty(count > 0 ? "sun.java.command" : "os.name").length();',),
+        "java.lang.System#getProperty",
+    ),  # a jump lands on the call: its key is not known
+    Use(
+        Family.ENVIRONMENT,
+        ('String k = "os.name"; count += System.getProperty(k + "").length();',),
+        "java.lang.System#getProperty",
+    ),
     Use(Family.ENVIRONMENT, ("count += System.getenv().size();",), "java.lang.System#getenv"),
     Use(Family.ENVIRONMENT, ('count += Integer.getInteger("nl2fix.x", 0);',), "java.lang.Integer#getInteger"),
-    Use(Family.ENVIRONMENT, ('java.util.function.UnaryOperator<String> p = System::getProperty; '
-                             'count += p.apply("os.name").length();',), "java.lang.System#getProperty"),
-    Use(Family.ENVIRONMENT, ("count += new Object() { }.getClass().getEnclosingMethod().getName().length();",),
-        "java.lang.Class#getEnclosingMethod"),
-    Use(Family.STACK_INSPECTION, ("StackWalker.getInstance().walk(frames -> frames.count());",),
-        "java.lang.StackWalker", release=11),
-    Use(Family.INSTRUMENTATION, ("java.lang.management.ManagementFactory.getRuntimeMXBean();",),
-        "java.lang.management.ManagementFactory"),
+    Use(
+        Family.ENVIRONMENT,
+        ('java.util.function.UnaryOperator<String> p = System::getProperty; count += p.apply("os.name").length();',),
+        "java.lang.System#getProperty",
+    ),
+    Use(
+        Family.ENVIRONMENT,
+        ("count += new Object() { }.getClass().getEnclosingMethod().getName().length();",),
+        "java.lang.Class#getEnclosingMethod",
+    ),
+    Use(
+        Family.STACK_INSPECTION,
+        ("StackWalker.getInstance().walk(frames -> frames.count());",),
+        "java.lang.StackWalker",
+        release=11,
+    ),
+    Use(
+        Family.INSTRUMENTATION,
+        ("java.lang.management.ManagementFactory.getRuntimeMXBean();",),
+        "java.lang.management.ManagementFactory",
+    ),
     Use(Family.JDK_INTERNALS, ("Object u = sun.misc.Unsafe.class;",), "sun.misc.Unsafe", release=11),
     Use(Family.NATIVE_CODE, ('System.loadLibrary("evil");',), "java.lang.System#loadLibrary"),
     Use(Family.PROCESS, ("Runtime.getRuntime().halt(0);",), "java.lang.Runtime#halt"),
     Use(Family.PROCESS, ("System.exit(0);",), "java.lang.System#exit"),
     Use(Family.PROCESS, ("System.setOut(System.err);",), "java.lang.System#setOut"),
     Use(Family.PROCESS, ("try { System.in.read(); } catch (java.io.IOException e) { }",), "java.lang.System#in"),
-    Use(Family.PROCESS, ('try { new ProcessBuilder("true").start(); } catch (java.io.IOException e) { }',),
-        "java.lang.ProcessBuilder#start()"),
-    Use(Family.PROCESS, ("java.util.function.IntConsumer halt = Runtime.getRuntime()::halt;",),
-        "java.lang.Runtime#halt"),  # a method reference: a MethodHandle in BootstrapMethods
+    Use(
+        Family.PROCESS,
+        ('try { new ProcessBuilder("true").start(); } catch (java.io.IOException e) { }',),
+        "java.lang.ProcessBuilder#start()",
+    ),
+    Use(
+        Family.PROCESS, ("java.util.function.IntConsumer halt = Runtime.getRuntime()::halt;",), "java.lang.Runtime#halt"
+    ),  # a method reference: a MethodHandle in BootstrapMethods
     Use(Family.THREADS, ("Thread.currentThread().getThreadGroup().interrupt();",), "java.lang.ThreadGroup"),
     Use(Family.THREADS, ("new Thread() { public void run() { stop(); } }.start();",), "java.lang.Thread#stop"),
-    Use(Family.FILE_DESCRIPTORS, ("new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out))"
-                                  '.println("forged");',), "java.io.FileDescriptor"),
+    Use(
+        Family.FILE_DESCRIPTORS,
+        ('new java.io.PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out)).println("forged");',),
+        "java.io.FileDescriptor",
+    ),
     Use(Family.FILE_DESCRIPTORS, ('new java.io.File("/proc/self/fd/0").exists();',), '"/proc/self/fd/0"'),
     Use(Family.FILE_WRITES, ('new java.io.File("failing_tests").delete();',), "java.io.File#delete()"),
-    Use(Family.FILE_WRITES, ('try { new javax.imageio.stream.FileImageOutputStream(new java.io.File("x")).close(); } '
-                             "catch (java.io.IOException e) { }",),
-        "javax.imageio.stream.FileImageOutputStream#<init>(java.io.File)"),
-    Use(Family.FILE_WRITES, ('try { new java.io.PrintWriter("failing_tests").close(); } '
-                             "catch (java.io.IOException e) { }",), "java.io.PrintWriter#<init>(java.lang.String)"),
-    Use(Family.FILE_WRITES, ('try { java.nio.file.Files.write(java.nio.file.Paths.get("x"), new byte[0]); } '
-                             "catch (java.io.IOException e) { }",),
-        "java.nio.file.Files#write(java.nio.file.Path, byte[], java.nio.file.OpenOption[])"),
-    Use(Family.SOCKETS, ('try { new java.net.Socket("localhost", 1).close(); } catch (java.io.IOException e) { }',),
-        "java.net.Socket#<init>(java.lang.String, int)"),
+    Use(
+        Family.FILE_WRITES,
+        (
+            'try { new javax.imageio.stream.FileImageOutputStream(new java.io.File("x")).close(); } '
+            "catch (java.io.IOException e) { }",
+        ),
+        "javax.imageio.stream.FileImageOutputStream#<init>(java.io.File)",
+    ),
+    Use(
+        Family.FILE_WRITES,
+        ('try { new java.io.PrintWriter("failing_tests").close(); } catch (java.io.IOException e) { }',),
+        "java.io.PrintWriter#<init>(java.lang.String)",
+    ),
+    Use(
+        Family.FILE_WRITES,
+        (
+            'try { java.nio.file.Files.write(java.nio.file.Paths.get("x"), new byte[0]); } '
+            "catch (java.io.IOException e) { }",
+        ),
+        "java.nio.file.Files#write(java.nio.file.Path, byte[], java.nio.file.OpenOption[])",
+    ),
+    Use(
+        Family.SOCKETS,
+        ('try { new java.net.Socket("localhost", 1).close(); } catch (java.io.IOException e) { }',),
+        "java.net.Socket#<init>(java.lang.String, int)",
+    ),
     Use(Family.TEST_HARNESS, ("org.junit.Assume.assumeTrue(count > 0);",), "org.junit.Assume"),
     Use(Family.FINALIZERS, ("new Object() { protected void finalize() { } }.hashCode();",), "#finalize()"),
 ]
 JUNIT_STAND_IN = {
     "org/junit/Assume.java": "package org.junit; public class Assume { public static void assumeTrue(boolean b) { } }",
     "org/junit/AssumptionViolatedException.java": "package org.junit; public class AssumptionViolatedException "
-                                                  "extends RuntimeException { "
-                                                  "public AssumptionViolatedException(String m) { super(m); } }",
+    "extends RuntimeException { "
+    "public AssumptionViolatedException(String m) { super(m); } }",
     "nl2fix/runner/Probe.java": "package nl2fix.runner; public final class Probe { public static void hit() { } }",
 }
 """Compiled beside the cases, so that a candidate can name JUnit as one on a project's class path can (and
@@ -207,13 +334,17 @@ def _policy_cases() -> list[Case]:
     for i, use in enumerate(USES):
         name = f"{use.family.name.lower()}-{i}"
         cases.append(Case(f"{name}-added", body(*use.statements), REFERENCE, use.reference, release=use.release))
-        cases.append(Case(f"{name}-already", body(*use.statements), buggy={"other": " ".join(use.statements)},
-                          release=use.release))
+        cases.append(
+            Case(
+                f"{name}-already", body(*use.statements), buggy={"other": " ".join(use.statements)}, release=use.release
+            )
+        )
     return cases
 
 
-STATIC_INITIALIZER = Case("static-initializer", {"extra": "static { System.exit(0); }"}, REFERENCE,
-                          "java.lang.System#exit")
+STATIC_INITIALIZER = Case(
+    "static-initializer", {"extra": "static { System.exit(0); }"}, REFERENCE, "java.lang.System#exit"
+)
 CASES = ACCEPTED + CHANGED_STRUCTURE + _policy_cases() + [STATIC_INITIALIZER]
 
 
@@ -238,9 +369,11 @@ def compiled(tmp_path_factory):
     return of
 
 
-@pytest.mark.parametrize(("case", "release"), [(case, release) for release in RELEASES for case in CASES
-                                               if case.release <= release],
-                         ids=lambda v: v.id if isinstance(v, Case) else f"release{v}")
+@pytest.mark.parametrize(
+    ("case", "release"),
+    [(case, release) for release in RELEASES for case in CASES if case.release <= release],
+    ids=lambda v: v.id if isinstance(v, Case) else f"release{v}",
+)
 def test_case(case, release, compiled):
     classes = compiled(release)
     rejection = check(classes[case.id, "buggy"], classes[case.id, "new"], case.method)
@@ -266,8 +399,10 @@ def test_a_reference_rejection_names_the_class_and_the_policys_reason(compiled, 
     rejection = check(classes[case.id, "buggy"], classes[case.id, "new"], "target")
     rule = rule_for("java.lang.Runtime#halt")
     assert rejection is not None and rule is not None
-    assert rejection.reason == f"{case.package}.Text uses java.lang.Runtime#halt, which the candidate may " \
-                               f"not add ({rule.family.value}: {rule.why})"
+    assert (
+        rejection.reason == f"{case.package}.Text uses java.lang.Runtime#halt, which the candidate may "
+        f"not add ({rule.family.value}: {rule.why})"
+    )
 
 
 @pytest.mark.parametrize("release", RELEASES)
@@ -275,7 +410,8 @@ def test_a_structure_rejection_names_what_changed_and_what_may(compiled, release
     classes = compiled(release)
     rejection = check(classes["member-class", "buggy"], classes["member-class", "new"], "target")
     assert rejection is not None and rejection.reason == (
-        "the candidate adds class c_member_class.Text$Evil; it may change only the body and declaration of target")
+        "the candidate adds class c_member_class.Text$Evil; it may change only the body and declaration of target"
+    )
 
 
 @pytest.mark.parametrize("release", RELEASES)
@@ -294,8 +430,13 @@ def test_a_case_against_itself_passes(compiled, release):
 
 
 def test_classes_of_source_follow_the_source_file_not_the_names(tmp_path):
-    out = compile_java({"p/Text.java": "package p; public class Text { class In { } }\nclass TextTest { }\n",
-                        "p/Other.java": "package p; class Other { }\n"}, tmp_path)
+    out = compile_java(
+        {
+            "p/Text.java": "package p; public class Text { class In { } }\nclass TextTest { }\n",
+            "p/Other.java": "package p; class Other { }\n",
+        },
+        tmp_path,
+    )
     assert sorted(classes_of_source(out, "p", "Text.java")) == ["p/Text", "p/Text$In", "p/TextTest"]
     assert sorted(classes_of_source(out, "p", "Other.java")) == ["p/Other"]
     assert classes_of_source(out, "p", "Gone.java") == {}
@@ -334,9 +475,12 @@ def test_the_red_team_corpus_is_refused_on_its_classes(minibench, tmp_path):
 
     found = {}
     for side in ("buggy", "new"):
-        sources = {f"{name}/Text.java": in_package(name, buggy if side == "buggy" else
-                                                   buggy.replace(bug.buggy_method, red_team_attack(name, bug)))
-                   for name in ATTACKS}
+        sources = {
+            f"{name}/Text.java": in_package(
+                name, buggy if side == "buggy" else buggy.replace(bug.buggy_method, red_team_attack(name, bug))
+            )
+            for name in ATTACKS
+        }
         classes = compile_java({**JUNIT_STAND_IN, **sources}, tmp_path / side)
         found[side] = {name: classes_of_source(classes, name, "Text.java") for name in ATTACKS}
     method = bug.buggy_method.split("(")[0].split()[-1]

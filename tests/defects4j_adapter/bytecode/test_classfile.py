@@ -79,18 +79,26 @@ def test_every_class_of_junit4_is_read():
 
 def test_a_varied_file_is_read_whole(varied):
     cls = parse(varied["p/Varied"])
-    assert (cls.major, cls.name, cls.super_name, cls.interfaces) == (55, "p/Varied", "java/lang/Object",
-                                                                      ("java/lang/Comparable",))
+    assert (cls.major, cls.name, cls.super_name, cls.interfaces) == (
+        55,
+        "p/Varied",
+        "java/lang/Object",
+        ("java/lang/Comparable",),
+    )
     assert cls.source_file == "Varied.java"
     refs = cls.references
-    assert "nul\0 and \U0001F600" in refs.strings  # modified UTF-8: NUL in two bytes, a surrogate pair
+    assert "nul\0 and \U0001f600" in refs.strings  # modified UTF-8: NUL in two bytes, a surrogate pair
     assert {"java/lang/ThreadGroup", "java/lang/Thread", "java/lang/ClassLoader"} <= refs.classes  # arrays, descriptors
     assert MemberRef(Tag.METHODREF, "p/Notifier", "pleaseStop", "()V") in refs.members
     please_stop = MethodHandle(HandleKind.INVOKE_VIRTUAL, MemberRef(Tag.METHODREF, "p/Notifier", "pleaseStop", "()V"))
     assert please_stop in refs.handles
     assert any(Constant(Tag.METHOD_HANDLE, please_stop) in b.arguments for b in cls.bootstrap_methods)
-    assert MethodHandle(HandleKind.INVOKE_INTERFACE, MemberRef(Tag.INTERFACE_METHODREF, "java/lang/Runnable", "run",
-                                                               "()V")) in refs.handles
+    assert (
+        MethodHandle(
+            HandleKind.INVOKE_INTERFACE, MemberRef(Tag.INTERFACE_METHODREF, "java/lang/Runnable", "run", "()V")
+        )
+        in refs.handles
+    )
     lambdas = [m for m in cls.methods if m.name.startswith("lambda$")]
     assert lambdas and all(m.synthetic for m in lambdas)
     assert not any(m.synthetic for m in cls.methods if m.name == "compareTo" and "Varied" in m.descriptor)
@@ -108,8 +116,12 @@ def test_nested_classes_say_where_they_are_declared(varied):
 
 
 def test_a_module_descriptor_is_read(tmp_path):
-    out = compile_java({"m/module-info.java": "module m { exports p; }", "m/p/A.java": "package p; public class A { }"},
-                       tmp_path, "--release", "11")
+    out = compile_java(
+        {"m/module-info.java": "module m { exports p; }", "m/p/A.java": "package p; public class A { }"},
+        tmp_path,
+        "--release",
+        "11",
+    )
     cls = parse((out / "module-info.class").read_bytes())
     assert cls.access & ACC_MODULE and cls.super_name is None and cls.name == "module-info"
 
@@ -118,8 +130,10 @@ def test_class_files_of_a_newer_jdk_are_read(tmp_path):
     if not JDK25_JAVAC.is_file():
         pytest.skip("no JDK 25")
     source = tmp_path / "R.java"
-    source.write_text("record R(int a, String b) { Object kind(Object o) { return switch (o) { "
-                      "case Integer i when i > 0 -> \"positive\"; case String s -> s; default -> o; }; } }")
+    source.write_text(
+        "record R(int a, String b) { Object kind(Object o) { return switch (o) { "
+        'case Integer i when i > 0 -> "positive"; case String s -> s; default -> o; }; } }'
+    )
     subprocess.run([str(JDK25_JAVAC), "-d", str(tmp_path), str(source)], check=True)
     cls = parse((tmp_path / "R.class").read_bytes())
     assert cls.major == 69 and cls.super_name == "java/lang/Record"
@@ -127,6 +141,7 @@ def test_class_files_of_a_newer_jdk_are_read(tmp_path):
 
 
 # Hand-made class files: the constant pool given entry by entry.
+
 
 def u2(n: int) -> bytes:
     return n.to_bytes(2, "big")
@@ -144,56 +159,89 @@ BASE_POOL = [utf8(b"p/A"), entry(Tag.CLASS, 1), utf8(b"java/lang/Object"), entry
 """#2 is the class, #4 its superclass."""
 
 
-def assemble(pool: list[bytes], attributes: list[tuple[int, bytes]] = (), major: int = 55, access: int = 0x21,
-             this: int = 2, slots: int | None = None) -> bytes:
+def assemble(
+    pool: list[bytes],
+    attributes: list[tuple[int, bytes]] = (),
+    major: int = 55,
+    access: int = 0x21,
+    this: int = 2,
+    slots: int | None = None,
+) -> bytes:
     count = 1 + (slots if slots is not None else len(pool))
-    return (b"\xca\xfe\xba\xbe" + u2(0) + u2(major) + u2(count) + b"".join(pool) + u2(access) + u2(this) + u2(4)
-            + u2(0) + u2(0) + u2(0) + u2(len(attributes))
-            + b"".join(u2(name) + len(body).to_bytes(4, "big") + body for name, body in attributes))
+    return (
+        b"\xca\xfe\xba\xbe"
+        + u2(0)
+        + u2(major)
+        + u2(count)
+        + b"".join(pool)
+        + u2(access)
+        + u2(this)
+        + u2(4)
+        + u2(0)
+        + u2(0)
+        + u2(0)
+        + u2(len(attributes))
+        + b"".join(u2(name) + len(body).to_bytes(4, "big") + body for name, body in attributes)
+    )
 
 
 def test_a_hand_made_class_with_every_constant_kind_is_read():
     pool = BASE_POOL + [
-        utf8(b"java/lang/invoke/ConstantBootstraps"), entry(Tag.CLASS, 5),                  # 5, 6
-        utf8(b"nullConstant"),                                                              # 7
+        utf8(b"java/lang/invoke/ConstantBootstraps"),
+        entry(Tag.CLASS, 5),  # 5, 6
+        utf8(b"nullConstant"),  # 7
         utf8(b"(Ljava/lang/invoke/MethodHandles$Lookup;Ljava/lang/String;Ljava/lang/Class;)Ljava/lang/Object;"),
-        entry(Tag.NAME_AND_TYPE, 7, 8), entry(Tag.METHODREF, 6, 9),                         # 9, 10
-        bytes([Tag.METHOD_HANDLE, HandleKind.INVOKE_STATIC]) + u2(10),                      # 11
-        utf8(b"x"), utf8(b"Ljava/lang/ThreadGroup;"), entry(Tag.NAME_AND_TYPE, 12, 13),     # 12-14
-        entry(Tag.DYNAMIC, 0, 14), utf8(b"BootstrapMethods"),                               # 15, 16
-        bytes([Tag.LONG]) + (7).to_bytes(8, "big"),                                         # 17 (and 18)
-        bytes([Tag.DOUBLE]) + bytes(8), bytes([Tag.INTEGER]) + bytes(4), bytes([Tag.FLOAT]) + bytes(4),  # 19, 21, 22
-        utf8(b"()V"), entry(Tag.METHOD_TYPE, 23), entry(Tag.STRING, 26),                    # 23-25
-        utf8(b"nul\xc0\x80 \xed\xa0\xbd\xed\xb8\x80"),                                      # 26
+        entry(Tag.NAME_AND_TYPE, 7, 8),
+        entry(Tag.METHODREF, 6, 9),  # 9, 10
+        bytes([Tag.METHOD_HANDLE, HandleKind.INVOKE_STATIC]) + u2(10),  # 11
+        utf8(b"x"),
+        utf8(b"Ljava/lang/ThreadGroup;"),
+        entry(Tag.NAME_AND_TYPE, 12, 13),  # 12-14
+        entry(Tag.DYNAMIC, 0, 14),
+        utf8(b"BootstrapMethods"),  # 15, 16
+        bytes([Tag.LONG]) + (7).to_bytes(8, "big"),  # 17 (and 18)
+        bytes([Tag.DOUBLE]) + bytes(8),
+        bytes([Tag.INTEGER]) + bytes(4),
+        bytes([Tag.FLOAT]) + bytes(4),  # 19, 21, 22
+        utf8(b"()V"),
+        entry(Tag.METHOD_TYPE, 23),
+        entry(Tag.STRING, 26),  # 23-25
+        utf8(b"nul\xc0\x80 \xed\xa0\xbd\xed\xb8\x80"),  # 26
     ]
     bootstrap = u2(1) + u2(11) + u2(4) + u2(15) + u2(24) + u2(17) + u2(25)
     cls = parse(assemble(pool, [(16, bootstrap)], slots=len(pool) + 2))
     (method,) = cls.bootstrap_methods
     assert method.handle.member.name == "nullConstant"
-    assert method.arguments == (Constant(Tag.DYNAMIC, Dynamic(0, "x", "Ljava/lang/ThreadGroup;")),
-                                Constant(Tag.METHOD_TYPE, "()V"), Constant(Tag.LONG, 7),
-                                Constant(Tag.STRING, "nul\0 \U0001F600"))  # modified UTF-8's NUL and surrogates
+    assert method.arguments == (
+        Constant(Tag.DYNAMIC, Dynamic(0, "x", "Ljava/lang/ThreadGroup;")),
+        Constant(Tag.METHOD_TYPE, "()V"),
+        Constant(Tag.LONG, 7),
+        Constant(Tag.STRING, "nul\0 \U0001f600"),
+    )  # modified UTF-8's NUL and surrogates
     assert "java/lang/ThreadGroup" in cls.references.classes
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"\xca\xfe\xba\xbf" + bytes(20), "not a class file"),
-    (assemble(BASE_POOL, major=70), "version 70.0"),
-    (assemble(BASE_POOL + [bytes([2]) + bytes(4)]), "unknown tag 2"),
-    (assemble(BASE_POOL + [entry(Tag.STRING, 4)]), "index 4 is not a UTF8"),
-    (assemble(BASE_POOL, this=3), "index 3 is not a CLASS"),
-    (assemble(BASE_POOL + [entry(Tag.METHOD_TYPE, 3)], major=50), "METHOD_TYPE in a version 50"),
-    (assemble(BASE_POOL + [bytes([Tag.LONG]) + bytes(8)]), "last slot"),
-    (assemble(BASE_POOL + [utf8(b"a\x00b")]), "modified UTF-8 never has"),
-    (assemble(BASE_POOL + [utf8(b"\xf0\x9f\x98\x80")]), "modified UTF-8 never has"),
-    (assemble(BASE_POOL + [utf8(b"\xc0\x81")]), "not modified UTF-8"),
-    (assemble(BASE_POOL + [entry(Tag.PACKAGE, 1)]), "outside module-info"),
-    (assemble(BASE_POOL + [utf8(b"SourceFile")], [(5, u2(1)), (5, u2(1))]), "two SourceFile"),
-    (assemble(BASE_POOL + [utf8(b"SourceFile")], [(5, u2(1) + b"\x00")]), "3 bytes where 2"),
-    (assemble(BASE_POOL) + b"\x00", "1 bytes after"),
-    (assemble(BASE_POOL + [entry(Tag.CLASS, 6), utf8(b"a;b")]), "malformed class"),
-    (assemble(BASE_POOL + [entry(Tag.DYNAMIC, 0, 0)]), "not a NAME_AND_TYPE"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"\xca\xfe\xba\xbf" + bytes(20), "not a class file"),
+        (assemble(BASE_POOL, major=70), "version 70.0"),
+        (assemble(BASE_POOL + [bytes([2]) + bytes(4)]), "unknown tag 2"),
+        (assemble(BASE_POOL + [entry(Tag.STRING, 4)]), "index 4 is not a UTF8"),
+        (assemble(BASE_POOL, this=3), "index 3 is not a CLASS"),
+        (assemble(BASE_POOL + [entry(Tag.METHOD_TYPE, 3)], major=50), "METHOD_TYPE in a version 50"),
+        (assemble(BASE_POOL + [bytes([Tag.LONG]) + bytes(8)]), "last slot"),
+        (assemble(BASE_POOL + [utf8(b"a\x00b")]), "modified UTF-8 never has"),
+        (assemble(BASE_POOL + [utf8(b"\xf0\x9f\x98\x80")]), "modified UTF-8 never has"),
+        (assemble(BASE_POOL + [utf8(b"\xc0\x81")]), "not modified UTF-8"),
+        (assemble(BASE_POOL + [entry(Tag.PACKAGE, 1)]), "outside module-info"),
+        (assemble(BASE_POOL + [utf8(b"SourceFile")], [(5, u2(1)), (5, u2(1))]), "two SourceFile"),
+        (assemble(BASE_POOL + [utf8(b"SourceFile")], [(5, u2(1) + b"\x00")]), "3 bytes where 2"),
+        (assemble(BASE_POOL) + b"\x00", "1 bytes after"),
+        (assemble(BASE_POOL + [entry(Tag.CLASS, 6), utf8(b"a;b")]), "malformed class"),
+        (assemble(BASE_POOL + [entry(Tag.DYNAMIC, 0, 0)]), "not a NAME_AND_TYPE"),
+    ],
+)
 def test_malformed_class_files_are_refused_clearly(data, message):
     with pytest.raises(ClassFileError, match=message):
         parse(data)

@@ -24,32 +24,58 @@ WRITERS = [
     "java.nio.file.Files#createTempFile(java.lang.String, java.lang.String, java.nio.file.attribute.FileAttribute[])",
     "java.nio.file.FileSystems#newFileSystem(java.net.URI, java.util.Map)",
     "java.nio.channels.FileChannel#open(java.nio.file.Path, java.nio.file.OpenOption[])",
-    "java.io.File#deleteOnExit()", "java.io.File#delete()", "java.io.File#renameTo(java.io.File)",
-    "java.io.File#createTempFile(java.lang.String, java.lang.String)", "java.io.File#setLastModified(long)",
-    "java.io.FileWriter#<init>(java.lang.String)", "java.io.PrintWriter#<init>(java.lang.String)",
-    "java.io.RandomAccessFile#<init>(java.io.File, java.lang.String)", "java.util.Formatter#<init>(java.lang.String)",
+    "java.io.File#deleteOnExit()",
+    "java.io.File#delete()",
+    "java.io.File#renameTo(java.io.File)",
+    "java.io.File#createTempFile(java.lang.String, java.lang.String)",
+    "java.io.File#setLastModified(long)",
+    "java.io.FileWriter#<init>(java.lang.String)",
+    "java.io.PrintWriter#<init>(java.lang.String)",
+    "java.io.RandomAccessFile#<init>(java.io.File, java.lang.String)",
+    "java.util.Formatter#<init>(java.lang.String)",
     "java.util.prefs.Preferences#flush()",
 ]
-SOCKETS = ["java.net.Socket#<init>(java.lang.String, int)", "java.net.ServerSocket#<init>(int)",
-           "java.net.DatagramSocket#<init>()", "java.nio.channels.SocketChannel#open(java.net.SocketAddress)"]
-PROCESSES = ["java.lang.ProcessBuilder#start()", "java.lang.Runtime#exec(java.lang.String)",
-             "java.lang.ProcessHandle#destroy()"]
+SOCKETS = [
+    "java.net.Socket#<init>(java.lang.String, int)",
+    "java.net.ServerSocket#<init>(int)",
+    "java.net.DatagramSocket#<init>()",
+    "java.nio.channels.SocketChannel#open(java.net.SocketAddress)",
+]
+PROCESSES = [
+    "java.lang.ProcessBuilder#start()",
+    "java.lang.Runtime#exec(java.lang.String)",
+    "java.lang.ProcessHandle#destroy()",
+]
 HONEST = [
-    "java.lang.Object#toString()", "java.lang.Object#equals(java.lang.Object)", "java.lang.Runnable#run()",
-    "java.io.Closeable#close()", "java.util.Iterator#next()",
+    "java.lang.Object#toString()",
+    "java.lang.Object#equals(java.lang.Object)",
+    "java.lang.Runnable#run()",
+    "java.io.Closeable#close()",
+    "java.util.Iterator#next()",
     "java.util.stream.Stream#collect(java.util.stream.Collector)",
-    "java.io.Writer#write(java.lang.String)", "java.io.PrintStream#println(java.lang.String)",
-    "java.lang.StringBuilder#append(java.lang.String)", "java.lang.String#format(java.lang.String, java.lang.Object[])",
-    "java.util.HashMap#put(java.lang.Object, java.lang.Object)", "java.lang.Integer#parseInt(java.lang.String)",
-    "java.lang.Throwable#printStackTrace()", "java.util.regex.Pattern#compile(java.lang.String)",
-    "java.text.SimpleDateFormat#<init>(java.lang.String)", "java.math.BigDecimal#<init>(java.lang.String)",
-    "java.util.Calendar#getInstance()", "java.util.TimeZone#getDefault()",
-    "java.nio.file.Files#readAllBytes(java.nio.file.Path)", "java.nio.file.Files#lines(java.nio.file.Path)",
+    "java.io.Writer#write(java.lang.String)",
+    "java.io.PrintStream#println(java.lang.String)",
+    "java.lang.StringBuilder#append(java.lang.String)",
+    "java.lang.String#format(java.lang.String, java.lang.Object[])",
+    "java.util.HashMap#put(java.lang.Object, java.lang.Object)",
+    "java.lang.Integer#parseInt(java.lang.String)",
+    "java.lang.Throwable#printStackTrace()",
+    "java.util.regex.Pattern#compile(java.lang.String)",
+    "java.text.SimpleDateFormat#<init>(java.lang.String)",
+    "java.math.BigDecimal#<init>(java.lang.String)",
+    "java.util.Calendar#getInstance()",
+    "java.util.TimeZone#getDefault()",
+    "java.nio.file.Files#readAllBytes(java.nio.file.Path)",
+    "java.nio.file.Files#lines(java.nio.file.Path)",
     "java.nio.file.Files#newInputStream(java.nio.file.Path, java.nio.file.OpenOption[])",
-    "java.io.FileReader#<init>(java.io.File)", "java.io.FileInputStream#<init>(java.lang.String)",
-    "java.util.zip.ZipFile#<init>(java.io.File)", "java.io.File#exists()",
-    "java.io.ObjectOutputStream#writeObject(java.lang.Object)", "java.awt.Graphics2D#drawRect(int, int, int, int)",
-    "java.awt.geom.Rectangle2D#getWidth()", "java.awt.Color#<init>(int, int, int)",
+    "java.io.FileReader#<init>(java.io.File)",
+    "java.io.FileInputStream#<init>(java.lang.String)",
+    "java.util.zip.ZipFile#<init>(java.io.File)",
+    "java.io.File#exists()",
+    "java.io.ObjectOutputStream#writeObject(java.lang.Object)",
+    "java.awt.Graphics2D#drawRect(int, int, int, int)",
+    "java.awt.geom.Rectangle2D#getWidth()",
+    "java.awt.Color#<init>(int, int, int)",
 ]
 
 
@@ -74,7 +100,10 @@ def test_the_lists_are_what_the_jdk_says(major):
         pytest.skip(f"no JDK {major} with jmods at {jdk}")
     recorded, _ = load(data_file(major))
     if jdk_version(jdk) != recorded:
-        pytest.skip(f"{jdk} is JDK {jdk_version(jdk)}, the list was made from {recorded}: "
-                    "run scripts/jdk_effects.py to regenerate it")
-    assert render(recorded, derive(jdk)) == data_file(major).read_text(), \
+        pytest.skip(
+            f"{jdk} is JDK {jdk_version(jdk)}, the list was made from {recorded}: "
+            "run scripts/jdk_effects.py to regenerate it"
+        )
+    assert render(recorded, derive(jdk)) == data_file(major).read_text(), (
         "the JDK's class files say otherwise: run scripts/jdk_effects.py and review the difference"
+    )

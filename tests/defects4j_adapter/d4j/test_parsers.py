@@ -94,8 +94,9 @@ def test_all_tests_file_names_each_started_test():
 def test_failure_signatures(sample, kind, name):
     sig = p.classify_failure(recorded(sample))
     assert (sig.kind, sig.name) == (kind, name)
-    assert sig.kind.candidates_fault == (kind in (FailureKind.COMPILE_FAILURE, FailureKind.TEST_FAILURE,
-                                                  FailureKind.TEST_TIMEOUT))
+    assert sig.kind.candidates_fault == (
+        kind in (FailureKind.COMPILE_FAILURE, FailureKind.TEST_FAILURE, FailureKind.TEST_TIMEOUT)
+    )
 
 
 def test_successful_outputs_match_no_signature():
@@ -172,8 +173,7 @@ def test_info_of_a_bug():
     assert info.value("Revision ID (fixed version)") == "687b2e62b7c6e81cd9d5c872b7fa9cc8fd3f1509"
     assert info.value("Bug report id") == "LANG-747"
     assert info.root_causes == {
-        "org.apache.commons.lang3.math.NumberUtilsTest::TestLang747":
-            'java.lang.NumberFormatException: For input string: "80000000"'
+        "org.apache.commons.lang3.math.NumberUtilsTest::TestLang747": 'java.lang.NumberFormatException: For input string: "80000000"'  # noqa: E501
     }
     assert info.modified_sources == ("org.apache.commons.lang3.math.NumberUtils",)
     assert p.parse_info(recorded("info_lang1.stdout").split("Summary for Bug")[0]).bug == ""

@@ -10,9 +10,11 @@ OLD = "private Object readResolve() {\n    return this;\n}"
 
 
 def test_parse_reads_modifiers_result_and_parameter_types():
-    decl = parse('@Override @SuppressWarnings({"a", "b"}) public static <T extends Comparable<? super T>> '
-                 "java.util.List<T> copy(final @javax.annotation.Nonnull Map<String, List<T>> m, int xs[], "
-                 "String... rest) throws IOException { return null; }")
+    decl = parse(
+        '@Override @SuppressWarnings({"a", "b"}) public static <T extends Comparable<? super T>> '
+        "java.util.List<T> copy(final @javax.annotation.Nonnull Map<String, List<T>> m, int xs[], "
+        "String... rest) throws IOException { return null; }"
+    )
     assert decl.modifiers == {"public", "static"}
     assert decl.result == "< T extends Comparable < ? super T >> java . util . List < T > copy"
     assert decl.parameters == ("Map<String,List<T>>", "int[]", "String[]")
@@ -20,31 +22,37 @@ def test_parse_reads_modifiers_result_and_parameter_types():
     assert parse("{ no declaration }") is None
 
 
-@pytest.mark.parametrize("new", [
-    "protected Object readResolve() { return this; }",  # Collections-26: more visibility
-    "public Object readResolve() { return this; }",
-    "private final synchronized Object readResolve() throws ObjectStreamException { return this; }",
-    "@SuppressWarnings(\"unchecked\") private Object readResolve() { return null; }",
-])
+@pytest.mark.parametrize(
+    "new",
+    [
+        "protected Object readResolve() { return this; }",  # Collections-26: more visibility
+        "public Object readResolve() { return this; }",
+        "private final synchronized Object readResolve() throws ObjectStreamException { return this; }",
+        '@SuppressWarnings("unchecked") private Object readResolve() { return null; }',
+    ],
+)
 def test_changes_other_classes_cannot_see_stay_on_the_fast_path(new):
     assert not affects_other_classes(OLD, new)
 
 
-@pytest.mark.parametrize("old, new", [
-    ("public int size() {}", "protected int size() {}"),  # less visibility
-    ("protected int size() {}", "int size() {}"),
-    ("int size() {}", "private int size() {}"),
-    ("int size() {}", "long size() {}"),  # return type
-    ("int size() {}", "int length() {}"),  # name
-    ("int get(int i) {}", "int get(long i) {}"),  # parameter type
-    ("int get(int i) {}", "int get(int i, int j) {}"),
-    ("int get(int i) {}", "static int get(int i) {}"),  # static-ness
-    ("<T> T first(List<T> xs) {}", "<T extends Number> T first(List<T> xs) {}"),  # type parameters
-    ("int size() {}", "int size( {}"),  # unreadable: rebuilt, to be safe
-    ("int size() {}", "\\u0073tatic int size() {}"),  # ``static`` as javac reads it
-    ("int size() {}", "int size() // \\u000a [] {}"),  # the comment ends: an array is returned
-    ("int size() {}", "int size() { return 0; } // c:\\users"),  # javac cannot read it
-])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("public int size() {}", "protected int size() {}"),  # less visibility
+        ("protected int size() {}", "int size() {}"),
+        ("int size() {}", "private int size() {}"),
+        ("int size() {}", "long size() {}"),  # return type
+        ("int size() {}", "int length() {}"),  # name
+        ("int get(int i) {}", "int get(long i) {}"),  # parameter type
+        ("int get(int i) {}", "int get(int i, int j) {}"),
+        ("int get(int i) {}", "static int get(int i) {}"),  # static-ness
+        ("<T> T first(List<T> xs) {}", "<T extends Number> T first(List<T> xs) {}"),  # type parameters
+        ("int size() {}", "int size( {}"),  # unreadable: rebuilt, to be safe
+        ("int size() {}", "\\u0073tatic int size() {}"),  # ``static`` as javac reads it
+        ("int size() {}", "int size() // \\u000a [] {}"),  # the comment ends: an array is returned
+        ("int size() {}", "int size() { return 0; } // c:\\users"),  # javac cannot read it
+    ],
+)
 def test_changes_other_classes_can_see_are_rebuilt(old, new):
     assert affects_other_classes(old, new)
 

@@ -17,9 +17,12 @@ from nl2fix.validation.verdicts import record_of
 from tests.defects4j_adapter.engines.test_redteam_defects4j import CSV4
 
 pytestmark = [
-    pytest.mark.defects4j, pytest.mark.sandbox, pytest.mark.slow,
-    pytest.mark.skipif(d4j_cli.locate() is None, reason="Defects4J is not installed (no `defects4j` on PATH "
-                       "or under $D4J_HOME)"),
+    pytest.mark.defects4j,
+    pytest.mark.sandbox,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        d4j_cli.locate() is None, reason="Defects4J is not installed (no `defects4j` on PATH or under $D4J_HOME)"
+    ),
 ]
 
 RETURNS_LINKED = "public LinkedHashMap<String, Integer> getHeaderMap() {"
@@ -27,8 +30,9 @@ RETURNS_LINKED = "public LinkedHashMap<String, Integer> getHeaderMap() {"
 
 
 def test_a_changed_declaration_is_built_by_defects4j_confined_in_a_fresh_copy(confined, tmp_path):
-    engine = FastEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path,
-                                      settings=EngineSettings(workers=1)))
+    engine = FastEngine(
+        EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path, settings=EngineSettings(workers=1))
+    )
     try:
         ws = engine.prepare(CSV4)
         assert isinstance(engine.d4j_rebuild.d4j.runner, SandboxRunner)

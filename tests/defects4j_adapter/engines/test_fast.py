@@ -111,8 +111,10 @@ def test_static_and_jdk_state_do_not_leak_between_candidates(fast, mini1):
 def test_what_a_candidate_writes_to_the_real_stdout_cannot_hide_a_failure(fast, mini1):
     # text without a line break on the JVM's own standard output used to swallow the next
     # report line: the trigger test's failure vanished and the buggy method came out plausible
-    write = ('try { new java.io.FileOutputStream(java.io.FileDescriptor.out).write("x".getBytes()); } '
-             "catch (java.io.IOException e) { }")
+    write = (
+        'try { new java.io.FileOutputStream(java.io.FileDescriptor.out).write("x".getBytes()); } '
+        "catch (java.io.IOException e) { }"
+    )
     code = mini1.bug.buggy_method.replace("{", "{ " + write, 1)
     for stop in (True, False):
         record = verdict(fast, mini1, code, stop=stop)
@@ -139,8 +141,9 @@ def test_a_job_s_limit_is_wall_clock_and_cpu_time_or_four_times_the_wall_clock_t
 
 def test_a_candidate_throwing_thread_death_under_junit3_is_wrong(fast, mini2):
     # JUnit 3 lets ThreadDeath through: the class ended early with no failure and the run was plausible
-    code = mini2.bug.buggy_method.replace("if (s == null) {",
-                                          "if (s.isEmpty()) { throw new ThreadDeath(); } if (s == null) {", 1)
+    code = mini2.bug.buggy_method.replace(
+        "if (s == null) {", "if (s.isEmpty()) { throw new ThreadDeath(); } if (s == null) {", 1
+    )
     for stop in (True, False):
         record = verdict(fast, mini2, code, ALWAYS_BROKEN, stop=stop)
         assert record.verdict is Verdict.WRONG, (stop, record)
@@ -239,8 +242,9 @@ def any_fast(request, fast, nl2fix_cache):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("which", ["mini", "example"])
-def test_hostile_candidates_end_in_verdicts_and_leave_host_and_workspace_intact(any_fast, mini1, example_ws, which,
-                                                                                 tmp_path):
+def test_hostile_candidates_end_in_verdicts_and_leave_host_and_workspace_intact(
+    any_fast, mini1, example_ws, which, tmp_path
+):
     fast = any_fast
     ws = mini1 if which == "mini" else example_ws
     marker = tmp_path / "marker.txt"
@@ -263,8 +267,13 @@ def test_hostile_candidates_end_in_verdicts_and_leave_host_and_workspace_intact(
     threading.Thread(target=accept, daemon=True).start()
     workspace_before = sorted(str(p) for p in ws.root.parent.rglob("*"))
     tag = str(random.randrange(10_000, 99_999))  # this test's sleepers, whatever else runs
-    subs = dict(MARKER=str(marker), OUTSIDE=str(tmp_path / "outside.txt"), WORKSPACE=str(ws.root.parent),
-                PORT=str(server.getsockname()[1]), SLEEP=tag)
+    subs = dict(
+        MARKER=str(marker),
+        OUTSIDE=str(tmp_path / "outside.txt"),
+        WORKSPACE=str(ws.root.parent),
+        PORT=str(server.getsockname()[1]),
+        SLEEP=tag,
+    )
     either = {Verdict.WRONG, Verdict.TIMEOUT}  # on a loaded machine the limit may strike first
     # the fast engine runs a candidate before it reads its classes: what the sandbox holds is
     # tested either way, and a candidate that reaches for the process, files or sockets is then
@@ -312,9 +321,11 @@ def test_rebuild_engine_agrees_with_the_fast_engine(nl2fix_cache, fast, mini1, c
 def _threads_of_uid(uid: int | None, count: int) -> subprocess.Popen:
     """A process of ``uid`` (this user when None) holding ``count`` threads: the process limit
     (RLIMIT_NPROC) counts a uid's threads machine-wide."""
-    script = ("import threading, time\nstop = threading.Event()\n"
-              f"for _ in range({count}):\n    threading.Thread(target=stop.wait, daemon=True).start()\n"
-              "print('ready', flush=True)\ntime.sleep(60)\n")
+    script = (
+        "import threading, time\nstop = threading.Event()\n"
+        f"for _ in range({count}):\n    threading.Thread(target=stop.wait, daemon=True).start()\n"
+        "print('ready', flush=True)\ntime.sleep(60)\n"
+    )
     as_job_user = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"] if uid is not None else []
     holder = subprocess.Popen([*as_job_user, "/usr/bin/python3", "-c", script], stdout=subprocess.PIPE, cwd="/")
     assert holder.stdout.readline() == b"ready\n"
@@ -412,8 +423,9 @@ def test_without_the_sandbox_the_engines_still_judge(nl2fix_cache, mini1, caplog
             engine.close()
 
 
-def test_a_warm_jvm_that_does_not_start_is_started_again_before_any_error(nl2fix_cache, confined, minibench,
-                                                                         monkeypatch, caplog):
+def test_a_warm_jvm_that_does_not_start_is_started_again_before_any_error(
+    nl2fix_cache, confined, minibench, monkeypatch, caplog
+):
     engine = FastEngine(engine_options(nl2fix_cache))
     ws = engine.prepare(minibench.bugs["Mini-1"])
     waits: list[float] = []
@@ -437,7 +449,8 @@ def test_a_warm_jvm_that_does_not_start_is_started_again_before_any_error(nl2fix
 
 
 def test_a_loop_in_a_jvm_that_ran_other_candidates_stops_at_the_warm_limit_and_the_fresh_jvm_decides(
-        fast, mini1, monkeypatch):
+    fast, mini1, monkeypatch
+):
     monkeypatch.setattr(fast_engine, "WARM_TEST_LIMIT", 0.3)
     limits = []
     runner_job = fast_engine.jobs.runner_job

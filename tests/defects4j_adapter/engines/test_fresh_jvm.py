@@ -32,8 +32,14 @@ def test_a_fresh_pass_stands():
 
 
 def test_a_warm_pass_the_fresh_jvm_fails_is_wrong_with_the_reason_not_a_harness_fault():
-    fresh = Outcome(phase=Phase.TRIGGER, compiled=True, tests_run=1, failing_tests=[TRIGGER],
-                    messages={TRIGGER: "expected:<1> but was:<2>"}, harness_error="left over")
+    fresh = Outcome(
+        phase=Phase.TRIGGER,
+        compiled=True,
+        tests_run=1,
+        failing_tests=[TRIGGER],
+        messages={TRIGGER: "expected:<1> but was:<2>"},
+        harness_error="left over",
+    )
     outcome = confirmed(_passed(TRIGGER), fresh, warm_ran_all=False)
     assert verdict_of(outcome)[0] is Verdict.WRONG and outcome.failing_tests == [TRIGGER]
     assert FRESH_DECIDES in outcome.detail
@@ -87,8 +93,10 @@ def test_javac_over_its_limit_or_ending_twice_on_a_file_is_uncompilable():
 
 
 def test_javac_out_of_stack_is_the_file_s_fault_and_other_crashes_are_not():
-    log = ("An exception has occurred in the compiler (11.0.24). Please file a bug ...\n"
-           "java.lang.StackOverflowError\n\tat jdk.compiler/com.sun.tools.javac.comp.Attr.attribTree(Attr.java:655)\n")
+    log = (
+        "An exception has occurred in the compiler (11.0.24). Please file a bug ...\n"
+        "java.lang.StackOverflowError\n\tat jdk.compiler/com.sun.tools.javac.comp.Attr.attribTree(Attr.java:655)\n"
+    )
     assert "java.lang.StackOverflowError" in (javac_failure(log) or "")
     assert javac_failure(log.replace("StackOverflowError", "NullPointerException")) is None
     assert javac_failure("error: cannot find symbol java.lang.StackOverflowError") is None

@@ -58,7 +58,8 @@ FILES = {
     "src/main/java/org/probe/Base.java": "package org.probe;\npublic class Base {\n    Base(int n) {\n    }\n}\n",
     "src/main/java/org/probe/Shape.java": SHAPE,
     "src/main/java/org/probe/Shapes.java": (
-        "package org.probe;\npublic class Shapes {\n    public static final Shape TRIANGLE = new Shape(3);\n}\n"),
+        "package org.probe;\npublic class Shapes {\n    public static final Shape TRIANGLE = new Shape(3);\n}\n"
+    ),
     "src/test/java/org/probe/ShapeTest.java": """\
 package org.probe;
 import static org.junit.Assert.assertEquals;
@@ -89,7 +90,8 @@ public class ConstantsTest {
 }
 """,
     "src/main/java/org/probe/Settings.java": (
-        "package org.probe;\npublic class Settings {\n    public static int scale = 1;\n}\n"),
+        "package org.probe;\npublic class Settings {\n    public static int scale = 1;\n}\n"
+    ),
     "src/test/java/org/probe/OrderTest.java": """\
 package org.probe;
 import static org.junit.Assert.assertEquals;
@@ -111,16 +113,26 @@ def _method(name: str) -> str:
     lines = SHAPE.splitlines()
     start = next(i for i, line in enumerate(lines) if f" {name}(" in line and line.strip().startswith("public"))
     end = next(i for i in range(start, len(lines)) if lines[i] == "    }")
-    return "\n".join(lines[start:end + 1]).strip()
+    return "\n".join(lines[start : end + 1]).strip()
 
 
 def _shape_bug(method: str, relevant=RELEVANT) -> Bug:
     lines = SHAPE.splitlines()
     text = _method(method)
     start = next(i for i, line in enumerate(lines) if line.strip() == text.splitlines()[0].strip()) + 1
-    return Bug(project="Probekit", number=len(method), path="src/main/java/org/probe/Shape.java", start_line=start,
-               end_line=start + len(text.splitlines()) - 1, buggy_method=text, fixed_method=text, title="t",
-               trigger_tests=("org.probe.ShapeTest::name",), relevant_tests=relevant, benchmark="user")
+    return Bug(
+        project="Probekit",
+        number=len(method),
+        path="src/main/java/org/probe/Shape.java",
+        start_line=start,
+        end_line=start + len(text.splitlines()) - 1,
+        buggy_method=text,
+        fixed_method=text,
+        title="t",
+        trigger_tests=("org.probe.ShapeTest::name",),
+        relevant_tests=relevant,
+        benchmark="user",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -149,33 +161,43 @@ def test_the_recording_names_the_tests_that_execute_the_method(engine, probekit,
     # which must keep its alignment
     ws, rec = _recorded(engine, probekit, nl2fix_cache, "name", RELEVANT[:2])
     assert rec.whole, rec.why_not_whole
-    assert rec.hits == {"org.probe.ShapeTest": ["org.probe.ShapeTest::name"],
-                        "org.probe.CachedTest": ["org.probe.CachedTest::fills"]}
+    assert rec.hits == {
+        "org.probe.ShapeTest": ["org.probe.ShapeTest::name"],
+        "org.probe.CachedTest": ["org.probe.CachedTest::fills"],
+    }
     assert rec.executing() == ["org.probe.ShapeTest::name", "org.probe.CachedTest::fills"]
     plan = narrowing.plan_for(rec, ws)
     # ShapeTest holds no static state: its other tests go; CachedTest shares `last`: it runs whole
     assert plan is not None and plan.relevant == ("org.probe.CachedTest",) and plan.only == {}
-    assert plan.left_out == {"org.probe.ShapeTest::perimeter", "org.probe.ShapeTest::negative",
-                             "org.probe.ShapeTest::nothing"}
+    assert plan.left_out == {
+        "org.probe.ShapeTest::perimeter",
+        "org.probe.ShapeTest::negative",
+        "org.probe.ShapeTest::nothing",
+    }
     # a candidate is judged on the narrowed tests, and need not name the ones left out
     fixed = record_of(engine.run(ws, ws.bug.fixed_method), bug_id=ws.bug.id, hash="h", engine="fast")
     assert fixed.verdict is Verdict.PLAUSIBLE and fixed.tests_run == 3, fixed
 
 
 def test_a_constructor_records_before_its_super_call_and_a_static_initialiser_keeps_every_test(
-        engine, probekit, nl2fix_cache):
+    engine, probekit, nl2fix_cache
+):
     ws, rec = _recorded(engine, probekit, nl2fix_cache, "Shape", RELEVANT[:1])
     assert rec.whole, rec.why_not_whole
     # negative() throws while super(...)'s argument is evaluated: the probe went first
-    assert set(rec.hits["org.probe.ShapeTest"]) == {"org.probe.ShapeTest::name", "org.probe.ShapeTest::perimeter",
-                                                    "org.probe.ShapeTest::negative"}
+    assert set(rec.hits["org.probe.ShapeTest"]) == {
+        "org.probe.ShapeTest::name",
+        "org.probe.ShapeTest::perimeter",
+        "org.probe.ShapeTest::negative",
+    }
     _, with_constants = _recorded(engine, probekit, nl2fix_cache, "Shape", RELEVANT)
     assert not with_constants.whole and "static initialiser" in with_constants.why_not_whole
     assert narrowing.plan_for(with_constants, ws) is None
 
 
 def test_a_test_that_passes_only_after_tests_left_out_keeps_the_recording_from_narrowing(
-        engine, probekit, nl2fix_cache):
+    engine, probekit, nl2fix_cache
+):
     # OrderTest::b_reads calls the method and reads a project class's static field, which a_sets (no
     # call) set before it: narrowed to b_reads it fails, as Cli-8's BugsTest::test13666 does
     ws, rec = _recorded(engine, probekit, nl2fix_cache, "perimeter", ("org.probe.ShapeTest", "org.probe.OrderTest"))
@@ -190,24 +212,32 @@ def test_a_recording_is_cached_under_its_key(engine, probekit, nl2fix_cache):
     ws, rec = _recorded(engine, probekit, nl2fix_cache, "perimeter", RELEVANT[:1])
     assert narrowing.load(nl2fix_cache, ws, rec.key) == rec
     other = replace(ws, relevant_tests=RELEVANT[:2])
-    assert narrowing.recording_key(other) != rec.key and narrowing.load(nl2fix_cache, other,
-                                                                       narrowing.recording_key(other)) is None
+    assert (
+        narrowing.recording_key(other) != rec.key
+        and narrowing.load(nl2fix_cache, other, narrowing.recording_key(other)) is None
+    )
 
 
 def _report(**kw) -> RunnerReport:
-    report = RunnerReport(end="complete", probes=1, recorded={
-        "RAN": [("C", "C::a"), ("C", "C::b"), ("D", "D::a"), ("E", "E::a")], "HIT": [("C", "C::a")]})
+    report = RunnerReport(
+        end="complete",
+        probes=1,
+        recorded={"RAN": [("C", "C::a"), ("C", "C::b"), ("D", "D::a"), ("E", "E::a")], "HIT": [("C", "C::a")]},
+    )
     for key, value in kw.items():
         setattr(report, key, value)
     return report
 
 
-@pytest.mark.parametrize("change, why", [
-    (dict(end="stopped"), "did not complete"),
-    (dict(probes=0), "no method"),
-    (dict(probes_refused=1), "could not go into"),
-    (dict(corrupt=["x"]), "corrupt"),
-])
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        (dict(end="stopped"), "did not complete"),
+        (dict(probes=0), "no method"),
+        (dict(probes_refused=1), "could not go into"),
+        (dict(corrupt=["x"]), "corrupt"),
+    ],
+)
 def test_a_recording_that_is_not_whole_narrows_nothing(change, why):
     rec = narrowing.from_report(_report(**change), "k")
     assert not rec.whole and why in rec.why_not_whole
@@ -230,9 +260,17 @@ def _fake_ws():
     from defects4j_adapter.contract import Workspace
 
     bug = replace(_shape_bug("name"), trigger_tests=("C::t",))
-    return Workspace(bug=bug, root=Path("/nonexistent"), src_dir=Path("/s"), test_dir=Path("/t"),
-                     classes_dir=Path("/c"), test_classes_dir=Path("/tc"), classpath=(), trigger_tests=("C::t",),
-                     relevant_tests=("C",))
+    return Workspace(
+        bug=bug,
+        root=Path("/nonexistent"),
+        src_dir=Path("/s"),
+        test_dir=Path("/t"),
+        classes_dir=Path("/c"),
+        test_classes_dir=Path("/tc"),
+        classpath=(),
+        trigger_tests=("C::t",),
+        relevant_tests=("C",),
+    )
 
 
 @pytest.mark.parametrize("bug_id", ["Textkit-1", "Rangekit-1"])
@@ -244,15 +282,21 @@ def test_narrowed_verdicts_are_the_unnarrowed_ones(bug_id, nl2fix_cache, confine
         fast = FastEngine(engine_options(nl2fix_cache, test_timeout=10.0, candidate_timeout=60.0))
         try:
             ws = fast.prepare(bug)
-            fixed = record_of(fast.run(ws, bug.fixed_method, stop_at_first_failure=False), bug_id=bug.id, hash="f",
-                              engine="fast", keep_passed=True)
+            fixed = record_of(
+                fast.run(ws, bug.fixed_method, stop_at_first_failure=False),
+                bug_id=bug.id,
+                hash="f",
+                engine="fast",
+                keep_passed=True,
+            )
             known, required = failing_on_fix(fixed, bug.trigger_tests), passing_on_fix(fixed)
             fast.run(ws, bug.buggy_method, known_failures=known, stop_at_first_failure=False)
             runs = []
             for code in _candidates(bug):
                 outcome = fast.run(ws, code, known_failures=known)
-                record = record_of(outcome, bug_id=bug.id, hash="c", engine="fast", fails_on_fix=known,
-                                   passes_on_fix=required)
+                record = record_of(
+                    outcome, bug_id=bug.id, hash="c", engine="fast", fails_on_fix=known, passes_on_fix=required
+                )
                 runs.append((record.verdict, tuple(record.failing_tests[:1]), outcome.tests_run))
             verdicts[switch] = runs
         finally:
@@ -270,4 +314,3 @@ def _candidates(bug: Bug) -> list[str]:
     for method in (bug.fixed_method, bug.buggy_method):
         out += [method.replace(a, b, 1) for a, b in edits if a in method]
     return list(dict.fromkeys(out))
-

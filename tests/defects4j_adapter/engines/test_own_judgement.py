@@ -25,10 +25,17 @@ THREW = f"threw org.junit.runners.model.MultipleFailureException {NO_FAILURES}"
 
 def test_what_junit_reported_as_no_failure_fails_a_candidate_defects4j_passed():
     passed = Outcome(phase=Phase.DONE, compiled=True, tests_run=3)
-    judged = Outcome(phase=Phase.DONE, compiled=True, tests_run=3,
-                     failing_tests=[TRIGGER, "org.x.ParserTest::testLocale", "org.x.OtherTest::testMore"],
-                     messages={TRIGGER: THREW, "org.x.ParserTest::testLocale": "java.lang.AssertionError: locale",
-                               "org.x.OtherTest::testMore": f"{SKIPPED}: assumption failed"})
+    judged = Outcome(
+        phase=Phase.DONE,
+        compiled=True,
+        tests_run=3,
+        failing_tests=[TRIGGER, "org.x.ParserTest::testLocale", "org.x.OtherTest::testMore"],
+        messages={
+            TRIGGER: THREW,
+            "org.x.ParserTest::testLocale": "java.lang.AssertionError: locale",
+            "org.x.OtherTest::testMore": f"{SKIPPED}: assumption failed",
+        },
+    )
     folded = own_judgement.fold(passed, judged)
     # the environment's differences (testLocale) stay Defects4J's to judge
     assert folded.failing_tests == [TRIGGER, "org.x.OtherTest::testMore"]
@@ -92,8 +99,21 @@ def test_junit_s_reporting_is_hooked_on_every_junit_4_in_use(d4j, nl2fix_cache, 
         built = run_command([str(java.javac), "-cp", str(jar), "-d", str(out), str(test)], timeout=120)
         assert built.ok, built.stderr
         cp = ":".join(map(str, [hook, jar, runner.JUNIT_JARS[1], out]))
-        ran = run_command([str(java.java), "-Xverify:all", "--module-path", str(runner_dir), "--add-modules",
-                           runner.MODULE, "-cp", cp, "org.junit.runner.JUnitCore", "T"], timeout=120)
+        ran = run_command(
+            [
+                str(java.java),
+                "-Xverify:all",
+                "--module-path",
+                str(runner_dir),
+                "--add-modules",
+                runner.MODULE,
+                "-cp",
+                cp,
+                "org.junit.runner.JUnitCore",
+                "T",
+            ],
+            timeout=120,
+        )
         assert "Failures: 1" in ran.stdout and "Error" not in ran.stderr, (jar, ran.stdout, ran.stderr)
 
 

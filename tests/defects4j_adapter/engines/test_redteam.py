@@ -82,14 +82,23 @@ def rebuild(nl2fix_cache, box):
 
 def _verdict(engine, ws, code, required=frozenset()):
     outcome = engine.run(ws, code, stop_at_first_failure=True)
-    return record_of(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required,
-                     keep_passed=True)
+    return record_of(
+        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
+    )
 
 
 def test_the_corpus_is_there():
-    assert {"fd_out_forged_then_halt", "unsafe_crash", "steal_next_key", "define_test_class",
-            "assumption_skip", "reflect_into_runner", "unicode_close_class", "unicode_comment_newline",
-            "unicode_comment_return"} <= set(ATTACKS)
+    assert {
+        "fd_out_forged_then_halt",
+        "unsafe_crash",
+        "steal_next_key",
+        "define_test_class",
+        "assumption_skip",
+        "reflect_into_runner",
+        "unicode_close_class",
+        "unicode_comment_newline",
+        "unicode_comment_return",
+    } <= set(ATTACKS)
 
 
 def test_no_attack_passes_and_the_next_candidate_is_judged_on_its_own(fast, minibench):
@@ -104,8 +113,9 @@ def test_no_attack_passes_and_the_next_candidate_is_judged_on_its_own(fast, mini
         seen[name] = record.verdict
         assert record.verdict in NOT_A_PASS, (name, record)
         assert record.verdict in EXPECTED[name], (name, record)
-        assert REFUSED.get(name, "") in record.detail and (record.verdict is not Verdict.REJECTED
-                                                         or record.failing_tests == []), (name, record)
+        assert REFUSED.get(name, "") in record.detail and (
+            record.verdict is not Verdict.REJECTED or record.failing_tests == []
+        ), (name, record)
         # judged without the fixed version's list, so the report channel alone must hold
         after = _verdict(fast, ws, ws.bug.buggy_method)
         assert after.verdict is Verdict.WRONG and after.failing_tests == [ws.trigger_tests[0]], (name, after)
@@ -113,8 +123,10 @@ def test_no_attack_passes_and_the_next_candidate_is_judged_on_its_own(fast, mini
     print(seen)
 
 
-@pytest.mark.parametrize("name", ["fd_out_forged_then_halt", "exit_zero_without_guard", "unsafe_crash",
-                                  "fake_result_files", "reflect_into_runner"])
+@pytest.mark.parametrize(
+    "name",
+    ["fd_out_forged_then_halt", "exit_zero_without_guard", "unsafe_crash", "fake_result_files", "reflect_into_runner"],
+)
 def test_the_rebuild_engine_holds_too(rebuild, minibench, name):
     # a JVM per candidate: nothing carries over, but its report is read the same way
     ws = rebuild.prepare(minibench.bugs["Mini-1"])
@@ -152,8 +164,21 @@ def test_the_issue_s_reproduction_through_the_command_line(invoke_cli, nl2fix_ca
     patches = tmp_path / "patches.json"
     patches.write_text(json.dumps({"Textkit-1": replay.entry("forge", [*forgeries, bug.fixed_method])}))
     run = tmp_path / "run"
-    sampled = invoke_cli("sample", "--dataset", "example", "--bug", "Textkit-1", "--backend", "replay",
-                         "--replay-file", patches, "-n", "3", "--run", run)
+    sampled = invoke_cli(
+        "sample",
+        "--dataset",
+        "example",
+        "--bug",
+        "Textkit-1",
+        "--backend",
+        "replay",
+        "--replay-file",
+        patches,
+        "-n",
+        "3",
+        "--run",
+        run,
+    )
     assert sampled.exit_code == 0, sampled.output
     for engine in ("fast", "rebuild"):
         validated = invoke_cli("validate", "--run", run, "--engine", engine, "--sandbox", box.name)
@@ -206,8 +231,10 @@ HOLDOUT = REDTEAM / "holdout"
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
 def test_the_hold_out_corpus_gets_no_pass(kind, nl2fix_cache, box, minibench, beans):
     # attacks written after the walls, never used to tune them (fixtures/redteam/holdout/)
-    for corpus, bug, projects in ((HOLDOUT / "plain", minibench.bugs["Mini-1"], None),
-                                  (HOLDOUT / "reflective", beans, REDTEAM / "bench" / "projects")):
+    for corpus, bug, projects in (
+        (HOLDOUT / "plain", minibench.bugs["Mini-1"], None),
+        (HOLDOUT / "reflective", beans, REDTEAM / "bench" / "projects"),
+    ):
         engine = _engine(kind, nl2fix_cache, box, **({"projects_dir": projects} if projects else {}))
         ws = engine.prepare(bug)
         required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))

@@ -45,19 +45,28 @@ public class CSVParserTest {
 """
 
 pytestmark = [
-    pytest.mark.defects4j, pytest.mark.sandbox, pytest.mark.slow,
-    pytest.mark.skipif(d4j_cli.locate() is None, reason="Defects4J is not installed (no `defects4j` on PATH "
-                       "or under $D4J_HOME)"),
+    pytest.mark.defects4j,
+    pytest.mark.sandbox,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        d4j_cli.locate() is None, reason="Defects4J is not installed (no `defects4j` on PATH or under $D4J_HOME)"
+    ),
 ]
 
 
-CSV4 = Bug(project="Csv", number=4, path="src/main/java/org/apache/commons/csv/CSVParser.java", start_line=287,
-           end_line=289, title="CSVParser: getHeaderMap throws NPE",
-           buggy_method="public Map<String, Integer> getHeaderMap() {\n"
-                        "        return new LinkedHashMap<String, Integer>(this.headerMap);\n    }",
-           fixed_method="public Map<String, Integer> getHeaderMap() {\n        return this.headerMap == null ? null"
-                        " : new LinkedHashMap<String, Integer>(this.headerMap);\n    }",
-           trigger_tests=("org.apache.commons.csv.CSVParserTest::testNoHeaderMap",))
+CSV4 = Bug(
+    project="Csv",
+    number=4,
+    path="src/main/java/org/apache/commons/csv/CSVParser.java",
+    start_line=287,
+    end_line=289,
+    title="CSVParser: getHeaderMap throws NPE",
+    buggy_method="public Map<String, Integer> getHeaderMap() {\n"
+    "        return new LinkedHashMap<String, Integer>(this.headerMap);\n    }",
+    fixed_method="public Map<String, Integer> getHeaderMap() {\n        return this.headerMap == null ? null"
+    " : new LinkedHashMap<String, Integer>(this.headerMap);\n    }",
+    trigger_tests=("org.apache.commons.csv.CSVParserTest::testNoHeaderMap",),
+)
 """Defects4J-NL2Fix's Csv-4 (the dataset's record, as much of it as validation reads)."""
 
 
@@ -67,8 +76,9 @@ def csv4(confined):
 
 
 def _engine(cache: Path) -> Defects4JEngine:
-    return Defects4JEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=cache,
-                                         settings=EngineSettings(workers=1)))
+    return Defects4JEngine(
+        EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=cache, settings=EngineSettings(workers=1))
+    )
 
 
 @pytest.fixture(scope="module")
@@ -109,8 +119,11 @@ def lenient(judged, tmp_path_factory) -> str:
         source = tmp / "org/apache/commons/csv/CSVParserTest.java"
         source.parent.mkdir(parents=True, exist_ok=True)
         source.write_text(LENIENT % ("x" * pad), encoding="utf-8")
-        subprocess.run(["javac", "--release", "8", "-cp", str(junit), "-d", str(tmp / "out"), str(source)],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["javac", "--release", "8", "-cp", str(junit), "-d", str(tmp / "out"), str(source)],
+            check=True,
+            capture_output=True,
+        )
         size = (tmp / "out/org/apache/commons/csv/CSVParserTest.class").stat().st_size
         pad += want - size
     data = (tmp / "out/org/apache/commons/csv/CSVParserTest.class").read_bytes()

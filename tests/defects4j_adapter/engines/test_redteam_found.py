@@ -20,21 +20,44 @@ from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
-NO_PASS = [("found", "dropped_failures"), ("found2", "defined_helper"), ("found2", "defined_by_loader"),
-           ("found2", "impl_lookup"), ("found2", "impl_lookup_target"), ("found3", "new_loader"),
-           ("found4", "spoofed_source")]
+NO_PASS = [
+    ("found", "dropped_failures"),
+    ("found2", "defined_helper"),
+    ("found2", "defined_by_loader"),
+    ("found2", "impl_lookup"),
+    ("found2", "impl_lookup_target"),
+    ("found3", "new_loader"),
+    ("found4", "spoofed_source"),
+]
 """Attacks that bought the buggy method a ``plausible``."""
-FIX_KEPT = [("found", "hidden_field"), ("found2", "defined_poison"), ("found2", "impl_poison"),
-            ("found3", "new_loader_poison"), ("found4", "spoofed_source_poison"),
-            ("found3", "new_loader_control"), ("found4", "spoofed_source_control")]
+FIX_KEPT = [
+    ("found", "hidden_field"),
+    ("found2", "defined_poison"),
+    ("found2", "impl_poison"),
+    ("found3", "new_loader_poison"),
+    ("found4", "spoofed_source_poison"),
+    ("found3", "new_loader_control"),
+    ("found4", "spoofed_source_control"),
+]
 """Attacks that made the fix judged next ``wrong`` (and the controls: the same bodies doing nothing)."""
-KEYS = [("found", "stack_key"), ("found2", "defined_key"), ("found2", "impl_key"), ("found3", "new_loader_key"),
-        ("found4", "spoofed_source_key")]
+KEYS = [
+    ("found", "stack_key"),
+    ("found2", "defined_key"),
+    ("found2", "impl_key"),
+    ("found3", "new_loader_key"),
+    ("found4", "spoofed_source_key"),
+]
 """Attacks that read the job's key off the runner thread's stack and printed it."""
-AFTER_ANOTHER = [("found", "dropped_failures", "fast"), ("found", "dropped_failures", "rebuild"),
-                 ("found2", "impl_lookup", "fast"), ("found2", "impl_lookup", "rebuild"),
-                 ("found2", "impl_lookup_target", "fast"), ("found2", "defined_helper", "fast"),
-                 ("found3", "new_loader", "fast"), ("found4", "spoofed_source", "fast")]
+AFTER_ANOTHER = [
+    ("found", "dropped_failures", "fast"),
+    ("found", "dropped_failures", "rebuild"),
+    ("found2", "impl_lookup", "fast"),
+    ("found2", "impl_lookup", "rebuild"),
+    ("found2", "impl_lookup_target", "fast"),
+    ("found2", "defined_helper", "fast"),
+    ("found3", "new_loader", "fast"),
+    ("found4", "spoofed_source", "fast"),
+]
 """Attacks judged after a wrong candidate (a pass is then confirmed in a fresh JVM) or by the rebuild engine."""
 
 
@@ -48,8 +71,9 @@ def beans():
 
 
 def _made(kind, cache):
-    return (FastEngine if kind == "fast" else RebuildEngine)(engine_options(
-        cache, sandbox=make_sandbox("bwrap"), projects_dir=REDTEAM / "bench" / "projects"))
+    return (FastEngine if kind == "fast" else RebuildEngine)(
+        engine_options(cache, sandbox=make_sandbox("bwrap"), projects_dir=REDTEAM / "bench" / "projects")
+    )
 
 
 @pytest.fixture
@@ -62,8 +86,9 @@ def engine(nl2fix_cache, confined):
 def _verdict(engine, ws, code, required=frozenset()):
     outcome = engine.run(ws, code, stop_at_first_failure=True)
     print("messages:", str(outcome.messages)[:1500])
-    return record_of(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required,
-                     keep_passed=True)
+    return record_of(
+        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
+    )
 
 
 def _attack_then_fix(engine, beans, folder, name):

@@ -56,8 +56,9 @@ def _engine(kind, cache, box):
 
 def _verdict(engine, ws, code, required=frozenset()):
     outcome = engine.run(ws, code, stop_at_first_failure=True)
-    return record_of(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required,
-                     keep_passed=True)
+    return record_of(
+        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
+    )
 
 
 def _outside_nl2fix(tmp_path, bug, method: str) -> str:
@@ -70,15 +71,19 @@ def _outside_nl2fix(tmp_path, bug, method: str) -> str:
     text = strings.read_text(encoding="utf-8")
     assert bug.fixed_method in text
     strings.write_text(text.replace(bug.fixed_method, method), encoding="utf-8")
-    (src / "Check.java").write_text('package org.textkit; public class Check { public static void main(String[] a) '
-                                    '{ System.out.println(Strings.indexOfDifference("abc", "abd")); } }',
-                                    encoding="utf-8")
+    (src / "Check.java").write_text(
+        "package org.textkit; public class Check { public static void main(String[] a) "
+        '{ System.out.println(Strings.indexOfDifference("abc", "abd")); } }',
+        encoding="utf-8",
+    )
     out = tmp_path / "classes"
     # Accents.java is Latin-1 (the project's own encoding); the others are ASCII
-    subprocess.run(["javac", "-encoding", "ISO-8859-1", "-d", str(out), *map(str, sorted(src.glob("*.java")))],
-                   check=True)
-    return subprocess.run(["java", "-cp", str(out), "org.textkit.Check"], check=True, capture_output=True,
-                          text=True).stdout.strip()
+    subprocess.run(
+        ["javac", "-encoding", "ISO-8859-1", "-d", str(out), *map(str, sorted(src.glob("*.java")))], check=True
+    )
+    return subprocess.run(
+        ["java", "-cp", str(out), "org.textkit.Check"], check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def test_outside_nl2fix_the_jvm_properties_payload_is_the_bug(tmp_path, textkit):
@@ -114,12 +119,33 @@ def _what_a_job_sees(tmp_path, engine, ws, box, cache) -> tuple[str, str]:
     assert ws.bug.buggy_method in source
     payload = red_team_attack("what_it_sees", ws.bug, UNDER_NL2FIX)
     target.write_text(source.replace(ws.bug.buggy_method, payload), encoding="utf-8")
-    subprocess.run(["javac", "-nowarn", "--release", "8", "-encoding", "ISO-8859-1", "-d", str(moved.classes_dir),
-                    "-cp", str(moved.classes_dir), str(target)], check=True)
-    judged = runner_outcome(moved, sandbox=box, cache_dir=cache, known=frozenset(), test_timeout=20.0,
-                            seconds=120.0, memory_mb=engine.options.memory_mb)
+    subprocess.run(
+        [
+            "javac",
+            "-nowarn",
+            "--release",
+            "8",
+            "-encoding",
+            "ISO-8859-1",
+            "-d",
+            str(moved.classes_dir),
+            "-cp",
+            str(moved.classes_dir),
+            str(target),
+        ],
+        check=True,
+    )
+    judged = runner_outcome(
+        moved,
+        sandbox=box,
+        cache_dir=cache,
+        known=frozenset(),
+        test_timeout=20.0,
+        seconds=120.0,
+        memory_mb=engine.options.memory_mb,
+    )
     told = next(m for m in judged.messages.values() if "properties:" in m)
-    properties, _, command_line = told[told.index("properties:") + len("properties:"):].partition("; command line:")
+    properties, _, command_line = told[told.index("properties:") + len("properties:") :].partition("; command line:")
     return properties.strip(), command_line.strip()
 
 
@@ -134,9 +160,12 @@ def test_nothing_a_job_reads_of_its_jvm_names_nl2fix(tmp_path, nl2fix_cache, box
         engine.close()
 
 
-@pytest.mark.xfail(strict=True, reason="round 5: /proc/self/cmdline (world-readable) shows the runner's folder and "
-                   "main class to code no check saw; a candidate's own read of /proc is refused (Guard#checkRead, "
-                   "test_a_method_right_only_under_nl2fix_is_not_plausible[proc_cmdline]); an @argfile is not built")
+@pytest.mark.xfail(
+    strict=True,
+    reason="round 5: /proc/self/cmdline (world-readable) shows the runner's folder and "
+    "main class to code no check saw; a candidate's own read of /proc is refused (Guard#checkRead, "
+    "test_a_method_right_only_under_nl2fix_is_not_plausible[proc_cmdline]); an @argfile is not built",
+)
 def test_the_jvm_s_command_line_names_nothing_of_nl2fix(tmp_path, nl2fix_cache, box, textkit):
     engine = _engine("fast", nl2fix_cache, box)
     try:
@@ -217,11 +246,16 @@ def test_no_file_is_written_through_the_logging_configuration(nl2fix_cache, box,
 @pytest.mark.skipif(d4j_cli.locate() is None, reason="Defects4J is not installed")
 def test_a_method_right_only_under_a_test_harness_is_not_plausible_under_defects4j(confined, tmp_path):
     from tests.defects4j_adapter.engines.test_redteam_defects4j import CSV4
+
     engine = Defects4JEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path, workers=1))
     ws = engine.prepare(CSV4)
     # Csv-4's buggy method is wrong under this engine (test_redteam_defects4j.py); with the payload:
-    record = record_of(engine.run(ws, red_team_attack("under_any_test", CSV4, UNDER_NL2FIX)), bug_id=CSV4.id, hash="h",
-                   engine=engine.name.value)
+    record = record_of(
+        engine.run(ws, red_team_attack("under_any_test", CSV4, UNDER_NL2FIX)),
+        bug_id=CSV4.id,
+        hash="h",
+        engine=engine.name.value,
+    )
     print("defects4j bwrap under_any_test:", record.verdict.value, record.detail[:300])
     assert record.verdict is not Verdict.PLAUSIBLE, record
 
@@ -230,8 +264,9 @@ def test_the_logging_configuration_a_job_read_does_not_reach_the_next_job(nl2fix
     engine = _engine("fast", nl2fix_cache, box)
     try:
         ws = engine.prepare(textkit)
-        door, left = (red_team_attack(name, ws.bug, FOUND5 / "write_door")
-                      for name in ("log_configuration", "handlers_left"))
+        door, left = (
+            red_team_attack(name, ws.bug, FOUND5 / "write_door") for name in ("log_configuration", "handlers_left")
+        )
         before = engine.run(ws, left, stop_at_first_failure=True).messages
         engine.run(ws, door, stop_at_first_failure=True)
         after = engine.run(ws, left, stop_at_first_failure=True).messages
@@ -243,7 +278,7 @@ def test_the_logging_configuration_a_job_read_does_not_reach_the_next_job(nl2fix
 
 
 def _root_logger(messages) -> str:
-    found = [m[m.index("root level:"):] for m in messages.values() if "root level:" in m]
+    found = [m[m.index("root level:") :] for m in messages.values() if "root level:" in m]
     assert found, messages
     return found[0]
 
@@ -254,8 +289,9 @@ def test_the_root_loggers_handlers_and_level_a_job_set_are_not_seen_by_the_next_
     engine = _engine("fast", nl2fix_cache, box)
     try:
         ws = engine.prepare(textkit)
-        added, left = (red_team_attack(name, ws.bug, FOUND5 / "write_door")
-                       for name in ("handlers_added", "handlers_left"))
+        added, left = (
+            red_team_attack(name, ws.bug, FOUND5 / "write_door") for name in ("handlers_added", "handlers_left")
+        )
         before = _root_logger(engine.run(ws, left, stop_at_first_failure=True).messages)
         assert _verdict(engine, ws, added).verdict is Verdict.WRONG  # it ran: the buggy method
         after = _root_logger(engine.run(ws, left, stop_at_first_failure=True).messages)

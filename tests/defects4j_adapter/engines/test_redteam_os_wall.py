@@ -53,8 +53,9 @@ def _engine(kind: str, cache, box):
 
 def _verdict(engine, ws, code, required=frozenset()):
     outcome = engine.run(ws, code, stop_at_first_failure=True)
-    return record_of(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required,
-                     keep_passed=True)
+    return record_of(
+        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
+    )
 
 
 def test_the_corpus_is_there():

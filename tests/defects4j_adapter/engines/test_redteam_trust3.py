@@ -29,16 +29,18 @@ def beans():
 
 @pytest.fixture
 def engine(nl2fix_cache, confined):
-    made = FastEngine(engine_options(nl2fix_cache, sandbox=make_sandbox("bwrap"),
-                                     projects_dir=REDTEAM / "bench" / "projects"))
+    made = FastEngine(
+        engine_options(nl2fix_cache, sandbox=make_sandbox("bwrap"), projects_dir=REDTEAM / "bench" / "projects")
+    )
     yield made
     made.close()
 
 
 def _verdict(engine, ws, code, required=frozenset()):
     outcome = engine.run(ws, code, stop_at_first_failure=True)
-    return outcome, record_of(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required,
-                          keep_passed=True)
+    return outcome, record_of(
+        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
+    )
 
 
 @pytest.mark.parametrize("name", ["pool_work", "class_path_name", "library_unsafe"])
@@ -49,8 +51,9 @@ def test_nothing_obtained_and_the_fix_after_it_keeps_its_verdict(engine, beans, 
     loot = [m for m in outcome.messages.values() if "REDTEAM5" in m]
     _, fix = _verdict(engine, ws, ws.bug.fixed_method, required)
     print(name, "loot:", [m[:400] for m in loot[:1]])
-    print(name, "attack:", attack.verdict.value, "fix after it:", fix.verdict.value, fix.failing_tests,
-          fix.detail[:300])
+    print(
+        name, "attack:", attack.verdict.value, "fix after it:", fix.verdict.value, fix.failing_tests, fix.detail[:300]
+    )
     assert loot, outcome.messages  # the payload ran and reported
     assert not any("obtained" in m for m in loot), loot
     assert attack.verdict is Verdict.WRONG, attack

@@ -105,12 +105,13 @@ _OPENS = "public int twice(int x) {\n        "
 _SMUGGLES = "} } class Smuggled { } class Rest { int unused() {\n        return 0;\n    }"
 CLOSES_THE_CLASS = {
     "escaped braces": _OPENS + "return 2 * x;\n    \\u007d\n\\u007d\nclass Smuggled {\n}\n"
-                      "class Rest \\u007b\n    int unused() \\u007b\n        return 0;\n    }",
+    "class Rest \\u007b\n    int unused() \\u007b\n        return 0;\n    }",
     "line feed in a comment": _OPENS + "return 2 * x; // done \\u000a " + _SMUGGLES,
     "escaped carriage return in a comment": _OPENS + "return 2 * x; // done \\u000d " + _SMUGGLES,
     "carriage return in a comment": _OPENS + "return 2 * x; // done \r " + _SMUGGLES,
-    "escaped quotes in a text block": _OPENS + 'String s = """\n            \\""" /*\n            """; return 2 * x; '
-                                      + _SMUGGLES.replace("return 0;", "return 0; /* */"),
+    "escaped quotes in a text block": _OPENS
+    + 'String s = """\n            \\""" /*\n            """; return 2 * x; '
+    + _SMUGGLES.replace("return 0;", "return 0; /* */"),
 }
 
 
@@ -128,25 +129,35 @@ def test_javac_would_compile_each_of_those_attacks_spliced_as_raw_text(attack, t
     assert {"p/A.class", "p/Smuggled.class", "p/Rest.class"} <= set(class_files(tmp_path / "out"))
 
 
-@pytest.mark.parametrize("candidate, reason", [
-    ("public int twice(int x) {\n        return 2 * x; // see c:\\users\n    }", "illegal Unicode escape at line 2"),
-    ('public int twice(int x) {\n        String s = "\\u005c"";\n        return 2 * x;\n    }',
-     "a Unicode escape of a backslash"),
-])
+@pytest.mark.parametrize(
+    "candidate, reason",
+    [
+        (
+            "public int twice(int x) {\n        return 2 * x; // see c:\\users\n    }",
+            "illegal Unicode escape at line 2",
+        ),
+        (
+            'public int twice(int x) {\n        String s = "\\u005c"";\n        return 2 * x;\n    }',
+            "a Unicode escape of a backslash",
+        ),
+    ],
+)
 def test_a_candidate_whose_escapes_javac_refuses_or_reads_unlike_any_text_is_refused(candidate, reason):
     with pytest.raises(RefusedCandidate, match=reason):
         splice(SOURCE, TWICE, 7, 10, candidate)
 
 
 def test_escapes_in_literals_are_spliced_as_javac_reads_them():
-    candidate = 'public int twice(int x) {\n        String s = "caf\\u00e9\\ud83d\\ude00"; char c = \'\\u007b\';\n' \
-                "        return 2 * x;\n    }"
+    candidate = (
+        "public int twice(int x) {\n        String s = \"caf\\u00e9\\ud83d\\ude00\"; char c = '\\u007b';\n"
+        "        return 2 * x;\n    }"
+    )
     text = splice(SOURCE, TWICE, 7, 10, candidate).text
-    assert 'String s = "caf\u00e9\U0001f600"; char c = \'{\';' in text and "\\u" not in text
+    assert "String s = \"caf\u00e9\U0001f600\"; char c = '{';" in text and "\\u" not in text
 
 
 def test_braces_in_literals_and_comments_do_not_count():
-    assert brace_balance('void f() { String s = "{{"; char c = \'}\'; /* { */ // }\n }') == 0
+    assert brace_balance("void f() { String s = \"{{\"; char c = '}'; /* { */ // }\n }") == 0
     assert brace_balance('void f() { String t = """\n  {\n  """; }') == 0
 
 
@@ -235,8 +246,9 @@ def test_of_two_equally_alike_declarations_the_nearest_to_the_range_is_taken():
 
 
 def test_an_annotation_the_dataset_leaves_out_stays_in_the_file():
-    annotated = QUALIFIED.replace("    public static Number parse(String s)",
-                                  "    @Deprecated\n    public static Number parse(String s)")
+    annotated = QUALIFIED.replace(
+        "    public static Number parse(String s)", "    @Deprecated\n    public static Number parse(String s)"
+    )
     loc = locate(annotated, DATASET_PARSE, 6, 16)
     assert (loc.start_line, loc.end_line) == (6, 16)
     with_it = locate(annotated, "@Deprecated\n" + DATASET_PARSE, 6, 16)

@@ -85,8 +85,12 @@ def test_a_signature_change_is_rebuilt_at_the_project_s_level(fast, legacy, nl2f
     _, wrong = verdict(fast, ws, narrower.replace(">= 0", "< 0"))
     assert wrong.verdict is Verdict.WRONG
     rebuild = RebuildEngine(engine_options(nl2fix_cache, projects_dir=LEGACY / "projects"))
-    assert record_of(rebuild.run(ws, bug.fixed_method, stop_at_first_failure=False), bug_id=bug.id, hash="f",
-                     engine="rebuild").verdict is Verdict.PLAUSIBLE
+    assert (
+        record_of(
+            rebuild.run(ws, bug.fixed_method, stop_at_first_failure=False), bug_id=bug.id, hash="f", engine="rebuild"
+        ).verdict
+        is Verdict.PLAUSIBLE
+    )
 
 
 def _test_jdks() -> list:
@@ -101,8 +105,7 @@ def _test_jdks() -> list:
 
 
 @pytest.mark.parametrize("jdk", _test_jdks())
-def test_deep_reflection_into_java_util_passes_as_on_defects4j_s_java(jdk, legacy, nl2fix_cache, confined,
-                                                                      monkeypatch):
+def test_deep_reflection_into_java_util_passes_as_on_defects4j_s_java(jdk, legacy, nl2fix_cache, confined, monkeypatch):
     if jdk is None:
         pytest.skip("no such JDK installed here (scripts/setup.sh installs JDK 11 and 17)")
     monkeypatch.setenv(reference_java.TEST_JAVA_HOME_ENV, str(jdk.home))
@@ -145,14 +148,22 @@ def _junit_without_class_path(tmp: Path) -> Path:
 
 def test_the_project_s_own_hamcrest_is_not_shadowed_by_the_runner_s(fast, legacy, tmp_path, nl2fix_cache):
     # Csv's tests were compiled against Hamcrest 1.3; Debian's Hamcrest 2.2 lacks methods they call
-    hamcrest = _compile_jar(tmp_path, "hamcrest-core-1.3", {"org/hamcrest/core/AllOf.java": (
-        "package org.hamcrest.core;\npublic class AllOf { public static String origin() { return \"project\"; } }\n")})
+    hamcrest = _compile_jar(
+        tmp_path,
+        "hamcrest-core-1.3",
+        {
+            "org/hamcrest/core/AllOf.java": (
+                'package org.hamcrest.core;\npublic class AllOf { public static String origin() { return "project"; } }\n'  # noqa: E501
+            )
+        },
+    )
     user = tmp_path / "project"
     shutil.copytree(fast.prepare(legacy.bugs["Legacy-1"]).root, user)
     (user / "src/test/java/org/legacy/HamcrestTest.java").write_text(
         "package org.legacy;\nimport static org.junit.Assert.assertEquals;\nimport org.junit.Test;\n"
         "public class HamcrestTest {\n    @Test\n    public void testProjectHamcrest() {\n"
-        "        assertEquals(\"project\", org.hamcrest.core.AllOf.origin());\n    }\n}\n")
+        '        assertEquals("project", org.hamcrest.core.AllOf.origin());\n    }\n}\n'
+    )
     bug = dataclasses.replace(legacy.bugs["Legacy-1"], relevant_tests=("org.legacy.HamcrestTest",))
     layout = ProjectLayout(user, classpath=(_junit_without_class_path(tmp_path), hamcrest))
     ws = prepare_project(bug, layout, nl2fix_cache)
@@ -181,15 +192,25 @@ def test_the_run_records_and_reports_which_java_ran_the_tests(legacy, tmp_path, 
 
 # --- The real thing (needs Defects4J and the dataset) -------------------------------------------
 
-needs_defects4j = pytest.mark.skipif(d4j_cli.locate() is None, reason="Defects4J is not installed (no `defects4j` "
-                                     "on PATH or under $D4J_HOME); build docker/Dockerfile to run these")
+needs_defects4j = pytest.mark.skipif(
+    d4j_cli.locate() is None,
+    reason="Defects4J is not installed (no `defects4j` "
+    "on PATH or under $D4J_HOME); build docker/Dockerfile to run these",
+)
 
 
 @pytest.fixture(scope="module")
 def real(shared_data, tmp_path_factory, confined):
     dataset = load_dataset(shared_data / "nl2fix_dataset.json")
-    engine = FastEngine(engine_options(tmp_path_factory.mktemp("d4j-cache"), test_timeout=60.0,
-                                       candidate_timeout=600.0, memory_mb=1024, projects_dir=None))
+    engine = FastEngine(
+        engine_options(
+            tmp_path_factory.mktemp("d4j-cache"),
+            test_timeout=60.0,
+            candidate_timeout=600.0,
+            memory_mb=1024,
+            projects_dir=None,
+        )
+    )
     yield dataset, engine
     engine.close()
 

@@ -62,13 +62,21 @@ def _runner_output(box, argv: list[str]) -> str:
 
 
 def _serve(box) -> list[str]:
-    return runner.jvm_command(runner.runner_classes(), memory_mb=128, tmp_dir="/tmp", mode=["serve"],
-                              java=box.test_java(), one_job=True, confined=box.confined)
+    return runner.jvm_command(
+        runner.runner_classes(),
+        memory_mb=128,
+        tmp_dir="/tmp",
+        mode=["serve"],
+        java=box.test_java(),
+        one_job=True,
+        confined=box.confined,
+    )
 
 
 def _without_agent(argv: list[str], *, keep_required: bool = False) -> list[str]:
-    return [a for a in argv
-            if not a.startswith("-agentpath:") and (keep_required or os_wall.REQUIRED_PROPERTY not in a)]
+    return [
+        a for a in argv if not a.startswith("-agentpath:") and (keep_required or os_wall.REQUIRED_PROPERTY not in a)
+    ]
 
 
 @pytest.mark.slow
@@ -116,8 +124,11 @@ VENV = Path("/home/nl2fix-user/venv")
 
 def _as_user(argv: list[str], cwd: Path, timeout: float) -> ExecResult:
     env = {"HOME": f"/home/{USER}", "PATH": f"{VENV}/bin:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
-    return run_command(["runuser", "-u", USER, "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv],
-                       cwd=cwd, timeout=timeout)
+    return run_command(
+        ["runuser", "-u", USER, "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()), *argv],
+        cwd=cwd,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -131,8 +142,9 @@ def ordinary_user():
         pytest.skip(f"no {USER} account: run scripts/setup.sh as root")
     if not (VENV / "bin" / "python").is_file() or not (VENV / "nl2fix-requirements.installed").is_file():
         pytest.skip(f"no venv with nl2fix's dependencies at {VENV}: run scripts/setup.sh as root")
-    probe = _as_user(["bwrap", "--unshare-all", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"],
-                     Path("/"), 60)
+    probe = _as_user(
+        ["bwrap", "--unshare-all", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"], Path("/"), 60
+    )
     if probe.returncode != 0:
         pytest.skip(f"bubblewrap cannot make a user namespace for {USER} here: {probe.stderr.strip()[:300]}")
     return USER
@@ -149,19 +161,41 @@ def test_the_wall_holds_for_an_ordinary_user(ordinary_user):
     work = Path(tempfile.mkdtemp(prefix="nl2fix-unprivileged-", dir="/tmp"))
     try:
         tree = work / "nl2fix"
-        shutil.copytree(REPO, tree, ignore=shutil.ignore_patterns(
-            ".git", "__pycache__", "*.egg-info", "build", ".mypy_cache", ".ruff_cache", ".pytest_cache"))
+        shutil.copytree(
+            REPO,
+            tree,
+            ignore=shutil.ignore_patterns(
+                ".git", "__pycache__", "*.egg-info", "build", ".mypy_cache", ".ruff_cache", ".pytest_cache"
+            ),
+        )
         uid = pwd.getpwnam(ordinary_user).pw_uid
         for path in [work, *work.rglob("*")]:
             os.lchown(path, uid, uid)
-        installed = _as_user([str(VENV / "bin" / "pip"), "install", "-q", "--no-deps", "--no-build-isolation",
-                              str(tree)], work, 600)
+        installed = _as_user(
+            [str(VENV / "bin" / "pip"), "install", "-q", "--no-deps", "--no-build-isolation", str(tree)], work, 600
+        )
         assert installed.returncode == 0, installed.stderr[-2000:]
-        tests = ["tests/defects4j_adapter/jvm/test_os_wall.py",
-                 "tests/defects4j_adapter/engines/test_redteam_os_wall.py"]
-        ran = _as_user([str(VENV / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m",
-                        "sandbox and not docker and not unprivileged", "--basetemp", str(work / "pytest"), *tests],
-                       tree, 1200)
+        tests = [
+            "tests/defects4j_adapter/jvm/test_os_wall.py",
+            "tests/defects4j_adapter/engines/test_redteam_os_wall.py",
+        ]
+        ran = _as_user(
+            [
+                str(VENV / "bin" / "python"),
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-m",
+                "sandbox and not docker and not unprivileged",
+                "--basetemp",
+                str(work / "pytest"),
+                *tests,
+            ],
+            tree,
+            1200,
+        )
         print(ran.stdout[-3000:])
         assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-2000:]
         summary = ran.stdout.strip().splitlines()[-1]
@@ -233,8 +267,15 @@ def test_the_seccomp_filter_refuses_what_reaches_another_process_s_memory(nl2fix
         return dict(line.split(" ", 1) for line in done.stdout.splitlines())
 
     walled = calls(str(runner.runner_classes() / os_wall.LIBRARY))
-    assert walled == {"dumpable": "0", "process_vm_readv": "EPERM", "process_vm_writev": "EPERM", "ptrace": "EPERM",
-                      "prctl_dumpable": "EPERM", "personality": "EPERM", "kcmp": "EPERM",
-                      "personality_query": "ALLOWED"}, walled
+    assert walled == {
+        "dumpable": "0",
+        "process_vm_readv": "EPERM",
+        "process_vm_writev": "EPERM",
+        "ptrace": "EPERM",
+        "prctl_dumpable": "EPERM",
+        "personality": "EPERM",
+        "kcmp": "EPERM",
+        "personality_query": "ALLOWED",
+    }, walled
     bare = calls()
     assert bare["dumpable"] == "1" and bare["process_vm_readv"] == "ALLOWED" and bare["prctl_dumpable"] == "ALLOWED"

@@ -18,13 +18,17 @@ from nl2fix.core.processes import run_command
 
 # --- Defects4J's flavour ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, expected", [
-    ('openjdk version "11.0.24" 2024-07-16\nOpenJDK Runtime Environment', (11, "11.0.24")),
-    ('java version "1.8.0_412"', (8, "1.8.0_412")),
-    ('openjdk version "17" 2021-09-14', (17, "17")),
-    ('openjdk version "21-ea" 2023-09-19', (21, "21-ea")),
-    ("no java here", None),
-])
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('openjdk version "11.0.24" 2024-07-16\nOpenJDK Runtime Environment', (11, "11.0.24")),
+        ('java version "1.8.0_412"', (8, "1.8.0_412")),
+        ('openjdk version "17" 2021-09-14', (17, "17")),
+        ('openjdk version "21-ea" 2023-09-19', (21, "21-ea")),
+        ("no java here", None),
+    ],
+)
 def test_java_versions_are_read_from_java_version_output(text, expected):
     assert reference_java.parse_java_version(text) == expected
 
@@ -76,9 +80,13 @@ def test_the_test_java_is_defects4j_s_own_version_when_installed(tmp_path):
     runtime11 = _jdk(tmp_path, "jre11", 11, full=False)
     ref = Reference(11, "3.0.1")
     assert choose(ref, explicit=None, defects4j_java=runtime11, candidates=[jdk17, jdk11], on_path=jdk17) == (
-        jdk11, "an installed JDK 11")
-    assert (choose(ref, explicit=None, defects4j_java=jdk11, candidates=[], on_path=jdk17)[1]
-            == "the Java Defects4J runs on")
+        jdk11,
+        "an installed JDK 11",
+    )
+    assert (
+        choose(ref, explicit=None, defects4j_java=jdk11, candidates=[], on_path=jdk17)[1]
+        == "the Java Defects4J runs on"
+    )
     jdk, why = choose(ref, explicit=None, defects4j_java=runtime11, candidates=[jdk17], on_path=jdk17)
     assert jdk == jdk17 and "no full JDK 11" in why
     jdk, why = choose(Reference(8, "2.0.0"), explicit=None, defects4j_java=None, candidates=[jdk11], on_path=jdk17)
@@ -101,11 +109,17 @@ def test_no_usable_jdk_is_an_error_that_says_what_to_install(tmp_path):
         choose(Reference(11), explicit=None, defects4j_java=None, candidates=[jdk8], on_path=jdk8)
     assert "openjdk-11-jdk-headless" in err.value.hint
     with pytest.raises(Nl2FixError, match="without javac"):
-        choose(Reference(11), explicit=_jdk(tmp_path, "jre17", 17, full=False), defects4j_java=None,
-               candidates=[], on_path=None)
+        choose(
+            Reference(11),
+            explicit=_jdk(tmp_path, "jre17", 17, full=False),
+            defects4j_java=None,
+            candidates=[],
+            on_path=None,
+        )
     with pytest.raises(Nl2FixError, match="has no working bin/java"):
-        choose(Reference(11), explicit=Jdk(tmp_path / "nothing", 0, ""), defects4j_java=None, candidates=[],
-               on_path=None)
+        choose(
+            Reference(11), explicit=Jdk(tmp_path / "nothing", 0, ""), defects4j_java=None, candidates=[], on_path=None
+        )
 
 
 def _real_jdks(newer_than: int) -> list[Jdk]:
@@ -129,6 +143,7 @@ def test_a_strongly_encapsulating_jdk_gets_every_package_opened_as_java_11_did(t
 
 # --- Java levels --------------------------------------------------------------------------------
 
+
 def test_levels_declared_by_maven_and_ant_builds():
     assert java_level.declared_level({"pom.xml": "<maven.compiler.source>1.7</maven.compiler.source>"}) == 7
     assert java_level.declared_level({"pom.xml": "<plugin><configuration><source>1.5</source>"}) == 5
@@ -149,14 +164,23 @@ def test_class_file_level_is_what_the_build_produced(tmp_path):
     jdk = reference_java.current(tmp_path).jdk
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "A.java").write_text("class A {}\n")
-    done = run_command([str(jdk.javac), *java_level.javac_options(7, jdk.major), "-d", str(tmp_path / "out"),
-                        str(tmp_path / "src" / "A.java")], timeout=120)
+    done = run_command(
+        [
+            str(jdk.javac),
+            *java_level.javac_options(7, jdk.major),
+            "-d",
+            str(tmp_path / "out"),
+            str(tmp_path / "src" / "A.java"),
+        ],
+        timeout=120,
+    )
     assert done.ok, done.stderr
     assert java_level.class_file_level(tmp_path / "out") == 7
     assert java_level.class_file_level(tmp_path / "src") is None
 
 
 # --- the runner's JUnit ---------------------------------------------------------------------------
+
 
 def _jar(path: Path, entries: list[str], manifest: str = "") -> Path:
     with zipfile.ZipFile(path, "w") as jar:
@@ -168,8 +192,11 @@ def _jar(path: Path, entries: list[str], manifest: str = "") -> Path:
 
 
 def _junit(path: Path, version: str) -> Path:
-    return _jar(path, ["junit/framework/TestCase.class", "org/junit/runner/Description.class",
-                       "org/junit/runner/Request.class"], f"Manifest-Version: 1.0\nImplementation-Version: {version}\n")
+    return _jar(
+        path,
+        ["junit/framework/TestCase.class", "org/junit/runner/Description.class", "org/junit/runner/Request.class"],
+        f"Manifest-Version: 1.0\nImplementation-Version: {version}\n",
+    )
 
 
 def test_the_project_s_junit_and_hamcrest_come_first_in_its_own_order(tmp_path):
@@ -199,23 +226,24 @@ def test_the_runner_keeps_its_own_junit_when_the_project_s_cannot_serve_it(tmp_p
 
 # --- environment faults ---------------------------------------------------------------------------
 
+
 def test_linkage_errors_of_jdk_and_library_classes_are_environment_faults():
     project = lambda name: name.startswith("org.apache.commons.csv")  # noqa: E731
     messages = {
         "CSVLexerTest::testNextToken4": "java.lang.NoSuchMethodError: 'org.hamcrest.Matcher "
-                                        "org.hamcrest.core.AllOf.allOf(org.hamcrest.Matcher, org.hamcrest.Matcher)'",
+        "org.hamcrest.core.AllOf.allOf(org.hamcrest.Matcher, org.hamcrest.Matcher)'",
         "CSVLexerTest::testNextToken5": "java.lang.NoSuchMethodError: org.hamcrest.core.AllOf.allOf(Lorg/hamcrest/"
-                                        "Matcher;Lorg/hamcrest/Matcher;)Lorg/hamcrest/Matcher;",
+        "Matcher;Lorg/hamcrest/Matcher;)Lorg/hamcrest/Matcher;",
         "Pack200TestCase::testJar": "java.lang.NoClassDefFoundError: java/util/jar/Pack200",
         "LexerTest::testCR": "java.lang.LinkageError: loader constraint violation: loader java.net.URLClassLoader "
-                             "@5d624da6 wants to load interface org.hamcrest.Matcher. A different interface ...",
+        "@5d624da6 wants to load interface org.hamcrest.Matcher. A different interface ...",
         "ListAsObjectTest::testCollection": "java.lang.reflect.InaccessibleObjectException: Unable to make field "
-                                            "private java.util.Collection ... accessible",
+        "private java.util.Collection ... accessible",
         "CSVParserTest::testOwn": "java.lang.NoSuchMethodError: 'void org.apache.commons.csv.CSVParser.close(int)'",
         "CSVParserTest::testInit": "java.lang.NoClassDefFoundError: Could not initialize class org.h2.Driver",
         "CSVParserTest::testPlain": "java.lang.AssertionError: expected:<1> but was:<2>",
         "TestJdkTypes::testInetAddress": "java.net.UnknownHostException: google.com: Temporary failure in name "
-                                         "resolution",
+        "resolution",
     }
     found = linkage.faults(messages, project, "Java 17.0.15")
     assert found == [

@@ -74,10 +74,22 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
     classes, holder = root / "classes", root / "holder"
     jars = ":".join(map(str, runner.junit_jars()))
     runner_sources = [*map(str, runner._sources()), str(src / "FilterCheck.java")]
-    for argv in ([str(javac()), "--release", "11", "-nowarn", "--add-reads", f"{runner.MODULE}=ALL-UNNAMED",
-                  "-cp", jars, "-d", str(classes), *runner_sources],
-                 [str(javac()), "-source", "8", "-target", "8", "-nowarn", "-d", str(holder),
-                  str(root / "p" / "Holder.java")]):
+    for argv in (
+        [
+            str(javac()),
+            "--release",
+            "11",
+            "-nowarn",
+            "--add-reads",
+            f"{runner.MODULE}=ALL-UNNAMED",
+            "-cp",
+            jars,
+            "-d",
+            str(classes),
+            *runner_sources,
+        ],
+        [str(javac()), "-source", "8", "-target", "8", "-nowarn", "-d", str(holder), str(root / "p" / "Holder.java")],
+    ):
         done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
     return classes, holder
@@ -86,12 +98,29 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
 @pytest.mark.parametrize("java", [j for j in JDKS if j.is_file()], ids=lambda j: j.parent.parent.name)
 def test_a_foreign_filter_map_fails_the_canary_and_unsafe_members_are_hidden(built, java):
     classes, holder = built
-    argv = [str(java), "--module-path", str(classes), "--add-modules", runner.MODULE,
-            "--add-reads", f"{runner.MODULE}=ALL-UNNAMED",
-            "--add-opens", f"java.base/jdk.internal.reflect={runner.MODULE}",
-            "-cp", ":".join(map(str, runner.junit_jars())), "-m", f"{runner.MODULE}/nl2fix.runner.FilterCheck",
-            str(holder)]
+    argv = [
+        str(java),
+        "--module-path",
+        str(classes),
+        "--add-modules",
+        runner.MODULE,
+        "--add-reads",
+        f"{runner.MODULE}=ALL-UNNAMED",
+        "--add-opens",
+        f"java.base/jdk.internal.reflect={runner.MODULE}",
+        "-cp",
+        ":".join(map(str, runner.junit_jars())),
+        "-m",
+        f"{runner.MODULE}/nl2fix.runner.FilterCheck",
+        str(holder),
+    ]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-    assert done.stdout.splitlines() == ["remembered true", "intact true", "foreign map intact false",
-                                        "restored intact true", "visible PLAIN", "own true intact true",
-                                        "made own false"], done
+    assert done.stdout.splitlines() == [
+        "remembered true",
+        "intact true",
+        "foreign map intact false",
+        "restored intact true",
+        "visible PLAIN",
+        "own true intact true",
+        "made own false",
+    ], done

@@ -81,23 +81,27 @@ def test_escapes_round_trip():
     assert unescape("a\\tb\\nc\\\\n\\r") == "a\tb\nc\\n\r"
 
 
-PASSING = ("START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\n"
-           "TEST\tpass\tA::t\t1\t\nPHASE\trelevant\nEND\tcomplete\t0\n")
+PASSING = (
+    "START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\nTEST\tpass\tA::t\t1\t\nPHASE\trelevant\nEND\tcomplete\t0\n"
+)
 
 
 def test_only_lines_signed_with_this_job_s_key_count():
     assert outcome_of(runner(PASSING), KEY, "x").passed_tests == ["A::t"]
-    for text in (runner(PASSING, key=new_key()),            # another key
-                 runner(PASSING, job="c7"),                 # another job's report, replayed
-                 runner(PASSING).replace("\tpass\t", "\tPASS\t")):  # a line changed after signing
+    for text in (
+        runner(PASSING, key=new_key()),  # another key
+        runner(PASSING, job="c7"),  # another job's report, replayed
+        runner(PASSING).replace("\tpass\t", "\tPASS\t"),
+    ):  # a line changed after signing
         outcome = outcome_of(text, KEY, "x")
         assert not outcome.passed_tests and (outcome.harness_error or outcome.failing_tests), text
 
 
 def test_plain_report_lines_are_progress_only_and_counted_as_forged():
     # what code under test prints through FileDescriptor.out: a pass, the next phase, the end
-    forged = ("NL2FIX\tTEST\tpass\tA::t\t1\t\nNL2FIX\tPHASE\trelevant\n"
-              + "".join(f"NL2FIX\tEND\tc{i}\tcomplete\t0\n" for i in range(1, 50)))
+    forged = "NL2FIX\tTEST\tpass\tA::t\t1\t\nNL2FIX\tPHASE\trelevant\n" + "".join(
+        f"NL2FIX\tEND\tc{i}\tcomplete\t0\n" for i in range(1, 50)
+    )
     died = runner("START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\n") + forged
     outcome = outcome_of(died, KEY, "x")
     assert outcome.jvm_died and outcome.failing_tests == ["A::t"] and not outcome.passed_tests
@@ -134,12 +138,15 @@ def test_a_stopped_run_is_not_done():
 
 
 def test_a_test_over_the_per_test_limit_is_a_timeout():
-    text = runner("START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\n"
-                  "TEST\ttimeout\tA::t\t2000\ttest timed out after 2000 ms\nEND\tstopped\t1\n")
+    text = runner(
+        "START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\n"
+        "TEST\ttimeout\tA::t\t2000\ttest timed out after 2000 ms\nEND\tstopped\t1\n"
+    )
     job = read_job(text, KEY, "x")
     outcome = outcome_of(text, KEY, "x")
-    assert (job.signed.restart and outcome.timed_out and outcome.timed_out_tests == ["A::t"]
-            and not outcome.failing_tests)
+    assert (
+        job.signed.restart and outcome.timed_out and outcome.timed_out_tests == ["A::t"] and not outcome.failing_tests
+    )
     assert outcome.detail == "A::t: test timed out after 2000 ms"
 
 
@@ -174,8 +181,9 @@ def test_runner_errors_are_harness_errors():
 
 def test_a_complete_run_without_a_result_for_a_trigger_test_failed_it():
     # the candidate's code ran in between (a listener removed, say): its failure, not the harness's
-    script = ("START\nCOMPILE\tok\t\nPHASE\ttrigger\nPHASE\trelevant\n"
-              "BEGIN\tA::u\nTEST\tpass\tA::u\t1\t\nEND\tcomplete\t0\n")
+    script = (
+        "START\nCOMPILE\tok\t\nPHASE\ttrigger\nPHASE\trelevant\nBEGIN\tA::u\nTEST\tpass\tA::u\t1\t\nEND\tcomplete\t0\n"
+    )
     missing = outcome_of(runner(script), KEY, "x", triggers=("A::t",))
     assert missing.failing_tests == ["A::t"] and not missing.harness_error
     assert "no result" in missing.messages["A::t"]
@@ -187,8 +195,11 @@ def test_a_complete_run_without_a_result_for_a_trigger_test_failed_it():
 
 def test_what_the_candidate_did_to_the_report_is_its_failure():
     # words the reader does not know (the code under test rewrote the runner's strings), forged events
-    for line, said in (("TEST\tpasz\tA::t\t1\t", "unknown test status 'pasz'"), ("TSET\tpass\tA::t\t1\t",
-                       "unknown report line 'TSET'"), ("FORGED\t3", "fired 3 JUnit event(s) itself")):
+    for line, said in (
+        ("TEST\tpasz\tA::t\t1\t", "unknown test status 'pasz'"),
+        ("TSET\tpass\tA::t\t1\t", "unknown report line 'TSET'"),
+        ("FORGED\t3", "fired 3 JUnit event(s) itself"),
+    ):
         script = f"START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\n{line}\nTEST\tpass\tA::t\t1\t\nEND\tcomplete\t0\n"
         outcome = outcome_of(runner(script), KEY, "x", triggers=("A::t",))
         assert not outcome.harness_error and outcome.failing_tests == ["(the runner's report)"], line
@@ -197,8 +208,10 @@ def test_what_the_candidate_did_to_the_report_is_its_failure():
 
 def test_class_files_are_taken_only_with_the_signed_digest():
     real, fake = b"\xca\xfe\xba\xbe real", b"\xca\xfe\xba\xbe fake"
-    script = (f"START\nCOMPILE\tok\t\nCLASSFILE\torg.x.Text\t{hashlib.sha256(real).hexdigest()}\n"
-              "PHASE\ttrigger\nBEGIN\tA::t\nTEST\tpass\tA::t\t1\t\nEND\tcomplete\t0\n")
+    script = (
+        f"START\nCOMPILE\tok\t\nCLASSFILE\torg.x.Text\t{hashlib.sha256(real).hexdigest()}\n"
+        "PHASE\ttrigger\nBEGIN\tA::t\nTEST\tpass\tA::t\t1\t\nEND\tcomplete\t0\n"
+    )
     plain = [f"{PREFIX}CLASSBYTES\torg.x.Text\t{base64.b64encode(data).decode()}\n" for data in (fake, real)]
     job = read_job("".join(plain) + runner(script), KEY, "x")
     assert job.class_files == {"org.x.Text": real}
@@ -207,8 +220,10 @@ def test_class_files_are_taken_only_with_the_signed_digest():
 
 
 def test_a_test_that_began_and_never_finished_in_a_finished_run_fails():
-    text = runner("START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\nPHASE\trelevant\n"
-                  "BEGIN\tA::u\nTEST\tpass\tA::u\t1\t\nEND\tcomplete\t0\n")
+    text = runner(
+        "START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\nPHASE\trelevant\n"
+        "BEGIN\tA::u\nTEST\tpass\tA::u\t1\t\nEND\tcomplete\t0\n"
+    )
     outcome = outcome_of(text, KEY, "x")
     assert outcome.failing_tests == ["A::t"] and "never finished" in outcome.messages["A::t"]
 
@@ -222,9 +237,11 @@ def test_a_compile_failure_without_a_diagnostic_is_the_harness_s_error():
 def test_a_trigger_test_that_was_skipped_is_no_pass():
     # an assumption failure (the code under test may throw one without naming it) or an ignored
     # trigger fails the run; other skipped tests are held to the fixed version's passes (verdicts)
-    skipped = RUN.replace("TEST\tfail\torg.mini.CalcTest::testClampHigh\t13\tjava.lang.AssertionError: expected:<10> "
-                          "but was:<0>\\n\\tat org.junit.Assert.fail(Assert.java:89)\\n",
-                          "TEST\tskip\torg.mini.CalcTest::testClampHigh\t13\tassumption failed")
+    skipped = RUN.replace(
+        "TEST\tfail\torg.mini.CalcTest::testClampHigh\t13\tjava.lang.AssertionError: expected:<10> "
+        "but was:<0>\\n\\tat org.junit.Assert.fail(Assert.java:89)\\n",
+        "TEST\tskip\torg.mini.CalcTest::testClampHigh\t13\tassumption failed",
+    )
     outcome = outcome_of(runner(skipped), KEY, "x", triggers=["org.mini.CalcTest::testClampHigh"])
     assert "org.mini.CalcTest::testClampHigh" in outcome.failing_tests
     assert outcome.messages["org.mini.CalcTest::testClampHigh"] == f"{SKIPPED}: assumption failed"

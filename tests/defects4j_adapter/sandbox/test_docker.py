@@ -61,8 +61,11 @@ def test_the_image_is_tagged_by_content_and_kept_when_present(docker_box, invoke
 
 
 def test_the_container_runs_without_root_network_or_capabilities(docker_box):
-    result = docker_box.run(["sh", "-c", "id -u; grep CapEff /proc/self/status; ls /sys/class/net; touch /x"],
-                            Mounts(), Limits(wall_seconds=60))
+    result = docker_box.run(
+        ["sh", "-c", "id -u; grep CapEff /proc/self/status; ls /sys/class/net; touch /x"],
+        Mounts(),
+        Limits(wall_seconds=60),
+    )
     uid, caps, *rest = result.stdout.split("\n")
     assert int(uid) != 0 and caps.split()[1] == "0000000000000000"
     assert rest[0] == "lo"  # --network none: loopback only
@@ -70,8 +73,9 @@ def test_the_container_runs_without_root_network_or_capabilities(docker_box):
 
 
 def test_cpu_seconds_come_from_the_container_s_cgroup(docker_box):
-    result = docker_box.run(["sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"], Mounts(),
-                            Limits(wall_seconds=60))
+    result = docker_box.run(
+        ["sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"], Mounts(), Limits(wall_seconds=60)
+    )
     assert result.ok
     # the shell is no child of nl2fix: only the cgroup can have counted its seconds
     assert 0.2 < result.cpu_seconds <= result.wall_seconds * 1.5
@@ -79,12 +83,19 @@ def test_cpu_seconds_come_from_the_container_s_cgroup(docker_box):
 
 def test_a_sandbox_pickles_as_its_spec_and_is_remade_in_another_process(docker_box, tmp_path):
     blob = pickle.dumps(engine_options(tmp_path, sandbox=docker_box))
-    script = ("import pickle, sys\nfrom defects4j_adapter.sandbox.base import Limits, Mounts\n"
-              "options = pickle.load(sys.stdin.buffer)\n"
-              "r = options.sandbox.run(['sh', '-c', 'echo remote'], Mounts(), Limits(wall_seconds=60))\n"
-              "print(type(options.sandbox).__name__, options.sandbox.image, r.stdout.strip())\n")
-    proc = subprocess.run([sys.executable, "-c", script], input=blob, capture_output=True, timeout=120,
-                                        env={**os.environ, "PYTHONPATH": str(REPO)})
+    script = (
+        "import pickle, sys\nfrom defects4j_adapter.sandbox.base import Limits, Mounts\n"
+        "options = pickle.load(sys.stdin.buffer)\n"
+        "r = options.sandbox.run(['sh', '-c', 'echo remote'], Mounts(), Limits(wall_seconds=60))\n"
+        "print(type(options.sandbox).__name__, options.sandbox.image, r.stdout.strip())\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        input=blob,
+        capture_output=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     assert proc.stdout.decode().split() == ["DockerSandbox", docker_box.image, "remote"]
 
@@ -100,7 +111,8 @@ def test_a_warm_jvm_lives_in_one_container_which_a_timeout_replaces(docker_box, 
     assert len(running) == 2  # two containers served the three candidates: the JVM that compiles, the test JVM
     # a loop that swallows the runner's attempts to stop it leaves the JVM in doubt: it must go
     loop = ws.bug.fixed_method.replace(
-        "{", "{ if (System.nanoTime() != 0) { while (true) { try { while (true) { } } catch (Throwable t) { } } }", 1)
+        "{", "{ if (System.nanoTime() != 0) { while (true) { try { while (true) { } } catch (Throwable t) { } } }", 1
+    )
     outcome = engine.run(ws, loop)
     assert outcome.timed_out
     # the test JVM's container killed and removed, not left spinning; the compiling one, which ran none of it, stays
@@ -114,18 +126,30 @@ def test_a_warm_jvm_lives_in_one_container_which_a_timeout_replaces(docker_box, 
 def test_the_example_benchmark_gets_the_same_verdicts_under_bwrap_and_docker(confined, nl2fix_cache, tmp_path):
     dataset_json = EXAMPLE_BENCHMARK / "nl2fix_dataset.json"
     bugs = open_dataset("example").bugs.values()
-    candidates = {b.id: [b.fixed_method, b.buggy_method, b.fixed_method.rstrip()[:-1],
-                         b.fixed_method.replace("{", "{ if (true) throw new IllegalStateException(\"x\");", 1)]
-                  for b in bugs}
+    candidates = {
+        b.id: [
+            b.fixed_method,
+            b.buggy_method,
+            b.fixed_method.rstrip()[:-1],
+            b.fixed_method.replace("{", '{ if (true) throw new IllegalStateException("x");', 1),
+        ]
+        for b in bugs
+    }
     verdicts = {}
     for kind in ("bwrap", "docker"):
         make_run(tmp_path / kind, dataset_json, candidates).close()
-        summary = validate(tmp_path / kind, validation_options(sandbox=SandboxSpec.of(kind), test_timeout=10,
-                                                               candidate_timeout=60), progress=False)
+        summary = validate(
+            tmp_path / kind,
+            validation_options(sandbox=SandboxSpec.of(kind), test_timeout=10, candidate_timeout=60),
+            progress=False,
+        )
         assert summary.by_verdict, summary
         with RunStore(tmp_path / kind) as store:
-            verdicts[kind] = {(b.id, r.hash): (r.verdict, sorted(r.failing_tests))
-                              for b in bugs for r in store.validations(b.id, "fast")}
+            verdicts[kind] = {
+                (b.id, r.hash): (r.verdict, sorted(r.failing_tests))
+                for b in bugs
+                for r in store.validations(b.id, "fast")
+            }
     assert verdicts["bwrap"] == verdicts["docker"]
     assert len(verdicts["docker"]) == 6 * len(candidates)  # four candidates and two baselines per bug
     seen = Counter(v.value for (_, h), (v, _) in verdicts["docker"].items() if h not in ("fixed", "buggy"))
@@ -147,11 +171,15 @@ def test_a_cache_behind_a_private_folder_gets_the_same_verdicts_as_bubblewrap(co
         verdicts = {}
         for kind in ("bwrap", "docker"):
             make_run(private / kind, MINIBENCH_JSON, candidates).close()
-            validate(private / kind, validation_options(sandbox=SandboxSpec.of(kind), test_timeout=10,
-                                                        candidate_timeout=60), progress=False)
+            validate(
+                private / kind,
+                validation_options(sandbox=SandboxSpec.of(kind), test_timeout=10, candidate_timeout=60),
+                progress=False,
+            )
             with RunStore(private / kind) as store:
-                verdicts[kind] = {(b, r.hash): r.verdict.value for b in candidates
-                                  for r in store.validations(b, "fast")}
+                verdicts[kind] = {
+                    (b, r.hash): r.verdict.value for b in candidates for r in store.validations(b, "fast")
+                }
         assert verdicts["docker"] == verdicts["bwrap"]
         assert Counter(verdicts["docker"].values()) == {"plausible": 3, "wrong": 5}  # none is `error`
         assert stat.S_IMODE(private.stat().st_mode) == 0o700

@@ -58,8 +58,9 @@ def test_there_is_no_network(box):
     server.listen(1)
     server.settimeout(0.5)
     port = server.getsockname()[1]
-    result = box.run(["bash", "-c", f"echo hello > /dev/tcp/127.0.0.1/{port} && echo connected"],
-                       Mounts(), Limits(wall_seconds=20))
+    result = box.run(
+        ["bash", "-c", f"echo hello > /dev/tcp/127.0.0.1/{port} && echo connected"], Mounts(), Limits(wall_seconds=20)
+    )
     assert "connected" not in result.stdout and "refused" in result.stderr.lower()
     with pytest.raises(socket.timeout):
         server.accept()
@@ -67,8 +68,9 @@ def test_there_is_no_network(box):
 
 
 def test_the_process_limit_stops_a_fork_bomb(box):
-    result = sh(box, "i=0; while [ $i -lt 200 ]; do sleep 30 & i=$((i+1)); done; echo started",
-                processes=40, wall_seconds=10)
+    result = sh(
+        box, "i=0; while [ $i -lt 200 ]; do sleep 30 & i=$((i+1)); done; echo started", processes=40, wall_seconds=10
+    )
     assert "fork" in result.stderr.lower() or "resource" in result.stderr.lower()
     assert not result.timed_out or result.wall_seconds < 15
 
@@ -80,8 +82,12 @@ def test_the_file_size_limit_stops_a_runaway_write(box, tmp_path):
 
 
 def test_the_scratch_tmpfs_is_bounded(box):
-    result = sh(box, "for i in 1 2 3 4 5 6; do head -c 1000000 /dev/zero > /tmp/f$i || echo full; done",
-                file_size_mb=8, scratch_mb=3)
+    result = sh(
+        box,
+        "for i in 1 2 3 4 5 6; do head -c 1000000 /dev/zero > /tmp/f$i || echo full; done",
+        file_size_mb=8,
+        scratch_mb=3,
+    )
     assert "full" in result.stdout
 
 
@@ -94,8 +100,11 @@ def test_the_working_directory_links_to_the_project(box, tmp_path):
     project = tmp_path / "project"
     (project / "data").mkdir(parents=True)
     (project / "data" / "input.txt").write_text("hello\n")
-    result = sh(box, "cat data/input.txt; echo made > new.txt; cat new.txt; echo x > data/forbidden",
-                Mounts(read_only=(project,), links_from=project))
+    result = sh(
+        box,
+        "cat data/input.txt; echo made > new.txt; cat new.txt; echo x > data/forbidden",
+        Mounts(read_only=(project,), links_from=project),
+    )
     assert result.stdout.split() == ["hello", "made"]
     assert not (project / "new.txt").exists() and not (project / "data" / "forbidden").exists()
 
@@ -121,8 +130,7 @@ def test_a_sandbox_pickles_as_its_spec(box):
     assert sh(copy, "echo again").stdout == "again\n"
 
 
-def test_the_job_s_folders_are_its_temporary_folder_and_working_directory_each_a_file_system_of_its_own(
-        box, tmp_path):
+def test_the_job_s_folders_are_its_temporary_folder_and_working_directory_each_a_file_system_of_its_own(box, tmp_path):
     # a warm runner empties these after every job (Scratch.java) and checks what their file system
     # uses against the start: that needs each to be a private tmpfs, the job's whole quota
     mounts = Mounts(read_only=(tmp_path,), links_from=tmp_path)
@@ -153,8 +161,12 @@ def test_unconfined_needs_asking_and_says_so_loudly(caplog):
 @pytest.mark.sandbox
 def test_unconfined_still_applies_limits(tmp_path):
     box = UnconfinedSandbox()
-    result = sh(box, "head -c 3000000 /dev/zero > big; ls -l big",
-                Mounts(links_from=tmp_path, host_scratch=tmp_path / "s"), file_size_mb=1)
+    result = sh(
+        box,
+        "head -c 3000000 /dev/zero > big; ls -l big",
+        Mounts(links_from=tmp_path, host_scratch=tmp_path / "s"),
+        file_size_mb=1,
+    )
     assert "1048576" in result.stdout
 
 

@@ -65,8 +65,14 @@ def layout(tmp_path):
         folder.mkdir(parents=True)
     for path in (home, *home.rglob("*")):
         path.chmod(0o777)  # so that only the mount, not the job's uid (as root), keeps it read-only
-    env = {"PATH": f"{exe.parent}:/usr/bin:/bin", "D4J_HOME": str(home), "D4J_TEST_PRISTINE": str(pristine),
-           "D4J_TEST_OTHER": str(other), "OPENAI_API_KEY": "sk-not-for-candidates", "TZ": "UTC"}
+    env = {
+        "PATH": f"{exe.parent}:/usr/bin:/bin",
+        "D4J_HOME": str(home),
+        "D4J_TEST_PRISTINE": str(pristine),
+        "D4J_TEST_OTHER": str(other),
+        "OPENAI_API_KEY": "sk-not-for-candidates",
+        "TZ": "UTC",
+    }
     return Defects4J(exe, base_env=env), home, work
 
 
@@ -94,8 +100,10 @@ def test_a_defects4j_build_sees_its_copy_alone_writable_and_no_network(layout, c
 
 def test_the_bubblewrap_command_line_of_a_defects4j_job(layout):
     d4j, home, work = layout
-    runner = SandboxRunner(BwrapSandbox(Path(shutil.which("bwrap") or "/usr/bin/bwrap")),
-                           tuple(confined_defects4j.installation(d4j.executable, d4j.env)))
+    runner = SandboxRunner(
+        BwrapSandbox(Path(shutil.which("bwrap") or "/usr/bin/bwrap")),
+        tuple(confined_defects4j.installation(d4j.executable, d4j.env)),
+    )
     argv, _, _ = runner.sandbox.command(["defects4j", "compile"], runner.mounts(work, d4j.env), LIMITS)
     pairs = list(zip(argv, argv[1:], argv[2:]))
     assert ("--ro-bind", str(home), str(home)) in pairs and ("--bind", str(work), str(work)) in pairs
@@ -123,10 +131,23 @@ def test_docker_s_defects4j_builds_run_under_bubblewrap(layout, confined):
 
 
 def test_only_defects4j_s_own_variables_reach_a_job():
-    env = {"PATH": "/usr/bin", "JAVA_HOME": "/jdk", "D4J_HOME": "/d4j", "GIT_REPLACE_REF_BASE": "r/",
-           "OPENAI_API_KEY": "sk", "AWS_SECRET_ACCESS_KEY": "x", "HOME": "/root", "TZ": "UTC"}
+    env = {
+        "PATH": "/usr/bin",
+        "JAVA_HOME": "/jdk",
+        "D4J_HOME": "/d4j",
+        "GIT_REPLACE_REF_BASE": "r/",
+        "OPENAI_API_KEY": "sk",
+        "AWS_SECRET_ACCESS_KEY": "x",
+        "HOME": "/root",
+        "TZ": "UTC",
+    }
     assert confined_defects4j.job_environment(env) == {
-        "PATH": "/usr/bin", "JAVA_HOME": "/jdk", "D4J_HOME": "/d4j", "GIT_REPLACE_REF_BASE": "r/", "TZ": "UTC"}
+        "PATH": "/usr/bin",
+        "JAVA_HOME": "/jdk",
+        "D4J_HOME": "/d4j",
+        "GIT_REPLACE_REF_BASE": "r/",
+        "TZ": "UTC",
+    }
 
 
 def test_a_result_file_that_is_a_link_is_never_a_pass(layout):

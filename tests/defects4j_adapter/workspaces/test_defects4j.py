@@ -45,8 +45,16 @@ def recorded(name: str) -> str:
 
 
 def bug(**changes) -> Bug:
-    fields = dict(project="JxPath", number=20, path=JXPATH_FILE, start_line=3, end_line=5,
-                  buggy_method="int f() {\n  return 1;\n}", fixed_method="int f() {\n  return 2;\n}", title="t")
+    fields = dict(
+        project="JxPath",
+        number=20,
+        path=JXPATH_FILE,
+        start_line=3,
+        end_line=5,
+        buggy_method="int f() {\n  return 1;\n}",
+        fixed_method="int f() {\n  return 2;\n}",
+        title="t",
+    )
     fields.update(changes)
     return Bug(**fields)
 
@@ -59,7 +67,7 @@ def exports(root: Path) -> dict[str, str]:
         "tests.relevant": recorded("export_tests_relevant_jxpath20.stdout"),
         "cp.compile": f"{root}/target/classes\n",
         "cp.test": f"{root}/target/classes:{root}/target/test-classes:/d4j/framework/projects/lib/junit-4.11.jar"
-                   f":lib/xerces.jar:{root}/target/classes:${{test.classes.dir}}\n",
+        f":lib/xerces.jar:{root}/target/classes:${{test.classes.dir}}\n",
         "dir.src.classes": "src/java\n",
         "dir.src.tests": "src/test\n",
         "dir.bin.classes": "target/classes\n",
@@ -236,16 +244,16 @@ def test_judging_failing_tests():
 
 
 def test_judging_a_passing_run():
-    run = d4j_cli.read_test_run(exec_result(recorded("test_pass.stdout"), recorded("test_lang58.stderr")), "",
-                                recorded("all_tests_jxpath"))
+    run = d4j_cli.read_test_run(
+        exec_result(recorded("test_pass.stdout"), recorded("test_lang58.stderr")), "", recorded("all_tests_jxpath")
+    )
     result = judge_test_run(run)
     assert (result.failing, result.tests_run, result.harness_error, result.killed) == ([], 4, "", False)
 
 
 def test_judging_defects4j_watchdog_timeouts():
     text = recorded("failing_tests_timeout")
-    run = d4j_cli.read_test_run(
-        exec_result(f"Failing tests: 1\n  - {JXPATH_TRIGGER}\n"), text, "")
+    run = d4j_cli.read_test_run(exec_result(f"Failing tests: 1\n  - {JXPATH_TRIGGER}\n"), text, "")
     result = judge_test_run(run)
     assert result.timed_out == [JXPATH_TRIGGER]
     assert result.failing == [] and result.harness_error == ""
@@ -263,11 +271,15 @@ def test_zero_tests_or_no_evidence_is_never_a_pass():
 def test_judging_harness_failures_and_kills():
     broken = judge_test_run(d4j_cli.read_test_run(exec_result("", recorded("test_cannot_run.stderr"), 1), "", None))
     assert "cannot-run-tests" in broken.harness_error and "Test is running with empty fileset" in broken.harness_error
-    inconsistent = judge_test_run(d4j_cli.read_test_run(exec_result(recorded("test_lang58.stdout")),
-                                                        recorded("failing_tests_mixed"), recorded("all_tests_jxpath")))
+    inconsistent = judge_test_run(
+        d4j_cli.read_test_run(
+            exec_result(recorded("test_lang58.stdout")), recorded("failing_tests_mixed"), recorded("all_tests_jxpath")
+        )
+    )
     assert "reported 7 failing tests" in inconsistent.harness_error
-    unexplained = judge_test_run(d4j_cli.read_test_run(exec_result(recorded("test_pass.stdout"), "boom", 3), "",
-                                                       recorded("all_tests_jxpath")))
+    unexplained = judge_test_run(
+        d4j_cli.read_test_run(exec_result(recorded("test_pass.stdout"), "boom", 3), "", recorded("all_tests_jxpath"))
+    )
     assert "exit 3" in unexplained.harness_error and "boom" in unexplained.harness_error
     killed = judge_test_run(d4j_cli.read_test_run(exec_result(timed_out=True, returncode=-9), None, None))
     assert killed.killed and killed.harness_error == ""
@@ -284,16 +296,18 @@ def test_only_unexplained_harness_failures_are_tried_again():
     assert harness_hiccup(read_test(exec_result("", recorded("test_cannot_run.stderr"), 1), "", None)) == ""
     # an exit nothing explains, or a run that left no record: worth another try
     assert "exit 3" in harness_hiccup(read_compile(exec_result(stderr="Killed", returncode=3)))
-    assert "exit 3" in harness_hiccup(read_test(exec_result(recorded("test_pass.stdout"), "boom", 3), "",
-                                                recorded("all_tests_jxpath")))
+    assert "exit 3" in harness_hiccup(
+        read_test(exec_result(recorded("test_pass.stdout"), "boom", 3), "", recorded("all_tests_jxpath"))
+    )
     assert "summary" in harness_hiccup(read_test(exec_result("", recorded("test_lang58.stderr")), None, None))
 
 
 def failing_run(failing_text: str) -> d4j_cli.TestRun:
     from defects4j_adapter.d4j.parsers import parse_failing_tests
 
-    return d4j_cli.read_test_run(exec_result(listing(parse_failing_tests(failing_text))), failing_text,
-                                 recorded("all_tests_jxpath"))
+    return d4j_cli.read_test_run(
+        exec_result(listing(parse_failing_tests(failing_text))), failing_text, recorded("all_tests_jxpath")
+    )
 
 
 TRIGGER = Step(Phase.TRIGGER, ("test", "-w", "/w", "-t", "a.T::t"), "a.T::t")
@@ -301,13 +315,15 @@ TRIGGER = Step(Phase.TRIGGER, ("test", "-w", "/w", "-t", "a.T::t"), "a.T::t")
 
 def test_uncompilable_candidate_versus_broken_compiler():
     outcome = Outcome(phase=Phase.COMPILE, compiled=False)
-    assert not absorb_compile(outcome, d4j_cli.read_compile(
-        exec_result(stderr=recorded("compile_javac_error.stderr"), returncode=1)))
+    assert not absorb_compile(
+        outcome, d4j_cli.read_compile(exec_result(stderr=recorded("compile_javac_error.stderr"), returncode=1))
+    )
     assert "cannot find symbol" in outcome.compile_errors and outcome.harness_error == ""
     assert outcome.cpu_seconds == 9.5
     env = Outcome(phase=Phase.COMPILE, compiled=False)
-    assert not absorb_compile(env, d4j_cli.read_compile(
-        exec_result(stderr=recorded("compile_javac18_env.stderr"), returncode=1)))
+    assert not absorb_compile(
+        env, d4j_cli.read_compile(exec_result(stderr=recorded("compile_javac18_env.stderr"), returncode=1))
+    )
     assert "Class not found: javac1.8" in env.harness_error and env.compile_errors == ""
     ok = Outcome(phase=Phase.COMPILE, compiled=False)
     assert absorb_compile(ok, d4j_cli.read_compile(exec_result(stderr=recorded("compile_ok.stderr"))))
@@ -538,8 +554,9 @@ def dockerfile_instructions(text: str) -> list[tuple[str, str]]:
 def test_dockerfile_pins_defects4j_and_installs_nl2fix():
     steps = dockerfile_instructions((REPO / "docker" / "Dockerfile").read_text())
     words = [w for w, _ in steps]
-    assert words[0] == "FROM" and all(w in {"FROM", "ARG", "ENV", "RUN", "COPY", "USER", "WORKDIR", "VOLUME",
-                                            "ENTRYPOINT", "CMD"} for w in words)
+    assert words[0] == "FROM" and all(
+        w in {"FROM", "ARG", "ENV", "RUN", "COPY", "USER", "WORKDIR", "VOLUME", "ENTRYPOINT", "CMD"} for w in words
+    )
     args = dict(a.split("=", 1) for w, a in steps if w == "ARG")
     assert args["D4J_VERSION"] == "v2.0.1" and args["D4J_JAVA"] == "8"
     runs = " && ".join(a for w, a in steps if w == "RUN")
@@ -572,8 +589,11 @@ def test_precheckout_entry_point_usage(capsys):
 # --- The real thing (needs Defects4J) ----------------------------------------------------------
 
 
-needs_defects4j = pytest.mark.skipif(d4j_cli.locate() is None, reason="Defects4J is not installed (no `defects4j` "
-                                     "on PATH or under $D4J_HOME); build docker/Dockerfile to run these")
+needs_defects4j = pytest.mark.skipif(
+    d4j_cli.locate() is None,
+    reason="Defects4J is not installed (no `defects4j` "
+    "on PATH or under $D4J_HOME); build docker/Dockerfile to run these",
+)
 
 
 @pytest.fixture(scope="module")

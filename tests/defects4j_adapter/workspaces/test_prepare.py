@@ -33,20 +33,27 @@ def installation(root: Path, *, compile_fails: bool = False, export_fails: str =
     (root / "framework/projects").mkdir(parents=True)
     exports = "".join(
         f'<target name="export.{p}"><echo file="${{basedir}}/ran.log" append="true" message="export.{p} "/>'
-        + ('<fail message="no such property"/>' if p == export_fails else
-           f'<echo message="value of {p} in ${{basedir}}&#10;" file="${{file.export}}"/>')
-        + "</target>\n" for p in PROPS)
-    (root / "framework/projects/defects4j.build.xml").write_text(textwrap.dedent(f"""\
+        + (
+            '<fail message="no such property"/>'
+            if p == export_fails
+            else f'<echo message="value of {p} in ${{basedir}}&#10;" file="${{file.export}}"/>'
+        )
+        + "</target>\n"
+        for p in PROPS
+    )
+    (root / "framework/projects/defects4j.build.xml").write_text(
+        textwrap.dedent(f"""\
         <project name="Defects4J" basedir="${{basedir}}">
         {exports}
         <target name="compile"><echo file="${{basedir}}/ran.log" append="true" message="compile "/>
-          {'<fail message="javac: cannot find symbol"/>' if compile_fails else ''}</target>
+          {'<fail message="javac: cannot find symbol"/>' if compile_fails else ""}</target>
         <target name="compile.tests" depends="compile">
           <property environment="env"/>
           <echo file="${{basedir}}/ran.log" append="true" message="compile.tests ${{env.JAVA_TOOL_OPTIONS}}"/>
         </target>
         </project>
-        """))
+        """)
+    )
     (root / "major/bin").mkdir(parents=True)
     (root / "major/bin/ant").symlink_to(shutil.which("ant"))
     return root / "framework/bin/defects4j"
@@ -56,9 +63,12 @@ def installation(root: Path, *, compile_fails: bool = False, export_fails: str =
 def test_the_layout_is_the_installation_s_own_unless_the_environment_says_otherwise(tmp_path):
     exe = installation(tmp_path / "d4j")
     found = layout_of(exe, {})
-    assert found == Layout(home=tmp_path / "d4j", projects=tmp_path / "d4j/framework/projects",
-                           build_file=tmp_path / "d4j/framework/projects/defects4j.build.xml",
-                           ant=tmp_path / "d4j/major/bin/ant")
+    assert found == Layout(
+        home=tmp_path / "d4j",
+        projects=tmp_path / "d4j/framework/projects",
+        build_file=tmp_path / "d4j/framework/projects/defects4j.build.xml",
+        ant=tmp_path / "d4j/major/bin/ant",
+    )
     assert layout_of(exe, {"MAJOR_ROOT": str(tmp_path / "elsewhere")}) is None
     assert layout_of(tmp_path / "wrapper/bin/defects4j", {}) is None
 
@@ -76,8 +86,15 @@ def test_the_build_file_calls_each_export_target_with_its_own_output(tmp_path):
 def test_ant_runs_as_defects4j_runs_it(tmp_path):
     layout = Layout(Path("/d4j"), Path("/d4j/framework/projects"), Path("/d4j/b.xml"), Path("/d4j/major/bin/ant"))
     assert d4j_cli.ant_args(layout, Path("/t/x.xml"), Path("/w"), ("a", "b")) == (
-        "/d4j/major/bin/ant", "-f", "/t/x.xml", "-Dd4j.home=/d4j", "-Dd4j.dir.projects=/d4j/framework/projects",
-        "-Dbasedir=/w", "a", "b")
+        "/d4j/major/bin/ant",
+        "-f",
+        "/t/x.xml",
+        "-Dd4j.home=/d4j",
+        "-Dd4j.dir.projects=/d4j/framework/projects",
+        "-Dbasedir=/w",
+        "a",
+        "b",
+    )
     env = d4j_cli.ant_environment({"PATH": "/usr/bin", "JAVA_TOOL_OPTIONS": "-Xss4m"}, layout, Path("/w"))
     assert env["PATH"] == "/d4j/major/bin:/usr/bin"
     assert env["JAVA_TOOL_OPTIONS"] == f"-Xss4m {d4j_cli.QUICK_JVM_OPTIONS}"
@@ -94,8 +111,12 @@ def test_one_ant_run_exports_every_property_and_then_compiles(tmp_path):
     assert built.ok
     ran = (work / "ran.log").read_text().split()
     # as `defects4j compile` runs them: compile, then compile.tests (which runs compile again)
-    assert ran == [f"export.{p}" for p in PROPS] + ["compile", "compile", "compile.tests",
-                                                    *d4j_cli.QUICK_JVM_OPTIONS.split()]
+    assert ran == [f"export.{p}" for p in PROPS] + [
+        "compile",
+        "compile",
+        "compile.tests",
+        *d4j_cli.QUICK_JVM_OPTIONS.split(),
+    ]
 
 
 @needs_ant
@@ -118,25 +139,37 @@ def test_a_property_that_cannot_be_exported_is_named(tmp_path):
 def test_elsewhere_each_property_is_a_defects4j_export_and_the_compile_comes_last(tmp_path):
     exe = tmp_path / "bin" / "defects4j"
     exe.parent.mkdir()
-    exe.write_text(textwrap.dedent(f"""\
+    exe.write_text(
+        textwrap.dedent(f"""\
         #!/bin/sh
         echo "$1 $3" >> {tmp_path}/calls.log
         [ "$1" = export ] && printf 'exported %s\\n' "$3"
         exit 0
-        """))
+        """)
+    )
     exe.chmod(0o755)
     values, built = Defects4J(exe).export_and_compile(tmp_path, PROPS)
     assert values == {p: f"exported {p}\n" for p in PROPS} and built.ok
     assert (tmp_path / "calls.log").read_text().split("\n")[:-1] == [f"export {p}" for p in PROPS] + [
-        f"compile {tmp_path}"]
+        f"compile {tmp_path}"
+    ]
 
 
 # --- nl2fix prepare on the bundled benchmark -------------------------------------------------------
 
 
 def test_prepare_builds_the_example_bugs_and_checks_where_their_methods_are(invoke_cli, tmp_path):
-    result = invoke_cli("prepare", "--dataset", "example", "--bug", "Textkit-1", "--bug", "Rangekit-1",
-                        "--quiet", env={"NL2FIX_CACHE_DIR": str(tmp_path)})
+    result = invoke_cli(
+        "prepare",
+        "--dataset",
+        "example",
+        "--bug",
+        "Textkit-1",
+        "--bug",
+        "Rangekit-1",
+        "--quiet",
+        env={"NL2FIX_CACHE_DIR": str(tmp_path)},
+    )
     assert result.exit_code == 0, result.output
     assert sorted(result.stdout.split("\n")[:2]) == ["ok   Rangekit-1", "ok   Textkit-1"]
     assert "2 of 2 bugs prepared" in result.stdout

@@ -18,8 +18,9 @@ from nl2fix.store.records import RunConfig
 
 
 def _config(backend: str, **extra) -> RunConfig:
-    return RunConfig(dataset="example", backend=backend, model="local/model", strategy="zero-shot",
-                     temperature=0.2, n=3, **extra)
+    return RunConfig(
+        dataset="example", backend=backend, model="local/model", strategy="zero-shot", temperature=0.2, n=3, **extra
+    )
 
 
 def test_vllm_missing_is_a_clear_error(monkeypatch):
@@ -46,13 +47,18 @@ def test_replay_files_are_checked_and_keys_are_forgiving(tmp_path):
     path.write_text(json.dumps(good))
     backend = create(_config("replay", replay_file=str(path)))
     ds = open_dataset("example")
-    requests = [Request(ds.bugs[b], [], ModelStyle.CHAT, 3, 10, 0.0, (0, 1, 2))
-                for b in ("Textkit-1", "Rangekit-2", "Rangekit-3")]
+    requests = [
+        Request(ds.bugs[b], [], ModelStyle.CHAT, 3, 10, 0.0, (0, 1, 2))
+        for b in ("Textkit-1", "Rangekit-2", "Rangekit-3")
+    ]
     answers = [result for _, result in backend.generate(requests)]
     assert [[c.text for c in choices] for choices in answers[:2]] == [["a", "b"], ["c"]]
     assert isinstance(answers[2], Nl2FixError) and "Rangekit-3 is not in the patch file" in str(answers[2])
-    for bad, message in [([1, 2], "JSON object"), ({"Textkit_1": {"patches": [{"index": 0}]}}, "has no text"),
-                         ({"not a bug": {"patches": []}}, "not a bug")]:
+    for bad, message in [
+        ([1, 2], "JSON object"),
+        ({"Textkit_1": {"patches": [{"index": 0}]}}, "has no text"),
+        ({"not a bug": {"patches": []}}, "not a bug"),
+    ]:
         path.write_text(json.dumps(bad))
         with pytest.raises(Nl2FixError, match=message):
             replay.load(path)

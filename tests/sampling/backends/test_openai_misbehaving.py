@@ -40,9 +40,35 @@ def test_a_body_cut_short_past_the_retries_is_named(tmp_path, ds, openai_server_
 def _sample(server, run_dir: Path) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     return subprocess.Popen(
-        [*NL2FIX, "sample", "--dataset", "example", "--bug", "Textkit-1", "--bug", "Textkit-5", "--backend", "openai",
-         "--model", "test-model", "--base-url", server.url, "-n", "3", "--concurrency", "1", "--run", str(run_dir),
-         "--quiet"], cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            *NL2FIX,
+            "sample",
+            "--dataset",
+            "example",
+            "--bug",
+            "Textkit-1",
+            "--bug",
+            "Textkit-5",
+            "--backend",
+            "openai",
+            "--model",
+            "test-model",
+            "--base-url",
+            server.url,
+            "-n",
+            "3",
+            "--concurrency",
+            "1",
+            "--run",
+            str(run_dir),
+            "--quiet",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _wait_for_requests(server, count: int, process: subprocess.Popen) -> None:

@@ -48,16 +48,27 @@ pytestmark = [
 
 
 def _env(tmp: Path) -> dict:
-    return {**os.environ, "PYTHONPATH": str(REPO), "NL2FIX_CACHE_DIR": str(tmp / "cache"), "HF_HUB_OFFLINE": "1",
-            "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_ENABLE_V1_MULTIPROCESSING": "0", "TOKENIZERS_PARALLELISM": "false"}
+    return {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "NL2FIX_CACHE_DIR": str(tmp / "cache"),
+        "HF_HUB_OFFLINE": "1",
+        "VLLM_CPU_KVCACHE_SPACE": "1",
+        "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("tiny-llama")
-    subprocess.run([VLLM_PYTHON, str(REPO / "tests" / "helpers" / "tiny_llama.py"),
-                    str(folder), "--max-len", str(MAX_LEN)],
-                   check=True, capture_output=True, timeout=300, env=_env(folder))
+    subprocess.run(
+        [VLLM_PYTHON, str(REPO / "tests" / "helpers" / "tiny_llama.py"), str(folder), "--max-len", str(MAX_LEN)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+        env=_env(folder),
+    )
     return folder
 
 
@@ -77,8 +88,17 @@ def test_offline_vllm_fits_prompts_to_the_engine_and_an_overlong_one_fails_alone
     """Textkit-3's prompt is longer than the tiny model's 1024 tokens. Told a larger window, only its
     request fails (the engine's own count), with the reason, and Textkit-4's samples are stored;
     left to the engine's own window and tokenizer, its description is cut to fit and both succeed."""
-    told = nl2fix(tmp_path, *sample_args(tmp_path / "told", "Textkit-3", "Textkit-4"), "--backend", "vllm",
-                  "--model", tiny, *ENGINE, "--context-window", 100_000)
+    told = nl2fix(
+        tmp_path,
+        *sample_args(tmp_path / "told", "Textkit-3", "Textkit-4"),
+        "--backend",
+        "vllm",
+        "--model",
+        tiny,
+        *ENGINE,
+        "--context-window",
+        100_000,
+    )
     assert told.returncode == 1, told.stderr[-3000:]
     assert "Traceback" not in told.stderr
     assert "1 requests failed for 1 bugs (Textkit-3" in told.stdout
@@ -87,8 +107,15 @@ def test_offline_vllm_fits_prompts_to_the_engine_and_an_overlong_one_fails_alone
         assert store.samples("Textkit-3") == [] and len(store.samples("Textkit-4")) == 2
         assert store.config.engine_args == {"max_model_len": MAX_LEN, "dtype": "float32", "enforce_eager": True}
 
-    fitted = nl2fix(tmp_path, *sample_args(tmp_path / "fitted", "Textkit-3", "Textkit-4"), "--backend", "vllm",
-                    "--model", tiny, *ENGINE)
+    fitted = nl2fix(
+        tmp_path,
+        *sample_args(tmp_path / "fitted", "Textkit-3", "Textkit-4"),
+        "--backend",
+        "vllm",
+        "--model",
+        tiny,
+        *ENGINE,
+    )
     assert fitted.returncode == 0, fitted.stderr[-3000:]
     with RunStore(tmp_path / "fitted") as store:
         prompt = store.prompt("Textkit-3")
@@ -102,8 +129,15 @@ def test_offline_vllm_fits_prompts_to_the_engine_and_an_overlong_one_fails_alone
     assert sum(s.prompt_tokens for s in samples if s.bug_id == "Textkit-3") == prompt.prompt_tokens
 
     started = time.monotonic()
-    again = nl2fix(tmp_path, *sample_args(tmp_path / "fitted", "Textkit-3", "Textkit-4"), "--backend", "vllm",
-                   "--model", tiny, *ENGINE)
+    again = nl2fix(
+        tmp_path,
+        *sample_args(tmp_path / "fitted", "Textkit-3", "Textkit-4"),
+        "--backend",
+        "vllm",
+        "--model",
+        tiny,
+        *ENGINE,
+    )
     assert again.returncode == 0 and again.stdout.startswith("4 samples (0 new)")
     assert "Loading" not in again.stderr, "a finished run loaded the model"
     print(f"resuming a finished run: {time.monotonic() - started:.1f} s")
@@ -123,10 +157,27 @@ def served(tiny, tmp_path_factory):
     log = tmp_path_factory.mktemp("served") / "server.log"
     env = {**_env(tiny), "VLLM_ENABLE_V1_MULTIPROCESSING": "1"}
     with open(log, "w") as out:
-        server = subprocess.Popen([VLLM_PYTHON, "-m", "vllm.entrypoints.openai.api_server", "--model", str(tiny),
-                                   "--host", "127.0.0.1", "--port", str(port), "--max-model-len", str(MAX_LEN),
-                                   "--dtype", "float32", "--enforce-eager"],
-                                  stdout=out, stderr=subprocess.STDOUT, env=env)
+        server = subprocess.Popen(
+            [
+                VLLM_PYTHON,
+                "-m",
+                "vllm.entrypoints.openai.api_server",
+                "--model",
+                str(tiny),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--max-model-len",
+                str(MAX_LEN),
+                "--dtype",
+                "float32",
+                "--enforce-eager",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 420
     try:
@@ -153,15 +204,37 @@ def test_vllm_server_reports_its_context_length_and_rejects_an_overlong_prompt_a
     (card,) = models["data"]
     assert card["max_model_len"] == MAX_LEN and card["owned_by"] == "vllm" and card["root"] == str(tiny)
 
-    told = nl2fix(tmp_path, *sample_args(tmp_path / "told", "Textkit-3", "Textkit-4"), "--backend", "openai",
-                  "--base-url", url, "--model", tiny, "--context-window", 100_000, "--retries", 0)
+    told = nl2fix(
+        tmp_path,
+        *sample_args(tmp_path / "told", "Textkit-3", "Textkit-4"),
+        "--backend",
+        "openai",
+        "--base-url",
+        url,
+        "--model",
+        tiny,
+        "--context-window",
+        100_000,
+        "--retries",
+        0,
+    )
     assert told.returncode == 1, told.stderr[-3000:]
     assert f"Textkit-3: HTTP 400: This model's maximum context length is {MAX_LEN} tokens" in told.stdout
     with RunStore(tmp_path / "told") as store:
         assert store.samples("Textkit-3") == [] and len(store.samples("Textkit-4")) == 2
 
-    fitted = nl2fix(tmp_path, *sample_args(tmp_path / "fitted", "Textkit-3", "Textkit-4"), "--backend", "openai",
-                    "--base-url", url, "--model", tiny, "--retries", 0)
+    fitted = nl2fix(
+        tmp_path,
+        *sample_args(tmp_path / "fitted", "Textkit-3", "Textkit-4"),
+        "--backend",
+        "openai",
+        "--base-url",
+        url,
+        "--model",
+        tiny,
+        "--retries",
+        0,
+    )
     assert fitted.returncode == 0, fitted.stderr[-3000:]
     with RunStore(tmp_path / "fitted") as store:
         assert store.config.context_window is None and store.prompt("Textkit-3").truncated
@@ -177,8 +250,17 @@ def test_data_parallel_replicas_share_the_requests(tmp_path, tiny):
     has_ray = subprocess.run([VLLM_PYTHON, "-c", "import ray"], capture_output=True, timeout=120).returncode == 0
     if not has_ray:
         pytest.skip("Ray is not installed beside vLLM")
-    result = nl2fix(tmp_path, *sample_args(tmp_path / "run", "Textkit-4", "Rangekit-2", "Rangekit-3"),
-                    "--backend", "vllm", "--model", tiny, *ENGINE, "--data-parallel-size", 2)
+    result = nl2fix(
+        tmp_path,
+        *sample_args(tmp_path / "run", "Textkit-4", "Rangekit-2", "Rangekit-3"),
+        "--backend",
+        "vllm",
+        "--model",
+        tiny,
+        *ENGINE,
+        "--data-parallel-size",
+        2,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "Started a local Ray instance" in result.stderr
     with RunStore(tmp_path / "run") as store:

@@ -46,8 +46,19 @@ def candidates(run: Path) -> int:
 def sampled(tmp_path_factory, invoke_cli) -> Path:
     run = tmp_path_factory.mktemp("ray") / "sampled"
     picks = [arg for bug in BUGS for arg in ("--bug", bug)]
-    result = invoke_cli("sample", "--dataset", "example", *picks, "--backend", "mutation", "-n", str(SAMPLES),
-                        "--run", str(run), "--quiet")
+    result = invoke_cli(
+        "sample",
+        "--dataset",
+        "example",
+        *picks,
+        "--backend",
+        "mutation",
+        "-n",
+        str(SAMPLES),
+        "--run",
+        str(run),
+        "--quiet",
+    )
     assert result.exit_code == 0, result.output
     return run
 
@@ -72,9 +83,10 @@ def cluster(tmp_path_factory):
     base = tmp_path_factory.mktemp("ray-cluster")
     caches = [base / "cache-head", base / "cache-worker"]
     # nodes see nl2fix only through what the driver ships (PYTHONPATH removed), and each its own cache
-    with LocalRayCluster(nodes=2, cpus=1,
-                         env=lambda i: {"NL2FIX_CACHE_DIR": str(caches[i]), "PYTHONPATH": None}) as c, \
-            pytest.MonkeyPatch.context() as env:
+    with (
+        LocalRayCluster(nodes=2, cpus=1, env=lambda i: {"NL2FIX_CACHE_DIR": str(caches[i]), "PYTHONPATH": None}) as c,
+        pytest.MonkeyPatch.context() as env,
+    ):
         for name, value in c.auth_env.items():  # for the drivers
             env.setenv(name, value)
         c.caches = caches
@@ -90,8 +102,21 @@ def copy_run(sampled: Path, tmp_path: Path) -> Path:
 def driver(run: Path, address: str):
     """``nl2fix validate --executor ray`` as its own process, as a user runs it (and one that can be
     killed); the cluster's token reaches it in the environment."""
-    argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "validate", "--run", str(run),
-            "--executor", "ray", "--ray-address", address, "--workers", "1", "--quiet"]
+    argv = [
+        sys.executable,
+        "-c",
+        "from nl2fix.cli.main import main; main()",
+        "validate",
+        "--run",
+        str(run),
+        "--executor",
+        "ray",
+        "--ray-address",
+        address,
+        "--workers",
+        "1",
+        "--quiet",
+    ]
     return spawn(argv, env={**os.environ, "PYTHONPATH": str(REPO)})
 
 
@@ -179,10 +204,28 @@ def test_a_killed_driver_resumes(cluster, sampled, local_run, local_verdicts, tm
 
 def test_dataset_check_on_the_cluster(cluster, tmp_path):
     """The baselines alone (no candidates), and the environment they ran in read from the store."""
-    argv = [sys.executable, "-c", "from nl2fix.cli.main import main; main()", "dataset", "check",
-            "--dataset", "example",
-            "--bug", "Textkit-1", "--bug", "Textkit-4", "--executor", "ray", "--ray-address", cluster.address,
-            "--workers", "1", "--store", str(tmp_path / "checks"), "--quiet"]
+    argv = [
+        sys.executable,
+        "-c",
+        "from nl2fix.cli.main import main; main()",
+        "dataset",
+        "check",
+        "--dataset",
+        "example",
+        "--bug",
+        "Textkit-1",
+        "--bug",
+        "Textkit-4",
+        "--executor",
+        "ray",
+        "--ray-address",
+        cluster.address,
+        "--workers",
+        "1",
+        "--store",
+        str(tmp_path / "checks"),
+        "--quiet",
+    ]
     code, out = finish(spawn(argv, env={**os.environ, "PYTHONPATH": str(REPO)}))
     assert code == 1, out  # Textkit-4's fix needs a helper outside the method, by design
     assert re.search(r"^ok\s+Textkit-1$", out, re.M) and re.search(r"^FAIL Textkit-4: .*uncompilable", out, re.M), out
@@ -193,7 +236,17 @@ def test_no_cluster_is_a_clear_error(sampled, tmp_path, invoke_cli):
     run = copy_run(sampled, tmp_path)
     from nl2fix.validation.executors.local_cluster import free_port
 
-    result = invoke_cli("validate", "--run", str(run), "--executor", "ray", "--ray-address",
-                        f"127.0.0.1:{free_port()}", "--workers", "1", "--quiet")
+    result = invoke_cli(
+        "validate",
+        "--run",
+        str(run),
+        "--executor",
+        "ray",
+        "--ray-address",
+        f"127.0.0.1:{free_port()}",
+        "--workers",
+        "1",
+        "--quiet",
+    )
     assert result.exit_code != 0
     assert "cannot connect to a Ray cluster" in result.output and "Traceback" not in result.output

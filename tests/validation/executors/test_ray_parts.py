@@ -26,8 +26,9 @@ def test_a_project_ships_as_the_same_bytes_and_unpacks_once_per_node(tmp_path):
     where = unpack_project(archive, "k1", tmp_path)
     unpacked = sorted(p.relative_to(where / "Textkit") for p in (where / "Textkit").rglob("*"))
     assert unpacked == sorted(p.relative_to(project) for p in project.rglob("*"))
-    assert ((where / "Textkit" / "patches" / "1.src.patch").read_bytes()
-            == (project / "patches" / "1.src.patch").read_bytes())
+    assert (where / "Textkit" / "patches" / "1.src.patch").read_bytes() == (
+        project / "patches" / "1.src.patch"
+    ).read_bytes()
     assert unpack_project(b"not even gzip", "k1", tmp_path) == where  # built once: not unpacked again
 
 
@@ -71,10 +72,12 @@ def test_a_failure_ends_the_results_with_its_exception():
 
 def test_a_job_pickles_with_its_validation_options():
     bug = open_dataset("example").resolve("Textkit-1")
-    options = ValidationOptions(engine=Engine.REBUILD, sandbox=SandboxSpec(SandboxKind.DOCKER, image="nl2fix-jvm:x",
-                                                                           cpus=2.0),
-                                settings=EngineSettings(workers=3, test_timeout=10.0, candidate_timeout=120.0),
-                                all_tests=True)
+    options = ValidationOptions(
+        engine=Engine.REBUILD,
+        sandbox=SandboxSpec(SandboxKind.DOCKER, image="nl2fix-jvm:x", cpus=2.0),
+        settings=EngineSettings(workers=3, test_timeout=10.0, candidate_timeout=120.0),
+        all_tests=True,
+    )
     job = pickle.loads(pickle.dumps(BugJob(bug=bug, options=options, candidates=(("h", "code"),))))
     assert job.options == options and job.bug == bug and job.options.settings.workers == 3
 
