@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import sqlite3
 import sys
 import tempfile
 from dataclasses import asdict, dataclass
@@ -98,8 +99,26 @@ def _rank(work: Path, spec: RankerSpec, base_url: str | None) -> str:
     return key
 
 
-def measure(run: Path, embedders: list[str], base_url: str | None = None, work: Path | None = None) -> Result:
-    """Rank a copy of ``run`` in ``work`` (a scratch folder when None) every way, and read the numbers."""
+def keep_only(store_file: Path, bug_ids: list[str]) -> None:
+    """Drop every bug but ``bug_ids`` from a scratch copy of a store: a published set imported whole holds
+    answers for every bug it covers, of which only those validated can be scored."""
+    with sqlite3.connect(store_file) as db:
+        tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        marks = ", ".join("?" * len(bug_ids))
+        for table in tables:
+            if any(column[1] == "bug_id" for column in db.execute(f"PRAGMA table_info({table})")):
+                db.execute(f"DELETE FROM {table} WHERE bug_id NOT IN ({marks})", bug_ids)
+
+
+def measure(
+    run: Path,
+    embedders: list[str],
+    base_url: str | None = None,
+    work: Path | None = None,
+    bug_ids: list[str] | None = None,
+) -> Result:
+    """Rank a copy of ``run`` in ``work`` (a scratch folder when None) every way, and read the numbers;
+    ``bug_ids``: only these bugs of it."""
     with RunStore(run, read_only=True) as store:
         if verdict_engine(store) is None:
             raise Nl2FixError(f"no candidate of {run} has a verdict", f"run `nl2fix validate --run {run}` first")
@@ -107,6 +126,8 @@ def measure(run: Path, embedders: list[str], base_url: str | None = None, work: 
         work = Path(work or scratch)
         work.mkdir(parents=True, exist_ok=True)
         shutil.copy2(Path(run) / STORE_FILE, work / STORE_FILE)
+        if bug_ids:
+            keep_only(work / STORE_FILE, bug_ids)
         planned: list[tuple[str, str, bool, RankerSpec]] = []
         skipped: dict[str, str] = {}
         for embedder in embedders:
@@ -181,12 +202,15 @@ def main(argv: list[str] | None = None) -> int:
         "openai:MODEL uses --base-url.",
     )
     parser.add_argument("--base-url", default=None, help="The OpenAI-compatible endpoint of openai:MODEL.")
+    parser.add_argument(
+        "--bug", dest="bug_ids", action="append", default=None, help="Only this bug of the run (repeatable)."
+    )
     parser.add_argument("--json", type=Path, default=None, help="Also write the numbers here as JSON.")
     bench_results.add_option(parser)
     args = parser.parse_args(argv)
     bench_results.start(args.results)
     try:
-        result = measure(args.run, args.embedder or list(DEFAULT_EMBEDDERS), args.base_url)
+        result = measure(args.run, args.embedder or list(DEFAULT_EMBEDDERS), args.base_url, bug_ids=args.bug_ids)
     except Nl2FixError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -56,6 +56,15 @@ def test_every_ranker_is_measured_with_and_without_pruning_and_the_run_is_left_a
         assert store.rankers() == []  # ranked in a copy
 
 
+def test_only_the_bugs_asked_for_are_scored(run):
+    # a published set imported whole holds answers for bugs never validated: --bug keeps the scored ones
+    result = bench_ranking.measure(run, ["tfidf"], bug_ids=["Demo-1"])
+    assert result.bugs == 1 and result.plausible_bugs == 1 and result.samples_per_bug == (9, 9)
+    assert result.pass_at_k[1] == pytest.approx(5 / 9)
+    with RunStore(run, read_only=True) as store:
+        assert [b.id for b in store.bugs()] == ["Demo-1", "Demo-2", "Demo-3"]  # the copy, not the run
+
+
 def test_the_command_prints_the_table_and_writes_json(run, tmp_path, capsys):
     out = tmp_path / "ranking.json"
     assert bench_ranking.main(["--run", str(run), "--embedder", "tfidf", "--json", str(out)]) == 0
