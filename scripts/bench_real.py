@@ -100,7 +100,7 @@ PROFILED_MAIN = (
     "import sys; sys.path[:0] = [sys.argv.pop(1), sys.argv.pop(1)]; import phase_profile; "
     "phase_profile.install(sys.argv.pop(1)); from nl2fix.cli.main import main; main()"
 )
-"""NL2FIX_MAIN with :mod:`phase_profile` counting each step's CPU-s (the tree, this scripts folder, the file)."""
+"""The command above with :mod:`phase_profile` counting each step's CPU-s (the tree, this scripts folder, the file)."""
 SCRIPTS = Path(__file__).resolve().parent
 FULL_BUGS, FULL_SAMPLES, UNIQUE_SHARE, CORES = 283, 28_300, 0.5, 2
 """The paper's full configuration (283 bugs x 100 samples, about half unique) on this machine's cores."""
