@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sqlite3
 import sys
 import tempfile
@@ -125,7 +124,13 @@ def measure(
     with tempfile.TemporaryDirectory(prefix="nl2fix-bench-ranking-") as scratch:
         work = Path(work or scratch)
         work.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(Path(run) / STORE_FILE, work / STORE_FILE)
+        # SQLite's own backup: the store keeps recent writes in its write-ahead log, which a file copy
+        # leaves behind (a run still being validated would be measured without its latest verdicts)
+        with (
+            sqlite3.connect(f"file:{Path(run) / STORE_FILE}?mode=ro", uri=True) as source,
+            sqlite3.connect(work / STORE_FILE) as copy,
+        ):
+            source.backup(copy)
         if bug_ids:
             keep_only(work / STORE_FILE, bug_ids)
         planned: list[tuple[str, str, bool, RankerSpec]] = []

@@ -5,6 +5,7 @@ with its reason."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 
 import pytest
@@ -63,6 +64,19 @@ def test_only_the_bugs_asked_for_are_scored(run):
     assert result.pass_at_k[1] == pytest.approx(5 / 9)
     with RunStore(run, read_only=True) as store:
         assert [b.id for b in store.bugs()] == ["Demo-1", "Demo-2", "Demo-3"]  # the copy, not the run
+
+
+def test_a_run_still_being_written_is_measured_with_its_latest_verdicts(run):
+    # a validation still running keeps its latest verdicts in SQLite's write-ahead log, not yet in the file
+    writer = sqlite3.connect(run / "run.sqlite")
+    try:
+        assert writer.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        with writer:
+            writer.execute("DELETE FROM validations WHERE bug_id = 'Demo-1'")
+        result = bench_ranking.measure(run, ["tfidf"])
+        assert result.plausible_bugs == 1  # Demo-1's plausible verdicts are gone in the log
+    finally:
+        writer.close()
 
 
 def test_the_command_prints_the_table_and_writes_json(run, tmp_path, capsys):
