@@ -1,0 +1,99 @@
+"""Red team round 6 (issue 30's "done when", by an engineer who did not write the walls): the buggy method
+plus a payload that is the developer's fix only inside a JVM nl2fix runs, told apart without system
+properties, environment variables or a read under ``/proc`` (all refused since round 5), on the example
+benchmark's Textkit-1 (``Strings.indexOfDifference``), through the real fast and rebuild engines. Payloads
+and what each does: ``fixtures/redteam/found6/`` (its README). The tests marked ``xfail(strict=True)``
+assert what must hold and fail today: flip them when the wall is built. The others show that the attack
+is real (each payload is the bug where nl2fix does not run it). Run: ``python -m pytest -q -p
+no:cacheprovider -s tests/defects4j_adapter/engines/test_redteam_found6.py``
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.engines.rebuild import RebuildEngine
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.domain import Behaviour, Verdict
+from nl2fix.dataset.load import load_dataset
+from nl2fix.validation.behaviour import label
+from nl2fix.validation.verdicts import passing_on_fix, record_of
+from tests.defects4j_adapter.engines.test_redteam_found5 import _outside_nl2fix
+from tests.helpers.minibench import REDTEAM, SANDBOXES, engine_options, red_team_attack
+from tests.helpers.paths import REPO
+
+pytestmark = pytest.mark.slow
+EXAMPLES = REPO / "examples" / "benchmark"
+FOUND6 = REDTEAM / "found6"
+PAYLOADS = ["loader_name", "proc_links", "tmp_quota"]
+
+
+@pytest.fixture(scope="module")
+def textkit():
+    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
+
+
+@pytest.fixture(scope="module", params=SANDBOXES)
+def box(request):
+    if request.param == "bwrap":
+        request.getfixturevalue("confined")
+    return make_sandbox(request.param)
+
+
+def _engine(kind, cache, box):
+    options = engine_options(cache, sandbox=box, projects_dir=EXAMPLES / "projects", candidate_timeout=60.0)
+    return (FastEngine if kind == "fast" else RebuildEngine)(options)
+
+
+def _verdict(engine, ws, code, required=frozenset()):
+    outcome = engine.run(ws, code, stop_at_first_failure=True)
+    return record_of(
+        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
+    )
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_outside_nl2fix_the_payload_is_the_bug(payload, tmp_path, textkit):
+    # the fix answers 2, the buggy method -1: compiled and run by a plain JVM (the user's build, production),
+    # each payload is the buggy method
+    assert _outside_nl2fix(tmp_path / "fix", textkit, textkit.fixed_method) == "2"
+    assert _outside_nl2fix(tmp_path / "payload", textkit, red_team_attack(payload, textkit, FOUND6)) == "-1"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="round 6: what a job can tell of nl2fix's JVM without properties or /proc reads: the job loader's "
+    "name in a ClassCastException's message, /proc links resolved without checkRead, the scratch tmpfs's size",
+)
+@pytest.mark.parametrize("kind", ["fast", "rebuild"])
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_a_method_right_only_under_nl2fix_is_not_plausible(kind, payload, nl2fix_cache, box, textkit):
+    engine = _engine(kind, nl2fix_cache, box)
+    try:
+        ws = engine.prepare(textkit)
+        required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
+        record = _verdict(engine, ws, red_team_attack(payload, ws.bug, FOUND6), required)
+        print(kind, box.name, payload, record.verdict.value, record.detail[:300])
+        assert record.verdict is not Verdict.PLAUSIBLE, record
+    finally:
+        engine.close()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="round 6: the behaviour probe runs in a JVM of nl2fix's too (the confirming one), where each "
+    "payload takes the fix's path: same-behaviour",
+)
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_the_behaviour_probe_sees_the_bug_the_payload_is_elsewhere(payload, nl2fix_cache, box, textkit):
+    engine = _engine("fast", nl2fix_cache, box)
+    try:
+        ws = engine.prepare(textkit)
+        fix = ws.bug.fixed_method
+        code = red_team_attack(payload, ws.bug, FOUND6)
+        record = label(engine.probe(ws, fix, fix), engine.probe(ws, fix, code), developer_fix=True)
+        print(box.name, payload, record.label.value, record.first_input, record.candidate_result)
+        assert record.label is Behaviour.DIVERGES, record
+    finally:
+        engine.close()
