@@ -15,12 +15,11 @@ import pytest
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
-from nl2fix.core.domain import Behaviour, Verdict
+from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
-from nl2fix.validation.behaviour import label
 from nl2fix.validation.verdicts import passing_on_fix, record_of
 from tests.defects4j_adapter.engines.test_redteam_found5 import _outside_nl2fix
-from tests.helpers.minibench import REDTEAM, SANDBOXES, engine_options, red_team_attack
+from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
 from tests.helpers.paths import REPO
 
 pytestmark = pytest.mark.slow
@@ -34,11 +33,11 @@ def textkit():
     return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
 
 
-@pytest.fixture(scope="module", params=SANDBOXES)
-def box(request):
-    if request.param == "bwrap":
-        request.getfixturevalue("confined")
-    return make_sandbox(request.param)
+@pytest.fixture(scope="module")
+def box(confined):
+    # bubblewrap only: round 6 found every payload alike under docker and on the rebuild engine (the
+    # folder's README); kept to one sandbox and the fast engine so the open holes cost the suite little
+    return make_sandbox("bwrap")
 
 
 def _engine(kind, cache, box):
@@ -66,9 +65,9 @@ def test_outside_nl2fix_the_payload_is_the_bug(payload, tmp_path, textkit):
     reason="round 6: what a job can tell of nl2fix's JVM without properties or /proc reads: the job loader's "
     "name in a ClassCastException's message, /proc links resolved without checkRead, the scratch tmpfs's size",
 )
-@pytest.mark.parametrize("kind", ["fast", "rebuild"])
 @pytest.mark.parametrize("payload", PAYLOADS)
-def test_a_method_right_only_under_nl2fix_is_not_plausible(kind, payload, nl2fix_cache, box, textkit):
+def test_a_method_right_only_under_nl2fix_is_not_plausible(payload, nl2fix_cache, box, textkit):
+    kind = "fast"
     engine = _engine(kind, nl2fix_cache, box)
     try:
         ws = engine.prepare(textkit)
@@ -76,24 +75,5 @@ def test_a_method_right_only_under_nl2fix_is_not_plausible(kind, payload, nl2fix
         record = _verdict(engine, ws, red_team_attack(payload, ws.bug, FOUND6), required)
         print(kind, box.name, payload, record.verdict.value, record.detail[:300])
         assert record.verdict is not Verdict.PLAUSIBLE, record
-    finally:
-        engine.close()
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="round 6: the behaviour probe runs in a JVM of nl2fix's too (the confirming one), where each "
-    "payload takes the fix's path: same-behaviour",
-)
-@pytest.mark.parametrize("payload", PAYLOADS)
-def test_the_behaviour_probe_sees_the_bug_the_payload_is_elsewhere(payload, nl2fix_cache, box, textkit):
-    engine = _engine("fast", nl2fix_cache, box)
-    try:
-        ws = engine.prepare(textkit)
-        fix = ws.bug.fixed_method
-        code = red_team_attack(payload, ws.bug, FOUND6)
-        record = label(engine.probe(ws, fix, fix), engine.probe(ws, fix, code), developer_fix=True)
-        print(box.name, payload, record.label.value, record.first_input, record.candidate_result)
-        assert record.label is Behaviour.DIVERGES, record
     finally:
         engine.close()
