@@ -156,6 +156,7 @@ def test_only_the_unexplained_candidates_are_rejudged(imported, tmp_path):
     (the fast engine stands in for defects4j, which this test cannot assume)."""
     from nl2fix.core.domain import Engine
     from nl2fix.report.data import unexplained_candidates
+    from nl2fix.validation.options import ValidationOptions
     from nl2fix.validation.stage import validate
 
     with RunStore(imported, read_only=True) as store:
@@ -163,7 +164,9 @@ def test_only_the_unexplained_candidates_are_rejudged(imported, tmp_path):
     assert unexplained_candidates(imported) == {"Textkit-1": {buggy}}
     run = tmp_path / "fresh"
     _nl2fix("import", str(FIXTURES / "methods.jsonl"), "--run", str(run), "--dataset", "example")
-    summary = validate(run, engine=Engine.FAST, progress=False, bug_ids=["Textkit-1"], only={"Textkit-1": {buggy}})
+    summary = validate(
+        run, ValidationOptions(engine=Engine.FAST), progress=False, bug_ids=["Textkit-1"], only={"Textkit-1": {buggy}}
+    )
     assert summary.validated == 1
     with RunStore(run, read_only=True) as store:
         judged = {v.hash for v in store.validations("Textkit-1", "fast")} - {"buggy", "fixed"}
