@@ -142,7 +142,7 @@ def _what_a_job_sees(tmp_path, engine, ws, box, cache) -> tuple[str, str]:
         known=frozenset(),
         test_timeout=20.0,
         seconds=120.0,
-        memory_mb=engine.options.memory_mb,
+        memory_mb=engine.options.settings.memory_mb,
     )
     told = next(m for m in judged.messages.values() if "properties:" in m)
     properties, _, command_line = told[told.index("properties:") + len("properties:") :].partition("; command line:")
@@ -202,7 +202,18 @@ def test_the_probe_catches_the_overfitting_method_it_cannot_see_through(nl2fix_c
 
 # round 5's two, and issue 34's first: the candidate's own method on a thread it starts (which once reached
 # the probe's wrapper and so the developer's fix)
-@pytest.mark.parametrize("name", ["enclosing_method", "class_number", "own_thread"])
+def test_a_method_that_asks_for_its_enclosing_method_is_rejected(nl2fix_cache, box, textkit):
+    # the first way round 5 told the probe apart is now refused outright (the JVM's environment family)
+    engine = _engine("fast", nl2fix_cache, box)
+    try:
+        ws = engine.prepare(textkit)
+        record = _verdict(engine, ws, red_team_attack("enclosing_method", ws.bug, PROBE_AWARE))
+        assert record.verdict is Verdict.REJECTED and "getEnclosingMethod" in record.detail, record
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("name", ["class_number", "own_thread"])
 def test_an_overfitting_method_that_knows_it_is_probed_still_diverges(name, nl2fix_cache, box, textkit):
     engine = _engine("fast", nl2fix_cache, box)
     try:
