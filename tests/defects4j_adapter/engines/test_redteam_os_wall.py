@@ -83,17 +83,19 @@ def test_no_candidate_reaches_its_own_jvm(kind, nl2fix_cache, box, beans):
         engine.close()
 
 
-def test_where_the_memory_is_open_the_payloads_pass(nl2fix_cache, beans):
+def test_where_the_memory_is_open_the_runner_still_refuses_the_candidate_its_proc_entries(nl2fix_cache, beans):
     # --sandbox none as root: the JVM runs as root, which opens even a non-dumpable process's memory
-    # (said once); so the payloads above would pass wherever the wall did not hold
+    # (said once); the payloads above passed there until the runner's security manager refused the
+    # candidate every read under /proc (Guard#checkRead): a second wall, in every deployment
     if os.geteuid() != 0:
         pytest.skip("as an ordinary user the agent closes the memory even unconfined")
     engine = _engine("fast", nl2fix_cache, make_sandbox("none"))
     try:
         ws = engine.prepare(beans)
-        assert _verdict(engine, ws, red_team_attack("memory_read", ws.bug, OS_WALL)).verdict is Verdict.PLAUSIBLE
+        read = _verdict(engine, ws, red_team_attack("memory_read", ws.bug, OS_WALL))
+        assert read.verdict is not Verdict.PLAUSIBLE, read
         written = _verdict(engine, ws, red_team_attack("memory_write", ws.bug, OS_WALL))
-        assert written.verdict in {Verdict.PLAUSIBLE, Verdict.REJECTED}, written
+        assert written.verdict is not Verdict.PLAUSIBLE, written
     finally:
         engine.close()
 
