@@ -700,9 +700,11 @@ class FastEngine:
         *,
         tests: frozenset[str] | None = None,
         log_dir: Path | None = None,
+        developer_fix: bool = True,
     ) -> ProbeRun:
-        """A behaviour probe of ``candidate`` beside ``reference`` in a warm JVM (:mod:`probing`), its
-        probe source compiled by a compiling JVM."""
+        """A behaviour probe of ``candidate`` beside ``reference`` (the developer's fix, else the buggy
+        method standing in for one) in a warm JVM (:mod:`probing`), its probe source compiled by a
+        compiling JVM."""
         text = probing.probe_text(workspace, reference, candidate)
         if isinstance(text, ProbeRun):
             return text
@@ -744,6 +746,7 @@ class FastEngine:
                 test_timeout=self.options.settings.test_timeout,
                 job_timeout=self.options.settings.candidate_timeout,
                 log_dir=log_dir,
+                developer_fix=developer_fix,
             )
         finally:
             self._release(workspace, jvm)

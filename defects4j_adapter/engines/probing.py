@@ -60,6 +60,7 @@ def probe(
     test_timeout: float,
     job_timeout: float,
     log_dir: Path | None = None,
+    developer_fix: bool = True,
 ) -> ProbeRun:
     """Probe with the compiled probe source (:func:`probe_text`, compiled against the runner's classes
     too: its wrapper calls ``nl2fix.runner.BehaviourProbe``) and the candidate's classes as validation
@@ -83,6 +84,7 @@ def probe(
         )
         request.triggers, request.relevant, request.behaviour = triggers, relevant, True
         request.behaviour_candidate = jobs.write_classes(candidate, job / "candidate")
+        request.behaviour_fix_reference = developer_fix
         request_file = request.write(job / "request.txt")
         key = report_signing.new_key()
         answer = jvm.ask(request_file, job_id, key, job_timeout)

@@ -237,6 +237,9 @@ class Job:
     (see ``BehaviourProbe.java``)."""
     behaviour_candidate: Path | None = None
     """A behaviour probe's candidate: the folder of its class files as validation compiled them."""
+    behaviour_fix_reference: bool = True
+    """Whether a behaviour probe's reference is the developer's fix (then a derived input it fails on
+    unexpectedly is outside what a fix owes and dropped); the buggy method standing in for one drops none."""
 
     def text(self) -> str:
         rows: list[tuple[str, str | Path]] = [("id", self.id)]
@@ -261,6 +264,8 @@ class Job:
         if self.behaviour:
             rows.append(("behaviour", "true"))
         rows += [("behaviour_candidate", self.behaviour_candidate)] if self.behaviour_candidate is not None else []
+        if self.behaviour and not self.behaviour_fix_reference:
+            rows.append(("behaviour_fix_reference", "false"))
         lines = []
         for key, value in rows:
             value = str(value)

@@ -18,10 +18,8 @@ then builds the next round.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from defects4j_adapter.contract import Workspace
 from nl2fix.core.domain import FIRST_PROMPTS, Bug, ConversationPhase, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.progress import progress_bar
@@ -35,7 +33,7 @@ from nl2fix.sampling.model_fit import ModelFit, first_prompt, model_fit, one_sho
 from nl2fix.sampling.summary import MAX_ERRORS_SHOWN, SampleSummary
 from nl2fix.store.records import RoundRecord, RunConfig
 from nl2fix.store.run_store import RunStore
-from nl2fix.validation.options import ValidationOptions
+from nl2fix.validation.options import ValidationOptions, WorkspaceFactory
 from nl2fix.validation.stage import validate
 
 
@@ -118,7 +116,7 @@ def converse(
     summary: SampleSummary,
     progress: bool,
     validation: ValidationOptions,
-    workspaces: Callable[[Bug], Workspace] | None = None,
+    workspaces: WorkspaceFactory | None = None,
 ) -> None:
     """Run (or resume) the conversation of every bug; ``summary`` counts what happened; ``validation``:
     how candidates are validated between rounds, in ``workspaces`` when given (``nl2fix fix``: the

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from defects4j_adapter.contract import Workspace
 from nl2fix.core.domain import Bug
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.load import Dataset
@@ -25,7 +24,7 @@ from nl2fix.sampling.conversation import converse
 from nl2fix.sampling.summary import SampleSummary
 from nl2fix.store.records import RunConfig
 from nl2fix.store.run_store import STORE_FILE, RunStore, discard_if_empty
-from nl2fix.validation.options import ValidationOptions
+from nl2fix.validation.options import ValidationOptions, WorkspaceFactory
 
 MAX_SAMPLES = 100_000
 """Most samples a run asks for per bug (``-n``): far beyond any study's budget, and what a run's store,
@@ -47,7 +46,7 @@ def sample(
     backend: SamplingBackend | None = None,
     on_start: Callable[[], None] = lambda: None,
     validation: ValidationOptions = ValidationOptions(),
-    workspaces: Callable[[Bug], Workspace] | None = None,
+    workspaces: WorkspaceFactory | None = None,
 ) -> SampleSummary:
     """Ask ``config.backend`` for ``config.n`` samples of every bug, store them in ``run_dir``.
 
@@ -86,7 +85,7 @@ def _sample(
     backend: SamplingBackend | None,
     on_start: Callable[[], None],
     validation: ValidationOptions,
-    workspaces: Callable[[Bug], Workspace] | None,
+    workspaces: WorkspaceFactory | None,
 ) -> SampleSummary:
     summary = SampleSummary()
     with RunStore(run_dir, create=True) as store:

@@ -40,6 +40,7 @@ class Probing(Protocol):
         candidate: str,
         *,
         tests: frozenset[str] | None = None,
+        developer_fix: bool = True,
     ) -> ProbeRun: ...
 
 
@@ -152,14 +153,18 @@ class Prober:
     def baseline(self) -> ProbeRun:
         with self._lock:
             if self._baseline is None:
-                self._baseline = self.engine.probe(self.workspace, self.reference, self.reference)
+                self._baseline = self.engine.probe(
+                    self.workspace, self.reference, self.reference, developer_fix=self.developer_fix
+                )
             return self._baseline
 
     def behaviour(self, candidate: str) -> BehaviourRecord:
         baseline = self.baseline()
         if not stable_inputs(baseline):
             return BehaviourRecord(label=Behaviour.NOT_PROBED, note=nothing_to_compare(baseline))
-        run = self.engine.probe(self.workspace, self.reference, candidate, tests=frozenset(baseline.tests))
+        run = self.engine.probe(
+            self.workspace, self.reference, candidate, tests=frozenset(baseline.tests), developer_fix=self.developer_fix
+        )
         return label(baseline, run, developer_fix=self.developer_fix)
 
 

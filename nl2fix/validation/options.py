@@ -12,17 +12,22 @@ from __future__ import annotations
 
 import enum
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from defects4j_adapter import cache
-from defects4j_adapter.contract import EngineOptions, EngineSettings
+from defects4j_adapter.contract import EngineOptions, EngineSettings, Workspace
 from defects4j_adapter.sandbox.base import SandboxSpec
 from defects4j_adapter.sandbox.providers import make_sandbox
-from nl2fix.core.domain import Engine
+from nl2fix.core.domain import Bug, Engine
 from nl2fix.core.errors import Nl2FixError
 
 RAY_ADDRESS_ENV = "RAY_ADDRESS"
+
+WorkspaceFactory = Callable[[Bug], Workspace]
+"""Prepares a bug's workspace (checkout, build, tests) on demand; a stage that validates passes one on,
+so a stage above validation never names the engines' contract itself."""
 
 
 class ExecutorKind(str, enum.Enum):

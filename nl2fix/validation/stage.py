@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from defects4j_adapter.contract import Workspace
 from defects4j_adapter.jvm import reference_java
 from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.core.errors import Nl2FixError
@@ -30,7 +29,7 @@ from nl2fix.store.run_store import RunStore
 from nl2fix.validation.bug_work import BUGGY, FIXED, STORY_FILE, BaselineCheck, problem_lines
 from nl2fix.validation.executors.base import Executor
 from nl2fix.validation.executors.providers import make_executor
-from nl2fix.validation.options import ValidationOptions
+from nl2fix.validation.options import ValidationOptions, WorkspaceFactory
 
 ARTIFACTS = "artifacts"
 
@@ -106,7 +105,7 @@ class RunStoreDriver:
         progress: bool,
         candidates: bool,
         projects_dir: Path | None,
-        workspaces: Callable[[Bug], Workspace] | None = None,
+        workspaces: WorkspaceFactory | None = None,
         again: frozenset[str] = frozenset(),
         only: dict[str, set[str]] | None = None,
     ):
@@ -194,7 +193,7 @@ def validate(
     *,
     bug_ids: list[str] | None = None,
     progress: bool = True,
-    workspaces: Callable[[Bug], Workspace] | None = None,
+    workspaces: WorkspaceFactory | None = None,
     again: Collection[str] = (),
     only: dict[str, set[str]] | None = None,
 ) -> ValidateSummary:

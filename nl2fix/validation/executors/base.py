@@ -16,12 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from defects4j_adapter.contract import Workspace
 from nl2fix.core.domain import Bug
 from nl2fix.core.registry import Registry
 from nl2fix.store.records import CandidateRecord, ValidationRecord
 from nl2fix.validation.bug_work import BaselineCheck
-from nl2fix.validation.options import ExecutorKind, ExecutorSpec, ValidationOptions
+from nl2fix.validation.options import ExecutorKind, ExecutorSpec, ValidationOptions, WorkspaceFactory
 
 
 class ValidationDriver(Protocol):
@@ -31,7 +30,7 @@ class ValidationDriver(Protocol):
     bugs: list[Bug]
     projects_dir: Path | None
     """A bundled-style benchmark's ``projects/`` folder on the driver's machine (beside the run's dataset)."""
-    workspaces: Callable[[Bug], Workspace] | None
+    workspaces: WorkspaceFactory | None
     """A bug's workspace when it is not the engine's own (a user's project, built on this machine)."""
 
     def done(self, bug_id: str, hash: str) -> ValidationRecord | None:

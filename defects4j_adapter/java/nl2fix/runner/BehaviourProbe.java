@@ -124,12 +124,14 @@ public final class BehaviourProbe {
     }
 
     /** A probe job: the candidate's class files as validated ({@code candidate}), loaded with the project's
-     * class path ({@code classPath}) by a loader of their own under {@code parent}. */
-    static void begin(Map<String, byte[]> candidate, URL[] classPath, ClassLoader parent) throws IOException {
+     * class path ({@code classPath}) by a loader of their own under {@code parent}; {@code fixReference}:
+     * whether the reference is the developer's fix (see {@link #unexpected}). */
+    static void begin(Map<String, byte[]> candidate, URL[] classPath, ClassLoader parent, boolean fixReference)
+            throws IOException {
         URL[] urls = new URL[classPath.length + 1];
         urls[0] = Overlay.entry(candidate);
         System.arraycopy(classPath, 0, urls, 1, classPath.length);
-        session = new Session(new URLClassLoader(Lifetime.LOADER, urls, parent));
+        session = new Session(new URLClassLoader(Lifetime.LOADER, urls, parent), fixReference);
     }
 
     /** The rows of the job's probe, and no probing after it. */
@@ -213,9 +215,11 @@ public final class BehaviourProbe {
         int derived;
         int crossed;
         int skipped;
+        final boolean fixReference;
 
-        Session(URLClassLoader twin) {
+        Session(URLClassLoader twin, boolean fixReference) {
             this.twin = twin;
+            this.fixReference = fixReference;
         }
 
         boolean tracks(Thread t) {
@@ -342,7 +346,7 @@ public final class BehaviourProbe {
                     Object[] copy = copies[i];
                     outcomes[i] = outcome(() -> run(reference, copy[0], rest(copy)), owner, copy);
                     restore(statics);
-                    if (i == 0 && !Words.CALL.equals(origin) && unexpected(outcomes[0])) {
+                    if (i == 0 && fixReference && !Words.CALL.equals(origin) && unexpected(outcomes[0])) {
                         return;
                     }
                 }
@@ -361,7 +365,9 @@ public final class BehaviourProbe {
 
         /** Whether the reference's outcome is a failure no caller is meant to meet (a null dereferenced, an
          * index out of range, a cast or arithmetic gone wrong, no stack or memory left): a derived input on
-         * which the developer's fix fails so is outside what it handles, and no evidence against a candidate. */
+         * which the developer's fix fails so is outside what it handles, and no evidence against a candidate.
+         * A buggy method standing in for the fix (a user's bug) sets no such bound: where candidates part
+         * there (one throws on null, one answers "") is what a user choosing among them needs to see. */
         private static boolean unexpected(String outcome) {
             for (String failure : UNEXPECTED) {
                 if (outcome.startsWith("throws " + failure + "=")) {

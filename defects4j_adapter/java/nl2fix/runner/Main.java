@@ -227,7 +227,8 @@ public final class Main {
         ReflectionWall.judging(candidateClasses);
         if (job.behaviour) {
             BehaviourProbe.begin(own(classFiles(Paths.get(job.behaviourCandidate)), job.candidateClasses),
-                    java.util.Arrays.copyOfRange(urls, 1, urls.length), SystemLoader.class.getClassLoader());
+                    java.util.Arrays.copyOfRange(urls, 1, urls.length), SystemLoader.class.getClassLoader(),
+                    job.behaviourFixReference);
         }
         List<String[]> behaviour;
         Probe recording = probed == null ? null : Probe.start();

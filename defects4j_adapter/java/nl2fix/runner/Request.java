@@ -47,6 +47,8 @@ final class Request {
     boolean behaviour;
     /** A behaviour probe's candidate: the folder of its class files as validated. */
     String behaviourCandidate;
+    /** Whether a behaviour probe's reference is the developer's fix (see {@code BehaviourProbe#unexpected}). */
+    boolean behaviourFixReference = true;
 
     static Request read(Path file) throws IOException {
         Request r = new Request();
@@ -82,6 +84,7 @@ final class Request {
                 case "probe": r.probe = value; break;
                 case "behaviour": r.behaviour = Boolean.parseBoolean(value); break;
                 case "behaviour_candidate": r.behaviourCandidate = value; break;
+                case "behaviour_fix_reference": r.behaviourFixReference = Boolean.parseBoolean(value); break;
                 default: throw new IOException("unknown request key: " + key);
             }
         }
