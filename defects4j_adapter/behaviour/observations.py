@@ -60,6 +60,9 @@ class ProbeRun:
     """Calls whose input could not be copied faithfully (not probed)."""
     error: str = ""
     """Why the probe did not run to its end (empty when it did)."""
+    budget_met: float = 0.0
+    """The CPU-s budget the probe met, its observations so far kept (0: it ran to its end, or
+    :attr:`error` says where it stopped)."""
     cpu_seconds: float = 0.0
 
     @property
@@ -69,8 +72,8 @@ class ProbeRun:
 
 
 def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
-    """The probe of a signed report's ``BEHAVIOUR`` rows and its ``BEHAVIOUREND`` counts (None: the probe did
-    not end, e.g. the JVM died in it)."""
+    """The probe of a signed report's ``BEHAVIOUR`` rows and its ``BEHAVIOUREND`` counts and budget met
+    (None: the probe did not end, e.g. the JVM died in it)."""
     run = ProbeRun()
     for row in rows:
         origin, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again = (row + [""] * 9)[:9]
@@ -83,6 +86,7 @@ def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
     if end is None:
         run.error = run.error or "the probe did not end"
     else:
-        counts = [int(x) if x.isdigit() else 0 for x in (end + ["0"] * 3)[:3]]
-        run.calls, run.derived, run.skipped = counts
+        counts = [int(x) if x.isdigit() else 0 for x in (end + ["0"] * 4)[:4]]
+        run.calls, run.derived, run.skipped = counts[:3]
+        run.budget_met = counts[3] / 1000
     return run

@@ -747,6 +747,7 @@ class FastEngine:
                 job_timeout=self.options.settings.candidate_timeout,
                 log_dir=log_dir,
                 developer_fix=developer_fix,
+                budget=0.0 if candidate == reference else probing.CANDIDATE_BUDGET,
             )
         finally:
             self._release(workspace, jvm)

@@ -27,6 +27,13 @@ from nl2fix.java_source import splice
 if TYPE_CHECKING:
     from defects4j_adapter.engines.fast import WarmJvm
 
+CANDIDATE_BUDGET = 0.5
+"""CPU-s a candidate's probe job's test threads may use in all (the reference's probe of itself, once a bug
+and every candidate's yardstick, has none but the per-test limit). RepairBench's answers: a probe's median
+was 0.71 CPU-s with its compiles, but Cli-23's took 65 each (its tests' derived widths and lengths); one
+over the budget stops with its inputs so far and is ``not-probed`` (:func:`nl2fix.validation.behaviour.label`),
+so that the probe stays under 1 CPU-s a plausible candidate with its two compiles and the JVM's own threads."""
+
 
 def _class_of(test: str) -> str:
     return test.split("::")[0]
@@ -61,12 +68,14 @@ def probe(
     job_timeout: float,
     log_dir: Path | None = None,
     developer_fix: bool = True,
+    budget: float = 0.0,
 ) -> ProbeRun:
     """Probe with the compiled probe source (:func:`probe_text`, compiled against the runner's classes
     too: its wrapper calls ``nl2fix.runner.BehaviourProbe``) and the candidate's classes as validation
     compiled them (``candidate``: the runner loads them apart, see ``BehaviourProbe.java``) on the calls
     of the workspace's trigger and relevant tests (only those of the test classes in ``tests``, when
-    given: the ones that called the method in an earlier probe of the bug)."""
+    given: the ones that called the method in an earlier probe of the bug); ``budget``: the CPU-s its test
+    threads may use (0: none)."""
     triggers = [t for t in ws.trigger_tests if tests is None or _class_of(t) in tests]
     relevant = [t for t in ws.relevant_tests if tests is None or t in tests]
     if not triggers and not relevant:
@@ -85,6 +94,7 @@ def probe(
         request.triggers, request.relevant, request.behaviour = triggers, relevant, True
         request.behaviour_candidate = jobs.write_classes(candidate, job / "candidate")
         request.behaviour_fix_reference = developer_fix
+        request.behaviour_budget_ms = int(budget * 1000)
         request_file = request.write(job / "request.txt")
         key = report_signing.new_key()
         answer = jvm.ask(request_file, job_id, key, job_timeout)

@@ -240,6 +240,9 @@ class Job:
     behaviour_fix_reference: bool = True
     """Whether a behaviour probe's reference is the developer's fix (then a derived input it fails on
     unexpectedly is outside what a fix owes and dropped); the buggy method standing in for one drops none."""
+    behaviour_budget_ms: int = 0
+    """A behaviour probe's budget: CPU milliseconds its test threads may use in all, after which it stops with
+    the rows made so far (``BehaviourProbe#overBudget``); 0: none but the per-test limit."""
 
     def text(self) -> str:
         rows: list[tuple[str, str | Path]] = [("id", self.id)]
@@ -266,6 +269,8 @@ class Job:
         rows += [("behaviour_candidate", self.behaviour_candidate)] if self.behaviour_candidate is not None else []
         if self.behaviour and not self.behaviour_fix_reference:
             rows.append(("behaviour_fix_reference", "false"))
+        if self.behaviour and self.behaviour_budget_ms:
+            rows.append(("behaviour_budget_ms", str(self.behaviour_budget_ms)))
         lines = []
         for key, value in rows:
             value = str(value)

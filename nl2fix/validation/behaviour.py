@@ -77,7 +77,8 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     so what differs can only be the candidate's doing: where the reference gives another outcome than in
     its own probe, the candidate changed state the reference reads (static state it does not put back),
     which diverges too. A probe that did not finish, or reached fewer inputs than the reference's own,
-    is never ``same-behaviour``."""
+    is never ``same-behaviour``; one that met its CPU budget is ``not-probed``, with the inputs it compared
+    so far (none of it a verdict: a probe cut short says nothing of the inputs it did not reach)."""
     cpu = run.cpu_seconds
     if not stable_inputs(baseline):
         return BehaviourRecord(label=Behaviour.NOT_PROBED, note=nothing_to_compare(baseline), cpu_seconds=cpu)
@@ -106,6 +107,15 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
         observations=kept,
         cpu_seconds=cpu,
     )
+    if run.budget_met:
+        record.label = Behaviour.NOT_PROBED
+        record.note = (
+            f"the probe met its budget of {run.budget_met:g} CPU-s after {len(counted)} compared input(s), "
+            f"{len(steady)} beside the developer's fix alone"
+            if developer_fix
+            else f"the probe met its budget of {run.budget_met:g} CPU-s after {len(counted)} input(s)"
+        )
+        return record
     if developer_fix and first is not None:
         record.label = Behaviour.DIVERGES
         record.first_input, record.candidate_result = first.input, first.candidate
@@ -198,7 +208,12 @@ def clusters(
     """The probed candidates of ``records`` grouped by their results on the inputs every one of them
     was compared on, largest first (by samples, then members); ``order`` breaks ties within and
     between clusters (e.g. a ranking). Candidates without observations are left out."""
-    observed = {h: {o.input_digest: o for o in r.observations} for h, r in records.items() if r.observations}
+    # a probe cut short (its budget) compared fewer inputs: it would narrow every cluster's common inputs
+    observed = {
+        h: {o.input_digest: o for o in r.observations}
+        for h, r in records.items()
+        if r.observations and r.label is not Behaviour.NOT_PROBED
+    }
     if not observed:
         return []
     common = set.intersection(*(set(o) for o in observed.values()))

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.behaviour.observations import Observation, Origin, ProbeRun
+from defects4j_adapter.behaviour.observations import Observation, Origin, ProbeRun, read
+from defects4j_adapter.engines import probing
 from defects4j_adapter.engines.fast import FastEngine
 from nl2fix.core.domain import Behaviour, Verdict
 from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
@@ -138,6 +139,61 @@ def test_a_method_of_a_project_object_is_probed_on_copies_of_the_receiver(bug_ru
     assert buggy.verdict is Verdict.WRONG and buggy.behaviour is None
 
 
+SLOW_BUT_RIGHT = """public static int indexOfDifference(final CharSequence a, final CharSequence b) {
+        long spin = 0;
+        for (long k = 0; k < 20_000_000L; k++) {
+            spin += k ^ (spin >>> 3);
+        }
+        if (spin == 42) {
+            return -7;
+        }
+        if (a == b) {
+            return INDEX_NOT_FOUND;
+        }
+        if (a == null || b == null) {
+            return 0;
+        }
+        final int shorter = Math.min(a.length(), b.length());
+        for (int i = 0; i < shorter; i++) {
+            if (a.charAt(i) != b.charAt(i)) {
+                return i;
+            }
+        }
+        return a.length() == b.length() ? INDEX_NOT_FOUND : shorter;
+    }
+"""
+
+
+@pytest.mark.sandbox
+def test_a_probe_over_its_cpu_budget_is_not_probed_with_its_inputs_so_far(bug_runs):
+    # the developer's fix on every input, each call of it a few CPU-ms late: the tests pass, the probe's
+    # hundreds of inputs would take seconds; it stops at its budget, never a label its inputs do not support
+    record = bug_runs("Textkit-1").candidate("slow-but-right", SLOW_BUT_RIGHT)
+    assert record.verdict is Verdict.PLAUSIBLE, record
+    b = record.behaviour
+    assert b is not None and b.label is Behaviour.NOT_PROBED, b
+    assert f"met its budget of {probing.CANDIDATE_BUDGET:g} CPU-s" in b.note, b.note
+    assert b.inputs > 0 and b.observations, b  # what it compared before the budget is kept
+    assert b.cpu_seconds < 2.5, b  # the budget, the probe's two compiles and the JVM's own threads
+
+
+def test_a_probe_that_met_its_budget_is_not_probed_and_keeps_its_inputs():
+    cut = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "c")], budget_met=0.5)
+    record = label(BASELINE, cut, developer_fix=True)
+    # input 3 differs, but a probe cut short is no label at all: its inputs are kept for the reader
+    assert (record.label, record.inputs, record.first_input) == (Behaviour.NOT_PROBED, 2, ""), record
+    assert "met its budget of 0.5 CPU-s after 2 compared input(s), 2 beside" in record.note
+    assert [o.result for o in record.observations] == ["a", "c"]
+    full = label(BASELINE, ProbeRun(observations=cut.observations), developer_fix=True)
+    assert full.label is Behaviour.DIVERGES
+
+
+def test_the_end_row_says_which_budget_the_probe_met():
+    assert read([], ["3", "10", "1", "500"]).budget_met == 0.5
+    assert read([], ["3", "10", "1", "0"]).budget_met == 0.0
+    assert read([], ["3", "10", "1"]).budget_met == 0.0  # a runner that knows no budget
+
+
 def _obs(input_: str, ref: str, cand: str, again: str | None = None) -> Observation:
     return Observation(
         Origin.CALL,
@@ -216,6 +272,7 @@ def test_clusters_group_by_results_on_the_common_inputs_largest_first():
         "b": _record({"1": "p", "2": "q", "3": "only b saw this"}),
         "c": _record({"1": "p", "2": "Q"}),
         "d": BehaviourRecord(label=Behaviour.NOT_PROBED),
+        "e": BehaviourRecord(label=Behaviour.NOT_PROBED, observations=_record({"1": "p"}).observations),
     }
     found = clusters(records, {"a": 1, "b": 2, "c": 2}, order=["c", "b", "a"])
     assert [c.members for c in found] == [["b", "a"], ["c"]]  # 3 samples before 2; b has more samples than a

@@ -53,7 +53,7 @@ import java.util.Set;
  * Bounded: at most {@link #MAX_CALLS} distinct recorded inputs, {@link #MAX_DERIVED} inputs with an
  * argument varied and {@link #MAX_CROSSED} crossed ones a job (each kind its own budget, so that crossing
  * takes no argument variant away), each body under the per-test time limit (a body stopped by it ends its
- * row as {@code timeout}).
+ * row as {@code timeout}), and the job under its budget of CPU, when it has one ({@link #overBudget}).
  */
 public final class BehaviourProbe {
     private BehaviourProbe() {
@@ -98,7 +98,7 @@ public final class BehaviourProbe {
             throw new IllegalStateException("the reference is out of reach while the candidate runs");
         }
         Session s = session;
-        if (s != null && s.tracks(Thread.currentThread())) {
+        if (s != null && s.budgetMetMs == 0 && s.tracks(Thread.currentThread())) {
             s.probe(owner, referenceName, receiver, args, constants, reference);
         }
         return run(reference, receiver, args);
@@ -149,8 +149,19 @@ public final class BehaviourProbe {
         synchronized (s.rows) {
             List<String[]> out = new ArrayList<>(s.rows);
             out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls), Integer.toString(s.derived + s.crossed),
-                Integer.toString(s.skipped)});
+                Integer.toString(s.skipped), Long.toString(s.budgetMetMs)});
             return out;
+        }
+    }
+
+    /** The job's test threads used its budget of {@code ms} CPU milliseconds: no call is probed from now on,
+     * and the body the test thread is then stopped in gives no row (stopped by the budget, not by its own
+     * loop, it is no {@code timeout} of the candidate's or the reference's); the rows made so far are kept,
+     * and the end row says the budget was met, so the harness labels the probe unfinished. */
+    static void overBudget(long ms) {
+        Session s = session;
+        if (s != null) {
+            s.budgetMetMs = ms;
         }
     }
 
@@ -215,6 +226,8 @@ public final class BehaviourProbe {
         int derived;
         int crossed;
         int skipped;
+        /** The budget the job met, in CPU milliseconds; 0 while it has not (see {@link #overBudget}). */
+        volatile long budgetMetMs;
         final boolean fixReference;
 
         Session(URLClassLoader twin, boolean fixReference) {
@@ -356,8 +369,10 @@ public final class BehaviourProbe {
                     return;
                 }
             } catch (ThreadDeath d) {
-                outcomes[i] = Words.TIMEOUT;
-                made[slot] = row(origin, test, text, outcomes);
+                if (budgetMetMs == 0) {
+                    outcomes[i] = Words.TIMEOUT;
+                    made[slot] = row(origin, test, text, outcomes);
+                }
                 throw d;
             }
             made[slot] = row(origin, test, text, outcomes);

@@ -49,6 +49,9 @@ final class Request {
     String behaviourCandidate;
     /** Whether a behaviour probe's reference is the developer's fix (see {@code BehaviourProbe#unexpected}). */
     boolean behaviourFixReference = true;
+    /** A behaviour probe's budget: the CPU milliseconds its test threads may use in all (0: no budget but
+     * the per-test limit); see {@code BehaviourProbe#overBudget}. */
+    long behaviourBudgetMs;
 
     static Request read(Path file) throws IOException {
         Request r = new Request();
@@ -85,6 +88,7 @@ final class Request {
                 case "behaviour": r.behaviour = Boolean.parseBoolean(value); break;
                 case "behaviour_candidate": r.behaviourCandidate = value; break;
                 case "behaviour_fix_reference": r.behaviourFixReference = Boolean.parseBoolean(value); break;
+                case "behaviour_budget_ms": r.behaviourBudgetMs = Long.parseLong(value); break;
                 default: throw new IOException("unknown request key: " + key);
             }
         }
