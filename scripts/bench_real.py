@@ -38,7 +38,10 @@
    tests, the fresh JVM that confirms a pass and its start-up, the recording, the behaviour probe; mean,
    median, p90 per unique candidate, all and plausible), the full configuration projected, then
    ``--defects4j-sample K`` of each bug's candidates (plausible and not by turns) judged by the
-   ``defects4j`` engine in a copy of the run store: every one's verdicts and CPU-s side by side.
+   ``defects4j`` engine in a copy of the run store: every one's verdicts and CPU-s side by side. With
+   ``--baseline-tree DIR`` the fast engine of the code in DIR judges the same answers at the same time
+   (a worker each, as in part 2): both sides' steps, their CPU-s per candidate with the ratios, and
+   every candidate whose verdict or behaviour label differs between them.
 
 Everything is kept in ``--store`` (default ``$NL2FIX_CACHE_DIR/bench-real``), so the sweep can be
 run in pieces (``--projects``, ``--bugs``, ``--limit``) and resumes where it stopped. The fast
@@ -53,6 +56,7 @@ them. Needs a Defects4J; without one it says so and exits 0.
     python3 scripts/bench_real.py --no-baselines --bugs Math-2,JacksonCore-3 --sample 2 --fix-variants 8 --narrowing
     python3 scripts/repairbench_replay.py --bugs Cli-23,Math-2 --per-model 2 --out answers.json
     python3 scripts/bench_real.py --no-baselines --bugs Cli-23,Math-2 --replay answers.json --defects4j-sample 2
+    python3 scripts/bench_real.py --no-baselines --bugs Cli-23,Math-2 --replay answers.json --baseline-tree ../old
 """
 
 from __future__ import annotations
@@ -677,9 +681,12 @@ def replayed(
     d4j_per_bug: int,
     prepare_cpu: float,
     d4j_bugs: frozenset[str] = frozenset(),
+    baseline: Path | None = None,
 ) -> int:
     """A published set of answers (``replay``, NL2Fix's replay format) judged by the fast engine, its steps
-    profiled; ``d4j_per_bug`` of each bug's candidates (of the ``d4j_bugs`` only, when given) judged by the
+    profiled; with ``baseline`` (a code tree) by that tree's fast engine too, at the same time, in a copy of
+    the run store each (:func:`schedule`), both sides' figures and every candidate's two verdicts printed;
+    ``d4j_per_bug`` of each bug's candidates (of the ``d4j_bugs`` only, when given) judged by the
     defects4j engine too, side by side."""
     most = max(len(p) for p in replay_format.load(replay).values())
     run_dir = store / f"replay-{replay.stem}"
@@ -701,17 +708,27 @@ def replayed(
     if not ok:
         print(f"sampling failed:\n{err}")
         return 1
-    fast = Side("fast", Engine.FAST, run_dir, profile=run_dir / f"phases-{code_fingerprint(THIS_TREE)}.json")
-    process = validate([fast], bugs, workers)
+    judges = replay_sides(run_dir, baseline)
+    fast = judges[0]
+    for side in judges:
+        if side.run_dir != run_dir:
+            verdictless_copy(run_dir, side.run_dir)
+    process = validate(judges, bugs, workers)
     if process is None:
         return 1
-    records = read_verdicts([fast], bugs)["fast"]
+    both = read_verdicts(judges, bugs)
+    records = both["fast"]
     verdicts = statistics_of(records)
     print(
         f"\n(2) {len(records)} unique replayed candidates of {len(bugs)} bugs ({', '.join(b.id for b in bugs)}) "
         f"from {replay.name}: {verdicts}"
     )
     print_phases(fast.profile or run_dir, records)
+    for side in judges[1:]:
+        print(f"\nthe steps of {side.label}, on the same candidates:")
+        print_phases(side.profile or side.run_dir, both[side.label])
+    if len(judges) > 1:
+        print_before_after(judges, both)
     print_projection([fast], {"fast": records}, list(records), bugs, prepare_cpu)
     with_probe = [r.cpu_seconds + probe_cpu(r) for r in records.values()]
     print(
@@ -759,6 +776,72 @@ def replayed(
     return 0
 
 
+def replay_sides(run_dir: Path, baseline: Path | None) -> list[Side]:
+    """This tree's fast engine, profiled (in ``run_dir``; with ``baseline``, it and the baseline tree's each in
+    a copy named after both trees' code, as :func:`all_sides` names them)."""
+    if baseline is None:
+        return [Side("fast", Engine.FAST, run_dir, profile=run_dir / f"phases-{code_fingerprint(THIS_TREE)}.json")]
+    pair = run_dir.with_name(f"{run_dir.name}-fast-{code_fingerprint(THIS_TREE)}-vs-{code_fingerprint(baseline)}")
+    return [
+        Side("fast", Engine.FAST, pair / "this", profile=pair / "phases-this.json"),
+        Side(f"fast@{baseline.name}", Engine.FAST, pair / "baseline", baseline, profile=pair / "phases-baseline.json"),
+    ]
+
+
+def p99(values: list[float]) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[-1] if len(values) > 1 else values[0]
+
+
+def print_before_after(judges: list[Side], records: Verdicts) -> None:
+    """This tree's fast engine beside the baseline tree's on the same candidates, judged at the same time:
+    CPU-s per unique candidate (verdict, behaviour probe, both; all and plausible) with the ratios, verdicts
+    and behaviour labels compared, and every candidate whose verdict or label differs."""
+    ours, base = (s.label for s in judges)
+    keys = sorted(set(records[ours]) & set(records[base]))
+    if not keys:
+        return
+    print(
+        f"\n{ours} beside {base}, the same {len(keys)} candidates judged at the same time: CPU-s per unique "
+        "candidate, mean / median / p90 / p99, and the ratio of the means (this / baseline)"
+    )
+    plausible = [k for k in keys if records[base][k].verdict is Verdict.PLAUSIBLE]
+    measures = {
+        "verdict": lambda r: r.cpu_seconds,
+        "probe": probe_cpu,
+        "verdict+probe": lambda r: r.cpu_seconds + probe_cpu(r),
+    }
+    for group, chosen in (("all", keys), ("plausible", plausible)):
+        for name, measure in measures.items():
+            if not chosen:
+                continue
+            sides = [[measure(records[label][k]) for k in chosen] for label in (ours, base)]
+            shown = " | ".join(
+                f"{statistics.mean(v):6.3f} {statistics.median(v):6.3f} {p90(v):6.3f} {p99(v):7.3f}" for v in sides
+            )
+            print(f"  {group:9} {name:13} {shown}  {ratio(statistics.mean(sides[0]), statistics.mean(sides[1]))}")
+    same = sum(records[ours][k].verdict is records[base][k].verdict for k in keys)
+    print(f"verdicts alike: {same} of {len(keys)}")
+
+    def label_of(record: ValidationRecord) -> str:
+        return record.behaviour.label.value if record.behaviour else "-"
+
+    labels: dict[tuple[str, str], int] = {}
+    for k in plausible:
+        pair = (label_of(records[base][k]), label_of(records[ours][k]))
+        labels[pair] = labels.get(pair, 0) + 1
+    print(
+        "behaviour labels of the plausible ones, baseline -> this: "
+        + ", ".join(f"{a} -> {b}: {n}" for (a, b), n in sorted(labels.items()))
+    )
+    for k in keys:
+        a, b = records[ours][k], records[base][k]
+        if a.verdict is not b.verdict or label_of(a) != label_of(b):
+            print(
+                f"  {k[0]:18} {k[1][:12]} verdict {b.verdict.value} -> {a.verdict.value}, behaviour "
+                f"{label_of(b)} -> {label_of(a)} ({(a.behaviour.note if a.behaviour else '')[:140]})"
+            )
+
+
 def statistics_of(records: dict[tuple[str, str], ValidationRecord]) -> str:
     counts: dict[str, int] = {}
     for record in records.values():
@@ -784,9 +867,9 @@ def main() -> int:
         type=Path,
         default=None,
         metavar="DIR",
-        help="Also validate part 2's candidates with the fast engine of the code in DIR (e.g. a git "
-        "worktree of an earlier commit), taking turns with this tree's, a bug per worker at a time: "
-        "CPU-s and verdicts side by side.",
+        help="Also validate part 2's candidates (mutants or --replay answers) with the fast engine of the "
+        "code in DIR (e.g. a git worktree of an earlier commit), at the same time as this tree's, a bug per "
+        "worker at a time: CPU-s and verdicts side by side.",
     )
     parser.add_argument(
         "--fix-variants",
@@ -841,8 +924,8 @@ def main() -> int:
         parser.error("--narrowing and --baseline-tree each add a second fast engine: give one")
     if baseline and not (baseline / "nl2fix" / "cli" / "main.py").is_file():
         parser.error(f"--baseline-tree {args.baseline_tree}: not an nl2fix code tree (no nl2fix/cli/main.py)")
-    if baseline and not args.sample:
-        parser.error("--baseline-tree compares part 2's candidates: give --sample N")
+    if baseline and not (args.sample or args.replay):
+        parser.error("--baseline-tree compares part 2's candidates: give --sample N or --replay FILE")
     if d4j is None:
         return 0
     if THIS_TREE != Path(__file__).resolve().parent.parent:
@@ -862,6 +945,7 @@ def main() -> int:
             args.defects4j_sample,
             args.prepare_cpu,
             frozenset(filter(None, args.defects4j_bugs.split(","))),
+            baseline,
         )
     elif args.sample:
         variants = f"-fix{args.fix_variants}" if args.fix_variants else ""
