@@ -261,7 +261,9 @@ def nl2fix(
     }
     main = [NL2FIX_MAIN, str(tree)] if profile is None else [PROFILED_MAIN, str(tree), str(SCRIPTS), str(profile)]
     result = run_command([sys.executable, "-c", *main, *args], env=env, timeout=VALIDATE_TIMEOUT)
-    return result.returncode in (0, 1), result.cpu_seconds, result.stderr[-2000:]
+    # 1 is `nl2fix validate`'s "some verdicts are errors", and Python's own exit on an uncaught exception
+    crashed = "Traceback (most recent call last)" in result.stderr
+    return result.returncode in (0, 1) and not crashed, result.cpu_seconds, result.stderr[-2000:]
 
 
 def selection(bugs: list[Bug]) -> list[str]:

@@ -55,7 +55,7 @@ def install(out: str) -> None:
     candidate, baselines = BugRun.candidate, BugRun.baselines
     compile_source, judged, new, probe, recording = (
         FastEngine.compile_source,
-        FastEngine._judged,
+        FastEngine._in_jvm,
         FastEngine._new,
         FastEngine.probe,
         FastEngine.recording,
@@ -121,7 +121,7 @@ def install(out: str) -> None:
         return _within("recording", lambda: recording(self, ws))
 
     BugRun.candidate, BugRun.baselines = candidate_, baselines_  # type: ignore[method-assign]
-    FastEngine.compile_source, FastEngine._judged, FastEngine._new = compile_source_, judged_, new_  # type: ignore[method-assign]
+    FastEngine.compile_source, FastEngine._in_jvm, FastEngine._new = compile_source_, judged_, new_  # type: ignore[method-assign]
     FastEngine.probe, FastEngine.recording = probe_, recording_  # type: ignore[method-assign,assignment]
     atexit.register(lambda: _write(Path(out)))
 

@@ -236,3 +236,50 @@ def test_the_steps_cpu_per_candidate_with_the_plausible_apart_and_the_bugs_share
     assert "  verdict+probe   2.750  2.750" in out
     assert "warm start 0.5" in out and "the baselines' other steps 2.0" in out
     assert f"dearest probe: {BUG.id} b 4.00 CPU-s" in out
+
+
+def test_replayed_answers_before_and_after_side_by_side_with_every_changed_label(tmp_path, capsys):
+    judges = bench_real.replay_sides(tmp_path / "replay-x", tmp_path / "old")
+    assert [s.label for s in judges] == ["fast", "fast@old"]
+    assert all(s.profile is not None and s.profile.parent == judges[0].run_dir.parent for s in judges)
+
+    def plausible(cpu: float, probe: float, label: Behaviour) -> ValidationRecord:
+        return record("fast", "p", Verdict.PLAUSIBLE).model_copy(
+            update={"cpu_seconds": cpu, "behaviour": BehaviourRecord(label=label, cpu_seconds=probe, note="budget")}
+        )
+
+    records = {
+        "fast": {
+            (BUG.id, "w"): record("fast", "w", Verdict.WRONG),
+            (BUG.id, "p"): plausible(1.0, 0.5, Behaviour.NOT_PROBED),
+        },
+        "fast@old": {
+            (BUG.id, "w"): record("fast", "w", Verdict.WRONG),
+            (BUG.id, "p"): plausible(1.0, 8.0, Behaviour.SAME),
+        },
+    }
+    bench_real.print_before_after(judges, records)
+    out = capsys.readouterr().out
+    assert "verdicts alike: 2 of 2" in out
+    # the plausible one's probe: 0.5 against 8.0 CPU-s
+    assert "  plausible probe          0.500  0.500  0.500   0.500 |  8.000  8.000  8.000   8.000  0.062x" in out
+    assert "same-behaviour -> not-probed: 1" in out
+    assert f"{BUG.id}" in out and "behaviour same-behaviour -> not-probed (budget)" in out
+
+
+def test_the_step_profile_wraps_the_fast_engine_s_steps_as_they_are_named_now(tmp_path, monkeypatch):
+    # the profile wraps the engine's methods by name: a renamed step must fail here, not silently in a benchmark
+    import phase_profile
+
+    from defects4j_adapter.engines.fast import FastEngine
+    from nl2fix.validation.bug_work import BugRun
+
+    for owner, names in (
+        (FastEngine, ("compile_source", "_in_jvm", "_new", "probe", "recording")),
+        (BugRun, ("candidate", "baselines")),
+    ):
+        for name in names:
+            monkeypatch.setattr(owner, name, getattr(owner, name))  # put back after the test
+    before = FastEngine._in_jvm
+    phase_profile.install(str(tmp_path / "phases.json"))
+    assert FastEngine._in_jvm is not before and FastEngine._in_jvm.__wrapped__ is before
