@@ -28,11 +28,13 @@ if TYPE_CHECKING:
     from defects4j_adapter.engines.fast import WarmJvm
 
 CANDIDATE_BUDGET = 0.5
-"""CPU-s a candidate's probe job's test threads may use in all (the reference's probe of itself, once a bug
-and every candidate's yardstick, has none but the per-test limit). RepairBench's answers: a probe's median
-was 0.71 CPU-s with its compiles, but Cli-23's took 65 each (its tests' derived widths and lengths); one
-over the budget stops with its inputs so far and is ``not-probed`` (:func:`nl2fix.validation.behaviour.label`),
-so that the probe stays under 1 CPU-s a plausible candidate with its two compiles and the JVM's own threads."""
+"""CPU-s a candidate's probe job may spend probing the calls its tests make (copying, deriving inputs, running
+the reference and the candidate on them); the tests' own work is not counted, it is bounded by the per-test
+limit as in validation (a budget of the whole job cut JxPath-5's probes before their first call: its tests
+work for 0.5 CPU-s first). The reference's probe of itself, once a bug and every candidate's yardstick, has
+no budget. RepairBench's answers: a probe's median was 0.71 CPU-s with its compiles, but Cli-23's took 65
+each (the fix and the candidate on derived widths and lengths); one over the budget stops with its inputs
+so far and is ``not-probed`` (:func:`nl2fix.validation.behaviour.label`)."""
 
 
 def _class_of(test: str) -> str:
@@ -74,8 +76,8 @@ def probe(
     too: its wrapper calls ``nl2fix.runner.BehaviourProbe``) and the candidate's classes as validation
     compiled them (``candidate``: the runner loads them apart, see ``BehaviourProbe.java``) on the calls
     of the workspace's trigger and relevant tests (only those of the test classes in ``tests``, when
-    given: the ones that called the method in an earlier probe of the bug); ``budget``: the CPU-s its test
-    threads may use (0: none)."""
+    given: the ones that called the method in an earlier probe of the bug); ``budget``: the CPU-s its probing
+    may use (:data:`CANDIDATE_BUDGET`; 0: none)."""
     triggers = [t for t in ws.trigger_tests if tests is None or _class_of(t) in tests]
     relevant = [t for t in ws.relevant_tests if tests is None or t in tests]
     if not triggers and not relevant:

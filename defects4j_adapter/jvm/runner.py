@@ -241,8 +241,8 @@ class Job:
     """Whether a behaviour probe's reference is the developer's fix (then a derived input it fails on
     unexpectedly is outside what a fix owes and dropped); the buggy method standing in for one drops none."""
     behaviour_budget_ms: int = 0
-    """A behaviour probe's budget: CPU milliseconds its test threads may use in all, after which it stops with
-    the rows made so far (``BehaviourProbe#overBudget``); 0: none but the per-test limit."""
+    """A behaviour probe's budget: CPU milliseconds its probing of the tests' calls may use in all, after which
+    it stops with the rows made so far (``BehaviourProbe#overBudget``); 0: none but the per-test limit."""
 
     def text(self) -> str:
         rows: list[tuple[str, str | Path]] = [("id", self.id)]

@@ -53,7 +53,8 @@ import java.util.Set;
  * Bounded: at most {@link #MAX_CALLS} distinct recorded inputs, {@link #MAX_DERIVED} inputs with an
  * argument varied and {@link #MAX_CROSSED} crossed ones a job (each kind its own budget, so that crossing
  * takes no argument variant away), each body under the per-test time limit (a body stopped by it ends its
- * row as {@code timeout}), and the job under its budget of CPU, when it has one ({@link #overBudget}).
+ * row as {@code timeout}), and the job's probing (its tests' own work left out) under its budget of CPU, when
+ * it has one ({@link #overBudget}).
  */
 public final class BehaviourProbe {
     private BehaviourProbe() {
@@ -79,6 +80,7 @@ public final class BehaviourProbe {
             "java.util.ConcurrentModificationException", "java.lang.StackOverflowError", "java.lang.OutOfMemoryError");
 
     private static volatile Session session;
+    private static final java.lang.management.ThreadMXBean CPU = java.lang.management.ManagementFactory.getThreadMXBean();
     /** The body running on this thread: a call from inside it runs the same body. */
     private static final ThreadLocal<Body> SIDE = new ThreadLocal<>();
     /** While the candidate runs, the reference is out of every thread's reach (see {@link #call}). */
@@ -154,7 +156,18 @@ public final class BehaviourProbe {
         }
     }
 
-    /** The job's test threads used its budget of {@code ms} CPU milliseconds: no call is probed from now on,
+    /** The CPU nanoseconds the job's probing used so far (the tests' own work left out): the calls probed, and
+     * the one {@code thread} is in, if any, as far as its CPU time {@code cpu} tells (-1: unknown). */
+    static long probing(Thread thread, long cpu) {
+        Session s = session;
+        if (s == null) {
+            return 0;
+        }
+        long start = s.probingSince;
+        return s.probingNanos + (start >= 0 && cpu >= 0 && s.probingOn == thread ? Math.max(0, cpu - start) : 0);
+    }
+
+    /** The job's probing used its budget of {@code ms} CPU milliseconds: no call is probed from now on,
      * and the body the test thread is then stopped in gives no row (stopped by the budget, not by its own
      * loop, it is no {@code timeout} of the candidate's or the reference's); the rows made so far are kept,
      * and the end row says the budget was met, so the harness labels the probe unfinished. */
@@ -228,6 +241,11 @@ public final class BehaviourProbe {
         int skipped;
         /** The budget the job met, in CPU milliseconds; 0 while it has not (see {@link #overBudget}). */
         volatile long budgetMetMs;
+        /** CPU nanoseconds of the calls probed so far; the thread probing one now, and its CPU time when it began
+         * (-1: none). */
+        volatile long probingNanos;
+        volatile Thread probingOn;
+        volatile long probingSince = -1;
         final boolean fixReference;
 
         Session(URLClassLoader twin, boolean fixReference) {
@@ -244,6 +262,19 @@ public final class BehaviourProbe {
             if (calls >= MAX_CALLS) {
                 return;
             }
+            long start = CPU.getCurrentThreadCpuTime();
+            probingOn = Thread.currentThread();
+            probingSince = start;
+            try {
+                probeCall(owner, referenceName, receiver, args, constants, reference);
+            } finally {
+                probingSince = -1;
+                probingNanos += Math.max(0, CPU.getCurrentThreadCpuTime() - start);
+            }
+        }
+
+        private void probeCall(Class<?> owner, String referenceName, Object receiver, Object[] args, Object[] constants,
+                Body reference) {
             Object[] entry = new Object[args.length + 1];
             entry[0] = receiver;
             System.arraycopy(args, 0, entry, 1, args.length);

@@ -49,8 +49,8 @@ final class Request {
     String behaviourCandidate;
     /** Whether a behaviour probe's reference is the developer's fix (see {@code BehaviourProbe#unexpected}). */
     boolean behaviourFixReference = true;
-    /** A behaviour probe's budget: the CPU milliseconds its test threads may use in all (0: no budget but
-     * the per-test limit); see {@code BehaviourProbe#overBudget}. */
+    /** A behaviour probe's budget: the CPU milliseconds its probing may use in all (0: no budget but the
+     * per-test limit); see {@code BehaviourProbe#probing}. */
     long behaviourBudgetMs;
 
     static Request read(Path file) throws IOException {

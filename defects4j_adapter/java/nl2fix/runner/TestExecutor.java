@@ -67,8 +67,6 @@ final class TestExecutor {
     volatile boolean poisoned;
     /** The JVM survived something (out of memory) after which a fresh one is safer. */
     volatile boolean restartAdvised;
-    /** CPU nanoseconds the job's finished test threads used, for a behaviour probe's budget. */
-    private long spent;
 
     TestExecutor(ClassLoader loader, Report report, nl2fix.runner.Request job, ThreadGroup group,
             Set<String> candidateClasses) {
@@ -220,7 +218,6 @@ final class TestExecutor {
         notifier.addListener(listener);
         final String[] crash = new String[1];
         final boolean[] ownStop = new boolean[1];
-        final long[] used = {-1};
         Thread thread = new Thread(group, () -> {
             ReflectionWall.onTestThread();
             try {
@@ -245,8 +242,6 @@ final class TestExecutor {
                 crash[0] = trace(e);
             } catch (Throwable t) {
                 crash[0] = trace(t);
-            } finally {
-                used[0] = cpuOf(Thread.currentThread());  // the watchdog cannot read a finished thread's
             }
         }, "nl2fix-tests");
         listener.thread = thread;
@@ -257,94 +252,86 @@ final class TestExecutor {
         thread.setContextClassLoader(loader);
         thread.setDaemon(true);
         thread.start();
-        watch(thread, listener, notifier, label, used);
+        watch(thread, listener, notifier, label);
         if (crash[0] != null && !(ownStop[0] && !listener.timedOut.isEmpty())) {
             classFailure(label, crash[0]);
         }
     }
 
     @SuppressWarnings({"deprecation", "removal"})
-    private void watch(Thread thread, Listener listener, RunNotifier notifier, String label, long[] used) {
+    private void watch(Thread thread, Listener listener, RunNotifier notifier, String label) {
         long limit = job.testTimeoutMs * 1_000_000L;
         long wallLimit = limit * WALL_FACTOR;
         long seen = listener.lastEvent;
         long cpuMark = cpuOf(thread);
         String killed = null;
         int kills = 0;
-        // a behaviour probe's budget (see BehaviourProbe#overBudget) counts every test thread of the job
+        // a behaviour probe's budget: the CPU its probing used (see BehaviourProbe#overBudget)
         long budget = job.behaviour ? job.behaviourBudgetMs * 1_000_000L : 0;
         long budgetStop = Long.MAX_VALUE;
-        long first = cpuMark;
-        long last = cpuMark;
-        try {
-            while (thread.isAlive()) {
-                try {
-                    thread.join(20);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-                long now = System.nanoTime();
-                long cpu = cpuOf(thread);
-                last = cpu >= 0 ? cpu : last;
-                if (budget > 0 && budgetStop == Long.MAX_VALUE && cpu >= 0 && spent + cpu - first >= budget) {
-                    BehaviourProbe.overBudget(job.behaviourBudgetMs);
-                    stopped = true;
-                    budgetStop = now;
-                }
-                if (budgetStop != Long.MAX_VALUE) {
-                    // no test timed out: the probe ends here, its rows so far kept
-                    if (now >= budgetStop && thread.isAlive()) {
-                        notifier.pleaseStop();
-                        thread.stop();
-                        if (++kills >= 4) {
-                            poisoned = true;
-                            return;
-                        }
-                        budgetStop = now + 500_000_000L;  // a moment to unwind, as after a time limit
-                    }
-                    continue;
-                }
-                if (listener.lastEvent != seen) {
-                    seen = listener.lastEvent;
-                    cpuMark = cpu;
-                }
-                boolean over = cpu < 0 ? now - seen >= limit : cpu - cpuMark >= limit || now - seen >= wallLimit;
-                if (!thread.isAlive() || !over) {
-                    continue;
-                }
-                Description cur = listener.current;
-                String test = cur == null ? label : name(cur);
-                if (!test.equals(killed)) {
-                    killed = test;
-                    kills = 0;
-                    listener.timedOut.add(test);
-                    done.add(test);
-                    String why = cpu >= 0 && cpu - cpuMark >= limit
-                            ? "test used " + job.testTimeoutMs + " ms of CPU"
-                            : "test timed out after " + (cpu < 0 ? limit : wallLimit) / 1_000_000L + " ms";
-                    record(Words.TEST, Words.TIMEOUT, test, Long.toString(job.testTimeoutMs), why);
-                    if (job.stopAtFirstFailure && !job.known.contains(test)) {
-                        stopped = true;
-                    }
-                }
-                if (stopped) {
-                    notifier.pleaseStop();
-                }
-                thread.stop();
-                if (++kills >= 4) {
-                    poisoned = true;
-                    stopped = true;
-                    return;
-                }
-                // give the stopped test a moment (half a second of either clock) to unwind before judging it again
-                seen = now - (cpu < 0 ? limit : wallLimit) + 500_000_000L;
-                listener.lastEvent = seen;
-                cpuMark = cpu - limit + 500_000_000L;
+        while (thread.isAlive()) {
+            try {
+                thread.join(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
             }
-        } finally {
-            // the thread's own last reading, where it got to make one: the last 20 ms are the watchdog's blind spot
-            spent += Math.max(0, Math.max(last, used[0]) - first);
+            long now = System.nanoTime();
+            long cpu = cpuOf(thread);
+            if (budget > 0 && budgetStop == Long.MAX_VALUE && BehaviourProbe.probing(thread, cpu) >= budget) {
+                BehaviourProbe.overBudget(job.behaviourBudgetMs);
+                stopped = true;
+                budgetStop = now;
+            }
+            if (budgetStop != Long.MAX_VALUE) {
+                // no test timed out: the probe ends here, its rows so far kept
+                if (now >= budgetStop && thread.isAlive()) {
+                    notifier.pleaseStop();
+                    thread.stop();
+                    if (++kills >= 4) {
+                        poisoned = true;
+                        return;
+                    }
+                    budgetStop = now + 500_000_000L;  // a moment to unwind, as after a time limit
+                }
+                continue;
+            }
+            if (listener.lastEvent != seen) {
+                seen = listener.lastEvent;
+                cpuMark = cpu;
+            }
+            boolean over = cpu < 0 ? now - seen >= limit : cpu - cpuMark >= limit || now - seen >= wallLimit;
+            if (!thread.isAlive() || !over) {
+                continue;
+            }
+            Description cur = listener.current;
+            String test = cur == null ? label : name(cur);
+            if (!test.equals(killed)) {
+                killed = test;
+                kills = 0;
+                listener.timedOut.add(test);
+                done.add(test);
+                String why = cpu >= 0 && cpu - cpuMark >= limit
+                        ? "test used " + job.testTimeoutMs + " ms of CPU"
+                        : "test timed out after " + (cpu < 0 ? limit : wallLimit) / 1_000_000L + " ms";
+                record(Words.TEST, Words.TIMEOUT, test, Long.toString(job.testTimeoutMs), why);
+                if (job.stopAtFirstFailure && !job.known.contains(test)) {
+                    stopped = true;
+                }
+            }
+            if (stopped) {
+                notifier.pleaseStop();
+            }
+            thread.stop();
+            if (++kills >= 4) {
+                poisoned = true;
+                stopped = true;
+                return;
+            }
+            // give the stopped test a moment (half a second of either clock) to unwind before judging it again
+            seen = now - (cpu < 0 ? limit : wallLimit) + 500_000_000L;
+            listener.lastEvent = seen;
+            cpuMark = cpu - limit + 500_000_000L;
         }
     }
 
