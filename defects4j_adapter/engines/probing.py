@@ -27,14 +27,16 @@ from nl2fix.java_source import splice
 if TYPE_CHECKING:
     from defects4j_adapter.engines.fast import WarmJvm
 
-CANDIDATE_BUDGET = 0.5
+CANDIDATE_BUDGET = 2.0
 """CPU-s a candidate's probe job may spend probing the calls its tests make (copying, deriving inputs, running
 the reference and the candidate on them); the tests' own work is not counted, it is bounded by the per-test
 limit as in validation (a budget of the whole job cut JxPath-5's probes before their first call: its tests
 work for 0.5 CPU-s first). The reference's probe of itself, once a bug and every candidate's yardstick, has
 no budget. RepairBench's answers: a probe's median was 0.71 CPU-s with its compiles, but Cli-23's took 65
 each (the fix and the candidate on derived widths and lengths); one over the budget stops with its inputs
-so far and is ``not-probed`` (:func:`nl2fix.validation.behaviour.label`)."""
+so far and is ``not-probed`` (:func:`nl2fix.validation.behaviour.label`). Not less: at 0.5 CPU-s ten of
+the twelve plausible answers labelled before (Math-2's 40 inputs, Codec-2's 322) were cut to
+``not-probed``; at 2 all but one of Math-2's and Codec-2's kept their label (``bench_real.py --replay``)."""
 
 
 def _class_of(test: str) -> str:
