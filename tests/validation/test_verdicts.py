@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from defects4j_adapter.contract import Outcome, Phase
 from nl2fix.core.domain import Verdict
 from nl2fix.validation.verdicts import record_of
@@ -18,11 +20,11 @@ def test_every_test_the_fixed_version_passed_must_be_reported_passed():
     required = frozenset({TRIGGER, OTHER})
     assert (
         record_of(
-            _done(passed_tests=[TRIGGER, OTHER]), bug_id="b", hash="h", engine="fast", passes_on_fix=required
+            _done(passed_tests=(TRIGGER, OTHER)), bug_id="b", hash="h", engine="fast", passes_on_fix=required
         ).verdict
         is Verdict.PLAUSIBLE
     )
-    skipped = record_of(_done(passed_tests=[OTHER]), bug_id="b", hash="h", engine="fast", passes_on_fix=required)
+    skipped = record_of(_done(passed_tests=(OTHER,)), bug_id="b", hash="h", engine="fast", passes_on_fix=required)
     assert skipped.verdict is Verdict.WRONG and skipped.failing_tests == [TRIGGER]
     assert "did not pass (skipped or not run)" in skipped.detail
 
@@ -30,20 +32,22 @@ def test_every_test_the_fixed_version_passed_must_be_reported_passed():
 def test_a_rejection_outranks_whatever_the_tests_said():
     # the fast engine reads a candidate's classes after its tests ran: a pass, or failures, are moot
     for outcome in (
-        _done(passed_tests=[TRIGGER, OTHER]),
-        _done(failing_tests=[TRIGGER]),
+        _done(passed_tests=(TRIGGER, OTHER)),
+        _done(failing_tests=(TRIGGER,)),
         _done(harness_error="the warm JVM died"),
     ):
-        outcome.rejection = "reference: p.A uses java.lang.Runtime#halt, which the candidate may not add"
-        record = record_of(outcome, bug_id="b", hash="h", engine="fast", passes_on_fix=frozenset({TRIGGER}))
+        rejected = replace(
+            outcome, rejection="reference: p.A uses java.lang.Runtime#halt, which the candidate may not add"
+        )
+        record = record_of(rejected, bug_id="b", hash="h", engine="fast", passes_on_fix=frozenset({TRIGGER}))
         assert record.verdict is Verdict.REJECTED and record.failing_tests == []
         assert record.detail.startswith("reference: p.A uses java.lang.Runtime#halt")
 
 
 def test_a_report_the_candidate_corrupted_is_its_failure_not_the_harness_s():
     outcome = _done(
-        failing_tests=["(the runner's report)"],
-        passed_tests=[TRIGGER],
+        failing_tests=("(the runner's report)",),
+        passed_tests=(TRIGGER,),
         messages={"(the runner's report)": "the code under test fired 2 JUnit event(s) itself"},
     )
     record = record_of(outcome, bug_id="b", hash="h", engine="fast", passes_on_fix=frozenset({TRIGGER}))
