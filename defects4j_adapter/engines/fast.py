@@ -157,10 +157,10 @@ def compiler_failure(*, killed_for_time: bool, ended: int, seconds: float) -> Ou
 @dataclass(frozen=True)
 class TestChoice:
     """Which tests a job runs: every relevant test (the default), the recording job's (every test, with
-    the probe in ``probe``, recorded under ``key``), or a narrowed set (``plan``); with ``triggers_only``
-    the trigger tests alone."""
+    the calls of the method named ``reach`` recorded, under ``key``), or a narrowed set (``plan``); with
+    ``triggers_only`` the trigger tests alone."""
 
-    probe: str | None = None
+    reach: str | None = None
     key: str = ""
     plan: narrowing.Plan | None = None
     triggers_only: bool = False
@@ -197,8 +197,8 @@ def described(tests: TestChoice, ws: Workspace) -> str:
     """Which tests a job of ``tests`` runs, in a candidate's story."""
     if tests.triggers_only:
         return f"its {len(ws.trigger_tests)} trigger test(s) only"
-    if tests.probe is not None:
-        return "every test, recording which ones execute the method"
+    if tests.reach is not None:
+        return "every test, recording which ones reach the method"
     if tests.plan is not None:
         return (
             f"its {len(ws.trigger_tests)} trigger test(s), then the {len(tests.plan.relevant)} relevant test "
@@ -630,7 +630,7 @@ class FastEngine:
 
     def recording(self, workspace: Workspace) -> narrowing.Recording:
         """Which tests execute the buggy method (:mod:`narrowing`): the cached recording of this
-        workspace, or a run of every test on the buggy version with the probe that makes it (when no
+        workspace, or a run of every test on the buggy version that records it (when no
         baseline made it)."""
         key = narrowing.recording_key(workspace)
         with self._recording_lock:
@@ -674,11 +674,11 @@ class FastEngine:
         return checked
 
     def _recording_job(self, workspace: Workspace, key: str) -> TestChoice:
-        return TestChoice(probe=narrowing.probe_method(workspace) or "", key=key)
+        return TestChoice(reach=narrowing.reach_method(workspace) or "", key=key)
 
     def _tests(self, job: CandidateJob) -> TestChoice:
         """The reference's baseline (the fixed version's; the buggy one's where there is no fix) runs every
-        test, unprobed: a probe called in a hot loop slows a test down (Csv-1's ``testRandom`` met its
+        test, uninstrumented: the recording's call in a hot loop slows a test down (Csv-1's ``testRandom`` met its
         limit with it), and the ground truth's verdict must not pay for the recording. Every other run
         (the buggy baseline too) runs the tests that can notice the change, recorded first (a run of
         its own, :meth:`recording`) when they are not yet."""
@@ -919,7 +919,7 @@ class FastEngine:
                 compiled=jobs.write_classes(compiled.classes, job / "classes"),
             )
             runner_job.only = tests.plan.only if tests.plan and not tests.triggers_only else {}
-            runner_job.probe = tests.probe
+            runner_job.reach = tests.reach
             request = runner_job.write(job / "request.txt")
             key = report_signing.new_key()
             if not candidate.trusted:
@@ -940,7 +940,7 @@ class FastEngine:
             outcome = replace(outcome, cpu_seconds=answer.cpu_seconds)
             if tests.plan and not tests.triggers_only:
                 outcome = replace(outcome, left_out=tuple(sorted(tests.plan.left_out)))
-            if tests.probe is not None:
+            if tests.reach is not None:
                 narrowing.save(self.options.cache_dir, ws, narrowing.from_report(report.signed, tests.key))
             return outcome
         finally:

@@ -81,10 +81,11 @@ class RunnerReport:
     """The SHA-256 of each class compiled from the candidate's file, by binary name (dots)."""
     class_files: dict[str, bytes] = field(default_factory=dict)
     """Those classes' bytes, from the plain lines whose digest matches."""
-    probes: int | None = None
-    """Recording job only (``PROBED methods refused``): how many methods got the probe; None in any other job."""
-    probes_refused: int = 0
-    """Recording job only: methods of that name whose bytecode the probe could not go into."""
+    instrumented: int | None = None
+    """Recording job only (``INSTRUMENTED methods refused``): how many methods got the recording's call
+    (``MethodReach.hit()``); None in any other job."""
+    not_instrumented: int = 0
+    """Recording job only: methods of that name whose bytecode the call could not go into."""
     recorded: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     """Recording job only: ``HIT``, ``INIT`` and ``STRAY`` lines, by kind, as (test class run, test) pairs
     (``STRAY`` has no test)."""
@@ -144,8 +145,8 @@ def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
         report.class_failures.append(ReportedTest(args[0], Status.FAIL, 0, args[1]))
     elif kind == "ERROR":
         report.errors.append(args[0])
-    elif kind == "PROBED":
-        report.probes, report.probes_refused = int(args[0] or 0), int(args[1] or 0)
+    elif kind == "INSTRUMENTED":
+        report.instrumented, report.not_instrumented = int(args[0] or 0), int(args[1] or 0)
     elif kind in RECORDED:
         report.recorded.setdefault(kind, []).append((args[0], args[1]))
     elif kind == "BEHAVIOUR":

@@ -35,7 +35,7 @@ EXPECTED = {
     **{name: {Verdict.UNCOMPILABLE} for name in ATTACKS if name.startswith("unicode_")},
     # ... or it names the runner, whose package is on no candidate's class path (and which the
     # class-file check refuses where it could be compiled: test_check)
-    "probe_entry_points": {Verdict.UNCOMPILABLE},
+    "method_reach_entry_point": {Verdict.UNCOMPILABLE},
 }
 REFUSED = {
     "assumption_skip": "org.junit.AssumptionViolatedException",
