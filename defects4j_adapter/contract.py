@@ -2,8 +2,9 @@
 
 An engine prepares a bug once (check out, compile, read test lists: a :class:`Workspace`) and
 then judges single candidates against that preparation. Engines report raw outcomes
-(:class:`Outcome`); the orchestrator turns them into verdicts, discounting tests that also fail on
-the fixed version.
+(:class:`Outcome`, immutable: an engine that amends one makes a new one); :func:`verdict_of` is the
+one place an outcome becomes a verdict, for the orchestrator (which discounts tests that also fail on
+the fixed version) and for an engine that must know whether a run passed (to confirm it elsewhere).
 
 Every engine class registers itself here with :func:`register_engine` and is built as
 ``EngineClass(options: EngineOptions)``; :func:`defects4j_adapter.engines.providers.make_engine`
@@ -15,12 +16,13 @@ cached under :func:`defects4j_adapter.cache.workspace_root` (``$NL2FIX_CACHE_DIR
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol, TypeVar
 
 from defects4j_adapter.sandbox.base import Sandbox
-from nl2fix.core.domain import Bug, Engine
+from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.registry import Registry
 
@@ -114,30 +116,32 @@ class Phase(str, enum.Enum):
     DONE = "done"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
-    """What an engine observed for one candidate (or a baseline), before any verdict is drawn."""
+    """What an engine observed for one candidate (or a baseline), before any verdict is drawn
+    (:func:`verdict_of`). Immutable: a step that learns more makes a new one (``dataclasses.replace``,
+    :meth:`noted`, :meth:`costing`)."""
 
     phase: Phase
     """The last phase reached; DONE when every test ran."""
     compiled: bool
-    failing_tests: list[str] = field(default_factory=list)
+    failing_tests: tuple[str, ...] = ()
     """``Class::method``, or ``Class`` for a class-level failure."""
     tests_run: int = 0
     timed_out: bool = False
     """The per-candidate wall-clock limit was hit, or a test hit the per-test limit."""
-    timed_out_tests: list[str] = field(default_factory=list)
+    timed_out_tests: tuple[str, ...] = ()
     """Tests stopped by the per-test limit (not repeated in ``failing_tests``)."""
-    messages: dict[str, str] = field(default_factory=dict)
+    messages: Mapping[str, str] = field(default_factory=dict)
     """The first line of each failing test's failure, by test name (for the verdict's detail)."""
-    failure_lines: dict[str, int] = field(default_factory=dict)
+    failure_lines: Mapping[str, int] = field(default_factory=dict)
     """Where each failing test failed in its own class (its frame in the stack trace), by test name."""
     harness_error: str = ""
     """Set when the harness or environment failed: never the candidate's fault, never a pass."""
-    passed_tests: list[str] | None = None
+    passed_tests: tuple[str, ...] | None = None
     """The tests reported passed, by name; None from an engine that does not name them (Defects4J).
     A plausible verdict needs them to cover every test the fixed version passed."""
-    left_out: list[str] = field(default_factory=list)
+    left_out: tuple[str, ...] = ()
     """Tests the engine did not run because they cannot notice the change (they never executed the
     method on the buggy version: :mod:`defects4j_adapter.engines.narrowing`); a pass need not name them."""
     jvm_died: bool = False
@@ -152,6 +156,71 @@ class Outcome:
     cpu_seconds: float = 0.0
     log_dir: Path | None = None
     """Raw artifacts (compiler output, test logs) kept so a run can be re-graded."""
+
+    def noted(self, note: str, *, first: bool = False) -> Outcome:
+        """This outcome with ``note`` added to its detail (after what it says, or before with ``first``)."""
+        if not note:
+            return self
+        parts = (note, self.detail) if first else (self.detail, note)
+        return replace(self, detail="; ".join(p for p in parts if p))
+
+    def costing(self, cpu_seconds: float) -> Outcome:
+        """This outcome with ``cpu_seconds`` more spent on it (a compile, a recording, another JVM's run)."""
+        return replace(self, cpu_seconds=self.cpu_seconds + cpu_seconds)
+
+
+def not_passed(outcome: Outcome, passes_on_fix: frozenset[str]) -> list[str]:
+    """The ``passes_on_fix`` tests (those the fixed version passed) that this run did not report
+    passed: skipped (the code under test threw an assumption failure), or never run. Empty when
+    the engine does not name the tests it passed (Defects4J). Tests the engine left out because
+    they cannot notice the change are not asked for."""
+    if outcome.passed_tests is None:
+        return []
+    passed = set(outcome.passed_tests) | set(outcome.left_out)
+    return sorted(t for t in passes_on_fix if t not in passed)
+
+
+def verdict_of(
+    outcome: Outcome, fails_on_fix: frozenset[str] = frozenset(), passes_on_fix: frozenset[str] = frozenset()
+) -> tuple[Verdict, str]:
+    """The verdict and, when nothing else explains it, why: the one place an outcome becomes a
+    verdict. ``passes_on_fix``: the tests the fixed version passed; a pass must account for every
+    one of them. ``fails_on_fix``: the tests it failed, not held against the candidate.
+
+    A run is plausible only when it compiled, reached the end of the tests it was given, ran at
+    least one, and passed every test the fixed version passed: "did not run" (or "skipped") is never
+    a pass, and a harness failure is ``error``, never the candidate's fault."""
+    if outcome.rejection:
+        return Verdict.REJECTED, outcome.rejection
+    if outcome.harness_error:
+        return Verdict.ERROR, outcome.harness_error
+    if not outcome.compiled:
+        if outcome.timed_out:
+            return Verdict.TIMEOUT, "compilation ran out of time"
+        return Verdict.UNCOMPILABLE, ""
+    if [t for t in outcome.failing_tests if t not in fails_on_fix]:
+        return Verdict.WRONG, ""
+    held_timeouts = [t for t in outcome.timed_out_tests if t not in fails_on_fix]
+    if held_timeouts or (outcome.timed_out and outcome.phase is not Phase.DONE):
+        return Verdict.TIMEOUT, ""
+    if outcome.tests_run == 0:
+        return Verdict.ERROR, "no test ran"
+    if outcome.phase is not Phase.DONE:
+        return Verdict.ERROR, f"the tests stopped in the {outcome.phase.value} phase without a failure"
+    missing = not_passed(outcome, passes_on_fix)
+    if missing:
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        return Verdict.WRONG, (
+            f"{len(missing)} test(s) the fixed version passed did not pass (skipped or not run): "
+            f"{', '.join(missing[:3])}{more}"
+        )
+    return Verdict.PLAUSIBLE, ""
+
+
+def passes(outcome: Outcome, fails_on_fix: frozenset[str] = frozenset()) -> bool:
+    """Whether :func:`verdict_of` would pass this run (tests the fixed version fails aside): what an
+    engine asks before it believes or confirms a run."""
+    return verdict_of(outcome, fails_on_fix)[0] is Verdict.PLAUSIBLE
 
 
 class ValidationEngine(Protocol):

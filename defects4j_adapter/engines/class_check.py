@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from defects4j_adapter.bytecode.check import Rejection, check, classes_of_source
@@ -108,7 +109,6 @@ def checked(outcome: Outcome, why_not: Callable[[], str]) -> Outcome:
     """``outcome`` with the check's rejection (``why_not()``) set, or its failure to read the
     classes as the harness's error."""
     try:
-        outcome.rejection = why_not()
+        return replace(outcome, rejection=why_not())
     except ClassFileError as exc:
-        outcome.harness_error = f"the class-file check could not read the classes: {exc.message}"
-    return outcome
+        return replace(outcome, harness_error=f"the class-file check could not read the classes: {exc.message}")

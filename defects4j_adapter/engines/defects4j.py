@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
+from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, passes, register_engine
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.d4j.cli import CommandResult, CompileResult, Defects4J, TestRun
 from defects4j_adapter.d4j.parsers import ALL_TESTS_FILE, FAILING_TESTS_FILE, FailureKind
@@ -153,8 +153,7 @@ class Defects4JEngine:
         log_dir.mkdir(parents=True, exist_ok=True)
         with d4j_workspace.candidate_slot(workspace.root, self.slots) as slot:
             outcome = self._judge(workspace, slot, method, known_failures, stop_at_first_failure, log_dir, start)
-        outcome.wall_seconds = time.monotonic() - start
-        outcome.log_dir = log_dir
+        outcome = replace(outcome, wall_seconds=time.monotonic() - start, log_dir=log_dir)
         tell(
             log,
             "defects4j: compiled and tested by Defects4J's own command line in slot %s: %s",
@@ -174,16 +173,15 @@ class Defects4JEngine:
         start: float,
     ) -> Outcome:
         target = slot / workspace.bug.path
-        outcome = Outcome(phase=Phase.SPLICE, compiled=False)
         try:
             spliced = splice_method(target.read_bytes().decode(workspace.encoding), workspace.bug, method)
         except RefusedCandidate as exc:
-            outcome.compile_errors = str(exc)
-            return outcome
+            return Outcome(phase=Phase.SPLICE, compiled=False, compile_errors=str(exc))
         except SpliceError as exc:
-            outcome.harness_error = f"cannot splice into {workspace.bug.path}: {exc}"
-            return outcome
-        outcome.detail = spliced.detail
+            return Outcome(
+                phase=Phase.SPLICE, compiled=False, harness_error=f"cannot splice into {workspace.bug.path}: {exc}"
+            )
+        outcome = Outcome(phase=Phase.SPLICE, compiled=False, detail=spliced.detail)
         data = encode_source(spliced.text, workspace.encoding)
         target.write_bytes(data)
         # the copy holds the buggy build's classes; the target file's go, so that what Defects4J
@@ -195,11 +193,9 @@ class Defects4JEngine:
         for index, step in enumerate(plan(slot_space)):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                outcome.timed_out = True
                 budget = f"the {self.candidate_timeout:.0f} s budget ran out before {step.phase.value}"
-                outcome.detail = _join(outcome.detail, budget)
-                return outcome
-            outcome.phase = step.phase
+                return replace(outcome, timed_out=True).noted(budget)
+            outcome = replace(outcome, phase=step.phase)
             if step.phase is Phase.COMPILE:
                 built = retry_while(
                     functools.partial(self.d4j.compile, slot, timeout=min(d4j_cli.COMPILE_TIMEOUT, remaining)),
@@ -208,12 +204,14 @@ class Defects4JEngine:
                     backoff=self.backoff,
                 )
                 _keep(log_dir, index, "compile", built)
-                go_on = absorb_compile(outcome, built)
+                outcome, go_on = absorb_compile(outcome, built)
                 if go_on:
                     # Defects4J's verdict is files the test JVM writes: what the candidate may call is
                     # checked on its classes before any test runs
                     classes = slot / workspace.classes_dir.relative_to(workspace.root)
-                    class_check.checked(outcome, functools.partial(class_check.rejection_in, workspace, classes))
+                    outcome = class_check.checked(
+                        outcome, functools.partial(class_check.rejection_in, workspace, classes)
+                    )
                     go_on = not (outcome.rejection or outcome.harness_error)
             else:
                 run = retry_while(
@@ -229,12 +227,12 @@ class Defects4JEngine:
                     backoff=self.backoff,
                 )
                 _keep(log_dir, index, f"test-{step.test or 'relevant'}", run)
-                go_on = absorb_test(outcome, step, run, known, stop_early)
+                outcome, go_on = absorb_test(outcome, step, run, known, stop_early)
             if not go_on:
                 return outcome
-        outcome.phase = Phase.DONE
-        if not [t for t in outcome.failing_tests + outcome.timed_out_tests if t not in known]:
-            self._judge_passed(outcome, own_judgement.in_slot(workspace, slot), known, deadline)
+        outcome = replace(outcome, phase=Phase.DONE)
+        if passes(outcome, known):
+            return self._judge_passed(outcome, own_judgement.in_slot(workspace, slot), known, deadline)
         return outcome
 
     @functools.cached_property
@@ -243,7 +241,7 @@ class Defects4JEngine:
         container it runs in, or none when so asked)."""
         return self.options.sandbox or make_sandbox(False)
 
-    def _judge_passed(self, outcome: Outcome, slot_space: Workspace, known: frozenset[str], deadline: float) -> None:
+    def _judge_passed(self, outcome: Outcome, slot_space: Workspace, known: frozenset[str], deadline: float) -> Outcome:
         """What Defects4J passed, judged again by nl2fix's runner on the same classes
         (:mod:`~defects4j_adapter.engines.own_judgement`)."""
         judged = own_judgement.runner_outcome(
@@ -255,8 +253,7 @@ class Defects4JEngine:
             seconds=deadline - time.monotonic(),
             memory_mb=self.options.settings.memory_mb,
         )
-        outcome.cpu_seconds += judged.cpu_seconds
-        own_judgement.fold(outcome, judged, tuple(slot_space.trigger_tests))
+        return own_judgement.fold(outcome.costing(judged.cpu_seconds), judged, tuple(slot_space.trigger_tests))
 
 
 def harness_hiccup(result: CommandResult) -> str:
@@ -270,49 +267,47 @@ def harness_hiccup(result: CommandResult) -> str:
     return "" if result.ok else result.describe(300)
 
 
-def absorb_compile(outcome: Outcome, built: CompileResult) -> bool:
-    """Record ``defects4j compile``; whether validation goes on."""
-    outcome.cpu_seconds += built.result.cpu_seconds
+def absorb_compile(outcome: Outcome, built: CompileResult) -> tuple[Outcome, bool]:
+    """``outcome`` with ``defects4j compile``'s result, and whether validation goes on."""
+    outcome = outcome.costing(built.result.cpu_seconds)
     if built.ok:
-        outcome.compiled = True
-        return True
+        return replace(outcome, compiled=True), True
     if built.failure is not None and built.failure.kind is FailureKind.COMPILE_FAILURE and not built.result.timed_out:
-        outcome.compile_errors = built.errors or built.describe()
-    else:
-        outcome.harness_error = built.describe()
-    return False
+        return replace(outcome, compile_errors=built.errors or built.describe()), False
+    return replace(outcome, harness_error=built.describe()), False
 
 
-def absorb_test(outcome: Outcome, step: Step, run: TestRun, known: frozenset[str], stop_early: bool) -> bool:
-    """Record one ``defects4j test`` call; whether validation goes on. Tests in ``known`` (they
-    fail on the fixed version too) are recorded but neither stop the run nor count as timeouts."""
-    outcome.cpu_seconds += run.result.cpu_seconds
+def absorb_test(
+    outcome: Outcome, step: Step, run: TestRun, known: frozenset[str], stop_early: bool
+) -> tuple[Outcome, bool]:
+    """``outcome`` with one ``defects4j test`` call's result, and whether validation goes on. Tests in
+    ``known`` (they fail on the fixed version too) are recorded but neither stop the run nor count as
+    timeouts."""
+    outcome = outcome.costing(run.result.cpu_seconds)
     result = judge_test_run(run)
     if result.harness_error:
-        outcome.harness_error = result.harness_error
-        return False
-    # the verdict's detail names the first failure by its message
-    outcome.messages.update({t: result.causes[t] for t in result.failing if t in result.causes})
-    outcome.tests_run += result.tests_run
-    _add(outcome.failing_tests, result.failing)
-    _add(outcome.timed_out_tests, result.timed_out)
+        return replace(outcome, harness_error=result.harness_error), False
+    outcome = replace(
+        outcome,
+        # the verdict's detail names the first failure by its message
+        messages={**outcome.messages, **{t: result.causes[t] for t in result.failing if t in result.causes}},
+        tests_run=outcome.tests_run + result.tests_run,
+        failing_tests=_added(outcome.failing_tests, result.failing),
+        timed_out_tests=_added(outcome.timed_out_tests, result.timed_out),
+    )
     if result.killed:
-        outcome.timed_out = True
         what = f"-t {step.test}" if step.test else "-r"
-        outcome.detail = _join(outcome.detail, f"`defects4j test {what}` killed after {run.result.wall_seconds:.0f} s")
-        return False
+        killed = f"`defects4j test {what}` killed after {run.result.wall_seconds:.0f} s"
+        return replace(outcome, timed_out=True).noted(killed), False
     new = [t for t in result.failing + result.timed_out if t not in known]
     if any(t in new for t in result.timed_out):
-        outcome.timed_out = True
-    return not (new and stop_early)
+        outcome = replace(outcome, timed_out=True)
+    return outcome, not (new and stop_early)
 
 
-def _add(into: list[str], items: list[str]) -> None:
-    into.extend(t for t in items if t not in into)
-
-
-def _join(*parts: str) -> str:
-    return "; ".join(p for p in parts if p)
+def _added(into: tuple[str, ...], items: list[str]) -> tuple[str, ...]:
+    """``into`` and then those of ``items`` it does not hold yet."""
+    return (*into, *(t for t in dict.fromkeys(items) if t not in into))
 
 
 def _keep(log_dir: Path, index: int, name: str, outcome: CommandResult) -> None:

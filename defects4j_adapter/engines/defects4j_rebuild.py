@@ -57,8 +57,7 @@ class Defects4JRebuild:
         start = time.monotonic()
         with d4j_workspace.candidate_slot(ws.root, self.options.settings.workers) as slot:
             outcome = self._in_slot(ws, slot, method, log_dir, tests)
-        outcome.wall_seconds = time.monotonic() - start
-        return jobs.with_note(outcome, NOTE)
+        return replace(outcome, wall_seconds=time.monotonic() - start).noted(NOTE, first=True)
 
     def _in_slot(
         self, ws: Workspace, slot: Path, method: str, log_dir: Path | None, tests: Callable[[Workspace], Outcome]
@@ -74,9 +73,9 @@ class Defects4JRebuild:
         jobs.keep(
             log_dir, {buggy_file.name: spliced.path, "defects4j-compile.log": built.result.stdout + built.result.stderr}
         )
-        outcome = Outcome(phase=Phase.COMPILE, compiled=False)
-        if not d4j_engine.absorb_compile(outcome, built):
-            return jobs.with_note(outcome, spliced.note)
+        outcome, go_on = d4j_engine.absorb_compile(Outcome(phase=Phase.COMPILE, compiled=False), built)
+        if not go_on:
+            return outcome.noted(spliced.note, first=True)
         # the tests read the slot's classes; the candidate's file is spliced again from the
         # pristine one, as on the fast path
         tested = tests(
@@ -87,5 +86,4 @@ class Defects4JRebuild:
                 test_classes_dir=_in(slot, ws, ws.test_classes_dir),
             )
         )
-        tested.cpu_seconds += outcome.cpu_seconds
-        return tested
+        return tested.costing(outcome.cpu_seconds)

@@ -46,7 +46,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from defects4j_adapter.behaviour.observations import ProbeRun
-from defects4j_adapter.contract import COMPILER_MEMORY_MB, EngineOptions, Outcome, Phase, Workspace, register_engine
+from defects4j_adapter.contract import (
+    COMPILER_MEMORY_MB,
+    EngineOptions,
+    Outcome,
+    Phase,
+    Workspace,
+    passes,
+    register_engine,
+)
 from defects4j_adapter.engines import class_check, declaration, jobs, linkage, narrowing, probing, runner_output
 from defects4j_adapter.engines import defects4j_rebuild as d4j_rebuild
 from defects4j_adapter.engines.rebuild import RebuildEngine
@@ -81,30 +89,17 @@ FRESH_JVM = "(the fresh JVM)"
 """The failing "test" a candidate's non-pass in its fresh confirming JVM is blamed on, when no test failed."""
 
 
-def _passes(outcome: Outcome) -> bool:
-    """The outcome of a run in which every test the runner ran passed."""
-    return (
-        outcome.compiled
-        and outcome.phase is Phase.DONE
-        and not outcome.failing_tests
-        and not outcome.timed_out
-        and not outcome.harness_error
-        and not outcome.jvm_died
-        and not outcome.rejection
-    )
-
-
 def unsettled(outcome: Outcome) -> bool:
     """An outcome that code run earlier in the same JVM could have caused, and that is no pass: a time
     limit, a harness failure, a JVM that ended."""
     return outcome.timed_out or bool(outcome.harness_error) or outcome.jvm_died
 
 
-def _disagree(warm: Outcome, fresh: Outcome, *, warm_ran_all: bool) -> bool:
+def _disagree(warm: Outcome, fresh: Outcome, *, warm_ran_all: bool, known: frozenset[str]) -> bool:
     """Whether a fresh JVM's outcome contradicts the warm JVM's pass: it does not pass what the warm JVM
-    ran, or the harness failed. Tests the warm JVM did not run (``warm_ran_all`` false: its triggers only)
-    are the fresh JVM's to judge."""
-    if _passes(fresh):
+    ran (``known``: tests that fail on the fixed version aside), or the harness failed. Tests the warm
+    JVM did not run (``warm_ran_all`` false: its triggers only) are the fresh JVM's to judge."""
+    if passes(fresh, known):
         return False
     if warm_ran_all or fresh.harness_error:
         return True
@@ -113,23 +108,25 @@ def _disagree(warm: Outcome, fresh: Outcome, *, warm_ran_all: bool) -> bool:
     return bool(vouched & {*fresh.failing_tests, *fresh.timed_out_tests})
 
 
-def confirmed(warm: Outcome, fresh: Outcome, *, warm_ran_all: bool) -> Outcome:
+def confirmed(warm: Outcome, fresh: Outcome, *, warm_ran_all: bool, known: frozenset[str] = frozenset()) -> Outcome:
     """The verdict's outcome of a warm JVM's pass confirmed by a fresh JVM's run ``fresh``: the fresh
     JVM, which ran no other candidate's code, is the reference. When the two disagree the candidate is
     not passed, with that reason: the fresh run's failures where it names them, else a failure of
     :data:`FRESH_JVM` (its runner failing after the candidate's code ran is the candidate's doing).
     Only a fresh JVM that could not take the job at all (nothing compiled in it) is the harness's
-    fault."""
-    if not _disagree(warm, fresh, warm_ran_all=warm_ran_all) or (fresh.harness_error and not fresh.compiled):
+    fault. ``known``: tests that fail on the fixed version (not held against the candidate)."""
+    if not _disagree(warm, fresh, warm_ran_all=warm_ran_all, known=known) or (
+        fresh.harness_error and not fresh.compiled
+    ):
         return fresh
     if fresh.failing_tests or (fresh.timed_out and not fresh.harness_error):
-        return jobs.with_note(replace(fresh, harness_error=""), FRESH_DECIDES)
+        return replace(fresh, harness_error="").noted(FRESH_DECIDES, first=True)
     why = fresh.harness_error or "it did not pass"
     return Outcome(
         phase=fresh.phase,
         compiled=True,
         tests_run=max(1, fresh.tests_run),
-        failing_tests=[FRESH_JVM],
+        failing_tests=(FRESH_JVM,),
         messages={FRESH_JVM: why},
         cpu_seconds=fresh.cpu_seconds,
         detail=FRESH_DECIDES,
@@ -160,10 +157,10 @@ def compiler_failure(*, killed_for_time: bool, ended: int, seconds: float) -> Ou
 @dataclass(frozen=True)
 class TestChoice:
     """Which tests a job runs: every relevant test (the default), the recording job's (every test, with
-    the probe in ``probe``, recorded under ``key``), or a narrowed set (``plan``); with ``triggers_only``
-    the trigger tests alone."""
+    the calls of the method named ``reach`` recorded, under ``key``), or a narrowed set (``plan``); with
+    ``triggers_only`` the trigger tests alone."""
 
-    probe: str | None = None
+    reach: str | None = None
     key: str = ""
     plan: narrowing.Plan | None = None
     triggers_only: bool = False
@@ -200,8 +197,8 @@ def described(tests: TestChoice, ws: Workspace) -> str:
     """Which tests a job of ``tests`` runs, in a candidate's story."""
     if tests.triggers_only:
         return f"its {len(ws.trigger_tests)} trigger test(s) only"
-    if tests.probe is not None:
-        return "every test, recording which ones execute the method"
+    if tests.reach is not None:
+        return "every test, recording which ones reach the method"
     if tests.plan is not None:
         return (
             f"its {len(ws.trigger_tests)} trigger test(s), then the {len(tests.plan.relevant)} relevant test "
@@ -513,10 +510,12 @@ class FastEngine:
         made = self.compile_source(ws, lambda dest: jobs.write_spliced(ws, method, dest), log_dir)
         if isinstance(made, Outcome):
             return made
-        checked = Outcome(phase=Phase.COMPILE, compiled=True, cpu_seconds=made.cpu_seconds)
-        class_check.checked(checked, lambda: class_check.rejection(ws, class_check.from_report(made.classes)))
+        checked = class_check.checked(
+            Outcome(phase=Phase.COMPILE, compiled=True, cpu_seconds=made.cpu_seconds),
+            lambda: class_check.rejection(ws, class_check.from_report(made.classes)),
+        )
         tell(log, "class-file check: %s", checked.rejection or checked.harness_error or "passed")
-        return jobs.with_note(checked, made.note) if checked.rejection or checked.harness_error else made
+        return checked.noted(made.note, first=True) if checked.rejection or checked.harness_error else made
 
     def compile_source(
         self,
@@ -577,15 +576,13 @@ class FastEngine:
                         jvm.label,
                         failure.compile_errors,
                     )
-                    failure.cpu_seconds = answer.cpu_seconds
-                    return jobs.with_note(failure, source.note)
+                    return replace(failure, cpu_seconds=answer.cpu_seconds).noted(source.note, first=True)
                 if report.signed is None or not report.signed.compiled:
                     outcome = runner_output.job_outcome(
                         report, killed_for_time=answer.killed_for_time, stderr_tail=answer.stderr_tail, triggers=()
                     )
                     tell(log, "%s: did not compile in compiling JVM %s", source.path.name, jvm.label)
-                    outcome.cpu_seconds = answer.cpu_seconds
-                    return jobs.with_note(outcome, source.note)
+                    return replace(outcome, cpu_seconds=answer.cpu_seconds).noted(source.note, first=True)
                 tell(
                     log,
                     "%s: compiled in compiling JVM %s (no candidate's code runs there)",
@@ -628,12 +625,12 @@ class FastEngine:
                 stop_at_first_failure=stop_at_first_failure,
                 log_dir=log_dir,
             )
-            return jobs.with_note(outcome, REBUILT)
+            return outcome.noted(REBUILT, first=True)
         return linkage.noted(outcome, workspace)
 
     def recording(self, workspace: Workspace) -> narrowing.Recording:
         """Which tests execute the buggy method (:mod:`narrowing`): the cached recording of this
-        workspace, or a run of every test on the buggy version with the probe that makes it (when no
+        workspace, or a run of every test on the buggy version that records it (when no
         baseline made it)."""
         key = narrowing.recording_key(workspace)
         with self._recording_lock:
@@ -677,11 +674,11 @@ class FastEngine:
         return checked
 
     def _recording_job(self, workspace: Workspace, key: str) -> TestChoice:
-        return TestChoice(probe=narrowing.probe_method(workspace) or "", key=key)
+        return TestChoice(reach=narrowing.reach_method(workspace) or "", key=key)
 
     def _tests(self, job: CandidateJob) -> TestChoice:
         """The reference's baseline (the fixed version's; the buggy one's where there is no fix) runs every
-        test, unprobed: a probe called in a hot loop slows a test down (Csv-1's ``testRandom`` met its
+        test, uninstrumented: the recording's call in a hot loop slows a test down (Csv-1's ``testRandom`` met its
         limit with it), and the ground truth's verdict must not pay for the recording. Every other run
         (the buggy baseline too) runs the tests that can notice the change, recorded first (a run of
         its own, :meth:`recording`) when they are not yet."""
@@ -792,13 +789,13 @@ class FastEngine:
         if isinstance(made, Outcome):
             outcome = made
         else:
-            outcome = self._tested(job, tests, made)
-            outcome.cpu_seconds += made.cpu_seconds
-            jobs.with_note(outcome, made.note)
-        outcome.cpu_seconds += recording_cpu
-        outcome.wall_seconds = time.monotonic() - start
-        outcome.log_dir = job.log_dir
-        return outcome
+            outcome = self._tested(job, tests, made).costing(made.cpu_seconds).noted(made.note, first=True)
+        return replace(
+            outcome,
+            cpu_seconds=outcome.cpu_seconds + recording_cpu,
+            wall_seconds=time.monotonic() - start,
+            log_dir=job.log_dir,
+        )
 
     def _tested(self, job: CandidateJob, tests: TestChoice, made: Compiled) -> Outcome:
         """The compiled candidate run in a warm test JVM, and a pass, or a non-pass an earlier candidate
@@ -806,14 +803,14 @@ class FastEngine:
         triggers_first = job.stop_at_first_failure and bool(job.ws.trigger_tests) and not job.trusted
         outcome, fresh = self._in_jvm(job, fresh_jvm=False, tests=tests, compiled=made, triggers_first=triggers_first)
         confirm = functools.partial(self._in_jvm, job, fresh_jvm=True, confirming=True, tests=tests, compiled=made)
-        if not fresh and not _passes(outcome) and unsettled(outcome):
+        known = job.known_failures
+        if not fresh and not passes(outcome, known) and unsettled(outcome):
             # the fresh JVM's outcome stands, on every test; the optimising JIT, as the warm JVM had
             tell(log, "not settled where other candidates' code ran: judged again in a fresh JVM, which decides")
             warm = outcome
             outcome, _ = confirm(full_jit=True)
-            outcome.cpu_seconds += warm.cpu_seconds
-            return jobs.with_note(outcome, RECHECKED)
-        if _passes(outcome) and not fresh:
+            return outcome.costing(warm.cpu_seconds).noted(RECHECKED, first=True)
+        if passes(outcome, known) and not fresh:
             tell(log, "passed where other candidates' code ran: confirmed in a fresh JVM, which decides")
             warm = outcome
             # the quick compiler only for a narrowed set: a whole run is long enough for the optimising
@@ -824,11 +821,11 @@ class FastEngine:
                 # limit is given the JIT it passed with before the two count as disagreeing
                 cpu = outcome.cpu_seconds
                 outcome, _ = confirm(full_jit=True)
-                outcome.cpu_seconds += cpu
-            outcome.cpu_seconds += warm.cpu_seconds
-            disagree = _disagree(warm, outcome, warm_ran_all=not triggers_first)
+                outcome = outcome.costing(cpu)
+            outcome = outcome.costing(warm.cpu_seconds)
+            disagree = _disagree(warm, outcome, warm_ran_all=not triggers_first, known=known)
             tell(log, "the fresh JVM %s", "disagrees: it decides" if disagree else "agrees")
-            outcome = confirmed(warm, outcome, warm_ran_all=not triggers_first)
+            outcome = confirmed(warm, outcome, warm_ran_all=not triggers_first, known=known)
         return outcome
 
     def _in_jvm(
@@ -872,7 +869,7 @@ class FastEngine:
             try:
                 outcome = self._run(jvm, job, chosen, compiled)
             finally:
-                if confirming and outcome is not None and _passes(outcome) and not job.trusted:
+                if confirming and outcome is not None and passes(outcome, job.known_failures) and not job.trusted:
                     self._confirmers.give(self._own(job.ws, job.method), jvm)
                 elif confirming:
                     jvm.close()
@@ -893,9 +890,9 @@ class FastEngine:
         if outcome is None:
             outcome = Outcome(phase=Phase.COMPILE, compiled=False, harness_error="the warm test JVM kept dying")
         if deaths and outcome.jvm_died:
-            outcome = jobs.with_note(outcome, "the test JVM ended during the job twice")
-        outcome.cpu_seconds = cpu
-        return (jobs.with_note(outcome, compiled.note) if own_compile else outcome), fresh
+            outcome = outcome.noted("the test JVM ended during the job twice", first=True)
+        outcome = replace(outcome, cpu_seconds=cpu)
+        return (outcome.noted(compiled.note, first=True) if own_compile else outcome), fresh
 
     def _run(self, jvm: WarmJvm, candidate: CandidateJob, tests: TestChoice, compiled: Compiled) -> Outcome | None:
         """One job: the compiled candidate's tests. None when the JVM was gone before it took the job."""
@@ -923,7 +920,7 @@ class FastEngine:
                 compiled=jobs.write_classes(compiled.classes, job / "classes"),
             )
             runner_job.only = tests.plan.only if tests.plan and not tests.triggers_only else {}
-            runner_job.probe = tests.probe
+            runner_job.reach = tests.reach
             request = runner_job.write(job / "request.txt")
             key = report_signing.new_key()
             if not candidate.trusted:
@@ -941,10 +938,10 @@ class FastEngine:
                 stderr_tail=answer.stderr_tail,
                 triggers=ws.trigger_tests,
             )
-            outcome.cpu_seconds = answer.cpu_seconds
+            outcome = replace(outcome, cpu_seconds=answer.cpu_seconds)
             if tests.plan and not tests.triggers_only:
-                outcome.left_out = sorted(tests.plan.left_out)
-            if tests.probe is not None:
+                outcome = replace(outcome, left_out=tuple(sorted(tests.plan.left_out)))
+            if tests.reach is not None:
                 narrowing.save(self.options.cache_dir, ws, narrowing.from_report(report.signed, tests.key))
             return outcome
         finally:

@@ -148,12 +148,6 @@ def keep(log_dir: Path | None, files: dict[str, str | Path]) -> None:
             (log_dir / name).write_text(content, encoding="utf-8")
 
 
-def with_note(outcome: Outcome, note: str) -> Outcome:
-    if note:
-        outcome.detail = f"{note}; {outcome.detail}" if outcome.detail else note
-    return outcome
-
-
 def summary(outcome: Outcome) -> str:
     """What a job's outcome was, in a candidate's story."""
     if not outcome.compiled:

@@ -86,6 +86,4 @@ def noted(outcome: Outcome, ws: Workspace, java: str = "") -> Outcome:
     ran on (by default nl2fix's test Java)."""
     java = java or f"Java {reference_java.current().jdk.version}"
     found = faults(outcome.messages, _in_packages_of((ws.classes_dir, ws.test_classes_dir)), java)
-    if found:
-        outcome.detail = "; ".join([outcome.detail, *found]) if outcome.detail else "; ".join(found)
-    return outcome
+    return outcome.noted("; ".join(found))

@@ -8,12 +8,13 @@ recorded once per bug, on trusted code, in the run of every test that a baseline
 fixed version's (the buggy version's where there is no fix; either serves, since whether a test
 calls the method at all is decided by code before its first call, outside the method), so the
 buggy baseline, which runs after it, runs only the tests that can notice it as candidates do.
-The runner puts a call of its probe at the start of the method's
-bytecode (every method of that name in the file's classes, and the constructors when it is one:
-more than the method is safe, it only keeps more tests) and attributes each call to the test
-then running on the test thread (``Probe.java``). The recording is kept in the machine's cache
-under a key of the workspace, the bug's method and tests, and the recording logic (this module
-and the runner's sources), so a change to any of them records afresh.
+The runner puts a call of ``MethodReach.hit()`` at the start of the method's
+bytecode (``CallInserter.java``: every method of that name in the file's classes, and the
+constructors when it is one: more than the method is safe, it only keeps more tests) and
+attributes each call to the test then running on the test thread (``MethodReach.java``). The
+recording is kept in the machine's cache under a key of the workspace, the bug's method and tests,
+and the recording logic (this module and the runner's sources), so a change to any of them records
+afresh.
 
 What stays safe, and how (docs/guides/validation.md, "Which tests can notice a change", says why):
 
@@ -25,7 +26,7 @@ What stays safe, and how (docs/guides/validation.md, "Which tests can notice a c
   primitive or ``String``), in itself, its nested classes or its test superclasses, runs whole
   when any of its tests executes the method; a class without runs only those tests.
 - A recording that is not whole (the job did not complete, a test class failed to load or set up,
-  the probe did not go in) narrows nothing: every relevant test runs; a test that timed out keeps
+  the call did not go in) narrows nothing: every relevant test runs; a test that timed out keeps
   its class whole. So does a candidate whose declaration changes (it is rebuilt; other calls may
   bind to it).
 
@@ -102,8 +103,9 @@ class Recording(BaseModel):
         return list(dict.fromkeys(t for tests in self.hits.values() for t in tests))
 
 
-def probe_method(ws: Workspace) -> str | None:
-    """The name the probe goes in by: the buggy method's (a constructor's is its class's simple name)."""
+def reach_method(ws: Workspace) -> str | None:
+    """The name the recording's call goes in by: the buggy method's (a constructor's is its class's
+    simple name)."""
     span = main_method(ws.bug.buggy_method)
     return span.name if span else None
 
@@ -175,10 +177,10 @@ def from_report(report: RunnerReport | None, key: str) -> Recording:
     why = (
         "the job did not complete"
         if report.end != "complete"
-        else "the probe went into no method"
-        if not report.probes
-        else f"the probe could not go into {report.probes_refused} method(s)"
-        if report.probes_refused
+        else "the recording's call went into no method"
+        if not report.instrumented
+        else f"the recording's call could not go into {report.not_instrumented} method(s)"
+        if report.not_instrumented
         else "the method ran in a static initialiser"
         if recorded.get("INIT")
         else "the report was corrupt"

@@ -108,18 +108,20 @@ def fold(outcome: Outcome, judged: Outcome, triggers: tuple[str, ...] = ()) -> O
     in the runner, fail the candidate, and the detail says where Defects4J's own count differs. A
     runner that could not judge makes the outcome an ``error``."""
     if judged.harness_error:
-        outcome.harness_error = f"nl2fix's runner could not judge what Defects4J passed: {judged.harness_error}"
-        return outcome
+        return dataclasses.replace(
+            outcome, harness_error=f"nl2fix's runner could not judge what Defects4J passed: {judged.harness_error}"
+        )
     differ = not_passes(judged, triggers)
     if not differ:
         return outcome
-    outcome.failing_tests += [t for t in differ if t not in outcome.failing_tests]
-    outcome.messages.update(differ)
     named = ", ".join(differ)
     note = (
         f"Defects4J counts {len(differ)} failing test(s) fewer: it reported {named} passed, which nl2fix "
         "judges no pass (JUnit reported no failure for what the test threw, or skipped it, or the trigger test "
         "failed in nl2fix's runner, whose signed report the candidate cannot write)"
     )
-    outcome.detail = "; ".join(p for p in (outcome.detail, note) if p)
-    return outcome
+    return dataclasses.replace(
+        outcome,
+        failing_tests=(*outcome.failing_tests, *(t for t in differ if t not in outcome.failing_tests)),
+        messages={**outcome.messages, **differ},
+    ).noted(note)

@@ -9,6 +9,7 @@ import logging
 import re
 import shutil
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
@@ -71,8 +72,7 @@ class RebuildEngine:
         start = time.monotonic()
         with jobs.job_dir(self.options.cache_dir, f"rebuild-{workspace.bug.id}-") as job:
             outcome = self._run(workspace, method, known_failures, stop_at_first_failure, log_dir, job, start)
-        outcome.wall_seconds = time.monotonic() - start
-        outcome.log_dir = log_dir
+        outcome = replace(outcome, wall_seconds=time.monotonic() - start, log_dir=log_dir)
         tell(
             log,
             "rebuild: every source recompiled in a fresh copy of the workspace, the tests run in a new JVM: %s",
@@ -135,26 +135,23 @@ class RebuildEngine:
                 else javac_failure(log)
             )
             if failure:
-                return jobs.with_note(
-                    Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=failure, cpu_seconds=cpu), spliced.note
+                return Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=failure, cpu_seconds=cpu).noted(
+                    spliced.note, first=True
                 )
             if not result.ok and not source_errors:
                 # javac failed without pointing at a source line: it could not start or run
                 # (process limit, memory, a crash), which is no fault of the candidate
                 what = (result.stderr or result.stdout).strip()[-800:]
-                return jobs.with_note(
-                    Outcome(
-                        phase=Phase.COMPILE,
-                        compiled=False,
-                        cpu_seconds=cpu,
-                        harness_error=f"javac ({name}) failed without a compile error: {what}",
-                    ),
-                    spliced.note,
-                )
+                return Outcome(
+                    phase=Phase.COMPILE,
+                    compiled=False,
+                    cpu_seconds=cpu,
+                    harness_error=f"javac ({name}) failed without a compile error: {what}",
+                ).noted(spliced.note, first=True)
             if not result.ok:
                 errors = local_workspace.first_errors(log, relative_to=job)
-                return jobs.with_note(
-                    Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=errors, cpu_seconds=cpu), spliced.note
+                return Outcome(phase=Phase.COMPILE, compiled=False, compile_errors=errors, cpu_seconds=cpu).noted(
+                    spliced.note, first=True
                 )
         # the candidate's classes, as compiled, before any of their code runs
         checked = class_check.checked(
@@ -162,7 +159,7 @@ class RebuildEngine:
             lambda: class_check.rejection_in(ws, job / "classes"),
         )
         if checked.rejection or checked.harness_error:
-            return jobs.with_note(checked, spliced.note)
+            return checked.noted(spliced.note, first=True)
         request = jobs.runner_job(
             ws,
             "rebuild",
@@ -202,6 +199,5 @@ class RebuildEngine:
             if not outcome.jvm_died:
                 break
         if attempt and outcome.jvm_died:
-            outcome = jobs.with_note(outcome, "the test JVM ended during the job twice")
-        outcome.cpu_seconds = cpu
-        return jobs.with_note(outcome, spliced.note)
+            outcome = outcome.noted("the test JVM ended during the job twice", first=True)
+        return replace(outcome, cpu_seconds=cpu).noted(spliced.note, first=True)

@@ -81,10 +81,11 @@ class RunnerReport:
     """The SHA-256 of each class compiled from the candidate's file, by binary name (dots)."""
     class_files: dict[str, bytes] = field(default_factory=dict)
     """Those classes' bytes, from the plain lines whose digest matches."""
-    probes: int | None = None
-    """Recording job only (``PROBED methods refused``): how many methods got the probe; None in any other job."""
-    probes_refused: int = 0
-    """Recording job only: methods of that name whose bytecode the probe could not go into."""
+    instrumented: int | None = None
+    """Recording job only (``INSTRUMENTED methods refused``): how many methods got the recording's call
+    (``MethodReach.hit()``); None in any other job."""
+    not_instrumented: int = 0
+    """Recording job only: methods of that name whose bytecode the call could not go into."""
     recorded: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     """Recording job only: ``HIT``, ``INIT`` and ``STRAY`` lines, by kind, as (test class run, test) pairs
     (``STRAY`` has no test)."""
@@ -144,8 +145,8 @@ def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
         report.class_failures.append(ReportedTest(args[0], Status.FAIL, 0, args[1]))
     elif kind == "ERROR":
         report.errors.append(args[0])
-    elif kind == "PROBED":
-        report.probes, report.probes_refused = int(args[0] or 0), int(args[1] or 0)
+    elif kind == "INSTRUMENTED":
+        report.instrumented, report.not_instrumented = int(args[0] or 0), int(args[1] or 0)
     elif kind in RECORDED:
         report.recorded.setdefault(kind, []).append((args[0], args[1]))
     elif kind == "BEHAVIOUR":
@@ -324,7 +325,7 @@ def to_outcome(report: RunnerReport, *, triggers: tuple[str, ...] | list[str] = 
     failing = [t for t in report.tests if t.status is Status.FAIL] + report.class_failures
     # a trigger test that ended in an assumption failure (or was ignored) did not pass: JUnit and
     # Defects4J count it as skipped or passed, nl2fix as failed; other skipped tests are held to the
-    # fixed version's passes (verdicts.not_passed)
+    # fixed version's passes (contract.not_passed)
     failing += [
         ReportedTest(t.name, Status.FAIL, t.millis, f"{SKIPPED}: {t.message or 'skipped'}")
         for t in report.tests
@@ -335,20 +336,15 @@ def to_outcome(report: RunnerReport, *, triggers: tuple[str, ...] | list[str] = 
     ran = sum(t.status is not Status.SKIP or _is_trigger(t.name, triggers) for t in report.tests)
     ran += len(report.class_failures)
     phase = Phase(report.phases[-1]) if report.phases else Phase.COMPILE
-    outcome = Outcome(
-        phase=phase,
-        compiled=True,
-        tests_run=ran,
-        passed_tests=[t.name for t in report.tests if t.status is Status.PASS],
-    )
     notes = [f"{first_timeout.name}: {first_timeout.message}"] if first_timeout and first_timeout.message else []
+    poisoned, harness_error = False, ""
     if report.end == "poisoned":
-        outcome.timed_out = True
+        poisoned = True
         notes.append("a timed-out test could not be stopped")
     elif report.end == "error":
-        outcome.harness_error = "the test runner failed"
+        harness_error = "the test runner failed"
     elif report.end == "complete":
-        outcome.phase = Phase.DONE
+        phase = Phase.DONE
         for name in unreported(report, triggers):
             failing.append(ReportedTest(name, Status.FAIL, 0, "the runner reported no result for this trigger test"))
     problems = report.corrupt + report.errors
@@ -359,14 +355,20 @@ def to_outcome(report: RunnerReport, *, triggers: tuple[str, ...] | list[str] = 
     finished = {t.name for t in report.tests}
     for name in dict.fromkeys(b for b in report.begun if b not in finished):
         failing.append(ReportedTest(name, Status.FAIL, 0, "the test began but never finished"))
-        outcome.tests_run += 1
-    outcome.failing_tests = [t.name for t in failing]
-    outcome.messages = {t.name: _first_line(t.message) for t in failing}
-    outcome.failure_lines = {t.name: line for t in failing if (line := failure_frame_line(t.name, t.message))}
-    outcome.timed_out_tests = timed
-    outcome.timed_out = outcome.timed_out or bool(timed)
-    outcome.detail = "; ".join(notes)
-    return outcome
+        ran += 1
+    return Outcome(
+        phase=phase,
+        compiled=True,
+        tests_run=ran,
+        passed_tests=tuple(t.name for t in report.tests if t.status is Status.PASS),
+        failing_tests=tuple(t.name for t in failing),
+        messages={t.name: _first_line(t.message) for t in failing},
+        failure_lines={t.name: line for t in failing if (line := failure_frame_line(t.name, t.message))},
+        timed_out_tests=tuple(timed),
+        timed_out=poisoned or bool(timed),
+        harness_error=harness_error,
+        detail="; ".join(notes),
+    )
 
 
 def unfinished(job: JobOutput, *, killed_for_time: bool, stderr_tail: str) -> Outcome:
@@ -384,14 +386,14 @@ def unfinished(job: JobOutput, *, killed_for_time: bool, stderr_tail: str) -> Ou
             phase=phase,
             compiled=job.compiled,
             timed_out=True,
-            timed_out_tests=[running] if running else [],
+            timed_out_tests=(running,) if running else (),
             detail=f"the candidate's time limit was reached{where}",
         )
     if job.compiled:
         blamed = running or "(the test JVM)"
         what = f"the JVM ended during {'this test' if running else 'the tests'} (System.exit, a halt or a crash)"
         return Outcome(
-            phase=phase, compiled=True, tests_run=1, failing_tests=[blamed], messages={blamed: what}, jvm_died=True
+            phase=phase, compiled=True, tests_run=1, failing_tests=(blamed,), messages={blamed: what}, jvm_died=True
         )
     tail = stderr_tail.strip()[-800:]
     return Outcome(
@@ -425,6 +427,7 @@ def job_outcome(
     else:
         outcome = unfinished(job, killed_for_time=killed_for_time, stderr_tail=stderr_tail)
     if job.forged:
-        note = f"ignored {job.forged} report line(s) the runner did not sign (printed by the code under test)"
-        outcome.detail = f"{outcome.detail}; {note}" if outcome.detail else note
+        return outcome.noted(
+            f"ignored {job.forged} report line(s) the runner did not sign (printed by the code under test)"
+        )
     return outcome

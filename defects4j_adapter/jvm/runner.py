@@ -230,8 +230,9 @@ class Job:
     test_timeout_ms: int = 10_000
     only: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Relevant classes of which only the tests named (``pkg.Class::method``) run; the others run whole."""
-    probe: str | None = None
-    """The recording job: the method (by name) whose callers are recorded (see ``Probe.java``)."""
+    reach: str | None = None
+    """The recording job: the method (by name) whose calls are recorded, each by the test that reached
+    it (see ``MethodReach.java``; nothing to do with a behaviour probe)."""
     behaviour: bool = False
     """A behaviour probe: the runner records and compares the calls to the probe source's wrapper
     (see ``BehaviourProbe.java``)."""
@@ -259,7 +260,7 @@ class Job:
         rows += [("package", p) for p in self.packages]
         rows += [("candidate_class", c) for c in self.candidate_classes]
         rows += [("only", f"{cls} {test}") for cls, tests in self.only.items() for test in tests]
-        rows += [("probe", self.probe)] if self.probe else []
+        rows += [("reach", self.reach)] if self.reach else []
         rows += [
             ("stop_at_first_failure", str(self.stop_at_first_failure).lower()),
             ("test_timeout_ms", str(self.test_timeout_ms)),

@@ -6,13 +6,14 @@ import difflib
 import json
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from defects4j_adapter.cache import cache_dir
 from defects4j_adapter.d4j.cli import Defects4J
-from nl2fix.cli.options import dataset_options
+from nl2fix.cli.options import dataset_options, defects4j_meta_option, option_group
 from nl2fix.cli.terminal import say
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.files import write_text
@@ -120,6 +121,48 @@ def _tracker_urls(values: tuple[str, ...]) -> dict:
     return endpoints
 
 
+source_options = option_group(
+    defects4j_meta_option("Folder laid out like Defects4J's framework/projects (default: the installed Defects4J's)."),
+    click.option(
+        "--projects-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Read sources from a bundled-benchmark layout (<P>/fixed and <P>/patches) instead of Defects4J.",
+    ),
+)
+"""``--defects4j-meta`` and ``--projects-dir``: where `dataset build` and `dataset add-tests` read the
+bugs' metadata and sources (:func:`_metadata`, :func:`_sources`)."""
+
+
+def _out_option(help: str):
+    """``--out FILE`` (required), the dataset JSON a command writes, with the command's own ``help``."""
+    return click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path), help=help)
+
+
+def _metadata(metadata_dir: Path | None) -> Path:
+    """``--defects4j-meta``, else the installed Defects4J's metadata."""
+    meta = metadata_dir or default_metadata_dir()
+    if meta is None:
+        raise Nl2FixError(
+            "no Defects4J metadata: Defects4J is not installed here",
+            "install Defects4J, or pass --defects4j-meta DIR (and --projects-dir for bundled sources)",
+        )
+    return meta
+
+
+def _sources(projects_dir: Path | None, work: Path) -> Sources:
+    """The bugs' sources: a bundled-benchmark layout (``--projects-dir``, patched under ``work``), else
+    Defects4J's checkouts."""
+    if projects_dir is not None:
+        return PatchedTreeSources(projects_dir, work)
+    return Defects4JSources(Defects4J.find(), cache_dir())
+
+
+def _progress(quiet: bool) -> Callable[[str], None] | None:
+    """A line per bug on standard error, unless ``--quiet``."""
+    return None if quiet else (lambda line: say(line, err=True))
+
+
 @dataset.command("build")
 @click.option(
     "--projects",
@@ -144,13 +187,7 @@ def _tracker_urls(values: tuple[str, ...]) -> dict:
     default=None,
     help="Only the bugs of this dataset file (e.g. the published one, to rebuild it).",
 )
-@click.option(
-    "--out",
-    "out",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Dataset JSON to write (a summary goes beside it as FILE.summary.json).",
-)
+@_out_option("Dataset JSON to write (a summary goes beside it as FILE.summary.json).")
 @click.option("--offline", is_flag=True, help="Read issue texts from the cache only; nothing is fetched.")
 @click.option(
     "--cache",
@@ -159,19 +196,7 @@ def _tracker_urls(values: tuple[str, ...]) -> dict:
     default=None,
     help="Issue-tracker answers cache (default: $NL2FIX_CACHE_DIR/issues).",
 )
-@click.option(
-    "--defects4j-meta",
-    "metadata_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Folder laid out like Defects4J's framework/projects (default: the installed Defects4J's).",
-)
-@click.option(
-    "--projects-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Read sources from a bundled-benchmark layout (<P>/fixed and <P>/patches) instead of Defects4J.",
-)
+@source_options
 @click.option(
     "--keep-outside-changes",
     is_flag=True,
@@ -211,12 +236,7 @@ def build_cmd(
     tests' source."""
     names = [p.strip() for value in projects for p in value.split(",") if p.strip()]
     numbers = parse_bug_numbers(bugs)
-    meta = metadata_dir or default_metadata_dir()
-    if meta is None:
-        raise Nl2FixError(
-            "no Defects4J metadata: Defects4J is not installed here",
-            "install Defects4J, or pass --defects4j-meta DIR (and --projects-dir for bundled sources)",
-        )
+    meta = _metadata(metadata_dir)
     if [n.lower() for n in names] == ["all"]:
         names = all_projects(meta)
     fetcher = IssueFetcher(
@@ -225,17 +245,12 @@ def build_cmd(
         offline=offline,
         min_interval=request_interval,
     )
-    heard = None if quiet else (lambda line: say(line, err=True))
+    heard = _progress(quiet)
     with tempfile.TemporaryDirectory(prefix="nl2fix-build-") as work:
-        sources: Sources
-        if projects_dir is not None:
-            sources = PatchedTreeSources(projects_dir, Path(work))
-        else:
-            sources = Defects4JSources(Defects4J.find(), cache_dir())
         records, summary = build_dataset(
             meta,
             names,
-            sources,
+            _sources(projects_dir, Path(work)),
             fetcher,
             numbers=numbers,
             ids=bug_ids_of(bugs_of) if bugs_of else None,
@@ -253,45 +268,17 @@ def build_cmd(
 
 @dataset.command("add-tests")
 @click.argument("dataset_file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
-@click.option(
-    "--out",
-    "out",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Dataset JSON to write: the same records with their trigger tests' source added.",
-)
-@click.option(
-    "--defects4j-meta",
-    "metadata_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Folder laid out like Defects4J's framework/projects (default: the installed Defects4J's).",
-)
-@click.option(
-    "--projects-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Read sources from a bundled-benchmark layout (<P>/fixed and <P>/patches) instead of Defects4J.",
-)
+@_out_option("Dataset JSON to write: the same records with their trigger tests' source added.")
+@source_options
 @click.option("--quiet", is_flag=True, help="No line per bug.")
 def add_tests_cmd(dataset_file: Path, out: Path, metadata_dir, projects_dir, quiet: bool) -> None:
     """Add the trigger tests' source (what --strategy test-driven shows) to an existing dataset, e.g.
     the published one, from the buggy versions' test folders; every other field is kept as it is."""
-    meta = metadata_dir or default_metadata_dir()
-    if meta is None:
-        raise Nl2FixError(
-            "no Defects4J metadata: Defects4J is not installed here",
-            "install Defects4J, or pass --defects4j-meta DIR (and --projects-dir for bundled sources)",
-        )
+    meta = _metadata(metadata_dir)
     records = json.loads(dataset_file.read_text(encoding="utf-8"))
-    heard = None if quiet else (lambda line: say(line, err=True))
+    heard = _progress(quiet)
     with tempfile.TemporaryDirectory(prefix="nl2fix-add-tests-") as work:
-        sources: Sources = (
-            PatchedTreeSources(projects_dir, Path(work))
-            if projects_dir is not None
-            else Defects4JSources(Defects4J.find(), cache_dir())
-        )
-        missing = add_test_sources(records, meta, sources, progress=heard)
+        missing = add_test_sources(records, meta, _sources(projects_dir, Path(work)), progress=heard)
     write_dataset(records, out)
     say(
         f"wrote {len(records)} record(s) to {out}; trigger tests' source found for "

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -15,28 +16,39 @@ from nl2fix.dataset.hard_bugs import DEFAULT_LONG_FIX_LINES
 from nl2fix.dataset.load import Dataset, open_dataset
 from nl2fix.store.run_dirs import latest_run
 
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
-def dataset_options(fn):
-    """``--dataset`` and ``--defects4j-meta``: which benchmark the bugs come from."""
 
-    @click.option(
+def option_group(*options: Decorator) -> Decorator:
+    """One decorator for several ``click.option`` decorators: a command it decorates gets them in the
+    order given, as if they were stacked above it in that order (the way every group of options that
+    several commands share is made)."""
+
+    def apply(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+
+    return apply
+
+
+def defects4j_meta_option(help: str) -> Decorator:
+    """``--defects4j-meta DIR`` (the command's ``metadata_dir``), with the command's own ``help``."""
+    return click.option(
+        "--defects4j-meta", "metadata_dir", type=click.Path(file_okay=False, path_type=Path), default=None, help=help
+    )
+
+
+dataset_options = option_group(
+    click.option(
         "--dataset",
         "dataset",
         default=None,
         help="`example` for the bundled benchmark, a path to an NL2Fix JSON, or (default) the pulled dataset.",
-    )
-    @click.option(
-        "--defects4j-meta",
-        "metadata_dir",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=None,
-        help="Folder laid out like Defects4J's framework/projects (trigger/relevant tests, revisions).",
-    )
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        return fn(*args, **kwargs)
-
-    return wrapper
+    ),
+    defects4j_meta_option("Folder laid out like Defects4J's framework/projects (trigger/relevant tests, revisions)."),
+)
+"""``--dataset`` and ``--defects4j-meta``: which benchmark the bugs come from."""
 
 
 _FILTER_KEY = "nl2fix.bug_filter"
@@ -49,30 +61,27 @@ def _remember_filter(ctx: click.Context, param: click.Parameter, value):
     return value
 
 
-def selection_options(fn):
-    """``--bug`` (repeatable), ``--project`` (repeatable), ``--all``; narrowed by
-    ``--created-after/--created-before`` and ``--flag`` (applied in :func:`load_selection`)."""
-
-    @click.option("--bug", "bug_ids", multiple=True, help="Bug id, e.g. JxPath-20 (repeatable; forgiving spelling).")
-    @click.option("--project", "projects", multiple=True, help="Every bug of a project (repeatable).")
-    @click.option("--all", "all_bugs", is_flag=True, help="Every bug of the dataset.")
-    @click.option(
+selection_options = option_group(
+    click.option("--bug", "bug_ids", multiple=True, help="Bug id, e.g. JxPath-20 (repeatable; forgiving spelling)."),
+    click.option("--project", "projects", multiple=True, help="Every bug of a project (repeatable)."),
+    click.option("--all", "all_bugs", is_flag=True, help="Every bug of the dataset."),
+    click.option(
         "--created-after",
         default=None,
         metavar="DATE",
         expose_value=False,
         callback=_remember_filter,
         help="Only bugs whose issue was opened on or after DATE (YYYY-MM-DD; needs a built dataset's dates).",
-    )
-    @click.option(
+    ),
+    click.option(
         "--created-before",
         default=None,
         metavar="DATE",
         expose_value=False,
         callback=_remember_filter,
         help="Only bugs whose issue was opened before DATE.",
-    )
-    @click.option(
+    ),
+    click.option(
         "--flag",
         "hard_flags",
         multiple=True,
@@ -80,8 +89,8 @@ def selection_options(fn):
         expose_value=False,
         callback=_remember_filter,
         help="Only bugs with (no-: without) a difficulty flag: multi-hunk, long-fix, outside-method (repeatable).",
-    )
-    @click.option(
+    ),
+    click.option(
         "--long-fix-lines",
         type=click.IntRange(min=0),
         default=None,
@@ -89,12 +98,10 @@ def selection_options(fn):
         expose_value=False,
         callback=_remember_filter,
         help="A fix is long-fix when it removes plus adds more than N lines [10].",
-    )
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        return fn(*args, **kwargs)
-
-    return wrapper
+    ),
+)
+"""``--bug`` (repeatable), ``--project`` (repeatable), ``--all``; narrowed by
+``--created-after/--created-before`` and ``--flag`` (applied in :func:`load_selection`)."""
 
 
 def _bug_filter():

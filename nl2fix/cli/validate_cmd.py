@@ -9,7 +9,7 @@ import click
 
 from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT, EngineSettings
 from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
-from nl2fix.cli.options import run_option
+from nl2fix.cli.options import option_group, run_option
 from nl2fix.cli.terminal import louder, say
 from nl2fix.core.domain import Engine, Verdict
 from nl2fix.report.data import unexplained_candidates
@@ -49,75 +49,73 @@ def validation_value(fn):
     return wrapper
 
 
+_VALIDATION_OPTIONS = option_group(
+    click.option(
+        "--engine",
+        type=click.Choice([e.value for e in Engine]),
+        default=Engine.FAST.value,
+        show_default=True,
+        help="fast: one-file compile + warm JVM; rebuild: recompile everything per candidate; "
+        "defects4j: the Defects4J command line (needs Defects4J).",
+    ),
+    click.option(
+        "--workers",
+        type=click.IntRange(1, 64),
+        default=2,
+        show_default=True,
+        help="Candidates (and bugs) validated in parallel.",
+    ),
+    click.option(
+        "--sandbox",
+        type=click.Choice([k.value for k in SandboxKind]),
+        default=SandboxKind.BWRAP.value,
+        show_default=True,
+        envvar="NL2FIX_SANDBOX",
+        help="What confines candidate code: bwrap (bubblewrap on the host), docker (a container of "
+        "the JVM image, see `nl2fix image build`), none (only limits apply).",
+    ),
+    click.option(
+        "--no-sandbox",
+        "no_sandbox",
+        is_flag=True,
+        help="The same as --sandbox none: candidate code runs UNCONFINED (only limits apply).",
+    ),
+    click.option(
+        "--test-timeout",
+        type=click.FloatRange(0.1),
+        default=DEFAULT_TEST_TIMEOUT,
+        show_default=True,
+        help="CPU seconds one test may use (one that waits: 6 times as many of wall-clock time).",
+    ),
+    click.option(
+        "--candidate-timeout",
+        type=click.FloatRange(1),
+        default=DEFAULT_CANDIDATE_TIMEOUT,
+        show_default=True,
+        help="Seconds one candidate's compile and tests may take.",
+    ),
+    click.option(
+        "--executor",
+        type=click.Choice([e.value for e in ExecutorKind]),
+        default=ExecutorKind.LOCAL.value,
+        show_default=True,
+        help="local: worker threads here; ray: a task per bug on a Ray cluster (pip install "
+        "'nl2fix[ray]'), --workers CPUs each, the run store written here.",
+    ),
+    click.option(
+        "--ray-address",
+        default=None,
+        help="The Ray cluster for --executor ray (default $RAY_ADDRESS, else auto: the cluster "
+        "this machine belongs to).",
+    ),
+)
+
+
 def validation_options(fn):
     """``--engine``, ``--workers``, ``--sandbox`` (``--no-sandbox``), ``--test-timeout``,
     ``--candidate-timeout``, ``--executor``, ``--ray-address``; the command gets them as one
     ``validation`` (:func:`validation_value`)."""
-    fn = validation_value(fn)
-    for option in reversed(
-        [
-            click.option(
-                "--engine",
-                type=click.Choice([e.value for e in Engine]),
-                default=Engine.FAST.value,
-                show_default=True,
-                help="fast: one-file compile + warm JVM; rebuild: recompile everything per candidate; "
-                "defects4j: the Defects4J command line (needs Defects4J).",
-            ),
-            click.option(
-                "--workers",
-                type=click.IntRange(1, 64),
-                default=2,
-                show_default=True,
-                help="Candidates (and bugs) validated in parallel.",
-            ),
-            click.option(
-                "--sandbox",
-                type=click.Choice([k.value for k in SandboxKind]),
-                default=SandboxKind.BWRAP.value,
-                show_default=True,
-                envvar="NL2FIX_SANDBOX",
-                help="What confines candidate code: bwrap (bubblewrap on the host), docker (a container of "
-                "the JVM image, see `nl2fix image build`), none (only limits apply).",
-            ),
-            click.option(
-                "--no-sandbox",
-                "no_sandbox",
-                is_flag=True,
-                help="The same as --sandbox none: candidate code runs UNCONFINED (only limits apply).",
-            ),
-            click.option(
-                "--test-timeout",
-                type=click.FloatRange(0.1),
-                default=DEFAULT_TEST_TIMEOUT,
-                show_default=True,
-                help="CPU seconds one test may use (one that waits: 6 times as many of wall-clock time).",
-            ),
-            click.option(
-                "--candidate-timeout",
-                type=click.FloatRange(1),
-                default=DEFAULT_CANDIDATE_TIMEOUT,
-                show_default=True,
-                help="Seconds one candidate's compile and tests may take.",
-            ),
-            click.option(
-                "--executor",
-                type=click.Choice([e.value for e in ExecutorKind]),
-                default=ExecutorKind.LOCAL.value,
-                show_default=True,
-                help="local: worker threads here; ray: a task per bug on a Ray cluster (pip install "
-                "'nl2fix[ray]'), --workers CPUs each, the run store written here.",
-            ),
-            click.option(
-                "--ray-address",
-                default=None,
-                help="The Ray cluster for --executor ray (default $RAY_ADDRESS, else auto: the cluster "
-                "this machine belongs to).",
-            ),
-        ]
-    ):
-        fn = option(fn)
-    return fn
+    return _VALIDATION_OPTIONS(validation_value(fn))
 
 
 all_tests_option = click.option(

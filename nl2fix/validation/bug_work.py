@@ -24,7 +24,13 @@ from nl2fix.core.story import tell
 from nl2fix.store.records import ValidationRecord
 from nl2fix.validation.behaviour import Prober, Probing
 from nl2fix.validation.failure_site import source_line
-from nl2fix.validation.verdicts import failing_on_fix, passing_on_fix, record_of
+from nl2fix.validation.verdicts import (
+    failing_on_fix,
+    fails_a_trigger,
+    ground_truth_validates,
+    passing_on_fix,
+    record_of,
+)
 
 Reference = Literal["fixed", "buggy"]
 """The id of one of the project's own versions, validated as a baseline beside the candidates: where
@@ -51,10 +57,10 @@ class BaselineCheck:
         if self.prepare_error:
             return [f"cannot be prepared: {self.prepare_error}"]
         out = []
-        triggers = set(self.bug.trigger_tests)
+        triggers = self.bug.trigger_tests
         if self.fixed is not None and self.fixed.verdict is not Verdict.PLAUSIBLE:
             failing = self.fixed.failing_tests
-            if self.fixed.verdict is Verdict.WRONG and not triggers & set(failing):
+            if ground_truth_validates(self.fixed, triggers):
                 out.append(
                     f"the fixed version fails {len(failing)} regression test(s), not held against candidates: "
                     + "; ".join([", ".join(failing[:5]), *linkage.faults_in(self.fixed.detail)])
@@ -66,7 +72,7 @@ class BaselineCheck:
                 else:
                     out.append(f"the ground truth does not validate ({self.fixed.verdict.value}): {what[:300]}")
         if self.buggy is not None and self.fixed is not None and self.buggy.verdict is not Verdict.ERROR:
-            if not triggers & set(self.buggy.failing_tests) or self.buggy.verdict is Verdict.PLAUSIBLE:
+            if not fails_a_trigger(self.buggy, triggers) or self.buggy.verdict is Verdict.PLAUSIBLE:
                 out.append(f"the buggy version does not fail its trigger tests ({self.buggy.verdict.value})")
         return out
 
@@ -76,13 +82,7 @@ class BaselineCheck:
         return (
             not self.prepare_error
             and self.fixed is not None
-            and (
-                self.fixed.verdict is Verdict.PLAUSIBLE
-                or (
-                    self.fixed.verdict is Verdict.WRONG
-                    and not set(self.bug.trigger_tests) & set(self.fixed.failing_tests)
-                )
-            )
+            and ground_truth_validates(self.fixed, self.bug.trigger_tests)
         )
 
 

@@ -1,17 +1,17 @@
-"""From what an engine observed to a verdict. Pure.
+"""From what an engine observed to the stored record of its verdict, and what the fixed version's
+record asks of every candidate. Pure.
 
-Tests that also fail on the fixed version (``fails_on_fix``) are not held against a candidate,
-but a run is plausible only when it compiled, reached the end of the tests it was given, ran at
-least one, and passed every test the fixed version passed (``passes_on_fix``: the field's
-fail-to-pass and pass-to-pass tests together): "did not run" (or
-"skipped") is never a pass, and a harness failure is ``error``, never the candidate's fault.
+The verdict itself is :func:`defects4j_adapter.contract.verdict_of`'s (the one rule, which the
+engines ask too): tests that also fail on the fixed version (``fails_on_fix``) are not held against
+a candidate, and a candidate must pass every test the fixed version passed (``passes_on_fix``: the
+field's fail-to-pass and pass-to-pass tests together).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from defects4j_adapter.contract import Outcome, Phase
+from defects4j_adapter.contract import Outcome, Phase, not_passed, verdict_of
 from nl2fix.core.domain import Verdict
 from nl2fix.store.records import ValidationRecord
 
@@ -22,50 +22,6 @@ def _of_trigger(test: str, trigger_tests: Iterable[str]) -> bool:
     """Whether ``test`` (``Class::method``, or ``Class`` for a class-level failure) is, or holds,
     a trigger test."""
     return any(test == t or test == t.split("::")[0] for t in trigger_tests)
-
-
-def not_passed(outcome: Outcome, passes_on_fix: frozenset[str]) -> list[str]:
-    """The ``passes_on_fix`` tests (those the fixed version passed) that this run did not report
-    passed: skipped (the code under test threw an assumption failure), or never run. Empty when
-    the engine does not name the tests it passed (Defects4J). Tests the engine left out because
-    they cannot notice the change are not asked for."""
-    if outcome.passed_tests is None:
-        return []
-    passed = set(outcome.passed_tests) | set(outcome.left_out)
-    return sorted(t for t in passes_on_fix if t not in passed)
-
-
-def verdict_of(
-    outcome: Outcome, fails_on_fix: frozenset[str] = frozenset(), passes_on_fix: frozenset[str] = frozenset()
-) -> tuple[Verdict, str]:
-    """The verdict and, when nothing else explains it, why: the one place an outcome becomes a
-    verdict. ``passes_on_fix``: the tests the fixed version passed; a pass must account for every
-    one of them. ``fails_on_fix``: the tests it failed, not held against the candidate."""
-    if outcome.rejection:
-        return Verdict.REJECTED, outcome.rejection
-    if outcome.harness_error:
-        return Verdict.ERROR, outcome.harness_error
-    if not outcome.compiled:
-        if outcome.timed_out:
-            return Verdict.TIMEOUT, "compilation ran out of time"
-        return Verdict.UNCOMPILABLE, ""
-    if [t for t in outcome.failing_tests if t not in fails_on_fix]:
-        return Verdict.WRONG, ""
-    held_timeouts = [t for t in outcome.timed_out_tests if t not in fails_on_fix]
-    if held_timeouts or (outcome.timed_out and outcome.phase is not Phase.DONE):
-        return Verdict.TIMEOUT, ""
-    if outcome.tests_run == 0:
-        return Verdict.ERROR, "no test ran"
-    if outcome.phase is not Phase.DONE:
-        return Verdict.ERROR, f"the tests stopped in the {outcome.phase.value} phase without a failure"
-    missing = not_passed(outcome, passes_on_fix)
-    if missing:
-        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        return Verdict.WRONG, (
-            f"{len(missing)} test(s) the fixed version passed did not pass (skipped or not run): "
-            f"{', '.join(missing[:3])}{more}"
-        )
-    return Verdict.PLAUSIBLE, ""
 
 
 def record_of(
@@ -117,6 +73,19 @@ def passing_on_fix(fixed: ValidationRecord | None) -> frozenset[str]:
     """What a candidate must pass: every test the fixed version passed (recorded by engines that
     name their tests): the fail-to-pass and the pass-to-pass tests."""
     return frozenset(fixed.passed_tests) if fixed is not None else frozenset()
+
+
+def fails_a_trigger(record: ValidationRecord, trigger_tests: Iterable[str]) -> bool:
+    """Whether ``record``'s failing tests hold a trigger test (by name, or its class failing whole)."""
+    return any(_of_trigger(t, trigger_tests) for t in record.failing_tests)
+
+
+def ground_truth_validates(fixed: ValidationRecord, trigger_tests: Iterable[str]) -> bool:
+    """Whether the fixed version's record makes it a ground truth: it passes, or fails only regression
+    tests (no trigger test), which :func:`failing_on_fix` then excuses for every candidate."""
+    return fixed.verdict is Verdict.PLAUSIBLE or (
+        fixed.verdict is Verdict.WRONG and not fails_a_trigger(fixed, trigger_tests)
+    )
 
 
 def failing_on_fix(fixed: ValidationRecord | None, trigger_tests: Iterable[str] = ()) -> frozenset[str]:

@@ -13,7 +13,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, Outcome, Phase
+from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, Outcome, Phase, verdict_of
 from nl2fix.cli.check_cmd import check
 from nl2fix.cli.main import cli
 from nl2fix.core.domain import Engine, Verdict
@@ -25,7 +25,7 @@ from nl2fix.report import metrics
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.bug_work import STORY_FILE
 from nl2fix.validation.stage import check_baselines, validate
-from nl2fix.validation.verdicts import failing_on_fix, passing_on_fix, record_of, verdict_of
+from nl2fix.validation.verdicts import failing_on_fix, passing_on_fix, record_of
 from tests.helpers.minibench import MINIBENCH_JSON, hostile, make_run, validation_options
 
 EXAMPLE_JSON = EXAMPLE_BENCHMARK / "nl2fix_dataset.json"
@@ -42,18 +42,18 @@ def done(**kw) -> Outcome:
     "outcome,known,expected",
     [
         (done(), frozenset(), Verdict.PLAUSIBLE),
-        (done(failing_tests=["A::t"]), frozenset(), Verdict.WRONG),
-        (done(failing_tests=["A::t"]), frozenset({"A::t"}), Verdict.PLAUSIBLE),
-        (done(failing_tests=["A"]), frozenset({"A::t"}), Verdict.WRONG),
+        (done(failing_tests=("A::t",)), frozenset(), Verdict.WRONG),
+        (done(failing_tests=("A::t",)), frozenset({"A::t"}), Verdict.PLAUSIBLE),
+        (done(failing_tests=("A",)), frozenset({"A::t"}), Verdict.WRONG),
         (done(tests_run=0), frozenset(), Verdict.ERROR),
         (done(phase=Phase.TRIGGER), frozenset(), Verdict.ERROR),
-        (done(harness_error="no JVM", failing_tests=["A::t"]), frozenset(), Verdict.ERROR),
+        (done(harness_error="no JVM", failing_tests=("A::t",)), frozenset(), Verdict.ERROR),
         (Outcome(phase=Phase.COMPILE, compiled=False, compile_errors="x"), frozenset(), Verdict.UNCOMPILABLE),
         (Outcome(phase=Phase.COMPILE, compiled=False, timed_out=True), frozenset(), Verdict.TIMEOUT),
-        (done(phase=Phase.TRIGGER, timed_out=True, timed_out_tests=["A::t"]), frozenset(), Verdict.TIMEOUT),
-        (done(timed_out=True, timed_out_tests=["A::t"]), frozenset({"A::t"}), Verdict.PLAUSIBLE),
+        (done(phase=Phase.TRIGGER, timed_out=True, timed_out_tests=("A::t",)), frozenset(), Verdict.TIMEOUT),
+        (done(timed_out=True, timed_out_tests=("A::t",)), frozenset({"A::t"}), Verdict.PLAUSIBLE),
         (done(phase=Phase.RELEVANT, timed_out=True), frozenset(), Verdict.TIMEOUT),
-        (done(failing_tests=["A::u"], timed_out=True, timed_out_tests=["A::t"]), frozenset(), Verdict.WRONG),
+        (done(failing_tests=("A::u",), timed_out=True, timed_out_tests=("A::t",)), frozenset(), Verdict.WRONG),
     ],
 )
 def test_verdict_rules(outcome, known, expected):
@@ -63,26 +63,26 @@ def test_verdict_rules(outcome, known, expected):
 @pytest.mark.parametrize("failing", [["A::t"], ["A"]])
 def test_a_trigger_test_that_fails_on_the_fixed_version_too_is_never_excused(failing):
     # ``A`` is a class-level failure of the trigger test's class
-    fixed = record_of(done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="fixed", engine="fast")
+    fixed = record_of(done(failing_tests=(*failing, "B::u")), bug_id="B-1", hash="fixed", engine="fast")
     known = failing_on_fix(fixed, ("A::t",))
     assert known == {"B::u"}  # only the regression test is excused
     record = record_of(
-        done(failing_tests=[*failing, "B::u"]), bug_id="B-1", hash="h", engine="fast", fails_on_fix=known
+        done(failing_tests=(*failing, "B::u")), bug_id="B-1", hash="h", engine="fast", fails_on_fix=known
     )
     assert record.verdict is Verdict.WRONG and record.failing_tests == failing and record.ignored_failures == ["B::u"]
-    assert verdict_of(done(failing_tests=["B::u"]), known)[0] is Verdict.PLAUSIBLE
+    assert verdict_of(done(failing_tests=("B::u",)), known)[0] is Verdict.PLAUSIBLE
 
 
 def test_a_pass_accounts_for_every_test_the_fixed_version_passed():
     fixed = record_of(
-        done(passed_tests=["A::t", "A::u", "B::v"]), bug_id="B-1", hash="fixed", engine="fast", keep_passed=True
+        done(passed_tests=("A::t", "A::u", "B::v")), bug_id="B-1", hash="fixed", engine="fast", keep_passed=True
     )
     required = passing_on_fix(fixed)
     assert fixed.passed_tests == ["A::t", "A::u", "B::v"] and required == {"A::t", "A::u", "B::v"}
-    every = done(passed_tests=["A::t", "A::u", "B::v", "C::w"])
+    every = done(passed_tests=("A::t", "A::u", "B::v", "C::w"))
     assert verdict_of(every, passes_on_fix=required)[0] is Verdict.PLAUSIBLE
     # a report that names fewer tests (the relevant phase skipped, or tests skipped) is no pass
-    record = record_of(done(passed_tests=["A::t"]), bug_id="B-1", hash="h", engine="fast", passes_on_fix=required)
+    record = record_of(done(passed_tests=("A::t",)), bug_id="B-1", hash="h", engine="fast", passes_on_fix=required)
     assert record.verdict is Verdict.WRONG and record.failing_tests == ["A::u", "B::v"]
     assert "2 test(s) the fixed version passed did not pass" in record.detail
     assert record.passed_tests == []  # kept for the fixed version only
@@ -91,7 +91,7 @@ def test_a_pass_accounts_for_every_test_the_fixed_version_passed():
 
 
 def test_a_record_lists_held_and_ignored_failures_apart():
-    outcome = done(failing_tests=["A::t", "A::u"], messages={"A::u": "AssertionError: boom"}, cpu_seconds=1.23456)
+    outcome = done(failing_tests=("A::t", "A::u"), messages={"A::u": "AssertionError: boom"}, cpu_seconds=1.23456)
     record = record_of(outcome, bug_id="B-1", hash="h", engine="fast", fails_on_fix=frozenset({"A::t"}))
     assert record.verdict is Verdict.WRONG and record.failing_tests == ["A::u"] and record.ignored_failures == ["A::t"]
     assert "A::u: AssertionError: boom" in record.detail and record.cpu_seconds == 1.235

@@ -323,10 +323,11 @@ JUNIT_STAND_IN = {
     "org/junit/AssumptionViolatedException.java": "package org.junit; public class AssumptionViolatedException "
     "extends RuntimeException { "
     "public AssumptionViolatedException(String m) { super(m); } }",
-    "nl2fix/runner/Probe.java": "package nl2fix.runner; public final class Probe { public static void hit() { } }",
+    "nl2fix/runner/MethodReach.java": "package nl2fix.runner; public final class MethodReach { "
+    "public static void hit() { } }",
 }
 """Compiled beside the cases, so that a candidate can name JUnit as one on a project's class path can (and
-the runner's public probe entry point, as one compiled where the runner is visible could)."""
+the runner's public entry point ``MethodReach.hit``, as one compiled where the runner is visible could)."""
 
 
 def _policy_cases() -> list[Case]:

@@ -23,6 +23,7 @@ from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.sandbox import base as sandbox
 from defects4j_adapter.sandbox import bwrap
 from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core import story
 from nl2fix.core.domain import Verdict
 from nl2fix.core.retry import Backoff
 from nl2fix.dataset.load import open_dataset
@@ -99,6 +100,19 @@ def test_junit3_latin1_drifted_range_and_known_failures(fast, mini2, monkeypatch
     assert candidate.verdict is Verdict.PLAUSIBLE and candidate.ignored_failures == sorted(ALWAYS_BROKEN)
     buggy = verdict(fast, mini2, mini2.bug.buggy_method, ALWAYS_BROKEN)
     assert buggy.verdict is Verdict.WRONG and buggy.failing_tests == ["org.mini.TextTest::testCapitalizeEmpty"]
+
+
+def test_a_warm_pass_that_fails_only_what_the_fix_fails_is_confirmed_in_a_fresh_jvm(fast, mini2, monkeypatch):
+    # every test runs (--all-tests) and testAlwaysBroken fails, as on the fixed version: the verdict
+    # excuses it, so such a run is a pass, and a pass where other candidates' code ran needs a fresh
+    # JVM's word (it was believed as it stood while the engine's own rule held every failure against it)
+    monkeypatch.setattr(fast, "narrow", False)
+    verdict(fast, mini2, mini2.bug.buggy_method.replace("{", "{ int warm = 1;", 1), ALWAYS_BROKEN)
+    code = mini2.bug.fixed_method.replace("s.isEmpty()", "s.length() == 0")
+    with story.kept() as told:
+        record = verdict(fast, mini2, code, ALWAYS_BROKEN, stop=False)
+    assert record.verdict is Verdict.PLAUSIBLE and record.ignored_failures == sorted(ALWAYS_BROKEN)
+    assert any("confirmed in a fresh JVM" in line for line in told), told
 
 
 def test_static_and_jdk_state_do_not_leak_between_candidates(fast, mini1):

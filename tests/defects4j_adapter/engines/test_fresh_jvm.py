@@ -5,7 +5,7 @@ a file is the file's."""
 
 from __future__ import annotations
 
-from defects4j_adapter.contract import Outcome, Phase
+from defects4j_adapter.contract import Outcome, Phase, verdict_of
 from defects4j_adapter.engines.fast import (
     FRESH_DECIDES,
     FRESH_JVM,
@@ -16,14 +16,13 @@ from defects4j_adapter.engines.fast import (
 )
 from defects4j_adapter.engines.rebuild import javac_failure
 from nl2fix.core.domain import Verdict
-from nl2fix.validation.verdicts import verdict_of
 
 TRIGGER = "org.x.ATest::trigger"
 OTHER = "org.x.BTest::other"
 
 
 def _passed(*tests: str) -> Outcome:
-    return Outcome(phase=Phase.DONE, compiled=True, tests_run=len(tests), passed_tests=list(tests))
+    return Outcome(phase=Phase.DONE, compiled=True, tests_run=len(tests), passed_tests=tuple(tests))
 
 
 def test_a_fresh_pass_stands():
@@ -36,12 +35,12 @@ def test_a_warm_pass_the_fresh_jvm_fails_is_wrong_with_the_reason_not_a_harness_
         phase=Phase.TRIGGER,
         compiled=True,
         tests_run=1,
-        failing_tests=[TRIGGER],
+        failing_tests=(TRIGGER,),
         messages={TRIGGER: "expected:<1> but was:<2>"},
         harness_error="left over",
     )
     outcome = confirmed(_passed(TRIGGER), fresh, warm_ran_all=False)
-    assert verdict_of(outcome)[0] is Verdict.WRONG and outcome.failing_tests == [TRIGGER]
+    assert verdict_of(outcome)[0] is Verdict.WRONG and outcome.failing_tests == (TRIGGER,)
     assert FRESH_DECIDES in outcome.detail
 
 
@@ -49,7 +48,7 @@ def test_a_fresh_runner_failing_after_the_candidate_ran_is_the_candidate_s_wrong
     fresh = Outcome(phase=Phase.RELEVANT, compiled=True, tests_run=3, harness_error="the test runner failed")
     outcome = confirmed(_passed(TRIGGER, OTHER), fresh, warm_ran_all=True)
     assert verdict_of(outcome) == (Verdict.WRONG, "")
-    assert outcome.failing_tests == [FRESH_JVM] and outcome.messages[FRESH_JVM] == "the test runner failed"
+    assert outcome.failing_tests == (FRESH_JVM,) and outcome.messages[FRESH_JVM] == "the test runner failed"
 
 
 def test_a_fresh_jvm_that_could_not_take_the_job_is_the_harness_s_fault():
@@ -58,13 +57,13 @@ def test_a_fresh_jvm_that_could_not_take_the_job_is_the_harness_s_fault():
 
 
 def test_a_fresh_time_limit_is_the_candidate_s_timeout():
-    fresh = Outcome(phase=Phase.TRIGGER, compiled=True, tests_run=1, timed_out=True, timed_out_tests=[TRIGGER])
+    fresh = Outcome(phase=Phase.TRIGGER, compiled=True, tests_run=1, timed_out=True, timed_out_tests=(TRIGGER,))
     outcome = confirmed(_passed(TRIGGER), fresh, warm_ran_all=False)
     assert verdict_of(outcome)[0] is Verdict.TIMEOUT and FRESH_DECIDES in outcome.detail
 
 
 def test_a_test_only_the_fresh_jvm_ran_is_its_to_judge_without_a_disagreement():
-    fresh = Outcome(phase=Phase.DONE, compiled=True, tests_run=2, passed_tests=[TRIGGER], failing_tests=[OTHER])
+    fresh = Outcome(phase=Phase.DONE, compiled=True, tests_run=2, passed_tests=(TRIGGER,), failing_tests=(OTHER,))
     outcome = confirmed(_passed(TRIGGER), fresh, warm_ran_all=False)
     assert outcome is fresh and FRESH_DECIDES not in outcome.detail
 
@@ -72,8 +71,8 @@ def test_a_test_only_the_fresh_jvm_ran_is_its_to_judge_without_a_disagreement():
 def test_what_an_earlier_candidate_could_have_caused_is_unsettled():
     assert unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, timed_out=True))
     assert unsettled(Outcome(phase=Phase.COMPILE, compiled=False, harness_error="the test JVM ended"))
-    assert unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, failing_tests=[TRIGGER], jvm_died=True))
-    assert not unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, failing_tests=[TRIGGER]))
+    assert unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, failing_tests=(TRIGGER,), jvm_died=True))
+    assert not unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, failing_tests=(TRIGGER,)))
     assert not unsettled(_passed(TRIGGER))
 
 

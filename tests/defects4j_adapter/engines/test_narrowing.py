@@ -221,7 +221,7 @@ def test_a_recording_is_cached_under_its_key(engine, probekit, nl2fix_cache):
 def _report(**kw) -> RunnerReport:
     report = RunnerReport(
         end="complete",
-        probes=1,
+        instrumented=1,
         recorded={"RAN": [("C", "C::a"), ("C", "C::b"), ("D", "D::a"), ("E", "E::a")], "HIT": [("C", "C::a")]},
     )
     for key, value in kw.items():
@@ -233,8 +233,8 @@ def _report(**kw) -> RunnerReport:
     "change, why",
     [
         (dict(end="stopped"), "did not complete"),
-        (dict(probes=0), "no method"),
-        (dict(probes_refused=1), "could not go into"),
+        (dict(instrumented=0), "no method"),
+        (dict(not_instrumented=1), "could not go into"),
         (dict(corrupt=["x"]), "corrupt"),
     ],
 )

@@ -29,7 +29,7 @@ def test_what_junit_reported_as_no_failure_fails_a_candidate_defects4j_passed():
         phase=Phase.DONE,
         compiled=True,
         tests_run=3,
-        failing_tests=[TRIGGER, "org.x.ParserTest::testLocale", "org.x.OtherTest::testMore"],
+        failing_tests=(TRIGGER, "org.x.ParserTest::testLocale", "org.x.OtherTest::testMore"),
         messages={
             TRIGGER: THREW,
             "org.x.ParserTest::testLocale": "java.lang.AssertionError: locale",
@@ -38,7 +38,7 @@ def test_what_junit_reported_as_no_failure_fails_a_candidate_defects4j_passed():
     )
     folded = own_judgement.fold(passed, judged)
     # the environment's differences (testLocale) stay Defects4J's to judge
-    assert folded.failing_tests == [TRIGGER, "org.x.OtherTest::testMore"]
+    assert folded.failing_tests == (TRIGGER, "org.x.OtherTest::testMore")
     record = record_of(folded, bug_id="X-1", hash="h", engine="defects4j")
     assert record.verdict is Verdict.WRONG and THREW in record.detail
     assert "Defects4J counts 2 failing test(s) fewer" in record.detail
@@ -49,20 +49,20 @@ def test_a_trigger_test_failing_in_the_runner_fails_a_candidate_defects4j_passed
     # fixtures/redteam/defects4j/blank_failing_tests); the runner's signed report is not
     passed = Outcome(phase=Phase.DONE, compiled=True, tests_run=3)
     failed = {TRIGGER: "java.lang.AssertionError: expected 3", "org.x.ParserTest::testLocale": "locale"}
-    judged = Outcome(phase=Phase.DONE, compiled=True, tests_run=3, failing_tests=list(failed), messages=failed)
+    judged = Outcome(phase=Phase.DONE, compiled=True, tests_run=3, failing_tests=tuple(failed), messages=failed)
     folded = own_judgement.fold(passed, judged, (TRIGGER,))
-    assert folded.failing_tests == [TRIGGER]
+    assert folded.failing_tests == (TRIGGER,)
     record = record_of(folded, bug_id="X-1", hash="h", engine="defects4j")
     assert record.verdict is Verdict.WRONG and "whose signed report the candidate cannot write" in record.detail
     passed = Outcome(phase=Phase.DONE, compiled=True, tests_run=3)
-    assert own_judgement.fold(passed, judged).failing_tests == []  # ... and only trigger tests
+    assert own_judgement.fold(passed, judged).failing_tests == ()  # ... and only trigger tests
 
 
 def test_a_runner_that_could_not_judge_is_no_pass():
     passed = Outcome(phase=Phase.DONE, compiled=True, tests_run=3)
     folded = own_judgement.fold(passed, Outcome(phase=Phase.COMPILE, compiled=False, harness_error="no JVM"))
     assert record_of(folded, bug_id="X-1", hash="h", engine="defects4j").verdict is Verdict.ERROR
-    assert own_judgement.fold(passed, Outcome(phase=Phase.DONE, compiled=True, tests_run=3)).failing_tests == []
+    assert own_judgement.fold(passed, Outcome(phase=Phase.DONE, compiled=True, tests_run=3)).failing_tests == ()
 
 
 needs_defects4j = pytest.mark.skipif(d4j_cli.locate() is None, reason="Defects4J is not installed")

@@ -24,6 +24,7 @@ from nl2fix.store.run_store import RunStore
 from nl2fix.validation.behaviour import label
 from nl2fix.validation.verdicts import passing_on_fix, record_of
 from tests.helpers.minibench import ATTACKS, REDTEAM, SANDBOXES, body_of, engine_options, red_team_attack
+from tests.helpers.redteam import verdict
 
 pytestmark = pytest.mark.slow
 NOT_A_PASS = {Verdict.WRONG, Verdict.TIMEOUT, Verdict.UNCOMPILABLE, Verdict.REJECTED}
@@ -35,7 +36,7 @@ EXPECTED = {
     **{name: {Verdict.UNCOMPILABLE} for name in ATTACKS if name.startswith("unicode_")},
     # ... or it names the runner, whose package is on no candidate's class path (and which the
     # class-file check refuses where it could be compiled: test_check)
-    "probe_entry_points": {Verdict.UNCOMPILABLE},
+    "method_reach_entry_point": {Verdict.UNCOMPILABLE},
 }
 REFUSED = {
     "assumption_skip": "org.junit.AssumptionViolatedException",
@@ -80,13 +81,6 @@ def rebuild(nl2fix_cache, box):
     return _engine("rebuild", nl2fix_cache, box)
 
 
-def _verdict(engine, ws, code, required=frozenset()):
-    outcome = engine.run(ws, code, stop_at_first_failure=True)
-    return record_of(
-        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
-    )
-
-
 def test_the_corpus_is_there():
     assert {
         "fd_out_forged_then_halt",
@@ -104,12 +98,12 @@ def test_the_corpus_is_there():
 def test_no_attack_passes_and_the_next_candidate_is_judged_on_its_own(fast, minibench):
     # one warm JVM after another: whatever an attack leaves behind meets the next candidate
     ws = fast.prepare(minibench.bugs["Mini-1"])
-    fixed = _verdict(fast, ws, ws.bug.fixed_method)
+    fixed = verdict(fast, ws, ws.bug.fixed_method)
     assert fixed.verdict is Verdict.PLAUSIBLE and ws.trigger_tests[0] in fixed.passed_tests
     required = passing_on_fix(fixed)
     seen = {}
     for name in ATTACKS:
-        record = _verdict(fast, ws, red_team_attack(name, ws.bug), required)
+        record = verdict(fast, ws, red_team_attack(name, ws.bug), required)
         seen[name] = record.verdict
         assert record.verdict in NOT_A_PASS, (name, record)
         assert record.verdict in EXPECTED[name], (name, record)
@@ -117,9 +111,9 @@ def test_no_attack_passes_and_the_next_candidate_is_judged_on_its_own(fast, mini
             record.verdict is not Verdict.REJECTED or record.failing_tests == []
         ), (name, record)
         # judged without the fixed version's list, so the report channel alone must hold
-        after = _verdict(fast, ws, ws.bug.buggy_method)
+        after = verdict(fast, ws, ws.bug.buggy_method)
         assert after.verdict is Verdict.WRONG and after.failing_tests == [ws.trigger_tests[0]], (name, after)
-    assert _verdict(fast, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
+    assert verdict(fast, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
     print(seen)
 
 
@@ -130,7 +124,7 @@ def test_no_attack_passes_and_the_next_candidate_is_judged_on_its_own(fast, mini
 def test_the_rebuild_engine_holds_too(rebuild, minibench, name):
     # a JVM per candidate: nothing carries over, but its report is read the same way
     ws = rebuild.prepare(minibench.bugs["Mini-1"])
-    record = _verdict(rebuild, ws, red_team_attack(name, ws.bug))
+    record = verdict(rebuild, ws, red_team_attack(name, ws.bug))
     assert record.verdict in EXPECTED[name], record
 
 
@@ -140,7 +134,7 @@ def test_a_class_closed_through_unicode_escapes_is_refused_before_javac(kind, na
     # spliced as raw text, javac would compile these and the fix in them would pass
     engine = fast if kind == "fast" else rebuild
     ws = engine.prepare(minibench.bugs["Mini-1"])
-    record = _verdict(engine, ws, red_team_attack(name, ws.bug))
+    record = verdict(engine, ws, red_team_attack(name, ws.bug))
     assert record.verdict is Verdict.UNCOMPILABLE and "braces do not balance" in record.compile_errors, record
 
 
@@ -154,7 +148,7 @@ def test_unicode_escapes_in_literals_still_compile_and_pass(kind, fast, rebuild,
             throw new IllegalStateException("escapes misread");
         }"""
     fix = f"{method_header(ws.bug.buggy_method)} {{{check}{body_of(ws.bug.fixed_method)}}}"
-    assert _verdict(engine, ws, fix).verdict is Verdict.PLAUSIBLE
+    assert verdict(engine, ws, fix).verdict is Verdict.PLAUSIBLE
 
 
 def test_the_issue_s_reproduction_through_the_command_line(invoke_cli, nl2fix_cache, box, tmp_path):
@@ -212,7 +206,7 @@ def test_the_runner_s_own_walls_hold_where_reflection_is_allowed(kind, nl2fix_ca
     # buggy method judged after each: none passes, each meets its wall, and nothing carries over
     engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
-    fixed = _verdict(engine, ws, ws.bug.fixed_method)
+    fixed = verdict(engine, ws, ws.bug.fixed_method)
     assert fixed.verdict is Verdict.PLAUSIBLE, fixed
     required = passing_on_fix(fixed)
     for name in REFLECTIVE_ATTACKS:
@@ -220,8 +214,8 @@ def test_the_runner_s_own_walls_hold_where_reflection_is_allowed(kind, nl2fix_ca
         record = record_of(outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required)
         assert record.verdict is Verdict.WRONG, (name, record)
         assert WALLS[name] in " ".join([outcome.detail, *outcome.messages.values()]), (name, outcome)
-        assert _verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG, name
-        assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
+        assert verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG, name
+        assert verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
     engine.close()
 
 
@@ -237,12 +231,12 @@ def test_the_hold_out_corpus_gets_no_pass(kind, nl2fix_cache, box, minibench, be
     ):
         engine = _engine(kind, nl2fix_cache, box, **({"projects_dir": projects} if projects else {}))
         ws = engine.prepare(bug)
-        required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
+        required = passing_on_fix(verdict(engine, ws, ws.bug.fixed_method))
         for name in sorted(p.stem for p in corpus.glob("*.body")):
-            record = _verdict(engine, ws, red_team_attack(name, ws.bug, corpus), required)
+            record = verdict(engine, ws, red_team_attack(name, ws.bug, corpus), required)
             assert record.verdict in NOT_A_PASS, (name, record)
-            assert _verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG, name
-            assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
+            assert verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG, name
+            assert verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
             print(kind, name, record.verdict.value, record.detail[:160])
         engine.close()
 
@@ -259,15 +253,15 @@ def test_a_candidate_cannot_change_how_the_next_one_compiles(kind, nl2fix_cache,
     # carried over (every judgement there starts a JVM)
     engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
-    required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
+    required = passing_on_fix(verdict(engine, ws, ws.bug.fixed_method))
     inverted = ws.bug.fixed_method.replace("c != null", "c == null")
     assert inverted != ws.bug.fixed_method
-    assert _verdict(engine, ws, inverted, required).verdict is Verdict.WRONG
+    assert verdict(engine, ws, inverted, required).verdict is Verdict.WRONG
     for name in sorted(p.stem for p in NEXT.glob("*.body")):
-        assert _verdict(engine, ws, red_team_attack(name, ws.bug, NEXT), required).verdict is Verdict.WRONG, name
+        assert verdict(engine, ws, red_team_attack(name, ws.bug, NEXT), required).verdict is Verdict.WRONG, name
         if kind == "fast":
-            assert _verdict(engine, ws, inverted, required).verdict is Verdict.WRONG, name
-        assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
+            assert verdict(engine, ws, inverted, required).verdict is Verdict.WRONG, name
+        assert verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
     engine.close()
 
 
@@ -280,11 +274,11 @@ def test_javac_failing_on_a_candidate_is_uncompilable_and_the_next_keeps_its_ver
     engine = fast if kind == "fast" else rebuild
     ws = engine.prepare(minibench.bugs["Mini-1"])
     for name in sorted(p.stem for p in COMPILER.glob("*.body")):
-        record = _verdict(engine, ws, red_team_attack(name, ws.bug, COMPILER))
+        record = verdict(engine, ws, red_team_attack(name, ws.bug, COMPILER))
         assert record.verdict is Verdict.UNCOMPILABLE, (name, record)
         assert "javac itself failed on this file (java.lang.StackOverflowError)" in record.compile_errors, record
-        assert _verdict(engine, ws, ws.bug.buggy_method).verdict is Verdict.WRONG, name
-        assert _verdict(engine, ws, ws.bug.fixed_method).verdict is Verdict.PLAUSIBLE, name
+        assert verdict(engine, ws, ws.bug.buggy_method).verdict is Verdict.WRONG, name
+        assert verdict(engine, ws, ws.bug.fixed_method).verdict is Verdict.PLAUSIBLE, name
 
 
 PAIR = REDTEAM / "pair"
@@ -296,18 +290,18 @@ def test_a_candidate_s_probe_cannot_prepare_the_jvm_for_the_next_candidate(nl2fi
     engine = _engine("fast", nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
     fix = ws.bug.fixed_method
-    required = passing_on_fix(_verdict(engine, ws, fix))
+    required = passing_on_fix(verdict(engine, ws, fix))
     prepares, profits = (red_team_attack(name, ws.bug, PAIR) for name in ("prepares", "profits"))
     baseline = engine.probe(ws, fix, fix)
     assert label(baseline, engine.probe(ws, fix, prepares), developer_fix=True).label is Behaviour.SAME
-    record = _verdict(engine, ws, profits, required)
+    record = verdict(engine, ws, profits, required)
     # the root logger's level the first set is put back after its probe (JdkState, Trust III), so the second
     # is the bug in the warm JVM already; before, it passed there and the fresh JVM decided
     assert record.verdict is Verdict.WRONG, record
     # its behaviour label is its own too: probed where the first's code never ran
     assert label(baseline, engine.probe(ws, fix, prepares), developer_fix=True).label is Behaviour.SAME
     assert label(baseline, engine.probe(ws, fix, profits), developer_fix=True).label is Behaviour.DIVERGES
-    assert _verdict(engine, ws, fix, required).verdict is Verdict.PLAUSIBLE
+    assert verdict(engine, ws, fix, required).verdict is Verdict.PLAUSIBLE
     engine.close()
 
 
@@ -318,12 +312,12 @@ def test_an_earlier_candidate_cannot_make_a_later_one_pass_or_time_out(kind, nl2
     # fresh one, which decides
     engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
-    required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
+    required = passing_on_fix(verdict(engine, ws, ws.bug.fixed_method))
     prepares, profits, stalls = (red_team_attack(name, ws.bug, PAIR) for name in ("prepares", "profits", "stalls"))
-    assert _verdict(engine, ws, prepares, required).verdict is Verdict.PLAUSIBLE
-    assert _verdict(engine, ws, profits, required).verdict is Verdict.WRONG
-    assert _verdict(engine, ws, prepares, required).verdict is Verdict.PLAUSIBLE
-    stalled = _verdict(engine, ws, stalls, required)
+    assert verdict(engine, ws, prepares, required).verdict is Verdict.PLAUSIBLE
+    assert verdict(engine, ws, profits, required).verdict is Verdict.WRONG
+    assert verdict(engine, ws, prepares, required).verdict is Verdict.PLAUSIBLE
+    stalled = verdict(engine, ws, stalls, required)
     assert stalled.verdict is Verdict.PLAUSIBLE, stalled
     engine.close()
 
@@ -354,21 +348,21 @@ def test_a_pass_is_nl2fix_s_own_judgement(kind, nl2fix_cache, box):
     engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects", candidate_timeout=60.0)
     for bug_id in ("Beans-1", "Beans-2") if kind == "fast" else ("Beans-1",):
         ws = engine.prepare(bugs[bug_id])
-        fixed = _verdict(engine, ws, ws.bug.fixed_method)
+        fixed = verdict(engine, ws, ws.bug.fixed_method)
         assert fixed.verdict is Verdict.PLAUSIBLE, fixed
         required = passing_on_fix(fixed)
         for name in JUDGEMENT_ATTACKS if kind == "fast" else ("empty_failures", "assumption"):
             attack = red_team_attack(name, ws.bug, JUDGEMENT)
             # a skip is held to the fixed version's passes; without them, a skipped trigger is the runner's to fail
             for asked in (required, frozenset()) if kind == "fast" and name == "assumption" else (required,):
-                record = _verdict(engine, ws, attack, asked)
+                record = verdict(engine, ws, attack, asked)
                 assert record.verdict is Verdict.WRONG, (bug_id, name, record)
                 assert ws.trigger_tests[0] in record.failing_tests, (bug_id, name, record)
                 assert HOW_IT_ENDED[bug_id, name] in record.detail, (bug_id, name, record)
             print(kind, bug_id, name, record.detail[:200])
         if kind == "fast":
-            assert _verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG
-            assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
+            assert verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG
+            assert verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
     engine.close()
 
 
@@ -378,15 +372,15 @@ def test_without_a_sandbox_the_job_s_folders_are_emptied_too(nl2fix_cache, beans
     # a read-only folder included, is gone before the next one, and the JVM takes it
     engine = _engine("fast", nl2fix_cache, make_sandbox("none"), projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
-    required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
-    assert _verdict(engine, ws, red_team_attack("squat_folder", ws.bug, NEXT), required).verdict is Verdict.WRONG
+    required = passing_on_fix(verdict(engine, ws, ws.bug.fixed_method))
+    assert verdict(engine, ws, red_team_attack("squat_folder", ws.bug, NEXT), required).verdict is Verdict.WRONG
     jvms = [jvm for jvms in engine._warm.idle.values() for jvm in jvms]
     assert jvms, "the JVM that ran the attack takes the next candidate"
     for jvm in jvms:
         scratch = jvm.mounts.host_scratch
         assert list((scratch / "tmp").iterdir()) == []
         assert sorted(p.name for p in (scratch / "cwd").iterdir() if not p.is_symlink()) == []
-    assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
+    assert verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
     engine.close()
 
 
@@ -394,9 +388,9 @@ def test_a_job_that_changed_the_runner_s_own_thread_retires_its_jvm(nl2fix_cache
     # the canary covers the runner's own words and thread, not only the JDK's interned literals
     engine = _engine("fast", nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
-    required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
+    required = passing_on_fix(verdict(engine, ws, ws.bug.fixed_method))
     assert [jvm for jvms in engine._warm.idle.values() for jvm in jvms], "a JVM waits for the next candidate"
-    assert _verdict(engine, ws, red_team_attack("runner_thread", ws.bug, NEXT), required).verdict is Verdict.WRONG
+    assert verdict(engine, ws, red_team_attack("runner_thread", ws.bug, NEXT), required).verdict is Verdict.WRONG
     assert [jvm for jvms in engine._warm.idle.values() for jvm in jvms] == [], "the JVM it ran in is retired"
-    assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
+    assert verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
     engine.close()

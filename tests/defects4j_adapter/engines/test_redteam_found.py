@@ -15,8 +15,9 @@ from defects4j_adapter.jvm import report_signing
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
-from nl2fix.validation.verdicts import passing_on_fix, record_of
+from nl2fix.validation.verdicts import passing_on_fix
 from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
+from tests.helpers.redteam import judged
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
@@ -84,11 +85,9 @@ def engine(nl2fix_cache, confined):
 
 
 def _verdict(engine, ws, code, required=frozenset()):
-    outcome = engine.run(ws, code, stop_at_first_failure=True)
+    outcome, record = judged(engine, ws, code, required)
     print("messages:", str(outcome.messages)[:1500])
-    return record_of(
-        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
-    )
+    return record
 
 
 def _attack_then_fix(engine, beans, folder, name):

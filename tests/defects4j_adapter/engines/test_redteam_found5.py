@@ -19,19 +19,16 @@ import pytest
 from defects4j_adapter.contract import EngineOptions
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines.defects4j import Defects4JEngine
-from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.engines.own_judgement import in_slot, runner_outcome
-from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Behaviour, Verdict
 from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.behaviour import label
 from nl2fix.validation.verdicts import passing_on_fix, record_of
-from tests.helpers.minibench import REDTEAM, SANDBOXES, engine_options, red_team_attack
-from tests.helpers.paths import REPO
+from tests.helpers.minibench import REDTEAM, SANDBOXES, red_team_attack
+from tests.helpers.redteam import EXAMPLES, attack_engine, outside_nl2fix, verdict
 
 pytestmark = pytest.mark.slow
-EXAMPLES = REPO / "examples" / "benchmark"
 FOUND5 = REDTEAM / "found5"
 PROBE_AWARE = FOUND5 / "probe_aware"
 UNDER_NL2FIX = FOUND5 / "right_under_nl2fix"
@@ -49,58 +46,21 @@ def box(request):
     return make_sandbox(request.param)
 
 
-def _engine(kind, cache, box):
-    options = engine_options(cache, sandbox=box, projects_dir=EXAMPLES / "projects", candidate_timeout=60.0)
-    return (FastEngine if kind == "fast" else RebuildEngine)(options)
-
-
-def _verdict(engine, ws, code, required=frozenset()):
-    outcome = engine.run(ws, code, stop_at_first_failure=True)
-    return record_of(
-        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
-    )
-
-
-def _outside_nl2fix(tmp_path, bug, method: str) -> str:
-    """``indexOfDifference("abc", "abd")`` with ``method`` in the project's own file, compiled by javac
-    and run by a plain JVM (the user's build, production): what the method does where nl2fix is not."""
-    package = EXAMPLES / "projects" / "Textkit" / "fixed" / "src" / "main" / "java" / "org" / "textkit"
-    src = tmp_path / "src" / "org" / "textkit"
-    shutil.copytree(package, src)
-    strings = src / "Strings.java"
-    text = strings.read_text(encoding="utf-8")
-    assert bug.fixed_method in text
-    strings.write_text(text.replace(bug.fixed_method, method), encoding="utf-8")
-    (src / "Check.java").write_text(
-        "package org.textkit; public class Check { public static void main(String[] a) "
-        '{ System.out.println(Strings.indexOfDifference("abc", "abd")); } }',
-        encoding="utf-8",
-    )
-    out = tmp_path / "classes"
-    # Accents.java is Latin-1 (the project's own encoding); the others are ASCII
-    subprocess.run(
-        ["javac", "-encoding", "ISO-8859-1", "-d", str(out), *map(str, sorted(src.glob("*.java")))], check=True
-    )
-    return subprocess.run(
-        ["java", "-cp", str(out), "org.textkit.Check"], check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-
 def test_outside_nl2fix_the_jvm_properties_payload_is_the_bug(tmp_path, textkit):
     # the fix answers 2; the buggy method -1: the payload is the buggy method wherever nl2fix did not start the JVM
-    assert _outside_nl2fix(tmp_path / "fix", textkit, textkit.fixed_method) == "2"
+    assert outside_nl2fix(tmp_path / "fix", textkit, textkit.fixed_method) == "2"
     payload = red_team_attack("jvm_properties", textkit, UNDER_NL2FIX)
-    assert _outside_nl2fix(tmp_path / "payload", textkit, payload) == "-1"
+    assert outside_nl2fix(tmp_path / "payload", textkit, payload) == "-1"
 
 
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
 @pytest.mark.parametrize("payload", ["jvm_properties", "proc_cmdline"])
 def test_a_method_right_only_under_nl2fix_is_not_plausible(kind, payload, nl2fix_cache, box, textkit):
-    engine = _engine(kind, nl2fix_cache, box)
+    engine = attack_engine(kind, nl2fix_cache, box)
     try:
         ws = engine.prepare(textkit)
-        required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
-        record = _verdict(engine, ws, red_team_attack(payload, ws.bug, UNDER_NL2FIX), required)
+        required = passing_on_fix(verdict(engine, ws, ws.bug.fixed_method))
+        record = verdict(engine, ws, red_team_attack(payload, ws.bug, UNDER_NL2FIX), required)
         print(kind, box.name, payload, record.verdict.value, record.detail[:300])
         assert record.verdict is not Verdict.PLAUSIBLE, record
     finally:
@@ -151,7 +111,7 @@ def _what_a_job_sees(tmp_path, engine, ws, box, cache) -> tuple[str, str]:
 
 def test_nothing_a_job_reads_of_its_jvm_names_nl2fix(tmp_path, nl2fix_cache, box, textkit):
     # the runner removes its own properties and the launch's once it has read them (Main.hideLaunch)
-    engine = _engine("fast", nl2fix_cache, box)
+    engine = attack_engine("fast", nl2fix_cache, box)
     try:
         properties, command_line = _what_a_job_sees(tmp_path, engine, engine.prepare(textkit), box, nl2fix_cache)
         print(box.name, "properties:", properties, "command line:", command_line)
@@ -167,7 +127,7 @@ def test_nothing_a_job_reads_of_its_jvm_names_nl2fix(tmp_path, nl2fix_cache, box
     "test_a_method_right_only_under_nl2fix_is_not_plausible[proc_cmdline]); an @argfile is not built",
 )
 def test_the_jvm_s_command_line_names_nothing_of_nl2fix(tmp_path, nl2fix_cache, box, textkit):
-    engine = _engine("fast", nl2fix_cache, box)
+    engine = attack_engine("fast", nl2fix_cache, box)
     try:
         _, command_line = _what_a_job_sees(tmp_path, engine, engine.prepare(textkit), box, nl2fix_cache)
         assert command_line == "clean", command_line
@@ -177,12 +137,12 @@ def test_the_jvm_s_command_line_names_nothing_of_nl2fix(tmp_path, nl2fix_cache, 
 
 def _labels(engine, ws, names):
     fix = ws.bug.fixed_method
-    required = passing_on_fix(_verdict(engine, ws, fix))
+    required = passing_on_fix(verdict(engine, ws, fix))
     baseline = engine.probe(ws, fix, fix)
     out = {}
     for name in names:
         code = red_team_attack(name, ws.bug, PROBE_AWARE)
-        assert _verdict(engine, ws, code, required).verdict is Verdict.PLAUSIBLE, name
+        assert verdict(engine, ws, code, required).verdict is Verdict.PLAUSIBLE, name
         out[name] = label(baseline, engine.probe(ws, fix, code), developer_fix=True)
         record = out[name]
         print(engine.options.sandbox.name, name, record.label.value, record.first_input, record.candidate_result)
@@ -192,7 +152,7 @@ def _labels(engine, ws, names):
 def test_the_probe_catches_the_overfitting_method_it_cannot_see_through(nl2fix_cache, box, textkit):
     # the control: plausible (the tests use strings of equal length), and the probe's derived inputs find
     # where it differs from the fix ("abc " against "abx"): the probe works when it is not recognised
-    engine = _engine("fast", nl2fix_cache, box)
+    engine = attack_engine("fast", nl2fix_cache, box)
     try:
         record = _labels(engine, engine.prepare(textkit), ["control"])["control"]
         assert record.label is Behaviour.DIVERGES, record
@@ -204,10 +164,10 @@ def test_the_probe_catches_the_overfitting_method_it_cannot_see_through(nl2fix_c
 # the probe's wrapper and so the developer's fix)
 def test_a_method_that_asks_for_its_enclosing_method_is_rejected(nl2fix_cache, box, textkit):
     # the first way round 5 told the probe apart is now refused outright (the JVM's environment family)
-    engine = _engine("fast", nl2fix_cache, box)
+    engine = attack_engine("fast", nl2fix_cache, box)
     try:
         ws = engine.prepare(textkit)
-        record = _verdict(engine, ws, red_team_attack("enclosing_method", ws.bug, PROBE_AWARE))
+        record = verdict(engine, ws, red_team_attack("enclosing_method", ws.bug, PROBE_AWARE))
         assert record.verdict is Verdict.REJECTED and "getEnclosingMethod" in record.detail, record
     finally:
         engine.close()
@@ -215,7 +175,7 @@ def test_a_method_that_asks_for_its_enclosing_method_is_rejected(nl2fix_cache, b
 
 @pytest.mark.parametrize("name", ["class_number", "own_thread"])
 def test_an_overfitting_method_that_knows_it_is_probed_still_diverges(name, nl2fix_cache, box, textkit):
-    engine = _engine("fast", nl2fix_cache, box)
+    engine = attack_engine("fast", nl2fix_cache, box)
     try:
         record = _labels(engine, engine.prepare(textkit), [name])[name]
         assert record.label is Behaviour.DIVERGES, record
@@ -228,7 +188,7 @@ def test_an_overfitting_method_that_keeps_a_history_in_the_string_pool_still_div
     # survive from input to input; what defeats them is the order: each call runs among its derived inputs in
     # an order drawn per job, and a derived input the candidate meets before its call is one it has no note of.
     # Not a wall: a candidate whose notes came first by chance in every call would pass (see the guide)
-    engine = _engine("fast", nl2fix_cache, box)
+    engine = attack_engine("fast", nl2fix_cache, box)
     try:
         record = _labels(engine, engine.prepare(textkit), ["derived_history"])["derived_history"]
         assert record.label is Behaviour.DIVERGES, record
@@ -239,11 +199,11 @@ def test_an_overfitting_method_that_keeps_a_history_in_the_string_pool_still_div
 def test_no_file_is_written_through_the_logging_configuration(nl2fix_cache, box, textkit):
     # door-proving (as os_wall's payloads): it runs the fix only when its word came back from the file it
     # wrote, so anything but a pass means the write was stopped (rejected) or did not land (wrong)
-    engine = _engine("fast", nl2fix_cache, box)
+    engine = attack_engine("fast", nl2fix_cache, box)
     try:
         ws = engine.prepare(textkit)
-        required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method))
-        record = _verdict(engine, ws, red_team_attack("log_configuration", ws.bug, FOUND5 / "write_door"), required)
+        required = passing_on_fix(verdict(engine, ws, ws.bug.fixed_method))
+        record = verdict(engine, ws, red_team_attack("log_configuration", ws.bug, FOUND5 / "write_door"), required)
         print(box.name, "log_configuration:", record.verdict.value, record.detail[:300])
         assert record.verdict in {Verdict.REJECTED, Verdict.WRONG}, record
         # by the rule for classes named in data, not only by the payload's other reads (java.io.tmpdir)
@@ -272,7 +232,7 @@ def test_a_method_right_only_under_a_test_harness_is_not_plausible_under_defects
 
 
 def test_the_logging_configuration_a_job_read_does_not_reach_the_next_job(nl2fix_cache, box, textkit):
-    engine = _engine("fast", nl2fix_cache, box)
+    engine = attack_engine("fast", nl2fix_cache, box)
     try:
         ws = engine.prepare(textkit)
         door, left = (
@@ -297,14 +257,14 @@ def _root_logger(messages) -> str:
 def test_the_root_loggers_handlers_and_level_a_job_set_are_not_seen_by_the_next_job(nl2fix_cache, box, textkit):
     # what the class-file check allows (a ConsoleHandler, a level): JdkState puts the loggers back after
     # every job, or the JVM is retired; either way the next job starts from the same root logger
-    engine = _engine("fast", nl2fix_cache, box)
+    engine = attack_engine("fast", nl2fix_cache, box)
     try:
         ws = engine.prepare(textkit)
         added, left = (
             red_team_attack(name, ws.bug, FOUND5 / "write_door") for name in ("handlers_added", "handlers_left")
         )
         before = _root_logger(engine.run(ws, left, stop_at_first_failure=True).messages)
-        assert _verdict(engine, ws, added).verdict is Verdict.WRONG  # it ran: the buggy method
+        assert verdict(engine, ws, added).verdict is Verdict.WRONG  # it ran: the buggy method
         after = _root_logger(engine.run(ws, left, stop_at_first_failure=True).messages)
         print(box.name, "before:", before, "after:", after)
         assert before == "root level: INFO; root handlers: java.util.logging.ConsoleHandler"

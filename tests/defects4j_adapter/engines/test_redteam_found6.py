@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.engines.fast import FastEngine
-from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
-from nl2fix.validation.verdicts import passing_on_fix, record_of
-from tests.defects4j_adapter.engines.test_redteam_found5 import _outside_nl2fix
-from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
-from tests.helpers.paths import REPO
+from nl2fix.validation.verdicts import passing_on_fix
+from tests.helpers.minibench import REDTEAM, red_team_attack
+from tests.helpers.redteam import EXAMPLES
+from tests.helpers.redteam import attack_engine as _engine
+from tests.helpers.redteam import outside_nl2fix as _outside_nl2fix
+from tests.helpers.redteam import verdict as _verdict
 
 pytestmark = pytest.mark.slow
-EXAMPLES = REPO / "examples" / "benchmark"
 FOUND6 = REDTEAM / "found6"
 PAYLOADS = ["loader_name", "proc_links", "tmp_quota"]
 
@@ -38,18 +37,6 @@ def box(confined):
     # bubblewrap only: round 6 found every payload alike under docker and on the rebuild engine (the
     # folder's README); kept to one sandbox and the fast engine so the open holes cost the suite little
     return make_sandbox("bwrap")
-
-
-def _engine(kind, cache, box):
-    options = engine_options(cache, sandbox=box, projects_dir=EXAMPLES / "projects", candidate_timeout=60.0)
-    return (FastEngine if kind == "fast" else RebuildEngine)(options)
-
-
-def _verdict(engine, ws, code, required=frozenset()):
-    outcome = engine.run(ws, code, stop_at_first_failure=True)
-    return record_of(
-        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
-    )
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)

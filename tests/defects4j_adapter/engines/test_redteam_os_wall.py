@@ -13,18 +13,18 @@ import os
 
 import pytest
 
-from defects4j_adapter.engines.fast import FastEngine
-from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.jvm import os_wall
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.load import load_dataset
-from nl2fix.validation.verdicts import passing_on_fix, record_of
-from tests.helpers.minibench import REDTEAM, SANDBOXES, engine_options, red_team_attack
+from nl2fix.validation.verdicts import passing_on_fix
+from tests.helpers.minibench import REDTEAM, SANDBOXES, red_team_attack
+from tests.helpers.redteam import attack_engine, verdict
 
 pytestmark = pytest.mark.slow
 OS_WALL = REDTEAM / "os_wall"
+BENCH = REDTEAM / "bench" / "projects"
 ATTACKS = sorted(p.stem for p in OS_WALL.glob("*.body"))
 MEMORY = ("memory_read", "memory_write")
 ALLOWED = {Verdict.WRONG, Verdict.REJECTED}
@@ -44,41 +44,27 @@ def box(request):
     return make_sandbox(request.param)
 
 
-def _engine(kind: str, cache, box):
-    # time limits are not what these tests are about: a rebuild's three containers on a loaded machine
-    # (a load of 19 on 2 cores) took the minibench's 20 s
-    options = engine_options(cache, sandbox=box, projects_dir=REDTEAM / "bench" / "projects", candidate_timeout=60.0)
-    return (FastEngine if kind == "fast" else RebuildEngine)(options)
-
-
-def _verdict(engine, ws, code, required=frozenset()):
-    outcome = engine.run(ws, code, stop_at_first_failure=True)
-    return record_of(
-        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
-    )
-
-
 def test_the_corpus_is_there():
     assert {"memory_read", "memory_write", "stdout_descriptor"} <= set(ATTACKS)
 
 
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
 def test_no_candidate_reaches_its_own_jvm(kind, nl2fix_cache, box, beans):
-    engine = _engine(kind, nl2fix_cache, box)
+    engine = attack_engine(kind, nl2fix_cache, box, BENCH)
     try:
         ws = engine.prepare(beans)
-        fixed = _verdict(engine, ws, ws.bug.fixed_method)
+        fixed = verdict(engine, ws, ws.bug.fixed_method)
         assert fixed.verdict is Verdict.PLAUSIBLE, fixed
         required = passing_on_fix(fixed)
         for name in ATTACKS:
-            record = _verdict(engine, ws, red_team_attack(name, ws.bug, OS_WALL), required)
+            record = verdict(engine, ws, red_team_attack(name, ws.bug, OS_WALL), required)
             print(kind, box.name, name, record.verdict.value, record.detail[:160])
             assert record.verdict in ALLOWED, (name, record)
             if name == "memory_read" or record.verdict is Verdict.WRONG:
                 # it ran, found its memory closed and took the buggy path: the trigger test fails
                 assert record.verdict is Verdict.WRONG and ws.trigger_tests[0] in record.failing_tests, (name, record)
-            assert _verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG, name
-            assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
+            assert verdict(engine, ws, ws.bug.buggy_method, required).verdict is Verdict.WRONG, name
+            assert verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE, name
     finally:
         engine.close()
 
@@ -89,12 +75,12 @@ def test_where_the_memory_is_open_the_runner_still_refuses_the_candidate_its_pro
     # candidate every read under /proc (Guard#checkRead): a second wall, in every deployment
     if os.geteuid() != 0:
         pytest.skip("as an ordinary user the agent closes the memory even unconfined")
-    engine = _engine("fast", nl2fix_cache, make_sandbox("none"))
+    engine = attack_engine("fast", nl2fix_cache, make_sandbox("none"), BENCH)
     try:
         ws = engine.prepare(beans)
-        read = _verdict(engine, ws, red_team_attack("memory_read", ws.bug, OS_WALL))
+        read = verdict(engine, ws, red_team_attack("memory_read", ws.bug, OS_WALL))
         assert read.verdict is not Verdict.PLAUSIBLE, read
-        written = _verdict(engine, ws, red_team_attack("memory_write", ws.bug, OS_WALL))
+        written = verdict(engine, ws, red_team_attack("memory_write", ws.bug, OS_WALL))
         assert written.verdict is not Verdict.PLAUSIBLE, written
     finally:
         engine.close()
@@ -105,7 +91,7 @@ def test_a_confined_jvm_without_the_agent_is_refused(nl2fix_cache, confined, bea
     # the harness checks the runner's word rather than assume the wall: a test JVM without the agent
     # (here: its options dropped) never takes a candidate under bubblewrap
     monkeypatch.setattr(os_wall, "jvm_options", lambda *args, **kwargs: [])
-    engine = _engine("fast", nl2fix_cache, make_sandbox("bwrap"))
+    engine = attack_engine("fast", nl2fix_cache, make_sandbox("bwrap"), BENCH)
     try:
         ws = engine.prepare(beans)
         with pytest.raises(Nl2FixError, match="refusing a test JVM that can open its own memory"):

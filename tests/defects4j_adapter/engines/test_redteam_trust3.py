@@ -14,8 +14,9 @@ from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
-from nl2fix.validation.verdicts import passing_on_fix, record_of
+from nl2fix.validation.verdicts import passing_on_fix
 from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
+from tests.helpers.redteam import judged
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
@@ -36,20 +37,13 @@ def engine(nl2fix_cache, confined):
     made.close()
 
 
-def _verdict(engine, ws, code, required=frozenset()):
-    outcome = engine.run(ws, code, stop_at_first_failure=True)
-    return outcome, record_of(
-        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
-    )
-
-
 @pytest.mark.parametrize("name", ["pool_work", "class_path_name", "library_unsafe"])
 def test_nothing_obtained_and_the_fix_after_it_keeps_its_verdict(engine, beans, name):
     ws = engine.prepare(beans)
-    required = passing_on_fix(_verdict(engine, ws, ws.bug.fixed_method)[1])
-    outcome, attack = _verdict(engine, ws, red_team_attack(name, ws.bug, FOUND5), required)
+    required = passing_on_fix(judged(engine, ws, ws.bug.fixed_method)[1])
+    outcome, attack = judged(engine, ws, red_team_attack(name, ws.bug, FOUND5), required)
     loot = [m for m in outcome.messages.values() if "REDTEAM5" in m]
-    _, fix = _verdict(engine, ws, ws.bug.fixed_method, required)
+    _, fix = judged(engine, ws, ws.bug.fixed_method, required)
     print(name, "loot:", [m[:400] for m in loot[:1]])
     print(
         name, "attack:", attack.verdict.value, "fix after it:", fix.verdict.value, fix.failing_tests, fix.detail[:300]

@@ -71,9 +71,9 @@ def test_a_complete_run_is_read_test_by_test():
     assert report.tests[0].message.startswith("java.lang.AssertionError: expected:<10> but was:<0>\n\tat ")
     outcome = outcome_of(runner(RUN), KEY, "x")
     assert outcome.phase is Phase.DONE and outcome.compiled
-    assert outcome.failing_tests == ["org.mini.CalcTest::testClampHigh", "org.mini.BrokenTest"]
+    assert outcome.failing_tests == ("org.mini.CalcTest::testClampHigh", "org.mini.BrokenTest")
     assert outcome.tests_run == 3  # two tests and one class; the skipped test did not run
-    assert outcome.passed_tests == ["org.mini.CalcTest::testClampInside"]
+    assert outcome.passed_tests == ("org.mini.CalcTest::testClampInside",)
     assert outcome.messages["org.mini.CalcTest::testClampHigh"] == "java.lang.AssertionError: expected:<10> but was:<0>"
 
 
@@ -87,7 +87,7 @@ PASSING = (
 
 
 def test_only_lines_signed_with_this_job_s_key_count():
-    assert outcome_of(runner(PASSING), KEY, "x").passed_tests == ["A::t"]
+    assert outcome_of(runner(PASSING), KEY, "x").passed_tests == ("A::t",)
     for text in (
         runner(PASSING, key=new_key()),  # another key
         runner(PASSING, job="c7"),  # another job's report, replayed
@@ -104,7 +104,7 @@ def test_plain_report_lines_are_progress_only_and_counted_as_forged():
     )
     died = runner("START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\n") + forged
     outcome = outcome_of(died, KEY, "x")
-    assert outcome.jvm_died and outcome.failing_tests == ["A::t"] and not outcome.passed_tests
+    assert outcome.jvm_died and outcome.failing_tests == ("A::t",) and not outcome.passed_tests
     assert "ignored 50 report line(s) the runner did not sign" in outcome.detail
 
 
@@ -134,7 +134,7 @@ def test_a_compile_error_is_uncompilable_with_the_messages():
 def test_a_stopped_run_is_not_done():
     text = runner("START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\nTEST\tfail\tA::t\t1\tboom\nEND\tstopped\t0\n")
     outcome = outcome_of(text, KEY, "x")
-    assert outcome.phase is Phase.TRIGGER and outcome.failing_tests == ["A::t"]
+    assert outcome.phase is Phase.TRIGGER and outcome.failing_tests == ("A::t",)
 
 
 def test_a_test_over_the_per_test_limit_is_a_timeout():
@@ -145,7 +145,7 @@ def test_a_test_over_the_per_test_limit_is_a_timeout():
     job = read_job(text, KEY, "x")
     outcome = outcome_of(text, KEY, "x")
     assert (
-        job.signed.restart and outcome.timed_out and outcome.timed_out_tests == ["A::t"] and not outcome.failing_tests
+        job.signed.restart and outcome.timed_out and outcome.timed_out_tests == ("A::t",) and not outcome.failing_tests
     )
     assert outcome.detail == "A::t: test timed out after 2000 ms"
 
@@ -153,12 +153,12 @@ def test_a_test_over_the_per_test_limit_is_a_timeout():
 def test_a_jvm_killed_at_the_candidate_limit_times_out_the_running_test():
     text = runner("START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\n")
     outcome = outcome_of(text, KEY, "x", killed_for_time=True)
-    assert outcome.timed_out and outcome.timed_out_tests == ["A::t"] and not outcome.harness_error
+    assert outcome.timed_out and outcome.timed_out_tests == ("A::t",) and not outcome.harness_error
 
 
 def test_a_jvm_that_ends_during_a_test_fails_that_test_and_asks_for_a_second_run():
     outcome = outcome_of(runner("START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\n"), KEY, "x")
-    assert outcome.jvm_died and outcome.failing_tests == ["A::t"] and "JVM ended" in outcome.messages["A::t"]
+    assert outcome.jvm_died and outcome.failing_tests == ("A::t",) and "JVM ended" in outcome.messages["A::t"]
 
 
 def test_a_jvm_that_ends_before_the_candidate_could_run_is_a_harness_error():
@@ -185,12 +185,12 @@ def test_a_complete_run_without_a_result_for_a_trigger_test_failed_it():
         "START\nCOMPILE\tok\t\nPHASE\ttrigger\nPHASE\trelevant\nBEGIN\tA::u\nTEST\tpass\tA::u\t1\t\nEND\tcomplete\t0\n"
     )
     missing = outcome_of(runner(script), KEY, "x", triggers=("A::t",))
-    assert missing.failing_tests == ["A::t"] and not missing.harness_error
+    assert missing.failing_tests == ("A::t",) and not missing.harness_error
     assert "no result" in missing.messages["A::t"]
     assert not outcome_of(runner(script), KEY, "x", triggers=("A::u",)).failing_tests
     # a failure or skip of the trigger test's whole class is a result for it
     whole_class = runner(script.replace("END", "CLASS\tB\tboom\nEND"))
-    assert outcome_of(whole_class, KEY, "x", triggers=("B::t",)).failing_tests == ["B"]
+    assert outcome_of(whole_class, KEY, "x", triggers=("B::t",)).failing_tests == ("B",)
 
 
 def test_what_the_candidate_did_to_the_report_is_its_failure():
@@ -202,7 +202,7 @@ def test_what_the_candidate_did_to_the_report_is_its_failure():
     ):
         script = f"START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\n{line}\nTEST\tpass\tA::t\t1\t\nEND\tcomplete\t0\n"
         outcome = outcome_of(runner(script), KEY, "x", triggers=("A::t",))
-        assert not outcome.harness_error and outcome.failing_tests == ["(the runner's report)"], line
+        assert not outcome.harness_error and outcome.failing_tests == ("(the runner's report)",), line
         assert said in outcome.messages["(the runner's report)"], outcome.messages
 
 
@@ -225,7 +225,7 @@ def test_a_test_that_began_and_never_finished_in_a_finished_run_fails():
         "BEGIN\tA::u\nTEST\tpass\tA::u\t1\t\nEND\tcomplete\t0\n"
     )
     outcome = outcome_of(text, KEY, "x")
-    assert outcome.failing_tests == ["A::t"] and "never finished" in outcome.messages["A::t"]
+    assert outcome.failing_tests == ("A::t",) and "never finished" in outcome.messages["A::t"]
 
 
 def test_a_compile_failure_without_a_diagnostic_is_the_harness_s_error():
@@ -246,4 +246,4 @@ def test_a_trigger_test_that_was_skipped_is_no_pass():
     assert "org.mini.CalcTest::testClampHigh" in outcome.failing_tests
     assert outcome.messages["org.mini.CalcTest::testClampHigh"] == f"{SKIPPED}: assumption failed"
     assert "org.mini.CalcTest::testSkipped" not in outcome.failing_tests
-    assert outcome_of(runner(skipped), KEY, "x").failing_tests == ["org.mini.BrokenTest"]
+    assert outcome_of(runner(skipped), KEY, "x").failing_tests == ("org.mini.BrokenTest",)

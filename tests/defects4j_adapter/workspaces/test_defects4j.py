@@ -314,31 +314,38 @@ TRIGGER = Step(Phase.TRIGGER, ("test", "-w", "/w", "-t", "a.T::t"), "a.T::t")
 
 
 def test_uncompilable_candidate_versus_broken_compiler():
-    outcome = Outcome(phase=Phase.COMPILE, compiled=False)
-    assert not absorb_compile(
-        outcome, d4j_cli.read_compile(exec_result(stderr=recorded("compile_javac_error.stderr"), returncode=1))
+    outcome, go_on = absorb_compile(
+        Outcome(phase=Phase.COMPILE, compiled=False),
+        d4j_cli.read_compile(exec_result(stderr=recorded("compile_javac_error.stderr"), returncode=1)),
     )
+    assert not go_on
     assert "cannot find symbol" in outcome.compile_errors and outcome.harness_error == ""
     assert outcome.cpu_seconds == 9.5
-    env = Outcome(phase=Phase.COMPILE, compiled=False)
-    assert not absorb_compile(
-        env, d4j_cli.read_compile(exec_result(stderr=recorded("compile_javac18_env.stderr"), returncode=1))
+    env, go_on = absorb_compile(
+        Outcome(phase=Phase.COMPILE, compiled=False),
+        d4j_cli.read_compile(exec_result(stderr=recorded("compile_javac18_env.stderr"), returncode=1)),
     )
+    assert not go_on
     assert "Class not found: javac1.8" in env.harness_error and env.compile_errors == ""
-    ok = Outcome(phase=Phase.COMPILE, compiled=False)
-    assert absorb_compile(ok, d4j_cli.read_compile(exec_result(stderr=recorded("compile_ok.stderr"))))
-    assert ok.compiled
+    ok, go_on = absorb_compile(
+        Outcome(phase=Phase.COMPILE, compiled=False),
+        d4j_cli.read_compile(exec_result(stderr=recorded("compile_ok.stderr"))),
+    )
+    assert go_on and ok.compiled
 
 
 def test_first_new_failure_stops_a_candidate_but_not_a_baseline():
     text = recorded("failing_tests_mixed")
-    outcome = Outcome(phase=Phase.TRIGGER, compiled=True)
-    assert not absorb_test(outcome, TRIGGER, failing_run(text), frozenset(), stop_early=True)
+    outcome, go_on = absorb_test(
+        Outcome(phase=Phase.TRIGGER, compiled=True), TRIGGER, failing_run(text), frozenset(), stop_early=True
+    )
+    assert not go_on
     assert len(outcome.failing_tests) == 3 and outcome.tests_run == 4
     assert outcome.messages["org.mockitousage.bugs.ParentTestMockInjectionTest$ImplicitTest"].startswith("java.lang.")
     baseline = Outcome(phase=Phase.TRIGGER, compiled=True)
-    assert absorb_test(baseline, TRIGGER, failing_run(text), frozenset(), stop_early=False)
-    assert absorb_test(baseline, TRIGGER, failing_run(text), frozenset(), stop_early=False)
+    for _ in range(2):
+        baseline, go_on = absorb_test(baseline, TRIGGER, failing_run(text), frozenset(), stop_early=False)
+        assert go_on
     assert len(baseline.failing_tests) == 3 and baseline.tests_run == 8
 
 
@@ -347,22 +354,25 @@ def test_known_failures_do_not_stop_or_count():
     from defects4j_adapter.d4j.parsers import parse_failing_tests
 
     known = frozenset(parse_failing_tests(text).names)
-    outcome = Outcome(phase=Phase.TRIGGER, compiled=True)
-    assert absorb_test(outcome, TRIGGER, failing_run(text), known, stop_early=True)
+    outcome, go_on = absorb_test(
+        Outcome(phase=Phase.TRIGGER, compiled=True), TRIGGER, failing_run(text), known, stop_early=True
+    )
+    assert go_on
     assert len(outcome.failing_tests) == 3 and outcome.detail == "" and not outcome.timed_out
 
 
 def test_timeouts_stop_the_candidate():
-    outcome = Outcome(phase=Phase.TRIGGER, compiled=True)
-    assert not absorb_test(outcome, TRIGGER, failing_run(recorded("failing_tests_timeout")), frozenset(), True)
-    assert outcome.timed_out and outcome.failing_tests == [] and len(outcome.timed_out_tests) == 1
-    killed = Outcome(phase=Phase.TRIGGER, compiled=True)
+    trigger = Outcome(phase=Phase.TRIGGER, compiled=True)
+    outcome, go_on = absorb_test(trigger, TRIGGER, failing_run(recorded("failing_tests_timeout")), frozenset(), True)
+    assert not go_on
+    assert outcome.timed_out and outcome.failing_tests == () and len(outcome.timed_out_tests) == 1
     run = d4j_cli.read_test_run(exec_result(timed_out=True, returncode=-9), None, None)
-    assert not absorb_test(killed, TRIGGER, run, frozenset(), stop_early=False)
+    killed, go_on = absorb_test(trigger, TRIGGER, run, frozenset(), stop_early=False)
+    assert not go_on
     assert killed.timed_out and "`defects4j test -t a.T::t` killed after 12 s" in killed.detail
-    broken = Outcome(phase=Phase.TRIGGER, compiled=True)
     run = d4j_cli.read_test_run(exec_result("", recorded("test_cannot_run.stderr"), 1), "", None)
-    assert not absorb_test(broken, TRIGGER, run, frozenset(), stop_early=False)
+    broken, go_on = absorb_test(trigger, TRIGGER, run, frozenset(), stop_early=False)
+    assert not go_on
     assert broken.harness_error and not broken.timed_out and broken.tests_run == 0
 
 

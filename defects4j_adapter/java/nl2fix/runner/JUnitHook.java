@@ -22,8 +22,8 @@ public final class JUnitHook {
     }
 
     static final String CLASS = "org/junit/internal/runners/model/EachTestNotifier.class";
-    private static final ProbeInserter.Call REPORTED = new ProbeInserter.Call(
-            "nl2fix/runner/Thrown", "reported", "(Ljava/lang/Throwable;)V", ProbeInserter.ALOAD_1);
+    private static final CallInserter.Call REPORTED = new CallInserter.Call(
+            "nl2fix/runner/Thrown", "reported", "(Ljava/lang/Throwable;)V", CallInserter.ALOAD_1);
 
     public static void main(String[] args) throws IOException {
         if (args.length < 2) {
@@ -35,7 +35,7 @@ public final class JUnitHook {
             if (original == null) {
                 continue;
             }
-            byte[] hooked = ProbeInserter.hook(original, REPORTED, "addFailure", "(Ljava/lang/Throwable;)V");
+            byte[] hooked = CallInserter.hook(original, REPORTED, "addFailure", "(Ljava/lang/Throwable;)V");
             if (hooked == null) {
                 System.err.println(args[i] + ": " + CLASS + " has no addFailure(Throwable) the hook can go into");
                 System.exit(1);

@@ -203,8 +203,8 @@ public final class Main {
         // only the file's own classes are taken from what the candidate compiled: a top-level class
         // it adds (a stand-in for a test class, say) is never defined, and the harness rejects it
         overlay = own(overlay, job.candidateClasses);
-        ProbeInserter.Result probed = job.probe == null ? null : ProbeInserter.instrument(overlay, job.probe);
-        overlay = probed == null ? overlay : probed.classes;
+        CallInserter.Result instrumented = job.reach == null ? null : CallInserter.instrument(overlay, job.reach);
+        overlay = instrumented == null ? overlay : instrumented.classes;
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         SystemLoader.takeDelegated();
         Guard.takeTainted();
@@ -231,13 +231,13 @@ public final class Main {
                     job.behaviourFixReference);
         }
         List<String[]> behaviour;
-        Probe recording = probed == null ? null : Probe.start();
+        MethodReach recording = instrumented == null ? null : MethodReach.start();
         try {
             TestClasses.defineFirst(loader, job, overlay.keySet());
             executor.runAll();
         } finally {
             behaviour = BehaviourProbe.end();
-            Probe.stop();
+            MethodReach.stop();
             ReflectionWall.judging(Collections.emptySet());
             Thrown.watch(null); // the last test thread (its context class loader is the job's) and what it threw
             SystemLoader.use(null);
@@ -255,7 +255,7 @@ public final class Main {
             report.signed(k0, k1, seq++, job.id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));
         }
         if (recording != null) {
-            seq = recording.report(report, k0, k1, seq, job.id, probed);
+            seq = recording.report(report, k0, k1, seq, job.id, instrumented);
             recording = null; // it knows the test threads, whose context class loader is the job's
         }
         int forged = executor.forged.get();

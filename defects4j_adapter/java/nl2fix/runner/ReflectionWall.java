@@ -107,8 +107,8 @@ final class ReflectionWall {
     }
 
     /** Whether a class loader asks, loading a class of that package (linking, not reflection: a
-     * candidate class instrumented to call the runner's recording probe, a project's library in
-     * {@code com.sun.*}, {@code Class.forName} of a name, which hands out nothing but the class);
+     * candidate class instrumented to call the runner's {@link MethodReach} (the recording job), a
+     * project's library in {@code com.sun.*}, {@code Class.forName} of a name, which hands out nothing but the class);
      * what the candidate may link to is the class-file check's. */
     private static boolean loading() {
         if (WALKING.get() != null) {

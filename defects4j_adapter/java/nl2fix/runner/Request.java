@@ -22,7 +22,8 @@ import java.util.Set;
  * events fired while one of its classes is on the stack are the candidate's forgeries),
  * {@code stop_at_first_failure}, {@code test_timeout_ms}; {@code only} ({@code pkg.Class test}: of that
  * relevant class run only the tests so named, {@code pkg.Class::method}; a class without {@code only}
- * runs whole), {@code probe} (a method name: the recording job, see {@link Probe}) and
+ * runs whole), {@code reach} (a method name: the recording job, which records the tests that reach it, see
+ * {@link MethodReach}) and
  * {@code behaviour} (a behaviour probe: see {@link BehaviourProbe}).
  */
 final class Request {
@@ -43,7 +44,7 @@ final class Request {
     boolean stopAtFirstFailure = true;
     long testTimeoutMs = 10_000;
     final java.util.Map<String, Set<String>> only = new java.util.HashMap<>();
-    String probe;
+    String reach;
     boolean behaviour;
     /** A behaviour probe's candidate: the folder of its class files as validated. */
     String behaviourCandidate;
@@ -84,7 +85,7 @@ final class Request {
                     r.only.computeIfAbsent(value.substring(0, at), c -> new HashSet<>()).add(value.substring(at + 1));
                     break;
                 }
-                case "probe": r.probe = value; break;
+                case "reach": r.reach = value; break;
                 case "behaviour": r.behaviour = Boolean.parseBoolean(value); break;
                 case "behaviour_candidate": r.behaviourCandidate = value; break;
                 case "behaviour_fix_reference": r.behaviourFixReference = Boolean.parseBoolean(value); break;

@@ -247,7 +247,7 @@ final class TestExecutor {
         listener.thread = thread;
         ReflectionWall.testThread(thread);
         Thrown.watch(thread);
-        Probe.runs(label, thread);
+        MethodReach.runs(label, thread);
         BehaviourProbe.watch(thread, label);
         thread.setContextClassLoader(loader);
         thread.setDaemon(true);
@@ -384,7 +384,7 @@ final class TestExecutor {
             startedAt = System.nanoTime();
             lastEvent = startedAt;
             current = d;
-            Probe.test(name(d));
+            MethodReach.test(name(d));
             event(Words.BEGIN, name(d));
         }
 
@@ -441,7 +441,7 @@ final class TestExecutor {
             }
             String n = name(d);
             current = null;
-            Probe.test(null);
+            MethodReach.test(null);
             lastEvent = System.nanoTime();
             done.add(n);
             Throwable threw = Thrown.take();

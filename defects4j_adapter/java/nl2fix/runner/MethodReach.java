@@ -6,7 +6,7 @@ import java.util.Set;
 
 /**
  * Which tests execute the target method, recorded on a trusted version (the recording job, whose
- * classes {@link ProbeInserter} gave a call of {@link #hit()} at the method's start). A hit is
+ * classes {@link CallInserter} gave a call of {@link #hit()} at the method's start). A hit is
  * the running test's when it comes from the test thread while a test runs (between JUnit's
  * "started" and "finished", so its {@code @Before}, {@code @After} and its class's constructor
  * count) and no class is being initialised on the way; otherwise it is a stray of the test class
@@ -17,13 +17,13 @@ import java.util.Set;
  * does nothing outside a recording; what it records is reachable from this package only. A
  * candidate's classes may not refer to this package at all (the class-file check's policy).
  */
-public final class Probe {
-    private Probe() {
+public final class MethodReach {
+    private MethodReach() {
     }
 
     private static final StackWalker WALKER = StackWalker.getInstance();
     private static final String CLINIT = new String("<clinit>".toCharArray());
-    private static volatile Probe recording;
+    private static volatile MethodReach recording;
 
     private volatile Thread testThread;
     private volatile String label = "";
@@ -37,9 +37,9 @@ public final class Probe {
     /** Hits while a class was being initialised, as {@code label<TAB>test}. */
     final Set<String> initialising = Collections.synchronizedSet(new LinkedHashSet<String>());
 
-    /** The probe's call in the instrumented method. */
+    /** The call {@link CallInserter} puts at the start of the method. */
     public static void hit() {
-        Probe p = recording;
+        MethodReach p = recording;
         if (p != null) {
             p.record();
         }
@@ -57,8 +57,8 @@ public final class Probe {
     }
 
     /** Starts a recording: from now on hits count, until {@link #stop}. */
-    static Probe start() {
-        Probe p = new Probe();
+    static MethodReach start() {
+        MethodReach p = new MethodReach();
         recording = p;
         return p;
     }
@@ -69,7 +69,7 @@ public final class Probe {
 
     /** Called by the test executor before each JUnit run: the test class (label) it runs, on which thread. */
     static void runs(String label, Thread thread) {
-        Probe p = recording;
+        MethodReach p = recording;
         if (p != null) {
             p.test = null;
             p.label = label;
@@ -79,7 +79,7 @@ public final class Probe {
 
     /** Called by the test executor's listener on the test thread: the test now running, or null. */
     static void test(String name) {
-        Probe p = recording;
+        MethodReach p = recording;
         if (p != null) {
             p.test = name;
             if (name != null) {
@@ -88,18 +88,19 @@ public final class Probe {
         }
     }
 
-    private static final String PROBED = new String("PROBED".toCharArray());
+    private static final String INSTRUMENTED = new String("INSTRUMENTED".toCharArray());
     private static final String HIT = new String("HIT".toCharArray());
     private static final String STRAY = new String("STRAY".toCharArray());
     private static final String INIT = new String("INIT".toCharArray());
     private static final String RAN = new String("RAN".toCharArray());
 
-    /** The recording into the signed report: {@code PROBED methods refused}, then a {@code HIT label
+    /** The recording into the signed report: {@code INSTRUMENTED methods refused}, then a {@code HIT label
      * test} per test that executed the method, {@code INIT label test} per test in which a static
      * initialiser did, {@code RAN label test} per test run, {@code STRAY label}
      * per test class with a hit outside its tests. The next sequence number. */
-    int report(Report report, long k0, long k1, int seq, String id, ProbeInserter.Result probed) {
-        report.signed(k0, k1, seq++, id, PROBED, Integer.toString(probed.probes), Integer.toString(probed.refused));
+    int report(Report report, long k0, long k1, int seq, String id, CallInserter.Result instrumented) {
+        report.signed(k0, k1, seq++, id, INSTRUMENTED, Integer.toString(instrumented.instrumented),
+                Integer.toString(instrumented.refused));
         String[] kinds = {RAN, HIT, INIT, STRAY};
         java.util.List<Set<String>> sets = java.util.Arrays.asList(ran, hits, initialising, strays);
         for (int k = 0; k < kinds.length; k++) {

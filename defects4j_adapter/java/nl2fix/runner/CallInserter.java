@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * Puts a call of a static method of the runner at the very start of a method's bytecode: {@link
- * Probe#hit()} for the recording job on the fixed or buggy version (trusted code; a candidate's
+ * MethodReach#hit()} for the recording job on the fixed or buggy version (trusted code; a candidate's
  * classes are never instrumented), and {@link Thrown#reported} in JUnit's own reporting of a thrown
  * object ({@link JUnitHook}). At the bytecode's start, not the source's, so a constructor records
  * before its {@code this(...)} or {@code super(...)} arguments are evaluated: a test that calls it
@@ -24,19 +24,19 @@ import java.util.Map;
  * annotations on its code) is left alone and counted as not instrumented: the recording is then
  * incomplete and the harness keeps every test.
  */
-final class ProbeInserter {
-    private ProbeInserter() {
+final class CallInserter {
+    private CallInserter() {
     }
 
-    /** How many methods {@link #instrument} put a probe in. */
+    /** How many methods {@link #instrument} put the call in, and how many it could not. */
     static final class Result {
         final Map<String, byte[]> classes;
-        final int probes;
+        final int instrumented;
         final int refused;
 
-        Result(Map<String, byte[]> classes, int probes, int refused) {
+        Result(Map<String, byte[]> classes, int instrumented, int refused) {
             this.classes = classes;
-            this.probes = probes;
+            this.instrumented = instrumented;
             this.refused = refused;
         }
     }
@@ -59,23 +59,23 @@ final class ProbeInserter {
 
     static final int NOP = 0x00;
     static final int ALOAD_1 = 0x2B;
-    private static final Call PROBE = new Call("nl2fix/runner/Probe", "hit", "()V", NOP);
+    private static final Call REACHED = new Call("nl2fix/runner/MethodReach", "hit", "()V", NOP);
 
     /** Every method named {@code method} in {@code classes}, and the constructors of the classes
      * whose simple name is {@code method} (a constructor's name in source), instrumented. */
     static Result instrument(Map<String, byte[]> classes, String method) throws IOException {
         Map<String, byte[]> out = new HashMap<>();
-        int probes = 0;
+        int instrumented = 0;
         int refused = 0;
         for (Map.Entry<String, byte[]> e : classes.entrySet()) {
             String name = e.getKey();
             String simple = name.substring(Math.max(name.lastIndexOf('.'), name.lastIndexOf('$')) + 1);
-            ProbeInserter.Rewriter r = new ProbeInserter.Rewriter(e.getValue(), PROBE, method, null, simple.equals(method));
+            CallInserter.Rewriter r = new CallInserter.Rewriter(e.getValue(), REACHED, method, null, simple.equals(method));
             out.put(name, r.rewrite());
-            probes += r.probes;
+            instrumented += r.instrumented;
             refused += r.refused;
         }
-        return new Result(out, probes, refused);
+        return new Result(out, instrumented, refused);
     }
 
     /** {@code data} with {@code call} first in its method {@code method} of that descriptor; null when
@@ -83,7 +83,7 @@ final class ProbeInserter {
     static byte[] hook(byte[] data, Call call, String method, String descriptor) throws IOException {
         Rewriter r = new Rewriter(data, call, method, descriptor, false);
         byte[] out = r.rewrite();
-        return r.probes == 1 && r.refused == 0 ? out : null;
+        return r.instrumented == 1 && r.refused == 0 ? out : null;
     }
 
     private static final class Rewriter {
@@ -97,7 +97,7 @@ final class ProbeInserter {
         private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         private final DataOutputStream out = new DataOutputStream(bytes);
         private int methodRef;
-        int probes;
+        int instrumented;
         int refused;
 
         Rewriter(byte[] data, Call call, String method, String descriptor, boolean constructors) {
@@ -131,7 +131,7 @@ final class ProbeInserter {
                 }
             }
             if (count + 6 > 0xFFFF) {
-                throw new IOException("no room in the constant pool for the probe");
+                throw new IOException("no room in the constant pool for the call");
             }
             out.writeShort(count + 6);
             out.write(in.array(), start, in.position() - start);
@@ -201,11 +201,11 @@ final class ProbeInserter {
                     int len = in.getInt();
                     byte[] body = new byte[len];
                     in.get(body);
-                    byte[] code = "Code".equals(utf8.get(nameIndex)) ? probed(body) : null;
+                    byte[] code = "Code".equals(utf8.get(nameIndex)) ? withCall(body) : null;
                     if (code == null && "Code".equals(utf8.get(nameIndex))) {
                         refused++;
                     } else if (code != null) {
-                        probes++;
+                        instrumented++;
                         body = code;
                     }
                     out.writeShort(nameIndex);
@@ -215,8 +215,8 @@ final class ProbeInserter {
             }
         }
 
-        /** The Code attribute's body with the probe first; null when it holds offsets this does not move. */
-        private byte[] probed(byte[] body) throws IOException {
+        /** The Code attribute's body with the call first; null when it holds offsets this does not move. */
+        private byte[] withCall(byte[] body) throws IOException {
             ByteBuffer c = ByteBuffer.wrap(body);
             ByteArrayOutputStream b = new ByteArrayOutputStream();
             DataOutputStream o = new DataOutputStream(b);

@@ -1,0 +1,74 @@
+"""The red team's harness, shared by its rounds (``tests/defects4j_adapter/engines/test_redteam_*.py``):
+an engine over a benchmark's projects with room for a loaded machine, a candidate's record as
+validation stores it, and what a method does where nl2fix is not (the user's own build and JVM).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from defects4j_adapter.contract import Outcome, ValidationEngine, Workspace
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.engines.rebuild import RebuildEngine
+from defects4j_adapter.sandbox.base import Sandbox
+from nl2fix.core.domain import Bug
+from nl2fix.store.records import ValidationRecord
+from nl2fix.validation.verdicts import record_of
+from tests.helpers.minibench import engine_options
+from tests.helpers.paths import REPO
+
+EXAMPLES = REPO / "examples" / "benchmark"
+"""The bundled example benchmark, whose Textkit-1 most rounds attack."""
+
+
+def attack_engine(kind: str, cache: Path, box: Sandbox, projects_dir: Path = EXAMPLES / "projects") -> ValidationEngine:
+    """The ``fast`` or ``rebuild`` engine over ``projects_dir`` in ``box``. The candidate's limit is 60 s,
+    not the mini benchmark's 20: time limits are not what these tests are about, and a rebuild on a loaded
+    machine (a load of 19 on 2 cores) took the 20 s."""
+    options = engine_options(cache, sandbox=box, projects_dir=projects_dir, candidate_timeout=60.0)
+    return (FastEngine if kind == "fast" else RebuildEngine)(options)
+
+
+def judged(
+    engine: ValidationEngine, ws: Workspace, code: str, required: frozenset[str] = frozenset()
+) -> tuple[Outcome, ValidationRecord]:
+    """``code``'s outcome on ``engine`` and its record as validation stores it (the tests it passed kept,
+    so that the fixed version's record gives ``required``: what a candidate must pass)."""
+    outcome = engine.run(ws, code, stop_at_first_failure=True)
+    return outcome, record_of(
+        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
+    )
+
+
+def verdict(
+    engine: ValidationEngine, ws: Workspace, code: str, required: frozenset[str] = frozenset()
+) -> ValidationRecord:
+    """``code``'s record (:func:`judged`)."""
+    return judged(engine, ws, code, required)[1]
+
+
+def outside_nl2fix(tmp_path: Path, bug: Bug, method: str) -> str:
+    """``indexOfDifference("abc", "abd")`` with ``method`` in Textkit's own file, compiled by javac
+    and run by a plain JVM (the user's build, production): what the method does where nl2fix is not."""
+    package = EXAMPLES / "projects" / "Textkit" / "fixed" / "src" / "main" / "java" / "org" / "textkit"
+    src = tmp_path / "src" / "org" / "textkit"
+    shutil.copytree(package, src)
+    strings = src / "Strings.java"
+    text = strings.read_text(encoding="utf-8")
+    assert bug.fixed_method in text
+    strings.write_text(text.replace(bug.fixed_method, method), encoding="utf-8")
+    (src / "Check.java").write_text(
+        "package org.textkit; public class Check { public static void main(String[] a) "
+        '{ System.out.println(Strings.indexOfDifference("abc", "abd")); } }',
+        encoding="utf-8",
+    )
+    out = tmp_path / "classes"
+    # Accents.java is Latin-1 (the project's own encoding); the others are ASCII
+    subprocess.run(
+        ["javac", "-encoding", "ISO-8859-1", "-d", str(out), *map(str, sorted(src.glob("*.java")))], check=True
+    )
+    return subprocess.run(
+        ["java", "-cp", str(out), "org.textkit.Check"], check=True, capture_output=True, text=True
+    ).stdout.strip()
