@@ -14,4 +14,4 @@ site=$(mktemp -d)
 trap 'rm -rf "$site"' EXIT
 NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict --quiet --site-dir "$site"
 echo "== pytest"
-python3 -m pytest -q "$@"
+python3 -m pytest -q --durations=40 "$@"
