@@ -199,11 +199,28 @@ def constants(decl: Declaration) -> list[str]:
     return out
 
 
+def names(decl: Declaration) -> list[str]:
+    """The names the method's body uses, in order of first appearance: the runner compares a private field
+    of the method's class only when the reference names it (reads or writes it itself). A superset of the
+    fields it touches (locals and methods too) is harmless: the runner keeps the names that are fields."""
+    tokens = [t for t in code_tokens(decl.text) if decl.body_start <= t.start < decl.end]
+    return list(dict.fromkeys(t.text for t in tokens if t.kind is Kind.WORD))
+
+
+def _java_string(text: str) -> str:
+    """The identifier ``text`` as a Java string literal in ASCII (an identifier may hold any letter; the
+    file's encoding need not, and it holds no quote or backslash that an escape would turn into one)."""
+    units = text.encode("utf-16-be")  # Java's escapes are UTF-16 units: a letter beyond the BMP is two
+    codes = (int.from_bytes(units[i : i + 2], "big") for i in range(0, len(units), 2))
+    return '"' + "".join(chr(u) if u < 0x80 else f"\\u{u:04x}" for u in codes) + '"'
+
+
 def _wrapper(decl: Declaration, owner: str) -> str:
     args = ", ".join(p.name for p in decl.params)
+    named = ", ".join(_java_string(n) for n in names(decl))
     probe = (
         f'{PROBE}.call({owner}.class, "{decl.name}{REFERENCE_SUFFIX}", {"null" if decl.static else "this"}, '
-        f"new Object[] {{{args}}}, new Object[] {{{', '.join(constants(decl))}}},\n"
+        f"new Object[] {{{args}}}, new Object[] {{{', '.join(constants(decl))}}}, new String[] {{{named}}},\n"
         f"            {_body(decl, owner)})"
     )
     rt = decl.return_type
