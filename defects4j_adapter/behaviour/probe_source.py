@@ -60,6 +60,8 @@ class Declaration:
     body_start: int
     """Offset of the body's ``{``."""
     end: int
+    generic: bool = False
+    """Whether it declares type parameters of its own."""
 
     @property
     def signature(self) -> tuple[str, bool, str, tuple[str, ...]]:
@@ -93,7 +95,8 @@ def declaration(method: str) -> Declaration:
     name = head[-1].text
     modifiers = [t.text for t in head if t.text in MODIFIERS]
     rest = [t for t in head[:-1] if t.text not in MODIFIERS]
-    if rest and rest[0].text == "<":  # type parameters
+    generic = bool(rest) and rest[0].text == "<"
+    if generic:  # type parameters
         depth, j = 0, 0
         while j < len(rest):
             depth += rest[j].text.count("<") - rest[j].text.count(">")
@@ -118,6 +121,7 @@ def declaration(method: str) -> Declaration:
         params_start=tokens[open_at].start,
         body_start=span.header_end - 1,
         end=span.end,
+        generic=generic,
     )
 
 
