@@ -75,10 +75,13 @@ class Hunk:
 
     def inside(self, at: int, start: int, end: int) -> bool:
         """Whether the hunk, placed at old line ``at``, changes only lines ``start..end``: each line it removes
-        is one of them, each line it inserts goes after ``start`` (the header) and before or at ``end``."""
+        is one of them, each line it inserts goes after ``start`` (the header) and before or at ``end``, or right
+        after ``end`` when it is a closing brace (a patch wrapping the method's last statements in a block
+        closes it there, and the method's own brace ends the inserted block)."""
         line = at
         for text in self.lines:
-            if text[:1] == "-" and not start <= line <= end or text[:1] == "+" and not start < line <= end:
+            closing = line == end + 1 and text[1:].strip() in ("}", "")
+            if text[:1] == "-" and not start <= line <= end or text[:1] == "+" and not (start < line <= end or closing):
                 return False
             if text[:1] in (" ", "-"):
                 line += 1
