@@ -162,6 +162,8 @@ class _Reader:
         while i < len(t) and t[i] != '"':
             if t[i] == "\\" and i + 1 < len(t):
                 if t[i + 1] == "u":
+                    if not re.fullmatch(r"[0-9a-f]{4}", t[i + 2 : i + 6]):
+                        raise _Cut(t)
                     out.append(chr(int(t[i + 2 : i + 6], 16)))
                     i += 6
                     continue
@@ -352,6 +354,8 @@ def divergence_test(
         )
     except (Unexpressible, NotProbeable) as exc:
         return Explained(why_not=str(exc))
+    except _Cut:
+        return Explained(why_not="the input or the fix's outcome is longer than the probe keeps")
 
 
 def _test(

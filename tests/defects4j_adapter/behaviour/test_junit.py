@@ -133,3 +133,15 @@ def test_a_fresh_receiver_is_built_with_its_constructor():
     method = "    public int f(int x) {\n        return x;\n    }"
     test = _test(method, "arg0=1, this=org.demo.Calc{}", "return=1, this=org.demo.Calc{}", "return=2").test
     assert "Calc receiver = new Calc();" in test and "int result = receiver.f(x);" in test
+
+
+def test_a_snapshot_cut_anywhere_is_read_up_to_the_cut_or_refused():
+    # the probe shortens inputs and outcomes: every prefix gives a test or a reason, never an error
+    method = "    public static int f(int[] xs, String s, java.util.List<Object> l) {\n        return 1;\n    }"
+    whole = (
+        'arg0=int[2]{1,-2}, arg1="a\\u00c0\\"b" (the same object as arg0), '
+        'arg2=java.util.ArrayList[3]{BigDecimal("1.5"),char("x"),org.demo.Calc{total=3,next=^1}}'
+    )
+    for cut in range(len(whole) + 1):
+        explained = _test(method, whole[:cut] + "...", "return=1", "return=2")
+        assert bool(explained.test) != bool(explained.why_not), (cut, explained)
