@@ -131,6 +131,15 @@ def place(hunk: Hunk, lines: list[str]) -> int | None:
     return None
 
 
+def outside_as_stated(bug: Bug, diff: str) -> bool:
+    """Whether ``diff`` changes more than the dataset's method by its own line numbers (no checkout needed:
+    such a patch is counted without preparing its bug)."""
+    files, hunks = files_and_hunks(diff)
+    if len(set(files)) != 1 or not files[0].endswith(bug.path):
+        return True
+    return not all(h.inside(h.old_start, bug.start_line, bug.end_line) for h in hunks)
+
+
 def method_of_patch(bug: Bug, source: str, diff: str) -> str:
     """The dataset's method as ``diff`` leaves it, or :data:`OUTSIDE` / :data:`UNAPPLIED`."""
     files, hunks = files_and_hunks(diff)
@@ -175,20 +184,28 @@ def measure(args: argparse.Namespace, bugs: list[Bug], patches: list[Patch], out
     from nl2fix.validation.bug_work import BugRun
 
     done = {json.loads(line)["id"] for line in out.read_text().splitlines()} if out.exists() else set()
+    of_bug = {b.id: b for b in bugs}
     by_bug: dict[str, list[Patch]] = defaultdict(list)
-    for p in patches:
-        by_bug[p.bug_id].append(p)
+    with out.open("a", encoding="utf-8") as f:
+        for p in patches:
+            if p.id in done:
+                continue
+            if outside_as_stated(of_bug[p.bug_id], p.diff):
+                row = dict(id=p.id, bug=p.bug_id, tool=p.tool, label=p.label, outcome=OUTSIDE, note="", cpu=0.0)
+                f.write(json.dumps(row) + "\n")
+            else:
+                by_bug[p.bug_id].append(p)
+    # the bugs with the most patches to probe first: a run stopped early has measured the most patches
+    bugs = sorted((b for b in bugs if by_bug.get(b.id)), key=lambda b: -len(by_bug[b.id]))
     engine = FastEngine(
         EngineOptions(sandbox=make_sandbox(True), cache_dir=cache.cache_dir(), settings=EngineSettings(workers=1))
     )
     start = time.monotonic()
     try:
         for bug in bugs:
-            todo = [p for p in by_bug.get(bug.id, []) if p.id not in done]
-            if f"fix:{bug.id}" not in done and by_bug.get(bug.id):
+            todo = by_bug[bug.id]
+            if f"fix:{bug.id}" not in done:
                 todo.append(Patch(f"fix:{bug.id}", "developer", bug.id, "correct", ""))
-            if not todo:
-                continue
             run = BugRun(engine, bug, log_root=Path(tempfile.mkdtemp(prefix="bench-overfitting-")))
             check = run.baselines(lambda h: None, lambda record, candidate: None)
             rows = []
