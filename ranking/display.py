@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from nl2fix.core.domain import Behaviour, Bug, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.store.hidden_text import carried, flag
-from nl2fix.store.records import CandidateRecord, RankingInfo, ValidationRecord
+from nl2fix.store.records import BehaviourRecord, CandidateRecord, RankingInfo, ValidationRecord
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.verdict_source import verdict_engine
 from ranking.spec import DEFAULT_KEY
@@ -93,11 +93,23 @@ def behaviour_lines(record: ValidationRecord) -> list[Line]:
             Line(f"    diverges from the developer's fix on: {b.first_input}", Style.BAD),
             Line(f"      developer's fix: {b.reference_result}"),
             Line(f"      this candidate:  {b.candidate_result}"),
+            *junit_lines(b),
         ]
     if b.label is Behaviour.SAME:
         return [Line(f"    behaves as the developer's fix on all {b.inputs} input(s) probed", Style.GOOD)]
     if b.label is Behaviour.NOT_PROBED:
         return [Line(f"    behaviour not probed: {b.note}", Style.UNKNOWN)]
+    return []
+
+
+def junit_lines(b: BehaviourRecord) -> list[Line]:
+    """The JUnit test that shows a divergence (it passes on the developer's fix, fails on the candidate),
+    or why there is none."""
+    if b.junit_test:
+        head = Line("      a JUnit 4 test that shows it (passes on the developer's fix, fails on this candidate):")
+        return [head, *(Line(f"        {line}") for line in b.junit_test.rstrip("\n").splitlines())]
+    if b.junit_note:
+        return [Line(f"      no JUnit test of it: {b.junit_note}", Style.UNKNOWN)]
     return []
 
 

@@ -60,6 +60,8 @@ class Declaration:
     body_start: int
     """Offset of the body's ``{``."""
     end: int
+    generic: bool = False
+    """Whether it declares type parameters of its own."""
 
     @property
     def signature(self) -> tuple[str, bool, str, tuple[str, ...]]:
@@ -93,7 +95,8 @@ def declaration(method: str) -> Declaration:
     name = head[-1].text
     modifiers = [t.text for t in head if t.text in MODIFIERS]
     rest = [t for t in head[:-1] if t.text not in MODIFIERS]
-    if rest and rest[0].text == "<":  # type parameters
+    generic = bool(rest) and rest[0].text == "<"
+    if generic:  # type parameters
         depth, j = 0, 0
         while j < len(rest):
             depth += rest[j].text.count("<") - rest[j].text.count(">")
@@ -118,6 +121,7 @@ def declaration(method: str) -> Declaration:
         params_start=tokens[open_at].start,
         body_start=span.header_end - 1,
         end=span.end,
+        generic=generic,
     )
 
 
@@ -199,11 +203,28 @@ def constants(decl: Declaration) -> list[str]:
     return out
 
 
+def names(decl: Declaration) -> list[str]:
+    """The names the method's body uses, in order of first appearance: the runner compares a private field
+    of the method's class only when the reference names it (reads or writes it itself). A superset of the
+    fields it touches (locals and methods too) is harmless: the runner keeps the names that are fields."""
+    tokens = [t for t in code_tokens(decl.text) if decl.body_start <= t.start < decl.end]
+    return list(dict.fromkeys(t.text for t in tokens if t.kind is Kind.WORD))
+
+
+def _java_string(text: str) -> str:
+    """The identifier ``text`` as a Java string literal in ASCII (an identifier may hold any letter; the
+    file's encoding need not, and it holds no quote or backslash that an escape would turn into one)."""
+    units = text.encode("utf-16-be")  # Java's escapes are UTF-16 units: a letter beyond the BMP is two
+    codes = (int.from_bytes(units[i : i + 2], "big") for i in range(0, len(units), 2))
+    return '"' + "".join(chr(u) if u < 0x80 else f"\\u{u:04x}" for u in codes) + '"'
+
+
 def _wrapper(decl: Declaration, owner: str) -> str:
     args = ", ".join(p.name for p in decl.params)
+    named = ", ".join(_java_string(n) for n in names(decl))
     probe = (
         f'{PROBE}.call({owner}.class, "{decl.name}{REFERENCE_SUFFIX}", {"null" if decl.static else "this"}, '
-        f"new Object[] {{{args}}}, new Object[] {{{', '.join(constants(decl))}}},\n"
+        f"new Object[] {{{args}}}, new Object[] {{{', '.join(constants(decl))}}}, new String[] {{{named}}},\n"
         f"            {_body(decl, owner)})"
     )
     rt = decl.return_type

@@ -193,6 +193,13 @@ class BehaviourRecord(_Record):
     """What the developer's fix did on it."""
     candidate_result: str = ""
     """What the candidate did on it."""
+    junit_test: str = ""
+    """For ``diverges``: a JUnit 4 test class, in the package of the method's class, that makes the call of
+    ``first_input`` and asserts what the developer's fix did there, so it passes on the fix and fails on the
+    candidate (``defects4j_adapter/behaviour/junit.py``); empty when the input cannot be written in Java."""
+    junit_note: str = ""
+    """For ``diverges`` without ``junit_test``: why no test could be written (a receiver or argument only
+    the project's own methods can build, a difference in the receiver's fields...)."""
     observations: list[ObservedResult] = []
     """The candidate's results on the inputs compared (at most 120), for behaviour clusters."""
     note: str = ""

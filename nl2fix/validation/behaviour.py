@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from defects4j_adapter.behaviour.junit import divergence_test
 from defects4j_adapter.behaviour.observations import ProbeRun
 from defects4j_adapter.contract import Workspace
 from nl2fix.core.domain import Behaviour
@@ -126,6 +127,7 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
                 f"{first.candidate} (and the developer's fix itself then gave "
                 f"{first.reference}: the candidate changed state the fix reads)"
             )
+            record.junit_note = "the candidate changed state the fix reads: one call on its own does not show it"
         return record
     if len(run.observations) < len(baseline.observations):
         return BehaviourRecord(
@@ -175,7 +177,21 @@ class Prober:
         run = self.engine.probe(
             self.workspace, self.reference, candidate, tests=frozenset(baseline.tests), developer_fix=self.developer_fix
         )
-        return label(baseline, run, developer_fix=self.developer_fix)
+        record = label(baseline, run, developer_fix=self.developer_fix)
+        if record.label is Behaviour.DIVERGES and not record.junit_note:
+            ws, bug = self.workspace, self.workspace.bug
+            explained = divergence_test(
+                ws.buggy_file().read_bytes().decode(ws.encoding),
+                bug.buggy_method,
+                bug.start_line,
+                bug.end_line,
+                self.reference,
+                record.first_input,
+                record.reference_result,
+                record.candidate_result,
+            )
+            record.junit_test, record.junit_note = explained.test, explained.why_not
+        return record
 
 
 # -- behaviour clusters ----------------------------------------------------------------------------

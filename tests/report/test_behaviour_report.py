@@ -22,6 +22,7 @@ DIVERGES = BehaviourRecord(
     first_input="arg0=-1",
     reference_result="return=0",
     candidate_result="return=-1",
+    junit_test="public class DemoNl2fixDivergenceTest {\n    @org.junit.Test\n    public void f() {}\n}\n",
 )
 
 
@@ -89,6 +90,9 @@ def test_text_report_compare_export_and_show_say_it(run, tmp_path):
     with RunStore(run, read_only=True) as store:
         shown = "\n".join(line.text for line in bug_view(store, "Demo-1", "paper:tfidf:median", 3))
     assert "plausible, diverges" in shown and "diverges from the developer's fix on: arg0=-1" in shown
+    # the JUnit test that shows it, line by line under the divergence
+    at = shown.index("a JUnit 4 test that shows it (passes on the developer's fix, fails on this candidate):")
+    assert "\n        public class DemoNl2fixDivergenceTest {\n            @org.junit.Test\n" in shown[at:]
 
 
 def _observed(results: dict[str, str]) -> BehaviourRecord:

@@ -4,6 +4,8 @@ that overfit the tests), and the labels, clusters and disagreements drawn from p
 
 from __future__ import annotations
 
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,11 +13,13 @@ import pytest
 from defects4j_adapter.behaviour.observations import Observation, Origin, ProbeRun, read
 from defects4j_adapter.engines import probing
 from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.jvm.runner import junit_jars
 from nl2fix.core.domain import Behaviour, Verdict
 from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
 from nl2fix.store.records import BehaviourRecord, ObservedResult
 from nl2fix.validation.behaviour import clusters, disagreements, label
 from nl2fix.validation.bug_work import BugRun
+from tests.helpers.javac import compile_java, javac
 from tests.helpers.minibench import engine_options
 from tests.helpers.paths import FIXTURES
 
@@ -79,6 +83,65 @@ def test_a_divergence_names_the_input_and_both_results(bug_runs):
         "return=2",
         "return=3",
     )
+
+
+def _text(source: bytes) -> str:
+    """A source file's text: Textkit's files are UTF-8 but for one in ISO-8859-1 (as a project may hold)."""
+    try:
+        return source.decode("utf-8")
+    except UnicodeDecodeError:
+        return source.decode("iso-8859-1")
+
+
+def _junit(test: str, bug, method: str, tmp: Path) -> subprocess.CompletedProcess:
+    """Runs the JUnit ``test`` against the sources of ``bug``'s fixed project with ``method`` standing in for the
+    developer's fix; javac and JUnit for real."""
+    project = EXAMPLE_BENCHMARK / "projects" / bug.project / "fixed" / "src" / "main" / "java"
+    sources = {p.relative_to(project).as_posix(): _text(p.read_bytes()) for p in project.rglob("*.java")}
+    rel = bug.path.removeprefix("src/main/java/")
+    assert bug.fixed_method in sources[rel]
+    sources[rel] = sources[rel].replace(bug.fixed_method, method)
+    package = re.search(r"^package ([\w.]+);", test, re.M).group(1)
+    name = re.search(r"public class (\w+)", test).group(1)
+    sources[f"{package.replace('.', '/')}/{name}.java"] = test
+    classpath = ":".join(map(str, junit_jars()))
+    classes = compile_java(sources, tmp, "-cp", classpath)
+    return subprocess.run(
+        [
+            str(javac().with_name("java")),
+            "-cp",
+            f"{classes}:{classpath}",
+            "org.junit.runner.JUnitCore",
+            f"{package}.{name}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize(
+    "bug_id, name, line",
+    [
+        ("Textkit-1", "hardcoded_test_values", 'CharSequence a = new String("abc ");'),
+        # equal but distinct strings: each a new String, or `a == b` would hide the difference
+        ("Textkit-1", "equal_length_check_removed", 'CharSequence b = new String("abc");'),
+        ("Textkit-5", "first_accent_skipped", 'new String("\\u00c0")'),
+    ],
+)
+def test_a_divergence_comes_with_a_junit_test_that_passes_on_the_fix_and_fails_on_the_candidate(
+    bug_runs, tmp_path, bug_id, name, line
+):
+    bug = open_dataset("example").bugs[bug_id]
+    code = (HOLDOUT / bug_id / f"{name}.diverges.java").read_text(encoding="utf-8")
+    b = bug_runs(bug_id).candidate(name, code).behaviour
+    assert b.label is Behaviour.DIVERGES and b.junit_test and not b.junit_note, b
+    assert line in b.junit_test, b.junit_test
+    on_fix = _junit(b.junit_test, bug, bug.fixed_method, tmp_path / "fix")
+    assert on_fix.returncode == 0 and "OK (1 test)" in on_fix.stdout, on_fix.stdout
+    on_candidate = _junit(b.junit_test, bug, code, tmp_path / "candidate")
+    assert on_candidate.returncode != 0 and "AssertionError" in on_candidate.stdout, on_candidate.stdout
 
 
 @pytest.mark.sandbox

@@ -7,7 +7,6 @@ step leaves a screenshot (the folder is printed at the end of the session)."""
 
 from __future__ import annotations
 
-import shutil
 import threading
 
 import pytest
@@ -91,30 +90,6 @@ def viewer(runs):
     yield url_of(httpd), catalog
     httpd.shutdown()
     httpd.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (the test extra)")
-    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
-    if not chromium or not driver:
-        pytest.skip("chromium and chromedriver are not installed (scripts/setup.sh installs them)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
-        "--disable-gpu",
-        "--allow-file-access-from-files",
-    ):
-        options.add_argument(arg)
-    from selenium.webdriver.chrome.service import Service
-
-    driver_ = webdriver.Chrome(options=options, service=Service(executable_path=driver))
-    yield driver_
-    driver_.quit()
 
 
 def by(css: str):

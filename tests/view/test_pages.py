@@ -39,6 +39,7 @@ ERRORS = (
     "  location: class Demo\n"
 )
 FAILURE = "java.lang.AssertionError: expected:<1> but was:<2>"
+JUNIT = "public class DemoNl2fixDivergenceTest {\n    @org.junit.Test\n    public void fAsTheDevelopersFix() {}\n}\n"
 
 
 def _with_details(run_dir: Path) -> Path:
@@ -61,6 +62,7 @@ def _with_details(run_dir: Path) -> Path:
                     first_input="arg0=-1",
                     reference_result="return=0",
                     candidate_result="return=-1",
+                    junit_test=JUNIT,
                 ),
             )
         )
@@ -185,6 +187,9 @@ def test_plausible_candidates_are_grouped_by_behaviour_with_the_first_differing_
         r"the fix return=0, the candidate return=-1",
         text,
     ), text
+    # the test that shows it, as stored, behind its own summary
+    assert len(page.find("details", class_="junit-test")) == 1
+    assert JUNIT in text
 
 
 def test_a_failing_test_shows_its_message_expected_actual_and_source_line(client):

@@ -10,6 +10,7 @@ from defects4j_adapter.behaviour.probe_source import (
     constants,
     declaration,
     enclosing_class,
+    names,
     probe_file,
     probe_methods,
 )
@@ -94,3 +95,11 @@ def test_the_fixs_literals_are_handed_to_the_runner_as_values_to_try():
     assert constants(declaration("double f(double p) { return p > 1.5 ? 0.5 : p; }")) == []
     many = "int f(int x) { return " + " + ".join(str(i) for i in range(100, 130)) + "; }"
     assert len(constants(declaration(many))) == MAX_CONSTANTS
+
+
+def test_the_names_the_fixs_body_uses_are_handed_to_the_runner():
+    # the runner compares a private field of the class only when the fix names it (see Graphs.View)
+    fix = "int f(int x) { return this.count + x + gr\u00f6\u00dfe; }"
+    assert names(declaration(fix)) == ["return", "this", "count", "x", "gr\u00f6\u00dfe"]
+    wrapper = probe_methods(fix, fix, "C").split("\nprivate ")[0]
+    assert 'new String[] {"return", "this", "count", "x", "gr\\u00f6\\u00dfe"},' in wrapper

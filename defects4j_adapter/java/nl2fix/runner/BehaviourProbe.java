@@ -35,7 +35,9 @@ import java.util.Set;
  * and the threads it started ended, and while it runs the wrapper refuses every call from outside a
  * reference), and snapshots each outcome -- the
  * return value or the thrown exception's class, receiver, arguments and the class's static fields
- * afterwards -- with {@link Graphs#snapshot}, runner code that reads fields and never calls the code
+ * afterwards, as far as a caller can observe them (not the private fields of the method's class that the
+ * reference's body does not name, {@link Graphs.View}; nothing of the state a failed call left) -- with
+ * {@link Graphs#snapshot}, runner code that reads fields and never calls the code
  * under test: no {@code equals}, {@code hashCode} or {@code toString} of the candidate's choosing
  * decides anything. Then inputs derived from the call ({@link Derived}) are run the same way: its
  * arguments varied one at a time, then its receiver and arguments crossed with those of the job's
@@ -91,7 +93,7 @@ public final class BehaviourProbe {
      * candidate runs, a call from outside a reference's body (from a thread the candidate started, say, or
      * through an object of the tests' loader) throws: the candidate cannot borrow the reference's answers. */
     public static Object call(Class<?> owner, String referenceName, Object receiver, Object[] args, Object[] constants,
-            Body reference) {
+            String[] named, Body reference) {
         Body side = SIDE.get();
         if (side != null) {
             return run(side, receiver, args);
@@ -101,7 +103,7 @@ public final class BehaviourProbe {
         }
         Session s = session;
         if (s != null && s.budgetMetMs == 0 && s.tracks(Thread.currentThread())) {
-            s.probe(owner, referenceName, receiver, args, constants, reference);
+            s.probe(owner, referenceName, receiver, args, constants, named, reference);
         }
         return run(reference, receiver, args);
     }
@@ -258,7 +260,7 @@ public final class BehaviourProbe {
         }
 
         synchronized void probe(Class<?> owner, String referenceName, Object receiver, Object[] args, Object[] constants,
-                Body reference) {
+                String[] named, Body reference) {
             if (calls >= MAX_CALLS) {
                 return;
             }
@@ -266,7 +268,7 @@ public final class BehaviourProbe {
             probingOn = Thread.currentThread();
             probingSince = start;
             try {
-                probeCall(owner, referenceName, receiver, args, constants, reference);
+                probeCall(owner, referenceName, receiver, args, constants, named, reference);
             } finally {
                 probingSince = -1;
                 probingNanos += Math.max(0, CPU.getCurrentThreadCpuTime() - start);
@@ -274,7 +276,7 @@ public final class BehaviourProbe {
         }
 
         private void probeCall(Class<?> owner, String referenceName, Object receiver, Object[] args, Object[] constants,
-                Body reference) {
+                String[] named, Body reference) {
             Object[] entry = new Object[args.length + 1];
             entry[0] = receiver;
             System.arraycopy(args, 0, entry, 1, args.length);
@@ -325,6 +327,7 @@ public final class BehaviourProbe {
                     texts.add(variantText);
                 }
             }
+            Graphs.View view = new Graphs.View(owner.getName(), named);
             Integer[] at = new Integer[chosen.size()];
             for (int i = 0; i < at.length; i++) {
                 at[i] = i;
@@ -334,7 +337,7 @@ public final class BehaviourProbe {
             try {
                 for (int i : at) {
                     compare(i == 0 ? Words.CALL : Words.DERIVED, test, owner, method, chosen.get(i), texts.get(i),
-                            reference, made, i);
+                            reference, view, made, i);
                 }
             } finally {
                 keep(made);
@@ -362,7 +365,7 @@ public final class BehaviourProbe {
         /** Runs the reference twice and the candidate once on copies of {@code input}; the row into
          * {@code made[slot]} (none for an input that cannot be copied). */
         private void compare(String origin, String test, Class<?> owner, Method method, Object[] input, String text,
-                Body reference, String[][] made, int slot) {
+                Body reference, Graphs.View view, String[][] made, int slot) {
             List<Object[]> statics = statics(owner);
             Object[][] copies = new Object[3][];
             Object[] staticValues = new Object[statics.size()];
@@ -388,13 +391,13 @@ public final class BehaviourProbe {
                 // the reference twice (whether it repeats itself on this input, in this job), then the candidate
                 for (; i < 2; i++) {
                     Object[] copy = copies[i];
-                    outcomes[i] = outcome(() -> run(reference, copy[0], rest(copy)), owner, copy);
+                    outcomes[i] = outcome(() -> run(reference, copy[0], rest(copy)), owner, copy, view);
                     restore(statics);
                     if (i == 0 && fixReference && !Words.CALL.equals(origin) && unexpected(outcomes[0])) {
                         return;
                     }
                 }
-                outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2]);
+                outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2], view);
                 if (outcomes[2] == null) {
                     skipped++;
                     return;
@@ -429,7 +432,7 @@ public final class BehaviourProbe {
          * settings put back after it and the threads it started ended, so that nothing of one input's call
          * reaches the next one's. */
         private String candidate(Class<?> owner, Method method, List<Object[]> statics, Object[] values,
-                Object[] copy) {
+                Object[] copy, Graphs.View view) {
             Class<?> own;
             Method twinMethod;
             try {
@@ -462,7 +465,7 @@ public final class BehaviourProbe {
                     } catch (java.lang.reflect.InvocationTargetException e) {
                         throw e.getCause();
                     }
-                }, own, copy);
+                }, own, copy, view);
             } finally {
                 candidateRunning = false;
                 Thread.currentThread().setContextClassLoader(context);
@@ -479,8 +482,9 @@ public final class BehaviourProbe {
                 sha(outcomes[0]), shown(outcomes[2], from), sha(outcomes[2]), sha(outcomes[1])};
         }
 
-        /** One body run on one copy: its result (or thrown class) and the state it left. */
-        private static String outcome(Run body, Class<?> owner, Object[] copy) {
+        /** One body run on one copy: its result (or thrown class) and the state it left that a caller can
+         * observe ({@code view}: not the private fields of the method's class that the reference leaves alone). */
+        private static String outcome(Run body, Class<?> owner, Object[] copy, Graphs.View view) {
             Object[] args = rest(copy);
             Object result = null;
             String thrown = null;
@@ -496,7 +500,12 @@ public final class BehaviourProbe {
                 // on: a version that throws one statement later throws the same to every caller
                 return Graphs.snapshot(new Object[] {null}, new String[] {"throws " + thrown});
             }
-            List<Object[]> statics = statics(owner);
+            List<Object[]> statics = new ArrayList<>();
+            for (Object[] s : statics(owner)) {
+                if (view.shows((Field) s[0])) {
+                    statics.add(s);
+                }
+            }
             Object[] after = new Object[args.length + 2 + statics.size()];
             after[0] = result;
             after[1] = copy[0];
@@ -511,7 +520,7 @@ public final class BehaviourProbe {
                 after[2 + args.length + i] = statics.get(i)[1];
                 labels[2 + args.length + i] = "static " + ((Field) statics.get(i)[0]).getName();
             }
-            return Graphs.snapshot(after, labels);
+            return Graphs.snapshot(after, labels, view);
         }
     }
 

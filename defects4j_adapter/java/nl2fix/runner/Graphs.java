@@ -32,6 +32,32 @@ final class Graphs {
     static final int MAX_ELEMENTS = 64;
     static final int MAX_CHARS = 20_000;
 
+    /**
+     * Which fields a snapshot of an outcome writes: all but the private fields of the method's own class
+     * ({@code owner}, by name: the candidate's twin class is another class of that name) that the reference
+     * does not name in its body. Such a field is state no caller can see unless another method reads it,
+     * and the developer's fix, which defines the wanted behaviour, neither reads nor writes it: a candidate
+     * keeping its answer in another private field than the fix does (both returning the same empty array)
+     * behaves the same to every caller. A field the fix reads or writes, and every field a caller can reach
+     * (not private, or of another class), is compared.
+     */
+    static final class View {
+        static final View ALL = new View(null, new String[0]);
+
+        private final String owner;
+        private final java.util.Set<String> named;
+
+        View(String owner, String[] named) {
+            this.owner = owner;
+            this.named = new java.util.HashSet<>(java.util.Arrays.asList(named));
+        }
+
+        boolean shows(Field f) {
+            return !Modifier.isPrivate(f.getModifiers()) || !f.getDeclaringClass().getName().equals(owner)
+                    || named.contains(f.getName());
+        }
+    }
+
     /** An input holding something that cannot be copied faithfully. */
     static final class Uncopyable extends Exception {
         private static final long serialVersionUID = 1L;
@@ -236,14 +262,18 @@ final class Graphs {
         }
         roots[entry.length - 1] = entry[0];
         labels[entry.length - 1] = "this";
-        return snapshot(roots, labels, types);
+        return snapshot(roots, labels, types, View.ALL);
     }
 
     static String snapshot(Object[] roots, String[] labels) {
-        return snapshot(roots, labels, null);
+        return snapshot(roots, labels, null, View.ALL);
     }
 
-    private static String snapshot(Object[] roots, String[] labels, Class<?>[] types) {
+    static String snapshot(Object[] roots, String[] labels, View view) {
+        return snapshot(roots, labels, null, view);
+    }
+
+    private static String snapshot(Object[] roots, String[] labels, Class<?>[] types, View view) {
         StringBuilder out = new StringBuilder();
         List<Object> path = new ArrayList<>();
         for (int i = 0; i < roots.length; i++) {
@@ -264,7 +294,7 @@ final class Graphs {
             if (same >= 0) {
                 out.append('@').append(labels[same]);
             } else {
-                write(roots[i], out, path);
+                write(roots[i], out, path, view);
                 boolean byIdentity = types != null && i < types.length && !types[i].isPrimitive();
                 for (int j = 0; j < i && byIdentity; j++) {
                     if (roots[i] != null && roots[j] == roots[i]) {
@@ -277,7 +307,7 @@ final class Graphs {
         return out.length() > MAX_CHARS ? out.substring(0, MAX_CHARS) + "..." : out.toString();
     }
 
-    private static void write(Object o, StringBuilder out, List<Object> path) {
+    private static void write(Object o, StringBuilder out, List<Object> path, View view) {
         if (out.length() > MAX_CHARS) {
             return;
         }
@@ -346,13 +376,13 @@ final class Graphs {
                 out.append(c.getComponentType().getName()).append('[').append(n).append("]{");
                 for (int i = 0; i < Math.min(n, MAX_ELEMENTS); i++) {
                     out.append(i == 0 ? "" : ",");
-                    write(Array.get(o, i), out, path);
+                    write(Array.get(o, i), out, path, view);
                 }
                 out.append(n > MAX_ELEMENTS ? ",...}" : "}");
             } else if (jdk(c)) {
-                jdkObject(o, out, path);
+                jdkObject(o, out, path, view);
             } else {
-                fields(o, out, path);
+                fields(o, out, path, view);
             }
         } finally {
             path.remove(path.size() - 1);
@@ -383,7 +413,7 @@ final class Graphs {
                 || o instanceof java.util.SortedMap || o instanceof java.util.LinkedHashSet || o instanceof java.util.LinkedHashMap;
     }
 
-    private static void jdkObject(Object o, StringBuilder out, List<Object> path) {
+    private static void jdkObject(Object o, StringBuilder out, List<Object> path, View view) {
         Class<?> c = o.getClass();
         out.append(c.getName());
         if (o instanceof java.util.Date) {
@@ -397,15 +427,15 @@ final class Graphs {
                 for (Object e : ((Map<?, ?>) o).entrySet().toArray()) {
                     Map.Entry<?, ?> entry = (Map.Entry<?, ?>) e;
                     StringBuilder item = new StringBuilder();
-                    write(entry.getKey(), item, path);
+                    write(entry.getKey(), item, path, view);
                     item.append('=');
-                    write(entry.getValue(), item, path);
+                    write(entry.getValue(), item, path, view);
                     items.add(item.toString());
                 }
             } else if (o instanceof Collection) {
                 for (Object e : ((Collection<?>) o).toArray()) {
                     StringBuilder item = new StringBuilder();
-                    write(e, item, path);
+                    write(e, item, path, view);
                     items.add(item.toString());
                 }
             } else {
@@ -426,15 +456,18 @@ final class Graphs {
         out.append(items.size() > MAX_ELEMENTS ? ",...}" : "}");
     }
 
-    private static void fields(Object o, StringBuilder out, List<Object> path) {
+    private static void fields(Object o, StringBuilder out, List<Object> path, View view) {
         out.append(o.getClass().getName()).append('{');
         boolean first = true;
         for (Field f : instanceFields(o.getClass())) {
+            if (!view.shows(f)) {
+                continue;
+            }
             out.append(first ? "" : ",").append(f.getName()).append('=');
             first = false;
             try {
                 f.setAccessible(true);
-                write(f.get(o), out, path);
+                write(f.get(o), out, path, view);
             } catch (RuntimeException | IllegalAccessException e) {
                 out.append('?');
             }

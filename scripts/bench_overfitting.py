@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Behaviour probing against people's judgement: a public, human-labelled set of Defects4J patches of
+program repair tools (each judged correct or overfitting by hand), validated and probed as
+``nl2fix validate`` does, and the probe's ``diverges`` read as "overfitting".
+
+The set: PATCH-SIM's (Xiong et al., "Identifying Patch Correctness in Test-Based Program Repair",
+ICSE 2018), ``https://github.com/Ultimanecat/DefectRepairing``: ``tool/patches/PatchN`` (a ``diff -u``
+of the buggy file) and ``tool/patches/INFO/PatchN.json`` (tool, project, bug, ``Correct`` /
+``Incorrect`` / ``Unknown``), patches of jGenProg, jKali, Nopol, ACS and HDRepair. ``--patches`` is
+that ``tool/patches`` folder. Only patches of bugs of the dataset (``--dataset``) in the projects
+chosen (``--projects``, default the ones an offline Defects4J here builds) are taken, and of those,
+patches that touch one file and only the dataset's method (the rest counted and listed); ``Unknown``
+ones are left out. Each bug's developer fix is probed too (a correct patch by definition).
+
+Each patch's hunks are applied to the buggy file of the Defects4J checkout (exactly, at the stated
+line or the nearest place its old lines match), the method taken out, then validated and, when
+plausible, probed. Every result goes to ``--out`` (JSON lines) as it comes, so a stopped run resumes
+where it was. Printed from that file: the confusion table (label x outcome), and of the plausible
+labelled patches: precision and recall of ``diverges`` for overfitting, accuracy (diverges =
+overfitting, same-behaviour = correct), the ``not-probed`` rate, and the false-alarm rate on correct
+patches (tools' and developers' apart). ``--report`` only prints what the file holds.
+
+    python3 scripts/bench_overfitting.py --patches /tmp/DefectRepairing/tool/patches --out overfit.jsonl
+    python3 scripts/bench_overfitting.py --patches ... --out overfit.jsonl --report
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import d4j_bugs
+
+from nl2fix.core.domain import Behaviour, Bug, Verdict
+from nl2fix.core.errors import Nl2FixError
+
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+OUTSIDE = "outside-method"
+"""A patch that changes more than the dataset's method (or another file): not probed, counted."""
+UNAPPLIED = "does-not-apply"
+OUTCOMES = ["diverges", "same-behaviour", "not-probed", "not-plausible", OUTSIDE, UNAPPLIED]
+
+
+@dataclass(frozen=True)
+class Patch:
+    id: str
+    tool: str
+    bug_id: str
+    label: str
+    """``correct`` or ``overfitting`` (the set's ``Correct`` / ``Incorrect``)."""
+    diff: str
+
+
+@dataclass(frozen=True)
+class Hunk:
+    old_start: int
+    """1-based line of the buggy file where the hunk's old lines start."""
+    lines: list[str]
+    """The hunk's lines, each with its ``' '``, ``'-'`` or ``'+'``."""
+
+    @property
+    def old(self) -> list[str]:
+        return [line[1:] for line in self.lines if line[:1] in (" ", "-")]
+
+    @property
+    def new(self) -> list[str]:
+        return [line[1:] for line in self.lines if line[:1] in (" ", "+")]
+
+    def inside(self, at: int, start: int, end: int) -> bool:
+        """Whether the hunk, placed at old line ``at``, changes only lines ``start..end``: each line it removes
+        is one of them, each line it inserts goes after ``start`` (the header) and before or at ``end``, or right
+        after ``end`` when it is a closing brace (a patch wrapping the method's last statements in a block
+        closes it there, and the method's own brace ends the inserted block)."""
+        line = at
+        for text in self.lines:
+            closing = line == end + 1 and text[1:].strip() in ("}", "")
+            if text[:1] == "-" and not start <= line <= end or text[:1] == "+" and not (start < line <= end or closing):
+                return False
+            if text[:1] in (" ", "-"):
+                line += 1
+        return True
+
+
+def read_set(folder: Path) -> list[Patch]:
+    """The labelled patches of PATCH-SIM's ``tool/patches`` folder (``Unknown`` ones left out)."""
+    labels = {"Correct": "correct", "Incorrect": "overfitting"}
+    out = []
+    for info in sorted((folder / "INFO").glob("*.json")):
+        meta = json.loads(info.read_text(encoding="utf-8"))
+        if meta["correctness"] in labels:
+            out.append(
+                Patch(
+                    id=meta["ID"],
+                    tool=meta["tool"],
+                    bug_id=f"{meta['project']}-{meta['bug_id']}",
+                    label=labels[meta["correctness"]],
+                    diff=(folder / meta["ID"]).read_text(encoding="utf-8", errors="replace"),
+                )
+            )
+    return out
+
+
+def files_and_hunks(diff: str) -> tuple[list[str], list[Hunk]]:
+    """The files a unified diff changes (their old paths) and its hunks."""
+    files, hunks = [], []
+    for line in diff.splitlines():
+        if line.startswith("--- "):
+            files.append(line[4:].split("\t")[0])
+        elif (m := HUNK.match(line)) is not None:
+            hunks.append(Hunk(int(m.group(1)), []))
+        elif hunks and line[:1] in (" ", "-", "+") and not line.startswith(("--- ", "+++ ")):
+            hunks[-1].lines.append(line)
+        elif hunks and line == "":
+            hunks[-1].lines.append(" ")  # a context line that was empty, its leading space stripped
+    return files, hunks
+
+
+def place(hunk: Hunk, lines: list[str]) -> int | None:
+    """Where (1-based) the hunk's old lines are in ``lines``: at its stated line, else the nearest match."""
+    old = hunk.old
+    for at in sorted(range(1, len(lines) - len(old) + 2), key=lambda a: abs(a - hunk.old_start)):
+        if lines[at - 1 : at - 1 + len(old)] == old:
+            return at
+    return None
+
+
+def outside_as_stated(bug: Bug, diff: str) -> bool:
+    """Whether ``diff`` changes more than the dataset's method by its own line numbers (no checkout needed:
+    such a patch is counted without preparing its bug)."""
+    files, hunks = files_and_hunks(diff)
+    if len(set(files)) != 1 or not files[0].endswith(bug.path):
+        return True
+    return not all(h.inside(h.old_start, bug.start_line, bug.end_line) for h in hunks)
+
+
+def method_of_patch(bug: Bug, source: str, diff: str) -> str:
+    """The dataset's method as ``diff`` leaves it, or :data:`OUTSIDE` / :data:`UNAPPLIED`."""
+    files, hunks = files_and_hunks(diff)
+    if len(set(files)) != 1 or not files[0].endswith(bug.path):
+        return OUTSIDE
+    lines = source.splitlines()
+    placed = []
+    for hunk in hunks:
+        at = place(hunk, lines)
+        if at is None:
+            return UNAPPLIED
+        if not hunk.inside(at, bug.start_line, bug.end_line):
+            return OUTSIDE
+        placed.append((at, hunk))
+    if not placed:
+        return UNAPPLIED
+    for at, hunk in sorted(placed, key=lambda p: -p[0]):  # the last first: earlier line numbers hold
+        lines[at - 1 : at - 1 + len(hunk.old)] = hunk.new
+    delta = sum(len(h.new) - len(h.old) for _, h in placed)
+    return "\n".join(lines[bug.start_line - 1 : bug.end_line + delta]) + "\n"
+
+
+def outcome(record) -> tuple[str, str]:
+    """The patch's outcome word and what explains it."""
+    if record.verdict is not Verdict.PLAUSIBLE:
+        return "not-plausible", (record.detail or ", ".join(record.failing_tests))[:300]
+    b = record.behaviour
+    if b is None:
+        return "not-probed", "no behaviour record"
+    if b.label is Behaviour.DIVERGES:
+        return "diverges", f"on {b.first_input[:200]}: fix {b.reference_result[:120]}; patch {b.candidate_result[:120]}"
+    if b.label is Behaviour.SAME:
+        return "same-behaviour", f"{b.inputs} inputs"
+    return "not-probed", b.note[:300]
+
+
+def measure(args: argparse.Namespace, bugs: list[Bug], patches: list[Patch], out: Path) -> None:
+    from defects4j_adapter import cache
+    from defects4j_adapter.contract import EngineOptions, EngineSettings
+    from defects4j_adapter.engines.fast import FastEngine
+    from defects4j_adapter.sandbox.providers import make_sandbox
+    from nl2fix.validation.bug_work import BugRun
+
+    done = {json.loads(line)["id"] for line in out.read_text().splitlines()} if out.exists() else set()
+    of_bug = {b.id: b for b in bugs}
+    by_bug: dict[str, list[Patch]] = defaultdict(list)
+    with out.open("a", encoding="utf-8") as f:
+        for p in patches:
+            if p.id in done:
+                continue
+            if outside_as_stated(of_bug[p.bug_id], p.diff):
+                row = dict(id=p.id, bug=p.bug_id, tool=p.tool, label=p.label, outcome=OUTSIDE, note="", cpu=0.0)
+                f.write(json.dumps(row) + "\n")
+            else:
+                by_bug[p.bug_id].append(p)
+    # the bugs with the most patches to probe first: a run stopped early has measured the most patches
+    bugs = sorted((b for b in bugs if by_bug.get(b.id)), key=lambda b: -len(by_bug[b.id]))
+    engine = FastEngine(
+        EngineOptions(sandbox=make_sandbox(True), cache_dir=cache.cache_dir(), settings=EngineSettings(workers=1))
+    )
+    start = time.monotonic()
+    try:
+        for bug in bugs:
+            todo = by_bug[bug.id]
+            if f"fix:{bug.id}" not in done:
+                todo.append(Patch(f"fix:{bug.id}", "developer", bug.id, "correct", ""))
+            run = BugRun(engine, bug, log_root=Path(tempfile.mkdtemp(prefix="bench-overfitting-")))
+            check = run.baselines(lambda h: None, lambda record, candidate: None)
+            rows = []
+            if not check.ground_truth_ok or run.ws is None:
+                why = "; ".join(check.problems)[:300]
+                rows = [
+                    dict(id=p.id, bug=bug.id, tool=p.tool, label=p.label, outcome=UNAPPLIED, note=why) for p in todo
+                ]
+            else:
+                source = run.ws.buggy_file().read_bytes().decode(run.ws.encoding)
+                for p in todo:
+                    code = bug.fixed_method if not p.diff else method_of_patch(bug, source, p.diff)
+                    row = dict(id=p.id, bug=bug.id, tool=p.tool, label=p.label, outcome=code, note="", cpu=0.0)
+                    if code not in (OUTSIDE, UNAPPLIED):
+                        record = run.candidate(p.id, code)
+                        row["outcome"], row["note"] = outcome(record)
+                        row["cpu"] = record.behaviour.cpu_seconds if record.behaviour else 0.0
+                    rows.append(row)
+            with out.open("a", encoding="utf-8") as f:
+                f.writelines(json.dumps(r) + "\n" for r in rows)
+            print(f"{bug.id}: {len(rows)} patch(es) ({time.monotonic() - start:.0f} s)", file=sys.stderr)
+    finally:
+        engine.close()
+
+
+def _rate(part: int, whole: int) -> str:
+    return f"{part}/{whole} = {100 * part / whole:.0f} %" if whole else f"{part}/0"
+
+
+def report(rows: list[dict]) -> None:
+    table: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    for r in rows:
+        kind = "developer fix" if r["tool"] == "developer" else r["label"]
+        table[kind][r["outcome"]] += 1
+    print(f"{'':<16}" + "".join(f"{o:>16}" for o in OUTCOMES))
+    for kind in ("overfitting", "correct", "developer fix"):
+        print(f"{kind:<16}" + "".join(f"{table[kind][o]:>16}" for o in OUTCOMES))
+    over, corr = table["overfitting"], table["correct"]
+    probed = ("diverges", "same-behaviour", "not-probed")
+    tp, fp = over["diverges"], corr["diverges"]
+    plausible = sum(over[o] + corr[o] for o in probed)
+    print(f"\nof the plausible labelled tools' patches ({plausible}), diverges read as overfitting:")
+    print(f"  precision       {_rate(tp, tp + fp)}")
+    print(f"  recall          {_rate(tp, sum(over[o] for o in probed))}")
+    print(f"  accuracy        {_rate(tp + corr['same-behaviour'], plausible)}")
+    print(f"  not-probed      {_rate(over['not-probed'] + corr['not-probed'], plausible)}")
+    print(f"  false alarms on correct tools' patches {_rate(fp, sum(corr[o] for o in probed))}")
+    dev = table["developer fix"]
+    print(f"  false alarms on developers' fixes      {_rate(dev['diverges'], sum(dev[o] for o in probed))}")
+    print("\neach probed patch's outcome:")
+    for r in sorted(rows, key=lambda r: (r["bug"], r["id"])):
+        if r["outcome"] in probed or r["outcome"] == OUTSIDE:
+            print(f"  {r['bug']:<10}{r['id']:<14}{r['tool']:<11}{r['label']:<12}{r['outcome']:<15}{r['note'][:160]}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    d4j_bugs.add_arguments(parser)
+    parser.add_argument("--patches", type=Path, required=True, help="PATCH-SIM's tool/patches folder.")
+    parser.add_argument("--out", type=Path, required=True, help="Results, one JSON line per patch (resumed).")
+    parser.add_argument("--report", action="store_true", help="Only print what --out holds.")
+    args, d4j, bugs = d4j_bugs.parse(parser)
+    wanted = {b.id for b in bugs}
+    patches = [p for p in read_set(args.patches) if p.bug_id in wanted]
+    print(f"PATCH-SIM set: {len(patches)} labelled patches of {len({p.bug_id for p in patches})} dataset bugs")
+    if d4j is not None and not args.report:
+        measure(args, [b for b in bugs if any(p.bug_id == b.id for p in patches)], patches, args.out)
+    if args.out.exists():
+        report([json.loads(line) for line in args.out.read_text().splitlines() if line.strip()])
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Nl2FixError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(1)

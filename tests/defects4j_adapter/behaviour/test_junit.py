@@ -1,0 +1,147 @@
+"""The JUnit test of a divergence, written from the probe's snapshots (pure text; the test compiled and run
+on both versions is in tests/validation/test_behaviour.py): values written back as Java, what cannot be
+written and why."""
+
+import pytest
+
+from defects4j_adapter.behaviour.junit import _items, divergence_test, expression
+
+SOURCE = """package org.demo;
+
+import java.util.List;
+
+public class Calc {
+    private int total;
+
+%s
+}
+"""
+
+
+def _test(method: str, first_input: str, fix: str, candidate: str):
+    source = SOURCE % method
+    start = source.splitlines().index(method.splitlines()[0]) + 1
+    return divergence_test(
+        source, method, start, start + len(method.splitlines()) - 1, method, first_input, fix, candidate
+    )
+
+
+@pytest.mark.parametrize(
+    "snapshot, type_, java",
+    [
+        ('"a\\u00c0\\"b\\u000a"', "String", 'new String("a\\u00c0\\"b\\n")'),
+        ('char("\'")', "char", "'\\''"),
+        ("int[3]{1,-2,3}", "int[]", "new int[] {1, -2, 3}"),
+        ('java.lang.String[2]{"a",null}', "String[]", 'new java.lang.String[] {new String("a"), null}'),
+        ("NaN", "double", "Double.NaN"),
+        ("-Infinityf", "float", "Float.NEGATIVE_INFINITY"),
+        ("(short) 3", "short", "(short) 3"),
+        ('BigDecimal("1.50")', "java.math.BigDecimal", 'new java.math.BigDecimal("1.50")'),
+        ("org.demo.Calc$Mode.FAST", "Calc.Mode", "org.demo.Calc.Mode.FAST"),
+        (
+            'java.util.ArrayList[2]{"a",5L}',
+            "List<Object>",
+            'new java.util.ArrayList(java.util.Arrays.asList(new Object[] {new String("a"), 5L}))',
+        ),
+    ],
+)
+def test_values_are_written_back_as_java(snapshot, type_, java):
+    [(label, node, _)] = _items(f"arg0={snapshot}")
+    assert label == "arg0" and expression(node, type_) == java
+
+
+def test_a_static_methods_divergence_is_a_test_of_its_return_value():
+    method = "    public static long f(final String a, String b) {\n        return a.length();\n    }"
+    test = _test(method, 'arg0="x", arg1="x" (the same object as arg0)', "return=1L", "return=2L").test
+    assert test.startswith("package org.demo;\n\nimport java.util.List;\n")
+    body = [line.strip() for line in test.splitlines()]
+    # an argument the very object another is, is that object; every other string a new one
+    assert body[body.index("public void fAsTheDevelopersFix() throws Throwable {") + 1 :][:4] == [
+        'String a = new String("x");',
+        "String b = a;",
+        "long result = Calc.f(a, b);",
+        "org.junit.Assert.assertEquals((long) 1L, (long) result);",
+    ]
+
+
+def test_an_exception_the_fix_throws_is_expected_and_a_changed_argument_is_asserted():
+    method = "    public static void f(int[] xs) {\n        xs[0] = 1;\n    }"
+    thrown = _test(
+        method, "arg0=null", "throws java.lang.IllegalArgumentException=null", "throws java.lang.NullPointer"
+    )
+    assert "@org.junit.Test(expected = java.lang.IllegalArgumentException.class)" in thrown.test
+    changed = _test(method, "arg0=int[1]{0}", "return=null, arg0=int[1]{1}", "return=null, arg0=int[1]{0}")
+    assert (
+        "org.junit.Assert.assertEquals(java.util.Arrays.toString(new int[] {1}), java.util.Arrays.toString(xs));"
+        in (changed.test)
+    )
+
+
+@pytest.mark.parametrize(
+    "method, first_input, fix, candidate, why",
+    [
+        (
+            "    public int f(int x) {\n        return total + x;\n    }",
+            "arg0=1, this=org.demo.Calc{total=3}",
+            "return=4",
+            "return=5",
+            "the receiver, org.demo.Calc{total=3}, is in a state only the class's own methods build",
+        ),
+        (
+            "    public static int f(Calc c) {\n        return 1;\n    }",
+            "arg0=org.demo.Calc{total=3}",
+            "return=4",
+            "return=5",
+            "argument c cannot be written in a test: it holds an object of the project's class org.demo.Calc",
+        ),
+        (
+            "    public void f(int x) {\n        total = x;\n    }",
+            "arg0=1, this=org.demo.Calc{}",
+            "return=null, this=org.demo.Calc{total=1}",
+            "return=null, this=org.demo.Calc{total=2}",
+            "they differ in the receiver afterwards",
+        ),
+        (
+            "    private static int f(int x) {\n        return x;\n    }",
+            "arg0=1",
+            "return=1",
+            "return=2",
+            "the method is private",
+        ),
+        (
+            "    static <T> T f(T x) {\n        return x;\n    }",
+            'arg0="a"',
+            'return="a"',
+            "return=null",
+            "a generic method",
+        ),
+        (
+            "    static String f(String x) {\n        return x;\n    }",
+            'arg0="aaaa..."(3000)',
+            'return="a"',
+            "return=null",
+            "a string longer than the probe writes",
+        ),
+    ],
+)
+def test_what_cannot_be_written_says_why(method, first_input, fix, candidate, why):
+    explained = _test(method, first_input, fix, candidate)
+    assert not explained.test and why in explained.why_not, explained
+
+
+def test_a_fresh_receiver_is_built_with_its_constructor():
+    method = "    public int f(int x) {\n        return x;\n    }"
+    test = _test(method, "arg0=1, this=org.demo.Calc{}", "return=1, this=org.demo.Calc{}", "return=2").test
+    assert "Calc receiver = new Calc();" in test and "int result = receiver.f(x);" in test
+
+
+def test_a_snapshot_cut_anywhere_is_read_up_to_the_cut_or_refused():
+    # the probe shortens inputs and outcomes: every prefix gives a test or a reason, never an error
+    method = "    public static int f(int[] xs, String s, java.util.List<Object> l) {\n        return 1;\n    }"
+    whole = (
+        'arg0=int[2]{1,-2}, arg1="a\\u00c0\\"b" (the same object as arg0), '
+        'arg2=java.util.ArrayList[3]{BigDecimal("1.5"),char("x"),org.demo.Calc{total=3,next=^1}}'
+    )
+    for cut in range(len(whole) + 1):
+        explained = _test(method, whole[:cut] + "...", "return=1", "return=2")
+        assert bool(explained.test) != bool(explained.why_not), (cut, explained)

@@ -1,0 +1,133 @@
+"""What a behaviour probe compares, on a tiny class run by the runner's own probe code (real javac and
+java, no sandbox): a probe source made by :func:`probe_methods` around the developer's fix, the
+candidate's class compiled apart and loaded by ``BehaviourProbe`` in a loader of its own, one call.
+A candidate's outcome counts its return value, its arguments and the receiver's state a caller can
+observe: every field but the private ones of the method's class that the fix neither reads nor writes."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from defects4j_adapter.behaviour import observations
+from defects4j_adapter.behaviour.probe_source import probe_methods
+from defects4j_adapter.jvm.runner import SOURCES, junit_jars
+from tests.helpers.javac import compile_java, javac
+
+CLASS = """package h;
+
+public class Holder {
+    private int count;
+    private int[] spare;
+    int visible;
+    private final int[] limits = {1, 2};
+
+%s
+
+    public int count() {
+        return count;
+    }
+}
+"""
+FIX = """public int[] next(int step) {
+    count += step;
+    return new int[0];
+}"""
+HARNESS = """package nl2fix.runner;
+
+public final class ProbeHarness {
+    public static void main(String[] args) throws Exception {
+        BehaviourProbe.begin(Main.classFiles(java.nio.file.Paths.get(args[0])),
+                new java.net.URL[] {java.nio.file.Paths.get(args[1]).toUri().toURL()},
+                ClassLoader.getPlatformClassLoader(), true);
+        BehaviourProbe.watch(Thread.currentThread(), "h.HolderTest");
+        new h.Holder().next(3);
+        for (String[] row : BehaviourProbe.end()) {
+            System.out.println(String.join("\\t", row));
+        }
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory) -> Path:
+    """The runner's classes on the class path (not as a module: the harness shares their package)."""
+    sources = {
+        p.relative_to(SOURCES).as_posix(): p.read_text(encoding="utf-8")
+        for p in SOURCES.rglob("*.java")
+        if p.name != "module-info.java"
+    }
+    root = tmp_path_factory.mktemp("runner")
+    javac()
+    classes = root / "classes"
+    done = subprocess.run(
+        [
+            str(javac()),
+            "-nowarn",
+            "-encoding",
+            "UTF-8",
+            "--add-exports",
+            "jdk.unsupported/sun.misc=ALL-UNNAMED",
+            "-cp",
+            ":".join(map(str, junit_jars())),
+            "-d",
+            str(classes),
+            *(str(SOURCES / r) for r in sources),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return classes
+
+
+def probe(runner: Path, tmp_path: Path, candidate: str) -> observations.ProbeRun:
+    """One call ``next(3)`` on a fresh Holder, probed: the fix behind the wrapper, ``candidate`` in its twin."""
+    wrapped = CLASS % probe_methods(FIX, candidate, "Holder")
+    project = compile_java(
+        {"h/Holder.java": wrapped, "nl2fix/runner/ProbeHarness.java": HARNESS}, tmp_path / "project", "-cp", str(runner)
+    )
+    own = compile_java({"h/Holder.java": CLASS % candidate}, tmp_path / "candidate")
+    done = subprocess.run(
+        [
+            str(javac().with_name("java")),
+            "-cp",
+            ":".join(map(str, [project, runner, *junit_jars()])),
+            "nl2fix.runner.ProbeHarness",
+            str(own),
+            str(project),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line.split("\t") for line in done.stdout.splitlines()]
+    assert rows and rows[-1][0] == "BEHAVIOUREND", done.stdout
+    return observations.read([r[1:] for r in rows[:-1]], rows[-1][1:])
+
+
+@pytest.mark.parametrize(
+    "name, candidate, differs",
+    [
+        ("the fix itself", FIX, False),
+        # the issue's false alarm: the same empty array, kept in a private field the fix leaves alone
+        ("kept in another private field", FIX.replace("new int[0]", "spare = new int[0]"), False),
+        ("a private field the fix writes, written otherwise", FIX.replace("+= step", "+= 2 * step"), True),
+        ("a field a caller in the package sees", FIX.replace("count += step;", "count += step; visible = 1;"), True),
+        ("the returned array", FIX.replace("new int[0]", "new int[1]"), True),
+    ],
+)
+def test_only_state_a_caller_can_observe_is_compared(runner, tmp_path, name, candidate, differs):
+    run = probe(runner, tmp_path, candidate)
+    assert not run.error and run.calls == 1 and run.derived >= 3, run  # the call and its step's neighbours
+    assert any(o.candidate_digest != o.reference_digest for o in run.observations) is differs, name
+    call = next(o for o in run.observations if o.origin is observations.Origin.CALL)
+    # the private fields the fix names (count) are shown, the one it does not (spare, limits) are not
+    assert "count=" in call.reference and "visible=" in call.reference, call
+    assert "spare=" not in call.candidate and "limits=" not in call.reference, call
+    assert "spare=null" in call.input  # an input is written whole: its receiver's state picks it out
