@@ -208,6 +208,7 @@ public final class Main {
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         SystemLoader.takeDelegated();
         Guard.takeTainted();
+        Guard.takeRefusal(); // an earlier job's, after its last test: not this job's
         // A fresh loader per candidate, so nothing the code under test keeps in static fields outlives
         // it: the candidate's classes first, then the project's class path; runner, JUnit and the JDK
         // from the parent.
@@ -219,7 +220,8 @@ public final class Main {
         }
         URLClassLoader loader = JobClasses.loader(urls, SystemLoader.class.getClassLoader());
         Lifetime.Watch watch = new Lifetime.Watch(loader);
-        ThreadGroup group = new ThreadGroup("nl2fix-candidate");
+        // named as the JVM's own group, which a plain JUnit run's test thread prints (Thread#toString)
+        ThreadGroup group = new ThreadGroup("main");
         JdkState saved = new JdkState();
         JdkState.isolateStreams();
         SystemLoader.use(loader);
