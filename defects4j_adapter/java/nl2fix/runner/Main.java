@@ -60,7 +60,13 @@ public final class Main {
         Canary.remember();
         TestClasses.defineClassPath(System.getProperty("java.class.path"), Main.class.getClassLoader());
         String jobDirs = System.getProperty("nl2fix.jobDirs", "");
+        String launchFile = System.getProperty("nl2fix.launchFile");
         hideLaunch();
+        if (launchFile != null) {
+            // the @argfile the JVM was started from (runner.py's jvm_command) holds the launch the command
+            // line no longer shows: gone before any job, and before the job's folders are taken as they are
+            java.nio.file.Files.deleteIfExists(Paths.get(launchFile));
+        }
         InMemoryCompiler compiler = new InMemoryCompiler();
         InputStream in = new FileInputStream(FileDescriptor.in);
         if (args.length == 2 && "run".equals(args[0])) {
