@@ -6,11 +6,14 @@ any job. The red-team side (a job reading the command line under bubblewrap and 
 
 from __future__ import annotations
 
+import pytest
+
 from defects4j_adapter.jvm import runner
 from defects4j_adapter.sandbox.base import Limits, Mounts
 from defects4j_adapter.sandbox.providers import make_sandbox
 
 
+@pytest.mark.slow
 def test_the_command_line_is_an_argfile_the_runner_deletes_before_any_job(nl2fix_cache, tmp_path):
     box = make_sandbox("none")  # its temporary folder is a host folder: what is left there can be seen
     runner_dir = runner.runner_classes(nl2fix_cache)
