@@ -28,8 +28,9 @@ MAIN_CLASS = "nl2fix.runner.Main"
 LAUNCH_PROPERTY = "nl2fix.launchFile"
 """Names the launch file to the runner, which deletes it before any job (``Main.java``)."""
 _WRITE_AND_LAUNCH = (
-    # $$: the shell's pid, which the JVM keeps (exec): unique wherever the temporary folder is shared
-    'f="$1/java.$$.args"; j=$2; shift 2; '
+    # $$: the shell's pid, which the JVM keeps (exec): unique wherever the temporary folder is shared; the
+    # JDK by its real path (the docker image's is reached through a link named /opt/nl2fix-jdk)
+    'f="$1/java.$$.args"; j=$(readlink -e "$2") || j=$2; shift 2; '
     '{ printf "\\"-D%s=%s\\"\\n" "$LAUNCH_PROPERTY" "$f"; printf "%s\\n" "$@"; } > "$f" && exec "$j" "@$f"'
 )
 COMPILE_TIMEOUT = 300.0
