@@ -11,6 +11,7 @@ import pytest
 from defects4j_adapter.jvm import runner
 from defects4j_adapter.sandbox.base import Limits, Mounts
 from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.processes import run_command
 
 
 @pytest.mark.slow
@@ -24,3 +25,12 @@ def test_the_command_line_is_an_argfile_the_runner_deletes_before_any_job(nl2fix
     result = box.run(argv, Mounts(read_only=(runner_dir,)), Limits(wall_seconds=120), input="")
     assert "NL2FIX\tREADY" in result.stdout, result.stderr[-2000:]
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_the_argfile_gives_the_jvm_each_option_as_it_was(tmp_path):
+    # spaces, quotes and backslashes reach the JVM as one option each, read back through the JDK's own reader
+    odd = 'a b "c" \\d'
+    argv = runner._through_argfile(["java", f"-Dodd={odd}", "-XshowSettings:properties", "-version"], str(tmp_path))
+    shown = run_command(argv, timeout=120).stderr
+    assert f"    odd = {odd}\n" in shown, shown[-2000:]
