@@ -19,7 +19,7 @@ import subprocess
 
 import pytest
 
-from defects4j_adapter.contract import EngineOptions
+from defects4j_adapter.contract import EngineOptions, EngineSettings
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines.defects4j import Defects4JEngine
 from defects4j_adapter.engines.fast import FastEngine
@@ -262,7 +262,9 @@ def test_no_file_is_written_through_the_logging_configuration(nl2fix_cache, box,
 def test_a_method_right_only_under_a_test_harness_is_not_plausible_under_defects4j(confined, tmp_path):
     from tests.defects4j_adapter.engines.test_redteam_defects4j import CSV4
 
-    engine = Defects4JEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path, workers=1))
+    engine = Defects4JEngine(
+        EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path, settings=EngineSettings(workers=1))
+    )
     ws = engine.prepare(CSV4)
     # Csv-4's buggy method is wrong under this engine (test_redteam_defects4j.py); with the payload:
     record = record_of(
