@@ -31,7 +31,13 @@ def main() -> None:
     box = make_sandbox(args.sandbox)
     runner_dir = runner.runner_classes()
     with_agent = runner.jvm_command(
-        runner_dir, memory_mb=256, tmp_dir="/tmp", mode=["serve"], java=box.test_java(), confined=False
+        runner_dir,
+        memory_mb=256,
+        tmp_dir="/tmp",
+        mode=["serve"],
+        java=box.test_java(),
+        confined=False,
+        argfile=False,  # options are taken out of it below
     )
     without = [a for a in with_agent if not a.startswith("-agentpath:")]
     mounts = Mounts(read_only=(runner_dir,))

@@ -78,7 +78,9 @@ properties (``System#getProperty``, ``getProperties``, ``Integer#getInteger``, `
 ``Boolean#getBoolean``), environment variables (``System#getenv``), other processes and this one's
 (``ProcessHandle``, under processes) and the platform's beans (``java.lang.management``, under
 instrumentation), and where a class was declared (``Class#getEnclosingMethod``,
-``getEnclosingConstructor``: the behaviour probe renames the candidate's method). Allowed:
+``getEnclosingConstructor``: the behaviour probe renames the candidate's method) and whether the JVM has a
+security manager (``System#getSecurityManager``: the runner's walls rest on one, a plain JVM has none).
+Allowed:
 ``System.getProperty(key)`` with one argument, a string constant of :data:`PORTABLE_PROPERTIES`
 (the separators, the Java and OS versions and names, ``file.encoding``), read from the class
 file's instructions, not its constants (``check.py``): a key chosen at run time, or through a
@@ -375,6 +377,12 @@ RULES: tuple[Rule, ...] = (
     # reference); a constant portable key for System#getProperty(String) is allowed: check.py
     Rule(Family.ENVIRONMENT, "java.lang.System#{getProperty,getProperties,getenv}", _ENVIRONMENT),
     Rule(Family.ENVIRONMENT, "java.lang.{Integer#getInteger,Long#getLong,Boolean#getBoolean}", _ENVIRONMENT),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.lang.System#getSecurityManager",
+        "whether the JVM has a security manager: nl2fix's runner installs one and a plain JVM has none, so a "
+        "candidate could be the fix only where nl2fix runs it (found while closing round 6)",
+    ),
     Rule(
         Family.ENVIRONMENT,
         "java.lang.Class#{getEnclosingMethod,getEnclosingConstructor}",

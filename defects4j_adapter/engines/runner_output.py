@@ -271,7 +271,7 @@ def read_job(text: str, key: JobKey, job_id: str) -> JobOutput:
 def failure_frame_line(test: str, trace: str) -> int | None:
     """The line of ``test`` 's own class (``pkg.Class::method``) where the stack trace ``trace`` left
     it: the first frame in that class or one nested in it (an anonymous class, a lambda). A frame may
-    name its class loader and module first (``at nl2fix-job//pkg.Class.m(...)``: the runner names each
+    name its class loader and module first (``at app//pkg.Class.m(...)``: the runner names each
     job's loader)."""
     cls = test.split("::")[0]
     frame = re.compile(

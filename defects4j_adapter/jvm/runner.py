@@ -25,6 +25,14 @@ JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest
 SOURCES = Path(__file__).resolve().parents[1] / "java"
 MODULE = "nl2fix.runner"
 MAIN_CLASS = "nl2fix.runner.Main"
+LAUNCH_PROPERTY = "nl2fix.launchFile"
+"""Names the launch file to the runner, which deletes it before any job (``Main.java``)."""
+_WRITE_AND_LAUNCH = (
+    # $$: the shell's pid, which the JVM keeps (exec): unique wherever the temporary folder is shared; the
+    # JDK by its real path (the docker image's is reached through a link named /opt/nl2fix-jdk)
+    'f="$1/java.$$.args"; j=$(readlink -e "$2") || j=$2; shift 2; '
+    '{ printf "\\"-D%s=%s\\"\\n" "$LAUNCH_PROPERTY" "$f"; printf "%s\\n" "$@"; } > "$f" && exec "$j" "@$f"'
+)
 COMPILE_TIMEOUT = 300.0
 
 
@@ -150,6 +158,7 @@ def jvm_command(
     one_job: bool = False,
     confined: bool = True,
     job_dirs: Sequence[str] = (),
+    argfile: bool = True,
 ) -> list[str]:
     """``java ... nl2fix.runner.Main <mode>`` on the test Java (:mod:`reference_java`): the runner
     and JUnit on the class path (the project's JUnit and Hamcrest from ``test_classpath`` when it
@@ -159,7 +168,13 @@ def jvm_command(
     the runner's native agent; ``confined`` (the sandbox claims to confine candidates): the runner
     takes no job when it can open its own memory all the same (:mod:`os_wall`). ``job_dirs``: the
     folders a ``serve`` runner empties after every job (:meth:`Sandbox.job_dirs`); a warm JVM
-    whose temporary folder or working directory is not among them takes no second job."""
+    whose temporary folder or working directory is not among them takes no second job.
+
+    With ``argfile`` (how the engines start it) the JVM's own command line is ``java @<tmp_dir>/java.<pid>.args``:
+    a shell inside the sandbox writes the options to that file and ``exec``'s the JVM, which deletes it
+    before any job, so ``/proc/self/cmdline`` (which any process of the same uid may read, and which the
+    project's code reads unchecked) names neither the runner, its folder under nl2fix's cache nor its
+    main class. Without it: the plain command, for tests that take options out of it."""
     java = java or reference_java.current()
     args = [
         str(java.jdk.java),
@@ -183,7 +198,7 @@ def jvm_command(
     # java/module-info.java
     # jdk.internal.reflect to the runner alone: it hides Class's private reflection natives (ReflectionWall.java)
     # and keeps the JDK's reflection filter its own (ReflectionFilters.java)
-    return [
+    command = [
         *args,
         "-XX:+DisableAttachMechanism",
         "--module-path",
@@ -199,6 +214,20 @@ def jvm_command(
         MAIN_CLASS,
         *mode,
     ]
+    return _through_argfile(command, tmp_dir) if argfile else command
+
+
+def _through_argfile(command: list[str], tmp_dir: str) -> list[str]:
+    """``command`` run as ``java @file``, the file written inside the sandbox (the job's own temporary
+    folder, which the sandbox makes) by the shell that then becomes the JVM (``exec``: same pid)."""
+    java, *options = command
+    script = _WRITE_AND_LAUNCH.replace("$LAUNCH_PROPERTY", LAUNCH_PROPERTY)
+    return ["/bin/sh", "-c", script, "sh", tmp_dir.rstrip("/") or "/", java, *map(_argfile_quoted, options)]
+
+
+def _argfile_quoted(arg: str) -> str:
+    """One argument as the JDK's argfile reader reads it back: double quotes, backslash escapes."""
+    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 @dataclass

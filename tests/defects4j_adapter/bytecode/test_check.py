@@ -256,6 +256,11 @@ USES = [
         "java.lang.Class#getEnclosingMethod",
     ),
     Use(
+        Family.ENVIRONMENT,
+        ("if (System.getSecurityManager() != null) { count++; }",),
+        "java.lang.System#getSecurityManager",
+    ),
+    Use(
         Family.STACK_INSPECTION,
         ("StackWalker.getInstance().walk(frames -> frames.count());",),
         "java.lang.StackWalker",

@@ -11,15 +11,19 @@ tests/defects4j_adapter/engines/test_redteam_found5.py``
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import pwd
 import shutil
 import subprocess
 
 import pytest
 
-from defects4j_adapter.contract import EngineOptions
+from defects4j_adapter.contract import EngineOptions, EngineSettings
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.engines.defects4j import Defects4JEngine
 from defects4j_adapter.engines.own_judgement import in_slot, runner_outcome
+from defects4j_adapter.jvm import runner
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Behaviour, Verdict
 from nl2fix.dataset.load import load_dataset
@@ -69,30 +73,30 @@ def test_a_method_right_only_under_nl2fix_is_not_plausible(kind, payload, nl2fix
 
 def _what_a_job_sees(tmp_path, engine, ws, box, cache) -> tuple[str, str]:
     """What ``what_it_sees`` reports from inside the runner's JVM (properties naming nl2fix; the command
-    line if it does), on classes compiled outside nl2fix (no class-file check: the runner's own hiding)."""
+    line if it does), read by the project's own test (``StringsTest#testIndexOfDifference``, compiled outside
+    nl2fix): code no class-file check saw and no wall counts as the candidate's, so nothing refuses it the
+    reads (the runner's own hiding is what is tested)."""
     slot = tmp_path / "slot"
     shutil.copytree(ws.root, slot, symlinks=True)
     moved = in_slot(ws, slot)
-    target = moved.target_file
-    assert target is not None
-    source = target.read_text(encoding="utf-8")
-    assert ws.bug.buggy_method in source
-    payload = red_team_attack("what_it_sees", ws.bug, UNDER_NL2FIX)
-    target.write_text(source.replace(ws.bug.buggy_method, payload), encoding="utf-8")
+    # the compiled tests may sit outside the workspace's root (the cache's): this job's own copy
+    tests = slot / "own-test-classes"
+    shutil.copytree(moved.test_classes_dir, tests)
+    moved = dataclasses.replace(
+        moved,
+        test_classes_dir=tests,
+        classpath=tuple(tests if p == moved.test_classes_dir else p for p in moved.classpath),
+    )
+    test = next(moved.test_dir.rglob("StringsTest.java"))
+    source = test.read_text(encoding="utf-8")
+    header = "public void testIndexOfDifference() {"
+    start = source.index(header) + len(header)
+    payload = (UNDER_NL2FIX / "what_it_sees.body").read_text(encoding="utf-8")
+    test.write_text(source[:start] + "\n" + payload + source[source.index("    }", start) :], encoding="utf-8")
+    classpath = [moved.test_classes_dir, moved.classes_dir, *moved.classpath, *runner.junit_jars()]
     subprocess.run(
-        [
-            "javac",
-            "-nowarn",
-            "--release",
-            "8",
-            "-encoding",
-            "ISO-8859-1",
-            "-d",
-            str(moved.classes_dir),
-            "-cp",
-            str(moved.classes_dir),
-            str(target),
-        ],
+        ["javac", "-nowarn", "--release", "8", "-encoding", "ISO-8859-1", "-d", str(moved.test_classes_dir)]
+        + ["-cp", ":".join(map(str, classpath)), str(test)],
         check=True,
     )
     judged = runner_outcome(
@@ -115,18 +119,18 @@ def test_nothing_a_job_reads_of_its_jvm_names_nl2fix(tmp_path, nl2fix_cache, box
     try:
         properties, command_line = _what_a_job_sees(tmp_path, engine, engine.prepare(textkit), box, nl2fix_cache)
         print(box.name, "properties:", properties, "command line:", command_line)
-        assert properties == ""
+        # run as an ordinary user (the unprivileged account scripts/setup.sh names nl2fix-user) the job has the
+        # account's own name and home, as any of that user's JVMs: not nl2fix's
+        account = pwd.getpwuid(os.geteuid())
+        own = {f"user.name={account.pw_name}", f"user.home={account.pw_dir}"}
+        assert [p for p in properties.split() if p not in own] == []
     finally:
         engine.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="round 5: /proc/self/cmdline (world-readable) shows the runner's folder and "
-    "main class to code no check saw; a candidate's own read of /proc is refused (Guard#checkRead, "
-    "test_a_method_right_only_under_nl2fix_is_not_plausible[proc_cmdline]); an @argfile is not built",
-)
 def test_the_jvm_s_command_line_names_nothing_of_nl2fix(tmp_path, nl2fix_cache, box, textkit):
+    # /proc/self/cmdline, which the project's code reads unchecked: `java @<tmp>/java.<pid>.args`, the file
+    # written inside the sandbox and deleted by the runner before any job (runner.py's jvm_command)
     engine = attack_engine("fast", nl2fix_cache, box)
     try:
         _, command_line = _what_a_job_sees(tmp_path, engine, engine.prepare(textkit), box, nl2fix_cache)
@@ -218,7 +222,9 @@ def test_no_file_is_written_through_the_logging_configuration(nl2fix_cache, box,
 def test_a_method_right_only_under_a_test_harness_is_not_plausible_under_defects4j(confined, tmp_path):
     from tests.defects4j_adapter.engines.test_redteam_defects4j import CSV4
 
-    engine = Defects4JEngine(EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path, workers=1))
+    engine = Defects4JEngine(
+        EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=tmp_path, settings=EngineSettings(workers=1))
+    )
     ws = engine.prepare(CSV4)
     # Csv-4's buggy method is wrong under this engine (test_redteam_defects4j.py); with the payload:
     record = record_of(

@@ -70,6 +70,7 @@ def _serve(box) -> list[str]:
         java=box.test_java(),
         one_job=True,
         confined=box.confined,
+        argfile=False,  # the tests here take options out of it
     )
 
 

@@ -25,12 +25,20 @@ final class Guard extends SecurityManager {
             "ensureLogManagerInitialized", "readPrimordialConfiguration", "initializeGlobalHandlers");
     private static volatile boolean allowExit;
     private static volatile String lastExit;
+    /** What of the JVM's environment the candidate last asked for and was refused, since the last call
+     * of {@link #takeRefusal}. A refusal the candidate catches must still cost it the test: a plain JVM
+     * has no such refusal, so {@code catch (SecurityException e)} alone would tell nl2fix's JVM apart. */
+    private static volatile String refused;
     private static volatile boolean tainted;
     private static volatile Thread runnerThread;
 
     @Override
     public void checkPermission(Permission perm) {
         String name = perm.getName();
+        if (readsEnvironment(perm) && ReflectionWall.candidateAsks()) {
+            refuse("nl2fix: the candidate's classes may not " + (perm instanceof java.io.FilePermission
+                    ? "resolve links under the JVM's process entries: " + name : "read the file systems' sizes"));
+        }
         if (perm instanceof RuntimePermission) {
             if ("liveStackFrames".equals(name)) {
                 throw new SecurityException("nl2fix: the code under test may not read live stack frames");
@@ -66,8 +74,38 @@ final class Guard extends SecurityManager {
     @Override
     public void checkRead(String file) {
         if (processEntry(file) && ReflectionWall.candidateAsks()) {
-            throw new SecurityException("nl2fix: the candidate's classes may not read the JVM's process entries: " + file);
+            refuse("nl2fix: the candidate's classes may not read the JVM's process entries: " + file);
         }
+    }
+
+    /** Round 6 ({@code tests/fixtures/redteam/found6/}): besides reads, a link resolved under {@code /proc}
+     * ({@code Files#readSymbolicLink} asks for {@code FilePermission "readlink"}: {@code /proc/self/fd/0} is
+     * the runner's key pipe) and the file systems' sizes ({@code File#getTotalSpace} and kin ask for
+     * {@code getFileSystemAttributes}, a {@code FileStore} for {@code getFileStoreAttributes}: the job's
+     * scratch tmpfs has the sandbox's quota) tell nl2fix's JVM from the user's. No Defects4J project's code
+     * asks for either; the project's own code, off the candidate's stack, still may. */
+    private static boolean readsEnvironment(Permission perm) {
+        if (perm instanceof java.io.FilePermission) {
+            // the link itself, not where it leads (/proc/self/fd/7 leads to a jar: its path is the tell)
+            java.io.File link = new java.io.File(perm.getName()).getAbsoluteFile();
+            return perm.getActions().contains("readlink") && (processEntry(link.getPath())
+                    || link.getParent() != null && processEntry(link.getParent()));
+        }
+        return perm instanceof RuntimePermission && ("getFileSystemAttributes".equals(perm.getName())
+                || "getFileStoreAttributes".equals(perm.getName()));
+    }
+
+    private static void refuse(String why) {
+        refused = why;
+        throw new SecurityException(why);
+    }
+
+    /** The candidate's last refused read of the JVM's environment since the last call, or null: the test
+     * during which it came fails whether or not the candidate caught the refusal. */
+    static String takeRefusal() {
+        String s = refused;
+        refused = null;
+        return s;
     }
 
     @Override

@@ -60,7 +60,13 @@ public final class Main {
         Canary.remember();
         TestClasses.defineClassPath(System.getProperty("java.class.path"), Main.class.getClassLoader());
         String jobDirs = System.getProperty("nl2fix.jobDirs", "");
+        String launchFile = System.getProperty("nl2fix.launchFile");
         hideLaunch();
+        if (launchFile != null) {
+            // the @argfile the JVM was started from (runner.py's jvm_command) holds the launch the command
+            // line no longer shows: gone before any job, and before the job's folders are taken as they are
+            java.nio.file.Files.deleteIfExists(Paths.get(launchFile));
+        }
         InMemoryCompiler compiler = new InMemoryCompiler();
         InputStream in = new FileInputStream(FileDescriptor.in);
         if (args.length == 2 && "run".equals(args[0])) {
@@ -208,6 +214,7 @@ public final class Main {
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         SystemLoader.takeDelegated();
         Guard.takeTainted();
+        Guard.takeRefusal(); // an earlier job's, after its last test: not this job's
         // A fresh loader per candidate, so nothing the code under test keeps in static fields outlives
         // it: the candidate's classes first, then the project's class path; runner, JUnit and the JDK
         // from the parent.
@@ -219,7 +226,8 @@ public final class Main {
         }
         URLClassLoader loader = JobClasses.loader(urls, SystemLoader.class.getClassLoader());
         Lifetime.Watch watch = new Lifetime.Watch(loader);
-        ThreadGroup group = new ThreadGroup("nl2fix-candidate");
+        // named as the JVM's own group, which a plain JUnit run's test thread prints (Thread#toString)
+        ThreadGroup group = new ThreadGroup("main");
         JdkState saved = new JdkState();
         JdkState.isolateStreams();
         SystemLoader.use(loader);

@@ -14,7 +14,9 @@ import java.util.Map;
 
 /**
  * The class files compiled from the candidate's source, served as the first entry of a plain
- * {@link java.net.URLClassLoader}'s class path (an {@code nl2fix:/} URL). The candidate's loader
+ * {@link java.net.URLClassLoader}'s class path (a {@code memory:/} URL: a protocol that says what it is and
+ * not who serves it, since a candidate can read its class's resource URL; {@code file:} would make the
+ * JDK read the folder itself, bypassing this handler). The candidate's loader
  * is then the JDK's own class, with no method of this module in it: test libraries that reflect
  * on the loader of the classes they test (PowerMock's {@code DeferSupportingClassLoader} makes
  * every method of it accessible) can, as under Defects4J, while this module opens nothing to the
@@ -22,7 +24,7 @@ import java.util.Map;
  * the candidate's bytes, as the compiled project would.
  */
 final class Overlay extends URLStreamHandler {
-    static final String PROTOCOL = "nl2fix";
+    static final String PROTOCOL = "memory";
 
     private final Map<String, byte[]> classes;
 

@@ -243,7 +243,7 @@ final class TestExecutor {
             } catch (Throwable t) {
                 crash[0] = trace(t);
             }
-        }, "nl2fix-tests");
+        }, "main");  // as a plain JUnit run's tests see their thread: a name of nl2fix's own told the candidate
         listener.thread = thread;
         ReflectionWall.testThread(thread);
         Thrown.watch(thread);
@@ -376,6 +376,11 @@ final class TestExecutor {
                 return;
             }
             Guard.takeExitAttempt();
+            String refusal = Guard.takeRefusal();
+            if (refusal != null) {
+                // refused outside any test (a class's set-up): the candidate may keep what it learnt there
+                classFailure(d.getClassName(), refusal);
+            }
             Throwable unclaimed = Thrown.take();
             if (unclaimed != null) {
                 // reported outside any test (a suite's earlier class) with no failure: that class failed
@@ -451,7 +456,14 @@ final class TestExecutor {
             long ms = (System.nanoTime() - startedAt) / 1_000_000L;
             Failure f = failures.remove(n);
             String exit = Guard.takeExitAttempt();
-            if (assumptions.remove(n)) {
+            String refusal = Guard.takeRefusal();
+            if (refusal != null) {
+                // refused whether caught or not (Guard#takeRefusal): no pass, no skip
+                assumptions.remove(n);
+                record(Words.TEST, Words.FAIL, n, Long.toString(ms), refusal);
+                failed(n);
+                maybeStop();
+            } else if (assumptions.remove(n)) {
                 record(Words.TEST, Words.SKIP, n, Long.toString(ms), "assumption failed");
             } else if (f == null && threw == null && hooked) {
                 record(Words.TEST, Words.PASS, n, Long.toString(ms), "");
