@@ -160,7 +160,8 @@ def test_the_corpus_is_complete():
 @pytest.mark.parametrize("name", LATER_RUNS)
 def test_an_attack_on_later_runs_changes_no_later_verdict(name, judged, csv4, lenient, installation_kept):
     engine, ws = judged
-    attack = red_team_attack(name, csv4, CORPUS, LENIENT=lenient)
+    home = Path(engine.d4j.executable).resolve().parents[2]
+    attack = red_team_attack(name, csv4, CORPUS, LENIENT=lenient, INSTALLATION=str(home))
     pristine = digest(ws.root)
     outcome = engine.run(ws, attack)
     assert outcome.compiled and outcome.rejection == "" and outcome.phase is Phase.TRIGGER  # its code ran
@@ -184,7 +185,8 @@ def test_a_candidate_that_blanks_its_own_failing_tests_changes_no_later_verdict(
 
 def test_a_fresh_cache_after_an_attack_on_defects4j_s_installation(judged, csv4, installation_kept, tmp_path):
     engine, ws = judged
-    engine.run(ws, red_team_attack("defects4j_installation", csv4, CORPUS))
+    home = Path(engine.d4j.executable).resolve().parents[2]
+    engine.run(ws, red_team_attack("defects4j_installation", csv4, CORPUS, INSTALLATION=str(home)))
     fresh = _engine(tmp_path)
     buggy_and_fix_judged_alike(fresh, fresh.prepare(csv4), csv4)
     assert os.listdir(tmp_path / "d4j" / "Csv-4.slots" / "0") == []  # no copy outlives its candidate
