@@ -145,3 +145,28 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     """``-q`` (as scripts/check.sh runs) hides the header: the same line at the end instead."""
     if config.option.verbose < 0:
         terminalreporter.write_line(_test_java_line())
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless chromium through selenium, for what a person looks at (the view, hidden text)."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (the test extra)")
+    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not chromium or not driver:
+        pytest.skip("chromium and chromedriver are not installed (scripts/setup.sh installs them)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+        "--disable-gpu",
+        "--allow-file-access-from-files",
+    ):
+        options.add_argument(arg)
+    from selenium.webdriver.chrome.service import Service
+
+    driver_ = webdriver.Chrome(options=options, service=Service(executable_path=driver))
+    yield driver_
+    driver_.quit()

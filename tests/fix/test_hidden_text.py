@@ -30,7 +30,7 @@ from nl2fix.view.serve import server, url_of
 from tests.helpers.minibench import SANDBOXES
 from tests.helpers.openai_server import OpenAIServer
 from tests.helpers.paths import FIXTURES, REPO
-from tests.view.test_browser import browser, by, wait_for  # noqa: F401 - `browser` is a fixture
+from tests.view.test_browser import by
 
 pytestmark = pytest.mark.slow
 

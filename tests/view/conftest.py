@@ -1,10 +1,9 @@
-"""The browser the browser tests drive (headless chromium through selenium), and where they keep their
-screenshots, said at the end of the session."""
+"""Where the browser tests keep their screenshots, said at the end of the session (the browser they drive
+is ``tests/conftest.py``'s, shared with the hidden-text tests)."""
 
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -21,30 +20,6 @@ def screenshots(tmp_path_factory) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     _taken.append(folder)
     return folder
-
-
-@pytest.fixture(scope="module")
-def browser():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (the test extra)")
-    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
-    if not chromium or not driver:
-        pytest.skip("chromium and chromedriver are not installed (scripts/setup.sh installs them)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
-        "--disable-gpu",
-        "--allow-file-access-from-files",
-    ):
-        options.add_argument(arg)
-    from selenium.webdriver.chrome.service import Service
-
-    driver_ = webdriver.Chrome(options=options, service=Service(executable_path=driver))
-    yield driver_
-    driver_.quit()
 
 
 def pytest_terminal_summary(terminalreporter):
