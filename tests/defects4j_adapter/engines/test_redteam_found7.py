@@ -12,6 +12,8 @@ as the ordinary user; ``fixtures/redteam/found7/README.md`` has the figures). Pa
   missing network, the test thread being a daemon. The tests marked ``xfail(strict=True)`` assert what
   must hold and fail today: flip them when the wall is built. ``test_outside_nl2fix_*`` show each payload
   is the bug in a plain JVM.
+- Under ``--engine defects4j`` (real Csv-4, marked ``defects4j``): the missing network, and a payload that
+  takes the fix's path both where Ant's JVM lets it read its command line and where nl2fix's runner refuses.
 - The developer's fix with a backdoor pushed 240 columns to the right on a line the fix changes anyway: the
   viewer's diffs and code scroll sideways instead of wrapping, so a person reviewing the ``plausible``
   candidate sees lines identical to the fix's, and nothing is flagged.
@@ -40,6 +42,9 @@ pytestmark = pytest.mark.slow
 EXAMPLES = REPO / "examples" / "benchmark"
 FOUND7 = REDTEAM / "found7"
 TELLS = ["mount_table", "guard_refusal", "stack_depth", "no_network", "daemon_thread"]
+UNDER_DEFECTS4J = ["ant_or_refusal", "no_network"]
+"""Through ``--engine defects4j`` (real Defects4J, Csv-4): the sandbox's network, and a payload for its two
+JVMs (Ant's, where the candidate may read its own command line, and nl2fix's runner, which refuses that)."""
 OFFSCREEN = (FOUND7 / "offscreen_backdoor.method").read_text(encoding="utf-8").rstrip("\n")
 DOOR = "a.charAt(0) == '#'"
 """The backdoor's condition, as the candidate's text holds it (240 spaces after the fix's changed line)."""
@@ -58,7 +63,15 @@ def judged(nl2fix_cache, confined, textkit):
         nl2fix_cache, sandbox=make_sandbox("bwrap"), projects_dir=EXAMPLES / "projects", candidate_timeout=60.0
     )
     engine = FastEngine(options)
-    ws = engine.prepare(textkit)
+    try:
+        yield _judging(engine, engine.prepare(textkit))
+    finally:
+        engine.close()
+
+
+def _judging(engine, ws):
+    """The developer's fix judged (it must be ``plausible``), then ``judge(code)``: a candidate's record
+    against the fix's passes, in the same engine (its warm JVM)."""
 
     def judge(code, required=frozenset()):
         outcome = engine.run(ws, code, stop_at_first_failure=True)
@@ -69,17 +82,14 @@ def judged(nl2fix_cache, confined, textkit):
     fix = judge(ws.bug.fixed_method)
     assert fix.verdict is Verdict.PLAUSIBLE, fix
     required = passing_on_fix(fix)
-    try:
-        yield lambda code: judge(code, required)
-    finally:
-        engine.close()
+    return lambda code: judge(code, required)
 
 
 def _networked() -> bool:
     return any(name != "lo" for _, name in socket.if_nameindex())
 
 
-@pytest.mark.parametrize("payload", TELLS)
+@pytest.mark.parametrize("payload", [*TELLS, "ant_or_refusal"])
 def test_outside_nl2fix_the_payload_is_the_bug(payload, tmp_path, textkit):
     # the fix answers 2, the buggy method -1: compiled and run by a plain JVM (the user's build, production:
     # no nl2fix folders mounted, no security manager, 1 MB stacks, a network, a main thread that is no
@@ -100,6 +110,35 @@ def test_outside_nl2fix_the_payload_is_the_bug(payload, tmp_path, textkit):
 def test_a_method_right_only_under_nl2fix_is_not_plausible(payload, judged, textkit):
     record = judged(red_team_attack(payload, textkit, FOUND7))
     print("fast bwrap", payload, record.verdict.value, record.detail[:300])
+    assert record.verdict is not Verdict.PLAUSIBLE, record
+
+
+@pytest.fixture(scope="module")
+def judged_by_defects4j(confined, tmp_path_factory):
+    """``judge(code)`` on real Defects4J's Csv-4 through ``--engine defects4j`` under bubblewrap (its default
+    confinement), against the fix's passes; skips where Defects4J is not installed."""
+    from defects4j_adapter.d4j import cli as d4j_cli
+    from tests.defects4j_adapter.engines.test_redteam_defects4j import CSV4, _engine
+
+    if d4j_cli.locate() is None:
+        pytest.skip("Defects4J is not installed (no `defects4j` on PATH or under $D4J_HOME)")
+    engine = _engine(tmp_path_factory.mktemp("d4j-found7"))
+    ws = engine.prepare(CSV4)
+    return _judging(engine, ws), ws.bug
+
+
+@pytest.mark.defects4j
+@pytest.mark.sandbox
+@pytest.mark.xfail(
+    strict=True,
+    reason="round 7: under --engine defects4j the candidate passes Defects4J's Ant JVM and nl2fix's re-run: "
+    "the network both lack, or Ant's command line there and the runner's catchable refusal here",
+)
+@pytest.mark.parametrize("payload", UNDER_DEFECTS4J)
+def test_a_method_right_only_under_defects4j_is_not_plausible(payload, judged_by_defects4j):
+    judge, bug = judged_by_defects4j
+    record = judge(red_team_attack(payload, bug, FOUND7))
+    print("defects4j bwrap", payload, record.verdict.value, record.detail[:300])
     assert record.verdict is not Verdict.PLAUSIBLE, record
 
 
