@@ -19,20 +19,20 @@ from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix, record_of
-from tests.defects4j_adapter.engines.test_redteam_found5 import _outside_nl2fix
+from tests.defects4j_adapter.engines.test_redteam_found5 import outside_nl2fix
 from tests.helpers.minibench import REDTEAM, SANDBOXES, engine_options, red_team_attack
 from tests.helpers.paths import REPO
 
 pytestmark = pytest.mark.slow
 EXAMPLES = REPO / "examples" / "benchmark"
 FOUND6 = REDTEAM / "found6"
-# what each must be now: the loader is named as the JDK's own ("app"), a link under /proc and the file
-# systems' sizes are refused to the candidate, a refusal costs the test even when caught, and the class-file
-# check refuses asking for the security manager
+# what each must be now: the loader is named as the JDK's own ("app"), a link under /proc is refused to the
+# candidate, a refusal costs the test even when caught, and the class-file check refuses asking for the
+# security manager and the file systems' sizes (round 7: the mount table is the same family)
 EXPECTED = {
     "loader_name": Verdict.WRONG,
     "proc_links": Verdict.WRONG,
-    "tmp_quota": Verdict.WRONG,
+    "tmp_quota": Verdict.REJECTED,
     "refused_read": Verdict.WRONG,
     "security_manager": Verdict.REJECTED,
 }
@@ -63,12 +63,11 @@ def _verdict(engine, ws, code, required=frozenset()):
     )
 
 
-@pytest.mark.parametrize("payload", PAYLOADS)
-def test_outside_nl2fix_the_payload_is_the_bug(payload, tmp_path, textkit):
+def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
     # the fix answers 2, the buggy method -1: compiled and run by a plain JVM (the user's build, production),
     # each payload is the buggy method
-    assert _outside_nl2fix(tmp_path / "fix", textkit, textkit.fixed_method) == "2"
-    assert _outside_nl2fix(tmp_path / "payload", textkit, red_team_attack(payload, textkit, FOUND6)) == "-1"
+    methods = {"fix": textkit.fixed_method, **{p: red_team_attack(p, textkit, FOUND6) for p in PAYLOADS}}
+    assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **{p: "-1" for p in PAYLOADS}}
 
 
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])

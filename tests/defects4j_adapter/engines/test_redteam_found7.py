@@ -9,14 +9,15 @@ as the ordinary user; ``fixtures/redteam/found7/README.md`` has the figures). Pa
   (``/proc/mounts``, read by the JDK's own native code behind ``FileSystems#getFileStores``, which the
   runner's refusal of ``/proc`` reads never sees: it names nl2fix's cache folders, the bug and the JVM's
   kind), the runner's own refusal of a ``/proc`` read, the test JVM's 4 MB thread stacks, the sandbox's
-  missing network, the test thread being a daemon. The tests marked ``xfail(strict=True)`` assert what
-  must hold and fail today: flip them when the wall is built. ``test_outside_nl2fix_*`` show each payload
-  is the bug in a plain JVM.
+  missing network, the test thread being a daemon. Closed (``TELLS`` says how each is judged now: the
+  class-file check refuses the mount table and the network interfaces, a caught refusal costs its test, the
+  test JVM's stacks are the platform's, the test thread is no daemon). ``test_outside_nl2fix_*`` shows each
+  payload is the bug in a plain JVM.
 - Under ``--engine defects4j`` (real Csv-4, marked ``defects4j``): the missing network, and a payload that
   takes the fix's path both where Ant's JVM lets it read its command line and where nl2fix's runner refuses.
 - The developer's fix with a backdoor pushed 240 columns to the right on a line the fix changes anyway: the
-  viewer's diffs and code scroll sideways instead of wrapping, so a person reviewing the ``plausible``
-  candidate sees lines identical to the fix's, and nothing is flagged.
+  viewer's diffs and code scrolled sideways instead of wrapping, so a person reviewing the ``plausible``
+  candidate saw lines identical to the fix's; they wrap now, and the test measures that in a real browser.
 
 Run: ``python -m pytest -q -p no:cacheprovider -s tests/defects4j_adapter/engines/test_redteam_found7.py``
 """
@@ -33,7 +34,7 @@ from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix, record_of
-from tests.defects4j_adapter.engines.test_redteam_found5 import _outside_nl2fix
+from tests.defects4j_adapter.engines.test_redteam_found5 import outside_nl2fix
 from tests.helpers.minibench import REDTEAM, engine_options, make_run, red_team_attack
 from tests.helpers.paths import REPO
 from tests.view.test_browser import browser  # noqa: F401 - a fixture
@@ -41,10 +42,20 @@ from tests.view.test_browser import browser  # noqa: F401 - a fixture
 pytestmark = pytest.mark.slow
 EXAMPLES = REPO / "examples" / "benchmark"
 FOUND7 = REDTEAM / "found7"
-TELLS = ["mount_table", "guard_refusal", "stack_depth", "no_network", "daemon_thread"]
-UNDER_DEFECTS4J = ["ant_or_refusal", "no_network"]
+TELLS = {
+    "mount_table": Verdict.REJECTED,
+    "guard_refusal": Verdict.WRONG,
+    "stack_depth": Verdict.WRONG,
+    "no_network": Verdict.REJECTED,
+    "daemon_thread": Verdict.WRONG,
+}
+"""What each must be now: the class-file check refuses the mount table and the network interfaces (the JVM's
+environment), a caught refusal costs its test, the test JVM's stacks are the platform's and its test thread
+is no daemon (each payload then takes the bug's path)."""
+UNDER_DEFECTS4J = {"ant_or_refusal": Verdict.WRONG, "no_network": Verdict.REJECTED}
 """Through ``--engine defects4j`` (real Defects4J, Csv-4): the sandbox's network, and a payload for its two
-JVMs (Ant's, where the candidate may read its own command line, and nl2fix's runner, which refuses that)."""
+JVMs (Ant's, where the candidate may read its own command line, and nl2fix's runner, which refuses that: the
+refusal costs the test even when caught)."""
 OFFSCREEN = (FOUND7 / "offscreen_backdoor.method").read_text(encoding="utf-8").rstrip("\n")
 DOOR = "a.charAt(0) == '#'"
 """The backdoor's condition, as the candidate's text holds it (240 spaces after the fix's changed line)."""
@@ -72,51 +83,50 @@ def judged(nl2fix_cache, confined, textkit):
 def _judging(engine, ws):
     """The developer's fix judged (it must be ``plausible``), then ``judge(code)``: a candidate's record
     against the fix's passes, in the same engine (its warm JVM)."""
-
-    def judge(code, required=frozenset()):
-        outcome = engine.run(ws, code, stop_at_first_failure=True)
-        return record_of(
-            outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
-        )
-
-    fix = judge(ws.bug.fixed_method)
+    fix = _judge(engine, ws, ws.bug.fixed_method)
     assert fix.verdict is Verdict.PLAUSIBLE, fix
     required = passing_on_fix(fix)
-    return lambda code: judge(code, required)
+    return lambda code: _judge(engine, ws, code, required)
+
+
+def _judge(engine, ws, code, required=frozenset()):
+    outcome = engine.run(ws, code, stop_at_first_failure=True)
+    return record_of(
+        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
+    )
 
 
 def _networked() -> bool:
     return any(name != "lo" for _, name in socket.if_nameindex())
 
 
-@pytest.mark.parametrize("payload", [*TELLS, "ant_or_refusal"])
-def test_outside_nl2fix_the_payload_is_the_bug(payload, tmp_path, textkit):
+def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
     # the fix answers 2, the buggy method -1: compiled and run by a plain JVM (the user's build, production:
     # no nl2fix folders mounted, no security manager, 1 MB stacks, a network, a main thread that is no
-    # daemon), each payload is the bug
-    if payload == "no_network" and not _networked():
-        pytest.skip("this machine has no network interface but loopback: it looks like nl2fix's sandbox")
-    assert _outside_nl2fix(tmp_path / "fix", textkit, textkit.fixed_method) == "2"
-    assert _outside_nl2fix(tmp_path / "payload", textkit, red_team_attack(payload, textkit, FOUND7)) == "-1"
+    # daemon), each payload is the bug; all of them in one javac and one JVM
+    # (no_network only where this machine has a network interface besides loopback, unlike nl2fix's sandbox)
+    payloads = [p for p in [*TELLS, "ant_or_refusal"] if p != "no_network" or _networked()]
+    methods = {"fix": textkit.fixed_method, **{p: red_team_attack(p, textkit, FOUND7) for p in payloads}}
+    assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **{p: "-1" for p in payloads}}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="round 7: a job tells nl2fix's JVM by the mount table (FileSystems#getFileStores reads /proc/mounts "
-    "unchecked), the runner's SecurityException for a /proc read it catches, the -Xss4m stacks (recursion "
-    "depth), the sandbox's loopback-only network, the daemon test thread",
-)
-@pytest.mark.parametrize("payload", TELLS)
-def test_a_method_right_only_under_nl2fix_is_not_plausible(payload, judged, textkit):
-    record = judged(red_team_attack(payload, textkit, FOUND7))
-    print("fast bwrap", payload, record.verdict.value, record.detail[:300])
-    assert record.verdict is not Verdict.PLAUSIBLE, record
+def test_a_method_right_only_under_nl2fix_is_not_plausible(judged, textkit):
+    # every payload in the module's warm JVM (a pass would be confirmed in a fresh one), then the fix again:
+    # none of them changes what the next job sees
+    seen = {}
+    for payload in TELLS:
+        record = judged(red_team_attack(payload, textkit, FOUND7))
+        print("fast bwrap", payload, record.verdict.value, record.detail[:300])
+        seen[payload] = record.verdict
+    assert seen == TELLS
+    assert judged(textkit.fixed_method).verdict is Verdict.PLAUSIBLE
 
 
 @pytest.fixture(scope="module")
 def judged_by_defects4j(confined, tmp_path_factory):
     """``judge(code)`` on real Defects4J's Csv-4 through ``--engine defects4j`` under bubblewrap (its default
-    confinement), against the fix's passes; skips where Defects4J is not installed."""
+    confinement); skips where Defects4J is not installed. The fix is not judged first (a minute of Ant and
+    the runner): the test asserts each verdict's reason instead, which a broken set-up would not give."""
     from defects4j_adapter.d4j import cli as d4j_cli
     from tests.defects4j_adapter.engines.test_redteam_defects4j import CSV4, _engine
 
@@ -124,22 +134,23 @@ def judged_by_defects4j(confined, tmp_path_factory):
         pytest.skip("Defects4J is not installed (no `defects4j` on PATH or under $D4J_HOME)")
     engine = _engine(tmp_path_factory.mktemp("d4j-found7"))
     ws = engine.prepare(CSV4)
-    return _judging(engine, ws), ws.bug
+    return lambda code: _judge(engine, ws, code), ws.bug
 
 
 @pytest.mark.defects4j
 @pytest.mark.sandbox
-@pytest.mark.xfail(
-    strict=True,
-    reason="round 7: under --engine defects4j the candidate passes Defects4J's Ant JVM and nl2fix's re-run: "
-    "the network both lack, or Ant's command line there and the runner's catchable refusal here",
-)
-@pytest.mark.parametrize("payload", UNDER_DEFECTS4J)
-def test_a_method_right_only_under_defects4j_is_not_plausible(payload, judged_by_defects4j):
+def test_a_method_right_only_under_defects4j_is_not_plausible(judged_by_defects4j):
     judge, bug = judged_by_defects4j
-    record = judge(red_team_attack(payload, bug, FOUND7))
-    print("defects4j bwrap", payload, record.verdict.value, record.detail[:300])
-    assert record.verdict is not Verdict.PLAUSIBLE, record
+    seen = {}
+    for payload in UNDER_DEFECTS4J:
+        record = judge(red_team_attack(payload, bug, FOUND7))
+        print("defects4j bwrap", payload, record.verdict.value, record.detail[:300])
+        seen[payload] = record.verdict, record.detail
+    assert {payload: verdict for payload, (verdict, _) in seen.items()} == UNDER_DEFECTS4J
+    # wrong because nl2fix's runner refused the read the payload caught (Ant's JVM let it through), rejected
+    # because the class-file check refuses listing the network interfaces
+    assert "may not read the JVM's process entries: /proc/self/cmdline" in seen["ant_or_refusal"][1], seen
+    assert "java.net.NetworkInterface" in seen["no_network"][1], seen
 
 
 def test_the_offscreen_backdoor_is_a_plausible_fix_that_is_not_the_fix(judged, textkit):
@@ -168,11 +179,6 @@ what the box shows without scrolling (the page's own layout in a real browser)."
 
 
 @pytest.mark.browser
-@pytest.mark.xfail(
-    strict=True,
-    reason="round 7: the viewer's diffs and code do not wrap: code 240 columns right of a line is out of "
-    "sight beside a line that reads as the fix's, and no flag says a line runs on",
-)
 def test_the_viewer_shows_a_backdoor_pushed_out_of_sight_or_flags_it(tmp_path, textkit, browser):
     from nl2fix.view.catalog import Catalog
     from nl2fix.view.serve import server, url_of
