@@ -84,6 +84,9 @@ def test_a_method_right_only_under_nl2fix_is_not_plausible(kind, nl2fix_cache, b
             print(kind, box.name, payload, record.verdict.value, record.detail[:300])
             seen[payload] = record.verdict
         assert seen == EXPECTED
-        assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
+        if kind == "fast":
+            # the warm JVM that judged them: the fix is judged alike after (the rebuild engine's JVMs are fresh:
+            # judging the fix again there is a rebuild of half a minute that proves nothing)
+            assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
     finally:
         engine.close()
