@@ -78,8 +78,12 @@ properties (``System#getProperty``, ``getProperties``, ``Integer#getInteger``, `
 ``Boolean#getBoolean``), environment variables (``System#getenv``), other processes and this one's
 (``ProcessHandle``, under processes) and the platform's beans (``java.lang.management``, under
 instrumentation), and where a class was declared (``Class#getEnclosingMethod``,
-``getEnclosingConstructor``: the behaviour probe renames the candidate's method) and whether the JVM has a
-security manager (``System#getSecurityManager``: the runner's walls rest on one, a plain JVM has none).
+``getEnclosingConstructor``: the behaviour probe renames the candidate's method), whether the JVM has a
+security manager (``System#getSecurityManager``: the runner's walls rest on one, a plain JVM has none),
+the mount table and file systems' sizes (``FileStore``, ``FileSystem#getFileStores``,
+``Files#getFileStore``, ``File#getTotalSpace`` and kin: the JDK reads ``/proc/mounts`` natively, where
+no security-manager check sees a path) and the network interfaces (``NetworkInterface``: a sandbox has
+only loopback).
 Allowed:
 ``System.getProperty(key)`` with one argument, a string constant of :data:`PORTABLE_PROPERTIES`
 (the separators, the Java and OS versions and names, ``file.encoding``), read from the class
@@ -188,6 +192,10 @@ _CALLERS = "its callers' classes and methods, which tell a test run from real us
 _ENVIRONMENT = (
     "the JVM's launch, options and environment, which tell nl2fix's or a test harness's JVM from the "
     "user's: a candidate right only under test"
+)
+_MOUNTS = (
+    "the mount table and the file systems' sizes, which the JDK reads in its own native code: they name the "
+    "sandbox's folders under nl2fix's cache, the bug and the job's quota (round 7's mount_table)"
 )
 _BY_DATA = (
     "makes an object of whatever class the data names, as Class.forName does: the test framework's own "
@@ -382,6 +390,23 @@ RULES: tuple[Rule, ...] = (
         "java.lang.System#getSecurityManager",
         "whether the JVM has a security manager: nl2fix's runner installs one and a plain JVM has none, so a "
         "candidate could be the fix only where nl2fix runs it (found while closing round 6)",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.nio.file.{FileSystem#getFileStores,Files#getFileStore}",
+        _MOUNTS,
+    ),
+    Rule(Family.ENVIRONMENT, "java.nio.file.FileStore", _MOUNTS),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.io.File#{getTotalSpace,getFreeSpace,getUsableSpace}",
+        "the file systems' sizes: the job's scratch has the sandbox's quota (round 6)",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.net.NetworkInterface",
+        "the machine's network interfaces: a sandbox has only loopback, a machine in use has more, so a candidate "
+        "could be the fix only without a network (round 7's no_network)",
     ),
     Rule(
         Family.ENVIRONMENT,

@@ -180,7 +180,6 @@ def jvm_command(
         str(java.jdk.java),
         *os_wall.jvm_options(runner_dir, confined=confined),
         f"-Xmx{memory_mb}m",
-        "-Xss4m",
         "-XX:+UseSerialGC",
         "-XX:-UsePerfData",
         *(ONE_JOB_JIT if one_job else MANY_JOBS_JIT),

@@ -5,7 +5,6 @@ validation stores it, and what a method does where nl2fix is not (the user's own
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -49,26 +48,34 @@ def verdict(
     return judged(engine, ws, code, required)[1]
 
 
-def outside_nl2fix(tmp_path: Path, bug: Bug, method: str) -> str:
-    """``indexOfDifference("abc", "abd")`` with ``method`` in Textkit's own file, compiled by javac
-    and run by a plain JVM (the user's build, production): what the method does where nl2fix is not."""
+def outside_nl2fix(tmp_path: Path, bug: Bug, methods: dict[str, str]) -> dict[str, str]:
+    """``indexOfDifference("abc", "abd")`` with each method of ``methods`` in its own copy of the project's
+    package (``org.textkit.<name>``), compiled by one javac and run by one plain JVM on its main thread (the
+    user's build, production): what each method does where nl2fix is not, by name (a throw prints as one
+    ``!`` and the throwable's class)."""
     package = EXAMPLES / "projects" / "Textkit" / "fixed" / "src" / "main" / "java" / "org" / "textkit"
-    src = tmp_path / "src" / "org" / "textkit"
-    shutil.copytree(package, src)
-    strings = src / "Strings.java"
-    text = strings.read_text(encoding="utf-8")
-    assert bug.fixed_method in text
-    strings.write_text(text.replace(bug.fixed_method, method), encoding="utf-8")
-    (src / "Check.java").write_text(
-        "package org.textkit; public class Check { public static void main(String[] a) "
-        '{ System.out.println(Strings.indexOfDifference("abc", "abd")); } }',
-        encoding="utf-8",
+    calls = []
+    for name, method in methods.items():
+        src = tmp_path / "src" / "org" / "textkit" / name
+        for java in package.glob("*.java"):
+            # Accents.java is Latin-1 (the project's own encoding); the others are ASCII
+            text = java.read_text(encoding="latin-1").replace("package org.textkit;", f"package org.textkit.{name};")
+            if java.name == "Strings.java":
+                assert bug.fixed_method in text
+                text = text.replace(bug.fixed_method, method)
+            (src / java.name).parent.mkdir(parents=True, exist_ok=True)
+            (src / java.name).write_text(text, encoding="latin-1")
+        calls.append(
+            f'try {{ System.out.println("{name}=" + org.textkit.{name}.Strings.indexOfDifference("abc", "abd")); }} '
+            f'catch (Throwable t) {{ System.out.println("{name}=!" + t.getClass().getName()); }}'
+        )
+    (tmp_path / "src" / "Check.java").write_text(
+        "public class Check { public static void main(String[] a) { " + " ".join(calls) + " } }", encoding="utf-8"
     )
     out = tmp_path / "classes"
-    # Accents.java is Latin-1 (the project's own encoding); the others are ASCII
     subprocess.run(
-        ["javac", "-encoding", "ISO-8859-1", "-d", str(out), *map(str, sorted(src.glob("*.java")))], check=True
+        ["javac", "-encoding", "ISO-8859-1", "-d", str(out), *map(str, sorted((tmp_path / "src").rglob("*.java")))],
+        check=True,
     )
-    return subprocess.run(
-        ["java", "-cp", str(out), "org.textkit.Check"], check=True, capture_output=True, text=True
-    ).stdout.strip()
+    lines = subprocess.run(["java", "-cp", str(out), "Check"], check=True, capture_output=True, text=True).stdout
+    return dict(line.split("=", 1) for line in lines.splitlines())

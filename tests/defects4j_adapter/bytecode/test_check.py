@@ -261,6 +261,20 @@ USES = [
         "java.lang.System#getSecurityManager",
     ),
     Use(
+        Family.ENVIRONMENT,
+        (
+            "try { for (Object store : java.nio.file.FileSystems.getDefault().getFileStores()) { count++; } } "
+            "catch (RuntimeException e) { }",
+        ),
+        "java.nio.file.FileSystem#getFileStores",
+    ),  # round 7: the mount table, read by the JDK's native code where no path check sees it
+    Use(Family.ENVIRONMENT, ('count += (int) new java.io.File("x").getUsableSpace();',), "java.io.File#getUsableSpace"),
+    Use(
+        Family.ENVIRONMENT,
+        ("try { count += java.net.NetworkInterface.getNetworkInterfaces().hashCode(); } catch (Exception e) { }",),
+        "java.net.NetworkInterface",
+    ),  # round 7: a sandbox has only loopback
+    Use(
         Family.STACK_INSPECTION,
         ("StackWalker.getInstance().walk(frames -> frames.count());",),
         "java.lang.StackWalker",

@@ -52,9 +52,11 @@ def box(request):
 
 def test_outside_nl2fix_the_jvm_properties_payload_is_the_bug(tmp_path, textkit):
     # the fix answers 2; the buggy method -1: the payload is the buggy method wherever nl2fix did not start the JVM
-    assert outside_nl2fix(tmp_path / "fix", textkit, textkit.fixed_method) == "2"
     payload = red_team_attack("jvm_properties", textkit, UNDER_NL2FIX)
-    assert outside_nl2fix(tmp_path / "payload", textkit, payload) == "-1"
+    assert outside_nl2fix(tmp_path, textkit, {"fix": textkit.fixed_method, "payload": payload}) == {
+        "fix": "2",
+        "payload": "-1",
+    }
 
 
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])

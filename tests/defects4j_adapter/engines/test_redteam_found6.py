@@ -18,20 +18,19 @@ from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix
 from tests.helpers.minibench import REDTEAM, SANDBOXES, red_team_attack
-from tests.helpers.redteam import EXAMPLES
+from tests.helpers.redteam import EXAMPLES, outside_nl2fix
 from tests.helpers.redteam import attack_engine as _engine
-from tests.helpers.redteam import outside_nl2fix as _outside_nl2fix
 from tests.helpers.redteam import verdict as _verdict
 
 pytestmark = pytest.mark.slow
 FOUND6 = REDTEAM / "found6"
-# what each must be now: the loader is named as the JDK's own ("app"), a link under /proc and the file
-# systems' sizes are refused to the candidate, a refusal costs the test even when caught, and the class-file
-# check refuses asking for the security manager
+# what each must be now: the loader is named as the JDK's own ("app"), a link under /proc is refused to the
+# candidate, a refusal costs the test even when caught, and the class-file check refuses asking for the
+# security manager and the file systems' sizes (round 7: the mount table is the same family)
 EXPECTED = {
     "loader_name": Verdict.WRONG,
     "proc_links": Verdict.WRONG,
-    "tmp_quota": Verdict.WRONG,
+    "tmp_quota": Verdict.REJECTED,
     "refused_read": Verdict.WRONG,
     "security_manager": Verdict.REJECTED,
 }
@@ -50,12 +49,11 @@ def box(request):
     return make_sandbox(request.param)
 
 
-@pytest.mark.parametrize("payload", PAYLOADS)
-def test_outside_nl2fix_the_payload_is_the_bug(payload, tmp_path, textkit):
+def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
     # the fix answers 2, the buggy method -1: compiled and run by a plain JVM (the user's build, production),
     # each payload is the buggy method
-    assert _outside_nl2fix(tmp_path / "fix", textkit, textkit.fixed_method) == "2"
-    assert _outside_nl2fix(tmp_path / "payload", textkit, red_team_attack(payload, textkit, FOUND6)) == "-1"
+    methods = {"fix": textkit.fixed_method, **{p: red_team_attack(p, textkit, FOUND6) for p in PAYLOADS}}
+    assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **{p: "-1" for p in PAYLOADS}}
 
 
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
@@ -72,6 +70,9 @@ def test_a_method_right_only_under_nl2fix_is_not_plausible(kind, nl2fix_cache, b
             print(kind, box.name, payload, record.verdict.value, record.detail[:300])
             seen[payload] = record.verdict
         assert seen == EXPECTED
-        assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
+        if kind == "fast":
+            # the warm JVM that judged them: the fix is judged alike after (the rebuild engine's JVMs are fresh:
+            # judging the fix again there is a rebuild of half a minute that proves nothing)
+            assert _verdict(engine, ws, ws.bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
     finally:
         engine.close()

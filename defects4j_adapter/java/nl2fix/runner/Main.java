@@ -42,12 +42,23 @@ public final class Main {
     /** serve: the job's folders as they were before the first job (run: null, the JVM ends with its job). */
     private static Scratch scratch;
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
         // the package is exported (the launcher needs this method): code under test calling it
         // would start a second server reading the harness's input
         if (!STARTED.compareAndSet(false, true)) {
             throw new IllegalStateException("the nl2fix runner is already running");
         }
+        try {
+            start(args);
+        } catch (Throwable t) {
+            // the tests' threads are no daemons (a plain JVM's main thread is none): a JVM left to end
+            // by itself would wait for one a candidate keeps alive, so every way out is a halt
+            t.printStackTrace();
+            Guard.halt(1);
+        }
+    }
+
+    private static void start(String[] args) throws Exception {
         // the JDK's security providers, which it loads on first use (a test's File.createTempFile seeds a
         // SecureRandom): registering their services is a change the guard retires a JVM for, so a test JVM
         // that met it in its first job would take no second candidate

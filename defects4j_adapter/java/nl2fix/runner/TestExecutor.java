@@ -250,7 +250,8 @@ final class TestExecutor {
         MethodReach.runs(label, thread);
         BehaviourProbe.watch(thread, label);
         thread.setContextClassLoader(loader);
-        thread.setDaemon(true);
+        // no daemon, as a plain JVM's main thread and a build's test runner are not (round 7's daemon_thread:
+        // the flag told nl2fix's thread apart); nothing waits for it at exit: the runner ends its JVM by halt
         thread.start();
         watch(thread, listener, notifier, label);
         if (crash[0] != null && !(ownStop[0] && !listener.timedOut.isEmpty())) {
