@@ -37,7 +37,6 @@ from nl2fix.validation.verdicts import passing_on_fix, record_of
 from tests.helpers.minibench import REDTEAM, engine_options, make_run, red_team_attack
 from tests.helpers.paths import REPO
 from tests.helpers.redteam import outside_nl2fix
-from tests.view.test_browser import browser  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.slow
 EXAMPLES = REPO / "examples" / "benchmark"
