@@ -4,15 +4,18 @@ the engine's default. After each, the buggy method is ``wrong`` and the develope
 ``plausible`` again; the pristine checkout and Defects4J's installation are as they were; and a
 fresh cache afterwards judges both alike.
 
-Each attack writes through a JDK writer the class-file check does not list
-(``javax.imageio.stream.FileImageOutputStream``), so its code runs and the operating system's
-walls are what is tested: a fresh copy of the pristine checkout per candidate, the checkout and
-Defects4J read-only. Before them (one working copy per bug, unconfined) the first three changed
-every later verdict of that cache, the fourth that of every fresh cache.
+Each attack writes through ``javax.imageio.stream.FileImageOutputStream``, a writer the
+class-file check (the first wall) now refuses. To test the operating system's walls behind it (a
+fresh copy of the pristine checkout per candidate, the checkout and Defects4J read-only), the
+attacks on later runs are judged with that check removed for the test (:func:`first_wall_removed`;
+the check still reads their classes and the test asserts it would have refused them), so their code
+runs and says what its write did. Before these walls (one working copy per bug, unconfined) the
+first three changed every later verdict of that cache, the fourth that of every fresh cache.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import subprocess
@@ -22,6 +25,7 @@ import pytest
 
 from defects4j_adapter.contract import EngineOptions, EngineSettings, Phase
 from defects4j_adapter.d4j import cli as d4j_cli
+from defects4j_adapter.engines import class_check
 from defects4j_adapter.engines.defects4j import Defects4JEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Bug, Verdict
@@ -30,8 +34,15 @@ from tests.helpers.minibench import REDTEAM, red_team_attack
 
 CORPUS = REDTEAM / "defects4j"
 ATTACKS = sorted(p.stem for p in CORPUS.glob("*.body"))
-LATER_RUNS = ("broken_build_output", "lenient_test_class", "shared_checkout", "defects4j_installation")
-"""Attacks on later runs: each changed later verdicts before this wall."""
+LATER_RUNS = {
+    "broken_build_output": "wrote ",
+    "lenient_test_class": "wrote ",
+    "shared_checkout": "the wall held: ",
+    "defects4j_installation": "the wall held: ",
+}
+"""Attacks on later runs (each changed later verdicts before this wall) and what their write does
+now: into the candidate's own copy, which no later candidate sees, or refused."""
+WRITER = "javax.imageio.stream.FileImageOutputStream"
 TEST_CLASS = "target/test-classes/org/apache/commons/csv/CSVParserTest.class"
 LENIENT = """package org.apache.commons.csv;
 
@@ -157,14 +168,38 @@ def test_the_corpus_is_complete():
     assert set(LATER_RUNS) | {"blank_failing_tests"} == set(ATTACKS)
 
 
+@contextlib.contextmanager
+def first_wall_removed(monkeypatch):
+    """The class-file check removed from the engine (the first wall removed, so that the second,
+    the operating system's, is what is tested), for this block only; what the check would have
+    said of each candidate is kept, for the test to assert that it still refuses it."""
+    said: list[str] = []
+    check = class_check.rejection_in
+
+    def recorded(ws, classes):
+        said.append(check(ws, classes))
+        return ""
+
+    with monkeypatch.context() as patch:
+        patch.setattr(class_check, "rejection_in", recorded)
+        yield said
+
+
 @pytest.mark.parametrize("name", LATER_RUNS)
-def test_an_attack_on_later_runs_changes_no_later_verdict(name, judged, csv4, lenient, installation_kept):
+def test_an_attack_on_later_runs_changes_no_later_verdict(
+    name, judged, csv4, lenient, installation_kept, monkeypatch
+):
     engine, ws = judged
     home = Path(engine.d4j.executable).resolve().parents[2]
     attack = red_team_attack(name, csv4, CORPUS, LENIENT=lenient, INSTALLATION=str(home))
     pristine = digest(ws.root)
-    outcome = engine.run(ws, attack)
-    assert outcome.compiled and outcome.rejection == "" and outcome.phase is Phase.TRIGGER  # its code ran
+    with first_wall_removed(monkeypatch) as said:
+        outcome = engine.run(ws, attack)
+    assert len(said) == 1 and WRITER in said[0], said  # the first wall alone refuses it
+    # its code ran (the trigger test failed on its report) and its write was refused or went to its own copy
+    assert outcome.compiled and outcome.rejection == "" and outcome.phase is Phase.TRIGGER, outcome
+    (trigger,) = csv4.trigger_tests
+    assert outcome.messages[trigger].startswith("java.lang.IllegalStateException: payload ran: " + LATER_RUNS[name])
     assert record_of(outcome, bug_id=ws.bug.id, hash="h", engine="defects4j").verdict is Verdict.WRONG
     buggy_and_fix_judged_alike(engine, ws, csv4)
     assert digest(ws.root) == pristine
@@ -173,8 +208,12 @@ def test_an_attack_on_later_runs_changes_no_later_verdict(name, judged, csv4, le
 
 
 def test_a_candidate_that_blanks_its_own_failing_tests_does_not_pass(judged, csv4):
+    # with the class-file check on, as every user runs it: this attack and those above are refused
+    # for the same writer before any of their code runs
     engine, ws = judged
-    assert verdict(engine, ws, red_team_attack("blank_failing_tests", csv4, CORPUS)) is not Verdict.PLAUSIBLE
+    outcome = engine.run(ws, red_team_attack("blank_failing_tests", csv4, CORPUS))
+    assert WRITER in outcome.rejection and outcome.phase is Phase.COMPILE, outcome
+    assert record_of(outcome, bug_id=ws.bug.id, hash="h", engine="defects4j").verdict is Verdict.REJECTED
 
 
 def test_a_candidate_that_blanks_its_own_failing_tests_changes_no_later_verdict(judged, csv4):
