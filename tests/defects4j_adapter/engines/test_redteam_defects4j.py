@@ -186,9 +186,7 @@ def first_wall_removed(monkeypatch):
 
 
 @pytest.mark.parametrize("name", LATER_RUNS)
-def test_an_attack_on_later_runs_changes_no_later_verdict(
-    name, judged, csv4, lenient, installation_kept, monkeypatch
-):
+def test_an_attack_on_later_runs_changes_no_later_verdict(name, judged, csv4, lenient, installation_kept, monkeypatch):
     engine, ws = judged
     home = Path(engine.d4j.executable).resolve().parents[2]
     attack = red_team_attack(name, csv4, CORPUS, LENIENT=lenient, INSTALLATION=str(home))
