@@ -82,8 +82,10 @@ instrumentation), and where a class was declared (``Class#getEnclosingMethod``,
 security manager (``System#getSecurityManager``: the runner's walls rest on one, a plain JVM has none),
 the mount table and file systems' sizes (``FileStore``, ``FileSystem#getFileStores``,
 ``Files#getFileStore``, ``File#getTotalSpace`` and kin: the JDK reads ``/proc/mounts`` natively, where
-no security-manager check sees a path) and the network interfaces (``NetworkInterface``: a sandbox has
-only loopback).
+no security-manager check sees a path), the network interfaces (``NetworkInterface``: a sandbox has
+only loopback), where links lead (``File#getCanonicalPath``, ``getCanonicalFile``, ``Path#toRealPath``:
+``/proc/self`` is the pid, the job's folders are nl2fix's cache) and the heap's limit
+(``Runtime#maxMemory``: the ``-Xmx`` nl2fix sets).
 Allowed:
 ``System.getProperty(key)`` with one argument, a string constant of :data:`PORTABLE_PROPERTIES`
 (the separators, the Java and OS versions and names, ``file.encoding``), read from the class
@@ -407,6 +409,24 @@ RULES: tuple[Rule, ...] = (
         "java.net.NetworkInterface",
         "the machine's network interfaces: a sandbox has only loopback, a machine in use has more, so a candidate "
         "could be the fix only without a network (round 7's no_network)",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.io.File#{getCanonicalPath,getCanonicalFile}",
+        "where a path's links lead, resolved in the JDK's native code with no security-manager check: /proc/self "
+        "names the JVM's pid (1 under bubblewrap), the job's folders resolve to host paths under nl2fix's cache",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.nio.file.Path#toRealPath",
+        "where a path's links lead: the job's folders resolve to host paths under nl2fix's cache (under /proc the "
+        "runner refuses the read as well)",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.lang.Runtime#maxMemory",
+        "the heap's limit: nl2fix's test JVMs run with -Xmx of its --memory setting, a plain JVM with a quarter of "
+        "the machine's memory",
     ),
     Rule(
         Family.ENVIRONMENT,

@@ -275,6 +275,25 @@ USES = [
         "java.net.NetworkInterface",
     ),  # round 7: a sandbox has only loopback
     Use(
+        Family.ENVIRONMENT,
+        ('try { count += new java.io.File("x").getCanonicalPath().length(); } catch (java.io.IOException e) { }',),
+        "java.io.File#getCanonicalPath",
+    ),  # /proc/self resolves to the pid with no security-manager check
+    Use(
+        Family.ENVIRONMENT,
+        (
+            "java.util.function.UnaryOperator<java.io.File> real = f -> { try { return f.getCanonicalFile(); } "
+            'catch (java.io.IOException e) { return f; } }; count += real.apply(new java.io.File("x")).hashCode();',
+        ),
+        "java.io.File#getCanonicalFile",
+    ),
+    Use(
+        Family.ENVIRONMENT,
+        ('try { count += java.nio.file.Paths.get("x").toRealPath().hashCode(); } catch (java.io.IOException e) { }',),
+        "java.nio.file.Path#toRealPath",
+    ),  # the job's links resolve to host paths under nl2fix's cache
+    Use(Family.ENVIRONMENT, ("count += (int) Runtime.getRuntime().maxMemory();",), "java.lang.Runtime#maxMemory"),
+    Use(
         Family.STACK_INSPECTION,
         ("StackWalker.getInstance().walk(frames -> frames.count());",),
         "java.lang.StackWalker",
