@@ -41,6 +41,9 @@ SCRATCH = Path("/workspace")
 ``user.dir`` does not tell a candidate that nl2fix runs it (the fifth red team's ``right_under_nl2fix/``)."""
 BASE_ENV = {"LANG": "C.UTF-8", "TZ": "America/Los_Angeles", "MALLOC_ARENA_MAX": "2"}
 # Defects4J's documented set-up exports TZ=America/Los_Angeles; some of its tests depend on it.
+JOB_PATH = "/usr/local/bin:/usr/bin:/bin"
+"""``PATH`` inside a confined job, bubblewrap's and docker's alike: the system's folders only, none that
+names nl2fix (the docker image's JDK is run by its real path; ``/usr/bin/java`` is the same JDK there)."""
 SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """The host's system, which a sandbox shows read-only (an image has its own)."""
 

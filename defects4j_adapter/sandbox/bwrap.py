@@ -24,6 +24,7 @@ from pathlib import Path
 from defects4j_adapter.jvm import reference_java
 from defects4j_adapter.sandbox.base import (
     BASE_ENV,
+    JOB_PATH,
     SCRATCH,
     SYSTEM_DIRS,
     CommandSandbox,
@@ -124,7 +125,7 @@ class BwrapSandbox(CommandSandbox):
             for entry in sorted(mounts.links_from.iterdir()):
                 argv += ["--symlink", str(entry), str(SCRATCH / entry.name)]
             argv += ["--chdir", str(SCRATCH)]
-        env = {**BASE_ENV, "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", **mounts.env}
+        env = {**BASE_ENV, "PATH": JOB_PATH, "HOME": "/tmp", **mounts.env}
         for key, value in env.items():
             argv += ["--setenv", key, value]
         argv.append("--")

@@ -33,6 +33,7 @@ from pathlib import Path
 from defects4j_adapter.sandbox import images
 from defects4j_adapter.sandbox.base import (
     BASE_ENV,
+    JOB_PATH,
     SCRATCH,
     SYSTEM_DIRS,
     Limits,
@@ -290,7 +291,7 @@ class DockerSandbox(Sandbox):
             raise
 
     def _exec(self, container, args: Sequence[str], mounts: Mounts, uid: int) -> ContainerProcess:
-        env = {**BASE_ENV, "PATH": f"{images.JDK_HOME}/bin:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", **mounts.env}
+        env = {**BASE_ENV, "PATH": JOB_PATH, "HOME": "/tmp", **mounts.env}
         argv = list(args)
         if mounts.links_from is not None:
             links = [str(e) for e in sorted(mounts.links_from.iterdir())]

@@ -109,6 +109,14 @@ def test_the_working_directory_links_to_the_project(box, tmp_path):
     assert not (project / "new.txt").exists() and not (project / "data" / "forbidden").exists()
 
 
+def test_a_job_s_path_is_the_system_s_in_every_sandbox(box):
+    # PATH is the one environment variable a job always has: it names no folder of nl2fix's (the docker
+    # image's JDK link, /opt/nl2fix-jdk, was on it), bubblewrap's and docker's alike, and java on it runs
+    result = sh(box, 'echo "$PATH"; java -version 2>&1 | head -1')
+    path, java = result.stdout.splitlines()
+    assert path == "/usr/local/bin:/usr/bin:/bin" and "version" in java, result
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="the uid switch happens only for root")
 def test_root_runs_each_confined_job_as_a_uid_of_its_own(box):
     uids = {int(sh(box, "id -u").stdout) for _ in range(3)}
