@@ -40,6 +40,9 @@ MEANINGS: dict[str, str] = {
     "sources name, else `http://deb.debian.org/debian`).",
     "NL2FIX_DEBIAN_SECURITY_MIRROR": "The Debian security archive the base image uses (default: the one the "
     "machine's apt sources name, else `http://deb.debian.org/debian-security`).",
+    "NL2FIX_EVERY_SANDBOX": "`1`: the tests of walls inside the JVM (the class-file check, the runner, the probe, what "
+    "a reader is shown) run in a container too, not only under bubblewrap: the full red-team matrix. Walls the "
+    "operating system keeps run in both always.",
     "NL2FIX_TEST_ARTIFACTS": "Where the `browser` tests keep a screenshot of each step (default: pytest's temporary "
     "folder).",
 }

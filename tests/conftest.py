@@ -11,9 +11,10 @@ import pytest
 
 from defects4j_adapter.jvm import reference_java
 from defects4j_adapter.sandbox.bwrap import bwrap_problem
+from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.load import load_dataset
-from tests.helpers.minibench import MINIBENCH_JSON
+from tests.helpers.minibench import IN_JVM_SANDBOXES, MINIBENCH_JSON, SANDBOXES
 from tests.helpers.openai_server import OpenAIServer
 from tests.helpers.paths import REPO
 
@@ -48,6 +49,25 @@ def confined() -> None:
     problem = bwrap_problem()
     if problem:
         pytest.skip(f"bubblewrap cannot confine candidates here: {problem}")
+
+
+def _sandbox(request):
+    if request.param == "bwrap":
+        request.getfixturevalue("confined")
+    return make_sandbox(request.param)
+
+
+@pytest.fixture(scope="module", params=SANDBOXES)
+def box(request):
+    """A sandbox for a wall the operating system keeps: the module runs under bubblewrap, then in a container."""
+    return _sandbox(request)
+
+
+@pytest.fixture(scope="module", params=IN_JVM_SANDBOXES)
+def jvm_box(request):
+    """A sandbox for a wall inside the JVM: bubblewrap (``IN_JVM_SANDBOXES``; every sandbox with
+    ``NL2FIX_EVERY_SANDBOX=1``)."""
+    return _sandbox(request)
 
 
 @pytest.fixture(scope="session")

@@ -27,7 +27,7 @@ from nl2fix.core.visible_text import hidden_characters
 from nl2fix.store.run_store import STORE_FILE
 from nl2fix.view.catalog import Catalog
 from nl2fix.view.serve import server, url_of
-from tests.helpers.minibench import SANDBOXES
+from tests.helpers.minibench import IN_JVM_SANDBOXES
 from tests.helpers.openai_server import OpenAIServer
 from tests.helpers.paths import FIXTURES, REPO
 from tests.view.test_browser import by
@@ -114,10 +114,10 @@ def assert_only_text(shown: str) -> None:
     assert not hidden_characters(rest), hidden_characters(rest)
 
 
-@pytest.fixture(scope="module", params=SANDBOXES)
+@pytest.fixture(scope="module", params=IN_JVM_SANDBOXES)
 def hostile(request, tmp_path_factory):
     """The project, the run and the terminal's bytes of one `nl2fix fix --out` with the red team's answers,
-    in each sandbox."""
+    in each sandbox (what a person is shown does not depend on it: ``IN_JVM_SANDBOXES``)."""
     if request.param == "bwrap":
         request.getfixturevalue("confined")
     tmp = tmp_path_factory.mktemp("hidden-text")

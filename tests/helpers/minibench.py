@@ -5,6 +5,7 @@ pytest fixtures (``nl2fix_cache``, ``confined``, ``minibench``) are in ``tests/c
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -31,6 +32,13 @@ TEST_TIMEOUT = 2.0
 CANDIDATE_TIMEOUT = 20.0
 SANDBOXES = [pytest.param("bwrap", marks=pytest.mark.sandbox), pytest.param("docker", marks=pytest.mark.docker)]
 """Parametrize a confinement test with these: it runs under bubblewrap and in a container."""
+EVERY_SANDBOX = os.environ.get("NL2FIX_EVERY_SANDBOX", "") == "1"
+IN_JVM_SANDBOXES = SANDBOXES if EVERY_SANDBOX else SANDBOXES[:1]
+"""Parametrize a test of a wall inside the JVM with these (the class-file check, the runner and its report,
+the canary, the probe, what a reader is shown): the same code judges in either sandbox, so bubblewrap
+alone keeps the suite near twenty minutes; ``NL2FIX_EVERY_SANDBOX=1`` adds the container (the full matrix,
+run before a stop). Walls the operating system keeps (memory, files, the command line, the network)
+always run in both."""
 
 
 def engine_options(cache: Path, **overrides) -> EngineOptions:

@@ -23,7 +23,7 @@ from nl2fix.sampling import replay_format as replay
 from nl2fix.store.run_store import RunStore
 from nl2fix.validation.behaviour import label
 from nl2fix.validation.verdicts import passing_on_fix, record_of
-from tests.helpers.minibench import ATTACKS, REDTEAM, SANDBOXES, body_of, engine_options, red_team_attack
+from tests.helpers.minibench import ATTACKS, REDTEAM, body_of, engine_options, red_team_attack
 from tests.helpers.redteam import verdict
 
 pytestmark = pytest.mark.slow
@@ -58,27 +58,20 @@ REFUSED = {
 """The reference each rejected attack is refused for (the first the policy's order names)."""
 
 
-@pytest.fixture(scope="module", params=SANDBOXES)
-def box(request):
-    if request.param == "bwrap":
-        request.getfixturevalue("confined")
-    return make_sandbox(request.param)
-
-
-def _engine(kind: str, cache, box, **options):
-    return (FastEngine if kind == "fast" else RebuildEngine)(engine_options(cache, sandbox=box, **options))
+def _engine(kind: str, cache, jvm_box, **options):
+    return (FastEngine if kind == "fast" else RebuildEngine)(engine_options(cache, sandbox=jvm_box, **options))
 
 
 @pytest.fixture(scope="module")
-def fast(nl2fix_cache, box):
-    made = _engine("fast", nl2fix_cache, box)
+def fast(nl2fix_cache, jvm_box):
+    made = _engine("fast", nl2fix_cache, jvm_box)
     yield made
     made.close()
 
 
 @pytest.fixture(scope="module")
-def rebuild(nl2fix_cache, box):
-    return _engine("rebuild", nl2fix_cache, box)
+def rebuild(nl2fix_cache, jvm_box):
+    return _engine("rebuild", nl2fix_cache, jvm_box)
 
 
 def test_the_corpus_is_there():
@@ -151,7 +144,7 @@ def test_unicode_escapes_in_literals_still_compile_and_pass(kind, fast, rebuild,
     assert verdict(engine, ws, fix).verdict is Verdict.PLAUSIBLE
 
 
-def test_the_issue_s_reproduction_through_the_command_line(invoke_cli, nl2fix_cache, box, tmp_path):
+def test_the_issue_s_reproduction_through_the_command_line(invoke_cli, nl2fix_cache, jvm_box, tmp_path):
     # `--backend replay` on Textkit-1 with forging patches, then `nl2fix validate` with both engines
     bug = open_dataset("example").bugs["Textkit-1"]
     forgeries = [red_team_attack(name, bug) for name in ("fd_out_forged_then_halt", "exit_zero_without_guard")]
@@ -175,7 +168,7 @@ def test_the_issue_s_reproduction_through_the_command_line(invoke_cli, nl2fix_ca
     )
     assert sampled.exit_code == 0, sampled.output
     for engine in ("fast", "rebuild"):
-        validated = invoke_cli("validate", "--run", run, "--engine", engine, "--sandbox", box.name)
+        validated = invoke_cli("validate", "--run", run, "--engine", engine, "--sandbox", jvm_box.name)
         assert validated.exit_code == 0, validated.output
         verdicts = {r.hash: r.verdict for r in RunStore(run).validations("Textkit-1", engine)}
         assert verdicts[candidate_hash(bug.fixed_method)] is Verdict.PLAUSIBLE
@@ -201,10 +194,10 @@ def beans():
 
 
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
-def test_the_runner_s_own_walls_hold_where_reflection_is_allowed(kind, nl2fix_cache, box, beans):
+def test_the_runner_s_own_walls_hold_where_reflection_is_allowed(kind, nl2fix_cache, jvm_box, beans):
     # every attack in turn, in one warm JVM (fast) or a JVM each (rebuild), with the fixed and the
     # buggy method judged after each: none passes, each meets its wall, and nothing carries over
-    engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
+    engine = _engine(kind, nl2fix_cache, jvm_box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
     fixed = verdict(engine, ws, ws.bug.fixed_method)
     assert fixed.verdict is Verdict.PLAUSIBLE, fixed
@@ -223,13 +216,13 @@ HOLDOUT = REDTEAM / "holdout"
 
 
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
-def test_the_hold_out_corpus_gets_no_pass(kind, nl2fix_cache, box, minibench, beans):
+def test_the_hold_out_corpus_gets_no_pass(kind, nl2fix_cache, jvm_box, minibench, beans):
     # attacks written after the walls, never used to tune them (fixtures/redteam/holdout/)
     for corpus, bug, projects in (
         (HOLDOUT / "plain", minibench.bugs["Mini-1"], None),
         (HOLDOUT / "reflective", beans, REDTEAM / "bench" / "projects"),
     ):
-        engine = _engine(kind, nl2fix_cache, box, **({"projects_dir": projects} if projects else {}))
+        engine = _engine(kind, nl2fix_cache, jvm_box, **({"projects_dir": projects} if projects else {}))
         ws = engine.prepare(bug)
         required = passing_on_fix(verdict(engine, ws, ws.bug.fixed_method))
         for name in sorted(p.stem for p in corpus.glob("*.body")):
@@ -284,10 +277,10 @@ def test_javac_failing_on_a_candidate_is_uncompilable_and_the_next_keeps_its_ver
 PAIR = REDTEAM / "pair"
 
 
-def test_a_candidate_s_probe_cannot_prepare_the_jvm_for_the_next_candidate(nl2fix_cache, box, beans):
+def test_a_candidate_s_probe_cannot_prepare_the_jvm_for_the_next_candidate(nl2fix_cache, jvm_box, beans):
     # the attack's order (fixtures/redteam/pair/): the first's behaviour probe, then the second's
     # validation; the JVM that ran the probe is no longer fresh, so the second's pass there is confirmed
-    engine = _engine("fast", nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
+    engine = _engine("fast", nl2fix_cache, jvm_box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
     fix = ws.bug.fixed_method
     required = passing_on_fix(verdict(engine, ws, fix))
@@ -306,11 +299,11 @@ def test_a_candidate_s_probe_cannot_prepare_the_jvm_for_the_next_candidate(nl2fi
 
 
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
-def test_an_earlier_candidate_cannot_make_a_later_one_pass_or_time_out(kind, nl2fix_cache, box, beans):
+def test_an_earlier_candidate_cannot_make_a_later_one_pass_or_time_out(kind, nl2fix_cache, jvm_box, beans):
     # the first of the pair validated, then one that passes and one that spins where it prepared the
     # JVM: a pass, and a time limit, from a JVM that ran other candidates' code are judged again in a
     # fresh one, which decides
-    engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
+    engine = _engine(kind, nl2fix_cache, jvm_box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
     required = passing_on_fix(verdict(engine, ws, ws.bug.fixed_method))
     prepares, profits, stalls = (red_team_attack(name, ws.bug, PAIR) for name in ("prepares", "profits", "stalls"))
@@ -338,14 +331,14 @@ HOW_IT_ENDED = {
 
 
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
-def test_a_pass_is_nl2fix_s_own_judgement(kind, nl2fix_cache, box):
+def test_a_pass_is_nl2fix_s_own_judgement(kind, nl2fix_cache, jvm_box):
     # fixtures/redteam/judgement/: the test framework's own exceptions, made by deserialization on a
     # class that deserializes (Beans.copy), so that the class-file check lets them through. On JUnit 4
     # tests (Beans-1) empty_failures and nested_failures were plausible (JUnit reported no failure) and
     # assumption a skip; each is wrong, the skip also without the fixed version's list of passes (as
     # `nl2fix fix` judges). The rebuild engine starts its JVM apart: JUnit 4's two ways show it hooked
     bugs = load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs
-    engine = _engine(kind, nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects", candidate_timeout=60.0)
+    engine = _engine(kind, nl2fix_cache, jvm_box, projects_dir=REDTEAM / "bench" / "projects", candidate_timeout=60.0)
     for bug_id in ("Beans-1", "Beans-2") if kind == "fast" else ("Beans-1",):
         ws = engine.prepare(bugs[bug_id])
         fixed = verdict(engine, ws, ws.bug.fixed_method)
@@ -384,9 +377,9 @@ def test_without_a_sandbox_the_job_s_folders_are_emptied_too(nl2fix_cache, beans
     engine.close()
 
 
-def test_a_job_that_changed_the_runner_s_own_thread_retires_its_jvm(nl2fix_cache, box, beans):
+def test_a_job_that_changed_the_runner_s_own_thread_retires_its_jvm(nl2fix_cache, jvm_box, beans):
     # the canary covers the runner's own words and thread, not only the JDK's interned literals
-    engine = _engine("fast", nl2fix_cache, box, projects_dir=REDTEAM / "bench" / "projects")
+    engine = _engine("fast", nl2fix_cache, jvm_box, projects_dir=REDTEAM / "bench" / "projects")
     ws = engine.prepare(beans)
     required = passing_on_fix(verdict(engine, ws, ws.bug.fixed_method))
     assert [jvm for jvms in engine._warm.idle.values() for jvm in jvms], "a JVM waits for the next candidate"

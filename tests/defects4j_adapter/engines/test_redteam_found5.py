@@ -29,7 +29,7 @@ from nl2fix.core.domain import Behaviour, Verdict
 from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.behaviour import label
 from nl2fix.validation.verdicts import passing_on_fix, record_of
-from tests.helpers.minibench import REDTEAM, SANDBOXES, red_team_attack
+from tests.helpers.minibench import REDTEAM, red_team_attack
 from tests.helpers.redteam import EXAMPLES, attack_engine, outside_nl2fix, verdict
 
 pytestmark = pytest.mark.slow
@@ -41,13 +41,6 @@ UNDER_NL2FIX = FOUND5 / "right_under_nl2fix"
 @pytest.fixture(scope="module")
 def textkit():
     return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
-
-
-@pytest.fixture(scope="module", params=SANDBOXES)
-def box(request):
-    if request.param == "bwrap":
-        request.getfixturevalue("confined")
-    return make_sandbox(request.param)
 
 
 def test_outside_nl2fix_the_jvm_properties_payload_is_the_bug(tmp_path, textkit):
@@ -155,10 +148,10 @@ def _labels(engine, ws, names):
     return out
 
 
-def test_the_probe_catches_the_overfitting_method_it_cannot_see_through(nl2fix_cache, box, textkit):
+def test_the_probe_catches_the_overfitting_method_it_cannot_see_through(nl2fix_cache, jvm_box, textkit):
     # the control: plausible (the tests use strings of equal length), and the probe's derived inputs find
     # where it differs from the fix ("abc " against "abx"): the probe works when it is not recognised
-    engine = attack_engine("fast", nl2fix_cache, box)
+    engine = attack_engine("fast", nl2fix_cache, jvm_box)
     try:
         record = _labels(engine, engine.prepare(textkit), ["control"])["control"]
         assert record.label is Behaviour.DIVERGES, record
@@ -168,9 +161,9 @@ def test_the_probe_catches_the_overfitting_method_it_cannot_see_through(nl2fix_c
 
 # round 5's two, and issue 34's first: the candidate's own method on a thread it starts (which once reached
 # the probe's wrapper and so the developer's fix)
-def test_a_method_that_asks_for_its_enclosing_method_is_rejected(nl2fix_cache, box, textkit):
+def test_a_method_that_asks_for_its_enclosing_method_is_rejected(nl2fix_cache, jvm_box, textkit):
     # the first way round 5 told the probe apart is now refused outright (the JVM's environment family)
-    engine = attack_engine("fast", nl2fix_cache, box)
+    engine = attack_engine("fast", nl2fix_cache, jvm_box)
     try:
         ws = engine.prepare(textkit)
         record = verdict(engine, ws, red_team_attack("enclosing_method", ws.bug, PROBE_AWARE))
@@ -180,8 +173,8 @@ def test_a_method_that_asks_for_its_enclosing_method_is_rejected(nl2fix_cache, b
 
 
 @pytest.mark.parametrize("name", ["class_number", "own_thread"])
-def test_an_overfitting_method_that_knows_it_is_probed_still_diverges(name, nl2fix_cache, box, textkit):
-    engine = attack_engine("fast", nl2fix_cache, box)
+def test_an_overfitting_method_that_knows_it_is_probed_still_diverges(name, nl2fix_cache, jvm_box, textkit):
+    engine = attack_engine("fast", nl2fix_cache, jvm_box)
     try:
         record = _labels(engine, engine.prepare(textkit), [name])[name]
         assert record.label is Behaviour.DIVERGES, record
@@ -189,12 +182,12 @@ def test_an_overfitting_method_that_knows_it_is_probed_still_diverges(name, nl2f
         engine.close()
 
 
-def test_an_overfitting_method_that_keeps_a_history_in_the_string_pool_still_diverges(nl2fix_cache, box, textkit):
+def test_an_overfitting_method_that_keeps_a_history_in_the_string_pool_still_diverges(nl2fix_cache, jvm_box, textkit):
     # issue 34's second attack. The string pool is JDK-wide and nothing can reset it, so the candidate's notes
     # survive from input to input; what defeats them is the order: each call runs among its derived inputs in
     # an order drawn per job, and a derived input the candidate meets before its call is one it has no note of.
     # Not a wall: a candidate whose notes came first by chance in every call would pass (see the guide)
-    engine = attack_engine("fast", nl2fix_cache, box)
+    engine = attack_engine("fast", nl2fix_cache, jvm_box)
     try:
         record = _labels(engine, engine.prepare(textkit), ["derived_history"])["derived_history"]
         assert record.label is Behaviour.DIVERGES, record
@@ -202,15 +195,15 @@ def test_an_overfitting_method_that_keeps_a_history_in_the_string_pool_still_div
         engine.close()
 
 
-def test_no_file_is_written_through_the_logging_configuration(nl2fix_cache, box, textkit):
+def test_no_file_is_written_through_the_logging_configuration(nl2fix_cache, jvm_box, textkit):
     # door-proving (as os_wall's payloads): it runs the fix only when its word came back from the file it
     # wrote, so anything but a pass means the write was stopped (rejected) or did not land (wrong)
-    engine = attack_engine("fast", nl2fix_cache, box)
+    engine = attack_engine("fast", nl2fix_cache, jvm_box)
     try:
         ws = engine.prepare(textkit)
         required = passing_on_fix(verdict(engine, ws, ws.bug.fixed_method))
         record = verdict(engine, ws, red_team_attack("log_configuration", ws.bug, FOUND5 / "write_door"), required)
-        print(box.name, "log_configuration:", record.verdict.value, record.detail[:300])
+        print(jvm_box.name, "log_configuration:", record.verdict.value, record.detail[:300])
         assert record.verdict in {Verdict.REJECTED, Verdict.WRONG}, record
         # by the rule for classes named in data, not only by the payload's other reads (java.io.tmpdir)
         assert "java.util.logging.LogManager#readConfiguration" in record.detail, record
@@ -239,8 +232,8 @@ def test_a_method_right_only_under_a_test_harness_is_not_plausible_under_defects
     assert record.verdict is not Verdict.PLAUSIBLE, record
 
 
-def test_the_logging_configuration_a_job_read_does_not_reach_the_next_job(nl2fix_cache, box, textkit):
-    engine = attack_engine("fast", nl2fix_cache, box)
+def test_the_logging_configuration_a_job_read_does_not_reach_the_next_job(nl2fix_cache, jvm_box, textkit):
+    engine = attack_engine("fast", nl2fix_cache, jvm_box)
     try:
         ws = engine.prepare(textkit)
         door, left = (
@@ -249,7 +242,7 @@ def test_the_logging_configuration_a_job_read_does_not_reach_the_next_job(nl2fix
         before = engine.run(ws, left, stop_at_first_failure=True).messages
         engine.run(ws, door, stop_at_first_failure=True)
         after = engine.run(ws, left, stop_at_first_failure=True).messages
-        print(box.name, "before:", before, "after:", after)
+        print(jvm_box.name, "before:", before, "after:", after)
         assert "ConsoleHandler" in str(before)
         assert "FileHandler" not in str(after), after
     finally:
@@ -262,10 +255,10 @@ def _root_logger(messages) -> str:
     return found[0]
 
 
-def test_the_root_loggers_handlers_and_level_a_job_set_are_not_seen_by_the_next_job(nl2fix_cache, box, textkit):
+def test_the_root_loggers_handlers_and_level_a_job_set_are_not_seen_by_the_next_job(nl2fix_cache, jvm_box, textkit):
     # what the class-file check allows (a ConsoleHandler, a level): JdkState puts the loggers back after
     # every job, or the JVM is retired; either way the next job starts from the same root logger
-    engine = attack_engine("fast", nl2fix_cache, box)
+    engine = attack_engine("fast", nl2fix_cache, jvm_box)
     try:
         ws = engine.prepare(textkit)
         added, left = (
@@ -274,7 +267,7 @@ def test_the_root_loggers_handlers_and_level_a_job_set_are_not_seen_by_the_next_
         before = _root_logger(engine.run(ws, left, stop_at_first_failure=True).messages)
         assert verdict(engine, ws, added).verdict is Verdict.WRONG  # it ran: the buggy method
         after = _root_logger(engine.run(ws, left, stop_at_first_failure=True).messages)
-        print(box.name, "before:", before, "after:", after)
+        print(jvm_box.name, "before:", before, "after:", after)
         assert before == "root level: INFO; root handlers: java.util.logging.ConsoleHandler"
         assert after == before
     finally:

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix
-from tests.helpers.minibench import REDTEAM, SANDBOXES, red_team_attack
+from tests.helpers.minibench import REDTEAM, red_team_attack
 from tests.helpers.redteam import EXAMPLES, outside_nl2fix
 from tests.helpers.redteam import attack_engine as _engine
 from tests.helpers.redteam import verdict as _verdict
@@ -40,13 +39,6 @@ PAYLOADS = list(EXPECTED)
 @pytest.fixture(scope="module")
 def textkit():
     return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
-
-
-@pytest.fixture(scope="module", params=SANDBOXES)
-def box(request):
-    if request.param == "bwrap":
-        request.getfixturevalue("confined")
-    return make_sandbox(request.param)
 
 
 def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):

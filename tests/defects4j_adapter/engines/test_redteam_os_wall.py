@@ -19,7 +19,7 @@ from nl2fix.core.domain import Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix
-from tests.helpers.minibench import REDTEAM, SANDBOXES, red_team_attack
+from tests.helpers.minibench import REDTEAM, red_team_attack
 from tests.helpers.redteam import attack_engine, verdict
 
 pytestmark = pytest.mark.slow
@@ -35,13 +35,6 @@ proof is ``memory_read``, which only reads files, and every ``wrong`` below."""
 @pytest.fixture(scope="module")
 def beans():
     return load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
-
-
-@pytest.fixture(scope="module", params=SANDBOXES)
-def box(request):
-    if request.param == "bwrap":
-        request.getfixturevalue("confined")
-    return make_sandbox(request.param)
 
 
 def test_the_corpus_is_there():

@@ -17,10 +17,8 @@ import pytest
 from defects4j_adapter.jvm import os_wall, runner
 from defects4j_adapter.jvm.os_wall import MemoryState
 from defects4j_adapter.sandbox.base import Limits, Mounts
-from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import ExecResult, run_command
-from tests.helpers.minibench import SANDBOXES
 from tests.helpers.paths import REPO
 
 OPEN = "NL2FIX\tMEMORY\topen\t/proc/self/mem (read), /proc/self/mem (write)\n"
@@ -46,13 +44,6 @@ def test_a_confined_jvm_with_open_memory_is_refused_and_an_unconfined_one_is_tol
     os_wall.require_closed(OPEN, confined=False, started=True)
     os_wall.require_closed(OPEN, confined=False, started=True)
     assert caplog.text.count("--sandbox none: the test JVMs can open their own memory") == 1
-
-
-@pytest.fixture(scope="module", params=SANDBOXES)
-def box(request):
-    if request.param == "bwrap":
-        request.getfixturevalue("confined")
-    return make_sandbox(request.param)
 
 
 def _runner_output(box, argv: list[str]) -> str:

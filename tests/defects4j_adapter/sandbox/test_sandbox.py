@@ -14,16 +14,6 @@ from defects4j_adapter.sandbox.base import Limits, Mounts
 from defects4j_adapter.sandbox.providers import make_sandbox
 from defects4j_adapter.sandbox.unconfined import UnconfinedSandbox
 from nl2fix.core.errors import Nl2FixError
-from tests.helpers.minibench import SANDBOXES
-
-
-@pytest.fixture(scope="module", params=SANDBOXES)
-def box(request):
-    """Each confinement test runs under bubblewrap and in a container of the JVM image."""
-    if request.param == "bwrap":
-        request.getfixturevalue("confined")
-    return make_sandbox(request.param)
-
 
 NO_MOUNTS = Mounts()
 
