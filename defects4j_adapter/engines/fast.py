@@ -86,6 +86,9 @@ REBUILT = "the declaration changed in a way other classes can see, so everything
 FRESH_DECIDES = "it passed in a JVM that had run other candidates' code, not in a fresh one: the fresh JVM decides"
 RECHECKED = "judged again in a fresh JVM: the first JVM had run other candidates' code"
 FRESH_JVM = "(the fresh JVM)"
+KEPT_PER_WORKER = 8
+"""Compiled classes a worker's candidates keep for their probes (:class:`_Kept`): a probe follows its
+candidate's validation, so a few per worker suffice."""
 """The failing "test" a candidate's non-pass in its fresh confirming JVM is blamed on, when no test failed."""
 
 
@@ -283,6 +286,27 @@ class Compiled:
     cpu_seconds: float
 
 
+class _Kept:
+    """Compiled classes by key, the ``cap`` most recently kept (older ones are compiled again when
+    asked for: keeping every candidate's classes of a long run would only cost memory)."""
+
+    def __init__(self, cap: int):
+        self.cap = cap
+        self.kept: collections.OrderedDict[str, Compiled] = collections.OrderedDict()
+        self.lock = threading.Lock()
+
+    def keep(self, key: str, compiled: Compiled) -> None:
+        with self.lock:
+            self.kept[key] = compiled
+            self.kept.move_to_end(key)
+            while len(self.kept) > self.cap:
+                self.kept.popitem(last=False)
+
+    def get(self, key: str, pop: bool = False) -> Compiled | None:
+        with self.lock:
+            return self.kept.pop(key, None) if pop else self.kept.get(key)
+
+
 class JvmFailure(Exception):
     """The warm JVM could not be started or answered nonsense: a harness problem."""
 
@@ -455,6 +479,12 @@ class FastEngine:
         """Confirming JVMs of candidates that passed there, by workspace and candidate, kept for that
         candidate's behaviour probe (a plausible candidate's comes next): they ran no other candidate's
         code, and need no start of their own."""
+        self._passed = _Kept(KEPT_PER_WORKER * max(1, options.settings.workers))
+        """The classes of candidates that passed, by workspace and candidate, as compiled and checked for
+        their validation: their behaviour probe (it comes next) runs those, not a compile of its own."""
+        self._probe_sources = _Kept(KEPT_PER_WORKER * max(1, options.settings.workers))
+        """Compiled probe sources by workspace and text: the text holds the reference, not the candidate
+        (:func:`probe_source.probe_methods`), so a bug's probes share one compile."""
         self._lock = threading.Lock()
         self._counter = 0
         self.start_backoff = JVM_START_BACKOFF
@@ -705,19 +735,26 @@ class FastEngine:
         text = probing.probe_text(workspace, reference, candidate)
         if isinstance(text, ProbeRun):
             return text
-        made = self.compile_source(
-            workspace,
-            lambda dest: probing.write_source(workspace, text, dest),
-            log_dir,
-            compile_classpath=(self.runner_dir,),
-        )
-        if isinstance(made, Outcome):
-            return ProbeRun(
-                error="the probe source does not compile: " + (made.compile_errors or made.harness_error)[:500],
-                cpu_seconds=made.cpu_seconds,
+        source_key = self._own(workspace, text)
+        made = self._probe_sources.get(source_key)
+        if made is None:
+            made = self.compile_source(
+                workspace,
+                lambda dest: probing.write_source(workspace, text, dest),
+                log_dir,
+                compile_classpath=(self.runner_dir,),
             )
+            if isinstance(made, Outcome):
+                return ProbeRun(
+                    error="the probe source does not compile: " + (made.compile_errors or made.harness_error)[:500],
+                    cpu_seconds=made.cpu_seconds,
+                )
+            self._probe_sources.keep(source_key, made)
+            tell(log, "the probe source compiled: this bug's other probes with the same reference run it too")
+        else:
+            made = replace(made, cpu_seconds=0.0)  # its compile was counted once, by the probe that made it
         # the candidate's class exactly as validation compiled and checked it: its code cannot tell a probe
-        own = self.compile(workspace, candidate, log_dir)
+        own = self._passed.get(self._own(workspace, candidate), pop=True) or self.compile(workspace, candidate, log_dir)
         if isinstance(own, Outcome):
             return ProbeRun(
                 error="not probed: the candidate does not compile as validated",
@@ -790,6 +827,9 @@ class FastEngine:
             outcome = made
         else:
             outcome = self._tested(job, tests, made).costing(made.cpu_seconds).noted(made.note, first=True)
+            if passes(outcome, job.known_failures) and not job.trusted:
+                # counted in this validation: a probe of the candidate does not pay for it again
+                self._passed.keep(self._own(job.ws, job.method), replace(made, cpu_seconds=0.0))
         return replace(
             outcome,
             cpu_seconds=outcome.cpu_seconds + recording_cpu,
