@@ -730,29 +730,18 @@ class FastEngine:
         developer_fix: bool = True,
     ) -> ProbeRun:
         """A behaviour probe of ``candidate`` beside ``reference`` (the developer's fix, else the buggy
-        method standing in for one) in a warm JVM (:mod:`probing`), its probe source compiled by a
-        compiling JVM."""
+        method standing in for one) in a warm JVM (:mod:`probing`): the probe source compiled by a
+        compiling JVM once a bug, and the candidate's classes as its validation compiled them (compiled
+        again only when they are no longer kept, or it was not validated here)."""
         text = probing.probe_text(workspace, reference, candidate)
         if isinstance(text, ProbeRun):
             return text
-        source_key = self._own(workspace, text)
-        made = self._probe_sources.get(source_key)
-        if made is None:
-            made = self.compile_source(
-                workspace,
-                lambda dest: probing.write_source(workspace, text, dest),
-                log_dir,
-                compile_classpath=(self.runner_dir,),
+        made = self._probe_source(workspace, text, log_dir)
+        if isinstance(made, Outcome):
+            return ProbeRun(
+                error="the probe source does not compile: " + (made.compile_errors or made.harness_error)[:500],
+                cpu_seconds=made.cpu_seconds,
             )
-            if isinstance(made, Outcome):
-                return ProbeRun(
-                    error="the probe source does not compile: " + (made.compile_errors or made.harness_error)[:500],
-                    cpu_seconds=made.cpu_seconds,
-                )
-            self._probe_sources.keep(source_key, made)
-            tell(log, "the probe source compiled: this bug's other probes with the same reference run it too")
-        else:
-            made = replace(made, cpu_seconds=0.0)  # its compile was counted once, by the probe that made it
         # the candidate's class exactly as validation compiled and checked it: its code cannot tell a probe
         own = self._passed.get(self._own(workspace, candidate), pop=True) or self.compile(workspace, candidate, log_dir)
         if isinstance(own, Outcome):
@@ -787,6 +776,20 @@ class FastEngine:
             self._release(workspace, jvm)
         run.cpu_seconds += made.cpu_seconds + own.cpu_seconds
         return run
+
+    def _probe_source(self, ws: Workspace, text: str, log_dir: Path | None) -> Compiled | Outcome:
+        """The probe source ``text`` compiled: by a compiling JVM the first time, then as kept (its compile
+        counted once, by the probe that made it)."""
+        key = self._own(ws, text)
+        kept = self._probe_sources.get(key)
+        if kept is not None:
+            return replace(kept, cpu_seconds=0.0)
+        made = self.compile_source(
+            ws, lambda dest: probing.write_source(ws, text, dest), log_dir, compile_classpath=(self.runner_dir,)
+        )
+        if isinstance(made, Compiled):
+            self._probe_sources.keep(key, made)
+        return made
 
     def _probing_jvm(self, ws: Workspace, candidate: str) -> WarmJvm:
         """Where ``candidate``'s probe runs (:func:`may_probe_in`): its own confirming JVM, kept since it

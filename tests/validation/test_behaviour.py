@@ -363,7 +363,10 @@ def test_a_probe_runs_the_classes_its_validation_compiled_and_the_bug_s_one_prob
         return compile_source(ws, write, log_dir, compile_classpath)
 
     monkeypatch.setattr(fast, "compile_source", counted)
-    for name, expected in [("equal_contents.same", Behaviour.SAME), ("hardcoded_test_values.diverges", Behaviour.DIVERGES)]:
+    for name, expected in [
+        ("equal_contents.same", Behaviour.SAME),
+        ("hardcoded_test_values.diverges", Behaviour.DIVERGES),
+    ]:
         code = (HOLDOUT / "Textkit-1" / f"{name}.java").read_text(encoding="utf-8")
         compiles.clear()
         record = run.candidate(f"compiled-once-{name}", code)
