@@ -87,6 +87,7 @@ from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.core.processes import run_command
 from nl2fix.java_source.text import candidate_hash
 from nl2fix.sampling import replay_format
+from nl2fix.store import migrations
 from nl2fix.store.records import SampleRecord, ValidationRecord
 from nl2fix.store.run_store import STORE_FILE, RunStore
 from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck
@@ -360,6 +361,20 @@ def for_tree(store: Path, tree: Path) -> None:
         db.commit()
 
 
+def as_this_tree_reads(store: Path) -> None:
+    """A copy :func:`for_tree` marked with an older schema marked with this tree's again, once the earlier tree
+    has judged it: the marks differ by an index only, which the copy has (this tree would make it again)."""
+    latest = migrations.latest()
+    with closing(sqlite3.connect(store)) as db:
+        (have,) = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        version = latest
+        while version > int(have) and version in INDEX_ONLY_SCHEMAS:
+            version = INDEX_ONLY_SCHEMAS[version]
+        if version == int(have):
+            db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(latest),))
+            db.commit()
+
+
 def verdictless_copy(source: Path, copy: Path, tree: Path = THIS_TREE) -> None:
     """Make ``copy`` the run store of ``source`` (its bugs, samples and candidates as they are now) without
     ``source``'s verdicts, keeping those ``copy`` already had, in the schema ``tree``'s nl2fix reads (an earlier
@@ -430,6 +445,8 @@ def validate(judges: list[Side], bugs: list[Bug], workers: int) -> dict[str, flo
                 f"{', beside ' + ', '.join(beside) if beside else ''}): {wall:.0f} s, {cpu:.1f} CPU-s",
                 flush=True,
             )
+            if side.tree != THIS_TREE:
+                as_this_tree_reads(side.run_dir / STORE_FILE)
             if not ok:
                 print(f"validation with {side.label} failed:\n{err}")
                 return None

@@ -192,6 +192,9 @@ def test_a_copy_for_an_earlier_tree_is_in_the_schema_and_fields_that_tree_reads(
         assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("1",)
         assert [json.loads(r) for (r,) in db.execute("SELECT record FROM bugs")] == [{"project": "Cli", "number": 9}]
         assert [json.loads(r) for (r,) in db.execute("SELECT record FROM samples")] == [{"bug_id": BUG.id, "index": 0}]
+    bench_real.as_this_tree_reads(copy / "run.sqlite")  # once the earlier tree judged it: this tree reads it
+    with RunStore(copy) as store:
+        assert store.validations() == []
     (tree / "nl2fix/store/run_store.py").write_text("SCHEMA_VERSION = 0\n")  # no copy of schema 2 is a schema 0
     with pytest.raises(SystemExit, match="reads run-store schema 0"):
         bench_real.verdictless_copy(run, tmp_path / "copy0", tree)
