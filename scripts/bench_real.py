@@ -87,6 +87,7 @@ from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.core.processes import run_command
 from nl2fix.java_source.text import candidate_hash
 from nl2fix.sampling import replay_format
+from nl2fix.store import migrations
 from nl2fix.store.records import SampleRecord, ValidationRecord
 from nl2fix.store.run_store import STORE_FILE, RunStore
 from nl2fix.validation.bug_work import BUGGY, FIXED, BaselineCheck
@@ -321,9 +322,63 @@ def all_sides(run_dir: Path, baseline: Path | None, narrowing_pair: bool = False
     ]
 
 
-def verdictless_copy(source: Path, copy: Path) -> None:
+FOR_TREE = """
+import dataclasses, json, sqlite3, sys
+sys.path.insert(0, sys.argv[1])
+from nl2fix.core.domain import Bug
+from nl2fix.store import records, run_store
+try:
+    from nl2fix.store.migrations import latest
+except ImportError:
+    def latest(): return run_store.SCHEMA_VERSION
+known = {"bugs": {f.name for f in dataclasses.fields(Bug)}, "samples": set(records.SampleRecord.model_fields)}
+with sqlite3.connect(sys.argv[2]) as db:
+    for table, keys in known.items():
+        for rowid, record in db.execute(f"SELECT rowid, record FROM {table}").fetchall():
+            kept = {k: v for k, v in json.loads(record).items() if k in keys}
+            db.execute(f"UPDATE {table} SET record = ? WHERE rowid = ?", (json.dumps(kept), rowid))
+print(latest())
+"""
+"""Run with a tree and a copy of a run store: the copy's bugs and samples without the fields the tree's nl2fix
+does not know (added since, for other stages: trigger tests' texts for prompts); prints the store schema it
+reads."""
+INDEX_ONLY_SCHEMAS = {2: 1}
+"""Store schemas that differ from the one before only by an index, which that version's code never reads: a
+copy for a tree that reads the older one is marked with it (schema 2 indexed samples by candidate)."""
+
+
+def for_tree(store: Path, tree: Path) -> None:
+    """The run store ``store`` made readable by ``tree``'s nl2fix, an earlier commit's (:data:`FOR_TREE`)."""
+    wanted = int(run_command([sys.executable, "-c", FOR_TREE, str(tree), str(store)], timeout=300).stdout.strip())
+    with closing(sqlite3.connect(store)) as db:
+        (have,) = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        version = int(have)
+        while version > wanted and version in INDEX_ONLY_SCHEMAS:
+            version = INDEX_ONLY_SCHEMAS[version]
+        if version != wanted:
+            raise SystemExit(f"{tree} reads run-store schema {wanted}, and no copy of schema {have} is one")
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+        db.commit()
+
+
+def as_this_tree_reads(store: Path) -> None:
+    """A copy :func:`for_tree` marked with an older schema marked with this tree's again, once the earlier tree
+    has judged it: the marks differ by an index only, which the copy has (this tree would make it again)."""
+    latest = migrations.latest()
+    with closing(sqlite3.connect(store)) as db:
+        (have,) = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        version = latest
+        while version > int(have) and version in INDEX_ONLY_SCHEMAS:
+            version = INDEX_ONLY_SCHEMAS[version]
+        if version == int(have):
+            db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(latest),))
+            db.commit()
+
+
+def verdictless_copy(source: Path, copy: Path, tree: Path = THIS_TREE) -> None:
     """Make ``copy`` the run store of ``source`` (its bugs, samples and candidates as they are now) without
-    ``source``'s verdicts, keeping those ``copy`` already had."""
+    ``source``'s verdicts, keeping those ``copy`` already had, in the schema ``tree``'s nl2fix reads (an earlier
+    commit's may read an older one: :data:`INDEX_ONLY_SCHEMAS`)."""
     copy.mkdir(parents=True, exist_ok=True)
     old, new = copy / STORE_FILE, copy / f"{STORE_FILE}.new"
     new.unlink(missing_ok=True)
@@ -336,6 +391,8 @@ def verdictless_copy(source: Path, copy: Path) -> None:
             dst.commit()
             dst.execute("DETACH DATABASE old")
         dst.commit()
+    if tree != THIS_TREE:
+        for_tree(new, tree)
     os.replace(new, old)
 
 
@@ -388,6 +445,8 @@ def validate(judges: list[Side], bugs: list[Bug], workers: int) -> dict[str, flo
                 f"{', beside ' + ', '.join(beside) if beside else ''}): {wall:.0f} s, {cpu:.1f} CPU-s",
                 flush=True,
             )
+            if side.tree != THIS_TREE:
+                as_this_tree_reads(side.run_dir / STORE_FILE)
             if not ok:
                 print(f"validation with {side.label} failed:\n{err}")
                 return None
@@ -562,7 +621,7 @@ def candidates(
     judges = sides(run_dir, baseline, narrowing_pair, defects4j)
     for side in judges:
         if side.run_dir != run_dir:
-            verdictless_copy(run_dir, side.run_dir)
+            verdictless_copy(run_dir, side.run_dir, side.tree)
     process = validate(judges, bugs, workers)
     if process is None:
         return 1
@@ -714,7 +773,7 @@ def replayed(
     fast = judges[0]
     for side in judges:
         if side.run_dir != run_dir:
-            verdictless_copy(run_dir, side.run_dir)
+            verdictless_copy(run_dir, side.run_dir, side.tree)
     process = validate(judges, bugs, workers)
     if process is None:
         return 1

@@ -86,6 +86,9 @@ REBUILT = "the declaration changed in a way other classes can see, so everything
 FRESH_DECIDES = "it passed in a JVM that had run other candidates' code, not in a fresh one: the fresh JVM decides"
 RECHECKED = "judged again in a fresh JVM: the first JVM had run other candidates' code"
 FRESH_JVM = "(the fresh JVM)"
+KEPT_PER_WORKER = 8
+"""Compiled classes a worker's candidates keep for their probes (:class:`_Kept`): a probe follows its
+candidate's validation, so a few per worker suffice."""
 """The failing "test" a candidate's non-pass in its fresh confirming JVM is blamed on, when no test failed."""
 
 
@@ -283,6 +286,27 @@ class Compiled:
     cpu_seconds: float
 
 
+class _Kept:
+    """Compiled classes by key, the ``cap`` most recently kept (older ones are compiled again when
+    asked for: keeping every candidate's classes of a long run would only cost memory)."""
+
+    def __init__(self, cap: int):
+        self.cap = cap
+        self.kept: collections.OrderedDict[str, Compiled] = collections.OrderedDict()
+        self.lock = threading.Lock()
+
+    def keep(self, key: str, compiled: Compiled) -> None:
+        with self.lock:
+            self.kept[key] = compiled
+            self.kept.move_to_end(key)
+            while len(self.kept) > self.cap:
+                self.kept.popitem(last=False)
+
+    def get(self, key: str, pop: bool = False) -> Compiled | None:
+        with self.lock:
+            return self.kept.pop(key, None) if pop else self.kept.get(key)
+
+
 class JvmFailure(Exception):
     """The warm JVM could not be started or answered nonsense: a harness problem."""
 
@@ -455,6 +479,12 @@ class FastEngine:
         """Confirming JVMs of candidates that passed there, by workspace and candidate, kept for that
         candidate's behaviour probe (a plausible candidate's comes next): they ran no other candidate's
         code, and need no start of their own."""
+        self._passed = _Kept(KEPT_PER_WORKER * max(1, options.settings.workers))
+        """The classes of candidates that passed, by workspace and candidate, as compiled and checked for
+        their validation: their behaviour probe (it comes next) runs those, not a compile of its own."""
+        self._probe_sources = _Kept(KEPT_PER_WORKER * max(1, options.settings.workers))
+        """Compiled probe sources by workspace and text: the text holds the reference, not the candidate
+        (:func:`probe_source.probe_methods`), so a bug's probes share one compile."""
         self._lock = threading.Lock()
         self._counter = 0
         self.start_backoff = JVM_START_BACKOFF
@@ -700,24 +730,20 @@ class FastEngine:
         developer_fix: bool = True,
     ) -> ProbeRun:
         """A behaviour probe of ``candidate`` beside ``reference`` (the developer's fix, else the buggy
-        method standing in for one) in a warm JVM (:mod:`probing`), its probe source compiled by a
-        compiling JVM."""
+        method standing in for one) in a warm JVM (:mod:`probing`): the probe source compiled by a
+        compiling JVM once a bug, and the candidate's classes as its validation compiled them (compiled
+        again only when they are no longer kept, or it was not validated here)."""
         text = probing.probe_text(workspace, reference, candidate)
         if isinstance(text, ProbeRun):
             return text
-        made = self.compile_source(
-            workspace,
-            lambda dest: probing.write_source(workspace, text, dest),
-            log_dir,
-            compile_classpath=(self.runner_dir,),
-        )
+        made = self._probe_source(workspace, text, log_dir)
         if isinstance(made, Outcome):
             return ProbeRun(
                 error="the probe source does not compile: " + (made.compile_errors or made.harness_error)[:500],
                 cpu_seconds=made.cpu_seconds,
             )
         # the candidate's class exactly as validation compiled and checked it: its code cannot tell a probe
-        own = self.compile(workspace, candidate, log_dir)
+        own = self._passed.get(self._own(workspace, candidate), pop=True) or self.compile(workspace, candidate, log_dir)
         if isinstance(own, Outcome):
             return ProbeRun(
                 error="not probed: the candidate does not compile as validated",
@@ -750,6 +776,20 @@ class FastEngine:
             self._release(workspace, jvm)
         run.cpu_seconds += made.cpu_seconds + own.cpu_seconds
         return run
+
+    def _probe_source(self, ws: Workspace, text: str, log_dir: Path | None) -> Compiled | Outcome:
+        """The probe source ``text`` compiled: by a compiling JVM the first time, then as kept (its compile
+        counted once, by the probe that made it)."""
+        key = self._own(ws, text)
+        kept = self._probe_sources.get(key)
+        if kept is not None:
+            return replace(kept, cpu_seconds=0.0)
+        made = self.compile_source(
+            ws, lambda dest: probing.write_source(ws, text, dest), log_dir, compile_classpath=(self.runner_dir,)
+        )
+        if isinstance(made, Compiled):
+            self._probe_sources.keep(key, made)
+        return made
 
     def _probing_jvm(self, ws: Workspace, candidate: str) -> WarmJvm:
         """Where ``candidate``'s probe runs (:func:`may_probe_in`): its own confirming JVM, kept since it
@@ -790,6 +830,9 @@ class FastEngine:
             outcome = made
         else:
             outcome = self._tested(job, tests, made).costing(made.cpu_seconds).noted(made.note, first=True)
+            if passes(outcome, job.known_failures) and not job.trusted:
+                # counted in this validation: a probe of the candidate does not pay for it again
+                self._passed.keep(self._own(job.ws, job.method), replace(made, cpu_seconds=0.0))
         return replace(
             outcome,
             cpu_seconds=outcome.cpu_seconds + recording_cpu,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -162,6 +163,41 @@ def test_a_fast_engine_s_copy_of_the_run_has_its_candidates_and_only_its_own_ver
         assert sorted(c.hash for c in store.candidates(BUG.id)) == ["c0", "c1"]
         assert [(v.hash, v.verdict) for v in store.validations()] == [("c0", Verdict.PLAUSIBLE)]
     assert sorted(p.name for p in copy.iterdir()) == ["run.sqlite"]
+
+
+EARLIER_TREE = {
+    # an earlier commit's nl2fix as bench_real's copy meets it: a Bug without the fields added since, a store
+    # that reads schema 1 (before the migrations, a constant)
+    "nl2fix/__init__.py": "",
+    "nl2fix/core/__init__.py": "",
+    "nl2fix/core/domain.py": (
+        "import dataclasses\n@dataclasses.dataclass\nclass Bug:\n    project: str\n    number: int\n"
+    ),
+    "nl2fix/store/__init__.py": "",
+    "nl2fix/store/run_store.py": "SCHEMA_VERSION = 1\n",
+    "nl2fix/store/records.py": "class SampleRecord:\n    model_fields = {'bug_id': None, 'index': None}\n",
+}
+
+
+def test_a_copy_for_an_earlier_tree_is_in_the_schema_and_fields_that_tree_reads(tmp_path):
+    tree, run, copy = tmp_path / "tree", tmp_path / "run", tmp_path / "copy"
+    for name, text in EARLIER_TREE.items():
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text(text)
+    with RunStore(run, create=True) as store:
+        store.add_bugs([BUG])
+        store.add_sample(SampleRecord(bug_id=BUG.id, index=0, response="r", candidate_hash="c0"), "code")
+    bench_real.verdictless_copy(run, copy, tree)
+    with sqlite3.connect(copy / "run.sqlite") as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("1",)
+        assert [json.loads(r) for (r,) in db.execute("SELECT record FROM bugs")] == [{"project": "Cli", "number": 9}]
+        assert [json.loads(r) for (r,) in db.execute("SELECT record FROM samples")] == [{"bug_id": BUG.id, "index": 0}]
+    bench_real.as_this_tree_reads(copy / "run.sqlite")  # once the earlier tree judged it: this tree reads it
+    with RunStore(copy) as store:
+        assert store.validations() == []
+    (tree / "nl2fix/store/run_store.py").write_text("SCHEMA_VERSION = 0\n")  # no copy of schema 2 is a schema 0
+    with pytest.raises(SystemExit, match="reads run-store schema 0"):
+        bench_real.verdictless_copy(run, tmp_path / "copy0", tree)
 
 
 def test_side_by_side_the_costs_their_ratio_and_every_candidate_s_verdicts(tmp_path, capsys):

@@ -345,3 +345,31 @@ def test_clusters_group_by_results_on_the_common_inputs_largest_first():
     (where,) = disagreements(found)
     assert (where.input, where.results) == ("x=2", ["q", "Q"])
     assert disagreements(found[:1]) == []
+
+
+@pytest.mark.sandbox
+def test_a_probe_runs_the_classes_its_validation_compiled_and_the_bug_s_one_probe_compile(bug_runs, fast, monkeypatch):
+    # a plausible candidate's validation compiles it once; its probe runs those classes, and the probe
+    # source (the reference behind the wrapper, the same for every candidate of the bug) compiled by an
+    # earlier probe of the bug: the candidate's only compile is its validation's, and the labels stand
+    run = bug_runs("Textkit-1")
+    first = HOLDOUT / "Textkit-1" / "while_loop.same.java"
+    assert run.candidate("compiled-once-1", first.read_text(encoding="utf-8")).behaviour is not None
+    compiles: list[str] = []
+    compile_source = fast.compile_source
+
+    def counted(ws, write, log_dir=None, compile_classpath=()):
+        compiles.append("probe source" if compile_classpath else "candidate")
+        return compile_source(ws, write, log_dir, compile_classpath)
+
+    monkeypatch.setattr(fast, "compile_source", counted)
+    for name, expected in [
+        ("equal_contents.same", Behaviour.SAME),
+        ("hardcoded_test_values.diverges", Behaviour.DIVERGES),
+    ]:
+        code = (HOLDOUT / "Textkit-1" / f"{name}.java").read_text(encoding="utf-8")
+        compiles.clear()
+        record = run.candidate(f"compiled-once-{name}", code)
+        assert record.verdict is Verdict.PLAUSIBLE and record.behaviour is not None, record
+        assert record.behaviour.label is expected, record.behaviour
+        assert compiles == ["candidate"], (name, compiles)
