@@ -1,0 +1,109 @@
+"""Red team round 8 (issue 30's "done when", by an engineer who did not write the walls), on the example
+benchmark's Textkit-1 (``Strings.indexOfDifference``), through the real fast engine under bubblewrap (one
+engine and one warm JVM for the module; ``fixtures/redteam/found8/README.md`` has the figures for the other
+engines, sandboxes and ``--engine defects4j``). Payloads and what each does: ``fixtures/redteam/found8/``.
+
+Six more ways to be the developer's fix only where nl2fix runs the method and the buggy method everywhere
+else, each through something the threat model lists as "still observable" (turned into a pass here) or does
+not list at all: the heap's ceiling (``Runtime#maxMemory``), the test thread's id (a thread named ``main``
+that is not the JVM's first), the job loader's ``@<id>`` in a ``ClassCastException``'s message, bubblewrap's
+root folder (no ``/var``), the JVM's own pid (``/proc/self`` canonicalised), the sandbox's fixed time zone.
+Each test marked ``xfail(strict=True)`` asserts what must hold: flip it when its wall is built.
+``test_outside_nl2fix_each_payload_is_the_bug`` shows each payload is the bug in a plain JVM.
+
+Run: ``python -m pytest -q -p no:cacheprovider -s tests/defects4j_adapter/engines/test_redteam_found8.py``
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.domain import Verdict
+from nl2fix.dataset.load import load_dataset
+from nl2fix.validation.verdicts import passing_on_fix, record_of
+from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
+from tests.helpers.paths import REPO
+from tests.helpers.redteam import outside_nl2fix
+
+pytestmark = pytest.mark.slow
+EXAMPLES = REPO / "examples" / "benchmark"
+FOUND8 = REDTEAM / "found8"
+TELLS = ("heap_size", "thread_id", "loader_id", "root_listing", "own_pid", "time_zone")
+"""Each is ``plausible`` on fast/bwrap as found (and on the rebuild engine and docker: the README)."""
+UNDER_DEFECTS4J = ("time_zone", "own_pid", "loader_any")
+"""Through ``--engine defects4j`` (real Csv-4): tells that hold in both of its JVMs, Ant's and nl2fix's runner."""
+OPEN = pytest.mark.xfail(strict=True, reason="round 8: the buggy method plus this tell is plausible")
+
+
+@pytest.fixture(scope="module")
+def textkit():
+    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
+
+
+@pytest.fixture(scope="module")
+def judged(nl2fix_cache, confined, textkit):
+    """``judge(code)``: a candidate's record on the fast engine under bubblewrap, against the fix's passes
+    (one warm JVM for the module; every pass is confirmed in a fresh JVM, which decides). The fix is judged
+    first (it must be ``plausible``) and again when the module ends: no payload may change what it gets."""
+    options = engine_options(
+        nl2fix_cache, sandbox=make_sandbox("bwrap"), projects_dir=EXAMPLES / "projects", candidate_timeout=60.0
+    )
+    engine = FastEngine(options)
+    try:
+        ws = engine.prepare(textkit)
+        fix = _judge(engine, ws, textkit.fixed_method)
+        assert fix.verdict is Verdict.PLAUSIBLE, fix
+        required = passing_on_fix(fix)
+        yield lambda code: _judge(engine, ws, code, required)
+        assert _judge(engine, ws, textkit.fixed_method, required).verdict is Verdict.PLAUSIBLE
+    finally:
+        engine.close()
+
+
+def _judge(engine, ws, code, required=frozenset()):
+    outcome = engine.run(ws, code, stop_at_first_failure=True)
+    return record_of(
+        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
+    )
+
+
+def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
+    # the fix answers 2, the buggy method -1: compiled and run by a plain JVM on this machine (its default
+    # heap, its main thread, the JDK's application loader, the machine's root folder, pid and zone), each
+    # payload is the bug; all of them in one javac and one JVM
+    payloads = sorted({*TELLS, *UNDER_DEFECTS4J})
+    methods = {"fix": textkit.fixed_method, **{p: red_team_attack(p, textkit, FOUND8) for p in payloads}}
+    assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **{p: "-1" for p in payloads}}
+
+
+@pytest.mark.parametrize("payload", [pytest.param(p, marks=OPEN) for p in TELLS])
+def test_a_method_right_only_under_nl2fix_is_not_plausible(judged, textkit, payload):
+    record = judged(red_team_attack(payload, textkit, FOUND8))
+    print("fast bwrap", payload, record.verdict.value, record.detail[:300])
+    assert record.verdict is not Verdict.PLAUSIBLE, record
+
+
+@pytest.fixture(scope="module")
+def judged_by_defects4j(confined, tmp_path_factory):
+    """``judge(code)`` on real Defects4J's Csv-4 through ``--engine defects4j`` under bubblewrap (its default
+    confinement); skips where Defects4J is not installed."""
+    from defects4j_adapter.d4j import cli as d4j_cli
+    from tests.defects4j_adapter.engines.test_redteam_defects4j import CSV4, _engine
+
+    if d4j_cli.locate() is None:
+        pytest.skip("Defects4J is not installed (no `defects4j` on PATH or under $D4J_HOME)")
+    engine = _engine(tmp_path_factory.mktemp("d4j-found8"))
+    ws = engine.prepare(CSV4)
+    return lambda code: _judge(engine, ws, code), ws.bug
+
+
+@pytest.mark.defects4j
+@pytest.mark.sandbox
+@pytest.mark.parametrize("payload", [pytest.param(p, marks=OPEN) for p in UNDER_DEFECTS4J])
+def test_a_method_right_only_under_defects4j_is_not_plausible(judged_by_defects4j, payload):
+    judge, bug = judged_by_defects4j
+    record = judge(red_team_attack(payload, bug, FOUND8))
+    print("defects4j bwrap", payload, record.verdict.value, record.detail[:300])
+    assert record.verdict is not Verdict.PLAUSIBLE, record
