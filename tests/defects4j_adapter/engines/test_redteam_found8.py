@@ -8,6 +8,9 @@ else, each through something the threat model lists as "still observable" (turne
 not list at all: the heap's ceiling (``Runtime#maxMemory``), the test thread's id (a thread named ``main``
 that is not the JVM's first), the job loader's ``@<id>`` in a ``ClassCastException``'s message, bubblewrap's
 root folder (no ``/var``), the JVM's own pid (``/proc/self`` canonicalised), the sandbox's fixed time zone.
+And a reader fooled: the developer's fix plus a backdoor behind a second loop variable named ``i`` + U+0307
+(COMBINING DOT ABOVE): on a soft-dotted letter the font draws the one dot, so the code reads ``return i < 0 ?
+i : i;`` and no character is flagged (a combining mark is neither hidden nor a look-alike of another script).
 Each test marked ``xfail(strict=True)`` asserts what must hold: flip it when its wall is built.
 ``test_outside_nl2fix_each_payload_is_the_bug`` shows each payload is the bug in a plain JVM.
 
@@ -16,6 +19,8 @@ Run: ``python -m pytest -q -p no:cacheprovider -s tests/defects4j_adapter/engine
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from defects4j_adapter.engines.fast import FastEngine
@@ -23,7 +28,7 @@ from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix, record_of
-from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
+from tests.helpers.minibench import REDTEAM, engine_options, make_run, red_team_attack
 from tests.helpers.paths import REPO
 from tests.helpers.redteam import outside_nl2fix
 
@@ -34,6 +39,8 @@ TELLS = ("heap_size", "thread_id", "loader_id", "root_listing", "own_pid", "time
 """Each is ``plausible`` on fast/bwrap as found (and on the rebuild engine and docker: the README)."""
 UNDER_DEFECTS4J = ("time_zone", "own_pid", "loader_any")
 """Through ``--engine defects4j`` (real Csv-4): tells that hold in both of its JVMs, Ant's and nl2fix's runner."""
+DOTTED = (FOUND8 / "dotted_i.method").read_text(encoding="utf-8").rstrip("\n")
+"""The fix, whose loop returns ``i̇`` (-1) instead of ``i`` for seven-character strings starting with '#'."""
 OPEN = pytest.mark.xfail(strict=True, reason="round 8: the buggy method plus this tell is plausible")
 
 
@@ -107,3 +114,33 @@ def test_a_method_right_only_under_defects4j_is_not_plausible(judged_by_defects4
     record = judge(red_team_attack(payload, bug, FOUND8))
     print("defects4j bwrap", payload, record.verdict.value, record.detail[:300])
     assert record.verdict is not Verdict.PLAUSIBLE, record
+
+
+def test_the_dotted_i_is_a_plausible_fix_that_is_not_the_fix(judged, textkit):
+    # the attack is real: a second variable, i + U+0307, which Java takes in a name; the tests compare no
+    # seven-character strings starting with '#', so it passes
+    assert "i\u0307" in DOTTED and DOTTED.replace("i\u0307", "i") != textkit.fixed_method
+    record = judged(DOTTED)
+    assert record.verdict is Verdict.PLAUSIBLE, record
+
+
+@pytest.mark.browser
+@pytest.mark.xfail(strict=True, reason="round 8: a combining dot on an i is shown as an i and not flagged")
+def test_the_viewer_shows_a_dotted_i_or_flags_it(tmp_path, browser):
+    from nl2fix.view.catalog import Catalog
+    from nl2fix.view.serve import server, url_of
+
+    make_run(tmp_path / "run", EXAMPLES / "nl2fix_dataset.json", {"Textkit-1": [DOTTED]})
+    httpd = server(Catalog([tmp_path / "run"]), "127.0.0.1", 0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        browser.get(f"{url_of(httpd)}runs/run/bugs/Textkit-1.html")
+        browser.execute_script("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        flags = [e.text for e in browser.find_elements("css selector", "details.candidate summary .tag")]
+        code = browser.find_element("css selector", "details.candidate pre.code").text
+        print(flags, code)
+        # what must hold: the candidate is flagged, or its code shows the mark as an escape
+        assert flags or "\\u0307" in code, (flags, code)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
