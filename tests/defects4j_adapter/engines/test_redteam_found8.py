@@ -78,10 +78,12 @@ def _judge(engine, ws, code, required=frozenset()):
     )
 
 
-def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
+def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit, monkeypatch):
     # the fix answers 2, the buggy method -1: compiled and run by a plain JVM on this machine (its default
-    # heap, its main thread, the JDK's application loader, the machine's root folder, pid and zone), each
-    # payload is the bug; all of them in one javac and one JVM
+    # heap, its main thread, the JDK's application loader, the machine's root folder and pid), each payload
+    # is the bug; all of them in one javac and one JVM. The zone is UTC's, as this machine's: Defects4J's
+    # environment (env.sh) sets Los Angeles, where time_zone is the fix (the README says so)
+    monkeypatch.setenv("TZ", "UTC")
     payloads = sorted({*TELLS, *UNDER_DEFECTS4J})
     methods = {"fix": textkit.fixed_method, **{p: red_team_attack(p, textkit, FOUND8) for p in payloads}}
     assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **{p: "-1" for p in payloads}}
