@@ -38,9 +38,10 @@ EXAMPLES = REPO / "examples" / "benchmark"
 FOUND8 = REDTEAM / "found8"
 TELLS = ("heap_size", "thread_id", "loader_id", "root_listing", "own_pid", "time_zone")
 """Each is ``plausible`` on fast/bwrap as found (and on the rebuild engine and docker: the README)."""
-UNDER_DEFECTS4J = ("loader_any", "root_listing")
-"""Through ``--engine defects4j`` (real Csv-4): tells that hold in both of its JVMs, Ant's and nl2fix's runner
-(``time_zone`` and ``own_pid`` do too, the README says; two of them keep the file cheap: a minute each)."""
+UNDER_DEFECTS4J = ("loader_any",)
+"""Through ``--engine defects4j`` (real Csv-4): a tell that holds in both of its JVMs, Ant's and nl2fix's runner
+(``root_listing``, ``time_zone`` and ``own_pid`` do too, the README says; one keeps the file cheap: each
+candidate there is an Ant run and a runner's re-run)."""
 DOTTED = (FOUND8 / "dotted_i.method").read_text(encoding="utf-8").rstrip("\n")
 """The fix, whose loop returns ``i̇`` (-1) instead of ``i`` for seven-character strings starting with '#'."""
 OPEN = pytest.mark.xfail(strict=True, reason="round 8: the buggy method plus this tell is plausible")
