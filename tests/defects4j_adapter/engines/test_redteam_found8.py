@@ -129,16 +129,15 @@ def test_the_dotted_i_is_a_plausible_fix_that_is_not_the_fix(judged, textkit):
     assert record.verdict is Verdict.PLAUSIBLE, record
 
 
-@pytest.mark.xfail(strict=True, reason="round 8: a combining dot on an i in a name is not a hidden character")
 def test_a_dotted_i_in_a_name_is_flagged_wherever_the_candidate_is_shown():
-    # the flag every listing, report, export and `nl2fix fix --apply` go by (a terminal shows the mark on
-    # the i as the i's own dot, as the browser does)
-    assert hidden_characters(DOTTED), visible(DOTTED)
+    # the flag every listing, report, export and `nl2fix fix --apply` go by (a terminal would show the mark
+    # on the i as the i's own dot, as the browser does): the mark is escaped wherever it is shown
+    assert hidden_characters(DOTTED) == {"\u0307": DOTTED.count("\u0307")}
+    assert "return i\\u0307 < 0 ? i\\u0307 : i;" in visible(DOTTED)
 
 
 @pytest.mark.browser
-@pytest.mark.xfail(strict=True, reason="round 8: a combining dot on an i is shown as an i and not flagged")
-def test_the_viewer_shows_a_dotted_i_or_flags_it(tmp_path, browser):
+def test_the_viewer_shows_a_dotted_i_escaped_and_flags_it(tmp_path, browser):
     from nl2fix.view.catalog import Catalog
     from nl2fix.view.serve import server, url_of
 
@@ -151,8 +150,8 @@ def test_the_viewer_shows_a_dotted_i_or_flags_it(tmp_path, browser):
         flags = [e.text for e in browser.find_elements("css selector", "details.candidate summary .tag")]
         code = browser.find_element("css selector", "details.candidate pre.code").text
         print(flags, code)
-        # what must hold: the candidate is flagged, or its code shows the mark as an escape
-        assert flags or "\\u0307" in code, (flags, code)
+        # the candidate is flagged, and its code shows the mark as an escape
+        assert flags and "return i\\u0307 < 0 ? i\\u0307 : i;" in code, (flags, code)
     finally:
         httpd.shutdown()
         httpd.server_close()
