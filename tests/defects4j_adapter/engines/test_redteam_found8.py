@@ -45,6 +45,8 @@ candidate there is an Ant run and a runner's re-run)."""
 DOTTED = (FOUND8 / "dotted_i.method").read_text(encoding="utf-8").rstrip("\n")
 """The fix, whose loop returns ``i̇`` (-1) instead of ``i`` for seven-character strings starting with '#'."""
 OPEN = pytest.mark.xfail(strict=True, reason="round 8: the buggy method plus this tell is plausible")
+CLOSED = frozenset({"root_listing"})
+"""Tells no longer there: bubblewrap's root holds a Linux system's top-level folders (empty)."""
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +92,7 @@ def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit, monkeypatch):
     assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **{p: "-1" for p in payloads}}
 
 
-@pytest.mark.parametrize("payload", [pytest.param(p, marks=OPEN) for p in TELLS])
+@pytest.mark.parametrize("payload", [pytest.param(p, marks=() if p in CLOSED else OPEN) for p in TELLS])
 def test_a_method_right_only_under_nl2fix_is_not_plausible(judged, textkit, payload):
     record = judged(red_team_attack(payload, textkit, FOUND8))
     print("fast bwrap", payload, record.verdict.value, record.detail[:300])
