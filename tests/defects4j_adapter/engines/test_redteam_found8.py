@@ -14,6 +14,13 @@ i : i;`` and no character is flagged (a combining mark is neither hidden nor a l
 Each test marked ``xfail(strict=True)`` asserts what must hold: flip it when its wall is built.
 ``test_outside_nl2fix_each_payload_is_the_bug`` shows each payload is the bug in a plain JVM.
 
+Closed (walls10): the dotted i (a combining mark is flagged and escaped like a hidden character) and the
+root folder (bubblewrap's root holds a Linux system's top-level folders, empty). Agreement, not a hole: the
+time zone and ``loader_any`` under ``--engine defects4j`` are what Defects4J's own run shows too (its
+``TZ=America/Los_Angeles``; Ant's ``AntClassLoader @<id>``), so there the payload is the fix and
+``plausible`` is Defects4J's verdict: their tests assert that. Open: the thread's id and the job loader's
+``@<id>`` (``docs/threat-model.md`` says what closing each takes).
+
 Run: ``python -m pytest -q -p no:cacheprovider -s tests/defects4j_adapter/engines/test_redteam_found8.py``
 """
 
@@ -36,12 +43,18 @@ from tests.helpers.redteam import outside_nl2fix
 pytestmark = pytest.mark.slow
 EXAMPLES = REPO / "examples" / "benchmark"
 FOUND8 = REDTEAM / "found8"
-TELLS = ("heap_size", "thread_id", "loader_id", "root_listing", "own_pid", "time_zone")
-"""Each is ``plausible`` on fast/bwrap as found (and on the rebuild engine and docker: the README)."""
+TELLS = ("heap_size", "thread_id", "loader_id", "root_listing", "own_pid")
+"""Each was ``plausible`` on fast/bwrap as found (and on the rebuild engine and docker: the README)."""
+AS_DEFECTS4J = ("time_zone",)
+"""What Defects4J's own run shows as well (its ``env.sh`` sets ``TZ=America/Los_Angeles``; some of its
+tests depend on it): there such a payload is the fix, so ``plausible`` agrees with the reference, the run
+every verdict is measured against. Not a hole."""
 UNDER_DEFECTS4J = ("loader_any",)
-"""Through ``--engine defects4j`` (real Csv-4): a tell that holds in both of its JVMs, Ant's and nl2fix's runner
-(``root_listing``, ``time_zone`` and ``own_pid`` do too, the README says; one keeps the file cheap: each
-candidate there is an Ant run and a runner's re-run)."""
+"""Through ``--engine defects4j`` (real Csv-4): a tell Defects4J's own run shows (Ant defines the project's
+classes in its ``AntClassLoader @<id>``), so there the payload is the fix and ``plausible`` agrees with
+Defects4J. One payload keeps the file cheap: each candidate there is an Ant run and a runner's re-run."""
+DEFECTS4J_ZONE = "America/Los_Angeles"
+"""The zone Defects4J's ``env.sh`` sets for its runs (and nl2fix's sandboxes for every job)."""
 DOTTED = (FOUND8 / "dotted_i.method").read_text(encoding="utf-8").rstrip("\n")
 """The fix, whose loop returns ``i̇`` (-1) instead of ``i`` for seven-character strings starting with '#'."""
 OPEN = pytest.mark.xfail(strict=True, reason="round 8: the buggy method plus this tell is plausible")
@@ -83,13 +96,14 @@ def _judge(engine, ws, code, required=frozenset()):
 
 def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit, monkeypatch):
     # the fix answers 2, the buggy method -1: compiled and run by a plain JVM on this machine (its default
-    # heap, its main thread, the JDK's application loader, the machine's root folder and pid), each payload
-    # is the bug; all of them in one javac and one JVM. The zone is UTC's, as this machine's: Defects4J's
-    # environment (env.sh) sets Los Angeles, where time_zone is the fix (the README says so)
-    monkeypatch.setenv("TZ", "UTC")
-    payloads = sorted({*TELLS, *UNDER_DEFECTS4J})
+    # heap, its main thread, the JDK's application loader, the machine's root folder and pid), each tell is
+    # the bug; all of them in one javac and one JVM. In Defects4J's environment (its time zone), as the
+    # reference runs: there time_zone is the fix, as it is under nl2fix
+    monkeypatch.setenv("TZ", DEFECTS4J_ZONE)
+    payloads = sorted({*TELLS, *AS_DEFECTS4J, *UNDER_DEFECTS4J})
     methods = {"fix": textkit.fixed_method, **{p: red_team_attack(p, textkit, FOUND8) for p in payloads}}
-    assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **{p: "-1" for p in payloads}}
+    expected = {p: "2" if p in AS_DEFECTS4J else "-1" for p in payloads}
+    assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **expected}
 
 
 @pytest.mark.parametrize("payload", [pytest.param(p, marks=() if p in CLOSED else OPEN) for p in TELLS])
@@ -113,14 +127,23 @@ def judged_by_defects4j(confined, tmp_path_factory):
     return lambda code: _judge(engine, ws, code), ws.bug
 
 
+@pytest.mark.parametrize("payload", AS_DEFECTS4J)
+def test_a_method_right_where_defects4j_runs_it_is_plausible_as_there(judged, textkit, payload):
+    # the fix in Defects4J's own run (the outside check above, in its zone) and under nl2fix: the verdicts agree
+    record = judged(red_team_attack(payload, textkit, FOUND8))
+    assert record.verdict is Verdict.PLAUSIBLE, record
+
+
 @pytest.mark.defects4j
 @pytest.mark.sandbox
-@pytest.mark.parametrize("payload", [pytest.param(p, marks=OPEN) for p in UNDER_DEFECTS4J])
-def test_a_method_right_only_under_defects4j_is_not_plausible(judged_by_defects4j, payload):
+@pytest.mark.parametrize("payload", UNDER_DEFECTS4J)
+def test_a_method_right_under_defects4j_s_own_run_is_plausible_as_there(judged_by_defects4j, payload):
+    # the engine's verdict is Defects4J's own run (Ant's `defects4j test`, where the payload takes the fix's
+    # path) confirmed by nl2fix's runner: plausible in both, as Defects4J alone says
     judge, bug = judged_by_defects4j
     record = judge(red_team_attack(payload, bug, FOUND8))
     print("defects4j bwrap", payload, record.verdict.value, record.detail[:300])
-    assert record.verdict is not Verdict.PLAUSIBLE, record
+    assert record.verdict is Verdict.PLAUSIBLE, record
 
 
 def test_the_dotted_i_is_a_plausible_fix_that_is_not_the_fix(judged, textkit):
