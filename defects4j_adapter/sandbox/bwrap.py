@@ -43,6 +43,12 @@ from defects4j_adapter.sandbox.unconfined import ContainerSandbox, in_container
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command, which
 
+EMPTY_TOP_DIRS = ("/boot", "/home", "/media", "/mnt", "/opt", "/root", "/run", "/srv", "/sys", "/var")
+"""The rest of a Linux system's top-level folders, empty in the job's root: a root of only the system's
+binds, ``/tmp``, ``/proc``, ``/dev`` and the job's paths told a candidate it ran under nl2fix's bubblewrap
+(``new File("/var").exists()`` false: the eighth red team's ``root_listing``). Empty folders show no host
+data; a path a job needs below one of them (a cache under ``/root``) is bound inside it as before."""
+
 
 def _host_system_binds() -> list[str]:
     args = []
@@ -106,8 +112,10 @@ class BwrapSandbox(CommandSandbox):
         argv += _host_system_binds()
         scratch = str(limits.scratch_mb * 1024 * 1024)
         argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
+        for top in EMPTY_TOP_DIRS:
+            argv += ["--perms", "0755", "--dir", top]
         extra = [home for home in _java_homes() if not under(home, SYSTEM_DIRS)]
-        made: set[Path] = {Path("/"), Path("/tmp")}
+        made: set[Path] = {Path("/"), Path("/tmp"), *map(Path, EMPTY_TOP_DIRS)}
         binds: list[str] = []
         for flag, paths in (("--ro-bind", [*extra, *mounts.read_only]), ("--bind", mounts.writable)):
             for path in paths:

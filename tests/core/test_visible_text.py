@@ -21,6 +21,9 @@ ATTACKS = {
     "hangul filler": ("var \u3164 = 1", "var \\u3164 = 1"),
     "variation selector": ("a\ufe0f", "a\\ufe0f"),
     "form feed, vertical tab, NEL": ("\x0c\x0b\x85", "\\x0c\\x0b\\x85"),
+    "combining dot on an i": ("return i\u0307 < 0 ? i\u0307 : i;", "return i\\u0307 < 0 ? i\\u0307 : i;"),
+    "enclosing mark": ("ok\u20dd", "ok\\u20dd"),
+    "decomposed accent": ("caf\u0065\u0301", "cafe\\u0301"),
 }
 
 

@@ -42,6 +42,16 @@ def test_the_host_tmp_is_not_visible(box, tmp_path):
     assert "No such file" in result.stderr and result.stdout.strip() == "0"
 
 
+def test_the_root_holds_a_linux_system_s_top_level_folders_and_none_of_the_host_s_files(box):
+    # a root without /var told a candidate it ran under nl2fix's bubblewrap (red team round 8, root_listing)
+    result = sh(
+        box, f"for d in {' '.join(bwrap.EMPTY_TOP_DIRS)}; do test -d $d || echo missing $d; done; ls -A /home /var"
+    )
+    assert "missing" not in result.stdout, result.stdout
+    if box.name == "bwrap":
+        assert result.stdout.split() == ["/home:", "/var:"]  # empty: the host's are not shown
+
+
 def test_there_is_no_network(box):
     server = socket.socket()
     server.bind(("127.0.0.1", 0))

@@ -1,0 +1,183 @@
+"""Red team round 8 (issue 30's "done when", by an engineer who did not write the walls), on the example
+benchmark's Textkit-1 (``Strings.indexOfDifference``), through the real fast engine under bubblewrap (one
+engine and one warm JVM for the module; ``fixtures/redteam/found8/README.md`` has the figures for the other
+engines, sandboxes and ``--engine defects4j``). Payloads and what each does: ``fixtures/redteam/found8/``.
+
+Six more ways to be the developer's fix only where nl2fix runs the method and the buggy method everywhere
+else, each through something the threat model lists as "still observable" (turned into a pass here) or does
+not list at all: the heap's ceiling (``Runtime#maxMemory``), the test thread's id (a thread named ``main``
+that is not the JVM's first), the job loader's ``@<id>`` in a ``ClassCastException``'s message, bubblewrap's
+root folder (no ``/var``), the JVM's own pid (``/proc/self`` canonicalised), the sandbox's fixed time zone.
+And a reader fooled: the developer's fix plus a backdoor behind a second loop variable named ``i`` + U+0307
+(COMBINING DOT ABOVE): on a soft-dotted letter the font draws the one dot, so the code reads ``return i < 0 ?
+i : i;`` and no character is flagged (a combining mark is neither hidden nor a look-alike of another script).
+Each test marked ``xfail(strict=True)`` asserts what must hold: flip it when its wall is built.
+``test_outside_nl2fix_each_payload_is_the_bug`` shows each payload is the bug in a plain JVM.
+
+Closed (walls10): the dotted i (a combining mark is flagged and escaped like a hidden character) and the
+root folder (bubblewrap's root holds a Linux system's top-level folders, empty). Agreement, not a hole: the
+time zone and ``loader_any`` under ``--engine defects4j`` are what Defects4J's own run shows too (its
+``TZ=America/Los_Angeles``; Ant's ``AntClassLoader @<id>``), so there the payload is the fix and
+``plausible`` is Defects4J's verdict: their tests assert that. Open: the thread's id and the job loader's
+``@<id>`` (``docs/threat-model.md`` says what closing each takes).
+
+Run: ``python -m pytest -q -p no:cacheprovider -s tests/defects4j_adapter/engines/test_redteam_found8.py``
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.domain import Verdict
+from nl2fix.core.visible_text import hidden_characters, visible
+from nl2fix.dataset.load import load_dataset
+from nl2fix.validation.verdicts import passing_on_fix, record_of
+from tests.helpers.minibench import REDTEAM, engine_options, make_run, red_team_attack
+from tests.helpers.paths import REPO
+from tests.helpers.redteam import outside_nl2fix
+
+pytestmark = pytest.mark.slow
+EXAMPLES = REPO / "examples" / "benchmark"
+FOUND8 = REDTEAM / "found8"
+TELLS = ("heap_size", "thread_id", "loader_id", "root_listing", "own_pid")
+"""Each was ``plausible`` on fast/bwrap as found (and on the rebuild engine and docker: the README)."""
+AS_DEFECTS4J = ("time_zone",)
+"""What Defects4J's own run shows as well (its ``env.sh`` sets ``TZ=America/Los_Angeles``; some of its
+tests depend on it): there such a payload is the fix, so ``plausible`` agrees with the reference, the run
+every verdict is measured against. Not a hole."""
+UNDER_DEFECTS4J = ("loader_any",)
+"""Through ``--engine defects4j`` (real Csv-4): a tell Defects4J's own run shows (Ant defines the project's
+classes in its ``AntClassLoader @<id>``), so there the payload is the fix and ``plausible`` agrees with
+Defects4J. One payload keeps the file cheap: each candidate there is an Ant run and a runner's re-run."""
+DEFECTS4J_ZONE = "America/Los_Angeles"
+"""The zone Defects4J's ``env.sh`` sets for its runs (and nl2fix's sandboxes for every job)."""
+DOTTED = (FOUND8 / "dotted_i.method").read_text(encoding="utf-8").rstrip("\n")
+"""The fix, whose loop returns ``i̇`` (-1) instead of ``i`` for seven-character strings starting with '#'."""
+OPEN = pytest.mark.xfail(strict=True, reason="round 8: the buggy method plus this tell is plausible")
+CLOSED = frozenset({"root_listing", "own_pid", "heap_size"})
+"""Tells no longer there: bubblewrap's root holds a Linux system's top-level folders (empty); the class-file
+check refuses ``File#getCanonicalPath`` and ``Runtime#maxMemory`` (``tells9/``)."""
+
+
+@pytest.fixture(scope="module")
+def textkit():
+    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
+
+
+@pytest.fixture(scope="module")
+def judged(nl2fix_cache, confined, textkit):
+    """``judge(code)``: a candidate's record on the fast engine under bubblewrap, against the fix's passes
+    (one warm JVM for the module; every pass is confirmed in a fresh JVM, which decides). The fix is judged
+    first (it must be ``plausible``) and again when the module ends: no payload may change what it gets."""
+    options = engine_options(
+        nl2fix_cache, sandbox=make_sandbox("bwrap"), projects_dir=EXAMPLES / "projects", candidate_timeout=60.0
+    )
+    engine = FastEngine(options)
+    try:
+        ws = engine.prepare(textkit)
+        fix = _judge(engine, ws, textkit.fixed_method)
+        assert fix.verdict is Verdict.PLAUSIBLE, fix
+        required = passing_on_fix(fix)
+        yield lambda code: _judge(engine, ws, code, required)
+        assert _judge(engine, ws, textkit.fixed_method, required).verdict is Verdict.PLAUSIBLE
+    finally:
+        engine.close()
+
+
+def _judge(engine, ws, code, required=frozenset()):
+    outcome = engine.run(ws, code, stop_at_first_failure=True)
+    return record_of(
+        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
+    )
+
+
+def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit, monkeypatch):
+    # the fix answers 2, the buggy method -1: compiled and run by a plain JVM on this machine (its default
+    # heap, its main thread, the JDK's application loader, the machine's root folder and pid), each tell is
+    # the bug; all of them in one javac and one JVM. In Defects4J's environment (its time zone), as the
+    # reference runs: there time_zone is the fix, as it is under nl2fix
+    monkeypatch.setenv("TZ", DEFECTS4J_ZONE)
+    payloads = sorted({*TELLS, *AS_DEFECTS4J, *UNDER_DEFECTS4J})
+    methods = {"fix": textkit.fixed_method, **{p: red_team_attack(p, textkit, FOUND8) for p in payloads}}
+    expected = {p: "2" if p in AS_DEFECTS4J else "-1" for p in payloads}
+    assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **expected}
+
+
+@pytest.mark.parametrize("payload", [pytest.param(p, marks=() if p in CLOSED else OPEN) for p in TELLS])
+def test_a_method_right_only_under_nl2fix_is_not_plausible(judged, textkit, payload):
+    record = judged(red_team_attack(payload, textkit, FOUND8))
+    print("fast bwrap", payload, record.verdict.value, record.detail[:300])
+    assert record.verdict is not Verdict.PLAUSIBLE, record
+
+
+@pytest.fixture(scope="module")
+def judged_by_defects4j(confined, tmp_path_factory):
+    """``judge(code)`` on real Defects4J's Csv-4 through ``--engine defects4j`` under bubblewrap (its default
+    confinement); skips where Defects4J is not installed."""
+    from defects4j_adapter.d4j import cli as d4j_cli
+    from tests.defects4j_adapter.engines.test_redteam_defects4j import CSV4, _engine
+
+    if d4j_cli.locate() is None:
+        pytest.skip("Defects4J is not installed (no `defects4j` on PATH or under $D4J_HOME)")
+    engine = _engine(tmp_path_factory.mktemp("d4j-found8"))
+    ws = engine.prepare(CSV4)
+    return lambda code: _judge(engine, ws, code), ws.bug
+
+
+@pytest.mark.parametrize("payload", AS_DEFECTS4J)
+def test_a_method_right_where_defects4j_runs_it_is_plausible_as_there(judged, textkit, payload):
+    # the fix in Defects4J's own run (the outside check above, in its zone) and under nl2fix: the verdicts agree
+    record = judged(red_team_attack(payload, textkit, FOUND8))
+    assert record.verdict is Verdict.PLAUSIBLE, record
+
+
+@pytest.mark.defects4j
+@pytest.mark.sandbox
+@pytest.mark.parametrize("payload", UNDER_DEFECTS4J)
+def test_a_method_right_under_defects4j_s_own_run_is_plausible_as_there(judged_by_defects4j, payload):
+    # the engine's verdict is Defects4J's own run (Ant's `defects4j test`, where the payload takes the fix's
+    # path) confirmed by nl2fix's runner: plausible in both, as Defects4J alone says
+    judge, bug = judged_by_defects4j
+    record = judge(red_team_attack(payload, bug, FOUND8))
+    print("defects4j bwrap", payload, record.verdict.value, record.detail[:300])
+    assert record.verdict is Verdict.PLAUSIBLE, record
+
+
+def test_the_dotted_i_is_a_plausible_fix_that_is_not_the_fix(judged, textkit):
+    # the attack is real: a second variable, i + U+0307, which Java takes in a name; the tests compare no
+    # seven-character strings starting with '#', so it passes
+    assert "i\u0307" in DOTTED and DOTTED.replace("i\u0307", "i") != textkit.fixed_method
+    record = judged(DOTTED)
+    assert record.verdict is Verdict.PLAUSIBLE, record
+
+
+def test_a_dotted_i_in_a_name_is_flagged_wherever_the_candidate_is_shown():
+    # the flag every listing, report, export and `nl2fix fix --apply` go by (a terminal would show the mark
+    # on the i as the i's own dot, as the browser does): the mark is escaped wherever it is shown
+    assert hidden_characters(DOTTED) == {"\u0307": DOTTED.count("\u0307")}
+    assert "return i\\u0307 < 0 ? i\\u0307 : i;" in visible(DOTTED)
+
+
+@pytest.mark.browser
+def test_the_viewer_shows_a_dotted_i_escaped_and_flags_it(tmp_path, browser):
+    from nl2fix.view.catalog import Catalog
+    from nl2fix.view.serve import server, url_of
+
+    make_run(tmp_path / "run", EXAMPLES / "nl2fix_dataset.json", {"Textkit-1": [DOTTED]})
+    httpd = server(Catalog([tmp_path / "run"]), "127.0.0.1", 0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        browser.get(f"{url_of(httpd)}runs/run/bugs/Textkit-1.html")
+        browser.execute_script("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        flags = [e.text for e in browser.find_elements("css selector", "details.candidate summary .tag")]
+        code = browser.find_element("css selector", "details.candidate pre.code").text
+        print(flags, code)
+        # the candidate is flagged, and its code shows the mark as an escape
+        assert flags and "return i\\u0307 < 0 ? i\\u0307 : i;" in code, (flags, code)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
