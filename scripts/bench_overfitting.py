@@ -19,6 +19,11 @@ Two sets are read (``--set``):
   names one or both folders. A patch whose change (its ``+``/``-`` lines, blanks ignored) is one of
   another patch of the same bug is counted once; with ``--seen`` (PATCH-SIM's folder) a patch that
   PATCH-SIM's set already holds is left out too, so the held-out figure holds no patch tuned on.
+- ``repairbench`` (correct LLM patches, for the false-alarm rate): RepairBench's published answers
+  (``results/<model>/defects4j/patches/<Bug>/<verdict>/<i>.diff``, ``--patches`` the ``results`` folder)
+  that it judged the developer's fix by text or syntax tree (``exact_match``, ``ast_match``), labelled
+  correct; one per distinct method text of a bug, and none that is the fix's text comments and blanks
+  aside (the fix itself to the compiler; each bug's developer fix is probed anyway).
 
 Only patches of bugs of the dataset (``--dataset``) in the projects chosen (``--projects``, default the ones
 an offline Defects4J here builds) are taken, and of those, patches that touch one file and only the
@@ -56,6 +61,9 @@ import d4j_bugs
 
 from nl2fix.core.domain import Behaviour, Bug, Verdict
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.java_source.text import normalise
+from nl2fix.sampling import published_sets
+from nl2fix.sampling.importing import extract_answer
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 OUTSIDE = "outside-method"
@@ -72,6 +80,8 @@ class Patch:
     label: str
     """``correct`` or ``overfitting`` (the set's ``Correct`` / ``Incorrect``)."""
     diff: str
+    method: str = ""
+    """The patched method itself, for a set that gives it (RepairBench's answers) rather than a file diff."""
 
 
 @dataclass(frozen=True)
@@ -104,13 +114,14 @@ class Hunk:
         return True
 
 
-def read_patchsim(folder: Path) -> list[Patch]:
-    """The labelled patches of PATCH-SIM's ``tool/patches`` folder (``Unknown`` ones left out)."""
+def read_patchsim(folder: Path, of_bug: dict[str, Bug]) -> list[Patch]:
+    """The labelled patches of PATCH-SIM's ``tool/patches`` folder of the bugs ``of_bug`` holds (``Unknown`` ones
+    left out)."""
     labels = {"Correct": "correct", "Incorrect": "overfitting"}
     out = []
     for info in sorted((folder / "INFO").glob("*.json")):
         meta = json.loads(info.read_text(encoding="utf-8"))
-        if meta["correctness"] in labels:
+        if meta["correctness"] in labels and f"{meta['project']}-{meta['bug_id']}" in of_bug:
             out.append(
                 Patch(
                     id=meta["ID"],
@@ -123,13 +134,15 @@ def read_patchsim(folder: Path) -> list[Patch]:
     return out
 
 
-def read_apr_efficiency(folder: Path) -> list[Patch]:
-    """The labelled patches of one APR-Efficiency folder (``<tool>/<Project>-<bug>_<C|P>/Patch_*.txt``), their
-    file headers made plain (see :func:`plain_headers`)."""
+def read_apr_efficiency(folder: Path, of_bug: dict[str, Bug]) -> list[Patch]:
+    """The labelled patches of one APR-Efficiency folder (``<tool>/<Project>-<bug>_<C|P>/Patch_*.txt``) of the bugs
+    ``of_bug`` holds, their file headers made plain (see :func:`plain_headers`)."""
     labels = {"C": "correct", "P": "overfitting"}
     out = []
     for path in sorted(folder.glob("*/*_[CP]/*.txt")):
         bug_id, _, mark = path.parent.name.rpartition("_")
+        if bug_id not in of_bug:
+            continue
         out.append(
             Patch(
                 id=f"{folder.name}/{path.parent.parent.name}/{path.parent.name}/{path.stem}",
@@ -139,6 +152,30 @@ def read_apr_efficiency(folder: Path) -> list[Patch]:
                 diff=plain_headers(path.read_text(encoding="utf-8", errors="replace")),
             )
         )
+    return out
+
+
+def read_repairbench(folder: Path, of_bug: dict[str, Bug]) -> list[Patch]:
+    """Correct LLM patches: the answers of RepairBench's ``results`` folder that it judged the developer's fix
+    (its ``exact_match`` and ``ast_match`` folders: plausible, and the fix's text or syntax tree), one per distinct
+    method text of a bug. An answer whose text is the fix's, comments and blanks aside, is the fix itself to the
+    compiler: it is counted and left out (each bug's developer fix is probed anyway)."""
+    out, same = [], 0
+    texts: set[tuple[str, str]] = set()
+    for answer in published_sets.read(folder, published_sets.Format.REPAIRBENCH):
+        bug = of_bug.get(answer.bug)
+        if bug is None or answer.verdict not in ("exact_match", "ast_match"):
+            continue
+        method = extract_answer(answer, bug, lambda b: "")[0].code
+        key = (bug.id, normalise(method or ""))
+        if method is None or key in texts:
+            continue
+        texts.add(key)
+        if key[1] == normalise(bug.fixed_method):
+            same += 1
+            continue
+        out.append(Patch(f"{answer.model}/{answer.source}", answer.model, bug.id, "correct", "", method))
+    print(f"RepairBench: {same} distinct answer(s) that are the developer's fix, comments and blanks aside: left out")
     return out
 
 
@@ -276,7 +313,7 @@ def measure(args: argparse.Namespace, bugs: list[Bug], patches: list[Patch], out
         for p in patches:
             if p.id in done:
                 continue
-            if outside_as_stated(of_bug[p.bug_id], p.diff):
+            if p.diff and outside_as_stated(of_bug[p.bug_id], p.diff):
                 row = dict(id=p.id, bug=p.bug_id, tool=p.tool, label=p.label, outcome=OUTSIDE, note="", cpu=0.0)
                 f.write(json.dumps(row) + "\n")
             else:
@@ -303,7 +340,7 @@ def measure(args: argparse.Namespace, bugs: list[Bug], patches: list[Patch], out
             else:
                 source = run.ws.buggy_file().read_bytes().decode(run.ws.encoding)
                 for p in todo:
-                    code = bug.fixed_method if not p.diff else method_of_patch(bug, source, p.diff)
+                    code = p.method or (method_of_patch(bug, source, p.diff) if p.diff else bug.fixed_method)
                     row = dict(id=p.id, bug=bug.id, tool=p.tool, label=p.label, outcome=code, note="", cpu=0.0)
                     if code not in (OUTSIDE, UNAPPLIED):
                         record = run.candidate(p.id, code)
@@ -347,7 +384,7 @@ def report(rows: list[dict]) -> None:
             print(f"  {r['bug']:<10}{r['id']:<14}{r['tool']:<11}{r['label']:<12}{r['outcome']:<15}{r['note'][:160]}")
 
 
-SETS = {"patchsim": read_patchsim, "apr-efficiency": read_apr_efficiency}
+SETS = {"patchsim": read_patchsim, "apr-efficiency": read_apr_efficiency, "repairbench": read_repairbench}
 
 
 def main() -> int:
@@ -359,9 +396,9 @@ def main() -> int:
     parser.add_argument("--out", type=Path, required=True, help="Results, one JSON line per patch (resumed).")
     parser.add_argument("--report", action="store_true", help="Only print what --out holds.")
     args, d4j, bugs = d4j_bugs.parse(parser)
-    wanted = {b.id for b in bugs}
-    labelled = [p for folder in args.patches for p in SETS[args.set](folder) if p.bug_id in wanted]
-    seen = [p for p in read_patchsim(args.seen) if p.bug_id in wanted] if args.seen else []
+    of_bug = {b.id: b for b in bugs}
+    labelled = [p for folder in args.patches for p in SETS[args.set](folder, of_bug)]
+    seen = read_patchsim(args.seen, of_bug) if args.seen else []
     # the two APR-Efficiency folders hold a patch once per fault localisation that found it; PATCH-SIM's ids are
     # its own list of distinct tool runs (and the figures published from it count them so)
     patches, again, known = distinct(labelled, seen) if args.set == "apr-efficiency" else (labelled, 0, 0)
