@@ -231,17 +231,21 @@ def distinct(patches: list[Patch], seen: list[Patch]) -> tuple[list[Patch], int,
 
 
 def files_and_hunks(diff: str) -> tuple[list[str], list[Hunk]]:
-    """The files a unified diff changes (their old paths) and its hunks."""
+    """The files a unified diff changes (their old paths) and its hunks, each as long as its header says (the
+    blank lines after a file's last hunk are not its context)."""
     files, hunks = [], []
+    old = new = 0  # the lines the current hunk's header announces that are still to come
     for line in diff.splitlines():
         if line.startswith("--- "):
             files.append(line[4:].split("\t")[0])
         elif (m := HUNK.match(line)) is not None:
             hunks.append(Hunk(int(m.group(1)), []))
-        elif hunks and line[:1] in (" ", "-", "+") and not line.startswith(("--- ", "+++ ")):
+            old, new = int(m.group(2) or 1), int(m.group(4) or 1)
+        elif (old or new) and line[:1] in (" ", "-", "+", ""):
+            line = line or " "  # a context line that was empty, its leading space stripped
             hunks[-1].lines.append(line)
-        elif hunks and line == "":
-            hunks[-1].lines.append(" ")  # a context line that was empty, its leading space stripped
+            old -= line[0] in " -"
+            new -= line[0] in " +"
     return files, hunks
 
 
