@@ -31,8 +31,9 @@ def write(folder, tool, name, text):
 def test_the_held_out_sets_headers_are_made_plain_and_a_change_is_counted_once(tmp_path):
     bugs = open_dataset("example").bugs
     pfl = tmp_path / "APR-Efficiency-PFL"
-    # a git diff; the same change with a first line that lost its "--- "; a tool's "Namejava"
-    write(pfl, "TBar", "Textkit-1_P", f"diff --git a/{PATH} b/{PATH}\n--- a/{PATH}\n+++ b/{PATH}\n{HUNK}")
+    # a git diff ending in blank lines (not the hunk's context); the same change with a first line that lost
+    # its "--- "; a tool's "Namejava"
+    write(pfl, "TBar", "Textkit-1_P", f"diff --git a/{PATH} b/{PATH}\n--- a/{PATH}\n+++ b/{PATH}\n{HUNK}\n\n")
     write(pfl, "Nopol", "Textkit-1_P", f"a/{PATH}\n+++ b/{PATH}\n{HUNK.replace('- 1', '-1')}")
     write(pfl, "jKali", "Textkit-1_C", f"--- /tmp/jKali/{PATH[:-5]}java\t2019\n+++ /tmp/x/Stringsjava\n{OTHER}")
     write(pfl, "TBar", "Nothing-1_C", f"--- a/{PATH}\n+++ b/{PATH}\n{HUNK}")  # not a bug of the dataset
@@ -45,6 +46,7 @@ def test_the_held_out_sets_headers_are_made_plain_and_a_change_is_counted_once(t
     for p in patches:
         files, hunks = bench.files_and_hunks(p.diff)
         assert files == [files[0]] and files[0].endswith(PATH) and len(hunks) == 1, p.diff
+        assert len(hunks[0].old) == len(hunks[0].new) == 3, hunks
     # Nopol's and TBar's are one change (blanks aside); one that PATCH-SIM's set holds is left out too
     info = tmp_path / "patchsim" / "INFO"
     info.mkdir(parents=True)
