@@ -3,14 +3,32 @@
 program repair tools (each judged correct or overfitting by hand), validated and probed as
 ``nl2fix validate`` does, and the probe's ``diverges`` read as "overfitting".
 
-The set: PATCH-SIM's (Xiong et al., "Identifying Patch Correctness in Test-Based Program Repair",
-ICSE 2018), ``https://github.com/Ultimanecat/DefectRepairing``: ``tool/patches/PatchN`` (a ``diff -u``
-of the buggy file) and ``tool/patches/INFO/PatchN.json`` (tool, project, bug, ``Correct`` /
-``Incorrect`` / ``Unknown``), patches of jGenProg, jKali, Nopol, ACS and HDRepair. ``--patches`` is
-that ``tool/patches`` folder. Only patches of bugs of the dataset (``--dataset``) in the projects
-chosen (``--projects``, default the ones an offline Defects4J here builds) are taken, and of those,
-patches that touch one file and only the dataset's method (the rest counted and listed); ``Unknown``
-ones are left out. Each bug's developer fix is probed too (a correct patch by definition).
+Two sets are read (``--set``):
+
+- ``patchsim`` (the default, the set the probe was tuned on): PATCH-SIM's (Xiong et al., "Identifying
+  Patch Correctness in Test-Based Program Repair", ICSE 2018), ``https://github.com/Ultimanecat/DefectRepairing``:
+  ``tool/patches/PatchN`` (a ``diff -u`` of the buggy file) and ``tool/patches/INFO/PatchN.json`` (tool,
+  project, bug, ``Correct`` / ``Incorrect`` / ``Unknown``), patches of jGenProg, jKali, Nopol, ACS and
+  HDRepair; ``Unknown`` ones are left out. ``--patches`` is that ``tool/patches`` folder.
+- ``apr-efficiency`` (held out: not looked at while building the probe): the patches of 16 repair tools
+  that Liu et al. ("On the Efficiency of Test Suite based Program Repair", ICSE 2020) generated and judged
+  by hand, as Tian et al. ("Evaluating Representation Learning of Code Changes for Predicting Patch
+  Correctness in Program Repair", ASE 2020) published them, ``https://github.com/TruX-DTF/DL4PatchCorrectness``
+  ``data/experiment1/APR-Efficiency-PFL`` and ``data/experiment3/APR-Efficiency-NFL``:
+  ``<tool>/<Project>-<bug>_<C|P>/Patch_*.txt`` (``C`` correct, ``P`` plausible but overfitting). ``--patches``
+  names one or both folders. A patch whose change (its ``+``/``-`` lines, blanks ignored) is one of
+  another patch of the same bug is counted once; with ``--seen`` (PATCH-SIM's folder) a patch that
+  PATCH-SIM's set already holds is left out too, so the held-out figure holds no patch tuned on.
+- ``repairbench`` (correct LLM patches, for the false-alarm rate): RepairBench's published answers
+  (``results/<model>/defects4j/patches/<Bug>/<verdict>/<i>.diff``, ``--patches`` the ``results`` folder)
+  that it judged the developer's fix by text or syntax tree (``exact_match``, ``ast_match``), labelled
+  correct; one per distinct method text of a bug, and none that is the fix's text comments and blanks
+  aside (the fix itself to the compiler; each bug's developer fix is probed anyway).
+
+Only patches of bugs of the dataset (``--dataset``) in the projects chosen (``--projects``, default the ones
+an offline Defects4J here builds) are taken, and of those, patches that touch one file and only the
+dataset's method (the rest counted and listed). Each bug's developer fix is probed too (a correct patch by
+definition).
 
 Each patch's hunks are applied to the buggy file of the Defects4J checkout (exactly, at the stated
 line or the nearest place its old lines match), the method taken out, then validated and, when
@@ -21,6 +39,9 @@ overfitting, same-behaviour = correct), the ``not-probed`` rate, and the false-a
 patches (tools' and developers' apart). ``--report`` only prints what the file holds.
 
     python3 scripts/bench_overfitting.py --patches /tmp/DefectRepairing/tool/patches --out overfit.jsonl
+    python3 scripts/bench_overfitting.py --set apr-efficiency --seen /tmp/DefectRepairing/tool/patches \
+        --patches DL4PatchCorrectness/data/experiment1/APR-Efficiency-PFL \
+        DL4PatchCorrectness/data/experiment3/APR-Efficiency-NFL --out held_out.jsonl
     python3 scripts/bench_overfitting.py --patches ... --out overfit.jsonl --report
 """
 
@@ -40,6 +61,9 @@ import d4j_bugs
 
 from nl2fix.core.domain import Behaviour, Bug, Verdict
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.java_source.text import normalise
+from nl2fix.sampling import published_sets
+from nl2fix.sampling.importing import extract_answer
 
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 OUTSIDE = "outside-method"
@@ -56,6 +80,8 @@ class Patch:
     label: str
     """``correct`` or ``overfitting`` (the set's ``Correct`` / ``Incorrect``)."""
     diff: str
+    method: str = ""
+    """The patched method itself, for a set that gives it (RepairBench's answers) rather than a file diff."""
 
 
 @dataclass(frozen=True)
@@ -88,13 +114,14 @@ class Hunk:
         return True
 
 
-def read_set(folder: Path) -> list[Patch]:
-    """The labelled patches of PATCH-SIM's ``tool/patches`` folder (``Unknown`` ones left out)."""
+def read_patchsim(folder: Path, of_bug: dict[str, Bug]) -> list[Patch]:
+    """The labelled patches of PATCH-SIM's ``tool/patches`` folder of the bugs ``of_bug`` holds (``Unknown`` ones
+    left out)."""
     labels = {"Correct": "correct", "Incorrect": "overfitting"}
     out = []
     for info in sorted((folder / "INFO").glob("*.json")):
         meta = json.loads(info.read_text(encoding="utf-8"))
-        if meta["correctness"] in labels:
+        if meta["correctness"] in labels and f"{meta['project']}-{meta['bug_id']}" in of_bug:
             out.append(
                 Patch(
                     id=meta["ID"],
@@ -107,18 +134,118 @@ def read_set(folder: Path) -> list[Patch]:
     return out
 
 
+def read_apr_efficiency(folder: Path, of_bug: dict[str, Bug]) -> list[Patch]:
+    """The labelled patches of one APR-Efficiency folder (``<tool>/<Project>-<bug>_<C|P>/Patch_*.txt``) of the bugs
+    ``of_bug`` holds, their file headers made plain (see :func:`plain_headers`)."""
+    labels = {"C": "correct", "P": "overfitting"}
+    out = []
+    for path in sorted(folder.glob("*/*_[CP]/*.txt")):
+        bug_id, _, mark = path.parent.name.rpartition("_")
+        if bug_id not in of_bug:
+            continue
+        out.append(
+            Patch(
+                id=f"{folder.name}/{path.parent.parent.name}/{path.parent.name}/{path.stem}",
+                tool=path.parent.parent.name,
+                bug_id=bug_id,
+                label=labels[mark],
+                diff=plain_headers(path.read_text(encoding="utf-8", errors="replace")),
+            )
+        )
+    return out
+
+
+def read_repairbench(folder: Path, of_bug: dict[str, Bug]) -> list[Patch]:
+    """Correct LLM patches: the answers of RepairBench's ``results`` folder that it judged the developer's fix
+    (its ``exact_match`` and ``ast_match`` folders: plausible, and the fix's text or syntax tree), one per distinct
+    method text of a bug. An answer whose text is the fix's, comments and blanks aside, is the fix itself to the
+    compiler: it is counted and left out (each bug's developer fix is probed anyway)."""
+    out, same = [], 0
+    texts: set[tuple[str, str]] = set()
+    for answer in published_sets.read(folder, published_sets.Format.REPAIRBENCH):
+        bug = of_bug.get(answer.bug)
+        if bug is None or answer.verdict not in ("exact_match", "ast_match"):
+            continue
+        method = extract_answer(answer, bug, lambda b: "")[0].code
+        key = (bug.id, normalise(method or ""))
+        if method is None or key in texts:
+            continue
+        texts.add(key)
+        if key[1] == normalise(bug.fixed_method):
+            same += 1
+            continue
+        out.append(Patch(f"{answer.model}/{answer.source}", answer.model, bug.id, "correct", "", method))
+    print(f"RepairBench: {same} distinct answer(s) that are the developer's fix, comments and blanks aside: left out")
+    return out
+
+
+def plain_headers(diff: str) -> str:
+    """``diff`` with one ``--- path`` line before each ``+++`` line: some of the set's files lost the first
+    line's ``--- `` (it reads ``a/src/...``), and some tools wrote ``Namejava`` for ``Name.java``. The path is
+    the ``---`` line's where there is one (a tool's ``+++`` path may lack the source folder)."""
+    out: list[str] = []
+    old = None
+    for line in diff.splitlines():
+        if line.startswith("--- "):
+            old = line[4:].split("\t")[0]
+            continue
+        if line.startswith("+++ "):
+            path = old or line[4:].split("\t")[0]
+            path = re.sub(r"(?<=[^./])java$", ".java", path)
+            out += [f"--- {path}", f"+++ {path}"]
+            old = None
+            continue
+        if not out and line.endswith(".java"):  # the truncated first header
+            old = line
+            continue
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def change(diff: str) -> tuple[str, ...]:
+    """What a diff changes, layout aside: its ``+``/``-`` lines without blanks (two tools' identical patches, or
+    PATCH-SIM's and this set's, differ only in the file names and line numbers of their headers)."""
+    return tuple(
+        line[0] + "".join(line[1:].split())
+        for line in diff.splitlines()
+        if line[:1] in "+-" and not line.startswith(("--- ", "+++ ")) and line[1:].strip()
+    )
+
+
+def distinct(patches: list[Patch], seen: list[Patch]) -> tuple[list[Patch], int, int]:
+    """``patches`` less those whose change another patch of the same bug had before (counted) and those that
+    ``seen`` holds (counted): the first of each kept."""
+    held = {(p.bug_id, change(p.diff)) for p in seen}
+    kept, again, known = [], 0, 0
+    mine: set[tuple[str, tuple[str, ...]]] = set()
+    for p in patches:
+        key = (p.bug_id, change(p.diff))
+        if key in held:
+            known += 1
+        elif key in mine:
+            again += 1
+        else:
+            mine.add(key)
+            kept.append(p)
+    return kept, again, known
+
+
 def files_and_hunks(diff: str) -> tuple[list[str], list[Hunk]]:
-    """The files a unified diff changes (their old paths) and its hunks."""
+    """The files a unified diff changes (their old paths) and its hunks, each as long as its header says (the
+    blank lines after a file's last hunk are not its context)."""
     files, hunks = [], []
+    old = new = 0  # the lines the current hunk's header announces that are still to come
     for line in diff.splitlines():
         if line.startswith("--- "):
             files.append(line[4:].split("\t")[0])
         elif (m := HUNK.match(line)) is not None:
             hunks.append(Hunk(int(m.group(1)), []))
-        elif hunks and line[:1] in (" ", "-", "+") and not line.startswith(("--- ", "+++ ")):
+            old, new = int(m.group(2) or 1), int(m.group(4) or 1)
+        elif (old or new) and line[:1] in (" ", "-", "+", ""):
+            line = line or " "  # a context line that was empty, its leading space stripped
             hunks[-1].lines.append(line)
-        elif hunks and line == "":
-            hunks[-1].lines.append(" ")  # a context line that was empty, its leading space stripped
+            old -= line[0] in " -"
+            new -= line[0] in " +"
     return files, hunks
 
 
@@ -190,7 +317,7 @@ def measure(args: argparse.Namespace, bugs: list[Bug], patches: list[Patch], out
         for p in patches:
             if p.id in done:
                 continue
-            if outside_as_stated(of_bug[p.bug_id], p.diff):
+            if p.diff and outside_as_stated(of_bug[p.bug_id], p.diff):
                 row = dict(id=p.id, bug=p.bug_id, tool=p.tool, label=p.label, outcome=OUTSIDE, note="", cpu=0.0)
                 f.write(json.dumps(row) + "\n")
             else:
@@ -217,7 +344,7 @@ def measure(args: argparse.Namespace, bugs: list[Bug], patches: list[Patch], out
             else:
                 source = run.ws.buggy_file().read_bytes().decode(run.ws.encoding)
                 for p in todo:
-                    code = bug.fixed_method if not p.diff else method_of_patch(bug, source, p.diff)
+                    code = p.method or (method_of_patch(bug, source, p.diff) if p.diff else bug.fixed_method)
                     row = dict(id=p.id, bug=bug.id, tool=p.tool, label=p.label, outcome=code, note="", cpu=0.0)
                     if code not in (OUTSIDE, UNAPPLIED):
                         record = run.candidate(p.id, code)
@@ -261,16 +388,28 @@ def report(rows: list[dict]) -> None:
             print(f"  {r['bug']:<10}{r['id']:<14}{r['tool']:<11}{r['label']:<12}{r['outcome']:<15}{r['note'][:160]}")
 
 
+SETS = {"patchsim": read_patchsim, "apr-efficiency": read_apr_efficiency, "repairbench": read_repairbench}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     d4j_bugs.add_arguments(parser)
-    parser.add_argument("--patches", type=Path, required=True, help="PATCH-SIM's tool/patches folder.")
+    parser.add_argument("--set", choices=SETS, default="patchsim", help="Which labelled set --patches holds.")
+    parser.add_argument("--patches", type=Path, nargs="+", required=True, help="The set's folder(s) (see above).")
+    parser.add_argument("--seen", type=Path, help="PATCH-SIM's tool/patches folder: its patches are left out.")
     parser.add_argument("--out", type=Path, required=True, help="Results, one JSON line per patch (resumed).")
     parser.add_argument("--report", action="store_true", help="Only print what --out holds.")
     args, d4j, bugs = d4j_bugs.parse(parser)
-    wanted = {b.id for b in bugs}
-    patches = [p for p in read_set(args.patches) if p.bug_id in wanted]
-    print(f"PATCH-SIM set: {len(patches)} labelled patches of {len({p.bug_id for p in patches})} dataset bugs")
+    of_bug = {b.id: b for b in bugs}
+    labelled = [p for folder in args.patches for p in SETS[args.set](folder, of_bug)]
+    seen = read_patchsim(args.seen, of_bug) if args.seen else []
+    # the two APR-Efficiency folders hold a patch once per fault localisation that found it; PATCH-SIM's ids are
+    # its own list of distinct tool runs (and the figures published from it count them so)
+    patches, again, known = distinct(labelled, seen) if args.set == "apr-efficiency" else (labelled, 0, 0)
+    print(
+        f"{args.set} set: {len(patches)} labelled patches of {len({p.bug_id for p in patches})} dataset bugs"
+        f" ({again} the same change as another patch of the bug, {known} in PATCH-SIM's set: left out)"
+    )
     if d4j is not None and not args.report:
         measure(args, [b for b in bugs if any(p.bug_id == b.id for p in patches)], patches, args.out)
     if args.out.exists():

@@ -17,6 +17,7 @@ and candidates whose declaration differs from the reference's.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from nl2fix.java_source import splice
@@ -172,15 +173,20 @@ def _body(decl: Declaration, owner: str) -> str:
 
 
 MAX_CONSTANTS = 12
+DECIMAL_FLOAT = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def constants(decl: Declaration) -> list[str]:
     """The literals of the method's body the probe tries as argument values (with their neighbours), as
-    Java expressions: integers (as ``long``), characters and strings, at most :data:`MAX_CONSTANTS`, in
-    order of first appearance. A method's behaviour changes where it compares against them."""
+    Java expressions: integers (as ``long``), characters and strings, then floating-point literals (as
+    ``double``) in the room they leave, at most :data:`MAX_CONSTANTS`, each kind in order of first appearance.
+    A method's behaviour changes where it compares against them: ``p > 1.5``, an epsilon ``1e-10``; a
+    floating-point literal is as often a factor (``0.5 * x``), which is why it only takes the room left."""
     out: list[str] = []
+    floating: list[str] = []
     tokens = [t for t in code_tokens(decl.text) if decl.body_start <= t.start < decl.end]
     for i, t in enumerate(tokens):
+        sign = "-" if i > 0 and tokens[i - 1].text == "-" else ""
         if t.kind is Kind.NUMBER:
             text = t.text.replace("_", "")
             if text[-1:] in "lL":
@@ -188,10 +194,13 @@ def constants(decl: Declaration) -> list[str]:
             try:
                 value = int(text, 8) if len(text) > 1 and text[0] == "0" and text.isdigit() else int(text, 0)
             except ValueError:
-                continue  # floating point: its neighbours are not what the method compares against
-            if i > 0 and tokens[i - 1].text == "-":
-                value = -value
-            literal = f"{value}L"
+                # a decimal float literal, its own suffix dropped: each is tried as a double, the probe's one
+                # floating-point kind of constant (hexadecimal ones are left out)
+                digits = text.rstrip("fFdD")
+                if DECIMAL_FLOAT.fullmatch(digits) and f"{sign}{digits}d" not in floating:
+                    floating.append(f"{sign}{digits}d")
+                continue
+            literal = f"{-value if sign else value}L"
         elif t.kind in (Kind.CHAR, Kind.STRING) and not t.text.startswith('"""'):
             literal = t.text
         else:
@@ -199,8 +208,8 @@ def constants(decl: Declaration) -> list[str]:
         if literal not in out:
             out.append(literal)
         if len(out) >= MAX_CONSTANTS:
-            break
-    return out
+            return out
+    return out + floating[: MAX_CONSTANTS - len(out)]
 
 
 def names(decl: Declaration) -> list[str]:

@@ -120,7 +120,7 @@ def _same_code(a: str, b: str) -> bool:
     return normalise(a) == normalise(b)
 
 
-def _extract(answer: Answer, bug: Bug, buggy_file: Callable[[Bug], str]) -> tuple[Extraction, str, bool]:
+def extract_answer(answer: Answer, bug: Bug, buggy_file: Callable[[Bug], str]) -> tuple[Extraction, str, bool]:
     """The candidate method, a note on what was done, and whether changes outside the method were left out."""
     target = target_method(bug)
     if answer.kind is Kind.FUNCTION_DIFF:
@@ -210,7 +210,7 @@ def _import(
                 if (answer.model, answer.source) in have:
                     summary.already += 1
                     continue
-                extraction, note, outside = _extract(answer, bug, buggy_file)
+                extraction, note, outside = extract_answer(answer, bug, buggy_file)
                 base_differs = answer.base is not None and not _same_code(answer.base, bug.buggy_method)
                 record = SampleRecord(
                     bug_id=bug_id,

@@ -43,7 +43,7 @@ public final class ProbeHarness {
                 new java.net.URL[] {java.nio.file.Paths.get(args[1]).toUri().toURL()},
                 ClassLoader.getPlatformClassLoader(), true);
         BehaviourProbe.watch(Thread.currentThread(), "h.HolderTest");
-        new h.Holder().next(3);
+        %s;
         for (String[] row : BehaviourProbe.end()) {
             System.out.println(String.join("\\t", row));
         }
@@ -85,11 +85,16 @@ def runner(tmp_path_factory) -> Path:
     return classes
 
 
-def probe(runner: Path, tmp_path: Path, candidate: str) -> observations.ProbeRun:
-    """One call ``next(3)`` on a fresh Holder, probed: the fix behind the wrapper, ``candidate`` in its twin."""
-    wrapped = CLASS % probe_methods(FIX, candidate, "Holder")
+def probe(
+    runner: Path, tmp_path: Path, candidate: str, fix: str = FIX, call: str = "new h.Holder().next(3)"
+) -> observations.ProbeRun:
+    """One call (``next(3)`` on a fresh Holder), probed: ``fix`` behind the wrapper, ``candidate`` in its twin."""
+    wrapped = CLASS % probe_methods(fix, candidate, "Holder")
     project = compile_java(
-        {"h/Holder.java": wrapped, "nl2fix/runner/ProbeHarness.java": HARNESS}, tmp_path / "project", "-cp", str(runner)
+        {"h/Holder.java": wrapped, "nl2fix/runner/ProbeHarness.java": HARNESS % call},
+        tmp_path / "project",
+        "-cp",
+        str(runner),
     )
     own = compile_java({"h/Holder.java": CLASS % candidate}, tmp_path / "candidate")
     done = subprocess.run(
@@ -131,3 +136,25 @@ def test_only_state_a_caller_can_observe_is_compared(runner, tmp_path, name, can
     assert "count=" in call.reference and "visible=" in call.reference, call
     assert "spare=" not in call.candidate and "limits=" not in call.reference, call
     assert "spare=null" in call.input  # an input is written whole: its receiver's state picks it out
+
+
+CUT = """public double cut(double x) {
+    return x < 0.5 ? 0 : x;
+}"""
+
+
+@pytest.mark.parametrize(
+    "name, candidate, differs",
+    [
+        ("the same comparison turned round", CUT.replace("x < 0.5", "0.5 > x"), False),
+        # issue 34: a boundary off by its edge, which no neighbour of the test's 3.0 reaches
+        ("the boundary itself included", CUT.replace("x < 0.5", "x <= 0.5"), True),
+        ("the boundary one ulp up", CUT.replace("x < 0.5", "x < 0.5000000000000001"), True),
+    ],
+)
+def test_a_floating_point_literal_of_the_fix_is_tried_with_its_neighbours(runner, tmp_path, name, candidate, differs):
+    run = probe(runner, tmp_path, candidate, CUT, "new h.Holder().cut(3.0)")
+    assert not run.error and run.calls == 1, run
+    differing = [o for o in run.observations if o.candidate_digest != o.reference_digest]
+    assert bool(differing) is differs, name
+    assert all("0.5" in o.input for o in differing), differing  # at the literal or one ulp from it

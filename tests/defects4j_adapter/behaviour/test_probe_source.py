@@ -91,10 +91,12 @@ def test_the_fixs_literals_are_handed_to_the_runner_as_values_to_try():
     assert constants(declaration(fix)) == ["31L", "-3L", '"a\\"b"', "'c'", "8L", "2L"]
     wrapper = probe_methods(fix, fix, "C").split("\nprivate ")[0]
     assert 'new Object[] {x, s}, new Object[] {31L, -3L, "a\\"b", \'c\', 8L, 2L},' in wrapper
-    # floating-point literals are not among them, and at most MAX_CONSTANTS are
-    assert constants(declaration("double f(double p) { return p > 1.5 ? 0.5 : p; }")) == []
+    # floating-point literals as doubles (their suffix dropped), after the others, in the room they leave
+    floating = "double f(double p) { return p > 1.5f ? 0.5 : p < -1e-10 ? 2 : 1.5d; }"
+    assert constants(declaration(floating)) == ["2L", "1.5d", "0.5d", "-1e-10d"]
     many = "int f(int x) { return " + " + ".join(str(i) for i in range(100, 130)) + "; }"
     assert len(constants(declaration(many))) == MAX_CONSTANTS
+    assert constants(declaration(many.replace("100 +", "0.25 + 100 +"))) == constants(declaration(many))
 
 
 def test_the_names_the_fixs_body_uses_are_handed_to_the_runner():

@@ -13,7 +13,7 @@ import java.util.Map;
  * <p>{@link #variants}: an argument that is the very object the receiver or an earlier argument is,
  * replaced by an equal copy; then one argument changed at a time: neighbouring and boundary values of
  * primitives and strings ({@code x - 1}, {@code x + 1}, {@code 0}, {@code -1}, the literals of the
- * reference's body and their neighbours, the type's least and greatest value, and {@code x / 2} for
+ * reference's body and their neighbours (a floating-point argument's one ulp either side), the type's least and greatest value, and {@code x / 2} for
  * floating-point values, which often lie in a small range; the string without its last
  * character, with a space appended, empty), {@code null} where the parameter is a reference type,
  * empty arrays and collections and the array without its last element; and, for a primitive or string
@@ -43,7 +43,8 @@ final class Derived {
     static final int CROSSED_PER_CALL = 8;
 
     /** {@code input} is {@code [receiver, arg0, ...]}; {@code types} the parameters' types; {@code constants}
-     * the literals of the reference's body (integers as {@code Long}, characters, strings). First each
+     * the literals of the reference's body (integers as {@code Long}, characters, strings, floating-point
+     * ones as {@code Double}). First each
      * argument that is the very object the receiver or an earlier argument is, replaced by an equal copy (a
      * method may take {@code a == b} for equality: the tests often pass one literal twice); then the
      * arguments' alternatives taken in turn, one of each argument's at a time, so that every argument is
@@ -194,14 +195,22 @@ final class Derived {
             double x = (Double) value;
             add(alts, value, x - 1, x + 1, 0.0, x / 2);
             for (Object c : constants) {
-                if (c instanceof Long) {
-                    double k = (Long) c;
+                if (c instanceof Long || c instanceof Double) {
+                    // the literal and a value one ulp either side: a method comparing against 1.5 or an
+                    // epsilon changes there, where "<" and "<=" part
+                    double k = ((Number) c).doubleValue();
                     add(alts, value, k, Math.nextDown(k), Math.nextUp(k));
                 }
             }
         } else if (value instanceof Float) {
             float x = (Float) value;
             add(alts, value, x - 1, x + 1, 0.0f, x / 2);
+            for (Object c : constants) {
+                if (c instanceof Long || c instanceof Double) {
+                    float k = ((Number) c).floatValue();
+                    add(alts, value, k, Math.nextDown(k), Math.nextUp(k));
+                }
+            }
         } else if (value instanceof Boolean) {
             add(alts, value, !(Boolean) value);
         } else if (value instanceof String) {
