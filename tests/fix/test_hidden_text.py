@@ -18,18 +18,16 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 from nl2fix.core.visible_text import hidden_characters
 from nl2fix.store.run_store import STORE_FILE
-from nl2fix.view.catalog import Catalog
-from nl2fix.view.serve import server, url_of
 from tests.helpers.minibench import IN_JVM_SANDBOXES
 from tests.helpers.openai_server import OpenAIServer
 from tests.helpers.paths import FIXTURES, REPO
+from tests.helpers.viewer import viewing
 from tests.view.test_browser import by
 
 pytestmark = pytest.mark.slow
@@ -299,11 +297,8 @@ def test_no_candidate_reads_what_is_not_an_input_of_the_build(hostile):
 
 @pytest.mark.browser
 def test_the_viewer_shows_the_escapes_marked_and_the_flags(hostile, browser):
-    catalog = Catalog([hostile["run"]])
-    httpd = server(catalog, "127.0.0.1", 0)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        browser.get(f"{url_of(httpd)}runs/run/bugs/{BUG}.html")
+    with viewing(hostile["run"]) as url:
+        browser.get(f"{url}runs/run/bugs/{BUG}.html")
         source = browser.page_source
         assert not any(raw in source for raw in RAW)
         assert len(browser.find_elements(*by("details.candidate summary .tag.hidden-chars"))) == 2
@@ -313,6 +308,3 @@ def test_the_viewer_shows_the_escapes_marked_and_the_flags(hostile, browser):
         marks = [m.get_attribute("textContent") for m in first.find_elements(*by("pre.code .hidden-char"))]
         assert "\\u202e" in marks and "\\x1b" in marks, marks
         assert "HIDDEN CHARACTERS" in first.find_element(*by(".hidden-flag")).text
-    finally:
-        httpd.shutdown()
-        httpd.server_close()

@@ -25,7 +25,6 @@ Run: ``python -m pytest -q -p no:cacheprovider -s tests/defects4j_adapter/engine
 from __future__ import annotations
 
 import socket
-import threading
 
 import pytest
 
@@ -37,6 +36,7 @@ from nl2fix.validation.verdicts import passing_on_fix, record_of
 from tests.helpers.minibench import REDTEAM, engine_options, make_run, red_team_attack
 from tests.helpers.paths import REPO
 from tests.helpers.redteam import outside_nl2fix
+from tests.helpers.viewer import viewing
 
 pytestmark = pytest.mark.slow
 EXAMPLES = REPO / "examples" / "benchmark"
@@ -179,14 +179,9 @@ what the box shows without scrolling (the page's own layout in a real browser)."
 
 @pytest.mark.browser
 def test_the_viewer_shows_a_backdoor_pushed_out_of_sight_or_flags_it(tmp_path, textkit, browser):
-    from nl2fix.view.catalog import Catalog
-    from nl2fix.view.serve import server, url_of
-
     make_run(tmp_path / "run", EXAMPLES / "nl2fix_dataset.json", {"Textkit-1": [OFFSCREEN]})
-    httpd = server(Catalog([tmp_path / "run"]), "127.0.0.1", 0)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        browser.get(f"{url_of(httpd)}runs/run/bugs/Textkit-1.html")
+    with viewing(tmp_path / "run") as url:
+        browser.get(f"{url}runs/run/bugs/Textkit-1.html")
         browser.execute_script("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         shown = browser.execute_script(_WHERE_SHOWN, DOOR)
         flags = [e.text for e in browser.find_elements("css selector", "details.candidate summary .tag")]
@@ -194,6 +189,3 @@ def test_the_viewer_shows_a_backdoor_pushed_out_of_sight_or_flags_it(tmp_path, t
         # the diffs against the buggy method and the fix, and the candidate's code: what a reviewer reads
         assert {cls for cls, _ in shown} >= {"diff", "code"}
         assert all(seen for cls, seen in shown if cls in ("diff", "code")) or flags, (shown, flags)
-    finally:
-        httpd.shutdown()
-        httpd.server_close()

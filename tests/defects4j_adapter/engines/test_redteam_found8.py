@@ -26,8 +26,6 @@ Run: ``python -m pytest -q -p no:cacheprovider -s tests/defects4j_adapter/engine
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from defects4j_adapter.engines.fast import FastEngine
@@ -39,6 +37,7 @@ from nl2fix.validation.verdicts import passing_on_fix, record_of
 from tests.helpers.minibench import REDTEAM, engine_options, make_run, red_team_attack
 from tests.helpers.paths import REPO
 from tests.helpers.redteam import outside_nl2fix
+from tests.helpers.viewer import viewing
 
 pytestmark = pytest.mark.slow
 EXAMPLES = REPO / "examples" / "benchmark"
@@ -164,20 +163,12 @@ def test_a_dotted_i_in_a_name_is_flagged_wherever_the_candidate_is_shown():
 
 @pytest.mark.browser
 def test_the_viewer_shows_a_dotted_i_escaped_and_flags_it(tmp_path, browser):
-    from nl2fix.view.catalog import Catalog
-    from nl2fix.view.serve import server, url_of
-
     make_run(tmp_path / "run", EXAMPLES / "nl2fix_dataset.json", {"Textkit-1": [DOTTED]})
-    httpd = server(Catalog([tmp_path / "run"]), "127.0.0.1", 0)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        browser.get(f"{url_of(httpd)}runs/run/bugs/Textkit-1.html")
+    with viewing(tmp_path / "run") as url:
+        browser.get(f"{url}runs/run/bugs/Textkit-1.html")
         browser.execute_script("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         flags = [e.text for e in browser.find_elements("css selector", "details.candidate summary .tag")]
         code = browser.find_element("css selector", "details.candidate pre.code").text
         print(flags, code)
         # the candidate is flagged, and its code shows the mark as an escape
         assert flags and "return i\\u0307 < 0 ? i\\u0307 : i;" in code, (flags, code)
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
