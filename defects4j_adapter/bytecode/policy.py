@@ -84,7 +84,9 @@ the mount table and file systems' sizes (``FileStore``, ``FileSystem#getFileStor
 ``Files#getFileStore``, ``File#getTotalSpace`` and kin: the JDK reads ``/proc/mounts`` natively, where
 no security-manager check sees a path), the network interfaces (``NetworkInterface``: a sandbox has
 only loopback), where links lead (``File#getCanonicalPath``, ``getCanonicalFile``, ``Path#toRealPath``:
-``/proc/self`` is the pid, the job's folders are nl2fix's cache) and the heap's limit
+``/proc/self`` is the pid, the job's folders are nl2fix's cache), where a class or resource lives
+(``Class#getResource``, ``Class#getProtectionDomain``: a URL of the host path; ``ClassLoader`` is refused
+whole), where a link points (``Files#readSymbolicLink``) and the heap's limit
 (``Runtime#maxMemory``: the ``-Xmx`` nl2fix sets).
 Allowed:
 ``System.getProperty(key)`` with one argument, a string constant of :data:`PORTABLE_PROPERTIES`
@@ -421,6 +423,23 @@ RULES: tuple[Rule, ...] = (
         "java.nio.file.Path#toRealPath",
         "where a path's links lead: the job's folders resolve to host paths under nl2fix's cache (under /proc the "
         "runner refuses the read as well)",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.nio.file.Files#readSymbolicLink",
+        "where a link points: the job's /workspace links lead to host paths under nl2fix's cache (under /proc the "
+        "runner refuses the read as well)",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.lang.Class#getResource",
+        "where a class file or resource lives, as a URL: the project's classes are under nl2fix's cache on the host "
+        "(the lead's own round 8 attack, resource_url: plausible before); getResourceAsStream, the contents, stays",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.lang.Class#getProtectionDomain",
+        "where a class was loaded from (its code source's location): the project's classes are under nl2fix's cache",
     ),
     Rule(
         Family.ENVIRONMENT,

@@ -294,6 +294,24 @@ USES = [
     ),  # the job's links resolve to host paths under nl2fix's cache
     Use(Family.ENVIRONMENT, ("count += (int) Runtime.getRuntime().maxMemory();",), "java.lang.Runtime#maxMemory"),
     Use(
+        Family.ENVIRONMENT,
+        ('count += String.valueOf(Integer.class.getResource("Integer.class")).length();',),
+        "java.lang.Class#getResource",
+    ),  # a project class's URL names the host folder it came from: nl2fix's cache
+    Use(
+        Family.ENVIRONMENT,
+        (
+            'try { count += java.nio.file.Files.readSymbolicLink(java.nio.file.Paths.get("x")).hashCode(); } '
+            "catch (java.io.IOException e) { }",
+        ),
+        "java.nio.file.Files#readSymbolicLink",
+    ),  # the job's links lead to host paths under nl2fix's cache
+    Use(
+        Family.ENVIRONMENT,
+        ("count += Integer.class.getProtectionDomain().hashCode();",),
+        "java.lang.Class#getProtectionDomain",
+    ),
+    Use(
         Family.STACK_INSPECTION,
         ("StackWalker.getInstance().walk(frames -> frames.count());",),
         "java.lang.StackWalker",

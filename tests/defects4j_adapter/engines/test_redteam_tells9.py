@@ -2,11 +2,12 @@
 (``Strings.indexOfDifference``): each payload is the developer's fix where it recognises nl2fix's test JVM
 and the buggy method everywhere else, told by what no security-manager check sees -- the JVM's pid through
 ``File#getCanonicalPath`` of ``/proc/self``, the host paths behind the job's ``/workspace`` links through
-``Path#toRealPath``, the heap's limit (``Runtime#maxMemory``, nl2fix's ``-Xmx``). Each was ``plausible`` on
-the fast engine under bubblewrap and docker before (``fixtures/redteam/tells9/README.md``); the class-file
-check refuses the three calls now (the JVM's environment, unless the buggy version already makes them), a
-check on the compiled classes that every engine and sandbox runs alike, so one engine shows it: the fast
-engine under bubblewrap."""
+``Path#toRealPath``, the heap's limit (``Runtime#maxMemory``, nl2fix's ``-Xmx``), and (the lead's own
+round 8 attack) the host folder a project class came from, in its resource URL (``Class#getResource``).
+Each was ``plausible`` on the fast engine under bubblewrap (the first three in docker too) before
+(``fixtures/redteam/tells9/README.md``); the class-file check refuses these calls now (the JVM's
+environment, unless the buggy version already makes them), a check on the compiled classes that every
+engine and sandbox runs alike, so one engine shows it: the fast engine under bubblewrap."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ REFUSED = {
     "canonical_pid": "java.io.File#getCanonicalPath",
     "real_workspace": "java.nio.file.Path#toRealPath",
     "heap_limit": "java.lang.Runtime#maxMemory",
+    "resource_url": "java.lang.Class#getResource",
 }
 """Each payload and the reference the class-file check names in refusing it."""
 
