@@ -86,10 +86,10 @@ REBUILT = "the declaration changed in a way other classes can see, so everything
 FRESH_DECIDES = "it passed in a JVM that had run other candidates' code, not in a fresh one: the fresh JVM decides"
 RECHECKED = "judged again in a fresh JVM: the first JVM had run other candidates' code"
 FRESH_JVM = "(the fresh JVM)"
+"""The failing "test" a candidate's non-pass in its fresh confirming JVM is blamed on, when no test failed."""
 KEPT_PER_WORKER = 8
 """Compiled classes a worker's candidates keep for their probes (:class:`_Kept`): a probe follows its
 candidate's validation, so a few per worker suffice."""
-"""The failing "test" a candidate's non-pass in its fresh confirming JVM is blamed on, when no test failed."""
 
 
 def unsettled(outcome: Outcome) -> bool:

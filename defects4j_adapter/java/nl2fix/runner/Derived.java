@@ -13,8 +13,9 @@ import java.util.Map;
  * <p>{@link #variants}: an argument that is the very object the receiver or an earlier argument is,
  * replaced by an equal copy; then one argument changed at a time: neighbouring and boundary values of
  * primitives and strings ({@code x - 1}, {@code x + 1}, {@code 0}, {@code -1}, the literals of the
- * reference's body and their neighbours (a floating-point argument's one ulp either side), the type's least and greatest value, and {@code x / 2} for
- * floating-point values, which often lie in a small range; the string without its last
+ * reference's body and their neighbours (a floating-point argument's one ulp either side), the type's
+ * least and greatest value, and {@code x / 2} for floating-point values, which often lie in a small
+ * range; the string without its last
  * character, with a space appended, empty), {@code null} where the parameter is a reference type,
  * empty arrays and collections and the array without its last element; and, for a primitive or string
  * argument, values of its type the receiver holds ({@link Graphs#held}: a method's behaviour often
@@ -44,8 +45,7 @@ final class Derived {
 
     /** {@code input} is {@code [receiver, arg0, ...]}; {@code types} the parameters' types; {@code constants}
      * the literals of the reference's body (integers as {@code Long}, characters, strings, floating-point
-     * ones as {@code Double}). First each
-     * argument that is the very object the receiver or an earlier argument is, replaced by an equal copy (a
+     * ones as {@code Double}). First each argument that is the very object the receiver or an earlier argument is, replaced by an equal copy (a
      * method may take {@code a == b} for equality: the tests often pass one literal twice); then the
      * arguments' alternatives taken in turn, one of each argument's at a time, so that every argument is
      * varied within {@link #PER_CALL}. */
