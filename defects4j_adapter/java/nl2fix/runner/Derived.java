@@ -46,7 +46,8 @@ final class Derived {
     /** {@code input} is {@code [receiver, arg0, ...]}; {@code types} the parameters' types; {@code constants}
      * the literals of the reference's body (integers as {@code Long}, characters, strings, floating-point
      * ones as {@code Double}). First each argument that is the very object the receiver or an earlier
-     * argument is, replaced by an equal copy (a method may take {@code a == b} for equality: the tests often pass one literal twice); then the
+     * argument is, replaced by an equal copy (a method may take {@code a == b} for equality: the tests
+     * often pass one literal twice); then the
      * arguments' alternatives taken in turn, one of each argument's at a time, so that every argument is
      * varied within {@link #PER_CALL}. */
     static List<Object[]> variants(Object[] input, Class<?>[] types, Object[] constants) {
