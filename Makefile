@@ -2,6 +2,8 @@
 # Every target calls python3 -m ..., so the tools of the environment nl2fix is installed in are used.
 PYTHON ?= python3
 PYTEST_ARGS ?=
+# as scripts/check.sh runs the suite: two workers, a test file to each (`make test TEST_WORKERS=-n0`: serially)
+TEST_WORKERS ?= -n 2 --dist loadfile
 
 .PHONY: setup demo test test-fast lint format types docs serve-docs check
 
@@ -12,10 +14,10 @@ demo:  ## the whole pipeline on the bundled example benchmark, offline (the muta
 	nl2fix run --dataset example --all --backend mutation -n 20 --run runs/example
 
 test:  ## the whole suite (slow tests compile and run real Java)
-	$(PYTHON) -m pytest -q $(PYTEST_ARGS)
+	$(PYTHON) -m pytest -q $(TEST_WORKERS) $(PYTEST_ARGS)
 
 test-fast:  ## the suite without the slow tests
-	$(PYTHON) -m pytest -q -m 'not slow' $(PYTEST_ARGS)
+	$(PYTHON) -m pytest -q -m 'not slow' $(TEST_WORKERS) $(PYTEST_ARGS)
 
 lint:
 	$(PYTHON) -m ruff check .

@@ -14,4 +14,7 @@ site=$(mktemp -d)
 trap 'rm -rf "$site"' EXIT
 NO_MKDOCS_2_WARNING=1 python3 -m mkdocs build --strict --quiet --site-dir "$site"
 echo "== pytest"
-python3 -m pytest -q --durations=40 "$@"
+# Two workers (pytest-xdist), a test file to a worker: serially the suite keeps ~1.2 of CI's 2 cores busy
+# (tests wait on JVMs, containers and servers), and a file's module-scoped fixtures (warm JVMs, Docker
+# sandboxes, vLLM and Ray) are made once on its worker. `-n 0` after check.sh runs it serially.
+python3 -m pytest -q -n 2 --dist loadfile --durations=40 "$@"
