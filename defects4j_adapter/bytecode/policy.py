@@ -86,8 +86,9 @@ no security-manager check sees a path), the network interfaces (``NetworkInterfa
 only loopback), where links lead (``File#getCanonicalPath``, ``getCanonicalFile``, ``Path#toRealPath``:
 ``/proc/self`` is the pid, the job's folders are nl2fix's cache), where a class or resource lives
 (``Class#getResource``, ``Class#getProtectionDomain``: a URL of the host path; ``ClassLoader`` is refused
-whole), where a link points (``Files#readSymbolicLink``) and the heap's limit
-(``Runtime#maxMemory``: the ``-Xmx`` nl2fix sets).
+whole), where a link points (``Files#readSymbolicLink``) and the heap's limit and size
+(``Runtime#maxMemory``, ``totalMemory``, ``freeMemory``: the ``-Xmx`` nl2fix sets caps the initial heap,
+and a container's limit sets it). Running out is caught at run time (the runner's ``Exhaustion``).
 Allowed:
 ``System.getProperty(key)`` with one argument, a string constant of :data:`PORTABLE_PROPERTIES`
 (the separators, the Java and OS versions and names, ``file.encoding``), read from the class
@@ -443,9 +444,10 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Family.ENVIRONMENT,
-        "java.lang.Runtime#maxMemory",
-        "the heap's limit: nl2fix's test JVMs run with -Xmx of its --memory setting, a plain JVM with a quarter of "
-        "the machine's memory",
+        "java.lang.Runtime#{maxMemory,totalMemory,freeMemory}",
+        "the heap's limit and size: nl2fix's test JVMs run with -Xmx of its --memory setting, a plain JVM with a "
+        "quarter of the machine's memory; the initial heap is capped by -Xmx, and in a container it is a share of "
+        "the container's limit",
     ),
     Rule(
         Family.ENVIRONMENT,

@@ -293,6 +293,8 @@ USES = [
         "java.nio.file.Path#toRealPath",
     ),  # the job's links resolve to host paths under nl2fix's cache
     Use(Family.ENVIRONMENT, ("count += (int) Runtime.getRuntime().maxMemory();",), "java.lang.Runtime#maxMemory"),
+    Use(Family.ENVIRONMENT, ("count += (int) Runtime.getRuntime().totalMemory();",), "java.lang.Runtime#totalMemory"),
+    Use(Family.ENVIRONMENT, ("count += (int) Runtime.getRuntime().freeMemory();",), "java.lang.Runtime#freeMemory"),
     Use(
         Family.ENVIRONMENT,
         ('count += String.valueOf(Integer.class.getResource("Integer.class")).length();',),

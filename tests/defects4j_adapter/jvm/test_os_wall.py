@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.jvm import os_wall, runner
+from defects4j_adapter.jvm import os_wall, reference_java, runner
 from defects4j_adapter.jvm.os_wall import MemoryState
 from defects4j_adapter.sandbox.base import Limits, Mounts
 from nl2fix.core.errors import Nl2FixError
@@ -199,11 +199,11 @@ def test_the_wall_holds_for_an_ordinary_user(ordinary_user):
 
 
 def test_the_agent_is_built_from_its_source_and_needs_a_c_compiler(tmp_path, monkeypatch):
-    built = os_wall.build_agent(tmp_path)
+    built = os_wall.build_agent(tmp_path, reference_java.current().jdk.home)
     assert built.name == os_wall.LIBRARY and built.stat().st_size > 0
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
     with pytest.raises(Nl2FixError, match=r"no C compiler") as refused:
-        os_wall.build_agent(tmp_path)
+        os_wall.build_agent(tmp_path, reference_java.current().jdk.home)
     assert "apt-get install gcc" in str(refused.value)
 
 
