@@ -138,9 +138,9 @@ static int watch_exhaustion(JavaVM *vm) {
     return 0;
 }
 
-JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
-    (void)options;
-    (void)reserved;
+/* The operating system's wall, Agent_OnLoad's first step; exported so that a test program can call
+ * it without a JVM (test_os_wall.py). */
+JNIEXPORT int nl2fix_wall_close(void) {
     struct sock_fprog prog = {(unsigned short)(sizeof(FILTER) / sizeof(FILTER[0])), FILTER};
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
         return fail("prctl(PR_SET_DUMPABLE, 0)");
@@ -151,5 +151,11 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0) {
         return fail("seccomp(SECCOMP_SET_MODE_FILTER, TSYNC)");
     }
-    return watch_exhaustion(vm);
+    return 0;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+    (void)options;
+    (void)reserved;
+    return nl2fix_wall_close() != 0 ? 1 : watch_exhaustion(vm);
 }

@@ -227,9 +227,9 @@ int main(int argc, char **argv) {
     struct iovec local = {there, 8}, remote = {here, 8};
     if (argc > 1) {
         void *agent = dlopen(argv[1], RTLD_NOW);
-        typedef int (*on_load)(void *, char *, void *);
-        on_load onload = agent ? (on_load)dlsym(agent, "Agent_OnLoad") : 0;
-        if (!onload || onload(0, 0, 0) != 0) { printf("no agent\n"); return 2; }
+        typedef int (*wall)(void);
+        wall close_wall = agent ? (wall)dlsym(agent, "nl2fix_wall_close") : 0;
+        if (!close_wall || close_wall() != 0) { printf("no agent\n"); return 2; }
     }
     printf("dumpable %d\n", prctl(PR_GET_DUMPABLE, 0, 0, 0, 0));
     errno = 0; say("process_vm_readv", syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0));
@@ -245,7 +245,7 @@ int main(int argc, char **argv) {
 
 
 def test_the_seccomp_filter_refuses_what_reaches_another_process_s_memory(nl2fix_cache, tmp_path):
-    # the agent's Agent_OnLoad called by a small C program, which then tries each call; without
+    # the agent's wall (Agent_OnLoad's first step) called by a small C program, which then tries each call; without
     # the agent the same calls get through (process_vm_readv on itself, prctl, personality)
     source = tmp_path / "probe.c"
     source.write_text(PROBE_C)
