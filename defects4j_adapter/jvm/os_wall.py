@@ -50,11 +50,12 @@ def build_agent(dest: Path, jdk_home: Path) -> Path:
     if not (include / "jvmti.h").is_file():
         raise Nl2FixError(
             f"no {include / 'jvmti.h'}: nl2fix's native agent is built with the JDK's JVMTI header",
-            "install the JDK's development files (apt-get install openjdk-17-jdk-headless) or point JAVA_HOME at a full JDK",
+            "install a full JDK (apt-get install openjdk-17-jdk-headless) or point JAVA_HOME at one",
         )
     out = dest / LIBRARY
     result = run_command(
-        [str(cc), "-O2", "-Wall", "-shared", "-fPIC", f"-I{include}", f"-I{include / 'linux'}", "-o", str(out), str(SOURCE)],
+        [str(cc), "-O2", "-Wall", "-shared", "-fPIC", f"-I{include}", f"-I{include / 'linux'}"]
+        + ["-o", str(out), str(SOURCE)],
         timeout=BUILD_TIMEOUT,
     )
     if not result.ok:
