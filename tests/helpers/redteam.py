@@ -79,5 +79,8 @@ def outside_nl2fix(
         ["javac", "-encoding", "ISO-8859-1", "-d", str(out), *map(str, sorted((tmp_path / "src").rglob("*.java")))],
         check=True,
     )
-    lines = subprocess.run(["java", "-cp", str(out), "Check"], check=True, capture_output=True, text=True).stdout
+    # started in the copy's folder, whose src/ its owner can write, as a user's build runs in the checkout
+    lines = subprocess.run(
+        ["java", "-cp", str(out), "Check"], check=True, capture_output=True, text=True, cwd=tmp_path
+    ).stdout
     return dict(line.split("=", 1) for line in lines.splitlines())

@@ -98,9 +98,9 @@ def overfit(judged, textkit):
     return code
 
 
-def test_outside_nl2fix_the_overfitting_method_is_not_the_fix(tmp_path, textkit, overfit):
+def test_outside_nl2fix_the_overfitting_method_is_not_the_fix(tmp_path, textkit):
     # a plain JVM (its default heap): "abc" against "abd " is 3 where the fix says 2
-    methods = {"fix": textkit.fixed_method, OVERFIT: overfit}
+    methods = {"fix": textkit.fixed_method, OVERFIT: red_team_attack(OVERFIT, textkit, FOUND9)}
     assert outside_nl2fix(tmp_path, textkit, methods, '"abc", "abd "') == {"fix": "2", OVERFIT: "3"}
 
 
