@@ -74,12 +74,15 @@ def judged(nl2fix_cache, confined, textkit):
 
 
 def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
-    # the fix answers 2, the buggy method -1: compiled and run by a plain JVM on this machine (its default heap,
-    # a quarter of the machine's memory, room for the 1.25 GiB array on any machine of 6 GiB or more; the
-    # machine's /var/lib and /dev/console; started in this checkout, whose src its owner can write), each
-    # tell is the bug; all of them in one javac and one JVM
-    methods = {"fix": textkit.fixed_method, **{p: red_team_attack(p, textkit, FOUND9) for p in TELLS}}
-    assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **dict.fromkeys(TELLS, "-1")}
+    # compiled and run by a plain JVM on this machine (its default heap, a quarter of the machine's memory, room
+    # for the 1.25 GiB array on any machine of 6 GiB or more; the machine's /var/lib and /dev/console; started in
+    # the project copy's folder, whose src its owner can write), each tell is the bug, and the overfitting method
+    # is not the fix: "abc" against "abd " is 2 for the fix, 3 for the buggy and the overfitting method (which
+    # the tests do not tell apart: both differ from the fix only for strings of different lengths). All of them
+    # in one javac and one JVM
+    names = (*TELLS, OVERFIT)
+    methods = {"fix": textkit.fixed_method, **{p: red_team_attack(p, textkit, FOUND9) for p in names}}
+    assert outside_nl2fix(tmp_path, textkit, methods, '"abc", "abd "') == {"fix": "2", **dict.fromkeys(names, "3")}
 
 
 @pytest.mark.parametrize("payload", [pytest.param(p, marks=OPEN) for p in TELLS])
@@ -96,12 +99,6 @@ def overfit(judged, textkit):
     code = red_team_attack(OVERFIT, textkit, FOUND9)
     assert verdict(engine, ws, code, required).verdict is Verdict.PLAUSIBLE
     return code
-
-
-def test_outside_nl2fix_the_overfitting_method_is_not_the_fix(tmp_path, textkit):
-    # a plain JVM (its default heap): "abc" against "abd " is 3 where the fix says 2
-    methods = {"fix": textkit.fixed_method, OVERFIT: red_team_attack(OVERFIT, textkit, FOUND9)}
-    assert outside_nl2fix(tmp_path, textkit, methods, '"abc", "abd "') == {"fix": "2", OVERFIT: "3"}
 
 
 @pytest.mark.xfail(strict=True, reason="round 9: the heap's size by experiment buys same-behaviour")
