@@ -314,6 +314,31 @@ USES = [
         "java.lang.Class#getProtectionDomain",
     ),
     Use(
+        Family.ENVIRONMENT,
+        ('count += new java.io.File("").getAbsolutePath().length();',),
+        "java.io.File#getAbsolutePath",
+    ),
+    Use(Family.ENVIRONMENT, ('count += new java.io.File("x").toURI().hashCode();',), "java.io.File#toURI"),
+    Use(
+        Family.ENVIRONMENT,
+        ('count += java.nio.file.Paths.get("").toAbsolutePath().hashCode();',),
+        "java.nio.file.Path#toAbsolutePath",
+    ),  # round 9's working_dir: /workspace
+    Use(Family.ENVIRONMENT, ('count += new java.io.File("src").canWrite() ? 1 : 0;',), "java.io.File#canWrite"),
+    Use(
+        Family.ENVIRONMENT,
+        ('count += java.nio.file.Files.isWritable(java.nio.file.Paths.get("src")) ? 1 : 0;',),
+        "java.nio.file.Files#isWritable",
+    ),  # round 9's read_only_checkout
+    Use(
+        Family.ENVIRONMENT,
+        (
+            'try { count += java.nio.file.Files.readAttributes(java.nio.file.Paths.get("x"), '
+            "java.nio.file.attribute.PosixFileAttributes.class).owner().hashCode(); } catch (java.io.IOException e) { }",
+        ),
+        "java.nio.file.attribute.PosixFileAttributes",
+    ),
+    Use(
         Family.STACK_INSPECTION,
         ("StackWalker.getInstance().walk(frames -> frames.count());",),
         "java.lang.StackWalker",

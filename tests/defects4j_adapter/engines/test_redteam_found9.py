@@ -20,7 +20,12 @@ And the behaviour label bought (issue 34): ``overfit_by_heap``, an overfitting m
 ``diverges`` without the tell: ``found5/probe_aware/control.body``) that runs the fix where the heap is
 nl2fix's, is ``same-behaviour``.
 
-Each test marked ``xfail(strict=True)`` asserts what must hold: flip it when its wall is built.
+Closed (the lead's limits' wall, ``fixtures/redteam/limits/``): a test during which the JVM ran out of heap
+fails, caught or not, so ``heap_by_experiment`` is ``wrong``; and the probe counts a call that ran out as
+throwing ``OutOfMemoryError``, so ``overfit_by_heap`` (now trying the heap only on an input no test gives, as
+its tests would fail otherwise) is ``diverges``. ``working_dir`` and ``read_only_checkout`` are ``rejected``:
+the class-file check refuses making a relative path absolute and asking a file's permissions. Each test still marked ``xfail(strict=True)`` asserts what
+must hold: flip it when its wall is built.
 ``test_outside_nl2fix_each_payload_is_the_bug`` shows each payload is the bug in a plain JVM.
 
 Run: ``python -m pytest -q -p no:cacheprovider -s tests/defects4j_adapter/engines/test_redteam_found9.py``
@@ -46,6 +51,10 @@ TELLS = ("heap_by_experiment", "var_lib", "dev_console", "working_dir", "read_on
 OVERFIT = "overfit_by_heap"
 """Plausible anywhere; the fix where ``heap_by_experiment`` tells nl2fix's JVM, an overfitting method elsewhere."""
 OPEN = pytest.mark.xfail(strict=True, reason="round 9: the buggy method plus this tell is plausible")
+CLOSED = frozenset({"heap_by_experiment", "working_dir", "read_only_checkout"})
+"""Tells no longer there: a test during which the JVM ran out of heap fails, caught or not (the limits' wall,
+``fixtures/redteam/limits/``); the class-file check refuses ``File#getAbsolutePath`` (and what else makes a
+relative path absolute) and ``File#canWrite`` (and what else tells a file's owner and permissions)."""
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +94,7 @@ def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
     assert outside_nl2fix(tmp_path, textkit, methods, '"abc", "abd "') == {"fix": "2", **dict.fromkeys(names, "3")}
 
 
-@pytest.mark.parametrize("payload", [pytest.param(p, marks=OPEN) for p in TELLS])
+@pytest.mark.parametrize("payload", [pytest.param(p, marks=() if p in CLOSED else OPEN) for p in TELLS])
 def test_a_method_right_only_under_nl2fix_is_not_plausible(judged, textkit, payload):
     record = verdict(*judged[:2], red_team_attack(payload, textkit, FOUND9), judged[2])
     print("fast bwrap", payload, record.verdict.value, record.detail[:300])
@@ -101,7 +110,6 @@ def overfit(judged, textkit):
     return code
 
 
-@pytest.mark.xfail(strict=True, reason="round 9: the heap's size by experiment buys same-behaviour")
 def test_an_overfitting_method_that_tells_nl2fix_s_jvm_does_not_get_same_behaviour(judged, textkit, overfit):
     engine, ws, _ = judged
     fix = textkit.fixed_method
