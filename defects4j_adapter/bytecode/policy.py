@@ -86,8 +86,13 @@ no security-manager check sees a path), the network interfaces (``NetworkInterfa
 only loopback), where links lead (``File#getCanonicalPath``, ``getCanonicalFile``, ``Path#toRealPath``:
 ``/proc/self`` is the pid, the job's folders are nl2fix's cache), where a class or resource lives
 (``Class#getResource``, ``Class#getProtectionDomain``: a URL of the host path; ``ClassLoader`` is refused
-whole), where a link points (``Files#readSymbolicLink``) and the heap's limit
-(``Runtime#maxMemory``: the ``-Xmx`` nl2fix sets).
+whole), where a link points (``Files#readSymbolicLink``), where the working directory is (``File#getAbsolutePath``,
+``getAbsoluteFile``, ``toURI``, ``toURL``, ``Path#toAbsolutePath``, ``toUri``: ``/workspace``), what the job may
+do to a file and whose it is (``File#canWrite``, ``canExecute``, ``Files#isWritable``, ``isExecutable``,
+``getOwner``, ``getPosixFilePermissions``, ``getAttribute``, the POSIX and owner attribute views: the project is
+read-only to every job) and the heap's limit and size
+(``Runtime#maxMemory``, ``totalMemory``, ``freeMemory``: the ``-Xmx`` nl2fix sets caps the initial heap,
+and a container's limit sets it). Running out is caught at run time (the runner's ``Exhaustion``).
 Allowed:
 ``System.getProperty(key)`` with one argument, a string constant of :data:`PORTABLE_PROPERTIES`
 (the separators, the Java and OS versions and names, ``file.encoding``), read from the class
@@ -426,6 +431,33 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Family.ENVIRONMENT,
+        "java.io.File#{getAbsolutePath,getAbsoluteFile,toURI,toURL}",
+        "a relative path made absolute names the working directory (user.dir, refused as a property): /workspace in "
+        "every sandbox, the user's checkout elsewhere (round 9's working_dir: plausible before)",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.nio.file.Path#{toAbsolutePath,toUri}",
+        "a relative path made absolute names the working directory, as File#getAbsolutePath does",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.io.File#{canWrite,canExecute}",
+        "what the job may do to a file: the project is read-only to every job and the job's uid is not the owner's, "
+        "where a user's checkout is the user's own (round 9's read_only_checkout: plausible before)",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.nio.file.Files#{isWritable,isExecutable,getOwner,getPosixFilePermissions,getAttribute}",
+        "what the job may do to a file and whose it is, as File#canWrite tells",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.nio.file.attribute.{PosixFileAttributes,PosixFileAttributeView,FileOwnerAttributeView,UserPrincipal}",
+        "a file's owner and permissions, as File#canWrite tells",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
         "java.nio.file.Files#readSymbolicLink",
         "where a link points: the job's /workspace links lead to host paths under nl2fix's cache (under /proc the "
         "runner refuses the read as well)",
@@ -443,9 +475,10 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Family.ENVIRONMENT,
-        "java.lang.Runtime#maxMemory",
-        "the heap's limit: nl2fix's test JVMs run with -Xmx of its --memory setting, a plain JVM with a quarter of "
-        "the machine's memory",
+        "java.lang.Runtime#{maxMemory,totalMemory,freeMemory}",
+        "the heap's limit and size: nl2fix's test JVMs run with -Xmx of its --memory setting, a plain JVM with a "
+        "quarter of the machine's memory; the initial heap is capped by -Xmx, and in a container it is a share of "
+        "the container's limit",
     ),
     Rule(
         Family.ENVIRONMENT,

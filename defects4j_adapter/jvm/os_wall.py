@@ -37,17 +37,26 @@ BUILD_TIMEOUT = 120.0
 LINE = "NL2FIX\tMEMORY\t"
 
 
-def build_agent(dest: Path) -> Path:
-    """Compile the agent into ``dest`` with the system's C compiler."""
+def build_agent(dest: Path, jdk_home: Path) -> Path:
+    """Compile the agent into ``dest`` with the system's C compiler and the headers of the JDK at
+    ``jdk_home`` (``include/jvmti.h``; JVMTI's interface is the same in every JDK since 9)."""
     cc = which("cc") or which("gcc")
     if cc is None:
         raise Nl2FixError(
             "no C compiler (cc) to build nl2fix's native agent, which keeps candidate code out of its JVM's memory",
             "install one (apt-get install gcc, or run scripts/setup.sh)",
         )
+    include = jdk_home / "include"
+    if not (include / "jvmti.h").is_file():
+        raise Nl2FixError(
+            f"no {include / 'jvmti.h'}: nl2fix's native agent is built with the JDK's JVMTI header",
+            "install a full JDK (apt-get install openjdk-17-jdk-headless) or point JAVA_HOME at one",
+        )
     out = dest / LIBRARY
     result = run_command(
-        [str(cc), "-O2", "-Wall", "-shared", "-fPIC", "-o", str(out), str(SOURCE)], timeout=BUILD_TIMEOUT
+        [str(cc), "-O2", "-Wall", "-shared", "-fPIC", f"-I{include}", f"-I{include / 'linux'}"]
+        + ["-o", str(out), str(SOURCE)],
+        timeout=BUILD_TIMEOUT,
     )
     if not result.ok:
         output = (result.stdout + result.stderr)[:2000]

@@ -61,10 +61,10 @@ def runner_classes(cache_base: Path | None = None) -> Path:
     final = (cache_base or cache.cache_dir()) / "runner" / h.hexdigest()[:16]
 
     def build(tmp: Path) -> None:
-        javac = reference_java.current(cache_base).jdk.javac
+        jdk = reference_java.current(cache_base).jdk
         result = run_command(
             [
-                str(javac),
+                str(jdk.javac),
                 "--release",
                 "11",
                 "-nowarn",
@@ -83,7 +83,7 @@ def runner_classes(cache_base: Path | None = None) -> Path:
         )
         if not result.ok:
             raise Nl2FixError(f"the nl2fix test runner does not compile:\n{(result.stdout + result.stderr)[:2000]}")
-        os_wall.build_agent(tmp)
+        os_wall.build_agent(tmp, jdk.home)
 
     return cache.build_once(final, build)
 

@@ -20,10 +20,20 @@
  *
  * Whether it held is checked, not assumed: the runner tries to open its own memory before it takes
  * a job and reports the result (MemoryWall.java); the harness refuses a confined JVM that could.
- * Built from this source by the system's C compiler (defects4j_adapter/jvm/os_wall.py); needs no
- * JDK header: Agent_OnLoad's signature is all of JVMTI it uses.
+ *
+ * And the limits' wall: nl2fix's JVM has a heap of --memory and its sandbox a process limit, where
+ * Defects4J's JVM has the machine's defaults, so a candidate that allocates (or starts threads)
+ * until an OutOfMemoryError and catches it learns which JVM runs it and can be the fix only there.
+ * JVMTI's ResourceExhausted event fires whenever the JVM throws such an error (Java heap, array
+ * size, metaspace, native threads), caught or not; the agent keeps a mark of it, which the runner
+ * takes after every test (Exhaustion.java): a test during which the JVM ran out of anything is no
+ * pass.
+ *
+ * Built from this source by the system's C compiler with the test JDK's jvmti.h
+ * (defects4j_adapter/jvm/os_wall.py).
  */
 #include <errno.h>
+#include <jvmti.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <linux/audit.h>
@@ -82,15 +92,55 @@ static struct sock_filter FILTER[] = {
     ALLOW,
 };
 
+/* JVMTI_RESOURCE_EXHAUSTED_* flags seen since the runner last took them (0: none) */
+static volatile jint exhausted;
+
+static void JNICALL on_exhausted(jvmtiEnv *jvmti, JNIEnv *jni, jint flags, const void *reserved,
+                                 const char *description) {
+    (void)jvmti;
+    (void)jni;
+    (void)reserved;
+    (void)description;
+    /* a flag no kind sets, so that "ran out" is never 0 */
+    __atomic_or_fetch(&exhausted, flags | 0x40000000, __ATOMIC_SEQ_CST);
+}
+
+/* nl2fix.runner.Exhaustion#take0(): the marks since the last call, cleared. The JVM looks up a
+ * native method in its agents' libraries too; only the runner's class declares it. */
+JNIEXPORT jint JNICALL Java_nl2fix_runner_Exhaustion_take0(JNIEnv *env, jclass cls) {
+    (void)env;
+    (void)cls;
+    return __atomic_exchange_n(&exhausted, 0, __ATOMIC_SEQ_CST);
+}
+
 static int fail(const char *what) {
     fprintf(stderr, "nl2fix_wall: %s failed (errno %d): the JVM does not start unconfined\n", what, errno);
     return 1;
 }
 
-__attribute__((visibility("default"))) int Agent_OnLoad(void *vm, char *options, void *reserved) {
-    (void)vm;
-    (void)options;
-    (void)reserved;
+static int watch_exhaustion(JavaVM *vm) {
+    jvmtiEnv *jvmti = NULL;
+    jvmtiCapabilities wanted = {0};
+    jvmtiEventCallbacks callbacks = {0};
+    if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK || jvmti == NULL) {
+        return fail("JVMTI GetEnv");
+    }
+    wanted.can_generate_resource_exhaustion_heap_events = 1;
+    wanted.can_generate_resource_exhaustion_threads_events = 1;
+    callbacks.ResourceExhausted = on_exhausted;
+    if ((*jvmti)->AddCapabilities(jvmti, &wanted) != JVMTI_ERROR_NONE ||
+        (*jvmti)->SetEventCallbacks(jvmti, &callbacks, (jint)sizeof(callbacks)) != JVMTI_ERROR_NONE ||
+        (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_RESOURCE_EXHAUSTED, NULL) !=
+            JVMTI_ERROR_NONE) {
+        errno = 0;
+        return fail("JVMTI's ResourceExhausted event");
+    }
+    return 0;
+}
+
+/* The operating system's wall, Agent_OnLoad's first step; exported so that a test program can call
+ * it without a JVM (test_os_wall.py). */
+JNIEXPORT int nl2fix_wall_close(void) {
     struct sock_fprog prog = {(unsigned short)(sizeof(FILTER) / sizeof(FILTER[0])), FILTER};
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
         return fail("prctl(PR_SET_DUMPABLE, 0)");
@@ -102,4 +152,10 @@ __attribute__((visibility("default"))) int Agent_OnLoad(void *vm, char *options,
         return fail("seccomp(SECCOMP_SET_MODE_FILTER, TSYNC)");
     }
     return 0;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+    (void)options;
+    (void)reserved;
+    return nl2fix_wall_close() != 0 ? 1 : watch_exhaustion(vm);
 }

@@ -11,8 +11,9 @@ container are not nl2fix's children, so ``wait4`` cannot count them.
 
 Confinement: ``--network none``, a read-only root, the job's paths bound at their own place
 (read-only unless the job must write there), a size-limited tmpfs for ``/tmp`` and the working
-directory, memory, process-count, CPU-share and file-size limits, a uid of the job's own (as
-under bubblewrap, see :func:`defects4j_adapter.sandbox.base.job_uid`), no capabilities,
+directory, memory, process-count, CPU-share and file-size limits, as root a uid of the job's own (as
+under bubblewrap, see :func:`defects4j_adapter.sandbox.base.job_uid`; run by an ordinary user in the
+docker group, that user's uid: it cannot give the job's files to another), no capabilities,
 ``no-new-privileges``, and an init that reaps what the job leaves. On a timeout the whole
 container is killed; the next job gets a new one.
 """
@@ -255,9 +256,14 @@ class DockerSandbox(Sandbox):
     def spawn(self, args: Sequence[str], mounts: Mounts, limits: Limits) -> ContainerProcess:
         from docker.types import Ulimit
 
-        uid = job_uid()
-        for path in mounts.writable:
-            chown_tree(path, uid)
+        if os.geteuid() == 0:
+            uid = job_uid()
+            for path in mounts.writable:
+                chown_tree(path, uid)
+        else:
+            # an ordinary user (in the docker group) cannot give files away: the job runs as that user's
+            # uid, which owns its writable paths already, as under bubblewrap without root
+            uid = os.getuid()
         tmpfs = f"size={limits.scratch_mb}m,mode=1777"
         ulimits = [Ulimit(name="fsize", soft=limits.file_size_mb << 20, hard=limits.file_size_mb << 20)]
         if limits.cpu_seconds:

@@ -48,11 +48,13 @@ def verdict(
     return judged(engine, ws, code, required)[1]
 
 
-def outside_nl2fix(tmp_path: Path, bug: Bug, methods: dict[str, str]) -> dict[str, str]:
-    """``indexOfDifference("abc", "abd")`` with each method of ``methods`` in its own copy of the project's
-    package (``org.textkit.<name>``), compiled by one javac and run by one plain JVM on its main thread (the
-    user's build, production): what each method does where nl2fix is not, by name (a throw prints as one
-    ``!`` and the throwable's class)."""
+def outside_nl2fix(
+    tmp_path: Path, bug: Bug, methods: dict[str, str], arguments: str = '"abc", "abd"'
+) -> dict[str, str]:
+    """``indexOfDifference(<arguments>)`` (Java source; ``"abc", "abd"`` unless told) with each method of
+    ``methods`` in its own copy of the project's package (``org.textkit.<name>``), compiled by one javac and
+    run by one plain JVM on its main thread (the user's build, production): what each method does where
+    nl2fix is not, by name (a throw prints as one ``!`` and the throwable's class)."""
     package = EXAMPLES / "projects" / "Textkit" / "fixed" / "src" / "main" / "java" / "org" / "textkit"
     calls = []
     for name, method in methods.items():
@@ -66,7 +68,7 @@ def outside_nl2fix(tmp_path: Path, bug: Bug, methods: dict[str, str]) -> dict[st
             (src / java.name).parent.mkdir(parents=True, exist_ok=True)
             (src / java.name).write_text(text, encoding="latin-1")
         calls.append(
-            f'try {{ System.out.println("{name}=" + org.textkit.{name}.Strings.indexOfDifference("abc", "abd")); }} '
+            f'try {{ System.out.println("{name}=" + org.textkit.{name}.Strings.indexOfDifference({arguments})); }} '
             f'catch (Throwable t) {{ System.out.println("{name}=!" + t.getClass().getName()); }}'
         )
     (tmp_path / "src" / "Check.java").write_text(
@@ -77,5 +79,8 @@ def outside_nl2fix(tmp_path: Path, bug: Bug, methods: dict[str, str]) -> dict[st
         ["javac", "-encoding", "ISO-8859-1", "-d", str(out), *map(str, sorted((tmp_path / "src").rglob("*.java")))],
         check=True,
     )
-    lines = subprocess.run(["java", "-cp", str(out), "Check"], check=True, capture_output=True, text=True).stdout
+    # started in the copy's folder, whose src/ its owner can write, as a user's build runs in the checkout
+    lines = subprocess.run(
+        ["java", "-cp", str(out), "Check"], check=True, capture_output=True, text=True, cwd=tmp_path
+    ).stdout
     return dict(line.split("=", 1) for line in lines.splitlines())

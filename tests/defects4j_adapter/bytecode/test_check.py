@@ -293,6 +293,8 @@ USES = [
         "java.nio.file.Path#toRealPath",
     ),  # the job's links resolve to host paths under nl2fix's cache
     Use(Family.ENVIRONMENT, ("count += (int) Runtime.getRuntime().maxMemory();",), "java.lang.Runtime#maxMemory"),
+    Use(Family.ENVIRONMENT, ("count += (int) Runtime.getRuntime().totalMemory();",), "java.lang.Runtime#totalMemory"),
+    Use(Family.ENVIRONMENT, ("count += (int) Runtime.getRuntime().freeMemory();",), "java.lang.Runtime#freeMemory"),
     Use(
         Family.ENVIRONMENT,
         ('count += String.valueOf(Integer.class.getResource("Integer.class")).length();',),
@@ -310,6 +312,31 @@ USES = [
         Family.ENVIRONMENT,
         ("count += Integer.class.getProtectionDomain().hashCode();",),
         "java.lang.Class#getProtectionDomain",
+    ),
+    Use(
+        Family.ENVIRONMENT,
+        ('count += new java.io.File("").getAbsolutePath().length();',),
+        "java.io.File#getAbsolutePath",
+    ),
+    Use(Family.ENVIRONMENT, ('count += new java.io.File("x").toURI().hashCode();',), "java.io.File#toURI"),
+    Use(
+        Family.ENVIRONMENT,
+        ('count += java.nio.file.Paths.get("").toAbsolutePath().hashCode();',),
+        "java.nio.file.Path#toAbsolutePath",
+    ),  # round 9's working_dir: /workspace
+    Use(Family.ENVIRONMENT, ('count += new java.io.File("src").canWrite() ? 1 : 0;',), "java.io.File#canWrite"),
+    Use(
+        Family.ENVIRONMENT,
+        ('count += java.nio.file.Files.isWritable(java.nio.file.Paths.get("src")) ? 1 : 0;',),
+        "java.nio.file.Files#isWritable",
+    ),  # round 9's read_only_checkout
+    Use(
+        Family.ENVIRONMENT,
+        (
+            'try { count += java.nio.file.Files.readAttributes(java.nio.file.Paths.get("x"), '
+            "java.nio.file.attribute.PosixFileAttributes.class).owner().hashCode(); } catch (java.io.IOException e) { }",
+        ),
+        "java.nio.file.attribute.PosixFileAttributes",
     ),
     Use(
         Family.STACK_INSPECTION,

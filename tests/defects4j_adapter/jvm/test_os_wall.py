@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.jvm import os_wall, runner
+from defects4j_adapter.jvm import os_wall, reference_java, runner
 from defects4j_adapter.jvm.os_wall import MemoryState
 from defects4j_adapter.sandbox.base import Limits, Mounts
 from nl2fix.core.errors import Nl2FixError
@@ -199,11 +199,11 @@ def test_the_wall_holds_for_an_ordinary_user(ordinary_user):
 
 
 def test_the_agent_is_built_from_its_source_and_needs_a_c_compiler(tmp_path, monkeypatch):
-    built = os_wall.build_agent(tmp_path)
+    built = os_wall.build_agent(tmp_path, reference_java.current().jdk.home)
     assert built.name == os_wall.LIBRARY and built.stat().st_size > 0
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
     with pytest.raises(Nl2FixError, match=r"no C compiler") as refused:
-        os_wall.build_agent(tmp_path)
+        os_wall.build_agent(tmp_path, reference_java.current().jdk.home)
     assert "apt-get install gcc" in str(refused.value)
 
 
@@ -227,9 +227,9 @@ int main(int argc, char **argv) {
     struct iovec local = {there, 8}, remote = {here, 8};
     if (argc > 1) {
         void *agent = dlopen(argv[1], RTLD_NOW);
-        typedef int (*on_load)(void *, char *, void *);
-        on_load onload = agent ? (on_load)dlsym(agent, "Agent_OnLoad") : 0;
-        if (!onload || onload(0, 0, 0) != 0) { printf("no agent\n"); return 2; }
+        typedef int (*wall)(void);
+        wall close_wall = agent ? (wall)dlsym(agent, "nl2fix_wall_close") : 0;
+        if (!close_wall || close_wall() != 0) { printf("no agent\n"); return 2; }
     }
     printf("dumpable %d\n", prctl(PR_GET_DUMPABLE, 0, 0, 0, 0));
     errno = 0; say("process_vm_readv", syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0));
@@ -245,7 +245,7 @@ int main(int argc, char **argv) {
 
 
 def test_the_seccomp_filter_refuses_what_reaches_another_process_s_memory(nl2fix_cache, tmp_path):
-    # the agent's Agent_OnLoad called by a small C program, which then tries each call; without
+    # the agent's wall (Agent_OnLoad's first step) called by a small C program, which then tries each call; without
     # the agent the same calls get through (process_vm_readv on itself, prctl, personality)
     source = tmp_path / "probe.c"
     source.write_text(PROBE_C)

@@ -488,12 +488,18 @@ public final class BehaviourProbe {
             Object[] args = rest(copy);
             Object result = null;
             String thrown = null;
+            Exhaustion.take();
             try {
                 result = body.run();
             } catch (ThreadDeath d) {
                 throw d;
             } catch (Throwable t) {
                 thrown = t.getClass().getName();
+            }
+            if (Exhaustion.take() != null) {
+                // ran out of heap or threads, caught or not: nl2fix's limits, which a candidate may test to take
+                // the fix's path only here (found9/overfit_by_heap); on the fix's run, no evidence (UNEXPECTED)
+                thrown = OutOfMemoryError.class.getName();
             }
             if (thrown != null) {
                 // what a failed call left in its receiver, arguments and class is no state a caller may rely

@@ -226,6 +226,7 @@ public final class Main {
         SystemLoader.takeDelegated();
         Guard.takeTainted();
         Guard.takeRefusal(); // an earlier job's, after its last test: not this job's
+        Exhaustion.take(); // the same
         // A fresh loader per candidate, so nothing the code under test keeps in static fields outlives
         // it: the candidate's classes first, then the project's class path; runner, JUnit and the JDK
         // from the parent.

@@ -377,7 +377,7 @@ final class TestExecutor {
                 return;
             }
             Guard.takeExitAttempt();
-            String refusal = Guard.takeRefusal();
+            String refusal = noPass();
             if (refusal != null) {
                 // refused outside any test (a class's set-up): the candidate may keep what it learnt there
                 classFailure(d.getClassName(), refusal);
@@ -457,9 +457,9 @@ final class TestExecutor {
             long ms = (System.nanoTime() - startedAt) / 1_000_000L;
             Failure f = failures.remove(n);
             String exit = Guard.takeExitAttempt();
-            String refusal = Guard.takeRefusal();
+            String refusal = noPass();
             if (refusal != null) {
-                // refused whether caught or not (Guard#takeRefusal): no pass, no skip
+                // refused, or out of memory, whether caught or not: no pass, no skip
                 assumptions.remove(n);
                 record(Words.TEST, Words.FAIL, n, Long.toString(ms), refusal);
                 failed(n);
@@ -478,6 +478,14 @@ final class TestExecutor {
                 failed(n);
                 maybeStop();
             }
+        }
+
+        /** A refused read of the environment ({@link Guard#takeRefusal}) or a limit met
+         * ({@link Exhaustion#take}) since the last call, both taken: the test then is no pass. */
+        private String noPass() {
+            String refusal = Guard.takeRefusal();
+            String ranOut = Exhaustion.take();
+            return refusal != null ? refusal : ranOut;
         }
 
         private void maybeStop() {
