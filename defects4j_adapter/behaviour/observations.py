@@ -60,6 +60,9 @@ class ProbeRun:
     """Calls whose input could not be copied faithfully (not probed)."""
     error: str = ""
     """Why the probe did not run to its end (empty when it did)."""
+    passed_over: int = 0
+    """Inputs the runner ran on neither body: the ones the reference's probe of itself found no evidence
+    (``skip`` of :func:`defects4j_adapter.engines.probing.probe`)."""
     budget_met: float = 0.0
     """The CPU-s budget the probe met, its observations so far kept (0: it ran to its end, or
     :attr:`error` says where it stopped)."""
@@ -72,8 +75,8 @@ class ProbeRun:
 
 
 def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
-    """The probe of a signed report's ``BEHAVIOUR`` rows and its ``BEHAVIOUREND`` counts and budget met
-    (None: the probe did not end, e.g. the JVM died in it)."""
+    """The probe of a signed report's ``BEHAVIOUR`` rows and its ``BEHAVIOUREND`` counts, budget met and
+    inputs passed over (None: the probe did not end, e.g. the JVM died in it)."""
     run = ProbeRun()
     for row in rows:
         origin, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again = (row + [""] * 9)[:9]
@@ -86,7 +89,8 @@ def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
     if end is None:
         run.error = run.error or "the probe did not end"
     else:
-        counts = [int(x) if x.isdigit() else 0 for x in (end + ["0"] * 4)[:4]]
+        counts = [int(x) if x.isdigit() else 0 for x in (end + ["0"] * 5)[:5]]
         run.calls, run.derived, run.skipped = counts[:3]
         run.budget_met = counts[3] / 1000
+        run.passed_over = counts[4]
     return run

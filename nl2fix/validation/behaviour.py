@@ -42,6 +42,7 @@ class Probing(Protocol):
         *,
         tests: frozenset[str] | None = None,
         developer_fix: bool = True,
+        skip: frozenset[str] = frozenset(),
     ) -> ProbeRun: ...
 
 
@@ -53,6 +54,15 @@ def stable_inputs(baseline: ProbeRun) -> dict[str, str]:
         for o in baseline.observations
         if o.repeatable and o.candidate_digest == o.reference_digest
     }
+
+
+def passed_over(baseline: ProbeRun) -> frozenset[str]:
+    """The inputs a candidate's probe runs on neither body: those the reference's probe of itself saw and
+    found no evidence (it timed out, or did not do the same twice). :func:`label` would not compare them
+    anyway, and a reference that runs to the per-test time limit on one (Math-80's ``step`` of 0, a loop
+    that never advances) spent a candidate's whole CPU budget there, cutting its label to ``not-probed``."""
+    steady = stable_inputs(baseline)
+    return frozenset(o.input_digest for o in baseline.observations if o.input_digest not in steady)
 
 
 def nothing_to_compare(baseline: ProbeRun) -> str:
@@ -77,9 +87,11 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     to job), did the same there too. The candidate's probe runs the same tests on the same reference,
     so what differs can only be the candidate's doing: where the reference gives another outcome than in
     its own probe, the candidate changed state the reference reads (static state it does not put back),
-    which diverges too. A probe that did not finish, or reached fewer inputs than the reference's own,
-    is never ``same-behaviour``; one that met its CPU budget is ``not-probed``, with the inputs it compared
-    so far (none of it a verdict: a probe cut short says nothing of the inputs it did not reach)."""
+    which diverges too. A probe that did not finish, or reached fewer inputs than the reference's own
+    (those passed over counted as reached: :func:`passed_over`), is never ``same-behaviour``; one that met
+    its CPU budget ``diverges`` when an input it compared so far does (each row is whole: the body the budget
+    stopped gives none), else it is ``not-probed`` with the inputs it compared (a probe cut short says
+    nothing of the inputs it did not reach)."""
     cpu = run.cpu_seconds
     if not stable_inputs(baseline):
         return BehaviourRecord(label=Behaviour.NOT_PROBED, note=nothing_to_compare(baseline), cpu_seconds=cpu)
@@ -108,15 +120,6 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
         observations=kept,
         cpu_seconds=cpu,
     )
-    if run.budget_met:
-        record.label = Behaviour.NOT_PROBED
-        record.note = (
-            f"the probe met its budget of {run.budget_met:g} CPU-s after {len(counted)} compared input(s), "
-            f"{len(steady)} beside the developer's fix alone"
-            if developer_fix
-            else f"the probe met its budget of {run.budget_met:g} CPU-s after {len(counted)} input(s)"
-        )
-        return record
     if developer_fix and first is not None:
         record.label = Behaviour.DIVERGES
         record.first_input, record.candidate_result = first.input, first.candidate
@@ -129,12 +132,21 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
             )
             record.junit_note = "the candidate changed state the fix reads: one call on its own does not show it"
         return record
-    if len(run.observations) < len(baseline.observations):
+    if run.budget_met:
+        record.label = Behaviour.NOT_PROBED
+        record.note = (
+            f"the probe met its budget of {run.budget_met:g} CPU-s after {len(counted)} compared input(s), "
+            f"{len(steady)} beside the developer's fix alone"
+            if developer_fix
+            else f"the probe met its budget of {run.budget_met:g} CPU-s after {len(counted)} input(s)"
+        )
+        return record
+    if len(run.observations) + run.passed_over < len(baseline.observations):
         return BehaviourRecord(
             label=Behaviour.NOT_PROBED,
             cpu_seconds=cpu,
             note=(
-                f"the tests reached {len(run.observations)} input(s) beside this candidate, "
+                f"the tests reached {len(run.observations) + run.passed_over} input(s) beside this candidate, "
                 f"{len(baseline.observations)} beside the developer's fix alone"
             ),
         )
@@ -175,7 +187,12 @@ class Prober:
         if not stable_inputs(baseline):
             return BehaviourRecord(label=Behaviour.NOT_PROBED, note=nothing_to_compare(baseline))
         run = self.engine.probe(
-            self.workspace, self.reference, candidate, tests=frozenset(baseline.tests), developer_fix=self.developer_fix
+            self.workspace,
+            self.reference,
+            candidate,
+            tests=frozenset(baseline.tests),
+            developer_fix=self.developer_fix,
+            skip=passed_over(baseline),
         )
         record = label(baseline, run, developer_fix=self.developer_fix)
         if record.label is Behaviour.DIVERGES and not record.junit_note:

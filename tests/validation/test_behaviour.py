@@ -17,7 +17,7 @@ from defects4j_adapter.jvm.runner import junit_jars
 from nl2fix.core.domain import Behaviour, Verdict
 from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
 from nl2fix.store.records import BehaviourRecord, ObservedResult
-from nl2fix.validation.behaviour import clusters, disagreements, label
+from nl2fix.validation.behaviour import clusters, disagreements, label, passed_over
 from nl2fix.validation.bug_work import BugRun
 from tests.helpers.javac import compile_java, javac
 from tests.helpers.minibench import engine_options
@@ -243,20 +243,47 @@ def test_a_probe_over_its_cpu_budget_is_not_probed_with_its_inputs_so_far(bug_ru
 
 
 def test_a_probe_that_met_its_budget_is_not_probed_and_keeps_its_inputs():
-    cut = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "c")], budget_met=0.5)
+    cut = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "b")], budget_met=0.5)
     record = label(BASELINE, cut, developer_fix=True)
-    # input 3 differs, but a probe cut short is no label at all: its inputs are kept for the reader
+    # the same on what it compared, but a probe cut short says nothing of the rest: its inputs are kept
     assert (record.label, record.inputs, record.first_input) == (Behaviour.NOT_PROBED, 2, ""), record
     assert "met its budget of 0.5 CPU-s after 2 compared input(s), 2 beside" in record.note
-    assert [o.result for o in record.observations] == ["a", "c"]
-    full = label(BASELINE, ProbeRun(observations=cut.observations), developer_fix=True)
-    assert full.label is Behaviour.DIVERGES
+    assert [o.result for o in record.observations] == ["a", "b"]
+    # the same inputs in a probe that ended (input 2, no evidence, passed over): same-behaviour
+    full = label(BASELINE, ProbeRun(observations=cut.observations, passed_over=1), developer_fix=True)
+    assert full.label is Behaviour.SAME
+
+
+def test_a_probe_that_met_its_budget_after_a_difference_diverges():
+    # each row is whole (the body the budget stopped gives none): a difference before the cut is one
+    cut = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "c")], budget_met=0.5)
+    record = label(BASELINE, cut, developer_fix=True)
+    assert (record.label, record.first_input, record.reference_result, record.candidate_result) == (
+        Behaviour.DIVERGES,
+        "3",
+        "b",
+        "c",
+    ), record
+    # without a developer's fix there is no label to give: the cut probe stays out of the clusters
+    assert label(BASELINE, cut, developer_fix=False).label is Behaviour.NOT_PROBED
+
+
+def test_inputs_the_fix_gave_no_evidence_on_are_passed_over_and_count_as_reached():
+    # input 2: the fix did not repeat itself; input 4: it ran out of time (the per-test limit)
+    baseline = ProbeRun(observations=[*BASELINE.observations, _obs("4", "timeout", "timeout")])
+    assert passed_over(baseline) == {"i2", "i4"}
+    run = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "b")], passed_over=2)
+    assert label(baseline, run, developer_fix=True).label is Behaviour.SAME
+    # passed over or not, the inputs it did reach must be as many as the fix's own
+    short = label(baseline, ProbeRun(observations=[_obs("1", "a", "a")], passed_over=2), developer_fix=True)
+    assert short.label is Behaviour.NOT_PROBED and "reached 3 input(s)" in short.note, short
 
 
 def test_the_end_row_says_which_budget_the_probe_met():
     assert read([], ["3", "10", "1", "500"]).budget_met == 0.5
     assert read([], ["3", "10", "1", "0"]).budget_met == 0.0
     assert read([], ["3", "10", "1"]).budget_met == 0.0  # a runner that knows no budget
+    assert read([], ["3", "10", "1", "0", "7"]).passed_over == 7
 
 
 def _obs(input_: str, ref: str, cand: str, again: str | None = None) -> Observation:

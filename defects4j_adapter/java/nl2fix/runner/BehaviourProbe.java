@@ -129,13 +129,16 @@ public final class BehaviourProbe {
 
     /** A probe job: the candidate's class files as validated ({@code candidate}), loaded with the project's
      * class path ({@code classPath}) by a loader of their own under {@code parent}; {@code fixReference}:
-     * whether the reference is the developer's fix (see {@link #unexpected}). */
-    static void begin(Map<String, byte[]> candidate, URL[] classPath, ClassLoader parent, boolean fixReference)
-            throws IOException {
+     * whether the reference is the developer's fix (see {@link #unexpected}); {@code skip}: the digests of
+     * inputs passed over, run on neither body (those on which the reference's probe of itself timed out or did
+     * not repeat itself: never compared, and a reference that runs to the per-test limit on one would spend a
+     * candidate's whole budget there). */
+    static void begin(Map<String, byte[]> candidate, URL[] classPath, ClassLoader parent, boolean fixReference,
+            Set<String> skip) throws IOException {
         URL[] urls = new URL[classPath.length + 1];
         urls[0] = Overlay.entry(candidate);
         System.arraycopy(classPath, 0, urls, 1, classPath.length);
-        session = new Session(new URLClassLoader(Lifetime.LOADER, urls, parent), fixReference);
+        session = new Session(new URLClassLoader(Lifetime.LOADER, urls, parent), fixReference, Set.copyOf(skip));
     }
 
     /** The rows of the job's probe, and no probing after it. */
@@ -153,7 +156,7 @@ public final class BehaviourProbe {
         synchronized (s.rows) {
             List<String[]> out = new ArrayList<>(s.rows);
             out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls), Integer.toString(s.derived + s.crossed),
-                Integer.toString(s.skipped), Long.toString(s.budgetMetMs)});
+                Integer.toString(s.skipped), Long.toString(s.budgetMetMs), Integer.toString(s.passedOver)});
             return out;
         }
     }
@@ -249,10 +252,14 @@ public final class BehaviourProbe {
         volatile Thread probingOn;
         volatile long probingSince = -1;
         final boolean fixReference;
+        /** Digests of the inputs passed over (see {@link BehaviourProbe#begin}), and how many were. */
+        final Set<String> skip;
+        int passedOver;
 
-        Session(URLClassLoader twin, boolean fixReference) {
+        Session(URLClassLoader twin, boolean fixReference, Set<String> skip) {
             this.twin = twin;
             this.fixReference = fixReference;
+            this.skip = skip;
         }
 
         boolean tracks(Thread t) {
@@ -366,6 +373,10 @@ public final class BehaviourProbe {
          * {@code made[slot]} (none for an input that cannot be copied). */
         private void compare(String origin, String test, Class<?> owner, Method method, Object[] input, String text,
                 Body reference, Graphs.View view, String[][] made, int slot) {
+            if (skip.contains(sha(text))) {
+                passedOver++;
+                return;
+            }
             List<Object[]> statics = statics(owner);
             Object[][] copies = new Object[3][];
             Object[] staticValues = new Object[statics.size()];

@@ -247,7 +247,7 @@ public final class Main {
         if (job.behaviour) {
             BehaviourProbe.begin(own(classFiles(Paths.get(job.behaviourCandidate)), job.candidateClasses),
                     java.util.Arrays.copyOfRange(urls, 1, urls.length), SystemLoader.class.getClassLoader(),
-                    job.behaviourFixReference);
+                    job.behaviourFixReference, job.behaviourSkip);
         }
         List<String[]> behaviour;
         MethodReach recording = instrumented == null ? null : MethodReach.start();
