@@ -17,7 +17,7 @@ from defects4j_adapter.jvm.runner import junit_jars
 from nl2fix.core.domain import Behaviour, Verdict
 from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
 from nl2fix.store.records import BehaviourRecord, ObservedResult
-from nl2fix.validation.behaviour import clusters, disagreements, label, passed_over
+from nl2fix.validation.behaviour import Prober, clusters, disagreements, label, passed_over
 from nl2fix.validation.bug_work import BugRun
 from tests.helpers.javac import compile_java, javac
 from tests.helpers.minibench import engine_options
@@ -240,6 +240,50 @@ def test_a_probe_over_its_cpu_budget_is_not_probed_with_its_inputs_so_far(bug_ru
     assert f"met its budget of {probing.CANDIDATE_BUDGET:g} CPU-s" in b.note, b.note
     assert b.inputs > 0 and b.observations, b  # what it compared before the budget is kept
     assert b.cpu_seconds < 2.3, b  # the budget, the probe's two compiles and the JVM's own threads
+
+
+LOOPS_ON_AN_EMPTY_PREFIX = """public static int indexOfDifference(final CharSequence a, final CharSequence b) {
+        if (a != null && a.length() == 0 && b != null && b.length() == 5) {
+            for (;;) {
+                Thread.onSpinWait();
+            }
+        }
+        if (a == b) {
+            return INDEX_NOT_FOUND;
+        }
+        if (a == null || b == null) {
+            return 0;
+        }
+        final int shorter = Math.min(a.length(), b.length());
+        for (int i = 0; i < shorter; i++) {
+            if (a.charAt(i) != b.charAt(i)) {
+                return i;
+            }
+        }
+        if (a.length() == b.length()) {
+            return INDEX_NOT_FOUND;
+        }
+        return shorter;
+    }
+"""
+
+
+@pytest.mark.sandbox
+def test_inputs_on_which_the_fix_does_not_end_do_not_spend_a_candidates_budget(bug_runs, fast):
+    # a developer's fix that never ends on a derived input no test makes ("" beside "abxyz", the tests'
+    # call with its first argument emptied): its own probe runs to the per-test limit there, no evidence;
+    # a candidate's probe passes that input over instead of spending its whole budget on the fix's loop
+    run = bug_runs("Textkit-1")
+    prober = Prober(fast, run.ws, LOOPS_ON_AN_EMPTY_PREFIX, developer_fix=True)
+    baseline = prober.baseline()
+    assert any(o.reference_timed_out for o in baseline.observations), baseline
+    assert passed_over(baseline), baseline
+    right = prober.behaviour(open_dataset("example").bugs["Textkit-1"].fixed_method)
+    assert right.label is Behaviour.SAME and right.inputs >= 10, right
+    assert right.cpu_seconds < probing.CANDIDATE_BUDGET, right
+    # issue 34's miss: equal but distinct strings, and the fix's length check, are still compared
+    wrong = prober.behaviour((HOLDOUT / "Textkit-1" / "equal_length_check_removed.diverges.java").read_text())
+    assert wrong.label is Behaviour.DIVERGES, wrong
 
 
 def test_a_probe_that_met_its_budget_is_not_probed_and_keeps_its_inputs():
