@@ -15,6 +15,11 @@ _TIMEOUT_DIGEST = hashlib.sha256(TIMEOUT.encode()).hexdigest()[:24]
 """Its digest, as the runner writes digests (the first 12 bytes of the SHA-256, in hex)."""
 
 
+STEADY = "steady"
+"""A row's second reference digest when the runner ran the reference once: an input on which the
+reference's probe of itself did the same three times (``BehaviourProbe#STEADY``)."""
+
+
 class Origin(str, enum.Enum):
     CALL = "call"
     """A call a test made."""
@@ -35,7 +40,8 @@ class Observation:
     candidate: str
     candidate_digest: str
     reference_again_digest: str
-    """The reference's outcome on a second copy of the input, in the same job: equal when it repeats itself."""
+    """The reference's outcome on a second copy of the input, in the same job: equal when it repeats itself
+    (:data:`STEADY`: not run again, the input being one its own probe found steady)."""
 
     @property
     def reference_timed_out(self) -> bool:
@@ -43,8 +49,9 @@ class Observation:
 
     @property
     def repeatable(self) -> bool:
-        """The reference did the same twice on this input, in time: the input can be compared on."""
-        return not self.reference_timed_out and self.reference_digest == self.reference_again_digest
+        """The reference did the same twice on this input, in time (or ran once on an input its own probe
+        found steady): the input can be compared on."""
+        return not self.reference_timed_out and self.reference_again_digest in (self.reference_digest, STEADY)
 
 
 @dataclass

@@ -274,6 +274,8 @@ class Job:
     it stops with the rows made so far (``BehaviourProbe#overBudget``); 0: none but the per-test limit."""
     behaviour_skip: frozenset[str] = frozenset()
     """Digests of the inputs a behaviour probe runs on neither body (``BehaviourProbe#begin``)."""
+    behaviour_steady: frozenset[str] = frozenset()
+    """Digests of the inputs a behaviour probe runs the reference on once (``BehaviourProbe#STEADY``)."""
 
     def text(self) -> str:
         rows: list[tuple[str, str | Path]] = [("id", self.id)]
@@ -303,6 +305,7 @@ class Job:
         if self.behaviour and self.behaviour_budget_ms:
             rows.append(("behaviour_budget_ms", str(self.behaviour_budget_ms)))
         rows += [("behaviour_skip", d) for d in sorted(self.behaviour_skip)] if self.behaviour else []
+        rows += [("behaviour_steady", d) for d in sorted(self.behaviour_steady)] if self.behaviour else []
         lines = []
         for key, value in rows:
             value = str(value)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from defects4j_adapter.behaviour.junit import divergence_test
-from defects4j_adapter.behaviour.observations import ProbeRun
+from defects4j_adapter.behaviour.observations import STEADY, ProbeRun
 from defects4j_adapter.contract import Workspace
 from nl2fix.core.domain import Behaviour
 from nl2fix.store.records import BehaviourRecord, ObservedResult
@@ -43,6 +43,7 @@ class Probing(Protocol):
         tests: frozenset[str] | None = None,
         developer_fix: bool = True,
         skip: frozenset[str] = frozenset(),
+        steady: frozenset[str] = frozenset(),
     ) -> ProbeRun: ...
 
 
@@ -72,7 +73,7 @@ def nothing_to_compare(baseline: ProbeRun) -> str:
     if baseline.skipped and not baseline.calls:
         return (
             f"the tests' {baseline.skipped} call(s) of the method hold what cannot be copied faithfully "
-            "(a stream, a reader, an object of a JDK subclass)"
+            "(a stream, a reader, an object whose JDK superclass holds state of its own)"
         )
     if baseline.observations:
         return "the developer's fix did not behave the same twice on any input (time, identity hash codes)"
@@ -84,8 +85,10 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
 
     An input counts when the reference did the same twice on it in the candidate's job and, when the
     reference's own probe saw the same input (inputs holding random generators or clocks differ from job
-    to job), did the same there too. The candidate's probe runs the same tests on the same reference,
-    so what differs can only be the candidate's doing: where the reference gives another outcome than in
+    to job), did the same there too; on an input its own probe found steady the runner runs it once
+    (``STEADY``: that run is held to the own probe's outcome below, a second would add nothing). The
+    candidate's probe runs the same tests on the same reference, so what differs can only be the
+    candidate's doing: where the reference gives another outcome than in
     its own probe, the candidate changed state the reference reads (static state it does not put back),
     which diverges too. A probe that did not finish, or reached fewer inputs than the reference's own
     (those passed over counted as reached: :func:`passed_over`), is never ``same-behaviour``; one that met
@@ -102,7 +105,9 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     counted, first, drifted = [], None, False
     for o in run.observations:
         own = seen.get(o.input_digest)
-        if not o.repeatable or (own is not None and o.input_digest not in steady):
+        # an input run once on the reference counts only as one its own probe found steady
+        once = o.reference_again_digest == STEADY
+        if not o.repeatable or (own is not None or once) and o.input_digest not in steady:
             continue
         counted.append(o)
         if first is None and own is not None and own.reference_digest != o.reference_digest:
@@ -193,6 +198,7 @@ class Prober:
             tests=frozenset(baseline.tests),
             developer_fix=self.developer_fix,
             skip=passed_over(baseline),
+            steady=frozenset(stable_inputs(baseline)),
         )
         record = label(baseline, run, developer_fix=self.developer_fix)
         if record.label is Behaviour.DIVERGES and not record.junit_note:

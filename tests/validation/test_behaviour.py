@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.behaviour.observations import Observation, Origin, ProbeRun, read
+from defects4j_adapter.behaviour.observations import STEADY, Observation, Origin, ProbeRun, read
 from defects4j_adapter.engines import probing
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.jvm.runner import junit_jars
@@ -369,6 +370,22 @@ def test_a_probe_that_did_not_finish_or_missed_inputs_is_never_same_behaviour():
     assert unfinished.label is Behaviour.NOT_PROBED and "did not finish" in unfinished.note
     missing = label(BASELINE, ProbeRun(observations=partial), developer_fix=True)
     assert missing.label is Behaviour.NOT_PROBED and "reached 1 input(s)" in missing.note
+
+
+def test_an_input_the_fix_ran_once_on_counts_only_where_its_own_probe_found_it_steady():
+    def once(input_: str, ref: str, cand: str) -> Observation:
+        return replace(_obs(input_, ref, cand), reference_again_digest=STEADY)
+
+    # inputs 1 and 3 are steady in the fix's own probe: run once, they are compared, and 3 differs
+    record = label(BASELINE, ProbeRun(observations=[once("1", "a", "a"), once("3", "b", "c")]), developer_fix=True)
+    assert (record.label, record.inputs, record.first_input) == (Behaviour.DIVERGES, 2, "3"), record
+    # once on the fix's unsteady input 2, or on one its probe never saw: no evidence
+    unsteady = [once("1", "a", "a"), once("2", "x", "z"), once("3", "b", "b"), once("9", "q", "r")]
+    record = label(BASELINE, ProbeRun(observations=unsteady), developer_fix=True)
+    assert (record.label, record.inputs) == (Behaviour.SAME, 2), record
+    # and a fix that, run once, gives another outcome than its own probe did: the candidate's doing
+    drifted = label(BASELINE, ProbeRun(observations=[once("1", "a", "a"), once("3", "z", "z")]), developer_fix=True)
+    assert drifted.label is Behaviour.DIVERGES and "changed state the fix reads" in drifted.candidate_result
 
 
 def test_inputs_that_differ_from_job_to_job_count_when_the_fix_repeats_itself_in_the_job():

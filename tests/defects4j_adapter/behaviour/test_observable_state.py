@@ -41,7 +41,7 @@ public final class ProbeHarness {
     public static void main(String[] args) throws Exception {
         BehaviourProbe.begin(Main.classFiles(java.nio.file.Paths.get(args[0])),
                 new java.net.URL[] {java.nio.file.Paths.get(args[1]).toUri().toURL()},
-                ClassLoader.getPlatformClassLoader(), true, java.util.Set.of());
+                ClassLoader.getPlatformClassLoader(), true, java.util.Set.of(), java.util.Set.of());
         BehaviourProbe.watch(Thread.currentThread(), "h.HolderTest");
         %s;
         for (String[] row : BehaviourProbe.end()) {

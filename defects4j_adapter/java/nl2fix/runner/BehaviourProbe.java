@@ -72,6 +72,11 @@ public final class BehaviourProbe {
     static final int MAX_DERIVED = 200;
     static final int MAX_CROSSED = 100;
     static final int SHOWN = 300;
+    /** A row's second reference outcome when the reference ran once: the input is one on which its probe of
+     * itself did the same three times, so a second run here would only repeat what the harness compares it
+     * with anyway (an outcome unlike that probe's is the candidate's doing: state it left that the reference
+     * reads), and a candidate's budget goes further. */
+    static final String STEADY = "steady";
     /** An input is shown longer than an outcome: it is what a reader needs to run the call again. */
     static final int SHOWN_INPUT = 1000;
     /** The failures of the reference that make a derived input no evidence (see {@code unexpected}). */
@@ -132,13 +137,15 @@ public final class BehaviourProbe {
      * whether the reference is the developer's fix (see {@link #unexpected}); {@code skip}: the digests of
      * inputs passed over, run on neither body (those on which the reference's probe of itself timed out or did
      * not repeat itself: never compared, and a reference that runs to the per-test limit on one would spend a
-     * candidate's whole budget there). */
+     * candidate's whole budget there); {@code steady}: the digests of inputs on which it did the same three
+     * times, run on the reference once (see {@link #STEADY}). */
     static void begin(Map<String, byte[]> candidate, URL[] classPath, ClassLoader parent, boolean fixReference,
-            Set<String> skip) throws IOException {
+            Set<String> skip, Set<String> steady) throws IOException {
         URL[] urls = new URL[classPath.length + 1];
         urls[0] = Overlay.entry(candidate);
         System.arraycopy(classPath, 0, urls, 1, classPath.length);
-        session = new Session(new URLClassLoader(Lifetime.LOADER, urls, parent), fixReference, Set.copyOf(skip));
+        session = new Session(new URLClassLoader(Lifetime.LOADER, urls, parent), fixReference, Set.copyOf(skip),
+                Set.copyOf(steady));
     }
 
     /** The rows of the job's probe, and no probing after it. */
@@ -255,11 +262,14 @@ public final class BehaviourProbe {
         /** Digests of the inputs passed over (see {@link BehaviourProbe#begin}), and how many were. */
         final Set<String> skip;
         int passedOver;
+        /** Digests of the inputs the reference runs on once (see {@link #STEADY}). */
+        final Set<String> steady;
 
-        Session(URLClassLoader twin, boolean fixReference, Set<String> skip) {
+        Session(URLClassLoader twin, boolean fixReference, Set<String> skip, Set<String> steady) {
             this.twin = twin;
             this.fixReference = fixReference;
             this.skip = skip;
+            this.steady = steady;
         }
 
         boolean tracks(Thread t) {
@@ -373,10 +383,12 @@ public final class BehaviourProbe {
          * {@code made[slot]} (none for an input that cannot be copied). */
         private void compare(String origin, String test, Class<?> owner, Method method, Object[] input, String text,
                 Body reference, Graphs.View view, String[][] made, int slot) {
-            if (skip.contains(sha(text))) {
+            String digest = sha(text);
+            if (skip.contains(digest)) {
                 passedOver++;
                 return;
             }
+            int runs = steady.contains(digest) ? 1 : 2;
             List<Object[]> statics = statics(owner);
             Object[][] copies = new Object[3][];
             Object[] staticValues = new Object[statics.size()];
@@ -385,7 +397,7 @@ public final class BehaviourProbe {
             }
             Object[] twinStatics;
             try {
-                for (int i = 0; i < 2; i++) {
+                for (int i = 0; i < runs; i++) {
                     copies[i] = Graphs.copy(input);
                 }
                 // the candidate's copy and its class's static fields in one graph: what they share stays shared
@@ -400,7 +412,7 @@ public final class BehaviourProbe {
             int i = 0;
             try {
                 // the reference twice (whether it repeats itself on this input, in this job), then the candidate
-                for (; i < 2; i++) {
+                for (; i < runs; i++) {
                     Object[] copy = copies[i];
                     outcomes[i] = outcome(() -> run(reference, copy[0], rest(copy)), owner, copy, view);
                     restore(statics);
@@ -408,6 +420,7 @@ public final class BehaviourProbe {
                         return;
                     }
                 }
+                i = 2;
                 outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2], view);
                 if (outcomes[2] == null) {
                     skipped++;
@@ -416,11 +429,11 @@ public final class BehaviourProbe {
             } catch (ThreadDeath d) {
                 if (budgetMetMs == 0) {
                     outcomes[i] = Words.TIMEOUT;
-                    made[slot] = row(origin, test, text, outcomes);
+                    made[slot] = row(origin, test, text, outcomes, runs);
                 }
                 throw d;
             }
-            made[slot] = row(origin, test, text, outcomes);
+            made[slot] = row(origin, test, text, outcomes, runs);
         }
 
         /** Whether the reference's outcome is a failure no caller is meant to meet (a null dereferenced, an
@@ -487,10 +500,10 @@ public final class BehaviourProbe {
             }
         }
 
-        private static String[] row(String origin, String test, String input, String[] outcomes) {
+        private static String[] row(String origin, String test, String input, String[] outcomes, int runs) {
             int from = firstDifference(outcomes[0], outcomes[2]);
             return new String[] {Words.BEHAVIOUR, origin, test, shownInput(input), sha(input), shown(outcomes[0], from),
-                sha(outcomes[0]), shown(outcomes[2], from), sha(outcomes[2]), sha(outcomes[1])};
+                sha(outcomes[0]), shown(outcomes[2], from), sha(outcomes[2]), runs == 1 ? STEADY : sha(outcomes[1])};
         }
 
         /** One body run on one copy: its result (or thrown class) and the state it left that a caller can
