@@ -29,7 +29,8 @@ import java.util.Set;
  * the tests' classes or the reference (every project class it reaches is the twin's copy). The tests run
  * on the reference's behaviour throughout, identical for every candidate. At each call a test thread
  * makes, the runner deep-copies receiver and arguments before anything runs ({@link Graphs#copy}), runs
- * the reference on one copy, again on a second (whether it repeats itself on this input) and the
+ * the reference on one copy, again on a second (whether it repeats itself on this input; not on one its own
+ * probe found steady, {@link #STEADY}) and the
  * candidate on a third made of the twin's classes (the target class's static fields put back in between,
  * the candidate's set as the reference's were; after the candidate the JDK-wide settings are put back
  * and the threads it started ended, and while it runs the wrapper refuses every call from outside a
