@@ -15,6 +15,11 @@ _TIMEOUT_DIGEST = hashlib.sha256(TIMEOUT.encode()).hexdigest()[:24]
 """Its digest, as the runner writes digests (the first 12 bytes of the SHA-256, in hex)."""
 
 
+STEADY = "steady"
+"""A row's second reference digest when the runner ran the reference once: an input on which the
+reference's probe of itself did the same three times (``BehaviourProbe#STEADY``)."""
+
+
 class Origin(str, enum.Enum):
     CALL = "call"
     """A call a test made."""
@@ -35,7 +40,8 @@ class Observation:
     candidate: str
     candidate_digest: str
     reference_again_digest: str
-    """The reference's outcome on a second copy of the input, in the same job: equal when it repeats itself."""
+    """The reference's outcome on a second copy of the input, in the same job: equal when it repeats itself
+    (:data:`STEADY`: not run again, the input being one its own probe found steady)."""
 
     @property
     def reference_timed_out(self) -> bool:
@@ -43,8 +49,9 @@ class Observation:
 
     @property
     def repeatable(self) -> bool:
-        """The reference did the same twice on this input, in time: the input can be compared on."""
-        return not self.reference_timed_out and self.reference_digest == self.reference_again_digest
+        """The reference did the same twice on this input, in time (or ran once on an input its own probe
+        found steady): the input can be compared on."""
+        return not self.reference_timed_out and self.reference_again_digest in (self.reference_digest, STEADY)
 
 
 @dataclass
@@ -60,6 +67,9 @@ class ProbeRun:
     """Calls whose input could not be copied faithfully (not probed)."""
     error: str = ""
     """Why the probe did not run to its end (empty when it did)."""
+    passed_over: int = 0
+    """Inputs the runner ran on neither body: the ones the reference's probe of itself found no evidence
+    (``skip`` of :func:`defects4j_adapter.engines.probing.probe`)."""
     budget_met: float = 0.0
     """The CPU-s budget the probe met, its observations so far kept (0: it ran to its end, or
     :attr:`error` says where it stopped)."""
@@ -72,8 +82,8 @@ class ProbeRun:
 
 
 def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
-    """The probe of a signed report's ``BEHAVIOUR`` rows and its ``BEHAVIOUREND`` counts and budget met
-    (None: the probe did not end, e.g. the JVM died in it)."""
+    """The probe of a signed report's ``BEHAVIOUR`` rows and its ``BEHAVIOUREND`` counts, budget met and
+    inputs passed over (None: the probe did not end, e.g. the JVM died in it)."""
     run = ProbeRun()
     for row in rows:
         origin, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again = (row + [""] * 9)[:9]
@@ -86,7 +96,8 @@ def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
     if end is None:
         run.error = run.error or "the probe did not end"
     else:
-        counts = [int(x) if x.isdigit() else 0 for x in (end + ["0"] * 4)[:4]]
+        counts = [int(x) if x.isdigit() else 0 for x in (end + ["0"] * 5)[:5]]
         run.calls, run.derived, run.skipped = counts[:3]
         run.budget_met = counts[3] / 1000
+        run.passed_over = counts[4]
     return run

@@ -728,11 +728,15 @@ class FastEngine:
         tests: frozenset[str] | None = None,
         log_dir: Path | None = None,
         developer_fix: bool = True,
+        skip: frozenset[str] = frozenset(),
+        steady: frozenset[str] = frozenset(),
     ) -> ProbeRun:
         """A behaviour probe of ``candidate`` beside ``reference`` (the developer's fix, else the buggy
         method standing in for one) in a warm JVM (:mod:`probing`): the probe source compiled by a
         compiling JVM once a bug, and the candidate's classes as its validation compiled them (compiled
-        again only when they are no longer kept, or it was not validated here)."""
+        again only when they are no longer kept, or it was not validated here); ``skip``: digests of inputs
+        run on neither body (:func:`nl2fix.validation.behaviour.passed_over`); ``steady``: digests of inputs
+        the reference runs on once (:func:`probing.probe`)."""
         text = probing.probe_text(workspace, reference, candidate)
         if isinstance(text, ProbeRun):
             return text
@@ -771,6 +775,8 @@ class FastEngine:
                 log_dir=log_dir,
                 developer_fix=developer_fix,
                 budget=0.0 if candidate == reference else probing.CANDIDATE_BUDGET,
+                skip=skip,
+                steady=steady,
             )
         finally:
             self._release(workspace, jvm)

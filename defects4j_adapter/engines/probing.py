@@ -73,13 +73,17 @@ def probe(
     log_dir: Path | None = None,
     developer_fix: bool = True,
     budget: float = 0.0,
+    skip: frozenset[str] = frozenset(),
+    steady: frozenset[str] = frozenset(),
 ) -> ProbeRun:
     """Probe with the compiled probe source (:func:`probe_text`, compiled against the runner's classes
     too: its wrapper calls ``nl2fix.runner.BehaviourProbe``) and the candidate's classes as validation
     compiled them (``candidate``: the runner loads them apart, see ``BehaviourProbe.java``) on the calls
     of the workspace's trigger and relevant tests (only those of the test classes in ``tests``, when
     given: the ones that called the method in an earlier probe of the bug); ``budget``: the CPU-s its probing
-    may use (:data:`CANDIDATE_BUDGET`; 0: none)."""
+    may use (:data:`CANDIDATE_BUDGET`; 0: none); ``skip``: digests of inputs run on neither body (the ones
+    the reference's own probe found no evidence: :func:`nl2fix.validation.behaviour.passed_over`); ``steady``:
+    digests of inputs the reference runs on once (its own probe found them steady: ``BehaviourProbe#STEADY``)."""
     triggers = [t for t in ws.trigger_tests if tests is None or _class_of(t) in tests]
     relevant = [t for t in ws.relevant_tests if tests is None or t in tests]
     if not triggers and not relevant:
@@ -99,6 +103,7 @@ def probe(
         request.behaviour_candidate = jobs.write_classes(candidate, job / "candidate")
         request.behaviour_fix_reference = developer_fix
         request.behaviour_budget_ms = int(budget * 1000)
+        request.behaviour_skip, request.behaviour_steady = skip, steady
         request_file = request.write(job / "request.txt")
         key = report_signing.new_key()
         answer = jvm.ask(request_file, job_id, key, job_timeout)

@@ -152,7 +152,7 @@ def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
     elif kind == "BEHAVIOUR":
         report.behaviour_rows.append(args[:9])
     elif kind == "BEHAVIOUREND":
-        report.behaviour_end = args[:4]
+        report.behaviour_end = args[:5]
     elif kind == "END":
         report.end = args[0] or "complete"
         report.restart = args[1] == "1"

@@ -272,6 +272,10 @@ class Job:
     behaviour_budget_ms: int = 0
     """A behaviour probe's budget: CPU milliseconds its probing of the tests' calls may use in all, after which
     it stops with the rows made so far (``BehaviourProbe#overBudget``); 0: none but the per-test limit."""
+    behaviour_skip: frozenset[str] = frozenset()
+    """Digests of the inputs a behaviour probe runs on neither body (``BehaviourProbe#begin``)."""
+    behaviour_steady: frozenset[str] = frozenset()
+    """Digests of the inputs a behaviour probe runs the reference on once (``BehaviourProbe#STEADY``)."""
 
     def text(self) -> str:
         rows: list[tuple[str, str | Path]] = [("id", self.id)]
@@ -300,6 +304,8 @@ class Job:
             rows.append(("behaviour_fix_reference", "false"))
         if self.behaviour and self.behaviour_budget_ms:
             rows.append(("behaviour_budget_ms", str(self.behaviour_budget_ms)))
+        rows += [("behaviour_skip", d) for d in sorted(self.behaviour_skip)] if self.behaviour else []
+        rows += [("behaviour_steady", d) for d in sorted(self.behaviour_steady)] if self.behaviour else []
         lines = []
         for key, value in rows:
             value = str(value)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from defects4j_adapter.behaviour.junit import divergence_test
-from defects4j_adapter.behaviour.observations import ProbeRun
+from defects4j_adapter.behaviour.observations import STEADY, ProbeRun
 from defects4j_adapter.contract import Workspace
 from nl2fix.core.domain import Behaviour
 from nl2fix.store.records import BehaviourRecord, ObservedResult
@@ -42,6 +42,8 @@ class Probing(Protocol):
         *,
         tests: frozenset[str] | None = None,
         developer_fix: bool = True,
+        skip: frozenset[str] = frozenset(),
+        steady: frozenset[str] = frozenset(),
     ) -> ProbeRun: ...
 
 
@@ -55,6 +57,15 @@ def stable_inputs(baseline: ProbeRun) -> dict[str, str]:
     }
 
 
+def passed_over(baseline: ProbeRun) -> frozenset[str]:
+    """The inputs a candidate's probe runs on neither body: those the reference's probe of itself saw and
+    found no evidence (it timed out, or did not do the same twice). :func:`label` would not compare them
+    anyway, and a reference that runs to the per-test time limit on one (Math-80's ``step`` of 0, a loop
+    that never advances) spent a candidate's whole CPU budget there, cutting its label to ``not-probed``."""
+    steady = stable_inputs(baseline)
+    return frozenset(o.input_digest for o in baseline.observations if o.input_digest not in steady)
+
+
 def nothing_to_compare(baseline: ProbeRun) -> str:
     """Why a bug's reference probe left no input to compare candidates on."""
     if baseline.error:
@@ -62,7 +73,7 @@ def nothing_to_compare(baseline: ProbeRun) -> str:
     if baseline.skipped and not baseline.calls:
         return (
             f"the tests' {baseline.skipped} call(s) of the method hold what cannot be copied faithfully "
-            "(a stream, a reader, an object of a JDK subclass)"
+            "(a stream, a reader, an object whose JDK superclass holds state of its own)"
         )
     if baseline.observations:
         return "the developer's fix did not behave the same twice on any input (time, identity hash codes)"
@@ -74,12 +85,16 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
 
     An input counts when the reference did the same twice on it in the candidate's job and, when the
     reference's own probe saw the same input (inputs holding random generators or clocks differ from job
-    to job), did the same there too. The candidate's probe runs the same tests on the same reference,
-    so what differs can only be the candidate's doing: where the reference gives another outcome than in
+    to job), did the same there too; on an input its own probe found steady the runner runs it once
+    (``STEADY``: that run is held to the own probe's outcome below, a second would add nothing). The
+    candidate's probe runs the same tests on the same reference, so what differs can only be the
+    candidate's doing: where the reference gives another outcome than in
     its own probe, the candidate changed state the reference reads (static state it does not put back),
-    which diverges too. A probe that did not finish, or reached fewer inputs than the reference's own,
-    is never ``same-behaviour``; one that met its CPU budget is ``not-probed``, with the inputs it compared
-    so far (none of it a verdict: a probe cut short says nothing of the inputs it did not reach)."""
+    which diverges too. A probe that did not finish, or reached fewer inputs than the reference's own
+    (those passed over counted as reached: :func:`passed_over`), is never ``same-behaviour``; one that met
+    its CPU budget ``diverges`` when an input it compared so far does (each row is whole: the body the budget
+    stopped gives none), else it is ``not-probed`` with the inputs it compared (a probe cut short says
+    nothing of the inputs it did not reach)."""
     cpu = run.cpu_seconds
     if not stable_inputs(baseline):
         return BehaviourRecord(label=Behaviour.NOT_PROBED, note=nothing_to_compare(baseline), cpu_seconds=cpu)
@@ -90,7 +105,9 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     counted, first, drifted = [], None, False
     for o in run.observations:
         own = seen.get(o.input_digest)
-        if not o.repeatable or (own is not None and o.input_digest not in steady):
+        # an input run once on the reference counts only as one its own probe found steady
+        once = o.reference_again_digest == STEADY
+        if not o.repeatable or (own is not None or once) and o.input_digest not in steady:
             continue
         counted.append(o)
         if first is None and own is not None and own.reference_digest != o.reference_digest:
@@ -108,15 +125,6 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
         observations=kept,
         cpu_seconds=cpu,
     )
-    if run.budget_met:
-        record.label = Behaviour.NOT_PROBED
-        record.note = (
-            f"the probe met its budget of {run.budget_met:g} CPU-s after {len(counted)} compared input(s), "
-            f"{len(steady)} beside the developer's fix alone"
-            if developer_fix
-            else f"the probe met its budget of {run.budget_met:g} CPU-s after {len(counted)} input(s)"
-        )
-        return record
     if developer_fix and first is not None:
         record.label = Behaviour.DIVERGES
         record.first_input, record.candidate_result = first.input, first.candidate
@@ -129,12 +137,21 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
             )
             record.junit_note = "the candidate changed state the fix reads: one call on its own does not show it"
         return record
-    if len(run.observations) < len(baseline.observations):
+    if run.budget_met:
+        record.label = Behaviour.NOT_PROBED
+        record.note = (
+            f"the probe met its budget of {run.budget_met:g} CPU-s after {len(counted)} compared input(s), "
+            f"{len(steady)} beside the developer's fix alone"
+            if developer_fix
+            else f"the probe met its budget of {run.budget_met:g} CPU-s after {len(counted)} input(s)"
+        )
+        return record
+    if len(run.observations) + run.passed_over < len(baseline.observations):
         return BehaviourRecord(
             label=Behaviour.NOT_PROBED,
             cpu_seconds=cpu,
             note=(
-                f"the tests reached {len(run.observations)} input(s) beside this candidate, "
+                f"the tests reached {len(run.observations) + run.passed_over} input(s) beside this candidate, "
                 f"{len(baseline.observations)} beside the developer's fix alone"
             ),
         )
@@ -175,7 +192,13 @@ class Prober:
         if not stable_inputs(baseline):
             return BehaviourRecord(label=Behaviour.NOT_PROBED, note=nothing_to_compare(baseline))
         run = self.engine.probe(
-            self.workspace, self.reference, candidate, tests=frozenset(baseline.tests), developer_fix=self.developer_fix
+            self.workspace,
+            self.reference,
+            candidate,
+            tests=frozenset(baseline.tests),
+            developer_fix=self.developer_fix,
+            skip=passed_over(baseline),
+            steady=frozenset(stable_inputs(baseline)),
         )
         record = label(baseline, run, developer_fix=self.developer_fix)
         if record.label is Behaviour.DIVERGES and not record.junit_note:

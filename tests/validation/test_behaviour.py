@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import re
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.behaviour.observations import Observation, Origin, ProbeRun, read
+from defects4j_adapter.behaviour.observations import STEADY, Observation, Origin, ProbeRun, read
 from defects4j_adapter.engines import probing
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.jvm.runner import junit_jars
 from nl2fix.core.domain import Behaviour, Verdict
 from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
 from nl2fix.store.records import BehaviourRecord, ObservedResult
-from nl2fix.validation.behaviour import clusters, disagreements, label
+from nl2fix.validation.behaviour import Prober, clusters, disagreements, label, passed_over
 from nl2fix.validation.bug_work import BugRun
 from tests.helpers.javac import compile_java, javac
 from tests.helpers.minibench import engine_options
@@ -242,21 +243,92 @@ def test_a_probe_over_its_cpu_budget_is_not_probed_with_its_inputs_so_far(bug_ru
     assert b.cpu_seconds < 2.3, b  # the budget, the probe's two compiles and the JVM's own threads
 
 
+LOOPS_ON_AN_EMPTY_PREFIX = """public static int indexOfDifference(final CharSequence a, final CharSequence b) {
+        if (a != null && a.length() == 0 && b != null && b.length() == 5) {
+            for (;;) {
+                Thread.onSpinWait();
+            }
+        }
+        if (a == b) {
+            return INDEX_NOT_FOUND;
+        }
+        if (a == null || b == null) {
+            return 0;
+        }
+        final int shorter = Math.min(a.length(), b.length());
+        for (int i = 0; i < shorter; i++) {
+            if (a.charAt(i) != b.charAt(i)) {
+                return i;
+            }
+        }
+        if (a.length() == b.length()) {
+            return INDEX_NOT_FOUND;
+        }
+        return shorter;
+    }
+"""
+
+
+@pytest.mark.sandbox
+def test_inputs_on_which_the_fix_does_not_end_do_not_spend_a_candidates_budget(bug_runs, fast):
+    # a developer's fix that never ends on a derived input no test makes ("" beside "abxyz", the tests'
+    # call with its first argument emptied): its own probe runs to the per-test limit there, no evidence;
+    # a candidate's probe passes that input over instead of spending its whole budget on the fix's loop
+    run = bug_runs("Textkit-1")
+    prober = Prober(fast, run.ws, LOOPS_ON_AN_EMPTY_PREFIX, developer_fix=True)
+    baseline = prober.baseline()
+    assert any(o.reference_timed_out for o in baseline.observations), baseline
+    assert passed_over(baseline), baseline
+    right = prober.behaviour(open_dataset("example").bugs["Textkit-1"].fixed_method)
+    assert right.label is Behaviour.SAME and right.inputs >= 10, right
+    assert right.cpu_seconds < probing.CANDIDATE_BUDGET, right
+    # issue 34's miss: equal but distinct strings, and the fix's length check, are still compared
+    wrong = prober.behaviour((HOLDOUT / "Textkit-1" / "equal_length_check_removed.diverges.java").read_text())
+    assert wrong.label is Behaviour.DIVERGES, wrong
+
+
 def test_a_probe_that_met_its_budget_is_not_probed_and_keeps_its_inputs():
-    cut = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "c")], budget_met=0.5)
+    cut = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "b")], budget_met=0.5)
     record = label(BASELINE, cut, developer_fix=True)
-    # input 3 differs, but a probe cut short is no label at all: its inputs are kept for the reader
+    # the same on what it compared, but a probe cut short says nothing of the rest: its inputs are kept
     assert (record.label, record.inputs, record.first_input) == (Behaviour.NOT_PROBED, 2, ""), record
     assert "met its budget of 0.5 CPU-s after 2 compared input(s), 2 beside" in record.note
-    assert [o.result for o in record.observations] == ["a", "c"]
-    full = label(BASELINE, ProbeRun(observations=cut.observations), developer_fix=True)
-    assert full.label is Behaviour.DIVERGES
+    assert [o.result for o in record.observations] == ["a", "b"]
+    # the same inputs in a probe that ended (input 2, no evidence, passed over): same-behaviour
+    full = label(BASELINE, ProbeRun(observations=cut.observations, passed_over=1), developer_fix=True)
+    assert full.label is Behaviour.SAME
+
+
+def test_a_probe_that_met_its_budget_after_a_difference_diverges():
+    # each row is whole (the body the budget stopped gives none): a difference before the cut is one
+    cut = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "c")], budget_met=0.5)
+    record = label(BASELINE, cut, developer_fix=True)
+    assert (record.label, record.first_input, record.reference_result, record.candidate_result) == (
+        Behaviour.DIVERGES,
+        "3",
+        "b",
+        "c",
+    ), record
+    # without a developer's fix there is no label to give: the cut probe stays out of the clusters
+    assert label(BASELINE, cut, developer_fix=False).label is Behaviour.NOT_PROBED
+
+
+def test_inputs_the_fix_gave_no_evidence_on_are_passed_over_and_count_as_reached():
+    # input 2: the fix did not repeat itself; input 4: it ran out of time (the per-test limit)
+    baseline = ProbeRun(observations=[*BASELINE.observations, _obs("4", "timeout", "timeout")])
+    assert passed_over(baseline) == {"i2", "i4"}
+    run = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "b")], passed_over=2)
+    assert label(baseline, run, developer_fix=True).label is Behaviour.SAME
+    # passed over or not, the inputs it did reach must be as many as the fix's own
+    short = label(baseline, ProbeRun(observations=[_obs("1", "a", "a")], passed_over=2), developer_fix=True)
+    assert short.label is Behaviour.NOT_PROBED and "reached 3 input(s)" in short.note, short
 
 
 def test_the_end_row_says_which_budget_the_probe_met():
     assert read([], ["3", "10", "1", "500"]).budget_met == 0.5
     assert read([], ["3", "10", "1", "0"]).budget_met == 0.0
     assert read([], ["3", "10", "1"]).budget_met == 0.0  # a runner that knows no budget
+    assert read([], ["3", "10", "1", "0", "7"]).passed_over == 7
 
 
 def _obs(input_: str, ref: str, cand: str, again: str | None = None) -> Observation:
@@ -298,6 +370,22 @@ def test_a_probe_that_did_not_finish_or_missed_inputs_is_never_same_behaviour():
     assert unfinished.label is Behaviour.NOT_PROBED and "did not finish" in unfinished.note
     missing = label(BASELINE, ProbeRun(observations=partial), developer_fix=True)
     assert missing.label is Behaviour.NOT_PROBED and "reached 1 input(s)" in missing.note
+
+
+def test_an_input_the_fix_ran_once_on_counts_only_where_its_own_probe_found_it_steady():
+    def once(input_: str, ref: str, cand: str) -> Observation:
+        return replace(_obs(input_, ref, cand), reference_again_digest=STEADY)
+
+    # inputs 1 and 3 are steady in the fix's own probe: run once, they are compared, and 3 differs
+    record = label(BASELINE, ProbeRun(observations=[once("1", "a", "a"), once("3", "b", "c")]), developer_fix=True)
+    assert (record.label, record.inputs, record.first_input) == (Behaviour.DIVERGES, 2, "3"), record
+    # once on the fix's unsteady input 2, or on one its probe never saw: no evidence
+    unsteady = [once("1", "a", "a"), once("2", "x", "z"), once("3", "b", "b"), once("9", "q", "r")]
+    record = label(BASELINE, ProbeRun(observations=unsteady), developer_fix=True)
+    assert (record.label, record.inputs) == (Behaviour.SAME, 2), record
+    # and a fix that, run once, gives another outcome than its own probe did: the candidate's doing
+    drifted = label(BASELINE, ProbeRun(observations=[once("1", "a", "a"), once("3", "z", "z")]), developer_fix=True)
+    assert drifted.label is Behaviour.DIVERGES and "changed state the fix reads" in drifted.candidate_result
 
 
 def test_inputs_that_differ_from_job_to_job_count_when_the_fix_repeats_itself_in_the_job():

@@ -41,7 +41,7 @@ public final class ProbeHarness {
     public static void main(String[] args) throws Exception {
         BehaviourProbe.begin(Main.classFiles(java.nio.file.Paths.get(args[0])),
                 new java.net.URL[] {java.nio.file.Paths.get(args[1]).toUri().toURL()},
-                ClassLoader.getPlatformClassLoader(), true);
+                ClassLoader.getPlatformClassLoader(), true, java.util.Set.of(), java.util.Set.of());
         BehaviourProbe.watch(Thread.currentThread(), "h.HolderTest");
         %s;
         for (String[] row : BehaviourProbe.end()) {
@@ -86,17 +86,23 @@ def runner(tmp_path_factory) -> Path:
 
 
 def probe(
-    runner: Path, tmp_path: Path, candidate: str, fix: str = FIX, call: str = "new h.Holder().next(3)"
+    runner: Path,
+    tmp_path: Path,
+    candidate: str,
+    fix: str = FIX,
+    call: str = "new h.Holder().next(3)",
+    members: str = "",
 ) -> observations.ProbeRun:
-    """One call (``next(3)`` on a fresh Holder), probed: ``fix`` behind the wrapper, ``candidate`` in its twin."""
-    wrapped = CLASS % probe_methods(fix, candidate, "Holder")
+    """One call (``next(3)`` on a fresh Holder), probed: ``fix`` behind the wrapper, ``candidate`` in its twin
+    (``members``: more of the class, in both)."""
+    wrapped = CLASS % (probe_methods(fix, candidate, "Holder") + members)
     project = compile_java(
         {"h/Holder.java": wrapped, "nl2fix/runner/ProbeHarness.java": HARNESS % call},
         tmp_path / "project",
         "-cp",
         str(runner),
     )
-    own = compile_java({"h/Holder.java": CLASS % candidate}, tmp_path / "candidate")
+    own = compile_java({"h/Holder.java": CLASS % (candidate + members)}, tmp_path / "candidate")
     done = subprocess.run(
         [
             str(javac().with_name("java")),
@@ -158,3 +164,53 @@ def test_a_floating_point_literal_of_the_fix_is_tried_with_its_neighbours(runner
     differing = [o for o in run.observations if o.candidate_digest != o.reference_digest]
     assert bool(differing) is differs, name
     assert all("0.5" in o.input for o in differing), differing  # at the literal or one ulp from it
+
+
+RATIO = """
+    public static final class Ratio extends Number {
+        final int num;
+        final int den;
+
+        public Ratio(int num, int den) {
+            this.num = num;
+            this.den = den;
+        }
+
+        public int intValue() {
+            return num / den;
+        }
+
+        public long longValue() {
+            return intValue();
+        }
+
+        public float floatValue() {
+            return (float) doubleValue();
+        }
+
+        public double doubleValue() {
+            return (double) num / den;
+        }
+    }
+"""
+COMPARE = """public int compare(Ratio a, Ratio b) {
+    return Long.compare((long) a.num * b.den, (long) b.num * a.den);
+}"""
+
+
+def test_an_argument_of_a_project_subclass_of_number_is_copied_and_compared(runner, tmp_path):
+    # Math-91's Fraction.compareTo: a Fraction extends java.lang.Number, which holds no state of its own,
+    # so its copy is its project fields; a JDK superclass that does hold state still makes it uncopyable
+    call = "new h.Holder().compare(new h.Holder.Ratio(1, 3), new h.Holder.Ratio(2, 6))"
+    same = probe(runner, tmp_path / "same", COMPARE, COMPARE, call, RATIO)
+    assert not same.error and same.calls == 1 and same.skipped == 0, same
+    assert all(o.candidate_digest == o.reference_digest for o in same.observations), same
+    assert any("num=1" in o.input and "den=3" in o.input for o in same.observations), same
+    # a candidate comparing the integer parts: 1/3 and 1/2 are both 0 to it
+    truncating = COMPARE.replace(
+        "Long.compare((long) a.num * b.den, (long) b.num * a.den)", "Integer.compare(a.intValue(), b.intValue())"
+    )
+    run = probe(runner, tmp_path / "truncating", truncating, COMPARE, call.replace("(2, 6)", "(1, 2)"), RATIO)
+    assert run.calls == 1 and run.skipped == 0, run
+    differs = [o for o in run.observations if o.candidate_digest != o.reference_digest]
+    assert differs and differs[0].reference.startswith("return=-1") and differs[0].candidate.startswith("return=0"), run

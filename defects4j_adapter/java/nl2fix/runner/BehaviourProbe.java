@@ -29,7 +29,8 @@ import java.util.Set;
  * the tests' classes or the reference (every project class it reaches is the twin's copy). The tests run
  * on the reference's behaviour throughout, identical for every candidate. At each call a test thread
  * makes, the runner deep-copies receiver and arguments before anything runs ({@link Graphs#copy}), runs
- * the reference on one copy, again on a second (whether it repeats itself on this input) and the
+ * the reference on one copy, again on a second (whether it repeats itself on this input; not on one its own
+ * probe found steady, {@link #STEADY}) and the
  * candidate on a third made of the twin's classes (the target class's static fields put back in between,
  * the candidate's set as the reference's were; after the candidate the JDK-wide settings are put back
  * and the threads it started ended, and while it runs the wrapper refuses every call from outside a
@@ -72,6 +73,11 @@ public final class BehaviourProbe {
     static final int MAX_DERIVED = 200;
     static final int MAX_CROSSED = 100;
     static final int SHOWN = 300;
+    /** A row's second reference outcome when the reference ran once: the input is one on which its probe of
+     * itself did the same three times, so a second run here would only repeat what the harness compares it
+     * with anyway (an outcome unlike that probe's is the candidate's doing: state it left that the reference
+     * reads), and a candidate's budget goes further. */
+    static final String STEADY = "steady";
     /** An input is shown longer than an outcome: it is what a reader needs to run the call again. */
     static final int SHOWN_INPUT = 1000;
     /** The failures of the reference that make a derived input no evidence (see {@code unexpected}). */
@@ -129,13 +135,18 @@ public final class BehaviourProbe {
 
     /** A probe job: the candidate's class files as validated ({@code candidate}), loaded with the project's
      * class path ({@code classPath}) by a loader of their own under {@code parent}; {@code fixReference}:
-     * whether the reference is the developer's fix (see {@link #unexpected}). */
-    static void begin(Map<String, byte[]> candidate, URL[] classPath, ClassLoader parent, boolean fixReference)
-            throws IOException {
+     * whether the reference is the developer's fix (see {@link #unexpected}); {@code skip}: the digests of
+     * inputs passed over, run on neither body (those on which the reference's probe of itself timed out or did
+     * not repeat itself: never compared, and a reference that runs to the per-test limit on one would spend a
+     * candidate's whole budget there); {@code steady}: the digests of inputs on which it did the same three
+     * times, run on the reference once (see {@link #STEADY}). */
+    static void begin(Map<String, byte[]> candidate, URL[] classPath, ClassLoader parent, boolean fixReference,
+            Set<String> skip, Set<String> steady) throws IOException {
         URL[] urls = new URL[classPath.length + 1];
         urls[0] = Overlay.entry(candidate);
         System.arraycopy(classPath, 0, urls, 1, classPath.length);
-        session = new Session(new URLClassLoader(Lifetime.LOADER, urls, parent), fixReference);
+        session = new Session(new URLClassLoader(Lifetime.LOADER, urls, parent), fixReference, Set.copyOf(skip),
+                Set.copyOf(steady));
     }
 
     /** The rows of the job's probe, and no probing after it. */
@@ -153,7 +164,7 @@ public final class BehaviourProbe {
         synchronized (s.rows) {
             List<String[]> out = new ArrayList<>(s.rows);
             out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls), Integer.toString(s.derived + s.crossed),
-                Integer.toString(s.skipped), Long.toString(s.budgetMetMs)});
+                Integer.toString(s.skipped), Long.toString(s.budgetMetMs), Integer.toString(s.passedOver)});
             return out;
         }
     }
@@ -249,10 +260,17 @@ public final class BehaviourProbe {
         volatile Thread probingOn;
         volatile long probingSince = -1;
         final boolean fixReference;
+        /** Digests of the inputs passed over (see {@link BehaviourProbe#begin}), and how many were. */
+        final Set<String> skip;
+        int passedOver;
+        /** Digests of the inputs the reference runs on once (see {@link #STEADY}). */
+        final Set<String> steady;
 
-        Session(URLClassLoader twin, boolean fixReference) {
+        Session(URLClassLoader twin, boolean fixReference, Set<String> skip, Set<String> steady) {
             this.twin = twin;
             this.fixReference = fixReference;
+            this.skip = skip;
+            this.steady = steady;
         }
 
         boolean tracks(Thread t) {
@@ -366,6 +384,12 @@ public final class BehaviourProbe {
          * {@code made[slot]} (none for an input that cannot be copied). */
         private void compare(String origin, String test, Class<?> owner, Method method, Object[] input, String text,
                 Body reference, Graphs.View view, String[][] made, int slot) {
+            String digest = sha(text);
+            if (skip.contains(digest)) {
+                passedOver++;
+                return;
+            }
+            int runs = steady.contains(digest) ? 1 : 2;
             List<Object[]> statics = statics(owner);
             Object[][] copies = new Object[3][];
             Object[] staticValues = new Object[statics.size()];
@@ -374,7 +398,7 @@ public final class BehaviourProbe {
             }
             Object[] twinStatics;
             try {
-                for (int i = 0; i < 2; i++) {
+                for (int i = 0; i < runs; i++) {
                     copies[i] = Graphs.copy(input);
                 }
                 // the candidate's copy and its class's static fields in one graph: what they share stays shared
@@ -389,7 +413,7 @@ public final class BehaviourProbe {
             int i = 0;
             try {
                 // the reference twice (whether it repeats itself on this input, in this job), then the candidate
-                for (; i < 2; i++) {
+                for (; i < runs; i++) {
                     Object[] copy = copies[i];
                     outcomes[i] = outcome(() -> run(reference, copy[0], rest(copy)), owner, copy, view);
                     restore(statics);
@@ -397,6 +421,7 @@ public final class BehaviourProbe {
                         return;
                     }
                 }
+                i = 2;
                 outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2], view);
                 if (outcomes[2] == null) {
                     skipped++;
@@ -405,11 +430,11 @@ public final class BehaviourProbe {
             } catch (ThreadDeath d) {
                 if (budgetMetMs == 0) {
                     outcomes[i] = Words.TIMEOUT;
-                    made[slot] = row(origin, test, text, outcomes);
+                    made[slot] = row(origin, test, text, outcomes, runs);
                 }
                 throw d;
             }
-            made[slot] = row(origin, test, text, outcomes);
+            made[slot] = row(origin, test, text, outcomes, runs);
         }
 
         /** Whether the reference's outcome is a failure no caller is meant to meet (a null dereferenced, an
@@ -476,10 +501,10 @@ public final class BehaviourProbe {
             }
         }
 
-        private static String[] row(String origin, String test, String input, String[] outcomes) {
+        private static String[] row(String origin, String test, String input, String[] outcomes, int runs) {
             int from = firstDifference(outcomes[0], outcomes[2]);
             return new String[] {Words.BEHAVIOUR, origin, test, shownInput(input), sha(input), shown(outcomes[0], from),
-                sha(outcomes[0]), shown(outcomes[2], from), sha(outcomes[2]), sha(outcomes[1])};
+                sha(outcomes[0]), shown(outcomes[2], from), sha(outcomes[2]), runs == 1 ? STEADY : sha(outcomes[1])};
         }
 
         /** One body run on one copy: its result (or thrown class) and the state it left that a caller can

@@ -198,7 +198,10 @@ final class Graphs {
         done.put(o, made);
         for (Class<?> k = c; k != Object.class; k = k.getSuperclass()) {
             if (jdk(k)) {
-                throw new Uncopyable(c.getName() + " extends " + k.getName());
+                if (holdsState(k)) {
+                    throw new Uncopyable(c.getName() + " extends " + k.getName());
+                }
+                break;  // a JDK superclass without fields of its own (Number): the project's fields are the object
             }
             for (Field f : k.getDeclaredFields()) {
                 if (Modifier.isStatic(f.getModifiers())) {
@@ -215,6 +218,19 @@ final class Graphs {
             }
         }
         return made;
+    }
+
+    /** Whether JDK class {@code k} or a superclass of it declares an instance field: state that copying the
+     * project's fields would miss (a {@code Number} has none, an {@code AbstractList} its {@code modCount}). */
+    private static boolean holdsState(Class<?> k) {
+        for (; k != null && k != Object.class; k = k.getSuperclass()) {
+            for (Field f : k.getDeclaredFields()) {
+                if (!Modifier.isStatic(f.getModifiers())) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** A new, empty JDK object of {@code o}'s kind that the copy can be filled into, or null. */

@@ -248,7 +248,8 @@ public final class Main {
         if (job.behaviour) {
             BehaviourProbe.begin(own(classFiles(Paths.get(job.behaviourCandidate)), job.candidateClasses),
                     java.util.Arrays.copyOfRange(urls, 1, urls.length), SystemLoader.class.getClassLoader(),
-                    job.behaviourFixReference);
+                    job.behaviourFixReference, job.behaviourSkip,
+                    job.behaviourSteady);
         }
         List<String[]> behaviour;
         MethodReach recording = instrumented == null ? null : MethodReach.start();

@@ -53,6 +53,11 @@ final class Request {
     /** A behaviour probe's budget: the CPU milliseconds its probing may use in all (0: no budget but the
      * per-test limit); see {@code BehaviourProbe#probing}. */
     long behaviourBudgetMs;
+    /** Digests of inputs a behaviour probe passes over: the ones the reference's probe of itself found no
+     * evidence (see {@code BehaviourProbe#begin}). */
+    final Set<String> behaviourSkip = new HashSet<>();
+    /** Digests of inputs on which the reference's probe of itself did the same three times: run once. */
+    final Set<String> behaviourSteady = new HashSet<>();
 
     static Request read(Path file) throws IOException {
         Request r = new Request();
@@ -90,6 +95,8 @@ final class Request {
                 case "behaviour_candidate": r.behaviourCandidate = value; break;
                 case "behaviour_fix_reference": r.behaviourFixReference = Boolean.parseBoolean(value); break;
                 case "behaviour_budget_ms": r.behaviourBudgetMs = Long.parseLong(value); break;
+                case "behaviour_skip": r.behaviourSkip.add(value); break;
+                case "behaviour_steady": r.behaviourSteady.add(value); break;
                 default: throw new IOException("unknown request key: " + key);
             }
         }
