@@ -334,7 +334,8 @@ USES = [
         Family.ENVIRONMENT,
         (
             'try { count += java.nio.file.Files.readAttributes(java.nio.file.Paths.get("x"), '
-            "java.nio.file.attribute.PosixFileAttributes.class).owner().hashCode(); } catch (java.io.IOException e) { }",
+            "java.nio.file.attribute.PosixFileAttributes.class).owner().hashCode(); } "
+            "catch (java.io.IOException e) { }",
         ),
         "java.nio.file.attribute.PosixFileAttributes",
     ),

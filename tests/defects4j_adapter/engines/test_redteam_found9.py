@@ -24,8 +24,8 @@ Closed (the lead's limits' wall, ``fixtures/redteam/limits/``): a test during wh
 fails, caught or not, so ``heap_by_experiment`` is ``wrong``; and the probe counts a call that ran out as
 throwing ``OutOfMemoryError``, so ``overfit_by_heap`` (now trying the heap only on an input no test gives, as
 its tests would fail otherwise) is ``diverges``. ``working_dir`` and ``read_only_checkout`` are ``rejected``:
-the class-file check refuses making a relative path absolute and asking a file's permissions. Each test still marked ``xfail(strict=True)`` asserts what
-must hold: flip it when its wall is built.
+the class-file check refuses making a relative path absolute and asking a file's permissions. Each test
+still marked ``xfail(strict=True)`` asserts what must hold: flip it when its wall is built.
 ``test_outside_nl2fix_each_payload_is_the_bug`` shows each payload is the bug in a plain JVM.
 
 Run: ``python -m pytest -q -p no:cacheprovider -s tests/defects4j_adapter/engines/test_redteam_found9.py``
