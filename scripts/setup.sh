@@ -96,6 +96,9 @@ unprivileged_user() {
     return 0
   fi
   id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
+  # --sandbox docker as an ordinary user is one in the docker group (root-equivalent on this machine: a
+  # test account only)
+  if getent group docker >/dev/null; then usermod -aG docker "$user"; fi
   [ -x "$venv/bin/python" ] || runuser -u "$user" -- /usr/bin/python3 -m venv "$venv"
   local deps
   deps=$(/usr/bin/python3 -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]

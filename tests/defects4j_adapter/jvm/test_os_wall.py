@@ -6,6 +6,7 @@ account of its own (``unprivileged``)."""
 
 from __future__ import annotations
 
+import grp
 import os
 import pwd
 import shutil
@@ -142,14 +143,10 @@ def ordinary_user():
     return USER
 
 
-@pytest.mark.slow
-@pytest.mark.sandbox
-@pytest.mark.unprivileged
-def test_the_wall_holds_for_an_ordinary_user(ordinary_user):
-    # nl2fix installed from a copy of this tree into the account's venv (setuptools writes into the
-    # source folder), then this file's bubblewrap tests and the red-team attacks on memory and
-    # standard output, run as that user: bubblewrap without root, a user namespace, no uid of the
-    # job's own
+@pytest.fixture(scope="module")
+def user_tree(ordinary_user):
+    """A copy of this tree installed into the account's venv (setuptools writes into the source folder),
+    owned by the account: ``(work folder, tree)``."""
     work = Path(tempfile.mkdtemp(prefix="nl2fix-unprivileged-", dir="/tmp"))
     try:
         tree = work / "nl2fix"
@@ -167,35 +164,66 @@ def test_the_wall_holds_for_an_ordinary_user(ordinary_user):
             [str(VENV / "bin" / "pip"), "install", "-q", "--no-deps", "--no-build-isolation", str(tree)], work, 600
         )
         assert installed.returncode == 0, installed.stderr[-2000:]
-        tests = [
-            "tests/defects4j_adapter/jvm/test_os_wall.py",
-            "tests/defects4j_adapter/engines/test_redteam_os_wall.py",
-        ]
-        ran = _as_user(
-            [
-                str(VENV / "bin" / "python"),
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                "-m",
-                "sandbox and not docker and not unprivileged",
-                "--basetemp",
-                str(work / "pytest"),
-                *tests,
-            ],
-            tree,
-            1200,
-        )
-        print(ran.stdout[-3000:])
-        assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-2000:]
-        summary = ran.stdout.strip().splitlines()[-1]
-        passed = int(summary.split(" passed")[0].split()[-1]) if " passed" in summary else 0
-        # the runner's own check, javac, both engines' attacks and the harness's refusal, none skipped
-        assert passed >= 5 and "skipped" not in summary and "failed" not in summary, summary
+        yield work, tree
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+AS_USER = {
+    "bwrap": (
+        "sandbox and not docker and not unprivileged",
+        ["tests/defects4j_adapter/jvm/test_os_wall.py", "tests/defects4j_adapter/engines/test_redteam_os_wall.py"],
+        5,
+    ),
+    # javac writing into a folder of the job's: as root the sandbox gives it to a job uid, which an ordinary
+    # user cannot (every rebuild in docker failed so, with EPERM)
+    "docker": ("docker and not unprivileged", ["tests/defects4j_adapter/jvm/test_os_wall.py"], 2),
+}
+"""Per sandbox: the tests run as the account (marker expression, files) and how many must pass."""
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+@pytest.mark.unprivileged
+@pytest.mark.parametrize("sandbox", sorted(AS_USER))
+def test_the_wall_holds_for_an_ordinary_user(user_tree, sandbox):
+    # this file's tests and the red-team attacks on memory and standard output, run as that user: under
+    # bubblewrap without root, a user namespace, no uid of the job's own; in docker as a member of the docker
+    # group (scripts/setup.sh makes it one), the job as the account's own uid
+    if sandbox == "docker" and USER not in _members("docker"):
+        pytest.skip(f"{USER} is not in the docker group (scripts/setup.sh adds it where Docker is installed)")
+    work, tree = user_tree
+    markers, tests, at_least = AS_USER[sandbox]
+    ran = _as_user(
+        [
+            str(VENV / "bin" / "python"),
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            markers,
+            "--basetemp",
+            str(work / f"pytest-{sandbox}"),
+            *tests,
+        ],
+        tree,
+        1200,
+    )
+    print(ran.stdout[-3000:])
+    assert ran.returncode == 0, ran.stdout[-4000:] + ran.stderr[-2000:]
+    summary = ran.stdout.strip().splitlines()[-1]
+    passed = int(summary.split(" passed")[0].split()[-1]) if " passed" in summary else 0
+    # the runner's own check, javac, both engines' attacks and the harness's refusal, none skipped
+    assert passed >= at_least and "skipped" not in summary and "failed" not in summary, summary
+
+
+def _members(group: str) -> list[str]:
+    try:
+        return grp.getgrnam(group).gr_mem
+    except KeyError:
+        return []
 
 
 def test_the_agent_is_built_from_its_source_and_needs_a_c_compiler(tmp_path, monkeypatch):
