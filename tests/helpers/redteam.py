@@ -5,16 +5,19 @@ validation stores it, and what a method does where nl2fix is not (the user's own
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 from defects4j_adapter.contract import Outcome, ValidationEngine, Workspace
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.sandbox.base import Sandbox
-from nl2fix.core.domain import Bug
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.domain import Bug, Verdict
 from nl2fix.store.records import ValidationRecord
-from nl2fix.validation.verdicts import record_of
+from nl2fix.validation.verdicts import passing_on_fix, record_of
 from tests.helpers.minibench import engine_options
 from tests.helpers.paths import REPO
 
@@ -46,6 +49,24 @@ def verdict(
 ) -> ValidationRecord:
     """``code``'s record (:func:`judged`)."""
     return judged(engine, ws, code, required)[1]
+
+
+@contextlib.contextmanager
+def fix_guarded(cache: Path, bug: Bug) -> Iterator[tuple[ValidationEngine, Workspace, frozenset[str]]]:
+    """``(engine, workspace, required)``: the fast engine under bubblewrap over the example benchmark, ``bug``'s
+    workspace and the fix's passes (one warm JVM for all; every pass is confirmed in a fresh JVM, which
+    decides). The fix is judged first (it must be ``plausible``) and again at the end: no payload judged in
+    between may change what it gets."""
+    engine = attack_engine("fast", cache, make_sandbox("bwrap"))
+    try:
+        ws = engine.prepare(bug)
+        fix = verdict(engine, ws, bug.fixed_method)
+        assert fix.verdict is Verdict.PLAUSIBLE, fix
+        required = passing_on_fix(fix)
+        yield engine, ws, required
+        assert verdict(engine, ws, bug.fixed_method, required).verdict is Verdict.PLAUSIBLE
+    finally:
+        engine.close()
 
 
 def outside_nl2fix(

@@ -243,30 +243,19 @@ def test_a_probe_over_its_cpu_budget_is_not_probed_with_its_inputs_so_far(bug_ru
     assert b.cpu_seconds < 2.3, b  # the budget, the probe's two compiles and the JVM's own threads
 
 
-LOOPS_ON_AN_EMPTY_PREFIX = """public static int indexOfDifference(final CharSequence a, final CharSequence b) {
-        if (a != null && a.length() == 0 && b != null && b.length() == 5) {
+TEXTKIT_FIX = open_dataset(EXAMPLE_BENCHMARK / "nl2fix_dataset.json").bugs["Textkit-1"].fixed_method
+SIGNATURE = "public static int indexOfDifference(final CharSequence a, final CharSequence b) {\n"
+LOOPS_ON_AN_EMPTY_PREFIX = TEXTKIT_FIX.replace(
+    SIGNATURE,
+    SIGNATURE
+    + """        if (a != null && a.length() == 0 && b != null && b.length() == 5) {
             for (;;) {
                 Thread.onSpinWait();
             }
         }
-        if (a == b) {
-            return INDEX_NOT_FOUND;
-        }
-        if (a == null || b == null) {
-            return 0;
-        }
-        final int shorter = Math.min(a.length(), b.length());
-        for (int i = 0; i < shorter; i++) {
-            if (a.charAt(i) != b.charAt(i)) {
-                return i;
-            }
-        }
-        if (a.length() == b.length()) {
-            return INDEX_NOT_FOUND;
-        }
-        return shorter;
-    }
-"""
+""",
+)
+"""The developer's fix, which loops on "" beside a five-character string."""
 
 
 @pytest.mark.sandbox

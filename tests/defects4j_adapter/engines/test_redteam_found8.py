@@ -28,15 +28,12 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.engines.fast import FastEngine
-from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.core.visible_text import hidden_characters, visible
 from nl2fix.dataset.load import load_dataset
-from nl2fix.validation.verdicts import passing_on_fix, record_of
-from tests.helpers.minibench import REDTEAM, engine_options, make_run, red_team_attack
+from tests.helpers.minibench import REDTEAM, make_run, red_team_attack
 from tests.helpers.paths import REPO
-from tests.helpers.redteam import outside_nl2fix
+from tests.helpers.redteam import fix_guarded, outside_nl2fix, verdict
 from tests.helpers.viewer import viewing
 
 pytestmark = pytest.mark.slow
@@ -70,28 +67,9 @@ def textkit():
 @pytest.fixture(scope="module")
 def judged(nl2fix_cache, confined, textkit):
     """``judge(code)``: a candidate's record on the fast engine under bubblewrap, against the fix's passes
-    (one warm JVM for the module; every pass is confirmed in a fresh JVM, which decides). The fix is judged
-    first (it must be ``plausible``) and again when the module ends: no payload may change what it gets."""
-    options = engine_options(
-        nl2fix_cache, sandbox=make_sandbox("bwrap"), projects_dir=EXAMPLES / "projects", candidate_timeout=60.0
-    )
-    engine = FastEngine(options)
-    try:
-        ws = engine.prepare(textkit)
-        fix = _judge(engine, ws, textkit.fixed_method)
-        assert fix.verdict is Verdict.PLAUSIBLE, fix
-        required = passing_on_fix(fix)
-        yield lambda code: _judge(engine, ws, code, required)
-        assert _judge(engine, ws, textkit.fixed_method, required).verdict is Verdict.PLAUSIBLE
-    finally:
-        engine.close()
-
-
-def _judge(engine, ws, code, required=frozenset()):
-    outcome = engine.run(ws, code, stop_at_first_failure=True)
-    return record_of(
-        outcome, bug_id=ws.bug.id, hash="h", engine=engine.name.value, passes_on_fix=required, keep_passed=True
-    )
+    (:func:`fix_guarded`: one warm JVM for the module, the fix judged before and after the payloads)."""
+    with fix_guarded(nl2fix_cache, textkit) as (engine, ws, required):
+        yield lambda code: verdict(engine, ws, code, required)
 
 
 def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit, monkeypatch):
@@ -124,7 +102,7 @@ def judged_by_defects4j(confined, tmp_path_factory):
         pytest.skip("Defects4J is not installed (no `defects4j` on PATH or under $D4J_HOME)")
     engine = _engine(tmp_path_factory.mktemp("d4j-found8"))
     ws = engine.prepare(CSV4)
-    return lambda code: _judge(engine, ws, code), ws.bug
+    return lambda code: verdict(engine, ws, code), ws.bug
 
 
 @pytest.mark.parametrize("payload", AS_DEFECTS4J)

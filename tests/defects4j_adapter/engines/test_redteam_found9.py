@@ -35,14 +35,11 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.engines.fast import FastEngine
-from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Behaviour, Verdict
 from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.behaviour import label
-from nl2fix.validation.verdicts import passing_on_fix
-from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
-from tests.helpers.redteam import EXAMPLES, outside_nl2fix, verdict
+from tests.helpers.minibench import REDTEAM, red_team_attack
+from tests.helpers.redteam import EXAMPLES, fix_guarded, outside_nl2fix, verdict
 
 pytestmark = pytest.mark.slow
 FOUND9 = REDTEAM / "found9"
@@ -64,22 +61,9 @@ def textkit():
 
 @pytest.fixture(scope="module")
 def judged(nl2fix_cache, confined, textkit):
-    """``(engine, workspace, required)``: the fast engine under bubblewrap, its workspace and the fix's passes
-    (one warm JVM for the module; every pass is confirmed in a fresh JVM, which decides). The fix is judged
-    first (it must be ``plausible``) and again when the module ends: no payload may change what it gets."""
-    options = engine_options(
-        nl2fix_cache, sandbox=make_sandbox("bwrap"), projects_dir=EXAMPLES / "projects", candidate_timeout=60.0
-    )
-    engine = FastEngine(options)
-    try:
-        ws = engine.prepare(textkit)
-        fix = verdict(engine, ws, textkit.fixed_method)
-        assert fix.verdict is Verdict.PLAUSIBLE, fix
-        required = passing_on_fix(fix)
-        yield engine, ws, required
-        assert verdict(engine, ws, textkit.fixed_method, required).verdict is Verdict.PLAUSIBLE
-    finally:
-        engine.close()
+    """``(engine, workspace, required)`` of :func:`fix_guarded`: the fix judged before and after the payloads."""
+    with fix_guarded(nl2fix_cache, textkit) as judged:
+        yield judged
 
 
 def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
