@@ -13,7 +13,8 @@ import pytest
 
 from defects4j_adapter.behaviour import observations
 from defects4j_adapter.behaviour.probe_source import probe_methods
-from defects4j_adapter.jvm.runner import SOURCES, junit_jars
+from defects4j_adapter.jvm import os_wall
+from defects4j_adapter.jvm.runner import SOURCES, junit_jars, runner_classes
 from tests.helpers.javac import compile_java, javac
 
 CLASS = """package h;
@@ -106,6 +107,9 @@ def probe(
     done = subprocess.run(
         [
             str(javac().with_name("java")),
+            # the native agent every JVM that runs candidate code loads: the probe asks it whether a call ran
+            # out of memory (Exhaustion.java)
+            *os_wall.jvm_options(runner_classes(), confined=False),
             "-cp",
             ":".join(map(str, [project, runner, *junit_jars()])),
             "nl2fix.runner.ProbeHarness",
