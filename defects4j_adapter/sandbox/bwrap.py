@@ -1,7 +1,8 @@
 """``--sandbox bwrap`` (the default): candidate code under bubblewrap on the host (Linux).
 
-No network (its own network namespace), a read-only view of the system and of the paths a job
-needs, write access only to the job's own directories, a private size-limited tmpfs for ``/tmp``
+No network (its own network namespace), a read-only view of the machine's own root (the homes, the
+daemons' live folders and nl2fix's cache shown empty, devices present but not opened) and of the paths
+a job needs, write access only to the job's own directories, a private size-limited tmpfs for ``/tmp``
 and for the working directory, ``--die-with-parent``, and a session of its own without a terminal
 (from :func:`nl2fix.core.processes.run_command`); resource limits by ``prlimit`` (address space,
 processes, file size, CPU time) and a wall-clock timeout by ``run_command``. When nl2fix runs as
@@ -21,6 +22,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from defects4j_adapter import cache
 from defects4j_adapter.jvm import reference_java
 from defects4j_adapter.sandbox.base import (
     BASE_ENV,
@@ -43,11 +45,87 @@ from defects4j_adapter.sandbox.unconfined import ContainerSandbox, in_container
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command, which
 
-EMPTY_TOP_DIRS = ("/boot", "/home", "/media", "/mnt", "/opt", "/root", "/run", "/srv", "/sys", "/var")
-"""The rest of a Linux system's top-level folders, empty in the job's root: a root of only the system's
-binds, ``/tmp``, ``/proc``, ``/dev`` and the job's paths told a candidate it ran under nl2fix's bubblewrap
-(``new File("/var").exists()`` false: the eighth red team's ``root_listing``). Empty folders show no host
-data; a path a job needs below one of them (a cache under ``/root``) is bound inside it as before."""
+HOST_TREES = ("/boot", "/opt", "/srv", "/var")
+"""The machine's own folders a job sees read-only beside the system (:data:`SYSTEM_DIRS`), as any local user
+reads them: a root made of binds and empty folders always told itself from a machine one level deeper (the
+eighth red team's ``root_listing``: no ``/var``; the ninth's ``var_lib``: an empty ``/var``). What is private in
+them is private by the file's own permissions, as for every user of the machine; what is not the system's is
+masked (:data:`MASKED`)."""
+
+EMPTY_TOP_DIRS = ("/home", "/media", "/mnt", "/root", "/run", "/sys")
+"""Top-level folders shown empty: the users' homes (secrets, nl2fix's default cache), removable media, the
+daemons' sockets (``/run/docker.sock`` would be root on the host to a job of a user in the docker group) and the
+kernel's objects. Present, as on every Linux machine; a path a job needs below one (a cache under ``/root``) is
+bound inside it."""
+
+MASKED = (
+    "/var/run",
+    "/var/lock",
+    "/var/tmp",
+    "/var/spool",
+    "/var/mail",
+    "/var/lib/docker",
+    "/var/lib/containerd",
+)
+"""Folders of :data:`HOST_TREES` shown empty: other users' and daemons' live files (temporary files, sockets, mail,
+queued jobs, containers' file systems), which no build reads; nl2fix's own cache is masked too wherever it is
+(:func:`masks`)."""
+
+
+def masks() -> list[str]:
+    """The real folders of :data:`HOST_TREES` a job sees empty: :data:`MASKED` and nl2fix's cache (other jobs'
+    workspaces, the developers' compiled fixes), where they exist as folders (a link to ``/run`` is masked
+    there)."""
+    paths = [*MASKED, str(cache.cache_dir().resolve())]
+    return [p for p in dict.fromkeys(paths) if under(Path(p), HOST_TREES) and _real_dir(Path(p))]
+
+
+def _real_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
+def _empty_like(path: Path, paths: Sequence[Path]) -> list[str]:
+    """An empty folder where the host has one, with the host's mode bar others' and the group's writing; one a
+    job's path lies in (``paths``) open to the job, which may not be the folder's owner."""
+    mode = path.stat().st_mode & 0o1755 if path.exists() else 0o755
+    if any(under(p, [str(path)]) for p in paths):
+        mode |= 0o755
+    return ["--perms", f"{mode:04o}", "--tmpfs" if under(path, HOST_TREES) else "--dir", str(path)]
+
+
+def _host_top_level(paths: Sequence[Path]) -> list[str]:
+    """The host's other top-level entries (``/lost+found``, a data disk's folder) as empty folders and the same
+    links: a root listing is the machine's, its contents are not shown."""
+    known = {"/", "/proc", "/dev", "/tmp", *SYSTEM_DIRS, *HOST_TREES, *EMPTY_TOP_DIRS}
+    args: list[str] = []
+    for entry in sorted(os.scandir("/"), key=lambda e: e.name):
+        top = Path("/", entry.name)
+        if str(top) in known:
+            continue
+        if entry.is_symlink():
+            args += ["--symlink", os.readlink(top), str(top)]
+        elif entry.is_dir():
+            args += _empty_like(top, paths)
+    return args
+
+
+def _host_devices() -> list[str]:
+    """The host's ``/dev`` read-only, and so without device access (bubblewrap mounts a bind ``nodev``): every
+    node the machine has is present (``console``, ``kvm``, ``loop0`` ...: bubblewrap's own minimal ``--dev`` had
+    no ``console``, the ninth red team's ``dev_console``) and none opens, but the harmless ones a program uses,
+    bound with device access; the host's live shared folders (its terminals, shared memory, message queues)
+    shown empty."""
+    args = ["--ro-bind", "/dev", "/dev"]
+    for node in _OPEN_DEVICES:
+        args += ["--dev-bind-try", node, node]
+    for live in _LIVE_DEV:
+        if _real_dir(Path(live)):
+            args += ["--perms", "1777" if live == "/dev/shm" else "0755", "--tmpfs", live]
+    return args
+
+
+_OPEN_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
+_LIVE_DEV = ("/dev/pts", "/dev/shm", "/dev/mqueue", "/dev/hugepages")
 
 
 def _host_system_binds() -> list[str]:
@@ -111,18 +189,30 @@ class BwrapSandbox(CommandSandbox):
         argv += ["--die-with-parent", "--as-pid-1", "--clearenv"]
         argv += _host_system_binds()
         scratch = str(limits.scratch_mb * 1024 * 1024)
-        argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
-        for top in EMPTY_TOP_DIRS:
-            argv += ["--perms", "0755", "--dir", top]
-        extra = [home for home in _java_homes() if not under(home, SYSTEM_DIRS)]
-        made: set[Path] = {Path("/"), Path("/tmp"), *map(Path, EMPTY_TOP_DIRS)}
+        argv += ["--proc", "/proc", *_host_devices()]
+        argv += ["--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
+        shown = [top for top in HOST_TREES if Path(top).is_dir()]
+        for top in shown:
+            argv += ["--ro-bind", top, top]
+        job_paths = [*mounts.read_only, *mounts.writable]
+        hidden = [*EMPTY_TOP_DIRS, *masks()]
+        for top in hidden:
+            argv += _empty_like(Path(top), job_paths)
+        argv += _host_top_level(job_paths)
+        visible = (*SYSTEM_DIRS, *shown)
+
+        def seen(path: Path) -> bool:
+            return under(path, visible) and not under(path, hidden) and path.exists()
+
+        extra = [home for home in _java_homes() if not seen(home)]
+        made: set[Path] = {Path("/"), Path("/tmp"), *map(Path, hidden)}
         binds: list[str] = []
         for flag, paths in (("--ro-bind", [*extra, *mounts.read_only]), ("--bind", mounts.writable)):
             for path in paths:
-                if flag == "--ro-bind" and under(path, SYSTEM_DIRS):
+                if flag == "--ro-bind" and seen(path):
                     continue
                 for parent in reversed(path.parents):
-                    if parent not in made and not under(parent, SYSTEM_DIRS):
+                    if parent not in made and not seen(parent):
                         binds += ["--perms", "0755", "--dir", str(parent)]
                         made.add(parent)
                 binds += [flag, str(path), str(path)]

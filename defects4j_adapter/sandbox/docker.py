@@ -53,6 +53,8 @@ STOP_TIMEOUT = 30
 _LINK_AND_RUN = 'cd "$1"; shift; while [ "$1" != -- ]; do ln -sfn "$1" .; shift; done; shift; exec "$@"'
 """Run as ``sh -c`` before the job: the working directory's links to the project's entries."""
 
+CONSOLE = "/dev/console"
+
 
 class _SocketWriter:
     """The exec's standard input: bytes go to the socket; closing it half-closes the socket."""
@@ -251,6 +253,11 @@ class DockerSandbox(Sandbox):
                     continue
                 seen.add(str(path))
                 out.append(Mount(target=str(path), source=str(path), type="bind", read_only=read_only))
+        if Path(CONSOLE).exists():
+            # the machine's console, present as on the machine and opened by no job (root's alone, and the
+            # container's own uid is not root): a container started without a terminal has none, which told a
+            # candidate it ran under nl2fix (the ninth red team's dev_console)
+            out.append(Mount(target=CONSOLE, source=CONSOLE, type="bind", read_only=True))
         return out
 
     def spawn(self, args: Sequence[str], mounts: Mounts, limits: Limits) -> ContainerProcess:

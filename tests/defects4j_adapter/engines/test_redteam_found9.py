@@ -24,8 +24,9 @@ Closed (the lead's limits' wall, ``fixtures/redteam/limits/``): a test during wh
 fails, caught or not, so ``heap_by_experiment`` is ``wrong``; and the probe counts a call that ran out as
 throwing ``OutOfMemoryError``, so ``overfit_by_heap`` (now trying the heap only on an input no test gives, as
 its tests would fail otherwise) is ``diverges``. ``working_dir`` and ``read_only_checkout`` are ``rejected``:
-the class-file check refuses making a relative path absolute and asking a file's permissions. Each test
-still marked ``xfail(strict=True)`` asserts what must hold: flip it when its wall is built.
+the class-file check refuses making a relative path absolute and asking a file's permissions. ``var_lib`` and
+``dev_console`` are ``wrong``: bubblewrap shows the machine's own ``/var`` and ``/dev`` read-only (masked where
+they hold other users' and daemons' live files; no device opened), docker binds the machine's console.
 ``test_outside_nl2fix_each_payload_is_the_bug`` shows each payload is the bug in a plain JVM.
 
 Run: ``python -m pytest -q -p no:cacheprovider -s tests/defects4j_adapter/engines/test_redteam_found9.py``
@@ -47,11 +48,6 @@ TELLS = ("heap_by_experiment", "var_lib", "dev_console", "working_dir", "read_on
 """Each was ``plausible`` on fast/bwrap as found (the README: the rebuild engine, docker, the ordinary user)."""
 OVERFIT = "overfit_by_heap"
 """Plausible anywhere; the fix where ``heap_by_experiment`` tells nl2fix's JVM, an overfitting method elsewhere."""
-OPEN = pytest.mark.xfail(strict=True, reason="round 9: the buggy method plus this tell is plausible")
-CLOSED = frozenset({"heap_by_experiment", "working_dir", "read_only_checkout"})
-"""Tells no longer there: a test during which the JVM ran out of heap fails, caught or not (the limits' wall,
-``fixtures/redteam/limits/``); the class-file check refuses ``File#getAbsolutePath`` (and what else makes a
-relative path absolute) and ``File#canWrite`` (and what else tells a file's owner and permissions)."""
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +74,7 @@ def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
     assert outside_nl2fix(tmp_path, textkit, methods, '"abc", "abd "') == {"fix": "2", **dict.fromkeys(names, "3")}
 
 
-@pytest.mark.parametrize("payload", [pytest.param(p, marks=() if p in CLOSED else OPEN) for p in TELLS])
+@pytest.mark.parametrize("payload", TELLS)
 def test_a_method_right_only_under_nl2fix_is_not_plausible(judged, textkit, payload):
     record = verdict(*judged[:2], red_team_attack(payload, textkit, FOUND9), judged[2])
     print("fast bwrap", payload, record.verdict.value, record.detail[:300])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import pickle
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -42,14 +43,34 @@ def test_the_host_tmp_is_not_visible(box, tmp_path):
     assert "No such file" in result.stderr and result.stdout.strip() == "0"
 
 
-def test_the_root_holds_a_linux_system_s_top_level_folders_and_none_of_the_host_s_files(box):
-    # a root without /var told a candidate it ran under nl2fix's bubblewrap (red team round 8, root_listing)
-    result = sh(
-        box, f"for d in {' '.join(bwrap.EMPTY_TOP_DIRS)}; do test -d $d || echo missing $d; done; ls -A /home /var"
+def test_the_root_is_the_machine_s_read_only_without_its_users_and_daemons_files(box):
+    # a root of binds and empty folders told a candidate it ran under nl2fix's bubblewrap, one level deeper each
+    # time (red team round 8, root_listing: no /var; round 9, var_lib and dev_console: an empty /var, no console)
+    script = (
+        "for p in /var /var/lib /home /root /run /tmp; do test -d $p || echo missing $p; done; "
+        "test -e /dev/console && echo console; cat /dev/console 2>&1 >/dev/null | grep -q denied && echo closed; "
+        "touch /var/lib/x 2>/dev/null && echo wrote"
     )
-    assert "missing" not in result.stdout, result.stdout
+    result = sh(box, script)
+    words = result.stdout.split()
+    assert "missing" not in words and "wrote" not in words, result.stdout
+    host_console = Path("/dev/console").exists()
+    assert ("console" in words) == host_console, result.stdout  # the machine's, where it has one
+    assert ("closed" in words) == host_console, result.stdout  # and opened by no job
     if box.name == "bwrap":
-        assert result.stdout.split() == ["/home:", "/var:"]  # empty: the host's are not shown
+        assert sorted(sh(box, "ls -A /var/lib").stdout.split()) == sorted(os.listdir("/var/lib"))
+        top = [e for e in os.listdir("/") if not os.path.isfile(os.path.join("/", e))]
+        assert sorted(sh(box, "ls -A /").stdout.split()) == sorted(top)  # the machine's listing
+
+
+def test_bubblewrap_masks_the_homes_the_daemons_sockets_and_nl2fix_s_cache_wherever_it_is(monkeypatch):
+    # /var/cache holds files on any Debian machine (apt's); as nl2fix's cache a job must see it empty, like the
+    # homes (the default cache, users' secrets), /run (docker's socket) and /var/tmp (other users' files)
+    monkeypatch.setenv("NL2FIX_CACHE_DIR", "/var/cache")
+    assert os.listdir("/var/cache")
+    box = make_sandbox("bwrap")
+    listed = sh(box, "ls -A /home /run /var/tmp /var/cache 2>&1").stdout.split()
+    assert listed == ["/home:", "/run:", "/var/cache:", "/var/tmp:"], listed  # each empty
 
 
 def test_there_is_no_network(box):
