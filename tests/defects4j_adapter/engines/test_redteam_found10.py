@@ -6,6 +6,9 @@ has the figures for the other engines, sandboxes and users, and what was tried a
 - ``dev_ptmx``: the machine's ``/dev`` is bound read-only, so nodev: ``/dev/ptmx``, which every user opens on a
   Linux machine, is there and refuses to open;
 - ``dev_pts``: ``/dev/pts`` is an empty tmpfs of the job's, where every machine's devpts holds ``ptmx``;
+- ``top_level_file``: the root shows the machine's top-level folders and links but none of its files (here
+  ``/.dockerenv``; Ubuntu's ``/swap.img``): older than ec4f23d, and still open where ec4f23d means the listing
+  to be the machine's;
 - ``fix_reader``: ``/opt``, ``/srv`` and ``/var`` are the machine's, so a benchmark's ``projects/<P>/fixed`` tree kept
   there (nl2fix's wheel puts the example benchmark's in site-packages, in a venv under ``/opt`` or in ``/usr/local``;
   nl2fix's image keeps a checkout at ``/opt/nl2fix``) is read by the candidate, which sends the developer's fix
@@ -35,7 +38,7 @@ from tests.helpers.redteam import EXAMPLES, fix_guarded, outside_nl2fix, verdict
 
 pytestmark = pytest.mark.slow
 FOUND10 = REDTEAM / "found10"
-TELLS = ("dev_ptmx", "dev_pts")
+TELLS = ("dev_ptmx", "dev_pts", "top_level_file")
 READERS = ("fix_reader", "store_reader")
 OPEN = pytest.mark.xfail(strict=True, reason="round 10: open (fixtures/redteam/found10/README.md)")
 FIXED_LINE = "i < shorter; i++"
@@ -50,9 +53,12 @@ def textkit():
 
 
 def test_outside_nl2fix_each_tell_is_the_bug(tmp_path, textkit):
-    # in a plain JVM on this machine /dev/ptmx opens (crw-rw-rw-, for any user) and /dev/pts holds ptmx
-    methods = {"fix": textkit.fixed_method, **{p: red_team_attack(p, textkit, FOUND10) for p in TELLS}}
-    assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **dict.fromkeys(TELLS, "-1")}
+    # in a plain JVM on this machine /dev/ptmx opens (crw-rw-rw-, for any user), /dev/pts holds ptmx, and the
+    # root's listing holds the machine's files (on a machine with one at its root)
+    files = any(entry.is_file(follow_symlinks=False) for entry in os.scandir("/"))
+    tells = [t for t in TELLS if files or t != "top_level_file"]
+    methods = {"fix": textkit.fixed_method, **{p: red_team_attack(p, textkit, FOUND10) for p in tells}}
+    assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **dict.fromkeys(tells, "-1")}
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +84,7 @@ def judged(nl2fix_cache, confined, textkit, benchmark_on_the_machine):
 
 
 @pytest.mark.parametrize("payload", [pytest.param(p, marks=OPEN) for p in TELLS])
-def test_a_method_right_only_under_nl2fix_s_devices_is_not_plausible(judged, textkit, payload):
+def test_a_method_right_only_under_nl2fix_s_root_is_not_plausible(judged, textkit, payload):
     record = verdict(*judged[:2], red_team_attack(payload, textkit, FOUND10), judged[2])
     print("fast bwrap", payload, record.verdict.value, record.detail[:300])
     assert record.verdict is not Verdict.PLAUSIBLE, record
