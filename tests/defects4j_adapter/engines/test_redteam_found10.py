@@ -14,7 +14,9 @@ has the figures for the other engines, sandboxes and users, and what was tried a
   nl2fix's image keeps a checkout at ``/opt/nl2fix``) is read by the candidate, which sends the developer's fix
   out as its failure message: the conversation strategy's feedback hands that to the model for its next round;
 - ``store_reader``: the same for a run's store (``runs/<name>/run.sqlite`` in the folder nl2fix was started in),
-  which holds every bug as JSON, the developer's fixed method included.
+  which holds every bug as JSON, the developer's fixed method included;
+- nl2fix's cache under ``/usr`` (``NL2FIX_CACHE_DIR=/usr/local/...``) is not masked (``masks()`` looks only under
+  ``/boot``, ``/opt``, ``/srv``, ``/var``): a job lists it, and ``nl2fix check``'s store there holds the fixes.
 
 Each is an ``xfail(strict=True)`` asserting what must hold; flip it when its wall is built.
 
@@ -30,6 +32,8 @@ from pathlib import Path
 
 import pytest
 
+from defects4j_adapter.sandbox.base import Limits, Mounts
+from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
 from nl2fix.sampling.feedback import feedback
@@ -97,3 +101,23 @@ def test_a_candidate_cannot_read_the_developer_s_fix_from_the_machine_s_folders(
     told = feedback(record, code, textkit.start_line) or ""
     print("fast bwrap", payload, record.verdict.value, repr(told[:300]))
     assert FIXED_LINE not in told, told
+
+
+@OPEN
+def test_nl2fix_s_cache_is_empty_to_a_job_wherever_it_lies(confined, tmp_path, monkeypatch):
+    # /usr is bound for every job (the system), and a cache there is nobody's system: every bug's workspace, the
+    # runner and nl2fix check's store (every checked bug's fixed method) beside it
+    if not os.access("/usr/local", os.W_OK):
+        pytest.skip("/usr/local is not writable here")
+    cache = Path(tempfile.mkdtemp(prefix="nl2fix-red10-cache-", dir="/usr/local"))
+    cache.chmod(0o755)  # as nl2fix makes it (mkdir under the usual umask); mkdtemp's 0700 would hide it from root's job
+    try:
+        (cache / "checks").mkdir()
+        monkeypatch.setenv("NL2FIX_CACHE_DIR", str(cache))
+        (tmp_path / "scratch").mkdir()
+        mounts = Mounts(read_only=(tmp_path,), host_scratch=tmp_path / "scratch")
+        listed = make_sandbox("bwrap").run(["ls", "-A", str(cache)], mounts, Limits(wall_seconds=60))
+        print("bwrap ls", cache, repr(listed.stdout), listed.stderr[-300:])
+        assert listed.ok and listed.stdout.strip() == "", listed
+    finally:
+        shutil.rmtree(cache)
