@@ -75,6 +75,11 @@ class SandboxSpec:
     """docker: CPUs per container (``--cpus``)."""
     memory_mb: int = 3072
     """docker: memory per container (``--memory``; the JVM's heap is bounded by ``-Xmx`` first)."""
+    private: tuple[str, ...] = ()
+    """The user's folders and files no job may read, wherever they lie: the run's folder (its store holds every
+    bug's fixed method), the dataset and its projects (the fixed trees). A sandbox that shows the machine's own
+    folders shows these empty (round 10 read the developer's fix from a benchmark and a store in them and sent
+    it out as a failure message, which the conversation strategy hands the model)."""
 
     @classmethod
     def of(cls, value: SandboxSpec | SandboxKind | str | bool) -> SandboxSpec:

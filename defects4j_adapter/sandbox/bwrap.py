@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
+import nl2fix
 from defects4j_adapter import cache
 from defects4j_adapter.jvm import reference_java
 from defects4j_adapter.sandbox.base import (
@@ -43,18 +45,20 @@ from defects4j_adapter.sandbox.base import (
 )
 from defects4j_adapter.sandbox.unconfined import ContainerSandbox, in_container
 from nl2fix.core.errors import Nl2FixError
+from nl2fix.core.files import EXAMPLE_BENCHMARK
 from nl2fix.core.processes import run_command, which
 
-HOST_TREES = ("/boot", "/opt", "/srv", "/var")
+HOST_TREES = ("/var",)
 """The machine's own folders a job sees read-only beside the system (:data:`SYSTEM_DIRS`), as any local user
 reads them: a root made of binds and empty folders always told itself from a machine one level deeper (the
-eighth red team's ``root_listing``: no ``/var``; the ninth's ``var_lib``: an empty ``/var``). What is private in
-them is private by the file's own permissions, as for every user of the machine; what is not the system's is
-masked (:data:`MASKED`)."""
+eighth red team's ``root_listing``: no ``/var``; the ninth's ``var_lib``: an empty ``/var``). What is not the
+system's is masked (:data:`MASKED`, :meth:`BwrapSandbox.masks`)."""
 
-EMPTY_TOP_DIRS = ("/home", "/media", "/mnt", "/root", "/run", "/sys")
-"""Top-level folders shown empty: the users' homes (secrets, nl2fix's default cache), removable media, the
-daemons' sockets (``/run/docker.sock`` would be root on the host to a job of a user in the docker group) and the
+EMPTY_TOP_DIRS = ("/boot", "/home", "/media", "/mnt", "/opt", "/root", "/run", "/srv", "/sys")
+"""Top-level folders shown empty: the users' homes (secrets, nl2fix's default cache), where machines keep
+software, services' data and benchmarks (``/opt``, ``/srv``: the tenth red team read a benchmark's fixed tree and
+a venv's copy of nl2fix's there), removable media, the daemons' sockets (``/run/docker.sock`` would be root on
+the host to a job of a user in the docker group: a read-only mount does not stop connecting to a socket) and the
 kernel's objects. Present, as on every Linux machine; a path a job needs below one (a cache under ``/root``) is
 bound inside it."""
 
@@ -68,16 +72,14 @@ MASKED = (
     "/var/lib/containerd",
 )
 """Folders of :data:`HOST_TREES` shown empty: other users' and daemons' live files (temporary files, sockets, mail,
-queued jobs, containers' file systems), which no build reads; nl2fix's own cache is masked too wherever it is
-(:func:`masks`)."""
+queued jobs, containers' file systems), which no build reads."""
 
 
-def masks() -> list[str]:
-    """The real folders of :data:`HOST_TREES` a job sees empty: :data:`MASKED` and nl2fix's cache (other jobs'
-    workspaces, the developers' compiled fixes), where they exist as folders (a link to ``/run`` is masked
-    there)."""
-    paths = [*MASKED, str(cache.cache_dir().resolve())]
-    return [p for p in dict.fromkeys(paths) if under(Path(p), HOST_TREES) and _real_dir(Path(p))]
+def _nl2fix_own() -> list[Path]:
+    """What of nl2fix's no job reads wherever it lies: its cache (other jobs' workspaces, the developers' compiled
+    fixes, ``nl2fix check``'s store), its installed package (a wheel carries the example benchmark) and the
+    example benchmark."""
+    return [cache.cache_dir(), Path(nl2fix.__file__).parent, EXAMPLE_BENCHMARK]
 
 
 def _real_dir(path: Path) -> bool:
@@ -90,12 +92,13 @@ def _empty_like(path: Path, paths: Sequence[Path]) -> list[str]:
     mode = path.stat().st_mode & 0o1755 if path.exists() else 0o755
     if any(under(p, [str(path)]) for p in paths):
         mode |= 0o755
-    return ["--perms", f"{mode:04o}", "--tmpfs" if under(path, HOST_TREES) else "--dir", str(path)]
+    return ["--perms", f"{mode:04o}", "--tmpfs" if under(path, _SHOWN) else "--dir", str(path)]
 
 
 def _host_top_level(paths: Sequence[Path]) -> list[str]:
-    """The host's other top-level entries (``/lost+found``, a data disk's folder) as empty folders and the same
-    links: a root listing is the machine's, its contents are not shown."""
+    """The host's other top-level entries: its folders (``/lost+found``, a data disk's) empty, its links the same
+    links, its files (``/.dockerenv``, ``/swap.img``) read-only as they are, private by their own mode (the tenth
+    red team's ``top_level_file``): a root listing is the machine's."""
     known = {"/", "/proc", "/dev", "/tmp", *SYSTEM_DIRS, *HOST_TREES, *EMPTY_TOP_DIRS}
     args: list[str] = []
     for entry in sorted(os.scandir("/"), key=lambda e: e.name):
@@ -106,26 +109,56 @@ def _host_top_level(paths: Sequence[Path]) -> list[str]:
             args += ["--symlink", os.readlink(top), str(top)]
         elif entry.is_dir():
             args += _empty_like(top, paths)
+        elif entry.is_file():
+            args += ["--ro-bind-try", str(top), str(top)]
     return args
 
 
-def _host_devices() -> list[str]:
-    """The host's ``/dev`` read-only, and so without device access (bubblewrap mounts a bind ``nodev``): every
-    node the machine has is present (``console``, ``kvm``, ``loop0`` ...: bubblewrap's own minimal ``--dev`` had
-    no ``console``, the ninth red team's ``dev_console``) and none opens, but the harmless ones a program uses,
-    bound with device access; the host's live shared folders (its terminals, shared memory, message queues)
-    shown empty."""
-    args = ["--ro-bind", "/dev", "/dev"]
-    for node in _OPEN_DEVICES:
-        args += ["--dev-bind-try", node, node]
-    for live in _LIVE_DEV:
-        if _real_dir(Path(live)):
-            args += ["--perms", "1777" if live == "/dev/shm" else "0755", "--tmpfs", live]
+@functools.lru_cache(maxsize=1)
+def _host_devices() -> tuple[str, ...]:
+    """The host's ``/dev`` beside bubblewrap's own minimal one (``--dev``: its ``null``, ``tty``, a terminal
+    instance of the job's own): every other node the machine has, bound read-only and so without device access
+    (bubblewrap mounts a bind ``nodev``; the ninth red team's ``dev_console``), but a node any user of the machine
+    may open (``crw-rw-rw-``: ``fuse``, ``net/tun``), bound as it is. Live folders (message queues, huge pages)
+    empty. Once per process: a machine's devices seldom change while it validates."""
+    args: list[str] = []
+    for entry in sorted(os.scandir("/dev"), key=lambda e: e.name):
+        if entry.name in _BWRAP_DEV:
+            continue
+        if entry.is_symlink():
+            args += ["--symlink", os.readlink(entry.path), entry.path]
+        elif entry.name in _LIVE_DEV:
+            args += ["--perms", "0755", "--dir", entry.path]
+        else:
+            args += [_device_bind(entry.path), entry.path, entry.path]
+            if entry.is_dir():
+                args += _open_nodes_below(entry.path)
+    return tuple(args)
+
+
+def _device_bind(path: str) -> str:
+    st = os.stat(path, follow_symlinks=False)
+    shared = (stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)) and st.st_mode & 0o666 == 0o666
+    return "--dev-bind-try" if shared else "--ro-bind-try"
+
+
+def _open_nodes_below(folder: str) -> list[str]:
+    args = []
+    for root, _, files in os.walk(folder):
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            if not os.path.islink(path) and _device_bind(path) == "--dev-bind-try":
+                args += ["--dev-bind-try", path, path]
     return args
 
 
-_OPEN_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
-_LIVE_DEV = ("/dev/pts", "/dev/shm", "/dev/mqueue", "/dev/hugepages")
+_BWRAP_DEV = frozenset(
+    {"null", "zero", "full", "random", "urandom", "tty", "pts", "ptmx", "shm", "fd", "stdin", "stdout", "stderr"}
+    | {"core"}
+)
+"""What bubblewrap's ``--dev`` makes, the job's own."""
+_LIVE_DEV = frozenset({"mqueue", "hugepages"})
+_SHOWN = (*SYSTEM_DIRS, *HOST_TREES)
 
 
 def _host_system_binds() -> list[str]:
@@ -156,8 +189,26 @@ class BwrapSandbox(CommandSandbox):
 
     spec = SandboxSpec(SandboxKind.BWRAP)
 
-    def __init__(self, bwrap: Path):
+    def __init__(self, bwrap: Path, private: Sequence[str] = ()):
         self.bwrap = bwrap
+        self.private = tuple(private)
+        """The user's paths no job reads (:attr:`SandboxSpec.private`)."""
+
+    def masks(self) -> list[str]:
+        """What a job sees empty of what it would see: :data:`MASKED`, nl2fix's own (:func:`_nl2fix_own`) and the
+        user's private paths, where they lie in the system or :data:`HOST_TREES`. Real folders only (a link to
+        ``/run`` is masked there); a file is shown empty."""
+        paths = [Path(p) for p in MASKED if _real_dir(Path(p))]
+        paths += [p.resolve() for p in (*_nl2fix_own(), *map(Path, self.private))]
+        return [str(p) for p in dict.fromkeys(paths) if under(p, _SHOWN) and (p.is_dir() or p.is_file())]
+
+    def empty_file(self) -> str:
+        """An empty file of nl2fix's, bound read-only over a private file a job would see."""
+        path = cache.cache_dir() / "empty"
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch(mode=0o644)
+        return str(path)
 
     def tmp_dir(self, mounts: Mounts) -> str:
         return "/tmp"
@@ -189,15 +240,15 @@ class BwrapSandbox(CommandSandbox):
         argv += ["--die-with-parent", "--as-pid-1", "--clearenv"]
         argv += _host_system_binds()
         scratch = str(limits.scratch_mb * 1024 * 1024)
-        argv += ["--proc", "/proc", *_host_devices()]
+        argv += ["--proc", "/proc", "--dev", "/dev", *_host_devices()]
         argv += ["--perms", "1777", "--size", scratch, "--tmpfs", "/tmp"]
         shown = [top for top in HOST_TREES if Path(top).is_dir()]
         for top in shown:
             argv += ["--ro-bind", top, top]
         job_paths = [*mounts.read_only, *mounts.writable]
-        hidden = [*EMPTY_TOP_DIRS, *masks()]
+        hidden = [*EMPTY_TOP_DIRS, *self.masks()]
         for top in hidden:
-            argv += _empty_like(Path(top), job_paths)
+            argv += _empty_like(Path(top), job_paths) if Path(top).is_dir() else ["--ro-bind", self.empty_file(), top]
         argv += _host_top_level(job_paths)
         visible = (*SYSTEM_DIRS, *shown)
 
@@ -272,4 +323,4 @@ def make_bwrap(spec: SandboxSpec, quiet: bool) -> Sandbox:
             "install bubblewrap (apt-get install bubblewrap), use --sandbox docker, or, knowing that "
             "model-written code will then run with your rights, pass --sandbox none (--no-sandbox)",
         )
-    return BwrapSandbox(bwrap)
+    return BwrapSandbox(bwrap, spec.private)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +71,14 @@ def projects_dir_of(store: RunStore) -> Path | None:
     return candidate if candidate.is_dir() else None
 
 
+def private_paths(store: RunStore, projects_dir: Path | None) -> tuple[str, ...]:
+    """What no job of this run may read: the run's folder, its dataset file and the projects beside it."""
+    paths = [store.run_dir, *([projects_dir] if projects_dir else [])]
+    if store.has_config() and store.config.dataset != "example":
+        paths.append(Path(store.config.dataset))
+    return tuple(dict.fromkeys(str(Path(p).resolve()) for p in paths))
+
+
 def candidate_hash_of(store: RunStore, bugs: list[Bug], given: str) -> str:
     """The hash of the one candidate of ``bugs`` whose hash is or starts with ``given``."""
     found = {c.hash for bug in bugs for c in store.candidates(bug.id) if c.hash.startswith(given)}
@@ -109,7 +117,8 @@ class RunStoreDriver:
         again: frozenset[str] = frozenset(),
         only: dict[str, set[str]] | None = None,
     ):
-        self.store, self.options, self.bugs = store, options, bugs
+        self.store, self.bugs = store, bugs
+        self.options = replace(options, sandbox=replace(options.sandbox, private=private_paths(store, projects_dir)))
         self.again = again
         """Candidates judged again whatever is stored (then the only ones judged)."""
         self.only = only

@@ -52,12 +52,14 @@ def verdict(
 
 
 @contextlib.contextmanager
-def fix_guarded(cache: Path, bug: Bug) -> Iterator[tuple[ValidationEngine, Workspace, frozenset[str]]]:
-    """``(engine, workspace, required)``: the fast engine under bubblewrap over the example benchmark, ``bug``'s
-    workspace and the fix's passes (one warm JVM for all; every pass is confirmed in a fresh JVM, which
-    decides). The fix is judged first (it must be ``plausible``) and again at the end: no payload judged in
-    between may change what it gets."""
-    engine = attack_engine("fast", cache, make_sandbox("bwrap"))
+def fix_guarded(
+    cache: Path, bug: Bug, box: Sandbox | None = None
+) -> Iterator[tuple[ValidationEngine, Workspace, frozenset[str]]]:
+    """``(engine, workspace, required)``: the fast engine under bubblewrap (``box`` when given) over the example
+    benchmark, ``bug``'s workspace and the fix's passes (one warm JVM for all; every pass is confirmed in a fresh
+    JVM, which decides). The fix is judged first (it must be ``plausible``) and again at the end: no payload
+    judged in between may change what it gets."""
+    engine = attack_engine("fast", cache, box or make_sandbox("bwrap"))
     try:
         ws = engine.prepare(bug)
         fix = verdict(engine, ws, bug.fixed_method)

@@ -18,7 +18,14 @@ has the figures for the other engines, sandboxes and users, and what was tried a
 - nl2fix's cache under ``/usr`` (``NL2FIX_CACHE_DIR=/usr/local/...``) is not masked (``masks()`` looks only under
   ``/boot``, ``/opt``, ``/srv``, ``/var``): a job lists it, and ``nl2fix check``'s store there holds the fixes.
 
-Each is an ``xfail(strict=True)`` asserting what must hold; flip it when its wall is built.
+Closed (the lead, after the round): bubblewrap's ``/dev`` is its own minimal one (a terminal instance of the job's,
+``/dev/ptmx`` opening there) with every other node of the machine's bound beside it, read-only, and those any
+user may open bound as they are; the root's files are the machine's, read-only; ``/opt`` and ``/srv`` are shown
+empty again (where machines keep software and benchmarks); nl2fix's cache, its installed package and the example
+benchmark are masked wherever they lie, ``/usr`` included; and the validation driver names the run's folder, its
+dataset and projects to the sandbox as private (``SandboxSpec.private``), which bubblewrap masks where it would
+show them. The readers are judged here with a benchmark and a run kept under ``/var/lib``, private as the driver
+says. Defects4J's own patches (``--engine defects4j``) stay readable: the README.
 
 Run: ``python -m pytest -q -p no:cacheprovider -s tests/defects4j_adapter/engines/test_redteam_found10.py``
 """
@@ -32,11 +39,12 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.sandbox.base import Limits, Mounts
+from defects4j_adapter.sandbox.base import Limits, Mounts, SandboxSpec
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
 from nl2fix.sampling.feedback import feedback
+from nl2fix.validation.stage import private_paths
 from tests.helpers.minibench import REDTEAM, make_run, red_team_attack
 from tests.helpers.redteam import EXAMPLES, fix_guarded, outside_nl2fix, verdict
 
@@ -44,11 +52,12 @@ pytestmark = pytest.mark.slow
 FOUND10 = REDTEAM / "found10"
 TELLS = ("dev_ptmx", "dev_pts", "top_level_file")
 READERS = ("fix_reader", "store_reader")
-OPEN = pytest.mark.xfail(strict=True, reason="round 10: open (fixtures/redteam/found10/README.md)")
 FIXED_LINE = "i < shorter; i++"
 """The developer's fix of Textkit-1 (the buggy loop stops at ``shorter - 1``)."""
-MACHINE_FOLDERS = ("/srv", "/opt")
-"""Where a machine keeps a benchmark (or a venv with nl2fix's wheel) and bubblewrap now shows it."""
+MACHINE_FOLDER = Path("/var/lib")
+"""Where a machine keeps services' data and bubblewrap shows it (``/srv`` and ``/opt``, where the red team put the
+benchmark, are shown empty since): a benchmark and a run kept there are the user's private paths, which the
+validation driver names to the sandbox (``private_paths``)."""
 
 
 @pytest.fixture(scope="module")
@@ -67,34 +76,50 @@ def test_outside_nl2fix_each_tell_is_the_bug(tmp_path, textkit):
 
 @pytest.fixture(scope="module")
 def benchmark_on_the_machine():
-    """A copy of the example benchmark's projects in a folder of the machine's own (``/srv``, else ``/opt``), as a
-    user keeps a benchmark, or pip a wheel of nl2fix's (which carries them), and a run's store there, as
-    ``nl2fix sample`` started in that folder leaves it: removed after the module."""
-    base = next((Path(d) for d in MACHINE_FOLDERS if os.access(d, os.W_OK)), None)
-    if base is None:
-        pytest.skip(f"none of {MACHINE_FOLDERS} is writable here")
-    folder = Path(tempfile.mkdtemp(prefix="nl2fix-red10-", dir=base))
+    """A copy of the example benchmark's projects in a folder of the machine's own that bubblewrap shows, as a user
+    keeps a benchmark, and a run's store there, as ``nl2fix sample`` started in that folder leaves it: removed
+    after the module. Yields the folder and the private paths the validation driver names for that run."""
+    if not os.access(MACHINE_FOLDER, os.W_OK):
+        pytest.skip(f"{MACHINE_FOLDER} is not writable here")
+    folder = Path(tempfile.mkdtemp(prefix="nl2fix-red10-", dir=MACHINE_FOLDER))
     folder.chmod(0o755)
-    shutil.copytree(EXAMPLES / "projects", folder / "projects")
-    make_run(folder / "runs" / "example-zero-shot", EXAMPLES / "nl2fix_dataset.json", {"Textkit-1": ["x"]})
-    yield folder
-    shutil.rmtree(folder)
+    try:
+        shutil.copytree(EXAMPLES / "projects", folder / "projects")
+        with make_run(
+            folder / "runs" / "example-zero-shot", EXAMPLES / "nl2fix_dataset.json", {"Textkit-1": ["x"]}
+        ) as run:
+            private = private_paths(run, folder / "projects")
+        yield folder, private
+    finally:
+        shutil.rmtree(folder)
 
 
 @pytest.fixture(scope="module")
 def judged(nl2fix_cache, confined, textkit, benchmark_on_the_machine):
-    with fix_guarded(nl2fix_cache, textkit) as judged:
+    box = make_sandbox(SandboxSpec(private=benchmark_on_the_machine[1]))
+    with fix_guarded(nl2fix_cache, textkit, box) as judged:
         yield judged
 
 
-@pytest.mark.parametrize("payload", [pytest.param(p, marks=OPEN) for p in TELLS])
+def test_the_run_s_folder_and_projects_are_empty_to_a_job_and_shown_without_the_driver_s_word(benchmark_on_the_machine):
+    # the readers below find nothing because the driver named these paths private, not because the folder is hidden
+    folder, private = benchmark_on_the_machine
+    assert {str(folder / "projects"), str(folder / "runs" / "example-zero-shot")} <= set(private)
+    script = ["ls", "-A", str(folder / "projects"), str(folder / "runs" / "example-zero-shot")]
+    shown = make_sandbox("bwrap").run(script, Mounts(), Limits(wall_seconds=60))
+    masked = make_sandbox(SandboxSpec(private=private)).run(script, Mounts(), Limits(wall_seconds=60))
+    assert "Textkit" in shown.stdout and "run.sqlite" in shown.stdout, shown
+    assert masked.ok and "Textkit" not in masked.stdout and "run.sqlite" not in masked.stdout, masked
+
+
+@pytest.mark.parametrize("payload", TELLS)
 def test_a_method_right_only_under_nl2fix_s_root_is_not_plausible(judged, textkit, payload):
     record = verdict(*judged[:2], red_team_attack(payload, textkit, FOUND10), judged[2])
     print("fast bwrap", payload, record.verdict.value, record.detail[:300])
     assert record.verdict is not Verdict.PLAUSIBLE, record
 
 
-@pytest.mark.parametrize("payload", [pytest.param(p, marks=OPEN) for p in READERS])
+@pytest.mark.parametrize("payload", READERS)
 def test_a_candidate_cannot_read_the_developer_s_fix_from_the_machine_s_folders(judged, textkit, payload):
     code = red_team_attack(payload, textkit, FOUND10)
     record = verdict(*judged[:2], code, judged[2])
@@ -103,7 +128,6 @@ def test_a_candidate_cannot_read_the_developer_s_fix_from_the_machine_s_folders(
     assert FIXED_LINE not in told, told
 
 
-@OPEN
 def test_nl2fix_s_cache_is_empty_to_a_job_wherever_it_lies(confined, tmp_path, monkeypatch):
     # /usr is bound for every job (the system), and a cache there is nobody's system: every bug's workspace, the
     # runner and nl2fix check's store (every checked bug's fixed method) beside it

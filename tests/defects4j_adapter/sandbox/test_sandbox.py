@@ -59,18 +59,18 @@ def test_the_root_is_the_machine_s_read_only_without_its_users_and_daemons_files
     assert ("closed" in words) == host_console, result.stdout  # and opened by no job
     if box.name == "bwrap":
         assert sorted(sh(box, "ls -A /var/lib").stdout.split()) == sorted(os.listdir("/var/lib"))
-        top = [e for e in os.listdir("/") if not os.path.isfile(os.path.join("/", e))]
-        assert sorted(sh(box, "ls -A /").stdout.split()) == sorted(top)  # the machine's listing
+        assert sorted(sh(box, "ls -A /").stdout.split()) == sorted(os.listdir("/"))  # the machine's listing
 
 
 def test_bubblewrap_masks_the_homes_the_daemons_sockets_and_nl2fix_s_cache_wherever_it_is(monkeypatch):
     # /var/cache holds files on any Debian machine (apt's); as nl2fix's cache a job must see it empty, like the
-    # homes (the default cache, users' secrets), /run (docker's socket) and /var/tmp (other users' files)
+    # homes (the default cache, users' secrets), /opt and /srv (software, benchmarks), /run (docker's socket) and
+    # /var/tmp (other users' files)
     monkeypatch.setenv("NL2FIX_CACHE_DIR", "/var/cache")
     assert os.listdir("/var/cache")
     box = make_sandbox("bwrap")
-    listed = sh(box, "ls -A /home /run /var/tmp /var/cache 2>&1").stdout.split()
-    assert listed == ["/home:", "/run:", "/var/cache:", "/var/tmp:"], listed  # each empty
+    listed = sh(box, "ls -A /home /opt /run /srv /var/tmp /var/cache 2>&1").stdout.split()
+    assert listed == ["/home:", "/opt:", "/run:", "/srv:", "/var/cache:", "/var/tmp:"], listed  # each empty
 
 
 def test_there_is_no_network(box):
