@@ -267,3 +267,19 @@ def test_a_reader_of_contents_in_memory_is_replayed_from_where_it_stood(runner, 
     differs = [o for o in breaks.observations if o.candidate_digest != o.reference_digest]
     assert differs and differs[0].reference.startswith("return=4") and differs[0].candidate.startswith("return=3")
 
+
+PAIR = "public Object[] pair(int n) {\n    return new Object[] {n, n};\n}"
+
+
+@pytest.mark.parametrize(
+    "candidate, differs",
+    [
+        # the fix changed the return type (Math-8: T[] to Object[]); what is compared is the result itself
+        ("public Object pair(int n) {\n    return new Object[] {n, n};\n}", False),
+        ("public Integer[] pair(int n) {\n    return new Integer[] {n, n};\n}", True),
+    ],
+)
+def test_a_candidate_with_another_return_type_is_probed_on_its_results(runner, tmp_path, candidate, differs):
+    run = probe(runner, tmp_path, candidate, PAIR, "new h.Holder().pair(2)")
+    assert not run.error and run.calls == 1 and run.skipped == 0, run
+    assert any(o.candidate_digest != o.reference_digest for o in run.observations) is differs, run
