@@ -218,3 +218,68 @@ def test_an_argument_of_a_project_subclass_of_number_is_copied_and_compared(runn
     assert run.calls == 1 and run.skipped == 0, run
     differs = [o for o in run.observations if o.candidate_digest != o.reference_digest]
     assert differs and differs[0].reference.startswith("return=-1") and differs[0].candidate.startswith("return=0"), run
+
+
+LINES = """public int lines(java.io.Reader in) throws java.io.IOException {
+    int n = 0;
+    int last = '\\n';
+    for (int c = in.read(); c != -1; c = in.read()) {
+        if (c == '\\n') {
+            n++;
+        }
+        last = c;
+    }
+    return last == '\\n' ? n : n + 1;
+}"""
+
+
+@pytest.mark.parametrize(
+    "reader",
+    [
+        'new java.io.StringReader("ab\\ncd\\n\\nef")',
+        # a reader over a reader, and one a test read from before the call: replayed from where it stood
+        'new java.io.BufferedReader(new java.io.StringReader("ab\\ncd\\n\\nef"))',
+        'h.Holder.read(h.Holder.read(new java.io.StringReader("xyab\\ncd\\n\\nef")))',
+    ],
+)
+def test_a_reader_of_contents_in_memory_is_replayed_from_where_it_stood(runner, tmp_path, reader):
+    # issue 34: a reader argument made the input uncopyable (6 of 17 Defects4J fixes had one); one whose
+    # contents are in memory is copied field by field, its contents and position with it
+    call = f"new h.Holder().lines({reader})"
+    helper = (
+        "\n    public static java.io.Reader read(java.io.Reader r) throws java.io.IOException { r.read(); return r; }\n"
+    )
+    same = probe(
+        runner,
+        tmp_path / "same",
+        LINES.replace("last == '\\n' ? n : n + 1", "n + (last != '\\n' ? 1 : 0)"),
+        LINES,
+        call,
+        helper,
+    )
+    assert not same.error and same.calls == 1 and same.skipped == 0, same
+    assert all(o.candidate_digest == o.reference_digest for o in same.observations), same
+    call_row = next(o for o in same.observations if o.origin is observations.Origin.CALL)
+    assert call_row.reference.startswith("return=4"), call_row  # the lines from where the test left it
+    # a candidate that counts line breaks only: the last line, without one, is lost
+    breaks = probe(runner, tmp_path / "breaks", LINES.replace("last == '\\n' ? n : n + 1", "n"), LINES, call, helper)
+    assert breaks.calls == 1 and breaks.skipped == 0, breaks
+    differs = [o for o in breaks.observations if o.candidate_digest != o.reference_digest]
+    assert differs and differs[0].reference.startswith("return=4") and differs[0].candidate.startswith("return=3")
+
+
+PAIR = "public Object[] pair(int n) {\n    return new Object[] {n, n};\n}"
+
+
+@pytest.mark.parametrize(
+    "candidate, differs",
+    [
+        # the fix changed the return type (Math-8: T[] to Object[]); what is compared is the result itself
+        ("public Object pair(int n) {\n    return new Object[] {n, n};\n}", False),
+        ("public Integer[] pair(int n) {\n    return new Integer[] {n, n};\n}", True),
+    ],
+)
+def test_a_candidate_with_another_return_type_is_probed_on_its_results(runner, tmp_path, candidate, differs):
+    run = probe(runner, tmp_path, candidate, PAIR, "new h.Holder().pair(2)")
+    assert not run.error and run.calls == 1 and run.skipped == 0, run
+    assert any(o.candidate_digest != o.reference_digest for o in run.observations) is differs, run

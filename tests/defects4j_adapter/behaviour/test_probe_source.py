@@ -49,13 +49,22 @@ def test_an_instance_method_returning_a_primitive_is_unboxed():
     "reference, candidate, why",
     [
         ("public Calc(int x) { this.x = x; }", "public Calc(int x) { this.x = 1; }", "a constructor"),
-        ("int f(int x) { return x; }", "long f(int x) { return x; }", "declaration differs"),
         ("int f(int x) { return x; }", "int f(long x) { return 1; }", "declaration differs"),
+        ("int f(int x) { return x; }", "static int f(int x) { return x; }", "declaration differs"),
     ],
 )
 def test_what_cannot_be_probed_says_why(reference, candidate, why):
     with pytest.raises(NotProbeable, match=why):
         probe_methods(reference, candidate, "C")
+
+
+def test_a_candidate_that_keeps_the_return_type_the_fix_changed_is_probed_behind_the_fixs_wrapper():
+    # Math-8: the fix returns Object[] where the buggy method (and its patches) return T[]
+    text = probe_methods(
+        "public Object[] sample(int n) { return new Object[n]; }", "public T[] sample(int n) { return null; }", "D"
+    )
+    assert "public Object[] sample(int n)" in text and "private Object[] sample" + REFERENCE_SUFFIX in text
+    assert "T[]" not in text
 
 
 def test_the_enclosing_class_is_named_as_the_file_names_it():

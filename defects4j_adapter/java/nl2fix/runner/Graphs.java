@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The object graphs behaviour probing works on, read and copied by runner code alone.
@@ -76,6 +77,71 @@ final class Graphs {
             return (sun.misc.Unsafe) f.get(null);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * JDK readers, writers and streams that hold their contents in memory: their fields are copied and written
+     * as a project object's are (through {@link #UNSAFE}: java.base opens none of them), so that a reader a
+     * test made of a string, or a project's reader built on one, is replayed from the same contents at the
+     * same position. One over a file, a socket or a decoder holds an object of another class and still cannot
+     * be copied.
+     */
+    private static final Set<Class<?>> REPLAYED = Set.of(java.io.Reader.class, java.io.BufferedReader.class,
+            java.io.StringReader.class, java.io.CharArrayReader.class, java.io.PushbackReader.class,
+            java.io.FilterReader.class, java.io.LineNumberReader.class, java.io.InputStream.class,
+            java.io.ByteArrayInputStream.class, java.io.FilterInputStream.class, java.io.BufferedInputStream.class,
+            java.io.PushbackInputStream.class, java.io.Writer.class, java.io.StringWriter.class,
+            java.io.CharArrayWriter.class, java.io.OutputStream.class, java.io.ByteArrayOutputStream.class);
+
+    /** Whether every JDK class from {@code k} up is one of {@link #REPLAYED}. */
+    private static boolean replayed(Class<?> k) {
+        for (; k != Object.class; k = k.getSuperclass()) {
+            if (!REPLAYED.contains(k)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A field's value, of a project class (made accessible) or of a {@link #REPLAYED} one (read through
+     * {@link #UNSAFE}, primitives boxed). */
+    private static Object read(Field f, Object o) throws IllegalAccessException {
+        if (!jdk(f.getDeclaringClass())) {
+            f.setAccessible(true);
+            return f.get(o);
+        }
+        long at = UNSAFE.objectFieldOffset(f);
+        Class<?> t = f.getType();
+        return !t.isPrimitive() ? UNSAFE.getObject(o, at) : t == int.class ? UNSAFE.getInt(o, at)
+                : t == long.class ? UNSAFE.getLong(o, at) : t == boolean.class ? UNSAFE.getBoolean(o, at)
+                : t == char.class ? UNSAFE.getChar(o, at) : t == byte.class ? UNSAFE.getByte(o, at)
+                : t == short.class ? UNSAFE.getShort(o, at) : t == float.class ? UNSAFE.getFloat(o, at)
+                : (Object) UNSAFE.getDouble(o, at);
+    }
+
+    /** Sets a field of a {@link #REPLAYED} class on {@code made} through {@link #UNSAFE}. */
+    private static void put(Field f, Object made, Object value) {
+        long at = UNSAFE.objectFieldOffset(f);
+        Class<?> t = f.getType();
+        if (!t.isPrimitive()) {
+            UNSAFE.putObject(made, at, value);
+        } else if (t == int.class) {
+            UNSAFE.putInt(made, at, (Integer) value);
+        } else if (t == long.class) {
+            UNSAFE.putLong(made, at, (Long) value);
+        } else if (t == boolean.class) {
+            UNSAFE.putBoolean(made, at, (Boolean) value);
+        } else if (t == char.class) {
+            UNSAFE.putChar(made, at, (Character) value);
+        } else if (t == byte.class) {
+            UNSAFE.putByte(made, at, (Byte) value);
+        } else if (t == short.class) {
+            UNSAFE.putShort(made, at, (Short) value);
+        } else if (t == float.class) {
+            UNSAFE.putFloat(made, at, (Float) value);
+        } else {
+            UNSAFE.putDouble(made, at, (Double) value);
         }
     }
 
@@ -172,7 +238,7 @@ final class Graphs {
             }
             return a;
         }
-        if (jdk(c)) {
+        if (jdk(c) && !replayed(c)) {
             Object made = emptyLike(o);
             if (made == null) {
                 throw new Uncopyable(c.getName());
@@ -197,6 +263,17 @@ final class Graphs {
         }
         done.put(o, made);
         for (Class<?> k = c; k != Object.class; k = k.getSuperclass()) {
+            if (jdk(k) && replayed(k)) {
+                for (Field f : instanceFields(k)) {
+                    try {
+                        Object value = read(f, o);
+                        put(f, made, f.getType().isPrimitive() ? value : copy(value, done, depth + 1, into));
+                    } catch (RuntimeException | IllegalAccessException e) {
+                        throw new Uncopyable(k.getName() + "." + f.getName());
+                    }
+                }
+                break;
+            }
             if (jdk(k)) {
                 if (holdsState(k)) {
                     throw new Uncopyable(c.getName() + " extends " + k.getName());
@@ -395,7 +472,7 @@ final class Graphs {
                     write(Array.get(o, i), out, path, view);
                 }
                 out.append(n > MAX_ELEMENTS ? ",...}" : "}");
-            } else if (jdk(c)) {
+            } else if (jdk(c) && !replayed(c)) {
                 jdkObject(o, out, path, view);
             } else {
                 fields(o, out, path, view);
@@ -482,8 +559,7 @@ final class Graphs {
             out.append(first ? "" : ",").append(f.getName()).append('=');
             first = false;
             try {
-                f.setAccessible(true);
-                write(f.get(o), out, path, view);
+                write(read(f, o), out, path, view);
             } catch (RuntimeException | IllegalAccessException e) {
                 out.append('?');
             }
@@ -492,10 +568,11 @@ final class Graphs {
     }
 
     /** The instance fields of a project class and its project superclasses, superclass first, in
-     * declaration order (synthetic ones left out). */
+     * declaration order (synthetic ones left out); and of its JDK superclasses when they are all
+     * {@link #REPLAYED}. */
     private static List<Field> instanceFields(Class<?> c) {
         List<Class<?>> chain = new ArrayList<>();
-        for (Class<?> k = c; k != null && k != Object.class && !jdk(k); k = k.getSuperclass()) {
+        for (Class<?> k = c; k != null && k != Object.class && (!jdk(k) || replayed(k)); k = k.getSuperclass()) {
             chain.add(0, k);
         }
         List<Field> out = new ArrayList<>();
@@ -579,10 +656,9 @@ final class Graphs {
                         out.add(e);
                     }
                 }
-            } else if (!jdk(c)) {
+            } else if (!jdk(c) || replayed(c)) {
                 for (Field f : instanceFields(c)) {
-                    f.setAccessible(true);
-                    out.add(f.get(o));
+                    out.add(read(f, o));
                 }
             }
         } catch (RuntimeException | IllegalAccessException e) {
