@@ -187,12 +187,11 @@ class BwrapSandbox(CommandSandbox):
     name = "bwrap"
     confined = True
 
-    spec = SandboxSpec(SandboxKind.BWRAP)
-
     def __init__(self, bwrap: Path, private: Sequence[str] = ()):
         self.bwrap = bwrap
         self.private = tuple(private)
         """The user's paths no job reads (:attr:`SandboxSpec.private`)."""
+        self.spec = SandboxSpec(SandboxKind.BWRAP, private=self.private)
 
     def masks(self) -> list[str]:
         """What a job sees empty of what it would see: :data:`MASKED`, nl2fix's own (:func:`_nl2fix_own`) and the

@@ -121,7 +121,7 @@ def build_sandbox(sandbox: Sandbox | None) -> Sandbox | None:
     sandbox, bubblewrap on the host for ``--sandbox docker`` (its JVM image has no Defects4J),
     nowhere for None (the caller runs no candidate: ``nl2fix prepare``)."""
     if sandbox is not None and sandbox.spec.kind is SandboxKind.DOCKER:
-        return make_bwrap(SandboxSpec(SandboxKind.BWRAP), True)
+        return make_bwrap(SandboxSpec(SandboxKind.BWRAP, private=sandbox.spec.private), True)
     return sandbox
 
 

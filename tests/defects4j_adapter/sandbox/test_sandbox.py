@@ -14,6 +14,7 @@ from defects4j_adapter.sandbox import bwrap
 from defects4j_adapter.sandbox.base import Limits, Mounts
 from defects4j_adapter.sandbox.providers import make_sandbox
 from defects4j_adapter.sandbox.unconfined import UnconfinedSandbox
+from defects4j_adapter.workspaces.confined_defects4j import build_sandbox
 from nl2fix.core.errors import Nl2FixError
 
 NO_MOUNTS = Mounts()
@@ -157,6 +158,15 @@ def test_a_sandbox_pickles_as_its_spec(box):
     copy = pickle.loads(pickle.dumps(box))
     assert type(copy) is type(box) and copy.spec == box.spec
     assert sh(copy, "echo again").stdout == "again\n"
+
+
+def test_bubblewrap_keeps_the_run_s_private_paths_when_pickled_and_under_the_defects4j_engine(tmp_path):
+    # a remote worker, and the defects4j engine's bubblewrap under --sandbox docker, must mask what the driver named
+    private = (str(tmp_path / "run"),)
+    box = make_sandbox(sb.SandboxSpec(private=private))
+    assert pickle.loads(pickle.dumps(box)).spec.private == private
+    docker = sb.SandboxSpec(sb.SandboxKind.DOCKER, private=private)
+    assert build_sandbox(make_sandbox(docker)).spec.private == private
 
 
 def test_the_job_s_folders_are_its_temporary_folder_and_working_directory_each_a_file_system_of_its_own(box, tmp_path):
