@@ -245,9 +245,15 @@ class BwrapSandbox(CommandSandbox):
         for top in shown:
             argv += ["--ro-bind", top, top]
         job_paths = [*mounts.read_only, *mounts.writable]
-        hidden = [*EMPTY_TOP_DIRS, *self.masks()]
-        for top in hidden:
-            argv += _empty_like(Path(top), job_paths) if Path(top).is_dir() else ["--ro-bind", self.empty_file(), top]
+        masks = self.masks()
+        for top in EMPTY_TOP_DIRS:
+            argv += _empty_like(Path(top), job_paths)
+        for mask in masks:
+            if Path(mask).is_dir():
+                argv += _empty_like(Path(mask), job_paths)
+            else:
+                argv += ["--ro-bind", self.empty_file(), mask]
+        hidden = [*EMPTY_TOP_DIRS, *masks]
         argv += _host_top_level(job_paths)
         visible = (*SYSTEM_DIRS, *shown)
 
