@@ -346,6 +346,7 @@ class WarmJvm:
             one_job=one_job,
             confined=sandbox.confined,
             job_dirs=sandbox.job_dirs(self.mounts),
+            hidden=sandbox.hidden_places(self.mounts),
         )
         self.sandbox = sandbox
         self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.settings.candidate_timeout))

@@ -179,6 +179,7 @@ class RebuildEngine:
             test_classpath=ws.classpath,
             java=self.sandbox.test_java(),
             confined=self.sandbox.confined,
+            hidden=self.sandbox.hidden_places(test_mounts),
         )
         for attempt in range(2):  # noqa: B007 - the last attempt is read after the loop
             key = report_signing.new_key()

@@ -147,6 +147,22 @@ MANY_JOBS_JIT = (
 ``OutOfMemoryError`` as under Defects4J before the per-test limit)."""
 
 
+@dataclass(frozen=True)
+class HiddenPlaces:
+    """Where a candidate may not look (``HiddenPlaces.java``: the runner refuses its read and fails the test):
+    places a sandbox shows empty and a plain run on the machine full, which no fix reads."""
+
+    hidden: tuple[str, ...] = ()
+    shown: tuple[str, ...] = ()
+    """The job's own paths inside them (its workspace under nl2fix's cache), which it reads."""
+
+    def options(self) -> list[str]:
+        return [
+            f"-Dnl2fix.{name}={':'.join(p for p in paths if ':' not in p)}"
+            for name, paths in (("hidden", self.hidden), ("shown", self.shown))
+        ]
+
+
 def jvm_command(
     runner_dir: Path,
     *,
@@ -158,6 +174,7 @@ def jvm_command(
     one_job: bool = False,
     confined: bool = True,
     job_dirs: Sequence[str] = (),
+    hidden: HiddenPlaces = HiddenPlaces(),
     argfile: bool = True,
 ) -> list[str]:
     """``java ... nl2fix.runner.Main <mode>`` on the test Java (:mod:`reference_java`): the runner
@@ -168,7 +185,8 @@ def jvm_command(
     the runner's native agent; ``confined`` (the sandbox claims to confine candidates): the runner
     takes no job when it can open its own memory all the same (:mod:`os_wall`). ``job_dirs``: the
     folders a ``serve`` runner empties after every job (:meth:`Sandbox.job_dirs`); a warm JVM
-    whose temporary folder or working directory is not among them takes no second job.
+    whose temporary folder or working directory is not among them takes no second job. ``hidden``: where
+    the candidate may not look (:meth:`Sandbox.hidden_places`).
 
     With ``argfile`` (how the engines start it) the JVM's own command line is ``java @<tmp_dir>/java.<pid>.args``:
     a shell inside the sandbox writes the options to that file and ``exec``'s the JVM, which deletes it
@@ -185,6 +203,7 @@ def jvm_command(
         *(ONE_JOB_JIT if one_job else MANY_JOBS_JIT),
         f"-Djava.io.tmpdir={tmp_dir}",
         f"-Dnl2fix.jobDirs={':'.join(d for d in job_dirs if ':' not in d)}",
+        *hidden.options(),
         "-Djava.system.class.loader=nl2fix.runner.SystemLoader",
         "-Djava.awt.headless=true",
         *java.flags,

@@ -25,7 +25,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from defects4j_adapter.jvm import reference_java
+import nl2fix
+from defects4j_adapter import cache
+from defects4j_adapter.jvm import reference_java, runner
+from nl2fix.core.files import EXAMPLE_BENCHMARK
 from nl2fix.core.processes import ExecResult, run_command, spawn, stop
 from nl2fix.core.registry import Registry
 
@@ -46,6 +49,30 @@ JOB_PATH = "/usr/local/bin:/usr/bin:/bin"
 names nl2fix (the docker image's JDK is run by its real path; ``/usr/bin/java`` is the same JDK there)."""
 SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """The host's system, which a sandbox shows read-only (an image has its own)."""
+PRIVATE_TOP_DIRS = ("/boot", "/home", "/media", "/mnt", "/opt", "/root", "/run", "/srv")
+"""Top-level folders of what is not the system's: the users' homes (secrets, nl2fix's default cache), where
+machines keep software, services' data and benchmarks (``/opt``, ``/srv``: the tenth red team read a benchmark's
+fixed tree and a venv's copy of nl2fix's there), removable media and the daemons' sockets (``/run/docker.sock``
+would be root on the host to a job of a user in the docker group: a read-only mount does not stop connecting to a
+socket). Bubblewrap shows them empty; a candidate may not look there (:meth:`Sandbox.hidden_places`)."""
+PRIVATE_HOST_DIRS = (
+    "/var/run",
+    "/var/lock",
+    "/var/tmp",
+    "/var/spool",
+    "/var/mail",
+    "/var/lib/docker",
+    "/var/lib/containerd",
+)
+"""Folders of ``/var`` private the same way: other users' and daemons' live files (temporary files, sockets,
+mail, queued jobs, containers' file systems), which no build reads."""
+
+
+def nl2fix_own() -> list[Path]:
+    """What of nl2fix's no job reads wherever it lies: its cache (other jobs' workspaces, the developers' compiled
+    fixes, ``nl2fix check``'s store), its installed package (a wheel carries the example benchmark) and the
+    example benchmark."""
+    return [cache.cache_dir(), Path(nl2fix.__file__).parent, EXAMPLE_BENCHMARK]
 
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -156,6 +183,14 @@ class Sandbox(abc.ABC):
     @abc.abstractmethod
     def tmp_dir(self, mounts: Mounts) -> str:
         """What ``java.io.tmpdir`` should be inside the sandbox."""
+
+    def hidden_places(self, mounts: Mounts) -> runner.HiddenPlaces:
+        """Where a job's candidate may not look, whatever this sandbox shows there: the private places
+        (:data:`PRIVATE_TOP_DIRS`, :data:`PRIVATE_HOST_DIRS`), nl2fix's own and the user's private paths, which a
+        sandbox shows empty and a plain run full (the lead's round 10, ``private_data/``). The job's own paths
+        among them (its workspace in nl2fix's cache) stay readable."""
+        hidden = (*PRIVATE_TOP_DIRS, *PRIVATE_HOST_DIRS, *map(str, nl2fix_own()), *self.spec.private)
+        return runner.HiddenPlaces(hidden, tuple(str(p) for p in (*mounts.read_only, *mounts.writable)))
 
     def job_dirs(self, mounts: Mounts) -> tuple[str, ...]:
         """The folders a job writes that belong to this sandbox's process alone, as the job sees

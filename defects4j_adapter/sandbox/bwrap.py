@@ -23,12 +23,13 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-import nl2fix
 from defects4j_adapter import cache
 from defects4j_adapter.jvm import reference_java
 from defects4j_adapter.sandbox.base import (
     BASE_ENV,
     JOB_PATH,
+    PRIVATE_HOST_DIRS,
+    PRIVATE_TOP_DIRS,
     SCRATCH,
     SYSTEM_DIRS,
     CommandSandbox,
@@ -40,46 +41,23 @@ from defects4j_adapter.sandbox.base import (
     chown_tree,
     job_uid,
     limit_args,
+    nl2fix_own,
     register_sandbox,
     under,
 )
 from defects4j_adapter.sandbox.unconfined import ContainerSandbox, in_container
 from nl2fix.core.errors import Nl2FixError
-from nl2fix.core.files import EXAMPLE_BENCHMARK
 from nl2fix.core.processes import run_command, which
 
 HOST_TREES = ("/var",)
 """The machine's own folders a job sees read-only beside the system (:data:`SYSTEM_DIRS`), as any local user
 reads them: a root made of binds and empty folders always told itself from a machine one level deeper (the
 eighth red team's ``root_listing``: no ``/var``; the ninth's ``var_lib``: an empty ``/var``). What is not the
-system's is masked (:data:`MASKED`, :meth:`BwrapSandbox.masks`)."""
+system's is masked (:data:`PRIVATE_HOST_DIRS`, :meth:`BwrapSandbox.masks`)."""
 
-EMPTY_TOP_DIRS = ("/boot", "/home", "/media", "/mnt", "/opt", "/root", "/run", "/srv", "/sys")
-"""Top-level folders shown empty: the users' homes (secrets, nl2fix's default cache), where machines keep
-software, services' data and benchmarks (``/opt``, ``/srv``: the tenth red team read a benchmark's fixed tree and
-a venv's copy of nl2fix's there), removable media, the daemons' sockets (``/run/docker.sock`` would be root on
-the host to a job of a user in the docker group: a read-only mount does not stop connecting to a socket) and the
-kernel's objects. Present, as on every Linux machine; a path a job needs below one (a cache under ``/root``) is
-bound inside it."""
-
-MASKED = (
-    "/var/run",
-    "/var/lock",
-    "/var/tmp",
-    "/var/spool",
-    "/var/mail",
-    "/var/lib/docker",
-    "/var/lib/containerd",
-)
-"""Folders of :data:`HOST_TREES` shown empty: other users' and daemons' live files (temporary files, sockets, mail,
-queued jobs, containers' file systems), which no build reads."""
-
-
-def _nl2fix_own() -> list[Path]:
-    """What of nl2fix's no job reads wherever it lies: its cache (other jobs' workspaces, the developers' compiled
-    fixes, ``nl2fix check``'s store), its installed package (a wheel carries the example benchmark) and the
-    example benchmark."""
-    return [cache.cache_dir(), Path(nl2fix.__file__).parent, EXAMPLE_BENCHMARK]
+EMPTY_TOP_DIRS = (*PRIVATE_TOP_DIRS, "/sys")
+"""Top-level folders shown empty: the private ones and the kernel's objects. Present, as on every Linux machine; a
+path a job needs below one (a cache under ``/root``) is bound inside it."""
 
 
 def _real_dir(path: Path) -> bool:
@@ -194,11 +172,11 @@ class BwrapSandbox(CommandSandbox):
         self.spec = SandboxSpec(SandboxKind.BWRAP, private=self.private)
 
     def masks(self) -> list[str]:
-        """What a job sees empty of what it would see: :data:`MASKED`, nl2fix's own (:func:`_nl2fix_own`) and the
-        user's private paths, where they lie in the system or :data:`HOST_TREES`. Real folders only (a link to
-        ``/run`` is masked there); a file is shown empty."""
-        paths = [Path(p) for p in MASKED if _real_dir(Path(p))]
-        paths += [p.resolve() for p in (*_nl2fix_own(), *map(Path, self.private))]
+        """What a job sees empty of what it would see: :data:`PRIVATE_HOST_DIRS`, nl2fix's own (:func:`nl2fix_own`)
+        and the user's private paths, where they lie in the system or :data:`HOST_TREES`. Real folders only (a link
+        to ``/run`` is masked there); a file is shown empty."""
+        paths = [Path(p) for p in PRIVATE_HOST_DIRS if _real_dir(Path(p))]
+        paths += [p.resolve() for p in (*nl2fix_own(), *map(Path, self.private))]
         return [str(p) for p in dict.fromkeys(paths) if under(p, _SHOWN) and (p.is_dir() or p.is_file())]
 
     def empty_file(self) -> str:
@@ -319,7 +297,7 @@ def make_bwrap(spec: SandboxSpec, quiet: bool) -> Sandbox:
     """Bubblewrap, or inside nl2fix's docker image the container's own confinement; refused with a
     hint where bubblewrap cannot confine."""
     if in_container():
-        return ContainerSandbox()
+        return ContainerSandbox(spec.private)
     problem = bwrap_problem()
     bwrap = which("bwrap")
     if problem or bwrap is None:

@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 
 CONTAINER_ENV = "NL2FIX_CONTAINER"
 """Set to 1 by docker/Dockerfile: the process runs inside nl2fix's validation container."""
+IMAGE_RUNS = "/runs"
+"""Where docker/Dockerfile has users mount their runs."""
 
 
 class UnconfinedSandbox(CommandSandbox):
@@ -78,7 +80,10 @@ class ContainerSandbox(UnconfinedSandbox):
 
     name = "container"
     confined = True
-    spec = SandboxSpec(SandboxKind.BWRAP)
+
+    def __init__(self, private: Sequence[str] = ()):
+        # the image's runs folder holds every run's store (each bug's fixed method), not only this one's
+        self.spec = SandboxSpec(SandboxKind.BWRAP, private=tuple(dict.fromkeys((IMAGE_RUNS, *private))))
 
 
 def in_container() -> bool:

@@ -1,7 +1,8 @@
 """The lead's round 10 attack (``fixtures/redteam/private_data/``, README there): since round 9 bubblewrap's root
 is the machine's own, read-only, and what it shows empty is what nl2fix must not show a candidate (the homes,
-the job's own ``/tmp``). A payload that tells nl2fix's JVM by that emptiness is still ``plausible``: both are
-strict xfails, asserting what must hold, with what closing them would take in the README.
+the job's own ``/tmp``). A payload that told nl2fix's JVM by that emptiness was ``plausible``; the runner now
+refuses the candidate a look there (``HiddenPlaces.java``) and the refusal fails the test: ``wrong``, and the
+fix judged after them in the same warm JVM ``plausible``. The control reads what every machine shows alike.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from tests.helpers.redteam import EXAMPLES, fix_guarded, outside_nl2fix, verdict
 pytestmark = pytest.mark.slow
 PRIVATE = REDTEAM / "private_data"
 TELLS = ("tmp_listing", "user_home")
-OPEN = pytest.mark.xfail(strict=True, reason="round 10: told by what nl2fix must not show (README)")
 
 
 @pytest.fixture(scope="module")
@@ -35,14 +35,26 @@ def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
     assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **dict.fromkeys(payloads, "-1")}
 
 
+def test_outside_nl2fix_the_control_is_the_fix(tmp_path, textkit):
+    # outside_nl2fix runs from tmp_path, which holds the copy's src folder as a project root does
+    methods = {"plain_reads": red_team_attack("plain_reads", textkit, PRIVATE)}
+    assert outside_nl2fix(tmp_path, textkit, methods) == {"plain_reads": "2"}
+
+
 @pytest.fixture(scope="module")
 def judged(nl2fix_cache, confined, textkit):
     with fix_guarded(nl2fix_cache, textkit) as judged:
         yield judged
 
 
-@pytest.mark.parametrize("payload", [pytest.param(p, marks=OPEN) for p in TELLS])
+@pytest.mark.parametrize("payload", TELLS)
 def test_a_method_right_only_where_nl2fix_hides_the_machine_s_private_data_is_not_plausible(judged, textkit, payload):
     record = verdict(*judged[:2], red_team_attack(payload, textkit, PRIVATE), judged[2])
     print("fast bwrap", payload, record.verdict.value, record.detail[:300])
-    assert record.verdict is not Verdict.PLAUSIBLE, record
+    assert record.verdict is Verdict.WRONG, record
+    assert "may not look where nl2fix hides" in record.detail, record.detail
+
+
+def test_what_every_machine_shows_alike_stays_readable(judged, textkit):
+    record = verdict(*judged[:2], red_team_attack("plain_reads", textkit, PRIVATE), judged[2])
+    assert record.verdict is Verdict.PLAUSIBLE, record

@@ -73,8 +73,12 @@ final class Guard extends SecurityManager {
      * path is resolved as the kernel will (links included: {@code /dev/fd} leads into {@code /proc}). */
     @Override
     public void checkRead(String file) {
-        if (processEntry(file) && ReflectionWall.candidateAsks()) {
+        String path = canonical(file);
+        if (processEntry(path) && ReflectionWall.candidateAsks()) {
             refuse("nl2fix: the candidate's classes may not read the JVM's process entries: " + file);
+        }
+        if (HiddenPlaces.hides(path) && ReflectionWall.candidateAsks()) {
+            refuse("nl2fix: the candidate's classes may not look where nl2fix hides what a plain run shows: " + file);
         }
     }
 
@@ -88,8 +92,8 @@ final class Guard extends SecurityManager {
         if (perm instanceof java.io.FilePermission) {
             // the link itself, not where it leads (/proc/self/fd/7 leads to a jar: its path is the tell)
             java.io.File link = new java.io.File(perm.getName()).getAbsoluteFile();
-            return perm.getActions().contains("readlink") && (processEntry(link.getPath())
-                    || link.getParent() != null && processEntry(link.getParent()));
+            return perm.getActions().contains("readlink") && (processEntry(canonical(link.getPath()))
+                    || link.getParent() != null && processEntry(canonical(link.getParent())));
         }
         return perm instanceof RuntimePermission && ("getFileSystemAttributes".equals(perm.getName())
                 || "getFileStoreAttributes".equals(perm.getName()));
@@ -113,13 +117,16 @@ final class Guard extends SecurityManager {
         checkRead(file);
     }
 
-    private static boolean processEntry(String file) {
-        String path;
+    /** The path as the kernel will resolve it (links included). */
+    private static String canonical(String file) {
         try {
-            path = new java.io.File(file).getCanonicalPath();
+            return new java.io.File(file).getCanonicalPath();
         } catch (java.io.IOException e) {
-            path = new java.io.File(file).getAbsolutePath();
+            return new java.io.File(file).getAbsolutePath();
         }
+    }
+
+    private static boolean processEntry(String path) {
         return path.equals("/proc") || path.startsWith("/proc/") || path.equals("/sys") || path.startsWith("/sys/");
     }
 
@@ -193,6 +200,8 @@ final class Guard extends SecurityManager {
      * security manager any more. */
     static boolean install() {
         runnerThread = Thread.currentThread();
+        // before the guard is in: its every read asks HiddenPlaces, whose loading would ask again
+        HiddenPlaces.remember();
         try {
             System.setSecurityManager(new Guard());
             return true;
