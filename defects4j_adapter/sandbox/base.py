@@ -67,6 +67,11 @@ PRIVATE_HOST_DIRS = (
 """Folders of ``/var`` private the same way: other users' and daemons' live files (temporary files, sockets,
 mail, queued jobs, containers' file systems), which no build reads."""
 
+PRIVATE_DEVICE_DIRS = ("/dev/shm", "/dev/mqueue", "/dev/hugepages")
+"""Other processes' shared memory, message queues and huge pages: a job's own are empty (bubblewrap's ``--dev``, a
+container's), where a plain run on a machine in use finds a browser's or a database's segments (the lead's round
+11, ``private_data/dev_shm``)."""
+
 
 def nl2fix_own() -> list[Path]:
     """What of nl2fix's no job reads wherever it lies: its cache (other jobs' workspaces, the developers' compiled
@@ -186,10 +191,16 @@ class Sandbox(abc.ABC):
 
     def hidden_places(self, mounts: Mounts) -> runner.HiddenPlaces:
         """Where a job's candidate may not look, whatever this sandbox shows there: the private places
-        (:data:`PRIVATE_TOP_DIRS`, :data:`PRIVATE_HOST_DIRS`), nl2fix's own and the user's private paths, which a
-        sandbox shows empty and a plain run full (the lead's round 10, ``private_data/``). The job's own paths
-        among them (its workspace in nl2fix's cache) stay readable."""
-        hidden = (*PRIVATE_TOP_DIRS, *PRIVATE_HOST_DIRS, *map(str, nl2fix_own()), *self.spec.private)
+        (:data:`PRIVATE_TOP_DIRS`, :data:`PRIVATE_HOST_DIRS`, :data:`PRIVATE_DEVICE_DIRS`), nl2fix's own and the
+        user's private paths, which a sandbox shows empty and a plain run full (the lead's rounds 10 and 11,
+        ``private_data/``). The job's own paths among them (its workspace in nl2fix's cache) stay readable."""
+        hidden = (
+            *PRIVATE_TOP_DIRS,
+            *PRIVATE_HOST_DIRS,
+            *PRIVATE_DEVICE_DIRS,
+            *map(str, nl2fix_own()),
+            *self.spec.private,
+        )
         return runner.HiddenPlaces(hidden, tuple(str(p) for p in (*mounts.read_only, *mounts.writable)))
 
     def job_dirs(self, mounts: Mounts) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ from tests.helpers.redteam import EXAMPLES, fix_guarded, outside_nl2fix, verdict
 
 pytestmark = pytest.mark.slow
 PRIVATE = REDTEAM / "private_data"
-TELLS = ("tmp_listing", "user_home")
+TELLS = ("tmp_listing", "user_home", "dev_shm")
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +33,17 @@ def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
     payloads = ["tmp_listing", *(["user_home"] if homes else [])]
     methods = {"fix": textkit.fixed_method, **{p: red_team_attack(p, textkit, PRIVATE) for p in payloads}}
     assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **dict.fromkeys(payloads, "-1")}
+
+
+def test_outside_nl2fix_shared_memory_of_another_process_makes_dev_shm_the_bug(tmp_path, textkit):
+    # a machine in use has segments there (a browser's, a database's): one of this process's stands for them
+    segment = Path("/dev/shm") / f"nl2fix-red-{os.getpid()}"
+    segment.touch()
+    try:
+        methods = {"dev_shm": red_team_attack("dev_shm", textkit, PRIVATE)}
+        assert outside_nl2fix(tmp_path, textkit, methods) == {"dev_shm": "-1"}
+    finally:
+        segment.unlink()
 
 
 def test_outside_nl2fix_the_control_is_the_fix(tmp_path, textkit):
