@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
-from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
-from tests.helpers.redteam import verdict
+from tests.helpers.minibench import REDTEAM, red_team_attack
+from tests.helpers.redteam import attack_engine, verdict
 
 pytestmark = pytest.mark.slow
 FOUND11 = REDTEAM / "found11"
@@ -45,9 +44,7 @@ def beans():
 
 @pytest.fixture(scope="module")
 def fast(nl2fix_cache):
-    engine = FastEngine(
-        engine_options(nl2fix_cache, sandbox=make_sandbox("bwrap"), projects_dir=BENCH / "projects", candidate_timeout=60.0)
-    )
+    engine = attack_engine("fast", nl2fix_cache, make_sandbox("bwrap"), BENCH / "projects")
     yield engine
     engine.close()
 
