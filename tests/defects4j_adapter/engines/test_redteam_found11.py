@@ -16,8 +16,8 @@ the runs on docker and what was tried and found nothing).
   ("No such file or directory"). A JVM's first job is a candidate's whenever the JVM before was retired (here:
   ``pair/prepares``, which changes a logger's level).
 
-Each ``xfail(strict=True)`` asserts what must hold (the correct fix judged after the attack is ``plausible``); flip
-it when its wall is built.
+Both closed: a candidate that sets a system property or the deserialization filter retires its JVM (the runner's
+guard counts the change like a logger's level), so the correct fix judged next meets a fresh JVM: ``plausible``.
 
 Run: ``python -m pytest -q -p no:cacheprovider tests/defects4j_adapter/engines/test_redteam_found11.py``
 """
@@ -49,7 +49,6 @@ def fast(nl2fix_cache):
     engine.close()
 
 
-@pytest.mark.xfail(strict=True, reason="red team 11: the JVM-wide deserialization filter outlives its job")
 def test_a_deserialization_filter_set_by_one_candidate_does_not_judge_the_next(fast, beans):
     ws = fast.prepare(beans["Beans-2"])
     attack = verdict(fast, ws, red_team_attack("serial_filter", ws.bug, FOUND11))
@@ -59,7 +58,6 @@ def test_a_deserialization_filter_set_by_one_candidate_does_not_judge_the_next(f
     assert fix.verdict is Verdict.PLAUSIBLE, fix
 
 
-@pytest.mark.xfail(strict=True, reason="red team 11: the temporary folder the JDK keeps is the first job's to choose")
 def test_the_temporary_folder_the_jdk_keeps_is_not_a_candidate_s_choice(fast, beans):
     ws = fast.prepare(beans["Beans-1"])
     # a candidate that retires its JVM (a logger's level), so the next candidate is the new JVM's first job

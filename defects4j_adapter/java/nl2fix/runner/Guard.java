@@ -138,11 +138,17 @@ final class Guard extends SecurityManager {
         super.checkPackageAccess(pkg);
     }
 
-    /** Changes the Java security model guards, of JVM-wide defaults that {@link JdkState} does not put back. */
+    /** Changes the Java security model guards, of JVM-wide defaults that {@link JdkState} does not put back.
+     * A system property it does put back, but the JDK reads some once and keeps them ({@code java.io.tmpdir}
+     * at the first temporary file, {@code jdk.serialFilter}): red team 11's {@code tmpdir_capture} left every
+     * later job's temporary files in a folder the runner then emptied. The deserialization filter, set once,
+     * holds for the JVM's life (red team 11's {@code serial_filter}: the fix judged next {@code wrong}). */
     private static boolean setsJvmDefault(Permission perm) {
         String kind = perm.getClass().getName();
         String name = perm.getName();
         return "java.util.logging.LoggingPermission".equals(kind)
+                || perm instanceof java.util.PropertyPermission && perm.getActions().contains("write")
+                || perm instanceof java.io.SerializablePermission && name.startsWith("serialFilter")
                 || ("java.net.NetPermission".equals(kind) || "javax.net.ssl.SSLPermission".equals(kind)
                 || "java.sql.SQLPermission".equals(kind)) && (name.startsWith("set") || name.startsWith("deregister"))
                 || perm instanceof RuntimePermission && ("preferences".equals(name) || "charsetProvider".equals(name)
