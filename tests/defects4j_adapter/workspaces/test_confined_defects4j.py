@@ -28,6 +28,9 @@ if touch "$D4J_HOME/framework/planted" 2>/dev/null
 then echo "installation: WRITTEN"; else echo "installation: read-only"; fi
 if [ -e "$D4J_TEST_PRISTINE" ]; then echo "pristine: VISIBLE"; else echo "pristine: hidden"; fi
 if [ -e "$D4J_TEST_OTHER" ]; then echo "other copy: VISIBLE"; else echo "other copy: hidden"; fi
+echo "patch=$(cat "$D4J_HOME/framework/projects/Csv/patches/4.src.patch" 2>/dev/null)"
+echo "history=$(ls "$D4J_HOME/project_repos/commons-csv.git" 2>/dev/null)"
+echo "repos=$(head -n 1 "$D4J_HOME/project_repos/README")"
 echo "secret=${OPENAI_API_KEY:-none}"
 echo "interfaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n' ' ')"
 echo "uid=$(id -u)"
@@ -48,6 +51,11 @@ def installation(root: Path) -> Path:
     exe.chmod(0o755)
     (root / "framework" / "projects").mkdir()
     (root / "framework" / "projects" / "defects4j.build.xml").write_text("<project/>\n")
+    (root / "framework" / "projects" / "Csv" / "patches").mkdir(parents=True)
+    (root / "framework" / "projects" / "Csv" / "patches" / "4.src.patch").write_text("- the fix\n")
+    (root / "project_repos" / "commons-csv.git").mkdir(parents=True)
+    (root / "project_repos" / "commons-csv.git" / "HEAD").write_text("ref: refs/heads/master\n")
+    (root / "project_repos" / "README").write_text("Defects4J version 3\n")
     ant = root / "major" / "bin" / "ant"
     ant.parent.mkdir(parents=True)
     ant.write_text("#!/bin/sh\n")
@@ -90,12 +98,15 @@ def test_a_defects4j_build_sees_its_copy_alone_writable_and_no_network(layout, c
     assert seen["installation"] == "read-only" and not (home / "framework" / "planted").exists()
     assert seen["pristine"] == "hidden" and seen["other copy"] == "hidden"
     assert seen["secret"] == "none" and seen["interfaces"].split() == ["lo"]
+    # the developers' fixes empty, what every defects4j call reads of project_repos there
+    assert seen["patch"] == "" and seen["history"] == "" and seen["repos"] == "Defects4J version 3"
     if os.geteuid() == 0:
         # a uid of its own while it ran; what it wrote is the harness's again afterwards
         assert seen["uid"] != "0" and (work / "built").stat().st_uid == 0
     # unconfined, as a check that the probe can tell: everything is there
     loose = lines(d4j.compile(work).result.stdout)
     assert loose["installation"] == "WRITTEN" and loose["pristine"] == "VISIBLE" and loose["secret"] != "none"
+    assert loose["patch"] == "- the fix" and loose["history"] == "HEAD"
 
 
 def test_the_bubblewrap_command_line_of_a_defects4j_job(layout):
