@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,11 +14,14 @@ import pytest
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.d4j.cli import Defects4J
 from defects4j_adapter.engines.defects4j import judge_test_run
-from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
+from defects4j_adapter.sandbox.base import Limits, Mounts, SandboxKind, SandboxSpec
 from defects4j_adapter.sandbox.bwrap import BwrapSandbox
 from defects4j_adapter.sandbox.providers import make_sandbox
 from defects4j_adapter.workspaces import confined_defects4j
 from defects4j_adapter.workspaces.confined_defects4j import LIMITS, SandboxRunner, build_sandbox, confined
+from nl2fix.validation.stage import private_paths
+from tests.helpers.minibench import make_run
+from tests.helpers.redteam import EXAMPLES
 
 PROBE = r"""#!/bin/sh
 # defects4j CMD -w DIR: what a project's build files or tests could try
@@ -139,6 +143,32 @@ def test_docker_s_defects4j_builds_run_under_bubblewrap(layout, confined):
     docker = type("Docker", (), {"spec": SandboxSpec(SandboxKind.DOCKER)})()  # the JVM image has no Defects4J
     assert isinstance(build_sandbox(docker), BwrapSandbox)
     assert isinstance(confined_defects4j.confined(d4j, make_sandbox("bwrap")).runner, SandboxRunner)
+
+
+@pytest.mark.sandbox
+def test_a_run_s_jobs_see_defects4j_s_fixes_empty_where_the_installation_lies_in_the_system(
+    tmp_path, monkeypatch, confined
+):
+    # a fast or rebuild job sees /var and /usr as the machine has them: an installation there is the
+    # job's to read, but for what the validation driver names private
+    if not os.access("/var/lib", os.W_OK):
+        pytest.skip("/var/lib is not writable here")
+    folder = Path(tempfile.mkdtemp(prefix="nl2fix-d4j-", dir="/var/lib"))
+    try:
+        folder.chmod(0o755)
+        home = folder / "defects4j"
+        monkeypatch.setenv("PATH", f"{installation(home).parent}:{os.environ['PATH']}")
+        with make_run(tmp_path / "run", EXAMPLES / "nl2fix_dataset.json", {"Textkit-1": ["x"]}) as run:
+            private = private_paths(run, None)
+        read = f"cat {home}/framework/projects/Csv/patches/4.src.patch; ls {home}/project_repos/commons-csv.git"
+        script = ["sh", "-c", f"{read}; cat {home}/project_repos/README"]
+        shown = make_sandbox("bwrap").run(script, Mounts(), Limits(wall_seconds=60))
+        masked = make_sandbox(SandboxSpec(private=private)).run(script, Mounts(), Limits(wall_seconds=60))
+        assert "- the fix" in shown.stdout and "HEAD" in shown.stdout, shown
+        assert "- the fix" not in masked.stdout and "HEAD" not in masked.stdout, masked
+        assert "Defects4J version 3" in masked.stdout, masked
+    finally:
+        shutil.rmtree(folder)
 
 
 def test_only_defects4j_s_own_variables_reach_a_job():
