@@ -179,6 +179,14 @@ class BwrapSandbox(CommandSandbox):
         paths += [p.resolve() for p in (*nl2fix_own(), *map(Path, self.private))]
         return [str(p) for p in dict.fromkeys(paths) if under(p, _SHOWN) and (p.is_dir() or p.is_file())]
 
+    def masks_within(self, paths: Sequence[Path]) -> list[str]:
+        """The user's private paths that lie inside a path bound for the job (``paths``), as named and where
+        they lead: masked after those binds, which would otherwise show them again (Defects4J's fixes inside
+        its installation, :func:`~defects4j_adapter.workspaces.confined_defects4j.fix_sources`)."""
+        named = (q for p in self.private for q in (Path(os.path.abspath(p)), Path(os.path.realpath(p))))
+        tops = [str(p) for p in paths]
+        return [str(p) for p in dict.fromkeys(named) if under(p, tops) and (p.is_dir() or p.is_file())]
+
     def empty_file(self) -> str:
         """An empty file of nl2fix's, bound read-only over a private file a job would see."""
         path = cache.cache_dir() / "empty"
@@ -252,6 +260,8 @@ class BwrapSandbox(CommandSandbox):
                 binds += [flag, str(path), str(path)]
                 made.add(path)
         argv += binds
+        for mask in self.masks_within(job_paths):
+            argv += ["--tmpfs", mask] if Path(mask).is_dir() else ["--ro-bind", self.empty_file(), mask]
         if mounts.links_from is not None:
             argv += ["--perms", "1777", "--size", scratch, "--tmpfs", str(SCRATCH)]
             for entry in sorted(mounts.links_from.iterdir()):

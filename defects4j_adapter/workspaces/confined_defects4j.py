@@ -8,7 +8,9 @@ one working copy it builds read-write, and nothing else of nl2fix's cache (no pr
 no other candidate's copy); a private ``/tmp`` (also ``$HOME``); no network; as root, a uid of its
 own. Measured on a real run: Defects4J writes only its working directory (``failing_tests``,
 ``all_tests``, build folders) -- nothing under its installation or ``$HOME``. The environment is
-Defects4J's own variables only (no API keys).
+Defects4J's own variables only (no API keys). What of the installation holds the developers' fixes
+(:func:`fix_sources`) is shown empty: no job here reads it (only ``checkout`` does, unconfined,
+before any candidate).
 
 Inside nl2fix's docker image the container confines, and with ``--no-sandbox`` nothing does (as
 asked); ``--sandbox docker``'s JVM image has no Defects4J, so its builds run under bubblewrap on
@@ -65,12 +67,15 @@ def job_environment(env: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in env.items() if k in ENV_NAMES or k.startswith(ENV_PREFIXES)}
 
 
+def _home(executable: Path, env: Mapping[str, str]) -> Path:
+    layout = d4j_cli.layout_of(executable, env)
+    return layout.home if layout else Path(executable).resolve().parent.parent.parent
+
+
 def installation(executable: Path, env: Mapping[str, str]) -> list[Path]:
     """The folders of the installation a job reads: Defects4J's home, its JDK, the folders of
     its tools on ``PATH`` (and where their links lead) and ``PERL5LIB``'s."""
-    layout = d4j_cli.layout_of(executable, env)
-    home = layout.home if layout else Path(executable).resolve().parent.parent.parent
-    found = [home]
+    found = [_home(executable, env)]
     if env.get("JAVA_HOME"):
         found.append(Path(env["JAVA_HOME"]))
     path = [Path(p) for p in env.get("PATH", "").split(os.pathsep) if p]
@@ -82,6 +87,27 @@ def installation(executable: Path, env: Mapping[str, str]) -> list[Path]:
     # each at its own path and where it leads, as a job may name either
     both = (p for f in found for p in (Path(os.path.abspath(f)), Path(os.path.realpath(f))))
     return list(dict.fromkeys(f for f in both if f.is_dir() and f != Path("/")))
+
+
+def fix_sources(executable: Path, env: Mapping[str, str]) -> list[Path]:
+    """What of Defects4J's installation holds the developers' fixes: every project's ``patches``
+    folder (``<N>.src.patch`` turns the fixed version into the buggy one; ``<N>.test.patch`` only
+    the tests, which the working copy holds anyway) and what ``project_repos`` holds, every fixed
+    commit, but its ``README``, which every ``defects4j`` call reads (``Constants.pm``'s
+    ``_repos_available``). The rest holds names, not code: ``modified_classes``,
+    ``relevant_tests``, ``loaded_classes``, ``trigger_tests`` and ``failing_tests`` (test names and
+    the buggy version's stack traces, which the failing run prints anyway), ``commit-db`` (commit
+    ids, nothing without the repositories), ``build_files`` (each revision's build files). The
+    round 10 red team read the fix from the patches (``found10/d4j_patch_reader``)."""
+    home = _home(executable, env)
+    projects = Path(env.get("PROJECTS_DIR") or home / "framework" / "projects")
+    found = [p / "patches" for p in _entries(projects)]
+    found += [p for p in _entries(home / "project_repos") if p.name != "README"]
+    return found
+
+
+def _entries(folder: Path) -> list[Path]:
+    return sorted(folder.iterdir()) if folder.is_dir() else []
 
 
 @dataclass(frozen=True)
@@ -116,18 +142,21 @@ class SandboxRunner:
                     chown_tree(folder, 0)
 
 
-def build_sandbox(sandbox: Sandbox | None) -> Sandbox | None:
-    """Where Defects4J's builds and tests run for a validation confined by ``sandbox``: the same
-    sandbox, bubblewrap on the host for ``--sandbox docker`` (its JVM image has no Defects4J),
-    nowhere for None (the caller runs no candidate: ``nl2fix prepare``)."""
-    if sandbox is not None and sandbox.spec.kind is SandboxKind.DOCKER:
-        return make_bwrap(SandboxSpec(SandboxKind.BWRAP, private=sandbox.spec.private), True)
+def build_sandbox(sandbox: Sandbox | None, fixes: Sequence[Path] = ()) -> Sandbox | None:
+    """Where Defects4J's builds and tests run for a validation confined by ``sandbox``: bubblewrap
+    on the host (for ``--sandbox docker`` too: its JVM image has no Defects4J) with ``fixes``
+    private beside the run's own, nowhere for None (the caller runs no candidate: ``nl2fix
+    prepare``)."""
+    if sandbox is not None and sandbox.spec.kind in (SandboxKind.BWRAP, SandboxKind.DOCKER):
+        private = tuple(dict.fromkeys((*sandbox.spec.private, *map(str, fixes))))
+        return make_bwrap(SandboxSpec(SandboxKind.BWRAP, private=private), True)
     return sandbox
 
 
 def confined(d4j: Defects4J, sandbox: Sandbox | None) -> Defects4J:
-    """``d4j`` with its builds and tests run in :func:`build_sandbox` of ``sandbox``."""
-    target = build_sandbox(sandbox)
+    """``d4j`` with its builds and tests run in :func:`build_sandbox` of ``sandbox``, Defects4J's
+    :func:`fix_sources` shown empty."""
+    target = build_sandbox(sandbox, fix_sources(d4j.executable, d4j.env))
     if target is None or isinstance(target, UnconfinedSandbox):
         return d4j  # nothing asked to confine it, or the container around nl2fix does
     return d4j.with_runner(SandboxRunner(target, tuple(installation(d4j.executable, d4j.env))))

@@ -2,8 +2,9 @@
 
 Layout (one bug, ``Lang-1``)::
 
-    d4j/Lang-1/            pristine: ``defects4j checkout -p Lang -v 1b``, exported, compiled; never
-                           touched again, so the buggy revision's classes stay true for every engine
+    d4j/Lang-1/            pristine: ``defects4j checkout -p Lang -v 1b`` less its ``.git`` (which
+                           holds the fixed version), exported, compiled; never touched again, so
+                           the buggy revision's classes stay true for every engine
     d4j/Lang-1.json        the exported properties (raw values); written last, it marks the
                            checkout complete, so a killed preparation starts over
     d4j/Lang-1.lock        held while the checkout is made
@@ -122,6 +123,15 @@ def _check_out(d4j: Defects4J, bug_id: str, root: Path) -> None:
     done = d4j.checkout(project, f"{number}b", root)
     if not done.ok or not (root / CONFIG_FILE).is_file():
         raise d4j_cli.environment_error(f"cannot check out {bug_id} ({project} {number}b)", done)
+    _drop_history(root)
+
+
+def _drop_history(root: Path) -> None:
+    """The checkout without its git repository: Defects4J commits the fixed version there (tag
+    ``D4J_<P>_<N>_FIXED_VERSION``) beside the project's whole history, and every candidate's copy,
+    every engine's, would read it. ``compile``, ``test`` and ``export`` read none of it (Csv-4:
+    the same failing tests without it)."""
+    shutil.rmtree(root / ".git", ignore_errors=True)
 
 
 def _export_and_compile(d4j: Defects4J, bug_id: str, root: Path) -> dict[str, str]:
@@ -139,6 +149,7 @@ def ensure_checkout(d4j: Defects4J, bug_id: str, cache_dir: Path, *, backoff: Ba
     with cache.file_lock(root.with_name(root.name + ".lock")):
         props = load_state(root, version)
         if props is not None:
+            _drop_history(root)  # a checkout cached before it was dropped
             return Checkout(bug_id, root, props)
         _state_file(root).unlink(missing_ok=True)
         retry(

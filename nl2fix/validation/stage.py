@@ -13,6 +13,7 @@ they are the harness's failures, not the candidate's. Raw logs are kept under
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import Counter
 from collections.abc import Collection
@@ -20,7 +21,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.jvm import reference_java
+from defects4j_adapter.workspaces import confined_defects4j
 from nl2fix.core.domain import Bug, Engine, Verdict
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.progress import progress_bar
@@ -72,10 +75,15 @@ def projects_dir_of(store: RunStore) -> Path | None:
 
 
 def private_paths(store: RunStore, projects_dir: Path | None) -> tuple[str, ...]:
-    """What no job of this run may read: the run's folder, its dataset file and the projects beside it."""
+    """What no job of this run may read: the run's folder, its dataset file and the projects beside it, and
+    the copies of the fixes in the Defects4J installed here (a fast or rebuild job sees them where the
+    installation lies in the system's folders, ``/usr/local`` or ``/var``)."""
     paths = [store.run_dir, *([projects_dir] if projects_dir else [])]
     if store.has_config() and store.config.dataset != "example":
         paths.append(Path(store.config.dataset))
+    d4j = d4j_cli.locate()
+    if d4j is not None:
+        paths += confined_defects4j.fix_sources(d4j, os.environ)
     return tuple(dict.fromkeys(str(Path(p).resolve()) for p in paths))
 
 

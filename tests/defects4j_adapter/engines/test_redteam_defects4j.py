@@ -11,6 +11,10 @@ attacks on later runs are judged with that check removed for the test (:func:`fi
 the check still reads their classes and the test asserts it would have refused them), so their code
 runs and says what its write did. Before these walls (one working copy per bug, unconfined) the
 first three changed every later verdict of that cache, the fourth that of every fresh cache.
+
+``fixtures/redteam/d4j_fix_reader/`` reads instead of writing: the developer's fix from Defects4J's
+installation and the checkout's history, which its builds and tests show empty now (unconfined, as
+the test shows, it finds them).
 """
 
 from __future__ import annotations
@@ -33,6 +37,9 @@ from nl2fix.validation.verdicts import record_of
 from tests.helpers.minibench import REDTEAM, red_team_attack
 
 CORPUS = REDTEAM / "defects4j"
+FIX_READER = REDTEAM / "d4j_fix_reader"
+FIX_TELLS = ("FOUND", "FIX@", "REPO@", "GIT@", "headerMap == null")
+"""What ``d4j_fix_reader`` says when it finds anything, and the fix's own words."""
 ATTACKS = sorted(p.stem for p in CORPUS.glob("*.body"))
 LATER_RUNS = {
     "broken_build_output": "wrote ",
@@ -86,9 +93,9 @@ def csv4(confined):
     return CSV4
 
 
-def _engine(cache: Path) -> Defects4JEngine:
+def _engine(cache: Path, sandbox: str = "bwrap") -> Defects4JEngine:
     return Defects4JEngine(
-        EngineOptions(sandbox=make_sandbox("bwrap"), cache_dir=cache, settings=EngineSettings(workers=1))
+        EngineOptions(sandbox=make_sandbox(sandbox), cache_dir=cache, settings=EngineSettings(workers=1))
     )
 
 
@@ -227,3 +234,19 @@ def test_a_fresh_cache_after_an_attack_on_defects4j_s_installation(judged, csv4,
     fresh = _engine(tmp_path)
     buggy_and_fix_judged_alike(fresh, fresh.prepare(csv4), csv4)
     assert os.listdir(tmp_path / "d4j" / "Csv-4.slots" / "0") == []  # no copy outlives its candidate
+
+
+def test_a_candidate_reads_nothing_of_the_fix_from_defects4j_s_files(judged, csv4):
+    # d4j_fix_reader: Defects4J's patches, project_repos and the working copy's .git, by paths built at run time
+    engine, ws = judged
+    attack = red_team_attack("fix_reader", csv4, FIX_READER)
+    outcome = engine.run(ws, attack)
+    record = record_of(outcome, bug_id=ws.bug.id, hash="h", engine="defects4j")
+    (trigger,) = csv4.trigger_tests
+    said = " ".join([record.detail, outcome.detail, *outcome.messages.values()])
+    assert record.verdict is Verdict.WRONG and not any(tell in said for tell in FIX_TELLS), said
+    assert outcome.messages[trigger].startswith("java.lang.NullPointerException"), said  # the bug's own failure
+    # the same candidate unconfined (--no-sandbox, same cache): the payload finds and sends the fix
+    loose = _engine(engine.options.cache_dir, "none")
+    found = loose.run(loose.prepare(csv4), attack).messages[trigger]
+    assert "FIX@" in found and "headerMap == null" in found and "REPO@" in found, found

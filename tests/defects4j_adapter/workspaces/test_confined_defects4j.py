@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,11 +14,14 @@ import pytest
 from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.d4j.cli import Defects4J
 from defects4j_adapter.engines.defects4j import judge_test_run
-from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
+from defects4j_adapter.sandbox.base import Limits, Mounts, SandboxKind, SandboxSpec
 from defects4j_adapter.sandbox.bwrap import BwrapSandbox
 from defects4j_adapter.sandbox.providers import make_sandbox
 from defects4j_adapter.workspaces import confined_defects4j
 from defects4j_adapter.workspaces.confined_defects4j import LIMITS, SandboxRunner, build_sandbox, confined
+from nl2fix.validation.stage import private_paths
+from tests.helpers.minibench import make_run
+from tests.helpers.redteam import EXAMPLES
 
 PROBE = r"""#!/bin/sh
 # defects4j CMD -w DIR: what a project's build files or tests could try
@@ -28,6 +32,9 @@ if touch "$D4J_HOME/framework/planted" 2>/dev/null
 then echo "installation: WRITTEN"; else echo "installation: read-only"; fi
 if [ -e "$D4J_TEST_PRISTINE" ]; then echo "pristine: VISIBLE"; else echo "pristine: hidden"; fi
 if [ -e "$D4J_TEST_OTHER" ]; then echo "other copy: VISIBLE"; else echo "other copy: hidden"; fi
+echo "patch=$(cat "$D4J_HOME/framework/projects/Csv/patches/4.src.patch" 2>/dev/null)"
+echo "history=$(ls "$D4J_HOME/project_repos/commons-csv.git" 2>/dev/null)"
+echo "repos=$(head -n 1 "$D4J_HOME/project_repos/README")"
 echo "secret=${OPENAI_API_KEY:-none}"
 echo "interfaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n' ' ')"
 echo "uid=$(id -u)"
@@ -48,6 +55,11 @@ def installation(root: Path) -> Path:
     exe.chmod(0o755)
     (root / "framework" / "projects").mkdir()
     (root / "framework" / "projects" / "defects4j.build.xml").write_text("<project/>\n")
+    (root / "framework" / "projects" / "Csv" / "patches").mkdir(parents=True)
+    (root / "framework" / "projects" / "Csv" / "patches" / "4.src.patch").write_text("- the fix\n")
+    (root / "project_repos" / "commons-csv.git").mkdir(parents=True)
+    (root / "project_repos" / "commons-csv.git" / "HEAD").write_text("ref: refs/heads/master\n")
+    (root / "project_repos" / "README").write_text("Defects4J version 3\n")
     ant = root / "major" / "bin" / "ant"
     ant.parent.mkdir(parents=True)
     ant.write_text("#!/bin/sh\n")
@@ -90,12 +102,15 @@ def test_a_defects4j_build_sees_its_copy_alone_writable_and_no_network(layout, c
     assert seen["installation"] == "read-only" and not (home / "framework" / "planted").exists()
     assert seen["pristine"] == "hidden" and seen["other copy"] == "hidden"
     assert seen["secret"] == "none" and seen["interfaces"].split() == ["lo"]
+    # the developers' fixes empty, what every defects4j call reads of project_repos there
+    assert seen["patch"] == "" and seen["history"] == "" and seen["repos"] == "Defects4J version 3"
     if os.geteuid() == 0:
         # a uid of its own while it ran; what it wrote is the harness's again afterwards
         assert seen["uid"] != "0" and (work / "built").stat().st_uid == 0
     # unconfined, as a check that the probe can tell: everything is there
     loose = lines(d4j.compile(work).result.stdout)
     assert loose["installation"] == "WRITTEN" and loose["pristine"] == "VISIBLE" and loose["secret"] != "none"
+    assert loose["patch"] == "- the fix" and loose["history"] == "HEAD"
 
 
 def test_the_bubblewrap_command_line_of_a_defects4j_job(layout):
@@ -128,6 +143,32 @@ def test_docker_s_defects4j_builds_run_under_bubblewrap(layout, confined):
     docker = type("Docker", (), {"spec": SandboxSpec(SandboxKind.DOCKER)})()  # the JVM image has no Defects4J
     assert isinstance(build_sandbox(docker), BwrapSandbox)
     assert isinstance(confined_defects4j.confined(d4j, make_sandbox("bwrap")).runner, SandboxRunner)
+
+
+@pytest.mark.sandbox
+def test_a_run_s_jobs_see_defects4j_s_fixes_empty_where_the_installation_lies_in_the_system(
+    tmp_path, monkeypatch, confined
+):
+    # a fast or rebuild job sees /var and /usr as the machine has them: an installation there is the
+    # job's to read, but for what the validation driver names private
+    if not os.access("/var/lib", os.W_OK):
+        pytest.skip("/var/lib is not writable here")
+    folder = Path(tempfile.mkdtemp(prefix="nl2fix-d4j-", dir="/var/lib"))
+    try:
+        folder.chmod(0o755)
+        home = folder / "defects4j"
+        monkeypatch.setenv("PATH", f"{installation(home).parent}:{os.environ['PATH']}")
+        with make_run(tmp_path / "run", EXAMPLES / "nl2fix_dataset.json", {"Textkit-1": ["x"]}) as run:
+            private = private_paths(run, None)
+        read = f"cat {home}/framework/projects/Csv/patches/4.src.patch; ls {home}/project_repos/commons-csv.git"
+        script = ["sh", "-c", f"{read}; cat {home}/project_repos/README"]
+        shown = make_sandbox("bwrap").run(script, Mounts(), Limits(wall_seconds=60))
+        masked = make_sandbox(SandboxSpec(private=private)).run(script, Mounts(), Limits(wall_seconds=60))
+        assert "- the fix" in shown.stdout and "HEAD" in shown.stdout, shown
+        assert "- the fix" not in masked.stdout and "HEAD" not in masked.stdout, masked
+        assert "Defects4J version 3" in masked.stdout, masked
+    finally:
+        shutil.rmtree(folder)
 
 
 def test_only_defects4j_s_own_variables_reach_a_job():

@@ -405,6 +405,8 @@ def test_cached_checkout_is_reused_without_defects4j(tmp_path):
     # The executable does not exist: any Defects4J call would fail, so reuse must not make one.
     checkout = d4j_workspace.ensure_checkout(Defects4J(tmp_path / "no-defects4j"), "JxPath-20", tmp_path)
     assert checkout.root == root and checkout.properties == props
+    # cached before the history was dropped: dropped now (Defects4J commits the fixed version there)
+    assert not (root / ".git").exists() and (root / "src/java/A.java").is_file()
 
 
 def test_incomplete_or_foreign_state_is_not_reused(tmp_path):
@@ -433,7 +435,8 @@ class FlakyDefects4J(Defects4J):
         if self.failures:
             failed = _exec(1, self.failures.pop(0))
             return d4j_cli.CommandResult(failed, d4j_cli.failure_of(failed))
-        work_dir.mkdir(parents=True)
+        (work_dir / ".git" / "refs" / "tags").mkdir(parents=True)
+        (work_dir / ".git" / "refs" / "tags" / "D4J_JxPath_20_FIXED_VERSION").write_text("f1xed\n")
         (work_dir / ".defects4j.config").write_text(f"pid={project}\nvid={version}\n")
         return d4j_cli.CommandResult(_exec(0, ""))
 
@@ -453,6 +456,7 @@ def test_a_transient_checkout_failure_is_tried_again_and_logged(tmp_path, caplog
     checkout = d4j_workspace.ensure_checkout(d4j, "JxPath-20", tmp_path, backoff=backoff)
     assert (d4j.checkouts, d4j.builds, waits) == (2, 1, [0.01])
     assert checkout.properties["dir.src.classes"] == "src/java\n"
+    assert not (checkout.root / ".git").exists()  # no candidate's copy holds the fixed version
     assert "`defects4j checkout` of JxPath-20 failed (try 1 of 3: cannot check out JxPath-20" in caplog.text
 
 
