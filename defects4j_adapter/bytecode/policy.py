@@ -489,7 +489,7 @@ RULES: tuple[Rule, ...] = (
         "a thread's id: nl2fix's test thread is named main, as a plain run's first thread is, but it is a thread the "
         "runner started, not the JVM's first (id 1), so a thread called main with another id is nl2fix's (round 8's "
         "thread_id: plausible before); none of the dataset's 283 buggy and fixed methods calls it. Thread#toString "
-        "shows no id on Java 11 and 17, the test JVM's (from Java 19 on it does: Thread[#1,main,5,main])",
+        "shows no id on Java 11 and 17, the test JVM's (from Java 19 on it does: Thread[#3,main,5,main] on Java 25)",
     ),
     Rule(
         Family.ENVIRONMENT,

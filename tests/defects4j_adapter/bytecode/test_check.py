@@ -185,6 +185,11 @@ USES = [
     ),
     Use(
         Family.CLASS_DEFINITION,
+        ("count += String.valueOf((Object) Thread.currentThread().getContextClassLoader()).length();",),
+        "java.lang.ClassLoader",
+    ),  # the loader object prints its class, nl2fix.loader.JobLoader: named only in a descriptor here
+    Use(
+        Family.CLASS_DEFINITION,
         ("try { java.lang.invoke.MethodHandles.lookup().defineClass(new byte[0]); } catch (Exception e) { }",),
         "java.lang.invoke.MethodHandles$Lookup#defineClass",
         release=11,
