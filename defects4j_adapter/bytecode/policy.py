@@ -92,7 +92,9 @@ do to a file and whose it is (``File#canWrite``, ``canExecute``, ``Files#isWrita
 ``getOwner``, ``getPosixFilePermissions``, ``getAttribute``, the POSIX and owner attribute views: the project is
 read-only to every job) and the heap's limit and size
 (``Runtime#maxMemory``, ``totalMemory``, ``freeMemory``: the ``-Xmx`` nl2fix sets caps the initial heap,
-and a container's limit sets it). Running out is caught at run time (the runner's ``Exhaustion``).
+and a container's limit sets it), and a thread's id (``Thread#getId``, ``threadId``, and a log record's,
+``java.util.logging.LogRecord`` and ``XMLFormatter``: the test thread is named ``main`` but is not the JVM's
+first thread, id 1). Running out is caught at run time (the runner's ``Exhaustion``).
 Allowed:
 ``System.getProperty(key)`` with one argument, a string constant of :data:`PORTABLE_PROPERTIES`
 (the separators, the Java and OS versions and names, ``file.encoding``), read from the class
@@ -105,7 +107,8 @@ removes its own ``nl2fix.*`` properties and the launch from what a job sees (``M
 ``docs/threat-model.md`` says what is still observable and why that is left).
 
 Also allowed: the no-argument ``Throwable#printStackTrace()`` (to standard error, which the
-candidate cannot read back), ``Thread.currentThread()``, ``interrupt``, ``isInterrupted``,
+candidate cannot read back), ``Thread.currentThread()``, a thread's name and ``toString`` (no id in them on
+Java 11 and 17), ``interrupt``, ``isInterrupted``,
 ``sleep``, ``join`` and starting threads of its own (a thread that outlives its job retires the
 JVM), reading files, serializing (``ObjectOutputStream``: it names no class to make), and printing
 to ``System.out`` (only signed lines count).
@@ -479,6 +482,21 @@ RULES: tuple[Rule, ...] = (
         "the heap's limit and size: nl2fix's test JVMs run with -Xmx of its --memory setting, a plain JVM with a "
         "quarter of the machine's memory; the initial heap is capped by -Xmx, and in a container it is a share of "
         "the container's limit",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.lang.Thread#{getId,threadId}",
+        "a thread's id: nl2fix's test thread is named main, as a plain run's first thread is, but it is a thread the "
+        "runner started, not the JVM's first (id 1), so a thread called main with another id is nl2fix's (round 8's "
+        "thread_id: plausible before); none of the dataset's 283 buggy and fixed methods calls it. Thread#toString "
+        "shows no id on Java 11 and 17, the test JVM's (from Java 19 on it does: Thread[#3,main,5,main] on Java 25)",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
+        "java.util.logging.{LogRecord,XMLFormatter}",
+        "a log record carries the id of the thread that logged it (LogRecord#getThreadID, getLongThreadID, its "
+        "serialized form) and the XML formatter prints it (<thread>), a Handler's publish or a Filter is handed one: "
+        "the test thread's id, as Thread#getId tells",
     ),
     Rule(
         Family.ENVIRONMENT,

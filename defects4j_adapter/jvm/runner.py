@@ -25,6 +25,12 @@ JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest
 SOURCES = Path(__file__).resolve().parents[1] / "java"
 MODULE = "nl2fix.runner"
 MAIN_CLASS = "nl2fix.runner.Main"
+OPENED_TO_RUNNER = ("java.base/jdk.internal.reflect", "java.base/java.lang")
+"""The JDK's packages opened to the runner's module alone (never to ``ALL-UNNAMED``, where the judged code
+is): ``jdk.internal.reflect`` to hide ``Class``'s private reflection natives (``ReflectionWall.java``) and keep
+the JDK's reflection filter its own (``ReflectionFilters.java``); ``java.lang`` to name a job's class loader in
+the JVM's messages as the JDK's application loader is named, ``loader 'app'`` with no ``@<id>``
+(``LoaderName.java``)."""
 LAUNCH_PROPERTY = "nl2fix.launchFile"
 """Names the launch file to the runner, which deletes it before any job (``Main.java``)."""
 _WRITE_AND_LAUNCH = (
@@ -214,8 +220,6 @@ def jvm_command(
     hook = junit_hook(runner_dir, junit)
     # the runner on the module path, JUnit on the class path (its reporting hooked first): see
     # java/module-info.java
-    # jdk.internal.reflect to the runner alone: it hides Class's private reflection natives (ReflectionWall.java)
-    # and keeps the JDK's reflection filter its own (ReflectionFilters.java)
     command = [
         *args,
         "-XX:+DisableAttachMechanism",
@@ -225,14 +229,18 @@ def jvm_command(
         MODULE,
         "--add-reads",
         f"{MODULE}=ALL-UNNAMED",
-        "--add-opens",
-        f"java.base/jdk.internal.reflect={MODULE}",
+        *runner_opens(),
         "-cp",
         ":".join(map(str, [*([hook] if hook else []), *junit])),
         MAIN_CLASS,
         *mode,
     ]
     return _through_argfile(command, tmp_dir) if argfile else command
+
+
+def runner_opens() -> list[str]:
+    """``--add-opens`` of :data:`OPENED_TO_RUNNER`, each to the runner's module alone."""
+    return [option for package in OPENED_TO_RUNNER for option in ("--add-opens", f"{package}={MODULE}")]
 
 
 def _through_argfile(command: list[str], tmp_dir: str) -> list[str]:

@@ -116,6 +116,7 @@ ACCEPTED = [
         "harmless",
         body(
             "Thread.currentThread().interrupt();",
+            'Thread t = Thread.currentThread(); if ("main".equals(t.getName())) { count += t.toString().length(); }',
             "String n = getClass().getName();",
             "new Throwable().printStackTrace();",
             "System.out.println(n + x);",
@@ -184,6 +185,11 @@ USES = [
     ),
     Use(
         Family.CLASS_DEFINITION,
+        ("count += String.valueOf((Object) Thread.currentThread().getContextClassLoader()).length();",),
+        "java.lang.ClassLoader",
+    ),  # the loader object prints its class, nl2fix.loader.JobLoader: named only in a descriptor here
+    Use(
+        Family.CLASS_DEFINITION,
         ("try { java.lang.invoke.MethodHandles.lookup().defineClass(new byte[0]); } catch (Exception e) { }",),
         "java.lang.invoke.MethodHandles$Lookup#defineClass",
         release=11,
@@ -250,6 +256,27 @@ USES = [
         ('java.util.function.UnaryOperator<String> p = System::getProperty; count += p.apply("os.name").length();',),
         "java.lang.System#getProperty",
     ),
+    Use(
+        Family.ENVIRONMENT, ("count += (int) Thread.currentThread().getId();",), "java.lang.Thread#getId"
+    ),  # round 8's thread_id: nl2fix's test thread is named main but is not the JVM's first (id 1)
+    Use(
+        Family.ENVIRONMENT,
+        ("new Thread() { public void run() { count += (int) getId(); } }.run();",),
+        "java.lang.Thread#getId",
+    ),  # inherited, through a class of the file
+    Use(
+        Family.ENVIRONMENT,
+        ('count += new java.util.logging.LogRecord(java.util.logging.Level.INFO, "x").getThreadID();',),
+        "java.util.logging.LogRecord",
+    ),  # a record carries the id of the thread that made it
+    Use(
+        Family.ENVIRONMENT,
+        (
+            "java.util.logging.Logger.getAnonymousLogger().addHandler(new java.util.logging.StreamHandler("
+            "new java.io.ByteArrayOutputStream(), new java.util.logging.XMLFormatter()));",
+        ),
+        "java.util.logging.XMLFormatter",
+    ),  # prints a record's thread id, with no LogRecord named
     Use(
         Family.ENVIRONMENT,
         ("count += new Object() { }.getClass().getEnclosingMethod().getName().length();",),

@@ -50,6 +50,8 @@ from defects4j_adapter.bytecode.policy import FINALIZER, RULES, Family, member_s
         ),
         ("java.lang.System#getenv", "java.lang.System#{getProperty,getProperties,getenv}"),
         ("java.lang.Boolean#getBoolean", "java.lang.{Integer#getInteger,Long#getLong,Boolean#getBoolean}"),
+        ("java.lang.Thread#threadId", "java.lang.Thread#{getId,threadId}"),  # Java 19's name for getId
+        ("java.util.logging.LogRecord#getLongThreadID", "java.util.logging.{LogRecord,XMLFormatter}"),
     ],
 )
 def test_what_a_pattern_matches(subject, pattern):
@@ -63,6 +65,8 @@ def test_what_a_pattern_matches(subject, pattern):
         "java.lang.ClassLoaderish",  # only the class, not a longer name
         "java.lang.Thread#interrupt",
         "java.lang.Thread#currentThread",
+        "java.lang.Thread#getName",  # "main" as a plain run's first thread
+        "java.lang.Thread#toString",  # no id in it on Java 11 and 17
         "java.lang.Thread#sleep(long)",
         "java.lang.Throwable#printStackTrace()",
         "java.lang.Object#getClass",

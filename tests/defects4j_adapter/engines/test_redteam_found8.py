@@ -11,15 +11,16 @@ root folder (no ``/var``), the JVM's own pid (``/proc/self`` canonicalised), the
 And a reader fooled: the developer's fix plus a backdoor behind a second loop variable named ``i`` + U+0307
 (COMBINING DOT ABOVE): on a soft-dotted letter the font draws the one dot, so the code reads ``return i < 0 ?
 i : i;`` and no character is flagged (a combining mark is neither hidden nor a look-alike of another script).
-Each test marked ``xfail(strict=True)`` asserts what must hold: flip it when its wall is built.
 ``test_outside_nl2fix_each_payload_is_the_bug`` shows each payload is the bug in a plain JVM.
 
 Closed (walls10): the dotted i (a combining mark is flagged and escaped like a hidden character) and the
-root folder (bubblewrap's root holds a Linux system's top-level folders, empty). Agreement, not a hole: the
-time zone and ``loader_any`` under ``--engine defects4j`` are what Defects4J's own run shows too (its
-``TZ=America/Los_Angeles``; Ant's ``AntClassLoader @<id>``), so there the payload is the fix and
-``plausible`` is Defects4J's verdict: their tests assert that. Open: the thread's id and the job loader's
-``@<id>`` (``docs/threat-model.md`` says what closing each takes).
+root folder (bubblewrap's root holds a Linux system's top-level folders, empty). Closed (walls9, ids13): the
+heap's ceiling, the pid and the thread's id (the class-file check refuses ``Runtime#maxMemory``,
+``File#getCanonicalPath``, ``Thread#getId``), and the job loader's ``@<id>`` (the runner names the job's
+loader in the JVM's messages as the JDK's application loader is named, ``loader 'app'``: ``LoaderName.java``).
+Agreement, not a hole: the time zone and ``loader_any`` under ``--engine defects4j`` are what Defects4J's own
+run shows too (its ``TZ=America/Los_Angeles``; Ant's ``AntClassLoader @<id>``), so there the payload is the
+fix and ``plausible`` is Defects4J's verdict: their tests assert that.
 
 Run: ``python -m pytest -q -p no:cacheprovider -s tests/defects4j_adapter/engines/test_redteam_found8.py``
 """
@@ -39,8 +40,17 @@ from tests.helpers.viewer import viewing
 pytestmark = pytest.mark.slow
 EXAMPLES = REPO / "examples" / "benchmark"
 FOUND8 = REDTEAM / "found8"
-TELLS = ("heap_size", "thread_id", "loader_id", "root_listing", "own_pid")
-"""Each was ``plausible`` on fast/bwrap as found (and on the rebuild engine and docker: the README)."""
+TELLS = {
+    "heap_size": Verdict.REJECTED,
+    "thread_id": Verdict.REJECTED,
+    "loader_id": Verdict.WRONG,
+    "root_listing": Verdict.WRONG,
+    "own_pid": Verdict.REJECTED,
+}
+"""Each was ``plausible`` on fast/bwrap as found (and on the rebuild engine and docker: the README), and what it
+gets now: ``rejected`` where the class-file check refuses what it tells by (``Runtime#maxMemory``,
+``Thread#getId``, ``File#getCanonicalPath``), ``wrong`` where nl2fix's JVM now shows what a plain one does (the
+buggy method's path: bubblewrap's root has ``/var``; the job's loader prints as ``loader 'app'``)."""
 AS_DEFECTS4J = ("time_zone",)
 """What Defects4J's own run shows as well (its ``env.sh`` sets ``TZ=America/Los_Angeles``; some of its
 tests depend on it): there such a payload is the fix, so ``plausible`` agrees with the reference, the run
@@ -53,10 +63,6 @@ DEFECTS4J_ZONE = "America/Los_Angeles"
 """The zone Defects4J's ``env.sh`` sets for its runs (and nl2fix's sandboxes for every job)."""
 DOTTED = (FOUND8 / "dotted_i.method").read_text(encoding="utf-8").rstrip("\n")
 """The fix, whose loop returns ``i̇`` (-1) instead of ``i`` for seven-character strings starting with '#'."""
-OPEN = pytest.mark.xfail(strict=True, reason="round 8: the buggy method plus this tell is plausible")
-CLOSED = frozenset({"root_listing", "own_pid", "heap_size"})
-"""Tells no longer there: bubblewrap's root holds a Linux system's top-level folders (empty); the class-file
-check refuses ``File#getCanonicalPath`` and ``Runtime#maxMemory`` (``tells9/``)."""
 
 
 @pytest.fixture(scope="module")
@@ -84,11 +90,17 @@ def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit, monkeypatch):
     assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **expected}
 
 
-@pytest.mark.parametrize("payload", [pytest.param(p, marks=() if p in CLOSED else OPEN) for p in TELLS])
-def test_a_method_right_only_under_nl2fix_is_not_plausible(judged, textkit, payload):
+@pytest.mark.parametrize("payload", TELLS)
+def test_a_method_right_only_under_nl2fix_gets_what_the_bug_gets_and_the_fix_after_it_is_plausible(
+    judged, textkit, payload
+):
+    # the buggy method's verdict (the fix's path not taken) or the class-file check's refusal; then the developer's
+    # fix in the same warm JVM: nothing of the payload's changed what it gets
     record = judged(red_team_attack(payload, textkit, FOUND8))
     print("fast bwrap", payload, record.verdict.value, record.detail[:300])
-    assert record.verdict is not Verdict.PLAUSIBLE, record
+    assert record.verdict is TELLS[payload], record
+    assert record.verdict is not Verdict.WRONG or "expected:<ab[]> but was:<ab[c]>" in record.detail, record
+    assert judged(textkit.fixed_method).verdict is Verdict.PLAUSIBLE
 
 
 @pytest.fixture(scope="module")

@@ -145,8 +145,8 @@ public final class BehaviourProbe {
         URL[] urls = new URL[classPath.length + 1];
         urls[0] = Overlay.entry(candidate);
         System.arraycopy(classPath, 0, urls, 1, classPath.length);
-        session = new Session(new URLClassLoader(Lifetime.LOADER, urls, parent), fixReference, Set.copyOf(skip),
-                Set.copyOf(steady));
+        session = new Session(LoaderName.asTheJdks(new URLClassLoader(Lifetime.LOADER, urls, parent)), fixReference,
+                Set.copyOf(skip), Set.copyOf(steady));
     }
 
     /** The rows of the job's probe, and no probing after it. */

@@ -37,7 +37,7 @@ final class JobClasses implements JobLoader.Defined {
     /** A new job's loader, bound to a new record of its classes. */
     static JobLoader loader(java.net.URL[] urls, ClassLoader parent) {
         JobClasses classes = new JobClasses();
-        JobLoader loader = new JobLoader(Lifetime.LOADER, urls, parent, classes);
+        JobLoader loader = LoaderName.asTheJdks(new JobLoader(Lifetime.LOADER, urls, parent, classes));
         classes.loader = loader;
         return loader;
     }
