@@ -272,6 +272,21 @@ def job_uid() -> int:
     return JOB_UID_BASE + (os.getpid() * 997 + next(_job_uids)) % JOB_UID_SPAN
 
 
+def as_job_uid(uid: int) -> list[str]:
+    """``setpriv`` to ``uid`` (:func:`job_uid`) without groups, capabilities or new privileges: how a job that root
+    starts gives up root."""
+    return [
+        "setpriv",
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--no-new-privs",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--",
+    ]
+
+
 def chown_tree(root: Path, uid: int) -> None:
     for path in [root, *root.rglob("*")]:
         os.lchown(path, uid, uid)

@@ -38,6 +38,7 @@ from defects4j_adapter.sandbox.base import (
     Sandbox,
     SandboxKind,
     SandboxSpec,
+    as_job_uid,
     chown_tree,
     job_uid,
     limit_args,
@@ -272,16 +273,7 @@ class BwrapSandbox(CommandSandbox):
             argv += ["--setenv", key, value]
         argv.append("--")
         if as_root:
-            argv += [
-                "setpriv",
-                f"--reuid={uid}",
-                f"--regid={uid}",
-                "--clear-groups",
-                "--no-new-privs",
-                "--inh-caps=-all",
-                "--bounding-set=-all",
-                "--",
-            ]
+            argv += as_job_uid(uid)
         argv += [*limit_args(limits), *args]
         return argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, None
 

@@ -17,12 +17,16 @@ from pathlib import Path
 
 from defects4j_adapter.sandbox.base import (
     BASE_ENV,
+    JOB_PATH,
     CommandSandbox,
     Limits,
     Mounts,
     Sandbox,
     SandboxKind,
     SandboxSpec,
+    as_job_uid,
+    chown_tree,
+    job_uid,
     limit_args,
     register_sandbox,
 )
@@ -76,7 +80,11 @@ class UnconfinedSandbox(CommandSandbox):
 class ContainerSandbox(UnconfinedSandbox):
     """Inside nl2fix's docker image (``NL2FIX_CONTAINER=1``, run with ``--network none``) the
     container is the confinement: jobs keep the limits and timeouts and need no bubblewrap, which
-    an unprivileged container cannot start anyway."""
+    an unprivileged container cannot start anyway. Run as the container's root (the image's default),
+    each job runs as a uid of its own without capabilities, as bubblewrap's jobs do, with Defects4J's
+    environment and nothing of nl2fix's (no API key): the run's folder, Defects4J's copies of the fixes and
+    its installation, root's and closed to others in the image, are out of its reach, which a job running as
+    nl2fix's own user is not (it owned them)."""
 
     name = "container"
     confined = True
@@ -84,6 +92,19 @@ class ContainerSandbox(UnconfinedSandbox):
     def __init__(self, private: Sequence[str] = ()):
         # the image's runs folder holds every run's store (each bug's fixed method), not only this one's
         self.spec = SandboxSpec(SandboxKind.BWRAP, private=tuple(dict.fromkeys((IMAGE_RUNS, *private))))
+
+    def command(
+        self, args: Sequence[str], mounts: Mounts, limits: Limits
+    ) -> tuple[list[str], dict[str, str], Path | None]:
+        argv, env, cwd = super().command(args, mounts, limits)
+        if os.geteuid() != 0:
+            return argv, env, cwd
+        uid = job_uid()
+        home = self.tmp_dir(mounts)  # made before the job's uid takes the scratch folder
+        for path in (*mounts.writable, *([mounts.host_scratch] if mounts.host_scratch is not None else [])):
+            chown_tree(path, uid)
+        job_env = {**BASE_ENV, "PATH": env.get("PATH", JOB_PATH), "HOME": home, **mounts.env}
+        return [*as_job_uid(uid), *argv], job_env, cwd
 
 
 def in_container() -> bool:

@@ -12,9 +12,11 @@ Defects4J's own variables only (no API keys). What of the installation holds the
 (:func:`fix_sources`) is shown empty: no job here reads it (only ``checkout`` does, unconfined,
 before any candidate).
 
-Inside nl2fix's docker image the container confines, and with ``--no-sandbox`` nothing does (as
-asked); ``--sandbox docker``'s JVM image has no Defects4J, so its builds run under bubblewrap on
-the host.
+Inside nl2fix's docker image the container confines
+(:class:`~defects4j_adapter.sandbox.unconfined.ContainerSandbox`: run as the container's root, each job as a uid
+of its own, to which Defects4J's installation and its copies of the fixes are closed), and with
+``--no-sandbox`` nothing does (as asked); ``--sandbox docker``'s JVM image has no Defects4J, so its builds run
+under bubblewrap on the host.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ from defects4j_adapter.d4j import cli as d4j_cli
 from defects4j_adapter.d4j.cli import Defects4J
 from defects4j_adapter.sandbox.base import Limits, Mounts, Sandbox, SandboxKind, SandboxSpec, chown_tree
 from defects4j_adapter.sandbox.bwrap import make_bwrap
-from defects4j_adapter.sandbox.unconfined import UnconfinedSandbox
 from nl2fix.core.processes import ExecResult
 
 TOOLS = ("defects4j", "java", "javac", "ant", "perl", "git")
@@ -157,6 +158,6 @@ def confined(d4j: Defects4J, sandbox: Sandbox | None) -> Defects4J:
     """``d4j`` with its builds and tests run in :func:`build_sandbox` of ``sandbox``, Defects4J's
     :func:`fix_sources` shown empty."""
     target = build_sandbox(sandbox, fix_sources(d4j.executable, d4j.env))
-    if target is None or isinstance(target, UnconfinedSandbox):
-        return d4j  # nothing asked to confine it, or the container around nl2fix does
+    if target is None or not target.confined:
+        return d4j  # nothing asked to confine it (--no-sandbox, said loudly)
     return d4j.with_runner(SandboxRunner(target, tuple(installation(d4j.executable, d4j.env))))

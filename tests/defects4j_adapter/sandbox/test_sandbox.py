@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import pickle
+import shutil
 import socket
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -220,3 +222,33 @@ def test_without_bubblewrap_confinement_is_refused_with_a_hint(monkeypatch, tmp_
     finally:
         monkeypatch.undo()
         bwrap.bwrap_problem.cache_clear()
+
+
+@pytest.mark.sandbox
+@pytest.mark.skipif(os.geteuid() != 0, reason="the image's jobs change uid only under the container's root")
+def test_in_nl2fix_s_image_root_runs_each_job_as_a_uid_of_its_own_out_of_root_s_files(monkeypatch):
+    # nl2fix's docker image (NL2FIX_CONTAINER=1) runs as the container's root: a job may not read what the
+    # Dockerfile closes to others (the runs, Defects4J's copies of the fixes) nor nl2fix's environment
+    monkeypatch.setenv("NL2FIX_CONTAINER", "1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    box = make_sandbox("bwrap")
+    assert box.name == "container" and box.confined
+    base = Path(tempfile.mkdtemp(prefix="nl2fix-image-"))  # where any uid may pass, as the image's /cache
+    try:
+        base.chmod(0o755)
+        closed, work = base / "runs", base / "work"
+        for folder in (closed, work):
+            folder.mkdir(mode=0o755)
+        (closed / "store").write_text("the fix")
+        (work / "readme").write_text("the project's\n")
+        closed.chmod(0o700)
+        mounts = Mounts(writable=(work,), links_from=work, host_scratch=base / "scratch")
+        script = f"id -u; cat {closed}/store; cat readme; echo ok > {work}/out; echo t > $HOME/t && cat $HOME/t; env"
+        result = sh(box, script, mounts)
+        uid = int(result.stdout.split()[0])
+        assert sb.JOB_UID_BASE <= uid < sb.JOB_UID_BASE + sb.JOB_UID_SPAN, result
+        assert "Permission denied" in result.stderr and "the fix" not in result.stdout, result
+        assert "the project's" in result.stdout and (work / "out").read_text() == "ok\n", result
+        assert "\nt\n" in result.stdout and "sk-secret" not in result.stdout, result
+    finally:
+        shutil.rmtree(base)

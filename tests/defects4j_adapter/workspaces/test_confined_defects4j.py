@@ -134,7 +134,9 @@ def test_what_confines_defects4j_for_each_sandbox(layout, monkeypatch):
     assert build_sandbox(None) is None and confined(d4j, None) is d4j  # nothing asked to confine
     assert confined(d4j, make_sandbox("none")) is d4j  # --no-sandbox, said loudly
     monkeypatch.setenv("NL2FIX_CONTAINER", "1")
-    assert confined(d4j, make_sandbox("bwrap")) is d4j  # inside nl2fix's docker image the container confines
+    # inside nl2fix's docker image the container confines, each Defects4J job under a uid of its own as root
+    runner = confined(d4j, make_sandbox("bwrap")).runner
+    assert isinstance(runner, SandboxRunner) and runner.sandbox.name == "container"
 
 
 @pytest.mark.sandbox

@@ -580,8 +580,11 @@ def test_dockerfile_pins_defects4j_and_installs_nl2fix():
     assert "pip install" in runs and "/opt/nl2fix" in runs
     env = " ".join(a for w, a in steps if w == "ENV")
     assert "framework/bin" in env and f"{d4j_cli.JAVA_HOME_ENV}=" in env
-    user = [a for w, a in steps if w == "USER"]
-    assert user and user[-1] not in ("root", "0")
+    # nl2fix runs as the container's root so that each job runs as a uid of its own (ContainerSandbox); what a
+    # job must not read is closed to others: the runs, nl2fix's source, Defects4J's copies of the fixes
+    assert [a for w, a in steps if w == "USER"] == []
+    assert "chmod 0700 /runs /opt/nl2fix" in runs and "framework/projects/*/patches" in runs
+    assert "project_repos" in runs and "! -name README" in runs
 
 
 def test_dockerfile_copies_files_that_exist():
