@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from defects4j_adapter.jvm import runner
 from nl2fix.java_source.splice import encode_source
 
 JDK17_JAVAC = Path("/usr/lib/jvm/java-17-openjdk-amd64/bin/javac")
 JAVAC = str(JDK17_JAVAC) if JDK17_JAVAC.is_file() else shutil.which("javac")
 needs_javac = pytest.mark.skipif(JAVAC is None, reason="no javac")
+JDKS = [Path(f"/usr/lib/jvm/java-{v}-openjdk-amd64/bin/java") for v in (11, 17)]
+"""Defects4J's Java and the default: the JDKs a check of the runner's runs on, where installed."""
 
 
 def javac() -> Path:
@@ -60,3 +63,41 @@ def compile_java(sources: Mapping[str, str], root: Path, *options: str) -> Path:
 
 def class_files(out: Path) -> dict[str, bytes]:
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*.class"))}
+
+
+def runner_build(check: Path, classes: Path) -> list[str]:
+    """``javac`` of the runner's sources with ``check`` (a class of the runner's package) into ``classes``."""
+    return [
+        str(javac()),
+        "--release",
+        "11",
+        "-nowarn",
+        "--add-reads",
+        f"{runner.MODULE}=ALL-UNNAMED",
+        "-cp",
+        ":".join(map(str, runner.junit_jars())),
+        "-d",
+        str(classes),
+        *map(str, runner._sources()),
+        str(check),
+    ]
+
+
+def runner_check(java: Path, classes: Path, main: str, *args: str) -> list[str]:
+    """``nl2fix.runner.<main>`` of ``classes`` run as the engines start the runner's module: JUnit on the class
+    path, the packages the runner is given opened to it alone."""
+    return [
+        str(java),
+        "--module-path",
+        str(classes),
+        "--add-modules",
+        runner.MODULE,
+        "--add-reads",
+        f"{runner.MODULE}=ALL-UNNAMED",
+        *runner.runner_opens(),
+        "-cp",
+        ":".join(map(str, runner.junit_jars())),
+        "-m",
+        f"{runner.MODULE}/nl2fix.runner.{main}",
+        *args,
+    ]

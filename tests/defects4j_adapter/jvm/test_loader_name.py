@@ -15,10 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.jvm import runner
-from tests.helpers.javac import javac
-
-JDKS = [Path(f"/usr/lib/jvm/java-{v}-openjdk-amd64/bin/java") for v in (11, 17)]
+from tests.helpers.javac import JDKS, javac, runner_build, runner_check
 
 CHECK = """package nl2fix.runner;
 
@@ -69,22 +66,8 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
     hidden = root / "p" / "Hidden.java"
     classes, probe = root / "classes", root / "probe"
     plain = [str(javac()), "-source", "8", "-target", "8", "-nowarn", "-d", str(probe)]
-    runner_build = [
-        str(javac()),
-        "--release",
-        "11",
-        "-nowarn",
-        "--add-reads",
-        f"{runner.MODULE}=ALL-UNNAMED",
-        "-cp",
-        ":".join(map(str, runner.junit_jars())),
-        "-d",
-        str(classes),
-        *map(str, runner._sources()),
-        str(src / "LoaderNameCheck.java"),
-    ]
     for argv, access in (
-        (runner_build, None),
+        (runner_build(src / "LoaderNameCheck.java", classes), None),
         ([*plain, str(root / "p" / "Probe.java"), str(hidden)], "public"),
         ([*plain, str(hidden)], "private"),
     ):
@@ -105,23 +88,7 @@ def _lines(argv: list[str]) -> list[str]:
 def test_a_job_s_loader_prints_as_a_plain_jvm_s_application_loader(built, java):
     classes, probe = built
     plain = _lines([str(java), "-cp", str(probe), "p.Probe"])
-    job = _lines(
-        [
-            str(java),
-            "--module-path",
-            str(classes),
-            "--add-modules",
-            runner.MODULE,
-            "--add-reads",
-            f"{runner.MODULE}=ALL-UNNAMED",
-            *runner.runner_opens(),
-            "-cp",
-            ":".join(map(str, runner.junit_jars())),
-            "-m",
-            f"{runner.MODULE}/nl2fix.runner.LoaderNameCheck",
-            str(probe),
-        ]
-    )
+    job = _lines(runner_check(java, classes, "LoaderNameCheck", str(probe)))
     print(plain, job, sep="\n")
     assert plain[0].endswith(
         "(p.Probe$1 is in unnamed module of loader 'app'; java.lang.Comparable is in module "

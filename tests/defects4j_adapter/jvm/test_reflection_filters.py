@@ -13,10 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.jvm import runner
-from tests.helpers.javac import javac
-
-JDKS = [Path(f"/usr/lib/jvm/java-{v}-openjdk-amd64/bin/java") for v in (11, 17)]
+from tests.helpers.javac import JDKS, javac, runner_build, runner_check
 
 CHECK = """package nl2fix.runner;
 
@@ -72,22 +69,8 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
     (root / "p").mkdir()
     (root / "p" / "Holder.java").write_text(HOLDER, encoding="utf-8")
     classes, holder = root / "classes", root / "holder"
-    jars = ":".join(map(str, runner.junit_jars()))
-    runner_sources = [*map(str, runner._sources()), str(src / "FilterCheck.java")]
     for argv in (
-        [
-            str(javac()),
-            "--release",
-            "11",
-            "-nowarn",
-            "--add-reads",
-            f"{runner.MODULE}=ALL-UNNAMED",
-            "-cp",
-            jars,
-            "-d",
-            str(classes),
-            *runner_sources,
-        ],
+        runner_build(src / "FilterCheck.java", classes),
         [str(javac()), "-source", "8", "-target", "8", "-nowarn", "-d", str(holder), str(root / "p" / "Holder.java")],
     ):
         done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
@@ -98,21 +81,7 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
 @pytest.mark.parametrize("java", [j for j in JDKS if j.is_file()], ids=lambda j: j.parent.parent.name)
 def test_a_foreign_filter_map_fails_the_canary_and_unsafe_members_are_hidden(built, java):
     classes, holder = built
-    argv = [
-        str(java),
-        "--module-path",
-        str(classes),
-        "--add-modules",
-        runner.MODULE,
-        "--add-reads",
-        f"{runner.MODULE}=ALL-UNNAMED",
-        *runner.runner_opens(),
-        "-cp",
-        ":".join(map(str, runner.junit_jars())),
-        "-m",
-        f"{runner.MODULE}/nl2fix.runner.FilterCheck",
-        str(holder),
-    ]
+    argv = runner_check(java, classes, "FilterCheck", str(holder))
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert done.stdout.splitlines() == [
         "remembered true",
