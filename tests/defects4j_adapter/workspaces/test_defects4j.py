@@ -577,6 +577,7 @@ def test_dockerfile_pins_defects4j_and_installs_nl2fix():
     assert 'git clone --depth 1 --branch "${D4J_VERSION}" https://github.com/rjust/defects4j.git' in runs
     assert "cpanm --notest --installdeps ." in runs and "./init.sh" in runs
     assert "openjdk-8-jdk-headless" in runs and "subversion" in runs and "cpanminus" in runs
+    assert "junit4 libhamcrest-java" in runs  # the runner's JUnit (runner.JUNIT_JARS), for nl2fix's own re-run
     assert "pip install" in runs and "/opt/nl2fix" in runs
     env = " ".join(a for w, a in steps if w == "ENV")
     assert "framework/bin" in env and f"{d4j_cli.JAVA_HOME_ENV}=" in env
