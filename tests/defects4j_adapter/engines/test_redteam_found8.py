@@ -127,13 +127,15 @@ def test_a_method_right_where_defects4j_runs_it_is_plausible_as_there(judged, te
 @pytest.mark.defects4j
 @pytest.mark.sandbox
 @pytest.mark.parametrize("payload", UNDER_DEFECTS4J)
-def test_a_method_right_under_defects4j_s_own_run_is_plausible_as_there(judged_by_defects4j, payload):
+def test_a_method_right_only_under_defects4j_s_own_run_is_wrong_in_nl2fix_s_confirmation(judged_by_defects4j, payload):
     # the engine's verdict is Defects4J's own run (Ant's `defects4j test`, where the payload takes the fix's
-    # path) confirmed by nl2fix's runner: plausible in both, as Defects4J alone says
+    # path: AntClassLoader @<id>) confirmed by nl2fix's runner, whose job loader prints as a plain JVM's
+    # (`loader 'app'`, no id): there the payload is the bug, as in a plain run, and the engine says so
     judge, bug = judged_by_defects4j
     record = judge(red_team_attack(payload, bug, FOUND8))
     print("defects4j bwrap", payload, record.verdict.value, record.detail[:300])
-    assert record.verdict is Verdict.PLAUSIBLE, record
+    assert record.verdict is Verdict.WRONG, record
+    assert "Defects4J counts 1 failing test(s) fewer" in record.detail, record.detail
 
 
 def test_the_dotted_i_is_a_plausible_fix_that_is_not_the_fix(judged, textkit):
