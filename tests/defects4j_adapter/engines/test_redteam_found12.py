@@ -8,6 +8,10 @@ on docker, as the ordinary user, and what was tried and found nothing).
   the test threads, any job class) is on the stack, as a default ``StackWalker`` shows it; the lambda's proxy
   class is a hidden class, whose frame that walker leaves out, and nothing else of the job is on the pool
   thread's stack. The buggy method behind the tell is ``plausible``; outside nl2fix it is the bug.
+- ``pool_worker``: the class of the common pool's workers, seen from a parallel stream's element. In a JVM with a
+  security manager the JDK makes them ``InnocuousForkJoinWorkerThread``s, in a plain JVM plain
+  ``ForkJoinWorkerThread``s: whether nl2fix's guard is in (what ``System#getSecurityManager``, refused, would tell),
+  with no read and no permission asked. ``plausible``; outside nl2fix the bug.
 
 Each test asserts what must hold (the payload is not ``plausible``); a strict xfail until the wall is mended.
 
@@ -15,6 +19,8 @@ Run: ``python -m pytest -q -p no:cacheprovider tests/defects4j_adapter/engines/t
 """
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -40,8 +46,9 @@ def judged(nl2fix_cache, confined, textkit):
 
 
 def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
-    # a plain JVM keeps /tmp/hsperfdata_<user>; a machine in use runs more than a handful of processes
-    payloads = ("pool_tmp", "pool_proc")
+    # a plain JVM keeps /tmp/hsperfdata_<user>; a machine in use runs more than a handful of processes; a plain
+    # JVM's pool workers are not the innocuous ones (pool_home needs a machine with users: the README)
+    payloads = ("pool_tmp", "pool_proc", "pool_worker")
     methods = {"fix": textkit.fixed_method, **{p: red_team_attack(p, textkit, FOUND12) for p in payloads}}
     assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **dict.fromkeys(payloads, "-1")}
 
@@ -52,3 +59,32 @@ def test_a_read_on_a_pool_thread_through_a_method_reference_is_still_the_candida
     record = verdict(*judged[:2], red_team_attack(payload, textkit, FOUND12), judged[2])
     print("fast bwrap", payload, record.verdict.value, record.detail[:300])
     assert record.verdict is not Verdict.PLAUSIBLE, record
+
+
+@pytest.mark.xfail(strict=True, reason="red team 12: the common pool's workers tell a JVM with a security manager")
+def test_the_common_pool_s_workers_do_not_tell_nl2fix_s_jvm(judged, textkit):
+    record = verdict(*judged[:2], red_team_attack("pool_worker", textkit, FOUND12), judged[2])
+    print("fast bwrap pool_worker", record.verdict.value, record.detail[:300])
+    assert record.verdict is not Verdict.PLAUSIBLE, record
+
+
+@pytest.fixture(scope="module")
+def image_mode(nl2fix_cache, textkit):
+    """The fast engine as nl2fix's docker image runs it (``NL2FIX_CONTAINER=1``, as root: ``ContainerSandbox``, each
+    job a uid of its own), on this machine's file system: the image's own is not built here."""
+    if os.geteuid() != 0:
+        pytest.skip("the image's sandbox runs jobs as uids of their own only as root")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("NL2FIX_CONTAINER", "1")
+        # the image's cache is 0711: a job's uid goes through to its own workspace
+        nl2fix_cache.mkdir(parents=True, exist_ok=True)
+        nl2fix_cache.chmod(0o711)
+        with fix_guarded(nl2fix_cache, textkit) as judged:
+            yield judged
+
+
+@pytest.mark.xfail(strict=True, reason="red team 12: in the image's sandbox /tmp is not the job's and is not hidden")
+def test_in_the_image_the_shared_tmp_is_hidden_as_the_job_s_own_is(image_mode, textkit):
+    record = verdict(*image_mode[:2], red_team_attack("image_tmp", textkit, FOUND12), image_mode[2])
+    print("fast container /tmp:", record.verdict.value, record.detail[:300])
+    assert "may not look where nl2fix hides" in record.detail, record.detail
