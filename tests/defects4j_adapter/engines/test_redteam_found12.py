@@ -21,6 +21,9 @@ Run: ``python -m pytest -q -p no:cacheprovider tests/defects4j_adapter/engines/t
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -69,18 +72,21 @@ def test_the_common_pool_s_workers_do_not_tell_nl2fix_s_jvm(judged, textkit):
 
 
 @pytest.fixture(scope="module")
-def image_mode(nl2fix_cache, textkit):
+def image_mode(textkit):
     """The fast engine as nl2fix's docker image runs it (``NL2FIX_CONTAINER=1``, as root: ``ContainerSandbox``, each
     job a uid of its own), on this machine's file system: the image's own is not built here."""
     if os.geteuid() != 0:
         pytest.skip("the image's sandbox runs jobs as uids of their own only as root")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("NL2FIX_CONTAINER", "1")
-        # the image's cache is 0711: a job's uid goes through to its own workspace
-        nl2fix_cache.mkdir(parents=True, exist_ok=True)
-        nl2fix_cache.chmod(0o711)
-        with fix_guarded(nl2fix_cache, textkit) as judged:
-            yield judged
+    # the image's cache is 0711 in a root a job's uid goes through; pytest's temporary folders are 0700
+    cache = Path(tempfile.mkdtemp(prefix="nl2fix-red12-"))
+    cache.chmod(0o711)
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("NL2FIX_CONTAINER", "1")
+            with fix_guarded(cache, textkit) as judged:
+                yield judged
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 @pytest.mark.xfail(strict=True, reason="red team 12: in the image's sandbox /tmp is not the job's and is not hidden")
