@@ -94,3 +94,10 @@ def test_in_the_image_the_shared_tmp_is_hidden_as_the_job_s_own_is(image_mode, t
     record = verdict(*image_mode[:2], red_team_attack("image_tmp", textkit, FOUND12), image_mode[2])
     print("fast container /tmp:", record.verdict.value, record.detail[:300])
     assert "may not look where nl2fix hides" in record.detail, record.detail
+
+
+def test_the_same_read_in_a_lambda_s_body_is_refused(judged, textkit):
+    # the control: the lambda's body is a method of the candidate's class, whose frame the guard sees
+    record = verdict(*judged[:2], red_team_attack("lambda_control", textkit, FOUND12), judged[2])
+    assert record.verdict is Verdict.WRONG, record
+    assert "may not look where nl2fix hides" in record.detail, record.detail
