@@ -8,10 +8,14 @@ on docker, as the ordinary user, and what was tried and found nothing).
   the test threads, any job class) is on the stack, as a default ``StackWalker`` shows it; the lambda's proxy
   class is a hidden class, whose frame that walker leaves out, and nothing else of the job is on the pool
   thread's stack. The buggy method behind the tell is ``plausible``; outside nl2fix it is the bug.
-- ``pool_worker``: the class of the common pool's workers, seen from a parallel stream's element. In a JVM with a
+- ``pool_worker``: the class of the common pool's workers, seen from a task handed to the pool. In a JVM with a
   security manager the JDK makes them ``InnocuousForkJoinWorkerThread``s, in a plain JVM plain
   ``ForkJoinWorkerThread``s: whether nl2fix's guard is in (what ``System#getSecurityManager``, refused, would tell),
   with no read and no permission asked. ``plausible``; outside nl2fix the bug.
+- ``image_tmp``: in nl2fix's docker image (``NL2FIX_CONTAINER=1``, as root) the job's temporary folder is its
+  scratch's, so ``/tmp``, the container's and shared by every job, is on no hidden list: listed directly. Run here
+  on this machine's file system (the image is not built here).
+- ``lambda_control`` (a plain test): the same read as ``pool_tmp`` in a lambda's body is refused.
 
 Each test asserts what must hold (the payload is not ``plausible``); a strict xfail until the wall is mended.
 
