@@ -194,10 +194,14 @@ class Sandbox(abc.ABC):
         (:data:`PRIVATE_TOP_DIRS`, :data:`PRIVATE_HOST_DIRS`, :data:`PRIVATE_DEVICE_DIRS`), nl2fix's own and the
         user's private paths, which a sandbox shows empty and a plain run full (the lead's rounds 10 and 11,
         ``private_data/``). The job's own paths among them (its workspace in nl2fix's cache) stay readable."""
+        # where the job's temporary folder is not /tmp (a scratch folder of its own: nl2fix's image, --sandbox none)
+        # /tmp is the one the machine's processes share, which a plain run sees full (red team 12's image_tmp)
+        shared_tmp = () if self.tmp_dir(mounts) == "/tmp" else ("/tmp",)
         hidden = (
             *PRIVATE_TOP_DIRS,
             *PRIVATE_HOST_DIRS,
             *PRIVATE_DEVICE_DIRS,
+            *shared_tmp,
             *map(str, nl2fix_own()),
             *self.spec.private,
         )

@@ -17,7 +17,9 @@ on docker, as the ordinary user, and what was tried and found nothing).
   on this machine's file system (the image is not built here).
 - ``lambda_control`` (a plain test): the same read as ``pool_tmp`` in a lambda's body is refused.
 
-Each test asserts what must hold (the payload is not ``plausible``); a strict xfail until the wall is mended.
+Each test asserts what must hold (the payload is not ``plausible``). Closed by the lead: the guard walks the stack
+with the hidden frames (a lambda's class is named for the class that made it), and where the job's temporary
+folder is not ``/tmp`` the shared ``/tmp`` is a hidden place. ``pool_worker`` stays a strict xfail (the README).
 
 Run: ``python -m pytest -q -p no:cacheprovider tests/defects4j_adapter/engines/test_redteam_found12.py``
 """
@@ -60,12 +62,11 @@ def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
     assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", **dict.fromkeys(payloads, "-1")}
 
 
-@pytest.mark.xfail(strict=True, reason="red team 12: a JDK thread reads for the candidate through a hidden frame")
 @pytest.mark.parametrize("payload", HIDDEN_FRAME)
 def test_a_read_on_a_pool_thread_through_a_method_reference_is_still_the_candidate_s(judged, textkit, payload):
     record = verdict(*judged[:2], red_team_attack(payload, textkit, FOUND12), judged[2])
     print("fast bwrap", payload, record.verdict.value, record.detail[:300])
-    assert record.verdict is not Verdict.PLAUSIBLE, record
+    assert record.verdict is Verdict.WRONG and "nl2fix: the candidate's classes may not" in record.detail, record
 
 
 @pytest.mark.xfail(strict=True, reason="red team 12: the common pool's workers tell a JVM with a security manager")
@@ -93,7 +94,6 @@ def image_mode(textkit):
         shutil.rmtree(cache, ignore_errors=True)
 
 
-@pytest.mark.xfail(strict=True, reason="red team 12: in the image's sandbox /tmp is not the job's and is not hidden")
 def test_in_the_image_the_shared_tmp_is_hidden_as_the_job_s_own_is(image_mode, textkit):
     record = verdict(*image_mode[:2], red_team_attack("image_tmp", textkit, FOUND12), image_mode[2])
     print("fast container /tmp:", record.verdict.value, record.detail[:300])
