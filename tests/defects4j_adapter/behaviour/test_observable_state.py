@@ -110,6 +110,10 @@ def probe(
             # the native agent every JVM that runs candidate code loads: the probe asks it whether a call ran
             # out of memory (Exhaustion.java)
             *os_wall.jvm_options(runner_classes(), confined=False),
+            # the runner on the class path here, not its module: the probe names its loader as the JDK's
+            # (LoaderName.java) through java.lang, which the engines open to the runner's module alone
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
             "-cp",
             ":".join(map(str, [project, runner, *junit_jars()])),
             "nl2fix.runner.ProbeHarness",
