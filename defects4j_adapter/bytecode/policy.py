@@ -405,6 +405,12 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         Family.ENVIRONMENT,
+        "java.util.concurrent.ForkJoinPool#getFactory",
+        "the common pool's worker factory: nl2fix's runner names its own, which makes the plain workers a JVM "
+        "without a security manager has (red team 12's pool_worker), so its class tells nl2fix's JVM",
+    ),
+    Rule(
+        Family.ENVIRONMENT,
         "java.nio.file.{FileSystem#getFileStores,Files#getFileStore}",
         _MOUNTS,
     ),

@@ -18,9 +18,10 @@ JVM is confirmed in a fresh JVM (see :meth:`FastEngine.run_compiled`): whatever 
 left in the warm JVM cannot buy a later one a ``plausible``. Such a JVM runs only the candidate's
 trigger tests; the fresh one, started for that one job (the quick compiler only, the classes the
 compiling JVM compiled and the check passed), runs them all and decides. A time limit, a harness
-failure or an unexpected end from such a JVM is judged again in a fresh one too: an earlier candidate
-could have caused it. A behaviour probe runs where no other candidate's code ran: the candidate's own
-confirming JVM, a pool JVM that ran only this candidate or nothing untrusted, or a new JVM.
+failure, an unexpected end or a test that ran out of heap or threads in such a JVM is judged again in a
+fresh one too: an earlier candidate could have caused it. A behaviour probe runs where no other
+candidate's code ran: the candidate's own confirming JVM, a pool JVM that ran only this candidate or
+nothing untrusted, or a new JVM.
 
 Only the tests that can notice the change run (:mod:`narrowing`): the trigger tests and the tests
 that executed the method, recorded in a run of every test on the buggy version (trusted code).
@@ -94,8 +95,8 @@ candidate's validation, so a few per worker suffice."""
 
 def unsettled(outcome: Outcome) -> bool:
     """An outcome that code run earlier in the same JVM could have caused, and that is no pass: a time
-    limit, a harness failure, a JVM that ended."""
-    return outcome.timed_out or bool(outcome.harness_error) or outcome.jvm_died
+    limit, a harness failure, a JVM that ended, a test during which the JVM ran out of heap or threads."""
+    return outcome.timed_out or bool(outcome.harness_error) or outcome.jvm_died or outcome.ran_out
 
 
 def _disagree(warm: Outcome, fresh: Outcome, *, warm_ran_all: bool, known: frozenset[str]) -> bool:
@@ -822,8 +823,8 @@ class FastEngine:
         compiling JVM (:meth:`compile`), run in a test JVM. A pass in a JVM that ran other candidates'
         code first is run again in a fresh JVM, which decides (:func:`confirmed`): a JVM state an
         earlier candidate left (beyond what the runner restores and checks) could have made it pass. So
-        is a time limit, a harness failure or an unexpected end there (:func:`unsettled`), which an
-        earlier candidate could have caused.
+        is a time limit, a harness failure, an unexpected end or a test that ran out of heap there
+        (:func:`unsettled`), which an earlier candidate could have caused.
 
         Such a JVM runs a candidate's trigger tests only (when the run stops at the first failure):
         most wrong candidates fail one and cost no fresh JVM, and one that passes them runs every

@@ -43,6 +43,9 @@ RECORDED = frozenset({"HIT", "INIT", "STRAY", "RAN"})
 """What the recording job (see :mod:`defects4j_adapter.engines.narrowing`) signs about each test."""
 PROGRESS = frozenset({"PHASE", "BEGIN"})
 """Plain lines the runner writes while tests run; everything else it reports is signed."""
+RAN_OUT = "nl2fix: the JVM ran out of "
+"""How the runner's message of a test that is no pass because the JVM ran out of something begins
+(``Exhaustion.java``); any other failure's message begins with a thrown exception's class."""
 
 
 class Status(str, enum.Enum):
@@ -366,6 +369,7 @@ def to_outcome(report: RunnerReport, *, triggers: tuple[str, ...] | list[str] = 
         failure_lines={t.name: line for t in failing if (line := failure_frame_line(t.name, t.message))},
         timed_out_tests=tuple(timed),
         timed_out=poisoned or bool(timed),
+        ran_out=any(t.message.startswith(RAN_OUT) for t in failing),
         harness_error=harness_error,
         detail="; ".join(notes),
     )

@@ -289,6 +289,11 @@ USES = [
     ),
     Use(
         Family.ENVIRONMENT,
+        ("count += java.util.concurrent.ForkJoinPool.commonPool().getFactory().getClass().getName().length();",),
+        "java.util.concurrent.ForkJoinPool#getFactory",
+    ),  # the runner's factory of plain workers, by its class (closing red team 12's pool_worker)
+    Use(
+        Family.ENVIRONMENT,
         (
             "try { for (Object store : java.nio.file.FileSystems.getDefault().getFileStores()) { count++; } } "
             "catch (RuntimeException e) { }",

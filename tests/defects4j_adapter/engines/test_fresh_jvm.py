@@ -72,6 +72,8 @@ def test_what_an_earlier_candidate_could_have_caused_is_unsettled():
     assert unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, timed_out=True))
     assert unsettled(Outcome(phase=Phase.COMPILE, compiled=False, harness_error="the test JVM ended"))
     assert unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, failing_tests=(TRIGGER,), jvm_died=True))
+    # a JDK-wide cache an earlier candidate filled can leave the next one's tests no heap
+    assert unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, failing_tests=(TRIGGER,), ran_out=True))
     assert not unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, failing_tests=(TRIGGER,)))
     assert not unsettled(_passed(TRIGGER))
 

@@ -19,7 +19,8 @@ on docker, as the ordinary user, and what was tried and found nothing).
 
 Each test asserts what must hold (the payload is not ``plausible``). Closed by the lead: the guard walks the stack
 with the hidden frames (a lambda's class is named for the class that made it), and where the job's temporary
-folder is not ``/tmp`` the shared ``/tmp`` is a hidden place. ``pool_worker`` stays a strict xfail (the README).
+folder is not ``/tmp`` the shared ``/tmp`` is a hidden place; and the common pool's workers are a plain JVM's
+(``PoolWorkers.java``), so ``pool_worker`` is the bug.
 
 Run: ``python -m pytest -q -p no:cacheprovider tests/defects4j_adapter/engines/test_redteam_found12.py``
 """
@@ -69,11 +70,11 @@ def test_a_read_on_a_pool_thread_through_a_method_reference_is_still_the_candida
     assert record.verdict is Verdict.WRONG and "nl2fix: the candidate's classes may not" in record.detail, record
 
 
-@pytest.mark.xfail(strict=True, reason="red team 12: the common pool's workers tell a JVM with a security manager")
 def test_the_common_pool_s_workers_do_not_tell_nl2fix_s_jvm(judged, textkit):
     record = verdict(*judged[:2], red_team_attack("pool_worker", textkit, FOUND12), judged[2])
     print("fast bwrap pool_worker", record.verdict.value, record.detail[:300])
-    assert record.verdict is not Verdict.PLAUSIBLE, record
+    # the buggy method's own failure: the workers are plain ones, as outside nl2fix
+    assert record.verdict is Verdict.WRONG and "nl2fix" not in record.detail, record
 
 
 @pytest.fixture(scope="module")

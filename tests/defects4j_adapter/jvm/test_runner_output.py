@@ -150,6 +150,17 @@ def test_a_test_over_the_per_test_limit_is_a_timeout():
     assert outcome.detail == "A::t: test timed out after 2000 ms"
 
 
+def test_a_test_during_which_the_jvm_ran_out_of_heap_says_so():
+    ran_out = "nl2fix: the JVM ran out of heap (nl2fix's --memory) during this test (an OutOfMemoryError)"
+    text = runner(f"START\nCOMPILE\tok\t\nPHASE\ttrigger\nTEST\tfail\tA::t\t9\t{ran_out}\nEND\tstopped\t1\n")
+    outcome = outcome_of(text, KEY, "x")
+    assert outcome.ran_out and outcome.failing_tests == ("A::t",)
+    # a failure's own message begins with what was thrown, whatever it says after
+    thrown = "java.lang.AssertionError: nl2fix: the JVM ran out of heap"
+    text = runner(f"START\nCOMPILE\tok\t\nPHASE\ttrigger\nTEST\tfail\tA::t\t9\t{thrown}\nEND\tstopped\t0\n")
+    assert not outcome_of(text, KEY, "x").ran_out
+
+
 def test_a_jvm_killed_at_the_candidate_limit_times_out_the_running_test():
     text = runner("START\nCOMPILE\tok\t\nPHASE\ttrigger\nBEGIN\tA::t\n")
     outcome = outcome_of(text, KEY, "x", killed_for_time=True)

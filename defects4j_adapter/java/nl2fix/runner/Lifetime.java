@@ -23,9 +23,9 @@ import java.util.concurrent.ForkJoinPool;
  * what the first one found. A finalizer that has not ended by then, or one that put the job's
  * objects back where something reaches them, keeps the loader. Besides: no live thread may have a
  * frame of a job's class, and the common pool must be quiet (a job may have sorted a large array
- * in parallel, which holds no class of its own). A JVM that cannot show all of it takes no further
- * job. Creating no thread here is deliberate: a job's code may hold {@code Thread.class}'s lock,
- * which every new thread takes.
+ * in parallel, which holds no class of its own), and no more of the heap may stay reachable than a
+ * later job can spare. A JVM that cannot show all of it takes no further job. Creating no thread here
+ * is deliberate: a job's code may hold {@code Thread.class}'s lock, which every new thread takes.
  *
  * <p>One full collection costs a few milliseconds here (the serial collector over a heap that is
  * mostly the JDK, JUnit and the runner) and leaves the next job a clean heap.
@@ -44,6 +44,8 @@ final class Lifetime {
     private static final long QUIET_MS = 1_000;
     /** Written so the allocation of {@link #clearSoftReferences} cannot be compiled away. */
     private static volatile int sink;
+    /** The heap in use before the first job ({@link #rememberHeap}); -1 where nothing was taken. */
+    private static long heapAtStart = -1;
 
     /** Watches a job's loader; {@link Watch#left} says what the job left behind. */
     static final class Watch {
@@ -68,8 +70,34 @@ final class Lifetime {
             String frame = frame();
             return frame != null ? "a thread runs the job's code: " + frame
                     : !gone ? "the job's class loader is still reachable"
-                    : !quiet() ? "the common pool is busy" : null;
+                    : !quiet() ? "the common pool is busy" : heapKept();
         }
+    }
+
+    /** Takes the heap in use before the first job, after a full collection. */
+    static void rememberHeap() {
+        Runtime.getRuntime().gc();
+        heapAtStart = heapUsed();
+    }
+
+    /** Whether the job left more of the heap reachable than a later job may be denied, or null. A JDK-wide
+     * cache, a JDK thread's thread-local can hold a job's objects of the JDK's classes (no class of the job
+     * among them, so its loader goes): the next candidate's tests would run out of heap there. A quarter of
+     * the heap, so that what the JDK keeps growing (its caches, soft references) never retires a JVM. */
+    private static String heapKept() {
+        long limit = heapAtStart + Runtime.getRuntime().maxMemory() / 4;
+        if (heapAtStart < 0 || heapUsed() <= limit) {
+            return null;
+        }
+        clearSoftReferences();
+        long used = heapUsed();
+        return used <= limit ? null
+                : "the job left " + (used - heapAtStart) / (1024 * 1024) + " MB of the heap reachable";
+    }
+
+    private static long heapUsed() {
+        Runtime r = Runtime.getRuntime();
+        return r.totalMemory() - r.freeMemory();
     }
 
     /** Full collections that clear every soft reference: the JVM makes them before it gives up on

@@ -59,6 +59,8 @@ public final class Main {
     }
 
     private static void start(String[] args) throws Exception {
+        // first: the JDK makes the common pool once, with the factory named at that moment
+        boolean poolHidden = PoolWorkers.makeCommon();
         // the JDK's security providers, which it loads on first use (a test's File.createTempFile seeds a
         // SecureRandom): registering their services is a change the guard retires a JVM for, so a test JVM
         // that met it in its first job would take no second candidate
@@ -67,7 +69,8 @@ public final class Main {
         MemoryWall.check(report);
         JdkState.isolateStreams();
         report.line("GUARD", Guard.install() ? "exit" : "none");
-        report.line("REFLECTION", ReflectionWall.hideClassInternals() & ReflectionFilters.remember() ? "filtered" : "unfiltered");
+        report.line("REFLECTION", ReflectionWall.hideClassInternals() & poolHidden & ReflectionFilters.remember()
+                ? "filtered" : "unfiltered");
         Canary.remember();
         TestClasses.defineClassPath(System.getProperty("java.class.path"), Main.class.getClassLoader());
         String jobDirs = System.getProperty("nl2fix.jobDirs", "");
@@ -91,6 +94,7 @@ public final class Main {
             Guard.halt(2);
         }
         scratch = Scratch.declared(jobDirs);
+        Lifetime.rememberHeap();
         report.line("READY");
         String path;
         while ((path = readUntil(in, ' ')) != null) {

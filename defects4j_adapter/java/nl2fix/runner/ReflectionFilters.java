@@ -43,6 +43,24 @@ final class ReflectionFilters {
         METHODS = methods;
     }
 
+    /** Hides {@code names} of {@code c}'s {@code kind} ({@code "Fields"} or {@code "Methods"}) for the JVM's
+     * life, through the JDK's own registration (before {@link #remember}, which then keeps them); false where
+     * this JDK has none. */
+    static boolean hideForGood(String kind, Class<?> c, Set<String> names) {
+        try {
+            Class<?> reflection = Class.forName("jdk.internal.reflect.Reflection");
+            String register = "register" + kind + "ToFilter";
+            try {
+                reflection.getMethod(register, Class.class, Set.class).invoke(null, c, names);
+            } catch (NoSuchMethodException java11) {
+                reflection.getMethod(register, Class.class, String[].class).invoke(null, c, names.toArray(new String[0]));
+            }
+            return true;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
+        }
+    }
+
     /** The maps as the runner left them (its objects), and their content as it put it. */
     private static Map<?, ?> fieldsInstalled;
     private static Map<?, ?> methodsInstalled;

@@ -214,17 +214,6 @@ final class ReflectionWall {
      * code under test runs (needs {@code --add-exports java.base/jdk.internal.reflect=nl2fix.runner});
      * false when this JDK offers no such filter. */
     static boolean hideClassInternals() {
-        try {
-            Class<?> reflection = Class.forName("jdk.internal.reflect.Reflection");
-            try {
-                reflection.getMethod("registerMethodsToFilter", Class.class, Set.class).invoke(null, Class.class, CLASS_INTERNALS);
-            } catch (NoSuchMethodException java11) {
-                reflection.getMethod("registerMethodsToFilter", Class.class, String[].class)
-                        .invoke(null, Class.class, CLASS_INTERNALS.toArray(new String[0]));
-            }
-            return true;
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return false;
-        }
+        return ReflectionFilters.hideForGood("Methods", Class.class, CLASS_INTERNALS);
     }
 }
