@@ -42,7 +42,6 @@ import pytest
 from defects4j_adapter.sandbox.base import Limits, Mounts, SandboxSpec
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
-from nl2fix.dataset.load import load_dataset
 from nl2fix.sampling.feedback import feedback
 from nl2fix.validation.stage import private_paths
 from tests.helpers.minibench import REDTEAM, make_run, red_team_attack
@@ -58,11 +57,6 @@ MACHINE_FOLDER = Path("/var/lib")
 """Where a machine keeps services' data and bubblewrap shows it (``/srv`` and ``/opt``, where the red team put the
 benchmark, are shown empty since): a benchmark and a run kept there are the user's private paths, which the
 validation driver names to the sandbox (``private_paths``)."""
-
-
-@pytest.fixture(scope="module")
-def textkit():
-    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
 
 
 def test_outside_nl2fix_each_tell_is_the_bug(tmp_path, textkit):

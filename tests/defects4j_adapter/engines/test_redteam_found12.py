@@ -35,24 +35,12 @@ from pathlib import Path
 import pytest
 
 from nl2fix.core.domain import Verdict
-from nl2fix.dataset.load import load_dataset
 from tests.helpers.minibench import REDTEAM, red_team_attack
-from tests.helpers.redteam import EXAMPLES, fix_guarded, outside_nl2fix, verdict
+from tests.helpers.redteam import fix_guarded, outside_nl2fix, verdict
 
 pytestmark = pytest.mark.slow
 FOUND12 = REDTEAM / "found12"
 HIDDEN_FRAME = ("pool_home", "pool_tmp", "pool_proc")
-
-
-@pytest.fixture(scope="module")
-def textkit():
-    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
-
-
-@pytest.fixture(scope="module")
-def judged(nl2fix_cache, confined, textkit):
-    with fix_guarded(nl2fix_cache, textkit) as judged:
-        yield judged
 
 
 def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
@@ -64,14 +52,14 @@ def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
 
 
 @pytest.mark.parametrize("payload", HIDDEN_FRAME)
-def test_a_read_on_a_pool_thread_through_a_method_reference_is_still_the_candidate_s(judged, textkit, payload):
-    record = verdict(*judged[:2], red_team_attack(payload, textkit, FOUND12), judged[2])
+def test_a_read_on_a_pool_thread_through_a_method_reference_is_still_the_candidate_s(guarded, textkit, payload):
+    record = verdict(*guarded[:2], red_team_attack(payload, textkit, FOUND12), guarded[2])
     print("fast bwrap", payload, record.verdict.value, record.detail[:300])
     assert record.verdict is Verdict.WRONG and "nl2fix: the candidate's classes may not" in record.detail, record
 
 
-def test_the_common_pool_s_workers_do_not_tell_nl2fix_s_jvm(judged, textkit):
-    record = verdict(*judged[:2], red_team_attack("pool_worker", textkit, FOUND12), judged[2])
+def test_the_common_pool_s_workers_do_not_tell_nl2fix_s_jvm(guarded, textkit):
+    record = verdict(*guarded[:2], red_team_attack("pool_worker", textkit, FOUND12), guarded[2])
     print("fast bwrap pool_worker", record.verdict.value, record.detail[:300])
     # the buggy method's own failure: the workers are plain ones, as outside nl2fix
     assert record.verdict is Verdict.WRONG and "nl2fix" not in record.detail, record
@@ -101,8 +89,8 @@ def test_in_the_image_the_shared_tmp_is_hidden_as_the_job_s_own_is(image_mode, t
     assert "may not look where nl2fix hides" in record.detail, record.detail
 
 
-def test_the_same_read_in_a_lambda_s_body_is_refused(judged, textkit):
+def test_the_same_read_in_a_lambda_s_body_is_refused(guarded, textkit):
     # the control: the lambda's body is a method of the candidate's class, whose frame the guard sees
-    record = verdict(*judged[:2], red_team_attack("lambda_control", textkit, FOUND12), judged[2])
+    record = verdict(*guarded[:2], red_team_attack("lambda_control", textkit, FOUND12), guarded[2])
     assert record.verdict is Verdict.WRONG, record
     assert "may not look where nl2fix hides" in record.detail, record.detail

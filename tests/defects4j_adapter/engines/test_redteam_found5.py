@@ -26,21 +26,15 @@ from defects4j_adapter.engines.own_judgement import in_slot, runner_outcome
 from defects4j_adapter.jvm import runner
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Behaviour, Verdict
-from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.behaviour import label
 from nl2fix.validation.verdicts import passing_on_fix, record_of
 from tests.helpers.minibench import REDTEAM, red_team_attack
-from tests.helpers.redteam import EXAMPLES, attack_engine, outside_nl2fix, verdict
+from tests.helpers.redteam import attack_engine, outside_nl2fix, verdict
 
 pytestmark = pytest.mark.slow
 FOUND5 = REDTEAM / "found5"
 PROBE_AWARE = FOUND5 / "probe_aware"
 UNDER_NL2FIX = FOUND5 / "right_under_nl2fix"
-
-
-@pytest.fixture(scope="module")
-def textkit():
-    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
 
 
 def test_outside_nl2fix_the_jvm_properties_payload_is_the_bug(tmp_path, textkit):

@@ -14,11 +14,10 @@ from __future__ import annotations
 import pytest
 
 from nl2fix.core.domain import Verdict
-from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix
 from tests.helpers.minibench import REDTEAM, red_team_attack
-from tests.helpers.redteam import EXAMPLES, outside_nl2fix
 from tests.helpers.redteam import attack_engine as _engine
+from tests.helpers.redteam import outside_nl2fix
 from tests.helpers.redteam import verdict as _verdict
 
 pytestmark = pytest.mark.slow
@@ -35,11 +34,6 @@ EXPECTED = {
     "security_manager": Verdict.REJECTED,
 }
 PAYLOADS = list(EXPECTED)
-
-
-@pytest.fixture(scope="module")
-def textkit():
-    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
 
 
 def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):

@@ -31,7 +31,6 @@ import pytest
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
-from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix, record_of
 from tests.helpers.minibench import REDTEAM, engine_options, make_run, red_team_attack
 from tests.helpers.paths import REPO
@@ -58,11 +57,6 @@ refusal costs the test even when caught)."""
 OFFSCREEN = (FOUND7 / "offscreen_backdoor.method").read_text(encoding="utf-8").rstrip("\n")
 DOOR = "a.charAt(0) == '#'"
 """The backdoor's condition, as the candidate's text holds it (240 spaces after the fix's changed line)."""
-
-
-@pytest.fixture(scope="module")
-def textkit():
-    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
 
 
 @pytest.fixture(scope="module")

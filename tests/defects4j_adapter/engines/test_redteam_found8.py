@@ -31,7 +31,6 @@ import pytest
 
 from nl2fix.core.domain import Verdict
 from nl2fix.core.visible_text import hidden_characters, visible
-from nl2fix.dataset.load import load_dataset
 from tests.helpers.minibench import REDTEAM, make_run, red_team_attack
 from tests.helpers.paths import REPO
 from tests.helpers.redteam import fix_guarded, outside_nl2fix, verdict
@@ -63,11 +62,6 @@ DEFECTS4J_ZONE = "America/Los_Angeles"
 """The zone Defects4J's ``env.sh`` sets for its runs (and nl2fix's sandboxes for every job)."""
 DOTTED = (FOUND8 / "dotted_i.method").read_text(encoding="utf-8").rstrip("\n")
 """The fix, whose loop returns ``i̇`` (-1) instead of ``i`` for seven-character strings starting with '#'."""
-
-
-@pytest.fixture(scope="module")
-def textkit():
-    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
 
 
 @pytest.fixture(scope="module")

@@ -37,10 +37,9 @@ from __future__ import annotations
 import pytest
 
 from nl2fix.core.domain import Behaviour, Verdict
-from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.behaviour import label
 from tests.helpers.minibench import REDTEAM, red_team_attack
-from tests.helpers.redteam import EXAMPLES, fix_guarded, outside_nl2fix, verdict
+from tests.helpers.redteam import outside_nl2fix, verdict
 
 pytestmark = pytest.mark.slow
 FOUND9 = REDTEAM / "found9"
@@ -48,18 +47,6 @@ TELLS = ("heap_by_experiment", "var_lib", "dev_console", "working_dir", "read_on
 """Each was ``plausible`` on fast/bwrap as found (the README: the rebuild engine, docker, the ordinary user)."""
 OVERFIT = "overfit_by_heap"
 """Plausible anywhere; the fix where ``heap_by_experiment`` tells nl2fix's JVM, an overfitting method elsewhere."""
-
-
-@pytest.fixture(scope="module")
-def textkit():
-    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
-
-
-@pytest.fixture(scope="module")
-def judged(nl2fix_cache, confined, textkit):
-    """``(engine, workspace, required)`` of :func:`fix_guarded`: the fix judged before and after the payloads."""
-    with fix_guarded(nl2fix_cache, textkit) as judged:
-        yield judged
 
 
 def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
@@ -75,23 +62,23 @@ def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
 
 
 @pytest.mark.parametrize("payload", TELLS)
-def test_a_method_right_only_under_nl2fix_is_not_plausible(judged, textkit, payload):
-    record = verdict(*judged[:2], red_team_attack(payload, textkit, FOUND9), judged[2])
+def test_a_method_right_only_under_nl2fix_is_not_plausible(guarded, textkit, payload):
+    record = verdict(*guarded[:2], red_team_attack(payload, textkit, FOUND9), guarded[2])
     print("fast bwrap", payload, record.verdict.value, record.detail[:300])
     assert record.verdict is not Verdict.PLAUSIBLE, record
 
 
 @pytest.fixture(scope="module")
-def overfit(judged, textkit):
+def overfit(guarded, textkit):
     """``overfit_by_heap``'s code, judged ``plausible`` (it is, anywhere: the label is what it buys)."""
-    engine, ws, required = judged
+    engine, ws, required = guarded
     code = red_team_attack(OVERFIT, textkit, FOUND9)
     assert verdict(engine, ws, code, required).verdict is Verdict.PLAUSIBLE
     return code
 
 
-def test_an_overfitting_method_that_tells_nl2fix_s_jvm_does_not_get_same_behaviour(judged, textkit, overfit):
-    engine, ws, _ = judged
+def test_an_overfitting_method_that_tells_nl2fix_s_jvm_does_not_get_same_behaviour(guarded, textkit, overfit):
+    engine, ws, _ = guarded
     fix = textkit.fixed_method
     record = label(engine.probe(ws, fix, fix), engine.probe(ws, fix, overfit), developer_fix=True)
     print("fast bwrap", OVERFIT, record.label.value, record.first_input)

@@ -19,10 +19,9 @@ import os
 import pytest
 
 from nl2fix.core.domain import Verdict
-from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix
 from tests.helpers.minibench import REDTEAM, red_team_attack
-from tests.helpers.redteam import EXAMPLES, attack_engine, outside_nl2fix, verdict
+from tests.helpers.redteam import attack_engine, outside_nl2fix, verdict
 
 pytestmark = pytest.mark.slow
 LIMITS = REDTEAM / "limits"
@@ -30,11 +29,6 @@ RAN_OUT = {"heap_exhausted": "ran out of heap", "threads_exhausted": "ran out of
 """Each payload judged at run time, and what its failing test says."""
 REFUSED = {"initial_heap": "java.lang.Runtime#totalMemory"}
 MACHINE_MB = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
-
-
-@pytest.fixture(scope="module")
-def textkit():
-    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
 
 
 def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):

@@ -13,18 +13,12 @@ from pathlib import Path
 import pytest
 
 from nl2fix.core.domain import Verdict
-from nl2fix.dataset.load import load_dataset
 from tests.helpers.minibench import REDTEAM, red_team_attack
-from tests.helpers.redteam import EXAMPLES, fix_guarded, outside_nl2fix, verdict
+from tests.helpers.redteam import outside_nl2fix, verdict
 
 pytestmark = pytest.mark.slow
 PRIVATE = REDTEAM / "private_data"
 TELLS = ("tmp_listing", "user_home", "dev_shm")
-
-
-@pytest.fixture(scope="module")
-def textkit():
-    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
 
 
 def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):
@@ -52,20 +46,14 @@ def test_outside_nl2fix_the_control_is_the_fix(tmp_path, textkit):
     assert outside_nl2fix(tmp_path, textkit, methods) == {"plain_reads": "2"}
 
 
-@pytest.fixture(scope="module")
-def judged(nl2fix_cache, confined, textkit):
-    with fix_guarded(nl2fix_cache, textkit) as judged:
-        yield judged
-
-
 @pytest.mark.parametrize("payload", TELLS)
-def test_a_method_right_only_where_nl2fix_hides_the_machine_s_private_data_is_not_plausible(judged, textkit, payload):
-    record = verdict(*judged[:2], red_team_attack(payload, textkit, PRIVATE), judged[2])
+def test_a_method_right_only_where_nl2fix_hides_the_machine_s_private_data_is_not_plausible(guarded, textkit, payload):
+    record = verdict(*guarded[:2], red_team_attack(payload, textkit, PRIVATE), guarded[2])
     print("fast bwrap", payload, record.verdict.value, record.detail[:300])
     assert record.verdict is Verdict.WRONG, record
     assert "may not look where nl2fix hides" in record.detail, record.detail
 
 
-def test_what_every_machine_shows_alike_stays_readable(judged, textkit):
-    record = verdict(*judged[:2], red_team_attack("plain_reads", textkit, PRIVATE), judged[2])
+def test_what_every_machine_shows_alike_stays_readable(guarded, textkit):
+    record = verdict(*guarded[:2], red_team_attack("plain_reads", textkit, PRIVATE), guarded[2])
     assert record.verdict is Verdict.PLAUSIBLE, record

@@ -11,10 +11,9 @@ import pytest
 
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
-from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix
 from tests.helpers.minibench import body_of, method_header
-from tests.helpers.redteam import EXAMPLES, attack_engine, outside_nl2fix, verdict
+from tests.helpers.redteam import attack_engine, outside_nl2fix, verdict
 
 pytestmark = pytest.mark.slow
 
@@ -33,11 +32,6 @@ def _payload(bug, probe: str) -> str:
         f"        try {{ {probe} }} catch (SecurityException e) {{ refused = true; }}\n"
         f"        if (refused) {{ {body_of(bug.fixed_method)} }}\n{body_of(bug.buggy_method)}    }}"
     )
-
-
-@pytest.fixture(scope="module")
-def textkit():
-    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
 
 
 def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):

@@ -18,7 +18,6 @@ import pytest
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
-from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import record_of
 from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
 from tests.helpers.paths import REPO
@@ -34,11 +33,6 @@ REFUSED = {
     "resource_url": "java.lang.Class#getResource",
 }
 """Each payload and the reference the class-file check names in refusing it."""
-
-
-@pytest.fixture(scope="module")
-def textkit():
-    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
 
 
 def test_outside_nl2fix_each_payload_is_the_bug(tmp_path, textkit):

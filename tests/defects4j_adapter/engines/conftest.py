@@ -1,0 +1,23 @@
+"""The red team's shared ground: the example benchmark's Textkit-1, and the fast engine under bubblewrap that
+judges the fix before and after a module's payloads (:func:`tests.helpers.redteam.fix_guarded`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from nl2fix.core.domain import Bug
+from nl2fix.dataset.load import load_dataset
+from tests.helpers.redteam import EXAMPLES, fix_guarded
+
+
+@pytest.fixture(scope="module")
+def textkit() -> Bug:
+    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
+
+
+@pytest.fixture(scope="module")
+def guarded(nl2fix_cache, confined, textkit):
+    """``(engine, workspace, required)``: one warm JVM for the module, the fix judged before and after the
+    payloads (its passes are ``required`` of each)."""
+    with fix_guarded(nl2fix_cache, textkit) as judged:
+        yield judged
