@@ -28,7 +28,7 @@ from nl2fix.core.domain import Verdict
 from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix
 from tests.helpers.minibench import REDTEAM, red_team_attack
-from tests.helpers.redteam import EXAMPLES, attack_engine, fix_guarded, outside_nl2fix, verdict
+from tests.helpers.redteam import EXAMPLES, attack_engine, outside_nl2fix, verdict
 
 pytestmark = pytest.mark.slow
 FOUND13 = REDTEAM / "found13"
@@ -41,8 +41,17 @@ def textkit():
 
 @pytest.fixture(scope="module")
 def judged(nl2fix_cache, confined, textkit):
-    with fix_guarded(nl2fix_cache, textkit) as judged:
-        yield judged
+    """``(engine, workspace, required)``: one fast engine under bubblewrap, its warm JVM having judged the fix
+    (``plausible``). Not :func:`fix_guarded`, which judges the fix again at the end: the squat, which runs last,
+    leaves that JVM judging every later candidate ``wrong`` while the attack works."""
+    engine = attack_engine("fast", nl2fix_cache, make_sandbox("bwrap"))
+    try:
+        ws = engine.prepare(textkit)
+        fix = verdict(engine, ws, textkit.fixed_method)
+        assert fix.verdict is Verdict.PLAUSIBLE, fix
+        yield engine, ws, passing_on_fix(fix)
+    finally:
+        engine.close()
 
 
 def test_outside_nl2fix_each_payload_is_what_it_claims(tmp_path, textkit):
@@ -59,20 +68,15 @@ def test_a_refused_package_check_does_not_tell_nl2fix_s_jvm(judged, textkit):
     assert record.verdict is not Verdict.PLAUSIBLE, record
 
 
-@pytest.mark.xfail(strict=True, reason="red team 13: a ClassValue's stale entry keeps a candidate's heap for later jobs")
-def test_heap_a_candidate_leaves_in_a_jdk_map_does_not_judge_the_fixes_after_it(nl2fix_cache, confined, textkit):
-    # an engine of its own: once the attack works, its warm JVM judges every later candidate wrong
-    engine = attack_engine("fast", nl2fix_cache, make_sandbox("bwrap"))
-    try:
-        ws = engine.prepare(textkit)
-        required = passing_on_fix(verdict(engine, ws, textkit.fixed_method))
-        squat = verdict(engine, ws, red_team_attack("heap_squat", textkit, FOUND13), required)
-        assert squat.verdict is Verdict.WRONG, squat
-        later = {
-            "heap_hungry_fix": verdict(engine, ws, red_team_attack("heap_hungry_fix", textkit, FOUND13), required),
-            "fix": verdict(engine, ws, textkit.fixed_method, required),
-        }
-        print("fast bwrap after heap_squat", {name: (r.verdict.value, r.detail[:200]) for name, r in later.items()})
-        assert all(r.verdict is Verdict.PLAUSIBLE for r in later.values()), later
-    finally:
-        engine.close()
+@pytest.mark.xfail(strict=True, reason="red team 13: a stale ClassValue entry keeps a candidate's heap for later jobs")
+def test_heap_a_candidate_leaves_in_a_jdk_map_does_not_judge_the_fixes_after_it(judged, textkit):
+    # the module's last test: once the attack works, the warm JVM judges every later candidate wrong
+    engine, ws, required = judged
+    squat = verdict(engine, ws, red_team_attack("heap_squat", textkit, FOUND13), required)
+    assert squat.verdict is Verdict.WRONG, squat
+    later = {
+        "heap_hungry_fix": verdict(engine, ws, red_team_attack("heap_hungry_fix", textkit, FOUND13), required),
+        "fix": verdict(engine, ws, textkit.fixed_method, required),
+    }
+    print("fast bwrap after heap_squat", {name: (r.verdict.value, r.detail[:200]) for name, r in later.items()})
+    assert all(r.verdict is Verdict.PLAUSIBLE for r in later.values()), later
