@@ -8,6 +8,10 @@ user, and what was tried and held).
   next written, which nothing does. No class of the job is held (the loader check passes), no code runs after the
   job, no permission is asked. The correct fixes judged next in the same warm JVM run out of heap: ``wrong``, and a
   warm ``wrong`` is final.
+- ``direct_squat``: the same hold on direct buffers until the JVM's direct-memory budget is spent. They hold next to
+  no heap, and running out of that budget is an ``OutOfMemoryError`` thrown by the JDK's Java code, which the
+  runner's exhaustion mark (JVMTI's ResourceExhausted) does not see. The correct fix judged next, which reads a file
+  through ``java.nio.file`` (a temporary direct buffer), is ``wrong``: "OutOfMemoryError: Direct buffer memory".
 - ``public_methods``: ``Class#getMethods`` (allowed: it only describes) of a JDK-internal class
   (``sun.nio.cs.UTF_8``, the UTF-8 charset's) from the candidate's loader makes the JDK ask the security manager
   about the package; the reflection wall refuses it, and that refusal, caught, costs nothing. A plain JVM has no
@@ -55,10 +59,11 @@ def judged(nl2fix_cache, confined, textkit):
 
 
 def test_outside_nl2fix_each_payload_is_what_it_claims(tmp_path, textkit):
-    # the tell is the bug in a plain JVM; the hungry fix is the fix there (the squat would spend the plain JVM's heap)
-    payloads = ("public_methods", "heap_hungry_fix")
-    methods = {"fix": textkit.fixed_method, **{p: red_team_attack(p, textkit, FOUND13) for p in payloads}}
-    assert outside_nl2fix(tmp_path, textkit, methods) == {"fix": "2", "public_methods": "-1", "heap_hungry_fix": "2"}
+    # the tell is the bug in a plain JVM; the fixes that allocate or read are the fix there (the squats would spend
+    # the plain JVM's own memory: not run)
+    fixes = ("heap_hungry_fix", "file_reading_fix")
+    methods = {p: red_team_attack(p, textkit, FOUND13) for p in ("public_methods", *fixes)}
+    assert outside_nl2fix(tmp_path, textkit, methods) == {"public_methods": "-1", **dict.fromkeys(fixes, "2")}
 
 
 @pytest.mark.xfail(strict=True, reason="red team 13: a refused package check, caught, tells nl2fix's JVM")
@@ -66,6 +71,16 @@ def test_a_refused_package_check_does_not_tell_nl2fix_s_jvm(judged, textkit):
     record = verdict(*judged[:2], red_team_attack("public_methods", textkit, FOUND13), judged[2])
     print("fast bwrap public_methods", record.verdict.value, record.detail[:300])
     assert record.verdict is not Verdict.PLAUSIBLE, record
+
+
+@pytest.mark.xfail(strict=True, reason="red team 13: a stale ClassValue entry keeps the direct-buffer memory spent")
+def test_direct_memory_a_candidate_leaves_spent_does_not_judge_the_fix_after_it(judged, textkit):
+    engine, ws, required = judged
+    squat = verdict(engine, ws, red_team_attack("direct_squat", textkit, FOUND13), required)
+    assert squat.verdict is Verdict.WRONG, squat
+    fix = verdict(engine, ws, red_team_attack("file_reading_fix", textkit, FOUND13), required)
+    print("fast bwrap after direct_squat", fix.verdict.value, fix.detail[:200])
+    assert fix.verdict is Verdict.PLAUSIBLE, fix
 
 
 @pytest.mark.xfail(strict=True, reason="red team 13: a stale ClassValue entry keeps a candidate's heap for later jobs")
