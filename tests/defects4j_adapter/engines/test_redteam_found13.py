@@ -85,8 +85,11 @@ def test_direct_memory_a_candidate_leaves_spent_does_not_judge_the_fix_after_it(
 
 @pytest.mark.xfail(strict=True, reason="red team 13: a stale ClassValue entry keeps a candidate's heap for later jobs")
 def test_heap_a_candidate_leaves_in_a_jdk_map_does_not_judge_the_fixes_after_it(judged, textkit):
-    # the module's last test: once the attack works, the warm JVM judges every later candidate wrong
+    # the module's last test: once the attack works, the warm JVM judges every later candidate wrong. The reserve
+    # the squat gives back fits a JVM in which a candidate ran before it (the fix after direct_squat retired the
+    # last one): as a JVM's first candidate, the next job's JVM dies instead and is judged again fresh (the README)
     engine, ws, required = judged
+    verdict(engine, ws, textkit.buggy_method, required)
     squat = verdict(engine, ws, red_team_attack("heap_squat", textkit, FOUND13), required)
     assert squat.verdict is Verdict.WRONG, squat
     later = {
