@@ -148,7 +148,7 @@ class Outcome:
     """The test JVM ended in the middle of the job, after the candidate's code could run; engines
     run such a job once more in a fresh JVM and judge that run."""
     ran_out: bool = False
-    """A test failed because the JVM ran out of heap, memory or threads during it (the runner's no-pass).
+    """A test failed because the JVM ran out of heap, memory or threads during it (an ``OutOfMemoryError``).
     Where other candidates' code ran first, an earlier one could have caused it (a JDK-wide cache left
     holding its heap): engines judge such a run again in a fresh JVM."""
     compile_errors: str = ""

@@ -43,9 +43,10 @@ RECORDED = frozenset({"HIT", "INIT", "STRAY", "RAN"})
 """What the recording job (see :mod:`defects4j_adapter.engines.narrowing`) signs about each test."""
 PROGRESS = frozenset({"PHASE", "BEGIN"})
 """Plain lines the runner writes while tests run; everything else it reports is signed."""
-RAN_OUT = "nl2fix: the JVM ran out of "
-"""How the runner's message of a test that is no pass because the JVM ran out of something begins
-(``Exhaustion.java``); any other failure's message begins with a thrown exception's class."""
+RAN_OUT = ("nl2fix: the JVM ran out of ", "java.lang.OutOfMemoryError")
+"""How the message of a test that failed because the JVM ran out of something begins: the runner's (the JVM
+ran out, ``Exhaustion.java``), or the error's own where the JDK's code threw it (direct buffer memory: red team
+13's ``direct_squat``); any other failure's message begins with a thrown exception's class."""
 
 
 class Status(str, enum.Enum):

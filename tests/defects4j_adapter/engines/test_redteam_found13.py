@@ -18,7 +18,10 @@ user, and what was tried and held).
   security manager and lists the methods. The buggy method behind that tell is ``plausible``; outside nl2fix it is
   the bug.
 
-Each test asserts what must hold; each is a strict xfail until the wall is built.
+Each test asserts what must hold. Closed by the lead (``Lifetime.java``, ``Guard.java``): a JVM whose heap, direct
+or mapped buffers or open files after a job exceed what it held before its first job (a quarter of its heap, 256
+files) takes no further job; a warm test that failed on an ``OutOfMemoryError`` is judged again in a fresh JVM; a
+refused reflection into a restricted package fails the test, caught or not.
 
 Run: ``python -m pytest -q -p no:cacheprovider tests/defects4j_adapter/engines/test_redteam_found13.py``
 """
@@ -29,18 +32,12 @@ import pytest
 
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
-from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix
 from tests.helpers.minibench import REDTEAM, red_team_attack
-from tests.helpers.redteam import EXAMPLES, attack_engine, outside_nl2fix, verdict
+from tests.helpers.redteam import attack_engine, outside_nl2fix, verdict
 
 pytestmark = pytest.mark.slow
 FOUND13 = REDTEAM / "found13"
-
-
-@pytest.fixture(scope="module")
-def textkit():
-    return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
 
 
 @pytest.fixture(scope="module")
@@ -66,14 +63,12 @@ def test_outside_nl2fix_each_payload_is_what_it_claims(tmp_path, textkit):
     assert outside_nl2fix(tmp_path, textkit, methods) == {"public_methods": "-1", **dict.fromkeys(fixes, "2")}
 
 
-@pytest.mark.xfail(strict=True, reason="red team 13: a refused package check, caught, tells nl2fix's JVM")
 def test_a_refused_package_check_does_not_tell_nl2fix_s_jvm(judged, textkit):
     record = verdict(*judged[:2], red_team_attack("public_methods", textkit, FOUND13), judged[2])
     print("fast bwrap public_methods", record.verdict.value, record.detail[:300])
-    assert record.verdict is not Verdict.PLAUSIBLE, record
+    assert record.verdict is Verdict.WRONG and "may not reflect into sun.nio.cs" in record.detail, record
 
 
-@pytest.mark.xfail(strict=True, reason="red team 13: a stale ClassValue entry keeps the direct-buffer memory spent")
 def test_direct_memory_a_candidate_leaves_spent_does_not_judge_the_fix_after_it(judged, textkit):
     engine, ws, required = judged
     squat = verdict(engine, ws, red_team_attack("direct_squat", textkit, FOUND13), required)
@@ -83,7 +78,6 @@ def test_direct_memory_a_candidate_leaves_spent_does_not_judge_the_fix_after_it(
     assert fix.verdict is Verdict.PLAUSIBLE, fix
 
 
-@pytest.mark.xfail(strict=True, reason="red team 13: a stale ClassValue entry keeps a candidate's heap for later jobs")
 def test_heap_a_candidate_leaves_in_a_jdk_map_does_not_judge_the_fixes_after_it(judged, textkit):
     # the module's last test: once the attack works, the warm JVM judges every later candidate wrong. The reserve
     # the squat gives back fits a JVM in which a candidate ran before it (the fix after direct_squat retired the

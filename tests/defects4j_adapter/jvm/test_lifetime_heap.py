@@ -21,7 +21,7 @@ public final class HeapCheck {
     private static final java.util.List<long[]> TABLE = new java.util.ArrayList<>();
 
     public static void main(String[] args) throws Exception {
-        Lifetime.rememberHeap();
+        Lifetime.rememberHeld();
         for (String mb : args) {
             java.net.URLClassLoader loader = new java.net.URLClassLoader(new java.net.URL[0]);
             Lifetime.Watch watch = new Lifetime.Watch(loader);

@@ -133,7 +133,14 @@ final class Guard extends SecurityManager {
     @Override
     public void checkPackageAccess(String pkg) {
         if (!ReflectionWall.mayReach(pkg)) {
-            throw new SecurityException("nl2fix: the candidate's classes may not reflect into " + pkg + " (ReflectionWall)");
+            String why = "nl2fix: the candidate's classes may not reflect into " + pkg + " (ReflectionWall)";
+            if (ReflectionWall.candidateNearest()) {
+                // asked by the candidate itself, the test fails even where it catches the refusal: a plain JVM
+                // lists a JDK class's public methods (red team 13's public_methods:
+                // Charset.forName("UTF-8").getClass().getMethods())
+                refuse(why);
+            }
+            throw new SecurityException(why);
         }
         super.checkPackageAccess(pkg);
     }

@@ -1,5 +1,7 @@
 package nl2fix.runner;
 
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
 import java.lang.ref.PhantomReference;
 import java.lang.ref.ReferenceQueue;
 import java.util.Map;
@@ -23,8 +25,8 @@ import java.util.concurrent.ForkJoinPool;
  * what the first one found. A finalizer that has not ended by then, or one that put the job's
  * objects back where something reaches them, keeps the loader. Besides: no live thread may have a
  * frame of a job's class, and the common pool must be quiet (a job may have sorted a large array
- * in parallel, which holds no class of its own), and no more of the heap may stay reachable than a
- * later job can spare. A JVM that cannot show all of it takes no further job. Creating no thread here
+ * in parallel, which holds no class of its own), and no more of the heap, of direct buffers or of
+ * open files may stay held than a later job can spare. A JVM that cannot show all of it takes no further job. Creating no thread here
  * is deliberate: a job's code may hold {@code Thread.class}'s lock, which every new thread takes.
  *
  * <p>One full collection costs a few milliseconds here (the serial collector over a heap that is
@@ -44,8 +46,12 @@ final class Lifetime {
     private static final long QUIET_MS = 1_000;
     /** Written so the allocation of {@link #clearSoftReferences} cannot be compiled away. */
     private static volatile int sink;
-    /** The heap in use before the first job ({@link #rememberHeap}); -1 where nothing was taken. */
+    /** More files a job may leave open (until a collection closes them) without retiring the JVM. */
+    private static final int FILES = 256;
+    /** What the JVM held before the first job ({@link #rememberHeld}); -1 where nothing was taken. */
     private static long heapAtStart = -1;
+    private static long buffersAtStart;
+    private static long filesAtStart;
 
     /** Watches a job's loader; {@link Watch#left} says what the job left behind. */
     static final class Watch {
@@ -70,34 +76,71 @@ final class Lifetime {
             String frame = frame();
             return frame != null ? "a thread runs the job's code: " + frame
                     : !gone ? "the job's class loader is still reachable"
-                    : !quiet() ? "the common pool is busy" : heapKept();
+                    : !quiet() ? "the common pool is busy" : kept();
         }
     }
 
-    /** Takes the heap in use before the first job, after a full collection. */
-    static void rememberHeap() {
+    /** Takes what the JVM holds before the first job: the heap in use after a full collection, its direct
+     * and mapped buffers, its open files. */
+    static void rememberHeld() {
         Runtime.getRuntime().gc();
         heapAtStart = heapUsed();
+        buffersAtStart = buffersUsed();
+        filesAtStart = filesOpen();
     }
 
-    /** Whether the job left more of the heap reachable than a later job may be denied, or null. A JDK-wide
-     * cache, a JDK thread's thread-local can hold a job's objects of the JDK's classes (no class of the job
-     * among them, so its loader goes): the next candidate's tests would run out of heap there. A quarter of
-     * the heap, so that what the JDK keeps growing (its caches, soft references) never retires a JVM. */
-    private static String heapKept() {
-        long limit = heapAtStart + Runtime.getRuntime().maxMemory() / 4;
-        if (heapAtStart < 0 || heapUsed() <= limit) {
+    /** What the job left held that a later job may be denied, or null. A JDK-wide table, a JDK thread's
+     * thread-local, a class's {@code ClassValue} entry that outlives the class (red team 13's
+     * {@code heap_squat}, {@code direct_squat}) can hold a job's objects of the JDK's classes (no class of the
+     * job among them, so its loader goes): the next candidate's tests would run out of heap, of direct buffer
+     * memory or of file descriptors there. A quarter of the heap (the direct buffers' limit is the heap's),
+     * so that what the JDK keeps growing (its caches, soft references) never retires a JVM; buffers and files
+     * are freed by the JDK's cleaners after a collection, so they are given a moment. */
+    private static String kept() throws InterruptedException {
+        if (heapAtStart < 0) {
             return null;
         }
-        clearSoftReferences();
-        long used = heapUsed();
-        return used <= limit ? null
-                : "the job left " + (used - heapAtStart) / (1024 * 1024) + " MB of the heap reachable";
+        long quarter = Runtime.getRuntime().maxMemory() / 4;
+        if (heapUsed() > heapAtStart + quarter) {
+            clearSoftReferences();
+            if (heapUsed() > heapAtStart + quarter) {
+                return "the job left " + mb(heapUsed() - heapAtStart) + " MB of the heap reachable";
+            }
+        }
+        long deadline = System.nanoTime() + QUIET_MS * 1_000_000L;
+        while (buffersUsed() > buffersAtStart + quarter || filesOpen() > filesAtStart + FILES) {
+            if (System.nanoTime() > deadline) {
+                return buffersUsed() > buffersAtStart + quarter
+                        ? "the job left " + mb(buffersUsed() - buffersAtStart) + " MB of direct or mapped buffers held"
+                        : "the job left " + (filesOpen() - filesAtStart) + " files open";
+            }
+            Thread.sleep(10);
+        }
+        return null;
+    }
+
+    private static long mb(long bytes) {
+        return bytes / (1024 * 1024);
     }
 
     private static long heapUsed() {
         Runtime r = Runtime.getRuntime();
         return r.totalMemory() - r.freeMemory();
+    }
+
+    /** The memory of the JVM's direct and mapped buffers. */
+    private static long buffersUsed() {
+        long used = 0;
+        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            used += Math.max(0, pool.getMemoryUsed());
+        }
+        return used;
+    }
+
+    /** The JVM's open file descriptors; 0 where the system does not list them. */
+    private static long filesOpen() {
+        String[] open = new java.io.File("/proc/self/fd").list();
+        return open == null ? 0 : open.length;
     }
 
     /** Full collections that clear every soft reference: the JVM makes them before it gives up on

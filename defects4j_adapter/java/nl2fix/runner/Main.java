@@ -94,7 +94,7 @@ public final class Main {
             Guard.halt(2);
         }
         scratch = Scratch.declared(jobDirs);
-        Lifetime.rememberHeap();
+        Lifetime.rememberHeld();
         report.line("READY");
         String path;
         while ((path = readUntil(in, ' ')) != null) {

@@ -188,6 +188,28 @@ final class ReflectionWall {
         });
     }
 
+    /** Whether the nearest frame that is not the JDK's (nor the guard's) is the candidate's: the candidate asked
+     * itself, not a library on its behalf, which may catch a refusal and go another way (Objenesis does). */
+    static boolean candidateNearest() {
+        Set<String> classes = candidate;
+        if (classes.isEmpty() || WALKING.get() != null) {
+            return false;
+        }
+        WALKING.set(Boolean.TRUE);
+        try {
+            return ASKER.walk(s -> s.filter(f -> !f.getClassName().startsWith("nl2fix.runner.Guard")
+                    && !f.getClassName().startsWith("nl2fix.runner.ReflectionWall") && !jdk(f.getClassName()))
+                    .findFirst().map(f -> {
+                        String name = f.getClassName();
+                        int nested = name.indexOf('$');
+                        return classes.contains(nested < 0 ? name : name.substring(0, nested))
+                                || madeAtRunTime(f.getDeclaringClass());
+                    }).orElse(false));
+        } finally {
+            WALKING.remove();
+        }
+    }
+
     /** A class that came from none of the places the JVM was given: not the JDK's, not the runner's
      * or JUnit's (the system loader's), and not one the job's loader read from its class path itself
      * ({@link JobClasses#own}: a class defined from bytes may claim any name, the name of a class path class
