@@ -29,7 +29,7 @@ HOLDOUT = HERE / "tests" / "fixtures" / "behaviour"
 def measure(holdout: Path) -> dict[str, list]:
     """In the version on ``sys.path``: ``{candidate: [verdict, label, probe CPU-s]}``."""
     from defects4j_adapter import cache
-    from defects4j_adapter.contract import EngineOptions
+    from defects4j_adapter.contract import EngineOptions, EngineSettings
     from defects4j_adapter.engines.fast import FastEngine
     from defects4j_adapter.sandbox.providers import make_sandbox
     from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
@@ -39,11 +39,8 @@ def measure(holdout: Path) -> dict[str, list]:
         EngineOptions(
             sandbox=make_sandbox(True),
             cache_dir=cache.cache_dir(),
-            workers=1,
+            settings=EngineSettings(workers=1, test_timeout=5.0, candidate_timeout=60.0, memory_mb=512),
             projects_dir=EXAMPLE_BENCHMARK / "projects",
-            test_timeout=5.0,
-            candidate_timeout=60.0,
-            memory_mb=512,
         )
     )
     dataset = open_dataset("example")
@@ -91,7 +88,7 @@ def main() -> int:
             [sys.executable, str(Path(__file__).resolve()), "--measure", str(HOLDOUT)],
             cwd=tree,
             env=env,
-            capture_output=True,
+            stdout=subprocess.PIPE,  # the child's errors go to this process's stderr
             text=True,
             check=True,
         )

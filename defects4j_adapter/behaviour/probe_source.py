@@ -176,17 +176,24 @@ MAX_CONSTANTS = 12
 DECIMAL_FLOAT = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
-def constants(*decls: Declaration) -> list[str]:
-    """The literals of the methods' bodies (the developer's fix first, then the buggy method: a literal the
-    fix dropped or changed marks where the two part) the probe tries as argument values (with their
-    neighbours), as Java expressions: integers (as ``long``), characters and strings, then floating-point
-    literals (as ``double``) in the room they leave, at most :data:`MAX_CONSTANTS`, each kind in order of
-    first appearance. A method's behaviour changes where it compares against them: ``p > 1.5``, an epsilon
-    ``1e-10``; a floating-point literal is as often a factor (``0.5 * x``), which is why it only takes the
-    room left."""
+def constants(decl: Declaration, buggy: Declaration | None = None) -> list[str]:
+    """The literals of the method's body the probe tries as argument values (with their neighbours), as
+    Java expressions: integers (as ``long``), characters and strings, then floating-point literals (as
+    ``double``) in the room they leave, at most :data:`MAX_CONSTANTS`, each kind in order of first appearance.
+    A method's behaviour changes where it compares against them: ``p > 1.5``, an epsilon ``1e-10``; a
+    floating-point literal is as often a factor (``0.5 * x``), which is why it only takes the room left.
+    Then, in the room the reference's leave, the buggy method's (``buggy``) that the reference's body does
+    not hold: a literal the fix dropped or changed marks where the two part."""
+    out = _literals(decl)
+    if buggy is not None:
+        out += [c for c in _literals(buggy) if c not in out]
+    return out[:MAX_CONSTANTS]
+
+
+def _literals(decl: Declaration) -> list[str]:
     out: list[str] = []
     floating: list[str] = []
-    tokens = [t for d in decls for t in code_tokens(d.text) if d.body_start <= t.start < d.end]
+    tokens = [t for t in code_tokens(decl.text) if decl.body_start <= t.start < decl.end]
     for i, t in enumerate(tokens):
         sign = "-" if i > 0 and tokens[i - 1].text == "-" else ""
         if t.kind is Kind.NUMBER:
@@ -233,10 +240,9 @@ def _java_string(text: str) -> str:
 def _wrapper(decl: Declaration, owner: str, buggy: Declaration | None) -> str:
     args = ", ".join(p.name for p in decl.params)
     named = ", ".join(_java_string(n) for n in names(decl))
-    literals = constants(decl) if buggy is None else constants(decl, buggy)
     probe = (
         f'{PROBE}.call({owner}.class, "{decl.name}{REFERENCE_SUFFIX}", {"null" if decl.static else "this"}, '
-        f"new Object[] {{{args}}}, new Object[] {{{', '.join(literals)}}}, new String[] {{{named}}},\n"
+        f"new Object[] {{{args}}}, new Object[] {{{', '.join(constants(decl, buggy))}}}, new String[] {{{named}}},\n"
         f"            {_body(decl, owner)})"
     )
     rt = decl.return_type

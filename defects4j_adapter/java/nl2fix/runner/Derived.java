@@ -216,6 +216,11 @@ final class Derived {
         return out;
     }
 
+    /** An argument's alternatives, most telling first: what probes tried before the least and greatest
+     * values, {@code -1} of a floating-point argument and the neighbours of character literals and of
+     * values the receiver holds comes first, and these take the room it leaves (a call tries at most
+     * {@link #PER_CALL}, shared among its arguments), so that no input a probe tried before is crowded
+     * out. */
     private static List<Object> alternatives(Class<?> type, Object value, Object receiver, Object[] constants) {
         List<Object> alts = new ArrayList<>();
         if (value instanceof Integer) {
@@ -265,14 +270,19 @@ final class Derived {
             add(alts, value, (char) (x - 1), (char) (x + 1));
             for (Object c : constants) {
                 if (c instanceof Character) {
+                    add(alts, value, c);
+                }
+            }
+            for (Object c : constants) {
+                if (c instanceof Character) {
                     char k = (Character) c;
-                    add(alts, value, k, (char) (k - 1), (char) (k + 1));
+                    add(alts, value, (char) (k - 1), (char) (k + 1));
                 }
             }
             add(alts, value, Character.MIN_VALUE, Character.MAX_VALUE);
         } else if (value instanceof Double) {
             double x = (Double) value;
-            add(alts, value, x - 1, x + 1, 0.0, -1.0, x / 2);
+            add(alts, value, x - 1, x + 1, 0.0, x / 2);
             for (Object c : constants) {
                 if (c instanceof Long || c instanceof Double) {
                     // the literal and a value one ulp either side: a method comparing against 1.5 or an
@@ -281,17 +291,17 @@ final class Derived {
                     add(alts, value, k, Math.nextDown(k), Math.nextUp(k));
                 }
             }
-            add(alts, value, -Double.MAX_VALUE, Double.MAX_VALUE);
+            add(alts, value, -1.0, -Double.MAX_VALUE, Double.MAX_VALUE);
         } else if (value instanceof Float) {
             float x = (Float) value;
-            add(alts, value, x - 1, x + 1, 0.0f, -1.0f, x / 2);
+            add(alts, value, x - 1, x + 1, 0.0f, x / 2);
             for (Object c : constants) {
                 if (c instanceof Long || c instanceof Double) {
                     float k = ((Number) c).floatValue();
                     add(alts, value, k, Math.nextDown(k), Math.nextUp(k));
                 }
             }
-            add(alts, value, -Float.MAX_VALUE, Float.MAX_VALUE);
+            add(alts, value, -1.0f, -Float.MAX_VALUE, Float.MAX_VALUE);
         } else if (value instanceof Boolean) {
             add(alts, value, !(Boolean) value);
         } else if (value instanceof String) {
