@@ -8,7 +8,7 @@ version meets the same candidates) with the fast engine. Printed: per plausible 
 probe's CPU-seconds under each version, then the median, 99th percentile and greatest probe CPU-seconds of
 each. The per-bug reference probe (the fix against itself) is paid once per bug and not counted.
 
-    python3 scripts/bench_probe_holdout.py --tree /tmp/nl2fix-before --tree .
+    python3 scripts/bench_probe_holdout.py --tree /tmp/nl2fix-before --tree . --results docs/benchmarks/results
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import bench_results
 
 HERE = Path(__file__).resolve().parents[1]
 HOLDOUT = HERE / "tests" / "fixtures" / "behaviour"
@@ -76,10 +78,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tree", action="append", type=Path, help="An nl2fix checkout (repeatable).")
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)  # the child: the hold-out folder
+    bench_results.add_option(parser)
     args = parser.parse_args()
     if args.measure:
         print(json.dumps(measure(args.measure)))
         return 0
+    bench_results.start(args.results)
     trees = [t.resolve() for t in (args.tree or [HERE])]
     results = []
     for tree in trees:
