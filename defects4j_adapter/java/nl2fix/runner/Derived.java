@@ -219,8 +219,10 @@ final class Derived {
     /** An argument's alternatives, most telling first: what probes tried before the least and greatest
      * values, {@code -1} of a floating-point argument and the neighbours of character literals and of
      * values the receiver holds comes first, and these take the room it leaves (a call tries at most
-     * {@link #PER_CALL}, shared among its arguments), so that no input a probe tried before is crowded
-     * out. */
+     * {@link #PER_CALL}, shared among its arguments), so that within a call no input a probe tried before
+     * is crowded out. A job's inputs with an argument varied are bounded too ({@link BehaviourProbe}'s
+     * {@code MAX_DERIVED}): where that bound binds, what an early call adds leaves less to later calls,
+     * at the same cost. */
     private static List<Object> alternatives(Class<?> type, Object value, Object receiver, Object[] constants) {
         List<Object> alts = new ArrayList<>();
         if (value instanceof Integer) {
