@@ -348,3 +348,20 @@ def test_the_neighbours_of_a_value_the_receiver_holds_are_tried(runner, tmp_path
     assert not run.error and run.calls == 1, run
     differing = [o for o in run.observations if o.candidate_digest != o.reference_digest]
     assert [o.input.split(",")[0] for o in differing] == ["arg0=3"], run
+
+
+@pytest.mark.parametrize(
+    "find, call, held",
+    [
+        ("public int find(String[] xs, String x)", 'new h.Holder().find(new String[] {"a", "b"}, "b")', True),
+        # a small box is the one valueOf hands out to all: an int element, read, is that very box too, and no
+        # caller shares it; an equal copy would say nothing a value does not
+        ("public int find(int[] xs, Integer x)", "new h.Holder().find(new int[] {1, 5}, 5)", False),
+    ],
+)
+def test_a_string_an_argument_holds_is_marked_a_small_box_is_not(runner, tmp_path, find, call, held):
+    method = find + " {\n    return xs.length;\n}"
+    run = probe(runner, tmp_path, method, method, call)
+    assert not run.error and run.calls == 1, run
+    row = next(o for o in run.observations if o.origin is observations.Origin.CALL)
+    assert ("(an object arg0 holds)" in row.input) is held, row

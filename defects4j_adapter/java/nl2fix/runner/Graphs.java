@@ -619,10 +619,12 @@ final class Graphs {
     /** The index of another of {@code roots} that holds the very object {@code roots[i]} somewhere below it
      * ({@link #below}), when that object is a value a method may compare by {@code ==} with what it finds
      * there: a string, a box, an array or a JDK collection or map (a receiver keeps a test's literal in a
-     * field and the test passes the literal again); else -1. */
+     * field and the test passes the literal again); else -1. Not a box {@code valueOf} hands out to all
+     * (a small integer, a character, a boolean): a primitive field or element, read, is that very box too,
+     * so it would be found in every object holding the value, which no caller shares. */
     static int holder(Object[] roots, int i) {
         Object o = roots[i];
-        if (o == null || !(o instanceof String || box(o) || o.getClass().isArray()
+        if (o == null || !(o instanceof String || box(o) && !cached(o) || o.getClass().isArray()
                 || (o instanceof Collection || o instanceof Map) && jdk(o.getClass()))) {
             return -1;
         }
@@ -636,6 +638,13 @@ final class Graphs {
             }
         }
         return -1;
+    }
+
+    private static boolean cached(Object o) {
+        return o instanceof Integer && Integer.valueOf((Integer) o) == o
+                || o instanceof Long && Long.valueOf((Long) o) == o
+                || o instanceof Short && Short.valueOf((Short) o) == o || o instanceof Byte
+                || o instanceof Character && Character.valueOf((Character) o) == o || o instanceof Boolean;
     }
 
     static boolean box(Object o) {
