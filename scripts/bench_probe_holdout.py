@@ -8,7 +8,7 @@ version meets the same candidates) with the fast engine. Printed: per plausible 
 probe's CPU-seconds under each version, then the median, 99th percentile and greatest probe CPU-seconds of
 each. The per-bug reference probe (the fix against itself) is paid once per bug and not counted.
 
-    python3 scripts/bench_probe_holdout.py --tree /tmp/nl2fix-before --tree .
+    python3 scripts/bench_probe_holdout.py --tree /tmp/nl2fix-before --tree . --results docs/benchmarks/results
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import bench_results
+
 HERE = Path(__file__).resolve().parents[1]
 HOLDOUT = HERE / "tests" / "fixtures" / "behaviour"
 
@@ -29,7 +31,7 @@ HOLDOUT = HERE / "tests" / "fixtures" / "behaviour"
 def measure(holdout: Path) -> dict[str, list]:
     """In the version on ``sys.path``: ``{candidate: [verdict, label, probe CPU-s]}``."""
     from defects4j_adapter import cache
-    from defects4j_adapter.contract import EngineOptions
+    from defects4j_adapter.contract import EngineOptions, EngineSettings
     from defects4j_adapter.engines.fast import FastEngine
     from defects4j_adapter.sandbox.providers import make_sandbox
     from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
@@ -39,11 +41,8 @@ def measure(holdout: Path) -> dict[str, list]:
         EngineOptions(
             sandbox=make_sandbox(True),
             cache_dir=cache.cache_dir(),
-            workers=1,
+            settings=EngineSettings(workers=1, test_timeout=5.0, candidate_timeout=60.0, memory_mb=512),
             projects_dir=EXAMPLE_BENCHMARK / "projects",
-            test_timeout=5.0,
-            candidate_timeout=60.0,
-            memory_mb=512,
         )
     )
     dataset = open_dataset("example")
@@ -79,10 +78,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tree", action="append", type=Path, help="An nl2fix checkout (repeatable).")
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)  # the child: the hold-out folder
+    bench_results.add_option(parser)
     args = parser.parse_args()
     if args.measure:
         print(json.dumps(measure(args.measure)))
         return 0
+    bench_results.start(args.results)
     trees = [t.resolve() for t in (args.tree or [HERE])]
     results = []
     for tree in trees:
@@ -91,7 +92,7 @@ def main() -> int:
             [sys.executable, str(Path(__file__).resolve()), "--measure", str(HOLDOUT)],
             cwd=tree,
             env=env,
-            capture_output=True,
+            stdout=subprocess.PIPE,  # the child's errors go to this process's stderr
             text=True,
             check=True,
         )

@@ -176,12 +176,21 @@ MAX_CONSTANTS = 12
 DECIMAL_FLOAT = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
-def constants(decl: Declaration) -> list[str]:
+def constants(decl: Declaration, buggy: Declaration | None = None) -> list[str]:
     """The literals of the method's body the probe tries as argument values (with their neighbours), as
     Java expressions: integers (as ``long``), characters and strings, then floating-point literals (as
     ``double``) in the room they leave, at most :data:`MAX_CONSTANTS`, each kind in order of first appearance.
     A method's behaviour changes where it compares against them: ``p > 1.5``, an epsilon ``1e-10``; a
-    floating-point literal is as often a factor (``0.5 * x``), which is why it only takes the room left."""
+    floating-point literal is as often a factor (``0.5 * x``), which is why it only takes the room left.
+    Then, in the room the reference's leave, the buggy method's (``buggy``) that the reference's body does
+    not hold: a literal the fix dropped or changed marks where the two part."""
+    out = _literals(decl)
+    if buggy is not None:
+        out += [c for c in _literals(buggy) if c not in out]
+    return out[:MAX_CONSTANTS]
+
+
+def _literals(decl: Declaration) -> list[str]:
     out: list[str] = []
     floating: list[str] = []
     tokens = [t for t in code_tokens(decl.text) if decl.body_start <= t.start < decl.end]
@@ -228,12 +237,12 @@ def _java_string(text: str) -> str:
     return '"' + "".join(chr(u) if u < 0x80 else f"\\u{u:04x}" for u in codes) + '"'
 
 
-def _wrapper(decl: Declaration, owner: str) -> str:
+def _wrapper(decl: Declaration, owner: str, buggy: Declaration | None) -> str:
     args = ", ".join(p.name for p in decl.params)
     named = ", ".join(_java_string(n) for n in names(decl))
     probe = (
         f'{PROBE}.call({owner}.class, "{decl.name}{REFERENCE_SUFFIX}", {"null" if decl.static else "this"}, '
-        f"new Object[] {{{args}}}, new Object[] {{{', '.join(constants(decl))}}}, new String[] {{{named}}},\n"
+        f"new Object[] {{{args}}}, new Object[] {{{', '.join(constants(decl, buggy))}}}, new String[] {{{named}}},\n"
         f"            {_body(decl, owner)})"
     )
     rt = decl.return_type
@@ -247,9 +256,10 @@ def _wrapper(decl: Declaration, owner: str) -> str:
     return f"{header}{{\n        {statement}\n    }}"
 
 
-def probe_methods(reference: str, candidate: str, owner: str) -> str:
+def probe_methods(reference: str, candidate: str, owner: str, buggy: str | None = None) -> str:
     """The text that stands in the buggy method's place: the reference renamed and the wrapper
-    (``owner``: the enclosing class as the file names it, ``Outer.Inner``). The candidate is not in it:
+    (``owner``: the enclosing class as the file names it, ``Outer.Inner``; ``buggy``: the buggy method,
+    whose literals the probe tries after the reference's). The candidate is not in it:
     the runner runs the candidate's own class files, as validated, in a loader of their own; its
     declaration must be the reference's but for the return type, so that the wrapper's calls fit it (the
     runner finds the candidate's method by its name and parameter types). A fix may change the return
@@ -258,7 +268,7 @@ def probe_methods(reference: str, candidate: str, owner: str) -> str:
     ref, cand = declaration(reference), declaration(candidate)
     if ref.signature[:2] + ref.signature[3:] != cand.signature[:2] + cand.signature[3:]:
         raise NotProbeable("the candidate's declaration differs from the reference's")
-    return "\n".join([_wrapper(ref, owner), _renamed(ref, REFERENCE_SUFFIX)])
+    return "\n".join([_wrapper(ref, owner, declaration(buggy) if buggy else None), _renamed(ref, REFERENCE_SUFFIX)])
 
 
 def enclosing_class(source: str, offset: int) -> str:
@@ -299,6 +309,6 @@ def probe_file(source: str, buggy_method: str, start_line: int, end_line: int, r
     offset = sum(len(line) for line in lines[: location.start_line - 1])
     owner = enclosing_class(source, offset)
     try:
-        return splice.splice_at(source, location, probe_methods(reference, candidate, owner))
+        return splice.splice_at(source, location, probe_methods(reference, candidate, owner, buggy_method))
     except splice.RefusedCandidate as exc:
         raise NotProbeable(str(exc)) from exc

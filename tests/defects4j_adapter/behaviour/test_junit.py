@@ -116,6 +116,14 @@ def test_an_exception_the_fix_throws_is_expected_and_a_changed_argument_is_asser
             "a generic method",
         ),
         (
+            # the very string the array argument holds: a test writes each value anew, an equal copy
+            "    static int f(String[] xs, String x) {\n        return 1;\n    }",
+            'arg0=java.lang.String[1]{"a"}, arg1="a" (an object arg0 holds)',
+            "return=1",
+            "return=2",
+            "argument x is the very object arg0 holds",
+        ),
+        (
             "    static String f(String x) {\n        return x;\n    }",
             'arg0="aaaa..."(3000)',
             'return="a"',
@@ -140,7 +148,7 @@ def test_a_snapshot_cut_anywhere_is_read_up_to_the_cut_or_refused():
     method = "    public static int f(int[] xs, String s, java.util.List<Object> l) {\n        return 1;\n    }"
     whole = (
         'arg0=int[2]{1,-2}, arg1="a\\u00c0\\"b" (the same object as arg0), '
-        'arg2=java.util.ArrayList[3]{BigDecimal("1.5"),char("x"),org.demo.Calc{total=3,next=^1}}'
+        'arg2=java.util.ArrayList[3]{BigDecimal("1.5"),char("x"),org.demo.Calc{total=3,next=^1}} (an object arg0 holds)'
     )
     for cut in range(len(whole) + 1):
         explained = _test(method, whole[:cut] + "...", "return=1", "return=2")

@@ -287,3 +287,81 @@ def test_a_candidate_with_another_return_type_is_probed_on_its_results(runner, t
     run = probe(runner, tmp_path, candidate, PAIR, "new h.Holder().pair(2)")
     assert not run.error and run.calls == 1 and run.skipped == 0, run
     assert any(o.candidate_digest != o.reference_digest for o in run.observations) is differs, run
+
+
+NAMED = """public boolean named(String s) {
+    return s == name || s != null && s.equals(name);
+}"""
+
+
+@pytest.mark.parametrize(
+    "name, candidate, differs",
+    [
+        (
+            "the same test turned round",
+            NAMED.replace("s == name || s != null && s.equals(name)", "name.equals(s)"),
+            False,
+        ),
+        # issue 34: the test builds the object with a literal and passes the literal again, so the argument is
+        # the very string the receiver keeps and `==` answers for `equals`
+        ("identity only", NAMED.replace(" || s != null && s.equals(name)", ""), True),
+    ],
+)
+def test_an_argument_the_receiver_holds_is_also_tried_as_an_equal_copy(runner, tmp_path, name, candidate, differs):
+    run = probe(runner, tmp_path, candidate, NAMED, 'new h.Holder().named("abc")', '\n    String name = "abc";\n')
+    assert not run.error and run.calls == 1, run
+    call = next(o for o in run.observations if o.origin is observations.Origin.CALL)
+    assert call.input.startswith('arg0="abc" (an object this holds)'), call
+    copy = [o for o in run.observations if o.input.startswith('arg0="abc", this=')]
+    assert len(copy) == 1 and copy[0].reference.startswith("return=true"), run
+    assert (copy[0].candidate_digest != copy[0].reference_digest) is differs, name
+
+
+OVER = """public boolean over(int x) {
+    return x > LIMIT;
+}"""
+
+
+@pytest.mark.parametrize(
+    "name, candidate, differs",
+    [
+        ("the same bound written otherwise", OVER.replace("x > LIMIT", "LIMIT < x"), False),
+        # a bound the source names: compiled in, no literal of the body shows it, and the test's 3 is far off
+        ("the bound included", OVER.replace("x > LIMIT", "x >= LIMIT"), True),
+    ],
+)
+def test_a_named_constant_the_fix_compares_against_is_tried(runner, tmp_path, name, candidate, differs):
+    run = probe(runner, tmp_path, candidate, OVER, "new h.Holder().over(3)", "\n    static final int LIMIT = 40;\n")
+    assert not run.error and run.calls == 1, run
+    differing = [o for o in run.observations if o.candidate_digest != o.reference_digest]
+    assert bool(differing) is differs, name
+    assert any(o.input.startswith("arg0=40,") for o in run.observations), run
+    assert all(o.input.startswith("arg0=40,") for o in differing), differing
+
+
+def test_the_neighbours_of_a_value_the_receiver_holds_are_tried(runner, tmp_path):
+    # the receiver holds 2 (limits[1]); a candidate that hard-codes an exception just past it
+    fix = "public int above(int x) {\n    return x > limits[1] ? 1 : 0;\n}"
+    run = probe(
+        runner, tmp_path, fix.replace("x > limits[1]", "x > limits[1] && x != 3"), fix, "new h.Holder().above(10)"
+    )
+    assert not run.error and run.calls == 1, run
+    differing = [o for o in run.observations if o.candidate_digest != o.reference_digest]
+    assert [o.input.split(",")[0] for o in differing] == ["arg0=3"], run
+
+
+@pytest.mark.parametrize(
+    "find, call, held",
+    [
+        ("public int find(String[] xs, String x)", 'new h.Holder().find(new String[] {"a", "b"}, "b")', True),
+        # a small box is the one valueOf hands out to all: an int element, read, is that very box too, and no
+        # caller shares it; an equal copy would say nothing a value does not
+        ("public int find(int[] xs, Integer x)", "new h.Holder().find(new int[] {1, 5}, 5)", False),
+    ],
+)
+def test_a_string_an_argument_holds_is_marked_a_small_box_is_not(runner, tmp_path, find, call, held):
+    method = find + " {\n    return xs.length;\n}"
+    run = probe(runner, tmp_path, method, method, call)
+    assert not run.error and run.calls == 1, run
+    row = next(o for o in run.observations if o.origin is observations.Origin.CALL)
+    assert ("(an object arg0 holds)" in row.input) is held, row

@@ -108,6 +108,18 @@ def test_the_fixs_literals_are_handed_to_the_runner_as_values_to_try():
     assert constants(declaration(many.replace("100 +", "0.25 + 100 +"))) == constants(declaration(many))
 
 
+def test_the_buggy_methods_literals_follow_the_fixs():
+    # a bound the fix moved (`x > 10` to `x >= 12`): the buggy method's 10 is where the two part, and where
+    # a candidate that kept a piece of the buggy code differs from the fix
+    fix = "int f(int x) { return x >= 12 ? 1 : 0; }"
+    buggy = "int f(int x) { return x > 10 ? 1 : 0; }"
+    assert constants(declaration(fix), declaration(buggy)) == ["12L", "1L", "0L", "10L"]
+    wrapper = probe_methods(fix, fix, "C", buggy).split("\nprivate ")[0]
+    assert "new Object[] {x}, new Object[] {12L, 1L, 0L, 10L}," in wrapper
+    source = "package p;\n\npublic class A {\n    " + buggy + "\n}\n"
+    assert "new Object[] {12L, 1L, 0L, 10L}," in probe_file(source, buggy, 4, 4, fix, fix)
+
+
 def test_the_names_the_fixs_body_uses_are_handed_to_the_runner():
     # the runner compares a private field of the class only when the fix names it (see Graphs.View)
     fix = "int f(int x) { return this.count + x + gr\u00f6\u00dfe; }"

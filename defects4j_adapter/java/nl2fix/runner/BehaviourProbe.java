@@ -245,6 +245,9 @@ public final class BehaviourProbe {
         final Map<Thread, String> threads = Collections.synchronizedMap(new java.util.WeakHashMap<Thread, String>());
         final List<String[]> rows = Collections.synchronizedList(new ArrayList<String[]>());
         final Set<String> seen = new HashSet<>();
+        /** The constants derived inputs try: the reference's literals and its named constants, read at the
+         * job's first probed call ({@link Derived#withNamed}). */
+        Object[] tried;
         /** The inputs of the distinct calls so far, as copied before anything ran on them (never run on:
          * bodies run on copies of them), to cross later calls with; bounded by {@link #MAX_CALLS}. */
         final List<Object[]> recorded = new ArrayList<>();
@@ -321,7 +324,10 @@ public final class BehaviourProbe {
             List<String> texts = new ArrayList<>();
             chosen.add(input);
             texts.add(text);
-            for (Object[] variant : Derived.variants(input, types, constants)) {
+            if (tried == null) {
+                tried = Derived.withNamed(owner, constants, named);
+            }
+            for (Object[] variant : Derived.variants(input, types, tried)) {
                 if (derived >= MAX_DERIVED) {
                     break;
                 }

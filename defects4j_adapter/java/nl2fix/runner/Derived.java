@@ -10,17 +10,19 @@ import java.util.Map;
  * Inputs derived from a recorded call, in a fixed order (the same calls give the same inputs in every
  * job; {@link BehaviourProbe} runs them in an order of its own).
  *
- * <p>{@link #variants}: an argument that is the very object the receiver or an earlier argument is,
- * replaced by an equal copy; then one argument changed at a time: neighbouring and boundary values of
+ * <p>{@link #variants}: an argument that is the very object the receiver or an earlier argument is, or
+ * a string, box, array or collection the receiver or another argument holds, replaced by an equal copy;
+ * then one argument changed at a time: neighbouring and boundary values of
  * primitives and strings ({@code x - 1}, {@code x + 1}, {@code 0}, {@code -1}, the literals of the
- * reference's body and their neighbours (a floating-point argument's one ulp either side), the type's
- * least and greatest value, and {@code x / 2} for floating-point values, which often lie in a small
- * range; the string without its last
+ * reference's and the buggy method's bodies and the named constants the reference reads
+ * ({@link #withNamed}), with their neighbours (a floating-point argument's one ulp either side), the
+ * type's least and greatest value (finite ones), and {@code x / 2} for floating-point values, which often
+ * lie in a small range; the string without its last
  * character, with a space appended, empty), {@code null} where the parameter is a reference type,
  * empty arrays and collections and the array without its last element; and, for a primitive or string
- * argument, values of its type the receiver holds ({@link Graphs#held}: a method's behaviour often
- * changes at values its object holds, bounds, ends, sizes, keys, which no neighbour of a test's
- * argument may reach). The receiver the test built is kept; its state is the recorded one.
+ * argument, values of its type the receiver holds and their neighbours ({@link Graphs#held}: a method's
+ * behaviour often changes at values its object holds, bounds, ends, sizes, keys, which no neighbour of a
+ * test's argument may reach). The receiver the test built is kept; its state is the recorded one.
  *
  * <p>{@link #crossed}: the receiver varied: each receiver recorded at an earlier call of the method in
  * the job (another test's object, or the same object in another state) with this call's arguments, and
@@ -35,6 +37,8 @@ final class Derived {
     }
 
     static final int PER_CALL = 16;
+    /** Named constants tried beside the literals ({@link #withNamed}). */
+    static final int NAMED = 6;
     /** Values the receiver holds tried per argument. */
     static final int HELD = 4;
     /** The argument types values are taken from the receiver for: the JDK's own, immutable and ordered. */
@@ -81,21 +85,79 @@ final class Derived {
         return out;
     }
 
+    /** The named constants the reference compares against, after its literals ({@code literals}, as
+     * {@link #variants} takes them): the values of the static final fields of {@code owner} and its project
+     * superclasses that its body names ({@code named}), of a primitive type or {@code String}, at most
+     * {@link #NAMED} of them in the order the body names them. {@code x > MAX_ITERATIONS} or
+     * {@code d < EPSILON} parts where a literal would, and the source shows only the name. Read, as a
+     * snapshot reads fields, from the class the tests initialised: no code of the project runs. */
+    static Object[] withNamed(Class<?> owner, Object[] literals, String[] named) {
+        List<Object> out = new ArrayList<>(List.of(literals));
+        List<String> names = List.of(named);
+        List<Object[]> found = new ArrayList<>();
+        for (Class<?> k = owner; k != null && k.getClassLoader() != null
+                && k.getClassLoader() != ClassLoader.getPlatformClassLoader(); k = k.getSuperclass()) {
+            for (java.lang.reflect.Field f : k.getDeclaredFields()) {
+                int mod = f.getModifiers();
+                int at = names.indexOf(f.getName());
+                if (at < 0 || !java.lang.reflect.Modifier.isStatic(mod) || !java.lang.reflect.Modifier.isFinal(mod)
+                        || !(f.getType().isPrimitive() || f.getType() == String.class)) {
+                    continue;
+                }
+                try {
+                    f.setAccessible(true);
+                    found.add(new Object[] {at, constant(f.get(null))});
+                } catch (RuntimeException | IllegalAccessException e) {
+                    // unreadable: not tried
+                }
+            }
+        }
+        found.sort((a, b) -> Integer.compare((Integer) a[0], (Integer) b[0]));
+        int added = 0;
+        for (Object[] f : found) {
+            if (f[1] != null && !out.contains(f[1]) && added < NAMED) {
+                out.add(f[1]);
+                added++;
+            }
+        }
+        return out.toArray();
+    }
+
+    /** A field's value as {@link #variants} takes a literal: integers as {@code Long}, floating point as
+     * {@code Double}, characters and strings as they are; null for a boolean. */
+    private static Object constant(Object v) {
+        if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte) {
+            return ((Number) v).longValue();
+        } else if (v instanceof Double || v instanceof Float) {
+            return ((Number) v).doubleValue();
+        } else if (v instanceof Character || v instanceof String) {
+            return v;
+        }
+        return null;
+    }
+
     /** An object equal to {@code input[j]} but not the same, when {@code input[j]} is the very object an
-     * earlier entry is: a string, a boxed number or character, or a JDK collection or array (copied); else null. */
+     * earlier entry is, or one the receiver or another argument holds ({@link Graphs#holder}: a method may
+     * compare an argument with its own field by {@code ==}, and a test that built the object with a literal
+     * passes that literal again): a string, a boxed number or character, or a JDK collection or array
+     * (copied); else null. An object of a project class is copied only when it is an earlier entry itself
+     * ({@code a.equals(a)}): one inside the receiver is what the method is meant to find by identity. */
     private static Object equalCopy(Object[] input, int j) {
         Object o = input[j];
+        if (o == null) {
+            return null;
+        }
         boolean shared = false;
         for (int i = 0; i < j && !shared; i++) {
-            shared = o != null && input[i] == o;
+            shared = input[i] == o;
         }
-        if (!shared) {
+        if (!shared && Graphs.holder(input, j) < 0) {
             return null;
         }
         if (o instanceof String) {
             return new String(((String) o).toCharArray());
         }
-        if (o instanceof Number || o instanceof Character || o instanceof Boolean) {
+        if (Graphs.box(o)) {
             return boxedCopy(o);
         }
         try {
@@ -154,6 +216,13 @@ final class Derived {
         return out;
     }
 
+    /** An argument's alternatives, most telling first: what probes tried before the least and greatest
+     * values, {@code -1} of a floating-point argument and the neighbours of character literals and of
+     * values the receiver holds comes first, and these take the room it leaves (a call tries at most
+     * {@link #PER_CALL}, shared among its arguments), so that within a call no input a probe tried before
+     * is crowded out. A job's inputs with an argument varied are bounded too ({@link BehaviourProbe}'s
+     * {@code MAX_DERIVED}): where that bound binds, what an early call adds leaves less to later calls,
+     * at the same cost. */
     private static List<Object> alternatives(Class<?> type, Object value, Object receiver, Object[] constants) {
         List<Object> alts = new ArrayList<>();
         if (value instanceof Integer) {
@@ -180,10 +249,24 @@ final class Derived {
             add(alts, value, Long.MIN_VALUE, Long.MAX_VALUE);
         } else if (value instanceof Short) {
             short x = (Short) value;
-            add(alts, value, (short) (x - 1), (short) (x + 1), (short) 0);
+            add(alts, value, (short) (x - 1), (short) (x + 1), (short) 0, (short) -1);
+            for (Object c : constants) {
+                if (c instanceof Long && (Long) c >= Short.MIN_VALUE && (Long) c <= Short.MAX_VALUE) {
+                    short k = (short) (long) (Long) c;
+                    add(alts, value, k, (short) (k - 1), (short) (k + 1));
+                }
+            }
+            add(alts, value, Short.MIN_VALUE, Short.MAX_VALUE);
         } else if (value instanceof Byte) {
             byte x = (Byte) value;
-            add(alts, value, (byte) (x - 1), (byte) (x + 1), (byte) 0);
+            add(alts, value, (byte) (x - 1), (byte) (x + 1), (byte) 0, (byte) -1);
+            for (Object c : constants) {
+                if (c instanceof Long && (Long) c >= Byte.MIN_VALUE && (Long) c <= Byte.MAX_VALUE) {
+                    byte k = (byte) (long) (Long) c;
+                    add(alts, value, k, (byte) (k - 1), (byte) (k + 1));
+                }
+            }
+            add(alts, value, Byte.MIN_VALUE, Byte.MAX_VALUE);
         } else if (value instanceof Character) {
             char x = (Character) value;
             add(alts, value, (char) (x - 1), (char) (x + 1));
@@ -192,6 +275,13 @@ final class Derived {
                     add(alts, value, c);
                 }
             }
+            for (Object c : constants) {
+                if (c instanceof Character) {
+                    char k = (Character) c;
+                    add(alts, value, (char) (k - 1), (char) (k + 1));
+                }
+            }
+            add(alts, value, Character.MIN_VALUE, Character.MAX_VALUE);
         } else if (value instanceof Double) {
             double x = (Double) value;
             add(alts, value, x - 1, x + 1, 0.0, x / 2);
@@ -203,6 +293,7 @@ final class Derived {
                     add(alts, value, k, Math.nextDown(k), Math.nextUp(k));
                 }
             }
+            add(alts, value, -1.0, -Double.MAX_VALUE, Double.MAX_VALUE);
         } else if (value instanceof Float) {
             float x = (Float) value;
             add(alts, value, x - 1, x + 1, 0.0f, x / 2);
@@ -212,6 +303,7 @@ final class Derived {
                     add(alts, value, k, Math.nextDown(k), Math.nextUp(k));
                 }
             }
+            add(alts, value, -1.0f, -Float.MAX_VALUE, Float.MAX_VALUE);
         } else if (value instanceof Boolean) {
             add(alts, value, !(Boolean) value);
         } else if (value instanceof String) {
@@ -243,12 +335,45 @@ final class Derived {
             }
         }
         if (receiver != null && value != null && HELD_TYPES.contains(value.getClass())) {
-            add(alts, value, Graphs.held(receiver, value.getClass(), HELD).toArray());
+            List<Object> held = Graphs.held(receiver, value.getClass(), HELD);
+            add(alts, value, held.toArray());
+            for (Object h : held) {
+                // and their neighbours: a bound the object holds is where "<" and "<=" part
+                add(alts, value, neighbours(h));
+            }
         }
         if (!type.isPrimitive() && value != null) {
             alts.add(null);
         }
         return alts;
+    }
+
+    /** The values next to {@code h} of its type: an integer's ± 1, a floating-point value's one ulp either
+     * side, a character's neighbours; none of a string. */
+    private static Object[] neighbours(Object h) {
+        if (h instanceof Integer) {
+            int k = (Integer) h;
+            return new Object[] {k - 1, k + 1};
+        } else if (h instanceof Long) {
+            long k = (Long) h;
+            return new Object[] {k - 1, k + 1};
+        } else if (h instanceof Short) {
+            short k = (Short) h;
+            return new Object[] {(short) (k - 1), (short) (k + 1)};
+        } else if (h instanceof Byte) {
+            byte k = (Byte) h;
+            return new Object[] {(byte) (k - 1), (byte) (k + 1)};
+        } else if (h instanceof Character) {
+            char k = (Character) h;
+            return new Object[] {(char) (k - 1), (char) (k + 1)};
+        } else if (h instanceof Double) {
+            double k = (Double) h;
+            return new Object[] {Math.nextDown(k), Math.nextUp(k)};
+        } else if (h instanceof Float) {
+            float k = (Float) h;
+            return new Object[] {Math.nextDown(k), Math.nextUp(k)};
+        }
+        return new Object[0];
     }
 
     private static void add(List<Object> alts, Object value, Object... candidates) {

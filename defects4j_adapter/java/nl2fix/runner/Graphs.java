@@ -343,8 +343,9 @@ final class Graphs {
     }
 
     /** The snapshot of an input: receiver and arguments ({@code types}: the parameters' types). An argument
-     * of a reference type that is the very string or box an earlier one is says so: a method may compare
-     * them by identity, so an equal copy in its place is another input. */
+     * of a reference type that is the very string or box an earlier one is, or one the receiver or another
+     * argument holds ({@link #holder}), says so: a method may compare them by identity, so an equal copy in
+     * its place is another input. */
     static String input(Object[] entry, Class<?>[] types) {
         // the arguments first: a shortened input shows what the call was given before the receiver's state
         Object[] roots = new Object[entry.length];
@@ -394,6 +395,10 @@ final class Graphs {
                         out.append(" (the same object as ").append(labels[j]).append(')');
                         byIdentity = false;
                     }
+                }
+                int holder = byIdentity ? holder(roots, i) : -1;
+                if (holder >= 0) {
+                    out.append(" (an object ").append(labels[holder]).append(" holds)");
                 }
             }
         }
@@ -588,30 +593,14 @@ final class Graphs {
 
     /**
      * Values of {@code type} (a boxed primitive or {@code String}) that an object graph holds below
-     * {@code root}: the fields of project objects, the elements of arrays and JDK collections, the keys
-     * and values of JDK maps, read as {@link #snapshot} reads (no method of a project class runs), at
-     * most {@link #MAX_ELEMENTS} objects visited breadth-first. Of the distinct values found, in their
-     * natural order, at most {@code limit} (2 or more) evenly spread ones, the least and the greatest
-     * first. An unordered collection's objects are not visited (the order they come in, hence which are
-     * visited, could differ from job to job); its values are taken.
+     * {@code root} ({@link #below}). Of the distinct values found, in their natural order, at most
+     * {@code limit} (2 or more) evenly spread ones, the least and the greatest first.
      */
     static List<Object> held(Object root, Class<?> type, int limit) {
         java.util.TreeSet<Object> found = new java.util.TreeSet<>();
-        IdentityHashMap<Object, Boolean> visited = new IdentityHashMap<>();
-        java.util.ArrayDeque<Object> queue = new java.util.ArrayDeque<>();
-        queue.add(root);
-        visited.put(root, Boolean.TRUE);
-        while (!queue.isEmpty()) {
-            Object o = queue.poll();
-            boolean descend = o.getClass().isArray() || !jdk(o.getClass()) || ordered(o);
-            for (Object v : children(o)) {
-                if (v != null && v.getClass() == type) {
-                    found.add(v);
-                } else if (v != null && descend && !immutable(v) && !visited.containsKey(v)
-                        && visited.size() < MAX_ELEMENTS) {
-                    visited.put(v, Boolean.TRUE);
-                    queue.add(v);
-                }
+        for (Object v : below(root)) {
+            if (v.getClass() == type) {
+                found.add(v);
             }
         }
         List<Object> sorted = new ArrayList<>(found);
@@ -625,6 +614,73 @@ final class Graphs {
             out.add(sorted.get(k * (sorted.size() - 1) / (limit - 1)));
         }
         return out;
+    }
+
+    /** The index of another of {@code roots} that holds the very object {@code roots[i]} somewhere below it
+     * ({@link #below}), when that object is a value a method may compare by {@code ==} with what it finds
+     * there: a string, a box, an array or a JDK collection or map (a receiver keeps a test's literal in a
+     * field and the test passes the literal again); else -1. Not a box {@code valueOf} hands out to all
+     * (a small integer, a character, a boolean): a primitive field or element, read, is that very box too,
+     * so it would be found in every object holding the value, which no caller shares. */
+    static int holder(Object[] roots, int i) {
+        Object o = roots[i];
+        if (o == null || !(o instanceof String || box(o) && !cached(o) || o.getClass().isArray()
+                || (o instanceof Collection || o instanceof Map) && jdk(o.getClass()))) {
+            return -1;
+        }
+        for (int j = 0; j < roots.length; j++) {
+            if (j != i && roots[j] != null && !immutable(roots[j])) {
+                for (Object v : below(roots[j])) {
+                    if (v == o) {
+                        return j;
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+
+    private static boolean cached(Object o) {
+        return o instanceof Integer && Integer.valueOf((Integer) o) == o
+                || o instanceof Long && Long.valueOf((Long) o) == o
+                || o instanceof Short && Short.valueOf((Short) o) == o || o instanceof Byte
+                || o instanceof Character && Character.valueOf((Character) o) == o || o instanceof Boolean;
+    }
+
+    static boolean box(Object o) {
+        return o instanceof Integer || o instanceof Long || o instanceof Short || o instanceof Byte
+                || o instanceof Character || o instanceof Double || o instanceof Float || o instanceof Boolean;
+    }
+
+    /**
+     * The objects an object graph holds below {@code root}, {@code root} itself left out: the fields of
+     * project objects, the elements of arrays and JDK collections, the keys and values of JDK maps, read as
+     * {@link #snapshot} reads (no method of a project class runs), at most {@link #MAX_ELEMENTS} objects
+     * visited breadth-first. An unordered collection's objects are not visited (the order they come in,
+     * hence which are visited, could differ from job to job); its values are taken. A primitive field comes
+     * as its box.
+     */
+    private static List<Object> below(Object root) {
+        List<Object> found = new ArrayList<>();
+        IdentityHashMap<Object, Boolean> visited = new IdentityHashMap<>();
+        java.util.ArrayDeque<Object> queue = new java.util.ArrayDeque<>();
+        queue.add(root);
+        visited.put(root, Boolean.TRUE);
+        while (!queue.isEmpty()) {
+            Object o = queue.poll();
+            boolean descend = o.getClass().isArray() || !jdk(o.getClass()) || ordered(o);
+            for (Object v : children(o)) {
+                if (v == null) {
+                    continue;
+                }
+                found.add(v);
+                if (descend && !immutable(v) && !visited.containsKey(v) && visited.size() < MAX_ELEMENTS) {
+                    visited.put(v, Boolean.TRUE);
+                    queue.add(v);
+                }
+            }
+        }
+        return found;
     }
 
     /** The objects {@code o} refers to, as {@link #held} walks them: the first {@link #MAX_ELEMENTS}
