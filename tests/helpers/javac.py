@@ -101,3 +101,17 @@ def runner_check(java: Path, classes: Path, main: str, *args: str) -> list[str]:
         f"{runner.MODULE}/nl2fix.runner.{main}",
         *args,
     ]
+
+
+def build(*commands: list[str]) -> None:
+    """Runs each build command (:func:`runner_build`, a plain ``javac``) in turn; each must succeed."""
+    for argv in commands:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+
+
+def output_lines(argv: list[str]) -> list[str]:
+    """What ``argv`` (a JVM of a check) printed, line by line; it must succeed."""
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done
+    return done.stdout.splitlines()

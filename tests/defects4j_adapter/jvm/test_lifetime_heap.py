@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.javac import JDKS, runner_build, runner_check
+from tests.helpers.javac import JDKS, build, runner_build, runner_check
 
 CHECK = """package nl2fix.runner;
 
@@ -41,8 +41,7 @@ def classes(tmp_path_factory) -> Path:
     check = root / "src" / "nl2fix" / "runner" / "HeapCheck.java"
     check.parent.mkdir(parents=True)
     check.write_text(CHECK, encoding="utf-8")
-    done = subprocess.run(runner_build(check, root / "classes"), capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    build(runner_build(check, root / "classes"))
     return root / "classes"
 
 

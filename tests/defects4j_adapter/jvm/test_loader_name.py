@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.javac import JDKS, javac, runner_build, runner_check
+from tests.helpers.javac import JDKS, javac, output_lines, runner_build, runner_check
 
 CHECK = """package nl2fix.runner;
 
@@ -78,17 +78,11 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
     return classes, probe
 
 
-def _lines(argv: list[str]) -> list[str]:
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done
-    return done.stdout.splitlines()
-
-
 @pytest.mark.parametrize("java", [j for j in JDKS if j.is_file()], ids=lambda j: j.parent.parent.name)
 def test_a_job_s_loader_prints_as_a_plain_jvm_s_application_loader(built, java):
     classes, probe = built
-    plain = _lines([str(java), "-cp", str(probe), "p.Probe"])
-    job = _lines(runner_check(java, classes, "LoaderNameCheck", str(probe)))
+    plain = output_lines([str(java), "-cp", str(probe), "p.Probe"])
+    job = output_lines(runner_check(java, classes, "LoaderNameCheck", str(probe)))
     print(plain, job, sep="\n")
     assert plain[0].endswith(
         "(p.Probe$1 is in unnamed module of loader 'app'; java.lang.Comparable is in module "

@@ -8,12 +8,11 @@ the same."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.javac import JDKS, javac, runner_build, runner_check
+from tests.helpers.javac import JDKS, build, javac, output_lines, runner_build, runner_check
 
 TASKS = """
     static String tasks() throws Exception {
@@ -67,29 +66,21 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
         path.parent.mkdir(parents=True)
         path.write_text(text, encoding="utf-8")
     classes, plain_classes = root / "classes", root / "plain"
-    for argv in (
+    build(
         runner_build(check, classes),
         [str(javac()), "--release", "11", "-nowarn", "-d", str(plain_classes), str(plain)],
-    ):
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
+    )
     return classes, plain_classes
-
-
-def _lines(argv: list[str]) -> list[str]:
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done
-    return done.stdout.splitlines()
 
 
 @pytest.mark.parametrize("java", [j for j in JDKS if j.is_file()], ids=lambda j: j.parent.parent.name)
 def test_a_task_sees_the_worker_a_plain_jvm_gives_it(built, java):
     classes, plain_classes = built
-    plain = _lines([str(java), "-cp", str(plain_classes), "p.Plain"])
+    plain = output_lines([str(java), "-cp", str(plain_classes), "p.Plain"])
     argv = runner_check(java, classes, "PoolWorkersCheck")
     if "java-11" not in str(java):  # from Java 12 on a security manager is installed only where allowed
         argv[1:1] = ["-Djava.security.manager=allow"]
-    job = _lines(argv)
+    job = output_lines(argv)
     print(plain, job, sep="\n")
     assert plain[1].startswith("java.util.concurrent.ForkJoinWorkerThread Thread[ForkJoinPool.commonPool-worker-")
     assert job == plain

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.javac import JDKS, javac, runner_build, runner_check
+from tests.helpers.javac import JDKS, build, javac, runner_build, runner_check
 
 CHECK = """package nl2fix.runner;
 
@@ -69,12 +69,10 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
     (root / "p").mkdir()
     (root / "p" / "Holder.java").write_text(HOLDER, encoding="utf-8")
     classes, holder = root / "classes", root / "holder"
-    for argv in (
+    build(
         runner_build(src / "FilterCheck.java", classes),
         [str(javac()), "-source", "8", "-target", "8", "-nowarn", "-d", str(holder), str(root / "p" / "Holder.java")],
-    ):
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
+    )
     return classes, holder
 
 
