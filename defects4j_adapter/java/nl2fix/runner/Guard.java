@@ -134,10 +134,10 @@ final class Guard extends SecurityManager {
     public void checkPackageAccess(String pkg) {
         if (!ReflectionWall.mayReach(pkg)) {
             String why = "nl2fix: the candidate's classes may not reflect into " + pkg + " (ReflectionWall)";
-            if (ReflectionWall.candidateNearest()) {
-                // asked by the candidate itself, the test fails even where it catches the refusal: a plain JVM
-                // lists a JDK class's public methods (red team 13's public_methods:
-                // Charset.forName("UTF-8").getClass().getMethods())
+            if (ReflectionWall.sourceAsks()) {
+                // asked by the candidate, itself or through the project's own code, the test fails even where it
+                // catches the refusal: a plain JVM lists a JDK class's public methods (red team 13's
+                // public_methods: Charset.forName("UTF-8").getClass().getMethods())
                 refuse(why);
             }
             throw new SecurityException(why);

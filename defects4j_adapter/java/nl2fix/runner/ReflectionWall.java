@@ -188,9 +188,11 @@ final class ReflectionWall {
         });
     }
 
-    /** Whether the nearest frame that is not the JDK's (nor the guard's) is the candidate's: the candidate asked
-     * itself, not a library on its behalf, which may catch a refusal and go another way (Objenesis does). */
-    static boolean candidateNearest() {
+    /** Whether the nearest frame that is not the JDK's (nor the guard's) is the candidate's or the project's own
+     * source's: the candidate asked, itself or through the project's reflective helper (red team 13's
+     * {@code public_methods}, the lead's {@code helper_methods}), not a library jar on its behalf, which may catch
+     * a refusal and go another way (Objenesis does). */
+    static boolean sourceAsks() {
         Set<String> classes = candidate;
         if (classes.isEmpty() || WALKING.get() != null) {
             return false;
@@ -202,12 +204,18 @@ final class ReflectionWall {
                     .findFirst().map(f -> {
                         String name = f.getClassName();
                         int nested = name.indexOf('$');
-                        return classes.contains(nested < 0 ? name : name.substring(0, nested))
-                                || madeAtRunTime(f.getDeclaringClass());
+                        Class<?> c = f.getDeclaringClass();
+                        return classes.contains(nested < 0 ? name : name.substring(0, nested)) || madeAtRunTime(c)
+                                || JobClasses.own(c) && !fromJar(c);
                     }).orElse(false));
         } finally {
             WALKING.remove();
         }
+    }
+
+    private static boolean fromJar(Class<?> c) {
+        java.security.CodeSource source = c.getProtectionDomain().getCodeSource();
+        return source != null && source.getLocation() != null && source.getLocation().getPath().endsWith(".jar");
     }
 
     /** A class that came from none of the places the JVM was given: not the JDK's, not the runner's
