@@ -25,13 +25,18 @@ JUNIT_JARS = (Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest
 SOURCES = Path(__file__).resolve().parents[1] / "java"
 MODULE = "nl2fix.runner"
 MAIN_CLASS = "nl2fix.runner.Main"
-OPENED_TO_RUNNER = ("java.base/jdk.internal.reflect", "java.base/java.lang", "java.base/java.util.concurrent")
+OPENED_TO_RUNNER = (
+    "java.base/jdk.internal.reflect",
+    "java.base/java.lang",
+    "java.base/java.util.concurrent",
+    "java.base/java.nio",
+)
 """The JDK's packages opened to the runner's module alone (never to ``ALL-UNNAMED``, where the judged code
 is): ``jdk.internal.reflect`` to hide ``Class``'s private reflection natives (``ReflectionWall.java``) and keep
 the JDK's reflection filter its own (``ReflectionFilters.java``); ``java.lang`` to name a job's class loader in
 the JVM's messages as the JDK's application loader is named, ``loader 'app'`` with no ``@<id>``
 (``LoaderName.java``); ``java.util.concurrent`` to give the common pool plain workers, as a plain JVM's
-(``PoolWorkers.java``)."""
+(``PoolWorkers.java``); ``java.nio`` to read what the direct buffers reserve after a job (``Lifetime.java``)."""
 LAUNCH_PROPERTY = "nl2fix.launchFile"
 """Names the launch file to the runner, which deletes it before any job (``Main.java``)."""
 _WRITE_AND_LAUNCH = (

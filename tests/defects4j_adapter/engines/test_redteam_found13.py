@@ -19,7 +19,7 @@ user, and what was tried and held).
   the bug.
 
 Each test asserts what must hold. Closed by the lead (``Lifetime.java``, ``Guard.java``): a JVM whose heap, direct
-or mapped buffers or open files after a job exceed what it held before its first job (a quarter of its heap, 256
+buffers or open files after a job exceed what it held before its first job (a quarter of its heap, 256
 files) takes no further job; a warm test that failed on an ``OutOfMemoryError`` is judged again in a fresh JVM; a
 refused reflection into a restricted package fails the test, caught or not.
 

@@ -1,7 +1,5 @@
 package nl2fix.runner;
 
-import java.lang.management.BufferPoolMXBean;
-import java.lang.management.ManagementFactory;
 import java.lang.ref.PhantomReference;
 import java.lang.ref.ReferenceQueue;
 import java.util.Map;
@@ -51,6 +49,7 @@ final class Lifetime {
     /** What the JVM held before the first job ({@link #rememberHeld}); -1 where nothing was taken. */
     private static long heapAtStart = -1;
     private static long buffersAtStart;
+    private static final java.lang.invoke.MethodHandle RESERVED = reserved();
     private static long filesAtStart;
 
     /** Watches a job's loader; {@link Watch#left} says what the job left behind. */
@@ -81,7 +80,7 @@ final class Lifetime {
     }
 
     /** Takes what the JVM holds before the first job: the heap in use after a full collection, its direct
-     * and mapped buffers, its open files. */
+     * buffers, its open files. */
     static void rememberHeld() {
         Runtime.getRuntime().gc();
         heapAtStart = heapUsed();
@@ -111,7 +110,7 @@ final class Lifetime {
         while (buffersUsed() > buffersAtStart + quarter || filesOpen() > filesAtStart + FILES) {
             if (System.nanoTime() > deadline) {
                 return buffersUsed() > buffersAtStart + quarter
-                        ? "the job left " + mb(buffersUsed() - buffersAtStart) + " MB of direct or mapped buffers held"
+                        ? "the job left " + mb(buffersUsed() - buffersAtStart) + " MB of direct buffers held"
                         : "the job left " + (filesOpen() - filesAtStart) + " files open";
             }
             Thread.sleep(10);
@@ -128,13 +127,26 @@ final class Lifetime {
         return r.totalMemory() - r.freeMemory();
     }
 
-    /** The memory of the JVM's direct and mapped buffers. */
+    /** The memory the JVM's direct buffers reserve ({@code java.nio.Bits}' count, which a direct buffer's
+     * allocation checks against its limit): read in place, where the platform's buffer-pool bean loads tens of
+     * milliseconds of classes into every JVM. Needs {@code --add-opens java.base/java.nio=nl2fix.runner}; 0 where
+     * this JDK keeps no such count. */
     private static long buffersUsed() {
-        long used = 0;
-        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
-            used += Math.max(0, pool.getMemoryUsed());
+        try {
+            return RESERVED == null ? 0 : ((java.util.concurrent.atomic.AtomicLong) RESERVED.invoke()).get();
+        } catch (Throwable e) {
+            return 0;
         }
-        return used;
+    }
+
+    private static java.lang.invoke.MethodHandle reserved() {
+        try {
+            Class<?> bits = Class.forName("java.nio.Bits");
+            return java.lang.invoke.MethodHandles.privateLookupIn(bits, java.lang.invoke.MethodHandles.lookup())
+                    .findStaticGetter(bits, "RESERVED_MEMORY", java.util.concurrent.atomic.AtomicLong.class);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
     }
 
     /** The JVM's open file descriptors; 0 where the system does not list them. */
