@@ -1,5 +1,6 @@
-"""The red team's shared ground: the example benchmark's Textkit-1, and the fast engine under bubblewrap that
-judges the fix before and after a module's payloads (:func:`tests.helpers.redteam.fix_guarded`)."""
+"""The red team's shared ground: the example benchmark's Textkit-1, the red-team benchmark's Beans-1, and the fast
+engine under bubblewrap that judges the fix before and after a module's payloads
+(:func:`tests.helpers.redteam.fix_guarded`)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,20 @@ import pytest
 
 from nl2fix.core.domain import Bug
 from nl2fix.dataset.load import load_dataset
+from tests.helpers.minibench import REDTEAM
 from tests.helpers.redteam import EXAMPLES, fix_guarded
 
 
 @pytest.fixture(scope="module")
 def textkit() -> Bug:
     return load_dataset(EXAMPLES / "nl2fix_dataset.json").bugs["Textkit-1"]
+
+
+@pytest.fixture(scope="module")
+def beans() -> Bug:
+    """``Beans-1`` (``fixtures/redteam/bench``): a class that already uses deep reflection, beside the project's own
+    reflective helper (``org.beans.Calls``)."""
+    return load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
 
 
 @pytest.fixture(scope="module")

@@ -188,12 +188,6 @@ WALLS = {
 }
 
 
-@pytest.fixture(scope="module")
-def beans():
-    """``Beans-1`` (``fixtures/redteam/bench``): a class that already uses deep reflection."""
-    return load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
-
-
 @pytest.mark.parametrize("kind", ["fast", "rebuild"])
 def test_the_runner_s_own_walls_hold_where_reflection_is_allowed(kind, nl2fix_cache, jvm_box, beans):
     # every attack in turn, in one warm JVM (fast) or a JVM each (rebuild), with the fixed and the

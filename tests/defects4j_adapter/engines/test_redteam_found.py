@@ -14,7 +14,6 @@ from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.jvm import report_signing
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
-from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix
 from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
 from tests.helpers.redteam import judged
@@ -64,11 +63,6 @@ AFTER_ANOTHER = [
 
 def _ids(case) -> str:
     return "/".join(case)
-
-
-@pytest.fixture(scope="module")
-def beans():
-    return load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
 
 
 def _made(kind, cache):

@@ -33,7 +33,6 @@ import pytest
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
-from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix
 from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
 from tests.helpers.redteam import attack_engine, outside_nl2fix, verdict
@@ -105,9 +104,8 @@ def beans_engine(nl2fix_cache, confined):
     made.close()
 
 
-def test_a_refused_package_check_through_the_project_s_helper_does_not_tell_nl2fix_s_jvm(beans_engine):
+def test_a_refused_package_check_through_the_project_s_helper_does_not_tell_nl2fix_s_jvm(beans_engine, beans):
     # the lead's variant of public_methods: the project's own reflective helper asks (Beans-1, org.beans.Calls)
-    beans = load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
     ws = beans_engine.prepare(beans)
     required = passing_on_fix(verdict(beans_engine, ws, beans.fixed_method))
     record = verdict(beans_engine, ws, red_team_attack("helper_methods", beans, FOUND13), required)

@@ -17,7 +17,6 @@ from defects4j_adapter.jvm import os_wall
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.core.errors import Nl2FixError
-from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix
 from tests.helpers.minibench import REDTEAM, red_team_attack
 from tests.helpers.redteam import attack_engine, verdict
@@ -30,11 +29,6 @@ MEMORY = ("memory_read", "memory_write")
 ALLOWED = {Verdict.WRONG, Verdict.REJECTED}
 """The class-file check may come to refuse a JDK writer a payload uses (``rejected``); the OS wall's own
 proof is ``memory_read``, which only reads files, and every ``wrong`` below."""
-
-
-@pytest.fixture(scope="module")
-def beans():
-    return load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
 
 
 def test_the_corpus_is_there():

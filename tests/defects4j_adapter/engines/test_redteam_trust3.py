@@ -14,7 +14,6 @@ import pytest
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
-from nl2fix.dataset.load import load_dataset
 from nl2fix.validation.verdicts import passing_on_fix
 from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
 from tests.helpers.redteam import judged
@@ -22,11 +21,6 @@ from tests.helpers.redteam import judged
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 FOUND5 = REDTEAM / "found5"
-
-
-@pytest.fixture(scope="module")
-def beans():
-    return load_dataset(REDTEAM / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
 
 
 @pytest.fixture
