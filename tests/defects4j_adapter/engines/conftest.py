@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Bug
 from nl2fix.dataset.load import load_dataset
-from tests.helpers.minibench import REDTEAM
+from tests.helpers.minibench import REDTEAM, engine_options
 from tests.helpers.redteam import EXAMPLES, fix_guarded
 
 
@@ -30,3 +32,13 @@ def guarded(nl2fix_cache, confined, textkit):
     payloads (its passes are ``required`` of each)."""
     with fix_guarded(nl2fix_cache, textkit) as judged:
         yield judged
+
+
+@pytest.fixture
+def beans_engine(nl2fix_cache, confined):
+    """The fast engine under bubblewrap over the red-team benchmark's projects (Beans-1's), one for the test."""
+    made = FastEngine(
+        engine_options(nl2fix_cache, sandbox=make_sandbox("bwrap"), projects_dir=REDTEAM / "bench" / "projects")
+    )
+    yield made
+    made.close()

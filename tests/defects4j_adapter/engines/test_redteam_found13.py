@@ -30,11 +30,10 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.validation.verdicts import passing_on_fix
-from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
+from tests.helpers.minibench import REDTEAM, red_team_attack
 from tests.helpers.redteam import attack_engine, outside_nl2fix, verdict
 
 pytestmark = pytest.mark.slow
@@ -93,15 +92,6 @@ def test_heap_a_candidate_leaves_in_a_jdk_map_does_not_judge_the_fixes_after_it(
     }
     print("fast bwrap after heap_squat", {name: (r.verdict.value, r.detail[:200]) for name, r in later.items()})
     assert all(r.verdict is Verdict.PLAUSIBLE for r in later.values()), later
-
-
-@pytest.fixture
-def beans_engine(nl2fix_cache, confined):
-    made = FastEngine(
-        engine_options(nl2fix_cache, sandbox=make_sandbox("bwrap"), projects_dir=REDTEAM / "bench" / "projects")
-    )
-    yield made
-    made.close()
 
 
 def test_a_refused_package_check_through_the_project_s_helper_does_not_tell_nl2fix_s_jvm(beans_engine, beans):

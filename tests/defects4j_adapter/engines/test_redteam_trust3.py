@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.engines.fast import FastEngine
-from defects4j_adapter.sandbox.providers import make_sandbox
 from nl2fix.core.domain import Verdict
 from nl2fix.validation.verdicts import passing_on_fix
-from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
+from tests.helpers.minibench import REDTEAM, red_team_attack
 from tests.helpers.redteam import judged
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
@@ -23,17 +21,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 FOUND5 = REDTEAM / "found5"
 
 
-@pytest.fixture
-def engine(nl2fix_cache, confined):
-    made = FastEngine(
-        engine_options(nl2fix_cache, sandbox=make_sandbox("bwrap"), projects_dir=REDTEAM / "bench" / "projects")
-    )
-    yield made
-    made.close()
-
-
 @pytest.mark.parametrize("name", ["pool_work", "class_path_name", "library_unsafe"])
-def test_nothing_obtained_and_the_fix_after_it_keeps_its_verdict(engine, beans, name):
+def test_nothing_obtained_and_the_fix_after_it_keeps_its_verdict(beans_engine, beans, name):
+    engine = beans_engine
     ws = engine.prepare(beans)
     required = passing_on_fix(judged(engine, ws, ws.bug.fixed_method)[1])
     outcome, attack = judged(engine, ws, red_team_attack(name, ws.bug, FOUND5), required)
