@@ -16,8 +16,9 @@ A JVM is fresh only while no candidate's code of any kind (its tests, its behavi
 in it; the project's own buggy and fixed versions are trusted and do not count. A pass from any other
 JVM is confirmed in a fresh JVM (see :meth:`FastEngine.run_compiled`): whatever an earlier candidate
 left in the warm JVM cannot buy a later one a ``plausible``. Such a JVM runs only the candidate's
-trigger tests; the fresh one, started for that one job (the quick compiler only, the classes the
-compiling JVM compiled and the check passed), runs them all and decides. A time limit, a harness
+trigger tests and the few tests that failed the bug's earlier candidates; the fresh one, started for
+that one job (the quick compiler only, the classes the compiling JVM compiled and the check passed),
+runs them all and decides. A time limit, a harness
 failure, an unexpected end or a test that ran out of heap or threads in such a JVM is judged again in a
 fresh one too: an earlier candidate could have caused it. A behaviour probe runs where no other
 candidate's code ran: the candidate's own confirming JVM, a pool JVM that ran only this candidate or
@@ -88,6 +89,9 @@ FRESH_DECIDES = "it passed in a JVM that had run other candidates' code, not in 
 RECHECKED = "judged again in a fresh JVM: the first JVM had run other candidates' code"
 FRESH_JVM = "(the fresh JVM)"
 """The failing "test" a candidate's non-pass in its fresh confirming JVM is blamed on, when no test failed."""
+FAILED_BEFORE = 8
+"""How many of the tests that failed earlier candidates a JVM that judged other candidates runs after the
+triggers (:class:`_Failures`)."""
 KEPT_PER_WORKER = 8
 """Compiled classes a worker's candidates keep for their probes (:class:`_Kept`): a probe follows its
 candidate's validation, so a few per worker suffice."""
@@ -162,12 +166,58 @@ def compiler_failure(*, killed_for_time: bool, ended: int, seconds: float) -> Ou
 class TestChoice:
     """Which tests a job runs: every relevant test (the default), the recording job's (every test, with
     the calls of the method named ``reach`` recorded, under ``key``), or a narrowed set (``plan``); with
-    ``triggers_only`` the trigger tests alone."""
+    ``triggers_only`` the trigger tests, then the tests of ``failed_before`` alone."""
 
     reach: str | None = None
     key: str = ""
     plan: narrowing.Plan | None = None
     triggers_only: bool = False
+    failed_before: tuple[str, ...] = ()
+    """With ``triggers_only``: tests (``Class::method``) that failed earlier candidates of the bug
+    (:class:`_Failures`), run after the triggers."""
+
+    def warm(self, failed_before: tuple[str, ...]) -> TestChoice:
+        """What a JVM that judged other candidates runs of this choice: the triggers, then those of
+        ``failed_before`` this choice runs too (a narrowed plan's tests only)."""
+        plan = self.plan
+
+        def chosen(test: str) -> bool:
+            label = test.split("::")[0]
+            return plan is None or label in plan.relevant and test in plan.only.get(label, (test,))
+
+        return replace(self, triggers_only=True, failed_before=tuple(filter(chosen, failed_before)))
+
+    def only(self) -> dict[str, tuple[str, ...]]:
+        """The runner job's ``only``: of each relevant class, the tests that run (every test of a class not named)."""
+        if not self.triggers_only:
+            return self.plan.only if self.plan else {}
+        grouped: dict[str, tuple[str, ...]] = {}
+        for test in self.failed_before:
+            grouped[test.split("::")[0]] = (*grouped.get(test.split("::")[0], ()), test)
+        return grouped
+
+
+class _Failures:
+    """Per bug, the tests other than its triggers that candidates failed, most often failed first. A JVM
+    that judged other candidates runs the :data:`FAILED_BEFORE` first of them after the triggers: a
+    candidate that passes the triggers and fails one of these (RepairBench's answers: 32 of 123 failed in
+    the fresh JVM, each on one of six tests) is then wrong there, at the cost of a few tests, where it
+    cost a fresh JVM's start and run. Which of a wrong candidate's failures is named can depend on the
+    candidates before it; its verdict cannot (a failure there is final, as a trigger's is)."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+        self._lock = threading.Lock()
+
+    def add(self, ws: Workspace, outcome: Outcome, known: frozenset[str]) -> None:
+        triggers = set(ws.trigger_tests)
+        failed = [t for t in outcome.failing_tests if "::" in t and t not in triggers and t not in known]
+        with self._lock:
+            self._counts[str(ws.root)].update(failed)
+
+    def of(self, ws: Workspace) -> tuple[str, ...]:
+        with self._lock:
+            return tuple(test for test, _ in self._counts[str(ws.root)].most_common(FAILED_BEFORE))
 
 
 @dataclass(frozen=True)
@@ -200,7 +250,8 @@ class CandidateJob:
 def described(tests: TestChoice, ws: Workspace) -> str:
     """Which tests a job of ``tests`` runs, in a candidate's story."""
     if tests.triggers_only:
-        return f"its {len(ws.trigger_tests)} trigger test(s) only"
+        failed = len(tests.failed_before)
+        return f"its {len(ws.trigger_tests)} trigger test(s), then {failed} that failed earlier candidates"
     if tests.reach is not None:
         return "every test, recording which ones reach the method"
     if tests.plan is not None:
@@ -481,6 +532,7 @@ class FastEngine:
         """Confirming JVMs of candidates that passed there, by workspace and candidate, kept for that
         candidate's behaviour probe (a plausible candidate's comes next): they ran no other candidate's
         code, and need no start of their own."""
+        self._failures = _Failures()
         self._passed = _Kept(KEPT_PER_WORKER * max(1, options.settings.workers))
         """The classes of candidates that passed, by workspace and candidate, as compiled and checked for
         their validation: their behaviour probe (it comes next) runs those, not a compile of its own."""
@@ -826,9 +878,10 @@ class FastEngine:
         is a time limit, a harness failure, an unexpected end or a test that ran out of heap there
         (:func:`unsettled`), which an earlier candidate could have caused.
 
-        Such a JVM runs a candidate's trigger tests only (when the run stops at the first failure):
-        most wrong candidates fail one and cost no fresh JVM, and one that passes them runs every
-        test once, in the fresh JVM, instead of twice. The fresh JVM's verdict on the tests the warm
+        Such a JVM runs a candidate's trigger tests and the few tests that failed earlier candidates of
+        the bug only (when the run stops at the first failure, :class:`_Failures`): most wrong candidates
+        fail one and cost no fresh JVM, and one that passes them runs every other test once, in the fresh
+        JVM, instead of twice. The fresh JVM's verdict on the tests the warm
         one did not run stands; a test the warm JVM passed that fails there is a disagreement."""
         start = time.monotonic()
         tests = self._tests(job) if narrow else TestChoice()
@@ -841,6 +894,8 @@ class FastEngine:
             if passes(outcome, job.known_failures) and not job.trusted:
                 # counted in this validation: a probe of the candidate does not pay for it again
                 self._passed.keep(self._own(job.ws, job.method), replace(made, cpu_seconds=0.0))
+            elif not job.trusted:
+                self._failures.add(job.ws, outcome, job.known_failures)
         return replace(
             outcome,
             cpu_seconds=outcome.cpu_seconds + recording_cpu,
@@ -914,7 +969,7 @@ class FastEngine:
                 outcome = Outcome(phase=Phase.COMPILE, compiled=False, harness_error=str(exc))
                 break
             fresh = not jvm.ran
-            chosen = replace(tests, triggers_only=True) if triggers_first and not fresh else tests
+            chosen = tests.warm(self._failures.of(job.ws)) if triggers_first and not fresh else tests
             state = "fresh: no candidate's code ran there" if fresh else f"warm: {len(jvm.ran)} candidate(s) ran there"
             tell(log, "test JVM %s (%s): %s", jvm.label, state, described(chosen, job.ws))
             try:
@@ -953,7 +1008,7 @@ class FastEngine:
         job.mkdir(mode=0o755)
         try:
             chosen = (
-                replace(ws, relevant_tests=())
+                replace(ws, relevant_tests=tuple(tests.only()))
                 if tests.triggers_only
                 else replace(ws, relevant_tests=tests.plan.relevant)
                 if tests.plan
@@ -970,7 +1025,7 @@ class FastEngine:
                 test_timeout=limit,
                 compiled=jobs.write_classes(compiled.classes, job / "classes"),
             )
-            runner_job.only = tests.plan.only if tests.plan and not tests.triggers_only else {}
+            runner_job.only = tests.only()
             runner_job.reach = tests.reach
             request = runner_job.write(job / "request.txt")
             key = report_signing.new_key()

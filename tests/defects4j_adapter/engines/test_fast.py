@@ -224,7 +224,22 @@ def test_a_used_jvm_runs_the_triggers_only_and_the_fresh_one_judges_the_other_te
     # a candidate that fails its trigger costs no fresh JVM
     requests.clear()
     assert verdict(fast, mini1, mini1.bug.buggy_method + " ").verdict is Verdict.WRONG
-    assert len(requests) == 2 and requests[0].compile_only and requests[1].relevant == []
+    assert len(requests) == 2 and requests[0].compile_only and requests[1].triggers == list(mini1.trigger_tests)
+    # testClampLow failed a candidate before: the used JVM runs it after the triggers, alone of its class,
+    # and a candidate that fails it there costs no fresh JVM either
+    requests.clear()
+    low_broken_too = verdict(fast, mini1, fix.replace("return lo;", "return v + 0;", 1))
+    assert low_broken_too.verdict is Verdict.WRONG
+    assert low_broken_too.failing_tests == ["org.mini.CalcTest::testClampLow"]
+    assert len(requests) == 2, requests
+    warm = requests[1]
+    assert warm.relevant == ["org.mini.CalcTest"] and warm.only == {
+        "org.mini.CalcTest": ("org.mini.CalcTest::testClampLow",)
+    }
+    # one that passes it there is still confirmed by a fresh JVM, which runs every test
+    requests.clear()
+    assert verdict(fast, mini1, fix[:body] + ";;;;" + fix[body:]).verdict is Verdict.PLAUSIBLE
+    assert [r.relevant for r in requests[1:]] == [["org.mini.CalcTest"], list(mini1.relevant_tests)]
 
 
 def _sleepers(tag: str) -> list[int]:
