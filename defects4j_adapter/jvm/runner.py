@@ -35,7 +35,8 @@ OPENED_TO_RUNNER = (
 is): ``jdk.internal.reflect`` to hide ``Class``'s private reflection natives (``ReflectionWall.java``) and keep
 the JDK's reflection filter its own (``ReflectionFilters.java``); ``java.lang`` to name a job's class loader in
 the JVM's messages as the JDK's application loader is named, ``loader 'app'`` with no ``@<id>``
-(``LoaderName.java``); ``java.util.concurrent`` to give the common pool plain workers, as a plain JVM's
+(``LoaderName.java``) and to clear a JDK class's cache of its last ``newInstance`` caller after a job
+(``CallerCaches.java``); ``java.util.concurrent`` to give the common pool plain workers, as a plain JVM's
 (``PoolWorkers.java``); ``java.nio`` to read what the direct buffers reserve after a job (``Lifetime.java``)."""
 LAUNCH_PROPERTY = "nl2fix.launchFile"
 """Names the launch file to the runner, which deletes it before any job (``Main.java``)."""

@@ -29,6 +29,9 @@
  * takes after every test (Exhaustion.java): a test during which the JVM ran out of anything is no
  * pass.
  *
+ * And the list of loaded classes (JVMTI's GetLoadedClasses), for the runner's clearing of the JDK's
+ * caches of a caller class after a job (CallerCaches.java).
+ *
  * Built from this source by the system's C compiler with the test JDK's jvmti.h
  * (defects4j_adapter/jvm/os_wall.py).
  */
@@ -113,6 +116,32 @@ JNIEXPORT jint JNICALL Java_nl2fix_runner_Exhaustion_take0(JNIEnv *env, jclass c
     return __atomic_exchange_n(&exhausted, 0, __ATOMIC_SEQ_CST);
 }
 
+/* The agent's JVMTI environment, for CallerCaches#loaded0. */
+static jvmtiEnv *agent_jvmti = NULL;
+
+/* nl2fix.runner.CallerCaches#loaded0(): every class the JVM has loaded, or null when JVMTI cannot say. */
+JNIEXPORT jobjectArray JNICALL Java_nl2fix_runner_CallerCaches_loaded0(JNIEnv *env, jclass cls) {
+    jint count = 0;
+    jclass *classes = NULL;
+    jobjectArray all = NULL;
+    (void)cls;
+    if (agent_jvmti == NULL || (*agent_jvmti)->GetLoadedClasses(agent_jvmti, &count, &classes) != JVMTI_ERROR_NONE) {
+        return NULL;
+    }
+    jclass kind = (*env)->FindClass(env, "java/lang/Class");
+    if (kind != NULL) {
+        all = (*env)->NewObjectArray(env, count, kind, NULL);
+    }
+    for (jint i = 0; i < count; i++) {
+        if (all != NULL) {
+            (*env)->SetObjectArrayElement(env, all, i, classes[i]);
+        }
+        (*env)->DeleteLocalRef(env, classes[i]);
+    }
+    (*agent_jvmti)->Deallocate(agent_jvmti, (unsigned char *)classes);
+    return all;
+}
+
 static int fail(const char *what) {
     fprintf(stderr, "nl2fix_wall: %s failed (errno %d): the JVM does not start unconfined\n", what, errno);
     return 1;
@@ -135,6 +164,7 @@ static int watch_exhaustion(JavaVM *vm) {
         errno = 0;
         return fail("JVMTI's ResourceExhausted event");
     }
+    agent_jvmti = jvmti;
     return 0;
 }
 
