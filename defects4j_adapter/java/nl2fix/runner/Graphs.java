@@ -104,11 +104,48 @@ final class Graphs {
         return true;
     }
 
-    /** A field's value, of a project class (made accessible) or of a {@link #REPLAYED} one (read through
+    /**
+     * Each class's declared instance fields, those of a class outside the JDK made accessible (a JDK class's
+     * are read through {@link #UNSAFE}). Made once a class: {@code getDeclaredFields} and {@code setAccessible}
+     * each ask the security manager, whose walk of the stack was four fifths of a probe's CPU when they were
+     * asked again for every field of every object copied or snapshotted (Cli-9's 40 calls: 1.9 CPU-s). The
+     * value lives in the class itself, and goes with a job's class when the job's loader goes.
+     */
+    private static final ClassValue<Field[]> DECLARED = new ClassValue<Field[]>() {
+        @Override
+        protected Field[] computeValue(Class<?> k) {
+            List<Field> out = new ArrayList<>();
+            for (Field f : k.getDeclaredFields()) {
+                if (Modifier.isStatic(f.getModifiers())) {
+                    continue;
+                }
+                if (!jdk(k)) {
+                    try {
+                        f.setAccessible(true);
+                    } catch (RuntimeException e) {
+                        // reading it then fails, as it did when it was made accessible on each read
+                    }
+                }
+                out.add(f);
+            }
+            return out.toArray(new Field[0]);
+        }
+    };
+
+    /** {@code k}'s declared instance field {@code name} (of {@link #DECLARED}). */
+    private static Field declared(Class<?> k, String name) throws NoSuchFieldException {
+        for (Field f : DECLARED.get(k)) {
+            if (f.getName().equals(name)) {
+                return f;
+            }
+        }
+        throw new NoSuchFieldException(k.getName() + "." + name);
+    }
+
+    /** A field's value (one of {@link #DECLARED}), of a project class or of a {@link #REPLAYED} one (read through
      * {@link #UNSAFE}, primitives boxed). */
     private static Object read(Field f, Object o) throws IllegalAccessException {
         if (!jdk(f.getDeclaringClass())) {
-            f.setAccessible(true);
             return f.get(o);
         }
         long at = UNSAFE.objectFieldOffset(f);
@@ -146,9 +183,17 @@ final class Graphs {
     }
 
     private static boolean jdk(Class<?> c) {
-        ClassLoader l = c.getClassLoader();
-        return l == null || l == ClassLoader.getPlatformClassLoader();
+        return JDK.get(c);
     }
+
+    /** Whether a class is the JDK's, once a class: {@code getClassLoader} asks the security manager. */
+    private static final ClassValue<Boolean> JDK = new ClassValue<Boolean>() {
+        @Override
+        protected Boolean computeValue(Class<?> c) {
+            ClassLoader l = c.getClassLoader();
+            return l == null || l == ClassLoader.getPlatformClassLoader();
+        }
+    };
 
     /** Values no code can change (shared by copies), and objects that are nothing but an identity. */
     private static boolean immutable(Object o) {
@@ -280,14 +325,9 @@ final class Graphs {
                 }
                 break;  // a JDK superclass without fields of its own (Number): the project's fields are the object
             }
-            for (Field f : k.getDeclaredFields()) {
-                if (Modifier.isStatic(f.getModifiers())) {
-                    continue;
-                }
+            for (Field f : DECLARED.get(k)) {
                 try {
-                    f.setAccessible(true);
-                    Field target = into == null ? f : twin(k, into).getDeclaredField(f.getName());
-                    target.setAccessible(true);
+                    Field target = into == null ? f : declared(twin(k, into), f.getName());
                     target.set(made, copy(f.get(o), done, depth + 1, into));
                 } catch (RuntimeException | IllegalAccessException | NoSuchFieldException e) {
                     throw new Uncopyable(k.getName() + "." + f.getName());
@@ -582,8 +622,8 @@ final class Graphs {
         }
         List<Field> out = new ArrayList<>();
         for (Class<?> k : chain) {
-            for (Field f : k.getDeclaredFields()) {
-                if (!Modifier.isStatic(f.getModifiers()) && !f.isSynthetic()) {
+            for (Field f : DECLARED.get(k)) {
+                if (!f.isSynthetic()) {
                     out.add(f);
                 }
             }
