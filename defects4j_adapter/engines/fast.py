@@ -198,26 +198,40 @@ class TestChoice:
 
 
 class _Failures:
-    """Per bug, the tests other than its triggers that candidates failed, most often failed first. A JVM
-    that judged other candidates runs the :data:`FAILED_BEFORE` first of them after the triggers: a
+    """Per bug, tests other than its triggers that candidates failed, in the order they first failed one. A
+    JVM that judged other candidates runs the first :data:`FAILED_BEFORE` of them after the triggers: a
     candidate that passes the triggers and fails one of these (RepairBench's answers: 32 of 123 failed in
     the fresh JVM, each on one of six tests) is then wrong there, at the cost of a few tests, where it
-    cost a fresh JVM's start and run. Which of a wrong candidate's failures is named can depend on the
-    candidates before it; its verdict cannot (a failure there is final, as a trigger's is)."""
+    cost a fresh JVM's start and run. A test run there without the tests its class runs before it could
+    fail for that alone (one that needs what an earlier test of its class left), and a failure there is
+    final, as a trigger's is: so a test joins only once the developer's fix has passed the triggers and
+    every test that joined before it and it, run as such a JVM runs them (:meth:`FastEngine._learn`).
+    Which of a wrong candidate's failures is named can depend on the candidates before it; its verdict
+    cannot."""
 
     def __init__(self) -> None:
-        self._counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+        self._joined: dict[str, list[str]] = collections.defaultdict(list)
+        self._seen: dict[str, set[str]] = collections.defaultdict(set)
         self._lock = threading.Lock()
 
-    def add(self, ws: Workspace, outcome: Outcome, known: frozenset[str]) -> None:
+    def new(self, ws: Workspace, outcome: Outcome, known: frozenset[str]) -> list[str]:
+        """The tests ``outcome`` failed that have not been tried yet, now counted as tried."""
         triggers = set(ws.trigger_tests)
-        failed = [t for t in outcome.failing_tests if "::" in t and t not in triggers and t not in known]
         with self._lock:
-            self._counts[str(ws.root)].update(failed)
+            seen, room = self._seen[str(ws.root)], FAILED_BEFORE - len(self._joined[str(ws.root)])
+            failed = [t for t in outcome.failing_tests if "::" in t and t not in triggers | known | seen][
+                : max(0, room)
+            ]
+            seen.update(failed)
+            return failed
+
+    def join(self, ws: Workspace, test: str) -> None:
+        with self._lock:
+            self._joined[str(ws.root)].append(test)
 
     def of(self, ws: Workspace) -> tuple[str, ...]:
         with self._lock:
-            return tuple(test for test, _ in self._counts[str(ws.root)].most_common(FAILED_BEFORE))
+            return tuple(self._joined[str(ws.root)])
 
 
 @dataclass(frozen=True)
@@ -870,6 +884,37 @@ class FastEngine:
             or self._new(ws)
         )
 
+    def _learn(self, job: CandidateJob, outcome: Outcome) -> None:
+        """The tests ``outcome`` failed join the bug's :class:`_Failures` where the developer's fix passes them
+        as a JVM that judged other candidates would run them (the triggers, the tests joined before, the test),
+        in a JVM where no candidate's code ran (so that none can have made it pass). Without a developer's fix
+        (a user's own project) none joins."""
+        fix = job.ws.bug.fixed_method
+        if not fix:
+            return
+        for test in self._failures.new(job.ws, outcome, job.known_failures):
+            tried = CandidateJob(job.ws, fix, known_failures=job.known_failures)
+            made = self.compile(job.ws, fix)
+            if isinstance(made, Outcome):
+                return
+            tests = self._tests(tried).warm((*self._failures.of(job.ws), test))
+            jvm = self._warm.take(str(job.ws.root), lambda idle: not idle.ran) or self._new(job.ws, one_job=True)
+            try:
+                ran = self._run(jvm, tried, tests, made)
+            finally:
+                self._release(job.ws, jvm)
+            joins = ran is not None and passes(ran, job.known_failures) and test in (ran.passed_tests or ())
+            if joins:
+                self._failures.join(job.ws, test)
+            tell(
+                log,
+                "%s: %s",
+                test,
+                "the fix passes it as a used JVM runs it, so a used JVM runs it after the triggers from now on"
+                if joins
+                else "the fix does not pass it as a used JVM would run it, so only fresh JVMs run it",
+            )
+
     def run_compiled(self, job: CandidateJob, *, narrow: bool = True) -> Outcome:
         """Validate the job's method against its workspace's compiled classes (the fast path): compiled by a
         compiling JVM (:meth:`compile`), run in a test JVM. A pass in a JVM that ran other candidates'
@@ -895,7 +940,7 @@ class FastEngine:
                 # counted in this validation: a probe of the candidate does not pay for it again
                 self._passed.keep(self._own(job.ws, job.method), replace(made, cpu_seconds=0.0))
             elif not job.trusted:
-                self._failures.add(job.ws, outcome, job.known_failures)
+                self._learn(job, outcome)
         return replace(
             outcome,
             cpu_seconds=outcome.cpu_seconds + recording_cpu,

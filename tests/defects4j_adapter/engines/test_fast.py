@@ -13,6 +13,7 @@ import socket
 import subprocess
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -215,7 +216,9 @@ def test_a_used_jvm_runs_the_triggers_only_and_the_fresh_one_judges_the_other_te
     # passes the trigger (testClampHigh), fails testClampLow, which only the fresh JVM runs
     low_broken = verdict(fast, mini1, fix.replace("return lo;", "return v;", 1))
     assert low_broken.verdict is Verdict.WRONG and low_broken.failing_tests == ["org.mini.CalcTest::testClampLow"]
-    compiled, warm, fresh = requests
+    compiled, warm, fresh, *learning = requests
+    # then the developer's fix (trusted code) ran testClampLow as a used JVM would, and passed it
+    assert learning[-1].relevant == ["org.mini.CalcTest"] and learning[-1].triggers == list(mini1.trigger_tests)
     # compiled once, by the JVM that only compiles; both test JVMs take its classes
     assert compiled.compile_only and compiled.source is not None
     assert warm.triggers == list(mini1.trigger_tests) and warm.relevant == [] and warm.source is None
@@ -240,6 +243,35 @@ def test_a_used_jvm_runs_the_triggers_only_and_the_fresh_one_judges_the_other_te
     requests.clear()
     assert verdict(fast, mini1, fix[:body] + ";;;;" + fix[body:]).verdict is Verdict.PLAUSIBLE
     assert [r.relevant for r in requests[1:]] == [["org.mini.CalcTest"], list(mini1.relevant_tests)]
+
+
+def test_a_test_joins_what_a_used_jvm_runs_only_where_the_developer_fix_passes_it_so(nl2fix_cache, confined, minibench):
+    # a test that fails when run without the tests its class runs before it would make every candidate fail there,
+    # and a failure there is final: the developer's fix must pass it as a used JVM runs it (here a "fix" that fails
+    # testClampLow stands in for such a test)
+    engine = FastEngine(engine_options(nl2fix_cache))
+    try:
+        ws = engine.prepare(minibench.bugs["Mini-1"])
+        fix = ws.bug.fixed_method
+        ws = replace(ws, bug=replace(ws.bug, fixed_method=fix.replace("return lo;", "return v;", 1)))
+        body = fix.index("{") + 1
+        assert verdict(engine, ws, fix[:body] + ";" + fix[body:]).verdict is Verdict.PLAUSIBLE
+        assert verdict(engine, ws, fix.replace("return lo;", "return v - 0;", 1)).verdict is Verdict.WRONG
+        requests = []
+        real = fast_engine.jobs.runner_job
+
+        def spy(*args, **kwargs):
+            requests.append(real(*args, **kwargs))
+            return requests[-1]
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(fast_engine.jobs, "runner_job", spy)
+            again = verdict(engine, ws, fix.replace("return lo;", "return v + 0;", 1))
+        assert again.verdict is Verdict.WRONG and again.failing_tests == ["org.mini.CalcTest::testClampLow"]
+        # compiled, the triggers alone in the used JVM, then the fresh JVM that found the failure
+        assert [r.relevant for r in requests[1:]] == [[], list(ws.relevant_tests)], requests
+    finally:
+        engine.close()
 
 
 def _sleepers(tag: str) -> list[int]:
