@@ -1,0 +1,91 @@
+"""Red team round 14 (by an engineer who did not write the walls) against main@989e511: the three changes of the day,
+on the red-team benchmark's Beans-1 (a class that already reflects, with the project's own reflective helpers) through
+the real fast engine under bubblewrap (``fixtures/redteam/found14/README.md`` has the runs and what held).
+
+- ``order_dependent`` (change 1, ``_Failures``): a JVM that judged other candidates runs, after the triggers, the tests
+  that failed earlier candidates, each *alone*, and a failure there is final. A test that passes in a run of its class
+  but not alone (it reads what an earlier test of its class left: Defects4J keeps lists of such dependent tests) then
+  fails every later correct fix in that JVM, once any wrong candidate of the bug failed it. Shown on a copy of Beans-1
+  with one such test class (``found14/bench``): the developer's fix restated as a candidate is ``plausible``, then an
+  honestly wrong candidate (``fresh_boxes``) fails the dependent test, then the same fix is ``wrong``.
+- ``tmpdir_path``: the JDK keeps the temporary folder as a ``File`` (``java.io.File$TempDirectory.tmpdir``); a
+  candidate of a class that reflects rewrites its ``path`` through the project's helpers (``java.io`` is open to
+  class-path code on the test Java, as in Defects4J's JVM; the reflection wall restricts only ``sun.``, ``jdk.``,
+  ``com.sun.``, ``java.lang.invoke``, ``java.beans``, ``javax.script`` and the runner). Nothing checks it after the job:
+  the fix judged next in the same warm JVM is ``wrong`` (its trigger's temporary file: "No such file or directory").
+- ``junit_validator``: JUnit is loaded once a JVM (the runner's class path, shared by every job's loader), and
+  ``BlockJUnit4ClassRunner.PUBLIC_CLASS_VALIDATOR`` is a static field that is not final. Set to null through the same
+  helpers, every later JUnit 4 class fails to initialize: the fix judged next is ``wrong`` (a NullPointerException).
+- ``caller_cache`` (change 2, held): a JDK class made to keep a job's class as its last ``newInstance`` caller; the
+  runner clears it and the JVM goes on: the fix judged next is ``plausible``.
+
+Each test asserts what must hold, so the first three fail while the holes are open.
+
+Run: ``python -m pytest -q -p no:cacheprovider tests/defects4j_adapter/engines/test_redteam_found14.py``
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from defects4j_adapter.engines.fast import FastEngine
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.domain import Verdict
+from nl2fix.dataset.load import load_dataset
+from nl2fix.validation.verdicts import passing_on_fix
+from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
+from tests.helpers.redteam import verdict
+
+pytestmark = pytest.mark.slow
+FOUND14 = REDTEAM / "found14"
+
+
+def _after(engine, bug, attack: str) -> dict[str, tuple[str, str]]:
+    """The fix judged first (``plausible``), then ``attack``, then the fix restated as a candidate, in one engine."""
+    ws = engine.prepare(bug)
+    fix = verdict(engine, ws, bug.fixed_method)
+    assert fix.verdict is Verdict.PLAUSIBLE, fix
+    required = passing_on_fix(fix)
+    judged = {}
+    for name in (attack, "fix_restated"):
+        record = verdict(engine, ws, red_team_attack(name, bug, FOUND14), required)
+        judged[name] = (record.verdict.value, record.detail[:300])
+    print("fast bwrap", judged)
+    return judged
+
+
+def test_a_test_that_passes_only_with_its_class_does_not_fail_the_fixes_after_a_wrong_candidate(nl2fix_cache, confined):
+    bug = load_dataset(FOUND14 / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
+    engine = FastEngine(
+        engine_options(nl2fix_cache, sandbox=make_sandbox("bwrap"), projects_dir=FOUND14 / "bench" / "projects")
+    )
+    try:
+        ws = engine.prepare(bug)
+        fix = verdict(engine, ws, bug.fixed_method)
+        assert fix.verdict is Verdict.PLAUSIBLE, fix
+        required = passing_on_fix(fix)
+        assert "org.beans.BeansOrderTest::b_readsTheSameValueAgain" in required
+        judged = [
+            (name, verdict(engine, ws, red_team_attack(name, bug, FOUND14), required))
+            for name in ("fix_restated", "fresh_boxes", "fix_restated")
+        ]
+        print("fast bwrap", [(name, r.verdict.value, r.detail[:200]) for name, r in judged])
+        assert [r.verdict for _, r in judged] == [Verdict.PLAUSIBLE, Verdict.WRONG, Verdict.PLAUSIBLE], judged
+    finally:
+        engine.close()
+
+
+def test_the_jdk_s_temporary_folder_rewritten_by_reflection_does_not_fail_the_fix_after_it(beans_engine, beans):
+    judged = _after(beans_engine, beans, "tmpdir_path")
+    assert judged["fix_restated"][0] == "plausible", judged
+
+
+def test_junit_s_shared_state_rewritten_by_reflection_does_not_fail_the_fix_after_it(beans_engine, beans):
+    judged = _after(beans_engine, beans, "junit_validator")
+    assert judged["fix_restated"][0] == "plausible", judged
+
+
+def test_a_jdk_class_s_newinstance_caller_cache_carries_nothing_to_the_fix_after_it(beans_engine, beans):
+    # change 2 (CallerCaches): the strongest attempt on it, held
+    judged = _after(beans_engine, beans, "caller_cache")
+    assert judged == {"caller_cache": ("plausible", ""), "fix_restated": ("plausible", "")}, judged
