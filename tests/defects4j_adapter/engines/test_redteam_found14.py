@@ -19,7 +19,10 @@ the real fast engine under bubblewrap (``fixtures/redteam/found14/README.md`` ha
 - ``caller_cache`` (change 2, held): a JDK class made to keep a job's class as its last ``newInstance`` caller; the
   runner clears it and the JVM goes on: the fix judged next is ``plausible``.
 
-Each test asserts what must hold, so the first three fail while the holes are open.
+Each test asserts what must hold. Closed by the lead: a test joins what a used JVM runs only once the developer's
+fix, in a JVM no candidate touched, passes it run that way (``FastEngine._learn``); and a job in which the candidate,
+or a project's reflective helper it drives, asks for the declared members of a class of another loader (the JDK's,
+JUnit's) retires its JVM (``Guard.java``: ``accessDeclaredMembers`` while the candidate asks).
 
 Run: ``python -m pytest -q -p no:cacheprovider tests/defects4j_adapter/engines/test_redteam_found14.py``
 """

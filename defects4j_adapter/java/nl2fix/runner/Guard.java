@@ -46,6 +46,13 @@ final class Guard extends SecurityManager {
             if ("setSecurityManager".equals(name)) {
                 tainted = true;
             }
+            if ("accessDeclaredMembers".equals(name) && ReflectionWall.candidateAsks()) {
+                // the candidate, or a project's reflective helper it drives, reaches the private members of a class
+                // of another loader: the JDK's or JUnit's, which every later job of this JVM shares. What it sets
+                // there nothing puts back or checks (the JDK's temporary folder, JUnit's class validator: red team
+                // 14's tmpdir_path, junit_validator), and a warm failure is final
+                tainted = true;
+            }
             // a factory set once stays for the JVM's life (a second set throws): the next candidate's
             // tests would meet this one's. A shutdown hook, though, runs after the last job's signed
             // end, when nothing it prints counts, and the JDK adds its own (java.util.logging's
