@@ -5,9 +5,10 @@ the real fast engine under bubblewrap (``fixtures/redteam/found14/README.md`` ha
 - ``order_dependent`` (change 1, ``_Failures``): a JVM that judged other candidates runs, after the triggers, the tests
   that failed earlier candidates, each *alone*, and a failure there is final. A test that passes in a run of its class
   but not alone (it reads what an earlier test of its class left: Defects4J keeps lists of such dependent tests) then
-  fails every later correct fix in that JVM, once any wrong candidate of the bug failed it. Shown on a copy of Beans-1
-  with one such test class (``found14/bench``): the developer's fix restated as a candidate is ``plausible``, then an
-  honestly wrong candidate (``fresh_boxes``) fails the dependent test, then the same fix is ``wrong``.
+  fails every later correct fix in that JVM, once any wrong candidate of the bug failed it. Shown on Beans-1 with one
+  such test class more (``found14/BeansOrderTest.java``): the developer's fix restated as a candidate is
+  ``plausible``, then an honestly wrong candidate (``fresh_boxes``) fails the dependent test, then the same fix is
+  ``wrong``.
 - ``tmpdir_path``: the JDK keeps the temporary folder as a ``File`` (``java.io.File$TempDirectory.tmpdir``); a
   candidate of a class that reflects rewrites its ``path`` through the project's helpers (``java.io`` is open to
   class-path code on the test Java, as in Defects4J's JVM; the reflection wall restricts only ``sun.``, ``jdk.``,
@@ -28,6 +29,9 @@ Run: ``python -m pytest -q -p no:cacheprovider tests/defects4j_adapter/engines/t
 """
 
 from __future__ import annotations
+
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -57,10 +61,24 @@ def _after(engine, bug, attack: str) -> dict[str, tuple[str, str]]:
     return judged
 
 
-def test_a_test_that_passes_only_with_its_class_does_not_fail_the_fixes_after_a_wrong_candidate(nl2fix_cache, confined):
-    bug = load_dataset(FOUND14 / "bench" / "nl2fix_dataset.json").bugs["Beans-1"]
+@pytest.fixture
+def ordered_bench(tmp_path) -> Path:
+    """The red-team benchmark with one more relevant class of Beans-1, ``BeansOrderTest``, whose second test passes
+    only after its first."""
+    bench = tmp_path / "bench"
+    shutil.copytree(REDTEAM / "bench", bench)
+    shutil.copy(FOUND14 / "BeansOrderTest.java", bench / "projects/Beans/fixed/src/test/java/org/beans/")
+    with (bench / "defects4j/Beans/relevant_tests/1").open("a", encoding="utf-8") as relevant:
+        relevant.write("org.beans.BeansOrderTest\n")
+    return bench
+
+
+def test_a_test_that_passes_only_with_its_class_does_not_fail_the_fixes_after_a_wrong_candidate(
+    nl2fix_cache, confined, ordered_bench
+):
+    bug = load_dataset(ordered_bench / "nl2fix_dataset.json").bugs["Beans-1"]
     engine = FastEngine(
-        engine_options(nl2fix_cache, sandbox=make_sandbox("bwrap"), projects_dir=FOUND14 / "bench" / "projects")
+        engine_options(nl2fix_cache, sandbox=make_sandbox("bwrap"), projects_dir=ordered_bench / "projects")
     )
     try:
         ws = engine.prepare(bug)

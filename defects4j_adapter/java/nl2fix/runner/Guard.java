@@ -30,6 +30,8 @@ final class Guard extends SecurityManager {
      * has no such refusal, so {@code catch (SecurityException e)} alone would tell nl2fix's JVM apart. */
     private static volatile String refused;
     private static volatile boolean tainted;
+    /** The candidate asked for the declared members of a class of another loader on this thread; the package is next. */
+    private static final ThreadLocal<Boolean> DECLARED_ASKED = new ThreadLocal<>();
     private static volatile Thread runnerThread;
 
     @Override
@@ -47,11 +49,9 @@ final class Guard extends SecurityManager {
                 tainted = true;
             }
             if ("accessDeclaredMembers".equals(name) && ReflectionWall.candidateAsks()) {
-                // the candidate, or a project's reflective helper it drives, reaches the private members of a class
-                // of another loader: the JDK's or JUnit's, which every later job of this JVM shares. What it sets
-                // there nothing puts back or checks (the JDK's temporary folder, JUnit's class validator: red team
-                // 14's tmpdir_path, junit_validator), and a warm failure is final
-                tainted = true;
+                // the candidate, or a project's reflective helper it drives, asks for the private members of a class
+                // of another loader; the JDK names its package next (checkPackageAccess)
+                DECLARED_ASKED.set(Boolean.TRUE);
             }
             // a factory set once stays for the JVM's life (a second set throws): the next candidate's
             // tests would meet this one's. A shutdown hook, though, runs after the last job's signed
@@ -139,6 +139,17 @@ final class Guard extends SecurityManager {
 
     @Override
     public void checkPackageAccess(String pkg) {
+        if (DECLARED_ASKED.get() != null) {
+            DECLARED_ASKED.remove();
+            // the private members of the JDK's or JUnit's classes, which every later job of this JVM shares: what the
+            // candidate sets there nothing puts back or checks (the JDK's temporary folder, JUnit's class validator:
+            // red team 14's tmpdir_path, junit_validator), and a warm failure is final. Not java.lang's: a helper
+            // that walks a class's members up its superclasses reaches Object's (Beans-1's, Jackson's introspection),
+            // and what java.lang holds that a job may change is put back or checked (JdkState, Canary)
+            if (!"java.lang".equals(pkg)) {
+                tainted = true;
+            }
+        }
         if (!ReflectionWall.mayReach(pkg)) {
             String why = "nl2fix: the candidate's classes may not reflect into " + pkg + " (ReflectionWall)";
             if (ReflectionWall.sourceAsks()) {
