@@ -110,3 +110,9 @@ def test_a_jdk_class_s_newinstance_caller_cache_carries_nothing_to_the_fix_after
     # change 2 (CallerCaches): the strongest attempt on it, held
     judged = _after(beans_engine, beans, "caller_cache")
     assert judged == {"caller_cache": ("plausible", ""), "fix_restated": ("plausible", "")}, judged
+
+
+def test_an_interned_literal_rewritten_through_java_lang_does_not_fail_the_fix_after_it(beans_engine, beans):
+    # the lead's own attack on the java.lang exception of the deep-reflection taint: held (see the payload)
+    judged = _after(beans_engine, beans, "interned_literal")
+    assert judged["fix_restated"] == ("plausible", ""), judged
