@@ -547,6 +547,9 @@ class FastEngine:
         candidate's behaviour probe (a plausible candidate's comes next): they ran no other candidate's
         code, and need no start of their own."""
         self._failures = _Failures()
+        self._checkers = _Pool(options.settings.workers)
+        """JVMs that run the developer's fix alone, where a test that failed a candidate is tried before it joins
+        :attr:`_failures` (:meth:`_learn`)."""
         self._passed = _Kept(KEPT_PER_WORKER * max(1, options.settings.workers))
         """The classes of candidates that passed, by workspace and candidate, as compiled and checked for
         their validation: their behaviour probe (it comes next) runs those, not a compile of its own."""
@@ -594,6 +597,7 @@ class FastEngine:
         self._warm.close()
         self._compilers.close()
         self._confirmers.close()
+        self._checkers.close()
 
     def _job_id(self) -> str:
         with self._lock:
@@ -884,25 +888,28 @@ class FastEngine:
             or self._new(ws)
         )
 
-    def _learn(self, job: CandidateJob, outcome: Outcome) -> None:
+    def _learn(self, job: CandidateJob, outcome: Outcome) -> float:
         """The tests ``outcome`` failed join the bug's :class:`_Failures` where the developer's fix passes them
         as a JVM that judged other candidates would run them (the triggers, the tests joined before, the test),
-        in a JVM where no candidate's code ran (so that none can have made it pass). Without a developer's fix
-        (a user's own project) none joins."""
-        fix = job.ws.bug.fixed_method
-        if not fix:
-            return
-        for test in self._failures.new(job.ws, outcome, job.known_failures):
+        in a JVM that runs the fix alone (:attr:`_checkers`: no candidate's code can have made it pass); the
+        CPU-s it took, the candidate's to pay. Without a developer's fix (a user's own project) none joins."""
+        fix, cpu = job.ws.bug.fixed_method, 0.0
+        for test in self._failures.new(job.ws, outcome, job.known_failures) if fix else ():
             tried = CandidateJob(job.ws, fix, known_failures=job.known_failures)
             made = self.compile(job.ws, fix)
             if isinstance(made, Outcome):
-                return
+                return cpu + made.cpu_seconds
             tests = self._tests(tried).warm((*self._failures.of(job.ws), test))
-            jvm = self._warm.take(str(job.ws.root), lambda idle: not idle.ran) or self._new(job.ws, one_job=True)
+            key = str(job.ws.root)
+            jvm = self._checkers.take(key)
+            if jvm is None:
+                jvm = self._new(job.ws)
+                cpu += jvm.startup_cpu
             try:
                 ran = self._run(jvm, tried, tests, made)
             finally:
-                self._release(job.ws, jvm)
+                self._checkers.give(key, jvm)
+            cpu += made.cpu_seconds + (ran.cpu_seconds if ran else 0.0)
             joins = ran is not None and passes(ran, job.known_failures) and test in (ran.passed_tests or ())
             if joins:
                 self._failures.join(job.ws, test)
@@ -914,6 +921,7 @@ class FastEngine:
                 if joins
                 else "the fix does not pass it as a used JVM would run it, so only fresh JVMs run it",
             )
+        return cpu
 
     def run_compiled(self, job: CandidateJob, *, narrow: bool = True) -> Outcome:
         """Validate the job's method against its workspace's compiled classes (the fast path): compiled by a
@@ -940,7 +948,7 @@ class FastEngine:
                 # counted in this validation: a probe of the candidate does not pay for it again
                 self._passed.keep(self._own(job.ws, job.method), replace(made, cpu_seconds=0.0))
             elif not job.trusted:
-                self._learn(job, outcome)
+                outcome = outcome.costing(self._learn(job, outcome))
         return replace(
             outcome,
             cpu_seconds=outcome.cpu_seconds + recording_cpu,
