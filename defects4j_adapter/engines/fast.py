@@ -92,6 +92,8 @@ FRESH_JVM = "(the fresh JVM)"
 FAILED_BEFORE = 8
 """How many of the tests that failed earlier candidates a JVM that judged other candidates runs after the
 triggers (:class:`_Failures`)."""
+FAILED_TWICE = 2
+"""Candidates a test must have failed before it is tried for :class:`_Failures`."""
 KEPT_PER_WORKER = 8
 """Compiled classes a worker's candidates keep for their probes (:class:`_Kept`): a probe follows its
 candidate's validation, so a few per worker suffice."""
@@ -198,7 +200,7 @@ class TestChoice:
 
 
 class _Failures:
-    """Per bug, tests other than its triggers that candidates failed, in the order they first failed one. A
+    """Per bug, tests other than its triggers that candidates failed, in the order they failed a second one. A
     JVM that judged other candidates runs the first :data:`FAILED_BEFORE` of them after the triggers: a
     candidate that passes the triggers and fails one of these (RepairBench's answers: 32 of 123 failed in
     the fresh JVM, each on one of six tests) is then wrong there, at the cost of a few tests, where it
@@ -211,19 +213,21 @@ class _Failures:
 
     def __init__(self) -> None:
         self._joined: dict[str, list[str]] = collections.defaultdict(list)
-        self._seen: dict[str, set[str]] = collections.defaultdict(set)
+        self._failed: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+        self._tried: dict[str, set[str]] = collections.defaultdict(set)
         self._lock = threading.Lock()
 
     def new(self, ws: Workspace, outcome: Outcome, known: frozenset[str]) -> list[str]:
-        """The tests ``outcome`` failed that have not been tried yet, now counted as tried."""
+        """The tests ``outcome`` failed that have now failed :data:`FAILED_TWICE` candidates and were not tried
+        yet, now counted as tried: a test that fails one candidate only would cost its trial and save nothing."""
         triggers = set(ws.trigger_tests)
         with self._lock:
-            seen, room = self._seen[str(ws.root)], FAILED_BEFORE - len(self._joined[str(ws.root)])
-            failed = [t for t in outcome.failing_tests if "::" in t and t not in triggers | known | seen][
-                : max(0, room)
-            ]
-            seen.update(failed)
-            return failed
+            failed, tried = self._failed[str(ws.root)], self._tried[str(ws.root)]
+            failed.update(t for t in outcome.failing_tests if "::" in t and t not in triggers | known)
+            room = max(0, FAILED_BEFORE - len(self._joined[str(ws.root)]))
+            due = [t for t in outcome.failing_tests if failed[t] >= FAILED_TWICE and t not in tried][:room]
+            tried.update(due)
+            return due
 
     def join(self, ws: Workspace, test: str) -> None:
         with self._lock:

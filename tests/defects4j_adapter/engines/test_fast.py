@@ -216,20 +216,23 @@ def test_a_used_jvm_runs_the_triggers_only_and_the_fresh_one_judges_the_other_te
     # passes the trigger (testClampHigh), fails testClampLow, which only the fresh JVM runs
     low_broken = verdict(fast, mini1, fix.replace("return lo;", "return v;", 1))
     assert low_broken.verdict is Verdict.WRONG and low_broken.failing_tests == ["org.mini.CalcTest::testClampLow"]
-    compiled, warm, fresh, *learning = requests
-    # then the developer's fix (trusted code) ran testClampLow as a used JVM would, and passed it
-    assert learning[-1].relevant == ["org.mini.CalcTest"] and learning[-1].triggers == list(mini1.trigger_tests)
+    compiled, warm, fresh = requests
     # compiled once, by the JVM that only compiles; both test JVMs take its classes
     assert compiled.compile_only and compiled.source is not None
     assert warm.triggers == list(mini1.trigger_tests) and warm.relevant == [] and warm.source is None
     assert fresh.relevant == list(mini1.relevant_tests) and fresh.source is None
     assert warm.compiled is not None and fresh.compiled is not None
+    # a second candidate fails it the same way; then the developer's fix (trusted code) runs it as a used JVM would
+    requests.clear()
+    assert verdict(fast, mini1, fix.replace("return lo;", "return v * 1;", 1)).verdict is Verdict.WRONG
+    compiled, warm, fresh, *learning = requests
+    assert learning[-1].relevant == ["org.mini.CalcTest"] and learning[-1].triggers == list(mini1.trigger_tests)
     # a candidate that fails its trigger costs no fresh JVM
     requests.clear()
     assert verdict(fast, mini1, mini1.bug.buggy_method + " ").verdict is Verdict.WRONG
     assert len(requests) == 2 and requests[0].compile_only and requests[1].triggers == list(mini1.trigger_tests)
-    # testClampLow failed a candidate before: the used JVM runs it after the triggers, alone of its class,
-    # and a candidate that fails it there costs no fresh JVM either
+    # testClampLow failed two candidates before and the fix passes it so: the used JVM runs it after the triggers,
+    # alone of its class, and a candidate that fails it there costs no fresh JVM either
     requests.clear()
     low_broken_too = verdict(fast, mini1, fix.replace("return lo;", "return v + 0;", 1))
     assert low_broken_too.verdict is Verdict.WRONG
@@ -256,7 +259,8 @@ def test_a_test_joins_what_a_used_jvm_runs_only_where_the_developer_fix_passes_i
         ws = replace(ws, bug=replace(ws.bug, fixed_method=fix.replace("return lo;", "return v;", 1)))
         body = fix.index("{") + 1
         assert verdict(engine, ws, fix[:body] + ";" + fix[body:]).verdict is Verdict.PLAUSIBLE
-        assert verdict(engine, ws, fix.replace("return lo;", "return v - 0;", 1)).verdict is Verdict.WRONG
+        for wrong in ("return v - 0;", "return v * 1;"):  # the second failure has the fix try it
+            assert verdict(engine, ws, fix.replace("return lo;", wrong, 1)).verdict is Verdict.WRONG
         requests = []
         real = fast_engine.jobs.runner_job
 
