@@ -195,7 +195,8 @@ class TestChoice:
             return self.plan.only if self.plan else {}
         grouped: dict[str, tuple[str, ...]] = {}
         for test in self.failed_before:
-            grouped[test.split("::")[0]] = (*grouped.get(test.split("::")[0], ()), test)
+            label = test.split("::")[0]
+            grouped[label] = (*grouped.get(label, ()), test)
         return grouped
 
 
@@ -897,14 +898,17 @@ class FastEngine:
         as a JVM that judged other candidates would run them (the triggers, the tests joined before, the test),
         in a JVM that runs the fix alone (:attr:`_checkers`: no candidate's code can have made it pass); the
         CPU-s it took, the candidate's to pay. Without a developer's fix (a user's own project) none joins."""
-        fix, cpu = job.ws.bug.fixed_method, 0.0
-        for test in self._failures.new(job.ws, outcome, job.known_failures) if fix else ():
-            tried = CandidateJob(job.ws, fix, known_failures=job.known_failures)
-            made = self.compile(job.ws, fix)
-            if isinstance(made, Outcome):
-                return cpu + made.cpu_seconds
-            tests = self._tests(tried).warm((*self._failures.of(job.ws), test))
-            key = str(job.ws.root)
+        fix = job.ws.bug.fixed_method
+        due = self._failures.new(job.ws, outcome, job.known_failures) if fix else []
+        if not due:
+            return 0.0
+        tried = CandidateJob(job.ws, fix, known_failures=job.known_failures)
+        made = self.compile(job.ws, fix)
+        if isinstance(made, Outcome):
+            return made.cpu_seconds
+        plan, key, cpu = self._tests(tried), str(job.ws.root), made.cpu_seconds
+        for test in due:
+            tests = plan.warm((*self._failures.of(job.ws), test))
             jvm = self._checkers.take(key)
             if jvm is None:
                 jvm = self._new(job.ws)
@@ -913,7 +917,7 @@ class FastEngine:
                 ran = self._run(jvm, tried, tests, made)
             finally:
                 self._checkers.give(key, jvm)
-            cpu += made.cpu_seconds + (ran.cpu_seconds if ran else 0.0)
+            cpu += ran.cpu_seconds if ran else 0.0
             joins = ran is not None and passes(ran, job.known_failures) and test in (ran.passed_tests or ())
             if joins:
                 self._failures.join(job.ws, test)

@@ -18,7 +18,8 @@ import java.util.concurrent.ForkJoinPool;
  * queued task is an object of a job's class, a pending finalization or cleaning action too. So
  * after the job the loader must become unreachable: its {@link PhantomReference} is enqueued only
  * once no object, finalizable or not, holds it. One full collection shows that for most jobs; for
- * the others the JDK's caches of a caller class are cleared ({@link CallerCaches}), then the JVM's last resort follows, collections that also clear every soft reference (a
+ * the others the JDK's caches of a caller class are cleared ({@link CallerCaches}), then the JVM's
+ * last resort follows, collections that also clear every soft reference (a
  * JDK cache may hold a job's class softly: bean introspection does), after the finalizer has run
  * what the first one found. A finalizer that has not ended by then, or one that put the job's
  * objects back where something reaches them, keeps the loader. Besides: no live thread may have a
