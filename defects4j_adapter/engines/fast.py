@@ -83,7 +83,13 @@ WARM_TEST_LIMIT = 2.0
 never the verdict (:func:`unsettled`: a fresh JVM judges every test again, with the full limit), so
 waiting out the full limit there only doubled what a candidate that loops costs (RepairBench's answers:
 timeouts were 6 % of the candidates and half the CPU). A test that needs more than this is judged by
-the fresh JVM, as a loop is."""
+the fresh JVM, as a loop is. Less where the developer's fix is known to take less (:class:`_Pace`)."""
+WARM_PACE = 10
+"""How many times the longest the developer's fix took on a used JVM's tests such a JVM gives a candidate's
+test (:class:`_Pace`)."""
+WARM_FLOOR = 0.5
+"""The least CPU-s a candidate's test is given in a used JVM, however fast the developer's fix: a test's first
+run in a job loads and interprets the project's classes anew."""
 REBUILT = "the declaration changed in a way other classes can see, so everything was recompiled"
 FRESH_DECIDES = "it passed in a JVM that had run other candidates' code, not in a fresh one: the fresh JVM decides"
 RECHECKED = "judged again in a fresh JVM: the first JVM had run other candidates' code"
@@ -237,6 +243,38 @@ class _Failures:
     def of(self, ws: Workspace) -> tuple[str, ...]:
         with self._lock:
             return tuple(self._joined[str(ws.root)])
+
+
+class _Pace:
+    """Per bug, how long each test took on the developer's fix (wall-clock milliseconds, as the runner reports
+    them: no less than its CPU time). A used JVM gives a candidate's test :data:`WARM_PACE` times the longest the
+    fix took on the tests it runs, between :data:`WARM_FLOOR` and :data:`WARM_TEST_LIMIT` CPU-s: a time limit
+    met there is never the verdict (a fresh JVM judges the candidate again, with the full limit), so what a
+    lower one changes is what a candidate that loops costs (2 CPU-s there before its fresh JVM's 10), and
+    what a slow but passing one does (its fresh JVM, which a pass pays anyway, comes sooner)."""
+
+    def __init__(self) -> None:
+        self._millis: dict[str, dict[str, int]] = collections.defaultdict(dict)
+        self._lock = threading.Lock()
+
+    def saw(self, ws: Workspace, tests: list[runner_output.ReportedTest]) -> None:
+        """The developer's fix ran ``tests``: the longest each took so far is kept."""
+        with self._lock:
+            millis = self._millis[str(ws.root)]
+            for test in tests:
+                millis[test.name] = max(millis.get(test.name, 0), test.millis)
+
+    def limit(self, ws: Workspace, tests: TestChoice) -> float:
+        """The CPU-s a used JVM gives each test of ``tests`` (the triggers and those that failed earlier
+        candidates, else :data:`WARM_TEST_LIMIT`: a test the fix was not seen to run is given that)."""
+        if not tests.triggers_only:
+            return WARM_TEST_LIMIT
+        with self._lock:
+            millis = self._millis.get(str(ws.root), {})
+            took = [millis.get(t) for t in (*ws.trigger_tests, *tests.failed_before)]
+        if not took or None in took:
+            return WARM_TEST_LIMIT
+        return min(WARM_TEST_LIMIT, max(WARM_FLOOR, WARM_PACE * max(t or 0 for t in took) / 1000))
 
 
 @dataclass(frozen=True)
@@ -552,6 +590,7 @@ class FastEngine:
         candidate's behaviour probe (a plausible candidate's comes next): they ran no other candidate's
         code, and need no start of their own."""
         self._failures = _Failures()
+        self._pace = _Pace()
         self._checkers = _Pool(options.settings.workers)
         """JVMs that run the developer's fix alone, where a test that failed a candidate is tried before it joins
         :attr:`_failures` (:meth:`_learn`)."""
@@ -1077,7 +1116,7 @@ class FastEngine:
             )
             limit = self.options.settings.test_timeout
             if jvm.ran and not _trusted(ws, candidate.method):  # its time limit is unsettled: the fresh JVM's decides
-                limit = min(limit, WARM_TEST_LIMIT)
+                limit = min(limit, self._pace.limit(ws, tests))
             runner_job = jobs.runner_job(
                 chosen,
                 job_id,
@@ -1099,6 +1138,8 @@ class FastEngine:
                 candidate.log_dir, {"request.txt": request, "runner.out": answer.text, "runner.err": answer.stderr_tail}
             )
             report = runner_output.read_job(answer.text, key, job_id)
+            if candidate.method == ws.bug.fixed_method and report.signed is not None:
+                self._pace.saw(ws, report.signed.tests)
             outcome = runner_output.job_outcome(
                 report,
                 killed_for_time=answer.killed_for_time,

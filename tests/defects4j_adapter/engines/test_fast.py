@@ -15,12 +15,14 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from defects4j_adapter.engines import fast as fast_engine
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.engines.rebuild import RebuildEngine
+from defects4j_adapter.engines.runner_output import ReportedTest, Status
 from defects4j_adapter.sandbox import base as sandbox
 from defects4j_adapter.sandbox import bwrap
 from defects4j_adapter.sandbox.providers import make_sandbox
@@ -514,10 +516,9 @@ def test_a_warm_jvm_that_does_not_start_is_started_again_before_any_error(
     assert "starting the warm test JVM for Mini-1 failed (try 1 of 2" in caplog.text
 
 
-def test_a_loop_in_a_jvm_that_ran_other_candidates_stops_at_the_warm_limit_and_the_fresh_jvm_decides(
+def test_a_loop_in_a_jvm_that_ran_other_candidates_stops_at_the_fix_s_pace_and_the_fresh_jvm_decides(
     fast, mini1, monkeypatch
 ):
-    monkeypatch.setattr(fast_engine, "WARM_TEST_LIMIT", 0.3)
     limits = []
     runner_job = fast_engine.jobs.runner_job
 
@@ -526,12 +527,31 @@ def test_a_loop_in_a_jvm_that_ran_other_candidates_stops_at_the_warm_limit_and_t
             limits.append(kwargs["test_timeout"])
         return runner_job(*args, **kwargs)
 
+    assert verdict(fast, mini1, mini1.bug.fixed_method).verdict is Verdict.PLAUSIBLE  # how long its tests take
     other = mini1.bug.buggy_method.replace("{", "{ int unused = 3;", 1)
     assert verdict(fast, mini1, other).verdict is Verdict.WRONG  # the warm JVM has run a candidate
     monkeypatch.setattr(fast_engine.jobs, "runner_job", noted)
     record = verdict(fast, mini1, hostile("loop_forever", mini1.bug))
-    # the warm JVM gave up at 0.3 s; the fresh JVM's full limit (2 s of CPU, or 12 s of a loaded machine's
-    # wall-clock time) decided, instead of both waiting out 2 s
+    # the warm JVM gave up at ten times what the fix's trigger took (a few ms: the floor, 0.5 s), not at 2 s;
+    # the fresh JVM's full limit (2 s of CPU, or 12 s of a loaded machine's wall-clock time) decided
     assert record.verdict is Verdict.TIMEOUT and fast_engine.RECHECKED in record.detail
     assert "test used 2000 ms of CPU" in record.detail or "test timed out after 12000 ms" in record.detail
-    assert limits == [0.3, 2.0], limits
+    assert len(limits) == 2 and fast_engine.WARM_FLOOR <= limits[0] < fast_engine.WARM_TEST_LIMIT, limits
+    assert limits[1] == 2.0, limits
+
+
+def test_a_used_jvm_s_limit_is_ten_times_the_fix_s_slowest_test_it_runs_within_floor_and_cap():
+    ws = SimpleNamespace(root=Path("/ws"), trigger_tests=("T::a", "T::b"))
+    pace = fast_engine._Pace()
+    triggers = fast_engine.TestChoice(triggers_only=True)
+    assert pace.limit(ws, triggers) == fast_engine.WARM_TEST_LIMIT  # the fix not seen yet
+    pace.saw(ws, [ReportedTest("T::a", Status.PASS, 20), ReportedTest("T::b", Status.PASS, 120)])
+    pace.saw(ws, [ReportedTest("T::a", Status.PASS, 10)])  # the longest run counts
+    assert pace.limit(ws, triggers) == pytest.approx(1.2)
+    assert pace.limit(ws, fast_engine.TestChoice()) == fast_engine.WARM_TEST_LIMIT  # every test: not paced
+    assert pace.limit(ws, triggers.warm(("U::c",))) == fast_engine.WARM_TEST_LIMIT  # a test the fix was not seen on
+    pace.saw(ws, [ReportedTest("U::c", Status.PASS, 900)])
+    assert pace.limit(ws, triggers.warm(("U::c",))) == fast_engine.WARM_TEST_LIMIT
+    quick = SimpleNamespace(root=Path("/other"), trigger_tests=("T::a",))
+    pace.saw(quick, [ReportedTest("T::a", Status.PASS, 3)])
+    assert pace.limit(quick, triggers) == fast_engine.WARM_FLOOR
