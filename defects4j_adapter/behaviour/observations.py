@@ -73,6 +73,10 @@ class ProbeRun:
     budget_met: float = 0.0
     """The CPU-s budget the probe met, its observations so far kept (0: it ran to its end, or
     :attr:`error` says where it stopped)."""
+    spoiled: str = ""
+    """The digest of the input on which the candidate's call changed JVM-wide state the runner cannot put back
+    (what retires a JVM after its job; empty: none did): the runner probed no input after it, as the reference
+    would have met that state; the observations so far kept."""
     cpu_seconds: float = 0.0
 
     @property
@@ -82,8 +86,8 @@ class ProbeRun:
 
 
 def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
-    """The probe of a signed report's ``BEHAVIOUR`` rows and its ``BEHAVIOUREND`` counts, budget met and
-    inputs passed over (None: the probe did not end, e.g. the JVM died in it)."""
+    """The probe of a signed report's ``BEHAVIOUR`` rows and its ``BEHAVIOUREND`` counts, budget met, inputs
+    passed over and whether the candidate spoiled the JVM (None: the probe did not end, e.g. the JVM died in it)."""
     run = ProbeRun()
     for row in rows:
         origin, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again = (row + [""] * 9)[:9]
@@ -100,4 +104,5 @@ def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
         run.calls, run.derived, run.skipped = counts[:3]
         run.budget_met = counts[3] / 1000
         run.passed_over = counts[4]
+        run.spoiled = end[5] if len(end) > 5 else ""
     return run

@@ -93,8 +93,11 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     which diverges too. A probe that did not finish, or reached fewer inputs than the reference's own
     (those passed over counted as reached: :func:`passed_over`), is never ``same-behaviour``; one that met
     its CPU budget ``diverges`` when an input it compared so far does (each row is whole: the body the budget
-    stopped gives none), else it is ``not-probed`` with the inputs it compared (a probe cut short says
-    nothing of the inputs it did not reach)."""
+    stopped gives none), else it is ``not-probed`` with the inputs it compared (a probe cut short says nothing
+    of the inputs it did not reach). The runner stops a probe at a call of the candidate that changed JVM-wide
+    state it cannot put back (``spoiled``: the reference's later runs would meet that state): that call
+    ``diverges`` where the fix's own probe changed none (the state is behaviour a caller sees), else the probe
+    is cut short as by its budget."""
     cpu = run.cpu_seconds
     if not stable_inputs(baseline):
         return BehaviourRecord(label=Behaviour.NOT_PROBED, note=nothing_to_compare(baseline), cpu_seconds=cpu)
@@ -125,10 +128,22 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
         observations=kept,
         cpu_seconds=cpu,
     )
+    spoiling = next((o for o in run.observations if o.input_digest == run.spoiled), None)
+    # a caller sees the JVM-wide state a call leaves (a default handler, a logger's level): where the fix's own
+    # probe left none, the candidate's differs from the fix's on that input, whatever the call returned
+    changed_state = developer_fix and first is None and spoiling is not None and not baseline.spoiled
+    if changed_state:
+        first = spoiling
     if developer_fix and first is not None:
         record.label = Behaviour.DIVERGES
         record.first_input, record.candidate_result = first.input, first.candidate
         record.reference_result = first.reference
+        if changed_state:
+            record.candidate_result = (
+                f"{first.candidate} (and the candidate changed JVM-wide state the runner cannot put back, "
+                "which the developer's fix leaves as it is)"
+            )
+            record.junit_note = "the candidate changed JVM-wide state: a test of what the call returns does not show it"
         if drifted:
             record.reference_result = seen[first.input_digest].reference
             record.candidate_result = (
@@ -137,13 +152,18 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
             )
             record.junit_note = "the candidate changed state the fix reads: one call on its own does not show it"
         return record
-    if run.budget_met:
+    if run.budget_met or run.spoiled:
         record.label = Behaviour.NOT_PROBED
+        stopped = (
+            "the candidate changed JVM-wide state the runner cannot put back (what retires a JVM after its job), "
+            "so the probe stopped"
+            if run.spoiled
+            else f"the probe met its budget of {run.budget_met:g} CPU-s"
+        )
         record.note = (
-            f"the probe met its budget of {run.budget_met:g} CPU-s after {len(counted)} compared input(s), "
-            f"{len(steady)} beside the developer's fix alone"
+            f"{stopped} after {len(counted)} compared input(s), {len(steady)} beside the developer's fix alone"
             if developer_fix
-            else f"the probe met its budget of {run.budget_met:g} CPU-s after {len(counted)} input(s)"
+            else f"{stopped} after {len(counted)} input(s)"
         )
         return record
     if len(run.observations) + run.passed_over < len(baseline.observations):

@@ -318,6 +318,25 @@ def test_the_end_row_says_which_budget_the_probe_met():
     assert read([], ["3", "10", "1", "0"]).budget_met == 0.0
     assert read([], ["3", "10", "1"]).budget_met == 0.0  # a runner that knows no budget
     assert read([], ["3", "10", "1", "0", "7"]).passed_over == 7
+    assert (
+        read([], ["3", "10", "1", "0", "7", "d1"]).spoiled == "d1"
+        and not read([], ["3", "10", "1", "0", "7", ""]).spoiled
+    )
+
+
+def test_a_candidate_that_changed_jvm_wide_state_the_fix_leaves_alone_diverges_on_that_call():
+    # the runner stopped at the candidate's call that changed state it cannot put back: the rows before it are whole
+    spoiled = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "b")], spoiled="i3")
+    record = label(BASELINE, spoiled, developer_fix=True)
+    assert (record.label, record.first_input, record.reference_result) == (Behaviour.DIVERGES, "3", "b"), record
+    assert "changed JVM-wide state" in record.candidate_result and "JVM-wide" in record.junit_note
+    # a difference in what a call returned comes first
+    differs = label(BASELINE, ProbeRun(observations=[_obs("1", "a", "z")], spoiled="i1"), developer_fix=True)
+    assert (differs.label, differs.candidate_result) == (Behaviour.DIVERGES, "z"), differs
+    # where the fix's own probe changed such state too, the probe was only cut short
+    both = label(replace(BASELINE, spoiled="i1"), spoiled, developer_fix=True)
+    assert (both.label, both.inputs) == (Behaviour.NOT_PROBED, 2), both
+    assert "changed JVM-wide state the runner cannot put back" in both.note and "after 2 compared" in both.note
 
 
 def _obs(input_: str, ref: str, cand: str, again: str | None = None) -> Observation:

@@ -23,7 +23,9 @@ the real fast engine under bubblewrap (``fixtures/redteam/found14/README.md`` ha
 Each test asserts what must hold. Closed by the lead: a test joins what a used JVM runs only once the developer's
 fix, in a JVM no candidate touched, passes it run that way (``FastEngine._learn``); and a job in which the candidate,
 or a project's reflective helper it drives, asks for the declared members of a class of another loader (the JDK's,
-JUnit's) retires its JVM (``Guard.java``: ``accessDeclaredMembers`` while the candidate asks).
+JUnit's) retires its JVM (``Guard.java``: ``accessDeclaredMembers`` while the candidate asks). The round's open lead
+(the label, when the candidate changes JVM-wide state during its own probe job) is ``spoil_probe``: the probe stops at
+that call, which diverges where the fix's own probe changed no such state (``BehaviourProbe.spoiledBy``).
 
 Run: ``python -m pytest -q -p no:cacheprovider tests/defects4j_adapter/engines/test_redteam_found14.py``
 """
@@ -37,8 +39,9 @@ import pytest
 
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.sandbox.providers import make_sandbox
-from nl2fix.core.domain import Verdict
+from nl2fix.core.domain import Behaviour, Verdict
 from nl2fix.dataset.load import load_dataset
+from nl2fix.validation.behaviour import label
 from nl2fix.validation.verdicts import passing_on_fix
 from tests.helpers.minibench import REDTEAM, engine_options, red_team_attack
 from tests.helpers.redteam import verdict
@@ -123,3 +126,18 @@ def test_an_interned_literal_rewritten_through_java_lang_does_not_fail_the_fix_a
     # the lead's own attack on the java.lang exception of the deep-reflection taint: held (see the payload)
     judged = _after(beans_engine, beans, "interned_literal")
     assert judged["fix_restated"] == ("plausible", ""), judged
+
+
+def test_a_candidate_that_changes_jvm_wide_state_while_probed_diverges_there_and_is_probed_no_further(guarded, textkit):
+    # the lead the round left open: the probe's reference runs after the candidate in one JVM, so state the
+    # candidate leaves that the runner cannot put back would reach it. The probe stops at that call, which
+    # diverges (the fix leaves the state alone): stopping cannot turn a difference into "not probed"
+    engine, ws, required = guarded
+    spoiler = red_team_attack("spoil_probe", textkit, FOUND14)
+    assert verdict(engine, ws, spoiler, required).verdict is Verdict.PLAUSIBLE
+    fix = textkit.fixed_method
+    run = engine.probe(ws, fix, spoiler)
+    record = label(engine.probe(ws, fix, fix), run, developer_fix=True)
+    print("fast bwrap spoil_probe", record.label.value, record.first_input, record.candidate_result)
+    assert run.spoiled and len(run.observations) == 1 and run.observations[0].input_digest == run.spoiled, run
+    assert record.label is Behaviour.DIVERGES and "changed JVM-wide state" in record.candidate_result, record

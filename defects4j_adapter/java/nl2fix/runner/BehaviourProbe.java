@@ -57,7 +57,9 @@ import java.util.Set;
  * argument varied and {@link #MAX_CROSSED} crossed ones a job (each kind its own budget, so that crossing
  * takes no argument variant away), each body under the per-test time limit (a body stopped by it ends its
  * row as {@code timeout}), and the job's probing (its tests' own work left out) under its budget of CPU, when
- * it has one ({@link #overBudget}).
+ * it has one ({@link #overBudget}). A candidate's call that changes JVM-wide state the runner cannot put back (what
+ * retires a JVM after its job) ends the probing: the reference's later runs would meet that state; the end row names
+ * that call's input ({@code spoiledBy}).
  */
 public final class BehaviourProbe {
     private BehaviourProbe() {
@@ -108,7 +110,7 @@ public final class BehaviourProbe {
             throw new IllegalStateException("the reference is out of reach while the candidate runs");
         }
         Session s = session;
-        if (s != null && s.budgetMetMs == 0 && s.tracks(Thread.currentThread())) {
+        if (s != null && s.budgetMetMs == 0 && s.spoiledBy == null && s.tracks(Thread.currentThread())) {
             s.probe(owner, referenceName, receiver, args, constants, named, reference);
         }
         return run(reference, receiver, args);
@@ -164,7 +166,8 @@ public final class BehaviourProbe {
         synchronized (s.rows) {
             List<String[]> out = new ArrayList<>(s.rows);
             out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls), Integer.toString(s.derived + s.crossed),
-                Integer.toString(s.skipped), Long.toString(s.budgetMetMs), Integer.toString(s.passedOver)});
+                Integer.toString(s.skipped), Long.toString(s.budgetMetMs), Integer.toString(s.passedOver),
+                s.spoiledBy == null ? "" : s.spoiledBy});
             return out;
         }
     }
@@ -258,6 +261,11 @@ public final class BehaviourProbe {
         int skipped;
         /** The budget the job met, in CPU milliseconds; 0 while it has not (see {@link #overBudget}). */
         volatile long budgetMetMs;
+        /** The digest of the input on which the candidate changed JVM-wide state that the runner cannot put back
+         * (what retires a JVM after its job: {@link Guard#tainted}, the canary, a logging configuration read), null
+         * while it has not: every reference run after it would meet that state, so no input is probed from then
+         * on, and the end row names it. */
+        volatile String spoiledBy;
         /** CPU nanoseconds of the calls probed so far; the thread probing one now, and its CPU time when it began
          * (-1: none). */
         volatile long probingNanos;
@@ -391,6 +399,9 @@ public final class BehaviourProbe {
          * {@code made[slot]} (none for an input that cannot be copied). */
         private void compare(String origin, String test, Class<?> owner, Method method, Object[] input, String text,
                 Body reference, Graphs.View view, String[][] made, int slot) {
+            if (spoiledBy != null) {
+                return;
+            }
             String digest = sha(text);
             if (skip.contains(digest)) {
                 passedOver++;
@@ -429,7 +440,7 @@ public final class BehaviourProbe {
                     }
                 }
                 i = 2;
-                outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2], view);
+                outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2], view, digest);
                 if (outcomes[2] == null) {
                     skipped++;
                     return;
@@ -462,9 +473,10 @@ public final class BehaviourProbe {
          * in its own version of the
          * project: its class's static fields set as the reference's were (the values copied), the JDK-wide
          * settings put back after it and the threads it started ended, so that nothing of one input's call
-         * reaches the next one's. */
+         * reaches the next one's; where what it changed cannot be put back, {@link #spoiledBy} is the input's
+         * {@code digest}. */
         private String candidate(Class<?> owner, Method method, List<Object[]> statics, Object[] values,
-                Object[] copy, Graphs.View view) {
+                Object[] copy, Graphs.View view, String digest) {
             Class<?> own;
             Method twinMethod;
             try {
@@ -485,6 +497,8 @@ public final class BehaviourProbe {
             }
             ThreadGroup group = Thread.currentThread().getThreadGroup();
             Set<Thread> before = Threads.of(group);
+            boolean taintedBefore = Guard.tainted();
+            boolean reconfiguredBefore = JdkState.reconfigured();
             JdkState saved = new JdkState();
             ClassLoader context = Thread.currentThread().getContextClassLoader();
             String name = Thread.currentThread().getName();
@@ -505,6 +519,10 @@ public final class BehaviourProbe {
                 Thread.interrupted();  // nor the interrupt flag it may have set on the thread
                 saved.restore();
                 Threads.stopNew(group, before);
+                if (!taintedBefore && Guard.tainted() || !reconfiguredBefore && JdkState.reconfigured()
+                        || !Canary.jdkIntact()) {
+                    spoiledBy = digest;
+                }
             }
         }
 

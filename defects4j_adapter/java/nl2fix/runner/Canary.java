@@ -47,9 +47,11 @@ final class Canary {
     }
 
     static boolean intact() {
-        if (!runnerIntact()) {
-            return false;
-        }
+        return runnerIntact() && jdkIntact();
+    }
+
+    /** The JDK's values alone (interned literals, boxes, booleans): what any thread may check, mid-job too. */
+    static boolean jdkIntact() {
         for (int i = 0; i < LITERALS.length; i++) {
             if (!java.util.Arrays.equals(LITERALS[i].toCharArray(), EXPECTED[i])) {
                 return false;

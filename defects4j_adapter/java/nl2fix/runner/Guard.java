@@ -220,6 +220,12 @@ final class Guard extends SecurityManager {
         return s;
     }
 
+    /** Whether the code under test changed JVM-wide state that cannot be put back, since the last call of
+     * {@link #takeTainted} (which this leaves as it is). */
+    static boolean tainted() {
+        return tainted;
+    }
+
     /** Whether the code under test changed JVM-wide state that cannot be put back, since the last call. */
     static boolean takeTainted() {
         boolean t = tainted;

@@ -54,7 +54,6 @@ final class JdkState {
         if (LISTENING.compareAndSet(false, true)) {
             LogManager.getLogManager().addConfigurationListener(() -> RECONFIGURED.set(true));
         }
-        RECONFIGURED.set(false);
     }
 
     /** One logger's settings a job may change. */
@@ -121,9 +120,16 @@ final class JdkState {
         return found;
     }
 
-    /** Whether the job read a logging configuration: the JVM then takes no further job. */
+    /** Whether code read a logging configuration since the last call of {@link #takeReconfigured} (which this
+     * leaves as it is). */
     static boolean reconfigured() {
         return RECONFIGURED.get();
+    }
+
+    /** Whether code read a logging configuration since the last call: after a job, the JVM then takes no further
+     * one. Not reset by a {@code JdkState} made within a job (a probe's, around each call of the candidate). */
+    static boolean takeReconfigured() {
+        return RECONFIGURED.getAndSet(false);
     }
 
     /** Fresh bounded standard streams for the code under test (they go to standard error). */

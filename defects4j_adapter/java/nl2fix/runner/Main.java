@@ -229,6 +229,7 @@ public final class Main {
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         SystemLoader.takeDelegated();
         Guard.takeTainted();
+        JdkState.takeReconfigured();
         Guard.takeRefusal(); // an earlier job's, after its last test: not this job's
         Exhaustion.take(); // the same
         // A fresh loader per candidate, so nothing the code under test keeps in static fields outlives
@@ -270,7 +271,7 @@ public final class Main {
         }
         boolean clean = Threads.stopAll(group) & Threads.killProcesses() & !Threads.outlived(before);
         boolean restart = executor.poisoned || executor.restartAdvised || !clean | SystemLoader.takeDelegated()
-                | Guard.takeTainted() | !Canary.intact() | JdkState.reconfigured();
+                | Guard.takeTainted() | !Canary.intact() | JdkState.takeReconfigured();
         synchronized (executor.results) {
             for (String[] row : executor.results) {
                 report.signed(k0, k1, seq++, job.id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));
