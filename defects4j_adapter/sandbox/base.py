@@ -29,7 +29,7 @@ import nl2fix
 from defects4j_adapter import cache
 from defects4j_adapter.jvm import reference_java, runner
 from nl2fix.core.files import EXAMPLE_BENCHMARK
-from nl2fix.core.processes import ExecResult, run_command, spawn, stop
+from nl2fix.core.processes import ExecResult, run_command, spawn, stop, tree_cpu
 from nl2fix.core.registry import Registry
 
 JOB_UID_BASE = 200_000
@@ -79,8 +79,6 @@ def nl2fix_own() -> list[Path]:
     example benchmark."""
     return [cache.cache_dir(), Path(nl2fix.__file__).parent, EXAMPLE_BENCHMARK]
 
-
-_CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 class SandboxKind(str, enum.Enum):
@@ -160,21 +158,6 @@ def limit_args(limits: Limits) -> list[str]:
     if limits.cpu_seconds:
         args.append(f"--cpu={limits.cpu_seconds}")
     return args + ["--"]
-
-
-def tree_cpu(pid: int) -> float:
-    """CPU seconds so far of a process and its descendants (live ones, and dead ones they reaped)."""
-    total, todo = 0.0, [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-            total += sum(int(x) for x in fields[11:15]) / _CLK_TCK
-            for task in Path(f"/proc/{p}/task").iterdir():
-                todo.extend(int(c) for c in (task / "children").read_text().split())
-        except (OSError, ValueError, IndexError):
-            continue
-    return total
 
 
 class Sandbox(abc.ABC):

@@ -1,7 +1,9 @@
 """Every subprocess call goes through :func:`run_command`: a timeout, a typed result, CPU time.
 
 CPU time is measured per call with ``wait4`` (it covers the child and the descendants it
-waited for), so engines can be compared in CPU-seconds even when many calls run in parallel.
+waited for), so engines can be compared in CPU-seconds even when many calls run in parallel; a call
+killed at its timeout is measured from ``/proc`` first (:func:`tree_cpu`), as the descendants killed
+with it are reaped by no one who reports them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from resource import struct_rusage
 
 DEFAULT_OUTPUT_LIMIT = 1_000_000
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass(frozen=True)
@@ -95,18 +98,36 @@ def run_command(
         )
     except FileNotFoundError as exc:
         return ExecResult(argv, 127, "", f"{exc}", 0.0, 0.0)
-    timed_out = False
+    timed_out, killed_cpu = False, 0.0
     try:
         out, err = proc.communicate(input.encode() if input is not None else None, timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
+        # a JVM under a build tool under a shell, killed together: wait4 reports only what the child
+        # reaped, and the JVM that ran the loop is reaped by no one who reports it
+        killed_cpu = tree_cpu(proc.pid)
         _kill_group(proc)
         out, err = proc.communicate()
     wall = time.monotonic() - start
-    cpu = proc.rusage.ru_utime + proc.rusage.ru_stime if proc.rusage else 0.0
+    cpu = max(killed_cpu, proc.rusage.ru_utime + proc.rusage.ru_stime if proc.rusage else 0.0)
     stdout, cut_out = clip_output(out, output_limit)
     stderr, cut_err = clip_output(err, output_limit)
     return ExecResult(argv, proc.returncode, stdout, stderr, wall, cpu, timed_out, cut_out or cut_err)
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds so far of a process and its descendants (live ones, and dead ones they reaped)."""
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15]) / _CLK_TCK
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -24,6 +24,15 @@ def test_timeout_kills_the_whole_process_group():
     assert res.wall_seconds < 10
 
 
+def test_a_call_killed_at_its_timeout_counts_the_cpu_of_the_descendants_killed_with_it():
+    # a shell that waits on a spinning grandchild (a build tool's forked test JVM): killed together, the
+    # grandchild is reaped by no one who reports it, and wait4 alone said the call cost nothing
+    spin = f"{sys.executable} -c 'while True: pass'"
+    res = run_command(["sh", "-c", f"{spin} & wait"], timeout=1.5)
+    assert res.timed_out
+    assert 0.7 <= res.cpu_seconds <= res.wall_seconds + 0.5, res
+
+
 def test_missing_program_is_a_result_not_an_exception():
     res = run_command(["/no/such/program"], timeout=5)
     assert res.returncode == 127 and not res.ok
