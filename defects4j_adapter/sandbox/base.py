@@ -80,7 +80,6 @@ def nl2fix_own() -> list[Path]:
     return [cache.cache_dir(), Path(nl2fix.__file__).parent, EXAMPLE_BENCHMARK]
 
 
-
 class SandboxKind(str, enum.Enum):
     """What confines candidate code (``--sandbox``)."""
 

@@ -80,6 +80,12 @@ public final class BehaviourProbe {
      * with anyway (an outcome unlike that probe's is the candidate's doing: state it left that the reference
      * reads), and a candidate's budget goes further. */
     static final String STEADY = "steady";
+    /** A candidate's body may use this many times the CPU the reference used on the same input (and no less than
+     * {@link #CANDIDATE_FLOOR_NS}) before the watchdog stops it and its row says {@code timeout}: a body that loops
+     * where the fix answers differs from it, and would otherwise spend the job's budget and give no row. Not its first
+     * call in a job, which loads its version of the project's classes (the reference's were loaded by the tests). */
+    static final int CANDIDATE_PACE = 20;
+    static final long CANDIDATE_FLOOR_NS = 1_000_000_000L;
     /** An input is shown longer than an outcome: it is what a reader needs to run the call again. */
     static final int SHOWN_INPUT = 1000;
     /** The failures of the reference that make a derived input no evidence (see {@code unexpected}). */
@@ -165,6 +171,11 @@ public final class BehaviourProbe {
         }
         synchronized (s.rows) {
             List<String[]> out = new ArrayList<>(s.rows);
+            String[] pending = s.pending;
+            if (pending != null) {
+                // a candidate's body that would not stop (it caught every stop): its row says timeout
+                out.add(pending);
+            }
             out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls), Integer.toString(s.derived + s.crossed),
                 Integer.toString(s.skipped), Long.toString(s.budgetMetMs), Integer.toString(s.passedOver),
                 s.spoiledBy == null ? "" : s.spoiledBy});
@@ -192,6 +203,20 @@ public final class BehaviourProbe {
         if (s != null) {
             s.budgetMetMs = ms;
         }
+    }
+
+    /** Whether {@code thread} runs a candidate's body that used more CPU ({@code cpu}: the thread's CPU time, -1
+     * unknown) than its input allows ({@link #CANDIDATE_PACE}): the watchdog stops it, and its row says timeout. */
+    static boolean candidateOverdue(Thread thread, long cpu) {
+        Session s = session;
+        return s != null && cpu >= 0 && s.candidateOn == thread && cpu - s.candidateSince >= s.candidateAllowance;
+    }
+
+    /** Whether {@code thread} runs a candidate's body now: the job's budget waits for its end (or its stop as
+     * overdue), so that the body gives its row. */
+    static boolean inCandidate(Thread thread) {
+        Session s = session;
+        return s != null && s.candidateOn == thread;
     }
 
     /** A thread the runner started to run the tests of {@code testClass}: only its calls are recorded,
@@ -272,6 +297,14 @@ public final class BehaviourProbe {
         volatile Thread probingOn;
         volatile long probingSince = -1;
         final boolean fixReference;
+        /** The thread in a candidate's body now (null: none), the thread's CPU time when the body began, and the
+         * CPU it may use ({@link #CANDIDATE_PACE}); whether the candidate was called in this job yet. */
+        volatile Thread candidateOn;
+        volatile long candidateSince;
+        volatile long candidateAllowance;
+        boolean candidateCalled;
+        /** The row of the input whose candidate's body runs now, as it reads if that body never returns (timeout). */
+        volatile String[] pending;
         /** Digests of the inputs passed over (see {@link BehaviourProbe#begin}), and how many were. */
         final Set<String> skip;
         int passedOver;
@@ -429,23 +462,29 @@ public final class BehaviourProbe {
             }
             String[] outcomes = {"", "", ""};
             int i = 0;
+            long referenceNanos = 0;
             try {
                 // the reference twice (whether it repeats itself on this input, in this job), then the candidate
                 for (; i < runs; i++) {
                     Object[] copy = copies[i];
+                    long start = CPU.getCurrentThreadCpuTime();
                     outcomes[i] = outcome(() -> run(reference, copy[0], rest(copy)), owner, copy, view);
+                    referenceNanos = Math.max(referenceNanos, CPU.getCurrentThreadCpuTime() - start);
                     restore(statics);
                     if (i == 0 && fixReference && !Words.CALL.equals(origin) && unexpected(outcomes[0])) {
                         return;
                     }
                 }
                 i = 2;
-                outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2], view, digest);
+                pending = row(origin, test, text, new String[] {outcomes[0], outcomes[1], Words.TIMEOUT}, runs);
+                outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2], view, digest, referenceNanos);
+                pending = null;
                 if (outcomes[2] == null) {
                     skipped++;
                     return;
                 }
             } catch (ThreadDeath d) {
+                pending = null;
                 if (budgetMetMs == 0) {
                     outcomes[i] = Words.TIMEOUT;
                     made[slot] = row(origin, test, text, outcomes, runs);
@@ -473,10 +512,11 @@ public final class BehaviourProbe {
          * in its own version of the
          * project: its class's static fields set as the reference's were (the values copied), the JDK-wide
          * settings put back after it and the threads it started ended, so that nothing of one input's call
-         * reaches the next one's; where what it changed cannot be put back, {@link #spoiledBy} is the input's
-         * {@code digest}. */
+         * reaches the next one's; where what it changed cannot be put back, or its objects fail that clean-up,
+         * {@link #spoiledBy} is the input's {@code digest}. Its body may use {@link #CANDIDATE_PACE} times the
+         * reference's CPU on the input ({@code referenceNanos}). */
         private String candidate(Class<?> owner, Method method, List<Object[]> statics, Object[] values,
-                Object[] copy, Graphs.View view, String digest) {
+                Object[] copy, Graphs.View view, String digest, long referenceNanos) {
             Class<?> own;
             Method twinMethod;
             try {
@@ -499,10 +539,16 @@ public final class BehaviourProbe {
             Set<Thread> before = Threads.of(group);
             boolean taintedBefore = Guard.tainted();
             boolean reconfiguredBefore = JdkState.reconfigured();
+            int foreignBefore = JdkState.foreignLoggers();
             JdkState saved = new JdkState();
             ClassLoader context = Thread.currentThread().getContextClassLoader();
             String name = Thread.currentThread().getName();
             Thread.currentThread().setContextClassLoader(twin);
+            candidateAllowance = candidateCalled
+                    ? Math.max(CANDIDATE_FLOOR_NS, CANDIDATE_PACE * referenceNanos) : Long.MAX_VALUE;
+            candidateCalled = true;
+            candidateSince = CPU.getCurrentThreadCpuTime();
+            candidateOn = Thread.currentThread();
             candidateRunning = true;
             try {
                 return outcome(() -> {
@@ -514,14 +560,25 @@ public final class BehaviourProbe {
                 }, own, copy, view);
             } finally {
                 candidateRunning = false;
-                Thread.currentThread().setContextClassLoader(context);
-                Thread.currentThread().setName(name);
-                Thread.interrupted();  // nor the interrupt flag it may have set on the thread
-                saved.restore();
-                Threads.stopNew(group, before);
-                if (!taintedBefore && Guard.tainted() || !reconfiguredBefore && JdkState.reconfigured()
-                        || !Canary.jdkIntact()) {
-                    spoiledBy = digest;
+                boolean clean = false;
+                try {
+                    Thread.currentThread().setContextClassLoader(context);
+                    Thread.currentThread().setName(name);
+                    Thread.interrupted();  // nor the interrupt flag it may have set on the thread
+                    saved.restore();
+                    Threads.stopNew(group, before);
+                    clean = !(!taintedBefore && Guard.tainted() || !reconfiguredBefore && JdkState.reconfigured()
+                            || JdkState.foreignLoggers() > foreignBefore || !Canary.jdkIntact());
+                } catch (RuntimeException | Error e) {
+                    if (e instanceof ThreadDeath) {
+                        throw e;
+                    }
+                    // an object of the candidate's failed the clean-up (a logger of its own class, say): its doing
+                } finally {
+                    candidateOn = null;
+                    if (!clean) {
+                        spoiledBy = digest;
+                    }
                 }
             }
         }

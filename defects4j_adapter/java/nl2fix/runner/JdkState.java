@@ -93,13 +93,44 @@ final class JdkState {
         }
 
         private boolean same(LoggerState o) {
-            return level == o.level && filter == o.filter && useParentHandlers == o.useParentHandlers
-                    && handlers.equals(o.handlers);
+            if (level != o.level || filter != o.filter || useParentHandlers != o.useParentHandlers
+                    || handlers.size() != o.handlers.size()) {
+                return false;
+            }
+            // by identity: a handler's equals may be the code under test's
+            for (int i = 0; i < handlers.size(); i++) {
+                if (handlers.get(i) != o.handlers.get(i)) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 
-    /** Every logger the LogManager knows now. */
+    /** Every logger of the JDK's own class the LogManager knows now: one of a class of the code under test's
+     * ({@code LogManager#addLogger} asks no permission) is not asked anything, as its methods are that code's
+     * (see {@link #foreignLoggers}). */
     private static List<Logger> known() {
+        List<Logger> found = new ArrayList<>();
+        for (Logger logger : registered()) {
+            if (ownClass(logger)) {
+                found.add(logger);
+            }
+        }
+        return found;
+    }
+
+    /** How many loggers the LogManager knows now whose class is not the JDK's: one the code under test added
+     * lasts beyond its call, and whoever asks for a logger of that name gets it. */
+    static int foreignLoggers() {
+        int n = 0;
+        for (Logger logger : registered()) {
+            n += ownClass(logger) ? 0 : 1;
+        }
+        return n;
+    }
+
+    private static List<Logger> registered() {
         LogManager manager = LogManager.getLogManager();
         List<Logger> found = new ArrayList<>();
         for (String name : Collections.list(manager.getLoggerNames())) {
@@ -109,6 +140,11 @@ final class JdkState {
             }
         }
         return found;
+    }
+
+    private static boolean ownClass(Logger logger) {
+        ClassLoader loader = logger.getClass().getClassLoader();
+        return loader == null || loader == ClassLoader.getPlatformClassLoader();
     }
 
     /** Each logger's settings (the loggers held strongly until the job's end, so that each is put back). */

@@ -279,7 +279,18 @@ final class TestExecutor {
             }
             long now = System.nanoTime();
             long cpu = cpuOf(thread);
-            if (budget > 0 && budgetStop == Long.MAX_VALUE && BehaviourProbe.probing(thread, cpu) >= budget) {
+            if (job.behaviour && budgetStop == Long.MAX_VALUE && BehaviourProbe.candidateOverdue(thread, cpu)) {
+                // a candidate's body far slower than the reference on the same input: its row says timeout
+                thread.stop();
+                if (++kills >= 4) {
+                    poisoned = true;
+                    return;
+                }
+                continue;
+            }
+            // the budget waits for the candidate's body to end or be stopped as overdue: the body gives its row
+            if (budget > 0 && budgetStop == Long.MAX_VALUE && !BehaviourProbe.inCandidate(thread)
+                    && BehaviourProbe.probing(thread, cpu) >= budget) {
                 BehaviourProbe.overBudget(job.behaviourBudgetMs);
                 stopped = true;
                 budgetStop = now;
