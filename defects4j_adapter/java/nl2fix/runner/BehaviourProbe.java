@@ -477,14 +477,17 @@ public final class BehaviourProbe {
                 }
                 i = 2;
                 pending = row(origin, test, text, new String[] {outcomes[0], outcomes[1], Words.TIMEOUT}, runs);
-                outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2], view, digest, referenceNanos);
-                pending = null;
+                try {
+                    outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2], view, digest,
+                            referenceNanos);
+                } finally {
+                    pending = null;  // left set only by a body that never returns
+                }
                 if (outcomes[2] == null) {
                     skipped++;
                     return;
                 }
             } catch (ThreadDeath d) {
-                pending = null;
                 if (budgetMetMs == 0) {
                     outcomes[i] = Words.TIMEOUT;
                     made[slot] = row(origin, test, text, outcomes, runs);
