@@ -81,3 +81,12 @@ def test_a_slow_correct_fix_stopped_by_a_used_jvm_s_paced_limit_is_plausible(gua
     record = verdict(engine, ws, red_team_attack("slow_fix", textkit, FOUND15), required)
     print("fast bwrap slow_fix", record.verdict.value, record.detail[:300])
     assert record.verdict is Verdict.PLAUSIBLE, record
+
+
+def test_an_overfitting_method_slow_on_every_call_gets_no_same_behaviour(guarded, textkit, fix_probe):
+    # the lead's own attack after the round: slow enough on every call (0.25 s) to spend the probe's budget before
+    # the input that differs, never slow enough for a timeout row. What it can buy is "not probed", with the
+    # inputs compared so far, never "same-behaviour": a probe cut short says nothing of the inputs it did not reach
+    run, record = _label(guarded, textkit, fix_probe, "slow_each_call")
+    assert record.label is not Behaviour.SAME, record
+    assert record.label is Behaviour.DIVERGES or run.budget_met, record
