@@ -65,6 +65,8 @@ class ProbeRun:
     """Derived inputs probed."""
     skipped: int = 0
     """Calls whose input could not be copied faithfully (not probed)."""
+    uncopyable: str = ""
+    """What the first of them held that cannot be copied (a class, ``Class.field``, ``X extends JdkClass``)."""
     error: str = ""
     """Why the probe did not run to its end (empty when it did)."""
     passed_over: int = 0
@@ -105,4 +107,5 @@ def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
         run.budget_met = counts[3] / 1000
         run.passed_over = counts[4]
         run.spoiled = end[5] if len(end) > 5 else ""
+        run.uncopyable = end[6] if len(end) > 6 else ""
     return run

@@ -73,7 +73,8 @@ def nothing_to_compare(baseline: ProbeRun) -> str:
     if baseline.skipped and not baseline.calls:
         return (
             f"the tests' {baseline.skipped} call(s) of the method hold what cannot be copied faithfully "
-            "(a stream, a reader, an object whose JDK superclass holds state of its own)"
+            "(a stream over a file or socket, an object whose JDK superclass holds state of its own)"
+            + (f"; the first: {baseline.uncopyable}" if baseline.uncopyable else "")
         )
     if baseline.observations:
         return "the developer's fix did not behave the same twice on any input (time, identity hash codes)"

@@ -324,6 +324,18 @@ def test_the_end_row_says_which_budget_the_probe_met():
     )
 
 
+def test_a_bug_whose_calls_cannot_be_copied_says_what_the_first_held():
+    # the end row's last field: what the first input that could not be copied held (a user can see which class)
+    end = ["0", "0", "22", "0", "0", "", "com.x.LRUMap extends java.util.LinkedHashMap"]
+    baseline = read([], end)
+    assert (baseline.skipped, baseline.uncopyable) == (22, "com.x.LRUMap extends java.util.LinkedHashMap")
+    record = label(baseline, ProbeRun(), developer_fix=True)
+    assert record.label is Behaviour.NOT_PROBED, record
+    assert record.note.startswith("the tests' 22 call(s) of the method hold what cannot be copied faithfully"), record
+    assert record.note.endswith("; the first: com.x.LRUMap extends java.util.LinkedHashMap"), record
+    assert "the first" not in label(read([], end[:6]), ProbeRun(), developer_fix=True).note  # an older runner
+
+
 def test_a_candidate_that_changed_jvm_wide_state_the_fix_leaves_alone_diverges_on_that_call():
     # the runner stopped at the candidate's call that changed state it cannot put back: the rows before it are whole
     spoiled = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "b")], spoiled="i3")

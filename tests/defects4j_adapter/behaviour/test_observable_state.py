@@ -272,6 +272,43 @@ def test_a_reader_of_contents_in_memory_is_replayed_from_where_it_stood(runner, 
     assert differs and differs[0].reference.startswith("return=4") and differs[0].candidate.startswith("return=3")
 
 
+WRITE = """public int write(java.io.OutputStream out) throws java.io.IOException {
+    out.write(new byte[] {1, 2, 3});
+    out.flush();
+    return 3;
+}"""
+
+
+def test_an_output_stream_over_memory_is_copied_with_what_it_holds(runner, tmp_path):
+    # a filter or buffered stream over a byte array (Compress-1's archive streams): before, its JDK class made the
+    # input uncopyable, and the probe said "not-probed"
+    call = "new h.Holder().write(new java.io.BufferedOutputStream(new java.io.ByteArrayOutputStream()))"
+    same = probe(runner, tmp_path / "same", WRITE, WRITE, call)
+    assert not same.error and same.calls == 1 and same.skipped == 0, same
+    assert all(o.candidate_digest == o.reference_digest for o in same.observations), same
+    # a candidate that forgets to flush leaves the bytes in the buffer: what the stream holds differs
+    lost = probe(runner, tmp_path / "lost", WRITE.replace("    out.flush();\n", ""), WRITE, call)
+    assert lost.calls == 1 and lost.skipped == 0, lost
+    assert any(o.candidate_digest != o.reference_digest for o in lost.observations), lost
+
+
+READ = """public int read(java.lang.reflect.Field field) throws IllegalAccessException {
+    return field.getInt(this);
+}"""
+
+
+def test_a_field_an_argument_names_is_the_twin_s_own_for_the_candidate(runner, tmp_path):
+    # JacksonDatabind's bean property writers hold the Field or Method they read through; the candidate's copy of
+    # the input names its own class's member, so the same body reads the same value
+    call = 'new h.Holder().read(h.Holder.class.getDeclaredField("count"))'
+    same = probe(runner, tmp_path / "same", READ, READ, call)
+    assert not same.error and same.calls == 1 and same.skipped == 0, same
+    assert all(o.candidate_digest == o.reference_digest for o in same.observations), same
+    assert "Field(h.Holder.count)" in same.observations[0].input, same.observations[0]
+    off = probe(runner, tmp_path / "off", READ.replace("getInt(this)", "getInt(this) + 1"), READ, call)
+    assert any(o.candidate_digest != o.reference_digest for o in off.observations), off
+
+
 PAIR = "public Object[] pair(int n) {\n    return new Object[] {n, n};\n}"
 
 

@@ -178,7 +178,7 @@ public final class BehaviourProbe {
             }
             out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls), Integer.toString(s.derived + s.crossed),
                 Integer.toString(s.skipped), Long.toString(s.budgetMetMs), Integer.toString(s.passedOver),
-                s.spoiledBy == null ? "" : s.spoiledBy});
+                s.spoiledBy == null ? "" : s.spoiledBy, s.firstUncopyable == null ? "" : s.firstUncopyable});
             return out;
         }
     }
@@ -284,6 +284,8 @@ public final class BehaviourProbe {
         int derived;
         int crossed;
         int skipped;
+        /** What the first input that could not be copied held that cannot be (a class, a field), or null. */
+        String firstUncopyable;
         /** The budget the job met, in CPU milliseconds; 0 while it has not (see {@link #overBudget}). */
         volatile long budgetMetMs;
         /** The digest of the input on which the candidate changed JVM-wide state that the runner cannot put back
@@ -347,7 +349,7 @@ public final class BehaviourProbe {
             try {
                 input = Graphs.copy(entry);
             } catch (Graphs.Uncopyable u) {
-                skipped++;
+                uncopyable(u);
                 return;
             }
             String test = threads.get(Thread.currentThread());
@@ -422,6 +424,14 @@ public final class BehaviourProbe {
             }
         }
 
+        /** An input not probed, as it cannot be copied faithfully; the first such one's reason is kept for the end row. */
+        private void uncopyable(Graphs.Uncopyable u) {
+            skipped++;
+            if (firstUncopyable == null) {
+                firstUncopyable = u.getMessage();
+            }
+        }
+
         /** The snapshot of an input not probed yet in this job (now counted as probed), else null. */
         private String fresh(Object[] input, Class<?>[] types) {
             String text = Graphs.input(input, types);
@@ -457,7 +467,7 @@ public final class BehaviourProbe {
                 copies[2] = java.util.Arrays.copyOf(both, input.length);
                 twinStatics = java.util.Arrays.copyOfRange(both, input.length, both.length);
             } catch (Graphs.Uncopyable u) {
-                skipped++;
+                uncopyable(u);
                 return;
             }
             String[] outcomes = {"", "", ""};

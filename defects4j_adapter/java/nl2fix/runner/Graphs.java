@@ -2,6 +2,7 @@ package nl2fix.runner;
 
 import java.lang.reflect.Array;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -92,7 +93,8 @@ final class Graphs {
             java.io.FilterReader.class, java.io.LineNumberReader.class, java.io.InputStream.class,
             java.io.ByteArrayInputStream.class, java.io.FilterInputStream.class, java.io.BufferedInputStream.class,
             java.io.PushbackInputStream.class, java.io.Writer.class, java.io.StringWriter.class,
-            java.io.CharArrayWriter.class, java.io.OutputStream.class, java.io.ByteArrayOutputStream.class);
+            java.io.CharArrayWriter.class, java.io.OutputStream.class, java.io.ByteArrayOutputStream.class,
+            java.io.FilterOutputStream.class, java.io.BufferedOutputStream.class);
 
     /** Whether every JDK class from {@code k} up is one of {@link #REPLAYED}. */
     private static boolean replayed(Class<?> k) {
@@ -226,6 +228,45 @@ final class Graphs {
         return out;
     }
 
+    /**
+     * A field, method or constructor a project object holds (a bean property's accessor, say: JacksonDatabind's
+     * writers hold one each): a handle no copy needs of its own, shared, except in {@code into}'s version of the
+     * project, where it is the twin class's member of the same name and parameter types, as accessible as the
+     * original. The runner asks for it: the candidate's code never runs here.
+     */
+    @SuppressWarnings("deprecation")
+    private static Object member(java.lang.reflect.AccessibleObject o, ClassLoader into) throws Uncopyable {
+        Class<?> owner = ((java.lang.reflect.Member) o).getDeclaringClass();
+        if (into == null || jdk(owner)) {
+            return o;
+        }
+        try {
+            Class<?> k = twin(owner, into);
+            java.lang.reflect.AccessibleObject made;
+            if (o instanceof Field) {
+                made = k.getDeclaredField(((Field) o).getName());
+            } else if (o instanceof Method) {
+                made = k.getDeclaredMethod(((Method) o).getName(), twins(((Method) o).getParameterTypes(), into));
+            } else {
+                made = k.getDeclaredConstructor(twins(((java.lang.reflect.Constructor<?>) o).getParameterTypes(), into));
+            }
+            if (o.isAccessible()) {
+                made.setAccessible(true);
+            }
+            return made;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new Uncopyable(o.getClass().getName() + " " + ((java.lang.reflect.Member) o).getName());
+        }
+    }
+
+    private static Class<?>[] twins(Class<?>[] types, ClassLoader into) throws Uncopyable {
+        Class<?>[] out = new Class<?>[types.length];
+        for (int i = 0; i < types.length; i++) {
+            out[i] = twin(types[i], into);
+        }
+        return out;
+    }
+
     /** The class named as {@code c} in {@code into} (a JDK class, or any when {@code into} is null: itself). */
     static Class<?> twin(Class<?> c, ClassLoader into) throws Uncopyable {
         Class<?> base = c;
@@ -258,6 +299,9 @@ final class Graphs {
         }
         if (into != null && o instanceof Class) {
             return twin((Class<?>) o, into);
+        }
+        if (o instanceof Field || o instanceof Method || o instanceof java.lang.reflect.Constructor) {
+            return member((java.lang.reflect.AccessibleObject) o, into);
         }
         if (immutable(o)) {
             return o;
@@ -476,6 +520,19 @@ final class Graphs {
         }
         if (o instanceof Class) {
             out.append(((Class<?>) o).getName()).append(".class");
+            return;
+        }
+        if (o instanceof java.lang.reflect.Member) {
+            // named, not read: the same text for a member and its twin's
+            java.lang.reflect.Member m = (java.lang.reflect.Member) o;
+            out.append(c.getSimpleName()).append('(').append(m.getDeclaringClass().getName()).append('.')
+                    .append(m.getName());
+            if (o instanceof java.lang.reflect.Executable) {
+                for (Class<?> t : ((java.lang.reflect.Executable) o).getParameterTypes()) {
+                    out.append(',').append(t.getName());
+                }
+            }
+            out.append(')');
             return;
         }
         if (lambda(c)) {
