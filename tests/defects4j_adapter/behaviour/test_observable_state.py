@@ -309,6 +309,62 @@ def test_a_field_an_argument_names_is_the_twin_s_own_for_the_candidate(runner, t
     assert any(o.candidate_digest != o.reference_digest for o in off.observations), off
 
 
+COUNT = """public int count(java.util.Collection<String> items) {
+    int n = 0;
+    for (String item : items) {
+        n += item.startsWith("a") ? 1 : 0;
+    }
+    return n;
+}"""
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        # what project code hands out: JacksonDatabind-93's sets were unmodifiable views, 45's maps empty ones
+        'java.util.Collections.unmodifiableSet(new java.util.TreeSet<>(java.util.List.of("ab", "b", "ac")))',
+        'java.util.Collections.unmodifiableList(new java.util.ArrayList<>(java.util.List.of("ab", "b", "ac")))',
+        'java.util.Collections.unmodifiableCollection(new java.util.ArrayDeque<>(java.util.List.of("ab", "b", "ac")))',
+        'java.util.List.of("ab", "b", "ac")',
+        'java.util.Set.of("ab", "b", "ac")',
+        'java.util.Arrays.asList("ab", "b", "ac")',
+        'java.util.Collections.singletonList("ab")',
+        'java.util.Collections.singleton("ab")',
+    ],
+)
+def test_the_jdk_s_fixed_collections_and_unmodifiable_views_are_copied(runner, tmp_path, items):
+    call = f"new h.Holder().count({items})"
+    same = probe(runner, tmp_path / "same", COUNT, COUNT, call)
+    assert not same.error and same.calls == 1 and same.skipped == 0, same
+    assert all(o.candidate_digest == o.reference_digest for o in same.observations), same
+    other = probe(runner, tmp_path / "other", COUNT.replace('"a"', '"b"'), COUNT, call)
+    assert other.calls == 1 and any(o.candidate_digest != o.reference_digest for o in other.observations), other
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        'java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(java.util.Map.of("ab", "x", "b", "y")))',
+        'java.util.Map.of("ab", "x", "b", "y", "ac", "z")',
+        'java.util.Collections.singletonMap("ab", "x")',
+    ],
+)
+def test_the_jdk_s_fixed_maps_and_unmodifiable_views_are_copied(runner, tmp_path, items):
+    fix = COUNT.replace("java.util.Collection<String> items", "java.util.Map<String, String> map").replace(
+        ": items", ": map.keySet()"
+    )
+    call = f"new h.Holder().count({items})"
+    same = probe(runner, tmp_path / "same", fix, fix, call)
+    assert not same.error and same.calls == 1 and same.skipped == 0, same
+    other = probe(runner, tmp_path / "other", fix.replace('"a"', '"b"'), fix, call)
+    assert other.calls == 1 and any(o.candidate_digest != o.reference_digest for o in other.observations), other
+
+
+def test_the_jdk_s_empty_collections_are_shared(runner, tmp_path):
+    same = probe(runner, tmp_path, COUNT, COUNT, "new h.Holder().count(java.util.Collections.emptySet())")
+    assert not same.error and same.calls == 1 and same.skipped == 0, same
+
+
 PAIR = "public Object[] pair(int n) {\n    return new Object[] {n, n};\n}"
 
 

@@ -6,6 +6,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -267,6 +268,73 @@ final class Graphs {
         return out;
     }
 
+    /**
+     * A copy of one of the JDK's fixed collections ({@code List.of}, {@code Arrays.asList}, the singletons and the
+     * empty ones of {@code Collections}) or unmodifiable views, which project code hands out everywhere (Jackson's
+     * {@code Collections.emptyMap()}, {@code unmodifiableSet}): made anew of copied contents through the JDK's own
+     * factories, a view over the copy of the collection it wraps (so that the view and its collection stay one in
+     * the copy); null for any other class.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Object fixedOrView(Object o, IdentityHashMap<Object, Object> done, int depth, ClassLoader into)
+            throws Uncopyable {
+        String n = o.getClass().getName();
+        if (n.startsWith("java.util.Collections$Empty")) {
+            return o;  // stateless singletons
+        }
+        Object made;
+        if (n.startsWith("java.util.Collections$Unmodifiable")) {
+            Object inner = copy(wrapped(o), done, depth + 1, into);
+            made = o instanceof java.util.NavigableSet ? Collections.unmodifiableNavigableSet((java.util.NavigableSet) inner)
+                    : o instanceof java.util.SortedSet ? Collections.unmodifiableSortedSet((java.util.SortedSet) inner)
+                    : o instanceof Set ? Collections.unmodifiableSet((Set) inner)
+                    : o instanceof List ? Collections.unmodifiableList((List) inner)
+                    : o instanceof java.util.NavigableMap ? Collections.unmodifiableNavigableMap((java.util.NavigableMap) inner)
+                    : o instanceof java.util.SortedMap ? Collections.unmodifiableSortedMap((java.util.SortedMap) inner)
+                    : o instanceof Map ? Collections.unmodifiableMap((Map) inner)
+                    : Collections.unmodifiableCollection((Collection) inner);
+        } else if (n.equals("java.util.Arrays$ArrayList")) {
+            made = java.util.Arrays.asList((Object[]) copy(((List<?>) o).toArray(), done, depth + 1, into));
+        } else if (n.startsWith("java.util.Collections$Singleton") || n.startsWith("java.util.ImmutableCollections$")) {
+            if (n.contains("SubList")) {
+                return null;  // a view of a part of another list: not made of its contents
+            }
+            if (o instanceof Map) {
+                List<Map.Entry<?, ?>> entries = new ArrayList<>();
+                for (Map.Entry<?, ?> e : ((Map<?, ?>) o).entrySet()) {
+                    entries.add(new java.util.AbstractMap.SimpleImmutableEntry<>(copy(e.getKey(), done, depth + 1, into),
+                            copy(e.getValue(), done, depth + 1, into)));
+                }
+                made = n.startsWith("java.util.Collections$") ? Collections.singletonMap(entries.get(0).getKey(),
+                        entries.get(0).getValue()) : Map.ofEntries(entries.toArray(new Map.Entry[0]));
+            } else {
+                Object[] items = ((Collection<?>) o).toArray();
+                for (int i = 0; i < items.length; i++) {
+                    items[i] = copy(items[i], done, depth + 1, into);
+                }
+                made = n.startsWith("java.util.Collections$")
+                        ? o instanceof Set ? Collections.singleton(items[0]) : Collections.singletonList(items[0])
+                        : o instanceof Set ? Set.of(items) : List.of(items);
+            }
+        } else {
+            return null;
+        }
+        done.put(o, made);
+        return made;
+    }
+
+    /** The collection or map an unmodifiable view of {@code Collections} wraps (its field {@code c} or {@code m}). */
+    private static Object wrapped(Object view) throws Uncopyable {
+        for (Class<?> k = view.getClass(); k != Object.class; k = k.getSuperclass()) {
+            for (Field f : DECLARED.get(k)) {
+                if (f.getName().equals("c") || f.getName().equals("m")) {
+                    return UNSAFE.getObject(view, UNSAFE.objectFieldOffset(f));
+                }
+            }
+        }
+        throw new Uncopyable(view.getClass().getName());
+    }
+
     /** The class named as {@code c} in {@code into} (a JDK class, or any when {@code into} is null: itself). */
     static Class<?> twin(Class<?> c, ClassLoader into) throws Uncopyable {
         Class<?> base = c;
@@ -328,6 +396,10 @@ final class Graphs {
             return a;
         }
         if (jdk(c) && !replayed(c)) {
+            Object fixed = fixedOrView(o, done, depth, into);
+            if (fixed != null) {
+                return fixed;
+            }
             Object made = emptyLike(o);
             if (made == null) {
                 throw new Uncopyable(c.getName());
