@@ -344,7 +344,7 @@ def test_the_jdk_s_fixed_collections_and_unmodifiable_views_are_copied(runner, t
 @pytest.mark.parametrize(
     "items",
     [
-        'java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(java.util.Map.of("ab", "x", "b", "y")))',
+        'java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(java.util.Map.of("ab", "x", "ac", "y")))',
         'java.util.Map.of("ab", "x", "b", "y", "ac", "z")',
         'java.util.Collections.singletonMap("ab", "x")',
     ],
