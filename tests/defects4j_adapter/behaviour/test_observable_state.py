@@ -272,6 +272,18 @@ def test_a_reader_of_contents_in_memory_is_replayed_from_where_it_stood(runner, 
     assert differs and differs[0].reference.startswith("return=4") and differs[0].candidate.startswith("return=3")
 
 
+def copied_and_compared(runner: Path, tmp_path: Path, fix: str, other: str, call: str) -> observations.ProbeRun:
+    """``call`` probed with ``fix`` beside itself (its input copied whole: nothing skipped, every outcome alike) and
+    beside ``other`` (an outcome differs); the first probe."""
+    same = probe(runner, tmp_path / "same", fix, fix, call)
+    assert not same.error and same.calls == 1 and same.skipped == 0, same
+    assert all(o.candidate_digest == o.reference_digest for o in same.observations), same
+    differs = probe(runner, tmp_path / "other", other, fix, call)
+    assert differs.calls == 1 and differs.skipped == 0, differs
+    assert any(o.candidate_digest != o.reference_digest for o in differs.observations), differs
+    return same
+
+
 WRITE = """public int write(java.io.OutputStream out) throws java.io.IOException {
     out.write(new byte[] {1, 2, 3});
     out.flush();
@@ -283,13 +295,8 @@ def test_an_output_stream_over_memory_is_copied_with_what_it_holds(runner, tmp_p
     # a filter or buffered stream over a byte array (Compress-1's archive streams): before, its JDK class made the
     # input uncopyable, and the probe said "not-probed"
     call = "new h.Holder().write(new java.io.BufferedOutputStream(new java.io.ByteArrayOutputStream()))"
-    same = probe(runner, tmp_path / "same", WRITE, WRITE, call)
-    assert not same.error and same.calls == 1 and same.skipped == 0, same
-    assert all(o.candidate_digest == o.reference_digest for o in same.observations), same
     # a candidate that forgets to flush leaves the bytes in the buffer: what the stream holds differs
-    lost = probe(runner, tmp_path / "lost", WRITE.replace("    out.flush();\n", ""), WRITE, call)
-    assert lost.calls == 1 and lost.skipped == 0, lost
-    assert any(o.candidate_digest != o.reference_digest for o in lost.observations), lost
+    copied_and_compared(runner, tmp_path, WRITE, WRITE.replace("    out.flush();\n", ""), call)
 
 
 READ = """public int read(java.lang.reflect.Field field) throws IllegalAccessException {
@@ -301,12 +308,8 @@ def test_a_field_an_argument_names_is_the_twin_s_own_for_the_candidate(runner, t
     # JacksonDatabind's bean property writers hold the Field or Method they read through; the candidate's copy of
     # the input names its own class's member, so the same body reads the same value
     call = 'new h.Holder().read(h.Holder.class.getDeclaredField("count"))'
-    same = probe(runner, tmp_path / "same", READ, READ, call)
-    assert not same.error and same.calls == 1 and same.skipped == 0, same
-    assert all(o.candidate_digest == o.reference_digest for o in same.observations), same
+    same = copied_and_compared(runner, tmp_path, READ, READ.replace("getInt(this)", "getInt(this) + 1"), call)
     assert "Field(h.Holder.count)" in same.observations[0].input, same.observations[0]
-    off = probe(runner, tmp_path / "off", READ.replace("getInt(this)", "getInt(this) + 1"), READ, call)
-    assert any(o.candidate_digest != o.reference_digest for o in off.observations), off
 
 
 COUNT = """public int count(java.util.Collection<String> items) {
@@ -333,12 +336,7 @@ COUNT = """public int count(java.util.Collection<String> items) {
     ],
 )
 def test_the_jdk_s_fixed_collections_and_unmodifiable_views_are_copied(runner, tmp_path, items):
-    call = f"new h.Holder().count({items})"
-    same = probe(runner, tmp_path / "same", COUNT, COUNT, call)
-    assert not same.error and same.calls == 1 and same.skipped == 0, same
-    assert all(o.candidate_digest == o.reference_digest for o in same.observations), same
-    other = probe(runner, tmp_path / "other", COUNT.replace('"a"', '"b"'), COUNT, call)
-    assert other.calls == 1 and any(o.candidate_digest != o.reference_digest for o in other.observations), other
+    copied_and_compared(runner, tmp_path, COUNT, COUNT.replace('"a"', '"b"'), f"new h.Holder().count({items})")
 
 
 @pytest.mark.parametrize(
@@ -353,11 +351,7 @@ def test_the_jdk_s_fixed_maps_and_unmodifiable_views_are_copied(runner, tmp_path
     fix = COUNT.replace("java.util.Collection<String> items", "java.util.Map<String, String> map").replace(
         ": items", ": map.keySet()"
     )
-    call = f"new h.Holder().count({items})"
-    same = probe(runner, tmp_path / "same", fix, fix, call)
-    assert not same.error and same.calls == 1 and same.skipped == 0, same
-    other = probe(runner, tmp_path / "other", fix.replace('"a"', '"b"'), fix, call)
-    assert other.calls == 1 and any(o.candidate_digest != o.reference_digest for o in other.observations), other
+    copied_and_compared(runner, tmp_path, fix, fix.replace('"a"', '"b"'), f"new h.Holder().count({items})")
 
 
 def test_the_jdk_s_empty_collections_are_shared(runner, tmp_path):
