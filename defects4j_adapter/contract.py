@@ -28,6 +28,7 @@ from nl2fix.core.registry import Registry
 
 DEFAULT_TEST_TIMEOUT = 10.0
 DEFAULT_CANDIDATE_TIMEOUT = 120.0
+DEFAULT_TIMEOUT_PACE = 10.0
 DEFAULT_MEMORY_MB = 1024
 COMPILER_MEMORY_MB = 512
 """Java heap of a JVM that only compiles candidates (javac on one file against a bug's class path)."""
@@ -35,7 +36,7 @@ COMPILER_MEMORY_MB = 512
 
 @dataclass(frozen=True)
 class EngineSettings:
-    """What the user chooses of an engine's work (``--workers``, ``--test-timeout``,
+    """What the user chooses of an engine's work (``--workers``, ``--test-timeout``, ``--timeout-pace``,
     ``--candidate-timeout``): small and picklable, it travels unchanged from the command line, inside
     the validation options, to every engine that judges a candidate, on this machine or a Ray node."""
 
@@ -43,6 +44,10 @@ class EngineSettings:
     """How many ``run`` calls the orchestrator makes at once (engines may keep that many warm JVMs)."""
     test_timeout: float = DEFAULT_TEST_TIMEOUT
     """Seconds one test may take."""
+    timeout_pace: float = DEFAULT_TIMEOUT_PACE
+    """Where a time limit is the verdict, the fast engine gives a test 2 CPU-s plus this many times the longest
+    the developer's fix took on a test, at most ``test_timeout`` (:mod:`defects4j_adapter.engines.pace`); 0:
+    ``test_timeout`` always."""
     candidate_timeout: float = DEFAULT_CANDIDATE_TIMEOUT
     """Seconds one candidate's whole validation (compile + every test) may take."""
     memory_mb: int = DEFAULT_MEMORY_MB

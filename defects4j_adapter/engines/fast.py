@@ -57,7 +57,7 @@ from defects4j_adapter.contract import (
     passes,
     register_engine,
 )
-from defects4j_adapter.engines import class_check, declaration, jobs, linkage, narrowing, probing, runner_output
+from defects4j_adapter.engines import class_check, declaration, jobs, linkage, narrowing, pace, probing, runner_output
 from defects4j_adapter.engines import defects4j_rebuild as d4j_rebuild
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.jvm import os_wall, report_signing, runner
@@ -78,18 +78,6 @@ JOB_WALL_FACTOR = 4
 """A job that waits rather than computes is stopped at this many times its time limit (the candidate's)."""
 MAX_JOBS_PER_JVM = 300
 """A fresh JVM after this many candidates, so class metadata and JIT code do not pile up."""
-WARM_TEST_LIMIT = 2.0
-"""CPU-s a candidate's test may use in a JVM that ran other candidates' code. A time limit met there is
-never the verdict (:func:`unsettled`: a fresh JVM judges every test again, with the full limit), so
-waiting out the full limit there only doubled what a candidate that loops costs (RepairBench's answers:
-timeouts were 6 % of the candidates and half the CPU). A test that needs more than this is judged by
-the fresh JVM, as a loop is. Less where the developer's fix is known to take less (:class:`_Pace`)."""
-WARM_PACE = 10
-"""How many times the longest the developer's fix took on a used JVM's tests such a JVM gives a candidate's
-test (:class:`_Pace`)."""
-WARM_FLOOR = 0.5
-"""The least CPU-s a candidate's test is given in a used JVM, however fast the developer's fix: a test's first
-run in a job loads and interprets the project's classes anew."""
 REBUILT = "the declaration changed in a way other classes can see, so everything was recompiled"
 FRESH_DECIDES = "it passed in a JVM that had run other candidates' code, not in a fresh one: the fresh JVM decides"
 RECHECKED = "judged again in a fresh JVM: the first JVM had run other candidates' code"
@@ -243,38 +231,6 @@ class _Failures:
     def of(self, ws: Workspace) -> tuple[str, ...]:
         with self._lock:
             return tuple(self._joined[str(ws.root)])
-
-
-class _Pace:
-    """Per bug, how long each test took on the developer's fix (wall-clock milliseconds, as the runner reports
-    them: no less than its CPU time). A used JVM gives a candidate's test :data:`WARM_PACE` times the longest the
-    fix took on the tests it runs, between :data:`WARM_FLOOR` and :data:`WARM_TEST_LIMIT` CPU-s: a time limit
-    met there is never the verdict (a fresh JVM judges the candidate again, with the full limit), so what a
-    lower one changes is what a candidate that loops costs (2 CPU-s there before its fresh JVM's 10), and
-    what a slow but passing one does (its fresh JVM, which a pass pays anyway, comes sooner)."""
-
-    def __init__(self) -> None:
-        self._millis: dict[str, dict[str, int]] = collections.defaultdict(dict)
-        self._lock = threading.Lock()
-
-    def saw(self, ws: Workspace, tests: list[runner_output.ReportedTest]) -> None:
-        """The developer's fix ran ``tests``: the longest each took so far is kept."""
-        with self._lock:
-            millis = self._millis[str(ws.root)]
-            for test in tests:
-                millis[test.name] = max(millis.get(test.name, 0), test.millis)
-
-    def limit(self, ws: Workspace, tests: TestChoice) -> float:
-        """The CPU-s a used JVM gives each test of ``tests`` (the triggers and those that failed earlier
-        candidates, else :data:`WARM_TEST_LIMIT`: a test the fix was not seen to run is given that)."""
-        if not tests.triggers_only:
-            return WARM_TEST_LIMIT
-        with self._lock:
-            millis = self._millis.get(str(ws.root), {})
-            took = [millis.get(t) for t in (*ws.trigger_tests, *tests.failed_before)]
-        if not took or None in took:
-            return WARM_TEST_LIMIT
-        return min(WARM_TEST_LIMIT, max(WARM_FLOOR, WARM_PACE * max(t or 0 for t in took) / 1000))
 
 
 @dataclass(frozen=True)
@@ -590,7 +546,7 @@ class FastEngine:
         candidate's behaviour probe (a plausible candidate's comes next): they ran no other candidate's
         code, and need no start of their own."""
         self._failures = _Failures()
-        self._pace = _Pace()
+        self._pace = pace.Pace(self.options.cache_dir)
         self._checkers = _Pool(options.settings.workers)
         """JVMs that run the developer's fix alone, where a test that failed a candidate is tried before it joins
         :attr:`_failures` (:meth:`_learn`)."""
@@ -608,6 +564,8 @@ class FastEngine:
         self._recording_lock = threading.Lock()
         self._recording_cpu: dict[str, float] = {}
         """CPU-s of recordings made on the way to a run, counted in that run's."""
+        self._timing_lock = threading.Lock()
+        self._timing_tried: set[str] = set()
 
     def prepare(self, bug: Bug) -> Workspace:
         return prepare_workspace(bug, self.options)
@@ -794,6 +752,20 @@ class FastEngine:
                 found = self._checked(workspace, found)
             self._recordings[key] = found
             return found
+
+    def _timed(self, ws: Workspace) -> float:
+        """How long the reference takes on each test (:mod:`pace`), learnt where no baseline's run taught it
+        (a run resumed after the cache was emptied; an engine called directly): one run of every test on
+        it, in a JVM no candidate's code ran in, once a workspace; the CPU-s it took, the candidate's to pay."""
+        if self._pace.known(ws):
+            return 0.0
+        with self._timing_lock:
+            if self._pace.known(ws) or str(ws.root) in self._timing_tried:
+                return 0.0
+            self._timing_tried.add(str(ws.root))
+            tell(log, "timing the reference: every test run on it, to pace the candidates' time limits")
+            outcome, _ = self._in_jvm(CandidateJob.every_test(ws, pace.reference_of(ws)), fresh_jvm=True)
+            return outcome.cpu_seconds
 
     def _checked(self, workspace: Workspace, recording: narrowing.Recording) -> narrowing.Recording:
         """``recording`` once the buggy version's narrowed run agrees with its whole run
@@ -986,6 +958,7 @@ class FastEngine:
         start = time.monotonic()
         tests = self._tests(job) if narrow else TestChoice()
         recording_cpu = self._recording_cpu.pop(narrowing.recording_key(job.ws), 0.0)
+        recording_cpu += 0.0 if job.trusted else self._timed(job.ws)
         made = self.compile(job.ws, job.method, job.log_dir)
         if isinstance(made, Outcome):
             outcome = made
@@ -1100,6 +1073,18 @@ class FastEngine:
         outcome = replace(outcome, cpu_seconds=cpu)
         return (outcome.noted(compiled.note, first=True) if own_compile else outcome), fresh
 
+    def _limit(self, jvm: WarmJvm, candidate: CandidateJob, tests: TestChoice) -> pace.Limit:
+        """The CPU limit of each of ``candidate``'s tests in ``jvm`` (:mod:`pace`): the user's for the project's
+        own versions; in a JVM that ran other candidates' code, where a limit met is not the verdict, paced
+        to the reference's triggers and the tests that failed earlier candidates; else the verdict's."""
+        cap = self.options.settings.test_timeout
+        if _trusted(candidate.ws, candidate.method):
+            return pace.Limit(cap)
+        if not jvm.ran:
+            return self._pace.fresh(candidate.ws, cap, self.options.settings.timeout_pace)
+        chosen = (*candidate.ws.trigger_tests, *tests.failed_before) if tests.triggers_only else None
+        return pace.Limit(min(cap, self._pace.used(candidate.ws, chosen).seconds))
+
     def _run(self, jvm: WarmJvm, candidate: CandidateJob, tests: TestChoice, compiled: Compiled) -> Outcome | None:
         """One job: the compiled candidate's tests. None when the JVM was gone before it took the job."""
         ws = candidate.ws
@@ -1114,15 +1099,13 @@ class FastEngine:
                 if tests.plan
                 else ws
             )
-            limit = self.options.settings.test_timeout
-            if jvm.ran and not _trusted(ws, candidate.method):  # its time limit is unsettled: the fresh JVM's decides
-                limit = min(limit, self._pace.limit(ws, tests))
+            limit = self._limit(jvm, candidate, tests)
             runner_job = jobs.runner_job(
                 chosen,
                 job_id,
                 known=candidate.known_failures,
                 stop_at_first_failure=candidate.stop_at_first_failure,
-                test_timeout=limit,
+                test_timeout=limit.seconds,
                 compiled=jobs.write_classes(compiled.classes, job / "classes"),
             )
             runner_job.only = tests.only()
@@ -1138,7 +1121,7 @@ class FastEngine:
                 candidate.log_dir, {"request.txt": request, "runner.out": answer.text, "runner.err": answer.stderr_tail}
             )
             report = runner_output.read_job(answer.text, key, job_id)
-            if candidate.method == ws.bug.fixed_method and report.signed is not None:
+            if candidate.method == pace.reference_of(ws) and report.signed is not None:
                 self._pace.saw(ws, report.signed.tests)
             outcome = runner_output.job_outcome(
                 report,
@@ -1147,6 +1130,8 @@ class FastEngine:
                 triggers=ws.trigger_tests,
             )
             outcome = replace(outcome, cpu_seconds=answer.cpu_seconds)
+            if outcome.timed_out_tests:
+                outcome = outcome.noted(limit.why)
             if tests.plan and not tests.triggers_only:
                 outcome = replace(outcome, left_out=tuple(sorted(tests.plan.left_out)))
             if tests.reach is not None:

@@ -7,7 +7,12 @@ from pathlib import Path
 
 import click
 
-from defects4j_adapter.contract import DEFAULT_CANDIDATE_TIMEOUT, DEFAULT_TEST_TIMEOUT, EngineSettings
+from defects4j_adapter.contract import (
+    DEFAULT_CANDIDATE_TIMEOUT,
+    DEFAULT_TEST_TIMEOUT,
+    DEFAULT_TIMEOUT_PACE,
+    EngineSettings,
+)
 from defects4j_adapter.sandbox.base import SandboxKind, SandboxSpec
 from nl2fix.cli.options import option_group, run_option
 from nl2fix.cli.terminal import louder, say
@@ -30,6 +35,7 @@ def validation_value(fn):
         sandbox: str,
         no_sandbox: bool,
         test_timeout: float,
+        timeout_pace: float,
         candidate_timeout: float,
         executor: str,
         ray_address: str | None,
@@ -41,7 +47,12 @@ def validation_value(fn):
             engine=Engine(engine),
             sandbox=SandboxSpec(SandboxKind.NONE if no_sandbox else SandboxKind(sandbox)),
             executor=ExecutorSpec(ExecutorKind(executor), ray_address),
-            settings=EngineSettings(workers=workers, test_timeout=test_timeout, candidate_timeout=candidate_timeout),
+            settings=EngineSettings(
+                workers=workers,
+                test_timeout=test_timeout,
+                timeout_pace=timeout_pace,
+                candidate_timeout=candidate_timeout,
+            ),
             all_tests=kwargs.pop("all_tests", False),
         )
         return fn(*args, validation=validation, **kwargs)
@@ -88,6 +99,14 @@ _VALIDATION_OPTIONS = option_group(
         help="CPU seconds one test may use (one that waits: 6 times as many of wall-clock time).",
     ),
     click.option(
+        "--timeout-pace",
+        type=click.FloatRange(0),
+        default=DEFAULT_TIMEOUT_PACE,
+        show_default=True,
+        help="The fast engine gives a test 2 CPU-s plus this many times the longest the developer's fix took on "
+        "a test, at most --test-timeout, so a loop ends sooner; 0: --test-timeout always.",
+    ),
+    click.option(
         "--candidate-timeout",
         type=click.FloatRange(1),
         default=DEFAULT_CANDIDATE_TIMEOUT,
@@ -112,7 +131,7 @@ _VALIDATION_OPTIONS = option_group(
 
 
 def validation_options(fn):
-    """``--engine``, ``--workers``, ``--sandbox`` (``--no-sandbox``), ``--test-timeout``,
+    """``--engine``, ``--workers``, ``--sandbox`` (``--no-sandbox``), ``--test-timeout``, ``--timeout-pace``,
     ``--candidate-timeout``, ``--executor``, ``--ray-address``; the command gets them as one
     ``validation`` (:func:`validation_value`)."""
     return _VALIDATION_OPTIONS(validation_value(fn))

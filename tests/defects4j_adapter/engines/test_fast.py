@@ -20,6 +20,7 @@ from types import SimpleNamespace
 import pytest
 
 from defects4j_adapter.engines import fast as fast_engine
+from defects4j_adapter.engines import pace
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.engines.rebuild import RebuildEngine
 from defects4j_adapter.engines.runner_output import ReportedTest, Status
@@ -536,22 +537,69 @@ def test_a_loop_in_a_jvm_that_ran_other_candidates_stops_at_the_fix_s_pace_and_t
     # the fresh JVM's full limit (2 s of CPU, or 12 s of a loaded machine's wall-clock time) decided
     assert record.verdict is Verdict.TIMEOUT and fast_engine.RECHECKED in record.detail
     assert "test used 2000 ms of CPU" in record.detail or "test timed out after 12000 ms" in record.detail
-    assert len(limits) == 2 and fast_engine.WARM_FLOOR <= limits[0] < fast_engine.WARM_TEST_LIMIT, limits
+    assert len(limits) == 2 and pace.WARM_FLOOR <= limits[0] < pace.WARM_TEST_LIMIT, limits
     assert limits[1] == 2.0, limits
 
 
+def test_a_loop_in_a_fresh_jvm_is_a_timeout_at_the_fix_s_pace_not_at_the_user_s_limit(
+    nl2fix_cache, minibench, confined
+):
+    # no baseline ran in this engine, and the cache keeps no times: the engine times the fix itself, once
+    shutil.rmtree(nl2fix_cache / pace.SUBDIR, ignore_errors=True)
+    engine = FastEngine(engine_options(nl2fix_cache, test_timeout=8.0))
+    try:
+        ws = engine.prepare(minibench.bugs["Mini-1"])
+        with story.kept() as told:
+            record = verdict(engine, ws, hostile("loop_forever", ws.bug))  # a new engine: its first JVM is fresh
+            verdict(engine, ws, ws.bug.buggy_method.replace("{", "{ int unused = 3;", 1))
+        limit = engine._pace.fresh(ws, 8.0, engine.options.settings.timeout_pace)
+    finally:
+        engine.close()
+    # the fix's tests take milliseconds: the loop is stopped at about the floor, and the verdict says why
+    assert pace.FRESH_FLOOR <= limit.seconds < 3.0, limit
+    assert record.verdict is Verdict.TIMEOUT and limit.why in record.detail, record
+    assert (
+        f"test used {int(limit.seconds * 1000)} ms of CPU" in record.detail or "test timed out after" in record.detail
+    )
+    assert sum("timing the reference" in line for line in told) == 1, told
+
+
 def test_a_used_jvm_s_limit_is_ten_times_the_fix_s_slowest_test_it_runs_within_floor_and_cap():
-    ws = SimpleNamespace(root=Path("/ws"), trigger_tests=("T::a", "T::b"))
-    pace = fast_engine._Pace()
-    triggers = fast_engine.TestChoice(triggers_only=True)
-    assert pace.limit(ws, triggers) == fast_engine.WARM_TEST_LIMIT  # the fix not seen yet
-    pace.saw(ws, [ReportedTest("T::a", Status.PASS, 20), ReportedTest("T::b", Status.PASS, 120)])
-    pace.saw(ws, [ReportedTest("T::a", Status.PASS, 10)])  # the longest run counts
-    assert pace.limit(ws, triggers) == pytest.approx(1.2)
-    assert pace.limit(ws, fast_engine.TestChoice()) == fast_engine.WARM_TEST_LIMIT  # every test: not paced
-    assert pace.limit(ws, triggers.warm(("U::c",))) == fast_engine.WARM_TEST_LIMIT  # a test the fix was not seen on
-    pace.saw(ws, [ReportedTest("U::c", Status.PASS, 900)])
-    assert pace.limit(ws, triggers.warm(("U::c",))) == fast_engine.WARM_TEST_LIMIT
-    quick = SimpleNamespace(root=Path("/other"), trigger_tests=("T::a",))
-    pace.saw(quick, [ReportedTest("T::a", Status.PASS, 3)])
-    assert pace.limit(quick, triggers) == fast_engine.WARM_FLOOR
+    bug = SimpleNamespace(id="B-1", fixed_method="fix", buggy_method="bug")
+    ws = SimpleNamespace(root=Path("/ws"), trigger_tests=("T::a", "T::b"), relevant_tests=("T",), bug=bug)
+    paced = pace.Pace()
+    triggers = ws.trigger_tests
+    assert paced.used(ws, triggers).seconds == pace.WARM_TEST_LIMIT  # the fix not seen yet
+    paced.saw(ws, [ReportedTest("T::a", Status.PASS, 20), ReportedTest("T::b", Status.PASS, 120)])
+    paced.saw(ws, [ReportedTest("T::a", Status.PASS, 10)])  # the longest run counts
+    assert paced.used(ws, triggers).seconds == pytest.approx(1.2)
+    assert paced.used(ws, None).seconds == pace.WARM_TEST_LIMIT  # every test: not paced
+    assert paced.used(ws, (*triggers, "U::c")).seconds == pace.WARM_TEST_LIMIT  # a test the fix was not seen on
+    paced.saw(ws, [ReportedTest("U::c", Status.PASS, 900)])
+    assert paced.used(ws, (*triggers, "U::c")).seconds == pace.WARM_TEST_LIMIT
+    quick = SimpleNamespace(root=Path("/other"), trigger_tests=("T::a",), relevant_tests=(), bug=bug)
+    paced.saw(quick, [ReportedTest("T::a", Status.PASS, 3)])
+    assert paced.used(quick, quick.trigger_tests).seconds == pace.WARM_FLOOR
+
+
+def test_a_fresh_jvm_s_limit_is_the_floor_plus_the_pace_times_the_fix_s_slowest_test_kept_in_the_cache(tmp_path):
+    bug = SimpleNamespace(id="B-1", fixed_method="fix", buggy_method="bug")
+    ws = SimpleNamespace(root=Path("/ws"), trigger_tests=("T::a",), relevant_tests=("T", "U"), bug=bug)
+    paced = pace.Pace(tmp_path)
+    assert paced.fresh(ws, 10.0, 10.0) == pace.Limit(10.0)  # nothing known: the user's limit
+    paced.saw(ws, [ReportedTest("T::a", Status.PASS, 30), ReportedTest("U::b", Status.PASS, 150)])
+    limit = paced.fresh(ws, 10.0, 10.0)
+    assert limit.seconds == pytest.approx(pace.FRESH_FLOOR + 1.5)
+    assert "0.150 s the developer's fix took on its slowest test" in limit.why and "--timeout-pace 10" in limit.why
+    assert paced.fresh(ws, 10.0, 0.0) == pace.Limit(10.0)  # --timeout-pace 0
+    assert paced.fresh(ws, 3.0, 10.0) == pace.Limit(3.0)  # never more than the user's limit
+    # another process (a resumed run) paces as this one did; a damaged file paces nothing
+    assert pace.Pace(tmp_path).fresh(ws, 10.0, 10.0) == limit
+    assert pace.Pace(tmp_path).known(ws) and not pace.Pace(tmp_path / "elsewhere").known(ws)
+    next(tmp_path.rglob("*.json")).write_text("[1, 2", encoding="utf-8")
+    assert pace.Pace(tmp_path).fresh(ws, 10.0, 10.0) == pace.Limit(10.0)
+    # without a developer's fix the tree as it is paces, and says so
+    mine = SimpleNamespace(id="B-2", fixed_method="", buggy_method="bug")
+    own = SimpleNamespace(root=Path("/own"), trigger_tests=(), relevant_tests=(), bug=mine)
+    paced.saw(own, [ReportedTest("T::a", Status.PASS, 100)])
+    assert "the tree as it is took" in paced.fresh(own, 10.0, 10.0).why
