@@ -272,13 +272,15 @@ def test_a_reader_of_contents_in_memory_is_replayed_from_where_it_stood(runner, 
     assert differs and differs[0].reference.startswith("return=4") and differs[0].candidate.startswith("return=3")
 
 
-def copied_and_compared(runner: Path, tmp_path: Path, fix: str, other: str, call: str) -> observations.ProbeRun:
+def copied_and_compared(
+    runner: Path, tmp_path: Path, fix: str, other: str, call: str, members: str = ""
+) -> observations.ProbeRun:
     """``call`` probed with ``fix`` beside itself (its input copied whole: nothing skipped, every outcome alike) and
     beside ``other`` (an outcome differs); the first probe."""
-    same = probe(runner, tmp_path / "same", fix, fix, call)
+    same = probe(runner, tmp_path / "same", fix, fix, call, members)
     assert not same.error and same.calls == 1 and same.skipped == 0, same
     assert all(o.candidate_digest == o.reference_digest for o in same.observations), same
-    differs = probe(runner, tmp_path / "other", other, fix, call)
+    differs = probe(runner, tmp_path / "other", other, fix, call, members)
     assert differs.calls == 1 and differs.skipped == 0, differs
     assert any(o.candidate_digest != o.reference_digest for o in differs.observations), differs
     return same
@@ -452,3 +454,71 @@ def test_a_string_an_argument_holds_is_marked_a_small_box_is_not(runner, tmp_pat
     assert not run.error and run.calls == 1, run
     row = next(o for o in run.observations if o.origin is observations.Origin.CALL)
     assert ("(an object arg0 holds)" in row.input) is held, row
+
+
+PUT = """public int put(java.util.Map<String, Integer> m) {
+    m.put("a", 1);
+    return m.size();
+}"""
+
+
+SWAP = """public String swap(java.util.concurrent.atomic.AtomicReference<Object> r) {
+    Object old = r.getAndSet("x");
+    return old instanceof Holder ? "a holder" : String.valueOf(old);
+}"""
+
+
+def test_a_concurrent_map_is_copied_with_what_it_holds(runner, tmp_path):
+    # JacksonDatabind-45's and -93's contexts hold their caches in one: before, the probe said "not-probed"
+    call = "new h.Holder().put(new java.util.concurrent.ConcurrentHashMap<String, Integer>())"
+    copied_and_compared(runner, tmp_path, PUT, PUT.replace('"a"', '"b"'), call)
+
+
+def test_an_atomic_reference_is_copied_with_what_it_holds(runner, tmp_path):
+    # JacksonDatabind-45's next: a project object in an AtomicReference; the candidate's copy holds the twin's
+    call = "new h.Holder().swap(new java.util.concurrent.atomic.AtomicReference<Object>(new h.Holder()))"
+    same = copied_and_compared(runner, tmp_path, SWAP, SWAP.replace('"x"', '"y"'), call)
+    assert '"a holder"' in same.observations[0].reference and '("x")' in same.observations[0].reference, same
+
+
+WHEN = """public String when(java.text.DateFormat f) {
+    return f.format(new java.util.Date(86_400_000L));
+}"""
+ZONED = WHEN.replace("    return", '    f.setTimeZone(java.util.TimeZone.getTimeZone("GMT+5"));\n    return')
+OWN_CLASSES = """public static class Fmt extends java.text.DateFormat {
+    public Fmt() {
+        calendar = java.util.Calendar.getInstance(java.util.TimeZone.getTimeZone("UTC"));
+        numberFormat = java.text.NumberFormat.getIntegerInstance();
+    }
+    public StringBuffer format(java.util.Date d, StringBuffer b, java.text.FieldPosition p) {
+        calendar.setTime(d);
+        return b.append(calendar.get(java.util.Calendar.HOUR_OF_DAY));
+    }
+    public java.util.Date parse(String s, java.text.ParsePosition p) {
+        return null;
+    }
+}
+public static class Zone extends java.util.SimpleTimeZone {
+    public Zone() {
+        super(0, "Z");
+    }
+}
+"""
+HOUR = """public int hour(java.util.Calendar c) {
+    return c.get(java.util.Calendar.HOUR_OF_DAY);
+}"""
+
+
+@pytest.mark.parametrize("made", ['new java.text.SimpleDateFormat("yyyy-MM-dd HH")', "new h.Holder.Fmt()"])
+def test_a_date_format_the_jdk_s_or_a_project_s_is_copied_with_its_calendar(runner, tmp_path, made):
+    # JacksonDatabind's StdDateFormat extends the JDK's DateFormat: its calendar and number format are copied (by
+    # their own clone: nothing in them is the project's), so a candidate that moves the format's zone differs
+    same = copied_and_compared(runner, tmp_path, WHEN, ZONED, f"new h.Holder().when({made})", OWN_CLASSES)
+    assert "GMT+5" not in same.observations[0].reference
+
+
+def test_a_calendar_holding_a_project_s_zone_is_not_copied_by_the_jdk(runner, tmp_path):
+    # its clone would run the project's code and leave the twin the original's zone: the input is not copied
+    call = "new h.Holder().hour(java.util.Calendar.getInstance(new h.Holder.Zone()))"
+    run = probe(runner, tmp_path, HOUR, HOUR, call, OWN_CLASSES)
+    assert run.calls == 0 and run.skipped == 1 and "Calendar" in run.uncopyable, run

@@ -87,7 +87,8 @@ final class Graphs {
      * as a project object's are (through {@link #UNSAFE}: java.base opens none of them), so that a reader a
      * test made of a string, or a project's reader built on one, is replayed from the same contents at the
      * same position. One over a file, a socket or a decoder holds an object of another class and still cannot
-     * be copied.
+     * be copied. So are a date format's calendar and number format, which a project's own date format (Jackson's
+     * {@code StdDateFormat}) holds in the JDK's {@code DateFormat}.
      */
     private static final Set<Class<?>> REPLAYED = Set.of(java.io.Reader.class, java.io.BufferedReader.class,
             java.io.StringReader.class, java.io.CharArrayReader.class, java.io.PushbackReader.class,
@@ -95,7 +96,8 @@ final class Graphs {
             java.io.ByteArrayInputStream.class, java.io.FilterInputStream.class, java.io.BufferedInputStream.class,
             java.io.PushbackInputStream.class, java.io.Writer.class, java.io.StringWriter.class,
             java.io.CharArrayWriter.class, java.io.OutputStream.class, java.io.ByteArrayOutputStream.class,
-            java.io.FilterOutputStream.class, java.io.BufferedOutputStream.class);
+            java.io.FilterOutputStream.class, java.io.BufferedOutputStream.class, java.text.Format.class,
+            java.text.DateFormat.class);
 
     /** Whether every JDK class from {@code k} up is one of {@link #REPLAYED}. */
     private static boolean replayed(Class<?> k) {
@@ -413,6 +415,9 @@ final class Graphs {
                 for (Object e : ((Collection<?>) o).toArray()) {
                     ((Collection) made).add(copy(e, done, depth + 1, into));
                 }
+            } else if (o instanceof java.util.concurrent.atomic.AtomicReference) {
+                ((java.util.concurrent.atomic.AtomicReference) made).set(
+                        copy(((java.util.concurrent.atomic.AtomicReference<?>) o).get(), done, depth + 1, into));
             }
             return made;
         }
@@ -466,7 +471,8 @@ final class Graphs {
         return false;
     }
 
-    /** A new, empty JDK object of {@code o}'s kind that the copy can be filled into, or null. */
+    /** A new JDK object of {@code o}'s kind: empty, for the copy to fill in (a map, a collection, an atomic
+     * reference), or a whole copy of one whose contents are values (a string builder, a date, a format); or null. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     static Object emptyLike(Object o) {
         Class<?> c = o.getClass();
@@ -485,10 +491,30 @@ final class Graphs {
         if (o instanceof java.util.TreeSet) {
             return new java.util.TreeSet(((java.util.TreeSet) o).comparator());
         }
+        if (c == java.util.concurrent.atomic.AtomicReference.class) {
+            return new java.util.concurrent.atomic.AtomicReference<Object>();  // its value is copied into it
+        }
+        if (c == java.util.concurrent.atomic.AtomicInteger.class) {
+            return new java.util.concurrent.atomic.AtomicInteger(((java.util.concurrent.atomic.AtomicInteger) o).get());
+        }
+        if (c == java.util.concurrent.atomic.AtomicLong.class) {
+            return new java.util.concurrent.atomic.AtomicLong(((java.util.concurrent.atomic.AtomicLong) o).get());
+        }
+        if (c == java.util.concurrent.atomic.AtomicBoolean.class) {
+            return new java.util.concurrent.atomic.AtomicBoolean(((java.util.concurrent.atomic.AtomicBoolean) o).get());
+        }
+        if (o instanceof java.util.Calendar || o instanceof java.util.TimeZone || o instanceof java.text.Format
+                || o instanceof java.text.DateFormatSymbols || o instanceof java.text.DecimalFormatSymbols) {
+            // their own clone copies what they hold (a format its calendar, zone and symbols); only where all of
+            // it is the JDK's: a project's zone or number format inside would be copied by the project's code,
+            // and not into the twin's classes
+            return jdkOnly(o, new IdentityHashMap<>()) ? cloned(o) : null;
+        }
         if (c == java.util.ArrayList.class || c == java.util.LinkedList.class || c == java.util.HashMap.class
                 || c == java.util.LinkedHashMap.class || c == java.util.HashSet.class || c == java.util.LinkedHashSet.class
                 || c == java.util.ArrayDeque.class || c == java.util.Vector.class || c == java.util.Stack.class
-                || c == java.util.Hashtable.class || c == java.util.Properties.class) {
+                || c == java.util.Hashtable.class || c == java.util.Properties.class
+                || c == java.util.concurrent.ConcurrentHashMap.class) {
             try {
                 return c.getConstructor().newInstance();
             } catch (ReflectiveOperationException e) {
@@ -496,6 +522,59 @@ final class Graphs {
             }
         }
         return null;
+    }
+
+    private static Object cloned(Object o) {
+        if (o instanceof java.util.Calendar) {
+            return ((java.util.Calendar) o).clone();
+        }
+        if (o instanceof java.util.TimeZone) {
+            return ((java.util.TimeZone) o).clone();
+        }
+        if (o instanceof java.text.Format) {
+            return ((java.text.Format) o).clone();
+        }
+        return o instanceof java.text.DateFormatSymbols ? ((java.text.DateFormatSymbols) o).clone()
+                : ((java.text.DecimalFormatSymbols) o).clone();
+    }
+
+    /** Whether {@code o} and everything it holds, however deep, are the JDK's (read through {@link #UNSAFE}: no
+     * method of theirs runs); false for a graph too large to tell. */
+    private static boolean jdkOnly(Object o, IdentityHashMap<Object, Boolean> seen) {
+        if (o == null || o instanceof String) {
+            return true;
+        }
+        if (o instanceof Class) {
+            return jdk((Class<?>) o);
+        }
+        Class<?> c = o.getClass();
+        if (!jdk(c) || lambda(c) || seen.size() > 10_000) {
+            return false;
+        }
+        if (seen.put(o, Boolean.TRUE) != null || c.isArray() && c.getComponentType().isPrimitive()) {
+            return true;
+        }
+        if (c.isArray()) {
+            for (int i = 0, n = Array.getLength(o); i < n; i++) {
+                if (!jdkOnly(Array.get(o, i), seen)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        try {
+            for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+                for (Field f : k.getDeclaredFields()) {
+                    if (!Modifier.isStatic(f.getModifiers()) && !f.getType().isPrimitive()
+                            && !jdkOnly(UNSAFE.getObject(o, UNSAFE.objectFieldOffset(f)), seen)) {
+                        return false;
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            return false;  // a field Unsafe cannot place (a hidden class's, a record's)
+        }
+        return true;
     }
 
     /** The snapshot of an input: receiver and arguments ({@code types}: the parameters' types). An argument
@@ -685,6 +764,26 @@ final class Graphs {
         out.append(c.getName());
         if (o instanceof java.util.Date) {
             out.append('(').append(((java.util.Date) o).getTime()).append(')');
+            return;
+        }
+        if (o instanceof java.util.concurrent.atomic.AtomicReference) {
+            out.append('(');
+            write(((java.util.concurrent.atomic.AtomicReference<?>) o).get(), out, path, view);
+            out.append(')');
+            return;
+        }
+        if (o instanceof java.util.concurrent.atomic.AtomicBoolean) {
+            out.append('(').append(((java.util.concurrent.atomic.AtomicBoolean) o).get()).append(')');
+            return;
+        }
+        // what a caller reads of them without changing them; a calendar's lazily computed fields are not
+        String shown = o instanceof java.util.TimeZone ? ((java.util.TimeZone) o).getID()
+                : o instanceof java.text.SimpleDateFormat ? ((java.text.SimpleDateFormat) o).toPattern()
+                : o instanceof java.text.DecimalFormat ? ((java.text.DecimalFormat) o).toPattern() : null;
+        if (shown != null) {
+            out.append('(');
+            quote(shown, out);
+            out.append(')');
             return;
         }
         boolean ordered = ordered(o);
