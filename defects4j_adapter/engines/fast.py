@@ -1099,6 +1099,7 @@ class FastEngine:
                 if tests.plan
                 else ws
             )
+            used = bool(jvm.ran)
             limit = self._limit(jvm, candidate, tests)
             runner_job = jobs.runner_job(
                 chosen,
@@ -1121,7 +1122,8 @@ class FastEngine:
                 candidate.log_dir, {"request.txt": request, "runner.out": answer.text, "runner.err": answer.stderr_tail}
             )
             report = runner_output.read_job(answer.text, key, job_id)
-            if candidate.method == pace.reference_of(ws) and report.signed is not None:
+            if candidate.method == pace.reference_of(ws) and not used and report.signed is not None:
+                # only where no candidate's code ran: none can make the fix seem slower, and later limits looser
                 self._pace.saw(ws, report.signed.tests)
             outcome = runner_output.job_outcome(
                 report,

@@ -13,8 +13,10 @@ The runner gives every test of a job one CPU limit. Two kinds of run ask for les
   timeouts are a factor of the unmutated run's (PIT: 1.25 x + 4 s; cargo-mutants: 5 x, 20 s at least).
 
 What the reference took is the wall-clock milliseconds the runner reported for each test (no less than its
-CPU time), the longest of every run seen. It is kept in the cache beside the bug's recording, so a run that
-resumes in another process paces as the first did; until it is known, no run is paced.
+CPU time), the longest of every run seen in a JVM no candidate's code ran in (a candidate's leftovers could
+slow it down, and loosen every later limit). It is kept in the cache beside the bug's recording, so a run that
+resumes in another process paces as the first did; until it is known, no run is paced. A loaded machine can
+only make it longer, and a limit looser.
 """
 
 from __future__ import annotations
