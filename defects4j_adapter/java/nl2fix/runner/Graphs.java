@@ -503,12 +503,11 @@ final class Graphs {
         if (c == java.util.concurrent.atomic.AtomicBoolean.class) {
             return new java.util.concurrent.atomic.AtomicBoolean(((java.util.concurrent.atomic.AtomicBoolean) o).get());
         }
-        if (o instanceof java.util.Calendar || o instanceof java.util.TimeZone || o instanceof java.text.Format
-                || o instanceof java.text.DateFormatSymbols || o instanceof java.text.DecimalFormatSymbols) {
+        if (CLONED.contains(c.getName())) {
             // their own clone copies what they hold (a format its calendar, zone and symbols); only where all of
-            // it is the JDK's: a project's zone or number format inside would be copied by the project's code,
-            // and not into the twin's classes
-            return jdkOnly(o, new IdentityHashMap<>()) ? cloned(o) : null;
+            // it is the JDK's and of these kinds: a project's zone inside would be copied by the project's code,
+            // and not into the twin's classes, and another JDK format's clone may share what it holds
+            return clonable(o, new IdentityHashMap<>()) ? cloned(o) : null;
         }
         if (c == java.util.ArrayList.class || c == java.util.LinkedList.class || c == java.util.HashMap.class
                 || c == java.util.LinkedHashMap.class || c == java.util.HashSet.class || c == java.util.LinkedHashSet.class
@@ -524,6 +523,17 @@ final class Graphs {
         return null;
     }
 
+    /**
+     * The JDK classes a copy takes by their own {@code clone}, which copies all a caller can change of them (checked
+     * on JDK 11 and 17): the Gregorian calendar, the two zones, the simple date and decimal formats and their
+     * symbols. Not any {@code Format}: JDK 17's {@code CompactNumberFormat} clone keeps the original's decimal
+     * formats, so a candidate's copy would write the test's own object. The snapshot writes each as a caller reads
+     * it ({@link #readable}).
+     */
+    private static final Set<String> CLONED = Set.of("java.util.GregorianCalendar", "sun.util.calendar.ZoneInfo",
+            "java.util.SimpleTimeZone", "java.text.SimpleDateFormat", "java.text.DecimalFormat",
+            "java.text.DateFormatSymbols", "java.text.DecimalFormatSymbols");
+
     private static Object cloned(Object o) {
         if (o instanceof java.util.Calendar) {
             return ((java.util.Calendar) o).clone();
@@ -538,9 +548,10 @@ final class Graphs {
                 : ((java.text.DecimalFormatSymbols) o).clone();
     }
 
-    /** Whether {@code o} and everything it holds, however deep, are the JDK's (read through {@link #UNSAFE}: no
-     * method of theirs runs); false for a graph too large to tell. */
-    private static boolean jdkOnly(Object o, IdentityHashMap<Object, Boolean> seen) {
+    /** Whether {@code o} and everything it holds, however deep, are the JDK's, and any calendar, zone, format or
+     * format symbols among them one of {@link #CLONED} (read through {@link #UNSAFE}: no method of theirs runs);
+     * false for a graph too large to tell. */
+    private static boolean clonable(Object o, IdentityHashMap<Object, Boolean> seen) {
         if (o == null || o instanceof String) {
             return true;
         }
@@ -548,7 +559,9 @@ final class Graphs {
             return jdk((Class<?>) o);
         }
         Class<?> c = o.getClass();
-        if (!jdk(c) || lambda(c) || seen.size() > 10_000) {
+        if (!jdk(c) || lambda(c) || seen.size() > 10_000 || !CLONED.contains(c.getName())
+                && (o instanceof java.util.Calendar || o instanceof java.util.TimeZone || o instanceof java.text.Format
+                        || o instanceof java.text.DateFormatSymbols || o instanceof java.text.DecimalFormatSymbols)) {
             return false;
         }
         if (seen.put(o, Boolean.TRUE) != null || c.isArray() && c.getComponentType().isPrimitive()) {
@@ -556,7 +569,7 @@ final class Graphs {
         }
         if (c.isArray()) {
             for (int i = 0, n = Array.getLength(o); i < n; i++) {
-                if (!jdkOnly(Array.get(o, i), seen)) {
+                if (!clonable(Array.get(o, i), seen)) {
                     return false;
                 }
             }
@@ -566,7 +579,7 @@ final class Graphs {
             for (Class<?> k = c; k != null; k = k.getSuperclass()) {
                 for (Field f : k.getDeclaredFields()) {
                     if (!Modifier.isStatic(f.getModifiers()) && !f.getType().isPrimitive()
-                            && !jdkOnly(UNSAFE.getObject(o, UNSAFE.objectFieldOffset(f)), seen)) {
+                            && !clonable(UNSAFE.getObject(o, UNSAFE.objectFieldOffset(f)), seen)) {
                         return false;
                     }
                 }
@@ -575,6 +588,83 @@ final class Graphs {
             return false;  // a field Unsafe cannot place (a hidden class's, a record's)
         }
         return true;
+    }
+
+    /** What a caller can read of one of {@link #CLONED} without changing it, all of it (a calendar read on a clone:
+     * reading computes its fields), or null for any other object. Only where it holds nothing but such JDK
+     * objects: else a method of the project's could run here, and it says so (which the fix's does not). */
+    private static String readable(Object o) {
+        if (o == null || !CLONED.contains(o.getClass().getName())) {
+            return null;
+        }
+        if (!clonable(o, new IdentityHashMap<>())) {
+            return "holds what is not one of the JDK's own";
+        }
+        if (o instanceof java.util.TimeZone) {
+            java.util.TimeZone z = (java.util.TimeZone) o;
+            return "id=" + z.getID() + ",offset=" + z.getRawOffset() + ",dst=" + z.getDSTSavings() + ",daylight="
+                    + z.useDaylightTime() + (o instanceof java.util.SimpleTimeZone ? ",rules=" + z : "");
+        }
+        if (o instanceof java.util.Calendar) {
+            java.util.Calendar k = (java.util.Calendar) ((java.util.Calendar) o).clone();
+            String time;
+            try {
+                time = Long.toString(k.getTimeInMillis());
+            } catch (IllegalArgumentException e) {
+                time = "invalid: " + e.getMessage();
+            }
+            return "time=" + time + "," + settings(k);
+        }
+        if (o instanceof java.text.SimpleDateFormat) {
+            java.text.SimpleDateFormat f = (java.text.SimpleDateFormat) ((java.text.SimpleDateFormat) o).clone();
+            // its calendar's time is the last date it handled, scratch: its settings are the format's
+            return "pattern=" + f.toPattern() + ",century-start=" + f.get2DigitYearStart().getTime() + ","
+                    + settings(f.getCalendar()) + ",numbers={" + readable(f.getNumberFormat()) + "},symbols={"
+                    + readable(f.getDateFormatSymbols()) + "}";
+        }
+        if (o instanceof java.text.DecimalFormat) {
+            java.text.DecimalFormat d = (java.text.DecimalFormat) o;
+            return "pattern=" + d.toPattern() + ",rounding=" + d.getRoundingMode() + ",grouping=" + d.isGroupingUsed()
+                    + "/" + d.getGroupingSize() + ",multiplier=" + d.getMultiplier() + ",digits="
+                    + d.getMinimumIntegerDigits() + ".." + d.getMaximumIntegerDigits() + "."
+                    + d.getMinimumFractionDigits() + ".." + d.getMaximumFractionDigits() + ",affixes="
+                    + d.getPositivePrefix() + "|" + d.getPositiveSuffix() + "|" + d.getNegativePrefix() + "|"
+                    + d.getNegativeSuffix() + ",parse=" + d.isParseIntegerOnly() + "/" + d.isParseBigDecimal()
+                    + ",separator-shown=" + d.isDecimalSeparatorAlwaysShown() + ",symbols={"
+                    + readable(d.getDecimalFormatSymbols()) + "}";
+        }
+        if (o instanceof java.text.DecimalFormatSymbols) {
+            java.text.DecimalFormatSymbols y = (java.text.DecimalFormatSymbols) o;
+            return String.join("|", String.valueOf(y.getZeroDigit()), String.valueOf(y.getGroupingSeparator()),
+                    String.valueOf(y.getDecimalSeparator()), String.valueOf(y.getPerMill()),
+                    String.valueOf(y.getPercent()), String.valueOf(y.getDigit()),
+                    String.valueOf(y.getPatternSeparator()), y.getInfinity(), y.getNaN(),
+                    String.valueOf(y.getMinusSign()), y.getCurrencySymbol(), y.getInternationalCurrencySymbol(),
+                    String.valueOf(y.getMonetaryDecimalSeparator()), y.getExponentSeparator());
+        }
+        java.text.DateFormatSymbols y = (java.text.DateFormatSymbols) o;
+        return java.util.Arrays.deepToString(new Object[] {y.getEras(), y.getMonths(), y.getShortMonths(),
+                y.getWeekdays(), y.getShortWeekdays(), y.getAmPmStrings(), y.getLocalPatternChars(),
+                zonesSet(y) ? y.getZoneStrings() : "the locale's zone names"});
+    }
+
+    /** A calendar's settings: everything a caller reads of it but its time. */
+    private static String settings(java.util.Calendar k) {
+        return "calendar=" + k.getClass().getName() + ",zone={" + readable(k.getTimeZone()) + "},lenient="
+                + k.isLenient() + ",week=" + k.getFirstDayOfWeek() + "/" + k.getMinimalDaysInFirstWeek()
+                + (k instanceof java.util.GregorianCalendar
+                        ? ",change=" + ((java.util.GregorianCalendar) k).getGregorianChange().getTime() : "");
+    }
+
+    /** Whether a caller set {@code y}'s zone names (else they are the locale's, loaded only when asked for: a big
+     * table, not read here). */
+    private static boolean zonesSet(java.text.DateFormatSymbols y) {
+        try {
+            return UNSAFE.getBoolean(y,
+                    UNSAFE.objectFieldOffset(java.text.DateFormatSymbols.class.getDeclaredField("isZoneStringsSet")));
+        } catch (NoSuchFieldException | RuntimeException e) {
+            return true;
+        }
     }
 
     /** The snapshot of an input: receiver and arguments ({@code types}: the parameters' types). An argument
@@ -776,10 +866,7 @@ final class Graphs {
             out.append('(').append(((java.util.concurrent.atomic.AtomicBoolean) o).get()).append(')');
             return;
         }
-        // what a caller reads of them without changing them; a calendar's lazily computed fields are not
-        String shown = o instanceof java.util.TimeZone ? ((java.util.TimeZone) o).getID()
-                : o instanceof java.text.SimpleDateFormat ? ((java.text.SimpleDateFormat) o).toPattern()
-                : o instanceof java.text.DecimalFormat ? ((java.text.DecimalFormat) o).toPattern() : null;
+        String shown = readable(o);
         if (shown != null) {
             out.append('(');
             quote(shown, out);
