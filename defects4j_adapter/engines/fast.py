@@ -957,8 +957,9 @@ class FastEngine:
         one did not run stands; a test the warm JVM passed that fails there is a disagreement."""
         start = time.monotonic()
         tests = self._tests(job) if narrow else TestChoice()
-        recording_cpu = self._recording_cpu.pop(narrowing.recording_key(job.ws), 0.0)
-        recording_cpu += 0.0 if job.trusted else self._timed(job.ws)
+        # what the bug's candidates share, made on the way to this one: its CPU-s are this run's
+        shared_cpu = self._recording_cpu.pop(narrowing.recording_key(job.ws), 0.0)
+        shared_cpu += 0.0 if job.trusted else self._timed(job.ws)
         made = self.compile(job.ws, job.method, job.log_dir)
         if isinstance(made, Outcome):
             outcome = made
@@ -971,7 +972,7 @@ class FastEngine:
                 outcome = outcome.costing(self._learn(job, outcome))
         return replace(
             outcome,
-            cpu_seconds=outcome.cpu_seconds + recording_cpu,
+            cpu_seconds=outcome.cpu_seconds + shared_cpu,
             wall_seconds=time.monotonic() - start,
             log_dir=job.log_dir,
         )

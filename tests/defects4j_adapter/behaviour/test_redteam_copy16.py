@@ -21,27 +21,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.defects4j_adapter.behaviour.test_observable_state import probe, runner  # noqa: F401  (the fixture)
+from tests.defects4j_adapter.behaviour.test_observable_state import (  # noqa: F401  (runner: the fixture)
+    OWN_CLASSES,
+    WHEN,
+    probe,
+    runner,
+)
 
 pytestmark = pytest.mark.slow
 
-WHEN = """public String when(java.text.DateFormat f) {
-    return f.format(new java.util.Date(86_400_000L));
-}"""
-OWN_DATE_FORMAT = """public static class Fmt extends java.text.DateFormat {
-    public Fmt() {
-        calendar = java.util.Calendar.getInstance(java.util.TimeZone.getTimeZone("UTC"));
-        numberFormat = java.text.NumberFormat.getIntegerInstance();
-    }
-    public StringBuffer format(java.util.Date d, StringBuffer b, java.text.FieldPosition p) {
-        calendar.setTime(d);
-        return b.append(calendar.get(java.util.Calendar.HOUR_OF_DAY));
-    }
-    public java.util.Date parse(String s, java.text.ParsePosition p) {
-        return null;
-    }
-}
-"""
 NUMBER = """public String number(java.text.DecimalFormat f) {
     return f.format(2.5);
 }"""
@@ -111,7 +99,7 @@ CHANGED = [
 
 @pytest.mark.parametrize("name, fix, candidate, call", CHANGED, ids=[c[0] for c in CHANGED])
 def test_a_change_a_caller_sees_in_a_copied_jdk_object_is_compared(runner, tmp_path, name, fix, candidate, call):
-    run = probe(runner, tmp_path, candidate, fix, call, OWN_DATE_FORMAT)
+    run = probe(runner, tmp_path, candidate, fix, call, OWN_CLASSES)
     print(name, f"calls={run.calls} skipped={run.skipped} rows={len(run.observations)} uncopyable={run.uncopyable!r}")
     for o in run.observations[:2]:
         print("  input:", o.input, "| fix:", o.reference, "| candidate:", o.candidate)
