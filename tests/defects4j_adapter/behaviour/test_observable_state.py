@@ -522,3 +522,63 @@ def test_a_calendar_holding_a_project_s_zone_is_not_copied_by_the_jdk(runner, tm
     call = "new h.Holder().hour(java.util.Calendar.getInstance(new h.Holder.Zone()))"
     run = probe(runner, tmp_path, HOUR, HOUR, call, OWN_CLASSES)
     assert run.calls == 0 and run.skipped == 1 and "Calendar" in run.uncopyable, run
+
+
+TAG = """@java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+public @interface Tag {
+    String value();
+    Class<?> kind() default Holder.class;
+    java.lang.annotation.ElementType[] at() default {java.lang.annotation.ElementType.METHOD};
+}
+@Tag("x")
+public void tagged() {
+}
+"""
+ANNOTATED = """public String named(java.lang.annotation.Annotation a) {
+    Tag t = (Tag) a;
+    return t.value() + t.kind().getSimpleName() + t.at().length + (t.kind() == Holder.class);
+}"""
+TAGGED = 'h.Holder.class.getDeclaredMethod("tagged").getAnnotation(h.Holder.Tag.class)'
+
+
+def test_an_annotation_is_copied_as_the_twin_s_own_with_the_same_values(runner, tmp_path):
+    # JacksonDatabind-16 adds annotations to a map: before, the proxy made the input uncopyable. The candidate's
+    # copy must be of its own class's annotation type (the cast), its class values its own classes (the ==)
+    call = f"new h.Holder().named({TAGGED})"
+    same = copied_and_compared(runner, tmp_path, ANNOTATED, ANNOTATED.replace("t.value() +", 't.value() + "!" +'), call, TAG)
+    assert '"xHolder1true"' in same.observations[0].reference, same
+    assert "@h.Holder$Tag(at=" in same.observations[0].input, same
+
+
+def test_an_annotation_whose_handler_is_not_the_jdk_s_is_not_copied(runner, tmp_path):
+    # a proxy of an annotation type with a handler of the project's: its handler would answer the candidate
+    fake = (
+        "(java.lang.annotation.Annotation) java.lang.reflect.Proxy.newProxyInstance(h.Holder.class.getClassLoader(), "
+        'new Class<?>[] {h.Holder.Tag.class}, (p, m, a) -> m.getName().equals("value") ? "x" '
+        ': m.getName().equals("kind") ? h.Holder.class : new java.lang.annotation.ElementType[0])'
+    )
+    run = probe(runner, tmp_path, ANNOTATED, ANNOTATED, f"new h.Holder().named({fake})", TAG)
+    assert run.calls == 0 and "Proxy" in run.uncopyable, run
+
+
+REPEATED = """@java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+public @interface Tags {
+    Tag[] value();
+}
+@java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+@java.lang.annotation.Repeatable(Tags.class)
+public @interface Tag {
+    String value();
+}
+"""
+CONTAINER = """public boolean container(java.lang.annotation.Annotation a) {
+    return ((java.lang.annotation.Repeatable) a).value() == Tags.class;
+}"""
+
+
+def test_a_jdk_annotation_naming_a_project_class_names_the_twin_s(runner, tmp_path):
+    # @Repeatable is the JDK's, its value a project class: shared, it would hand the candidate the original's class
+    call = "new h.Holder().container(h.Holder.Tag.class.getAnnotation(java.lang.annotation.Repeatable.class))"
+    other = CONTAINER.replace("== Tags.class", "!= Tags.class")
+    same = copied_and_compared(runner, tmp_path, CONTAINER, other, call, REPEATED)
+    assert "return=true" in same.observations[0].candidate, same

@@ -373,6 +373,10 @@ final class Graphs {
         if (o instanceof Field || o instanceof Method || o instanceof java.lang.reflect.Constructor) {
             return member((java.lang.reflect.AccessibleObject) o, into);
         }
+        Object handler = annotationHandler(o);
+        if (handler != null) {
+            return annotation(o, handler, into);
+        }
         if (immutable(o)) {
             return o;
         }
@@ -667,6 +671,101 @@ final class Graphs {
         }
     }
 
+    private static final long PROXY_HANDLER = offset(java.lang.reflect.Proxy.class, "h");
+
+    private static long offset(Class<?> owner, String field) {
+        try {
+            return UNSAFE.objectFieldOffset(owner.getDeclaredField(field));
+        } catch (NoSuchFieldException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The JDK's own handler behind an annotation ({@code o} a proxy of an annotation type whose handler is the
+     * JDK's), read through {@link #UNSAFE} (asking the proxy would run its handler); else null. */
+    private static Object annotationHandler(Object o) {
+        if (!(o instanceof java.lang.annotation.Annotation) || !java.lang.reflect.Proxy.isProxyClass(o.getClass())) {
+            return null;
+        }
+        Object h = UNSAFE.getObject(o, PROXY_HANDLER);
+        return h != null && jdk(h.getClass())
+                && h.getClass().getName().equals("sun.reflect.annotation.AnnotationInvocationHandler") ? h : null;
+    }
+
+    /** An annotation's type and member values, as its JDK handler holds them. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> annotationValues(Object handler) {
+        return (Map<String, Object>) UNSAFE.getObject(handler, offset(handler.getClass(), "memberValues"));
+    }
+
+    private static Class<?> annotationType(Object handler) {
+        return (Class<?>) UNSAFE.getObject(handler, offset(handler.getClass(), "type"));
+    }
+
+    /**
+     * An annotation as a copy holds it: an annotation cannot change, so the same one for the fix's copies; for the
+     * twin's classes, one of the twin's annotation type with the same member values, each the twin's (a class, an
+     * enum constant, a nested annotation, an array of them), made by a new JDK handler of the same class: nothing
+     * of the original's reaches the twin, not even through a JDK annotation that names a project class.
+     */
+    private static Object annotation(Object o, Object handler, ClassLoader into) throws Uncopyable {
+        if (into == null) {
+            return o;
+        }
+        Class<?> type = annotationType(handler);
+        Class<?> own = twin(type, into);
+        Map<String, Object> values = new java.util.LinkedHashMap<>();
+        for (Map.Entry<String, Object> e : annotationValues(handler).entrySet()) {
+            values.put(e.getKey(), memberValue(e.getValue(), into));
+        }
+        try {
+            Object made = annotationOf(handler.getClass(), own, values, into);
+            // its handler looks up the type's members the first time it compares: here, where no candidate asks,
+            // as the JDK did for the original long before (a candidate asking for a class's private members of
+            // another loader retires the JVM, Guard)
+            made.equals(annotationOf(handler.getClass(), own, values, into));
+            return made;
+        } catch (InstantiationException | RuntimeException e) {
+            throw new Uncopyable("an annotation " + type.getName());
+        }
+    }
+
+    private static Object annotationOf(Class<?> handlerClass, Class<?> type, Map<String, Object> values,
+            ClassLoader into) throws InstantiationException {
+        Object handler = UNSAFE.allocateInstance(handlerClass);
+        UNSAFE.putObject(handler, offset(handlerClass, "type"), type);
+        UNSAFE.putObject(handler, offset(handlerClass, "memberValues"), values);
+        return java.lang.reflect.Proxy.newProxyInstance(into, new Class<?>[] {type},
+                (java.lang.reflect.InvocationHandler) handler);
+    }
+
+    /** A member value of an annotation for the twin's classes (see {@link #annotation}). */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Object memberValue(Object v, ClassLoader into) throws Uncopyable {
+        if (v instanceof String || v instanceof Number || v instanceof Boolean || v instanceof Character) {
+            return v;
+        }
+        if (v instanceof Class) {
+            return twin((Class<?>) v, into);
+        }
+        if (v instanceof Enum) {
+            return Enum.valueOf((Class) twin(((Enum<?>) v).getDeclaringClass(), into), ((Enum<?>) v).name());
+        }
+        Object handler = annotationHandler(v);
+        if (handler != null) {
+            return annotation(v, handler, into);
+        }
+        if (v != null && v.getClass().isArray()) {
+            int n = Array.getLength(v);
+            Object a = Array.newInstance(twin(v.getClass().getComponentType(), into), n);
+            for (int i = 0; i < n; i++) {
+                Array.set(a, i, memberValue(Array.get(v, i), into));
+            }
+            return a;
+        }
+        throw new Uncopyable("an annotation's value " + (v == null ? "null" : v.getClass().getName()));
+    }
+
     /** The snapshot of an input: receiver and arguments ({@code types}: the parameters' types). An argument
      * of a reference type that is the very string or box an earlier one is, or one the receiver or another
      * argument holds ({@link #holder}), says so: a method may compare them by identity, so an equal copy in
@@ -772,6 +871,20 @@ final class Graphs {
                 for (Class<?> t : ((java.lang.reflect.Executable) o).getParameterTypes()) {
                     out.append(',').append(t.getName());
                 }
+            }
+            out.append(')');
+            return;
+        }
+        Object handler = annotationHandler(o);
+        if (handler != null) {
+            // as the annotation's type and values, never its proxy's class (its number differs between loaders)
+            out.append('@').append(annotationType(handler).getName()).append('(');
+            Map<String, Object> values = new java.util.TreeMap<>(annotationValues(handler));
+            boolean first = true;
+            for (Map.Entry<String, Object> e : values.entrySet()) {
+                out.append(first ? "" : ",").append(e.getKey()).append('=');
+                write(e.getValue(), out, path, view);
+                first = false;
             }
             out.append(')');
             return;
