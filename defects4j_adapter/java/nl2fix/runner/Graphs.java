@@ -672,6 +672,18 @@ final class Graphs {
     }
 
     private static final long PROXY_HANDLER = offset(java.lang.reflect.Proxy.class, "h");
+    /** The JDK's handler of annotations, and where it keeps an annotation's type and member values. */
+    private static final Class<?> ANNOTATION_HANDLER = jdkClass("sun.reflect.annotation.AnnotationInvocationHandler");
+    private static final long HANDLER_TYPE = offset(ANNOTATION_HANDLER, "type");
+    private static final long HANDLER_VALUES = offset(ANNOTATION_HANDLER, "memberValues");
+
+    private static Class<?> jdkClass(String name) {
+        try {
+            return Class.forName(name, false, null);
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     private static long offset(Class<?> owner, String field) {
         try {
@@ -688,18 +700,17 @@ final class Graphs {
             return null;
         }
         Object h = UNSAFE.getObject(o, PROXY_HANDLER);
-        return h != null && jdk(h.getClass())
-                && h.getClass().getName().equals("sun.reflect.annotation.AnnotationInvocationHandler") ? h : null;
+        return h != null && h.getClass() == ANNOTATION_HANDLER ? h : null;
     }
 
-    /** An annotation's type and member values, as its JDK handler holds them. */
+    /** An annotation's member values, as its JDK handler holds them. */
     @SuppressWarnings("unchecked")
     private static Map<String, Object> annotationValues(Object handler) {
-        return (Map<String, Object>) UNSAFE.getObject(handler, offset(handler.getClass(), "memberValues"));
+        return (Map<String, Object>) UNSAFE.getObject(handler, HANDLER_VALUES);
     }
 
     private static Class<?> annotationType(Object handler) {
-        return (Class<?>) UNSAFE.getObject(handler, offset(handler.getClass(), "type"));
+        return (Class<?>) UNSAFE.getObject(handler, HANDLER_TYPE);
     }
 
     /**
@@ -719,22 +730,22 @@ final class Graphs {
             values.put(e.getKey(), memberValue(e.getValue(), into));
         }
         try {
-            Object made = annotationOf(handler.getClass(), own, values, into);
+            Object made = annotationOf(own, values, into);
             // its handler looks up the type's members the first time it compares: here, where no candidate asks,
             // as the JDK did for the original long before (a candidate asking for a class's private members of
             // another loader retires the JVM, Guard)
-            made.equals(annotationOf(handler.getClass(), own, values, into));
+            made.equals(annotationOf(own, values, into));
             return made;
         } catch (InstantiationException | RuntimeException e) {
             throw new Uncopyable("an annotation " + type.getName());
         }
     }
 
-    private static Object annotationOf(Class<?> handlerClass, Class<?> type, Map<String, Object> values,
-            ClassLoader into) throws InstantiationException {
-        Object handler = UNSAFE.allocateInstance(handlerClass);
-        UNSAFE.putObject(handler, offset(handlerClass, "type"), type);
-        UNSAFE.putObject(handler, offset(handlerClass, "memberValues"), values);
+    private static Object annotationOf(Class<?> type, Map<String, Object> values, ClassLoader into)
+            throws InstantiationException {
+        Object handler = UNSAFE.allocateInstance(ANNOTATION_HANDLER);
+        UNSAFE.putObject(handler, HANDLER_TYPE, type);
+        UNSAFE.putObject(handler, HANDLER_VALUES, values);
         return java.lang.reflect.Proxy.newProxyInstance(into, new Class<?>[] {type},
                 (java.lang.reflect.InvocationHandler) handler);
     }
