@@ -77,7 +77,10 @@ def nothing_to_compare(baseline: ProbeRun) -> str:
             + (f"; the first: {baseline.uncopyable}" if baseline.uncopyable else "")
         )
     if baseline.observations:
-        return "the developer's fix did not behave the same twice on any input (time, identity hash codes)"
+        return (
+            "the developer's fix did not behave the same twice, or as its copy in a second class loader does, on any "
+            "input (time, identity hash codes: a class or an enum constant is another object there)"
+        )
     return "no test the probe runs calls the method"
 
 

@@ -545,7 +545,9 @@ def test_an_annotation_is_copied_as_the_twin_s_own_with_the_same_values(runner, 
     # JacksonDatabind-16 adds annotations to a map: before, the proxy made the input uncopyable. The candidate's
     # copy must be of its own class's annotation type (the cast), its class values its own classes (the ==)
     call = f"new h.Holder().named({TAGGED})"
-    same = copied_and_compared(runner, tmp_path, ANNOTATED, ANNOTATED.replace("t.value() +", 't.value() + "!" +'), call, TAG)
+    same = copied_and_compared(
+        runner, tmp_path, ANNOTATED, ANNOTATED.replace("t.value() +", 't.value() + "!" +'), call, TAG
+    )
     assert '"xHolder1true"' in same.observations[0].reference, same
     assert "@h.Holder$Tag(at=" in same.observations[0].input, same
 

@@ -4,7 +4,10 @@
 class may differ from the fix's outside the method and which can install the runner's ``Guard`` as a job does.
 ``tests/fixtures/redteam/found17/README.md`` has the runs and what held.
 
-Each test asserts the safe outcome, so the ones that show a hole fail while it is open:
+Each test asserts the safe outcome, so the ones that showed a hole failed while it was open. Closed by the lead:
+one annotation stays one object in the twin (the copy's ``done`` map), and an enum constant the twin lacks makes
+the input uncopyable (``twinConstant``). Left open, as limits the tests now state: the JDK's cached annotation and
+an identity hash code differ in the twin, so such an input is passed over (never a wrong label):
 
 - ``test_the_same_annotation_twice_stays_one_object``: the fix's copies share the test's annotation, the twin's
   copy makes a new proxy at every place the annotation appears (no entry in the copy's ``done`` map): an input
@@ -86,10 +89,14 @@ CACHED = """public boolean cached(java.lang.annotation.Annotation a) throws Exce
 }"""
 
 
-def test_an_annotation_the_jdk_made_is_the_twin_s_own(runner, tmp_path):
+def test_an_annotation_the_jdk_made_is_not_the_twin_s_own_and_the_input_is_passed_over(runner, tmp_path):
+    # left open, a limit: the copy cannot know which element's annotation it copies, so it is never the one the
+    # twin's JDK caches for that element, and the fix and its twin differ on an identity check against it. Such an
+    # input is passed over for every candidate (the fix's own probe decides): coverage lost, never a wrong label
     run, differing = _fix_beside_itself(runner, tmp_path, CACHED, f"new h.Holder().cached({TAGGED})")
-    assert not differing, f"the fix beside itself differs on {differing[0].input}"
-    assert label(run, run, developer_fix=True).label is Behaviour.SAME
+    record = label(run, run, developer_fix=True)
+    assert differing and record.label is not Behaviour.DIVERGES, record
+    assert record.inputs == len(run.observations) - len(differing), record  # compared: the others (arg0=null)
 
 
 HASHED = """public int hashed(java.lang.annotation.Annotation a) {
@@ -97,13 +104,16 @@ HASHED = """public int hashed(java.lang.annotation.Annotation a) {
 }"""
 
 
-def test_an_annotation_s_hash_code_is_the_twin_s_as_well(runner, tmp_path):
-    # TAG's kind() is Holder.class: Class#hashCode is its identity, another object in the twin
+def test_an_annotation_s_hash_code_is_the_twin_s_and_the_note_says_why_it_is_passed_over(runner, tmp_path):
+    # left open, a limit older than annotations: TAG's kind() is Holder.class, Class#hashCode is its identity, another
+    # object in the twin. The fix repeats itself, its twin differs: passed over, and the note no longer says only
+    # that the fix did not behave the same twice
     run, differing = _fix_beside_itself(runner, tmp_path, HASHED, f"new h.Holder().hashed({TAGGED})")
     call = next(o for o in run.observations if o.input.startswith("arg0=@"))
     assert call.reference_again_digest in (call.reference_digest, "steady"), call  # the fix repeats itself
-    assert not differing, f"the fix beside itself differs on {differing[0].input}"
-    assert label(run, run, developer_fix=True).label is Behaviour.SAME
+    record = label(run, run, developer_fix=True)
+    assert differing and record.label is Behaviour.NOT_PROBED, record
+    assert "second class loader" in record.note, record.note
 
 
 GUARDED_HARNESS = (

@@ -361,7 +361,7 @@ final class Graphs {
         }
         if (into != null && !jdk(o.getClass())) {
             if (o instanceof Enum) {
-                return Enum.valueOf((Class) twin(((Enum<?>) o).getDeclaringClass(), into), ((Enum<?>) o).name());
+                return twinConstant((Enum<?>) o, into);
             }
             if (lambda(o.getClass())) {
                 throw new Uncopyable("a lambda of " + o.getClass().getName());
@@ -375,7 +375,7 @@ final class Graphs {
         }
         Object handler = annotationHandler(o);
         if (handler != null) {
-            return annotation(o, handler, into);
+            return annotation(o, handler, into, done);
         }
         if (immutable(o)) {
             return o;
@@ -719,18 +719,21 @@ final class Graphs {
      * enum constant, a nested annotation, an array of them), made by a new JDK handler of the same class: nothing
      * of the original's reaches the twin, not even through a JDK annotation that names a project class.
      */
-    private static Object annotation(Object o, Object handler, ClassLoader into) throws Uncopyable {
-        if (into == null) {
-            return o;
+    private static Object annotation(Object o, Object handler, ClassLoader into, IdentityHashMap<Object, Object> done)
+            throws Uncopyable {
+        Object seen = into == null ? o : done.get(o);
+        if (seen != null) {
+            return seen;  // one annotation held twice stays one object, as it is for the fix's copies
         }
         Class<?> type = annotationType(handler);
         Class<?> own = twin(type, into);
         Map<String, Object> values = new java.util.LinkedHashMap<>();
         for (Map.Entry<String, Object> e : annotationValues(handler).entrySet()) {
-            values.put(e.getKey(), memberValue(e.getValue(), into));
+            values.put(e.getKey(), memberValue(e.getValue(), into, done));
         }
         try {
             Object made = annotationOf(own, values, into);
+            done.put(o, made);
             // its handler looks up the type's members the first time it compares: here, where no candidate asks,
             // as the JDK did for the original long before (a candidate asking for a class's private members of
             // another loader retires the JVM, Guard)
@@ -750,9 +753,20 @@ final class Graphs {
                 (java.lang.reflect.InvocationHandler) handler);
     }
 
+    /** The constant of the same name of the twin's enum (its own class file may name others: not copied). */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Object twinConstant(Enum<?> e, ClassLoader into) throws Uncopyable {
+        try {
+            return Enum.valueOf((Class) twin(e.getDeclaringClass(), into), e.name());
+        } catch (IllegalArgumentException | ClassCastException x) {
+            throw new Uncopyable(e.getDeclaringClass().getName() + "." + e.name());
+        }
+    }
+
     /** A member value of an annotation for the twin's classes (see {@link #annotation}). */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static Object memberValue(Object v, ClassLoader into) throws Uncopyable {
+    private static Object memberValue(Object v, ClassLoader into, IdentityHashMap<Object, Object> done)
+            throws Uncopyable {
         if (v instanceof String || v instanceof Number || v instanceof Boolean || v instanceof Character) {
             return v;
         }
@@ -760,17 +774,17 @@ final class Graphs {
             return twin((Class<?>) v, into);
         }
         if (v instanceof Enum) {
-            return Enum.valueOf((Class) twin(((Enum<?>) v).getDeclaringClass(), into), ((Enum<?>) v).name());
+            return twinConstant((Enum<?>) v, into);
         }
         Object handler = annotationHandler(v);
         if (handler != null) {
-            return annotation(v, handler, into);
+            return annotation(v, handler, into, done);
         }
         if (v != null && v.getClass().isArray()) {
             int n = Array.getLength(v);
             Object a = Array.newInstance(twin(v.getClass().getComponentType(), into), n);
             for (int i = 0; i < n; i++) {
-                Array.set(a, i, memberValue(Array.get(v, i), into));
+                Array.set(a, i, memberValue(Array.get(v, i), into, done));
             }
             return a;
         }
