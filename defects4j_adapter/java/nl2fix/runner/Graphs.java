@@ -1004,7 +1004,12 @@ final class Graphs {
             out.append('(').append(((java.util.concurrent.atomic.AtomicBoolean) o).get()).append(')');
             return;
         }
-        String shown = readable(o);
+        String shown;
+        try {
+            shown = readable(o);
+        } catch (RuntimeException e) {
+            shown = "unreadable " + e.getClass().getName();  // a snapshot never throws into the test
+        }
         if (shown != null) {
             out.append('(');
             quote(shown, out);
