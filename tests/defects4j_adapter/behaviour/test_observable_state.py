@@ -86,25 +86,28 @@ def runner(tmp_path_factory) -> Path:
     return classes
 
 
-def probe(
+def run_harness(
     runner: Path,
     tmp_path: Path,
+    fix: str,
     candidate: str,
-    fix: str = FIX,
-    call: str = "new h.Holder().next(3)",
+    call: str,
     members: str = "",
-) -> observations.ProbeRun:
-    """One call (``next(3)`` on a fresh Holder), probed: ``fix`` behind the wrapper, ``candidate`` in its twin
-    (``members``: more of the class, in both)."""
+    candidate_members: str | None = None,
+    harness: str = HARNESS,
+) -> subprocess.CompletedProcess:
+    """``call`` run by ``harness`` (``HARNESS``'s shape) in a plain JVM: ``fix`` behind the wrapper, ``candidate`` in
+    its twin (``members``: more of the class, in both, unless ``candidate_members`` gives the twin's own)."""
     wrapped = CLASS % (probe_methods(fix, candidate, "Holder") + members)
     project = compile_java(
-        {"h/Holder.java": wrapped, "nl2fix/runner/ProbeHarness.java": HARNESS % call},
+        {"h/Holder.java": wrapped, "nl2fix/runner/ProbeHarness.java": harness % call},
         tmp_path / "project",
         "-cp",
         str(runner),
     )
-    own = compile_java({"h/Holder.java": CLASS % (candidate + members)}, tmp_path / "candidate")
-    done = subprocess.run(
+    theirs = members if candidate_members is None else candidate_members
+    own = compile_java({"h/Holder.java": CLASS % (candidate + theirs)}, tmp_path / "candidate")
+    return subprocess.run(
         [
             str(javac().with_name("java")),
             # the native agent every JVM that runs candidate code loads: the probe asks it whether a call ran
@@ -124,6 +127,19 @@ def probe(
         text=True,
         timeout=120,
     )
+
+
+def probe(
+    runner: Path,
+    tmp_path: Path,
+    candidate: str,
+    fix: str = FIX,
+    call: str = "new h.Holder().next(3)",
+    members: str = "",
+) -> observations.ProbeRun:
+    """One call (``next(3)`` on a fresh Holder), probed: ``fix`` behind the wrapper, ``candidate`` in its twin
+    (``members``: more of the class, in both)."""
+    done = run_harness(runner, tmp_path, fix, candidate, call, members)
     assert done.returncode == 0, done.stderr
     rows = [line.split("\t") for line in done.stdout.splitlines()]
     assert rows and rows[-1][0] == "BEHAVIOUREND", done.stdout

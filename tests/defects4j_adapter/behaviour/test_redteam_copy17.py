@@ -30,24 +30,18 @@ an identity hash code differ in the twin, so such an input is passed over (never
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
-from defects4j_adapter.behaviour.probe_source import probe_methods
-from defects4j_adapter.jvm import os_wall
-from defects4j_adapter.jvm.runner import junit_jars, runner_classes
 from nl2fix.core.domain import Behaviour
 from nl2fix.validation.behaviour import label
 from tests.defects4j_adapter.behaviour.test_observable_state import (  # noqa: F401  (runner: the fixture)
-    CLASS,
     HARNESS,
     TAG,
     TAGGED,
     probe,
+    run_harness,
     runner,
 )
-from tests.helpers.javac import compile_java, javac
 
 pytestmark = pytest.mark.slow
 
@@ -139,33 +133,8 @@ def probe_apart(runner, tmp_path, fix, candidate, call, members="", candidate_me
     """``probe`` of ``test_observable_state``, but with the candidate's class its own members (``candidate_members``,
     default ``members``) and, ``guarded``, the runner's Guard installed and the candidate's classes (``h.Holder``)
     judged as in a job. The JVM's exit, its standard error and its rows, as they came."""
-    wrapped = CLASS % (probe_methods(fix, candidate, "Holder") + members)
-    project = compile_java(
-        {"h/Holder.java": wrapped, "nl2fix/runner/ProbeHarness.java": (GUARDED_HARNESS if guarded else HARNESS) % call},
-        tmp_path / "project",
-        "-cp",
-        str(runner),
-    )
-    own = compile_java(
-        {"h/Holder.java": CLASS % (candidate + (members if candidate_members is None else candidate_members))},
-        tmp_path / "candidate",
-    )
-    done = subprocess.run(
-        [
-            str(javac().with_name("java")),
-            *os_wall.jvm_options(runner_classes(), confined=False),
-            "--add-opens",
-            "java.base/java.lang=ALL-UNNAMED",
-            "-cp",
-            ":".join(map(str, [project, runner, *junit_jars()])),
-            "nl2fix.runner.ProbeHarness",
-            str(own),
-            str(project),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    harness = GUARDED_HARNESS if guarded else HARNESS
+    done = run_harness(runner, tmp_path, fix, candidate, call, members, candidate_members, harness)
     err = "\n".join(line for line in done.stderr.splitlines() if "WARNING" not in line)
     return done.returncode, err, [line.split("\t") for line in done.stdout.splitlines()]
 
