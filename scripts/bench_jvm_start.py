@@ -62,7 +62,7 @@ def main() -> int:
     engine = FastEngine(
         EngineOptions(sandbox=make_sandbox(True), cache_dir=cache.cache_dir(), settings=EngineSettings(workers=1))
     )
-    plain = runner.ONE_JOB_JIT
+    plain = runner.QUICK_JIT
     try:
         for bug in bugs:
             ws = engine.prepare(bug)
@@ -74,7 +74,7 @@ def main() -> int:
             cpu: dict[str, list[float]] = {name: [] for name in variants}
             for _ in range(args.rounds):
                 for name, flags in variants.items():
-                    runner.ONE_JOB_JIT = (*plain, *flags)
+                    runner.QUICK_JIT = (*plain, *flags)
                     jvm = engine._new(ws, one_job=True)
                     jvm.close()
                     cpu[name].append(jvm.startup_cpu)
@@ -82,7 +82,7 @@ def main() -> int:
             for name, values in cpu.items():
                 print(f"  {name:18} {statistics.median(values):6.3f} {statistics.mean(values):6.3f}")
     finally:
-        runner.ONE_JOB_JIT = plain
+        runner.QUICK_JIT = plain
         engine.close()
     return 0
 

@@ -395,6 +395,7 @@ class WarmJvm:
         options: EngineOptions,
         one_job: bool = False,
         memory_mb: int | None = None,
+        full_jit: bool = False,
     ):
         self.inbox = Path(tempfile.mkdtemp(prefix=f"warm-{ws.bug.id}-", dir=self._jobs_root(options)))
         self.label = self.inbox.name.rsplit("-", 1)[-1]
@@ -408,7 +409,7 @@ class WarmJvm:
             mode=["serve"],
             test_classpath=ws.classpath,
             java=sandbox.test_java(),
-            one_job=one_job,
+            full_jit=full_jit,
             confined=sandbox.confined,
             job_dirs=sandbox.job_dirs(self.mounts),
             hidden=sandbox.hidden_places(self.mounts),
@@ -574,19 +575,20 @@ class FastEngine:
     def _acquire(self, ws: Workspace) -> WarmJvm:
         return self._warm.take(str(ws.root)) or self._new(ws)
 
-    def _new(self, ws: Workspace, one_job: bool = False, compiler: bool = False) -> WarmJvm:
-        """A warm JVM for ``ws``: a test JVM, or with ``compiler`` one that only compiles (its heap
-        :data:`COMPILER_MEMORY_MB`, the quick JIT compiler only: :data:`runner.ONE_JOB_JIT`)."""
+    def _new(self, ws: Workspace, one_job: bool = False, compiler: bool = False, full_jit: bool = False) -> WarmJvm:
+        """A warm JVM for ``ws``: a test JVM (``one_job``: closed after its job, not kept warm), or with ``compiler``
+        one that only compiles (its heap :data:`COMPILER_MEMORY_MB`); the quick JIT compiler only
+        (:data:`runner.QUICK_JIT`) unless ``full_jit``."""
         memory = COMPILER_MEMORY_MB if compiler else None
         return retry(
-            lambda: WarmJvm(self.sandbox, ws, self.runner_dir, self.options, one_job or compiler, memory),
+            lambda: WarmJvm(self.sandbox, ws, self.runner_dir, self.options, one_job or compiler, memory, full_jit),
             what=f"starting the warm test JVM for {ws.bug.id}",
             transient=lambda exc: isinstance(exc, JvmFailure),
             backoff=self.start_backoff,
         )
 
     def _release(self, ws: Workspace, jvm: WarmJvm) -> None:
-        if jvm.one_job:  # a confirming JVM's quick JIT only would slow the many jobs of a warm one
+        if jvm.one_job:  # a confirming JVM, kept for its candidate's probe at most
             jvm.close()
         else:
             self._warm.give(str(ws.root), jvm)
@@ -764,7 +766,7 @@ class FastEngine:
                 return 0.0
             self._timing_tried.add(str(ws.root))
             tell(log, "timing the reference: every test run on it, to pace the candidates' time limits")
-            outcome, _ = self._in_jvm(CandidateJob.every_test(ws, pace.reference_of(ws)), fresh_jvm=True)
+            outcome, _ = self._in_jvm(CandidateJob.every_test(ws, pace.reference_of(ws)), fresh_jvm=True, full_jit=True)
             return outcome.cpu_seconds
 
     def _checked(self, workspace: Workspace, recording: narrowing.Recording) -> narrowing.Recording:
@@ -1023,8 +1025,8 @@ class FastEngine:
         from a JVM in which no candidate's code had run before. A confirming JVM takes no other
         candidate: the warm JVM it confirmed stays the bug's, since the candidates after it run faster
         in a JVM the earlier ones warmed up; one in which the candidate passed is kept for its
-        behaviour probe (:meth:`_probing_jvm`). It runs with the one-job JIT
-        (:data:`runner.ONE_JOB_JIT`) unless ``full_jit``. ``compiled``: the candidate's classes
+        behaviour probe (:meth:`_probing_jvm`). It runs with the quick JIT
+        (:data:`runner.QUICK_JIT`) unless ``full_jit`` (a fresh JVM's only). ``compiled``: the candidate's classes
         (compiled here when not given: the trusted versions' runs of :meth:`recording`).
         ``triggers_first``: a JVM that judged other candidates runs the trigger tests only."""
         own_compile = compiled is None
@@ -1038,7 +1040,7 @@ class FastEngine:
         # the candidate's hands is given a second run
         for _ in range(3):
             try:
-                jvm = self._new(job.ws, confirming and not full_jit) if fresh_jvm else self._acquire(job.ws)
+                jvm = self._new(job.ws, confirming, full_jit=full_jit) if fresh_jvm else self._acquire(job.ws)
             except JvmFailure as exc:
                 outcome = Outcome(phase=Phase.COMPILE, compiled=False, harness_error=str(exc))
                 break

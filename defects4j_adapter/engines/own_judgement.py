@@ -75,7 +75,6 @@ def runner_outcome(
             mode=["run", str(request)],
             test_classpath=ws.classpath,
             java=sandbox.test_java(),
-            one_job=True,
             confined=sandbox.confined,
             hidden=sandbox.hidden_places(mounts),
         )

@@ -144,20 +144,22 @@ def _junit_hook(runner_dir: Path, junit: tuple[tuple[Path, float], ...]) -> Path
     return hooked if (hooked / HOOKED_CLASS).is_file() else None
 
 
-ONE_JOB_JIT = ("-XX:TieredStopAtLevel=1",)
-"""A JVM that runs one short precompiled job (a pass's confirmation on a narrowed set of tests), and
-the JVM that only compiles candidates (javac's code is broad rather than hot: 62 compiles of
-JxPath-5's candidates took 2.2 CPU-s with the quick compiler only, 4.3 with :data:`MANY_JOBS_JIT`): the
-quick compiler only. Its code is cold and short-lived; the optimising tier's compilations cost more
-than they save there (12 of JacksonDatabind-1's test classes: 0.75 instead of 0.92 CPU-s; but all
-2,257 of Math-3's tests: 24.8 instead of 15.6)."""
-MANY_JOBS_JIT = (
+QUICK_JIT = ("-XX:TieredStopAtLevel=1",)
+"""The quick compiler only: a test JVM's jobs are short and their code cold and short-lived, each
+candidate's classes loaded anew in a loader of their own, so the optimising tier's compilations cost
+more than they save. A warm JVM (a candidate's triggers, a probe), a pass's confirmation on a narrowed set
+of tests, and the JVM that only compiles candidates (javac's code is broad rather than hot: 62 compiles
+of JxPath-5's candidates took 2.2 CPU-s with it, 4.3 with :data:`FULL_RUN_JIT`). RepairBench's answers to
+7 bugs (58 unique, ``bench_real.py --replay``, both in one run): 0.46 CPU-s a candidate with it in warm
+JVMs, 0.52 with :data:`FULL_RUN_JIT`, probes 0.8 times as dear, every verdict alike."""
+FULL_RUN_JIT = (
     "-XX:Tier4InvocationThreshold=50000",
     "-XX:Tier4CompileThreshold=150000",
     "-XX:Tier4BackEdgeThreshold=400000",
 )
-"""A warm JVM: the optimising tier for really hot code only (a runaway loop still meets the same
-``OutOfMemoryError`` as under Defects4J before the per-test limit)."""
+"""A fresh JVM that runs a whole set of tests (all 2,257 of Math-3's: 15.6 CPU-s, 24.8 with the quick
+compiler only) or decides a limit met elsewhere: the optimising tier for really hot code (a runaway loop
+still meets the same ``OutOfMemoryError`` as under Defects4J before the per-test limit)."""
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,7 @@ def jvm_command(
     mode: list[str],
     test_classpath: Sequence[Path] = (),
     java: reference_java.TestJava | None = None,
-    one_job: bool = False,
+    full_jit: bool = False,
     confined: bool = True,
     job_dirs: Sequence[str] = (),
     hidden: HiddenPlaces = HiddenPlaces(),
@@ -194,7 +196,7 @@ def jvm_command(
     and JUnit on the class path (the project's JUnit and Hamcrest from ``test_classpath`` when it
     has a usable one, see :mod:`junit_classpath`), the project on the runner's candidate class
     loader (see ``SystemLoader``). ``java``: the sandbox's test Java, when not the host's.
-    ``one_job``: the JIT of :data:`ONE_JOB_JIT` instead of :data:`MANY_JOBS_JIT`. The JVM loads
+    ``full_jit``: the JIT of :data:`FULL_RUN_JIT` instead of :data:`QUICK_JIT`. The JVM loads
     the runner's native agent; ``confined`` (the sandbox claims to confine candidates): the runner
     takes no job when it can open its own memory all the same (:mod:`os_wall`). ``job_dirs``: the
     folders a ``serve`` runner empties after every job (:meth:`Sandbox.job_dirs`); a warm JVM
@@ -213,7 +215,7 @@ def jvm_command(
         f"-Xmx{memory_mb}m",
         "-XX:+UseSerialGC",
         "-XX:-UsePerfData",
-        *(ONE_JOB_JIT if one_job else MANY_JOBS_JIT),
+        *(FULL_RUN_JIT if full_jit else QUICK_JIT),
         f"-Djava.io.tmpdir={tmp_dir}",
         f"-Dnl2fix.jobDirs={':'.join(d for d in job_dirs if ':' not in d)}",
         *hidden.options(),

@@ -34,3 +34,14 @@ def test_the_argfile_gives_the_jvm_each_option_as_it_was(tmp_path):
     argv = runner._through_argfile(["java", f"-Dodd={odd}", "-XshowSettings:properties", "-version"], str(tmp_path))
     shown = run_command(argv, timeout=120).stderr
     assert f"    odd = {odd}\n" in shown, shown[-2000:]
+
+
+@pytest.mark.slow
+def test_test_jvms_run_the_quick_compiler_and_a_whole_run_the_optimising_tier_too(nl2fix_cache, tmp_path):
+    # warm JVMs' jobs load each candidate's classes anew: the optimising tier costs more than it saves there
+    runner_dir = runner.runner_classes(nl2fix_cache)
+    common = dict(memory_mb=128, tmp_dir=str(tmp_path), mode=["serve"], argfile=False, confined=False)
+    quick = runner.jvm_command(runner_dir, **common)
+    full = runner.jvm_command(runner_dir, full_jit=True, **common)
+    assert "-XX:TieredStopAtLevel=1" in quick and not any(a.startswith("-XX:Tier4") for a in quick)
+    assert "-XX:TieredStopAtLevel=1" not in full and "-XX:Tier4InvocationThreshold=50000" in full

@@ -60,7 +60,6 @@ def _serve(box) -> list[str]:
         tmp_dir="/tmp",
         mode=["serve"],
         java=box.test_java(),
-        one_job=True,
         confined=box.confined,
         argfile=False,  # the tests here take options out of it
     )
