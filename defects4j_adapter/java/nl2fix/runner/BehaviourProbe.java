@@ -42,8 +42,10 @@ import java.util.Set;
  * under test: no {@code equals}, {@code hashCode} or {@code toString} of the candidate's choosing
  * decides anything. Then inputs derived from the call ({@link Derived}) are run the same way: its
  * arguments varied one at a time, then its receiver and arguments crossed with those of the job's
- * earlier calls, in an order drawn from a seed of the job that no code under test can read (their rows
- * keep a fixed order); and finally the reference on the test's own objects, whose result the test gets.
+ * earlier calls, then its arguments on receivers in the states the class's objects were in when the tests'
+ * code called their other methods ({@link #entered}), in an order drawn from a seed of the job that no
+ * code under test can read (their rows keep a fixed order); and finally the reference on the test's own
+ * objects, whose result the test gets.
  *
  * <p>Each input gives one row: where it came from, the input's snapshot, the reference's and the
  * candidate's (shortened for display, with the SHA-256 of the whole), and the digest of the reference's
@@ -54,8 +56,8 @@ import java.util.Set;
  * calling back) runs the reference and is never recorded (the candidate's own calls stay in its twin
  * class); only threads the runner started for the tests record calls.
  * Bounded: at most {@link #MAX_CALLS} distinct recorded inputs, {@link #MAX_DERIVED} inputs with an
- * argument varied and {@link #MAX_CROSSED} crossed ones a job (each kind its own budget, so that crossing
- * takes no argument variant away), each body under the per-test time limit (a body stopped by it ends its
+ * argument varied, {@link #MAX_CROSSED} crossed ones and {@link #MAX_REACHED} on reached states a job (each
+ * kind its own budget, so that one takes nothing away from another), each body under the per-test time limit (a body stopped by it ends its
  * row as {@code timeout}), and the job's probing (its tests' own work left out) under its budget of CPU, when
  * it has one ({@link #overBudget}). A candidate's call that changes JVM-wide state the runner cannot put back (what
  * retires a JVM after its job) ends the probing: the reference's later runs would meet that state; the end row names
@@ -74,6 +76,12 @@ public final class BehaviourProbe {
     static final int MAX_CALLS = 40;
     static final int MAX_DERIVED = 200;
     static final int MAX_CROSSED = 100;
+    /** Receivers kept a job from the entries of the class's other methods ({@link #entered}), distinct ones;
+     * how many entries may be copied a job to find them; inputs made of them a call, and a job. */
+    static final int MAX_STATES = 24;
+    static final int STATE_TRIES = 120;
+    static final int STATES_PER_CALL = 6;
+    static final int MAX_REACHED = 60;
     static final int SHOWN = 300;
     /** A row's second reference outcome when the reference ran once: the input is one on which its probe of
      * itself did the same three times, so a second run here would only repeat what the harness compares it
@@ -120,6 +128,37 @@ public final class BehaviourProbe {
             s.probe(owner, referenceName, receiver, args, constants, named, reference);
         }
         return run(reference, receiver, args);
+    }
+
+    /** Called first in each of the probed class's methods a caller outside it may call on an object
+     * ({@link CallInserter#receivers}; the probe source's class only, never the candidate's): on a test
+     * thread, outside every body the probe runs, and called from outside the class (not in the middle of
+     * one of its own methods, where its fields may be half updated), the receiver's state is a state the
+     * project's code reached -- a tableau between two pivots, a parser between two tokens -- which the
+     * method under probe may be called in; a copy of it is kept, at a thread's first, second, fourth,
+     * eighth ... such entry (a loop's states, at a cost that grows with the log of its length), for
+     * {@link Derived#reached}. */
+    public static void entered(Object receiver) {
+        Session s = session;
+        if (s == null || receiver == null || SIDE.get() != null || candidateRunning || s.budgetMetMs != 0
+                || s.spoiledBy != null || !s.tracks(Thread.currentThread())) {
+            return;
+        }
+        s.entered(receiver);
+    }
+
+    /** Whether the frame that called the method {@link #entered} was called from is of another source
+     * file than that method's class (a top-level class and its nested ones are one file). */
+    private static boolean calledFromOutside() {
+        String[] frames = StackWalker.getInstance().walk(f -> f.dropWhile(
+                x -> topLevel(x.getClassName()).equals(BehaviourProbe.class.getName())).limit(2)
+                .map(StackWalker.StackFrame::getClassName).toArray(String[]::new));
+        return frames.length == 2 && !topLevel(frames[0]).equals(topLevel(frames[1]));
+    }
+
+    private static String topLevel(String className) {
+        int nested = className.indexOf('$');
+        return nested < 0 ? className : className.substring(0, nested);
     }
 
     private static Object run(Body body, Object receiver, Object[] args) {
@@ -176,7 +215,7 @@ public final class BehaviourProbe {
                 // a candidate's body that would not stop (it caught every stop): its row says timeout
                 out.add(pending);
             }
-            out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls), Integer.toString(s.derived + s.crossed),
+            out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls), Integer.toString(s.derived + s.crossed + s.reached),
                 Integer.toString(s.skipped), Long.toString(s.budgetMetMs), Integer.toString(s.passedOver),
                 s.spoiledBy == null ? "" : s.spoiledBy, s.firstUncopyable == null ? "" : s.firstUncopyable});
             return out;
@@ -280,9 +319,17 @@ public final class BehaviourProbe {
         /** The inputs of the distinct calls so far, as copied before anything ran on them (never run on:
          * bodies run on copies of them), to cross later calls with; bounded by {@link #MAX_CALLS}. */
         final List<Object[]> recorded = new ArrayList<>();
+        /** Receivers copied at entries of the class's methods ({@link BehaviourProbe#entered}), distinct, never
+         * run on; the snapshots that tell them apart; how many entries each test thread made, and how many
+         * were copied in the job. */
+        final List<Object> states = new ArrayList<>();
+        final Set<String> stateTexts = new HashSet<>();
+        final Map<Thread, int[]> entries = new java.util.WeakHashMap<>();
+        int stateTries;
         int calls;
         int derived;
         int crossed;
+        int reached;
         int skipped;
         /** What the first input that could not be copied held that cannot be (a class, a field), or null. */
         String firstUncopyable;
@@ -322,6 +369,33 @@ public final class BehaviourProbe {
 
         boolean tracks(Thread t) {
             return threads.containsKey(t);
+        }
+
+        synchronized void entered(Object receiver) {
+            Thread t = Thread.currentThread();
+            if (states.size() >= MAX_STATES || stateTries >= STATE_TRIES || probingOn == t && probingSince >= 0) {
+                return;  // enough, or the probe's own copying reached the class's code
+            }
+            int n = ++entries.computeIfAbsent(t, k -> new int[1])[0];
+            if ((n & (n - 1)) != 0 || !calledFromOutside()) {
+                return;
+            }
+            stateTries++;
+            long start = CPU.getCurrentThreadCpuTime();
+            probingOn = t;
+            probingSince = start;
+            try {
+                Object copy = Graphs.copy(new Object[] {receiver})[0];
+                String text = Graphs.input(new Object[] {copy}, new Class<?>[0]);
+                if (text.length() <= Graphs.MAX_CHARS && stateTexts.add(text)) {
+                    states.add(copy);
+                }
+            } catch (Graphs.Uncopyable u) {
+                // a state that cannot be copied is not tried; the calls' own inputs say what could not be
+            } finally {
+                probingSince = -1;
+                probingNanos += Math.max(0, CPU.getCurrentThreadCpuTime() - start);
+            }
         }
 
         synchronized void probe(Class<?> owner, String referenceName, Object receiver, Object[] args, Object[] constants,
@@ -391,6 +465,19 @@ public final class BehaviourProbe {
                 if (variantText != null) {
                     crossings++;
                     crossed++;
+                    chosen.add(variant);
+                    texts.add(variantText);
+                }
+            }
+            int reachings = 0;
+            for (Object[] variant : Derived.reached(input, states)) {
+                if (reachings >= STATES_PER_CALL || reached >= MAX_REACHED) {
+                    break;
+                }
+                String variantText = fresh(variant, types);
+                if (variantText != null) {
+                    reachings++;
+                    reached++;
                     chosen.add(variant);
                     texts.add(variantText);
                 }

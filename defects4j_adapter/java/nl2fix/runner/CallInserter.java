@@ -11,8 +11,8 @@ import java.util.Map;
 /**
  * Puts a call of a static method of the runner at the very start of a method's bytecode: {@link
  * MethodReach#hit()} for the recording job on the fixed or buggy version (trusted code; a candidate's
- * classes are never instrumented), and {@link Thrown#reported} in JUnit's own reporting of a thrown
- * object ({@link JUnitHook}). At the bytecode's start, not the source's, so a constructor records
+ * classes are never instrumented), {@link BehaviourProbe#entered} in a probe source's methods ({@link
+ * #receivers}), and {@link Thrown#reported} in JUnit's own reporting of a thrown object ({@link JUnitHook}). At the bytecode's start, not the source's, so a constructor records
  * before its {@code this(...)} or {@code super(...)} arguments are evaluated: a test that calls it
  * is seen even when they throw.
  *
@@ -58,8 +58,13 @@ final class CallInserter {
     }
 
     static final int NOP = 0x00;
+    static final int ALOAD_0 = 0x2A;
     static final int ALOAD_1 = 0x2B;
     private static final Call REACHED = new Call("nl2fix/runner/MethodReach", "hit", "()V", NOP);
+    private static final Call ENTERED = new Call(
+            "nl2fix/runner/BehaviourProbe", "entered", "(Ljava/lang/Object;)V", ALOAD_0);
+    /** Access flags of a method {@link #receivers} leaves alone: private, static, bridge, native, abstract, synthetic. */
+    private static final int NOT_ENTERED = 0x0002 | 0x0008 | 0x0040 | 0x0100 | 0x0400 | 0x1000;
 
     /** Every method named {@code method} in {@code classes}, and the constructors of the classes
      * whose simple name is {@code method} (a constructor's name in source), instrumented. */
@@ -78,6 +83,24 @@ final class CallInserter {
         return new Result(out, instrumented, refused);
     }
 
+    /** The probe source's classes with {@link BehaviourProbe#entered} given the receiver first in each
+     * method of the class holding the reference ({@code m$nl2fix$ref}) that a caller outside the class
+     * may call on an object: not private, static, abstract, native, synthetic or a bridge, nor a
+     * constructor (its {@code this} is not an object yet at the start), the reference or its wrapper.
+     * Trusted code only: the candidate's classes are never instrumented. */
+    static Result receivers(Map<String, byte[]> classes) throws IOException {
+        Map<String, byte[]> out = new HashMap<>();
+        int instrumented = 0;
+        int refused = 0;
+        for (Map.Entry<String, byte[]> e : classes.entrySet()) {
+            CallInserter.Rewriter r = new CallInserter.Rewriter(e.getValue(), ENTERED, null, null, false);
+            out.put(e.getKey(), r.rewrite());
+            instrumented += r.instrumented;
+            refused += r.refused;
+        }
+        return new Result(out, instrumented, refused);
+    }
+
     /** {@code data} with {@code call} first in its method {@code method} of that descriptor; null when
      * the class has no such method or its code holds offsets this does not move. */
     static byte[] hook(byte[] data, Call call, String method, String descriptor) throws IOException {
@@ -89,7 +112,11 @@ final class CallInserter {
     private static final class Rewriter {
         private final ByteBuffer in;
         private final Call call;
+        /** The method's name; null: every method {@link #receivers} instruments, in the class holding the
+         * reference only (none elsewhere). */
         private final String method;
+        /** The names of the reference and its wrapper, when the class declares the reference ({@code method} null). */
+        private final java.util.Set<String> probed = new java.util.HashSet<>();
         /** Only the method of this descriptor; null for every method of that name. */
         private final String descriptor;
         private final boolean constructors;
@@ -148,6 +175,9 @@ final class CallInserter {
             out.writeShort(count + 1);
             out.writeShort(count + 4);
             methodRef = count + 5;
+            if (method == null) {
+                probed(in.duplicate());
+            }
             copy(6); // access, this, super
             copy(2 * u2());
             members(false);
@@ -155,6 +185,43 @@ final class CallInserter {
             copyAttributes();
             out.flush();
             return bytes.toByteArray();
+        }
+
+        /** The reference's name and its wrapper's, read ahead from {@code b} (at the class's access flags)
+         * when the class declares the reference. */
+        private void probed(ByteBuffer b) {
+            b.position(b.position() + 6);
+            int interfaces = b.getShort() & 0xFFFF;
+            b.position(b.position() + 2 * interfaces);
+            for (int kind = 0; kind < 2; kind++) {
+                int n = b.getShort() & 0xFFFF;
+                for (int i = 0; i < n; i++) {
+                    b.position(b.position() + 2);
+                    String name = utf8.get(b.getShort() & 0xFFFF);
+                    b.position(b.position() + 2);
+                    if (kind == 1 && name != null && name.endsWith(BehaviourProbe.REFERENCE_SUFFIX)) {
+                        probed.add(name);
+                        probed.add(name.substring(0, name.length() - BehaviourProbe.REFERENCE_SUFFIX.length()));
+                    }
+                    int attributes = b.getShort() & 0xFFFF;
+                    for (int a = 0; a < attributes; a++) {
+                        b.position(b.position() + 2);
+                        int len = b.getInt();
+                        b.position(b.position() + len);
+                    }
+                }
+            }
+        }
+
+        private boolean target(boolean methods, int access, String name, String type) {
+            if (!methods) {
+                return false;
+            }
+            if (method == null) {
+                return !probed.isEmpty() && (access & NOT_ENTERED) == 0 && !name.startsWith("<") && !probed.contains(name);
+            }
+            return (method.equals(name) || constructors && "<init>".equals(name))
+                    && (descriptor == null || descriptor.equals(type));
         }
 
         private void writeUtf8(String s) throws IOException {
@@ -186,12 +253,10 @@ final class CallInserter {
         private void members(boolean methods) throws IOException {
             int n = u2();
             for (int i = 0; i < n; i++) {
-                copy(2);
+                int access = u2();
                 String name = utf8.get(u2());
                 String type = utf8.get(u2());
-                boolean target = methods && (method.equals(name) || constructors && "<init>".equals(name))
-                        && (descriptor == null || descriptor.equals(type));
-                if (!target) {
+                if (!target(methods, access, name, type)) {
                     copyAttributes();
                     continue;
                 }
@@ -220,13 +285,9 @@ final class CallInserter {
             ByteBuffer c = ByteBuffer.wrap(body);
             ByteArrayOutputStream b = new ByteArrayOutputStream();
             DataOutputStream o = new DataOutputStream(b);
-            // max_stack, max_locals: a call with an argument needs a slot of the stack, which any
-            // method that passes its argument on (JUnit's reporting does) has already
+            // max_stack, max_locals: a call with an argument needs a slot of the stack
             int maxStack = c.getShort() & 0xFFFF;
-            if (call.load != NOP && maxStack == 0) {
-                return null;
-            }
-            o.writeShort(maxStack);
+            o.writeShort(call.load != NOP ? Math.max(1, maxStack) : maxStack);
             o.writeShort(c.getShort());
             int length = c.getInt();
             if (length + 4 > 65535) {

@@ -31,6 +31,12 @@ import java.util.Map;
  * with a field nudged could hold a state no code of its class can reach (ranges out of order, a size
  * beyond its array), where a correct variant relying on the class's invariants another way would
  * differ from the fix.
+ *
+ * <p>{@link #reached}: this call's arguments on each receiver of the same class kept at an entry of one of
+ * its other methods ({@link BehaviourProbe#entered}): states the project's own code brought such an object
+ * to between two calls from outside it (a solver's tableau between pivots), which no test may have called
+ * the method in. A method whose answer depends on its receiver's state alone (no arguments) has no other
+ * inputs to vary.
  */
 final class Derived {
     private Derived() {
@@ -212,6 +218,24 @@ final class Derived {
             Object[] ours = other.clone();
             ours[0] = input[0];
             out.add(ours);
+        }
+        return out;
+    }
+
+    /** {@code input} with its receiver replaced by each of {@code states} of the receiver's class, oldest
+     * first; none for a static method. The arrays share their objects with the kept states; they are run
+     * on copies. */
+    static List<Object[]> reached(Object[] input, List<Object> states) {
+        List<Object[]> out = new ArrayList<>();
+        if (input[0] == null) {
+            return out;
+        }
+        for (Object state : states) {
+            if (state.getClass() == input[0].getClass()) {
+                Object[] v = input.clone();
+                v[0] = state;
+                out.add(v);
+            }
         }
         return out;
     }

@@ -226,6 +226,15 @@ public final class Main {
         overlay = own(overlay, job.candidateClasses);
         CallInserter.Result instrumented = job.reach == null ? null : CallInserter.instrument(overlay, job.reach);
         overlay = instrumented == null ? overlay : instrumented.classes;
+        if (job.behaviour) {
+            // the probe source: trusted, compiled by the harness; its receivers' states seen at method entries
+            // (a class file the rewriter cannot read is probed without them)
+            try {
+                overlay = CallInserter.receivers(overlay).classes;
+            } catch (IOException | RuntimeException e) {
+                // the calls' own inputs and those derived from them are probed all the same
+            }
+        }
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         SystemLoader.takeDelegated();
         Guard.takeTainted();
