@@ -98,3 +98,14 @@ def test_without_the_instrumentation_only_the_call_s_own_state_is_probed(runner,
     run = probe(runner, tmp_path, OVERFIT, FIX, call, RAISING)
     assert not run.error and run.calls == 1 and not _reached(run), run
     assert all(o.candidate_digest == o.reference_digest for o in run.observations), run
+
+
+def test_a_call_is_run_on_the_states_its_own_test_class_reached_only(runner, tmp_path):
+    # a candidate's probe runs only the test classes that called the method: a state another class reached in the
+    # fix's own probe would be an input the candidate's probe never makes (and the label not-probed)
+    call = (
+        "h.Holder a = new h.Holder(); a.raise(); a.raise(); a.raise(); a.raise(); "
+        'BehaviourProbe.watch(Thread.currentThread(), "h.OtherTest"); new h.Holder().answer()'
+    )
+    run = _probe(runner, tmp_path, OVERFIT, call)
+    assert not run.error and run.calls == 1 and not _reached(run), run

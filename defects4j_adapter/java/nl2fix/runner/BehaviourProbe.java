@@ -76,10 +76,12 @@ public final class BehaviourProbe {
     static final int MAX_CALLS = 40;
     static final int MAX_DERIVED = 200;
     static final int MAX_CROSSED = 100;
-    /** Receivers kept a job from the entries of the class's other methods ({@link #entered}), distinct ones;
-     * how many entries may be copied a job to find them; inputs made of them a call, and a job. */
-    static final int MAX_STATES = 24;
-    static final int STATE_TRIES = 120;
+    /** Receivers kept from the entries of the class's other methods ({@link #entered}), distinct ones, and how
+     * many entries may be copied to find them, a test class (so that a candidate's probe, which runs only the
+     * test classes that called the method, keeps what the fix's own probe kept in them); inputs made of them a
+     * call, and a job. */
+    static final int MAX_STATES = 12;
+    static final int STATE_TRIES = 60;
     static final int STATES_PER_CALL = 6;
     static final int MAX_REACHED = 60;
     static final int SHOWN = 300;
@@ -137,7 +139,7 @@ public final class BehaviourProbe {
      * project's code reached -- a tableau between two pivots, a parser between two tokens -- which the
      * method under probe may be called in; a copy of it is kept, at a thread's first, second, fourth,
      * eighth ... such entry (a loop's states, at a cost that grows with the log of its length), for
-     * {@link Derived#reached}. */
+     * {@link Derived#reached} on the calls of the same test class. */
     public static void entered(Object receiver) {
         Session s = session;
         if (s == null || receiver == null || SIDE.get() != null || candidateRunning || s.budgetMetMs != 0
@@ -319,13 +321,11 @@ public final class BehaviourProbe {
         /** The inputs of the distinct calls so far, as copied before anything ran on them (never run on:
          * bodies run on copies of them), to cross later calls with; bounded by {@link #MAX_CALLS}. */
         final List<Object[]> recorded = new ArrayList<>();
-        /** Receivers copied at entries of the class's methods ({@link BehaviourProbe#entered}), distinct, never
-         * run on; the snapshots that tell them apart; how many entries each test thread made, and how many
-         * were copied in the job. */
-        final List<Object> states = new ArrayList<>();
-        final Set<String> stateTexts = new HashSet<>();
+        /** Per test class: receivers copied at entries of the class's methods ({@link BehaviourProbe#entered}),
+         * distinct, never run on, with the snapshots that tell them apart and how many entries were copied; a
+         * call is run on those of its own test class only. How many entries each test thread made. */
+        final Map<String, States> states = new java.util.HashMap<>();
         final Map<Thread, int[]> entries = new java.util.WeakHashMap<>();
-        int stateTries;
         int calls;
         int derived;
         int crossed;
@@ -373,22 +373,23 @@ public final class BehaviourProbe {
 
         synchronized void entered(Object receiver) {
             Thread t = Thread.currentThread();
-            if (states.size() >= MAX_STATES || stateTries >= STATE_TRIES || probingOn == t && probingSince >= 0) {
+            States kept = states.computeIfAbsent(threads.get(t), k -> new States());
+            if (kept.objects.size() >= MAX_STATES || kept.tries >= STATE_TRIES || probingOn == t && probingSince >= 0) {
                 return;  // enough, or the probe's own copying reached the class's code
             }
             int n = ++entries.computeIfAbsent(t, k -> new int[1])[0];
             if ((n & (n - 1)) != 0 || !calledFromOutside()) {
                 return;
             }
-            stateTries++;
+            kept.tries++;
             long start = CPU.getCurrentThreadCpuTime();
             probingOn = t;
             probingSince = start;
             try {
                 Object copy = Graphs.copy(new Object[] {receiver})[0];
                 String text = Graphs.input(new Object[] {copy}, new Class<?>[0]);
-                if (text.length() <= Graphs.MAX_CHARS && stateTexts.add(text)) {
-                    states.add(copy);
+                if (text.length() <= Graphs.MAX_CHARS && kept.texts.add(text)) {
+                    kept.objects.add(copy);
                 }
             } catch (Graphs.Uncopyable u) {
                 // a state that cannot be copied is not tried; the calls' own inputs say what could not be
@@ -470,7 +471,8 @@ public final class BehaviourProbe {
                 }
             }
             int reachings = 0;
-            for (Object[] variant : Derived.reached(input, states)) {
+            States kept = states.get(test);
+            for (Object[] variant : Derived.reached(input, kept == null ? List.of() : kept.objects)) {
                 if (reachings >= STATES_PER_CALL || reached >= MAX_REACHED) {
                     break;
                 }
@@ -735,6 +737,13 @@ public final class BehaviourProbe {
             }
             return Graphs.snapshot(after, labels, view);
         }
+    }
+
+    /** The receivers one test class's entries left ({@link Session#entered}). */
+    private static final class States {
+        final List<Object> objects = new ArrayList<>();
+        final Set<String> texts = new HashSet<>();
+        int tries;
     }
 
     /** A call of one body on one input. */

@@ -33,7 +33,7 @@ import java.util.Map;
  * differ from the fix.
  *
  * <p>{@link #reached}: this call's arguments on each receiver of the same class kept at an entry of one of
- * its other methods ({@link BehaviourProbe#entered}): states the project's own code brought such an object
+ * its other methods in the same test class ({@link BehaviourProbe#entered}): states the project's own code brought such an object
  * to between two calls from outside it (a solver's tableau between pivots), which no test may have called
  * the method in. A method whose answer depends on its receiver's state alone (no arguments) has no other
  * inputs to vary.
