@@ -446,44 +446,12 @@ public final class BehaviourProbe {
             if (tried == null) {
                 tried = Derived.withNamed(owner, constants, named);
             }
-            for (Object[] variant : Derived.variants(input, types, tried)) {
-                if (derived >= MAX_DERIVED) {
-                    break;
-                }
-                String variantText = fresh(variant, types);
-                if (variantText != null) {
-                    derived++;
-                    chosen.add(variant);
-                    texts.add(variantText);
-                }
-            }
-            int crossings = 0;
-            for (Object[] variant : Derived.crossed(input, recorded)) {
-                if (crossings >= Derived.CROSSED_PER_CALL || crossed >= MAX_CROSSED) {
-                    break;
-                }
-                String variantText = fresh(variant, types);
-                if (variantText != null) {
-                    crossings++;
-                    crossed++;
-                    chosen.add(variant);
-                    texts.add(variantText);
-                }
-            }
-            int reachings = 0;
+            derived += choose(Derived.variants(input, types, tried), MAX_DERIVED - derived, types, chosen, texts);
+            crossed += choose(Derived.crossed(input, recorded), Math.min(Derived.CROSSED_PER_CALL, MAX_CROSSED - crossed),
+                    types, chosen, texts);
             States kept = states.get(test);
-            for (Object[] variant : Derived.reached(input, kept == null ? List.of() : kept.objects)) {
-                if (reachings >= STATES_PER_CALL || reached >= MAX_REACHED) {
-                    break;
-                }
-                String variantText = fresh(variant, types);
-                if (variantText != null) {
-                    reachings++;
-                    reached++;
-                    chosen.add(variant);
-                    texts.add(variantText);
-                }
-            }
+            reached += choose(Derived.reached(input, kept == null ? List.of() : kept.objects),
+                    Math.min(STATES_PER_CALL, MAX_REACHED - reached), types, chosen, texts);
             Graphs.View view = new Graphs.View(owner.getName(), named);
             Integer[] at = new Integer[chosen.size()];
             for (int i = 0; i < at.length; i++) {
@@ -503,6 +471,25 @@ public final class BehaviourProbe {
             if (text.length() <= Graphs.MAX_CHARS) {
                 recorded.add(input);
             }
+        }
+
+        /** The first {@code most} of {@code variants} not probed yet in this job, added to {@code chosen} with their
+         * snapshots in {@code texts}; how many. */
+        private int choose(List<Object[]> variants, int most, Class<?>[] types, List<Object[]> chosen,
+                List<String> texts) {
+            int taken = 0;
+            for (Object[] variant : variants) {
+                if (taken >= most) {
+                    break;
+                }
+                String variantText = fresh(variant, types);
+                if (variantText != null) {
+                    taken++;
+                    chosen.add(variant);
+                    texts.add(variantText);
+                }
+            }
+            return taken;
         }
 
         private void keep(String[][] made) {
