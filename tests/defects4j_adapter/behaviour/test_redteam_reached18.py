@@ -2,7 +2,9 @@
 ``CallInserter.receivers``, ``BehaviourProbe.entered`` / ``calledFromOutside`` / ``Session.entered``,
 ``Derived.reached``), with ``test_reached_states``'s instrumenting harness (real javac and java, the probe source's
 class rewritten as a probe job rewrites it, no sandbox). ``tests/fixtures/redteam/found18/README.md`` has the runs
-and what held. Each test asserts the safe outcome, so the ones that show a hole fail while it is open.
+and what held. Each test asserts the safe outcome, so the ones that show a hole fail while it is open. Both holes
+are closed: states are kept per test class, and only when no frame of the class's file is below the entered
+method on the stack.
 """
 
 from __future__ import annotations

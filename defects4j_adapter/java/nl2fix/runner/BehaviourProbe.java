@@ -142,20 +142,44 @@ public final class BehaviourProbe {
      * {@link Derived#reached} on the calls of the same test class. */
     public static void entered(Object receiver) {
         Session s = session;
-        if (s == null || receiver == null || SIDE.get() != null || candidateRunning || s.budgetMetMs != 0
-                || s.spoiledBy != null || !s.tracks(Thread.currentThread())) {
+        Thread t = Thread.currentThread();
+        // what the probe runs itself (its bodies, its copies) differs between the fix's own probe and a candidate's:
+        // not counted, so that both keep the same entries
+        if (s == null || receiver == null || candidateRunning || SIDE.get() != null
+                || s.probingOn == t && s.probingSince >= 0) {
+            return;
+        }
+        // counted without the session's lock: an entry costs a few nanoseconds unless it is one to copy
+        long[] n = ENTRIES.get();
+        if (n[0] != s.id) {
+            n[0] = s.id;
+            n[1] = 0;
+        }
+        long k = ++n[1];
+        if ((k & (k - 1)) != 0 || s.budgetMetMs != 0 || s.spoiledBy != null || !s.tracks(t) || !calledFromOutside()) {
             return;
         }
         s.entered(receiver);
     }
 
-    /** Whether the frame that called the method {@link #entered} was called from is of another source
-     * file than that method's class (a top-level class and its nested ones are one file). */
+    /** A thread's count of {@link #entered} calls in the session {@code [0]} names. */
+    private static final ThreadLocal<long[]> ENTRIES = ThreadLocal.withInitial(() -> new long[2]);
+    private static long sessions;
+
+    /** Whether no frame below the method {@link #entered} was called from is of that method's source file (a
+     * top-level class and its nested ones are one file): not the class's own method halfway through an update,
+     * whether it called this one directly, through a lambda, or through the JDK (a sort calling back a
+     * comparator of the class's own: red team 18). */
     private static boolean calledFromOutside() {
-        String[] frames = StackWalker.getInstance().walk(f -> f.dropWhile(
-                x -> topLevel(x.getClassName()).equals(BehaviourProbe.class.getName())).limit(2)
-                .map(StackWalker.StackFrame::getClassName).toArray(String[]::new));
-        return frames.length == 2 && !topLevel(frames[0]).equals(topLevel(frames[1]));
+        String[] frames = StackWalker.getInstance().walk(f -> f.map(StackWalker.StackFrame::getClassName)
+                .map(BehaviourProbe::topLevel).dropWhile(BehaviourProbe.class.getName()::equals)
+                .toArray(String[]::new));
+        for (int i = 1; i < frames.length; i++) {
+            if (frames[i].equals(frames[0])) {
+                return false;
+            }
+        }
+        return frames.length > 1;
     }
 
     private static String topLevel(String className) {
@@ -195,7 +219,7 @@ public final class BehaviourProbe {
         urls[0] = Overlay.entry(candidate);
         System.arraycopy(classPath, 0, urls, 1, classPath.length);
         session = new Session(LoaderName.asTheJdks(new URLClassLoader(Lifetime.LOADER, urls, parent)), fixReference,
-                Set.copyOf(skip), Set.copyOf(steady));
+                Set.copyOf(skip), Set.copyOf(steady), ++sessions);
     }
 
     /** The rows of the job's probe, and no probing after it. */
@@ -323,9 +347,10 @@ public final class BehaviourProbe {
         final List<Object[]> recorded = new ArrayList<>();
         /** Per test class: receivers copied at entries of the class's methods ({@link BehaviourProbe#entered}),
          * distinct, never run on, with the snapshots that tell them apart and how many entries were copied; a
-         * call is run on those of its own test class only. How many entries each test thread made. */
+         * call is run on those of its own test class only. */
         final Map<String, States> states = new java.util.HashMap<>();
-        final Map<Thread, int[]> entries = new java.util.WeakHashMap<>();
+        /** Tells this session's entry counts from an earlier one's ({@code ENTRIES}). */
+        final long id;
         int calls;
         int derived;
         int crossed;
@@ -360,8 +385,9 @@ public final class BehaviourProbe {
         /** Digests of the inputs the reference runs on once (see {@link #STEADY}). */
         final Set<String> steady;
 
-        Session(URLClassLoader twin, boolean fixReference, Set<String> skip, Set<String> steady) {
+        Session(URLClassLoader twin, boolean fixReference, Set<String> skip, Set<String> steady, long id) {
             this.twin = twin;
+            this.id = id;
             this.fixReference = fixReference;
             this.skip = skip;
             this.steady = steady;
@@ -374,11 +400,7 @@ public final class BehaviourProbe {
         synchronized void entered(Object receiver) {
             Thread t = Thread.currentThread();
             States kept = states.computeIfAbsent(threads.get(t), k -> new States());
-            if (kept.objects.size() >= MAX_STATES || kept.tries >= STATE_TRIES || probingOn == t && probingSince >= 0) {
-                return;  // enough, or the probe's own copying reached the class's code
-            }
-            int n = ++entries.computeIfAbsent(t, k -> new int[1])[0];
-            if ((n & (n - 1)) != 0 || !calledFromOutside()) {
+            if (kept.objects.size() >= MAX_STATES || kept.tries >= STATE_TRIES) {
                 return;
             }
             kept.tries++;
