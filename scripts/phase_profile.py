@@ -95,8 +95,8 @@ def install(out: str) -> None:
         return outcome, fresh
 
     @functools.wraps(new)
-    def new_(self: FastEngine, ws: Any, one_job: bool = False, compiler: bool = False) -> Any:
-        jvm = new(self, ws, one_job, compiler)
+    def new_(self: FastEngine, ws: Any, one_job: bool = False, compiler: bool = False, full_jit: bool = False) -> Any:
+        jvm = new(self, ws, one_job, compiler, full_jit)
         where = _context("")
         if compiler:
             _add("compiler start", jvm.startup_cpu)
