@@ -39,6 +39,7 @@ import collections
 import functools
 import logging
 import queue
+import re
 import shutil
 import tempfile
 import threading
@@ -93,10 +94,22 @@ KEPT_PER_WORKER = 8
 candidate's validation, so a few per worker suffice."""
 
 
+JUNIT_TIME_LIMIT = re.compile(r"\btest timed out after \d+ milliseconds")
+"""JUnit 4's own failure of a test over its ``@Test(timeout = ...)`` (``TestTimedOutException``, an ``Exception``
+before 4.12): a limit met or not as the JVM runs fast, like the runner's own."""
+
+
 def unsettled(outcome: Outcome) -> bool:
     """An outcome that code run earlier in the same JVM could have caused, and that is no pass: a time
-    limit, a harness failure, a JVM that ended, a test during which the JVM ran out of heap or threads."""
-    return outcome.timed_out or bool(outcome.harness_error) or outcome.jvm_died or outcome.ran_out
+    limit (the runner's or a test's own: a warm JVM's quick JIT compiler runs hot loops slower than Defects4J's
+    JVM), a harness failure, a JVM that ended, a test during which the JVM ran out of heap or threads."""
+    return (
+        outcome.timed_out
+        or bool(outcome.harness_error)
+        or outcome.jvm_died
+        or outcome.ran_out
+        or any(JUNIT_TIME_LIMIT.search(outcome.messages.get(t, "")) for t in outcome.failing_tests)
+    )
 
 
 def _disagree(warm: Outcome, fresh: Outcome, *, warm_ran_all: bool, known: frozenset[str]) -> bool:

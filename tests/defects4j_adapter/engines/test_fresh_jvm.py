@@ -5,6 +5,8 @@ a file is the file's."""
 
 from __future__ import annotations
 
+import pytest
+
 from defects4j_adapter.contract import Outcome, Phase, verdict_of
 from defects4j_adapter.engines.fast import (
     FRESH_DECIDES,
@@ -76,6 +78,20 @@ def test_what_an_earlier_candidate_could_have_caused_is_unsettled():
     assert unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, failing_tests=(TRIGGER,), ran_out=True))
     assert not unsettled(Outcome(phase=Phase.TRIGGER, compiled=True, failing_tests=(TRIGGER,)))
     assert not unsettled(_passed(TRIGGER))
+
+
+@pytest.mark.parametrize(
+    "message, timed",
+    [
+        ("org.junit.runners.model.TestTimedOutException: test timed out after 1000 milliseconds", True),
+        ("java.lang.Exception: test timed out after 50 milliseconds", True),  # JUnit before 4.12
+        ("java.lang.AssertionError: expected:<1> but was:<2>", False),
+    ],
+)
+def test_a_failure_of_a_test_s_own_time_limit_is_judged_again_in_a_fresh_jvm(message, timed):
+    # a warm JVM's quick JIT compiler runs a hot loop slower than Defects4J's JVM: its limit, not the candidate's
+    failed = Outcome(phase=Phase.TRIGGER, compiled=True, failing_tests=(TRIGGER,), messages={TRIGGER: message})
+    assert unsettled(failed) is timed
 
 
 def test_a_probe_runs_only_where_no_other_candidate_s_code_ran():
