@@ -95,8 +95,10 @@ def install(out: str) -> None:
         return outcome, fresh
 
     @functools.wraps(new)
-    def new_(self: FastEngine, ws: Any, one_job: bool = False, compiler: bool = False, full_jit: bool = False) -> Any:
-        jvm = new(self, ws, one_job, compiler, full_jit)
+    def new_(self: FastEngine, ws: Any, *args: Any, **kwargs: Any) -> Any:
+        # as the engine under measure takes them: a baseline tree's may be older than this script
+        jvm = new(self, ws, *args, **kwargs)
+        compiler = kwargs.get("compiler", args[1] if len(args) > 1 else False)
         where = _context("")
         if compiler:
             _add("compiler start", jvm.startup_cpu)
