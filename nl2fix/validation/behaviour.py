@@ -204,11 +204,23 @@ class Prober:
         return self._baseline
 
     def baseline(self) -> ProbeRun:
+        """The reference's probe of itself: every trigger and relevant test class first, to learn which call the
+        method; then, when that is fewer, those alone, as each candidate's probe runs them. The classes left out
+        leave state behind them in the job (a library's caches, filled by one class and read by the next), so a
+        call's input there is not the same as in a job of the calling classes only: JacksonDatabind-93's fix
+        beside itself met 67 inputs where its own probe of every class had met 68, and was ``not-probed``."""
         with self._lock:
             if self._baseline is None:
-                self._baseline = self.engine.probe(
-                    self.workspace, self.reference, self.reference, developer_fix=self.developer_fix
-                )
+                ws, ref = self.workspace, self.reference
+                run = self.engine.probe(ws, ref, ref, developer_fix=self.developer_fix)
+                every = {t.split("::")[0] for t in ws.trigger_tests} | set(ws.relevant_tests)
+                if run.tests and not run.error and set(run.tests) != every:
+                    again = self.engine.probe(
+                        ws, ref, ref, tests=frozenset(run.tests), developer_fix=self.developer_fix
+                    )
+                    again.cpu_seconds += run.cpu_seconds
+                    run = again
+                self._baseline = run
             return self._baseline
 
     def behaviour(self, candidate: str) -> BehaviourRecord:

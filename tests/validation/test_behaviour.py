@@ -481,3 +481,25 @@ def test_a_probe_runs_the_classes_its_validation_compiled_and_the_bug_s_one_prob
         assert record.verdict is Verdict.PLAUSIBLE and record.behaviour is not None, record
         assert record.behaviour.label is expected, record.behaviour
         assert compiles == ["candidate"], (name, compiles)
+
+
+@pytest.mark.sandbox
+def test_the_fix_s_own_probe_is_taken_on_the_test_classes_a_candidate_s_probe_runs(fast, tmp_path, monkeypatch):
+    # Textkit-1's tests: four classes load the class, two call the method; a candidate's probe runs those two, so the
+    # yardstick is taken on them alone as well (what the other two leave in the job would change the inputs)
+    asked: list[frozenset[str] | None] = []
+    real = fast.probe
+
+    def spy(ws, reference, candidate, **kwargs):
+        asked.append(kwargs.get("tests"))
+        return real(ws, reference, candidate, **kwargs)
+
+    monkeypatch.setattr(fast, "probe", spy)
+    bug = open_dataset("example").bugs["Textkit-1"]
+    run = BugRun(fast, bug, log_root=tmp_path)
+    run.baselines(lambda h: None, lambda record, candidate: None)
+    record = run.candidate("fix", bug.fixed_method)
+    calling = frozenset({"org.textkit.StringsTest", "org.textkit.ReadmeExamplesTest"})
+    assert asked == [None, calling, calling], asked  # every class, then the calling ones; the candidate's
+    assert set(run.prober.reference_probe.tests) == calling
+    assert record.behaviour.label is Behaviour.SAME, record.behaviour
