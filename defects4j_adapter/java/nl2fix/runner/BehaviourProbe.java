@@ -414,8 +414,9 @@ public final class BehaviourProbe {
                 if (text.length() <= Graphs.MAX_CHARS && kept.texts.add(text)) {
                     kept.objects.add(copy);
                 }
-            } catch (Graphs.Uncopyable u) {
-                // a state that cannot be copied is not tried; the calls' own inputs say what could not be
+            } catch (Graphs.Uncopyable | RuntimeException | StackOverflowError e) {
+                // a state that cannot be copied or written is not tried (the calls' own inputs say what could not
+                // be copied); nothing of the probe's is thrown into the project's method it entered
             } finally {
                 probingSince = -1;
                 probingNanos += Math.max(0, CPU.getCurrentThreadCpuTime() - start);
