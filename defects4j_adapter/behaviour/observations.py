@@ -70,9 +70,8 @@ class ProbeRun:
     error: str = ""
     """Why the probe did not run to its end (empty when it did)."""
     passed_over: int = 0
-    """Inputs that gave no row as no evidence: the ones the runner ran on neither body, as the reference's probe of
-    itself found no evidence there (``skip`` of :func:`defects4j_adapter.engines.probing.probe`), and derived ones
-    on which the developer's fix failed as no caller is meant to meet (``BehaviourProbe``'s ``unexpected``)."""
+    """Inputs the runner ran on neither body: the ones the reference's probe of itself found no evidence
+    (``skip`` of :func:`defects4j_adapter.engines.probing.probe`)."""
     budget_met: float = 0.0
     """The CPU-s budget the probe met, its observations so far kept (0: it ran to its end, or
     :attr:`error` says where it stopped)."""

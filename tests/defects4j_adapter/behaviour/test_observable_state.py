@@ -600,13 +600,3 @@ def test_a_jdk_annotation_naming_a_project_class_names_the_twin_s(runner, tmp_pa
     other = CONTAINER.replace("== Tags.class", "!= Tags.class")
     same = copied_and_compared(runner, tmp_path, CONTAINER, other, call, REPEATED)
     assert "return=true" in same.observations[0].candidate, same
-
-
-def test_a_derived_input_the_fix_fails_on_as_no_caller_should_is_no_evidence_and_counts_as_reached(runner, tmp_path):
-    # null for the string: the fix dereferences it (NullPointerException), so the input gives no row; it counts as
-    # passed over, since whether the fix fails can hang on what the job's earlier inputs left in a project's caches
-    fix = "public int size(String s) {\n    return s.length();\n}"
-    run = probe(runner, tmp_path, fix, fix, 'new h.Holder().size("ab")')
-    assert not run.error and run.calls == 1, run
-    assert all("arg0=null" not in o.input for o in run.observations), run
-    assert run.passed_over >= 1, run

@@ -379,8 +379,7 @@ public final class BehaviourProbe {
         boolean candidateCalled;
         /** The row of the input whose candidate's body runs now, as it reads if that body never returns (timeout). */
         volatile String[] pending;
-        /** Digests of the inputs passed over (see {@link BehaviourProbe#begin}), and how many inputs gave no row as
-         * no evidence: those, and the derived ones the fix failed on as no caller is meant to ({@code unexpected}). */
+        /** Digests of the inputs passed over (see {@link BehaviourProbe#begin}), and how many were. */
         final Set<String> skip;
         int passedOver;
         /** Digests of the inputs the reference runs on once (see {@link #STEADY}). */
@@ -582,11 +581,6 @@ public final class BehaviourProbe {
                     referenceNanos = Math.max(referenceNanos, CPU.getCurrentThreadCpuTime() - start);
                     restore(statics);
                     if (i == 0 && fixReference && !Words.CALL.equals(origin) && unexpected(outcomes[0])) {
-                        // no evidence, and reached as a passed-over input is: whether the fix fails there can
-                        // hang on what the job's earlier inputs left in the project's caches, which a call's
-                        // inputs run in an order of their own each job (JacksonDatabind-93's fix beside itself
-                        // had a row less than its own probe, and was not-probed)
-                        passedOver++;
                         return;
                     }
                 }
