@@ -109,8 +109,16 @@ def start(directory: Path | None, script: str | None = None) -> None:
             "machine": machine(load),
             "output": tee.kept.getvalue(),
         }
-        path = directory / f"{Path(name).stem}-{stamp.strftime('%Y%m%dT%H%M%S')}.json"
-        path.write_text(json.dumps(record, indent=1) + "\n")
+        base = f"{Path(name).stem}-{stamp.strftime('%Y%m%dT%H%M%S')}"
+        # two runs started in the same second (two sets measured side by side) each keep their own file
+        for n in range(1, 100):
+            path = directory / (f"{base}.json" if n == 1 else f"{base}-{n}.json")
+            try:
+                with path.open("x", encoding="utf-8") as out:
+                    out.write(json.dumps(record, indent=1) + "\n")
+                break
+            except FileExistsError:
+                continue
         print(f"results: {path}", file=sys.stderr)
 
     atexit.register(write)

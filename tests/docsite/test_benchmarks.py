@@ -61,6 +61,19 @@ def test_results_keep_the_output_machine_and_date_and_make_the_page(tmp_path):
     assert "[count](count.md)" in pages["benchmarks/index.md"]
 
 
+def test_two_runs_started_in_the_same_second_keep_a_file_each(tmp_path):
+    results = tmp_path / "results"
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "count.py").write_text(SCRIPT.format(scripts=str(REPO / "scripts")))
+    command = [sys.executable, str(scripts / "count.py"), "--results", str(results)]
+    # started together, as two labelled sets measured side by side are: most often in the same second
+    runs = [subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    assert all(p.wait(timeout=60) == 0 for p in runs)
+    written = sorted(results.glob("count-*.json"))
+    assert len(written) == 4 and all(json.loads(w.read_text())["script"] == "count.py" for w in written)
+
+
 def test_without_the_option_or_after_a_failure_nothing_is_written(tmp_path):
     results = tmp_path / "results"
     assert run(tmp_path).returncode == 0
