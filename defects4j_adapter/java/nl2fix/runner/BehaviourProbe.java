@@ -57,8 +57,8 @@ import java.util.Set;
  * class); only threads the runner started for the tests record calls.
  * Bounded: at most {@link #MAX_CALLS} distinct recorded inputs, {@link #MAX_DERIVED} inputs with an
  * argument varied, {@link #MAX_CROSSED} crossed ones and {@link #MAX_REACHED} on reached states a job (each
- * kind its own budget, so that one takes nothing away from another), each body under the per-test time limit (a body stopped by it ends its
- * row as {@code timeout}), and the job's probing (its tests' own work left out) under its budget of CPU, when
+ * kind its own budget, so that one takes nothing away from another), each body under the per-test time limit
+ * (a body stopped by it ends its row as {@code timeout}), and the job's probing (its tests' own work left out) under its budget of CPU, when
  * it has one ({@link #overBudget}). A candidate's call that changes JVM-wide state the runner cannot put back (what
  * retires a JVM after its job) ends the probing: the reference's later runs would meet that state; the end row names
  * that call's input ({@code spoiledBy}).
@@ -241,7 +241,8 @@ public final class BehaviourProbe {
                 // a candidate's body that would not stop (it caught every stop): its row says timeout
                 out.add(pending);
             }
-            out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls), Integer.toString(s.derived + s.crossed + s.reached),
+            out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls),
+                Integer.toString(s.derived + s.crossed + s.reached),
                 Integer.toString(s.skipped), Long.toString(s.budgetMetMs), Integer.toString(s.passedOver),
                 s.spoiledBy == null ? "" : s.spoiledBy, s.firstUncopyable == null ? "" : s.firstUncopyable});
             return out;
