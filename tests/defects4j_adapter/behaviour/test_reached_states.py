@@ -23,7 +23,8 @@ INSTRUMENTING = HARNESS.replace(
     "    public static void main(String[] args) throws Exception {\n",
     """    public static void main(String[] args) throws Exception {
         java.nio.file.Path holder = java.nio.file.Paths.get(args[1], "h", "Holder.class");
-        CallInserter.Result r = CallInserter.receivers(java.util.Map.of("h.Holder", java.nio.file.Files.readAllBytes(holder)));
+        CallInserter.Result r = CallInserter.receivers(
+                java.util.Map.of("h.Holder", java.nio.file.Files.readAllBytes(holder)));
         java.nio.file.Files.write(holder, r.classes.get("h.Holder"));
         System.out.println("instrumented\\t" + r.instrumented);
 """,
