@@ -46,21 +46,29 @@ RAISING = """
 """
 
 
-def _probe(runner, tmp_path, candidate: str, call: str) -> observations.ProbeRun:
-    done = run_harness(runner, tmp_path, FIX, candidate, call, RAISING, harness=INSTRUMENTING)
+def probe_instrumented(
+    runner, tmp_path, fix: str, candidate: str, call: str, members: str
+) -> tuple[int, observations.ProbeRun]:
+    """``call`` probed with the probe source's class instrumented as a job instruments it: how many of its methods
+    got the call of ``entered``, and the probe."""
+    done = run_harness(runner, tmp_path, fix, candidate, call, members, harness=INSTRUMENTING)
     assert done.returncode == 0, done.stderr
     rows = [line.split("\t") for line in done.stdout.splitlines()]
-    # raise, raiseTwice and count(): not the wrapper, the reference or the constructor
-    assert rows[0] == ["instrumented", "3"], done.stdout
-    assert rows[-1][0] == "BEHAVIOUREND", done.stdout
-    return observations.read([r[1:] for r in rows[1:-1]], rows[-1][1:])
+    assert rows[0][0] == "instrumented" and rows[-1][0] == "BEHAVIOUREND", done.stdout
+    return int(rows[0][1]), observations.read([r[1:] for r in rows[1:-1] if r[0] == "BEHAVIOUR"], rows[-1][1:])
+
+
+def _probe(runner, tmp_path, candidate: str, call: str) -> observations.ProbeRun:
+    instrumented, run = probe_instrumented(runner, tmp_path, FIX, candidate, call, RAISING)
+    assert instrumented == 3  # raise, raiseTwice and count(): not the wrapper, the reference or the constructor
+    return run
 
 
 def _state(count: int) -> str:
     return f"this=h.Holder{{count={count},spare=null,visible=0,limits=int[2]{{1,2}}}}"
 
 
-def _reached(run: observations.ProbeRun) -> list[str]:
+def reached(run: observations.ProbeRun) -> list[str]:
     return [o.input for o in run.observations if o.origin is observations.Origin.DERIVED]
 
 
@@ -69,7 +77,7 @@ def test_a_state_the_tests_passed_through_but_never_called_the_method_in_is_prob
     call = "h.Holder a = new h.Holder(); a.raise(); a.raise(); a.raise(); a.raise(); new h.Holder().answer()"
     run = _probe(runner, tmp_path, OVERFIT, call)
     assert not run.error and run.calls == 1, run
-    assert sorted(_reached(run)) == [_state(1), _state(3)], run
+    assert sorted(reached(run)) == [_state(1), _state(3)], run
     differing = [o for o in run.observations if o.candidate_digest != o.reference_digest]
     assert [o.input for o in differing] == [_state(3)], run
     assert "return=1" in differing[0].reference and "return=0" in differing[0].candidate
@@ -78,7 +86,7 @@ def test_a_state_the_tests_passed_through_but_never_called_the_method_in_is_prob
 def test_the_fix_beside_itself_agrees_on_every_reached_state(runner, tmp_path):
     call = "h.Holder a = new h.Holder(); a.raise(); a.raise(); a.raise(); a.raise(); new h.Holder().answer()"
     run = _probe(runner, tmp_path, FIX, call)
-    assert not run.error and len(_reached(run)) == 2, run
+    assert not run.error and len(reached(run)) == 2, run
     assert all(o.candidate_digest == o.reference_digest for o in run.observations), run
 
 
@@ -89,7 +97,7 @@ def test_a_state_met_inside_the_class_s_own_method_is_not_kept(runner, tmp_path)
     call = "h.Holder a = new h.Holder(); a.raiseTwice(); a.raiseTwice(); new h.Holder().answer()"
     run = _probe(runner, tmp_path, inner, call)
     assert not run.error, run
-    assert _reached(run) == [_state(2)], run  # raiseTwice's second entry, from outside
+    assert reached(run) == [_state(2)], run  # raiseTwice's second entry, from outside
     assert all(o.candidate_digest == o.reference_digest for o in run.observations), run
 
 
@@ -97,7 +105,7 @@ def test_without_the_instrumentation_only_the_call_s_own_state_is_probed(runner,
     # the same run with the plain harness: the overfitting candidate passes as the fix (what this closes)
     call = "h.Holder a = new h.Holder(); a.raise(); a.raise(); a.raise(); a.raise(); new h.Holder().answer()"
     run = probe(runner, tmp_path, OVERFIT, FIX, call, RAISING)
-    assert not run.error and run.calls == 1 and not _reached(run), run
+    assert not run.error and run.calls == 1 and not reached(run), run
     assert all(o.candidate_digest == o.reference_digest for o in run.observations), run
 
 
@@ -109,4 +117,4 @@ def test_a_call_is_run_on_the_states_its_own_test_class_reached_only(runner, tmp
         'BehaviourProbe.watch(Thread.currentThread(), "h.OtherTest"); new h.Holder().answer()'
     )
     run = _probe(runner, tmp_path, OVERFIT, call)
-    assert not run.error and run.calls == 1 and not _reached(run), run
+    assert not run.error and run.calls == 1 and not reached(run), run

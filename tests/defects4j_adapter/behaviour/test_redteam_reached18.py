@@ -11,29 +11,12 @@ from __future__ import annotations
 
 import pytest
 
-from defects4j_adapter.behaviour import observations
 from nl2fix.core.domain import Behaviour
 from nl2fix.validation.behaviour import label
-from tests.defects4j_adapter.behaviour.test_observable_state import (  # noqa: F401  (runner: the fixture)
-    run_harness,
-    runner,
-)
-from tests.defects4j_adapter.behaviour.test_reached_states import FIX, INSTRUMENTING, RAISING
+from tests.defects4j_adapter.behaviour.test_observable_state import runner  # noqa: F401  (the fixture)
+from tests.defects4j_adapter.behaviour.test_reached_states import FIX, RAISING, probe_instrumented, reached
 
 pytestmark = pytest.mark.slow
-
-
-def _run(runner, tmp_path, fix: str, candidate: str, call: str, members: str) -> observations.ProbeRun:
-    done = run_harness(runner, tmp_path, fix, candidate, call, members, harness=INSTRUMENTING)
-    assert done.returncode == 0, done.stderr
-    rows = [line.split("\t") for line in done.stdout.splitlines()]
-    assert rows[0][0] == "instrumented", done.stdout
-    assert rows[-1][0] == "BEHAVIOUREND", done.stdout
-    return observations.read([r[1:] for r in rows[1:-1] if r[0] == "BEHAVIOUR"], rows[-1][1:])
-
-
-def _reached(run: observations.ProbeRun) -> list[str]:
-    return [o.input for o in run.observations if o.origin is observations.Origin.DERIVED]
 
 
 # -- 1. the yardstick's kept states depend on test classes a candidate's job does not run ---------------------------
@@ -50,13 +33,13 @@ CALLING_CLASS = "new h.Holder().answer()"
 
 def test_a_correct_candidate_is_not_cut_to_not_probed_by_a_test_class_only_the_yardstick_ran(runner, tmp_path):
     # the fix's own probe: every trigger and relevant test class, the one that never calls answer() first
-    baseline = _run(runner, tmp_path / "fix", FIX, FIX, OTHER_CLASS + CALLING_CLASS, RAISING)
+    baseline = probe_instrumented(runner, tmp_path / "fix", FIX, FIX, OTHER_CLASS + CALLING_CLASS, RAISING)[1]
     assert baseline.tests == ["h.HolderTest"], baseline  # the class that never called answer() is not listed
     # a correct candidate (the fix itself) in its job: only the listed class runs
-    run = _run(runner, tmp_path / "candidate", FIX, FIX, CALLING_CLASS, RAISING)
+    run = probe_instrumented(runner, tmp_path / "candidate", FIX, FIX, CALLING_CLASS, RAISING)[1]
     assert not run.error and not baseline.error
     record = label(baseline, run, developer_fix=True)
-    assert record.label is Behaviour.SAME, (record, _reached(baseline), _reached(run))
+    assert record.label is Behaviour.SAME, (record, reached(baseline), reached(run))
 
 
 # -- 2. a state mid-update, entered from the JDK on the class's own behalf --------------------------------------------
@@ -92,9 +75,9 @@ ADDS = "h.Holder a = new h.Holder(); a.add(50); a.add(40); a.add(30); a.add(20);
 
 
 def test_a_state_in_the_middle_of_the_class_s_own_sort_is_not_an_input(runner, tmp_path):
-    run = _run(runner, tmp_path, LEAST, SCANNING, ADDS, SORTED)
+    run = probe_instrumented(runner, tmp_path, LEAST, SCANNING, ADDS, SORTED)[1]
     assert not run.error, run
-    unsorted = [s for s in _reached(run) if "values=" in s and not _sorted(s)]
+    unsorted = [s for s in reached(run) if "values=" in s and not _sorted(s)]
     differing = [o for o in run.observations if o.candidate_digest != o.reference_digest]
     assert not unsorted and not differing, (unsorted, [(o.input, o.reference, o.candidate) for o in differing])
 
@@ -189,6 +172,6 @@ SHAPED_CALLS = (
 
 
 def test_the_rewritten_class_verifies_and_behaves_as_compiled(runner, tmp_path):
-    run = _run(runner, tmp_path, FIX, FIX, SHAPED_CALLS, SHAPES)
+    run = probe_instrumented(runner, tmp_path, FIX, FIX, SHAPED_CALLS, SHAPES)[1]
     assert not run.error and run.calls == 1, run
     assert all(o.candidate_digest == o.reference_digest for o in run.observations), run

@@ -49,6 +49,9 @@ final class TestExecutor {
      */
     private static final long WALL_FACTOR = 6;
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    /** Looked up once: the watchdog reads their times every 20 ms of every test. */
+    private static final java.util.List<java.lang.management.GarbageCollectorMXBean> COLLECTORS =
+            ManagementFactory.getGarbageCollectorMXBeans();
 
     private final ClassLoader loader;
     private final Report report;
@@ -361,7 +364,7 @@ final class TestExecutor {
      * candidates it ended the JVM twice, 118 CPU-s. */
     private static long gcNanos() {
         long ms = 0;
-        for (java.lang.management.GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+        for (java.lang.management.GarbageCollectorMXBean gc : COLLECTORS) {
             ms += Math.max(0, gc.getCollectionTime());
         }
         return ms * 1_000_000L;
