@@ -37,8 +37,10 @@
    unique candidate with each step's CPU-s counted (:mod:`phase_profile`: compiling, the warm JVM's
    tests, the fresh JVM that confirms a pass and its start-up, the recording, the behaviour probe; mean,
    median, p90 per unique candidate, all and plausible), the full configuration projected, then
-   ``--defects4j-sample K`` of each bug's candidates (plausible and not by turns) judged by the
-   ``defects4j`` engine in a copy of the run store: every one's verdicts and CPU-s side by side. With
+   ``--defects4j-sample K`` of each bug's candidates of each verdict judged by the ``defects4j`` engine in a
+   copy of the run store: every one's verdicts and CPU-s side by side, and Defects4J's CPU-s per candidate over
+   all candidates estimated from them (each standing for its bug's candidates of its verdict), with and without
+   the loops (``timeout``, which cost Defects4J its test limit). With
    ``--baseline-tree DIR`` the fast engine of the code in DIR judges the same answers at the same time
    (a worker each, as in part 2): both sides' steps, their CPU-s per candidate with the ratios, and
    every candidate whose verdict or behaviour label differs between them.
@@ -708,19 +710,57 @@ def print_phases(profile: Path, records: dict[tuple[str, str], ValidationRecord]
         )
 
 
-def defects4j_sample(records: dict[tuple[str, str], ValidationRecord], per_bug: int) -> set[tuple[str, str]]:
-    """Up to ``per_bug`` candidates of each bug for the defects4j engine: plausible and other ones by turns
-    (as the fast engine judged them), each kind in hash order."""
-    chosen = set()
-    for bug in sorted({b for b, _ in records}):
-        mine = sorted(k for k in records if k[0] == bug)
-        kinds = (
-            [k for k in mine if records[k].verdict is Verdict.PLAUSIBLE],
-            [k for k in mine if records[k].verdict is not Verdict.PLAUSIBLE],
-        )
-        turns = [k for pair in zip_longest(*kinds) for k in pair if k is not None]
-        chosen.update(turns[:per_bug])
-    return chosen
+Key = tuple[str, str]
+
+
+def cells(records: dict[Key, ValidationRecord]) -> dict[tuple[str, Verdict], list[Key]]:
+    """The candidates of each bug and verdict (as the fast engine judged them), each cell in hash order."""
+    grouped: dict[tuple[str, Verdict], list[Key]] = {}
+    for key in sorted(records):
+        grouped.setdefault((key[0], records[key].verdict), []).append(key)
+    return grouped
+
+
+def defects4j_sample(records: dict[Key, ValidationRecord], per_cell: int) -> set[Key]:
+    """Up to ``per_cell`` candidates of each bug and verdict (:func:`cells`) for the defects4j engine: every
+    kind of candidate is measured, since each costs Defects4J differently (an uncompilable one a compile, a
+    loop its whole test limit) and their shares differ from bug to bug."""
+    return {key for cell in cells(records).values() for key in cell[:per_cell]}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The defects4j engine's CPU-s per candidate over all of a set's candidates, estimated from a sample
+    stratified by :func:`cells`: each sampled candidate stands for its cell's unsampled ones."""
+
+    mean: float
+    median: float
+    candidates: int
+    sampled: int
+
+
+def estimated(records: dict[Key, ValidationRecord], costs: dict[Key, float]) -> Estimate | None:
+    """:class:`Estimate` of ``costs`` (the sampled candidates' CPU-s) over ``records``' candidates; None when a
+    cell has no sampled candidate (nothing stands for it)."""
+    weighted = []
+    for cell in cells(records).values():
+        sampled = [costs[k] for k in cell if k in costs]
+        if not sampled:
+            return None
+        weighted += [(cost, len(cell) / len(sampled)) for cost in sampled]
+    if not weighted:
+        return None
+    total = sum(w for _, w in weighted)
+    mean = sum(c * w for c, w in weighted) / total
+    ordered = sorted(weighted)
+    below, at = 0.0, 0
+    while below + ordered[at][1] < total / 2:
+        below += ordered[at][1]
+        at += 1
+    median = ordered[at][0]
+    if below + ordered[at][1] == total / 2 and at + 1 < len(ordered):
+        median = (median + ordered[at + 1][0]) / 2  # as statistics.median: between the two middle ones
+    return Estimate(mean, median, round(total), len(weighted))
 
 
 def keep_only(run_dir: Path, chosen: set[tuple[str, str]]) -> None:
@@ -747,7 +787,7 @@ def replayed(
     """A published set of answers (``replay``, NL2Fix's replay format) judged by the fast engine, its steps
     profiled; with ``baseline`` (a code tree) by that tree's fast engine too, at the same time, in a copy of
     the run store each (:func:`schedule`), both sides' figures and every candidate's two verdicts printed;
-    ``d4j_per_bug`` of each bug's candidates (of the ``d4j_bugs`` only, when given) judged by the
+    ``d4j_per_bug`` of each bug's candidates of each verdict (of the ``d4j_bugs`` only, when given) judged by the
     defects4j engine too, side by side."""
     most = max(len(p) for p in replay_format.load(replay).values())
     run_dir = store / f"replay-{replay.stem}"
@@ -800,7 +840,8 @@ def replayed(
     )
     if not d4j_per_bug:
         return 0
-    chosen = defects4j_sample({k: r for k, r in records.items() if not d4j_bugs or k[0] in d4j_bugs}, d4j_per_bug)
+    population = {k: r for k, r in records.items() if not d4j_bugs or k[0] in d4j_bugs}
+    chosen = defects4j_sample(population, d4j_per_bug)
     d4j = Side("defects4j", Engine.DEFECTS4J, run_dir.with_name(f"{run_dir.name}-defects4j"))
     verdictless_copy(run_dir, d4j.run_dir)
     keep_only(d4j.run_dir, chosen)
@@ -810,7 +851,7 @@ def replayed(
     theirs = read_verdicts([d4j], of)["defects4j"]
     keys = sorted(k for k in chosen if k in theirs)
     print(
-        f"\nthe defects4j engine on {len(keys)} of them ({d4j_per_bug} a bug, plausible and not by turns): "
+        f"\nthe defects4j engine on {len(keys)} of them ({d4j_per_bug} of each bug's candidates of each verdict): "
         "verdicts fast / defects4j, CPU-s fast (verdict, probe) / defects4j"
     )
     for key in keys:
@@ -824,17 +865,36 @@ def replayed(
     if keys:
         agree = sum(records[k].verdict is theirs[k].verdict for k in keys)
         ours_cpu, their_cpu = [records[k].cpu_seconds for k in keys], [theirs[k].cpu_seconds for k in keys]
-        all_cpu = [r.cpu_seconds for r in records.values()]
         print(
             f"agreement: {agree} of {len(keys)}; fast mean {statistics.mean(ours_cpu):.2f} median "
             f"{statistics.median(ours_cpu):.2f}, defects4j mean {statistics.mean(their_cpu):.2f} median "
             f"{statistics.median(their_cpu):.2f}: {ratio(statistics.mean(their_cpu), statistics.mean(ours_cpu))} "
             f"on the mean, {ratio(statistics.median(their_cpu), statistics.median(ours_cpu))} on the median "
-            "(these candidates); against all candidates' fast mean "
-            f"{ratio(statistics.mean(their_cpu), statistics.mean(all_cpu))}, "
-            f"median {ratio(statistics.median(their_cpu), statistics.median(all_cpu))}"
+            "(these candidates)"
         )
+        print_estimates(population, {k: theirs[k].cpu_seconds for k in keys})
     return 0
+
+
+def print_estimates(population: dict[Key, ValidationRecord], costs: dict[Key, float]) -> None:
+    """The defects4j engine's CPU-s per candidate over all of ``population``'s candidates, estimated from the
+    sampled ``costs`` (:func:`estimated`), beside the fast engine's own over all of them; then the same without
+    the candidates the fast engine judged ``timeout`` (a loop costs Defects4J its whole test limit, a figure of
+    the engine's settings rather than of its work)."""
+    no_loops = {k: r for k, r in population.items() if r.verdict is not Verdict.TIMEOUT}
+    for what, chosen in (("all", population), ("all but timeouts", no_loops)):
+        theirs = estimated(chosen, costs)
+        if theirs is None or not chosen:
+            print(f"  {what}: a (bug, verdict) cell has no candidate Defects4J judged: no estimate")
+            continue
+        ours = [r.cpu_seconds for r in chosen.values()]
+        mean, median = statistics.mean(ours), statistics.median(ours)
+        print(
+            f"  {what} ({theirs.candidates} candidates, {theirs.sampled} judged by both, each standing for its bug's "
+            f"candidates of its verdict): defects4j mean {theirs.mean:.2f} median {theirs.median:.2f} (estimated), "
+            f"fast mean {mean:.3f} median {median:.3f}: {ratio(theirs.mean, mean)} on the mean, "
+            f"{ratio(theirs.median, median)} on the median"
+        )
 
 
 def replay_sides(run_dir: Path, baseline: Path | None) -> list[Side]:
@@ -966,7 +1026,7 @@ def main() -> int:
         type=int,
         default=2,
         metavar="K",
-        help="With --replay: candidates of each bug the defects4j engine judges too (default 2; 0: none).",
+        help="With --replay: candidates of each bug and verdict the defects4j engine judges too (default 2; 0: none).",
     )
     parser.add_argument(
         "--defects4j-bugs",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -232,19 +233,46 @@ def test_without_defects4j_each_script_says_so_and_succeeds(script, tmp_path):
     assert done.stdout.startswith("skipped: Defects4J is not installed")
 
 
-def test_defects4j_s_sample_takes_plausible_and_other_candidates_by_turns_and_keeps_only_them(tmp_path):
-    verdicts = {"a": Verdict.WRONG, "b": Verdict.PLAUSIBLE, "c": Verdict.TIMEOUT, "d": Verdict.PLAUSIBLE}
+def test_defects4j_s_sample_takes_each_bug_s_candidates_of_each_verdict_and_keeps_only_them(tmp_path):
+    verdicts = {
+        "a": Verdict.WRONG,
+        "b": Verdict.PLAUSIBLE,
+        "c": Verdict.TIMEOUT,
+        "d": Verdict.PLAUSIBLE,
+        "e": Verdict.WRONG,
+    }
     records = {(BUG.id, h): record("fast", h, v) for h, v in verdicts.items()}
-    chosen = bench_real.defects4j_sample(records, 3)
-    assert chosen == {(BUG.id, "b"), (BUG.id, "a"), (BUG.id, "d")}
+    records[("Csv-1", "a")] = record("fast", "a", Verdict.WRONG).model_copy(update={"bug_id": "Csv-1"})
+    chosen = bench_real.defects4j_sample(records, 1)
+    assert chosen == {(BUG.id, "a"), (BUG.id, "b"), (BUG.id, "c"), ("Csv-1", "a")}
+    assert bench_real.defects4j_sample(records, 2) == {*chosen, (BUG.id, "d"), (BUG.id, "e")}
     with RunStore(tmp_path, create=True) as store:
         store.add_bugs([BUG])
         for i, h in enumerate(verdicts):
             store.add_sample(SampleRecord(bug_id=BUG.id, index=i, response="r", candidate_hash=h), "code " + h)
     bench_real.keep_only(tmp_path, chosen)
     with RunStore(tmp_path) as store:
-        assert sorted(c.hash for c in store.candidates(BUG.id)) == ["a", "b", "d"]
-        assert sorted(s.candidate_hash for s in store.samples(BUG.id)) == ["a", "b", "d"]
+        assert sorted(c.hash for c in store.candidates(BUG.id)) == ["a", "b", "c"]
+        assert sorted(s.candidate_hash for s in store.samples(BUG.id)) == ["a", "b", "c"]
+
+
+def test_defects4j_s_cost_over_all_candidates_weighs_each_sampled_one_by_its_cell(capsys):
+    # 6 wrong (2 sampled: 4 and 6 CPU-s), 1 plausible (10), 1 timeout (300): each wrong one stands for 3
+    verdicts = {f"w{i}": Verdict.WRONG for i in range(6)} | {"p": Verdict.PLAUSIBLE, "t": Verdict.TIMEOUT}
+    records = {(BUG.id, h): record("fast", h, v).model_copy(update={"cpu_seconds": 0.5}) for h, v in verdicts.items()}
+    costs = {(BUG.id, "w0"): 4.0, (BUG.id, "w1"): 6.0, (BUG.id, "p"): 10.0, (BUG.id, "t"): 300.0}
+    estimate = bench_real.estimated(records, costs)
+    assert estimate == bench_real.Estimate(mean=(3 * 4 + 3 * 6 + 10 + 300) / 8, median=6.0, candidates=8, sampled=4)
+    without_timeouts = {k: r for k, r in records.items() if r.verdict is not Verdict.TIMEOUT}
+    assert bench_real.estimated(without_timeouts, costs).mean == (3 * 4 + 3 * 6 + 10) / 7
+    assert bench_real.estimated(records, {k: c for k, c in costs.items() if k[1] != "p"}) is None
+    two = {k: r for k, r in records.items() if k[1] in ("w0", "p")}
+    assert bench_real.estimated(two, costs).median == statistics.median([4.0, 10.0])
+    bench_real.print_estimates(records, costs)
+    out = capsys.readouterr().out
+    assert "all (8 candidates, 4 judged by both" in out and "defects4j mean 42.50 median 6.00" in out
+    assert "fast mean 0.500 median 0.500: 85.000x on the mean, 12.000x on the median" in out
+    assert "all but timeouts (7 candidates" in out and "defects4j mean 5.71" in out
 
 
 def test_the_steps_cpu_per_candidate_with_the_plausible_apart_and_the_bugs_shared_steps(tmp_path, capsys):
