@@ -30,6 +30,7 @@ OPENED_TO_RUNNER = (
     "java.base/java.lang",
     "java.base/java.util.concurrent",
     "java.base/java.nio",
+    "java.base/sun.reflect.generics.reflectiveObjects",
 )
 """The JDK's packages opened to the runner's module alone (never to ``ALL-UNNAMED``, where the judged code
 is): ``jdk.internal.reflect`` to hide ``Class``'s private reflection natives (``ReflectionWall.java``) and keep
@@ -37,7 +38,9 @@ the JDK's reflection filter its own (``ReflectionFilters.java``); ``java.lang`` 
 the JVM's messages as the JDK's application loader is named, ``loader 'app'`` with no ``@<id>``
 (``LoaderName.java``) and to clear a JDK class's cache of its last ``newInstance`` caller after a job
 (``CallerCaches.java``); ``java.util.concurrent`` to give the common pool plain workers, as a plain JVM's
-(``PoolWorkers.java``); ``java.nio`` to read what the direct buffers reserve after a job (``Lifetime.java``)."""
+(``PoolWorkers.java``); ``java.nio`` to read what the direct buffers reserve after a job (``Lifetime.java``);
+``sun.reflect.generics.reflectiveObjects`` to make a generic type of a project's classes again of the twin's in a
+behaviour probe's copy (``Graphs.generic``)."""
 LAUNCH_PROPERTY = "nl2fix.launchFile"
 """Names the launch file to the runner, which deletes it before any job (``Main.java``)."""
 _WRITE_AND_LAUNCH = (

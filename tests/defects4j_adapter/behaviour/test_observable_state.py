@@ -7,6 +7,7 @@ observe: every field but the private ones of the method's class that the fix nei
 from __future__ import annotations
 
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -117,6 +118,8 @@ def run_harness(
             # (LoaderName.java) through java.lang, which the engines open to the runner's module alone
             "--add-opens",
             "java.base/java.lang=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/sun.reflect.generics.reflectiveObjects=ALL-UNNAMED",
             "-cp",
             ":".join(map(str, [project, runner, *junit_jars()])),
             "nl2fix.runner.ProbeHarness",
@@ -600,3 +603,143 @@ def test_a_jdk_annotation_naming_a_project_class_names_the_twin_s(runner, tmp_pa
     other = CONTAINER.replace("== Tags.class", "!= Tags.class")
     same = copied_and_compared(runner, tmp_path, CONTAINER, other, call, REPEATED)
     assert "return=true" in same.observations[0].candidate, same
+
+
+LRU = """public static class Lru<K, V> extends java.util.LinkedHashMap<K, V> {
+    final int max;
+
+    public Lru(int max) {
+        super(4, 0.75f, true);
+        this.max = max;
+    }
+
+    @Override
+    protected boolean removeEldestEntry(java.util.Map.Entry<K, V> eldest) {
+        return size() > max;
+    }
+}
+
+public static Lru<String, Integer> lru(String... keys) {
+    Lru<String, Integer> m = new Lru<>(3);
+    for (String k : keys) {
+        m.put(k, k.length());
+    }
+    return m;
+}
+"""
+TOUCH = """public String touch(Lru<String, Integer> m, String key) {
+    m.get(key);
+    m.put("new", 0);
+    return String.join(",", m.keySet());
+}"""
+
+
+def test_a_project_subclass_of_a_jdk_map_is_copied_with_its_order_and_contents(runner, tmp_path):
+    # JacksonDatabind-1: its serializer provider's caches are Jackson's LRUMap, a LinkedHashMap in access order
+    # that drops its eldest entry past its size; the input was uncopyable, and 14 of RepairBench's answers were
+    # "not-probed". Rebuilt by the JDK's own constructor with the original's access order: a get moves the key
+    # last, and the eldest one goes (b here, where a candidate that skips the get drops a)
+    call = 'new h.Holder().touch(h.Holder.lru("a", "b", "c"), "a")'
+    same = copied_and_compared(runner, tmp_path, TOUCH, TOUCH.replace("    m.get(key);\n", ""), call, LRU)
+    row = next(o for o in same.observations if o.origin is observations.Origin.CALL)
+    assert row.reference.startswith('return="c,a,new"'), row
+    assert 'h.Holder$Lru{max=3}[3]{"a"=1,"b"=1,"c"=1}' in row.input, row  # its contents, in its order
+
+
+@pytest.mark.parametrize("overridden", ["put", "get", "keySet", "entrySet"])
+def test_a_subclass_of_a_jdk_map_that_overrides_its_methods_stays_uncopyable(runner, tmp_path, overridden):
+    # copying it would run the project's own put, snapshotting it the project's own iteration: code of the
+    # project's (a candidate's, when it is the class fixed) run by the probe outside any body it watches
+    signature = {
+        "put": "public V put(K k, V v) { return super.put(k, v); }",
+        "get": "public V get(Object k) { return super.get(k); }",
+        "keySet": "public java.util.Set<K> keySet() { return super.keySet(); }",
+        "entrySet": "public java.util.Set<java.util.Map.Entry<K, V>> entrySet() { return super.entrySet(); }",
+    }[overridden]
+    members = LRU.replace(
+        "    @Override\n    protected boolean removeEldestEntry",
+        f"    {signature}\n\n    @Override\n    protected boolean removeEldestEntry",
+    )
+    run = probe(runner, tmp_path, TOUCH, TOUCH, 'new h.Holder().touch(h.Holder.lru("a", "b", "c"), "a")', members)
+    assert run.calls == 0 and run.skipped == 1, run  # the test's call, passed over
+    assert run.uncopyable == "h.Holder$Lru extends java.util.LinkedHashMap", run
+
+
+GENERIC = """public java.util.List<Holder> items;
+public java.util.List<Holder>[] lists;
+
+public static class Box<T> {
+    public T value;
+}
+
+public static java.lang.reflect.Type typeOf(Class<?> owner, String field) throws ReflectiveOperationException {
+    return owner.getField(field).getGenericType();
+}
+"""
+OWN = """public String own(java.lang.reflect.Type t) {
+    if (t instanceof java.lang.reflect.ParameterizedType) {
+        java.lang.reflect.Type first = ((java.lang.reflect.ParameterizedType) t).getActualTypeArguments()[0];
+        return t.getTypeName() + " " + (first == Holder.class);
+    }
+    if (t instanceof java.lang.reflect.GenericArrayType) {
+        return t.getTypeName() + " " + (((java.lang.reflect.ParameterizedType) ((java.lang.reflect.GenericArrayType) t)
+                .getGenericComponentType()).getActualTypeArguments()[0] == Holder.class);
+    }
+    return t.getTypeName() + " " + (((java.lang.reflect.TypeVariable<?>) t).getGenericDeclaration() == Box.class);
+}"""
+
+
+@pytest.mark.parametrize(
+    "owner, field, shown",
+    [
+        ("h.Holder.class", "items", "java.util.List<h.Holder> true"),
+        ("h.Holder.class", "lists", "java.util.List<h.Holder>[] true"),
+        ("h.Holder.Box.class", "value", "T true"),
+    ],
+)
+def test_a_generic_type_of_the_project_s_classes_is_the_twin_s_own(runner, tmp_path, owner, field, shown):
+    # JacksonDatabind-1: its bean properties' types hold the JDK's ParameterizedTypeImpl of project classes; the
+    # input was uncopyable. The candidate's copy names its own classes, made by the JDK's own factories (a type
+    # variable is its twin declaration's), so the same body sees its own Holder
+    call = f'new h.Holder().own(h.Holder.typeOf({owner}, "{field}"))'
+    same = copied_and_compared(runner, tmp_path, OWN, OWN.replace('+ " " +', '+ " ! " +'), call, GENERIC)
+    row = next(o for o in same.observations if o.origin is observations.Origin.CALL)
+    assert row.reference == row.candidate and row.reference.startswith(f'return="{shown}"'), row
+
+
+OPENED = """static java.io.File file;
+
+public static java.io.FileOutputStream opened() throws java.io.IOException {
+    file = java.io.File.createTempFile("holder", ".bin");
+    java.io.FileOutputStream out = new java.io.FileOutputStream(file);
+    out.write("head".getBytes());
+    return out;
+}
+
+public static void check() throws java.io.IOException {
+    int held = java.nio.file.Files.readAllBytes(file.toPath()).length;
+    file.delete();
+    if (held != 7) {
+        throw new IllegalStateException("the test's file holds " + held + " bytes");
+    }
+}
+"""
+FINISH = """public int finish(java.io.OutputStream out) throws java.io.IOException {
+    out.write(new byte[] {'1', '2', '3'});
+    out.close();
+    return 3;
+}"""
+
+
+def test_a_stream_writing_a_file_is_copied_over_a_scratch_file_of_its_own(runner, tmp_path):
+    # Compress-1: its archive stream writes into a FileOutputStream its test opened, and every call was
+    # uncopyable ("not-probed" for 10 of RepairBench's answers). Each copy writes a scratch file holding what the
+    # test's file held; what it holds after the body is compared, and the test's own file gets only the test's call
+    call = "new h.Holder().finish(h.Holder.opened()); h.Holder.check()"
+    before = set(Path(tempfile.gettempdir()).glob("nl2fix-copy*"))
+    same = copied_and_compared(runner, tmp_path, FINISH, FINISH.replace("'2', ", ""), call, OPENED)
+    row = next(o for o in same.observations if o.origin is observations.Origin.CALL)
+    assert "java.io.FileOutputStream(open, 4 bytes " in row.input and '"head")' in row.input, row
+    assert "java.io.FileOutputStream(closed, 7 bytes " in row.reference and '"head123")' in row.reference, row
+    leftovers = set(Path(tempfile.gettempdir()).glob("nl2fix-copy*")) - before
+    assert not leftovers, leftovers  # each input's scratch files go once its outcomes are written

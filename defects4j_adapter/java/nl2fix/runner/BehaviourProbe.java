@@ -234,6 +234,7 @@ public final class BehaviourProbe {
         } catch (IOException e) {
             // its classes are all read: nothing is left open that a job could still need
         }
+        Graphs.releaseFiles(0);
         synchronized (s.rows) {
             List<String[]> out = new ArrayList<>(s.rows);
             String[] pending = s.pending;
@@ -539,9 +540,19 @@ public final class BehaviourProbe {
         }
 
         /** Runs the reference twice and the candidate once on copies of {@code input}; the row into
-         * {@code made[slot]} (none for an input that cannot be copied). */
+         * {@code made[slot]} (none for an input that cannot be copied). The copies' scratch files go after ({@link Graphs#releaseFiles}). */
         private void compare(String origin, String test, Class<?> owner, Method method, Object[] input, String text,
                 Body reference, Graphs.View view, String[][] made, int slot) {
+            int mark = Graphs.scratchMark();
+            try {
+                compareCopies(origin, test, owner, method, input, text, reference, view, made, slot);
+            } finally {
+                Graphs.releaseFiles(mark);
+            }
+        }
+
+        private void compareCopies(String origin, String test, Class<?> owner, Method method, Object[] input,
+                String text, Body reference, Graphs.View view, String[][] made, int slot) {
             if (spoiledBy != null) {
                 return;
             }

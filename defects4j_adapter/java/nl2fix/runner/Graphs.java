@@ -42,7 +42,8 @@ final class Graphs {
      * and the developer's fix, which defines the wanted behaviour, neither reads nor writes it: a candidate
      * keeping its answer in another private field than the fix does (both returning the same empty array)
      * behaves the same to every caller. A field the fix reads or writes, and every field a caller can reach
-     * (not private, or of another class), is compared.
+     * (not private, or of another class), is compared; so is a private stream or writer the object writes to
+     * (Compress-1's archive stream writes its caller's file through one): whoever holds what it writes into sees it.
      */
     static final class View {
         static final View ALL = new View(null, new String[0]);
@@ -57,7 +58,8 @@ final class Graphs {
 
         boolean shows(Field f) {
             return !Modifier.isPrivate(f.getModifiers()) || !f.getDeclaringClass().getName().equals(owner)
-                    || named.contains(f.getName());
+                    || named.contains(f.getName()) || java.io.OutputStream.class.isAssignableFrom(f.getType())
+                    || java.io.Writer.class.isAssignableFrom(f.getType());
         }
     }
 
@@ -107,6 +109,86 @@ final class Graphs {
             }
         }
         return true;
+    }
+
+    /**
+     * The JDK collections and maps a project class may extend and still be copied (Jackson's {@code LRUMap} is a
+     * {@code LinkedHashMap}, which its serializer provider's caches hold): the copy is made by the JDK class's own
+     * constructor, as Java's serialization makes an object, with the original's load factor and access order; then
+     * its project fields are copied and its contents added through the JDK class's own methods. Only when the
+     * project's classes override none of the JDK class's methods but {@code removeEldestEntry} (the hook through
+     * which an LRU map drops its eldest entry, which reads the project's fields copied by then): copying and
+     * snapshotting it run no other code of the project's, and the order it iterates in is the JDK's.
+     */
+    private static final Set<Class<?>> REBUILT = Set.of(java.util.ArrayList.class, java.util.LinkedList.class,
+            java.util.HashMap.class, java.util.LinkedHashMap.class, java.util.HashSet.class,
+            java.util.LinkedHashSet.class);
+
+    /** The class of {@link #REBUILT} that project class {@code c} extends when a copy may rebuild it; else null. */
+    private static Class<?> rebuilt(Class<?> c) {
+        return REBUILDS.get(c);
+    }
+
+    private static final ClassValue<Class<?>> REBUILDS = new ClassValue<Class<?>>() {
+        @Override
+        protected Class<?> computeValue(Class<?> c) {
+            Class<?> k = c;
+            for (; k != null && !jdk(k); k = k.getSuperclass()) {
+                for (Method m : k.getDeclaredMethods()) {
+                    int modifiers = m.getModifiers();
+                    if (!Modifier.isStatic(modifiers) && !Modifier.isPrivate(modifiers)
+                            && !m.getName().equals("removeEldestEntry") && jdkMethodNamed(c, m.getName())) {
+                        return null;
+                    }
+                }
+            }
+            return k != c && REBUILT.contains(k) ? k : null;
+        }
+    };
+
+    /** Whether a JDK class {@code c} extends, or an interface it implements, has a method of that name (an override
+     * or an overload: either is the project's code where the JDK's would run). */
+    private static boolean jdkMethodNamed(Class<?> c, String name) {
+        for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+            if (jdk(k)) {
+                for (Method m : k.getDeclaredMethods()) {
+                    if (m.getName().equals(name)) {
+                        return true;
+                    }
+                }
+            }
+            for (Class<?> i : k.getInterfaces()) {
+                for (Method m : i.getMethods()) {
+                    if (m.getName().equals(name)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Where a {@code HashMap} keeps its load factor and a {@code LinkedHashMap} its access order. */
+    private static final long LOAD_FACTOR = offset(java.util.HashMap.class, "loadFactor");
+    private static final long ACCESS_ORDER = offset(java.util.LinkedHashMap.class, "accessOrder");
+
+    /** An object of {@code kind}, the twin of {@code o}'s project class that extends {@code base} ({@link #REBUILT}),
+     * made by {@code base}'s own constructor with {@code o}'s load factor and access order: its project fields unset. */
+    private static Object constructed(Class<?> kind, Class<?> base, Object o) throws ReflectiveOperationException {
+        java.lang.reflect.Constructor<?> made;
+        Object[] args;
+        if (base == java.util.LinkedHashMap.class) {
+            made = base.getConstructor(int.class, float.class, boolean.class);
+            args = new Object[] {16, UNSAFE.getFloat(o, LOAD_FACTOR), UNSAFE.getBoolean(o, ACCESS_ORDER)};
+        } else if (base == java.util.HashMap.class) {
+            made = base.getConstructor(int.class, float.class);
+            args = new Object[] {16, UNSAFE.getFloat(o, LOAD_FACTOR)};
+        } else {
+            made = base.getConstructor();
+            args = new Object[0];
+        }
+        return sun.reflect.ReflectionFactory.getReflectionFactory().newConstructorForSerialization(kind, made)
+                .newInstance(args);
     }
 
     /**
@@ -344,6 +426,196 @@ final class Graphs {
         throw new Uncopyable(view.getClass().getName());
     }
 
+    /**
+     * A generic type the JDK made (a parameterized type a project's type resolver holds, as JacksonDatabind's bean
+     * properties do): immutable, so shared; in {@code into}'s version of the project, when it names a project class,
+     * the same type of the twin classes, made by the JDK's own factories (a type variable: the twin declaration's of
+     * that name). A wildcard bounded by a project class has no such factory: uncopyable.
+     */
+    private static java.lang.reflect.Type generic(java.lang.reflect.Type t, ClassLoader into) throws Uncopyable {
+        if (into == null || !namesProject(t)) {
+            return t;
+        }
+        try {
+            if (t instanceof Class) {
+                return twin((Class<?>) t, into);
+            }
+            if (t instanceof java.lang.reflect.ParameterizedType && GenericTypes.PARAMETERIZED != null) {
+                java.lang.reflect.ParameterizedType p = (java.lang.reflect.ParameterizedType) t;
+                java.lang.reflect.Type[] args = p.getActualTypeArguments();
+                for (int i = 0; i < args.length; i++) {
+                    args[i] = generic(args[i], into);
+                }
+                java.lang.reflect.Type owner = p.getOwnerType();
+                return (java.lang.reflect.Type) GenericTypes.PARAMETERIZED.invoke(null, generic(p.getRawType(), into),
+                        args, owner == null ? null : generic(owner, into));
+            }
+            if (t instanceof java.lang.reflect.GenericArrayType && GenericTypes.ARRAY != null) {
+                return (java.lang.reflect.Type) GenericTypes.ARRAY.invoke(null,
+                        generic(((java.lang.reflect.GenericArrayType) t).getGenericComponentType(), into));
+            }
+            if (t instanceof java.lang.reflect.TypeVariable) {
+                java.lang.reflect.TypeVariable<?> v = (java.lang.reflect.TypeVariable<?>) t;
+                Object declaration = v.getGenericDeclaration();
+                Object own = declaration instanceof Class ? twin((Class<?>) declaration, into)
+                        : member((java.lang.reflect.AccessibleObject) declaration, into);
+                for (java.lang.reflect.TypeVariable<?> w : ((java.lang.reflect.GenericDeclaration) own).getTypeParameters()) {
+                    if (w.getName().equals(v.getName())) {
+                        return w;
+                    }
+                }
+            }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            // not made: uncopyable, below
+        }
+        throw new Uncopyable(t.getClass().getName());
+    }
+
+    /** Whether a generic type names a class of the project's (a type variable: one a project class declares). */
+    private static boolean namesProject(java.lang.reflect.Type t) {
+        if (t instanceof Class) {
+            Class<?> base = (Class<?>) t;
+            while (base.isArray()) {
+                base = base.getComponentType();
+            }
+            return !base.isPrimitive() && !jdk(base);
+        }
+        if (t instanceof java.lang.reflect.ParameterizedType) {
+            java.lang.reflect.ParameterizedType p = (java.lang.reflect.ParameterizedType) t;
+            return namesProject(p.getRawType()) || p.getOwnerType() != null && namesProject(p.getOwnerType())
+                    || namesProject(p.getActualTypeArguments());
+        }
+        if (t instanceof java.lang.reflect.GenericArrayType) {
+            return namesProject(((java.lang.reflect.GenericArrayType) t).getGenericComponentType());
+        }
+        if (t instanceof java.lang.reflect.WildcardType) {
+            java.lang.reflect.WildcardType w = (java.lang.reflect.WildcardType) t;
+            return namesProject(w.getUpperBounds()) || namesProject(w.getLowerBounds());
+        }
+        if (t instanceof java.lang.reflect.TypeVariable) {
+            Object declaration = ((java.lang.reflect.TypeVariable<?>) t).getGenericDeclaration();
+            return !jdk(declaration instanceof Class ? (Class<?>) declaration
+                    : ((java.lang.reflect.Member) declaration).getDeclaringClass());
+        }
+        return true;
+    }
+
+    private static boolean namesProject(java.lang.reflect.Type[] types) {
+        for (java.lang.reflect.Type t : types) {
+            if (namesProject(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The JDK's factories of generic types, in a package java.base opens to the runner's module alone (runner.py's
+     * {@code OPENED_TO_RUNNER}); null where this JDK has none by those names (a generic type of a project class is
+     * then uncopyable in a twin). */
+    private static final class GenericTypes {
+        static final Method PARAMETERIZED = factory("ParameterizedTypeImpl", Class.class,
+                java.lang.reflect.Type[].class, java.lang.reflect.Type.class);
+        static final Method ARRAY = factory("GenericArrayTypeImpl", java.lang.reflect.Type.class);
+
+        private static Method factory(String name, Class<?>... parameters) {
+            try {
+                return Class.forName("sun.reflect.generics.reflectiveObjects." + name).getMethod("make", parameters);
+            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+                return null;
+            }
+        }
+    }
+
+    /** The most a file a copied {@code FileOutputStream} writes may hold (see {@link #scratchCopy}). */
+    static final long MAX_FILE = 1L << 20;
+    private static final long FILE_PATH = offset(java.io.FileOutputStream.class, "path");
+    private static final long FILE_CLOSED = offset(java.io.FileOutputStream.class, "closed");
+    /** The scratch files' streams made and not released yet, in the order made (see {@link #releaseFiles}). */
+    private static final List<java.io.FileOutputStream> SCRATCH = new ArrayList<>();
+
+    /**
+     * A copy of a stream writing a file (Compress-1's archive stream writes into one its test opened): a stream over
+     * a scratch file of its own in the job's temporary folder, holding what the file held, open or closed as the
+     * original, where a body's writes go as they would have gone there (after what the file holds: a test's stream
+     * is the one writing its file). The snapshot writes what the file holds ({@link #jdkObject}). One made of a
+     * descriptor (no path), or over anything but a regular file of at most {@link #MAX_FILE} bytes, is uncopyable.
+     */
+    private static java.io.FileOutputStream scratchCopy(Object o) throws Uncopyable {
+        String path = (String) UNSAFE.getObject(o, FILE_PATH);
+        try {
+            // a regular file only: a device or a pipe may never end, or be read only once
+            if (path == null || !java.nio.file.Files.isRegularFile(java.nio.file.Paths.get(path))
+                    || java.nio.file.Files.size(java.nio.file.Paths.get(path)) > MAX_FILE) {
+                throw new Uncopyable("java.io.FileOutputStream");
+            }
+            java.io.File scratch = java.io.File.createTempFile("nl2fix-copy", null);
+            java.nio.file.Files.copy(java.nio.file.Paths.get(path), scratch.toPath(),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            java.io.FileOutputStream made = new java.io.FileOutputStream(scratch, true);
+            synchronized (SCRATCH) {
+                SCRATCH.add(made);
+            }
+            if (UNSAFE.getBoolean(o, FILE_CLOSED)) {
+                made.close();
+            }
+            return made;
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new Uncopyable("java.io.FileOutputStream");
+        }
+    }
+
+    /** How many scratch files are made and not released: the mark {@link #releaseFiles} releases those after. */
+    static int scratchMark() {
+        synchronized (SCRATCH) {
+            return SCRATCH.size();
+        }
+    }
+
+    /** Closes and deletes the scratch files made since {@code mark} ({@link #scratchMark}; 0: all): an input's copies
+     * are done with once its outcomes are written (the copies the probe keeps of a test's call, which derived inputs
+     * are made of later, at the end of the job), and a job that left files open would retire its JVM. */
+    static void releaseFiles(int mark) {
+        List<java.io.FileOutputStream> made;
+        synchronized (SCRATCH) {
+            List<java.io.FileOutputStream> after = SCRATCH.subList(Math.min(mark, SCRATCH.size()), SCRATCH.size());
+            made = new ArrayList<>(after);
+            after.clear();
+        }
+        for (java.io.FileOutputStream f : made) {
+            try {
+                f.close();
+                java.nio.file.Files.deleteIfExists(java.nio.file.Paths.get((String) UNSAFE.getObject(f, FILE_PATH)));
+            } catch (java.io.IOException | RuntimeException e) {
+                // the job's temporary folder is emptied after the job
+            }
+        }
+    }
+
+    /** What the file a {@code FileOutputStream} writes holds: its length, a digest and its first characters. */
+    private static void written(Object o, StringBuilder out) {
+        out.append(UNSAFE.getBoolean(o, FILE_CLOSED) ? "(closed, " : "(open, ");
+        String path = (String) UNSAFE.getObject(o, FILE_PATH);
+        try {
+            java.nio.file.Path file = java.nio.file.Paths.get(path);
+            // read only what a copy could have been made of (a device or a pipe may never end)
+            if (!java.nio.file.Files.isRegularFile(file) || java.nio.file.Files.size(file) > MAX_FILE) {
+                out.append(java.nio.file.Files.isRegularFile(file) ? "a large file)" : "not a regular file)");
+                return;
+            }
+            byte[] held = java.nio.file.Files.readAllBytes(file);
+            out.append(held.length).append(" bytes ");
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(held);
+            for (int i = 0; i < 8; i++) {
+                out.append(String.format("%02x", digest[i]));
+            }
+            out.append(' ');
+            quote(new String(held, 0, Math.min(held.length, 200), java.nio.charset.StandardCharsets.ISO_8859_1), out);
+        } catch (java.io.IOException | java.security.NoSuchAlgorithmException | RuntimeException e) {
+            out.append("unreadable");
+        }
+        out.append(')');
+    }
+
     /** The class named as {@code c} in {@code into} (a JDK class, or any when {@code into} is null: itself). */
     static Class<?> twin(Class<?> c, ClassLoader into) throws Uncopyable {
         Class<?> base = c;
@@ -377,6 +649,9 @@ final class Graphs {
         if (into != null && o instanceof Class) {
             return twin((Class<?>) o, into);
         }
+        if (o instanceof java.lang.reflect.Type && !(o instanceof Class) && jdk(o.getClass())) {
+            return generic((java.lang.reflect.Type) o, into);
+        }
         if (o instanceof Field || o instanceof Method || o instanceof java.lang.reflect.Constructor) {
             return member((java.lang.reflect.AccessibleObject) o, into);
         }
@@ -408,6 +683,11 @@ final class Graphs {
             }
             return a;
         }
+        if (c == java.io.FileOutputStream.class) {
+            Object made = scratchCopy(o);
+            done.put(o, made);
+            return made;
+        }
         if (jdk(c) && !replayed(c)) {
             Object fixed = fixedOrView(o, done, depth, into);
             if (fixed != null) {
@@ -418,28 +698,29 @@ final class Graphs {
                 throw new Uncopyable(c.getName());
             }
             done.put(o, made);
-            if (o instanceof Map) {
-                for (Map.Entry<?, ?> e : new ArrayList<Map.Entry<?, ?>>(((Map<?, ?>) o).entrySet())) {
-                    ((Map) made).put(copy(e.getKey(), done, depth + 1, into), copy(e.getValue(), done, depth + 1, into));
-                }
-            } else if (o instanceof Collection) {
-                for (Object e : ((Collection<?>) o).toArray()) {
-                    ((Collection) made).add(copy(e, done, depth + 1, into));
-                }
+            if (o instanceof Map || o instanceof Collection) {
+                fill(o, made, done, depth, into);
             } else if (o instanceof java.util.concurrent.atomic.AtomicReference) {
                 ((java.util.concurrent.atomic.AtomicReference) made).set(
                         copy(((java.util.concurrent.atomic.AtomicReference<?>) o).get(), done, depth + 1, into));
             }
             return made;
         }
+        Class<?> kind = twin(c, into);
+        Class<?> base = rebuilt(c);
         Object made;
         try {
-            made = UNSAFE.allocateInstance(twin(c, into));
-        } catch (InstantiationException e) {
+            // the twin rebuilt only as the original is: a candidate's version of the class may override more
+            made = base == null || rebuilt(kind) != base ? UNSAFE.allocateInstance(kind) : constructed(kind, base, o);
+        } catch (ReflectiveOperationException e) {
             throw new Uncopyable(c.getName());
         }
         done.put(o, made);
         for (Class<?> k = c; k != Object.class; k = k.getSuperclass()) {
+            if (k == base && rebuilt(kind) == base) {
+                fill(o, made, done, depth, into);  // the project's fields are copied by now
+                break;
+            }
             if (jdk(k) && replayed(k)) {
                 for (Field f : instanceFields(k)) {
                     try {
@@ -467,6 +748,21 @@ final class Graphs {
             }
         }
         return made;
+    }
+
+    /** {@code o}'s elements (a map's entries), copied, added to {@code made} in the order {@code o} iterates in. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void fill(Object o, Object made, IdentityHashMap<Object, Object> done, int depth, ClassLoader into)
+            throws Uncopyable {
+        if (o instanceof Map) {
+            for (Map.Entry<?, ?> e : new ArrayList<Map.Entry<?, ?>>(((Map<?, ?>) o).entrySet())) {
+                ((Map) made).put(copy(e.getKey(), done, depth + 1, into), copy(e.getValue(), done, depth + 1, into));
+            }
+        } else {
+            for (Object e : ((Collection<?>) o).toArray()) {
+                ((Collection) made).add(copy(e, done, depth + 1, into));
+            }
+        }
     }
 
     /** Whether JDK class {@code k} or a superclass of it declares an instance field: state that copying the
@@ -940,6 +1236,13 @@ final class Graphs {
             out.append(')');
             return;
         }
+        if (o instanceof java.lang.reflect.Type && jdk(c)) {
+            // a generic type the JDK made, as its name: the twin's has the same, of its own classes
+            out.append("Type(");
+            quote(((java.lang.reflect.Type) o).getTypeName(), out);
+            out.append(')');
+            return;
+        }
         if (o instanceof java.util.regex.Pattern) {
             out.append("Pattern(");
             quote(((java.util.regex.Pattern) o).pattern(), out);
@@ -997,6 +1300,10 @@ final class Graphs {
     private static void jdkObject(Object o, StringBuilder out, List<Object> path, View view) {
         Class<?> c = o.getClass();
         out.append(c.getName());
+        if (c == java.io.FileOutputStream.class) {
+            written(o, out);
+            return;
+        }
         if (o instanceof java.util.Date) {
             out.append('(').append(((java.util.Date) o).getTime()).append(')');
             return;
@@ -1023,6 +1330,12 @@ final class Graphs {
             out.append(')');
             return;
         }
+        contents(o, out, path, view);
+    }
+
+    /** The elements of a collection (a map's entries) as {@code [n]{...}}, sorted when it iterates in no order of its
+     * own; {@code {?}} for any other JDK object. */
+    private static void contents(Object o, StringBuilder out, List<Object> path, View view) {
         boolean ordered = ordered(o);
         List<String> items = new ArrayList<>();
         try {
@@ -1075,6 +1388,9 @@ final class Graphs {
             }
         }
         out.append('}');
+        if (rebuilt(o.getClass()) != null) {
+            contents(o, out, path, view);  // what it holds as the JDK's collection it is: a copy holds the same
+        }
     }
 
     /** The instance fields of a project class and its project superclasses, superclass first, in
