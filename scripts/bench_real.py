@@ -864,11 +864,17 @@ def replayed(
         )
     if keys:
         agree = sum(records[k].verdict is theirs[k].verdict for k in keys)
+        # a loop is `timeout` at the fast engine's CPU limit and, under Defects4J, `wrong` when its JVM runs out of
+        # heap minutes later: whether a candidate passes is the verdict a pass@k counts
+        passing = sum(
+            (records[k].verdict is Verdict.PLAUSIBLE) is (theirs[k].verdict is Verdict.PLAUSIBLE) for k in keys
+        )
         ours_cpu, their_cpu = [records[k].cpu_seconds for k in keys], [theirs[k].cpu_seconds for k in keys]
         print(
-            f"agreement: {agree} of {len(keys)}; fast mean {statistics.mean(ours_cpu):.2f} median "
-            f"{statistics.median(ours_cpu):.2f}, defects4j mean {statistics.mean(their_cpu):.2f} median "
-            f"{statistics.median(their_cpu):.2f}: {ratio(statistics.mean(their_cpu), statistics.mean(ours_cpu))} "
+            f"agreement: {agree} of {len(keys)} (plausible or not: {passing} of {len(keys)}); fast mean "
+            f"{statistics.mean(ours_cpu):.2f} median {statistics.median(ours_cpu):.2f}, defects4j mean "
+            f"{statistics.mean(their_cpu):.2f} median {statistics.median(their_cpu):.2f}: "
+            f"{ratio(statistics.mean(their_cpu), statistics.mean(ours_cpu))} "
             f"on the mean, {ratio(statistics.median(their_cpu), statistics.median(ours_cpu))} on the median "
             "(these candidates)"
         )

@@ -229,6 +229,66 @@ def names(decl: Declaration) -> list[str]:
     return list(dict.fromkeys(t.text for t in tokens if t.kind is Kind.WORD))
 
 
+CALLEE_DEPTH = 3
+"""How deep :func:`callee_names` follows the methods the reference calls."""
+CALLEE = "~"
+"""Marks a name of :func:`callee_names` among the wrapper's names (no Java identifier holds it)."""
+_STATEMENTS = frozenset(("if", "while", "for", "switch", "catch", "synchronized", "return", "throw", "assert"))
+"""Words before a ``(`` that neither call nor declare a method."""
+
+
+def callee_names(decl: Declaration, source: str) -> list[str]:
+    """The names the bodies of the methods ``decl`` calls use, as ``source`` (its file) declares them, and of the
+    methods those call, :data:`CALLEE_DEPTH` calls deep; each marked :data:`CALLEE`. The runner compares a
+    private stream or writer of the method's class that they name (Compress-1's ``close()`` calls ``finish()``,
+    which writes the archive through the private stream the caller handed in), and no other field: a private
+    cache a helper of the fix fills is not behaviour a caller sees."""
+    tokens = code_tokens(source)
+    bodies: dict[str, list[list[str]]] = {}
+    for i in range(1, len(tokens) - 1):
+        t = tokens[i]
+        before = tokens[i - 1]
+        if t.kind is not Kind.WORD or t.text in _STATEMENTS or tokens[i + 1].text != "(" or before.text in (".", "new"):
+            continue
+        if before.kind is not Kind.WORD and before.text not in (">", "]"):
+            continue
+        close = matching_close(tokens, i + 1)
+        at = None if close is None else close + 1
+        if at is not None and at < len(tokens) and tokens[at].text == "throws":
+            while at < len(tokens) and tokens[at].text not in ("{", ";"):
+                at += 1
+        if at is None or at >= len(tokens) or tokens[at].text != "{":
+            continue
+        end = matching_close(tokens, at)
+        if end is not None:
+            bodies.setdefault(t.text, []).append([w.text for w in tokens[at:end] if w.kind is Kind.WORD])
+    found: dict[str, None] = {}
+    called = set(_called(decl))
+    seen: set[str] = set()
+    for _ in range(CALLEE_DEPTH):
+        following: set[str] = set()
+        for name in called - seen:
+            seen.add(name)
+            for words in bodies.get(name, []):
+                found.update(dict.fromkeys(words))
+                following.update(w for w in words if w in bodies)
+        called = following
+    return [CALLEE + n for n in found]
+
+
+def _called(decl: Declaration) -> list[str]:
+    """The names the method's body calls (a name before ``(``, not after ``new``)."""
+    tokens = [t for t in code_tokens(decl.text) if decl.body_start <= t.start < decl.end]
+    return [
+        t.text
+        for i, t in enumerate(tokens[:-1])
+        if t.kind is Kind.WORD
+        and t.text not in _STATEMENTS
+        and tokens[i + 1].text == "("
+        and (i == 0 or tokens[i - 1].text != "new")
+    ]
+
+
 def _java_string(text: str) -> str:
     """The identifier ``text`` as a Java string literal in ASCII (an identifier may hold any letter; the
     file's encoding need not, and it holds no quote or backslash that an escape would turn into one)."""
@@ -237,9 +297,9 @@ def _java_string(text: str) -> str:
     return '"' + "".join(chr(u) if u < 0x80 else f"\\u{u:04x}" for u in codes) + '"'
 
 
-def _wrapper(decl: Declaration, owner: str, buggy: Declaration | None) -> str:
+def _wrapper(decl: Declaration, owner: str, buggy: Declaration | None, source: str) -> str:
     args = ", ".join(p.name for p in decl.params)
-    named = ", ".join(_java_string(n) for n in names(decl))
+    named = ", ".join(_java_string(n) for n in [*names(decl), *callee_names(decl, source)])
     probe = (
         f'{PROBE}.call({owner}.class, "{decl.name}{REFERENCE_SUFFIX}", {"null" if decl.static else "this"}, '
         f"new Object[] {{{args}}}, new Object[] {{{', '.join(constants(decl, buggy))}}}, new String[] {{{named}}},\n"
@@ -256,10 +316,11 @@ def _wrapper(decl: Declaration, owner: str, buggy: Declaration | None) -> str:
     return f"{header}{{\n        {statement}\n    }}"
 
 
-def probe_methods(reference: str, candidate: str, owner: str, buggy: str | None = None) -> str:
+def probe_methods(reference: str, candidate: str, owner: str, buggy: str | None = None, source: str = "") -> str:
     """The text that stands in the buggy method's place: the reference renamed and the wrapper
     (``owner``: the enclosing class as the file names it, ``Outer.Inner``; ``buggy``: the buggy method,
-    whose literals the probe tries after the reference's). The candidate is not in it:
+    whose literals the probe tries after the reference's; ``source``: the file, whose methods the reference calls
+    :func:`callee_names` reads). The candidate is not in it:
     the runner runs the candidate's own class files, as validated, in a loader of their own; its
     declaration must be the reference's but for the return type, so that the wrapper's calls fit it (the
     runner finds the candidate's method by its name and parameter types). A fix may change the return
@@ -268,7 +329,8 @@ def probe_methods(reference: str, candidate: str, owner: str, buggy: str | None 
     ref, cand = declaration(reference), declaration(candidate)
     if ref.signature[:2] + ref.signature[3:] != cand.signature[:2] + cand.signature[3:]:
         raise NotProbeable("the candidate's declaration differs from the reference's")
-    return "\n".join([_wrapper(ref, owner, declaration(buggy) if buggy else None), _renamed(ref, REFERENCE_SUFFIX)])
+    wrapper = _wrapper(ref, owner, declaration(buggy) if buggy else None, source)
+    return "\n".join([wrapper, _renamed(ref, REFERENCE_SUFFIX)])
 
 
 def enclosing_class(source: str, offset: int) -> str:
@@ -309,6 +371,6 @@ def probe_file(source: str, buggy_method: str, start_line: int, end_line: int, r
     offset = sum(len(line) for line in lines[: location.start_line - 1])
     owner = enclosing_class(source, offset)
     try:
-        return splice.splice_at(source, location, probe_methods(reference, candidate, owner, buggy_method))
+        return splice.splice_at(source, location, probe_methods(reference, candidate, owner, buggy_method, source))
     except splice.RefusedCandidate as exc:
         raise NotProbeable(str(exc)) from exc

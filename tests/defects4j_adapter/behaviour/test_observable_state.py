@@ -99,7 +99,7 @@ def run_harness(
 ) -> subprocess.CompletedProcess:
     """``call`` run by ``harness`` (``HARNESS``'s shape) in a plain JVM: ``fix`` behind the wrapper, ``candidate`` in
     its twin (``members``: more of the class, in both, unless ``candidate_members`` gives the twin's own)."""
-    wrapped = CLASS % (probe_methods(fix, candidate, "Holder") + members)
+    wrapped = CLASS % (probe_methods(fix, candidate, "Holder", source=CLASS % members) + members)
     project = compile_java(
         {"h/Holder.java": wrapped, "nl2fix/runner/ProbeHarness.java": harness % call},
         tmp_path / "project",
@@ -743,3 +743,37 @@ def test_a_stream_writing_a_file_is_copied_over_a_scratch_file_of_its_own(runner
     assert "java.io.FileOutputStream(closed, 7 bytes " in row.reference and '"head123")' in row.reference, row
     leftovers = set(Path(tempfile.gettempdir()).glob("nl2fix-copy*")) - before
     assert not leftovers, leftovers  # each input's scratch files go once its outcomes are written
+
+
+ARCHIVE = """private final java.io.OutputStream out;
+private boolean finished;
+
+public Holder() {
+    this(new java.io.ByteArrayOutputStream());
+}
+
+public Holder(java.io.OutputStream out) {
+    this.out = out;
+}
+
+public void finish() throws java.io.IOException {
+    if (!finished) {
+        out.write("TRAILER".getBytes());
+        finished = true;
+    }
+}
+"""
+CLOSE = """public void close() throws java.io.IOException {
+    finish();
+    out.flush();
+}"""
+
+
+def test_a_private_stream_a_method_the_fix_calls_writes_is_compared(runner, tmp_path):
+    # Compress-1's close() calls finish(), which writes the archive's trailer through the private stream its caller
+    # handed in: the fix's body never names it, yet what it holds is what the caller reads. A candidate that forgets
+    # finish() leaves the caller's stream without the trailer
+    call = "new h.Holder(new java.io.ByteArrayOutputStream()).close()"
+    same = copied_and_compared(runner, tmp_path, CLOSE, CLOSE.replace("    finish();\n", ""), call, ARCHIVE)
+    row = next(o for o in same.observations if o.origin is observations.Origin.CALL)
+    assert "out=java.io.ByteArrayOutputStream{" in row.reference, row

@@ -7,6 +7,7 @@ from defects4j_adapter.behaviour.probe_source import (
     MAX_CONSTANTS,
     REFERENCE_SUFFIX,
     NotProbeable,
+    callee_names,
     constants,
     declaration,
     enclosing_class,
@@ -126,3 +127,21 @@ def test_the_names_the_fixs_body_uses_are_handed_to_the_runner():
     assert names(declaration(fix)) == ["return", "this", "count", "x", "gr\u00f6\u00dfe"]
     wrapper = probe_methods(fix, fix, "C").split("\nprivate ")[0]
     assert 'new String[] {"return", "this", "count", "x", "gr\\u00f6\\u00dfe"},' in wrapper
+
+
+def test_the_names_the_methods_the_fix_calls_use_are_marked_and_no_others():
+    source = """class C {
+    private java.io.OutputStream out;
+    private java.io.Writer unused;
+    public void close() throws java.io.IOException { finish(); }
+    void finish() throws java.io.IOException { if (out != null) { write(); } }
+    private void write() throws java.io.IOException { out.write(1); flushed = deep(); }
+    private boolean deep() { return helper(); }
+    private boolean helper() { return unused != null; }
+}"""
+    fix = "public void close() throws java.io.IOException { finish(); }"
+    names = callee_names(declaration(fix), source)
+    assert "~out" in names and "~flushed" in names  # finish(), then write(), two calls deep
+    assert "~unused" not in names  # helper() is four calls deep (CALLEE_DEPTH 3)
+    assert not [n for n in callee_names(declaration("public void close() { }"), source)]
+    assert '"~out"' in probe_methods(fix, fix, "C", source=source)

@@ -111,6 +111,12 @@ public final class BehaviourProbe {
     private static final ThreadLocal<Body> SIDE = new ThreadLocal<>();
     /** While the candidate runs, the reference is out of every thread's reach (see {@link #call}). */
     private static volatile boolean candidateRunning;
+    /** While a body runs on copies (the reference's or the candidate's), no file is written ({@link Guard#checkWrite}). */
+    private static volatile boolean onCopies;
+
+    static boolean onCopies() {
+        return onCopies;
+    }
 
     /** The wrapper's whole body: probe this call (in a probe job, on a test thread), then run the
      * reference on the test's own objects and hand back its result or throw what it threw. While the
@@ -234,7 +240,7 @@ public final class BehaviourProbe {
         } catch (IOException e) {
             // its classes are all read: nothing is left open that a job could still need
         }
-        Graphs.releaseFiles(0);
+        Graphs.releaseAllFiles();
         synchronized (s.rows) {
             List<String[]> out = new ArrayList<>(s.rows);
             String[] pending = s.pending;
@@ -410,7 +416,7 @@ public final class BehaviourProbe {
             probingOn = t;
             probingSince = start;
             try {
-                Object copy = Graphs.copy(new Object[] {receiver})[0];
+                Object copy = Graphs.kept(new Object[] {receiver})[0];
                 String text = Graphs.input(new Object[] {copy}, new Class<?>[0]);
                 if (text.length() <= Graphs.MAX_CHARS && kept.texts.add(text)) {
                     kept.objects.add(copy);
@@ -447,7 +453,7 @@ public final class BehaviourProbe {
             System.arraycopy(args, 0, entry, 1, args.length);
             Object[] input;
             try {
-                input = Graphs.copy(entry);
+                input = Graphs.kept(entry);
             } catch (Graphs.Uncopyable u) {
                 uncopyable(u);
                 return;
@@ -540,14 +546,15 @@ public final class BehaviourProbe {
         }
 
         /** Runs the reference twice and the candidate once on copies of {@code input}; the row into
-         * {@code made[slot]} (none for an input that cannot be copied). The copies' scratch files go after ({@link Graphs#releaseFiles}). */
+         * {@code made[slot]} (none for an input that cannot be copied). Its copies' scratch files go after
+         * ({@link Graphs#releaseFiles}). */
         private void compare(String origin, String test, Class<?> owner, Method method, Object[] input, String text,
                 Body reference, Graphs.View view, String[][] made, int slot) {
             int mark = Graphs.scratchMark();
             try {
                 compareCopies(origin, test, owner, method, input, text, reference, view, made, slot);
             } finally {
-                Graphs.releaseFiles(mark);
+                Graphs.releaseFiles(mark, -1);
             }
         }
 
@@ -569,10 +576,13 @@ public final class BehaviourProbe {
                 staticValues[i] = statics.get(i)[1];
             }
             Object[] twinStatics;
+            int referenceFiles = Graphs.scratchMark();
+            int twinFiles;
             try {
                 for (int i = 0; i < runs; i++) {
                     copies[i] = Graphs.copy(input);
                 }
+                twinFiles = Graphs.scratchMark();
                 // the candidate's copy and its class's static fields in one graph: what they share stays shared
                 Object[] both = Graphs.copy(concat(input, staticValues), twin);
                 copies[2] = java.util.Arrays.copyOf(both, input.length);
@@ -597,6 +607,8 @@ public final class BehaviourProbe {
                     }
                 }
                 i = 2;
+                // what the reference wrote into its copies' files is written down: gone before the candidate runs
+                Graphs.releaseFiles(referenceFiles, twinFiles);
                 pending = row(origin, test, text, new String[] {outcomes[0], outcomes[1], Words.TIMEOUT}, runs);
                 try {
                     outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2], view, digest,
@@ -720,12 +732,15 @@ public final class BehaviourProbe {
             Object result = null;
             String thrown = null;
             Exhaustion.take();
+            onCopies = true;
             try {
                 result = body.run();
             } catch (ThreadDeath d) {
                 throw d;
             } catch (Throwable t) {
                 thrown = t.getClass().getName();
+            } finally {
+                onCopies = false;
             }
             if (Exhaustion.take() != null) {
                 // ran out of heap or threads, caught or not: nl2fix's limits, which a candidate may test to take

@@ -167,7 +167,7 @@ final class Derived {
             return boxedCopy(o);
         }
         try {
-            return Graphs.copy(new Object[] {o})[0];
+            return Graphs.kept(new Object[] {o})[0];
         } catch (Graphs.Uncopyable e) {
             return null;
         }

@@ -42,8 +42,9 @@ final class Graphs {
      * and the developer's fix, which defines the wanted behaviour, neither reads nor writes it: a candidate
      * keeping its answer in another private field than the fix does (both returning the same empty array)
      * behaves the same to every caller. A field the fix reads or writes, and every field a caller can reach
-     * (not private, or of another class), is compared; so is a private stream or writer the object writes to
-     * (Compress-1's archive stream writes its caller's file through one): whoever holds what it writes into sees it.
+     * (not private, or of another class), is compared; so is a private stream or writer that a method the fix
+     * calls names (Compress-1's {@code close()} calls {@code finish()}, which writes the archive into the stream its
+     * caller handed in): whoever holds what it writes into sees it. A candidate's own private buffer is not.
      */
     static final class View {
         static final View ALL = new View(null, new String[0]);
@@ -58,9 +59,13 @@ final class Graphs {
 
         boolean shows(Field f) {
             return !Modifier.isPrivate(f.getModifiers()) || !f.getDeclaringClass().getName().equals(owner)
-                    || named.contains(f.getName()) || java.io.OutputStream.class.isAssignableFrom(f.getType())
-                    || java.io.Writer.class.isAssignableFrom(f.getType());
+                    || named.contains(f.getName()) || named.contains(CALLEE + f.getName())
+                    && (java.io.OutputStream.class.isAssignableFrom(f.getType())
+                            || java.io.Writer.class.isAssignableFrom(f.getType()));
         }
+
+        /** Marks a name the methods the fix calls use (probe_source.py's {@code callee_names}). */
+        static final String CALLEE = "~";
     }
 
     /** An input holding something that cannot be copied faithfully. */
@@ -528,10 +533,33 @@ final class Graphs {
 
     /** The most a file a copied {@code FileOutputStream} writes may hold (see {@link #scratchCopy}). */
     static final long MAX_FILE = 1L << 20;
+    /** A link is not followed: a path the snapshot reads is a scratch file the probe made, or the test's own file. */
+    private static final java.nio.file.LinkOption NO_LINKS = java.nio.file.LinkOption.NOFOLLOW_LINKS;
     private static final long FILE_PATH = offset(java.io.FileOutputStream.class, "path");
     private static final long FILE_CLOSED = offset(java.io.FileOutputStream.class, "closed");
-    /** The scratch files' streams made and not released yet, in the order made (see {@link #releaseFiles}). */
+    /** The scratch files' streams of the copies bodies run on, made and not released yet, in the order made (see
+     * {@link #releaseFiles}); and of the copies the probe keeps (see {@link #kept}), released at the job's end. */
     private static final List<java.io.FileOutputStream> SCRATCH = new ArrayList<>();
+    private static final List<java.io.FileOutputStream> KEPT = new ArrayList<>();
+    /** The kept copies' streams that stand for an open stream: closed, so that no descriptor names their file. */
+    private static final Set<Object> KEPT_OPEN = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Set while {@link #kept} copies. */
+    private static final ThreadLocal<Boolean> KEEPING = new ThreadLocal<>();
+
+    /**
+     * A copy the probe keeps, not one a body runs on: a test's call as it came, a receiver's state, an argument
+     * derived inputs are made of, each copied again for every run. Its streams over scratch files are closed at once
+     * and only stand for open ones: no descriptor of the JVM names their files, which a candidate could otherwise find
+     * (a descriptor's link names its file) and write, changing the inputs made of them after its call (red team 19).
+     */
+    static Object[] kept(Object[] roots) throws Uncopyable {
+        KEEPING.set(Boolean.TRUE);
+        try {
+            return copy(roots);
+        } finally {
+            KEEPING.remove();
+        }
+    }
 
     /**
      * A copy of a stream writing a file (Compress-1's archive stream writes into one its test opened): a stream over
@@ -542,9 +570,10 @@ final class Graphs {
      */
     private static java.io.FileOutputStream scratchCopy(Object o) throws Uncopyable {
         String path = (String) UNSAFE.getObject(o, FILE_PATH);
+        boolean keeping = KEEPING.get() != null;
         try {
             // a regular file only: a device or a pipe may never end, or be read only once
-            if (path == null || !java.nio.file.Files.isRegularFile(java.nio.file.Paths.get(path))
+            if (path == null || !java.nio.file.Files.isRegularFile(java.nio.file.Paths.get(path), NO_LINKS)
                     || java.nio.file.Files.size(java.nio.file.Paths.get(path)) > MAX_FILE) {
                 throw new Uncopyable("java.io.FileOutputStream");
             }
@@ -552,10 +581,14 @@ final class Graphs {
             java.nio.file.Files.copy(java.nio.file.Paths.get(path), scratch.toPath(),
                     java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             java.io.FileOutputStream made = new java.io.FileOutputStream(scratch, true);
+            boolean closed = closed(o);
             synchronized (SCRATCH) {
-                SCRATCH.add(made);
+                (keeping ? KEPT : SCRATCH).add(made);
+                if (keeping && !closed) {
+                    KEPT_OPEN.add(made);
+                }
             }
-            if (UNSAFE.getBoolean(o, FILE_CLOSED)) {
+            if (closed || keeping) {
                 made.close();
             }
             return made;
@@ -564,23 +597,49 @@ final class Graphs {
         }
     }
 
-    /** How many scratch files are made and not released: the mark {@link #releaseFiles} releases those after. */
+    /** Whether a {@code FileOutputStream} is closed: as its flag says, or as the original a kept copy stands for. */
+    private static boolean closed(Object o) {
+        synchronized (SCRATCH) {
+            return UNSAFE.getBoolean(o, FILE_CLOSED) && !KEPT_OPEN.contains(o);
+        }
+    }
+
+    /** How many scratch files of bodies' copies are made and not released ({@link #releaseFiles}' marks). */
     static int scratchMark() {
         synchronized (SCRATCH) {
             return SCRATCH.size();
         }
     }
 
-    /** Closes and deletes the scratch files made since {@code mark} ({@link #scratchMark}; 0: all): an input's copies
-     * are done with once its outcomes are written (the copies the probe keeps of a test's call, which derived inputs
-     * are made of later, at the end of the job), and a job that left files open would retire its JVM. */
-    static void releaseFiles(int mark) {
+    /** Closes and deletes the scratch files of bodies' copies made from mark {@code from} to mark {@code to}
+     * ({@link #scratchMark}; -1: the last): an input's copies are done with once their outcomes are written, and the
+     * reference's before the candidate runs (red team 19: a candidate read the fix's output from the reference's
+     * open scratch file); a job that left files open would retire its JVM. */
+    static void releaseFiles(int from, int to) {
         List<java.io.FileOutputStream> made;
         synchronized (SCRATCH) {
-            List<java.io.FileOutputStream> after = SCRATCH.subList(Math.min(mark, SCRATCH.size()), SCRATCH.size());
-            made = new ArrayList<>(after);
-            after.clear();
+            int end = to < 0 ? SCRATCH.size() : Math.min(to, SCRATCH.size());
+            List<java.io.FileOutputStream> range = SCRATCH.subList(Math.min(from, end), end);
+            made = new ArrayList<>(range);
+            range.clear();
         }
+        release(made);
+    }
+
+    /** Closes and deletes every scratch file, the kept copies' too (the job's end). */
+    static void releaseAllFiles() {
+        List<java.io.FileOutputStream> made;
+        synchronized (SCRATCH) {
+            made = new ArrayList<>(SCRATCH);
+            made.addAll(KEPT);
+            SCRATCH.clear();
+            KEPT.clear();
+            KEPT_OPEN.clear();
+        }
+        release(made);
+    }
+
+    private static void release(List<java.io.FileOutputStream> made) {
         for (java.io.FileOutputStream f : made) {
             try {
                 f.close();
@@ -593,13 +652,13 @@ final class Graphs {
 
     /** What the file a {@code FileOutputStream} writes holds: its length, a digest and its first characters. */
     private static void written(Object o, StringBuilder out) {
-        out.append(UNSAFE.getBoolean(o, FILE_CLOSED) ? "(closed, " : "(open, ");
+        out.append(closed(o) ? "(closed, " : "(open, ");
         String path = (String) UNSAFE.getObject(o, FILE_PATH);
         try {
             java.nio.file.Path file = java.nio.file.Paths.get(path);
             // read only what a copy could have been made of (a device or a pipe may never end)
-            if (!java.nio.file.Files.isRegularFile(file) || java.nio.file.Files.size(file) > MAX_FILE) {
-                out.append(java.nio.file.Files.isRegularFile(file) ? "a large file)" : "not a regular file)");
+            if (!java.nio.file.Files.isRegularFile(file, NO_LINKS) || java.nio.file.Files.size(file) > MAX_FILE) {
+                out.append(java.nio.file.Files.isRegularFile(file, NO_LINKS) ? "a large file)" : "not a regular file)");
                 return;
             }
             byte[] held = java.nio.file.Files.readAllBytes(file);

@@ -124,6 +124,33 @@ final class Guard extends SecurityManager {
         checkRead(file);
     }
 
+    /** A body the behaviour probe runs on copies, the reference's as the candidate's, writes and deletes no file
+     * (red team 19): what it does is what it leaves in its copies, where it is compared; a file it opened by its path
+     * (the test's own, named by a descriptor's link) would reach the test and the inputs copied after it. */
+    @Override
+    public void checkWrite(String file) {
+        onCopies(file);
+        super.checkWrite(file);
+    }
+
+    @Override
+    public void checkWrite(java.io.FileDescriptor fd) {
+        onCopies("a file descriptor");
+        super.checkWrite(fd);
+    }
+
+    @Override
+    public void checkDelete(String file) {
+        onCopies(file);
+        super.checkDelete(file);
+    }
+
+    private static void onCopies(String file) {
+        if (BehaviourProbe.onCopies()) {
+            throw new SecurityException("nl2fix: a body the behaviour probe runs on copies may not write " + file);
+        }
+    }
+
     /** The path as the kernel will resolve it (links included). */
     private static String canonical(String file) {
         try {
