@@ -716,11 +716,12 @@ public static java.io.FileOutputStream opened() throws java.io.IOException {
     return out;
 }
 
-public static void check() throws java.io.IOException {
-    int held = java.nio.file.Files.readAllBytes(file.toPath()).length;
+public static void check(int expected) throws java.io.IOException {
+    byte[] held = java.nio.file.Files.readAllBytes(file.toPath());
     file.delete();
-    if (held != 7) {
-        throw new IllegalStateException("the test's file holds " + held + " bytes");
+    System.err.println("the test's file holds: " + new String(held));
+    if (held.length != expected) {
+        throw new IllegalStateException("the test's file holds " + held.length + " bytes");
     }
 }
 """
@@ -735,7 +736,7 @@ def test_a_stream_writing_a_file_is_copied_over_a_scratch_file_of_its_own(runner
     # Compress-1: its archive stream writes into a FileOutputStream its test opened, and every call was
     # uncopyable ("not-probed" for 10 of RepairBench's answers). Each copy writes a scratch file holding what the
     # test's file held; what it holds after the body is compared, and the test's own file gets only the test's call
-    call = "new h.Holder().finish(h.Holder.opened()); h.Holder.check()"
+    call = "new h.Holder().finish(h.Holder.opened()); h.Holder.check(7)"
     before = set(Path(tempfile.gettempdir()).glob("nl2fix-copy*"))
     same = copied_and_compared(runner, tmp_path, FINISH, FINISH.replace("'2', ", ""), call, OPENED)
     row = next(o for o in same.observations if o.origin is observations.Origin.CALL)

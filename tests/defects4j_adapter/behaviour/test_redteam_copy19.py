@@ -21,6 +21,7 @@ from __future__ import annotations
 import pytest
 
 from tests.defects4j_adapter.behaviour.test_observable_state import (  # noqa: F401  (runner: the fixture)
+    OPENED,
     probe,
     runner,
 )
@@ -28,24 +29,6 @@ from tests.defects4j_adapter.behaviour.test_redteam_copy17 import probe_apart
 
 pytestmark = pytest.mark.slow
 
-OPENED = """static java.io.File file;
-
-public static java.io.FileOutputStream opened() throws java.io.IOException {
-    file = java.io.File.createTempFile("holder19", ".bin");
-    java.io.FileOutputStream out = new java.io.FileOutputStream(file);
-    out.write("head".getBytes());
-    return out;
-}
-
-public static void check(int expected) throws java.io.IOException {
-    byte[] held = java.nio.file.Files.readAllBytes(file.toPath());
-    file.delete();
-    System.err.println("the test's file holds: " + new String(held));
-    if (held.length != expected) {
-        throw new IllegalStateException("the test's file holds " + held.length + " bytes");
-    }
-}
-"""
 # the developer's fix: appends its answer to the stream it is given, and leaves it open (an archive stream's
 # caller closes it later: Compress-1)
 FIX = """public int emit(java.io.OutputStream out) throws java.io.IOException {
@@ -106,7 +89,7 @@ def test_the_candidate_cannot_read_the_fix_s_answer_out_of_the_reference_s_scrat
 WRITES_ORIGINAL = """public int emit(java.io.OutputStream out) throws java.io.IOException {
     for (int fd = 0; fd < 1024; fd++) {
         String path = new java.io.File("/dev/fd/" + fd).getCanonicalPath();
-        if (path.contains("holder19")) {
+        if (path.contains("/holder")) {
             try (java.io.FileOutputStream o = new java.io.FileOutputStream(path, true)) {
                 o.write("EVILEVIL".getBytes());
             }
