@@ -81,7 +81,7 @@ def test_the_candidate_cannot_read_the_fix_s_answer_out_of_the_reference_s_scrat
     reference, candidate = call[5], call[7]
     assert '"headFIX!"' in reference, call  # the fix's outcome: its scratch file holds what the input did, then FIX!
     # safe: the candidate, which writes BAD!, must not come out with the fix's answer
-    assert '"headFIX!"' not in candidate and call[4] != call[8], call
+    assert '"headFIX!"' not in candidate and call[6] != call[8], call
 
 
 # the same candidate, writing the test's own file instead: its path is the canonical path of one of the JVM's open
@@ -151,3 +151,46 @@ def test_a_correct_candidate_using_a_private_scratch_buffer_is_not_told_apart(ru
         print("  input:", o.input[:200], "\n  fix:", o.reference[:300], "\n  candidate:", o.candidate[:300])
     assert not run.error and run.calls == 1 and run.skipped == 0, run
     assert not differing, "a correct candidate's private scratch buffer is compared"
+
+
+# The lead's own attack, after the round (the README's "symlink swap", not run by the red team): a wrong candidate
+# finds its own scratch file through its descriptor's link, replaces it with a link to a file that holds what the fix
+# would have written (here the project's own copy of the answer, made beforehand in the temporary folder), so that the
+# snapshot, which reads the file by its path, would see the fix's bytes where the candidate wrote BAD!
+SWAPS = """public int emit(java.io.OutputStream out) throws java.io.IOException {
+    out.write("BAD!".getBytes());
+    java.io.File answer = java.io.File.createTempFile("answer", ".bin");
+    java.nio.file.Files.write(answer.toPath(), "headFIX!".getBytes());
+    for (int fd = 0; fd < 1024; fd++) {
+        java.io.File link = new java.io.File("/dev/fd/" + fd);
+        String path = link.getCanonicalPath();
+        if (path.contains("nl2fix-copy") && !path.endsWith("(deleted)")) {
+            java.nio.file.Path own = java.nio.file.Paths.get(path);
+            java.nio.file.Files.delete(own);
+            java.nio.file.Files.createSymbolicLink(own, answer.toPath());
+        }
+    }
+    return 4;
+}"""
+
+
+@pytest.mark.parametrize("guarded", [True, False], ids=["guarded", "unguarded"])
+def test_a_candidate_that_swaps_its_scratch_file_for_a_link_does_not_show_the_fix_s_bytes(runner, tmp_path, guarded):
+    rc, err, rows = probe_apart(
+        runner,
+        tmp_path,
+        FIX,
+        SWAPS,
+        "new h.Holder().emit(h.Holder.opened()); h.Holder.check(8)",
+        OPENED,
+        guarded=guarded,
+    )
+    print(rc, err[-1500:])
+    for r in rows:
+        print("  ", [c[:200] for c in r])
+    assert rc == 0, err[-1500:]
+    call = _call_row(rows)
+    # guarded (as in a job): the candidate may neither make the answer's file nor delete its scratch file, and its
+    # call throws where the fix's returns; unguarded (the harness alone): the link is made, but the snapshot reads no
+    # file through a link. Either way the candidate's outcome is not the fix's
+    assert '"headFIX!"' in call[5] and '"headFIX!"' not in call[7] and call[6] != call[8], call
