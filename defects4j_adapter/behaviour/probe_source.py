@@ -17,6 +17,7 @@ and candidates whose declaration differs from the reference's.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -243,6 +244,25 @@ def callee_names(decl: Declaration, source: str) -> list[str]:
     private stream or writer of the method's class that they name (Compress-1's ``close()`` calls ``finish()``,
     which writes the archive through the private stream the caller handed in), and no other field: a private
     cache a helper of the fix fills is not behaviour a caller sees."""
+    bodies = _method_bodies(source)
+    found: dict[str, None] = {}
+    called = set(_called(decl))
+    seen: set[str] = set()
+    for _ in range(CALLEE_DEPTH):
+        following: set[str] = set()
+        for name in called - seen:
+            seen.add(name)
+            for words in bodies.get(name, []):
+                found.update(dict.fromkeys(words))
+                following.update(w for w in words if w in bodies)
+        called = following
+    return [CALLEE + n for n in found]
+
+
+@functools.lru_cache(maxsize=8)
+def _method_bodies(source: str) -> dict[str, list[list[str]]]:
+    """The words of each method body ``source`` declares, by the method's name: once a file, not once a
+    candidate (each plausible candidate's probe source is made of the same file and fix)."""
     tokens = code_tokens(source)
     bodies: dict[str, list[list[str]]] = {}
     for i in range(1, len(tokens) - 1):
@@ -262,18 +282,7 @@ def callee_names(decl: Declaration, source: str) -> list[str]:
         end = matching_close(tokens, at)
         if end is not None:
             bodies.setdefault(t.text, []).append([w.text for w in tokens[at:end] if w.kind is Kind.WORD])
-    found: dict[str, None] = {}
-    called = set(_called(decl))
-    seen: set[str] = set()
-    for _ in range(CALLEE_DEPTH):
-        following: set[str] = set()
-        for name in called - seen:
-            seen.add(name)
-            for words in bodies.get(name, []):
-                found.update(dict.fromkeys(words))
-                following.update(w for w in words if w in bodies)
-        called = following
-    return [CALLEE + n for n in found]
+    return bodies
 
 
 def _called(decl: Declaration) -> list[str]:

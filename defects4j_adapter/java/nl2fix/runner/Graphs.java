@@ -766,17 +766,17 @@ final class Graphs {
             return made;
         }
         Class<?> kind = twin(c, into);
-        Class<?> base = rebuilt(c);
+        // the twin rebuilt only as the original is: a candidate's version of the class may override more
+        Class<?> base = rebuilt(c) != null && rebuilt(kind) == rebuilt(c) ? rebuilt(c) : null;
         Object made;
         try {
-            // the twin rebuilt only as the original is: a candidate's version of the class may override more
-            made = base == null || rebuilt(kind) != base ? UNSAFE.allocateInstance(kind) : constructed(kind, base, o);
+            made = base == null ? UNSAFE.allocateInstance(kind) : constructed(kind, base, o);
         } catch (ReflectiveOperationException e) {
             throw new Uncopyable(c.getName());
         }
         done.put(o, made);
         for (Class<?> k = c; k != Object.class; k = k.getSuperclass()) {
-            if (k == base && rebuilt(kind) == base) {
+            if (k == base) {
                 fill(o, made, done, depth, into);  // the project's fields are copied by now
                 break;
             }
