@@ -10,7 +10,8 @@ import hashlib
 from dataclasses import dataclass, field
 
 TIMEOUT = "timeout"
-"""The outcome of a body the per-test time limit stopped."""
+"""The outcome of a body the per-test time limit stopped, or the watchdog as far slower than the reference's
+(a candidate's) or than the tests' own calls (the reference's on a derived input)."""
 _TIMEOUT_DIGEST = hashlib.sha256(TIMEOUT.encode()).hexdigest()[:24]
 """Its digest, as the runner writes digests (the first 12 bytes of the SHA-256, in hex)."""
 
@@ -18,6 +19,9 @@ _TIMEOUT_DIGEST = hashlib.sha256(TIMEOUT.encode()).hexdigest()[:24]
 STEADY = "steady"
 """A row's second reference digest when the runner ran the reference once: an input on which the
 reference's probe of itself did the same three times (``BehaviourProbe#STEADY``)."""
+NO_EVIDENCE = "no-evidence"
+"""A row's second reference digest when the developer's fix failed on a derived input as no caller is meant to
+meet (``BehaviourProbe#NO_EVIDENCE``): never compared, and passed over by the bug's later probes."""
 
 
 class Origin(str, enum.Enum):
@@ -50,7 +54,7 @@ class Observation:
     @property
     def repeatable(self) -> bool:
         """The reference did the same twice on this input, in time (or ran once on an input its own probe
-        found steady): the input can be compared on."""
+        found steady): the input can be compared on. Never on a :data:`NO_EVIDENCE` row."""
         return not self.reference_timed_out and self.reference_again_digest in (self.reference_digest, STEADY)
 
 

@@ -59,7 +59,8 @@ def stable_inputs(baseline: ProbeRun) -> dict[str, str]:
 
 def passed_over(baseline: ProbeRun) -> frozenset[str]:
     """The inputs a candidate's probe runs on neither body: those the reference's probe of itself saw and
-    found no evidence (it timed out, or did not do the same twice). :func:`label` would not compare them
+    found no evidence (it timed out, did not do the same twice, or failed as no caller is meant to meet:
+    ``NO_EVIDENCE``). :func:`label` would not compare them
     anyway, and a reference that runs to the per-test time limit on one (Math-80's ``step`` of 0, a loop
     that never advances) spent a candidate's whole CPU budget there, cutting its label to ``not-probed``."""
     steady = stable_inputs(baseline)

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from defects4j_adapter.behaviour.observations import STEADY, Observation, Origin, ProbeRun, read
+from defects4j_adapter.behaviour.observations import NO_EVIDENCE, STEADY, Observation, Origin, ProbeRun, read
 from defects4j_adapter.engines import probing
 from defects4j_adapter.engines.fast import FastEngine
 from defects4j_adapter.jvm.runner import junit_jars
 from nl2fix.core.domain import Behaviour, Verdict
 from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
 from nl2fix.store.records import BehaviourRecord, ObservedResult
-from nl2fix.validation.behaviour import Prober, clusters, disagreements, label, passed_over
+from nl2fix.validation.behaviour import Prober, clusters, disagreements, label, passed_over, stable_inputs
 from nl2fix.validation.bug_work import BugRun
 from tests.helpers.javac import compile_java, javac
 from tests.helpers.minibench import engine_options
@@ -268,12 +268,50 @@ def test_inputs_on_which_the_fix_does_not_end_do_not_spend_a_candidates_budget(b
     baseline = prober.baseline()
     assert any(o.reference_timed_out for o in baseline.observations), baseline
     assert passed_over(baseline), baseline
+    # the fix's body on that input is stopped once it used 20 times what it used on the tests' own calls (at
+    # least 0.2 CPU-s), not at the per-test limit (5 s here, twice: its probe of every class, then of the calling ones)
+    assert baseline.cpu_seconds < 5.0, baseline
     right = prober.behaviour(open_dataset("example").bugs["Textkit-1"].fixed_method)
     assert right.label is Behaviour.SAME and right.inputs >= 10, right
     assert right.cpu_seconds < probing.CANDIDATE_BUDGET, right
     # issue 34's miss: equal but distinct strings, and the fix's length check, are still compared
     wrong = prober.behaviour((HOLDOUT / "Textkit-1" / "equal_length_check_removed.diverges.java").read_text())
     assert wrong.label is Behaviour.DIVERGES, wrong
+
+
+THROWS_ON_AN_EMPTY_PREFIX = TEXTKIT_FIX.replace(
+    SIGNATURE,
+    SIGNATURE
+    + """        if (a != null && a.length() == 0 && b != null && b.length() == 5) {
+            return a.charAt(b.length());
+        }
+""",
+)
+"""The developer's fix, which fails as no caller is meant to meet on "" beside a five-character string."""
+
+
+@pytest.mark.sandbox
+def test_inputs_on_which_the_fix_fails_unexpectedly_are_kept_and_passed_over_by_candidates(bug_runs, fast):
+    # an index out of range on a derived input: no evidence. Its own probe now keeps a row for it, so that a
+    # candidate's probe runs neither body there (the fix may have filled the heap for seconds before it failed)
+    run = bug_runs("Textkit-1")
+    prober = Prober(fast, run.ws, THROWS_ON_AN_EMPTY_PREFIX, developer_fix=True)
+    baseline = prober.baseline()
+    unexpected = [o for o in baseline.observations if o.reference_again_digest == NO_EVIDENCE]
+    assert unexpected and all(o.reference.startswith("throws java.lang.StringIndexOutOfBounds") for o in unexpected)
+    assert {o.input_digest for o in unexpected} <= passed_over(baseline)
+    assert not any(o.repeatable for o in unexpected)
+    candidate = fast.probe(
+        run.ws,
+        THROWS_ON_AN_EMPTY_PREFIX,
+        TEXTKIT_FIX,
+        tests=frozenset(baseline.tests),
+        skip=passed_over(baseline),
+        steady=frozenset(stable_inputs(baseline)),
+    )
+    assert candidate.passed_over >= len(unexpected), candidate
+    assert not {o.input_digest for o in unexpected} & {o.input_digest for o in candidate.observations}
+    assert label(baseline, candidate, developer_fix=True).label is Behaviour.SAME
 
 
 def test_a_probe_that_met_its_budget_is_not_probed_and_keeps_its_inputs():

@@ -96,6 +96,18 @@ public final class BehaviourProbe {
      * call in a job, which loads its version of the project's classes (the reference's were loaded by the tests). */
     static final int CANDIDATE_PACE = 20;
     static final long CANDIDATE_FLOOR_NS = 1_000_000_000L;
+    /** The reference's body on a derived input may use this many times the CPU it used on the job's tests' own calls
+     * (the longest so far), and no less than {@link #REFERENCE_FLOOR_NS}, before the watchdog stops that body alone:
+     * its row says {@code timeout} (no evidence: later probes of the bug pass it over) and the test goes on. Before,
+     * it ran to the per-test limit and the test ended there: Cli-23's fix grows its buffer without end on a width of
+     * 0 or 1, its own probe took 61 CPU-s, and each candidate's probe, passing those inputs over, reached calls the
+     * fix's own probe never made and met the same loops there, till its budget was gone. */
+    static final int REFERENCE_PACE = 20;
+    static final long REFERENCE_FLOOR_NS = 200_000_000L;
+    /** A row's second reference outcome when the reference's first failed in a way that makes a derived input no
+     * evidence ({@link #UNEXPECTED}): the candidate is not run, and the row only tells later probes of the bug to pass
+     * the input over (its reference may have filled the heap for seconds before it failed). */
+    static final String NO_EVIDENCE = "no-evidence";
     /** An input is shown longer than an outcome: it is what a reader needs to run the call again. */
     static final int SHOWN_INPUT = 1000;
     /** The failures of the reference that make a derived input no evidence (see {@code unexpected}). */
@@ -285,6 +297,37 @@ public final class BehaviourProbe {
         return s != null && cpu >= 0 && s.candidateOn == thread && cpu - s.candidateSince >= s.candidateAllowance;
     }
 
+    /** Whether {@code thread} runs the reference's body on a derived input that used more CPU than the job's calls
+     * allow it ({@link #REFERENCE_PACE}), and is not being stopped for it yet: the watchdog stops that body alone
+     * ({@link #stoppingReference}), its row says timeout and the test goes on, so that the calls after it are
+     * probed in every job of the bug alike (a later probe passes that input over and would reach calls that a
+     * stopped test never made in the fix's own probe). */
+    static boolean referenceOverdue(Thread thread, long cpu) {
+        Session s = session;
+        return s != null && cpu >= 0 && s.referenceOn == thread && s.referenceStoppedOn != thread
+                && cpu - s.referenceSince >= s.referenceAllowance;
+    }
+
+    /** The watchdog is about to stop {@code thread} for its overdue reference's body: the {@code ThreadDeath} it
+     * meets next is taken by the input's comparison (where that body ran, or the candidate after it, should it
+     * arrive late: that input then gives no row) and goes no further. */
+    static void stoppingReference(Thread thread) {
+        Session s = session;
+        if (s != null) {
+            s.referenceStoppedOn = thread;
+        }
+    }
+
+    /** No {@code ThreadDeath} {@code thread} meets from now on is the reference's stop: the watchdog is about to stop
+     * it for anything else (its test's limit, the budget, a candidate's overdue body), which ends what it always
+     * ended; or a test of the thread began or ended since, so that stop was met in the test's own code. */
+    static void forgetReferenceStop(Thread thread) {
+        Session s = session;
+        if (s != null && s.referenceStoppedOn == thread) {
+            s.referenceStoppedOn = null;
+        }
+    }
+
     /** Whether {@code thread} runs a candidate's body now: the job's budget waits for its end (or its stop as
      * overdue), so that the body gives its row. */
     static boolean inCandidate(Thread thread) {
@@ -385,6 +428,15 @@ public final class BehaviourProbe {
         volatile long candidateSince;
         volatile long candidateAllowance;
         boolean candidateCalled;
+        /** The thread in the reference's body on a derived input now (null: none), its CPU time when the body
+         * began, and the CPU the body may use ({@link #REFERENCE_PACE}); the most the reference used on one of the
+         * tests' own calls in this job so far. */
+        volatile Thread referenceOn;
+        volatile long referenceSince;
+        volatile long referenceAllowance;
+        long longestCallNanos;
+        /** The thread the watchdog stopped for its reference's overdue body, until that stop is taken. */
+        volatile Thread referenceStoppedOn;
         /** The row of the input whose candidate's body runs now, as it reads if that body never returns (timeout). */
         volatile String[] pending;
         /** Digests of the inputs passed over (see {@link BehaviourProbe#begin}), and how many were. */
@@ -596,15 +648,27 @@ public final class BehaviourProbe {
             long referenceNanos = 0;
             try {
                 // the reference twice (whether it repeats itself on this input, in this job), then the candidate
+                boolean own = Words.CALL.equals(origin);
+                referenceAllowance = Math.max(REFERENCE_FLOOR_NS, REFERENCE_PACE * longestCallNanos);
                 for (; i < runs; i++) {
                     Object[] copy = copies[i];
                     long start = CPU.getCurrentThreadCpuTime();
-                    outcomes[i] = outcome(() -> run(reference, copy[0], rest(copy)), owner, copy, view);
+                    referenceSince = start;
+                    referenceOn = own ? null : Thread.currentThread();
+                    try {
+                        outcomes[i] = outcome(() -> run(reference, copy[0], rest(copy)), owner, copy, view);
+                    } finally {
+                        referenceOn = null;
+                    }
                     referenceNanos = Math.max(referenceNanos, CPU.getCurrentThreadCpuTime() - start);
                     restore(statics);
-                    if (i == 0 && fixReference && !Words.CALL.equals(origin) && unexpected(outcomes[0])) {
+                    if (i == 0 && fixReference && !own && unexpected(outcomes[0])) {
+                        made[slot] = row(origin, test, text, new String[] {outcomes[0], NO_EVIDENCE, ""}, runs);
                         return;
                     }
+                }
+                if (own) {
+                    longestCallNanos = Math.max(longestCallNanos, referenceNanos);
                 }
                 i = 2;
                 // what the reference wrote into its copies' files is written down: gone before the candidate runs
@@ -621,6 +685,15 @@ public final class BehaviourProbe {
                     return;
                 }
             } catch (ThreadDeath d) {
+                if (budgetMetMs == 0 && referenceStoppedOn == Thread.currentThread()) {
+                    referenceStoppedOn = null;
+                    restore(statics);
+                    if (i < runs) {
+                        outcomes[i] = Words.TIMEOUT;
+                        made[slot] = row(origin, test, text, outcomes, runs);
+                    }
+                    return;
+                }
                 if (budgetMetMs == 0) {
                     outcomes[i] = Words.TIMEOUT;
                     made[slot] = row(origin, test, text, outcomes, runs);
@@ -722,7 +795,8 @@ public final class BehaviourProbe {
         private static String[] row(String origin, String test, String input, String[] outcomes, int runs) {
             int from = firstDifference(outcomes[0], outcomes[2]);
             return new String[] {Words.BEHAVIOUR, origin, test, shownInput(input), sha(input), shown(outcomes[0], from),
-                sha(outcomes[0]), shown(outcomes[2], from), sha(outcomes[2]), runs == 1 ? STEADY : sha(outcomes[1])};
+                sha(outcomes[0]), shown(outcomes[2], from), sha(outcomes[2]),
+                runs == 1 ? STEADY : NO_EVIDENCE.equals(outcomes[1]) ? NO_EVIDENCE : sha(outcomes[1])};
         }
 
         /** One body run on one copy: its result (or thrown class) and the state it left that a caller can

@@ -284,8 +284,18 @@ final class TestExecutor {
             }
             long now = System.nanoTime();
             long cpu = cpuOf(thread);
+            if (job.behaviour && budgetStop == Long.MAX_VALUE && BehaviourProbe.referenceOverdue(thread, cpu)) {
+                // the reference's body on a derived input far slower than on the tests' calls: that body alone is
+                // stopped (its row says timeout) and the test goes on, its clock started again
+                BehaviourProbe.stoppingReference(thread);
+                thread.stop();
+                cpuMark = cpu;
+                gcMark = gcNanos();
+                continue;
+            }
             if (job.behaviour && budgetStop == Long.MAX_VALUE && BehaviourProbe.candidateOverdue(thread, cpu)) {
                 // a candidate's body far slower than the reference on the same input: its row says timeout
+                BehaviourProbe.forgetReferenceStop(thread);
                 thread.stop();
                 if (++kills >= 4) {
                     poisoned = true;
@@ -304,6 +314,7 @@ final class TestExecutor {
                 // no test timed out: the probe ends here, its rows so far kept
                 if (now >= budgetStop && thread.isAlive()) {
                     notifier.pleaseStop();
+                    BehaviourProbe.forgetReferenceStop(thread);
                     thread.stop();
                     if (++kills >= 4) {
                         poisoned = true;
@@ -315,6 +326,7 @@ final class TestExecutor {
             }
             long gc = gcNanos();
             if (listener.lastEvent != seen) {
+                BehaviourProbe.forgetReferenceStop(thread);
                 seen = listener.lastEvent;
                 cpuMark = cpu;
                 gcMark = gc;
@@ -343,6 +355,7 @@ final class TestExecutor {
             if (stopped) {
                 notifier.pleaseStop();
             }
+            BehaviourProbe.forgetReferenceStop(thread);
             thread.stop();
             if (++kills >= 4) {
                 poisoned = true;
