@@ -157,6 +157,15 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
             )
             record.junit_note = "the candidate changed state the fix reads: one call on its own does not show it"
         return record
+    # the fix ended on this input every time it was probed alone and now does not: the candidate's earlier calls
+    # may have left what slows it (its body is stopped there, the test goes on), and an input a candidate can keep
+    # from being compared must not let it pass as the fix's equal
+    stalled = next((o for o in run.observations if o.reference_timed_out and o.input_digest in steady), None)
+    if stalled is not None:
+        who = "developer's fix" if developer_fix else "method as it is"
+        record.label = Behaviour.NOT_PROBED
+        record.note = f"the {who} did not end beside this candidate on an input where, probed alone, it did: {stalled.input[:300]}"
+        return record
     if run.budget_met or run.spoiled:
         record.label = Behaviour.NOT_PROBED
         stopped = (

@@ -446,6 +446,25 @@ def test_an_input_the_fix_ran_once_on_counts_only_where_its_own_probe_found_it_s
     assert drifted.label is Behaviour.DIVERGES and "changed state the fix reads" in drifted.candidate_result
 
 
+def test_a_fix_that_no_longer_ends_where_alone_it_did_leaves_the_candidate_not_probed():
+    # beside the candidate, the fix's body on steady input 3 ran past its allowance and was stopped, the test going
+    # on: what the candidate's calls on input 1 left may have slowed it, and input 3 was not compared. Never
+    # same-behaviour on the other inputs alone (a candidate could stall the fix where it differs from it)
+    stalled = replace(_obs("3", "timeout", ""), reference_again_digest=STEADY)
+    assert stalled.reference_timed_out
+    run = ProbeRun(observations=[replace(_obs("1", "a", "a"), reference_again_digest=STEADY), stalled])
+    record = label(BASELINE, run, developer_fix=True)
+    assert record.label is Behaviour.NOT_PROBED, record
+    assert "did not end beside this candidate" in record.note and record.note.endswith(": 3"), record.note
+    # where it differs on an input compared, it diverges all the same
+    differs = ProbeRun(observations=[replace(_obs("1", "a", "q"), reference_again_digest=STEADY), stalled])
+    assert label(BASELINE, differs, developer_fix=True).label is Behaviour.DIVERGES
+    # an input the fix's own probe never found steady: no evidence either way, as before
+    unknown = replace(_obs("9", "timeout", ""), reference_again_digest="r")
+    same = label(BASELINE, ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "b"), unknown]), developer_fix=True)
+    assert same.label is Behaviour.SAME, same
+
+
 def test_inputs_that_differ_from_job_to_job_count_when_the_fix_repeats_itself_in_the_job():
     # a receiver holding a random generator's seed: no input digest of the reference's own probe recurs
     run = ProbeRun(observations=[_obs("7", "a", "a"), _obs("8", "x", "x", again="y"), _obs("9", "b", "c")])

@@ -57,8 +57,9 @@ import java.util.Set;
  * class); only threads the runner started for the tests record calls.
  * Bounded: at most {@link #MAX_CALLS} distinct recorded inputs, {@link #MAX_DERIVED} inputs with an
  * argument varied, {@link #MAX_CROSSED} crossed ones and {@link #MAX_REACHED} on reached states a job (each
- * kind its own budget, so that one takes nothing away from another), each body under the per-test time limit
- * (a body stopped by it ends its row as {@code timeout}), and the job's probing (its tests' own work left out) under its budget of CPU, when
+ * kind its own budget, so that one takes nothing away from another), each body under the per-test time limit,
+ * the candidate's under {@link #CANDIDATE_PACE} and the reference's on a derived input under {@link #REFERENCE_PACE}
+ * (a body stopped so ends its row as {@code timeout}; the reference's alone, the test going on), and the job's probing (its tests' own work left out) under its budget of CPU, when
  * it has one ({@link #overBudget}). A candidate's call that changes JVM-wide state the runner cannot put back (what
  * retires a JVM after its job) ends the probing: the reference's later runs would meet that state; the end row names
  * that call's input ({@code spoiledBy}).
@@ -227,9 +228,9 @@ public final class BehaviourProbe {
     /** A probe job: the candidate's class files as validated ({@code candidate}), loaded with the project's
      * class path ({@code classPath}) by a loader of their own under {@code parent}; {@code fixReference}:
      * whether the reference is the developer's fix (see {@link #unexpected}); {@code skip}: the digests of
-     * inputs passed over, run on neither body (those on which the reference's probe of itself timed out or did
-     * not repeat itself: never compared, and a reference that runs to the per-test limit on one would spend a
-     * candidate's whole budget there); {@code steady}: the digests of inputs on which it did the same three
+     * inputs passed over, run on neither body (those on which the reference's probe of itself timed out, did
+     * not repeat itself or failed unexpectedly, {@link #NO_EVIDENCE}: never compared, and a reference that runs
+     * long on one would spend a candidate's budget there); {@code steady}: the digests of inputs on which it did the same three
      * times, run on the reference once (see {@link #STEADY}). */
     static void begin(Map<String, byte[]> candidate, URL[] classPath, ClassLoader parent, boolean fixReference,
             Set<String> skip, Set<String> steady) throws IOException {
