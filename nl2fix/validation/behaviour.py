@@ -164,7 +164,10 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     if stalled is not None:
         who = "developer's fix" if developer_fix else "method as it is"
         record.label = Behaviour.NOT_PROBED
-        record.note = f"the {who} did not end beside this candidate on an input where, probed alone, it did: {stalled.input[:300]}"
+        record.note = (
+            f"the {who} did not end beside this candidate on an input where, probed alone, it did: "
+            f"{stalled.input[:300]}"
+        )
         return record
     if run.budget_met or run.spoiled:
         record.label = Behaviour.NOT_PROBED

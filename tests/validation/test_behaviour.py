@@ -461,7 +461,9 @@ def test_a_fix_that_no_longer_ends_where_alone_it_did_leaves_the_candidate_not_p
     assert label(BASELINE, differs, developer_fix=True).label is Behaviour.DIVERGES
     # an input the fix's own probe never found steady: no evidence either way, as before
     unknown = replace(_obs("9", "timeout", ""), reference_again_digest="r")
-    same = label(BASELINE, ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "b"), unknown]), developer_fix=True)
+    same = label(
+        BASELINE, ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "b"), unknown]), developer_fix=True
+    )
     assert same.label is Behaviour.SAME, same
 
 
