@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import socket
 import subprocess
@@ -144,10 +145,15 @@ def test_what_a_candidate_writes_to_the_real_stdout_cannot_hide_a_failure(fast, 
 def test_a_test_is_held_to_its_cpu_time_and_a_waiting_one_to_a_longer_wall_clock_limit(fast, mini1):
     # a loaded machine stretches a busy test's wall-clock time, not its CPU time: the limit is CPU;
     # a test that only waits uses none, so wall-clock time bounds it (at 6 times the limit)
+    # (each at the limit the fix paces, the detail says which)
     busy = verdict(fast, mini1, hostile("loop_forever", mini1.bug))
-    assert busy.verdict is Verdict.TIMEOUT and "test used 2000 ms of CPU" in busy.detail
+    used = re.search(r"test used (\d+) ms of CPU; each test had ([\d.]+) CPU-s", busy.detail)
+    assert busy.verdict is Verdict.TIMEOUT and used, busy.detail
+    assert int(used[1]) == round(float(used[2]) * 1000), busy.detail
     idle = verdict(fast, mini1, hostile("sleep_forever", mini1.bug, SLEEP="50"))
-    assert idle.verdict is Verdict.TIMEOUT and "test timed out after 12000 ms" in idle.detail
+    waited = re.search(r"test timed out after (\d+) ms; each test had ([\d.]+) CPU-s", idle.detail)
+    assert idle.verdict is Verdict.TIMEOUT and waited, idle.detail
+    assert int(waited[1]) == 6 * round(float(waited[2]) * 1000), idle.detail
 
 
 def test_a_job_s_limit_is_wall_clock_and_cpu_time_or_four_times_the_wall_clock_time():
@@ -533,12 +539,14 @@ def test_a_loop_in_a_jvm_that_ran_other_candidates_stops_at_the_fix_s_pace_and_t
     assert verdict(fast, mini1, other).verdict is Verdict.WRONG  # the warm JVM has run a candidate
     monkeypatch.setattr(fast_engine.jobs, "runner_job", noted)
     record = verdict(fast, mini1, hostile("loop_forever", mini1.bug))
-    # the warm JVM gave up at ten times what the fix's trigger took (a few ms: the floor, 0.5 s), not at 2 s;
-    # the fresh JVM's full limit (2 s of CPU, or 12 s of a loaded machine's wall-clock time) decided
+    # the warm JVM gave up at five times what the fix's trigger took (a few ms: the floor, 0.3 s), not at 2 s;
+    # the fresh JVM's limit, paced to the fix (1 CPU-s and ten times a few ms, or 6 times that of a loaded
+    # machine's wall-clock time), decided
     assert record.verdict is Verdict.TIMEOUT and fast_engine.RECHECKED in record.detail
-    assert "test used 2000 ms of CPU" in record.detail or "test timed out after 12000 ms" in record.detail
     assert len(limits) == 2 and pace.WARM_FLOOR <= limits[0] < pace.WARM_TEST_LIMIT, limits
-    assert limits[1] == 2.0, limits
+    assert pace.FRESH_FLOOR <= limits[1] < 2.0, limits
+    assert f"test used {round(limits[1] * 1000)} ms of CPU" in record.detail or "test timed out after" in record.detail
+    assert "times the 0.0" in record.detail and "the developer's fix took on its slowest test" in record.detail
 
 
 def test_a_loop_in_a_fresh_jvm_is_a_timeout_at_the_fix_s_pace_not_at_the_user_s_limit(
@@ -564,7 +572,7 @@ def test_a_loop_in_a_fresh_jvm_is_a_timeout_at_the_fix_s_pace_not_at_the_user_s_
     assert sum("timing the reference" in line for line in told) == 1, told
 
 
-def test_a_used_jvm_s_limit_is_ten_times_the_fix_s_slowest_test_it_runs_within_floor_and_cap():
+def test_a_used_jvm_s_limit_is_paced_to_the_fix_s_slowest_test_it_runs_within_floor_and_cap():
     bug = SimpleNamespace(id="B-1", fixed_method="fix", buggy_method="bug")
     ws = SimpleNamespace(root=Path("/ws"), trigger_tests=("T::a", "T::b"), relevant_tests=("T",), bug=bug)
     paced = pace.Pace()
@@ -572,7 +580,7 @@ def test_a_used_jvm_s_limit_is_ten_times_the_fix_s_slowest_test_it_runs_within_f
     assert paced.used(ws, triggers).seconds == pace.WARM_TEST_LIMIT  # the fix not seen yet
     paced.saw(ws, [ReportedTest("T::a", Status.PASS, 20), ReportedTest("T::b", Status.PASS, 120)])
     paced.saw(ws, [ReportedTest("T::a", Status.PASS, 10)])  # the longest run counts
-    assert paced.used(ws, triggers).seconds == pytest.approx(1.2)
+    assert paced.used(ws, triggers).seconds == pytest.approx(pace.WARM_PACE * 0.12)
     assert paced.used(ws, None).seconds == pace.WARM_TEST_LIMIT  # every test: not paced
     assert paced.used(ws, (*triggers, "U::c")).seconds == pace.WARM_TEST_LIMIT  # a test the fix was not seen on
     paced.saw(ws, [ReportedTest("U::c", Status.PASS, 900)])
@@ -592,7 +600,7 @@ def test_a_fresh_jvm_s_limit_is_the_floor_plus_the_pace_times_the_fix_s_slowest_
     assert limit.seconds == pytest.approx(pace.FRESH_FLOOR + 1.5)
     assert "0.150 s the developer's fix took on its slowest test" in limit.why and "--timeout-pace 10" in limit.why
     assert paced.fresh(ws, 10.0, 0.0) == pace.Limit(10.0)  # --timeout-pace 0
-    assert paced.fresh(ws, 3.0, 10.0) == pace.Limit(3.0)  # never more than the user's limit
+    assert paced.fresh(ws, 2.0, 10.0) == pace.Limit(2.0)  # never more than the user's limit
     # another process (a resumed run) paces as this one did; a damaged file paces nothing
     assert pace.Pace(tmp_path).fresh(ws, 10.0, 10.0) == limit
     assert pace.Pace(tmp_path).known(ws) and not pace.Pace(tmp_path / "elsewhere").known(ws)
