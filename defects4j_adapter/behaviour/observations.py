@@ -52,6 +52,11 @@ class Observation:
         return self.reference == TIMEOUT or self.reference_again_digest == _TIMEOUT_DIGEST
 
     @property
+    def no_evidence(self) -> bool:
+        """The developer's fix failed on this derived input as no caller is meant to meet: the candidate was not run."""
+        return self.reference_again_digest == NO_EVIDENCE
+
+    @property
     def repeatable(self) -> bool:
         """The reference did the same twice on this input, in time (or ran once on an input its own probe
         found steady): the input can be compared on. Never on a :data:`NO_EVIDENCE` row."""

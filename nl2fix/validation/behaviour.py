@@ -16,7 +16,7 @@ that drives the tests, and the candidates' own outcomes group them into behaviou
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -26,6 +26,9 @@ from defects4j_adapter.contract import Workspace
 from nl2fix.core.domain import Behaviour
 from nl2fix.store.records import BehaviourRecord, ObservedResult
 
+SETTLING_PASSES = 2
+"""How many times the reference's probe of itself is taken again with the inputs it gave no evidence on passed over
+(:meth:`Prober._settled`)."""
 KEPT_OBSERVATIONS = 120
 """Results kept per candidate for clusters (the label uses them all)."""
 
@@ -157,16 +160,18 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
             )
             record.junit_note = "the candidate changed state the fix reads: one call on its own does not show it"
         return record
-    # the fix ended on this input every time it was probed alone and now does not: the candidate's earlier calls
-    # may have left what slows it (its body is stopped there, the test goes on), and an input a candidate can keep
-    # from being compared must not let it pass as the fix's equal
-    stalled = next((o for o in run.observations if o.reference_timed_out and o.input_digest in steady), None)
+    # the fix ended on this input every time it was probed alone and now does not, or fails as no caller is meant to
+    # meet: the candidate's earlier calls may have left what slows or breaks it (or the JVM ran out of stack), and an
+    # input a candidate can keep from being compared must not let it pass as the fix's equal
+    stalled = next(
+        (o for o in run.observations if (o.reference_timed_out or o.no_evidence) and o.input_digest in steady), None
+    )
     if stalled is not None:
         who = "developer's fix" if developer_fix else "method as it is"
+        did = "failed unexpectedly" if stalled.no_evidence else "did not end"
         record.label = Behaviour.NOT_PROBED
         record.note = (
-            f"the {who} did not end beside this candidate on an input where, probed alone, it did: "
-            f"{stalled.input[:300]}"
+            f"the {who} {did} beside this candidate on an input where, probed alone, it did not: {stalled.input[:300]}"
         )
         return record
     if run.budget_met or run.spoiled:
@@ -201,6 +206,30 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     return record
 
 
+def settled(run: ProbeRun, again: Callable[[frozenset[str], frozenset[str]], ProbeRun]) -> ProbeRun:
+    """The reference's probe of itself (``run``) taken ``again`` (on its test classes, with what to pass over) as a
+    candidate's meets it: with the inputs it gave no evidence on passed over, until no other input joins them
+    (:data:`SETTLING_PASSES` at most). What the reference did on one of those (a default locale it set and did not
+    put back before it failed or was stopped) reached the inputs after it in its own probe, never in a candidate's,
+    and made a correct candidate ``diverge`` (red team 20). The inputs passed over keep their rows, so that
+    candidates pass them over too."""
+    for _ in range(SETTLING_PASSES):
+        skip = passed_over(run)
+        if not skip or run.error or not run.tests:
+            break
+        retaken = again(frozenset(run.tests), skip)
+        if retaken.error:
+            break
+        met = {o.input_digest for o in retaken.observations}
+        retaken.observations += [o for o in run.observations if o.input_digest in skip and o.input_digest not in met]
+        retaken.passed_over, retaken.cpu_seconds = 0, retaken.cpu_seconds + run.cpu_seconds
+        done = passed_over(retaken) == skip
+        run = retaken
+        if done:
+            break
+    return run
+
+
 class Prober:
     """One bug's probes in one validation: the reference against itself once (lazily, at the first
     plausible candidate), then each plausible candidate."""
@@ -233,8 +262,21 @@ class Prober:
                     )
                     again.cpu_seconds += run.cpu_seconds
                     run = again
-                self._baseline = run
+                self._baseline = self._settled(run)
             return self._baseline
+
+    def _settled(self, run: ProbeRun) -> ProbeRun:
+        return settled(
+            run,
+            lambda tests, skip: self.engine.probe(
+                self.workspace,
+                self.reference,
+                self.reference,
+                tests=tests,
+                developer_fix=self.developer_fix,
+                skip=skip,
+            ),
+        )
 
     def behaviour(self, candidate: str) -> BehaviourRecord:
         baseline = self.baseline()

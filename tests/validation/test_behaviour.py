@@ -456,6 +456,10 @@ def test_a_fix_that_no_longer_ends_where_alone_it_did_leaves_the_candidate_not_p
     record = label(BASELINE, run, developer_fix=True)
     assert record.label is Behaviour.NOT_PROBED, record
     assert "did not end beside this candidate" in record.note and record.note.endswith(": 3"), record.note
+    # nor where it now fails as no caller is meant to meet (a row marked no-evidence), which it did not alone
+    failed = replace(_obs("3", "throws java.lang.NullPointerException=null", ""), reference_again_digest=NO_EVIDENCE)
+    broke = label(BASELINE, ProbeRun(observations=[run.observations[0], failed]), developer_fix=True)
+    assert broke.label is Behaviour.NOT_PROBED and "failed unexpectedly beside this candidate" in broke.note, broke
     # where it differs on an input compared, it diverges all the same
     differs = ProbeRun(observations=[replace(_obs("1", "a", "q"), reference_again_digest=STEADY), stalled])
     assert label(BASELINE, differs, developer_fix=True).label is Behaviour.DIVERGES

@@ -11,6 +11,7 @@ import pytest
 from defects4j_adapter.behaviour import observations
 from tests.defects4j_adapter.behaviour.test_observable_state import (  # noqa: F401  (runner: the fixture)
     HARNESS,
+    compared,
     probe,
     run_harness,
     runner,
@@ -55,7 +56,9 @@ def probe_instrumented(
     assert done.returncode == 0, done.stderr
     rows = [line.split("\t") for line in done.stdout.splitlines()]
     assert rows[0][0] == "instrumented" and rows[-1][0] == "BEHAVIOUREND", done.stdout
-    return int(rows[0][1]), observations.read([r[1:] for r in rows[1:-1] if r[0] == "BEHAVIOUR"], rows[-1][1:])
+    return int(rows[0][1]), compared(
+        observations.read([r[1:] for r in rows[1:-1] if r[0] == "BEHAVIOUR"], rows[-1][1:])
+    )
 
 
 def _probe(runner, tmp_path, candidate: str, call: str) -> observations.ProbeRun:

@@ -315,7 +315,16 @@ public final class BehaviourProbe {
     static void stoppingReference(Thread thread) {
         Session s = session;
         if (s != null) {
+            s.referenceStopSent = null;
             s.referenceStoppedOn = thread;
+        }
+    }
+
+    /** The watchdog's {@code Thread.stop} of {@code thread}'s reference body returned ({@link #stoppingReference}). */
+    static void referenceStopSent(Thread thread) {
+        Session s = session;
+        if (s != null && s.referenceStoppedOn == thread) {
+            s.referenceStopSent = thread;
         }
     }
 
@@ -436,8 +445,10 @@ public final class BehaviourProbe {
         volatile long referenceSince;
         volatile long referenceAllowance;
         long longestCallNanos;
-        /** The thread the watchdog stopped for its reference's overdue body, until that stop is taken. */
+        /** The thread the watchdog is stopping for its reference's overdue body, until that stop is taken; the same
+         * once {@code Thread.stop} returned in the watchdog (the stop is then on its way or met). */
         volatile Thread referenceStoppedOn;
+        volatile Thread referenceStopSent;
         /** The row of the input whose candidate's body runs now, as it reads if that body never returns (timeout). */
         volatile String[] pending;
         /** Digests of the inputs passed over (see {@link BehaviourProbe#begin}), and how many were. */
@@ -663,6 +674,14 @@ public final class BehaviourProbe {
                     }
                     referenceNanos = Math.max(referenceNanos, CPU.getCurrentThreadCpuTime() - start);
                     restore(statics);
+                    if (referenceStoppedOn == Thread.currentThread()) {
+                        // stopped, and it returned all the same: a body that catches every Throwable took the stop
+                        // as an answer, or the stop is still on its way (taken here). No answer either way
+                        takeReferenceStop();
+                        outcomes[i] = Words.TIMEOUT;
+                        made[slot] = row(origin, test, text, outcomes, runs);
+                        return;
+                    }
                     if (i == 0 && fixReference && !own && unexpected(outcomes[0])) {
                         made[slot] = row(origin, test, text, new String[] {outcomes[0], NO_EVIDENCE, ""}, runs);
                         return;
@@ -687,7 +706,7 @@ public final class BehaviourProbe {
                 }
             } catch (ThreadDeath d) {
                 if (budgetMetMs == 0 && referenceStoppedOn == Thread.currentThread()) {
-                    referenceStoppedOn = null;
+                    takeReferenceStop();
                     restore(statics);
                     if (i < runs) {
                         outcomes[i] = Words.TIMEOUT;
@@ -702,6 +721,24 @@ public final class BehaviourProbe {
                 throw d;
             }
             made[slot] = row(origin, test, text, outcomes, runs);
+        }
+
+        /** The watchdog's stop of this thread's reference body is over: once the watchdog has sent it, a stop still
+         * on its way is met here (a native call's return delivers it) and goes no further, so that it cannot land in
+         * what runs next (the candidate's body, the test); then the mark goes. */
+        private void takeReferenceStop() {
+            Thread self = Thread.currentThread();
+            long until = System.nanoTime() + 1_000_000_000L;
+            while (referenceStopSent != self && referenceStoppedOn == self && System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            try {
+                Thread.yield();
+            } catch (ThreadDeath late) {
+                // the stop, delivered only now
+            }
+            referenceStoppedOn = null;
+            referenceStopSent = null;
         }
 
         /** Whether the reference's outcome is a failure no caller is meant to meet (a null dereferenced, an
@@ -797,7 +834,7 @@ public final class BehaviourProbe {
             int from = firstDifference(outcomes[0], outcomes[2]);
             return new String[] {Words.BEHAVIOUR, origin, test, shownInput(input), sha(input), shown(outcomes[0], from),
                 sha(outcomes[0]), shown(outcomes[2], from), sha(outcomes[2]),
-                runs == 1 ? STEADY : NO_EVIDENCE.equals(outcomes[1]) ? NO_EVIDENCE : sha(outcomes[1])};
+                NO_EVIDENCE.equals(outcomes[1]) ? NO_EVIDENCE : runs == 1 ? STEADY : sha(outcomes[1])};
         }
 
         /** One body run on one copy: its result (or thrown class) and the state it left that a caller can

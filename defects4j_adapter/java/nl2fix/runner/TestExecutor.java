@@ -289,6 +289,7 @@ final class TestExecutor {
                 // stopped (its row says timeout) and the test goes on, its clock started again
                 BehaviourProbe.stoppingReference(thread);
                 thread.stop();
+                BehaviourProbe.referenceStopSent(thread);
                 cpuMark = cpu;
                 gcMark = gcNanos();
                 continue;
