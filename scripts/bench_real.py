@@ -111,8 +111,10 @@ PROFILED_MAIN = (
 SCRIPTS = Path(__file__).resolve().parent
 FULL_BUGS, FULL_SAMPLES, UNIQUE_SHARE, CORES = 283, 28_300, 0.5, 2
 """The paper's full configuration (283 bugs x 100 samples, about half unique) on this machine's cores."""
-PREPARE_CPU = 7.7
-"""Median CPU-s of preparing a bug without its baselines (``scripts/bench_prepare.py --no-baselines``)."""
+PREPARE_CPU = 3.4
+"""Median CPU-s of preparing a bug without its baselines (``scripts/bench_prepare.py --no-baselines``: 3.36 on the
+12 bugs of the replayed set, ``bench_prepare-20261129T211033``; 7.7 on nine bugs before Defects4J's exports became
+one Ant run)."""
 
 
 @dataclass(frozen=True)
