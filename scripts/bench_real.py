@@ -113,8 +113,8 @@ FULL_BUGS, FULL_SAMPLES, UNIQUE_SHARE, CORES = 283, 28_300, 0.5, 2
 """The paper's full configuration (283 bugs x 100 samples, about half unique) on this machine's cores."""
 PREPARE_CPU = 3.4
 """Median CPU-s of preparing a bug without its baselines (``scripts/bench_prepare.py --no-baselines``: 3.36 on the
-12 bugs of the replayed set, ``bench_prepare-20261129T211033``; 7.7 on nine bugs before Defects4J's exports became
-one Ant run)."""
+12 bugs of the replayed set, ``bench_prepare-20261129T211033``; 7.7 was an earlier measurement on nine bugs, before
+the buggy baseline's narrowing and the tests' JDK 11)."""
 
 
 @dataclass(frozen=True)
