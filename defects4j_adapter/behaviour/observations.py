@@ -81,6 +81,10 @@ class ProbeRun:
     passed_over: int = 0
     """Inputs the runner ran on neither body: the ones the reference's probe of itself found no evidence
     (``skip`` of :func:`defects4j_adapter.engines.probing.probe`)."""
+    unreached: int = 0
+    """Rows kept from an earlier pass of the fix's own probe (inputs it gave no evidence on, which later probes pass
+    over) whose inputs this pass neither ran nor passed over: the calls that made them did not come again
+    (``nl2fix.validation.behaviour.settled``)."""
     budget_met: float = 0.0
     """The CPU-s budget the probe met, its observations so far kept (0: it ran to its end, or
     :attr:`error` says where it stopped)."""

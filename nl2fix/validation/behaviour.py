@@ -188,13 +188,14 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
             else f"{stopped} after {len(counted)} input(s)"
         )
         return record
-    if len(run.observations) + run.passed_over < len(baseline.observations):
+    reached = len(baseline.observations) - baseline.unreached
+    if len(run.observations) + run.passed_over < reached:
         return BehaviourRecord(
             label=Behaviour.NOT_PROBED,
             cpu_seconds=cpu,
             note=(
                 f"the tests reached {len(run.observations) + run.passed_over} input(s) beside this candidate, "
-                f"{len(baseline.observations)} beside the developer's fix alone"
+                f"{reached} beside the developer's fix alone"
             ),
         )
     if not counted:
@@ -206,8 +207,9 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     return record
 
 
-def settled(run: ProbeRun, again: Callable[[frozenset[str], frozenset[str]], ProbeRun]) -> ProbeRun:
-    """The reference's probe of itself (``run``) taken ``again`` (on its test classes, with what to pass over) as a
+def settled(run: ProbeRun, again: Callable[[frozenset[str] | None, frozenset[str]], ProbeRun]) -> ProbeRun:
+    """The reference's probe of itself (``run``) taken ``again`` (on its test classes, None: every one; with what to
+    pass over) as a
     candidate's meets it: with the inputs it gave no evidence on passed over, until no other input joins them
     (:data:`SETTLING_PASSES` at most). What the reference did on one of those (a default locale it set and did not
     put back before it failed or was stopped) reached the inputs after it in its own probe, never in a candidate's,
@@ -215,14 +217,17 @@ def settled(run: ProbeRun, again: Callable[[frozenset[str], frozenset[str]], Pro
     candidates pass them over too."""
     for _ in range(SETTLING_PASSES):
         skip = passed_over(run)
-        if not skip or run.error or not run.tests:
+        if not skip or run.error:
             break
-        retaken = again(frozenset(run.tests), skip)
+        retaken = again(frozenset(run.tests) or None, skip)
         if retaken.error:
             break
         met = {o.input_digest for o in retaken.observations}
-        retaken.observations += [o for o in run.observations if o.input_digest in skip and o.input_digest not in met]
-        retaken.passed_over, retaken.cpu_seconds = 0, retaken.cpu_seconds + run.cpu_seconds
+        kept = [o for o in run.observations if o.input_digest in skip and o.input_digest not in met]
+        retaken.observations += kept
+        # the kept rows are the inputs this pass passed over, and those it never reached
+        retaken.unreached, retaken.passed_over = max(0, len(kept) - retaken.passed_over), 0
+        retaken.cpu_seconds += run.cpu_seconds
         done = passed_over(retaken) == skip
         run = retaken
         if done:

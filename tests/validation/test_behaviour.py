@@ -18,7 +18,15 @@ from defects4j_adapter.jvm.runner import junit_jars
 from nl2fix.core.domain import Behaviour, Verdict
 from nl2fix.dataset.load import EXAMPLE_BENCHMARK, open_dataset
 from nl2fix.store.records import BehaviourRecord, ObservedResult
-from nl2fix.validation.behaviour import Prober, clusters, disagreements, label, passed_over, stable_inputs
+from nl2fix.validation.behaviour import (
+    Prober,
+    clusters,
+    disagreements,
+    label,
+    passed_over,
+    settled,
+    stable_inputs,
+)
 from nl2fix.validation.bug_work import BugRun
 from tests.helpers.javac import compile_java, javac
 from tests.helpers.minibench import engine_options
@@ -469,6 +477,31 @@ def test_a_fix_that_no_longer_ends_where_alone_it_did_leaves_the_candidate_not_p
         BASELINE, ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "b"), unknown]), developer_fix=True
     )
     assert same.label is Behaviour.SAME, same
+
+
+def test_the_fix_s_probe_is_taken_again_with_what_it_gave_no_evidence_on_passed_over():
+    # input 2 gave no evidence in the fix's first probe; taken again as a candidate's probe meets it (2 passed over),
+    # the yardstick keeps its row, so candidates pass it over too, and counts as reached only what this pass reached
+    asked = []
+
+    def again(tests, skip, passed=1):
+        asked.append((tests, skip))
+        return ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "b")], passed_over=passed)
+
+    first = replace(BASELINE, observations=[replace(o, test="T") for o in BASELINE.observations])
+    baseline = settled(first, again)
+    assert asked == [(frozenset({"T"}), frozenset({"i2"}))]  # settled at once: no other input joined
+    assert [o.input_digest for o in baseline.observations] == ["i1", "i3", "i2"] and baseline.unreached == 0
+    assert passed_over(baseline) == {"i2"} and set(stable_inputs(baseline)) == {"i1", "i3"}
+    candidate = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "b")], passed_over=1)
+    assert label(baseline, candidate, developer_fix=True).label is Behaviour.SAME
+    # where the call that made input 2 did not come again, it is neither passed over nor reached, and a candidate's
+    # probe that does not meet it either reached all the fix did
+    unmet = settled(first, lambda tests, skip: again(tests, skip, passed=0))
+    assert unmet.unreached == 1 and passed_over(unmet) == {"i2"}
+    candidate = ProbeRun(observations=[_obs("1", "a", "a"), _obs("3", "b", "b")])
+    assert label(unmet, candidate, developer_fix=True).label is Behaviour.SAME
+    assert label(unmet, ProbeRun(observations=[_obs("1", "a", "a")]), developer_fix=True).label is Behaviour.NOT_PROBED
 
 
 def test_inputs_that_differ_from_job_to_job_count_when_the_fix_repeats_itself_in_the_job():

@@ -200,9 +200,10 @@ def test_held_state_another_project_class_kept_costs_inputs_not_a_label(runner, 
     # held: the twin has its own Memo, which the no-evidence input never reached; in the fix's first probe the inputs
     # after it (in that job's order) differ from the twin's and are not steady. Since the fix's probe is taken again
     # with the no-evidence input passed over, as candidates meet it, they may count again: fewer inputs lost, never a
-    # label
+    # label. Where the no-evidence input runs first in its job (the order is drawn per job), every later input is
+    # unsteady in the fix's first probe, is passed over in the second too, and the candidate is not-probed: inputs lost
     baseline, run, record = _harness_label(runner, tmp_path, IN_ANOTHER_CLASS)
-    assert record.label is Behaviour.SAME, record
+    assert record.label is Behaviour.SAME or record.label is Behaviour.NOT_PROBED and not record.inputs, record
     assert record.inputs <= len(baseline.observations) - 1, record
 
 
@@ -320,3 +321,30 @@ def test_held_a_candidate_that_stalls_every_later_input_meets_its_budget(bug_run
     # bounded by the budget (the stops count as probing) and, at most, one test's limit (5 s) after it
     print("   the candidate's probe:", run.cpu_seconds, "CPU-s")
     assert run.budget_met and run.cpu_seconds < 10.0, run
+
+
+# --- the lead's own attack after the round ------------------------------------------------------------------------
+
+LOOPS_TILL_STOPPED = OVERFITS.replace(
+    SIGNATURE,
+    SIGNATURE
+    + f"        if ({WHERE_IT_DIFFERS}) {{\n"
+    + "            try {\n"
+    + "                for (;;) {\n                    Thread.onSpinWait();\n                }\n"
+    + "            } catch (ThreadDeath stopped) {\n"
+    + "                return INDEX_NOT_FOUND;\n"
+    + "            }\n"
+    + "        }\n",
+)
+"""The overfitting candidate, which where it differs loops instead and, once the probe's watchdog stops it, answers
+what the fix answers there (-1): outside the probe it never ends on two equal but distinct strings."""
+
+
+@pytest.mark.sandbox
+def test_a_candidate_that_answers_as_the_fix_only_once_stopped_diverges(bug_runs, fast):
+    # a body stopped as overdue that catches the stop and returns has timed out all the same: its row says timeout
+    # where the fix answered, and the candidate diverges (it answered -1 and passed as the fix's equal before)
+    baseline, run, record = _probe(fast, bug_runs("Textkit-1").ws, TEXTKIT_FIX, LOOPS_TILL_STOPPED)
+    _show("answers once stopped", baseline, run, record)
+    assert record.label is Behaviour.DIVERGES, record
+    assert record.candidate_result == "timeout" and record.reference_result.startswith("return=-1"), record

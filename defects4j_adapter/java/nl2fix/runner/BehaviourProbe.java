@@ -300,41 +300,89 @@ public final class BehaviourProbe {
 
     /** Whether {@code thread} runs the reference's body on a derived input that used more CPU than the job's calls
      * allow it ({@link #REFERENCE_PACE}), and is not being stopped for it yet: the watchdog stops that body alone
-     * ({@link #stoppingReference}), its row says timeout and the test goes on, so that the calls after it are
-     * probed in every job of the bug alike (a later probe passes that input over and would reach calls that a
-     * stopped test never made in the fix's own probe). */
+     * ({@link #stopping}), its row says timeout and the test goes on, so that the calls after it are probed in every
+     * job of the bug alike (a later probe passes that input over and would reach calls that a stopped test never
+     * made in the fix's own probe). */
     static boolean referenceOverdue(Thread thread, long cpu) {
         Session s = session;
-        return s != null && cpu >= 0 && s.referenceOn == thread && s.referenceStoppedOn != thread
+        return s != null && cpu >= 0 && s.referenceOn == thread && !s.referenceStop.on(thread)
                 && cpu - s.referenceSince >= s.referenceAllowance;
     }
 
-    /** The watchdog is about to stop {@code thread} for its overdue reference's body: the {@code ThreadDeath} it
-     * meets next is taken by the input's comparison (where that body ran, or the candidate after it, should it
-     * arrive late: that input then gives no row) and goes no further. */
-    static void stoppingReference(Thread thread) {
+    /** The watchdog is about to stop {@code thread} for its overdue body, the reference's ({@code reference}) or the
+     * candidate's: the {@code ThreadDeath} it meets next is that body's timeout, and a body that catches it and
+     * returns all the same has timed out too (a loop that ends only when stopped is no answer). */
+    static void stopping(Thread thread, boolean reference) {
         Session s = session;
         if (s != null) {
-            s.referenceStopSent = null;
-            s.referenceStoppedOn = thread;
+            (reference ? s.candidateStop : s.referenceStop).forget(thread);
+            (reference ? s.referenceStop : s.candidateStop).mark(thread);
         }
     }
 
-    /** The watchdog's {@code Thread.stop} of {@code thread}'s reference body returned ({@link #stoppingReference}). */
-    static void referenceStopSent(Thread thread) {
+    /** The watchdog's {@code Thread.stop} of {@code thread} returned ({@link #stopping}). */
+    static void stopSent(Thread thread) {
         Session s = session;
-        if (s != null && s.referenceStoppedOn == thread) {
-            s.referenceStopSent = thread;
+        if (s != null) {
+            s.referenceStop.sent(thread);
+            s.candidateStop.sent(thread);
         }
     }
 
-    /** No {@code ThreadDeath} {@code thread} meets from now on is the reference's stop: the watchdog is about to stop
-     * it for anything else (its test's limit, the budget, a candidate's overdue body), which ends what it always
-     * ended; or a test of the thread began or ended since, so that stop was met in the test's own code. */
-    static void forgetReferenceStop(Thread thread) {
+    /** No {@code ThreadDeath} {@code thread} meets from now on is a body's stop: the watchdog is about to stop it for
+     * anything else (its test's limit, the budget), which ends what it always ended; or a test of the thread began or
+     * ended since, so that stop was met in the test's own code. */
+    static void forgetStops(Thread thread) {
         Session s = session;
-        if (s != null && s.referenceStoppedOn == thread) {
-            s.referenceStoppedOn = null;
+        if (s != null) {
+            s.referenceStop.forget(thread);
+            s.candidateStop.forget(thread);
+        }
+    }
+
+    /** The watchdog's stop of one body on a thread: marked before {@code Thread.stop}, sent once it returned, and
+     * taken by the probe. */
+    private static final class Stop {
+        private volatile Thread on;
+        private volatile Thread sent;
+
+        void mark(Thread thread) {
+            sent = null;
+            on = thread;
+        }
+
+        void sent(Thread thread) {
+            if (on == thread) {
+                sent = thread;
+            }
+        }
+
+        void forget(Thread thread) {
+            if (on == thread) {
+                on = null;
+            }
+        }
+
+        boolean on(Thread thread) {
+            return on == thread;
+        }
+
+        /** The stop of this thread's body is over: once the watchdog has sent it, a stop still on its way is met here
+         * (a native call's return delivers it) and goes no further, so that it cannot land in what runs next (the
+         * candidate's body, the test); then the mark goes. */
+        void take() {
+            Thread self = Thread.currentThread();
+            long until = System.nanoTime() + 1_000_000_000L;
+            while (sent != self && on == self && System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            try {
+                Thread.yield();
+            } catch (ThreadDeath late) {
+                // the stop, delivered only now
+            }
+            on = null;
+            sent = null;
         }
     }
 
@@ -445,10 +493,9 @@ public final class BehaviourProbe {
         volatile long referenceSince;
         volatile long referenceAllowance;
         long longestCallNanos;
-        /** The thread the watchdog is stopping for its reference's overdue body, until that stop is taken; the same
-         * once {@code Thread.stop} returned in the watchdog (the stop is then on its way or met). */
-        volatile Thread referenceStoppedOn;
-        volatile Thread referenceStopSent;
+        /** The watchdog's stops of the reference's body on a derived input, and of the candidate's (see {@link Stop}). */
+        final Stop referenceStop = new Stop();
+        final Stop candidateStop = new Stop();
         /** The row of the input whose candidate's body runs now, as it reads if that body never returns (timeout). */
         volatile String[] pending;
         /** Digests of the inputs passed over (see {@link BehaviourProbe#begin}), and how many were. */
@@ -674,10 +721,10 @@ public final class BehaviourProbe {
                     }
                     referenceNanos = Math.max(referenceNanos, CPU.getCurrentThreadCpuTime() - start);
                     restore(statics);
-                    if (referenceStoppedOn == Thread.currentThread()) {
+                    if (referenceStop.on(Thread.currentThread())) {
                         // stopped, and it returned all the same: a body that catches every Throwable took the stop
                         // as an answer, or the stop is still on its way (taken here). No answer either way
-                        takeReferenceStop();
+                        referenceStop.take();
                         outcomes[i] = Words.TIMEOUT;
                         made[slot] = row(origin, test, text, outcomes, runs);
                         return;
@@ -705,14 +752,17 @@ public final class BehaviourProbe {
                     return;
                 }
             } catch (ThreadDeath d) {
-                if (budgetMetMs == 0 && referenceStoppedOn == Thread.currentThread()) {
-                    takeReferenceStop();
+                if (budgetMetMs == 0 && referenceStop.on(Thread.currentThread())) {
+                    referenceStop.take();
                     restore(statics);
                     if (i < runs) {
                         outcomes[i] = Words.TIMEOUT;
                         made[slot] = row(origin, test, text, outcomes, runs);
                     }
                     return;
+                }
+                if (candidateStop.on(Thread.currentThread())) {
+                    candidateStop.take();
                 }
                 if (budgetMetMs == 0) {
                     outcomes[i] = Words.TIMEOUT;
@@ -721,24 +771,6 @@ public final class BehaviourProbe {
                 throw d;
             }
             made[slot] = row(origin, test, text, outcomes, runs);
-        }
-
-        /** The watchdog's stop of this thread's reference body is over: once the watchdog has sent it, a stop still
-         * on its way is met here (a native call's return delivers it) and goes no further, so that it cannot land in
-         * what runs next (the candidate's body, the test); then the mark goes. */
-        private void takeReferenceStop() {
-            Thread self = Thread.currentThread();
-            long until = System.nanoTime() + 1_000_000_000L;
-            while (referenceStopSent != self && referenceStoppedOn == self && System.nanoTime() < until) {
-                Thread.onSpinWait();
-            }
-            try {
-                Thread.yield();
-            } catch (ThreadDeath late) {
-                // the stop, delivered only now
-            }
-            referenceStoppedOn = null;
-            referenceStopSent = null;
         }
 
         /** Whether the reference's outcome is a failure no caller is meant to meet (a null dereferenced, an
@@ -798,13 +830,20 @@ public final class BehaviourProbe {
             candidateOn = Thread.currentThread();
             candidateRunning = true;
             try {
-                return outcome(() -> {
+                String result = outcome(() -> {
                     try {
                         return twinMethod.invoke(copy[0], rest(copy));
                     } catch (java.lang.reflect.InvocationTargetException e) {
                         throw e.getCause();
                     }
                 }, own, copy, view);
+                if (candidateStop.on(Thread.currentThread())) {
+                    // stopped as overdue, and it returned all the same: it caught the stop (a loop that ends only so,
+                    // answering then what the fix would), or the stop is still on its way (taken here)
+                    candidateStop.take();
+                    return Words.TIMEOUT;
+                }
+                return result;
             } finally {
                 candidateRunning = false;
                 boolean clean = false;

@@ -287,17 +287,18 @@ final class TestExecutor {
             if (job.behaviour && budgetStop == Long.MAX_VALUE && BehaviourProbe.referenceOverdue(thread, cpu)) {
                 // the reference's body on a derived input far slower than on the tests' calls: that body alone is
                 // stopped (its row says timeout) and the test goes on, its clock started again
-                BehaviourProbe.stoppingReference(thread);
+                BehaviourProbe.stopping(thread, true);
                 thread.stop();
-                BehaviourProbe.referenceStopSent(thread);
+                BehaviourProbe.stopSent(thread);
                 cpuMark = cpu;
                 gcMark = gcNanos();
                 continue;
             }
             if (job.behaviour && budgetStop == Long.MAX_VALUE && BehaviourProbe.candidateOverdue(thread, cpu)) {
                 // a candidate's body far slower than the reference on the same input: its row says timeout
-                BehaviourProbe.forgetReferenceStop(thread);
+                BehaviourProbe.stopping(thread, false);
                 thread.stop();
+                BehaviourProbe.stopSent(thread);
                 if (++kills >= 4) {
                     poisoned = true;
                     return;
@@ -315,7 +316,7 @@ final class TestExecutor {
                 // no test timed out: the probe ends here, its rows so far kept
                 if (now >= budgetStop && thread.isAlive()) {
                     notifier.pleaseStop();
-                    BehaviourProbe.forgetReferenceStop(thread);
+                    BehaviourProbe.forgetStops(thread);
                     thread.stop();
                     if (++kills >= 4) {
                         poisoned = true;
@@ -327,7 +328,7 @@ final class TestExecutor {
             }
             long gc = gcNanos();
             if (listener.lastEvent != seen) {
-                BehaviourProbe.forgetReferenceStop(thread);
+                BehaviourProbe.forgetStops(thread);
                 seen = listener.lastEvent;
                 cpuMark = cpu;
                 gcMark = gc;
@@ -356,7 +357,7 @@ final class TestExecutor {
             if (stopped) {
                 notifier.pleaseStop();
             }
-            BehaviourProbe.forgetReferenceStop(thread);
+            BehaviourProbe.forgetStops(thread);
             thread.stop();
             if (++kills >= 4) {
                 poisoned = true;
