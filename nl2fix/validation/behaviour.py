@@ -28,7 +28,7 @@ from nl2fix.store.records import BehaviourRecord, ObservedResult
 
 SETTLING_PASSES = 2
 """How many times the reference's probe of itself is taken again with the inputs it gave no evidence on passed over
-(:meth:`Prober._settled`)."""
+(:func:`settled`)."""
 KEPT_OBSERVATIONS = 120
 """Results kept per candidate for clusters (the label uses them all)."""
 
@@ -209,12 +209,11 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
 
 def settled(run: ProbeRun, again: Callable[[frozenset[str] | None, frozenset[str]], ProbeRun]) -> ProbeRun:
     """The reference's probe of itself (``run``) taken ``again`` (on its test classes, None: every one; with what to
-    pass over) as a
-    candidate's meets it: with the inputs it gave no evidence on passed over, until no other input joins them
-    (:data:`SETTLING_PASSES` at most). What the reference did on one of those (a default locale it set and did not
-    put back before it failed or was stopped) reached the inputs after it in its own probe, never in a candidate's,
-    and made a correct candidate ``diverge`` (red team 20). The inputs passed over keep their rows, so that
-    candidates pass them over too."""
+    pass over) as a candidate's meets it: with the inputs it gave no evidence on passed over, until no other input
+    joins them (:data:`SETTLING_PASSES` at most). What the reference did on one of those (a default locale it set
+    and did not put back before it failed or was stopped) reached the inputs after it in its own probe, never in a
+    candidate's, and made a correct candidate ``diverge`` (red team 20). The inputs passed over keep their rows, so
+    that candidates pass them over too."""
     for _ in range(SETTLING_PASSES):
         skip = passed_over(run)
         if not skip or run.error:
