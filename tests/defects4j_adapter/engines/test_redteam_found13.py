@@ -72,7 +72,9 @@ def test_a_refused_package_check_does_not_tell_nl2fix_s_jvm(judged, textkit):
 def test_direct_memory_a_candidate_leaves_spent_does_not_judge_the_fix_after_it(judged, textkit):
     engine, ws, required = judged
     squat = verdict(engine, ws, red_team_attack("direct_squat", textkit, FOUND13), required)
-    assert squat.verdict is Verdict.WRONG, squat
+    # judged again fresh (a warm OutOfMemoryError), where zeroing a heap's worth of direct buffers may outrun the
+    # paced limit (1 CPU-s floor): either way not plausible
+    assert squat.verdict in (Verdict.WRONG, Verdict.TIMEOUT), squat
     fix = verdict(engine, ws, red_team_attack("file_reading_fix", textkit, FOUND13), required)
     print("fast bwrap after direct_squat", fix.verdict.value, fix.detail[:200])
     assert fix.verdict is Verdict.PLAUSIBLE, fix
