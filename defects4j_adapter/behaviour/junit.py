@@ -5,13 +5,12 @@ outcome there, to run on both versions: it passes on the fix and fails on the ca
 A test can be written when the input is expressible in Java source: primitives, strings (each a new
 object, unless the snapshot says an argument is the very object an earlier one is: a method may compare
 them by identity), boxed values, enum constants, class literals, ``BigInteger``/``BigDecimal``/
-``StringBuilder`` values, arrays and the JDK's lists, sets and maps of those; and when what differs is
-the return value, the exception thrown, or an argument afterwards. Else :func:`divergence_test` says
-why not: an object of a project class (the runner copies its fields without running a constructor; a
-test can build it only through the class's own methods, and which calls reach that state is not known),
-a receiver in any state but a fresh one, a generic or private method, a difference in the receiver's
-or the class's fields (a test sees those only through other methods), an input or outcome longer than
-what the probe keeps.
+``StringBuilder`` values, arrays and the JDK's lists, sets and maps of those, and objects of project
+classes whose every field the snapshot shows, made field by field (:data:`HELPER`); and when what differs
+is the return value, the exception thrown, an argument or one of the receiver's fields afterwards. Else
+:func:`divergence_test` says why not: an object that refers back to one it is part of, a project's
+subclass of a JDK collection, an input or outcome longer than what the probe keeps. The snapshot text heads
+the test as comments, made safe there (:func:`_commented`).
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from dataclasses import dataclass, field
 from defects4j_adapter.behaviour.probe_source import NotProbeable, declaration, enclosing_class
 from nl2fix.java_source import splice
 from nl2fix.java_source.lexer import code_tokens
+from nl2fix.java_source.methods import find_methods
 
 _PRIMITIVES = {"int", "long", "short", "byte", "char", "boolean", "float", "double"}
 _INTEGRAL = {"int", "long", "short", "byte", "char"}
@@ -46,6 +46,68 @@ _NAME = re.compile(r"[A-Za-z_$][\w$.]*")
 _NUMBER = re.compile(r"-?(?:NaN|Infinity|\d+(?:\.\d+)?(?:E-?\d+)?)[Lf]?")
 
 
+HELPER_CLASS = "Nl2fix"
+HELPER = """\
+    /** Objects made and read field by field, as nl2fix's probe saw them, and methods a test cannot call by name. */
+    static final class Nl2fix {
+        /** An object of the class of that binary name with no constructor run, its fields given in pairs. */
+        static Object make(String className, Object... fieldsAndValues) throws Exception {
+            Class<?> c = Class.forName(className);
+            java.lang.reflect.Field theUnsafe = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
+            theUnsafe.setAccessible(true);
+            Object unsafe = theUnsafe.get(null);
+            Object made = unsafe.getClass().getMethod("allocateInstance", Class.class).invoke(unsafe, c);
+            for (int i = 0; i < fieldsAndValues.length; i += 2) {
+                field(c, (String) fieldsAndValues[i]).set(made, fieldsAndValues[i + 1]);
+            }
+            return made;
+        }
+
+        static Object get(Object o, String name) throws Exception {
+            return field(o.getClass(), name).get(o);
+        }
+
+        /** The method of {@code owner} of that name and as many parameters (there is one), called. */
+        static Object invoke(Class<?> owner, Object receiver, String name, Object... args) throws Throwable {
+            for (java.lang.reflect.Method m : owner.getDeclaredMethods()) {
+                if (m.getName().equals(name) && m.getParameterTypes().length == args.length && !m.isBridge()) {
+                    m.setAccessible(true);
+                    try {
+                        return m.invoke(receiver, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                }
+            }
+            throw new NoSuchMethodException(name);
+        }
+
+        /** A value as text to compare: arrays by their elements, every other value as it prints. */
+        static String text(Object o) {
+            return java.util.Arrays.deepToString(new Object[] {o});
+        }
+
+        private static java.lang.reflect.Field field(Class<?> c, String name) throws NoSuchFieldException {
+            for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+                try {
+                    java.lang.reflect.Field f = k.getDeclaredField(name);
+                    f.setAccessible(true);
+                    return f;
+                } catch (NoSuchFieldException e) {
+                    // a superclass's
+                }
+            }
+            throw new NoSuchFieldException(name);
+        }
+    }
+"""
+"""Written into a test that needs it: a receiver or argument the tests' code built (no constructor
+gives that state, so none runs, as none ran on the probe's copy), an argument that is the very object
+the receiver holds, a private or generic method (called through reflection: its parameters' types
+may not be nameable in the test), a receiver's field afterwards. Java 5 source, as old projects compile
+their tests."""
+
+
 class Unexpressible(ValueError):
     """The input or outcome cannot be written as Java source; the message says why."""
 
@@ -66,6 +128,8 @@ class Node:
     items: list[Node] = field(default_factory=list)
     complete: bool = True
     """False when the runner left elements out (``,...``)."""
+    names: list[str] = field(default_factory=list)
+    """An object's field names, one per item."""
 
 
 class _Reader:
@@ -215,8 +279,12 @@ class _Reader:
                 raise _Cut(self.text)
             self.at = m.end()
             self.expect("=")
+            node.names.append(m.group())
             node.items.append(self.value())
         self.expect("}")
+        if self.peek("["):
+            # its contents follow its fields: a test would have to fill it through the JDK class's own methods
+            raise Unexpressible(f"it holds a {name}, a project's subclass of a JDK collection")
         return node
 
 
@@ -288,9 +356,11 @@ def _items(text: str, labels: bool = True) -> list[tuple[str, Node, str]]:
     return out
 
 
-def expression(node: Node, type_: str) -> str:
+def expression(node: Node, type_: str, built: bool = False) -> str:
     """``node`` as a Java expression of the declared ``type_`` (a string a new object: an equal copy is
-    not the same object); Unexpressible says why not."""
+    not the same object); with ``built``, an object of a project class is made field by field as the probe
+    saw it (:data:`HELPER`'s ``make``: no constructor runs, as none ran on the probe's copy). Unexpressible
+    says why not."""
     if node.kind == "string":
         return f'new String("{_escape(node.java)}")'
     if node.kind == "literal":
@@ -298,24 +368,38 @@ def expression(node: Node, type_: str) -> str:
     if node.kind == "opaque":
         raise Unexpressible(f"it holds {node.java}")
     if node.kind == "object":
-        raise Unexpressible(
-            f"it holds an object of the project's class {node.java} (the probe copies its fields without a "
-            "constructor; a test builds it only through the class's own methods, and which calls reach this "
-            "state is not known)"
-        )
+        if not built:
+            raise Unexpressible(
+                f"it holds an object of the project's class {node.java} (the probe copies its fields without a "
+                "constructor; a test builds it only through the class's own methods, and which calls reach this "
+                "state is not known)"
+            )
+        return _made(node, type_)
     if not node.complete:
         raise Unexpressible(f"it holds a {node.java} longer than the probe writes")
     if node.kind == "array":
         if node.java.startswith("["):
             raise Unexpressible("it holds an array of arrays")
         component = node.java.replace("$", ".")
-        inner = ", ".join(expression(i, component) for i in node.items)
+        inner = ", ".join(expression(i, component, built) for i in node.items)
         return f"new {component}[] {{{inner}}}"
-    elems = [expression(i, "Object") for i in node.items]
+    elems = [expression(i, "Object", built) for i in node.items]
     if node.kind == "map":
         puts = "".join(f"put({k}, {v}); " for k, v in zip(elems[::2], elems[1::2]))
         return f"new {node.java}() {{{{ {puts}}}}}" if elems else f"new {node.java}()"
     return f"new {node.java}(java.util.Arrays.asList(new Object[] {{{', '.join(elems)}}}))"
+
+
+def _made(node: Node, type_: str) -> str:
+    """``HELPER``'s ``make`` of an object node: its class, then each field's name and value."""
+    twice = sorted({n for n in node.names if node.names.count(n) > 1})
+    if twice:
+        raise Unexpressible(f"it holds a {node.java}, two of whose classes have a field {twice[0]}")
+    parts = [f'"{node.java}"']
+    for name, item in zip(node.names, node.items):
+        parts += [f'"{name}"', expression(item, "Object", built=True)]
+    made = f"{HELPER_CLASS}.make({', '.join(parts)})"
+    return made if type_ in ("Object", "") else f"(({type_}) {made})"
 
 
 def _assertion(node: Node, type_: str, actual: str) -> str:
@@ -331,6 +415,9 @@ def _assertion(node: Node, type_: str, actual: str) -> str:
         return f"org.junit.Assert.assertEquals({box}.valueOf({expected}), {box}.valueOf({actual}));"
     if type_ == "boolean":
         return f"org.junit.Assert.assertEquals(Boolean.valueOf({expected}), Boolean.valueOf({actual}));"
+    if node.kind == "literal" and expected.startswith(("new java.lang.StringBuilder(", "new java.lang.StringBuffer(")):
+        # neither has an equals of its own: equal contents are two objects
+        return f"org.junit.Assert.assertEquals(String.valueOf({expected}), String.valueOf({actual}));"
     return f"org.junit.Assert.assertEquals({expected}, {actual});"
 
 
@@ -379,15 +466,15 @@ def _test(
 ) -> str:
     decl = declaration(reference)
     header = decl.text[decl.header_start : decl.params_start]
-    words = {t.text for t in code_tokens(header)}
-    if "private" in words:
-        raise Unexpressible("the method is private: a test reaches it only through the class's other methods")
-    if decl.generic:
-        raise Unexpressible("a generic method (its type variables have no value a test could name)")
+    # a private or generic method is called through reflection: its parameters' types (type variables, a
+    # private class's) may have no name in the test, so its values are Objects there
+    reflective = "private" in {t.text for t in code_tokens(header)} or decl.generic
     try:
         location = splice.locate(source, buggy_method, start_line, end_line)
     except splice.SpliceError as exc:
         raise Unexpressible(str(exc)) from exc
+    if reflective and sum(m.name == decl.name and m.arity == len(decl.params) for m in find_methods(source)) > 1:
+        raise Unexpressible(f"the method is {'private' if not decl.generic else 'generic'} and overloaded")
     lines = source.splitlines(keepends=True)
     owner = enclosing_class(source, sum(len(line) for line in lines[: location.start_line - 1]))
     if first_input.endswith("...") and len(first_input) > 1000:
@@ -395,34 +482,40 @@ def _test(
     given = {label: (node, same) for label, node, same in _items(first_input)}
     local = {f"arg{i}": p.name for i, p in enumerate(decl.params)} | {"this": "receiver"}
     body = []
+    target = owner
+    if not decl.static:
+        if "this" not in given:
+            raise Unexpressible("the input is longer than the probe keeps")
+        node, _ = given["this"]
+        if node.kind == "object" and not node.items:
+            body.append(f"{owner} receiver = new {owner}();")
+        else:
+            try:
+                body.append(f"{owner} receiver = {expression(node, owner, built=True)};")
+            except Unexpressible as exc:
+                raise Unexpressible(f"the receiver cannot be written in a test: {exc}") from exc
+        target = "receiver"
     args = []
     for i, p in enumerate(decl.params):
         label = f"arg{i}"
         if label not in given:
             raise Unexpressible("the input is longer than the probe keeps")
         node, same = given[label]
-        if same.startswith("held:"):
-            raise Unexpressible(
-                f"argument {p.name} is the very object {same[5:]} holds (a method may compare them by identity); "
-                "a test writes its values anew"
-            )
+        type_ = "Object" if reflective else p.type
         try:
-            value = local[same] if same else expression(node, p.type)
+            if same.startswith("held:"):
+                value = _held(given, local, same[5:], node, type_)
+            else:
+                value = local[same] if same else expression(node, type_, built=True)
         except Unexpressible as exc:
             raise Unexpressible(f"argument {p.name} cannot be written in a test: {exc}") from exc
-        body.append(f"{p.type} {p.name} = {value};")
+        body.append(f"{type_} {p.name} = {value};")
         args.append(p.name)
-    target = owner
-    if not decl.static:
-        node, _ = given.get("this", (Node("", "opaque", "nothing"), ""))
-        if node.kind != "object" or node.items:
-            raise Unexpressible(
-                f"the receiver, {node.text[:200]}, is in a state only the class's own methods build (the probe "
-                "copied it field by field; which calls reach it is not known)"
-            )
-        body.append(f"{owner} receiver = new {owner}();")
-        target = "receiver"
-    call = f"{target}.{decl.name}({', '.join(args)})"
+    if reflective:
+        on = "null" if decl.static else "receiver"
+        call = f'{HELPER_CLASS}.invoke({owner}.class, {on}, "{decl.name}"{"".join(", " + a for a in args)})'
+    else:
+        call = f"{target}.{decl.name}({', '.join(args)})"
     expected = reference_result.strip()
     if expected.startswith("..."):
         raise Unexpressible("the developer's fix's outcome is longer than the probe shows")
@@ -432,39 +525,17 @@ def _test(
         annotation = f"@org.junit.Test(expected = {thrown.replace('$', '.')}.class)"
         body.append(f"{call};")
     else:
-        ours, theirs = _items(expected), dict((label, node) for label, node, _ in _items(candidate_result))
-        differs = next(
-            ((label, node) for label, node, _ in ours if theirs.get(label, Node("", "")).text != node.text), None
-        )
-        if differs is None or candidate_result.startswith("throws "):
-            differs = ("return", ours[0][1]) if ours and ours[0][0] == "return" else None
-        if differs is None:
-            raise Unexpressible("the outcomes differ beyond what the probe shows")
-        label, node = differs
-        if label == "return":
-            if decl.return_type == "void":
-                body.append(f"{call};")
-            else:
-                body.append(f"{decl.return_type} result = {call};")
-                body.append(_assertion(node, decl.return_type, "result"))
-        elif label.startswith("arg") and label[3:].isdigit() and int(label[3:]) < len(decl.params):
-            p = decl.params[int(label[3:])]
-            body.append(f"{call};")
-            body.append(_assertion(node, p.type, p.name))
-        else:
-            raise Unexpressible(
-                f"they differ in {'the receiver' if label == 'this' else label} afterwards, which a test sees only "
-                "through the class's other methods"
-            )
+        body += _checked(decl, reflective, call, expected, candidate_result)
     package = re.search(r"^\s*package\s+([\w.]+)\s*;", source, re.M)
     imports = re.findall(r"^\s*(import\s+(?:static\s+)?[\w.]+(?:\.\*)?\s*;)", source, re.M)
     simple = owner.split(".")[0]
     comment = [
         "// Written by nl2fix from a behaviour probe: passes on the developer's fix, fails on the candidate.",
-        f"// Input: {first_input[:300]}",
-        f"// Developer's fix: {reference_result[:300]}",
-        f"// Candidate: {candidate_result[:300]}",
+        f"// Input: {_commented(first_input[:300])}",
+        f"// Developer's fix: {_commented(reference_result[:300])}",
+        f"// Candidate: {_commented(candidate_result[:300])}",
     ]
+    helper = any(HELPER_CLASS + "." in line for line in body)
     return "\n".join(
         [
             *([f"package {package.group(1)};", ""] if package else []),
@@ -476,7 +547,77 @@ def _test(
             f"    public void {decl.name}AsTheDevelopersFix() throws Throwable {{",
             *(f"        {line}" for line in body),
             "    }",
+            *(["", HELPER.rstrip("\n")] if helper else []),
             "}",
             "",
         ]
     )
+
+
+def _held(given: dict[str, tuple[Node, str]], local: dict[str, str], holder: str, node: Node, type_: str) -> str:
+    """The very object ``holder`` holds in one of its fields (the only one whose value reads as ``node``), read
+    from it in the test: a value written anew would be an equal copy, another input."""
+    held_by = given.get(holder, (Node("", "opaque"), ""))[0]
+    fields = [f for f, item in zip(held_by.names, held_by.items) if item.text == node.text]
+    if held_by.kind != "object" or len(fields) != 1:
+        raise Unexpressible(f"it is the very object {holder} holds, deeper than one of its fields or in more than one")
+    cast = "" if type_ == "Object" else f"({type_}) "
+    return f'{cast}{HELPER_CLASS}.get({local[holder]}, "{fields[0]}")'
+
+
+def _checked(decl, reflective: bool, call: str, expected: str, candidate_result: str) -> list[str]:
+    """The call and the assertion on the first part of the fix's outcome the candidate's differs in: the
+    return value, an argument or a field of the receiver afterwards."""
+    ours, theirs = _items(expected), dict((label, node) for label, node, _ in _items(candidate_result))
+    differs = next(
+        ((label, node) for label, node, _ in ours if theirs.get(label, Node("", "")).text != node.text), None
+    )
+    if differs is None or candidate_result.startswith("throws "):
+        differs = ("return", ours[0][1]) if ours and ours[0][0] == "return" else None
+    if differs is None:
+        raise Unexpressible("the outcomes differ beyond what the probe shows")
+    label, node = differs
+    if label == "return":
+        if decl.return_type == "void":
+            return [f"{call};"]
+        if reflective:
+            return [f"Object result = {call};", _same_text(node, "result")]
+        return [f"{decl.return_type} result = {call};", _assertion(node, decl.return_type, "result")]
+    if label.startswith("arg") and label[3:].isdigit() and int(label[3:]) < len(decl.params):
+        p = decl.params[int(label[3:])]
+        return [f"{call};", _same_text(node, p.name) if reflective else _assertion(node, p.type, p.name)]
+    if label == "this" and not decl.static:
+        theirs_this = theirs.get("this", Node("", "opaque"))
+        fields = [
+            (f, item)
+            for f, item in zip(node.names, node.items)
+            if theirs_this.kind != "object"
+            or dict(zip(theirs_this.names, theirs_this.items)).get(f, Node("", "")).text != item.text
+        ]
+        if node.kind == "object" and fields:
+            field_name, value = fields[0]
+            try:
+                return [f"{call};", _same_text(value, f'{HELPER_CLASS}.get(receiver, "{field_name}")')]
+            except Unexpressible as exc:
+                raise Unexpressible(f"they differ in the receiver's field {field_name} afterwards: {exc}") from exc
+    raise Unexpressible(
+        f"they differ in {'the receiver' if label == 'this' else label} afterwards, which a test sees only "
+        "through the class's other methods"
+    )
+
+
+def _commented(snapshot: str) -> str:
+    """Snapshot text made safe in a line comment: javac translates ``\\u000a`` before it reads comments, so a
+    line break the candidate's own output holds (written so by the probe) would end the comment and make the
+    rest of that output code of the test a user runs. Every backslash doubled, none starts an escape."""
+    return snapshot.replace("\\", "\\\\")
+
+
+def _text(node: Node | None) -> str | None:
+    return None if node is None else node.text
+
+
+def _same_text(node: Node, actual: str) -> str:
+    """An assertion that ``actual`` prints as the fix's value does (arrays by their elements)."""
+    expected = expression(node, "Object", built=False)
+    return f"org.junit.Assert.assertEquals({HELPER_CLASS}.text({expected}), {HELPER_CLASS}.text({actual}));"

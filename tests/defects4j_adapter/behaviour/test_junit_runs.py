@@ -1,0 +1,120 @@
+"""The JUnit tests written for divergences the tests' own objects carry, compiled and run for real (javac, JUnit)
+on the fix and on the candidate: a receiver and an argument made field by field (a constructor that throws
+never runs), an argument that is the very object the receiver holds, private and generic methods called
+through reflection, a receiver's field afterwards; and a candidate's output that would end the test's
+comment (a line break the probe writes as an escape, which javac reads before comments) stays in it: out
+of it, ``@org.junit.Ignore`` before the test's class would hide the divergence on both versions."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from defects4j_adapter.behaviour.junit import HELPER_CLASS, divergence_test
+from defects4j_adapter.jvm.runner import junit_jars
+from tests.helpers.javac import JDKS, compile_java
+
+CALC = """package org.demo;
+
+public class Calc {
+    private int total;
+    private final String unit;
+    private Calc next;
+
+    public Calc(String unit) {
+        throw new IllegalStateException("a test that ran this constructor built another object");
+    }
+
+%s
+}
+"""
+
+CASES = {
+    "receiver_argument_and_held_object": (
+        "    public int f(Calc other, String u) {\n        return total + other.total + (u == unit ? 100 : 0);\n    }",
+        "    public int f(Calc other, String u) {\n        return total + other.total;\n    }",
+        'arg0=org.demo.Calc{total=2,unit="g",next=null}, arg1="kg" (an object this holds), '
+        'this=org.demo.Calc{total=3,unit="kg",next=org.demo.Calc{total=1,unit="g",next=null}}',
+        "return=105",
+        "return=5",
+    ),
+    "private_method": (
+        "    private static int f(int[] xs) {\n        return xs.length;\n    }",
+        "    private static int f(int[] xs) {\n        return 0;\n    }",
+        "arg0=int[2]{1,2}",
+        "return=2, arg0=int[2]{1,2}",
+        "return=0, arg0=int[2]{1,2}",
+    ),
+    "generic_method": (
+        "    static <T extends Comparable<T>> T f(T a, T b) {\n        return a.compareTo(b) < 0 ? b : a;\n    }",
+        "    static <T extends Comparable<T>> T f(T a, T b) {\n        return a;\n    }",
+        'arg0="a", arg1="b"',
+        'return="b", arg0="a", arg1="b"',
+        'return="a", arg0="a", arg1="b"',
+    ),
+    "receiver_field_afterwards": (
+        "    public void f(int x) {\n        total += x;\n    }",
+        "    public void f(int x) {\n        total = x;\n    }",
+        'arg0=2, this=org.demo.Calc{total=3,unit="kg",next=null}',
+        'return=null, this=org.demo.Calc{total=5,unit="kg",next=null}, arg0=2',
+        'return=null, this=org.demo.Calc{total=2,unit="kg",next=null}, arg0=2',
+    ),
+    "candidate_output_that_would_end_the_comment": (
+        "    public static String f(String s) {\n        return s;\n    }",
+        '    public static String f(String s) {\n        return s + "\\n@org.junit.Ignore\\n//";\n    }',
+        'arg0="a"',
+        'return="a", arg0="a"',
+        'return="a\\u000a@org.junit.Ignore\\u000a//", arg0="a"',
+    ),
+}
+
+
+def _run(test: str, method: str, tmp: Path) -> subprocess.CompletedProcess:
+    java = next((j for j in JDKS if j.is_file()), None)
+    if java is None:
+        pytest.skip("no JDK 11 or 17")
+    jars = ":".join(map(str, junit_jars()))
+    classes = compile_java(
+        {"org/demo/Calc.java": CALC % method, "org/demo/CalcNl2fixDivergenceTest.java": test},
+        tmp,
+        "--release",
+        "8",
+        "-cp",
+        jars,
+    )
+    return subprocess.run(
+        [str(java), "-cp", f"{classes}:{jars}", "org.junit.runner.JUnitCore", "org.demo.CalcNl2fixDivergenceTest"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_test_passes_on_the_fix_and_fails_on_the_candidate(case, tmp_path):
+    fix, candidate, first_input, fix_result, candidate_result = CASES[case]
+    source = CALC % fix
+    start = source.splitlines().index(fix.splitlines()[0]) + 1
+    explained = divergence_test(
+        source, fix, start, start + len(fix.splitlines()) - 1, fix, first_input, fix_result, candidate_result
+    )
+    assert explained.test and not explained.why_not, explained
+    on_fix = _run(explained.test, fix, tmp_path / "fix")
+    assert on_fix.returncode == 0 and "OK (1 test)" in on_fix.stdout, (explained.test, on_fix.stdout)
+    on_candidate = _run(explained.test, candidate, tmp_path / "candidate")
+    assert "Tests run: 1,  Failures: 1" in on_candidate.stdout, (explained.test, on_candidate.stdout)
+    assert "AssertionError" in on_candidate.stdout or "ComparisonFailure" in on_candidate.stdout
+
+
+def test_objects_the_tests_built_are_made_field_by_field_and_a_held_object_is_read_from_its_holder():
+    fix, _, first_input, fix_result, candidate_result = CASES["receiver_argument_and_held_object"]
+    source = CALC % fix
+    start = source.splitlines().index(fix.splitlines()[0]) + 1
+    test = divergence_test(source, fix, start, start + 2, fix, first_input, fix_result, candidate_result).test
+    assert (
+        f'Calc receiver = ((Calc) {HELPER_CLASS}.make("org.demo.Calc", "total", 3, "unit", new String("kg"), '
+        f'"next", {HELPER_CLASS}.make("org.demo.Calc", "total", 1, "unit", new String("g"), "next", null)));'
+    ) in test
+    assert f'String u = (String) {HELPER_CLASS}.get(receiver, "unit");' in test
