@@ -395,10 +395,12 @@ def _made(node: Node, type_: str) -> str:
     twice = sorted({n for n in node.names if node.names.count(n) > 1})
     if twice:
         raise Unexpressible(f"it holds a {node.java}, two of whose classes have a field {twice[0]}")
-    parts = [f'"{node.java}"']
-    for name, item in zip(node.names, node.items):
-        parts += [f'"{name}"', expression(item, "Object", built=True)]
-    made = f"{HELPER_CLASS}.make({', '.join(parts)})"
+    # a field to a line, a nested object's lines indented under it
+    fields = "".join(
+        f',\n    "{name}", ' + expression(item, "Object", built=True).replace("\n", "\n    ")
+        for name, item in zip(node.names, node.items)
+    )
+    made = f'{HELPER_CLASS}.make("{node.java}"{fields})'
     return made if type_ in ("Object", "") else f"(({type_}) {made})"
 
 
@@ -545,7 +547,7 @@ def _test(
             f"public class {simple}Nl2fixDivergenceTest {{",
             f"    {annotation}",
             f"    public void {decl.name}AsTheDevelopersFix() throws Throwable {{",
-            *(f"        {line}" for line in body),
+            *(f"        {line}" for entry in body for line in entry.split("\n")),
             "    }",
             *(["", HELPER.rstrip("\n")] if helper else []),
             "}",
@@ -555,11 +557,12 @@ def _test(
 
 
 def _held(given: dict[str, tuple[Node, str]], local: dict[str, str], holder: str, node: Node, type_: str) -> str:
-    """The very object ``holder`` holds in one of its fields (the only one whose value reads as ``node``), read
-    from it in the test: a value written anew would be an equal copy, another input."""
+    """The very object ``holder`` holds in one of its fields, read from it in the test: a value written anew
+    would be an equal copy, another input. The snapshot says only that ``holder`` holds it somewhere, so the
+    field must be the one place in all of ``holder`` whose value reads as ``node``."""
     held_by = given.get(holder, (Node("", "opaque"), ""))[0]
     fields = [f for f, item in zip(held_by.names, held_by.items) if item.text == node.text]
-    if held_by.kind != "object" or len(fields) != 1:
+    if held_by.kind != "object" or len(fields) != 1 or held_by.text.count(node.text) != 1:
         raise Unexpressible(f"it is the very object {holder} holds, deeper than one of its fields or in more than one")
     cast = "" if type_ == "Object" else f"({type_}) "
     return f'{cast}{HELPER_CLASS}.get({local[holder]}, "{fields[0]}")'

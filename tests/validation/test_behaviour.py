@@ -138,7 +138,7 @@ def _junit(test: str, bug, method: str, tmp: Path) -> subprocess.CompletedProces
         ("Textkit-1", "equal_length_check_removed", 'CharSequence b = new String("abc");'),
         ("Textkit-5", "first_accent_skipped", 'new String("\\u00c0")'),
         # a receiver the tests built, made field by field (its ranges each an object of their own)
-        ("Rangekit-2", "hardcoded_range_ends", 'Nl2fix.make("org.rangekit.IntRange", "min", 1, "max", 3)'),
+        ("Rangekit-2", "hardcoded_range_ends", '"ranges", new java.util.ArrayList(java.util.Arrays.asList('),
     ],
 )
 def test_a_divergence_comes_with_a_junit_test_that_passes_on_the_fix_and_fails_on_the_candidate(

@@ -126,6 +126,14 @@ def test_an_exception_the_fix_throws_is_expected_and_a_changed_argument_is_asser
             "argument x cannot be written in a test: it is the very object arg0 holds, deeper than one of its fields",
         ),
         (
+            # held by the receiver, but an equal string sits deeper in it too: which one it is, is not known
+            "    public int f(String u) {\n        return 1;\n    }",
+            'arg0="kg" (an object this holds), this=org.demo.Calc{unit="kg",units=java.util.ArrayList[1]{"kg"}}',
+            "return=1",
+            "return=2",
+            "argument u cannot be written in a test: it is the very object this holds, deeper than one of its fields",
+        ),
+        (
             "    static String f(String x) {\n        return x;\n    }",
             'arg0="aaaa..."(3000)',
             'return="a"',
