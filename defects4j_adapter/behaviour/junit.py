@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from defects4j_adapter.behaviour.observations import TIMEOUT
 from defects4j_adapter.behaviour.probe_source import NotProbeable, declaration, enclosing_class
 from nl2fix.java_source import splice
 from nl2fix.java_source.lexer import code_tokens
@@ -82,8 +83,27 @@ HELPER = """\
             throw new NoSuchMethodException(name);
         }
 
-        /** A value as text to compare: arrays by their elements, every other value as it prints. */
-        static String text(Object o) {
+        /** Fails unless {@code actual} is {@code expected}: arrays by their elements (a double by its bits), a
+         * StringBuilder or StringBuffer (no equals of its own) by its class and text, any other value by equals. */
+        static void check(Object expected, Object actual) {
+            boolean same = expected instanceof CharSequence && !(expected instanceof String)
+                    ? actual != null && expected.getClass() == actual.getClass()
+                            && expected.toString().equals(actual.toString())
+                    : java.util.Arrays.deepEquals(new Object[] {expected}, new Object[] {actual});
+            if (!same) {
+                throw new AssertionError("expected: " + text(expected) + " but was: " + text(actual));
+            }
+        }
+
+        /** Fails unless {@code actual} is of the class of that binary name. */
+        static void checkClass(String name, Object actual) {
+            String was = actual == null ? "null" : actual.getClass().getName();
+            if (!name.equals(was)) {
+                throw new AssertionError("expected a " + name + " but was: " + was);
+            }
+        }
+
+        private static String text(Object o) {
             return java.util.Arrays.deepToString(new Object[] {o});
         }
 
@@ -209,6 +229,9 @@ class _Reader:
                 return Node("", "literal", made)
             depth = 1
             while depth and self.at < len(t):
+                if t[self.at] == '"':  # a parenthesis inside a quoted string counts for nothing
+                    self._string()
+                    continue
                 depth += {"(": 1, ")": -1}.get(t[self.at], 0)
                 self.at += 1
             return Node("", "opaque", f"a {name} (a JDK object a test cannot rebuild from what the probe writes)")
@@ -326,34 +349,46 @@ _SAME = re.compile(r" \(the same object as (\w+)\)")
 _HELD = re.compile(r" \(an object (\w+) holds\)")
 
 
-def _items(text: str, labels: bool = True) -> list[tuple[str, Node, str]]:
+def _items(text: str, lenient: bool = False) -> list[tuple[str, Node, str]]:
     """The ``label=value`` items of a snapshot, each with what follows its value (`` (the same object as
-    arg0)``); a value the text cuts off ends the list."""
+    arg0)``); a value the text cuts off ends the list, and with ``lenient`` so does one it cannot read."""
     r = _Reader(text)
     out: list[tuple[str, Node, str]] = []
     while r.at < len(text):
-        if out:
-            r.expect(", ")
-        eq = text.find("=", r.at)
-        if eq < 0:
-            break
-        label = text[r.at : eq]
-        r.at = eq + 1
         try:
-            node = r.value()
-        except _Cut:
+            item = _next_item(r, text, bool(out))
+        except Unexpressible:
+            if not lenient:
+                raise
             break
-        same = ""
-        m = _SAME.match(text, r.at)
-        if m is not None:
-            same, r.at = m.group(1), m.end()
-        held = _HELD.match(text, r.at)
-        if held is not None:
-            # the very string or array another root keeps inside it: a test writes each value anew, so it
-            # would pass an equal copy, another input
-            same, r.at = f"held:{held.group(1)}", held.end()
-        out.append((label, node, same))
+        if item is None:
+            break
+        out.append(item)
     return out
+
+
+def _next_item(r: _Reader, text: str, after: bool) -> tuple[str, Node, str] | None:
+    if after:
+        r.expect(", ")
+    eq = text.find("=", r.at)
+    if eq < 0:
+        return None
+    label = text[r.at : eq]
+    r.at = eq + 1
+    try:
+        node = r.value()
+    except _Cut:
+        return None
+    same = ""
+    m = _SAME.match(text, r.at)
+    if m is not None:
+        same, r.at = m.group(1), m.end()
+    held = _HELD.match(text, r.at)
+    if held is not None:
+        # the very string or array another root keeps inside it: a test writes each value anew, so it
+        # would pass an equal copy, another input
+        same, r.at = f"held:{held.group(1)}", held.end()
+    return label, node, same
 
 
 def expression(node: Node, type_: str, built: bool = False) -> str:
@@ -404,11 +439,28 @@ def _made(node: Node, type_: str) -> str:
     return made if type_ in ("Object", "") else f"(({type_}) {made})"
 
 
-def _assertion(node: Node, type_: str, actual: str) -> str:
+def _assertion(node: Node, type_: str, actual: str) -> list[str]:
+    """The assertions that ``actual``, of the declared ``type_``, is the fix's value ``node``."""
+    if type_.endswith("[]") or node.kind in ("collection", "map", "array") or _builder(node):
+        return _checked_value(node, actual)
+    return [_typed_assertion(node, type_, actual)]
+
+
+def _builder(node: Node) -> bool:
+    return node.kind == "literal" and node.java.startswith(
+        ("new java.lang.StringBuilder(", "new java.lang.StringBuffer(")
+    )
+
+
+def _checked_value(node: Node, actual: str) -> list[str]:
+    """:data:`HELPER`'s ``check`` of ``actual`` against the fix's value, and of a collection's class: an equal list
+    of another class (a fixed-size one) is another result."""
+    kept = [f'{HELPER_CLASS}.checkClass("{node.java}", {actual});'] if node.kind in ("collection", "map") else []
+    return [*kept, f"{HELPER_CLASS}.check({expression(node, 'Object')}, {actual});"]
+
+
+def _typed_assertion(node: Node, type_: str, actual: str) -> str:
     expected = expression(node, type_)
-    if type_.endswith("[]"):
-        shown = "java.util.Arrays.toString"
-        return f"org.junit.Assert.assertEquals({shown}({expected}), {shown}({actual}));"
     if type_ in _INTEGRAL:
         return f"org.junit.Assert.assertEquals((long) {expected}, (long) {actual});"
     if type_ in ("double", "float"):
@@ -417,9 +469,6 @@ def _assertion(node: Node, type_: str, actual: str) -> str:
         return f"org.junit.Assert.assertEquals({box}.valueOf({expected}), {box}.valueOf({actual}));"
     if type_ == "boolean":
         return f"org.junit.Assert.assertEquals(Boolean.valueOf({expected}), Boolean.valueOf({actual}));"
-    if node.kind == "literal" and expected.startswith(("new java.lang.StringBuilder(", "new java.lang.StringBuffer(")):
-        # neither has an equals of its own: equal contents are two objects
-        return f"org.junit.Assert.assertEquals(String.valueOf({expected}), String.valueOf({actual}));"
     return f"org.junit.Assert.assertEquals({expected}, {actual});"
 
 
@@ -521,11 +570,20 @@ def _test(
     expected = reference_result.strip()
     if expected.startswith("..."):
         raise Unexpressible("the developer's fix's outcome is longer than the probe shows")
-    annotation = "@org.junit.Test"
+    # a candidate that does not end fails the test at JUnit's limit, not never
+    annotation = "@org.junit.Test" + ("(timeout = 60000)" if candidate_result == TIMEOUT else "")
     if expected.startswith("throws "):
+        # exactly the fix's class: `@Test(expected = ...)` would take a subclass the candidate throws
         thrown = expected[len("throws ") :].split("=")[0]
-        annotation = f"@org.junit.Test(expected = {thrown.replace('$', '.')}.class)"
-        body.append(f"{call};")
+        body += [
+            "try {",
+            f"    {call};",
+            "} catch (Throwable thrown) {",
+            f'    org.junit.Assert.assertEquals("{thrown}", thrown.getClass().getName());',
+            "    return;",
+            "}",
+            f'org.junit.Assert.fail("{thrown} not thrown");',
+        ]
     else:
         body += _checked(decl, reflective, call, expected, candidate_result)
     package = re.search(r"^\s*package\s+([\w.]+)\s*;", source, re.M)
@@ -569,14 +627,20 @@ def _held(given: dict[str, tuple[Node, str]], local: dict[str, str], holder: str
 
 
 def _checked(decl, reflective: bool, call: str, expected: str, candidate_result: str) -> list[str]:
-    """The call and the assertion on the first part of the fix's outcome the candidate's differs in: the
-    return value, an argument or a field of the receiver afterwards."""
-    ours, theirs = _items(expected), dict((label, node) for label, node, _ in _items(candidate_result))
-    differs = next(
-        ((label, node) for label, node, _ in ours if theirs.get(label, Node("", "")).text != node.text), None
-    )
-    if differs is None or candidate_result.startswith("throws "):
+    """The call and the assertions on the first part of the fix's outcome that the candidate's, as far as it is
+    shown, has otherwise: the return value, an argument or a field of the receiver afterwards. A candidate that
+    threw or did not end where the fix returned is shown by the call itself, its return value asserted."""
+    if candidate_result.startswith("..."):
+        # the window the probe shows starts past the candidate's first labels: what they held is not known
+        raise Unexpressible("the candidate's outcome is shown from the middle, where it differs")
+    ours = _items(expected)
+    stopped = candidate_result.startswith("throws ") or candidate_result == TIMEOUT
+    theirs: dict[str, Node] = {}
+    if stopped:
         differs = ("return", ours[0][1]) if ours and ours[0][0] == "return" else None
+    else:
+        theirs = {label: node for label, node, _ in _items(candidate_result, lenient=True)}
+        differs = next(((label, n) for label, n, _ in ours if label in theirs and theirs[label].text != n.text), None)
     if differs is None:
         raise Unexpressible("the outcomes differ beyond what the probe shows")
     label, node = differs
@@ -584,23 +648,20 @@ def _checked(decl, reflective: bool, call: str, expected: str, candidate_result:
         if decl.return_type == "void":
             return [f"{call};"]
         if reflective:
-            return [f"Object result = {call};", _same_text(node, "result")]
-        return [f"{decl.return_type} result = {call};", _assertion(node, decl.return_type, "result")]
+            return [f"Object result = {call};", *_checked_value(node, "result")]
+        return [f"{decl.return_type} result = {call};", *_assertion(node, decl.return_type, "result")]
     if label.startswith("arg") and label[3:].isdigit() and int(label[3:]) < len(decl.params):
         p = decl.params[int(label[3:])]
-        return [f"{call};", _same_text(node, p.name) if reflective else _assertion(node, p.type, p.name)]
-    if label == "this" and not decl.static:
-        theirs_this = theirs.get("this", Node("", "opaque"))
+        return [f"{call};", *(_checked_value(node, p.name) if reflective else _assertion(node, p.type, p.name))]
+    if label == "this" and not decl.static and node.kind == "object" and theirs["this"].kind == "object":
+        their_fields = dict(zip(theirs["this"].names, theirs["this"].items))
         fields = [
-            (f, item)
-            for f, item in zip(node.names, node.items)
-            if theirs_this.kind != "object"
-            or dict(zip(theirs_this.names, theirs_this.items)).get(f, Node("", "")).text != item.text
+            (f, v) for f, v in zip(node.names, node.items) if f in their_fields and their_fields[f].text != v.text
         ]
-        if node.kind == "object" and fields:
+        if fields:
             field_name, value = fields[0]
             try:
-                return [f"{call};", _same_text(value, f'{HELPER_CLASS}.get(receiver, "{field_name}")')]
+                return [f"{call};", *_checked_value(value, f'{HELPER_CLASS}.get(receiver, "{field_name}")')]
             except Unexpressible as exc:
                 raise Unexpressible(f"they differ in the receiver's field {field_name} afterwards: {exc}") from exc
     raise Unexpressible(
@@ -612,15 +673,8 @@ def _checked(decl, reflective: bool, call: str, expected: str, candidate_result:
 def _commented(snapshot: str) -> str:
     """Snapshot text made safe in a line comment: javac translates ``\\u000a`` before it reads comments, so a
     line break the candidate's own output holds (written so by the probe) would end the comment and make the
-    rest of that output code of the test a user runs. Every backslash doubled, none starts an escape."""
-    return snapshot.replace("\\", "\\\\")
-
-
-def _text(node: Node | None) -> str | None:
-    return None if node is None else node.text
-
-
-def _same_text(node: Node, actual: str) -> str:
-    """An assertion that ``actual`` prints as the fix's value does (arrays by their elements)."""
-    expected = expression(node, "Object", built=False)
-    return f"org.junit.Assert.assertEquals({HELPER_CLASS}.text({expected}), {HELPER_CLASS}.text({actual}));"
+    rest of that output code of the test a user runs. Every backslash doubled, none starts an escape; a
+    character outside printable ASCII written as such an unread escape (a class name in another script, which a
+    build reading its sources as ASCII refuses)."""
+    doubled = snapshot.replace("\\", "\\\\")
+    return "".join(c if " " <= c <= "~" else f"\\\\u{ord(c):04x}" for c in doubled)
