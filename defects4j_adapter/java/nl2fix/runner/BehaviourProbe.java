@@ -594,7 +594,7 @@ public final class BehaviourProbe {
             States kept = states.get(test);
             reached += choose(Derived.reached(input, kept == null ? List.of() : kept.objects),
                     Math.min(STATES_PER_CALL, MAX_REACHED - reached), types, chosen, texts);
-            Graphs.View view = new Graphs.View(owner.getName(), named, true);
+            Graphs.View view = new Graphs.View(owner.getName(), named);
             Integer[] at = new Integer[chosen.size()];
             for (int i = 0; i < at.length; i++) {
                 at[i] = i;

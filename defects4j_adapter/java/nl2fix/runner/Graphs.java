@@ -34,11 +34,6 @@ final class Graphs {
     static final int MAX_DEPTH = 10;
     static final int MAX_ELEMENTS = 64;
     static final int MAX_CHARS = 20_000;
-    /** A string's characters an input's snapshot writes. */
-    static final int MAX_STRING = 2_000;
-    /** Elements and characters an outcome's snapshot writes at most ({@link View}). */
-    static final int WHOLE_ELEMENTS = 1 << 16;
-    static final int WHOLE_CHARS = 1 << 21;
 
     /**
      * Which fields a snapshot of an outcome writes: all but the private fields of the method's own class
@@ -52,24 +47,14 @@ final class Graphs {
      * caller handed in): whoever holds what it writes into sees it. A candidate's own private buffer is not.
      */
     static final class View {
-        static final View ALL = new View(null, new String[0], false);
+        static final View ALL = new View(null, new String[0]);
 
         private final String owner;
         private final java.util.Set<String> named;
-        /** How many of an array's or a collection's elements, how many characters of a string and of the whole
-         * snapshot are written. An outcome's snapshot is written whole (as far as {@link #WHOLE_CHARS}): its digest
-         * is what is compared, and a result that differs only past the 64th element or the 2,000th character of
-         * a string is another result. An input's stays short: it names the input (which inputs count as one). */
-        final int elements;
-        final int strings;
-        final int chars;
 
-        View(String owner, String[] named, boolean whole) {
+        View(String owner, String[] named) {
             this.owner = owner;
             this.named = new java.util.HashSet<>(java.util.Arrays.asList(named));
-            this.elements = whole ? WHOLE_ELEMENTS : MAX_ELEMENTS;
-            this.strings = whole ? WHOLE_CHARS : MAX_STRING;
-            this.chars = whole ? WHOLE_CHARS : MAX_CHARS;
         }
 
         boolean shows(Field f) {
@@ -1228,11 +1213,11 @@ final class Graphs {
                 }
             }
         }
-        return out.length() > view.chars ? out.substring(0, view.chars) + "..." : out.toString();
+        return out.length() > MAX_CHARS ? out.substring(0, MAX_CHARS) + "..." : out.toString();
     }
 
     private static void write(Object o, StringBuilder out, List<Object> path, View view) {
-        if (out.length() > view.chars) {
+        if (out.length() > MAX_CHARS) {
             return;
         }
         if (o == null) {
@@ -1247,12 +1232,12 @@ final class Graphs {
         }
         Class<?> c = o.getClass();
         if (o instanceof String) {
-            quote((String) o, out, view.strings);
+            quote((String) o, out);
             return;
         }
         if (o instanceof Character) {
             out.append("char(");
-            quote(o.toString(), out, view.strings);
+            quote(o.toString(), out);
             out.append(')');
             return;
         }
@@ -1306,7 +1291,7 @@ final class Graphs {
                 || o instanceof java.util.Locale || o instanceof java.net.URI || o instanceof java.io.File
                 || o instanceof java.nio.charset.Charset)) {
             out.append(c.getSimpleName()).append('(');
-            quote(String.valueOf(o), out, view.strings);
+            quote(String.valueOf(o), out);
             out.append(')');
             return;
         }
@@ -1332,11 +1317,11 @@ final class Graphs {
             if (c.isArray()) {
                 int n = Array.getLength(o);
                 out.append(c.getComponentType().getName()).append('[').append(n).append("]{");
-                for (int i = 0; i < Math.min(n, view.elements); i++) {
+                for (int i = 0; i < Math.min(n, MAX_ELEMENTS); i++) {
                     out.append(i == 0 ? "" : ",");
                     write(Array.get(o, i), out, path, view);
                 }
-                out.append(n > view.elements ? ",...}" : "}");
+                out.append(n > MAX_ELEMENTS ? ",...}" : "}");
             } else if (jdk(c) && !replayed(c)) {
                 jdkObject(o, out, path, view);
             } else {
@@ -1440,10 +1425,10 @@ final class Graphs {
             java.util.Collections.sort(items);
         }
         out.append('[').append(items.size()).append("]{");
-        for (int i = 0; i < Math.min(items.size(), view.elements); i++) {
+        for (int i = 0; i < Math.min(items.size(), MAX_ELEMENTS); i++) {
             out.append(i == 0 ? "" : ",").append(items.get(i));
         }
-        out.append(items.size() > view.elements ? ",...}" : "}");
+        out.append(items.size() > MAX_ELEMENTS ? ",...}" : "}");
     }
 
     private static void fields(Object o, StringBuilder out, List<Object> path, View view) {
@@ -1619,12 +1604,8 @@ final class Graphs {
     }
 
     private static void quote(String s, StringBuilder out) {
-        quote(s, out, MAX_STRING);
-    }
-
-    private static void quote(String s, StringBuilder out, int most) {
         out.append('"');
-        int n = Math.min(s.length(), most);
+        int n = Math.min(s.length(), 2000);
         for (int i = 0; i < n; i++) {
             char ch = s.charAt(i);
             if (ch == '"' || ch == '\\') {
