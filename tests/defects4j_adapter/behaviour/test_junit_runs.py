@@ -71,13 +71,15 @@ CASES = {
 }
 
 
-def _run(test: str, method: str, tmp: Path) -> subprocess.CompletedProcess:
+def run_test(calc: str, test: str, tmp: Path) -> subprocess.CompletedProcess:
+    """``org.demo.Calc`` of source ``calc`` and the divergence ``test`` compiled (javac, ``--release 8``) and run
+    with JUnit."""
     java = next((j for j in JDKS if j.is_file()), None)
     if java is None:
         pytest.skip("no JDK 11 or 17")
     jars = ":".join(map(str, junit_jars()))
     classes = compile_java(
-        {"org/demo/Calc.java": CALC % method, "org/demo/CalcNl2fixDivergenceTest.java": test},
+        {"org/demo/Calc.java": calc, "org/demo/CalcNl2fixDivergenceTest.java": test},
         tmp,
         "--release",
         "8",
@@ -101,9 +103,9 @@ def test_the_test_passes_on_the_fix_and_fails_on_the_candidate(case, tmp_path):
         source, fix, start, start + len(fix.splitlines()) - 1, fix, first_input, fix_result, candidate_result
     )
     assert explained.test and not explained.why_not, explained
-    on_fix = _run(explained.test, fix, tmp_path / "fix")
+    on_fix = run_test(CALC % fix, explained.test, tmp_path / "fix")
     assert on_fix.returncode == 0 and "OK (1 test)" in on_fix.stdout, (explained.test, on_fix.stdout)
-    on_candidate = _run(explained.test, candidate, tmp_path / "candidate")
+    on_candidate = run_test(CALC % candidate, explained.test, tmp_path / "candidate")
     assert "Tests run: 1,  Failures: 1" in on_candidate.stdout, (explained.test, on_candidate.stdout)
     assert "AssertionError" in on_candidate.stdout or "ComparisonFailure" in on_candidate.stdout
 

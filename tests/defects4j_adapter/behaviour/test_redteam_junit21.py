@@ -28,14 +28,12 @@ Run: ``python -m pytest -q -p no:cacheprovider tests/defects4j_adapter/behaviour
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
-
 import pytest
 
 from defects4j_adapter.behaviour.junit import divergence_test
 from defects4j_adapter.jvm.runner import junit_jars
-from tests.helpers.javac import JDKS, compile_java, run_javac
+from tests.defects4j_adapter.behaviour.test_junit_runs import run_test
+from tests.helpers.javac import run_javac
 
 SHOWN = 300
 """``BehaviourProbe.SHOWN``: the characters of an outcome a row shows."""
@@ -135,27 +133,6 @@ ATTACKS = {
 }
 
 
-def _run(test: str, method: str, tmp: Path) -> subprocess.CompletedProcess:
-    java = next((j for j in JDKS if j.is_file()), None)
-    if java is None:
-        pytest.skip("no JDK 11 or 17")
-    jars = ":".join(map(str, junit_jars()))
-    classes = compile_java(
-        {"org/demo/Calc.java": CALC % method, "org/demo/CalcNl2fixDivergenceTest.java": test},
-        tmp,
-        "--release",
-        "8",
-        "-cp",
-        jars,
-    )
-    return subprocess.run(
-        [str(java), "-cp", f"{classes}:{jars}", "org.junit.runner.JUnitCore", "org.demo.CalcNl2fixDivergenceTest"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
 def written(fix: str, first_input: str, fix_outcome: str, candidate_outcome: str):
     source = CALC % fix
     start = source.splitlines().index(fix.splitlines()[0]) + 1
@@ -180,9 +157,9 @@ def test_a_test_written_passes_on_the_fix_and_fails_on_the_candidate(case, tmp_p
     if not explained.test:
         assert explained.why_not
         return
-    on_fix = _run(explained.test, fix, tmp_path / "fix")
+    on_fix = run_test(CALC % fix, explained.test, tmp_path / "fix")
     assert "OK (1 test)" in on_fix.stdout, (explained.test, on_fix.stdout)
-    on_candidate = _run(explained.test, candidate, tmp_path / "candidate")
+    on_candidate = run_test(CALC % candidate, explained.test, tmp_path / "candidate")
     assert "Tests run: 1,  Failures: 1" in on_candidate.stdout, (explained.test, on_candidate.stdout)
 
 
