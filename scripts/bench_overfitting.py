@@ -36,7 +36,10 @@ plausible, probed. Every result goes to ``--out`` (JSON lines) as it comes, so a
 where it was. Printed from that file: the confusion table (label x outcome), and of the plausible
 labelled patches: precision and recall of ``diverges`` for overfitting, accuracy (diverges =
 overfitting, same-behaviour = correct), the ``not-probed`` rate, and the false-alarm rate on correct
-patches (tools' and developers' apart). ``--report`` only prints what the file holds.
+patches (tools' and developers' apart); and of the divergences, how many come with a JUnit test that shows
+them (written by nl2fix, then compiled and run under bubblewrap on the fix and on the patch as
+``bench_divergence_tests.py`` does: it passes on the fix and fails on the patch). ``--report`` only prints what
+the file holds.
 
     python3 scripts/bench_overfitting.py --patches /tmp/DefectRepairing/tool/patches --out overfit.jsonl
     python3 scripts/bench_overfitting.py --set apr-efficiency --seen /tmp/DefectRepairing/tool/patches \
@@ -50,6 +53,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -350,12 +354,34 @@ def measure(args: argparse.Namespace, bugs: list[Bug], patches: list[Patch], out
                         record = run.candidate(p.id, code)
                         row["outcome"], row["note"] = outcome(record)
                         row["cpu"] = record.behaviour.cpu_seconds if record.behaviour else 0.0
+                        if row["outcome"] == "diverges" and record.behaviour is not None:
+                            row["test"] = test_shown(run.ws, engine, bug, code, record.behaviour)
                     rows.append(row)
             with out.open("a", encoding="utf-8") as f:
                 f.writelines(json.dumps(r) + "\n" for r in rows)
             print(f"{bug.id}: {len(rows)} patch(es) ({time.monotonic() - start:.0f} s)", file=sys.stderr)
     finally:
         engine.close()
+
+
+def test_shown(ws, engine, bug: Bug, code: str, behaviour) -> str:
+    """``shows`` when the divergence's JUnit test passes on the fix and fails on the patch; else what it did, or
+    why none was written."""
+    import bench_divergence_tests as tests
+
+    if not behaviour.junit_test:
+        return f"none: {behaviour.junit_note[:100]}"
+    folder = Path(tempfile.mkdtemp(prefix="divergence-test-", dir=engine.options.cache_dir))
+    try:
+        shown = tests.Shown(
+            tests.run_on(ws, engine.options.sandbox, bug.fixed_method, behaviour.junit_test, folder / "fix"),
+            tests.run_on(ws, engine.options.sandbox, code, behaviour.junit_test, folder / "patch"),
+        )
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return (
+        "shows" if shown.shows else f"does not show: on the fix {shown.fix[:80]}; on the patch {shown.candidate[:80]}"
+    )
 
 
 def _rate(part: int, whole: int) -> str:
@@ -382,10 +408,19 @@ def report(rows: list[dict]) -> None:
     print(f"  false alarms on correct tools' patches {_rate(fp, sum(corr[o] for o in probed))}")
     dev = table["developer fix"]
     print(f"  false alarms on developers' fixes      {_rate(dev['diverges'], sum(dev[o] for o in probed))}")
+    tests = Counter(
+        r.get("test", "not checked (an earlier run)").split(":")[0] for r in rows if r["outcome"] == "diverges"
+    )
+    print(
+        f"  divergences with a JUnit test that shows them {tests['shows']}/{sum(tests.values())}"
+        + "".join(f"; {kind} {n}" for kind, n in sorted(tests.items()) if kind != "shows")
+    )
     print("\neach probed patch's outcome:")
     for r in sorted(rows, key=lambda r: (r["bug"], r["id"])):
         if r["outcome"] in probed or r["outcome"] == OUTSIDE:
             print(f"  {r['bug']:<10}{r['id']:<14}{r['tool']:<11}{r['label']:<12}{r['outcome']:<15}{r['note'][:160]}")
+            if r.get("test", "shows") != "shows":
+                print(f"      its JUnit test: {r['test'][:200]}")
 
 
 SETS = {"patchsim": read_patchsim, "apr-efficiency": read_apr_efficiency, "repairbench": read_repairbench}
