@@ -83,7 +83,9 @@ def run_on(ws: Workspace, sandbox: Sandbox, method: str, test: str, folder: Path
     test_file.write_text(test, ws.encoding)
     jdk = reference_java.current().jdk
     level = java_level.javac_options(int(ws.java_release), jdk.major)
-    classpath = [ws.classes_dir, *ws.classpath, *junit_jars()]
+    # the project's test classes too: an input may hold one (a test's function object), and a user puts the test
+    # among them
+    classpath = [ws.classes_dir, ws.test_classes_dir, *ws.classpath, *junit_jars()]
     for out, file, path in ((main, spliced, classpath), (tests, test_file, [main, *classpath])):
         out.mkdir()
         made = run_command(
