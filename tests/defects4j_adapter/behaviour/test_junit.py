@@ -127,6 +127,14 @@ def test_an_exception_the_fix_throws_is_expected_and_a_changed_argument_is_asser
             "argument x cannot be written in a test: it is the very object arg0 holds, deeper than one of its fields",
         ),
         (
+            # an anonymous class's object: its enclosing object and the locals it captured are not in the snapshot
+            "    public static int f(Object o) {\n        return 1;\n    }",
+            "arg0=org.demo.Calc$1{}",
+            "return=1",
+            "return=2",
+            "it holds a org.demo.Calc$1, an anonymous or local class's object",
+        ),
+        (
             # held by the receiver, but an equal string sits deeper in it too: which one it is, is not known
             "    public int f(String u) {\n        return 1;\n    }",
             'arg0="kg" (an object this holds), this=org.demo.Calc{unit="kg",units=java.util.ArrayList[1]{"kg"}}',
