@@ -163,7 +163,7 @@ def main() -> int:
                         bug.start_line,
                         bug.end_line,
                         bug.fixed_method,
-                        b.first_input,
+                        b.first_input_whole or b.first_input,
                         b.reference_result,
                         b.candidate_result,
                     )

@@ -46,6 +46,9 @@ class Observation:
     reference_again_digest: str
     """The reference's outcome on a second copy of the input, in the same job: equal when it repeats itself
     (:data:`STEADY`: not run again, the input being one its own probe found steady)."""
+    whole_input: str = ""
+    """The input written whole (``BehaviourProbe.WHOLE_INPUTS``) where the candidate's outcome differs and ``input``
+    is shortened, for the first such inputs of a job; else empty."""
 
     @property
     def reference_timed_out(self) -> bool:
@@ -105,13 +108,15 @@ def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
     passed over and whether the candidate spoiled the JVM (None: the probe did not end, e.g. the JVM died in it)."""
     run = ProbeRun()
     for row in rows:
-        origin, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again = (row + [""] * 9)[:9]
+        origin, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again, whole = (row + [""] * 10)[:10]
         try:
             kind = Origin(origin)
         except ValueError:
             run.error = f"an unknown probe row {origin!r}"
             continue
-        run.observations.append(Observation(kind, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again))
+        run.observations.append(
+            Observation(kind, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again, whole)
+        )
     if end is None:
         run.error = run.error or "the probe did not end"
     else:

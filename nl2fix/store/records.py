@@ -189,6 +189,9 @@ class BehaviourRecord(_Record):
     behaved the same twice."""
     first_input: str = ""
     """For ``diverges``: the first input on which the candidate did something else."""
+    first_input_whole: str = ""
+    """``first_input`` as the runner wrote it whole (up to 20,000 characters) where ``first_input`` is shortened
+    and the probe kept it; the JUnit test is written from it."""
     reference_result: str = ""
     """What the developer's fix did on it."""
     candidate_result: str = ""

@@ -145,6 +145,7 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     if developer_fix and first is not None:
         record.label = Behaviour.DIVERGES
         record.first_input, record.candidate_result = first.input, first.candidate
+        record.first_input_whole = first.whole_input
         record.reference_result = first.reference
         if changed_state:
             record.candidate_result = (
@@ -304,7 +305,7 @@ class Prober:
                 bug.start_line,
                 bug.end_line,
                 self.reference,
-                record.first_input,
+                record.first_input_whole or record.first_input,
                 record.reference_result,
                 record.candidate_result,
             )

@@ -178,6 +178,24 @@ def test_only_state_a_caller_can_observe_is_compared(runner, tmp_path, name, can
     assert "spare=null" in call.input  # an input is written whole: its receiver's state picks it out
 
 
+LENGTH = """public int length(String s) {
+    return s.length();
+}"""
+
+
+def test_an_input_the_candidate_differs_on_comes_whole_where_its_row_shows_it_shortened(runner, tmp_path):
+    # the divergence's JUnit test is written from the input: a row shows 1,000 characters of it
+    candidate = LENGTH.replace("return s.length();", "return s.length() > 1200 ? 0 : s.length();")
+    run = probe(runner, tmp_path, candidate, LENGTH, 'new h.Holder().length("' + "a" * 1500 + '")')
+    call = next(o for o in run.observations if o.origin is observations.Origin.CALL)
+    assert call.candidate_digest != call.reference_digest and call.input.endswith("..."), call
+    assert (
+        call.whole_input == 'arg0="' + "a" * 1500 + '", this=h.Holder{count=0,spare=null,visible=0,limits=int[2]{1,2}}'
+    )
+    # inputs on which the candidate does what the fix does are never written whole
+    assert all(not o.whole_input for o in run.observations if o.candidate_digest == o.reference_digest)
+
+
 CUT = """public double cut(double x) {
     return x < 0.5 ? 0 : x;
 }"""

@@ -111,6 +111,10 @@ public final class BehaviourProbe {
     static final String NO_EVIDENCE = "no-evidence";
     /** An input is shown longer than an outcome: it is what a reader needs to run the call again. */
     static final int SHOWN_INPUT = 1000;
+    /** Characters of whole inputs a job's rows carry at most: an input on which the candidate's outcome differs
+     * from the reference's is also written whole (as far as {@link Graphs#MAX_CHARS}), the divergence's JUnit test
+     * being written from it; the first ones only, so that a candidate differing everywhere adds little. */
+    static final int WHOLE_INPUTS = 1 << 16;
     /** The failures of the reference that make a derived input no evidence (see {@code unexpected}). */
     static final List<String> UNEXPECTED = List.of("java.lang.NullPointerException",
             "java.lang.ArrayIndexOutOfBoundsException", "java.lang.StringIndexOutOfBoundsException",
@@ -498,6 +502,8 @@ public final class BehaviourProbe {
         final Stop candidateStop = new Stop();
         /** The row of the input whose candidate's body runs now, as it reads if that body never returns (timeout). */
         volatile String[] pending;
+        /** Characters of whole inputs the job's rows may still carry ({@link #WHOLE_INPUTS}). */
+        int wholeLeft = WHOLE_INPUTS;
         /** Digests of the inputs passed over (see {@link BehaviourProbe#begin}), and how many were. */
         final Set<String> skip;
         int passedOver;
@@ -770,7 +776,21 @@ public final class BehaviourProbe {
                 }
                 throw d;
             }
-            made[slot] = row(origin, test, text, outcomes, runs);
+            made[slot] = whole(row(origin, test, text, outcomes, runs), text, outcomes, runs);
+        }
+
+        /** {@code row} with the input written whole after it when the candidate's outcome differs from the
+         * reference's, which repeated itself, while the job's {@link #WHOLE_INPUTS} last. */
+        private String[] whole(String[] row, String input, String[] outcomes, int runs) {
+            boolean differs = !outcomes[2].equals(outcomes[0]) && (runs == 1 || outcomes[1].equals(outcomes[0]))
+                    && !Words.TIMEOUT.equals(outcomes[2]);
+            if (!differs || input.length() <= SHOWN_INPUT || input.length() > wholeLeft) {
+                return row;
+            }
+            wholeLeft -= input.length();
+            String[] out = java.util.Arrays.copyOf(row, row.length + 1);
+            out[row.length] = input;
+            return out;
         }
 
         /** Whether the reference's outcome is a failure no caller is meant to meet (a null dereferenced, an
