@@ -613,7 +613,7 @@ public final class BehaviourProbe {
                             reference, view, made, i);
                 }
             } finally {
-                keep(made);
+                keep(made, texts);
             }
             // a snapshot cut at its length limit is a large graph: not kept alive for the rest of the job
             if (text.length() <= Graphs.MAX_CHARS) {
@@ -640,11 +640,24 @@ public final class BehaviourProbe {
             return taken;
         }
 
-        private void keep(String[][] made) {
-            for (String[] row : made) {
-                if (row != null) {
-                    rows.add(row);
+        /** The rows of a call's inputs, in their fixed order; an input the candidate's outcome differs on (the
+         * reference having repeated itself) written whole after its row while the job's {@link #WHOLE_INPUTS} last,
+         * in that order too (never the order they ran in, which is drawn anew each job). */
+        private void keep(String[][] made, List<String> texts) {
+            for (int i = 0; i < made.length; i++) {
+                String[] row = made[i];
+                if (row == null) {
+                    continue;
                 }
+                String text = texts.get(i);
+                boolean differs = !row[8].equals(row[6]) && (row[9].equals(row[6]) || STEADY.equals(row[9]))
+                        && !Words.TIMEOUT.equals(row[7]);
+                if (differs && text.length() > SHOWN_INPUT && text.length() <= wholeLeft) {
+                    wholeLeft -= text.length();
+                    row = java.util.Arrays.copyOf(row, row.length + 1);
+                    row[row.length - 1] = text;
+                }
+                rows.add(row);
             }
         }
 
@@ -776,21 +789,7 @@ public final class BehaviourProbe {
                 }
                 throw d;
             }
-            made[slot] = whole(row(origin, test, text, outcomes, runs), text, outcomes, runs);
-        }
-
-        /** {@code row} with the input written whole after it when the candidate's outcome differs from the
-         * reference's, which repeated itself, while the job's {@link #WHOLE_INPUTS} last. */
-        private String[] whole(String[] row, String input, String[] outcomes, int runs) {
-            boolean differs = !outcomes[2].equals(outcomes[0]) && (runs == 1 || outcomes[1].equals(outcomes[0]))
-                    && !Words.TIMEOUT.equals(outcomes[2]);
-            if (!differs || input.length() <= SHOWN_INPUT || input.length() > wholeLeft) {
-                return row;
-            }
-            wholeLeft -= input.length();
-            String[] out = java.util.Arrays.copyOf(row, row.length + 1);
-            out[row.length] = input;
-            return out;
+            made[slot] = row(origin, test, text, outcomes, runs);
         }
 
         /** Whether the reference's outcome is a failure no caller is meant to meet (a null dereferenced, an
