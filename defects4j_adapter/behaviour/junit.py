@@ -44,6 +44,8 @@ _COLLECTIONS = {
 }
 _MAPS = {"java.util.HashMap", "java.util.LinkedHashMap", "java.util.TreeMap", "java.util.Hashtable"}
 _NAME = re.compile(r"[A-Za-z_$][\w$.]*")
+_ARRAY_OF_ARRAYS = re.compile(r"\[+(?:[ZBCSIJFD]|L[\w$.]+;)")
+"""The component type of an array of arrays, as the runner writes it (``Class.getName``: ``[D``, ``[Lp.C;``)."""
 _NUMBER = re.compile(r"-?(?:NaN|Infinity|\d+(?:\.\d+)?(?:E-?\d+)?)[Lf]?")
 
 
@@ -206,6 +208,10 @@ class _Reader:
         if m is not None:
             self.at = m.end()
             return Node("", "literal", _java_number(m.group()))
+        m = _ARRAY_OF_ARRAYS.match(t, self.at)
+        if m is not None and t.startswith("[", m.end()):
+            self.at = m.end()
+            return self._elements(m.group())
         m = _NAME.match(t, self.at)
         if m is None:
             raise _Cut(t) if self.at >= len(t) else Unexpressible(f"unexpected text at {t[self.at : self.at + 30]!r}")
@@ -413,9 +419,7 @@ def expression(node: Node, type_: str, built: bool = False) -> str:
     if not node.complete:
         raise Unexpressible(f"it holds a {node.java} longer than the probe writes")
     if node.kind == "array":
-        if node.java.startswith("["):
-            raise Unexpressible("it holds an array of arrays")
-        component = node.java.replace("$", ".")
+        component = _source_type(node.java)
         inner = ", ".join(expression(i, component, built) for i in node.items)
         return f"new {component}[] {{{inner}}}"
     elems = [expression(i, "Object", built) for i in node.items]
@@ -423,6 +427,27 @@ def expression(node: Node, type_: str, built: bool = False) -> str:
         puts = "".join(f"put({k}, {v}); " for k, v in zip(elems[::2], elems[1::2]))
         return f"new {node.java}() {{{{ {puts}}}}}" if elems else f"new {node.java}()"
     return f"new {node.java}(java.util.Arrays.asList(new Object[] {{{', '.join(elems)}}}))"
+
+
+_DESCRIPTORS = {
+    "Z": "boolean",
+    "B": "byte",
+    "C": "char",
+    "S": "short",
+    "I": "int",
+    "J": "long",
+    "F": "float",
+    "D": "double",
+}
+
+
+def _source_type(name: str) -> str:
+    """A class's name as ``Class.getName`` gives it (an array's as its descriptor: ``[D``, ``[Lp.C;``) in source."""
+    dims = len(name) - len(name.lstrip("["))
+    if dims:
+        element = name[dims:]
+        name = _DESCRIPTORS.get(element) or element.removeprefix("L").removesuffix(";")
+    return name.replace("$", ".") + "[]" * dims
 
 
 def _made(node: Node, type_: str) -> str:

@@ -34,6 +34,12 @@ def _test(method: str, first_input: str, fix: str, candidate: str):
         ("int[3]{1,-2,3}", "int[]", "new int[] {1, -2, 3}"),
         ('java.lang.String[2]{"a",null}', "String[]", 'new java.lang.String[] {new String("a"), null}'),
         ("NaN", "double", "Double.NaN"),
+        ("[D[2]{double[1]{1.5},double[0]{}}", "double[][]", "new double[][] {new double[] {1.5}, new double[] {}}"),
+        (
+            '[Ljava.lang.String;[1]{java.lang.String[1]{"a"}}',
+            "String[][]",
+            'new java.lang.String[][] {new java.lang.String[] {new String("a")}}',
+        ),
         ("-Infinityf", "float", "Float.NEGATIVE_INFINITY"),
         ("(short) 3", "short", "(short) 3"),
         ('BigDecimal("1.50")', "java.math.BigDecimal", 'new java.math.BigDecimal("1.50")'),

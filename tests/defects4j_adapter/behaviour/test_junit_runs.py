@@ -54,6 +54,13 @@ CASES = {
         'return="b", arg0="a", arg1="b"',
         'return="a", arg0="a", arg1="b"',
     ),
+    "array_of_arrays": (
+        "    public static double f(double[][] m) {\n        return m[1][0];\n    }",
+        "    public static double f(double[][] m) {\n        return m[0][0];\n    }",
+        "arg0=[D[2]{double[1]{1.5},double[1]{2.5}}",
+        "return=2.5, arg0=[D[2]{double[1]{1.5},double[1]{2.5}}",
+        "return=1.5, arg0=[D[2]{double[1]{1.5},double[1]{2.5}}",
+    ),
     "receiver_field_afterwards": (
         "    public void f(int x) {\n        total += x;\n    }",
         "    public void f(int x) {\n        total = x;\n    }",
