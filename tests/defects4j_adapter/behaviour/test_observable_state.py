@@ -196,6 +196,20 @@ def test_an_input_the_candidate_differs_on_comes_whole_where_its_row_shows_it_sh
     assert all(not o.whole_input for o in run.observations if o.candidate_digest == o.reference_digest)
 
 
+def test_a_candidate_differing_on_every_long_input_cannot_keep_its_first_one_from_coming_whole(runner, tmp_path):
+    # the fourteenth session's own attack: a candidate that differs on every long input, to spend the job's 64 KB
+    # of whole inputs before the divergence the label names; rows are kept in their fixed order, so the first
+    # differing row is the first to be written whole, whatever order they ran in
+    candidate = LENGTH.replace("return s.length();", "return s.length() > 1200 ? -1 : s.length();")
+    # 40 calls, each of a string of which an input's snapshot writes 2,000 characters (2 KB whole inputs)
+    calls = 'for (int i = 0; i < 40; i++) new h.Holder().length(i + "' + "a" * 1500 + '")'
+    run = probe(runner, tmp_path, candidate, LENGTH, calls)
+    differing = [o for o in run.observations if o.candidate_digest != o.reference_digest and o.repeatable]
+    assert len(differing) > 40 and differing[0].whole_input.startswith('arg0="0aaa'), differing[:1]
+    # the budget was met: later differing inputs come shortened only
+    assert any(not o.whole_input for o in differing) and sum(len(o.whole_input) for o in differing) <= 1 << 16
+
+
 CUT = """public double cut(double x) {
     return x < 0.5 ? 0 : x;
 }"""
