@@ -64,10 +64,18 @@ def outcome(stdout: str, returncode: int) -> str:
     return f"ended {returncode}: {stdout.strip()[-200:]}"
 
 
-def run_on(ws: Workspace, sandbox: Sandbox, method: str, test: str, folder: Path) -> str:
-    """The test compiled against the project with ``method`` spliced in, and run: ``passes``, ``fails`` or why
-    neither."""
+def check(ws: Workspace, sandbox: Sandbox, candidate: str, test: str, folder: Path) -> Shown:
+    """What ``test`` does on the developer's fix and on ``candidate`` (each spliced into the buggy file)."""
     source = ws.buggy_file().read_bytes().decode(ws.encoding)
+    return Shown(
+        run_on(ws, sandbox, source, ws.bug.fixed_method, test, folder / "fix"),
+        run_on(ws, sandbox, source, candidate, test, folder / "candidate"),
+    )
+
+
+def run_on(ws: Workspace, sandbox: Sandbox, source: str, method: str, test: str, folder: Path) -> str:
+    """The test compiled against the project (``source``: its buggy file) with ``method`` spliced in, and run:
+    ``passes``, ``fails`` or why neither."""
     bug = ws.bug
     main, tests = folder / "classes", folder / "test-classes"
     relative = ws.buggy_file().relative_to(ws.src_dir)
@@ -171,11 +179,7 @@ def main() -> int:
                         why_not[f"{bug.id}: {explained.why_not[:150]}"] += 1
                         continue
                     written += 1
-                    folder = root / bug.id / hash
-                    result = Shown(
-                        run_on(ws, sandbox, bug.fixed_method, explained.test, folder / "fix"),
-                        run_on(ws, sandbox, code, explained.test, folder / "candidate"),
-                    )
+                    result = check(ws, sandbox, code, explained.test, root / bug.id / hash)
                     shown += result.shows
                     if not result.shows:
                         print(

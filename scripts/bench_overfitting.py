@@ -355,7 +355,7 @@ def measure(args: argparse.Namespace, bugs: list[Bug], patches: list[Patch], out
                         row["outcome"], row["note"] = outcome(record)
                         row["cpu"] = record.behaviour.cpu_seconds if record.behaviour else 0.0
                         if row["outcome"] == "diverges" and record.behaviour is not None:
-                            row["test"] = test_shown(run.ws, engine, bug, code, record.behaviour)
+                            row["test"] = test_shown(run.ws, engine, code, record.behaviour)
                     rows.append(row)
             with out.open("a", encoding="utf-8") as f:
                 f.writelines(json.dumps(r) + "\n" for r in rows)
@@ -364,7 +364,7 @@ def measure(args: argparse.Namespace, bugs: list[Bug], patches: list[Patch], out
         engine.close()
 
 
-def test_shown(ws, engine, bug: Bug, code: str, behaviour) -> str:
+def test_shown(ws, engine, code: str, behaviour) -> str:
     """``shows`` when the divergence's JUnit test passes on the fix and fails on the patch; else what it did, or
     why none was written."""
     import bench_divergence_tests as tests
@@ -373,10 +373,7 @@ def test_shown(ws, engine, bug: Bug, code: str, behaviour) -> str:
         return f"none: {behaviour.junit_note[:100]}"
     folder = Path(tempfile.mkdtemp(prefix="divergence-test-", dir=engine.options.cache_dir))
     try:
-        shown = tests.Shown(
-            tests.run_on(ws, engine.options.sandbox, bug.fixed_method, behaviour.junit_test, folder / "fix"),
-            tests.run_on(ws, engine.options.sandbox, code, behaviour.junit_test, folder / "patch"),
-        )
+        shown = tests.check(ws, engine.options.sandbox, code, behaviour.junit_test, folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return (

@@ -44,14 +44,11 @@ def test_a_test_that_shows_the_divergence_passes_on_the_fix_and_fails_on_the_can
             "return=true",
         ).test
         candidate = (FIXTURES / "behaviour" / "Rangekit-2" / "hardcoded_range_ends.diverges.java").read_text()
-        shown = bench.Shown(
-            bench.run_on(ws, options.sandbox, bug.fixed_method, test, tmp_path / "fix"),
-            bench.run_on(ws, options.sandbox, candidate, test, tmp_path / "candidate"),
-        )
+        shown = bench.check(ws, options.sandbox, candidate, test, tmp_path)
         assert shown.shows, shown
         # a test that does not compile is neither outcome
         broken = test.replace("receiver.", "nothing.")
-        broken = bench.run_on(ws, options.sandbox, bug.fixed_method, broken, tmp_path / "broken")
+        broken = bench.run_on(ws, options.sandbox, source, bug.fixed_method, broken, tmp_path / "broken")
         assert broken.startswith("did not compile"), broken
     finally:
         engine.close()
