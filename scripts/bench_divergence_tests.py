@@ -171,9 +171,7 @@ def main() -> int:
                         bug.start_line,
                         bug.end_line,
                         bug.fixed_method,
-                        b.first_input_whole or b.first_input,
-                        b.reference_result,
-                        b.candidate_result,
+                        *b.divergence(),
                     )
                     if not explained.test:
                         why_not[f"{bug.id}: {explained.why_not[:150]}"] += 1

@@ -85,15 +85,62 @@ HELPER = """\
             throw new NoSuchMethodException(name);
         }
 
+        /** What the probe saw of an object of the class of that binary name, its fields given in pairs: an
+         * expected value {@link #check} compares field by field (the class may have no equals of its own). */
+        static Object seen(String className, Object... fieldsAndValues) {
+            return new Seen(className, fieldsAndValues);
+        }
+
         /** Fails unless {@code actual} is {@code expected}: arrays by their elements (a double by its bits), a
-         * StringBuilder or StringBuffer (no equals of its own) by its class and text, any other value by equals. */
-        static void check(Object expected, Object actual) {
-            boolean same = expected instanceof CharSequence && !(expected instanceof String)
+         * StringBuilder or StringBuffer (no equals of its own) by its class and text, an object {@link #seen} by its
+         * class and those fields, any other value by equals. */
+        static void check(Object expected, Object actual) throws Exception {
+            if (!same(expected, actual)) {
+                throw new AssertionError("expected: " + text(expected) + " but was: " + text(actual));
+            }
+        }
+
+        private static boolean same(Object expected, Object actual) throws Exception {
+            if (expected instanceof Seen) {
+                Seen seen = (Seen) expected;
+                if (actual == null || !actual.getClass().getName().equals(seen.className)) {
+                    return false;
+                }
+                for (int i = 0; i < seen.fields.length; i += 2) {
+                    if (!same(seen.fields[i + 1], get(actual, (String) seen.fields[i]))) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            if (expected instanceof Object[] && actual instanceof Object[]) {
+                Object[] e = (Object[]) expected;
+                Object[] a = (Object[]) actual;
+                for (int i = 0; i < e.length && e.length == a.length; i++) {
+                    if (!same(e[i], a[i])) {
+                        return false;
+                    }
+                }
+                return e.length == a.length;
+            }
+            return expected instanceof CharSequence && !(expected instanceof String)
                     ? actual != null && expected.getClass() == actual.getClass()
                             && expected.toString().equals(actual.toString())
                     : java.util.Arrays.deepEquals(new Object[] {expected}, new Object[] {actual});
-            if (!same) {
-                throw new AssertionError("expected: " + text(expected) + " but was: " + text(actual));
+        }
+
+        private static final class Seen {
+            final String className;
+            final Object[] fields;
+
+            Seen(String className, Object[] fields) {
+                this.className = className;
+                this.fields = fields;
+            }
+
+            @Override
+            public String toString() {
+                return className + java.util.Arrays.deepToString(fields);
             }
         }
 
@@ -397,11 +444,12 @@ def _next_item(r: _Reader, text: str, after: bool) -> tuple[str, Node, str] | No
     return label, node, same
 
 
-def expression(node: Node, type_: str, built: bool = False) -> str:
+def expression(node: Node, type_: str, built: bool = False, expected: bool = False) -> str:
     """``node`` as a Java expression of the declared ``type_`` (a string a new object: an equal copy is
     not the same object); with ``built``, an object of a project class is made field by field as the probe
-    saw it (:data:`HELPER`'s ``make``: no constructor runs, as none ran on the probe's copy). Unexpressible
-    says why not."""
+    saw it (:data:`HELPER`'s ``make``: no constructor runs, as none ran on the probe's copy); with ``expected``
+    (a value :data:`HELPER`'s ``check`` compares with), it is what the probe saw of it (``seen``), in an array
+    of ``Object``. Unexpressible says why not."""
     if node.kind == "string":
         return f'new String("{_escape(node.java)}")'
     if node.kind == "literal":
@@ -409,6 +457,8 @@ def expression(node: Node, type_: str, built: bool = False) -> str:
     if node.kind == "opaque":
         raise Unexpressible(f"it holds {node.java}")
     if node.kind == "object":
+        if expected:
+            return _made(node, "Object", "seen")
         if not built:
             raise Unexpressible(
                 f"it holds an object of the project's class {node.java} (the probe copies its fields without a "
@@ -420,8 +470,12 @@ def expression(node: Node, type_: str, built: bool = False) -> str:
         raise Unexpressible(f"it holds a {node.java} longer than the probe writes")
     if node.kind == "array":
         component = _source_type(node.java)
-        inner = ", ".join(expression(i, component, built) for i in node.items)
+        if expected and _holds_object(node):
+            component = "Object" + component[component.index("[") :] if "[" in component else "Object"
+        inner = ", ".join(expression(i, component, built, expected) for i in node.items)
         return f"new {component}[] {{{inner}}}"
+    if expected and _holds_object(node):
+        raise Unexpressible(f"the fix's outcome holds a {node.java} of the project's objects")
     elems = [expression(i, "Object", built) for i in node.items]
     if node.kind == "map":
         puts = "".join(f"put({k}, {v}); " for k, v in zip(elems[::2], elems[1::2]))
@@ -450,8 +504,13 @@ def _source_type(name: str) -> str:
     return name.replace("$", ".") + "[]" * dims
 
 
-def _made(node: Node, type_: str) -> str:
-    """``HELPER``'s ``make`` of an object node: its class, then each field's name and value."""
+def _holds_object(node: Node) -> bool:
+    return any(i.kind == "object" or _holds_object(i) for i in node.items)
+
+
+def _made(node: Node, type_: str, how: str = "make") -> str:
+    """``HELPER``'s ``make`` of an object node (or, ``how``, its ``seen``): its class, then each field's name and
+    value."""
     if re.search(r"\$\d", node.java):
         # the snapshot leaves synthetic fields out: what an anonymous or local class captured (its enclosing
         # object, the locals it reads) would be missing (Math-85's AbstractContinuousDistribution$1: the fix
@@ -462,16 +521,16 @@ def _made(node: Node, type_: str) -> str:
         raise Unexpressible(f"it holds a {node.java}, two of whose classes have a field {twice[0]}")
     # a field to a line, a nested object's lines indented under it
     fields = "".join(
-        f',\n    "{name}", ' + expression(item, "Object", built=True).replace("\n", "\n    ")
+        f',\n    "{name}", ' + expression(item, "Object", built=True, expected=how == "seen").replace("\n", "\n    ")
         for name, item in zip(node.names, node.items)
     )
-    made = f'{HELPER_CLASS}.make("{node.java}"{fields})'
+    made = f'{HELPER_CLASS}.{how}("{node.java}"{fields})'
     return made if type_ in ("Object", "") else f"(({type_}) {made})"
 
 
 def _assertion(node: Node, type_: str, actual: str) -> list[str]:
     """The assertions that ``actual``, of the declared ``type_``, is the fix's value ``node``."""
-    if type_.endswith("[]") or node.kind in ("collection", "map", "array") or _builder(node):
+    if type_.endswith("[]") or node.kind in ("collection", "map", "array", "object") or _builder(node):
         return _checked_value(node, actual)
     return [_typed_assertion(node, type_, actual)]
 
@@ -485,8 +544,19 @@ def _builder(node: Node) -> bool:
 def _checked_value(node: Node, actual: str) -> list[str]:
     """:data:`HELPER`'s ``check`` of ``actual`` against the fix's value, and of a collection's class: an equal list
     of another class (a fixed-size one) is another result."""
-    kept = [f'{HELPER_CLASS}.checkClass("{node.java}", {actual});'] if node.kind in ("collection", "map") else []
-    return [*kept, f"{HELPER_CLASS}.check({expression(node, 'Object')}, {actual});"]
+    # an array of project objects is expected as an array of Object: its own class is checked apart
+    classed = node.kind in ("collection", "map") or node.kind == "array" and _holds_object(node)
+    name = node.java if node.kind != "array" else f"[{_descriptor(node.java)}"
+    kept = [f'{HELPER_CLASS}.checkClass("{name}", {actual});'] if classed else []
+    return [*kept, f"{HELPER_CLASS}.check({expression(node, 'Object', expected=True)}, {actual});"]
+
+
+def _descriptor(name: str) -> str:
+    """An array's component type, as the runner writes it (``Class.getName``), as its array's name holds it."""
+    if name.startswith("["):
+        return name
+    primitive = {v: k for k, v in _DESCRIPTORS.items()}.get(name)
+    return primitive or f"L{name};"
 
 
 def _typed_assertion(node: Node, type_: str, actual: str) -> str:

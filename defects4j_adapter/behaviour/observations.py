@@ -47,8 +47,13 @@ class Observation:
     """The reference's outcome on a second copy of the input, in the same job: equal when it repeats itself
     (:data:`STEADY`: not run again, the input being one its own probe found steady)."""
     whole_input: str = ""
-    """The input written whole (``BehaviourProbe.WHOLE_INPUTS``) where the candidate's outcome differs and ``input``
-    is shortened, for the first such inputs of a job; else empty."""
+    """The input written whole (``BehaviourProbe.WHOLE_TEXTS``: arrays and collections past 64 elements, past 1,000
+    characters) where the candidate's outcome differs, for the first such rows of a job, and ``input`` does not show it
+    all; else empty."""
+    whole_reference: str = ""
+    """The reference's outcome written whole where :attr:`whole_input` could be written (empty when it could not)."""
+    whole_candidate: str = ""
+    """The candidate's outcome written whole, likewise."""
 
     @property
     def reference_timed_out(self) -> bool:
@@ -108,14 +113,14 @@ def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
     passed over and whether the candidate spoiled the JVM (None: the probe did not end, e.g. the JVM died in it)."""
     run = ProbeRun()
     for row in rows:
-        origin, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again, whole = (row + [""] * 10)[:10]
+        origin, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again, *whole = (row + [""] * 12)[:12]
         try:
             kind = Origin(origin)
         except ValueError:
             run.error = f"an unknown probe row {origin!r}"
             continue
         run.observations.append(
-            Observation(kind, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again, whole)
+            Observation(kind, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again, *whole)
         )
     if end is None:
         run.error = run.error or "the probe did not end"

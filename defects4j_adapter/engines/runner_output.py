@@ -98,7 +98,7 @@ class RunnerReport:
     restart: bool = False
     behaviour_rows: list[list[str]] = field(default_factory=list)
     """A behaviour probe's rows (``BEHAVIOUR origin test input digest reference digest candidate digest
-    reference-again-digest [whole-input]``)."""
+    reference-again-digest [whole-input whole-reference whole-candidate]``)."""
     behaviour_end: list[str] | None = None
     """Its closing counts (``BEHAVIOUREND calls derived skipped budget-met-ms passed-over spoiled uncopyable``); None
     when it has none."""
@@ -155,7 +155,7 @@ def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
     elif kind in RECORDED:
         report.recorded.setdefault(kind, []).append((args[0], args[1]))
     elif kind == "BEHAVIOUR":
-        report.behaviour_rows.append(args[:10])
+        report.behaviour_rows.append(args[:12])
     elif kind == "BEHAVIOUREND":
         report.behaviour_end = args[:7]
     elif kind == "END":

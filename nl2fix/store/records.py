@@ -190,12 +190,16 @@ class BehaviourRecord(_Record):
     first_input: str = ""
     """For ``diverges``: the first input on which the candidate did something else."""
     first_input_whole: str = ""
-    """``first_input`` as the runner wrote it whole (up to 20,000 characters) where ``first_input`` is shortened
-    and the probe kept it; the JUnit test is written from it."""
+    """``first_input`` as the runner wrote it whole (up to 100,000 characters, arrays and collections up to 4,096
+    elements) where ``first_input`` does not show it all and the probe kept it; the JUnit test is written from it."""
     reference_result: str = ""
-    """What the developer's fix did on it."""
+    """What the developer's fix did on it (about 300 characters, from a little before where the two part)."""
     candidate_result: str = ""
-    """What the candidate did on it."""
+    """What the candidate did on it (likewise)."""
+    reference_result_whole: str = ""
+    """``reference_result`` written whole, as ``first_input_whole``, where the probe kept it."""
+    candidate_result_whole: str = ""
+    """``candidate_result`` written whole, likewise."""
     junit_test: str = ""
     """For ``diverges``: a JUnit 4 test class, in the package of the method's class, that makes the call of
     ``first_input`` and asserts what the developer's fix did there, so it passes on the fix and fails on the
@@ -209,6 +213,15 @@ class BehaviourRecord(_Record):
     """Why it was not probed, or what limited the probe."""
     cpu_seconds: float = 0.0
     """CPU seconds of the probe."""
+
+    def divergence(self) -> tuple[str, str, str]:
+        """The first input on which the candidate did something else, the fix's outcome and the candidate's
+        there: each whole where the probe kept it so, as a JUnit test needs them."""
+        return (
+            self.first_input_whole or self.first_input,
+            self.reference_result_whole or self.reference_result,
+            self.candidate_result_whole or self.candidate_result,
+        )
 
 
 class ValidationRecord(_Record):

@@ -147,6 +147,8 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
         record.first_input, record.candidate_result = first.input, first.candidate
         record.first_input_whole = first.whole_input
         record.reference_result = first.reference
+        if not (changed_state or drifted):
+            record.reference_result_whole, record.candidate_result_whole = first.whole_reference, first.whole_candidate
         if changed_state:
             record.candidate_result = (
                 f"{first.candidate} (and the candidate changed JVM-wide state the runner cannot put back, "
@@ -305,9 +307,7 @@ class Prober:
                 bug.start_line,
                 bug.end_line,
                 self.reference,
-                record.first_input_whole or record.first_input,
-                record.reference_result,
-                record.candidate_result,
+                *record.divergence(),
             )
             record.junit_test, record.junit_note = explained.test, explained.why_not
         return record

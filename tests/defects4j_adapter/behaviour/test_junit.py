@@ -112,9 +112,10 @@ def test_an_exception_the_fix_throws_is_expected_and_a_changed_argument_is_asser
         (
             "    public void f(int x) {\n        total = x;\n    }",
             "arg0=1, this=org.demo.Calc{}",
-            "return=null, this=org.demo.Calc{total=org.demo.Calc{total=1}}",
-            "return=null, this=org.demo.Calc{total=org.demo.Calc{total=2}}",
-            "they differ in the receiver's field total afterwards: it holds an object of the project's class",
+            "return=null, this=org.demo.Calc{total=java.util.ArrayList[1]{org.demo.Calc{total=1}}}",
+            "return=null, this=org.demo.Calc{total=java.util.ArrayList[1]{org.demo.Calc{total=2}}}",
+            "they differ in the receiver's field total afterwards: the fix's outcome holds a java.util.ArrayList of "
+            "the project's objects",
         ),
         (
             "    private static int f(int x) {\n        return x;\n    }\n    private static int f(long x) {\n"
@@ -178,3 +179,20 @@ def test_a_snapshot_cut_anywhere_is_read_up_to_the_cut_or_refused():
     for cut in range(len(whole) + 1):
         explained = _test(method, whole[:cut] + "...", "return=1", "return=2")
         assert bool(explained.test) != bool(explained.why_not), (cut, explained)
+
+
+def test_a_result_of_the_projects_objects_is_expected_field_by_field_as_the_probe_saw_it():
+    # Math's RealPointValuePair has no equals of its own: the fix's result is another instance, so assertEquals would
+    # fail on the fix too; only the fields the probe saw are checked (a private field it did not show is not)
+    method = "    public Calc[] f(int x) {\n        return null;\n    }"
+    fix = "return=org.demo.Calc[2]{null,org.demo.Calc{total=2,point=double[1]{1.5}}}, this=org.demo.Calc{total=0}"
+    candidate = "return=org.demo.Calc[2]{null,org.demo.Calc{total=3,point=double[1]{1.5}}}, this=org.demo.Calc{total=0}"
+    test = _test(method, "arg0=2, this=org.demo.Calc{}", fix, candidate).test
+    body = [line.strip() for line in test.splitlines()]
+    at = body.index("Calc[] result = receiver.f(x);")
+    assert body[at + 1 : at + 5] == [
+        'Nl2fix.checkClass("[Lorg.demo.Calc;", result);',
+        'Nl2fix.check(new Object[] {null, Nl2fix.seen("org.demo.Calc",',
+        '"total", 2,',
+        '"point", new double[] {1.5})}, result);',
+    ]

@@ -1,9 +1,10 @@
 """The JUnit tests written for divergences the tests' own objects carry, compiled and run for real (javac, JUnit)
 on the fix and on the candidate: a receiver and an argument made field by field (a constructor that throws
 never runs), an argument that is the very object the receiver holds, private and generic methods called
-through reflection, a receiver's field afterwards; and a candidate's output that would end the test's
-comment (a line break the probe writes as an escape, which javac reads before comments) stays in it: out
-of it, ``@org.junit.Ignore`` before the test's class would hide the divergence on both versions."""
+through reflection, a receiver's field afterwards, a result of the project's objects (field by field); and a
+candidate's output that would end the test's comment (a line break the probe writes as an escape, which javac
+reads before comments) stays in it: out of it, ``@org.junit.Ignore`` before the test's class would hide the
+divergence on both versions."""
 
 from __future__ import annotations
 
@@ -25,6 +26,11 @@ public class Calc {
 
     public Calc(String unit) {
         throw new IllegalStateException("a test that ran this constructor built another object");
+    }
+
+    private Calc(int total) {
+        this.total = total;
+        this.unit = "g";
     }
 
 %s
@@ -67,6 +73,22 @@ CASES = {
         'arg0=2, this=org.demo.Calc{total=3,unit="kg",next=null}',
         'return=null, this=org.demo.Calc{total=5,unit="kg",next=null}, arg0=2',
         'return=null, this=org.demo.Calc{total=2,unit="kg",next=null}, arg0=2',
+    ),
+    # a project object with no equals of its own (Math's RealPointValuePair): expected as what the probe saw of it,
+    # field by field; the fix's object is another instance, so equals would fail the test on the fix too
+    "project_object_result": (
+        "    public Calc f(int x) {\n        Calc c = new Calc(1);\n        c.total = x + 1;\n        return c;\n    }",
+        "    public Calc f(int x) {\n        Calc c = new Calc(1);\n        c.total = x;\n        return c;\n    }",
+        'arg0=2, this=org.demo.Calc{total=3,unit="kg",next=null}',
+        'return=org.demo.Calc{total=3,unit="g",next=null}, this=org.demo.Calc{total=3,unit="kg",next=null}, arg0=2',
+        'return=org.demo.Calc{total=2,unit="g",next=null}, this=org.demo.Calc{total=3,unit="kg",next=null}, arg0=2',
+    ),
+    "array_of_project_objects": (
+        "    public static Calc[] f(int x) {\n        return new Calc[] {null, new Calc(x)};\n    }",
+        "    public static Calc[] f(int x) {\n        return new Calc[] {null, new Calc(x + 1)};\n    }",
+        "arg0=2",
+        'return=org.demo.Calc[2]{null,org.demo.Calc{total=2,unit="g",next=null}}, arg0=2',
+        'return=org.demo.Calc[2]{null,org.demo.Calc{total=3,unit="g",next=null}}, arg0=2',
     ),
     "candidate_output_that_would_end_the_comment": (
         "    public static String f(String s) {\n        return s;\n    }",

@@ -196,9 +196,41 @@ def test_an_input_the_candidate_differs_on_comes_whole_where_its_row_shows_it_sh
     assert all(not o.whole_input for o in run.observations if o.candidate_digest == o.reference_digest)
 
 
+SQUARES = """public int[] squares(int[] xs) {
+    int[] out = new int[xs.length];
+    for (int i = 0; i < xs.length; i++) {
+        out[i] = xs[i] * xs[i];
+    }
+    return out;
+}"""
+
+
+def test_where_the_candidate_differs_arrays_past_64_elements_come_whole_and_so_do_both_outcomes(runner, tmp_path):
+    # a row writes 64 elements of an array and 300 characters of an outcome, from a little before where the two part:
+    # Math-2's generator holds 624 ints, Math-28's tableau a matrix; a test needs the whole input and the fix's outcome
+    candidate = SQUARES.replace("out[i] = xs[i] * xs[i];", "out[i] = i == 50 && xs.length > 100 ? 0 : xs[i] * xs[i];")
+    call = "int[] xs = new int[200]; for (int i = 0; i < 200; i++) xs[i] = i; new h.Holder().squares(xs)"
+    run = probe(runner, tmp_path, candidate, SQUARES, call)
+    row = next(o for o in run.observations if o.origin is observations.Origin.CALL)
+    assert row.candidate_digest != row.reference_digest and ",...}" in row.input, row
+    numbers = ",".join(map(str, range(200)))
+    holder = "this=h.Holder{count=0,spare=null,visible=0,limits=int[2]{1,2}}"
+    assert row.whole_input == f"arg0=int[200]{{{numbers}}}, {holder}"
+    squares = [i * i for i in range(200)]
+    assert row.whole_reference.startswith(f"return=int[200]{{{','.join(map(str, squares))}}}, this=h.Holder{{")
+    squares[50] = 0
+    assert row.whole_candidate.startswith(f"return=int[200]{{{','.join(map(str, squares))}}}, this=h.Holder{{")
+    # what is compared is as before: the texts cut at 64 elements (a difference past them is not seen), of which a row
+    # shows 300 characters from a little before where the two part
+    assert row.reference.startswith("...") and len(row.reference) < 400, row.reference
+    # the rows on which the candidate does what the fix does carry nothing whole
+    alike = [o for o in run.observations if o.candidate_digest == o.reference_digest]
+    assert alike and all(not (o.whole_input or o.whole_reference) for o in alike)
+
+
 def test_a_candidate_differing_on_every_long_input_cannot_keep_its_first_one_from_coming_whole(runner, tmp_path):
-    # the fourteenth session's own attack: a candidate that differs on every long input, to spend the job's 64 KB
-    # of whole inputs before the divergence the label names; rows are kept in their fixed order, so the first
+    # the fourteenth session's own attack: a candidate that differs on every long input, to spend the job's 256 KB
+    # of whole texts before the divergence the label names; rows are kept in their fixed order, so the first
     # differing row is the first to be written whole, whatever order they ran in
     candidate = LENGTH.replace("return s.length();", "return s.length() > 1200 ? -1 : s.length();")
     # 40 calls, each of a string of which an input's snapshot writes 2,000 characters (2 KB whole inputs)
@@ -206,8 +238,12 @@ def test_a_candidate_differing_on_every_long_input_cannot_keep_its_first_one_fro
     run = probe(runner, tmp_path, candidate, LENGTH, calls)
     differing = [o for o in run.observations if o.candidate_digest != o.reference_digest and o.repeatable]
     assert len(differing) > 40 and differing[0].whole_input.startswith('arg0="0aaa'), differing[:1]
+    assert differing[0].whole_reference.startswith("return=1501,") and differing[0].whole_candidate.startswith(
+        "return=-1,"
+    )
     # the budget was met: later differing inputs come shortened only
-    assert any(not o.whole_input for o in differing) and sum(len(o.whole_input) for o in differing) <= 1 << 16
+    whole = sum(len(o.whole_input) + len(o.whole_reference) + len(o.whole_candidate) for o in differing)
+    assert any(not o.whole_input for o in differing) and whole <= 1 << 18, whole
 
 
 CUT = """public double cut(double x) {

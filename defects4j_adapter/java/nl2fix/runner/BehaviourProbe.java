@@ -111,10 +111,13 @@ public final class BehaviourProbe {
     static final String NO_EVIDENCE = "no-evidence";
     /** An input is shown longer than an outcome: it is what a reader needs to run the call again. */
     static final int SHOWN_INPUT = 1000;
-    /** Characters of whole inputs a job's rows carry at most: an input on which the candidate's outcome differs
-     * from the reference's is also written whole (as far as {@link Graphs#MAX_CHARS}), the divergence's JUnit test
-     * being written from it; the first ones only, so that a candidate differing everywhere adds little. */
-    static final int WHOLE_INPUTS = 1 << 16;
+    /** Characters of whole texts a job's rows carry at most: where the candidate's outcome differs from the
+     * reference's, the input and both outcomes are also written whole ({@link Graphs.View#whole}: arrays and
+     * collections past {@link Graphs#MAX_ELEMENTS}, texts past {@link #SHOWN_INPUT} and {@link #SHOWN}), the
+     * divergence's JUnit test being written from them; only on the calls that begin while the job has room left,
+     * so that a candidate differing everywhere adds little, and attached in the rows' fixed order. What is compared
+     * (the digests) is written as before. */
+    static final int WHOLE_TEXTS = 1 << 18;
     /** The failures of the reference that make a derived input no evidence (see {@code unexpected}). */
     static final List<String> UNEXPECTED = List.of("java.lang.NullPointerException",
             "java.lang.ArrayIndexOutOfBoundsException", "java.lang.StringIndexOutOfBoundsException",
@@ -502,8 +505,8 @@ public final class BehaviourProbe {
         final Stop candidateStop = new Stop();
         /** The row of the input whose candidate's body runs now, as it reads if that body never returns (timeout). */
         volatile String[] pending;
-        /** Characters of whole inputs the job's rows may still carry ({@link #WHOLE_INPUTS}). */
-        int wholeLeft = WHOLE_INPUTS;
+        /** Characters of whole texts the job's rows may still carry ({@link #WHOLE_TEXTS}). */
+        int wholeLeft = WHOLE_TEXTS;
         /** Digests of the inputs passed over (see {@link BehaviourProbe#begin}), and how many were. */
         final Set<String> skip;
         int passedOver;
@@ -613,7 +616,7 @@ public final class BehaviourProbe {
                             reference, view, made, i);
                 }
             } finally {
-                keep(made, texts);
+                keep(made, chosen, types, texts);
             }
             // a snapshot cut at its length limit is a large graph: not kept alive for the rest of the job
             if (text.length() <= Graphs.MAX_CHARS) {
@@ -640,25 +643,40 @@ public final class BehaviourProbe {
             return taken;
         }
 
-        /** The rows of a call's inputs, in their fixed order; an input the candidate's outcome differs on (the
-         * reference having repeated itself) written whole after its row while the job's {@link #WHOLE_INPUTS} last,
-         * in that order too (never the order they ran in, which is drawn anew each job). */
-        private void keep(String[][] made, List<String> texts) {
+        /** The rows of a call's inputs, in their fixed order. A row whose outcomes were also written whole
+         * ({@link #compareCopies}: the candidate's differs) gets them after it, with its input written whole (empty
+         * where that is what the row shows), while the job's {@link #WHOLE_TEXTS} last: in the rows' order (never the
+         * order they ran in, which is drawn anew each job); the first that does not fit ends them for the job. */
+        private void keep(String[][] made, List<Object[]> chosen, Class<?>[] types, List<String> texts) {
             for (int i = 0; i < made.length; i++) {
                 String[] row = made[i];
                 if (row == null) {
                     continue;
                 }
-                String text = texts.get(i);
-                boolean differs = !row[8].equals(row[6]) && (row[9].equals(row[6]) || STEADY.equals(row[9]))
-                        && !Words.TIMEOUT.equals(row[7]);
-                if (differs && text.length() > SHOWN_INPUT && text.length() <= wholeLeft) {
-                    wholeLeft -= text.length();
-                    row = java.util.Arrays.copyOf(row, row.length + 1);
-                    row[row.length - 1] = text;
+                if (row.length > ROW) {
+                    String input = wholeLeft > 0 ? Graphs.input(chosen.get(i), types, Graphs.View.ALL.whole()) : "";
+                    String[] whole = java.util.Arrays.copyOf(row, ROW + 3);
+                    whole[ROW] = input.equals(texts.get(i)) && input.length() <= SHOWN_INPUT ? "" : input;
+                    whole[ROW + 1] = row[ROW];
+                    whole[ROW + 2] = row[ROW + 1];
+                    int size = whole[ROW].length() + whole[ROW + 1].length() + whole[ROW + 2].length();
+                    row = java.util.Arrays.copyOf(row, ROW);
+                    if (wholeLeft > 0 && size <= wholeLeft) {
+                        wholeLeft -= size;
+                        row = whole;
+                    } else {
+                        wholeLeft = 0;
+                    }
                 }
                 rows.add(row);
             }
+        }
+
+        /** Whether a row's candidate's outcome differs from the reference's, which repeated itself (or ran once on an
+         * input its own probe found steady), and the candidate ended. */
+        private static boolean differs(String[] row) {
+            return !row[8].equals(row[6]) && (row[9].equals(row[6]) || STEADY.equals(row[9]))
+                    && !Words.TIMEOUT.equals(row[7]);
         }
 
         /** An input not probed, as it cannot be copied faithfully; the first such one's reason is kept for the end row. */
@@ -722,6 +740,7 @@ public final class BehaviourProbe {
                 return;
             }
             String[] outcomes = {"", "", ""};
+            Outcome last = null;  // the reference's last run, written whole where the candidate differs
             int i = 0;
             long referenceNanos = 0;
             try {
@@ -734,7 +753,8 @@ public final class BehaviourProbe {
                     referenceSince = start;
                     referenceOn = own ? null : Thread.currentThread();
                     try {
-                        outcomes[i] = outcome(() -> run(reference, copy[0], rest(copy)), owner, copy, view);
+                        last = outcome(() -> run(reference, copy[0], rest(copy)), owner, copy, view);
+                        outcomes[i] = last.text;
                     } finally {
                         referenceOn = null;
                     }
@@ -760,16 +780,25 @@ public final class BehaviourProbe {
                 // what the reference wrote into its copies' files is written down: gone before the candidate runs
                 Graphs.releaseFiles(referenceFiles, twinFiles);
                 pending = row(origin, test, text, new String[] {outcomes[0], outcomes[1], Words.TIMEOUT}, runs);
+                Outcome theirs;
                 try {
-                    outcomes[2] = candidate(owner, method, statics, twinStatics, copies[2], view, digest,
-                            referenceNanos);
+                    theirs = candidate(owner, method, statics, twinStatics, copies[2], view, digest, referenceNanos);
                 } finally {
                     pending = null;  // left set only by a body that never returns
                 }
-                if (outcomes[2] == null) {
+                if (theirs == null) {
                     skipped++;
                     return;
                 }
+                outcomes[2] = theirs.text;
+                String[] row = row(origin, test, text, outcomes, runs);
+                // written whole now, while the objects are as the bodies left them; kept or not in the rows' order
+                if (wholeLeft > 0 && differs(row)) {
+                    row = java.util.Arrays.copyOf(row, ROW + 2);
+                    row[ROW] = last.whole();
+                    row[ROW + 1] = theirs.whole();
+                }
+                made[slot] = row;
             } catch (ThreadDeath d) {
                 if (budgetMetMs == 0 && referenceStop.on(Thread.currentThread())) {
                     referenceStop.take();
@@ -789,7 +818,6 @@ public final class BehaviourProbe {
                 }
                 throw d;
             }
-            made[slot] = row(origin, test, text, outcomes, runs);
         }
 
         /** Whether the reference's outcome is a failure no caller is meant to meet (a null dereferenced, an
@@ -813,7 +841,7 @@ public final class BehaviourProbe {
          * reaches the next one's; where what it changed cannot be put back, or its objects fail that clean-up,
          * {@link #spoiledBy} is the input's {@code digest}. Its body may use {@link #CANDIDATE_PACE} times the
          * reference's CPU on the input ({@code referenceNanos}). */
-        private String candidate(Class<?> owner, Method method, List<Object[]> statics, Object[] values,
+        private Outcome candidate(Class<?> owner, Method method, List<Object[]> statics, Object[] values,
                 Object[] copy, Graphs.View view, String digest, long referenceNanos) {
             Class<?> own;
             Method twinMethod;
@@ -849,7 +877,7 @@ public final class BehaviourProbe {
             candidateOn = Thread.currentThread();
             candidateRunning = true;
             try {
-                String result = outcome(() -> {
+                Outcome result = outcome(() -> {
                     try {
                         return twinMethod.invoke(copy[0], rest(copy));
                     } catch (java.lang.reflect.InvocationTargetException e) {
@@ -860,7 +888,7 @@ public final class BehaviourProbe {
                     // stopped as overdue, and it returned all the same: it caught the stop (a loop that ends only so,
                     // answering then what the fix would), or the stop is still on its way (taken here)
                     candidateStop.take();
-                    return Words.TIMEOUT;
+                    return new Outcome(Words.TIMEOUT, null, null, view);
                 }
                 return result;
             } finally {
@@ -897,7 +925,7 @@ public final class BehaviourProbe {
 
         /** One body run on one copy: its result (or thrown class) and the state it left that a caller can
          * observe ({@code view}: not the private fields of the method's class that the reference leaves alone). */
-        private static String outcome(Run body, Class<?> owner, Object[] copy, Graphs.View view) {
+        private static Outcome outcome(Run body, Class<?> owner, Object[] copy, Graphs.View view) {
             Object[] args = rest(copy);
             Object result = null;
             String thrown = null;
@@ -920,7 +948,8 @@ public final class BehaviourProbe {
             if (thrown != null) {
                 // what a failed call left in its receiver, arguments and class is no state a caller may rely
                 // on: a version that throws one statement later throws the same to every caller
-                return Graphs.snapshot(new Object[] {null}, new String[] {"throws " + thrown});
+                return new Outcome(Graphs.snapshot(new Object[] {null}, new String[] {"throws " + thrown}), null, null,
+                        view);
             }
             List<Object[]> statics = new ArrayList<>();
             for (Object[] s : statics(owner)) {
@@ -942,7 +971,29 @@ public final class BehaviourProbe {
                 after[2 + args.length + i] = statics.get(i)[1];
                 labels[2 + args.length + i] = "static " + ((Field) statics.get(i)[0]).getName();
             }
-            return Graphs.snapshot(after, labels, view);
+            return new Outcome(Graphs.snapshot(after, labels, view), after, labels, view);
+        }
+    }
+
+    /** What one body did on one copy, as written ({@code text}), and what it was written from: the result and the
+     * objects afterwards ({@code roots}, as they are; null for a thrown exception or a stop, whose text is whole). */
+    private static final class Outcome {
+        final String text;
+        private final Object[] roots;
+        private final String[] labels;
+        private final Graphs.View view;
+
+        Outcome(String text, Object[] roots, String[] labels, Graphs.View view) {
+            this.text = text;
+            this.roots = roots;
+            this.labels = labels;
+            this.view = view;
+        }
+
+        /** The outcome written whole ({@link Graphs.View#whole}), from the objects as they are now: a text that was not
+         * cut is that text (the reference's objects may have met its scratch files' release since). */
+        String whole() {
+            return roots == null || !text.contains("...") ? text : Graphs.snapshot(roots, labels, view.whole());
         }
     }
 
@@ -959,6 +1010,8 @@ public final class BehaviourProbe {
     }
 
     static final String REFERENCE_SUFFIX = "$nl2fix$ref";
+    /** Columns of a probe row as the harness reads them, before the whole texts ({@link #WHOLE_TEXTS}). */
+    static final int ROW = 10;
 
     private static Object[] rest(Object[] copy) {
         return java.util.Arrays.copyOfRange(copy, 1, copy.length);

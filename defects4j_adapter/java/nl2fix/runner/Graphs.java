@@ -33,7 +33,14 @@ final class Graphs {
 
     static final int MAX_DEPTH = 10;
     static final int MAX_ELEMENTS = 64;
+    static final int MAX_STRING = 2000;
     static final int MAX_CHARS = 20_000;
+    /** How far a text written whole goes ({@link View#whole}): the elements of an array or collection (an array
+     * initialiser of more comes near a test method's 64 KB of bytecode), a string's characters (a class file's
+     * constant holds 65,535 bytes), the characters in all. */
+    static final int WHOLE_ELEMENTS = 4096;
+    static final int WHOLE_STRING = 20_000;
+    static final int WHOLE_CHARS = 100_000;
 
     /**
      * Which fields a snapshot of an outcome writes: all but the private fields of the method's own class
@@ -51,10 +58,27 @@ final class Graphs {
 
         private final String owner;
         private final java.util.Set<String> named;
+        /** Elements of an array or collection written, characters of a string and of the whole text, at most. */
+        final int elements;
+        final int strings;
+        final int chars;
 
         View(String owner, String[] named) {
+            this(owner, new java.util.HashSet<>(java.util.Arrays.asList(named)), MAX_ELEMENTS, MAX_STRING, MAX_CHARS);
+        }
+
+        private View(String owner, java.util.Set<String> named, int elements, int strings, int chars) {
             this.owner = owner;
-            this.named = new java.util.HashSet<>(java.util.Arrays.asList(named));
+            this.named = named;
+            this.elements = elements;
+            this.strings = strings;
+            this.chars = chars;
+        }
+
+        /** The same fields, written as far as {@link #WHOLE_ELEMENTS} and {@link #WHOLE_CHARS}: for the text a
+         * divergence's JUnit test is written from, never for a digest (what is compared stays as it was). */
+        View whole() {
+            return new View(owner, named, WHOLE_ELEMENTS, WHOLE_STRING, WHOLE_CHARS);
         }
 
         boolean shows(Field f) {
@@ -668,7 +692,8 @@ final class Graphs {
                 out.append(String.format("%02x", digest[i]));
             }
             out.append(' ');
-            quote(new String(held, 0, Math.min(held.length, 200), java.nio.charset.StandardCharsets.ISO_8859_1), out);
+            quote(new String(held, 0, Math.min(held.length, 200), java.nio.charset.StandardCharsets.ISO_8859_1), out,
+                    200);
         } catch (java.io.IOException | java.security.NoSuchAlgorithmException | RuntimeException e) {
             out.append("unreadable");
         }
@@ -1158,6 +1183,10 @@ final class Graphs {
      * argument holds ({@link #holder}), says so: a method may compare them by identity, so an equal copy in
      * its place is another input. */
     static String input(Object[] entry, Class<?>[] types) {
+        return input(entry, types, View.ALL);
+    }
+
+    static String input(Object[] entry, Class<?>[] types, View view) {
         // the arguments first: a shortened input shows what the call was given before the receiver's state
         Object[] roots = new Object[entry.length];
         String[] labels = new String[entry.length];
@@ -1167,7 +1196,7 @@ final class Graphs {
         }
         roots[entry.length - 1] = entry[0];
         labels[entry.length - 1] = "this";
-        return snapshot(roots, labels, types, View.ALL);
+        return snapshot(roots, labels, types, view);
     }
 
     static String snapshot(Object[] roots, String[] labels) {
@@ -1213,11 +1242,11 @@ final class Graphs {
                 }
             }
         }
-        return out.length() > MAX_CHARS ? out.substring(0, MAX_CHARS) + "..." : out.toString();
+        return out.length() > view.chars ? out.substring(0, view.chars) + "..." : out.toString();
     }
 
     private static void write(Object o, StringBuilder out, List<Object> path, View view) {
-        if (out.length() > MAX_CHARS) {
+        if (out.length() > view.chars) {
             return;
         }
         if (o == null) {
@@ -1232,12 +1261,12 @@ final class Graphs {
         }
         Class<?> c = o.getClass();
         if (o instanceof String) {
-            quote((String) o, out);
+            quote((String) o, out, view.strings);
             return;
         }
         if (o instanceof Character) {
             out.append("char(");
-            quote(o.toString(), out);
+            quote(o.toString(), out, view.strings);
             out.append(')');
             return;
         }
@@ -1291,20 +1320,20 @@ final class Graphs {
                 || o instanceof java.util.Locale || o instanceof java.net.URI || o instanceof java.io.File
                 || o instanceof java.nio.charset.Charset)) {
             out.append(c.getSimpleName()).append('(');
-            quote(String.valueOf(o), out);
+            quote(String.valueOf(o), out, view.strings);
             out.append(')');
             return;
         }
         if (o instanceof java.lang.reflect.Type && jdk(c)) {
             // a generic type the JDK made, as its name: the twin's has the same, of its own classes
             out.append("Type(");
-            quote(((java.lang.reflect.Type) o).getTypeName(), out);
+            quote(((java.lang.reflect.Type) o).getTypeName(), out, view.strings);
             out.append(')');
             return;
         }
         if (o instanceof java.util.regex.Pattern) {
             out.append("Pattern(");
-            quote(((java.util.regex.Pattern) o).pattern(), out);
+            quote(((java.util.regex.Pattern) o).pattern(), out, view.strings);
             out.append(')');
             return;
         }
@@ -1317,11 +1346,11 @@ final class Graphs {
             if (c.isArray()) {
                 int n = Array.getLength(o);
                 out.append(c.getComponentType().getName()).append('[').append(n).append("]{");
-                for (int i = 0; i < Math.min(n, MAX_ELEMENTS); i++) {
+                for (int i = 0; i < Math.min(n, view.elements); i++) {
                     out.append(i == 0 ? "" : ",");
                     write(Array.get(o, i), out, path, view);
                 }
-                out.append(n > MAX_ELEMENTS ? ",...}" : "}");
+                out.append(n > view.elements ? ",...}" : "}");
             } else if (jdk(c) && !replayed(c)) {
                 jdkObject(o, out, path, view);
             } else {
@@ -1385,7 +1414,7 @@ final class Graphs {
         }
         if (shown != null) {
             out.append('(');
-            quote(shown, out);
+            quote(shown, out, view.strings);
             out.append(')');
             return;
         }
@@ -1425,10 +1454,10 @@ final class Graphs {
             java.util.Collections.sort(items);
         }
         out.append('[').append(items.size()).append("]{");
-        for (int i = 0; i < Math.min(items.size(), MAX_ELEMENTS); i++) {
+        for (int i = 0; i < Math.min(items.size(), view.elements); i++) {
             out.append(i == 0 ? "" : ",").append(items.get(i));
         }
-        out.append(items.size() > MAX_ELEMENTS ? ",...}" : "}");
+        out.append(items.size() > view.elements ? ",...}" : "}");
     }
 
     private static void fields(Object o, StringBuilder out, List<Object> path, View view) {
@@ -1603,9 +1632,9 @@ final class Graphs {
         return out;
     }
 
-    private static void quote(String s, StringBuilder out) {
+    private static void quote(String s, StringBuilder out, int most) {
         out.append('"');
-        int n = Math.min(s.length(), 2000);
+        int n = Math.min(s.length(), most);
         for (int i = 0; i < n; i++) {
             char ch = s.charAt(i);
             if (ch == '"' || ch == '\\') {
