@@ -14,7 +14,9 @@ import pytest
 
 from defects4j_adapter.behaviour import observations
 from defects4j_adapter.behaviour.probe_source import probe_methods
+from defects4j_adapter.engines import runner_output
 from defects4j_adapter.jvm import os_wall
+from defects4j_adapter.jvm.report_signing import JobKey
 from defects4j_adapter.jvm.runner import SOURCES, junit_jars, runner_classes
 from tests.helpers.javac import compile_java, javac
 
@@ -226,6 +228,33 @@ def test_where_the_candidate_differs_arrays_past_64_elements_come_whole_and_so_d
     # the rows on which the candidate does what the fix does carry nothing whole
     alike = [o for o in run.observations if o.candidate_digest == o.reference_digest]
     assert alike and all(not (o.whole_input or o.whole_reference) for o in alike)
+
+
+SIGNED = HARNESS.replace(
+    """        for (String[] row : BehaviourProbe.end()) {
+            System.out.println(String.join("\\t", row));
+        }""",
+    """        Report report = new Report();
+        report.signed(1L, 2L, 0, "job", Words.START);
+        int seq = Main.behaviour(report, 1L, 2L, 1, "job", BehaviourProbe.end());
+        report.signed(1L, 2L, seq, "job", Words.END, Words.COMPLETE, Words.NO);""",
+)
+
+
+def test_whole_texts_come_through_the_signed_report_past_its_field_limit(runner, tmp_path):
+    # the report clips a field at 4,000 characters (what code under test can make one hold): a whole input of 2,000
+    # elements (Math-28's tableau, Math-2's generator) was cut there, and no test could be written from it
+    assert SIGNED != HARNESS
+    candidate = SQUARES.replace("out[i] = xs[i] * xs[i];", "out[i] = i == 50 && xs.length > 100 ? 0 : xs[i] * xs[i];")
+    call = "int[] xs = new int[2000]; for (int i = 0; i < 2000; i++) xs[i] = i; new h.Holder().squares(xs)"
+    done = run_harness(runner, tmp_path, SQUARES, candidate, call, harness=SIGNED)
+    job = runner_output.read_job(done.stdout, JobKey(1, 2), "job")
+    assert job.signed is not None, (done.stdout[-2000:], done.stderr[-2000:])
+    run = observations.read(job.signed.behaviour_rows, job.signed.behaviour_end)
+    row = next(o for o in run.observations if o.origin is observations.Origin.CALL)
+    assert row.whole_input.startswith("arg0=int[2000]{0,1,2,") and len(row.whole_input) > 8000, row.whole_input[-200:]
+    assert row.whole_input.endswith(",1998,1999}, this=h.Holder{count=0,spare=null,visible=0,limits=int[2]{1,2}}")
+    assert ",3992004,3996001}, this=" in row.whole_reference and len(row.whole_candidate) > 20000
 
 
 def test_a_candidate_differing_on_every_long_input_cannot_keep_its_first_one_from_coming_whole(runner, tmp_path):

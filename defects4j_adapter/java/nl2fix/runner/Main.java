@@ -286,9 +286,7 @@ public final class Main {
                 report.signed(k0, k1, seq++, job.id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));
             }
         }
-        for (String[] row : behaviour) {
-            report.signed(k0, k1, seq++, job.id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));
-        }
+        seq = behaviour(report, k0, k1, seq, job.id, behaviour);
         if (recording != null) {
             seq = recording.report(report, k0, k1, seq, job.id, instrumented);
             recording = null; // it knows the test threads, whose context class loader is the job's
@@ -317,5 +315,14 @@ public final class Main {
         }
         report.signed(k0, k1, seq, job.id, Words.END, end, restart ? Words.YES : Words.NO);
         return restart;
+    }
+
+    /** A behaviour probe's rows, signed: their whole texts are bounded by the probe ({@link BehaviourProbe#WHOLE_TEXTS}),
+     * past the report's own field limit. The next line's number. */
+    static int behaviour(Report report, long k0, long k1, int seq, String id, List<String[]> rows) {
+        for (String[] row : rows) {
+            report.signed(Graphs.WHOLE_CHARS + 3, k0, k1, seq++, id, row[0], java.util.Arrays.copyOfRange(row, 1, row.length));
+        }
+        return seq;
     }
 }

@@ -28,10 +28,14 @@ final class Report {
     }
 
     static String escape(String text) {
+        return escape(text, FIELD_LIMIT);
+    }
+
+    private static String escape(String text, int limit) {
         if (text == null) {
             return "";
         }
-        String clipped = text.length() > FIELD_LIMIT ? text.substring(0, FIELD_LIMIT) + "..." : text;
+        String clipped = text.length() > limit ? text.substring(0, limit) + "..." : text;
         StringBuilder b = new StringBuilder(clipped.length() + 16);
         for (int i = 0; i < clipped.length(); i++) {
             char c = clipped.charAt(i);
@@ -62,9 +66,16 @@ final class Report {
     /** {@code NL2FIX SIGNED seq id KIND field... mac}: the MAC covers everything between
      * {@code SIGNED<TAB>} and the last tab, as written (escaped, UTF-8). */
     synchronized void signed(long k0, long k1, int seq, String id, String kind, String... fields) {
+        signed(FIELD_LIMIT, k0, k1, seq, id, kind, fields);
+    }
+
+    /** {@link #signed} with fields clipped at {@code limit}: for rows whose texts the runner bounded itself (a behaviour
+     * probe's whole texts, {@link BehaviourProbe#WHOLE_TEXTS} a job), past the {@link #FIELD_LIMIT} that bounds what
+     * code under test can make a field hold. */
+    synchronized void signed(int limit, long k0, long k1, int seq, String id, String kind, String... fields) {
         StringBuilder body = new StringBuilder().append(seq).append('\t').append(escape(id)).append('\t').append(kind);
         for (String f : fields) {
-            body.append('\t').append(escape(f));
+            body.append('\t').append(escape(f, limit));
         }
         sign(k0, k1, body);
     }
