@@ -115,9 +115,10 @@ public final class BehaviourProbe {
      * reference's, the input and both outcomes are also written whole ({@link Graphs.View#whole}: arrays and
      * collections past {@link Graphs#MAX_ELEMENTS}, texts past {@link #SHOWN_INPUT} and {@link #SHOWN}), the
      * divergence's JUnit test being written from them; only on the calls that begin while the job has room left,
-     * so that a candidate differing everywhere adds little, and attached in the rows' fixed order. What is compared
-     * (the digests) is written as before. */
-    static final int WHOLE_TEXTS = 1 << 18;
+     * so that a candidate differing everywhere adds little, and attached in the rows' fixed order. Room for two rows'
+     * three texts at their longest: the first differing row's always fit, however long the candidate makes its own
+     * outcome. What is compared (the digests) is written as before. */
+    static final int WHOLE_TEXTS = 6 * (Graphs.WHOLE_CHARS + 3);
     /** The failures of the reference that make a derived input no evidence (see {@code unexpected}). */
     static final List<String> UNEXPECTED = List.of("java.lang.NullPointerException",
             "java.lang.ArrayIndexOutOfBoundsException", "java.lang.StringIndexOutOfBoundsException",
