@@ -70,6 +70,39 @@ HELPER = """\
             return field(o.getClass(), name).get(o);
         }
 
+        /** An array of the primitive type of that name, its elements the strings joined, separated by commas: a long
+         * array written as an initialiser would pass the 64 KB of bytecode a test method may have. */
+        static Object array(String type, String... parts) {
+            StringBuilder all = new StringBuilder();
+            for (String part : parts) {
+                all.append(part);
+            }
+            String[] values = all.length() == 0 ? new String[0] : all.toString().split(",");
+            Class<?> c = type.equals("byte") ? byte.class : type.equals("short") ? short.class
+                    : type.equals("int") ? int.class : type.equals("long") ? long.class
+                    : type.equals("float") ? float.class : type.equals("double") ? double.class : boolean.class;
+            Object made = java.lang.reflect.Array.newInstance(c, values.length);
+            for (int i = 0; i < values.length; i++) {
+                String v = values[i];
+                if (c == byte.class) {
+                    java.lang.reflect.Array.setByte(made, i, Byte.parseByte(v));
+                } else if (c == short.class) {
+                    java.lang.reflect.Array.setShort(made, i, Short.parseShort(v));
+                } else if (c == int.class) {
+                    java.lang.reflect.Array.setInt(made, i, Integer.parseInt(v));
+                } else if (c == long.class) {
+                    java.lang.reflect.Array.setLong(made, i, Long.parseLong(v));
+                } else if (c == float.class) {
+                    java.lang.reflect.Array.setFloat(made, i, Float.parseFloat(v));
+                } else if (c == double.class) {
+                    java.lang.reflect.Array.setDouble(made, i, Double.parseDouble(v));
+                } else {
+                    java.lang.reflect.Array.setBoolean(made, i, Boolean.parseBoolean(v));
+                }
+            }
+            return made;
+        }
+
         /** The method of {@code owner} of that name and as many parameters (there is one), called. */
         static Object invoke(Class<?> owner, Object receiver, String name, Object... args) throws Throwable {
             for (java.lang.reflect.Method m : owner.getDeclaredMethods()) {
@@ -470,6 +503,8 @@ def expression(node: Node, type_: str, built: bool = False, expected: bool = Fal
         raise Unexpressible(f"it holds a {node.java} longer than the probe writes")
     if node.kind == "array":
         component = _source_type(node.java)
+        if component in _PRIMITIVES - {"char"} and len(node.items) > PACKED_FROM:
+            return _packed(node, component)
         if expected and _holds_object(node):
             component = "Object" + component[component.index("[") :] if "[" in component else "Object"
         inner = ", ".join(expression(i, component, built, expected) for i in node.items)
@@ -502,6 +537,21 @@ def _source_type(name: str) -> str:
         element = name[dims:]
         name = _DESCRIPTORS.get(element) or element.removeprefix("L").removesuffix(";")
     return name.replace("$", ".") + "[]" * dims
+
+
+PACKED_FROM = 256
+"""A primitive array of more elements is written as text :data:`HELPER`'s ``array`` reads (Codec's and Compress's
+8 KB buffers: an initialiser costs about 7 bytes of bytecode an element, and a test method may have 64 KB)."""
+_PACKED_PART = 16_000
+"""Characters of one string constant of a packed array (a class file's constant holds 65,535 bytes)."""
+
+
+def _packed(node: Node, component: str) -> str:
+    # the runner writes (byte) 1, 2L, 1.5f, -Infinityf: the number alone, as the parse methods read it
+    values = ",".join(re.sub(r"^\((?:byte|short)\) |[Lf]$", "", i.text) for i in node.items)
+    parts = [values[i : i + _PACKED_PART] for i in range(0, len(values), _PACKED_PART)]
+    strings = "".join(f', "{p}"' for p in parts)
+    return f'(({component}[]) {HELPER_CLASS}.array("{component}"{strings}))'
 
 
 def _holds_object(node: Node) -> bool:

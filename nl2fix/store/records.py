@@ -190,7 +190,7 @@ class BehaviourRecord(_Record):
     first_input: str = ""
     """For ``diverges``: the first input on which the candidate did something else."""
     first_input_whole: str = ""
-    """``first_input`` as the runner wrote it whole (up to 100,000 characters, arrays and collections up to 4,096
+    """``first_input`` as the runner wrote it whole (up to 200,000 characters, arrays and collections up to 16,384
     elements) where ``first_input`` does not show it all and the probe kept it; the JUnit test is written from it."""
     reference_result: str = ""
     """What the developer's fix did on it (about 300 characters, from a little before where the two part)."""

@@ -196,3 +196,16 @@ def test_a_result_of_the_projects_objects_is_expected_field_by_field_as_the_prob
         '"total", 2,',
         '"point", new double[] {1.5})}, result);',
     ]
+
+
+def test_a_long_primitive_array_is_written_as_text_the_helper_reads_in_constants_a_class_file_holds():
+    # 8,192 ints: an initialiser would pass a test method's 64 KB of bytecode, one string a class file's constant
+    [(_, node, _)] = _items("arg0=int[8192]{" + ",".join(str(-(10**9) - i) for i in range(8192)) + "}")
+    java = expression(node, "int[]")
+    assert java.startswith('((int[]) Nl2fix.array("int", "-1000000000,-1000000001,')
+    parts = java.split('", "')
+    assert len(parts) > 5 and all(len(p) <= 16_100 for p in parts)
+    [(_, floats, _)] = _items("arg0=float[258]{" + ",".join(["-Infinityf", "NaNf", "1.5f"] * 86) + "}")
+    assert expression(floats, "Object").startswith('((float[]) Nl2fix.array("float", "-Infinity,NaN,1.5,-Infinity,')
+    [(_, chars, _)] = _items("arg0=char[300]{" + ",".join(['char("a")'] * 300) + "}")
+    assert expression(chars, "char[]").startswith("new char[] {'a', ")  # chars stay an initialiser

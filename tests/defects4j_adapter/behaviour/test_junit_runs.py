@@ -90,6 +90,17 @@ CASES = {
         'return=org.demo.Calc[2]{null,org.demo.Calc{total=2,unit="g",next=null}}, arg0=2',
         'return=org.demo.Calc[2]{null,org.demo.Calc{total=3,unit="g",next=null}}, arg0=2',
     ),
+    # Codec's 8 KB buffers: a primitive array past 256 elements is written as text the helper reads, since an
+    # initialiser of 8,192 elements passes the 64 KB of bytecode a test method may have
+    "long_primitive_arrays": (
+        "    public static byte[] f(byte[] in, long[] ls) {\n        byte[] out = in.clone();\n"
+        "        out[299] = (byte) ls.length;\n        return out;\n    }",
+        "    public static byte[] f(byte[] in, long[] ls) {\n        return in.clone();\n    }",
+        "arg0=byte[300]{" + ",".join(f"(byte) {i % 256 - 128}" for i in range(300)) + "}, "
+        "arg1=long[300]{" + ",".join(f"{i - 150}L" for i in range(300)) + "}",
+        "return=byte[300]{" + ",".join(f"(byte) {i % 256 - 128}" for i in range(299)) + ",(byte) 44}",
+        "return=byte[300]{" + ",".join(f"(byte) {i % 256 - 128}" for i in range(300)) + "}",
+    ),
     "candidate_output_that_would_end_the_comment": (
         "    public static String f(String s) {\n        return s;\n    }",
         '    public static String f(String s) {\n        return s + "\\n@org.junit.Ignore\\n//";\n    }',

@@ -258,21 +258,21 @@ def test_whole_texts_come_through_the_signed_report_past_its_field_limit(runner,
 
 
 def test_a_candidate_differing_on_every_long_input_cannot_keep_its_first_one_from_coming_whole(runner, tmp_path):
-    # the fourteenth session's own attack: a candidate that differs on every long input, to spend the job's 600,018
+    # the fourteenth session's own attack: a candidate that differs on every long input, to spend the job's 1,200,018
     # characters of whole texts before the divergence the label names; rows are kept in their fixed order, so the first
     # differing row is the first to be written whole, whatever order they ran in
     candidate = LENGTH.replace("return s.length();", "return s.length() > 1200 ? -1 : s.length();")
-    # 40 calls, each of a string of 3,000 characters, which a row cuts at 2,000 and a whole text writes whole
-    calls = 'for (int i = 0; i < 40; i++) new h.Holder().length(i + "' + "a" * 3000 + '")'
+    # 40 calls, each of a string of 10,000 characters, which a row cuts at 2,000 and a whole text writes whole
+    calls = 'for (int i = 0; i < 40; i++) new h.Holder().length(i + "' + "a" * 10000 + '")'
     run = probe(runner, tmp_path, candidate, LENGTH, calls)
     differing = [o for o in run.observations if o.candidate_digest != o.reference_digest and o.repeatable]
     assert len(differing) > 40 and differing[0].whole_input.startswith('arg0="0aaa'), differing[:1]
-    assert differing[0].whole_reference.startswith("return=3001,") and differing[0].whole_candidate.startswith(
+    assert differing[0].whole_reference.startswith("return=10001,") and differing[0].whole_candidate.startswith(
         "return=-1,"
     )
     # the budget was met: later differing inputs come shortened only
     whole = sum(len(o.whole_input) + len(o.whole_reference) + len(o.whole_candidate) for o in differing)
-    assert any(not o.whole_input for o in differing) and whole <= 6 * 100_003, whole
+    assert any(not o.whole_input for o in differing) and whole <= 6 * 200_003, whole
 
 
 PICK = """public Object pick(int[] a, int[] b) {
@@ -284,17 +284,17 @@ def test_a_candidate_that_makes_its_own_outcome_as_long_as_a_text_may_be_cannot_
     runner, tmp_path
 ):
     # this session's own attack on the whole texts: an input and a fix's outcome of about 89,000 characters each,
-    # which a test can be written from, and a candidate that makes its own outcome run past 100,000; in a budget of
+    # which a test can be written from, and a candidate that makes its own outcome run past 200,000; in a budget of
     # 256 KB the three did not fit, and the row came without any (no test); the budget holds two such rows
     candidate = PICK.replace(
-        "return a.length;", "int[] r = new int[4096];\n    java.util.Arrays.fill(r, Integer.MIN_VALUE);\n    return r;"
+        "return a.length;", "int[] r = new int[16384];\n    java.util.Arrays.fill(r, Integer.MIN_VALUE);\n    return r;"
     )
     call = "int[] a = new int[3700]; java.util.Arrays.fill(a, Integer.MIN_VALUE); new h.Holder().pick(a, a.clone())"
     run = probe(runner, tmp_path, candidate, PICK, call)
     row = next(o for o in run.observations if o.origin is observations.Origin.CALL)
     assert len(row.whole_input) > 88_000 and not row.whole_input.endswith("..."), len(row.whole_input)
     assert row.whole_reference.startswith("return=3700, ") and not row.whole_reference.endswith("..."), row.reference
-    assert row.whole_candidate.startswith("return=int[4096]{-2147483648,") and row.whole_candidate.endswith("...")
+    assert row.whole_candidate.startswith("return=int[16384]{-2147483648,") and row.whole_candidate.endswith("...")
 
 
 CUT = """public double cut(double x) {

@@ -35,12 +35,12 @@ final class Graphs {
     static final int MAX_ELEMENTS = 64;
     static final int MAX_STRING = 2000;
     static final int MAX_CHARS = 20_000;
-    /** How far a text written whole goes ({@link View#whole}): the elements of an array or collection (an array
-     * initialiser of more comes near a test method's 64 KB of bytecode), a string's characters (a class file's
-     * constant holds 65,535 bytes), the characters in all. */
-    static final int WHOLE_ELEMENTS = 4096;
+    /** How far a text written whole goes ({@link View#whole}): the elements of an array or collection (Codec's and
+     * Compress's buffers hold 8 KB), a string's characters (a class file's constant holds 65,535 bytes), the
+     * characters in all. */
+    static final int WHOLE_ELEMENTS = 16_384;
     static final int WHOLE_STRING = 20_000;
-    static final int WHOLE_CHARS = 100_000;
+    static final int WHOLE_CHARS = 200_000;
 
     /**
      * Which fields a snapshot of an outcome writes: all but the private fields of the method's own class
