@@ -542,13 +542,18 @@ def _source_type(name: str) -> str:
 PACKED_FROM = 256
 """A primitive array of more elements is written as text :data:`HELPER`'s ``array`` reads (Codec's and Compress's
 8 KB buffers: an initialiser costs about 7 bytes of bytecode an element, and a test method may have 64 KB)."""
+_PLAIN = re.compile(r"-?(?:NaN|Infinity|\d+(?:\.\d+)?(?:E-?\d+)?|true|false)")
+"""What the parse methods of :data:`HELPER`'s ``array`` read, and nothing that could end its string constant."""
 _PACKED_PART = 16_000
 """Characters of one string constant of a packed array (a class file's constant holds 65,535 bytes)."""
 
 
 def _packed(node: Node, component: str) -> str:
     # the runner writes (byte) 1, 2L, 1.5f, -Infinityf: the number alone, as the parse methods read it
-    values = ",".join(re.sub(r"^\((?:byte|short)\) |[Lf]$", "", i.text) for i in node.items)
+    values = [re.sub(r"^\((?:byte|short)\) |[Lf]$", "", i.text) for i in node.items]
+    if not all(i.kind == "literal" and _PLAIN.fullmatch(v) for i, v in zip(node.items, values)):
+        raise Unexpressible(f"it holds a {node.java} array the probe wrote otherwise than as numbers")
+    values = ",".join(values)
     parts = [values[i : i + _PACKED_PART] for i in range(0, len(values), _PACKED_PART)]
     strings = "".join(f', "{p}"' for p in parts)
     return f'(({component}[]) {HELPER_CLASS}.array("{component}"{strings}))'

@@ -4,7 +4,7 @@ written and why."""
 
 import pytest
 
-from defects4j_adapter.behaviour.junit import _items, divergence_test, expression
+from defects4j_adapter.behaviour.junit import Node, Unexpressible, _items, divergence_test, expression
 
 SOURCE = """package org.demo;
 
@@ -209,3 +209,7 @@ def test_a_long_primitive_array_is_written_as_text_the_helper_reads_in_constants
     assert expression(floats, "Object").startswith('((float[]) Nl2fix.array("float", "-Infinity,NaN,1.5,-Infinity,')
     [(_, chars, _)] = _items("arg0=char[300]{" + ",".join(['char("a")'] * 300) + "}")
     assert expression(chars, "char[]").startswith("new char[] {'a', ")  # chars stay an initialiser
+    # only numbers go into the text: an element that would end its string constant is refused, not written
+    crafted = Node("", "array", "int", items=[Node('1", "2', "literal", "1")] * 300)
+    with pytest.raises(Unexpressible, match="otherwise than as numbers"):
+        expression(crafted, "int[]")
