@@ -146,6 +146,29 @@ HELPER = """\
                 }
                 return true;
             }
+            if (expected instanceof java.util.regex.Pattern) {
+                // no equals of its own: the same class and expression
+                return actual != null && expected.getClass() == actual.getClass()
+                        && expected.toString().equals(actual.toString());
+            }
+            if (expected instanceof java.util.Collection || expected instanceof java.util.Map) {
+                // an equal collection of another class (a fixed-size list) is another result, at any depth
+                Class<?> made = expected.getClass().isAnonymousClass() ? expected.getClass().getSuperclass()
+                        : expected.getClass();
+                if (actual == null || made != actual.getClass()) {
+                    return false;
+                }
+                if (expected instanceof java.util.List) {
+                    java.util.List<?> e = (java.util.List<?>) expected;
+                    java.util.List<?> a = (java.util.List<?>) actual;
+                    for (int i = 0; i < e.size() && e.size() == a.size(); i++) {
+                        if (!same(e.get(i), a.get(i))) {
+                            return false;
+                        }
+                    }
+                    return e.size() == a.size();
+                }
+            }
             if (expected instanceof Object[] && actual instanceof Object[]) {
                 Object[] e = (Object[]) expected;
                 Object[] a = (Object[]) actual;
@@ -432,6 +455,8 @@ def _java_number(text: str) -> str:
 
 
 _SAME = re.compile(r" \(the same object as (\w+)\)")
+_ALIAS = re.compile(r"[@^]\w")
+"""A value the runner writes as another root it is (``@return``) or an object it is part of (``^1``)."""
 _HELD = re.compile(r" \(an object (\w+) holds\)")
 
 
@@ -455,7 +480,10 @@ def _items(text: str, lenient: bool = False) -> list[tuple[str, Node, str]]:
 
 def _next_item(r: _Reader, text: str, after: bool) -> tuple[str, Node, str] | None:
     if after:
-        r.expect(", ")
+        try:
+            r.expect(", ")
+        except _Cut:  # the text cut right after a whole value: the list ends there
+            return None
     eq = text.find("=", r.at)
     if eq < 0:
         return None
@@ -548,6 +576,17 @@ _PACKED_PART = 16_000
 """Characters of one string constant of a packed array (a class file's constant holds 65,535 bytes)."""
 
 
+MAX_WEIGHT = 5000
+"""Values a test may write, a string counting two (:func:`_weight`): about 8 bytes of bytecode each, and a test method
+may have 64 KB (red team 22: an input of 3,000 strings wrote a test javac refused as "code too large")."""
+
+
+def _weight(node: Node) -> int:
+    if node.kind == "array" and _source_type(node.java) in _PRIMITIVES - {"char"} and len(node.items) > PACKED_FROM:
+        return 1
+    return (2 if node.kind == "string" else 1) + sum(_weight(i) for i in node.items)
+
+
 def _packed(node: Node, component: str) -> str:
     # the runner writes (byte) 1, 2L, 1.5f, -Infinityf: the number alone, as the parse methods read it
     values = [re.sub(r"^\((?:byte|short)\) |[Lf]$", "", i.text) for i in node.items]
@@ -585,15 +624,20 @@ def _made(node: Node, type_: str, how: str = "make") -> str:
 
 def _assertion(node: Node, type_: str, actual: str) -> list[str]:
     """The assertions that ``actual``, of the declared ``type_``, is the fix's value ``node``."""
-    if type_.endswith("[]") or node.kind in ("collection", "map", "array", "object") or _builder(node):
+    if type_.endswith("[]") or node.kind in ("collection", "map", "array", "object") or _value_class(node):
         return _checked_value(node, actual)
     return [_typed_assertion(node, type_, actual)]
 
 
-def _builder(node: Node) -> bool:
-    return node.kind == "literal" and node.java.startswith(
-        ("new java.lang.StringBuilder(", "new java.lang.StringBuffer(")
-    )
+def _value_class(node: Node) -> str:
+    """The JDK class of a value the test makes with ``new C("text")`` or ``Pattern.compile``, else empty: checked by
+    its exact class too (a ``BigInteger`` subclass equals a ``BigInteger``; a ``Pattern`` equals no other)."""
+    if node.kind != "literal":
+        return ""
+    if node.java.startswith("java.util.regex.Pattern.compile("):
+        return "java.util.regex.Pattern"
+    made = re.match(r"new ([\w.]+)\(", node.java)
+    return made.group(1) if made and made.group(1) in _VALUES.values() else ""
 
 
 def _checked_value(node: Node, actual: str) -> list[str]:
@@ -602,6 +646,8 @@ def _checked_value(node: Node, actual: str) -> list[str]:
     # an array of project objects is expected as an array of Object: its own class is checked apart
     classed = node.kind in ("collection", "map") or node.kind == "array" and _holds_object(node)
     name = node.java if node.kind != "array" else f"[{_descriptor(node.java)}"
+    if _value_class(node):
+        classed, name = True, _value_class(node)
     kept = [f'{HELPER_CLASS}.checkClass("{name}", {actual});'] if classed else []
     return [*kept, f"{HELPER_CLASS}.check({expression(node, 'Object', expected=True)}, {actual});"]
 
@@ -686,7 +732,7 @@ def _test(
     if first_input.endswith("...") and len(first_input) > 1000:
         raise Unexpressible("the input is longer than the probe keeps")
     given = {label: (node, same) for label, node, same in _items(first_input)}
-    local = {f"arg{i}": p.name for i, p in enumerate(decl.params)} | {"this": "receiver"}
+    local = {f"arg{i}": _local(p.name) for i, p in enumerate(decl.params)} | {"this": "receiver"}
     body = []
     target = owner
     if not decl.static:
@@ -715,8 +761,13 @@ def _test(
                 value = local[same] if same else expression(node, type_, built=True)
         except Unexpressible as exc:
             raise Unexpressible(f"argument {p.name} cannot be written in a test: {exc}") from exc
-        body.append(f"{type_} {p.name} = {value};")
-        args.append(p.name)
+        body.append(f"{type_} {_local(p.name)} = {value};")
+        args.append(_local(p.name))
+    weight = sum(_weight(node) for node, _ in given.values()) + max(
+        (_weight(node) for _, node, _ in _items(reference_result.strip(), lenient=True)), default=0
+    )
+    if weight > MAX_WEIGHT:
+        raise Unexpressible(f"the test would pass the 64 KB of bytecode a test method may have ({weight} values)")
     if reflective:
         on = "null" if decl.static else "receiver"
         call = f'{HELPER_CLASS}.invoke({owner}.class, {on}, "{decl.name}"{"".join(", " + a for a in args)})'
@@ -769,6 +820,16 @@ def _test(
     )
 
 
+_OWN_NAMES = {"receiver", "result", "thrown", "org", "java", HELPER_CLASS}
+"""Names the test uses itself (``org.junit``, ``java.util``, its helper) that a parameter's variable must not take."""
+
+
+def _local(parameter: str) -> str:
+    """The test's variable for a parameter of that name: its own name, unless the test needs that name itself (a
+    variable named ``org`` hides ``org.junit.Assert``; one named ``result`` is declared twice)."""
+    return f"{parameter}Arg" if parameter in _OWN_NAMES else parameter
+
+
 def _held(given: dict[str, tuple[Node, str]], local: dict[str, str], holder: str, node: Node, type_: str) -> str:
     """The very object ``holder`` holds in one of its fields, read from it in the test: a value written anew
     would be an equal copy, another input. The snapshot says only that ``holder`` holds it somewhere, so the
@@ -799,6 +860,10 @@ def _checked(decl, reflective: bool, call: str, expected: str, candidate_result:
     if differs is None:
         raise Unexpressible("the outcomes differ beyond what the probe shows")
     label, node = differs
+    if _ALIAS.match(node.text) or label in theirs and _ALIAS.match(theirs[label].text):
+        # one of them is another input or result itself (`arg0=@return`): an assertion of the fix's value there holds
+        # on the candidate too (red team 22)
+        raise Unexpressible(f"they differ in which object {label} is, which a test of values does not show")
     if label == "return":
         if decl.return_type == "void":
             return [f"{call};"]
@@ -807,7 +872,8 @@ def _checked(decl, reflective: bool, call: str, expected: str, candidate_result:
         return [f"{decl.return_type} result = {call};", *_assertion(node, decl.return_type, "result")]
     if label.startswith("arg") and label[3:].isdigit() and int(label[3:]) < len(decl.params):
         p = decl.params[int(label[3:])]
-        return [f"{call};", *(_checked_value(node, p.name) if reflective else _assertion(node, p.type, p.name))]
+        name = _local(p.name)
+        return [f"{call};", *(_checked_value(node, name) if reflective else _assertion(node, p.type, name))]
     if label == "this" and not decl.static and node.kind == "object" and theirs["this"].kind == "object":
         their_fields = dict(zip(theirs["this"].names, theirs["this"].items))
         fields = [

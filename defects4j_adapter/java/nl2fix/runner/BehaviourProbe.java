@@ -655,7 +655,7 @@ public final class BehaviourProbe {
                     continue;
                 }
                 if (row.length > ROW) {
-                    String input = wholeLeft > 0 ? Graphs.input(chosen.get(i), types, Graphs.View.ALL.whole()) : "";
+                    String input = wholeLeft > 0 ? wholeInput(chosen.get(i), types) : "";
                     String[] whole = java.util.Arrays.copyOf(row, ROW + 3);
                     whole[ROW] = input.equals(texts.get(i)) && input.length() <= SHOWN_INPUT ? "" : input;
                     whole[ROW + 1] = row[ROW];
@@ -670,6 +670,36 @@ public final class BehaviourProbe {
                     }
                 }
                 rows.add(row);
+            }
+        }
+
+        private static String wholeInput(Object[] input, Class<?>[] types) {
+            try {
+                return Graphs.input(input, types, Graphs.View.ALL.whole());
+            } catch (ThreadDeath d) {
+                throw d;
+            } catch (Throwable t) {
+                return "";  // the input as its row shows it
+            }
+        }
+
+        /** {@code row} with both outcomes written whole, now, while the objects are as the bodies left them (kept or not
+         * in the rows' order, {@link #keep}); {@code row} as it is when they cannot be, or when what was compared no
+         * longer reads as it did, before or after (a thread of the candidate's that outlived its stop, rewriting its
+         * objects: red team 22). */
+        private static String[] withWhole(String[] row, Outcome reference, Outcome candidate) {
+            try {
+                if (!reference.unchanged() || !candidate.unchanged()) {
+                    return row;
+                }
+                String[] whole = java.util.Arrays.copyOf(row, ROW + 2);
+                whole[ROW] = reference.whole();
+                whole[ROW + 1] = candidate.whole();
+                return reference.unchanged() && candidate.unchanged() ? whole : row;
+            } catch (ThreadDeath d) {
+                throw d;
+            } catch (Throwable t) {
+                return row;  // a text for a test, never a reason to lose the row
             }
         }
 
@@ -793,13 +823,10 @@ public final class BehaviourProbe {
                 }
                 outcomes[2] = theirs.text;
                 String[] row = row(origin, test, text, outcomes, runs);
-                // written whole now, while the objects are as the bodies left them; kept or not in the rows' order
-                if (wholeLeft > 0 && differs(row)) {
-                    row = java.util.Arrays.copyOf(row, ROW + 2);
-                    row[ROW] = last.whole();
-                    row[ROW + 1] = theirs.whole();
-                }
                 made[slot] = row;
+                if (wholeLeft > 0 && differs(row)) {
+                    made[slot] = withWhole(row, last, theirs);
+                }
             } catch (ThreadDeath d) {
                 if (budgetMetMs == 0 && referenceStop.on(Thread.currentThread())) {
                     referenceStop.take();
@@ -995,6 +1022,11 @@ public final class BehaviourProbe {
          * cut is that text (the reference's objects may have met its scratch files' release since). */
         String whole() {
             return roots == null || !text.contains("...") ? text : Graphs.snapshot(roots, labels, view.whole());
+        }
+
+        /** Whether the objects still read as {@link #text}. */
+        boolean unchanged() {
+            return roots == null || Graphs.snapshot(roots, labels, view).equals(text);
         }
     }
 

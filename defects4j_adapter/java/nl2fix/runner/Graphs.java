@@ -316,8 +316,7 @@ final class Graphs {
         Class<?> c = o.getClass();
         return o instanceof String || o instanceof Boolean || o instanceof Character || o instanceof Enum
                 || o instanceof Class || c == Object.class || lambda(c)
-                || jdk(c) && (o instanceof Number && !(o instanceof java.util.concurrent.atomic.AtomicInteger)
-                        && !(o instanceof java.util.concurrent.atomic.AtomicLong)
+                || jdk(c) && (o instanceof Number && !c.getName().startsWith("java.util.concurrent.atomic.")
                         || o instanceof java.util.Locale || o instanceof java.util.regex.Pattern
                         || o instanceof java.nio.charset.Charset || o instanceof java.net.URI || o instanceof java.io.File);
     }
@@ -441,6 +440,35 @@ final class Graphs {
         }
         done.put(o, made);
         return made;
+    }
+
+    /** The object that is not the JDK's under a JDK collection or map, a few views deep, that its toArray, entrySet or
+     * iterator would call (an unmodifiable list of the candidate's own list, a set over its map, a sublist of its
+     * list: red team 22 had the candidate's toArray rewrite its receiver while the runner wrote it); null when there
+     * is none. A field holding a project's collection, map or iterable, or a JDK one over such a one; not {@code root}
+     * itself (a map's key set holds its map: Jackson's {@code LRUMap}, a project's {@code LinkedHashMap}). */
+    static Object foreign(Object root, Object o, int depth) {
+        for (Class<?> k = o.getClass(); k != null && k != Object.class; k = k.getSuperclass()) {
+            for (Field f : DECLARED.get(k)) {
+                if (f.getType().isPrimitive()) {
+                    continue;
+                }
+                Object v = UNSAFE.getObject(o, UNSAFE.objectFieldOffset(f));
+                if (v == null || v == o || v == root || v.getClass().isArray()
+                        || !(v instanceof Collection || v instanceof Map || v instanceof Iterable
+                                || v instanceof java.util.Iterator)) {
+                    continue;
+                }
+                if (!jdk(v.getClass())) {
+                    return v;
+                }
+                Object deeper = depth < 4 ? foreign(root, v, depth + 1) : null;
+                if (deeper != null) {
+                    return deeper;
+                }
+            }
+        }
+        return null;
     }
 
     /** The collection or map an unmodifiable view of {@code Collections} wraps (its field {@code c} or {@code m}). */
@@ -1424,8 +1452,18 @@ final class Graphs {
     /** The elements of a collection (a map's entries) as {@code [n]{...}}, sorted when it iterates in no order of its
      * own; {@code {?}} for any other JDK object. */
     private static void contents(Object o, StringBuilder out, List<Object> path, View view) {
+        Object backing = foreign(o, o, 0);
+        if (backing != null) {
+            // its toArray or entrySet would run that object's own code inside the snapshot: what it holds is written
+            // as any project object is, field by field
+            out.append("{over ");
+            write(backing, out, path, view);
+            out.append('}');
+            return;
+        }
         boolean ordered = ordered(o);
         List<String> items = new ArrayList<>();
+        int written = 0;
         try {
             if (o instanceof Map) {
                 for (Object e : ((Map<?, ?>) o).entrySet().toArray()) {
@@ -1435,12 +1473,20 @@ final class Graphs {
                     item.append('=');
                     write(entry.getValue(), item, path, view);
                     items.add(item.toString());
+                    written += item.length();
+                    if (view.chars > MAX_CHARS && written > view.chars) {
+                        break;  // a text written whole is cut there anyway: the rest would only fill the heap
+                    }
                 }
             } else if (o instanceof Collection) {
                 for (Object e : ((Collection<?>) o).toArray()) {
                     StringBuilder item = new StringBuilder();
                     write(e, item, path, view);
                     items.add(item.toString());
+                    written += item.length();
+                    if (view.chars > MAX_CHARS && written > view.chars) {
+                        break;
+                    }
                 }
             } else {
                 out.append("{?}");  // a JDK object whose state is not read: its class stands for it
@@ -1604,7 +1650,7 @@ final class Graphs {
                 for (int i = 0; i < Math.min(Array.getLength(o), MAX_ELEMENTS); i++) {
                     out.add(Array.get(o, i));
                 }
-            } else if ((o instanceof Map || o instanceof Collection) && jdk(c)) {
+            } else if ((o instanceof Map || o instanceof Collection) && jdk(c) && foreign(o, o, 0) == null) {
                 Collection<?> items = o instanceof Map ? ((Map<?, ?>) o).entrySet() : (Collection<?>) o;
                 if (!ordered(o) && items.size() > MAX_ELEMENTS) {
                     return out;
