@@ -592,8 +592,8 @@ def _packed(node: Node, component: str) -> str:
     values = [re.sub(r"^\((?:byte|short)\) |[Lf]$", "", i.text) for i in node.items]
     if not all(i.kind == "literal" and _PLAIN.fullmatch(v) for i, v in zip(node.items, values)):
         raise Unexpressible(f"it holds a {node.java} array the probe wrote otherwise than as numbers")
-    values = ",".join(values)
-    parts = [values[i : i + _PACKED_PART] for i in range(0, len(values), _PACKED_PART)]
+    text = ",".join(values)
+    parts = [text[i : i + _PACKED_PART] for i in range(0, len(text), _PACKED_PART)]
     strings = "".join(f', "{p}"' for p in parts)
     return f'(({component}[]) {HELPER_CLASS}.array("{component}"{strings}))'
 
