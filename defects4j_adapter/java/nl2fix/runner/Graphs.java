@@ -1464,9 +1464,12 @@ final class Graphs {
         boolean ordered = ordered(o);
         List<String> items = new ArrayList<>();
         int written = 0;
+        int size;
         try {
             if (o instanceof Map) {
-                for (Object e : ((Map<?, ?>) o).entrySet().toArray()) {
+                Object[] entries = ((Map<?, ?>) o).entrySet().toArray();
+                size = entries.length;
+                for (Object e : entries) {
                     Map.Entry<?, ?> entry = (Map.Entry<?, ?>) e;
                     StringBuilder item = new StringBuilder();
                     write(entry.getKey(), item, path, view);
@@ -1479,7 +1482,9 @@ final class Graphs {
                     }
                 }
             } else if (o instanceof Collection) {
-                for (Object e : ((Collection<?>) o).toArray()) {
+                Object[] elements = ((Collection<?>) o).toArray();
+                size = elements.length;
+                for (Object e : elements) {
                     StringBuilder item = new StringBuilder();
                     write(e, item, path, view);
                     items.add(item.toString());
@@ -1499,11 +1504,11 @@ final class Graphs {
         if (!ordered) {
             java.util.Collections.sort(items);
         }
-        out.append('[').append(items.size()).append("]{");
+        out.append('[').append(size).append("]{");
         for (int i = 0; i < Math.min(items.size(), view.elements); i++) {
             out.append(i == 0 ? "" : ",").append(items.get(i));
         }
-        out.append(items.size() > view.elements ? ",...}" : "}");
+        out.append(size > Math.min(items.size(), view.elements) ? ",...}" : "}");
     }
 
     private static void fields(Object o, StringBuilder out, List<Object> path, View view) {
