@@ -136,6 +136,25 @@ def test_a_view_over_the_candidate_s_own_list_cannot_run_its_code_in_the_snapsho
     assert len(differing(thrown)) == len(thrown.observations) > 3, thrown
 
 
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        "java.util.Collections.synchronizedList(%s)",
+        "java.util.Collections.checkedList(%s, Object.class)",
+        "java.util.Collections.unmodifiableList(java.util.Collections.synchronizedList(%s))",
+    ],
+)
+def test_no_view_of_the_jdk_s_runs_the_candidate_s_list_in_the_snapshot(runner, tmp_path, wrap):
+    # the same view over the fix's ArrayList and over the candidate's own list, a view or two deep
+    fix = VIEW_FIX.replace(
+        "java.util.Collections.unmodifiableList(new java.util.ArrayList<Object>())",
+        wrap % ("new java.util.ArrayList<Object>()"),
+    )
+    candidate = HIDDEN.replace("java.util.Collections.unmodifiableList(new Lst())", wrap % "new Lst()")
+    rows = differing(probe(runner, tmp_path, candidate, fix, members=ITEMS))
+    assert rows and "{over h.Holder$1Lst{" in rows[0].candidate and "after=7" in rows[0].candidate, rows[:1]
+
+
 STOPPED = """public int[] next(int step) {
     final int[] out = {step + 1};
     final int right = step;
