@@ -7,9 +7,12 @@ object, unless the snapshot says an argument is the very object an earlier one i
 them by identity), boxed values, enum constants, class literals, ``BigInteger``/``BigDecimal``/
 ``StringBuilder`` values, arrays and the JDK's lists, sets and maps of those, and objects of project
 classes whose every field the snapshot shows, made field by field (:data:`HELPER`); and when what differs
-is the return value, the exception thrown, an argument or one of the receiver's fields afterwards. Else
-:func:`divergence_test` says why not: an object that refers back to one it is part of, a project's
-subclass of a JDK collection, an input or outcome longer than what the probe keeps. The snapshot text heads
+is the return value, the exception thrown, an argument or one of the receiver's fields afterwards (an object of
+the project's classes expected as the probe saw it, field by field; a long primitive array as text the helper
+reads). The input and outcomes are the runner's whole texts where it wrote them (``BehaviourProbe.WHOLE_TEXTS``).
+Else :func:`divergence_test` says why not: an object that refers back to one it is part of, a project's
+subclass of a JDK collection, an input or outcome longer than what the probe keeps, a value that is another
+input itself, a test past a method's 64 KB of bytecode. The snapshot text heads
 the test as comments, made safe there (:func:`_commented`).
 """
 
