@@ -233,16 +233,18 @@ public class Holder {
 """
 
 
+def text_test(fix: str, first_input: str, fix_outcome: str, candidate_outcome: str):
+    """The test written for ``fix``, a method of ``HOLDER`` (the fix itself), from these snapshot texts."""
+    source = HOLDER % fix
+    start = source.splitlines().index(fix.splitlines()[0]) + 1
+    end = start + len(fix.splitlines()) - 1
+    return divergence_test(source, fix, start, end, fix, first_input, fix_outcome, candidate_outcome)
+
+
 def test_what_a_test_of_values_cannot_show_is_refused(tmp_path):
     # the candidate returns its argument itself where the fix returns a copy: xs keeps its value on both
     fix = "    public int[] f(int[] xs) {\n        return xs.clone();\n    }"
-    source = HOLDER % fix
-    start = source.splitlines().index(fix.splitlines()[0]) + 1
-    explained = divergence_test(
-        source,
-        fix,
-        start,
-        start + 2,
+    explained = text_test(
         fix,
         "arg0=int[1]{1}, this=h.Holder{}",
         "return=int[1]{1}, this=h.Holder{}, arg0=int[1]{1}",
@@ -283,38 +285,24 @@ def test_what_a_test_of_values_cannot_show_is_refused(tmp_path):
     ],
 )
 def test_the_test_checks_what_the_probe_compared(tmp_path, fix, candidate, fix_outcome, candidate_outcome):
-    source = HOLDER % fix
-    start = source.splitlines().index(fix.splitlines()[0]) + 1
-    explained = divergence_test(
-        source, fix, start, start + 2, fix, "arg0=6, this=h.Holder{}", fix_outcome, candidate_outcome
-    )
+    explained = text_test(fix, "arg0=6, this=h.Holder{}", fix_outcome, candidate_outcome)
     assert explained.test, explained
-    assert "OK (1 test)" in junit(source, explained.test, tmp_path / "fix"), explained.test
+    assert "OK (1 test)" in junit(HOLDER % fix, explained.test, tmp_path / "fix"), explained.test
     assert "OK (1 test)" not in junit(HOLDER % candidate, explained.test, tmp_path / "candidate"), explained.test
 
 
 def test_a_text_cut_right_after_a_whole_value_still_gives_a_test():
     fix = "    public int[] next(int step) {\n        return new int[] {step};\n    }"
-    source = HOLDER % fix
-    start = source.splitlines().index(fix.splitlines()[0]) + 1
     texts = (f"return=int[{n}]{{{','.join(['7'] * n)}}}" for n in range(99000, 100100))
     candidate = next(t for t in texts if len(t) == 200_000) + "..."
-    explained = divergence_test(
-        source, fix, start, start + 2, fix, "arg0=3, this=h.Holder{}", "return=int[1]{3}, this=h.Holder{}", candidate
-    )
+    explained = text_test(fix, "arg0=3, this=h.Holder{}", "return=int[1]{3}, this=h.Holder{}", candidate)
     assert explained.test, explained
 
 
 def test_a_test_past_a_method_s_64_kb_of_bytecode_is_refused():
     fix = "    public String[] f(String[] xs) {\n        return xs;\n    }"
-    source = HOLDER % fix
-    start = source.splitlines().index(fix.splitlines()[0]) + 1
     strings = "java.lang.String[3000]{" + ",".join(['"a"'] * 3000) + "}"
-    explained = divergence_test(
-        source,
-        fix,
-        start,
-        start + 2,
+    explained = text_test(
         fix,
         f"arg0={strings}, this=h.Holder{{}}",
         f"return={strings}, this=h.Holder{{}}, arg0=@return",
