@@ -90,7 +90,7 @@ def behaviour_lines(record: ValidationRecord) -> list[Line]:
         return []
     if b.label is Behaviour.DIVERGES:
         return [
-            Line(f"    diverges from the developer's fix on: {b.first_input}", Style.BAD),
+            Line(f"    diverges from the developer's fix on: {b.shown_input}", Style.BAD),
             Line(f"      developer's fix: {b.reference_result}"),
             Line(f"      this candidate:  {b.candidate_result}"),
             *junit_lines(b),

@@ -301,7 +301,7 @@ def outcome(record) -> tuple[str, str]:
     if b is None:
         return "not-probed", "no behaviour record"
     if b.label is Behaviour.DIVERGES:
-        return "diverges", f"on {b.first_input[:200]}: fix {b.reference_result[:120]}; patch {b.candidate_result[:120]}"
+        return "diverges", f"on {b.shown_input[:200]}: fix {b.reference_result[:120]}; patch {b.candidate_result[:120]}"
     if b.label is Behaviour.SAME:
         return "same-behaviour", f"{b.inputs} inputs"
     return "not-probed", b.note[:300]

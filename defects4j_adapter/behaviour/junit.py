@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from defects4j_adapter.behaviour.observations import TIMEOUT
-from defects4j_adapter.behaviour.probe_source import NotProbeable, declaration, enclosing_class
+from defects4j_adapter.behaviour.probe_source import Declaration, NotProbeable, declaration, enclosing_class
 from nl2fix.java_source import splice
 from nl2fix.java_source.lexer import code_tokens
 from nl2fix.java_source.methods import find_methods
@@ -693,14 +693,24 @@ def divergence_test(
     first_input: str,
     reference_result: str,
     candidate_result: str,
+    caller: str = "",
 ) -> Explained:
     """The JUnit 4 test that shows the divergence on ``first_input``, in the package of the method's
     class (``source``: its file, where ``buggy_method`` is at ``start_line..end_line``; ``reference``:
-    the developer's fix), or why none can be written."""
+    the developer's fix), or why none can be written. ``caller``: the method of the class the input is a
+    call of, when it is not the changed one (``BehaviourRecord.first_call``)."""
     try:
         return Explained(
             test=_test(
-                source, buggy_method, start_line, end_line, reference, first_input, reference_result, candidate_result
+                source,
+                buggy_method,
+                start_line,
+                end_line,
+                reference,
+                first_input,
+                reference_result,
+                candidate_result,
+                caller,
             )
         )
     except (Unexpressible, NotProbeable) as exc:
@@ -718,20 +728,21 @@ def _test(
     first_input: str,
     reference_result: str,
     candidate_result: str,
+    caller: str = "",
 ) -> str:
-    decl = declaration(reference)
-    header = decl.text[decl.header_start : decl.params_start]
-    # a private or generic method is called through reflection: its parameters' types (type variables, a
-    # private class's) may have no name in the test, so its values are Objects there
-    reflective = "private" in {t.text for t in code_tokens(header)} or decl.generic
     try:
         location = splice.locate(source, buggy_method, start_line, end_line)
     except splice.SpliceError as exc:
         raise Unexpressible(str(exc)) from exc
-    if reflective and sum(m.name == decl.name and m.arity == len(decl.params) for m in find_methods(source)) > 1:
-        raise Unexpressible(f"the method is {'private' if not decl.generic else 'generic'} and overloaded")
     lines = source.splitlines(keepends=True)
     owner = enclosing_class(source, sum(len(line) for line in lines[: location.start_line - 1]))
+    decl = _caller_declaration(source, owner, caller) if caller else declaration(reference)
+    header = decl.text[decl.header_start : decl.params_start]
+    # a private or generic method is called through reflection: its parameters' types (type variables, a
+    # private class's) may have no name in the test, so its values are Objects there
+    reflective = "private" in {t.text for t in code_tokens(header)} or decl.generic
+    if reflective and sum(m.name == decl.name and m.arity == len(decl.params) for m in find_methods(source)) > 1:
+        raise Unexpressible(f"the method is {'private' if not decl.generic else 'generic'} and overloaded")
     if first_input.endswith("...") and len(first_input) > 1000:
         raise Unexpressible("the input is longer than the probe keeps")
     given = {label: (node, same) for label, node, same in _items(first_input)}
@@ -800,6 +811,7 @@ def _test(
     simple = owner.split(".")[0]
     comment = [
         "// Written by nl2fix from a behaviour probe: passes on the developer's fix, fails on the candidate.",
+        *([f"// A call of {_commented(caller)}, which calls the method the candidate changes."] if caller else []),
         f"// Input: {_commented(first_input[:300])}",
         f"// Developer's fix: {_commented(reference_result[:300])}",
         f"// Candidate: {_commented(candidate_result[:300])}",
@@ -821,6 +833,40 @@ def _test(
             "",
         ]
     )
+
+
+def _caller_declaration(source: str, owner: str, caller: str) -> Declaration:
+    """The declaration of ``caller`` (``name(type,...)`` as the probe names it: the JVM's names of its parameters'
+    types) among the methods of class ``owner`` in ``source``."""
+    name, _, rest = caller.partition("(")
+    types = [t for t in rest.rstrip(")").split(",") if t]
+    found = [
+        m
+        for m in find_methods(source)
+        if m.name == name and m.arity == len(types) and m.complete and _class_of(source, m.start) == owner
+    ]
+    if len(found) > 1:
+        found = [m for m in found if _simple_types(declaration(source[m.start : m.end])) == [_simple(t) for t in types]]
+    if len(found) != 1:
+        raise Unexpressible(f"the method {caller} the input is a call of is not one declaration of the class")
+    return declaration(source[found[0].start : found[0].end])
+
+
+def _class_of(source: str, offset: int) -> str | None:
+    try:
+        return enclosing_class(source, offset)
+    except NotProbeable:
+        return None
+
+
+def _simple(type_: str) -> str:
+    """A type's simple name without type arguments, varargs written as an array: ``Map<K,V>`` -> ``Map``."""
+    plain = re.sub(r"<.*>", "", type_).replace("...", "[]").replace(" ", "")
+    return plain.rsplit(".", 1)[-1].rsplit("$", 1)[-1]
+
+
+def _simple_types(decl: Declaration) -> list[str]:
+    return [_simple(p.type) for p in decl.params]
 
 
 _OWN_NAMES = {"receiver", "result", "thrown", "org", "java", HELPER_CLASS}

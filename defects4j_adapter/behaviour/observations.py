@@ -30,6 +30,10 @@ class Origin(str, enum.Enum):
     DERIVED = "derived"
     """An input derived from one: a neighbouring or boundary value of one argument, or the call crossed
     with an earlier one (its receiver with their arguments, their receiver with its arguments)."""
+    CALLER = "caller"
+    """A test's call of another method of the class that called the method under probe (a solver's ``solve``,
+    which sets up what ``doSolve`` reads), run again whole on both versions, or with its arguments varied:
+    :attr:`Observation.caller` names it."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,9 @@ class Observation:
     """The reference's outcome written whole where :attr:`whole_input` could be written (empty when it could not)."""
     whole_candidate: str = ""
     """The candidate's outcome written whole, likewise."""
+    caller: str = ""
+    """For :attr:`Origin.CALLER`: the method the input is a call of, its name and parameter types
+    (``solve(int,org.example.Function,double,double)``); empty for a call of the method under probe."""
 
     @property
     def reference_timed_out(self) -> bool:
@@ -114,13 +121,32 @@ def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
     run = ProbeRun()
     for row in rows:
         origin, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again, *whole = (row + [""] * 12)[:12]
+        whole_input, whole_reference, whole_candidate = whole
+        kind_text, _, caller = origin.partition(":")
         try:
-            kind = Origin(origin)
+            kind = Origin(kind_text)
         except ValueError:
             run.error = f"an unknown probe row {origin!r}"
             continue
+        if (kind is Origin.CALLER) != bool(caller):
+            run.error = f"a probe row of another method without its name, or with one: {origin!r}"
+            continue
         run.observations.append(
-            Observation(kind, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again, *whole)
+            Observation(
+                kind,
+                test,
+                shown_in,
+                digest_in,
+                ref,
+                ref_digest,
+                cand,
+                cand_digest,
+                again,
+                whole_input=whole_input,
+                whole_reference=whole_reference,
+                whole_candidate=whole_candidate,
+                caller=caller,
+            )
         )
     if end is None:
         run.error = run.error or "the probe did not end"

@@ -242,7 +242,8 @@ class Divergence(ReportModel):
     inputs: int
     """Inputs compared."""
     input: str
-    """The first input on which it differs (receiver and arguments)."""
+    """The first input on which it differs (receiver and arguments), after the method it is a call of when that is
+    another method of the class, which calls the changed one."""
     fix_result: str
     """What the developer's fix did there."""
     candidate_result: str
@@ -521,7 +522,7 @@ class _BugFacts:
                         hash=c.hash,
                         samples=c.count,
                         inputs=b.inputs,
-                        input=b.first_input,
+                        input=b.shown_input,
                         fix_result=b.reference_result,
                         candidate_result=b.candidate_result,
                     )

@@ -189,6 +189,10 @@ class BehaviourRecord(_Record):
     behaved the same twice."""
     first_input: str = ""
     """For ``diverges``: the first input on which the candidate did something else."""
+    first_call: str = ""
+    """For ``diverges`` on a call of another method of the class, which calls the changed one (a solver's ``solve``
+    run again with its arguments varied): that method, its name and parameter types; empty when ``first_input``
+    is a call of the changed method itself."""
     first_input_whole: str = ""
     """``first_input`` as the runner wrote it whole (up to 200,000 characters, arrays and collections up to 16,384
     elements) where ``first_input`` does not show it all and the probe kept it; the JUnit test is written from it."""
@@ -214,14 +218,21 @@ class BehaviourRecord(_Record):
     cpu_seconds: float = 0.0
     """CPU seconds of the probe."""
 
-    def divergence(self) -> tuple[str, str, str]:
+    def divergence(self) -> tuple[str, str, str, str]:
         """The first input on which the candidate did something else, the fix's outcome and the candidate's
-        there: each whole where the probe kept it so, as a JUnit test needs them."""
+        there: each whole where the probe kept it so, as a JUnit test needs them; and the method it is a call of
+        when that is not the changed one (:attr:`first_call`)."""
         return (
             self.first_input_whole or self.first_input,
             self.reference_result_whole or self.reference_result,
             self.candidate_result_whole or self.candidate_result,
+            self.first_call,
         )
+
+    @property
+    def shown_input(self) -> str:
+        """:attr:`first_input` as people read it: after the method it is a call of, when that is another one."""
+        return f"a call of {self.first_call} on {self.first_input}" if self.first_call else self.first_input
 
 
 class ValidationRecord(_Record):

@@ -145,7 +145,7 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     if developer_fix and first is not None:
         record.label = Behaviour.DIVERGES
         record.first_input, record.candidate_result = first.input, first.candidate
-        record.first_input_whole = first.whole_input
+        record.first_input_whole, record.first_call = first.whole_input, first.caller
         record.reference_result = first.reference
         if not (changed_state or drifted):
             record.reference_result_whole, record.candidate_result_whole = first.whole_reference, first.whole_candidate

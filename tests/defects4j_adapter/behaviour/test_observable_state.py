@@ -42,10 +42,13 @@ FIX = """public int[] next(int step) {
 HARNESS = """package nl2fix.runner;
 
 public final class ProbeHarness {
+    /** The methods an instrumented probe source numbers (CallInserter.Result#methods), as a job passes them. */
+    static java.util.List<String> entries = java.util.List.of();
+
     public static void main(String[] args) throws Exception {
         BehaviourProbe.begin(Main.classFiles(java.nio.file.Paths.get(args[0])),
                 new java.net.URL[] {java.nio.file.Paths.get(args[1]).toUri().toURL()},
-                ClassLoader.getPlatformClassLoader(), true, java.util.Set.of(), java.util.Set.of());
+                ClassLoader.getPlatformClassLoader(), true, java.util.Set.of(), java.util.Set.of(), entries);
         BehaviourProbe.watch(Thread.currentThread(), "h.HolderTest");
         %s;
         for (String[] row : BehaviourProbe.end()) {

@@ -27,6 +27,7 @@ INSTRUMENTING = HARNESS.replace(
         CallInserter.Result r = CallInserter.receivers(
                 java.util.Map.of("h.Holder", java.nio.file.Files.readAllBytes(holder)));
         java.nio.file.Files.write(holder, r.classes.get("h.Holder"));
+        entries = r.methods;
         System.out.println("instrumented\\t" + r.instrumented);
 """,
 )

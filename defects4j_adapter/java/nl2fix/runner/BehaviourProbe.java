@@ -43,7 +43,9 @@ import java.util.Set;
  * decides anything. Then inputs derived from the call ({@link Derived}) are run the same way: its
  * arguments varied one at a time, then its receiver and arguments crossed with those of the job's
  * earlier calls, then its arguments on receivers in the states the class's objects were in when the tests'
- * code called their other methods ({@link #entered}), in an order drawn from a seed of the job that no
+ * code called their other methods ({@link #entered}); and the call of the class's method the tests' code made
+ * that led to this one (a solver's {@code solve}, which sets the state its {@code doSolve} reads), run again
+ * whole on both versions with its arguments varied ({@link Session#probeCaller}), in an order drawn from a seed of the job that no
  * code under test can read (their rows keep a fixed order); and finally the reference on the test's own
  * objects, whose result the test gets.
  *
@@ -85,6 +87,10 @@ public final class BehaviourProbe {
     static final int STATE_TRIES = 60;
     static final int STATES_PER_CALL = 6;
     static final int MAX_REACHED = 60;
+    /** Inputs a job runs the tests' calls of the class's other methods on ({@link Session#probeCaller}): the
+     * calls themselves and their arguments varied, at most {@link #CALLER_PER_CALL} of one call. */
+    static final int MAX_CALLER = 60;
+    static final int CALLER_PER_CALL = Derived.PER_CALL + 1;
     static final int SHOWN = 300;
     /** A row's second reference outcome when the reference ran once: the input is one on which its probe of
      * itself did the same three times, so a second run here would only repeat what the harness compares it
@@ -160,14 +166,16 @@ public final class BehaviourProbe {
     }
 
     /** Called first in each of the probed class's methods a caller outside it may call on an object
-     * ({@link CallInserter#receivers}; the probe source's class only, never the candidate's): on a test
+     * ({@link CallInserter#receivers}; the probe source's class only, never the candidate's), with its arguments
+     * and its number in the job's list of such methods: on a test
      * thread, outside every body the probe runs, and called from outside the class (not in the middle of
      * one of its own methods, where its fields may be half updated), the receiver's state is a state the
      * project's code reached -- a tableau between two pivots, a parser between two tokens -- which the
      * method under probe may be called in; a copy of it is kept, at a thread's first, second, fourth,
      * eighth ... such entry (a loop's states, at a cost that grows with the log of its length), for
-     * {@link Derived#reached} on the calls of the same test class. */
-    public static void entered(Object receiver) {
+     * {@link Derived#reached} on the calls of the same test class; and a copy of the call itself, receiver and
+     * arguments, which the method under probe, called before it returns, runs again ({@link Session#probeCaller}). */
+    public static void entered(Object receiver, Object[] args, int method) {
         Session s = session;
         Thread t = Thread.currentThread();
         // what the probe runs itself (its bodies, its copies) differs between the fix's own probe and a candidate's:
@@ -186,7 +194,7 @@ public final class BehaviourProbe {
         if ((k & (k - 1)) != 0 || s.budgetMetMs != 0 || s.spoiledBy != null || !s.tracks(t) || !calledFromOutside()) {
             return;
         }
-        s.entered(receiver);
+        s.entered(receiver, args, method);
     }
 
     /** A thread's count of {@link #entered} calls in the session {@code [0]} names. */
@@ -241,12 +249,12 @@ public final class BehaviourProbe {
      * long on one would spend a candidate's budget there); {@code steady}: the digests of inputs on which it did the same three
      * times, run on the reference once (see {@link #STEADY}). */
     static void begin(Map<String, byte[]> candidate, URL[] classPath, ClassLoader parent, boolean fixReference,
-            Set<String> skip, Set<String> steady) throws IOException {
+            Set<String> skip, Set<String> steady, List<String> entries) throws IOException {
         URL[] urls = new URL[classPath.length + 1];
         urls[0] = Overlay.entry(candidate);
         System.arraycopy(classPath, 0, urls, 1, classPath.length);
         session = new Session(LoaderName.asTheJdks(new URLClassLoader(Lifetime.LOADER, urls, parent)), fixReference,
-                Set.copyOf(skip), Set.copyOf(steady), ++sessions);
+                Set.copyOf(skip), Set.copyOf(steady), ++sessions, List.copyOf(entries));
     }
 
     /** The rows of the job's probe, and no probing after it. */
@@ -270,7 +278,7 @@ public final class BehaviourProbe {
                 out.add(pending);
             }
             out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls),
-                Integer.toString(s.derived + s.crossed + s.reached),
+                Integer.toString(s.derived + s.crossed + s.reached + s.callerInputs),
                 Integer.toString(s.skipped), Long.toString(s.budgetMetMs), Integer.toString(s.passedOver),
                 s.spoiledBy == null ? "" : s.spoiledBy, s.firstUncopyable == null ? "" : s.firstUncopyable});
             return out;
@@ -468,10 +476,18 @@ public final class BehaviourProbe {
         final Map<String, States> states = new java.util.HashMap<>();
         /** Tells this session's entry counts from an earlier one's ({@code ENTRIES}). */
         final long id;
+        /** The methods that call {@link BehaviourProbe#entered}, by their number ({@link CallInserter.Result#methods}),
+         * and those found so far. */
+        final List<String> entries;
+        final Map<Integer, Method> entryMethods = new java.util.HashMap<>();
+        /** Per thread: the last call of one of the class's methods from outside it, copied at its entry (the
+         * method, then receiver and arguments), till the method under probe is called or another such call is. */
+        final Map<Thread, Object[]> callerCalls = new java.util.WeakHashMap<>();
         int calls;
         int derived;
         int crossed;
         int reached;
+        int callerInputs;
         int skipped;
         /** What the first input that could not be copied held that cannot be (a class, a field), or null. */
         String firstUncopyable;
@@ -514,9 +530,11 @@ public final class BehaviourProbe {
         /** Digests of the inputs the reference runs on once (see {@link #STEADY}). */
         final Set<String> steady;
 
-        Session(URLClassLoader twin, boolean fixReference, Set<String> skip, Set<String> steady, long id) {
+        Session(URLClassLoader twin, boolean fixReference, Set<String> skip, Set<String> steady, long id,
+                List<String> entries) {
             this.twin = twin;
             this.id = id;
+            this.entries = entries;
             this.fixReference = fixReference;
             this.skip = skip;
             this.steady = steady;
@@ -526,16 +544,26 @@ public final class BehaviourProbe {
             return threads.containsKey(t);
         }
 
-        synchronized void entered(Object receiver) {
+        synchronized void entered(Object receiver, Object[] args, int number) {
             Thread t = Thread.currentThread();
+            long start = CPU.getCurrentThreadCpuTime();
+            probingOn = t;
+            probingSince = start;
+            try {
+                keepState(t, receiver);
+                keepCall(t, receiver, args, number);
+            } finally {
+                probingSince = -1;
+                probingNanos += Math.max(0, CPU.getCurrentThreadCpuTime() - start);
+            }
+        }
+
+        private void keepState(Thread t, Object receiver) {
             States kept = states.computeIfAbsent(threads.get(t), k -> new States());
             if (kept.objects.size() >= MAX_STATES || kept.tries >= STATE_TRIES) {
                 return;
             }
             kept.tries++;
-            long start = CPU.getCurrentThreadCpuTime();
-            probingOn = t;
-            probingSince = start;
             try {
                 Object copy = Graphs.kept(new Object[] {receiver})[0];
                 String text = Graphs.input(new Object[] {copy}, new Class<?>[0]);
@@ -545,22 +573,65 @@ public final class BehaviourProbe {
             } catch (Graphs.Uncopyable | RuntimeException | StackOverflowError e) {
                 // a state that cannot be copied or written is not tried (the calls' own inputs say what could not
                 // be copied); nothing of the probe's is thrown into the project's method it entered
-            } finally {
-                probingSince = -1;
-                probingNanos += Math.max(0, CPU.getCurrentThreadCpuTime() - start);
             }
+        }
+
+        /** The call, copied as it begins, for {@link #probeCaller}; the thread's earlier one goes. */
+        private void keepCall(Thread t, Object receiver, Object[] args, int number) {
+            callerCalls.remove(t);
+            Method method = entryMethod(receiver.getClass(), number);
+            if (method == null || args == null || callerInputs >= MAX_CALLER) {
+                return;
+            }
+            try {
+                Object[] input = Graphs.kept(concat(new Object[] {receiver}, args));
+                callerCalls.put(t, concat(new Object[] {method}, input));
+            } catch (Graphs.Uncopyable | RuntimeException | StackOverflowError e) {
+                // a call that cannot be copied is not run again
+            }
+        }
+
+        /** The method of number {@code number} ({@link CallInserter.Result#methods}), declared by {@code type} or one
+         * of its superclasses; null when there is none. */
+        private Method entryMethod(Class<?> type, int number) {
+            if (entryMethods.containsKey(number)) {
+                return entryMethods.get(number);
+            }
+            Method found = null;
+            String[] entry = number >= 0 && number < entries.size() ? entries.get(number).split("\t") : new String[0];
+            for (Class<?> c = type; c != null && entry.length == 3 && found == null; c = c.getSuperclass()) {
+                if (!c.getName().equals(entry[0])) {
+                    continue;
+                }
+                for (Method m : c.getDeclaredMethods()) {
+                    if (m.getName().equals(entry[1]) && descriptor(m).equals(entry[2])) {
+                        found = m;
+                    }
+                }
+            }
+            entryMethods.put(number, found);
+            return found;
         }
 
         synchronized void probe(Class<?> owner, String referenceName, Object receiver, Object[] args, Object[] constants,
                 String[] named, Body reference) {
-            if (calls >= MAX_CALLS) {
+            Object[] caller = callerCalls.remove(Thread.currentThread());
+            if (calls >= MAX_CALLS && caller == null) {
                 return;
             }
             long start = CPU.getCurrentThreadCpuTime();
             probingOn = Thread.currentThread();
             probingSince = start;
             try {
-                probeCall(owner, referenceName, receiver, args, constants, named, reference);
+                if (caller != null && ((Method) caller[0]).getDeclaringClass() == owner && onStack((Method) caller[0])) {
+                    if (tried == null) {
+                        tried = Derived.withNamed(owner, constants, named);
+                    }
+                    probeCaller(owner, (Method) caller[0], rest(caller), named, reference);
+                }
+                if (calls < MAX_CALLS) {
+                    probeCall(owner, referenceName, receiver, args, constants, named, reference);
+                }
             } finally {
                 probingSince = -1;
                 probingNanos += Math.max(0, CPU.getCurrentThreadCpuTime() - start);
@@ -598,11 +669,12 @@ public final class BehaviourProbe {
             if (tried == null) {
                 tried = Derived.withNamed(owner, constants, named);
             }
-            derived += choose(Derived.variants(input, types, tried), MAX_DERIVED - derived, types, chosen, texts);
-            crossed += choose(Derived.crossed(input, recorded), Math.min(Derived.CROSSED_PER_CALL, MAX_CROSSED - crossed),
-                    types, chosen, texts);
+            derived += choose(Words.DERIVED, Derived.variants(input, types, tried), MAX_DERIVED - derived, types, chosen,
+                    texts);
+            crossed += choose(Words.DERIVED, Derived.crossed(input, recorded),
+                    Math.min(Derived.CROSSED_PER_CALL, MAX_CROSSED - crossed), types, chosen, texts);
             States kept = states.get(test);
-            reached += choose(Derived.reached(input, kept == null ? List.of() : kept.objects),
+            reached += choose(Words.DERIVED, Derived.reached(input, kept == null ? List.of() : kept.objects),
                     Math.min(STATES_PER_CALL, MAX_REACHED - reached), types, chosen, texts);
             Graphs.View view = new Graphs.View(owner.getName(), named);
             Integer[] at = new Integer[chosen.size()];
@@ -625,16 +697,69 @@ public final class BehaviourProbe {
             }
         }
 
+        /** The call of {@code method} (one of the class's methods, with the method under probe called in it) that
+         * the tests' code made from outside the class, its receiver and arguments as they were when it began
+         * ({@code input}), run again whole, on the reference's version of the class and on the candidate's, and with
+         * its arguments varied ({@link Derived#variants}; the literals and named constants the reference reads among
+         * them): states the class's own code sets up from its arguments (a solver's bounds, its function) before the
+         * method under probe reads them, which no variant of that method's own input reaches -- a receiver with a
+         * field nudged could hold a state no call of the class builds, these are all ones its code built. */
+        private void probeCaller(Class<?> owner, Method method, Object[] input, String[] named, Body reference) {
+            String origin = Words.CALLER + ":" + signature(method);
+            Class<?>[] types = method.getParameterTypes();
+            String test = threads.get(Thread.currentThread());
+            List<Object[]> chosen = new ArrayList<>();
+            List<String> texts = new ArrayList<>();
+            int most = Math.min(CALLER_PER_CALL, MAX_CALLER - callerInputs);
+            List<Object[]> candidates = new ArrayList<>();
+            candidates.add(input);
+            candidates.addAll(Derived.variants(input, types, tried));
+            callerInputs += choose(origin, candidates, most, types, chosen, texts);
+            // nested calls of the method under probe run the reference's body, unrecorded, as in the reference's own
+            // calls (the candidate's version of the class runs its own)
+            Body whole = (receiver, args) -> {
+                SIDE.set(reference);
+                try {
+                    return method.invoke(receiver, args);
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw e.getCause();
+                }
+            };
+            Graphs.View view = new Graphs.View(owner.getName(), named);
+            Integer[] at = new Integer[chosen.size()];
+            for (int i = 0; i < at.length; i++) {
+                at[i] = i;
+            }
+            Collections.shuffle(java.util.Arrays.asList(at), order);
+            String[][] made = new String[at.length][];
+            try {
+                for (int i : at) {
+                    compare(origin, test, owner, method, chosen.get(i), texts.get(i), whole, view, made, i);
+                }
+            } finally {
+                keep(made, chosen, types, texts);
+            }
+        }
+
+        /** Whether a frame of {@code method} (by its class and name) is on this thread's stack: the call it was
+         * copied at has not returned (or another call of it is under way), so the method under probe is reached from
+         * it. */
+        private boolean onStack(Method method) {
+            String owner = method.getDeclaringClass().getName();
+            return StackWalker.getInstance().walk(f -> f.anyMatch(
+                    frame -> frame.getClassName().equals(owner) && frame.getMethodName().equals(method.getName())));
+        }
+
         /** The first {@code most} of {@code variants} not probed yet in this job, added to {@code chosen} with their
          * snapshots in {@code texts}; how many. */
-        private int choose(List<Object[]> variants, int most, Class<?>[] types, List<Object[]> chosen,
+        private int choose(String origin, List<Object[]> variants, int most, Class<?>[] types, List<Object[]> chosen,
                 List<String> texts) {
             int taken = 0;
             for (Object[] variant : variants) {
                 if (taken >= most) {
                     break;
                 }
-                String variantText = fresh(variant, types);
+                String variantText = fresh(origin, variant, types);
                 if (variantText != null) {
                     taken++;
                     chosen.add(variant);
@@ -719,9 +844,9 @@ public final class BehaviourProbe {
         }
 
         /** The snapshot of an input not probed yet in this job (now counted as probed), else null. */
-        private String fresh(Object[] input, Class<?>[] types) {
+        private String fresh(String origin, Object[] input, Class<?>[] types) {
             String text = Graphs.input(input, types);
-            return seen.add(text) ? text : null;
+            return seen.add(key(origin, text)) ? text : null;
         }
 
         /** Runs the reference twice and the candidate once on copies of {@code input}; the row into
@@ -742,7 +867,7 @@ public final class BehaviourProbe {
             if (spoiledBy != null) {
                 return;
             }
-            String digest = sha(text);
+            String digest = sha(key(origin, text));
             if (skip.contains(digest)) {
                 passedOver++;
                 return;
@@ -946,7 +1071,8 @@ public final class BehaviourProbe {
 
         private static String[] row(String origin, String test, String input, String[] outcomes, int runs) {
             int from = firstDifference(outcomes[0], outcomes[2]);
-            return new String[] {Words.BEHAVIOUR, origin, test, shownInput(input), sha(input), shown(outcomes[0], from),
+            return new String[] {Words.BEHAVIOUR, origin, test, shownInput(input), sha(key(origin, input)),
+                shown(outcomes[0], from),
                 sha(outcomes[0]), shown(outcomes[2], from), sha(outcomes[2]),
                 NO_EVIDENCE.equals(outcomes[1]) ? NO_EVIDENCE : runs == 1 ? STEADY : sha(outcomes[1])};
         }
@@ -1045,6 +1171,42 @@ public final class BehaviourProbe {
     static final String REFERENCE_SUFFIX = "$nl2fix$ref";
     /** Columns of a probe row as the harness reads them, before the whole texts ({@link #WHOLE_TEXTS}). */
     static final int ROW = 10;
+
+    /** What tells an input apart in a job and across its jobs (what its digest is of): its snapshot, after the
+     * method it is a call of when that is not the method under probe ({@link Words#CALLER}). */
+    static String key(String origin, String text) {
+        return Words.CALL.equals(origin) || Words.DERIVED.equals(origin) ? text : origin + "\n" + text;
+    }
+
+    /** A method as a caller row names it: its name and its parameters' types ({@code solve(int,double)}). */
+    static String signature(Method method) {
+        StringBuilder out = new StringBuilder(method.getName()).append('(');
+        Class<?>[] types = method.getParameterTypes();
+        for (int i = 0; i < types.length; i++) {
+            out.append(i > 0 ? "," : "").append(types[i].getTypeName());
+        }
+        return out.append(')').toString();
+    }
+
+    /** {@code method}'s descriptor, as its class file writes it. */
+    static String descriptor(Method method) {
+        StringBuilder out = new StringBuilder("(");
+        for (Class<?> type : method.getParameterTypes()) {
+            out.append(descriptor(type));
+        }
+        return out.append(')').append(descriptor(method.getReturnType())).toString();
+    }
+
+    private static String descriptor(Class<?> type) {
+        if (type.isArray()) {
+            return type.getName().replace('.', '/');
+        }
+        if (!type.isPrimitive()) {
+            return "L" + type.getName().replace('.', '/') + ";";
+        }
+        return String.valueOf("ZBCSIJFDV".charAt(java.util.Arrays.asList(boolean.class, byte.class, char.class,
+                short.class, int.class, long.class, float.class, double.class, void.class).indexOf(type)));
+    }
 
     private static Object[] rest(Object[] copy) {
         return java.util.Arrays.copyOfRange(copy, 1, copy.length);

@@ -5,7 +5,10 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,9 +20,10 @@ import java.util.Map;
  * is seen even when they throw.
  *
  * <p>The call and a {@code nop} (or the load of its one argument) make 4 bytes, so every later
- * instruction moves by 4: relative jumps stay as they are and {@code tableswitch}/{@code
- * lookupswitch} keep their 4-byte alignment;
- * only the absolute offsets move (exception table, line and local variable tables, the first
+ * instruction moves by 4 (the receiver, the arguments in an {@code Object[]} and the method's number
+ * for {@link BehaviourProbe#entered}: as many bytes as they take, padded with {@code nop} to a multiple
+ * of 4): relative jumps stay as they are and {@code tableswitch}/{@code lookupswitch} keep their 4-byte
+ * alignment; only the absolute offsets move (exception table, line and local variable tables, the first
  * stack map frame). A method whose Code attribute holds anything else with offsets (type
  * annotations on its code) is left alone and counted as not instrumented: the recording is then
  * incomplete and the harness keeps every test.
@@ -33,27 +37,39 @@ final class CallInserter {
         final Map<String, byte[]> classes;
         final int instrumented;
         final int refused;
+        /** {@link #receivers}: the methods that call {@link BehaviourProbe#entered}, by the number each passes
+         * it, as {@code class name \t method name \t descriptor}. */
+        final List<String> methods;
 
-        Result(Map<String, byte[]> classes, int instrumented, int refused) {
+        Result(Map<String, byte[]> classes, int instrumented, int refused, List<String> methods) {
             this.classes = classes;
             this.instrumented = instrumented;
             this.refused = refused;
+            this.methods = Collections.unmodifiableList(methods);
         }
     }
 
     /** A call of {@code owner.name(descriptor)}, static, with {@code load} (an instruction of one byte
-     * that loads its argument, or {@code nop} for none) before or after it as the call needs. */
+     * that loads its argument, or {@code nop} for none) before or after it as the call needs; or, {@code
+     * arguments}, given the receiver, the method's arguments (primitives boxed) and its number in {@link
+     * Result#methods}. */
     static final class Call {
         final String owner;
         final String name;
         final String descriptor;
         final int load;
+        final boolean arguments;
 
         Call(String owner, String name, String descriptor, int load) {
+            this(owner, name, descriptor, load, false);
+        }
+
+        private Call(String owner, String name, String descriptor, int load, boolean arguments) {
             this.owner = owner;
             this.name = name;
             this.descriptor = descriptor;
             this.load = load;
+            this.arguments = arguments;
         }
     }
 
@@ -62,7 +78,11 @@ final class CallInserter {
     static final int ALOAD_1 = 0x2B;
     private static final Call REACHED = new Call("nl2fix/runner/MethodReach", "hit", "()V", NOP);
     private static final Call ENTERED = new Call(
-            "nl2fix/runner/BehaviourProbe", "entered", "(Ljava/lang/Object;)V", ALOAD_0);
+            "nl2fix/runner/BehaviourProbe", "entered", "(Ljava/lang/Object;[Ljava/lang/Object;I)V", ALOAD_0, true);
+    /** The primitive descriptors, and the classes that box them ({@code valueOf}). */
+    private static final String PRIMITIVES = "ZBCSIJFD";
+    private static final String[] BOXES = {"java/lang/Boolean", "java/lang/Byte", "java/lang/Character",
+        "java/lang/Short", "java/lang/Integer", "java/lang/Long", "java/lang/Float", "java/lang/Double"};
     /** Access flags of a method {@link #receivers} leaves alone: private, static, bridge, native, abstract, synthetic. */
     private static final int NOT_ENTERED = 0x0002 | 0x0008 | 0x0040 | 0x0100 | 0x0400 | 0x1000;
 
@@ -80,25 +100,27 @@ final class CallInserter {
             instrumented += r.instrumented;
             refused += r.refused;
         }
-        return new Result(out, instrumented, refused);
+        return new Result(out, instrumented, refused, List.of());
     }
 
-    /** The probe source's classes with {@link BehaviourProbe#entered} given the receiver first in each
-     * method of the class holding the reference ({@code m$nl2fix$ref}) that a caller outside the class
-     * may call on an object: not private, static, abstract, native, synthetic or a bridge, nor a
-     * constructor (its {@code this} is not an object yet at the start), the reference or its wrapper.
-     * Trusted code only: the candidate's classes are never instrumented. */
+    /** The probe source's classes with {@link BehaviourProbe#entered} given the receiver, the arguments and
+     * the method's number first in each method of the class holding the reference ({@code m$nl2fix$ref}) that
+     * a caller outside the class may call on an object: not private, static, abstract, native, synthetic or a
+     * bridge, nor a constructor (its {@code this} is not an object yet at the start), the reference or its
+     * wrapper. Trusted code only: the candidate's classes are never instrumented. */
     static Result receivers(Map<String, byte[]> classes) throws IOException {
         Map<String, byte[]> out = new HashMap<>();
         int instrumented = 0;
         int refused = 0;
+        List<String> methods = new ArrayList<>();
         for (Map.Entry<String, byte[]> e : classes.entrySet()) {
             CallInserter.Rewriter r = new CallInserter.Rewriter(e.getValue(), ENTERED, null, null, false);
+            r.methods = methods;
             out.put(e.getKey(), r.rewrite());
             instrumented += r.instrumented;
             refused += r.refused;
         }
-        return new Result(out, instrumented, refused);
+        return new Result(out, instrumented, refused, methods);
     }
 
     /** {@code data} with {@code call} first in its method {@code method} of that descriptor; null when
@@ -121,9 +143,20 @@ final class CallInserter {
         private final String descriptor;
         private final boolean constructors;
         private final Map<Integer, String> utf8 = new HashMap<>();
+        /** Class entries: their name's Utf8 index. */
+        private final Map<Integer, Integer> classNames = new HashMap<>();
         private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         private final DataOutputStream out = new DataOutputStream(bytes);
+        /** The constant pool entries the call needs, appended after the class's own; the next free index. */
+        private final ByteArrayOutputStream added = new ByteArrayOutputStream();
+        private final DataOutputStream pool = new DataOutputStream(added);
+        private int next;
         private int methodRef;
+        private int objectClass;
+        private final int[] boxes = new int[PRIMITIVES.length()];
+        private String className;
+        /** {@link Result#methods}, where a call with {@code arguments} numbers the methods it goes into. */
+        List<String> methods;
         int instrumented;
         int refused;
 
@@ -152,29 +185,29 @@ final class CallInserter {
                     }
                     case 3: case 4: case 9: case 10: case 11: case 12: case 17: case 18: in.position(in.position() + 4); break;
                     case 5: case 6: in.position(in.position() + 8); i++; break;
-                    case 7: case 8: case 16: case 19: case 20: in.position(in.position() + 2); break;
+                    case 7: classNames.put(i, in.getShort() & 0xFFFF); break;
+                    case 8: case 16: case 19: case 20: in.position(in.position() + 2); break;
                     case 15: in.position(in.position() + 3); break;
                     default: throw new IOException("unknown constant pool tag " + tag);
                 }
             }
-            if (count + 6 > 0xFFFF) {
+            int end = in.position();
+            next = count;
+            methodRef = methodRef(call.owner, call.name, call.descriptor);
+            if (call.arguments) {
+                objectClass = classRef("java/lang/Object");
+                for (int b = 0; b < boxes.length; b++) {
+                    boxes[b] = methodRef(BOXES[b], "valueOf", "(" + PRIMITIVES.charAt(b) + ")L" + BOXES[b] + ";");
+                }
+            }
+            if (next > 0xFFFF) {
                 throw new IOException("no room in the constant pool for the call");
             }
-            out.writeShort(count + 6);
-            out.write(in.array(), start, in.position() - start);
-            // Utf8 class name, Class, Utf8 name, Utf8 descriptor, NameAndType, Methodref
-            writeUtf8(call.owner);
-            out.writeByte(7);
-            out.writeShort(count);
-            writeUtf8(call.name);
-            writeUtf8(call.descriptor);
-            out.writeByte(12);
-            out.writeShort(count + 2);
-            out.writeShort(count + 3);
-            out.writeByte(10);
-            out.writeShort(count + 1);
-            out.writeShort(count + 4);
-            methodRef = count + 5;
+            pool.flush();
+            out.writeShort(next);
+            out.write(in.array(), start, end - start);
+            out.write(added.toByteArray());
+            className = utf8.get(classNames.get(in.duplicate().position(in.position() + 2).getShort() & 0xFFFF));
             if (method == null) {
                 probed(in.duplicate());
             }
@@ -224,9 +257,30 @@ final class CallInserter {
                     && (descriptor == null || descriptor.equals(type));
         }
 
-        private void writeUtf8(String s) throws IOException {
-            out.writeByte(1);
-            out.writeUTF(s);
+        private int utf8(String s) throws IOException {
+            pool.writeByte(1);
+            pool.writeUTF(s);
+            return next++;
+        }
+
+        private int classRef(String name) throws IOException {
+            int n = utf8(name);
+            pool.writeByte(7);
+            pool.writeShort(n);
+            return next++;
+        }
+
+        private int methodRef(String owner, String name, String descriptor) throws IOException {
+            int c = classRef(owner);
+            int n = utf8(name);
+            int d = utf8(descriptor);
+            pool.writeByte(12);
+            pool.writeShort(n);
+            pool.writeShort(d);
+            pool.writeByte(10);
+            pool.writeShort(c);
+            pool.writeShort(next++);
+            return next++;
         }
 
         private int u2() throws IOException {
@@ -266,7 +320,7 @@ final class CallInserter {
                     int len = in.getInt();
                     byte[] body = new byte[len];
                     in.get(body);
-                    byte[] code = "Code".equals(utf8.get(nameIndex)) ? withCall(body) : null;
+                    byte[] code = "Code".equals(utf8.get(nameIndex)) ? withCall(body, name, type) : null;
                     if (code == null && "Code".equals(utf8.get(nameIndex))) {
                         refused++;
                     } else if (code != null) {
@@ -280,36 +334,105 @@ final class CallInserter {
             }
         }
 
+        /** The call's instructions (a multiple of 4 bytes) at the start of method {@code name} of {@code descriptor}
+         * (an instance method's, for a call with {@code arguments}); null when they cannot be written. */
+        private byte[] prefix(String name, String descriptor) throws IOException {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            DataOutputStream o = new DataOutputStream(b);
+            if (!call.arguments) {
+                if (call.load != NOP) {
+                    o.writeByte(call.load);
+                }
+                o.writeByte(0xB8); // invokestatic
+                o.writeShort(methodRef);
+                if (call.load == NOP) {
+                    o.writeByte(NOP);
+                }
+                o.flush();
+                return b.toByteArray();
+            }
+            String params = descriptor.substring(1, descriptor.indexOf(')'));
+            List<Character> types = new ArrayList<>();
+            for (int i = 0; i < params.length(); i++) {
+                char t = params.charAt(i);
+                types.add(t == 'L' || t == '[' ? 'L' : t);
+                while (params.charAt(i) == '[') {
+                    i++;
+                }
+                if (params.charAt(i) == 'L') {
+                    i = params.indexOf(';', i);
+                }
+            }
+            if (methods.size() > Short.MAX_VALUE) {
+                return null;
+            }
+            o.writeByte(ALOAD_0);
+            o.writeByte(0x11); // sipush
+            o.writeShort(types.size());
+            o.writeByte(0xBD); // anewarray
+            o.writeShort(objectClass);
+            int slot = 1;
+            for (int i = 0; i < types.size(); i++) {
+                char t = types.get(i);
+                o.writeByte(0x59); // dup
+                o.writeByte(0x11);
+                o.writeShort(i);
+                int load = t == 'J' ? 0x16 : t == 'F' ? 0x17 : t == 'D' ? 0x18 : t == 'L' ? 0x19 : 0x15;
+                if (slot > 0xFF) {
+                    o.writeByte(0xC4); // wide
+                    o.writeByte(load);
+                    o.writeShort(slot);
+                } else {
+                    o.writeByte(load);
+                    o.writeByte(slot);
+                }
+                if (t != 'L') {
+                    o.writeByte(0xB8);
+                    o.writeShort(boxes[PRIMITIVES.indexOf(t)]);
+                }
+                o.writeByte(0x53); // aastore
+                slot += t == 'J' || t == 'D' ? 2 : 1;
+            }
+            o.writeByte(0x11);
+            o.writeShort(methods.size());
+            o.writeByte(0xB8);
+            o.writeShort(methodRef);
+            while (o.size() % 4 != 0) {
+                o.writeByte(NOP);
+            }
+            o.flush();
+            return b.toByteArray();
+        }
+
         /** The Code attribute's body with the call first; null when it holds offsets this does not move. */
-        private byte[] withCall(byte[] body) throws IOException {
+        private byte[] withCall(byte[] body, String name, String descriptor) throws IOException {
+            byte[] first = prefix(name, descriptor);
+            if (first == null) {
+                return null;
+            }
+            int shift = first.length;
             ByteBuffer c = ByteBuffer.wrap(body);
             ByteArrayOutputStream b = new ByteArrayOutputStream();
             DataOutputStream o = new DataOutputStream(b);
-            // max_stack, max_locals: a call with an argument needs a slot of the stack
+            // max_stack, max_locals: a call with an argument needs a slot of the stack; with the arguments, the
+            // receiver, the array twice, an index and a long or double
             int maxStack = c.getShort() & 0xFFFF;
-            o.writeShort(call.load != NOP ? Math.max(1, maxStack) : maxStack);
+            o.writeShort(call.arguments ? Math.max(7, maxStack) : call.load != NOP ? Math.max(1, maxStack) : maxStack);
             o.writeShort(c.getShort());
             int length = c.getInt();
-            if (length + 4 > 65535) {
+            if (length + shift > 65535) {
                 return null;
             }
-            o.writeInt(length + 4);
-            if (call.load != NOP) {
-                o.writeByte(call.load);
-            }
-            o.writeByte(0xB8); // invokestatic
-            o.writeShort(methodRef);
-            if (call.load == NOP) {
-                o.writeByte(NOP);
-            }
+            o.writeInt(length + shift);
+            o.write(first);
             o.write(body, c.position(), length);
             c.position(c.position() + length);
             int handlers = c.getShort() & 0xFFFF;
             o.writeShort(handlers);
             for (int i = 0; i < handlers; i++) {
-                o.writeShort((c.getShort() & 0xFFFF) + 4);
-                o.writeShort((c.getShort() & 0xFFFF) + 4);
-                o.writeShort((c.getShort() & 0xFFFF) + 4);
+                o.writeShort((c.getShort() & 0xFFFF) + shift);
+                o.writeShort((c.getShort() & 0xFFFF) + shift);
+                o.writeShort((c.getShort() & 0xFFFF) + shift);
                 o.writeShort(c.getShort());
             }
             int attributes = c.getShort() & 0xFFFF;
@@ -319,7 +442,7 @@ final class CallInserter {
                 int len = c.getInt();
                 ByteBuffer attr = ByteBuffer.wrap(body, c.position(), len).slice();
                 c.position(c.position() + len);
-                byte[] moved = moved(utf8.get(nameIndex), attr, len);
+                byte[] moved = moved(utf8.get(nameIndex), attr, len, shift);
                 if (moved == null) {
                     return null;
                 }
@@ -328,10 +451,13 @@ final class CallInserter {
                 o.write(moved);
             }
             o.flush();
+            if (call.arguments) {
+                methods.add(className.replace('/', '.') + "\t" + name + "\t" + descriptor);
+            }
             return b.toByteArray();
         }
 
-        private static byte[] moved(String name, ByteBuffer a, int len) throws IOException {
+        private static byte[] moved(String name, ByteBuffer a, int len, int shift) throws IOException {
             byte[] copy = new byte[len];
             a.duplicate().get(copy);
             ByteBuffer w = ByteBuffer.wrap(copy);
@@ -341,7 +467,7 @@ final class CallInserter {
                 int entry = "LineNumberTable".equals(name) ? 4 : 10;
                 for (int i = 0; i < n; i++) {
                     int at = 2 + i * entry;
-                    w.putShort(at, (short) ((w.getShort(at) & 0xFFFF) + 4));
+                    w.putShort(at, (short) ((w.getShort(at) & 0xFFFF) + shift));
                 }
                 return copy;
             }
@@ -359,24 +485,24 @@ final class CallInserter {
             o.writeShort(n);
             int rest;
             if (type < 64) {
-                if (type + 4 < 64) {
-                    o.writeByte(type + 4);
+                if (type + shift < 64) {
+                    o.writeByte(type + shift);
                 } else {
                     o.writeByte(251); // same_frame_extended
-                    o.writeShort(type + 4);
+                    o.writeShort(type + shift);
                 }
                 rest = 3;
             } else if (type < 128) {
-                if (type + 4 < 128) {
-                    o.writeByte(type + 4);
+                if (type + shift < 128) {
+                    o.writeByte(type + shift);
                 } else {
                     o.writeByte(247); // same_locals_1_stack_item_frame_extended
-                    o.writeShort(type - 64 + 4);
+                    o.writeShort(type - 64 + shift);
                 }
                 rest = 3;
             } else if (type >= 247) {
                 o.writeByte(type);
-                o.writeShort((w.getShort(3) & 0xFFFF) + 4);
+                o.writeShort((w.getShort(3) & 0xFFFF) + shift);
                 rest = 5;
             } else {
                 return null; // reserved frame types

@@ -226,11 +226,14 @@ public final class Main {
         overlay = own(overlay, job.candidateClasses);
         CallInserter.Result instrumented = job.reach == null ? null : CallInserter.instrument(overlay, job.reach);
         overlay = instrumented == null ? overlay : instrumented.classes;
+        List<String> entries = List.of();
         if (job.behaviour) {
-            // the probe source: trusted, compiled by the harness; its receivers' states seen at method entries
-            // (a class file the rewriter cannot read is probed without them)
+            // the probe source: trusted, compiled by the harness; its receivers' states and the calls of its methods
+            // seen at their entries (a class file the rewriter cannot read is probed without them)
             try {
-                overlay = CallInserter.receivers(overlay).classes;
+                CallInserter.Result entered = CallInserter.receivers(overlay);
+                overlay = entered.classes;
+                entries = entered.methods;
             } catch (IOException | RuntimeException e) {
                 // the calls' own inputs and those derived from them are probed all the same
             }
@@ -263,7 +266,7 @@ public final class Main {
             BehaviourProbe.begin(own(classFiles(Paths.get(job.behaviourCandidate)), job.candidateClasses),
                     java.util.Arrays.copyOfRange(urls, 1, urls.length), SystemLoader.class.getClassLoader(),
                     job.behaviourFixReference, job.behaviourSkip,
-                    job.behaviourSteady);
+                    job.behaviourSteady, entries);
         }
         List<String[]> behaviour;
         MethodReach recording = instrumented == null ? null : MethodReach.start();

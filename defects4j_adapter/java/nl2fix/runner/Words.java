@@ -30,6 +30,9 @@ final class Words {
     static final String BEHAVIOUR_END = fresh("BEHAVIOUREND");
     static final String CALL = fresh("call");
     static final String DERIVED = fresh("derived");
+    /** A probe row's origin for a call of another method of the class than the one under probe, which calls it:
+     * {@code caller:} and the method ({@link BehaviourProbe#signature}). */
+    static final String CALLER = fresh("caller");
 
     static final String OK = fresh("ok");
     static final String PASS = fresh("pass");
