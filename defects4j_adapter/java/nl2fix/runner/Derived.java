@@ -16,8 +16,9 @@ import java.util.Map;
  * primitives and strings ({@code x - 1}, {@code x + 1}, {@code 0}, {@code -1}, the literals of the
  * reference's and the buggy method's bodies and the named constants the reference reads
  * ({@link #withNamed}), with their neighbours (a floating-point argument's one ulp either side), the
- * type's least and greatest value (finite ones), and {@code x / 2} for floating-point values, which often
- * lie in a small range; the string without its last
+ * type's least and greatest value (finite ones), {@code x / 2} for floating-point values, which often
+ * lie in a small range, and last the value one ulp either side of a floating-point argument's own; the string
+ * without its last
  * character, with a space appended, empty), {@code null} where the parameter is a reference type,
  * empty arrays and collections and the array without its last element; and, for a primitive or string
  * argument, values of its type the receiver holds and their neighbours ({@link Graphs#held}: a method's
@@ -317,7 +318,9 @@ final class Derived {
                     add(alts, value, k, Math.nextDown(k), Math.nextUp(k));
                 }
             }
-            add(alts, value, -1.0, -Double.MAX_VALUE, Double.MAX_VALUE);
+            // last, one ulp either side of the test's own value: an equality a patch made approximate (within an ulp
+            // or an epsilon) parts from an exact one there, and nowhere a test's literals reach
+            add(alts, value, -1.0, -Double.MAX_VALUE, Double.MAX_VALUE, Math.nextUp(x), Math.nextDown(x));
         } else if (value instanceof Float) {
             float x = (Float) value;
             add(alts, value, x - 1, x + 1, 0.0f, x / 2);
@@ -327,7 +330,7 @@ final class Derived {
                     add(alts, value, k, Math.nextDown(k), Math.nextUp(k));
                 }
             }
-            add(alts, value, -1.0f, -Float.MAX_VALUE, Float.MAX_VALUE);
+            add(alts, value, -1.0f, -Float.MAX_VALUE, Float.MAX_VALUE, Math.nextUp(x), Math.nextDown(x));
         } else if (value instanceof Boolean) {
             add(alts, value, !(Boolean) value);
         } else if (value instanceof String) {

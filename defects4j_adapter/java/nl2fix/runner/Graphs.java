@@ -119,7 +119,9 @@ final class Graphs {
      * test made of a string, or a project's reader built on one, is replayed from the same contents at the
      * same position. One over a file, a socket or a decoder holds an object of another class and still cannot
      * be copied. So are a date format's calendar and number format, which a project's own date format (Jackson's
-     * {@code StdDateFormat}) holds in the JDK's {@code DateFormat}.
+     * {@code StdDateFormat}) holds in the JDK's {@code DateFormat}; a random generator, whose seed and spare
+     * Gaussian are all of its state (Math-57's tests seed one for {@code chooseInitialCenters}), and a parse
+     * position (Math-101's {@code ComplexFormat.parse(String, ParsePosition)}).
      */
     private static final Set<Class<?>> REPLAYED = Set.of(java.io.Reader.class, java.io.BufferedReader.class,
             java.io.StringReader.class, java.io.CharArrayReader.class, java.io.PushbackReader.class,
@@ -128,7 +130,7 @@ final class Graphs {
             java.io.PushbackInputStream.class, java.io.Writer.class, java.io.StringWriter.class,
             java.io.CharArrayWriter.class, java.io.OutputStream.class, java.io.ByteArrayOutputStream.class,
             java.io.FilterOutputStream.class, java.io.BufferedOutputStream.class, java.text.Format.class,
-            java.text.DateFormat.class);
+            java.text.DateFormat.class, java.util.Random.class, java.text.ParsePosition.class);
 
     /** Whether every JDK class from {@code k} up is one of {@link #REPLAYED}. */
     private static boolean replayed(Class<?> k) {
