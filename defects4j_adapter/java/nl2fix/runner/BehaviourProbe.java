@@ -91,6 +91,8 @@ public final class BehaviourProbe {
      * calls themselves and their arguments varied, at most {@link #CALLER_PER_CALL} of one call. */
     static final int MAX_CALLER = 60;
     static final int CALLER_PER_CALL = Derived.PER_CALL + 1;
+    /** Calls of one method a thread copies at most ({@link #entered}). */
+    static final int CALLS_PER_METHOD = 8;
     static final int SHOWN = 300;
     /** A row's second reference outcome when the reference ran once: the input is one on which its probe of
      * itself did the same three times, so a second run here would only repeat what the harness compares it
@@ -185,20 +187,36 @@ public final class BehaviourProbe {
             return;
         }
         // counted without the session's lock: an entry costs a few nanoseconds unless it is one to copy
-        long[] n = ENTRIES.get();
-        if (n[0] != s.id) {
-            n[0] = s.id;
-            n[1] = 0;
+        Entries n = ENTRIES.get();
+        if (n.session != s.id) {
+            n.session = s.id;
+            n.count = 0;
+            n.calls = new int[s.entries.size()];
         }
-        long k = ++n[1];
-        if ((k & (k - 1)) != 0 || s.budgetMetMs != 0 || s.spoiledBy != null || !s.tracks(t) || !calledFromOutside()) {
+        long k = ++n.count;
+        boolean state = (k & (k - 1)) == 0;
+        // a call is copied at each method's first entries a thread makes (a test calls its solver after building
+        // it, its other methods before: at whichever count that comes), its receiver at the thread's 1st, 2nd, 4th ...
+        boolean call = method >= 0 && method < n.calls.length && n.calls[method] < CALLS_PER_METHOD;
+        if (!state && !call || s.budgetMetMs != 0 || s.spoiledBy != null || !s.tracks(t) || !calledFromOutside()) {
             return;
         }
-        s.entered(receiver, args, method);
+        if (call) {
+            n.calls[method]++;
+        }
+        s.entered(state ? receiver : null, call ? receiver : null, args, method);
     }
 
     /** A thread's count of {@link #entered} calls in the session {@code [0]} names. */
-    private static final ThreadLocal<long[]> ENTRIES = ThreadLocal.withInitial(() -> new long[2]);
+    private static final ThreadLocal<Entries> ENTRIES = ThreadLocal.withInitial(Entries::new);
+
+    /** A thread's {@link #entered} calls in the session {@link #session} names: how many, and the calls copied of
+     * each method. */
+    private static final class Entries {
+        long session;
+        long count;
+        int[] calls = new int[0];
+    }
     private static long sessions;
 
     /** Whether no frame below the method {@link #entered} was called from is of that method's source file (a
@@ -544,14 +562,20 @@ public final class BehaviourProbe {
             return threads.containsKey(t);
         }
 
-        synchronized void entered(Object receiver, Object[] args, int number) {
+        /** An entry from outside the class: {@code state}, the receiver to keep the state of, or null; {@code call},
+         * the receiver of a call to copy with its {@code args}, or null. */
+        synchronized void entered(Object state, Object call, Object[] args, int number) {
             Thread t = Thread.currentThread();
             long start = CPU.getCurrentThreadCpuTime();
             probingOn = t;
             probingSince = start;
             try {
-                keepState(t, receiver);
-                keepCall(t, receiver, args, number);
+                if (state != null) {
+                    keepState(t, state);
+                }
+                if (call != null) {
+                    keepCall(t, call, args, number);
+                }
             } finally {
                 probingSince = -1;
                 probingNanos += Math.max(0, CPU.getCurrentThreadCpuTime() - start);
@@ -607,6 +631,14 @@ public final class BehaviourProbe {
                     if (m.getName().equals(entry[1]) && descriptor(m).equals(entry[2])) {
                         found = m;
                     }
+                }
+            }
+            if (found != null) {
+                try {
+                    // a package-private or protected method the tests of its package call (red team 23)
+                    found.setAccessible(true);
+                } catch (RuntimeException e) {
+                    found = null;
                 }
             }
             entryMethods.put(number, found);
@@ -880,11 +912,17 @@ public final class BehaviourProbe {
                 staticValues[i] = statics.get(i)[1];
             }
             Object[] twinStatics;
+            // the reference's runs on copies of the class's static objects too (put back after each), as the
+            // candidate's: a run must not change what the tests' own calls read next (a caller appending to the
+            // class's static list: red team 23)
+            Object[][] referenceStatics = new Object[2][];
             int referenceFiles = Graphs.scratchMark();
             int twinFiles;
             try {
                 for (int i = 0; i < runs; i++) {
-                    copies[i] = Graphs.copy(input);
+                    Object[] both = Graphs.copy(concat(input, staticValues));
+                    copies[i] = java.util.Arrays.copyOf(both, input.length);
+                    referenceStatics[i] = java.util.Arrays.copyOfRange(both, input.length, both.length);
                 }
                 twinFiles = Graphs.scratchMark();
                 // the candidate's copy and its class's static fields in one graph: what they share stays shared
@@ -905,6 +943,7 @@ public final class BehaviourProbe {
                 referenceAllowance = Math.max(REFERENCE_FLOOR_NS, REFERENCE_PACE * longestCallNanos);
                 for (; i < runs; i++) {
                     Object[] copy = copies[i];
+                    set(statics, referenceStatics[i]);
                     long start = CPU.getCurrentThreadCpuTime();
                     referenceSince = start;
                     referenceOn = own ? null : Thread.currentThread();
@@ -1261,11 +1300,22 @@ public final class BehaviourProbe {
 
     static void restore(List<Object[]> statics) {
         for (Object[] saved : statics) {
-            try {
-                ((Field) saved[0]).set(null, saved[1]);
-            } catch (RuntimeException | IllegalAccessException e) {
-                // as read: a field that could be read can be written
-            }
+            set((Field) saved[0], saved[1]);
+        }
+    }
+
+    /** The fields of {@code statics} set to {@code values}, in order. */
+    static void set(List<Object[]> statics, Object[] values) {
+        for (int i = 0; i < values.length; i++) {
+            set((Field) statics.get(i)[0], values[i]);
+        }
+    }
+
+    private static void set(Field field, Object value) {
+        try {
+            field.set(null, value);
+        } catch (RuntimeException | IllegalAccessException e) {
+            // as read: a field that could be read can be written
         }
     }
 }

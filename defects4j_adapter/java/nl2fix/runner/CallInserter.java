@@ -474,42 +474,70 @@ final class CallInserter {
             if (!"StackMapTable".equals(name)) {
                 return null;
             }
+            // the first frame's offset is absolute (the later ones are deltas from it), and so is every
+            // Uninitialized(offset) entry: the offset of the `new` whose object a frame holds unconstructed (javac
+            // writes one where a conditional is an argument of a constructor: `new B(big ? "a" : "b")`)
             int n = w.getShort() & 0xFFFF;
-            if (n == 0) {
-                return copy;
-            }
-            // only the first frame's offset is absolute (the later ones are deltas from it)
-            int type = copy[2] & 0xFF;
             ByteArrayOutputStream b = new ByteArrayOutputStream();
             DataOutputStream o = new DataOutputStream(b);
             o.writeShort(n);
-            int rest;
-            if (type < 64) {
-                if (type + shift < 64) {
-                    o.writeByte(type + shift);
+            for (int i = 0; i < n; i++) {
+                int type = w.get() & 0xFF;
+                int add = i == 0 ? shift : 0;
+                if (type < 64) {
+                    if (type + add < 64) {
+                        o.writeByte(type + add);
+                    } else {
+                        o.writeByte(251); // same_frame_extended
+                        o.writeShort(type + add);
+                    }
+                } else if (type < 128) {
+                    if (type + add < 128) {
+                        o.writeByte(type + add);
+                    } else {
+                        o.writeByte(247); // same_locals_1_stack_item_frame_extended
+                        o.writeShort(type - 64 + add);
+                    }
+                    types(w, o, 1, shift);
+                } else if (type >= 247) {
+                    o.writeByte(type);
+                    o.writeShort((w.getShort() & 0xFFFF) + add);
+                    if (type == 247) {
+                        types(w, o, 1, shift);
+                    } else if (type >= 252 && type <= 254) {
+                        types(w, o, type - 251, shift);
+                    } else if (type == 255) {
+                        int locals = w.getShort() & 0xFFFF;
+                        o.writeShort(locals);
+                        types(w, o, locals, shift);
+                        int stack = w.getShort() & 0xFFFF;
+                        o.writeShort(stack);
+                        types(w, o, stack, shift);
+                    }
                 } else {
-                    o.writeByte(251); // same_frame_extended
-                    o.writeShort(type + shift);
+                    return null; // reserved frame types
                 }
-                rest = 3;
-            } else if (type < 128) {
-                if (type + shift < 128) {
-                    o.writeByte(type + shift);
-                } else {
-                    o.writeByte(247); // same_locals_1_stack_item_frame_extended
-                    o.writeShort(type - 64 + shift);
-                }
-                rest = 3;
-            } else if (type >= 247) {
-                o.writeByte(type);
-                o.writeShort((w.getShort(3) & 0xFFFF) + shift);
-                rest = 5;
-            } else {
-                return null; // reserved frame types
             }
-            o.write(copy, rest, copy.length - rest);
+            if (w.hasRemaining()) {
+                return null;
+            }
             o.flush();
             return b.toByteArray();
+        }
+
+        /** {@code count} verification types of a stack map frame, copied, an {@code Uninitialized}'s offset moved. */
+        private static void types(ByteBuffer w, DataOutputStream o, int count, int shift) throws IOException {
+            for (int i = 0; i < count; i++) {
+                int tag = w.get() & 0xFF;
+                o.writeByte(tag);
+                if (tag == 7) { // Object: its class
+                    o.writeShort(w.getShort());
+                } else if (tag == 8) { // Uninitialized: the offset of its `new`
+                    o.writeShort((w.getShort() & 0xFFFF) + shift);
+                } else if (tag > 8) {
+                    throw new IOException("unknown verification type " + tag);
+                }
+            }
         }
     }
 }
