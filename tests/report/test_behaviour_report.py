@@ -118,3 +118,18 @@ def test_the_cluster_ranker_puts_the_largest_clusters_most_typical_member_first(
     samples = {"x": 1, "y": 2, "z": 3, "w": 5, "v": 1}
     # clusters {x, z} (4 samples; z most typical) and {y} (2); then x, then the unprobed v; then the wrong w
     assert [s.hash for s in cluster_order(scored, records, samples)] == ["z", "y", "x", "v", "w"]
+
+
+def test_a_divergence_on_a_call_of_another_method_says_which_in_the_report_and_show(tmp_path):
+    # a caller input: the first differing input is a call of solve, which calls the changed method
+    run = build_run(tmp_path / "run")
+    with RunStore(run) as store:
+        record = store.validation("Demo-1", "a", "fast")
+        record.behaviour = DIVERGES.model_copy(update={"first_call": "solve(int,long)", "junit_test": ""})
+        store.save_validation(record)
+    (d,) = next(b for b in collect(run, codebleu=False).bugs if b.bug_id == "Demo-1").divergences
+    assert d.input == "a call of solve(int,long) on arg0=-1"
+    assert record.behaviour.divergence() == ("arg0=-1", "return=0", "return=-1", "solve(int,long)")
+    with RunStore(run, read_only=True) as store:
+        shown = "\n".join(line.text for line in bug_view(store, "Demo-1", "paper:tfidf:median", 3))
+    assert "diverges from the developer's fix on: a call of solve(int,long) on arg0=-1" in shown, shown
