@@ -19,7 +19,7 @@ the test as comments, made safe there (:func:`_commented`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from defects4j_adapter.behaviour.observations import TIMEOUT
 from defects4j_adapter.behaviour.probe_source import Declaration, NotProbeable, declaration, enclosing_class
@@ -736,8 +736,13 @@ def _test(
         raise Unexpressible(str(exc)) from exc
     lines = source.splitlines(keepends=True)
     owner = enclosing_class(source, sum(len(line) for line in lines[: location.start_line - 1]))
-    decl = _caller_declaration(source, owner, caller) if caller else declaration(reference)
+    decl = _caller_declaration(source, owner, caller) if caller else declaration(reference, constructor=True)
     header = decl.text[decl.header_start : decl.params_start]
+    if decl.constructor:
+        if "private" in {t.text for t in code_tokens(header)}:
+            raise Unexpressible("the constructor is private")
+        # a construction: no receiver, the new object its result
+        decl = replace(decl, static=True, return_type=owner)
     # a private or generic method is called through reflection: its parameters' types (type variables, a
     # private class's) may have no name in the test, so its values are Objects there
     reflective = "private" in {t.text for t in code_tokens(header)} or decl.generic
@@ -785,6 +790,8 @@ def _test(
     if reflective:
         on = "null" if decl.static else "receiver"
         call = f'{HELPER_CLASS}.invoke({owner}.class, {on}, "{decl.name}"{"".join(", " + a for a in args)})'
+    elif decl.constructor:
+        call = f"new {owner}({', '.join(args)})"
     else:
         call = f"{target}.{decl.name}({', '.join(args)})"
     expected = reference_result.strip()

@@ -9,10 +9,15 @@ changed (and its annotations and visibility dropped: the renamed copies are priv
 cannot name the wrapper's helpers either: its code compiled, and passed the class-file check, before
 they existed, and the runner's package is among the references it may not add.
 
+A constructor cannot be renamed or wrapped: the reference's stays as it is, the tests construct their
+objects with it, and right after its ``this(...)`` or ``super(...)`` it hands its arguments and a body
+that constructs on copies of them to the runner (``BehaviourProbe.constructing``), which probes the
+construction as a static method's call, the new object as its result.
+
 Anonymous class bodies (not lambdas) keep the source compilable at every language level a
 project may compile at (1.5 and up). Methods the probe cannot wrap raise :class:`NotProbeable`:
-constructors, abstract or native methods, methods of interfaces and of anonymous or local classes,
-and candidates whose declaration differs from the reference's.
+abstract or native methods, methods of interfaces and of anonymous or local classes, constructors of
+abstract, inner (not static) or enum classes, and candidates whose declaration differs from the reference's.
 """
 
 from __future__ import annotations
@@ -64,14 +69,16 @@ class Declaration:
     end: int
     generic: bool = False
     """Whether it declares type parameters of its own."""
+    constructor: bool = False
+    """A constructor (:attr:`return_type` empty; read only when asked for: see :func:`declaration`)."""
 
     @property
     def signature(self) -> tuple[str, bool, str, tuple[str, ...]]:
         return self.name, self.static, self.return_type, tuple(p.type for p in self.params)
 
 
-def declaration(method: str) -> Declaration:
-    """The declaration of the one method ``method`` holds."""
+def declaration(method: str, constructor: bool = False) -> Declaration:
+    """The declaration of the one method ``method`` holds; a constructor's only when ``constructor``."""
     try:
         text = translate_unicode_escapes(method)
     except UnreadableEscape as exc:
@@ -106,7 +113,7 @@ def declaration(method: str) -> Declaration:
             if depth <= 0:
                 break
         rest = rest[j:]
-    if not rest:
+    if not rest and not constructor:
         raise NotProbeable("a constructor")
     if "abstract" in modifiers or "native" in modifiers or "default" in modifiers:
         raise NotProbeable("a method without a body of its own")
@@ -124,6 +131,7 @@ def declaration(method: str) -> Declaration:
         body_start=span.header_end - 1,
         end=span.end,
         generic=generic,
+        constructor=not rest,
     )
 
 
@@ -335,11 +343,72 @@ def probe_methods(reference: str, candidate: str, owner: str, buggy: str | None 
     runner finds the candidate's method by its name and parameter types). A fix may change the return
     type (Math-8's ``T[]`` to ``Object[]``); candidates that keep the old one are probed, their results
     compared as they are (an array of another class is another result)."""
-    ref, cand = declaration(reference), declaration(candidate)
+    ref, cand = declaration(reference, constructor=True), declaration(candidate, constructor=True)
     if ref.signature[:2] + ref.signature[3:] != cand.signature[:2] + cand.signature[3:]:
         raise NotProbeable("the candidate's declaration differs from the reference's")
-    wrapper = _wrapper(ref, owner, declaration(buggy) if buggy else None, source)
+    before = declaration(buggy, constructor=True) if buggy else None
+    if ref.constructor:
+        return _hooked(ref, owner, before, source)
+    wrapper = _wrapper(ref, owner, before, source)
     return "\n".join([wrapper, _renamed(ref, REFERENCE_SUFFIX)])
+
+
+def _hooked(decl: Declaration, owner: str, buggy: Declaration | None, source: str) -> str:
+    """The reference's constructor with the runner's hook after its ``this(...)`` or ``super(...)`` (or first)."""
+    simple = owner.rsplit(".", 1)[-1]
+    if decl.name != simple:
+        raise NotProbeable("a constructor of another class than the one it is in")
+    tokens = code_tokens(source)
+    at = next(
+        (
+            i
+            for i in range(len(tokens) - 1)
+            if tokens[i].text in ("class", "enum", "record", "interface") and tokens[i + 1].text == simple
+        ),
+        None,
+    )
+    if at is None or tokens[at].text != "class":
+        raise NotProbeable("a constructor of an enum or a record, or of a class not found")
+    start = at
+    while start > 0 and tokens[start - 1].text not in (";", "{", "}"):
+        start -= 1
+    modifiers = {t.text for t in tokens[start:at] if t.text in MODIFIERS}
+    if "abstract" in modifiers:
+        raise NotProbeable("a constructor of an abstract class")
+    if "." in owner and "static" not in modifiers:
+        raise NotProbeable("a constructor of an inner class (it needs an enclosing object)")
+    args = ", ".join(p.name for p in decl.params)
+    named = ", ".join(_java_string(n) for n in [*names(decl), *callee_names(decl, source)])
+    made = ", ".join(_argument(p.type, i) for i, p in enumerate(decl.params))
+    body = (
+        f'new {PROBE}.Body() {{ @SuppressWarnings({{"unchecked", "rawtypes"}}) public Object call(Object nl2fix$r, '
+        f"Object[] nl2fix$a) throws Throwable {{ return new {owner}({made}); }} }}"
+    )
+    hook = (
+        f"\n        {PROBE}.constructing({owner}.class, new Object[] {{{args}}}, "
+        f"new Object[] {{{', '.join(constants(decl, buggy))}}}, new String[] {{{named}}},\n            {body});"
+    )
+    at = _after_explicit_invocation(decl)
+    return decl.text[decl.header_start : at] + hook + decl.text[at : decl.end]
+
+
+def _after_explicit_invocation(decl: Declaration) -> int:
+    """Where a constructor's own statements begin: after its ``this(...)`` or ``super(...)``, else after ``{``."""
+    tokens = [t for t in code_tokens(decl.text) if decl.body_start < t.start < decl.end]
+    depth = 0
+    for i, t in enumerate(tokens):
+        if t.text in ("(", "{", "["):
+            depth += 1
+        elif t.text in (")", "}", "]"):
+            depth -= 1
+        elif t.text == ";" and depth == 0:
+            first = tokens[:i]
+            called = any(
+                x.text in ("this", "super") and j + 1 < len(first) and first[j + 1].text == "("
+                for j, x in enumerate(first)
+            )
+            return t.start + 1 if called else decl.body_start + 1
+    return decl.body_start + 1
 
 
 def enclosing_class(source: str, offset: int) -> str:

@@ -1,6 +1,8 @@
 package nl2fix.runner;
 
 import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Executable;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -165,6 +167,37 @@ public final class BehaviourProbe {
             s.probe(owner, referenceName, receiver, args, constants, named, reference);
         }
         return run(reference, receiver, args);
+    }
+
+    /** The hook of a constructor under probe (the reference's own constructor in the probe source, which the tests
+     * construct their objects with), called right after its {@code this(...)} or {@code super(...)}, with the
+     * constructor's arguments as they came: on a test thread, outside every body the probe runs, the construction is
+     * probed as a static method's call is ({@code reference} makes a new object on copies of them; the candidate's
+     * constructor of the same parameters, in the twin, another), the new object compared as a result. The
+     * constructor is the one that called this ({@code StackWalker}: the frame below, of {@code owner}). */
+    public static void constructing(Class<?> owner, Object[] args, Object[] constants, String[] named, Body reference) {
+        if (SIDE.get() != null) {
+            return;  // the reference's construction on copies, made by the probe itself
+        }
+        if (candidateRunning) {
+            throw new IllegalStateException("the reference is out of reach while the candidate runs");
+        }
+        Session s = session;
+        if (s == null || s.budgetMetMs != 0 || s.spoiledBy != null || !s.tracks(Thread.currentThread())) {
+            return;
+        }
+        Constructor<?> constructor = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).walk(frames ->
+                frames.skip(1).findFirst().filter(f -> f.getDeclaringClass() == owner && "<init>".equals(f.getMethodName()))
+                        .map(f -> {
+                            try {
+                                return owner.getDeclaredConstructor(f.getMethodType().parameterArray());
+                            } catch (NoSuchMethodException e) {
+                                return null;
+                            }
+                        }).orElse(null));
+        if (constructor != null && constructor.getParameterCount() == args.length) {
+            s.probe(owner, constructor, null, args, constants, named, reference);
+        }
     }
 
     /** Called first in each of the probed class's methods a caller outside it may call on an object
@@ -645,6 +678,24 @@ public final class BehaviourProbe {
             return found;
         }
 
+        /** A constructor's construction ({@link #constructing}), probed as a static method's call. */
+        synchronized void probe(Class<?> owner, Constructor<?> constructor, Object receiver, Object[] args,
+                Object[] constants, String[] named, Body reference) {
+            if (calls >= MAX_CALLS) {
+                return;
+            }
+            long start = CPU.getCurrentThreadCpuTime();
+            probingOn = Thread.currentThread();
+            probingSince = start;
+            try {
+                probeCall(owner, constructor, constructor.getParameterTypes(), receiver, args, constants, named,
+                        reference);
+            } finally {
+                probingSince = -1;
+                probingNanos += Math.max(0, CPU.getCurrentThreadCpuTime() - start);
+            }
+        }
+
         synchronized void probe(Class<?> owner, String referenceName, Object receiver, Object[] args, Object[] constants,
                 String[] named, Body reference) {
             Object[] caller = callerCalls.remove(Thread.currentThread());
@@ -662,7 +713,10 @@ public final class BehaviourProbe {
                     probeCaller(owner, (Method) caller[0], rest(caller), named, reference);
                 }
                 if (calls < MAX_CALLS) {
-                    probeCall(owner, referenceName, receiver, args, constants, named, reference);
+                    Class<?>[] types = parameterTypes(owner, referenceName, args.length);
+                    Method method = method(owner,
+                            referenceName.substring(0, referenceName.length() - REFERENCE_SUFFIX.length()), types);
+                    probeCall(owner, method, types, receiver, args, constants, named, reference);
                 }
             } finally {
                 probingSince = -1;
@@ -670,8 +724,8 @@ public final class BehaviourProbe {
             }
         }
 
-        private void probeCall(Class<?> owner, String referenceName, Object receiver, Object[] args, Object[] constants,
-                String[] named, Body reference) {
+        private void probeCall(Class<?> owner, Executable method, Class<?>[] types, Object receiver, Object[] args,
+                Object[] constants, String[] named, Body reference) {
             Object[] entry = new Object[args.length + 1];
             entry[0] = receiver;
             System.arraycopy(args, 0, entry, 1, args.length);
@@ -683,14 +737,11 @@ public final class BehaviourProbe {
                 return;
             }
             String test = threads.get(Thread.currentThread());
-            Class<?>[] types = parameterTypes(owner, referenceName, args.length);
             String text = Graphs.input(input, types);
             if (!seen.add(text)) {
                 return;
             }
             calls++;
-            Method method = method(owner, referenceName.substring(0, referenceName.length() - REFERENCE_SUFFIX.length()),
-                    types);
             // which inputs a call gives is fixed (the fix's own probe is the yardstick), and so is the order of
             // their rows (the first difference is the same in every run); the order they run in, the call's own
             // among them, is not, so that a candidate keeping a history cannot tell a derived input by its place
@@ -884,7 +935,7 @@ public final class BehaviourProbe {
         /** Runs the reference twice and the candidate once on copies of {@code input}; the row into
          * {@code made[slot]} (none for an input that cannot be copied). Its copies' scratch files go after
          * ({@link Graphs#releaseFiles}). */
-        private void compare(String origin, String test, Class<?> owner, Method method, Object[] input, String text,
+        private void compare(String origin, String test, Class<?> owner, Executable method, Object[] input, String text,
                 Body reference, Graphs.View view, String[][] made, int slot) {
             int mark = Graphs.scratchMark();
             try {
@@ -894,7 +945,7 @@ public final class BehaviourProbe {
             }
         }
 
-        private void compareCopies(String origin, String test, Class<?> owner, Method method, Object[] input,
+        private void compareCopies(String origin, String test, Class<?> owner, Executable method, Object[] input,
                 String text, Body reference, Graphs.View view, String[][] made, int slot) {
             if (spoiledBy != null) {
                 return;
@@ -1033,17 +1084,18 @@ public final class BehaviourProbe {
          * reaches the next one's; where what it changed cannot be put back, or its objects fail that clean-up,
          * {@link #spoiledBy} is the input's {@code digest}. Its body may use {@link #CANDIDATE_PACE} times the
          * reference's CPU on the input ({@code referenceNanos}). */
-        private Outcome candidate(Class<?> owner, Method method, List<Object[]> statics, Object[] values,
+        private Outcome candidate(Class<?> owner, Executable method, List<Object[]> statics, Object[] values,
                 Object[] copy, Graphs.View view, String digest, long referenceNanos) {
             Class<?> own;
-            Method twinMethod;
+            Executable twinMethod;
             try {
                 own = Graphs.twin(owner, twin);
                 Class<?>[] types = method.getParameterTypes();
                 for (int i = 0; i < types.length; i++) {
                     types[i] = Graphs.twin(types[i], twin);
                 }
-                twinMethod = own.getDeclaredMethod(method.getName(), types);
+                twinMethod = method instanceof Constructor ? own.getDeclaredConstructor(types)
+                        : own.getDeclaredMethod(method.getName(), types);
                 twinMethod.setAccessible(true);
                 for (int i = 0; i < statics.size(); i++) {
                     Field f = own.getDeclaredField(((Field) statics.get(i)[0]).getName());
@@ -1071,7 +1123,8 @@ public final class BehaviourProbe {
             try {
                 Outcome result = outcome(() -> {
                     try {
-                        return twinMethod.invoke(copy[0], rest(copy));
+                        return twinMethod instanceof Constructor ? ((Constructor<?>) twinMethod).newInstance(rest(copy))
+                                : ((Method) twinMethod).invoke(copy[0], rest(copy));
                     } catch (java.lang.reflect.InvocationTargetException e) {
                         throw e.getCause();
                     }

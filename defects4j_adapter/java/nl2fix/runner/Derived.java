@@ -23,7 +23,8 @@ import java.util.Map;
  * empty arrays and collections and the array without its last element; and, for a primitive or string
  * argument, values of its type the receiver holds and their neighbours ({@link Graphs#held}: a method's
  * behaviour often changes at values its object holds, bounds, ends, sizes, keys, which no neighbour of a
- * test's argument may reach). The receiver the test built is kept; its state is the recorded one.
+ * test's argument may reach); then, in the room left, two arguments of one type swapped. The receiver the
+ * test built is kept; its state is the recorded one.
  *
  * <p>{@link #crossed}: the receiver varied: each receiver recorded at an earlier call of the method in
  * the job (another test's object, or the same object in another state) with this call's arguments, and
@@ -85,6 +86,21 @@ final class Derived {
                 if (k < alts.get(i).size()) {
                     Object[] v = input.clone();
                     v[i + 1] = alts.get(i).get(k);
+                    out.add(v);
+                }
+            }
+        }
+        // then, in the room left, two arguments of one type swapped (a rotation's two vectors, a range's two ends): an
+        // order no test gave, which a method taking them as they came (a cross product's sign) meets there
+        for (int i = 1; i < input.length && i - 1 < types.length; i++) {
+            for (int j = i + 1; j < input.length && j - 1 < types.length; j++) {
+                if (out.size() >= PER_CALL) {
+                    return out;
+                }
+                if (types[i - 1] == types[j - 1] && input[i] != input[j]) {
+                    Object[] v = input.clone();
+                    v[i] = input[j];
+                    v[j] = input[i];
                     out.add(v);
                 }
             }
