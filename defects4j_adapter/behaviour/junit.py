@@ -748,6 +748,11 @@ def _test(
     reflective = "private" in {t.text for t in code_tokens(header)} or decl.generic
     if reflective and sum(m.name == decl.name and m.arity == len(decl.params) for m in find_methods(source)) > 1:
         raise Unexpressible(f"the method is {'private' if not decl.generic else 'generic'} and overloaded")
+    variables = _type_variables(source, owner)
+    for p in decl.params if not reflective else ():
+        if variables & set(re.findall(r"\w+", p.type)):
+            # a test outside the class cannot name its type variable (red team 24's `T first = ...`)
+            raise Unexpressible(f"parameter {p.name} is of a type variable of the class ({p.type})")
     if first_input.endswith("...") and len(first_input) > 1000:
         raise Unexpressible("the input is longer than the probe keeps")
     given = {label: (node, same) for label, node, same in _items(first_input)}
@@ -920,6 +925,17 @@ def _checked(decl, reflective: bool, call: str, expected: str, candidate_result:
         # one of them is another input or result itself (`arg0=@return`): an assertion of the fix's value there holds
         # on the candidate too (red team 22)
         raise Unexpressible(f"they differ in which object {label} is, which a test of values does not show")
+    if label == "return" and decl.constructor and node.kind == "object" and theirs.get("return", node).kind == "object":
+        # a new object: the first of its fields that the candidate's holds otherwise, not all of them (a count of the
+        # objects made so far, which the probe saw after the test's own construction, is no part of the difference)
+        field_name, value = _first_differing_field(node, theirs["return"])
+        try:
+            return [
+                f"{decl.return_type} result = {call};",
+                *_checked_value(value, f'{HELPER_CLASS}.get(result, "{field_name}")'),
+            ]
+        except Unexpressible as exc:
+            raise Unexpressible(f"they differ in the new object's field {field_name}: {exc}") from exc
     if label == "return":
         if decl.return_type == "void":
             return [f"{call};"]
@@ -945,6 +961,34 @@ def _checked(decl, reflective: bool, call: str, expected: str, candidate_result:
         f"they differ in {'the receiver' if label == 'this' else label} afterwards, which a test sees only "
         "through the class's other methods"
     )
+
+
+def _first_differing_field(ours: Node, theirs: Node) -> tuple[str, Node]:
+    """The first field of object ``ours`` whose value ``theirs`` shows otherwise, and the value ``ours`` holds."""
+    their_fields = dict(zip(theirs.names, theirs.items))
+    for name, value in zip(ours.names, ours.items):
+        if name in their_fields and their_fields[name].text != value.text:
+            return name, value
+    raise Unexpressible("the objects differ beyond what the probe shows")
+
+
+def _type_variables(source: str, owner: str) -> set[str]:
+    """The type variables of class ``owner`` (``Outer.Inner``) as ``source`` declares them: ``class Holder<T, U>``."""
+    simple = owner.rsplit(".", 1)[-1]
+    found = re.search(rf"\b(?:class|interface)\s+{re.escape(simple)}\s*<", source)
+    if found is None:
+        return set()
+    depth, at, names, part = 1, found.end(), set(), ""
+    while at < len(source) and depth:
+        c = source[at]
+        depth += {"<": 1, ">": -1}.get(c, 0)
+        if depth == 1 and c == "," or depth == 0:
+            names.add(re.findall(r"\w+", part)[0] if re.findall(r"\w+", part) else "")
+            part = ""
+        elif depth >= 1:
+            part += c
+        at += 1
+    return names - {""}
 
 
 def _commented(snapshot: str) -> str:
