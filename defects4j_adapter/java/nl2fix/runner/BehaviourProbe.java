@@ -91,10 +91,10 @@ public final class BehaviourProbe {
     static final int MAX_REACHED = 60;
     /** Inputs a job runs the tests' calls of the class's other methods on ({@link Session#probeCaller}): the
      * calls themselves and their arguments varied, at most {@link #CALLER_PER_CALL} of one call. */
-    static final int MAX_CALLER = 60;
+    static final int MAX_CALLER = 120;
     static final int CALLER_PER_CALL = Derived.PER_CALL + 1;
-    /** Calls of one method a thread copies at most ({@link #entered}). */
-    static final int CALLS_PER_METHOD = 8;
+    /** Calls of one method a thread copies whatever their count ({@link #entered}). */
+    static final int CALLS_PER_METHOD = 1;
     static final int SHOWN = 300;
     /** A row's second reference outcome when the reference ran once: the input is one on which its probe of
      * itself did the same three times, so a second run here would only repeat what the harness compares it
@@ -228,9 +228,10 @@ public final class BehaviourProbe {
         }
         long k = ++n.count;
         boolean state = (k & (k - 1)) == 0;
-        // a call is copied at each method's first entries a thread makes (a test calls its solver after building
-        // it, its other methods before: at whichever count that comes), its receiver at the thread's 1st, 2nd, 4th ...
-        boolean call = method >= 0 && method < n.calls.length && n.calls[method] < CALLS_PER_METHOD;
+        // the receiver is kept at the thread's 1st, 2nd, 4th ... entry, and so is the call; and each method's first
+        // call on the thread (a test calls its solver after building it, its other methods before: at whichever count
+        // that comes, red team 23), spread as the states are over the test class, not spent on its first calls
+        boolean call = method >= 0 && method < n.calls.length && (state || n.calls[method] < CALLS_PER_METHOD);
         if (!state && !call || s.budgetMetMs != 0 || s.spoiledBy != null || !s.tracks(t) || !calledFromOutside()) {
             return;
         }
