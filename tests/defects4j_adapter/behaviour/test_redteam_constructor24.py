@@ -22,6 +22,7 @@ import pytest
 from defects4j_adapter.behaviour.junit import divergence_test
 from nl2fix.core.domain import Behaviour
 from nl2fix.validation.behaviour import label
+from tests.defects4j_adapter.behaviour.test_constructors import FIX, OVERFIT
 from tests.defects4j_adapter.behaviour.test_observable_state import (  # noqa: F401  (runner: the fixture)
     CLASS,
     probe,
@@ -90,12 +91,6 @@ def test_a_construction_is_probed_in_the_state_before_the_test_s_own_this_call(r
     assert label(baseline, run, developer_fix=True).label is Behaviour.DIVERGES, _rows(run)
 
 
-FIX = """public Holder(int start, int step) {
-    this();
-    count = start > 10 ? 10 : start;
-    visible = step;
-}"""
-OVERFIT = FIX.replace("start > 10 ? 10 : start", "start")
 COUNTED = "\n    static int created;\n    int id;\n\n    public Holder() {\n        id = ++created;\n    }\n"
 
 

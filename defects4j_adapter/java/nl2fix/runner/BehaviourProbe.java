@@ -763,20 +763,7 @@ public final class BehaviourProbe {
             // a new object is the construction's whole result: every field of it, however its constructor set it (through
             // this(...) or a private helper, which the hooked constructor's text does not name: red team 24)
             Graphs.View view = method instanceof Constructor ? Graphs.View.ALL : new Graphs.View(owner.getName(), named);
-            Integer[] at = new Integer[chosen.size()];
-            for (int i = 0; i < at.length; i++) {
-                at[i] = i;
-            }
-            Collections.shuffle(java.util.Arrays.asList(at), order);
-            String[][] made = new String[at.length][];
-            try {
-                for (int i : at) {
-                    compare(i == 0 ? Words.CALL : Words.DERIVED, test, owner, method, chosen.get(i), texts.get(i),
-                            reference, view, made, i);
-                }
-            } finally {
-                keep(made, chosen, types, texts);
-            }
+            compareAll(Words.CALL, Words.DERIVED, test, owner, method, types, chosen, texts, reference, view);
             // a snapshot cut at its length limit is a large graph: not kept alive for the rest of the job
             if (text.length() <= Graphs.MAX_CHARS) {
                 recorded.add(input);
@@ -811,7 +798,14 @@ public final class BehaviourProbe {
                     throw e.getCause();
                 }
             };
-            Graphs.View view = new Graphs.View(owner.getName(), named);
+            compareAll(origin, origin, test, owner, method, types, chosen, texts, whole,
+                    new Graphs.View(owner.getName(), named));
+        }
+
+        /** {@code chosen} compared ({@link #compare}), the first of origin {@code first}, the others {@code rest}, in an
+         * order drawn anew each job; their rows kept in the fixed order ({@link #keep}). */
+        private void compareAll(String first, String rest, String test, Class<?> owner, Executable method,
+                Class<?>[] types, List<Object[]> chosen, List<String> texts, Body reference, Graphs.View view) {
             Integer[] at = new Integer[chosen.size()];
             for (int i = 0; i < at.length; i++) {
                 at[i] = i;
@@ -820,7 +814,8 @@ public final class BehaviourProbe {
             String[][] made = new String[at.length][];
             try {
                 for (int i : at) {
-                    compare(origin, test, owner, method, chosen.get(i), texts.get(i), whole, view, made, i);
+                    compare(i == 0 ? first : rest, test, owner, method, chosen.get(i), texts.get(i), reference, view,
+                            made, i);
                 }
             } finally {
                 keep(made, chosen, types, texts);
