@@ -384,16 +384,42 @@ def _hooked(decl: Declaration, owner: str, buggy: Declaration | None, source: st
         f'new {PROBE}.Body() {{ @SuppressWarnings({{"unchecked", "rawtypes"}}) public Object call(Object nl2fix$r, '
         f"Object[] nl2fix$a) throws Throwable {{ return new {owner}({made}); }} }}"
     )
-    hook = (
-        f"\n        {PROBE}.constructing({owner}.class, new Object[] {{{args}}}, "
-        f"new Object[] {{{', '.join(constants(decl, buggy))}}}, new String[] {{{named}}},\n            {body});"
+    probe = (
+        f"{PROBE}.constructing({owner}.class, %s, new Object[] {{{', '.join(constants(decl, buggy))}}}, "
+        f"new String[] {{{named}}},\n            {body});"
     )
-    at = _after_explicit_invocation(decl)
-    return decl.text[decl.header_start : at] + hook + decl.text[at : decl.end]
+    ends, first = _explicit_invocation(decl)
+    generic = at + 2 < len(tokens) and tokens[at + 2].text == "<"
+    if first is not None and not generic:
+        # before the delegate runs: a delegate that changes the class's static state (a registry of unique names)
+        # would change what every probed construction meets (red team 24). The first argument of this(...) or super(...)
+        # is evaluated first, in a static context: `(helper(args) ? a : a)` is `a`, of its type, evaluated once
+        arg = decl.text[first[0] : first[1]]
+        hooked = (
+            decl.text[decl.header_start : first[0]]
+            + f"({CONSTRUCTING}(new Object[] {{{args}}}) ? {arg} : {arg})"
+            + decl.text[first[1] : decl.end]
+        )
+        helper = (
+            f"private static boolean {CONSTRUCTING}(Object[] nl2fix$p) {{\n"
+            f"        {probe % 'nl2fix$p'}\n        return true;\n    }}"
+        )
+        return f"{hooked}\n\n    {helper}"
+    # no argument to go before (this(), super(), a generic class's type variables, which no static code names): after
+    return (
+        decl.text[decl.header_start : ends]
+        + f"\n        {probe % f'new Object[] {{{args}}}'}"
+        + decl.text[ends : decl.end]
+    )
 
 
-def _after_explicit_invocation(decl: Declaration) -> int:
-    """Where a constructor's own statements begin: after its ``this(...)`` or ``super(...)``, else after ``{``."""
+CONSTRUCTING = "nl2fix$constructing"
+"""The probe source's static helper that hands a construction to the runner before its ``this(...)``/``super(...)``."""
+
+
+def _explicit_invocation(decl: Declaration) -> tuple[int, tuple[int, int] | None]:
+    """Where a constructor's own statements begin (after its ``this(...)`` or ``super(...)``, else after ``{``), and
+    the offsets of that call's first argument (None: no such call, or no argument)."""
     tokens = [t for t in code_tokens(decl.text) if decl.body_start < t.start < decl.end]
     depth = 0
     for i, t in enumerate(tokens):
@@ -403,12 +429,22 @@ def _after_explicit_invocation(decl: Declaration) -> int:
             depth -= 1
         elif t.text == ";" and depth == 0:
             first = tokens[:i]
-            called = any(
-                x.text in ("this", "super") and j + 1 < len(first) and first[j + 1].text == "("
-                for j, x in enumerate(first)
+            call = next(
+                (j for j, x in enumerate(first[:-1]) if x.text in ("this", "super") and first[j + 1].text == "("), None
             )
-            return t.start + 1 if called else decl.body_start + 1
-    return decl.body_start + 1
+            if call is None:
+                return decl.body_start + 1, None
+            close = matching_close(first, call + 1)
+            if close is None or close == call + 2:
+                return t.start + 1, None
+            level, end = 0, first[close].start
+            for x in first[call + 2 : close]:
+                level += 1 if x.text in ("(", "{", "[") else -1 if x.text in (")", "}", "]") else 0
+                if x.text == "," and level == 0:
+                    end = x.start
+                    break
+            return t.start + 1, (first[call + 2].start, end)
+    return decl.body_start + 1, None
 
 
 def enclosing_class(source: str, offset: int) -> str:

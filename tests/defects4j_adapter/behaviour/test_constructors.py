@@ -121,3 +121,20 @@ def test_a_constructor_s_divergence_test_constructs_and_checks_the_new_object():
     )
     assert explained.test, explained.why_not
     assert "new Holder(start, step)" in explained.test and "int start = 11;" in explained.test, explained.test
+
+
+def test_a_delegating_constructor_hands_its_arguments_over_before_the_delegate_runs():
+    # red team 24: a delegate that changes the class's static state must not change what the probed constructions meet
+    delegating = FIX.replace("this();", "this(start > 10 ? 10 : start, step, 0);")
+    made = probe_methods(delegating, delegating, "Holder", source=CLASS % (delegating + MEMBERS))
+    first = "start > 10 ? 10 : start"
+    assert f"this((nl2fix$constructing(new Object[] {{start, step}}) ? {first} : {first}), step, 0);" in made, made
+    assert "private static boolean nl2fix$constructing(Object[] nl2fix$p) {" in made, made
+
+
+def test_a_generic_class_s_constructor_is_hooked_after_its_delegate():
+    # no static helper can name the class's type variables: the hook stays inside, after this(...)
+    generic = CLASS.replace("public class Holder {", "public class Holder<T> {")
+    delegating = FIX.replace("this();", "this(start, step, 0);")
+    made = probe_methods(delegating, delegating, "Holder", source=generic % (delegating + MEMBERS))
+    assert "nl2fix$constructing" not in made and made.index("this(start, step, 0);") < made.index("constructing("), made

@@ -76,11 +76,6 @@ NAMED = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known, not closed: the hook runs after the test's own this(...)/super(...), so probed constructions meet "
-    "the class's static state as that delegate left it (docs/guides/behaviour.md)",
-)
 def test_a_construction_is_probed_in_the_state_before_the_test_s_own_this_call(runner, tmp_path):
     overfit = UNIQUE.replace("start > 10 ? 10 : start", "start")
     baseline = probe(runner, tmp_path / "fix", UNIQUE, UNIQUE, 'new h.Holder("a", 3)', NAMED)

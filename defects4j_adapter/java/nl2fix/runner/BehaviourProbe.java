@@ -170,8 +170,9 @@ public final class BehaviourProbe {
     }
 
     /** The hook of a constructor under probe (the reference's own constructor in the probe source, which the tests
-     * construct their objects with), called right after its {@code this(...)} or {@code super(...)}, with the
-     * constructor's arguments as they came: on a test thread, outside every body the probe runs, the construction is
+     * construct their objects with), called before its {@code this(...)} or {@code super(...)} runs (from the first
+     * argument's evaluation, through a static helper of the probe source) or, where that call has no argument, right
+     * after it, with the constructor's arguments as they came: on a test thread, outside every body the probe runs, the construction is
      * probed as a static method's call is ({@code reference} makes a new object on copies of them; the candidate's
      * constructor of the same parameters, in the twin, another), the new object compared as a result. The
      * constructor is the one that called this ({@code StackWalker}: the frame below, of {@code owner}). */
@@ -186,9 +187,11 @@ public final class BehaviourProbe {
         if (s == null || s.budgetMetMs != 0 || s.spoiledBy != null || !s.tracks(Thread.currentThread())) {
             return;
         }
+        // the constructor's own frame, or the one below the probe source's helper that its this(...) or super(...)
+        // calls first
         Constructor<?> constructor = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).walk(frames ->
-                frames.skip(1).findFirst().filter(f -> f.getDeclaringClass() == owner && "<init>".equals(f.getMethodName()))
-                        .map(f -> {
+                frames.skip(1).limit(2).filter(f -> f.getDeclaringClass() == owner && "<init>".equals(f.getMethodName()))
+                        .findFirst().map(f -> {
                             try {
                                 return owner.getDeclaredConstructor(f.getMethodType().parameterArray());
                             } catch (NoSuchMethodException e) {
