@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from defects4j_adapter.behaviour.junit import divergence_test
-from defects4j_adapter.behaviour.observations import STEADY, ProbeRun
+from defects4j_adapter.behaviour.observations import STEADY, Origin, ProbeRun
 from defects4j_adapter.contract import Workspace
 from nl2fix.core.domain import Behaviour
 from nl2fix.store.records import BehaviourRecord, ObservedResult
@@ -105,7 +105,9 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     of the inputs it did not reach). The runner stops a probe at a call of the candidate that changed JVM-wide
     state it cannot put back (``spoiled``: the reference's later runs would meet that state): that call
     ``diverges`` where the fix's own probe changed none (the state is behaviour a caller sees), else the probe
-    is cut short as by its budget."""
+    is cut short as by its budget. On a caller's input (``Origin.CALLER``: a test's call of another method of the
+    class run again whole) a fix that does otherwise than in its own probe, or does not end, gives no evidence: that
+    run reaches the tests' own static state, which the runner puts back for the method's class alone."""
     cpu = run.cpu_seconds
     if not stable_inputs(baseline):
         return BehaviourRecord(label=Behaviour.NOT_PROBED, note=nothing_to_compare(baseline), cpu_seconds=cpu)
@@ -119,6 +121,12 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
         # an input run once on the reference counts only as one its own probe found steady
         once = o.reference_again_digest == STEADY
         if not o.repeatable or (own is not None or once) and o.input_digest not in steady:
+            continue
+        if o.origin is Origin.CALLER and own is not None and own.reference_digest != o.reference_digest:
+            # a caller's run reaches the rest of the project and the tests' own static state (Math-7's event handler
+            # keeps its last trigger time in a static field of the test), which the runner puts back for the method's
+            # class alone: the fix doing otherwise than in its own probe is the order its inputs ran in, never the
+            # candidate's doing (its code runs in a loader of its own, where none of that is) -- no evidence
             continue
         counted.append(o)
         if first is None and own is not None and own.reference_digest != o.reference_digest:
@@ -167,7 +175,12 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     # meet: the candidate's earlier calls may have left what slows or breaks it (or the JVM ran out of stack), and an
     # input a candidate can keep from being compared must not let it pass as the fix's equal
     stalled = next(
-        (o for o in run.observations if (o.reference_timed_out or o.no_evidence) and o.input_digest in steady), None
+        (
+            o
+            for o in run.observations
+            if (o.reference_timed_out or o.no_evidence) and o.input_digest in steady and o.origin is not Origin.CALLER
+        ),
+        None,
     )
     if stalled is not None:
         who = "developer's fix" if developer_fix else "method as it is"

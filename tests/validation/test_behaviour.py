@@ -456,6 +456,27 @@ def test_an_input_the_fix_ran_once_on_counts_only_where_its_own_probe_found_it_s
     assert drifted.label is Behaviour.DIVERGES and "changed state the fix reads" in drifted.candidate_result
 
 
+def test_a_fix_that_does_otherwise_on_a_caller_s_input_than_in_its_own_probe_gives_no_evidence():
+    # a caller's run (the test's solve, integrate...) reaches the tests' own static state, which only the method's class
+    # has put back: Math-7's fix beside itself "diverged" on the order its event handler's last trigger time saw
+    def caller(o: Observation) -> Observation:
+        return replace(o, origin=Origin.CALLER, caller="integrate(double)", reference_again_digest=STEADY)
+
+    baseline = ProbeRun(observations=[*BASELINE.observations, caller(_obs("4", "c", "c"))])
+    steady = [replace(_obs(i, r, r), reference_again_digest=STEADY) for i, r in (("1", "a"), ("3", "b"))]
+
+    def probed(*rows: Observation) -> ProbeRun:
+        return ProbeRun(observations=[*steady, *rows], passed_over=1)  # input 2: the fix did not repeat itself
+
+    record = label(baseline, probed(caller(_obs("4", "thrown", "c"))), developer_fix=True)
+    assert (record.label, record.inputs) == (Behaviour.SAME, 2), record
+    # stopped there beside the candidate, likewise: no evidence, not a stalled fix
+    assert label(baseline, probed(caller(_obs("4", "timeout", ""))), developer_fix=True).label is Behaviour.SAME
+    # where the fix did as in its own probe, the candidate's outcome is compared as any other
+    differs = label(baseline, probed(caller(_obs("4", "c", "d"))), developer_fix=True)
+    assert differs.label is Behaviour.DIVERGES and differs.first_call == "integrate(double)", differs
+
+
 def test_a_fix_that_no_longer_ends_where_alone_it_did_leaves_the_candidate_not_probed():
     # beside the candidate, the fix's body on steady input 3 ran past its allowance and was stopped, the test going
     # on: what the candidate's calls on input 1 left may have slowed it, and input 3 was not compared. Never
