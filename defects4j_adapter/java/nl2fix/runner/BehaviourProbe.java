@@ -605,20 +605,14 @@ public final class BehaviourProbe {
          * the receiver of a call to copy with its {@code args}, or null. */
         synchronized void entered(Object state, Object call, Object[] args, int number) {
             Thread t = Thread.currentThread();
-            long start = CPU.getCurrentThreadCpuTime();
-            probingOn = t;
-            probingSince = start;
-            try {
+            timed(() -> {
                 if (state != null) {
                     keepState(t, state);
                 }
                 if (call != null) {
                     keepCall(t, call, args, number);
                 }
-            } finally {
-                probingSince = -1;
-                probingNanos += Math.max(0, CPU.getCurrentThreadCpuTime() - start);
-            }
+            });
         }
 
         private void keepState(Thread t, Object receiver) {
@@ -687,15 +681,19 @@ public final class BehaviourProbe {
         /** A constructor's construction ({@link #constructing}), probed as a static method's call. */
         synchronized void probe(Class<?> owner, Constructor<?> constructor, Object receiver, Object[] args,
                 Object[] constants, String[] named, Body reference) {
-            if (calls >= MAX_CALLS) {
-                return;
+            if (calls < MAX_CALLS) {
+                timed(() -> probeCall(owner, constructor, constructor.getParameterTypes(), receiver, args, constants,
+                        named, reference));
             }
+        }
+
+        /** {@code probing} run as the probe's own work: its CPU counted in the job's probing ({@link #probing}). */
+        private void timed(Runnable probing) {
             long start = CPU.getCurrentThreadCpuTime();
             probingOn = Thread.currentThread();
             probingSince = start;
             try {
-                probeCall(owner, constructor, constructor.getParameterTypes(), receiver, args, constants, named,
-                        reference);
+                probing.run();
             } finally {
                 probingSince = -1;
                 probingNanos += Math.max(0, CPU.getCurrentThreadCpuTime() - start);
@@ -708,10 +706,7 @@ public final class BehaviourProbe {
             if (calls >= MAX_CALLS && caller == null) {
                 return;
             }
-            long start = CPU.getCurrentThreadCpuTime();
-            probingOn = Thread.currentThread();
-            probingSince = start;
-            try {
+            timed(() -> {
                 // only for a method without parameters, whose input nothing but its receiver's state varies: a caller's
                 // run is the whole of the project's work (Math-7's integrate: 35 ms each, 13 CPU-s a probe), where a
                 // method's own arguments are varied at a fraction of that
@@ -729,10 +724,7 @@ public final class BehaviourProbe {
                             referenceName.substring(0, referenceName.length() - REFERENCE_SUFFIX.length()), types);
                     probeCall(owner, method, types, receiver, args, constants, named, reference);
                 }
-            } finally {
-                probingSince = -1;
-                probingNanos += Math.max(0, CPU.getCurrentThreadCpuTime() - start);
-            }
+            });
         }
 
         private void probeCall(Class<?> owner, Executable method, Class<?>[] types, Object receiver, Object[] args,
