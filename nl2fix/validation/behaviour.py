@@ -122,11 +122,18 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
         once = o.reference_again_digest == STEADY
         if not o.repeatable or (own is not None or once) and o.input_digest not in steady:
             continue
-        if o.origin is Origin.CALLER and own is not None and own.reference_digest != o.reference_digest:
-            # a caller's run reaches the rest of the project and the tests' own static state (Math-7's event handler
-            # keeps its last trigger time in a static field of the test), which the runner puts back for the method's
-            # class alone: the fix doing otherwise than in its own probe is the order its inputs ran in, never the
-            # candidate's doing (its code runs in a loader of its own, where none of that is) -- no evidence
+        drifted_here = own is not None and own.reference_digest != o.reference_digest
+        if (
+            _a_test_s_assertion(o.reference)
+            or drifted_here
+            and own is not None
+            and (o.origin is Origin.CALLER or _a_test_s_assertion(own.reference))
+        ):
+            # the fix failing a test's own assertion (a test's event handler called back: Math-44's and Math-7's keep
+            # their last trigger time in a static field of the test, which each run moves), or doing otherwise on a
+            # caller's input than in its own probe (that run reaches the rest of the project and the tests' own static
+            # state, put back for the method's class alone): the order the inputs ran in, never the candidate's doing
+            # (its code runs in a loader of its own, where none of that is) -- no evidence
             continue
         counted.append(o)
         if first is None and own is not None and own.reference_digest != o.reference_digest:
@@ -221,6 +228,19 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
             note="the developer's fix did not repeat itself on any input of this probe",
         )
     return record
+
+
+TEST_ASSERTIONS = (
+    "java.lang.AssertionError",
+    "junit.framework.AssertionFailedError",
+    "org.junit.ComparisonFailure",
+    "junit.framework.ComparisonFailure",
+)
+"""What a test's own assertion throws (JUnit 4's and 3's): a fix's outcome that no caller of it is meant to meet."""
+
+
+def _a_test_s_assertion(outcome: str) -> bool:
+    return any(outcome.startswith(f"throws {thrown}=") for thrown in TEST_ASSERTIONS)
 
 
 def settled(run: ProbeRun, again: Callable[[frozenset[str] | None, frozenset[str]], ProbeRun]) -> ProbeRun:

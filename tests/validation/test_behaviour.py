@@ -477,6 +477,19 @@ def test_a_fix_that_does_otherwise_on_a_caller_s_input_than_in_its_own_probe_giv
     assert differs.label is Behaviour.DIVERGES and differs.first_call == "integrate(double)", differs
 
 
+def test_an_input_on_which_the_fix_fails_a_test_s_own_assertion_gives_no_evidence():
+    # Math-44's fix beside itself: a test's event handler, called back with the interpolator, asserts on a static field
+    # the probe's runs move; the fix met it in one job and not the other, and never on the candidate's doing
+    thrown = "throws java.lang.AssertionError=null"
+    steady = [replace(_obs(i, r, r), reference_again_digest=STEADY) for i, r in (("1", "a"), ("3", "b"))]
+    # the fix failed there alone and now, or failed there alone and now returned, or the other way round
+    for own_probe, now in ((thrown, thrown), (thrown, "return=10.99"), ("return=10.99", thrown)):
+        baseline = ProbeRun(observations=[*BASELINE.observations, _obs("4", own_probe, own_probe)])
+        row = replace(_obs("4", now, "return=10.99"), reference_again_digest=STEADY)
+        record = label(baseline, ProbeRun(observations=[*steady, row], passed_over=1), developer_fix=True)
+        assert (record.label, record.inputs) == (Behaviour.SAME, 2), (own_probe, now, record)
+
+
 def test_a_fix_that_no_longer_ends_where_alone_it_did_leaves_the_candidate_not_probed():
     # beside the candidate, the fix's body on steady input 3 ran past its allowance and was stopped, the test going
     # on: what the candidate's calls on input 1 left may have slowed it, and input 3 was not compared. Never
