@@ -29,30 +29,30 @@ public class DemoNl2fixDivergenceTest {
 """
 
 
-def test_a_divergences_junit_test_unfolds_on_the_candidate(browser, tmp_path, screenshots):
+def _candidate(browser, tmp_path, behaviour: BehaviourRecord):
+    """Demo-1's plausible candidate `a` with ``behaviour``, in the run's static export in the browser, unfolded."""
     run = build_run(tmp_path / "run")
     with RunStore(run) as store:
         store.save_validation(
-            ValidationRecord(
-                bug_id="Demo-1",
-                hash="a",
-                engine="fast",
-                verdict=Verdict.PLAUSIBLE,
-                behaviour=BehaviourRecord(
-                    label=Behaviour.DIVERGES,
-                    inputs=7,
-                    first_input="arg0=-1",
-                    reference_result="return=0",
-                    candidate_result="return=-1",
-                    junit_test=JUNIT,
-                ),
-            )
+            ValidationRecord(bug_id="Demo-1", hash="a", engine="fast", verdict=Verdict.PLAUSIBLE, behaviour=behaviour)
         )
     export(Catalog([run]), tmp_path / "site")
     browser.get((tmp_path / "site" / site.bug_page("run", "Demo-1")).as_uri())
     candidate = browser.find_element("css selector", f"details#{site.candidate_anchor('a')}")
     candidate.find_element("css selector", "summary").click()
-    junit = candidate.find_element("css selector", "details.junit-test")
+    return candidate
+
+
+def test_a_divergences_junit_test_unfolds_on_the_candidate(browser, tmp_path, screenshots):
+    behaviour = BehaviourRecord(
+        label=Behaviour.DIVERGES,
+        inputs=7,
+        first_input="arg0=-1",
+        reference_result="return=0",
+        candidate_result="return=-1",
+        junit_test=JUNIT,
+    )
+    junit = _candidate(browser, tmp_path, behaviour).find_element("css selector", "details.junit-test")
     assert not junit.find_element("css selector", "pre").is_displayed()  # folded until asked for
     junit.find_element("css selector", "summary").click()
     shown = junit.find_element("css selector", "pre")
@@ -62,27 +62,13 @@ def test_a_divergences_junit_test_unfolds_on_the_candidate(browser, tmp_path, sc
 
 def test_a_divergence_on_a_call_of_another_method_names_that_method(browser, tmp_path):
     # a caller input (BehaviourProbe.probeCaller): the first input is a call of solve, not of the changed method
-    run = build_run(tmp_path / "run")
-    with RunStore(run) as store:
-        store.save_validation(
-            ValidationRecord(
-                bug_id="Demo-1",
-                hash="a",
-                engine="fast",
-                verdict=Verdict.PLAUSIBLE,
-                behaviour=BehaviourRecord(
-                    label=Behaviour.DIVERGES,
-                    inputs=12,
-                    first_input="arg0=0, arg1=11L, this=demo.Demo{lo=0,hi=0L}",
-                    first_call="solve(int,long)",
-                    reference_result="return=2",
-                    candidate_result="return=1",
-                ),
-            )
-        )
-    export(Catalog([run]), tmp_path / "site")
-    browser.get((tmp_path / "site" / site.bug_page("run", "Demo-1")).as_uri())
-    candidate = browser.find_element("css selector", f"details#{site.candidate_anchor('a')}")
-    candidate.find_element("css selector", "summary").click()
-    behaviour = candidate.find_element("css selector", "dd.behaviour")
-    assert "first differs on a call of solve(int,long) on arg0=0, arg1=11L" in behaviour.text, behaviour.text
+    behaviour = BehaviourRecord(
+        label=Behaviour.DIVERGES,
+        inputs=12,
+        first_input="arg0=0, arg1=11L, this=demo.Demo{lo=0,hi=0L}",
+        first_call="solve(int,long)",
+        reference_result="return=2",
+        candidate_result="return=1",
+    )
+    shown = _candidate(browser, tmp_path, behaviour).find_element("css selector", "dd.behaviour")
+    assert "first differs on a call of solve(int,long) on arg0=0, arg1=11L" in shown.text, shown.text

@@ -101,12 +101,14 @@ def run_harness(
     members: str = "",
     candidate_members: str | None = None,
     harness: str = HARNESS,
+    sources: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess:
     """``call`` run by ``harness`` (``HARNESS``'s shape) in a plain JVM: ``fix`` behind the wrapper, ``candidate`` in
-    its twin (``members``: more of the class, in both, unless ``candidate_members`` gives the twin's own)."""
+    its twin (``members``: more of the class, in both, unless ``candidate_members`` gives the twin's own; ``sources``:
+    more of the tests' classes)."""
     wrapped = CLASS % (probe_methods(fix, candidate, "Holder", source=CLASS % members) + members)
     project = compile_java(
-        {"h/Holder.java": wrapped, "nl2fix/runner/ProbeHarness.java": harness % call},
+        {"h/Holder.java": wrapped, "nl2fix/runner/ProbeHarness.java": harness % call, **(sources or {})},
         tmp_path / "project",
         "-cp",
         str(runner),

@@ -18,24 +18,18 @@ instrumented as a probe job instruments it) and asserting the honest outcome:
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
 from defects4j_adapter.behaviour import observations
-from defects4j_adapter.behaviour.probe_source import probe_methods
-from defects4j_adapter.jvm import os_wall
-from defects4j_adapter.jvm.runner import junit_jars, runner_classes
 from nl2fix.core.domain import Behaviour
 from nl2fix.validation.behaviour import label, passed_over, settled, stable_inputs
 from tests.defects4j_adapter.behaviour.test_caller_calls import FIX, OVERFIT, SOLVE, SOLVING
 from tests.defects4j_adapter.behaviour.test_observable_state import (  # noqa: F401  (runner: the fixture)
-    CLASS,
     compared,
+    run_harness,
     runner,
 )
 from tests.defects4j_adapter.behaviour.test_reached_states import INSTRUMENTING, probe_instrumented
-from tests.helpers.javac import compile_java, javac
 
 pytestmark = pytest.mark.slow
 
@@ -54,41 +48,22 @@ def probe_with_test(
     """``probe_instrumented`` with the test's statements in a class of the class's own package (``h.HolderTest``,
     whose ``run()`` the harness calls), as a project's tests are: package-private and protected members are in its
     reach. ``skip`` and ``steady``: what a candidate's job is given from the fix's own probe."""
-    wrapped = CLASS % (probe_methods(fix, candidate, "Holder", source=CLASS % members) + members)
     harness = INSTRUMENTING.replace(
         "java.util.Set.of(), java.util.Set.of(), entries",
         f"java.util.Set.of({_strings(skip)}), java.util.Set.of({_strings(steady)}), entries",
     )
-    project = compile_java(
-        {
-            "h/Holder.java": wrapped,
-            "h/HolderTest.java": "package h;\n\npublic class HolderTest {\n    public static void run() {\n        "
-            + test
-            + "\n    }\n}\n",
-            "nl2fix/runner/ProbeHarness.java": harness % "h.HolderTest.run()",
-        },
-        tmp_path / "project",
-        "-cp",
-        str(runner),
+    holder_test = (
+        f"package h;\n\npublic class HolderTest {{\n    public static void run() {{\n        {test}\n    }}\n}}\n"
     )
-    own = compile_java({"h/Holder.java": CLASS % (candidate + members)}, tmp_path / "candidate")
-    done = subprocess.run(
-        [
-            str(javac().with_name("java")),
-            *os_wall.jvm_options(runner_classes(), confined=False),
-            "--add-opens",
-            "java.base/java.lang=ALL-UNNAMED",
-            "--add-opens",
-            "java.base/sun.reflect.generics.reflectiveObjects=ALL-UNNAMED",
-            "-cp",
-            ":".join(map(str, [project, runner, *junit_jars()])),
-            "nl2fix.runner.ProbeHarness",
-            str(own),
-            str(project),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = run_harness(
+        runner,
+        tmp_path,
+        fix,
+        candidate,
+        "h.HolderTest.run()",
+        members,
+        harness=harness,
+        sources={"h/HolderTest.java": holder_test},
     )
     assert done.returncode == 0, done.stderr
     rows = [line.split("\t") for line in done.stdout.splitlines()]
