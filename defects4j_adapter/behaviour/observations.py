@@ -34,6 +34,10 @@ class Origin(str, enum.Enum):
     """A test's call of another method of the class that called the method under probe (a solver's ``solve``,
     which sets up what ``doSolve`` reads), run again whole on both versions, or with its arguments varied:
     :attr:`Observation.caller` names it."""
+    THEIRS = "candidate-constant"
+    """An input with one argument at a literal or named constant of the candidate's own body that the fix's does not
+    hold, or next to it (SimFix's ``abs(y - x) <= SAFE_MIN``: where the candidate's behaviour turns). Tried in the
+    candidate's probe only, so never among the inputs the fix's own probe reached."""
 
 
 @dataclass(frozen=True)

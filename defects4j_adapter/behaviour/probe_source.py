@@ -230,6 +230,41 @@ def _literals(decl: Declaration) -> list[str]:
     return out + floating[: MAX_CONSTANTS - len(out)]
 
 
+_SAFE_NUMBER = re.compile(r"-?\d+L|-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?d")
+"""A number as :func:`_literals` writes it: the only literals of the candidate's that enter the probe source."""
+LONG_RANGE = range(-(2**63), 2**63)
+
+
+def their_constants(candidate: Declaration, reference: Declaration, buggy: Declaration | None = None) -> list[str]:
+    """The candidate's numeric literals that neither the reference's body nor the buggy method's holds, at most
+    :data:`MAX_CONSTANTS`: where its behaviour turns (SimFix's ``abs(y - x) <= 1e-300``), which no literal of the
+    fix's marks. Only numbers, written anew from their values: the candidate's text is hostile, and a string or
+    character literal copied from it into the trusted probe source could end in another place than the lexer read
+    (an escape javac reads before the literal); a number out of ``long``'s range (``0xFFFFFFFFFFFFFFFFL``, which
+    the value here does not wrap) would keep the probe source from compiling."""
+    ours = set(_literals(reference)) | set(_literals(buggy) if buggy else ())
+    out = []
+    for c in _literals(candidate):
+        if c in ours or not _SAFE_NUMBER.fullmatch(c) or c.endswith("L") and int(c[:-1]) not in LONG_RANGE:
+            continue
+        out.append(c)
+    return out[:MAX_CONSTANTS]
+
+
+def their_names(candidate: Declaration, reference: Declaration, buggy: Declaration | None = None) -> list[str]:
+    """The names the candidate's body uses that neither the reference's nor the buggy method's does (the runner
+    keeps those that are static final fields of the class: ``SAFE_MIN``)."""
+    ours = set(names(reference)) | set(names(buggy) if buggy else ())
+    return [n for n in names(candidate) if n not in ours]
+
+
+def _theirs(candidate: Declaration, reference: Declaration, buggy: Declaration | None) -> str:
+    """The candidate's own constants as the runner's two arguments: its literals, the names of its constants."""
+    literals = ", ".join(their_constants(candidate, reference, buggy))
+    named = ", ".join(_java_string(n) for n in their_names(candidate, reference, buggy))
+    return f"new Object[] {{{literals}}}, new String[] {{{named}}}"
+
+
 def names(decl: Declaration) -> list[str]:
     """The names the method's body uses, in order of first appearance: the runner compares a private field
     of the method's class only when the reference names it (reads or writes it itself). A superset of the
@@ -314,13 +349,13 @@ def _java_string(text: str) -> str:
     return '"' + "".join(chr(u) if u < 0x80 else f"\\u{u:04x}" for u in codes) + '"'
 
 
-def _wrapper(decl: Declaration, owner: str, buggy: Declaration | None, source: str) -> str:
+def _wrapper(decl: Declaration, owner: str, buggy: Declaration | None, source: str, theirs: str) -> str:
     args = ", ".join(p.name for p in decl.params)
     named = ", ".join(_java_string(n) for n in [*names(decl), *callee_names(decl, source)])
     probe = (
         f'{PROBE}.call({owner}.class, "{decl.name}{REFERENCE_SUFFIX}", {"null" if decl.static else "this"}, '
         f"new Object[] {{{args}}}, new Object[] {{{', '.join(constants(decl, buggy))}}}, new String[] {{{named}}},\n"
-        f"            {_body(decl, owner)})"
+        f"            {theirs}, {_body(decl, owner)})"
     )
     rt = decl.return_type
     if rt == "void":
@@ -347,13 +382,14 @@ def probe_methods(reference: str, candidate: str, owner: str, buggy: str | None 
     if ref.signature[:2] + ref.signature[3:] != cand.signature[:2] + cand.signature[3:]:
         raise NotProbeable("the candidate's declaration differs from the reference's")
     before = declaration(buggy, constructor=True) if buggy else None
+    theirs = _theirs(cand, ref, before)
     if ref.constructor:
-        return _hooked(ref, owner, before, source)
-    wrapper = _wrapper(ref, owner, before, source)
+        return _hooked(ref, owner, before, source, theirs)
+    wrapper = _wrapper(ref, owner, before, source, theirs)
     return "\n".join([wrapper, _renamed(ref, REFERENCE_SUFFIX)])
 
 
-def _hooked(decl: Declaration, owner: str, buggy: Declaration | None, source: str) -> str:
+def _hooked(decl: Declaration, owner: str, buggy: Declaration | None, source: str, theirs: str) -> str:
     """The reference's constructor with the runner's hook after its ``this(...)`` or ``super(...)`` (or first)."""
     simple = owner.rsplit(".", 1)[-1]
     if decl.name != simple:
@@ -386,7 +422,7 @@ def _hooked(decl: Declaration, owner: str, buggy: Declaration | None, source: st
     )
     probe = (
         f"{PROBE}.constructing({owner}.class, %s, new Object[] {{{', '.join(constants(decl, buggy))}}}, "
-        f"new String[] {{{named}}},\n            {body});"
+        f"new String[] {{{named}}},\n            {theirs}, {body});"
     )
     ends, first = _explicit_invocation(decl)
     generic = at + 2 < len(tokens) and tokens[at + 2].text == "<"

@@ -212,12 +212,15 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
         )
         return record
     reached = len(baseline.observations) - baseline.unreached
-    if len(run.observations) + run.passed_over < reached:
+    # the inputs at the candidate's own constants are its probe's alone: they cannot stand in for ones the tests did not
+    # reach beside it
+    ran = sum(o.origin is not Origin.THEIRS for o in run.observations)
+    if ran + run.passed_over < reached:
         return BehaviourRecord(
             label=Behaviour.NOT_PROBED,
             cpu_seconds=cpu,
             note=(
-                f"the tests reached {len(run.observations) + run.passed_over} input(s) beside this candidate, "
+                f"the tests reached {ran + run.passed_over} input(s) beside this candidate, "
                 f"{reached} beside the developer's fix alone"
             ),
         )

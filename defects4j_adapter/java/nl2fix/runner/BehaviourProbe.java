@@ -81,6 +81,8 @@ public final class BehaviourProbe {
     static final int MAX_CALLS = 40;
     static final int MAX_DERIVED = 200;
     static final int MAX_CROSSED = 100;
+    /** Inputs a job tries at the candidate's own constants ({@link Derived#at}). */
+    static final int MAX_THEIRS = 48;
     /** Receivers kept from the entries of the class's other methods ({@link #entered}), distinct ones, and how
      * many entries may be copied to find them, a test class (so that a candidate's probe, which runs only the
      * test classes that called the method, keeps what the fix's own probe kept in them); inputs made of them a
@@ -154,7 +156,7 @@ public final class BehaviourProbe {
      * candidate runs, a call from outside a reference's body (from a thread the candidate started, say, or
      * through an object of the tests' loader) throws: the candidate cannot borrow the reference's answers. */
     public static Object call(Class<?> owner, String referenceName, Object receiver, Object[] args, Object[] constants,
-            String[] named, Body reference) {
+            String[] named, Object[] theirs, String[] theirNamed, Body reference) {
         Body side = SIDE.get();
         if (side != null) {
             return run(side, receiver, args);
@@ -164,6 +166,7 @@ public final class BehaviourProbe {
         }
         Session s = session;
         if (s != null && s.budgetMetMs == 0 && s.spoiledBy == null && s.tracks(Thread.currentThread())) {
+            s.constants(owner, constants, named, theirs, theirNamed);
             s.probe(owner, referenceName, receiver, args, constants, named, reference);
         }
         return run(reference, receiver, args);
@@ -176,7 +179,8 @@ public final class BehaviourProbe {
      * probed as a static method's call is ({@code reference} makes a new object on copies of them; the candidate's
      * constructor of the same parameters, in the twin, another), the new object compared as a result. The
      * constructor is the one that called this ({@code StackWalker}: the frame below, of {@code owner}). */
-    public static void constructing(Class<?> owner, Object[] args, Object[] constants, String[] named, Body reference) {
+    public static void constructing(Class<?> owner, Object[] args, Object[] constants, String[] named, Object[] theirs,
+            String[] theirNamed, Body reference) {
         if (SIDE.get() != null) {
             return;  // the reference's construction on copies, made by the probe itself
         }
@@ -199,6 +203,7 @@ public final class BehaviourProbe {
                             }
                         }).orElse(null));
         if (constructor != null && constructor.getParameterCount() == args.length) {
+            s.constants(owner, constants, named, theirs, theirNamed);
             s.probe(owner, constructor, null, args, constants, named, reference);
         }
     }
@@ -522,6 +527,11 @@ public final class BehaviourProbe {
         /** The constants derived inputs try: the reference's literals and its named constants, read at the
          * job's first probed call ({@link Derived#withNamed}). */
         Object[] tried;
+        /** The candidate's own literals and named constants that {@link #tried} does not hold, read with it: tried in
+         * room of their own ({@link Derived#THEIRS_PER_CALL}, {@link #MAX_THEIRS}), so that a candidate's constants
+         * never crowd out an input the fix's own probe tries; none in the fix's own probe. */
+        Object[] theirs;
+        int theirInputs;
         /** The inputs of the distinct calls so far, as copied before anything ran on them (never run on:
          * bodies run on copies of them), to cross later calls with; bounded by {@link #MAX_CALLS}. */
         final List<Object[]> recorded = new ArrayList<>();
@@ -678,6 +688,22 @@ public final class BehaviourProbe {
             return found;
         }
 
+        /** The constants the job's derived inputs try, read at its first probed call: the reference's ({@link #tried})
+         * and the candidate's own ({@link #theirs}). */
+        synchronized void constants(Class<?> owner, Object[] constants, String[] named, Object[] theirLiterals,
+                String[] theirNamed) {
+            if (tried == null) {
+                tried = Derived.withNamed(owner, constants, named);
+                List<Object> own = new ArrayList<>();
+                for (Object c : Derived.withNamed(owner, theirLiterals, theirNamed)) {
+                    if (!java.util.Arrays.asList(tried).contains(c)) {
+                        own.add(c);
+                    }
+                }
+                theirs = own.toArray();
+            }
+        }
+
         /** A constructor's construction ({@link #constructing}), probed as a static method's call. */
         synchronized void probe(Class<?> owner, Constructor<?> constructor, Object receiver, Object[] args,
                 Object[] constants, String[] named, Body reference) {
@@ -713,9 +739,6 @@ public final class BehaviourProbe {
                 callersWanted &= args.length == 0;
                 if (caller != null && callersWanted && ((Method) caller[0]).getDeclaringClass() == owner
                         && onStack((Method) caller[0])) {
-                    if (tried == null) {
-                        tried = Derived.withNamed(owner, constants, named);
-                    }
                     probeCaller(owner, (Method) caller[0], rest(caller), named, reference);
                 }
                 if (calls < MAX_CALLS) {
@@ -750,22 +773,24 @@ public final class BehaviourProbe {
             // among them, is not, so that a candidate keeping a history cannot tell a derived input by its place
             List<Object[]> chosen = new ArrayList<>();
             List<String> texts = new ArrayList<>();
+            List<String> origins = new ArrayList<>();
             chosen.add(input);
             texts.add(text);
-            if (tried == null) {
-                tried = Derived.withNamed(owner, constants, named);
-            }
+            origins.add(Words.CALL);
             derived += choose(Words.DERIVED, Derived.variants(input, types, tried), MAX_DERIVED - derived, types, chosen,
-                    texts);
+                    texts, origins);
             crossed += choose(Words.DERIVED, Derived.crossed(input, recorded),
-                    Math.min(Derived.CROSSED_PER_CALL, MAX_CROSSED - crossed), types, chosen, texts);
+                    Math.min(Derived.CROSSED_PER_CALL, MAX_CROSSED - crossed), types, chosen, texts, origins);
             States kept = states.get(test);
             reached += choose(Words.DERIVED, Derived.reached(input, kept == null ? List.of() : kept.objects),
-                    Math.min(STATES_PER_CALL, MAX_REACHED - reached), types, chosen, texts);
+                    Math.min(STATES_PER_CALL, MAX_REACHED - reached), types, chosen, texts, origins);
+            // last, so that the first difference the fix's own inputs show stays the one shown
+            theirInputs += choose(Words.THEIRS, Derived.at(input, types, theirs),
+                    Math.min(Derived.THEIRS_PER_CALL, MAX_THEIRS - theirInputs), types, chosen, texts, origins);
             // a new object is the construction's whole result: every field of it, however its constructor set it (through
             // this(...) or a private helper, which the hooked constructor's text does not name: red team 24)
             Graphs.View view = method instanceof Constructor ? Graphs.View.ALL : new Graphs.View(owner.getName(), named);
-            compareAll(Words.CALL, Words.DERIVED, test, owner, method, types, chosen, texts, reference, view);
+            compareAll(origins, test, owner, method, types, chosen, texts, reference, view);
             // a snapshot cut at its length limit is a large graph: not kept alive for the rest of the job
             if (text.length() <= Graphs.MAX_CHARS) {
                 recorded.add(input);
@@ -785,11 +810,12 @@ public final class BehaviourProbe {
             String test = threads.get(Thread.currentThread());
             List<Object[]> chosen = new ArrayList<>();
             List<String> texts = new ArrayList<>();
+            List<String> origins = new ArrayList<>();
             int most = Math.min(CALLER_PER_CALL, MAX_CALLER - callerInputs);
             List<Object[]> candidates = new ArrayList<>();
             candidates.add(input);
             candidates.addAll(Derived.variants(input, types, tried));
-            callerInputs += choose(origin, candidates, most, types, chosen, texts);
+            callerInputs += choose(origin, candidates, most, types, chosen, texts, origins);
             // nested calls of the method under probe run the reference's body, unrecorded, as in the reference's own
             // calls (the candidate's version of the class runs its own)
             Body whole = (receiver, args) -> {
@@ -800,13 +826,13 @@ public final class BehaviourProbe {
                     throw e.getCause();
                 }
             };
-            compareAll(origin, origin, test, owner, method, types, chosen, texts, whole,
+            compareAll(origins, test, owner, method, types, chosen, texts, whole,
                     new Graphs.View(owner.getName(), named));
         }
 
-        /** {@code chosen} compared ({@link #compare}), the first of origin {@code first}, the others {@code rest}, in an
-         * order drawn anew each job; their rows kept in the fixed order ({@link #keep}). */
-        private void compareAll(String first, String rest, String test, Class<?> owner, Executable method,
+        /** {@code chosen} compared ({@link #compare}), each of its origin in {@code origins}, in an order drawn anew each
+         * job; their rows kept in the fixed order ({@link #keep}). */
+        private void compareAll(List<String> origins, String test, Class<?> owner, Executable method,
                 Class<?>[] types, List<Object[]> chosen, List<String> texts, Body reference, Graphs.View view) {
             Integer[] at = new Integer[chosen.size()];
             for (int i = 0; i < at.length; i++) {
@@ -816,7 +842,7 @@ public final class BehaviourProbe {
             String[][] made = new String[at.length][];
             try {
                 for (int i : at) {
-                    compare(i == 0 ? first : rest, test, owner, method, chosen.get(i), texts.get(i), reference, view,
+                    compare(origins.get(i), test, owner, method, chosen.get(i), texts.get(i), reference, view,
                             made, i);
                 }
             } finally {
@@ -834,9 +860,9 @@ public final class BehaviourProbe {
         }
 
         /** The first {@code most} of {@code variants} not probed yet in this job, added to {@code chosen} with their
-         * snapshots in {@code texts}; how many. */
+         * snapshots in {@code texts} and {@code origin} in {@code origins}; how many. */
         private int choose(String origin, List<Object[]> variants, int most, Class<?>[] types, List<Object[]> chosen,
-                List<String> texts) {
+                List<String> texts, List<String> origins) {
             int taken = 0;
             for (Object[] variant : variants) {
                 if (taken >= most) {
@@ -847,6 +873,7 @@ public final class BehaviourProbe {
                     taken++;
                     chosen.add(variant);
                     texts.add(variantText);
+                    origins.add(origin);
                 }
             }
             return taken;
@@ -1267,7 +1294,9 @@ public final class BehaviourProbe {
     /** What tells an input apart in a job and across its jobs (what its digest is of): its snapshot, after the
      * method it is a call of when that is not the method under probe ({@link Words#CALLER}). */
     static String key(String origin, String text) {
-        return Words.CALL.equals(origin) || Words.DERIVED.equals(origin) ? text : origin + "\n" + text;
+        // an input at a candidate's constant is the same input as the derived one it may also be: probed once
+        return Words.CALL.equals(origin) || Words.DERIVED.equals(origin) || Words.THEIRS.equals(origin) ? text
+                : origin + "\n" + text;
     }
 
     /** A method as a caller row names it: its name and its parameters' types ({@code solve(int,double)}). */

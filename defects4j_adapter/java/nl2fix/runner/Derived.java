@@ -45,6 +45,8 @@ final class Derived {
     }
 
     static final int PER_CALL = 16;
+    /** Inputs a call tries at the candidate's own constants ({@link #at}), beyond {@link #PER_CALL}. */
+    static final int THEIRS_PER_CALL = 4;
     /** Named constants tried beside the literals ({@link #withNamed}). */
     static final int NAMED = 6;
     /** Values the receiver holds tried per argument. */
@@ -73,22 +75,11 @@ final class Derived {
             }
         }
         List<List<Object>> alts = new ArrayList<>();
-        int most = 0;
         for (int i = 0; i < types.length && i + 1 < input.length; i++) {
             alts.add(alternatives(types[i], input[i + 1], input[0], constants));
-            most = Math.max(most, alts.get(i).size());
         }
-        for (int k = 0; k < most; k++) {
-            for (int i = 0; i < alts.size(); i++) {
-                if (out.size() >= PER_CALL) {
-                    return out;
-                }
-                if (k < alts.get(i).size()) {
-                    Object[] v = input.clone();
-                    v[i + 1] = alts.get(i).get(k);
-                    out.add(v);
-                }
-            }
+        if (!interleaved(input, alts, out, PER_CALL)) {
+            return out;
         }
         // then, in the room left, two arguments of one type swapped (a rotation's two vectors, a range's two ends): an
         // order no test gave, which a method taking them as they came (a cross product's sign) meets there
@@ -105,6 +96,45 @@ final class Derived {
                 }
             }
         }
+        return out;
+    }
+
+    /** Each argument's alternatives in turn, one of each argument's at a time, into {@code out} while it holds
+     * fewer than {@code most}; whether room is left. */
+    private static boolean interleaved(Object[] input, List<List<Object>> alts, List<Object[]> out, int most) {
+        int longest = 0;
+        for (List<Object> a : alts) {
+            longest = Math.max(longest, a.size());
+        }
+        for (int k = 0; k < longest; k++) {
+            for (int i = 0; i < alts.size(); i++) {
+                if (out.size() >= most) {
+                    return false;
+                }
+                if (k < alts.get(i).size()) {
+                    Object[] v = input.clone();
+                    v[i + 1] = alts.get(i).get(k);
+                    out.add(v);
+                }
+            }
+        }
+        return out.size() < most;
+    }
+
+    /** Inputs with one argument at one of {@code values} (the candidate's own constants: {@link BehaviourProbe}'s
+     * {@code theirs}) or next to it, as {@link #variants} tries the reference's, at most {@link #THEIRS_PER_CALL}. */
+    static List<Object[]> at(Object[] input, Class<?>[] types, Object[] values) {
+        List<Object[]> out = new ArrayList<>();
+        if (values.length == 0) {
+            return out;
+        }
+        List<List<Object>> alts = new ArrayList<>();
+        for (int i = 0; i < types.length && i + 1 < input.length; i++) {
+            List<Object> a = new ArrayList<>();
+            fromConstants(a, input[i + 1], values);
+            alts.add(a);
+        }
+        interleaved(input, alts, out, THEIRS_PER_CALL);
         return out;
     }
 
@@ -269,98 +299,46 @@ final class Derived {
         if (value instanceof Integer) {
             int x = (Integer) value;
             add(alts, value, x - 1, x + 1, 0, -1);
-            for (Object c : constants) {
-                if (c instanceof Long && (Long) c >= Integer.MIN_VALUE && (Long) c <= Integer.MAX_VALUE) {
-                    int k = (int) (long) (Long) c;
-                    add(alts, value, k, k - 1, k + 1);
-                } else if (c instanceof Character) {
-                    add(alts, value, (int) (Character) c);
-                }
-            }
+            fromConstants(alts, value, constants);
             add(alts, value, Integer.MIN_VALUE, Integer.MAX_VALUE);
         } else if (value instanceof Long) {
             long x = (Long) value;
             add(alts, value, x - 1, x + 1, 0L, -1L);
-            for (Object c : constants) {
-                if (c instanceof Long) {
-                    long k = (Long) c;
-                    add(alts, value, k, k - 1, k + 1);
-                }
-            }
+            fromConstants(alts, value, constants);
             add(alts, value, Long.MIN_VALUE, Long.MAX_VALUE);
         } else if (value instanceof Short) {
             short x = (Short) value;
             add(alts, value, (short) (x - 1), (short) (x + 1), (short) 0, (short) -1);
-            for (Object c : constants) {
-                if (c instanceof Long && (Long) c >= Short.MIN_VALUE && (Long) c <= Short.MAX_VALUE) {
-                    short k = (short) (long) (Long) c;
-                    add(alts, value, k, (short) (k - 1), (short) (k + 1));
-                }
-            }
+            fromConstants(alts, value, constants);
             add(alts, value, Short.MIN_VALUE, Short.MAX_VALUE);
         } else if (value instanceof Byte) {
             byte x = (Byte) value;
             add(alts, value, (byte) (x - 1), (byte) (x + 1), (byte) 0, (byte) -1);
-            for (Object c : constants) {
-                if (c instanceof Long && (Long) c >= Byte.MIN_VALUE && (Long) c <= Byte.MAX_VALUE) {
-                    byte k = (byte) (long) (Long) c;
-                    add(alts, value, k, (byte) (k - 1), (byte) (k + 1));
-                }
-            }
+            fromConstants(alts, value, constants);
             add(alts, value, Byte.MIN_VALUE, Byte.MAX_VALUE);
         } else if (value instanceof Character) {
             char x = (Character) value;
             add(alts, value, (char) (x - 1), (char) (x + 1));
-            for (Object c : constants) {
-                if (c instanceof Character) {
-                    add(alts, value, c);
-                }
-            }
-            for (Object c : constants) {
-                if (c instanceof Character) {
-                    char k = (Character) c;
-                    add(alts, value, (char) (k - 1), (char) (k + 1));
-                }
-            }
+            fromConstants(alts, value, constants);
             add(alts, value, Character.MIN_VALUE, Character.MAX_VALUE);
         } else if (value instanceof Double) {
             double x = (Double) value;
             add(alts, value, x - 1, x + 1, 0.0, x / 2);
-            for (Object c : constants) {
-                if (c instanceof Long || c instanceof Double) {
-                    // the literal and a value one ulp either side: a method comparing against 1.5 or an
-                    // epsilon changes there, where "<" and "<=" part
-                    double k = ((Number) c).doubleValue();
-                    add(alts, value, k, Math.nextDown(k), Math.nextUp(k));
-                }
-            }
+            fromConstants(alts, value, constants);
             // last, one ulp either side of the test's own value: an equality a patch made approximate (within an ulp
             // or an epsilon) parts from an exact one there, and nowhere a test's literals reach
             add(alts, value, -1.0, -Double.MAX_VALUE, Double.MAX_VALUE, Math.nextUp(x), Math.nextDown(x));
         } else if (value instanceof Float) {
             float x = (Float) value;
             add(alts, value, x - 1, x + 1, 0.0f, x / 2);
-            for (Object c : constants) {
-                if (c instanceof Long || c instanceof Double) {
-                    float k = ((Number) c).floatValue();
-                    add(alts, value, k, Math.nextDown(k), Math.nextUp(k));
-                }
-            }
+            fromConstants(alts, value, constants);
             add(alts, value, -1.0f, -Float.MAX_VALUE, Float.MAX_VALUE, Math.nextUp(x), Math.nextDown(x));
         } else if (value instanceof Boolean) {
             add(alts, value, !(Boolean) value);
         } else if (value instanceof String) {
             String s = (String) value;
             add(alts, value, s.isEmpty() ? null : s.substring(0, s.length() - 1), s + " ", "");
-            for (Object c : constants) {
-                if (c instanceof String) {
-                    add(alts, value, c);
-                } else if (c instanceof Character) {
-                    // a method comparing a string's characters with a literal: the literal and its neighbours
-                    char k = (Character) c;
-                    add(alts, value, String.valueOf(k), String.valueOf((char) (k - 1)), String.valueOf((char) (k + 1)));
-                }
-            }
+            fromConstants(alts, value, constants);
         } else if (value != null && value.getClass().isArray()) {
             int n = Array.getLength(value);
             Object empty = Array.newInstance(value.getClass().getComponentType(), 0);
@@ -389,6 +367,80 @@ final class Derived {
             alts.add(null);
         }
         return alts;
+    }
+
+    /** The literals and named constants among {@code constants} that fit {@code value}'s type, each with its
+     * neighbours (a method comparing against them parts there, where "<" and "<=" do), into {@code alts}. */
+    private static void fromConstants(List<Object> alts, Object value, Object[] constants) {
+        if (value instanceof Integer) {
+            for (Object c : constants) {
+                if (c instanceof Long && (Long) c >= Integer.MIN_VALUE && (Long) c <= Integer.MAX_VALUE) {
+                    int k = (int) (long) (Long) c;
+                    add(alts, value, k, k - 1, k + 1);
+                } else if (c instanceof Character) {
+                    add(alts, value, (int) (Character) c);
+                }
+            }
+        } else if (value instanceof Long) {
+            for (Object c : constants) {
+                if (c instanceof Long) {
+                    long k = (Long) c;
+                    add(alts, value, k, k - 1, k + 1);
+                }
+            }
+        } else if (value instanceof Short) {
+            for (Object c : constants) {
+                if (c instanceof Long && (Long) c >= Short.MIN_VALUE && (Long) c <= Short.MAX_VALUE) {
+                    short k = (short) (long) (Long) c;
+                    add(alts, value, k, (short) (k - 1), (short) (k + 1));
+                }
+            }
+        } else if (value instanceof Byte) {
+            for (Object c : constants) {
+                if (c instanceof Long && (Long) c >= Byte.MIN_VALUE && (Long) c <= Byte.MAX_VALUE) {
+                    byte k = (byte) (long) (Long) c;
+                    add(alts, value, k, (byte) (k - 1), (byte) (k + 1));
+                }
+            }
+        } else if (value instanceof Character) {
+            for (Object c : constants) {
+                if (c instanceof Character) {
+                    add(alts, value, c);
+                }
+            }
+            for (Object c : constants) {
+                if (c instanceof Character) {
+                    char k = (Character) c;
+                    add(alts, value, (char) (k - 1), (char) (k + 1));
+                }
+            }
+        } else if (value instanceof Double) {
+            for (Object c : constants) {
+                if (c instanceof Long || c instanceof Double) {
+                    // the literal and a value one ulp either side: a method comparing against 1.5 or an
+                    // epsilon changes there, where "<" and "<=" part
+                    double k = ((Number) c).doubleValue();
+                    add(alts, value, k, Math.nextDown(k), Math.nextUp(k));
+                }
+            }
+        } else if (value instanceof Float) {
+            for (Object c : constants) {
+                if (c instanceof Long || c instanceof Double) {
+                    float k = ((Number) c).floatValue();
+                    add(alts, value, k, Math.nextDown(k), Math.nextUp(k));
+                }
+            }
+        } else if (value instanceof String) {
+            for (Object c : constants) {
+                if (c instanceof String) {
+                    add(alts, value, c);
+                } else if (c instanceof Character) {
+                    // a method comparing a string's characters with a literal: the literal and its neighbours
+                    char k = (Character) c;
+                    add(alts, value, String.valueOf(k), String.valueOf((char) (k - 1)), String.valueOf((char) (k + 1)));
+                }
+            }
+        }
     }
 
     /** The values next to {@code h} of its type: an integer's ± 1, a floating-point value's one ulp either

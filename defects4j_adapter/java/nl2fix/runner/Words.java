@@ -33,6 +33,9 @@ final class Words {
     /** A probe row's origin for a call of another method of the class than the one under probe, which calls it:
      * {@code caller:} and the method ({@link BehaviourProbe#signature}). */
     static final String CALLER = fresh("caller");
+    /** A probe row's origin for an input with an argument at one of the candidate's own constants
+     * ({@link Derived#at}). */
+    static final String THEIRS = fresh("candidate-constant");
 
     static final String OK = fresh("ok");
     static final String PASS = fresh("pass");
