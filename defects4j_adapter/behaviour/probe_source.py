@@ -251,11 +251,18 @@ def their_constants(candidate: Declaration, reference: Declaration, buggy: Decla
     return out[:MAX_CONSTANTS]
 
 
+MAX_THEIR_NAMES = 64
+THEIR_NAME_LENGTH = 255
+
+
 def their_names(candidate: Declaration, reference: Declaration, buggy: Declaration | None = None) -> list[str]:
     """The names the candidate's body uses that neither the reference's nor the buggy method's does (the runner
-    keeps those that are static final fields of the class: ``SAFE_MIN``)."""
+    keeps those that are static final fields of the class: ``SAFE_MIN``): the first :data:`MAX_THEIR_NAMES` of at
+    most :data:`THEIR_NAME_LENGTH` characters, so that the probe source stays within a method's and a constant's size
+    however many locals the candidate declares (red team 25), and an unbounded name no field of the class has."""
     ours = set(names(reference)) | set(names(buggy) if buggy else ())
-    return [n for n in names(candidate) if n not in ours]
+    kept = [n for n in names(candidate) if n not in ours and len(n) <= THEIR_NAME_LENGTH]
+    return kept[:MAX_THEIR_NAMES]
 
 
 def _theirs(candidate: Declaration, reference: Declaration, buggy: Declaration | None) -> str:

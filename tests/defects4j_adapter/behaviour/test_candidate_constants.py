@@ -65,8 +65,9 @@ def test_only_the_candidate_s_numbers_and_names_the_fix_does_not_hold_are_handed
     fix, buggy = declaration(FIX), declaration(FIX.replace("Double.MIN_VALUE", "0"))
     hostile = declaration(
         FIX.replace(
-            "return", 'String s = "\\u0022); System.exit(7); (\\u0022"; char c = \'x\'; long big = 0xFFFFFFFFFFFFFFFFL;'
-            " return 7 + 2.5e-3 +"
+            "return",
+            "String s = \"\\u0022); System.exit(7); (\\u0022\"; char c = 'x'; long big = 0xFFFFFFFFFFFFFFFFL;"
+            " return 7 + 2.5e-3 +",
         )
     )
     # a string or character of the candidate's could end elsewhere in the probe source than where the lexer read it;
@@ -77,7 +78,9 @@ def test_only_the_candidate_s_numbers_and_names_the_fix_does_not_hold_are_handed
     assert "System.exit" not in text and "new Object[] {7L, 2.5e-3d}, new String[] {" in text, text
 
 
-def _row(origin: observations.Origin, digest: str, reference: str = "r", candidate: str = "r") -> observations.Observation:
+def _row(
+    origin: observations.Origin, digest: str, reference: str = "r", candidate: str = "r"
+) -> observations.Observation:
     return observations.Observation(origin, "T", digest, digest, reference, reference, candidate, candidate, reference)
 
 

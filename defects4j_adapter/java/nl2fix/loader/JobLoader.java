@@ -37,37 +37,49 @@ public final class JobLoader extends URLClassLoader {
     }
 
     /** Defines the class as {@code URLClassLoader} does, then tells the runner, with the class file read again from
-     * the class path entry the class came from (its code source): not through {@code findResource}, whose lookup
-     * under a security manager opens a connection and checks a file permission for every class (170 microseconds
-     * each; a job's 300 classes cost a wrong answer half its tests' time so). */
+     * the class path entry the class came from (its code source), by the URL {@code URLClassLoader} itself reads it
+     * by: not through {@code findResource}, whose lookup under a security manager opens a connection and checks a
+     * file permission for every class (170 microseconds each, most of a job's class loading and so a third of a
+     * wrong answer's tests). Where that read fails, {@code findResource}'s (the class is defined by then: a class
+     * it cannot be told of must not be left to be found later untold). */
     @Override
     protected Class<?> findClass(String name) throws ClassNotFoundException {
         Class<?> c = super.findClass(name);
         java.security.CodeSource source = c.getProtectionDomain().getCodeSource();
         String path = name.replace('.', '/') + ".class";
         byte[] classFile;
-        try (InputStream in = resource(source == null ? null : source.getLocation(), path).openStream()) {
-            classFile = in.readAllBytes();
-        } catch (IOException e) {
-            throw new ClassNotFoundException(name, e);
+        try {
+            classFile = read(source == null ? null : resource(source.getLocation(), path));
+        } catch (IOException | java.net.URISyntaxException e) {
+            try {
+                classFile = read(findResource(path));
+            } catch (IOException again) {
+                throw new LinkageError("nl2fix: the class file of " + name + " could not be read again", again);
+            }
         }
         defined.defined(this, c, classFile);
         return c;
     }
 
-    /** The URL of {@code path} in the class path entry {@code entry} (a jar, a folder, the candidate's classes served
-     * by the runner's handler); where none is given, the loader's own lookup. */
-    private URL resource(URL entry, String path) throws IOException {
-        if (entry == null) {
-            URL found = findResource(path);
-            if (found == null) {
-                throw new IOException("no class file " + path);
-            }
-            return found;
+    private static byte[] read(URL url) throws IOException {
+        if (url == null) {
+            throw new IOException("no class file");
         }
+        try (InputStream in = url.openStream()) {
+            return in.readAllBytes();
+        }
+    }
+
+    /** The URL of {@code path} in the class path entry {@code entry} as {@code URLClassLoader}'s own lookup makes it:
+     * the path's characters that a URL reads otherwise escaped ({@code #}, {@code %}, {@code ?}), and a jar's entry
+     * read as the running Java's version of a multi-release jar ({@code #runtime}: else its base version, which the
+     * class defined from it need not be). */
+    private static URL resource(URL entry, String path) throws IOException, java.net.URISyntaxException {
+        String escaped = new java.net.URI(null, null, path, null).getRawPath();
         String spec = entry.toExternalForm();
-        return "file".equals(entry.getProtocol()) && !spec.endsWith("/") ? new URL("jar:" + spec + "!/" + path)
-                : new URL(entry, path);
+        return "file".equals(entry.getProtocol()) && !spec.endsWith("/")
+                ? new URL("jar:" + spec + "!/" + escaped + "#runtime")
+                : new URL(entry, escaped);
     }
 
     @Override

@@ -83,6 +83,8 @@ public final class BehaviourProbe {
     static final int MAX_CROSSED = 100;
     /** Inputs a job tries at the candidate's own constants ({@link Derived#at}). */
     static final int MAX_THEIRS = 48;
+    /** The CPU those inputs may take a job, apart from the probe's budget. */
+    static final long THEIRS_NANOS = 500_000_000L;
     /** Receivers kept from the entries of the class's other methods ({@link #entered}), distinct ones, and how
      * many entries may be copied to find them, a test class (so that a candidate's probe, which runs only the
      * test classes that called the method, keeps what the fix's own probe kept in them); inputs made of them a
@@ -532,6 +534,8 @@ public final class BehaviourProbe {
          * never crowd out an input the fix's own probe tries; none in the fix's own probe. */
         Object[] theirs;
         int theirInputs;
+        /** The CPU the inputs at the candidate's constants took, which the job's probing does not count. */
+        long theirNanos;
         /** The inputs of the distinct calls so far, as copied before anything ran on them (never run on:
          * bodies run on copies of them), to cross later calls with; bounded by {@link #MAX_CALLS}. */
         final List<Object[]> recorded = new ArrayList<>();
@@ -715,15 +719,31 @@ public final class BehaviourProbe {
 
         /** {@code probing} run as the probe's own work: its CPU counted in the job's probing ({@link #probing}). */
         private void timed(Runnable probing) {
-            long start = CPU.getCurrentThreadCpuTime();
             probingOn = Thread.currentThread();
-            probingSince = start;
+            resume();
             try {
                 probing.run();
             } finally {
-                probingSince = -1;
-                probingNanos += Math.max(0, CPU.getCurrentThreadCpuTime() - start);
+                pause();
             }
+        }
+
+        /** Stops counting this thread's CPU as the job's probing; the thread's CPU time now. */
+        private long pause() {
+            long now = CPU.getCurrentThreadCpuTime();
+            long since = probingSince;
+            probingSince = -1;
+            if (since >= 0) {
+                probingNanos += Math.max(0, now - since);
+            }
+            return now;
+        }
+
+        /** Counts this thread's CPU as the job's probing again, from now; the thread's CPU time now. */
+        private long resume() {
+            long now = CPU.getCurrentThreadCpuTime();
+            probingSince = now;
+            return now;
         }
 
         synchronized void probe(Class<?> owner, String referenceName, Object receiver, Object[] args, Object[] constants,
@@ -842,8 +862,21 @@ public final class BehaviourProbe {
             String[][] made = new String[at.length][];
             try {
                 for (int i : at) {
-                    compare(origins.get(i), test, owner, method, chosen.get(i), texts.get(i), reference, view,
-                            made, i);
+                    // an input at the candidate's own constant, one the candidate chose (a bound where the fix loops long,
+                    // say), spends a CPU budget of its own, never the probe's (red team 25)
+                    boolean theirs = Words.THEIRS.equals(origins.get(i));
+                    if (theirs && theirNanos >= THEIRS_NANOS) {
+                        continue;
+                    }
+                    long paused = theirs ? pause() : 0;
+                    try {
+                        compare(origins.get(i), test, owner, method, chosen.get(i), texts.get(i), reference, view,
+                                made, i);
+                    } finally {
+                        if (theirs) {
+                            theirNanos += Math.max(0, resume() - paused);
+                        }
+                    }
                 }
             } finally {
                 keep(made, chosen, types, texts);
@@ -1294,9 +1327,7 @@ public final class BehaviourProbe {
     /** What tells an input apart in a job and across its jobs (what its digest is of): its snapshot, after the
      * method it is a call of when that is not the method under probe ({@link Words#CALLER}). */
     static String key(String origin, String text) {
-        // an input at a candidate's constant is the same input as the derived one it may also be: probed once
-        return Words.CALL.equals(origin) || Words.DERIVED.equals(origin) || Words.THEIRS.equals(origin) ? text
-                : origin + "\n" + text;
+        return Words.CALL.equals(origin) || Words.DERIVED.equals(origin) ? text : origin + "\n" + text;
     }
 
     /** A method as a caller row names it: its name and its parameters' types ({@code solve(int,double)}). */

@@ -122,7 +122,8 @@ final class Derived {
     }
 
     /** Inputs with one argument at one of {@code values} (the candidate's own constants: {@link BehaviourProbe}'s
-     * {@code theirs}) or next to it, as {@link #variants} tries the reference's, at most {@link #THEIRS_PER_CALL}. */
+     * {@code theirs}) or next to it, as {@link #variants} tries the reference's, in turn: a call takes the first
+     * {@link #THEIRS_PER_CALL} not tried yet. */
     static List<Object[]> at(Object[] input, Class<?>[] types, Object[] values) {
         List<Object[]> out = new ArrayList<>();
         if (values.length == 0) {
@@ -134,7 +135,7 @@ final class Derived {
             fromConstants(a, input[i + 1], values);
             alts.add(a);
         }
-        interleaved(input, alts, out, THEIRS_PER_CALL);
+        interleaved(input, alts, out, Integer.MAX_VALUE);
         return out;
     }
 
