@@ -52,10 +52,29 @@ public final class InitializerCheck {
     }
 
     static final java.util.concurrent.CountDownLatch IN2 = new java.util.concurrent.CountDownLatch(1);
+    static final java.util.concurrent.CountDownLatch OUTER_IN = new java.util.concurrent.CountDownLatch(1);
+    static final java.util.concurrent.CountDownLatch OUTER_GO = new java.util.concurrent.CountDownLatch(1);
+
+    /** A body the runner runs (a frame of its package) from inside a class's initializer. */
+    public static void body() {
+        OUTER_IN.countDown();
+        try {
+            OUTER_GO.await();
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 
     @SuppressWarnings("removal")
     public static void main(String[] args) throws Exception {
         Thread t = new Thread(() -> System.out.println("value " + Slow.VALUE));
+        // a body that runs inside an initializer (called from one, below the runner's frames) is stopped as ever
+        Thread inside = new Thread(() -> Outer.touch());
+        inside.start();
+        OUTER_IN.await();
+        System.out.println("inside " + TestExecutor.initializingAClass(inside));
+        OUTER_GO.countDown();
+        inside.join();
         System.out.println("before " + TestExecutor.initializingAClass(Thread.currentThread()));
         t.start();
         IN.await();
@@ -80,9 +99,25 @@ public final class InitializerCheck {
 """
 
 
+OUTER = """package h;
+
+public final class Outer {
+    static {
+        nl2fix.runner.InitializerCheck.body();
+    }
+
+    public static void touch() {
+    }
+}
+"""
+
+
 def test_a_thread_in_a_static_initializer_is_told_and_a_stop_there_would_spoil_the_class(runner, tmp_path):
     classes = compile_java(
-        {"nl2fix/runner/InitializerCheck.java": CHECK},
+        {
+            "nl2fix/runner/InitializerCheck.java": CHECK.replace("Outer.touch()", "h.Outer.touch()"),
+            "h/Outer.java": OUTER,
+        },
         tmp_path / "check",
         "-cp",
         f"{runner}:{':'.join(map(str, junit_jars()))}",
@@ -99,7 +134,8 @@ def test_a_thread_in_a_static_initializer_is_told_and_a_stop_there_would_spoil_t
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[:5] == [
+    assert done.stdout.split("\n")[:6] == [
+        "inside false",
         "before false",
         "in true",
         "value 7",

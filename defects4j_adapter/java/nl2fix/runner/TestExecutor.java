@@ -388,16 +388,21 @@ final class TestExecutor {
     }
 
     /** The CPU nanoseconds ``thread`` has used, or -1 when this JVM cannot say. */
-    /** Whether {@code thread} is in a class's static initializer: a body stopped there for its pace leaves the class
-     * unusable (every later use throws {@code NoClassDefFoundError}) for the rest of the job, in the tests' loader or the
-     * candidate's, so every later input would differ there (Math-50's {@code FastMath}, first initialized on a caller's
-     * input on a slow machine: the fix beside itself differed on 96 inputs, which candidates' probes then passed
-     * over). The body is stopped once the initializer is done; the test's own time limit is not put off. A candidate
-     * adds no initializer of its own: only its method's body may change (the class-file check). */
+    /** Whether {@code thread} runs a class's static initializer that the body it runs started (one above the runner's
+     * own frames): a body stopped there for its pace leaves the class unusable (every later use throws
+     * {@code NoClassDefFoundError}) for the rest of the job, in the tests' loader or the candidate's, so every later
+     * input would differ there (Math-50's {@code FastMath}, first initialized on a caller's input on a slow machine:
+     * the fix beside itself differed on 96 inputs, which candidates' probes then passed over). The body is stopped
+     * once the initializer is done; the test's own time limit is not put off. Not an initializer the body runs inside
+     * (a class whose static initializer calls the method under probe): a candidate looping there is stopped as ever.
+     * A candidate adds no initializer of its own: only its method's body may change (the class-file check). */
     static boolean initializingAClass(Thread thread) {
         for (StackTraceElement frame : thread.getStackTrace()) {
             if ("<clinit>".equals(frame.getMethodName())) {
                 return true;
+            }
+            if (frame.getClassName().startsWith("nl2fix.runner.")) {
+                return false;
             }
         }
         return false;
