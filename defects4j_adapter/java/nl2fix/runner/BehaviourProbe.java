@@ -989,6 +989,9 @@ public final class BehaviourProbe {
         /** The snapshot of an input not probed yet in this job (now counted as probed), else null. */
         private String fresh(String origin, Object[] input, Class<?>[] types) {
             String text = Graphs.input(input, types);
+            if (Words.THEIRS.equals(origin) && seen.contains(text)) {
+                return null;  // a call's or a derived input already: probed once, as that (never marking one as probed)
+            }
             return seen.add(key(origin, text)) ? text : null;
         }
 
