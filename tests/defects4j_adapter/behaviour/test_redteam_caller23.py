@@ -92,7 +92,7 @@ def test_a_caller_that_builds_an_object_from_a_conditional_still_loads_once_inst
     instrumented, run = probe_instrumented(
         runner, tmp_path, SPAN, SPAN, "h.Holder a = new h.Holder(); a.describe(true)", DESCRIBING
     )
-    assert instrumented == 2 and not run.error, run
+    assert instrumented == 3 and not run.error, run  # with the constructor
     assert {o.caller for o in callers(run)} == {"describe(boolean)"}, run
 
 

@@ -60,7 +60,7 @@ import java.util.Set;
  * calling back) runs the reference and is never recorded (the candidate's own calls stay in its twin
  * class); only threads the runner started for the tests record calls.
  * Bounded: at most {@link #MAX_CALLS} distinct recorded inputs, {@link #MAX_DERIVED} inputs with an
- * argument varied, {@link #MAX_CROSSED} crossed ones and {@link #MAX_REACHED} on reached states a job (each
+ * argument varied, {@link #MAX_CROSSED} crossed ones, {@link #MAX_REACHED} on reached states and {@link #MAX_BUILT} on built receivers a job (each
  * kind its own budget, so that one takes nothing away from another), each body under the per-test time limit,
  * the candidate's under {@link #CANDIDATE_PACE} and the reference's on a derived input under {@link #REFERENCE_PACE}
  * (a body stopped so ends its row as {@code timeout}; the reference's alone, the test going on), and the job's probing (its tests' own work left out) under its budget of CPU, when
@@ -93,6 +93,17 @@ public final class BehaviourProbe {
     static final int STATE_TRIES = 60;
     static final int STATES_PER_CALL = 6;
     static final int MAX_REACHED = 60;
+    /** Constructions of the class a test class's code made from outside it ({@link #built}) kept to build receivers
+     * from (its last ones), and how many of a thread's are looked at; the receivers built from them (each construction
+     * as it came and with its arguments varied, {@link Derived#constructions}), distinct, how many constructions may
+     * run for one construction kept and for a test class; the inputs a call and a job run on them. */
+    static final int MAX_CONSTRUCTIONS = 4;
+    static final int CONSTRUCTIONS_LOOKED_AT = 64;
+    static final int MAX_BUILT_STATES = 16;
+    static final int BUILDS_EACH = 10;
+    static final int BUILD_TRIES = 30;
+    static final int BUILT_PER_CALL = 4;
+    static final int MAX_BUILT = 48;
     /** Inputs a job runs the tests' calls of the class's other methods on ({@link Session#probeCaller}): the
      * calls themselves and their arguments varied, at most {@link #CALLER_PER_CALL} of one call. */
     static final int MAX_CALLER = 120;
@@ -235,6 +246,7 @@ public final class BehaviourProbe {
             n.session = s.id;
             n.count = 0;
             n.calls = new int[s.entries.size()];
+            n.constructions = 0;  // as built resets it: which constructions are looked at never depends on an earlier job
         }
         long k = ++n.count;
         boolean state = (k & (k - 1)) == 0;
@@ -251,6 +263,46 @@ public final class BehaviourProbe {
         s.entered(state ? receiver : null, call ? receiver : null, args, method);
     }
 
+    /** Called first in each of the probed class's constructors that is not private ({@link CallInserter#receivers}; the
+     * probe source's class only, never the candidate's), with its arguments and its number in the job's list: on a
+     * test thread, outside every body the probe runs, and called from outside the class (not its own {@code this(...)}
+     * nor one of its factories), the construction is kept, the last {@link #MAX_CONSTRUCTIONS} a test class, from which
+     * the class's own constructor builds receivers in states its code sets up from them, with the arguments as they
+     * came and varied: a counter of other dimensions, a range of other ends ({@link Session#builtStates}). Its stack is
+     * looked at for the thread's first {@link #CONSTRUCTIONS_LOOKED_AT} constructions and then at its 128th, 256th ...
+     * (a loop building thousands of objects costs a few nanoseconds each). */
+    public static void built(Object[] args, int method) {
+        Session s = session;
+        Thread t = Thread.currentThread();
+        if (s == null || candidateRunning || SIDE.get() != null || s.probingOn == t && s.probingSince >= 0
+                || s.budgetMetMs != 0 || s.spoiledBy != null || !s.tracks(t)) {
+            return;
+        }
+        Entries n = ENTRIES.get();
+        if (n.session != s.id) {
+            n.session = s.id;
+            n.count = 0;
+            n.calls = new int[s.entries.size()];
+            n.constructions = 0;
+        }
+        long k = ++n.constructions;
+        if (k > CONSTRUCTIONS_LOOKED_AT && (k & (k - 1)) != 0 || !calledFromOutside()) {
+            return;
+        }
+        // the constructor this was called first in: the frame below
+        Constructor<?> constructor = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).walk(frames ->
+                frames.skip(1).findFirst().filter(f -> "<init>".equals(f.getMethodName())).map(f -> {
+                    try {
+                        return f.getDeclaringClass().getDeclaredConstructor(f.getMethodType().parameterArray());
+                    } catch (NoSuchMethodException e) {
+                        return null;
+                    }
+                }).orElse(null));
+        if (constructor != null && constructor.getParameterCount() == args.length) {
+            s.construction(t, constructor, args);
+        }
+    }
+
     /** A thread's count of {@link #entered} calls in the session {@code [0]} names. */
     private static final ThreadLocal<Entries> ENTRIES = ThreadLocal.withInitial(Entries::new);
 
@@ -260,6 +312,8 @@ public final class BehaviourProbe {
         long session;
         long count;
         int[] calls = new int[0];
+        /** {@link #built} calls. */
+        long constructions;
     }
     private static long sessions;
 
@@ -340,7 +394,7 @@ public final class BehaviourProbe {
                 out.add(pending);
             }
             out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls),
-                Integer.toString(s.derived + s.crossed + s.reached + s.callerInputs),
+                Integer.toString(s.derived + s.crossed + s.reached + s.builtInputs + s.callerInputs),
                 Integer.toString(s.skipped), Long.toString(s.budgetMetMs), Integer.toString(s.passedOver),
                 s.spoiledBy == null ? "" : s.spoiledBy, s.firstUncopyable == null ? "" : s.firstUncopyable});
             return out;
@@ -543,6 +597,9 @@ public final class BehaviourProbe {
          * distinct, never run on, with the snapshots that tell them apart and how many entries were copied; a
          * call is run on those of its own test class only. */
         final Map<String, States> states = new java.util.HashMap<>();
+        /** Per test class: the constructions of the class from outside it ({@link BehaviourProbe#built}) and the
+         * receivers built from them ({@link #builtStates}). */
+        final Map<String, Constructions> constructions = new java.util.HashMap<>();
         /** Tells this session's entry counts from an earlier one's ({@code ENTRIES}). */
         final long id;
         /** The methods that call {@link BehaviourProbe#entered}, by their number ({@link CallInserter.Result#methods}),
@@ -556,6 +613,7 @@ public final class BehaviourProbe {
         int derived;
         int crossed;
         int reached;
+        int builtInputs;
         int callerInputs;
         /** Whether the method under probe takes no parameters (so far as its calls tell): only then are callers run. */
         boolean callersWanted = true;
@@ -627,6 +685,133 @@ public final class BehaviourProbe {
                     keepCall(t, call, args, number);
                 }
             });
+        }
+
+        /** A construction from outside the class ({@link BehaviourProbe#built}), kept as it came (its arguments as
+         * they are when receivers are built from it: the tests' own objects, which no body runs on): the test class's
+         * last {@link #MAX_CONSTRUCTIONS}. */
+        synchronized void construction(Thread t, Constructor<?> constructor, Object[] args) {
+            List<Object[]> kept = constructions.computeIfAbsent(threads.get(t), k -> new Constructions()).made;
+            if (kept.size() >= MAX_CONSTRUCTIONS) {
+                kept.remove(0);
+            }
+            kept.add(concat(new Object[] {constructor}, args));
+        }
+
+        /** The receivers built so far from test class {@code test}'s constructions ({@link #construction}) by the
+         * class's own constructors, on the reference's version of the class: the newest construction not built from
+         * yet (the one that made the receiver of the call probed now, most often) as it came and then with its
+         * arguments varied ({@link Derived#constructions}; {@link #BUILDS_EACH} in all), then the next newest, within
+         * {@link #BUILD_TRIES} a test class. Those that returned are kept (a construction that throws is a state its
+         * class refuses, as Randoop keeps only sequences that do not throw), when they read as no receiver before.
+         * Each runs on copies of its arguments, its class's static fields put back after it, with the reference's pace
+         * on a derived input (a constructor looping on a varied argument is stopped, and builds nothing), no file
+         * written. */
+        private List<Object> builtStates(String test, Body reference) {
+            Constructions kept = constructions.get(test);
+            if (kept == null) {
+                return List.of();
+            }
+            for (int c = kept.made.size() - 1; c >= 0; c--) {
+                Object[] made = kept.made.get(c);
+                if (kept.objects.size() >= MAX_BUILT_STATES || kept.builds >= BUILD_TRIES || budgetMetMs != 0) {
+                    break;
+                }
+                if (!kept.done.add(made)) {
+                    continue;
+                }
+                Constructor<?> constructor = (Constructor<?>) made[0];
+                Object[] input;
+                try {
+                    input = Graphs.kept(concat(new Object[] {null}, rest(made)));
+                } catch (Graphs.Uncopyable | RuntimeException | StackOverflowError e) {
+                    continue;  // arguments that cannot be copied build no receiver
+                }
+                List<Object[]> each = new ArrayList<>();
+                each.add(input);
+                // varied only where every caller may construct so: a constructor that is not public (or of a class that
+                // is not) trusts the project's own code in its package to hand it sound arguments (a factory that
+                // reduces a fraction), and a receiver built past that holds a state no caller can make (red team 26)
+                if (Modifier.isPublic(constructor.getModifiers())
+                        && Modifier.isPublic(constructor.getDeclaringClass().getModifiers())) {
+                    each.addAll(Derived.constructions(input, constructor.getParameterTypes(), tried));
+                }
+                for (Object[] args : each.subList(0, Math.min(BUILDS_EACH, each.size()))) {
+                    if (kept.objects.size() >= MAX_BUILT_STATES || kept.builds >= BUILD_TRIES || budgetMetMs != 0) {
+                        break;
+                    }
+                    kept.builds++;
+                    Object object = construct(constructor, rest(args), reference);
+                    try {
+                        String text = object == null ? null : Graphs.input(new Object[] {object}, new Class<?>[0]);
+                        if (text != null && text.length() <= Graphs.MAX_CHARS && kept.texts.add(text)) {
+                            kept.objects.add(object);
+                        }
+                    } catch (RuntimeException | StackOverflowError e) {
+                        // a receiver that cannot be written is not tried
+                    }
+                }
+            }
+            return kept.objects;
+        }
+
+        /** A new object of {@code constructor}'s class made by it from copies of {@code args}; null when it throws, is
+         * stopped as overdue or cannot be run. Nested calls of the method under probe run the reference, unrecorded. */
+        private Object construct(Constructor<?> constructor, Object[] args, Body reference) {
+            Class<?> owner = constructor.getDeclaringClass();
+            if (java.lang.reflect.Modifier.isAbstract(owner.getModifiers())) {
+                return null;
+            }
+            List<Object[]> statics = statics(owner);
+            Thread self = Thread.currentThread();
+            Object made = null;
+            try {
+                // the arguments and the class's static objects copied in one graph, the fields set to the copies while
+                // it runs (put back after it): a constructor registering its object in the class's static list must not
+                // register it in the tests' own (red team 26, as red team 23's caller)
+                Object[] values = new Object[statics.size()];
+                for (int i = 0; i < values.length; i++) {
+                    values[i] = statics.get(i)[1];
+                }
+                Object[] both = Graphs.copy(concat(args, values));
+                Object[] copy = java.util.Arrays.copyOf(both, args.length);
+                set(statics, java.util.Arrays.copyOfRange(both, args.length, both.length));
+                constructor.setAccessible(true);
+                referenceAllowance = Math.max(REFERENCE_FLOOR_NS, REFERENCE_PACE * longestCallNanos);
+                referenceSince = CPU.getCurrentThreadCpuTime();
+                referenceOn = self;
+                Exhaustion.take();
+                onCopies = true;
+                SIDE.set(reference);
+                try {
+                    made = constructor.newInstance(copy);
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                    if (e.getCause() instanceof ThreadDeath) {
+                        throw (ThreadDeath) e.getCause();  // a stop, the watchdog's or not: below
+                    }
+                    made = null;
+                } finally {
+                    SIDE.remove();
+                    onCopies = false;
+                    referenceOn = null;
+                }
+            } catch (ThreadDeath d) {
+                if (!referenceStop.on(self)) {
+                    restore(statics);
+                    throw d;
+                }
+                made = null;
+            } catch (Graphs.Uncopyable | ReflectiveOperationException | RuntimeException | LinkageError
+                    | StackOverflowError | OutOfMemoryError e) {
+                made = null;
+            }
+            restore(statics);
+            if (referenceStop.on(self)) {
+                // stopped, and it returned all the same, or the stop is still on its way (taken here)
+                referenceStop.take();
+                made = null;
+            }
+            return Exhaustion.take() != null ? null : made;
         }
 
         private void keepState(Thread t, Object receiver) {
@@ -785,6 +970,14 @@ public final class BehaviourProbe {
             String test = threads.get(Thread.currentThread());
             String text = Graphs.input(input, types);
             if (!seen.add(text)) {
+                // an input probed already, as a derived one of an earlier call: its arguments on the built receivers
+                // are not (a counter's index 4 is the earlier index 3's neighbour, and meets a larger counter only so)
+                List<Object[]> chosen = new ArrayList<>();
+                List<String> texts = new ArrayList<>();
+                List<String> origins = new ArrayList<>();
+                onBuilt(input, types, test, reference, chosen, texts, origins);
+                compareAll(origins, test, owner, method, types, chosen, texts, reference,
+                        new Graphs.View(owner.getName(), named));
                 return;
             }
             calls++;
@@ -804,6 +997,7 @@ public final class BehaviourProbe {
             States kept = states.get(test);
             reached += choose(Words.DERIVED, Derived.reached(input, kept == null ? List.of() : kept.objects),
                     Math.min(STATES_PER_CALL, MAX_REACHED - reached), types, chosen, texts, origins);
+            onBuilt(input, types, test, reference, chosen, texts, origins);
             // last, so that the first difference the fix's own inputs show stays the one shown
             theirInputs += choose(Words.THEIRS, Derived.at(input, types, theirs),
                     Math.min(Derived.THEIRS_PER_CALL, MAX_THEIRS - theirInputs), types, chosen, texts, origins);
@@ -815,6 +1009,24 @@ public final class BehaviourProbe {
             if (text.length() <= Graphs.MAX_CHARS) {
                 recorded.add(input);
             }
+        }
+
+        /** The call's arguments on receivers built by the class's constructors ({@link #builtStates}), into
+         * {@code chosen}; none for a static method, a constructor, or a receiver of a subclass. */
+        private void onBuilt(Object[] input, Class<?>[] types, String test, Body reference, List<Object[]> chosen,
+                List<String> texts, List<String> origins) {
+            if (input[0] == null || builtInputs >= MAX_BUILT) {
+                return;
+            }
+            List<Object[]> on = Derived.reached(input, builtStates(test, reference));
+            if (on.isEmpty()) {
+                return;
+            }
+            // each call starts further along the built receivers, so that the job's calls meet them all
+            Constructions kept = constructions.get(test);
+            Collections.rotate(on, -(kept.calls++ * BUILT_PER_CALL % on.size()));
+            builtInputs += choose(Words.DERIVED, on, Math.min(BUILT_PER_CALL, MAX_BUILT - builtInputs), types, chosen,
+                    texts, origins);
         }
 
         /** The call of {@code method} (one of the class's methods, with the method under probe called in it) that
@@ -1316,6 +1528,19 @@ public final class BehaviourProbe {
         final List<Object> objects = new ArrayList<>();
         final Set<String> texts = new HashSet<>();
         int tries;
+    }
+
+    /** The constructions one test class's code made ({@link Session#construction}): the constructor, then its
+     * arguments; and the receivers built from them ({@link Session#builtStates}). */
+    private static final class Constructions {
+        final List<Object[]> made = new ArrayList<>();
+        /** The constructions built from already, by identity. */
+        final Set<Object[]> done = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        final List<Object> objects = new ArrayList<>();
+        final Set<String> texts = new HashSet<>();
+        int builds;
+        /** Calls probed on the built receivers: each starts further along them. */
+        int calls;
     }
 
     /** A call of one body on one input. */

@@ -79,6 +79,9 @@ final class CallInserter {
     private static final Call REACHED = new Call("nl2fix/runner/MethodReach", "hit", "()V", NOP);
     private static final Call ENTERED = new Call(
             "nl2fix/runner/BehaviourProbe", "entered", "(Ljava/lang/Object;[Ljava/lang/Object;I)V", ALOAD_0, true);
+    /** What {@link #receivers} puts first in a constructor instead: its {@code this} is no object yet there. */
+    private static final String BUILT = "built";
+    private static final String BUILT_DESCRIPTOR = "([Ljava/lang/Object;I)V";
     /** The primitive descriptors, and the classes that box them ({@code valueOf}). */
     private static final String PRIMITIVES = "ZBCSIJFD";
     private static final String[] BOXES = {"java/lang/Boolean", "java/lang/Byte", "java/lang/Character",
@@ -106,8 +109,9 @@ final class CallInserter {
     /** The probe source's classes with {@link BehaviourProbe#entered} given the receiver, the arguments and
      * the method's number first in each method of the class holding the reference ({@code m$nl2fix$ref}) that
      * a caller outside the class may call on an object: not private, static, abstract, native, synthetic or a
-     * bridge, nor a constructor (its {@code this} is not an object yet at the start), the reference or its
-     * wrapper. Trusted code only: the candidate's classes are never instrumented. */
+     * bridge, the reference or its wrapper; and {@link BehaviourProbe#built} given the arguments and the number
+     * first in each of its constructors that is not private or synthetic (its {@code this} is not an object yet
+     * at the start). Trusted code only: the candidate's classes are never instrumented. */
     static Result receivers(Map<String, byte[]> classes) throws IOException {
         Map<String, byte[]> out = new HashMap<>();
         int instrumented = 0;
@@ -152,6 +156,8 @@ final class CallInserter {
         private final DataOutputStream pool = new DataOutputStream(added);
         private int next;
         private int methodRef;
+        /** {@link #BUILT}, for a constructor, where the call has {@code arguments}. */
+        private int builtRef;
         private int objectClass;
         private final int[] boxes = new int[PRIMITIVES.length()];
         private String className;
@@ -195,6 +201,7 @@ final class CallInserter {
             next = count;
             methodRef = methodRef(call.owner, call.name, call.descriptor);
             if (call.arguments) {
+                builtRef = methodRef(call.owner, BUILT, BUILT_DESCRIPTOR);
                 objectClass = classRef("java/lang/Object");
                 for (int b = 0; b < boxes.length; b++) {
                     boxes[b] = methodRef(BOXES[b], "valueOf", "(" + PRIMITIVES.charAt(b) + ")L" + BOXES[b] + ";");
@@ -251,7 +258,8 @@ final class CallInserter {
                 return false;
             }
             if (method == null) {
-                return !probed.isEmpty() && (access & NOT_ENTERED) == 0 && !name.startsWith("<") && !probed.contains(name);
+                return !probed.isEmpty() && (access & NOT_ENTERED) == 0 && !"<clinit>".equals(name)
+                        && !probed.contains(name);
             }
             return (method.equals(name) || constructors && "<init>".equals(name))
                     && (descriptor == null || descriptor.equals(type));
@@ -366,7 +374,10 @@ final class CallInserter {
             if (methods.size() > Short.MAX_VALUE) {
                 return null;
             }
-            o.writeByte(ALOAD_0);
+            boolean constructor = "<init>".equals(name);
+            if (!constructor) {
+                o.writeByte(ALOAD_0);
+            }
             o.writeByte(0x11); // sipush
             o.writeShort(types.size());
             o.writeByte(0xBD); // anewarray
@@ -396,7 +407,7 @@ final class CallInserter {
             o.writeByte(0x11);
             o.writeShort(methods.size());
             o.writeByte(0xB8);
-            o.writeShort(methodRef);
+            o.writeShort(constructor ? builtRef : methodRef);
             while (o.size() % 4 != 0) {
                 o.writeByte(NOP);
             }

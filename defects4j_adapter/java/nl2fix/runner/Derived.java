@@ -37,7 +37,8 @@ import java.util.Map;
  * <p>{@link #reached}: this call's arguments on each receiver of the same class kept at an entry of one of
  * its other methods in the same test class ({@link BehaviourProbe#entered}): states the project's own code brought such an object
  * to between two calls from outside it (a solver's tableau between pivots), which no test may have called
- * the method in. A method whose answer depends on its receiver's state alone (no arguments) has no other
+ * the method in. The same for receivers the class's own constructor built from a test's construction with its arguments
+ * varied ({@link #constructions}): a counter of a larger dimension than any test built. A method whose answer depends on its receiver's state alone (no arguments) has no other
  * inputs to vary.
  */
 final class Derived {
@@ -286,6 +287,64 @@ final class Derived {
             }
         }
         return out;
+    }
+
+    /** A construction's inputs with its arguments varied ({@code input}: {@code [null, arg0, ...]}, as
+     * {@link #variants} takes a call's), to build receivers from: first each element of a numeric array argument
+     * one above and one below (a counter's dimensions, a matrix's rows: what a test's sizes never reached, where a
+     * varargs constructor's one argument would only be shortened or emptied), at most {@link #ELEMENTS} elements an
+     * array, the last first; then {@link #variants}. */
+    static List<Object[]> constructions(Object[] input, Class<?>[] types, Object[] constants) {
+        List<Object[]> out = new ArrayList<>();
+        for (int j = 1; j < input.length && j - 1 < types.length; j++) {
+            Object a = input[j];
+            if (a == null || !a.getClass().isArray() || !a.getClass().getComponentType().isPrimitive()) {
+                continue;
+            }
+            int n = Array.getLength(a);
+            for (int k = n - 1; k >= Math.max(0, n - ELEMENTS); k--) {
+                for (int step : new int[] {1, -1}) {
+                    Object changed = stepped(a, k, step);
+                    if (changed != null) {
+                        Object[] v = input.clone();
+                        v[j] = changed;
+                        out.add(v);
+                    }
+                }
+            }
+        }
+        out.addAll(variants(input, types, constants));
+        return out;
+    }
+
+    /** Elements of an array argument {@link #constructions} varies. */
+    static final int ELEMENTS = 4;
+
+    /** A copy of numeric array {@code a} with element {@code k} moved by {@code step}; null for another kind of array
+     * or where the value would wrap. */
+    private static Object stepped(Object a, int k, int step) {
+        Object copy = Array.newInstance(a.getClass().getComponentType(), Array.getLength(a));
+        System.arraycopy(a, 0, copy, 0, Array.getLength(a));
+        if (a instanceof int[]) {
+            int x = ((int[]) a)[k];
+            if (step > 0 ? x == Integer.MAX_VALUE : x == Integer.MIN_VALUE) {
+                return null;
+            }
+            ((int[]) copy)[k] = x + step;
+        } else if (a instanceof long[]) {
+            long x = ((long[]) a)[k];
+            if (step > 0 ? x == Long.MAX_VALUE : x == Long.MIN_VALUE) {
+                return null;
+            }
+            ((long[]) copy)[k] = x + step;
+        } else if (a instanceof double[]) {
+            ((double[]) copy)[k] = ((double[]) a)[k] + step;
+        } else if (a instanceof float[]) {
+            ((float[]) copy)[k] = ((float[]) a)[k] + step;
+        } else {
+            return null;
+        }
+        return copy;
     }
 
     /** An argument's alternatives, most telling first: what probes tried before the least and greatest
