@@ -34,6 +34,9 @@ class Origin(str, enum.Enum):
     """A test's call of another method of the class that called the method under probe (a solver's ``solve``,
     which sets up what ``doSolve`` reads), run again whole on both versions, or with its arguments varied:
     :attr:`Observation.caller` names it."""
+    BUILT = "built"
+    """A call's arguments on a receiver the class's own constructor built from a test's construction, as it came or
+    with its arguments varied (``BehaviourProbe.built``): a counter of a larger dimension than any test built."""
     THEIRS = "candidate-constant"
     """An input with one argument at a literal or named constant of the candidate's own body that the fix's does not
     hold, or next to it (SimFix's ``abs(y - x) <= SAFE_MIN``: where the candidate's behaviour turns). Tried in the

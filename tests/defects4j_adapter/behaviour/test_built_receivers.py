@@ -52,7 +52,7 @@ def _probe(runner, tmp_path, candidate: str, call: str = CALLS) -> observations.
 
 def built(run: observations.ProbeRun, own: str = "{2,4}") -> list[str]:
     """The inputs on a receiver other than the tests' own counter of sizes ``own``."""
-    return [o.input for o in run.observations if o.origin is observations.Origin.DERIVED and f"]{own}" not in o.input]
+    return [o.input for o in run.observations if o.origin is observations.Origin.BUILT and f"]{own}" not in o.input]
 
 
 def _differing(run: observations.ProbeRun) -> list[observations.Observation]:
@@ -94,3 +94,17 @@ def test_a_construction_the_class_refuses_builds_no_receiver(runner, tmp_path):
     made = built(run, "{9,4}")
     assert made and not any("{10,4}" in i for i in made), made
     assert any("{8,4}" in i for i in made), made
+
+
+def test_a_later_call_a_built_receiver_anticipated_is_still_probed_with_its_derived_inputs(runner, tmp_path):
+    # the first call's arguments on the counter (2, 5) built from (2, 4) are the second call's very input: probed once,
+    # as a built input, it must not stand for that call, whose derived inputs (its index's neighbours on (2, 5)) would
+    # then never be made
+    call = "new h.Holder(2, 4).last(1); new h.Holder(2, 5).last(1)"
+    run = _probe(runner, tmp_path, FIX, call)
+    on_25 = "sizes=int[2]{2,5}}"
+    calls = [o.input for o in run.observations if o.origin is observations.Origin.CALL]
+    assert any(i.startswith("arg0=1,") and on_25 in i for i in calls), calls
+    derived = [o.input for o in run.observations if o.origin is observations.Origin.DERIVED and on_25 in o.input]
+    assert any(i.startswith("arg0=0,") for i in derived) and any(i.startswith("arg0=2,") for i in derived), derived
+    assert not _differing(run), run

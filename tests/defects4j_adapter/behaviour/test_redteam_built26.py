@@ -39,7 +39,7 @@ def _differing(run: observations.ProbeRun) -> list[observations.Observation]:
 
 
 def _derived(run: observations.ProbeRun) -> list[str]:
-    return [o.input for o in run.observations if o.origin is observations.Origin.DERIVED]
+    return [o.input for o in run.observations if o.origin is observations.Origin.BUILT]
 
 
 def probe_with_sources(

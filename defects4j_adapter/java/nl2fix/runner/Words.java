@@ -36,6 +36,9 @@ final class Words {
     /** A probe row's origin for an input with an argument at one of the candidate's own constants
      * ({@link Derived#at}). */
     static final String THEIRS = fresh("candidate-constant");
+    /** A probe row's origin for a call's arguments on a receiver the class's own constructor built
+     * ({@link BehaviourProbe#built}). */
+    static final String BUILT = fresh("built");
 
     static final String OK = fresh("ok");
     static final String PASS = fresh("pass");
