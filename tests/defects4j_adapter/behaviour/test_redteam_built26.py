@@ -24,12 +24,9 @@ import re
 import pytest
 
 from defects4j_adapter.behaviour import observations
-from tests.defects4j_adapter.behaviour.test_observable_state import (  # noqa: F401  (runner: the fixture)
-    compared,
-    run_harness,
-    runner,
-)
-from tests.defects4j_adapter.behaviour.test_reached_states import INSTRUMENTING, probe_instrumented
+from tests.defects4j_adapter.behaviour.test_observable_state import runner  # noqa: F401  (the fixture)
+from tests.defects4j_adapter.behaviour.test_reached_states import probe_instrumented
+from tests.defects4j_adapter.behaviour.test_redteam_caller23 import probe_with_test
 
 pytestmark = pytest.mark.slow
 
@@ -40,30 +37,6 @@ def _differing(run: observations.ProbeRun) -> list[observations.Observation]:
 
 def _derived(run: observations.ProbeRun) -> list[str]:
     return [o.input for o in run.observations if o.origin is observations.Origin.BUILT]
-
-
-def probe_with_sources(
-    runner, tmp_path, fix: str, candidate: str, members: str, test: str, sources: dict[str, str]
-) -> observations.ProbeRun:
-    """``probe_instrumented`` with the test's statements in ``h.HolderTest.run()`` and more of the project's classes
-    (``sources``) beside the probed class."""
-    holder_test = (
-        f"package h;\n\npublic class HolderTest {{\n    public static void run() {{\n        {test}\n    }}\n}}\n"
-    )
-    done = run_harness(
-        runner,
-        tmp_path,
-        fix,
-        candidate,
-        "h.HolderTest.run()",
-        members,
-        harness=INSTRUMENTING,
-        sources={"h/HolderTest.java": holder_test, **sources},
-    )
-    assert done.returncode == 0, done.stderr
-    rows = [line.split("\t") for line in done.stdout.splitlines()]
-    assert rows[0][0] == "instrumented" and rows[-1][0] == "BEHAVIOUREND", done.stdout
-    return compared(observations.read([r[1:] for r in rows[1:-1] if r[0] == "BEHAVIOUR"], rows[-1][1:]))
 
 
 # --- 1. a build ran on the tests' own static objects ---------------------------------------------------------------
@@ -139,7 +112,7 @@ DIVIDES = WHOLE.replace("return den == 1;", "return num % den == 0;")
 
 def test_a_correct_candidate_is_not_told_apart_on_a_fraction_no_caller_outside_the_package_can_make(runner, tmp_path):
     test = "h.Fractions.of(2, 4).whole(); h.Fractions.of(6, 3).whole(); h.Fractions.of(-3, 9).whole();"
-    run = probe_with_sources(runner, tmp_path, WHOLE, DIVIDES, FRACTION, test, {"h/Fractions.java": FRACTIONS})
+    run = probe_with_test(runner, tmp_path, WHOLE, DIVIDES, FRACTION, test, sources={"h/Fractions.java": FRACTIONS})
     assert not run.error and run.calls == 3, run
     assert not _differing(run), _differing(run)
     # the constructions the factory made are still receivers (as they came), never an unreduced 2/2 or a 0 den

@@ -43,11 +43,20 @@ def _strings(digests) -> str:
 
 
 def probe_with_test(
-    runner, tmp_path, fix: str, candidate: str, members: str, test: str, skip=frozenset(), steady=frozenset()
+    runner,
+    tmp_path,
+    fix: str,
+    candidate: str,
+    members: str,
+    test: str,
+    skip=frozenset(),
+    steady=frozenset(),
+    sources: dict[str, str] | None = None,
 ) -> observations.ProbeRun:
     """``probe_instrumented`` with the test's statements in a class of the class's own package (``h.HolderTest``,
     whose ``run()`` the harness calls), as a project's tests are: package-private and protected members are in its
-    reach. ``skip`` and ``steady``: what a candidate's job is given from the fix's own probe."""
+    reach. ``skip`` and ``steady``: what a candidate's job is given from the fix's own probe; ``sources``: more of the
+    project's classes beside the probed class."""
     harness = INSTRUMENTING.replace(
         "java.util.Set.of(), java.util.Set.of(), entries",
         f"java.util.Set.of({_strings(skip)}), java.util.Set.of({_strings(steady)}), entries",
@@ -63,7 +72,7 @@ def probe_with_test(
         "h.HolderTest.run()",
         members,
         harness=harness,
-        sources={"h/HolderTest.java": holder_test},
+        sources={"h/HolderTest.java": holder_test, **(sources or {})},
     )
     assert done.returncode == 0, done.stderr
     rows = [line.split("\t") for line in done.stdout.splitlines()]

@@ -241,13 +241,7 @@ public final class BehaviourProbe {
             return;
         }
         // counted without the session's lock: an entry costs a few nanoseconds unless it is one to copy
-        Entries n = ENTRIES.get();
-        if (n.session != s.id) {
-            n.session = s.id;
-            n.count = 0;
-            n.calls = new int[s.entries.size()];
-            n.constructions = 0;  // as built resets it: which constructions are looked at never depends on an earlier job
-        }
+        Entries n = Entries.of(s);
         long k = ++n.count;
         boolean state = (k & (k - 1)) == 0;
         // the receiver is kept at the thread's 1st, 2nd, 4th ... entry, and so is the call; and each method's first
@@ -278,14 +272,7 @@ public final class BehaviourProbe {
                 || s.budgetMetMs != 0 || s.spoiledBy != null || !s.tracks(t)) {
             return;
         }
-        Entries n = ENTRIES.get();
-        if (n.session != s.id) {
-            n.session = s.id;
-            n.count = 0;
-            n.calls = new int[s.entries.size()];
-            n.constructions = 0;
-        }
-        long k = ++n.constructions;
+        long k = ++Entries.of(s).constructions;
         if (k > CONSTRUCTIONS_LOOKED_AT && (k & (k - 1)) != 0 || !calledFromOutside()) {
             return;
         }
@@ -314,6 +301,19 @@ public final class BehaviourProbe {
         int[] calls = new int[0];
         /** {@link #built} calls. */
         long constructions;
+
+        /** This thread's counts in session {@code s}, all 0 where they were an earlier session's: which entries and
+         * constructions are looked at never depends on an earlier job. */
+        static Entries of(Session s) {
+            Entries n = ENTRIES.get();
+            if (n.session != s.id) {
+                n.session = s.id;
+                n.count = 0;
+                n.calls = new int[s.entries.size()];
+                n.constructions = 0;
+            }
+            return n;
+        }
     }
     private static long sessions;
 
