@@ -38,7 +38,10 @@ FIX = """public int last(int index) {
     return index % sizes[sizes.length - 1];
 }"""
 # right while the last dimension is at most 4 (a remainder of at most 3), as Math-56's ARJA patch
-OVERFIT = FIX.replace("return index % sizes[sizes.length - 1];", "int r = index % sizes[sizes.length - 1];\n    return r >= 4 ? r - 1 : r;")
+OVERFIT = FIX.replace(
+    "return index % sizes[sizes.length - 1];",
+    "int r = index % sizes[sizes.length - 1];\n    return r >= 4 ? r - 1 : r;",
+)
 CALLS = "h.Holder c = new h.Holder(2, 4); for (int i = 0; i < 8; i++) c.last(i)"
 
 

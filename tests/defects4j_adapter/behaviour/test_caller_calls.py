@@ -51,7 +51,8 @@ def callers(run: observations.ProbeRun) -> list[observations.Observation]:
 
 def test_a_divergence_only_the_caller_s_arguments_reach_is_found(runner, tmp_path):
     instrumented, run = probe_instrumented(runner, tmp_path, FIX, OVERFIT, CALL, SOLVING)
-    assert instrumented == 3 and not run.error, run  # solve, count() and the constructor; not the wrapper or the reference
+    # solve, count() and the constructor; not the wrapper or the reference
+    assert instrumented == 3 and not run.error, run
     assert {o.caller for o in callers(run)} == {SOLVE}, run
     # the test's own call of solve, as it began (the receiver before solve set it up), among them
     assert any(o.input == "arg0=0, arg1=10L, arg2=0.5, this=" + _holder(0, 0, 1.0) for o in callers(run)), run

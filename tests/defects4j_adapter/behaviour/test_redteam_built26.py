@@ -144,10 +144,10 @@ SHAPES = """
         }
     }
 
-    public Holder(%s) {
+    public Holder(PARAMETERS) {
         this(p0, 1.0, p119);
     }
-""" % ", ".join(f"int p{i}" for i in range(120))
+""".replace("PARAMETERS", ", ".join(f"int p{i}" for i in range(120)))
 SUM = """public double sum(int k) {
     return wide + ratio + n + k;
 }"""
