@@ -111,3 +111,17 @@ def test_a_later_call_a_built_receiver_anticipated_is_still_probed_with_its_deri
     derived = [o.input for o in run.observations if o.origin is observations.Origin.DERIVED and on_25 in o.input]
     assert any(i.startswith("arg0=0,") for i in derived) and any(i.startswith("arg0=2,") for i in derived), derived
     assert not _differing(run), run
+
+
+def test_a_candidate_constructing_its_own_objects_records_no_construction(runner, tmp_path):
+    # a hostile candidate building counters of its own class while it runs (to crowd out the kept constructions, or
+    # to have its own arguments built from): its class is the twin's, never instrumented, and runs while the probe
+    # records nothing, so the overfitting candidate still diverges on the counter (2, 5) the test's (2, 4) gives
+    crowding = OVERFIT.replace(
+        "int r =", "for (int i = 0; i < 100; i++) {\n        new Holder(1, 1 + i);\n    }\n    int r ="
+    )
+    run = _probe(runner, tmp_path, crowding)
+    # (1, 4) is one step from the test's (2, 4); the candidate's (1, 1), (1, 2), (1, 50), (1, 100) are none
+    theirs = [f"sizes=int[2]{{1,{k}}}" for k in (1, 2, 50, 100)]
+    assert not any(t in i for t in theirs for i in built(run)), built(run)
+    assert any("sizes=int[2]{2,5}" in o.input for o in _differing(run)), run

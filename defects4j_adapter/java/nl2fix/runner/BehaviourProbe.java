@@ -759,7 +759,7 @@ public final class BehaviourProbe {
          * stopped as overdue or cannot be run. Nested calls of the method under probe run the reference, unrecorded. */
         private Object construct(Constructor<?> constructor, Object[] args, Body reference) {
             Class<?> owner = constructor.getDeclaringClass();
-            if (java.lang.reflect.Modifier.isAbstract(owner.getModifiers())) {
+            if (Modifier.isAbstract(owner.getModifiers())) {
                 return null;
             }
             List<Object[]> statics = statics(owner);
@@ -769,11 +769,7 @@ public final class BehaviourProbe {
                 // the arguments and the class's static objects copied in one graph, the fields set to the copies while
                 // it runs (put back after it): a constructor registering its object in the class's static list must not
                 // register it in the tests' own (red team 26, as red team 23's caller)
-                Object[] values = new Object[statics.size()];
-                for (int i = 0; i < values.length; i++) {
-                    values[i] = statics.get(i)[1];
-                }
-                Object[] both = Graphs.copy(concat(args, values));
+                Object[] both = Graphs.copy(concat(args, values(statics)));
                 Object[] copy = java.util.Arrays.copyOf(both, args.length);
                 set(statics, java.util.Arrays.copyOfRange(both, args.length, both.length));
                 constructor.setAccessible(true);
@@ -1236,10 +1232,7 @@ public final class BehaviourProbe {
             int runs = steady.contains(digest) ? 1 : 2;
             List<Object[]> statics = statics(owner);
             Object[][] copies = new Object[3][];
-            Object[] staticValues = new Object[statics.size()];
-            for (int i = 0; i < staticValues.length; i++) {
-                staticValues[i] = statics.get(i)[1];
-            }
+            Object[] staticValues = values(statics);
             Object[] twinStatics;
             // the reference's runs on copies of the class's static objects too (put back after each), as the
             // candidate's: a run must not change what the tests' own calls read next (a caller appending to the
@@ -1646,6 +1639,15 @@ public final class BehaviourProbe {
         for (Object[] saved : statics) {
             set((Field) saved[0], saved[1]);
         }
+    }
+
+    /** The values {@link #statics} read, in order. */
+    static Object[] values(List<Object[]> statics) {
+        Object[] values = new Object[statics.size()];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = statics.get(i)[1];
+        }
+        return values;
     }
 
     /** The fields of {@code statics} set to {@code values}, in order. */
