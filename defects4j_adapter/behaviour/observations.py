@@ -114,6 +114,9 @@ class ProbeRun:
     """The digest of the input on which the candidate's call changed JVM-wide state the runner cannot put back
     (what retires a JVM after its job; empty: none did): the runner probed no input after it, as the reference
     would have met that state; the observations so far kept."""
+    decided: str = ""
+    """The digest of the input whose row decided the label beside the developer's fix (empty: none did): the runner
+    kept the rows of the call it is an input of and ended the job (``BehaviourProbe.Session#decides``)."""
     cpu_seconds: float = 0.0
 
     @property
@@ -124,7 +127,8 @@ class ProbeRun:
 
 def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
     """The probe of a signed report's ``BEHAVIOUR`` rows and its ``BEHAVIOUREND`` counts, budget met, inputs
-    passed over and whether the candidate spoiled the JVM (None: the probe did not end, e.g. the JVM died in it)."""
+    passed over, whether the candidate spoiled the JVM and the input that decided the label (None: the probe did
+    not end, e.g. the JVM died in it)."""
     run = ProbeRun()
     for row in rows:
         origin, test, shown_in, digest_in, ref, ref_digest, cand, cand_digest, again, *whole = (row + [""] * 12)[:12]
@@ -164,4 +168,5 @@ def read(rows: list[list[str]], end: list[str] | None) -> ProbeRun:
         run.passed_over = counts[4]
         run.spoiled = end[5] if len(end) > 5 else ""
         run.uncopyable = end[6] if len(end) > 6 else ""
+        run.decided = end[7] if len(end) > 7 else ""
     return run

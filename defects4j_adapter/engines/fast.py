@@ -44,7 +44,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -832,14 +832,14 @@ class FastEngine:
         log_dir: Path | None = None,
         developer_fix: bool = True,
         skip: frozenset[str] = frozenset(),
-        steady: frozenset[str] = frozenset(),
+        steady: Mapping[str, str] | None = None,
     ) -> ProbeRun:
         """A behaviour probe of ``candidate`` beside ``reference`` (the developer's fix, else the buggy
         method standing in for one) in a warm JVM (:mod:`probing`): the probe source compiled by a
         compiling JVM once a bug, and the candidate's classes as its validation compiled them (compiled
         again only when they are no longer kept, or it was not validated here); ``skip``: digests of inputs
         run on neither body (:func:`nl2fix.validation.behaviour.passed_over`); ``steady``: digests of inputs
-        the reference runs on once (:func:`probing.probe`)."""
+        the reference runs on once, with its outcome's (:func:`probing.probe`)."""
         text = probing.probe_text(workspace, reference, candidate)
         if isinstance(text, ProbeRun):
             return text

@@ -13,7 +13,7 @@ candidate was judged by validation, and here every test sees the reference.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,7 +74,7 @@ def probe(
     developer_fix: bool = True,
     budget: float = 0.0,
     skip: frozenset[str] = frozenset(),
-    steady: frozenset[str] = frozenset(),
+    steady: Mapping[str, str] | None = None,
 ) -> ProbeRun:
     """Probe with the compiled probe source (:func:`probe_text`, compiled against the runner's classes
     too: its wrapper calls ``nl2fix.runner.BehaviourProbe``) and the candidate's classes as validation
@@ -83,7 +83,9 @@ def probe(
     given: the ones that called the method in an earlier probe of the bug); ``budget``: the CPU-s its probing
     may use (:data:`CANDIDATE_BUDGET`; 0: none); ``skip``: digests of inputs run on neither body (the ones
     the reference's own probe found no evidence: :func:`nl2fix.validation.behaviour.passed_over`); ``steady``:
-    digests of inputs the reference runs on once (its own probe found them steady: ``BehaviourProbe#STEADY``)."""
+    digests of inputs the reference runs on once (its own probe found them steady: ``BehaviourProbe#STEADY``), each
+    with the digest of its outcome there: beside the developer's fix, the first row that decides the label ends the job
+    (``BehaviourProbe.Session#decides``)."""
     triggers = [t for t in ws.trigger_tests if tests is None or _class_of(t) in tests]
     relevant = [t for t in ws.relevant_tests if tests is None or t in tests]
     if not triggers and not relevant:
@@ -103,7 +105,7 @@ def probe(
         request.behaviour_candidate = jobs.write_classes(candidate, job / "candidate")
         request.behaviour_fix_reference = developer_fix
         request.behaviour_budget_ms = int(budget * 1000)
-        request.behaviour_skip, request.behaviour_steady = skip, steady
+        request.behaviour_skip, request.behaviour_steady = skip, steady or {}
         request_file = request.write(job / "request.txt")
         key = report_signing.new_key()
         answer = jvm.ask(request_file, job_id, key, job_timeout)

@@ -100,8 +100,8 @@ class RunnerReport:
     """A behaviour probe's rows (``BEHAVIOUR origin test input digest reference digest candidate digest
     reference-again-digest [whole-input whole-reference whole-candidate]``)."""
     behaviour_end: list[str] | None = None
-    """Its closing counts (``BEHAVIOUREND calls derived skipped budget-met-ms passed-over spoiled uncopyable``); None
-    when it has none."""
+    """Its closing counts (``BEHAVIOUREND calls derived skipped budget-met-ms passed-over spoiled uncopyable
+    decided``); None when it has none."""
 
 
 def unescape(text: str) -> str:
@@ -157,7 +157,7 @@ def _apply(report: RunnerReport, kind: str, args: list[str]) -> None:
     elif kind == "BEHAVIOUR":
         report.behaviour_rows.append(args[:12])
     elif kind == "BEHAVIOUREND":
-        report.behaviour_end = args[:7]
+        report.behaviour_end = args[:8]
     elif kind == "END":
         report.end = args[0] or "complete"
         report.restart = args[1] == "1"

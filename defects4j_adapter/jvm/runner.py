@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -313,8 +313,10 @@ class Job:
     it stops with the rows made so far (``BehaviourProbe#overBudget``); 0: none but the per-test limit."""
     behaviour_skip: frozenset[str] = frozenset()
     """Digests of the inputs a behaviour probe runs on neither body (``BehaviourProbe#begin``)."""
-    behaviour_steady: frozenset[str] = frozenset()
-    """Digests of the inputs a behaviour probe runs the reference on once (``BehaviourProbe#STEADY``)."""
+    behaviour_steady: Mapping[str, str] = field(default_factory=dict)
+    """Digests of the inputs a behaviour probe runs the reference on once (``BehaviourProbe#STEADY``), each with the
+    digest of the reference's outcome there in its own probe (a candidate's row unlike it ends the probe:
+    ``BehaviourProbe.Session#decides``)."""
 
     def text(self) -> str:
         rows: list[tuple[str, str | Path]] = [("id", self.id)]
@@ -344,7 +346,11 @@ class Job:
         if self.behaviour and self.behaviour_budget_ms:
             rows.append(("behaviour_budget_ms", str(self.behaviour_budget_ms)))
         rows += [("behaviour_skip", d) for d in sorted(self.behaviour_skip)] if self.behaviour else []
-        rows += [("behaviour_steady", d) for d in sorted(self.behaviour_steady)] if self.behaviour else []
+        rows += (
+            [("behaviour_steady", f"{d} {o}") for d, o in sorted(self.behaviour_steady.items())]
+            if self.behaviour
+            else []
+        )
         lines = []
         for key, value in rows:
             value = str(value)

@@ -213,6 +213,10 @@ class BehaviourRecord(_Record):
     the project's own methods can build, a difference in the receiver's fields...)."""
     observations: list[ObservedResult] = []
     """The candidate's results on the inputs compared (at most 120), for behaviour clusters."""
+    decided: bool = False
+    """For ``diverges``: the probe ended after the call whose inputs decided the label beside the developer's fix (a
+    difference on an input the fix's own probe found steady), comparing no input after them; :attr:`observations` stop
+    there, and behaviour clusters compare it on those alone."""
     note: str = ""
     """Why it was not probed, or what limited the probe."""
     cpu_seconds: float = 0.0

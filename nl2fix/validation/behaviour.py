@@ -46,7 +46,7 @@ class Probing(Protocol):
         tests: frozenset[str] | None = None,
         developer_fix: bool = True,
         skip: frozenset[str] = frozenset(),
-        steady: frozenset[str] = frozenset(),
+        steady: Mapping[str, str] | None = None,
     ) -> ProbeRun: ...
 
 
@@ -102,9 +102,11 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
     (those passed over counted as reached: :func:`passed_over`), is never ``same-behaviour``; one that met
     its CPU budget ``diverges`` when an input it compared so far does (each row is whole: the body the budget
     stopped gives none), else it is ``not-probed`` with the inputs it compared (a probe cut short says nothing
-    of the inputs it did not reach). The runner stops a probe at a call of the candidate that changed JVM-wide
-    state it cannot put back (``spoiled``: the reference's later runs would meet that state): that call
-    ``diverges`` where the fix's own probe changed none (the state is behaviour a caller sees), else the probe
+    of the inputs it did not reach). Beside the developer's fix the runner ends a probe itself after the call whose
+    inputs hold a difference on an input the fix's own probe found steady (``decided``): one this loop counts, so the
+    label and its first difference are those of the whole probe. The runner stops a probe at a call of the candidate
+    that changed JVM-wide state it cannot put back (``spoiled``: the reference's later runs would meet that state):
+    that call ``diverges`` where the fix's own probe changed none (the state is behaviour a caller sees), else the probe
     is cut short as by its budget. On a caller's input (``Origin.CALLER``: a test's call of another method of the
     class run again whole) a fix that does otherwise than in its own probe, or does not end, gives no evidence: that
     run reaches the tests' own static state, which the runner puts back for the method's class alone."""
@@ -159,6 +161,7 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
         first = spoiling
     if developer_fix and first is not None:
         record.label = Behaviour.DIVERGES
+        record.decided = bool(run.decided)
         record.first_input, record.candidate_result = first.input, first.candidate
         record.first_input_whole, record.first_call = first.whole_input, first.caller
         record.reference_result = first.reference
@@ -196,6 +199,11 @@ def label(baseline: ProbeRun, run: ProbeRun, *, developer_fix: bool) -> Behaviou
         record.note = (
             f"the {who} {did} beside this candidate on an input where, probed alone, it did not: {stalled.input[:300]}"
         )
+        return record
+    if run.decided:
+        # the runner's rule (BehaviourProbe.Session#decides) and this one part: its early end says nothing
+        record.label = Behaviour.NOT_PROBED
+        record.note = f"the probe ended at an input that decides nothing here, after {len(counted)} compared input(s)"
         return record
     if run.budget_met or run.spoiled:
         record.label = Behaviour.NOT_PROBED
@@ -332,7 +340,7 @@ class Prober:
             tests=frozenset(baseline.tests),
             developer_fix=self.developer_fix,
             skip=passed_over(baseline),
-            steady=frozenset(stable_inputs(baseline)),
+            steady=stable_inputs(baseline),
         )
         record = label(baseline, run, developer_fix=self.developer_fix)
         if record.label is Behaviour.DIVERGES and not record.junit_note:
@@ -387,7 +395,10 @@ def clusters(
     }
     if not observed:
         return []
-    common = set.intersection(*(set(o) for o in observed.values()))
+    # so would one that ended at its first difference from the fix: it is told apart by that difference, and
+    # compared on the common inputs it reached
+    whole = [o for h, o in observed.items() if not records[h].decided] or list(observed.values())
+    common = set.intersection(*(set(o) for o in whole))
     position = {h: i for i, h in enumerate(order)}
 
     def rank(h: str) -> tuple[int, int, str]:
@@ -395,13 +406,16 @@ def clusters(
 
     groups: dict[tuple[tuple[str, str], ...], list[str]] = {}
     for h in sorted(observed, key=rank):
-        key = tuple(sorted((i, observed[h][i].result_digest) for i in common))
+        r = records[h]
+        key = tuple(sorted((i, observed[h][i].result_digest) for i in common if i in observed[h]))
+        if r.decided:
+            key += (("first difference", f"{r.first_input}\n{r.candidate_result}"),)
         groups.setdefault(key, []).append(h)
     out = [
         Cluster(
             members=members,
             samples=sum(samples.get(h, 1) for h in members),
-            results={i: observed[members[0]][i] for i in sorted(common)},
+            results={i: observed[members[0]][i] for i in sorted(common) if i in observed[members[0]]},
         )
         for members in groups.values()
     ]
@@ -414,8 +428,9 @@ def disagreements(found: Sequence[Cluster], limit: int = 3) -> list[Disagreement
         return []
     out = []
     for digest, first in found[0].results.items():
-        results = [c.results[digest] for c in found]
-        if len({r.result_digest for r in results}) > 1:
+        # a cluster whose probes ended at their first difference may not have reached this input
+        results = [c.results[digest] for c in found if digest in c.results]
+        if len(results) == len(found) and len({r.result_digest for r in results}) > 1:
             out.append(Disagreement(first.input, [r.result for r in results]))
             if len(out) >= limit:
                 break

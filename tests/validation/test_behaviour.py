@@ -75,11 +75,42 @@ def test_the_holdout_set_is_classified_as_written(path: Path, bug_runs):
     assert record.verdict is Verdict.PLAUSIBLE, record  # each of them passes the tests
     b = record.behaviour
     assert b is not None and b.label is expected, b
-    assert b.inputs >= 10, b  # the tests' calls and inputs derived from them
+    # the tests' calls and inputs derived from them; a divergence's probe may end at the call that decided it
+    assert b.inputs >= (1 if b.decided else 10), b
     if expected is Behaviour.DIVERGES:
         assert b.first_input and b.reference_result != b.candidate_result
     else:
         assert not b.first_input
+
+
+@pytest.mark.sandbox
+def test_a_probe_ended_at_its_deciding_call_labels_as_the_whole_probe(bug_runs, fast):
+    # the runner ends a candidate's probe after the call whose inputs hold a difference on an input the fix's own
+    # probe found steady; given outcomes it can never match there, it runs the probe to its end
+    run = bug_runs("Rangekit-3")
+    fix = run.ws.bug.fixed_method
+    baseline = Prober(fast, run.ws, fix, developer_fix=True).baseline()
+    candidate = (HOLDOUT / "Rangekit-3" / "hardcoded_test_values.diverges.java").read_text(encoding="utf-8")
+    steady = stable_inputs(baseline)
+
+    def probe(given: dict[str, str]) -> tuple[ProbeRun, BehaviourRecord]:
+        done = fast.probe(
+            run.ws, fix, candidate, tests=frozenset(baseline.tests), skip=passed_over(baseline), steady=given
+        )
+        return done, label(baseline, done, developer_fix=True)
+
+    ended, early = probe(steady)
+    whole_run, whole = probe({d: "no outcome" for d in steady})
+    assert early.label is whole.label is Behaviour.DIVERGES, (early, whole)
+    assert (early.first_input, early.reference_result, early.candidate_result) == (
+        whole.first_input,
+        whole.reference_result,
+        whole.candidate_result,
+    )
+    assert ended.decided in steady and early.decided and not whole_run.decided and not whole.decided
+    assert len(ended.observations) < len(whole_run.observations), (ended, whole_run)
+    # nothing after the deciding input's call ran: its row is among the last call's
+    assert ended.decided in {o.input_digest for o in ended.observations}
 
 
 @pytest.mark.sandbox
@@ -317,7 +348,7 @@ def test_inputs_on_which_the_fix_fails_unexpectedly_are_kept_and_passed_over_by_
         TEXTKIT_FIX,
         tests=frozenset(baseline.tests),
         skip=passed_over(baseline),
-        steady=frozenset(stable_inputs(baseline)),
+        steady=stable_inputs(baseline),
     )
     assert candidate.passed_over >= len(unexpected), candidate
     assert not {o.input_digest for o in unexpected} & {o.input_digest for o in candidate.observations}
@@ -585,6 +616,28 @@ def test_clusters_group_by_results_on_the_common_inputs_largest_first():
     (where,) = disagreements(found)
     assert (where.input, where.results) == ("x=2", ["q", "Q"])
     assert disagreements(found[:1]) == []
+
+
+def test_a_probe_ended_at_its_first_difference_narrows_no_cluster_and_joins_none_it_differs_from():
+    def ended(results: dict[str, str], first: str) -> BehaviourRecord:
+        return _record(results).model_copy(
+            update={"label": Behaviour.DIVERGES, "decided": True, "first_input": f"x={first}", "candidate_result": "Z"}
+        )
+
+    same = {"1": "p", "2": "q", "3": "r"}
+    records = {
+        "a": _record(same),
+        "b": _record(same),
+        "c": _record({"1": "p", "2": "q", "3": "R"}),
+        # each ended at input 2 (the same difference), and one at input 1: the whole probes' input 3 still counts
+        "d": ended({"1": "p", "2": "Z"}, "2"),
+        "e": ended({"1": "p", "2": "Z"}, "2"),
+        "f": ended({"1": "Z"}, "1"),
+    }
+    found = clusters(records, {}, order=list("abcdef"))
+    assert [c.members for c in found] == [["a", "b"], ["d", "e"], ["c"], ["f"]]
+    # where they disagree: only on inputs every cluster reached
+    assert [w.input for w in disagreements(found)] == ["x=1"]
 
 
 @pytest.mark.sandbox

@@ -48,7 +48,7 @@ public final class ProbeHarness {
     public static void main(String[] args) throws Exception {
         BehaviourProbe.begin(Main.classFiles(java.nio.file.Paths.get(args[0])),
                 new java.net.URL[] {java.nio.file.Paths.get(args[1]).toUri().toURL()},
-                ClassLoader.getPlatformClassLoader(), true, java.util.Set.of(), java.util.Set.of(), entries);
+                ClassLoader.getPlatformClassLoader(), true, java.util.Set.of(), java.util.Map.of(), entries);
         BehaviourProbe.watch(Thread.currentThread(), "h.HolderTest");
         %s;
         for (String[] row : BehaviourProbe.end()) {
@@ -90,6 +90,17 @@ def runner(tmp_path_factory) -> Path:
     )
     assert done.returncode == 0, done.stderr
     return classes
+
+
+def java_set(digests) -> str:
+    """``digests`` as a Java expression of a set, as a harness passes ``BehaviourProbe.begin`` the inputs to skip."""
+    return "java.util.Set.of(" + ", ".join(f'"{d}"' for d in sorted(digests)) + ")"
+
+
+def java_map(steady) -> str:
+    """``steady`` (input digest -> the fix's outcome digest) as a Java expression of a map, as a harness passes it."""
+    pairs = ", ".join(f'java.util.Map.entry("{d}", "{o}")' for d, o in sorted(steady.items()))
+    return f"java.util.Map.ofEntries({pairs})"
 
 
 def run_harness(

@@ -26,6 +26,8 @@ from nl2fix.validation.behaviour import label, passed_over, settled, stable_inpu
 from tests.defects4j_adapter.behaviour.test_caller_calls import FIX, OVERFIT, SOLVE, SOLVING
 from tests.defects4j_adapter.behaviour.test_observable_state import (  # noqa: F401  (runner: the fixture)
     compared,
+    java_map,
+    java_set,
     run_harness,
     runner,
 )
@@ -38,10 +40,6 @@ def callers(run: observations.ProbeRun) -> list[observations.Observation]:
     return [o for o in run.observations if o.origin is observations.Origin.CALLER]
 
 
-def _strings(digests) -> str:
-    return ", ".join(f'"{d}"' for d in sorted(digests))
-
-
 def probe_with_test(
     runner,
     tmp_path,
@@ -50,7 +48,7 @@ def probe_with_test(
     members: str,
     test: str,
     skip=frozenset(),
-    steady=frozenset(),
+    steady=None,
     sources: dict[str, str] | None = None,
 ) -> observations.ProbeRun:
     """``probe_instrumented`` with the test's statements in a class of the class's own package (``h.HolderTest``,
@@ -58,8 +56,8 @@ def probe_with_test(
     reach. ``skip`` and ``steady``: what a candidate's job is given from the fix's own probe; ``sources``: more of the
     project's classes beside the probed class."""
     harness = INSTRUMENTING.replace(
-        "java.util.Set.of(), java.util.Set.of(), entries",
-        f"java.util.Set.of({_strings(skip)}), java.util.Set.of({_strings(steady)}), entries",
+        "java.util.Set.of(), java.util.Map.of(), entries",
+        f"{java_set(skip)}, {java_map(steady or {})}, entries",
     )
     holder_test = (
         f"package h;\n\npublic class HolderTest {{\n    public static void run() {{\n        {test}\n    }}\n}}\n"
@@ -181,7 +179,7 @@ def test_the_fix_beside_itself_does_not_diverge_after_a_caller_that_appends_to_a
         LOGGING,
         test,
         skip=passed_over(baseline),
-        steady=frozenset(stable_inputs(baseline)),
+        steady=stable_inputs(baseline),
     )
     record = label(baseline, run, developer_fix=True)
     assert record.label is Behaviour.SAME, record

@@ -41,7 +41,13 @@ from defects4j_adapter.behaviour import observations
 from defects4j_adapter.behaviour.observations import NO_EVIDENCE
 from nl2fix.core.domain import Behaviour
 from nl2fix.validation.behaviour import Prober, label, passed_over, settled, stable_inputs
-from tests.defects4j_adapter.behaviour.test_observable_state import HARNESS, run_harness, runner  # noqa: F401
+from tests.defects4j_adapter.behaviour.test_observable_state import (  # noqa: F401
+    HARNESS,
+    java_map,
+    java_set,
+    run_harness,
+    runner,
+)
 from tests.validation.test_behaviour import HOLDOUT, SIGNATURE, TEXTKIT_FIX, bug_runs, fast  # noqa: F401
 
 pytestmark = pytest.mark.slow
@@ -73,7 +79,7 @@ def _probe(fast, ws, fix, candidate):
         candidate,
         tests=frozenset(baseline.tests),
         skip=passed_over(baseline),
-        steady=frozenset(stable_inputs(baseline)),
+        steady=stable_inputs(baseline),
     )
     return baseline, run, label(baseline, run, developer_fix=True)
 
@@ -159,14 +165,13 @@ TWO_CALLS = "new h.Holder().next(3); new h.Holder().next(5)"
 """Two calls: the second's inputs all run after the first's step of 0, whatever the order within a call."""
 
 
-def _harness_probe(runner, tmp_path, fix, skip=frozenset(), steady=frozenset()) -> observations.ProbeRun:
+def _harness_probe(runner, tmp_path, fix, skip=frozenset(), steady=None) -> observations.ProbeRun:
     """The runner's probe of ``TWO_CALLS`` in a plain JVM, ``fix`` beside itself in its twin, with ``skip`` and
     ``steady`` as a candidate's probe is given them."""
 
-    def of(digests):
-        return "java.util.Set.of(" + ", ".join(f'"{d}"' for d in sorted(digests)) + ")"
-
-    harness = HARNESS.replace("true, java.util.Set.of(), java.util.Set.of()", f"true, {of(skip)}, {of(steady)}")
+    harness = HARNESS.replace(
+        "true, java.util.Set.of(), java.util.Map.of()", f"true, {java_set(skip)}, {java_map(steady or {})}"
+    )
     done = run_harness(runner, tmp_path, fix, fix, TWO_CALLS, MEMO, harness=harness)
     assert done.returncode == 0, done.stderr
     rows = [line.split("\t") for line in done.stdout.splitlines()]
@@ -180,7 +185,7 @@ def _harness_label(runner, tmp_path, fix):
     # taken again as a candidate's probe meets it, as Prober.baseline does
     passes = itertools.count()
     baseline = settled(own, lambda tests, skip: _harness_probe(runner, tmp_path / f"again{next(passes)}", fix, skip))
-    run = _harness_probe(runner, tmp_path / "candidate", fix, passed_over(baseline), frozenset(stable_inputs(baseline)))
+    run = _harness_probe(runner, tmp_path / "candidate", fix, passed_over(baseline), stable_inputs(baseline))
     assert run.passed_over >= 1, run
     record = label(baseline, run, developer_fix=True)
     _show("harness", baseline, run, record)

@@ -144,6 +144,10 @@ public final class BehaviourProbe {
      * three texts at their longest: the first differing row's always fit, however long the candidate makes its own
      * outcome. What is compared (the digests) is written as before. */
     static final int WHOLE_TEXTS = 6 * (Graphs.WHOLE_CHARS + 3);
+    /** What a test's own assertion throws (JUnit 4's and 3's): the fix failing so on an input is no evidence
+     * ({@code nl2fix.validation.behaviour.TEST_ASSERTIONS}), and its row decides nothing ({@link Session#decides}). */
+    static final List<String> TEST_ASSERTIONS = List.of("java.lang.AssertionError", "junit.framework.AssertionFailedError",
+            "org.junit.ComparisonFailure", "junit.framework.ComparisonFailure");
     /** The failures of the reference that make a derived input no evidence (see {@code unexpected}). */
     static final List<String> UNEXPECTED = List.of("java.lang.NullPointerException",
             "java.lang.ArrayIndexOutOfBoundsException", "java.lang.StringIndexOutOfBoundsException",
@@ -178,7 +182,7 @@ public final class BehaviourProbe {
             throw new IllegalStateException("the reference is out of reach while the candidate runs");
         }
         Session s = session;
-        if (s != null && s.budgetMetMs == 0 && s.spoiledBy == null && s.tracks(Thread.currentThread())) {
+        if (s != null && !s.ended() && s.tracks(Thread.currentThread())) {
             s.constants(owner, constants, named, theirs, theirNamed);
             s.probe(owner, referenceName, receiver, args, constants, named, reference);
         }
@@ -201,7 +205,7 @@ public final class BehaviourProbe {
             throw new IllegalStateException("the reference is out of reach while the candidate runs");
         }
         Session s = session;
-        if (s == null || s.budgetMetMs != 0 || s.spoiledBy != null || !s.tracks(Thread.currentThread())) {
+        if (s == null || s.ended() || !s.tracks(Thread.currentThread())) {
             return;
         }
         // the constructor's own frame, or the one below the probe source's helper that its this(...) or super(...)
@@ -248,7 +252,7 @@ public final class BehaviourProbe {
         // call on the thread (a test calls its solver after building it, its other methods before: at whichever count
         // that comes, red team 23), spread as the states are over the test class, not spent on its first calls
         boolean call = method >= 0 && method < n.calls.length && (state || n.calls[method] < CALLS_PER_METHOD);
-        if (!state && !call || s.budgetMetMs != 0 || s.spoiledBy != null || !s.tracks(t) || !calledFromOutside()) {
+        if (!state && !call || s.ended() || !s.tracks(t) || !calledFromOutside()) {
             return;
         }
         if (call) {
@@ -269,7 +273,7 @@ public final class BehaviourProbe {
         Session s = session;
         Thread t = Thread.currentThread();
         if (s == null || candidateRunning || SIDE.get() != null || s.probingOn == t && s.probingSince >= 0
-                || s.budgetMetMs != 0 || s.spoiledBy != null || !s.tracks(t)) {
+                || s.ended() || !s.tracks(t)) {
             return;
         }
         long k = ++Entries.of(s).constructions;
@@ -363,14 +367,14 @@ public final class BehaviourProbe {
      * inputs passed over, run on neither body (those on which the reference's probe of itself timed out, did
      * not repeat itself or failed unexpectedly, {@link #NO_EVIDENCE}: never compared, and a reference that runs
      * long on one would spend a candidate's budget there); {@code steady}: the digests of inputs on which it did the same three
-     * times, run on the reference once (see {@link #STEADY}). */
+     * times, run on the reference once (see {@link #STEADY}), each with the digest of what it did there. */
     static void begin(Map<String, byte[]> candidate, URL[] classPath, ClassLoader parent, boolean fixReference,
-            Set<String> skip, Set<String> steady, List<String> entries) throws IOException {
+            Set<String> skip, Map<String, String> steady, List<String> entries) throws IOException {
         URL[] urls = new URL[classPath.length + 1];
         urls[0] = Overlay.entry(candidate);
         System.arraycopy(classPath, 0, urls, 1, classPath.length);
         session = new Session(LoaderName.asTheJdks(new URLClassLoader(Lifetime.LOADER, urls, parent)), fixReference,
-                Set.copyOf(skip), Set.copyOf(steady), ++sessions, List.copyOf(entries));
+                Set.copyOf(skip), Map.copyOf(steady), ++sessions, List.copyOf(entries));
     }
 
     /** The rows of the job's probe, and no probing after it. */
@@ -396,7 +400,8 @@ public final class BehaviourProbe {
             out.add(new String[] {Words.BEHAVIOUR_END, Integer.toString(s.calls),
                 Integer.toString(s.derived + s.crossed + s.reached + s.builtInputs + s.callerInputs),
                 Integer.toString(s.skipped), Long.toString(s.budgetMetMs), Integer.toString(s.passedOver),
-                s.spoiledBy == null ? "" : s.spoiledBy, s.firstUncopyable == null ? "" : s.firstUncopyable});
+                s.spoiledBy == null ? "" : s.spoiledBy, s.firstUncopyable == null ? "" : s.firstUncopyable,
+                s.decidedBy == null ? "" : s.decidedBy});
             return out;
         }
     }
@@ -410,6 +415,13 @@ public final class BehaviourProbe {
         }
         long start = s.probingSince;
         return s.probingNanos + (start >= 0 && cpu >= 0 && s.probingOn == thread ? Math.max(0, cpu - start) : 0);
+    }
+
+    /** Whether a row of the job's probe decided its label ({@link Session#decides}): the watchdog ends the job as it
+     * does at the budget, the rows so far kept (the tests' own work after it would be spent for nothing). */
+    static boolean decided() {
+        Session s = session;
+        return s != null && s.decidedBy != null;
     }
 
     /** The job's probing used its budget of {@code ms} CPU milliseconds: no call is probed from now on,
@@ -627,6 +639,10 @@ public final class BehaviourProbe {
          * while it has not: every reference run after it would meet that state, so no input is probed from then
          * on, and the end row names it. */
         volatile String spoiledBy;
+        /** The digest of the first input whose row decides the label ({@link #decides}), null while none has: the
+         * rows of the call it is an input of are kept, no input is probed after them, and the watchdog ends the job
+         * ({@link BehaviourProbe#decided}). */
+        volatile String decidedBy;
         /** CPU nanoseconds of the calls probed so far; the thread probing one now, and its CPU time when it began
          * (-1: none). */
         volatile long probingNanos;
@@ -656,10 +672,11 @@ public final class BehaviourProbe {
         /** Digests of the inputs passed over (see {@link BehaviourProbe#begin}), and how many were. */
         final Set<String> skip;
         int passedOver;
-        /** Digests of the inputs the reference runs on once (see {@link #STEADY}). */
-        final Set<String> steady;
+        /** Digests of the inputs the reference runs on once (see {@link #STEADY}), each with the digest of what it did
+         * there in its own probe. */
+        final Map<String, String> steady;
 
-        Session(URLClassLoader twin, boolean fixReference, Set<String> skip, Set<String> steady, long id,
+        Session(URLClassLoader twin, boolean fixReference, Set<String> skip, Map<String, String> steady, long id,
                 List<String> entries) {
             this.twin = twin;
             this.id = id;
@@ -671,6 +688,12 @@ public final class BehaviourProbe {
 
         boolean tracks(Thread t) {
             return threads.containsKey(t);
+        }
+
+        /** Whether no input is probed from now on: the budget was met, the candidate spoiled the JVM, or a row
+         * decided the label. */
+        boolean ended() {
+            return budgetMetMs != 0 || spoiledBy != null || decidedBy != null;
         }
 
         /** An entry from outside the class: {@code state}, the receiver to keep the state of, or null; {@code call},
@@ -942,7 +965,7 @@ public final class BehaviourProbe {
                         && onStack((Method) caller[0])) {
                     probeCaller(owner, (Method) caller[0], rest(caller), named, reference);
                 }
-                if (calls < MAX_CALLS) {
+                if (calls < MAX_CALLS && decidedBy == null) {
                     Class<?>[] types = parameterTypes(owner, referenceName, args.length);
                     Method method = method(owner,
                             referenceName.substring(0, referenceName.length() - REFERENCE_SUFFIX.length()), types);
@@ -1146,7 +1169,31 @@ public final class BehaviourProbe {
                     }
                 }
                 rows.add(row);
+                if (decidedBy == null && decides(row)) {
+                    decidedBy = row[4];
+                }
             }
+        }
+
+        /** Whether {@code row} decides the candidate's label whatever the rows after it say: the harness counts it and
+         * finds the candidate's outcome unlike the fix's there ({@code nl2fix.validation.behaviour.label}: an input its
+         * own probe found steady, run once here, on which the fix did again what it did there, neither a timeout nor a
+         * test's own assertion failing, and the candidate did otherwise), so the label is {@code diverges} with this
+         * row or one before it as its first difference, in every job of the bug alike (rows keep their fixed order).
+         * Only beside the developer's fix: without one, every input's outcome goes to the clusters. The probe of an
+         * overfitting candidate so ends at its first difference: Math-28's ran 1.7-2.9 CPU-s to its end. */
+        private boolean decides(String[] row) {
+            String expected = fixReference ? steady.get(row[4]) : null;
+            if (expected == null || !STEADY.equals(row[9]) || !expected.equals(row[6]) || expected.equals(row[8])
+                    || Words.TIMEOUT.equals(row[5])) {
+                return false;
+            }
+            for (String assertion : TEST_ASSERTIONS) {
+                if (row[5].startsWith("throws " + assertion + "=")) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         private static String wholeInput(Object[] input, Class<?>[] types) {
@@ -1221,7 +1268,7 @@ public final class BehaviourProbe {
 
         private void compareCopies(String origin, String test, Class<?> owner, Executable method, Object[] input,
                 String text, Body reference, Graphs.View view, String[][] made, int slot) {
-            if (spoiledBy != null) {
+            if (spoiledBy != null || decidedBy != null) {
                 return;
             }
             String digest = sha(key(origin, text));
@@ -1229,7 +1276,7 @@ public final class BehaviourProbe {
                 passedOver++;
                 return;
             }
-            int runs = steady.contains(digest) ? 1 : 2;
+            int runs = steady.containsKey(digest) ? 1 : 2;
             List<Object[]> statics = statics(owner);
             Object[][] copies = new Object[3][];
             Object[] staticValues = values(statics);

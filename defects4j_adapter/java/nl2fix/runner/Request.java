@@ -56,8 +56,9 @@ final class Request {
     /** Digests of inputs a behaviour probe passes over: the ones the reference's probe of itself found no
      * evidence (see {@code BehaviourProbe#begin}). */
     final Set<String> behaviourSkip = new HashSet<>();
-    /** Digests of inputs on which the reference's probe of itself did the same three times: run once. */
-    final Set<String> behaviourSteady = new HashSet<>();
+    /** Digests of inputs on which the reference's probe of itself did the same three times (run once), each with the
+     * digest of what it did there. */
+    final java.util.Map<String, String> behaviourSteady = new java.util.HashMap<>();
 
     static Request read(Path file) throws IOException {
         Request r = new Request();
@@ -96,7 +97,11 @@ final class Request {
                 case "behaviour_fix_reference": r.behaviourFixReference = Boolean.parseBoolean(value); break;
                 case "behaviour_budget_ms": r.behaviourBudgetMs = Long.parseLong(value); break;
                 case "behaviour_skip": r.behaviourSkip.add(value); break;
-                case "behaviour_steady": r.behaviourSteady.add(value); break;
+                case "behaviour_steady": {
+                    int at = value.indexOf(' ');
+                    r.behaviourSteady.put(value.substring(0, at), value.substring(at + 1));
+                    break;
+                }
                 default: throw new IOException("unknown request key: " + key);
             }
         }

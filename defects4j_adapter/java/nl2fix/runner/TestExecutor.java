@@ -149,7 +149,7 @@ final class TestExecutor {
     void runAll() {
         event(Words.PHASE, Words.TRIGGER);
         for (String spec : job.triggers) {
-            if (stopped) {
+            if (over()) {
                 return;
             }
             int sep = spec.indexOf("::");
@@ -164,11 +164,16 @@ final class TestExecutor {
         }
         event(Words.PHASE, Words.RELEVANT);
         for (String cls : job.relevant) {
-            if (stopped) {
+            if (over()) {
                 return;
             }
             runClass(cls, done);
         }
+    }
+
+    /** Whether no more test runs: stopped, or a behaviour probe's label is decided ({@link BehaviourProbe#decided}). */
+    private boolean over() {
+        return stopped || job.behaviour && BehaviourProbe.decided();
     }
 
     private void runClass(String cls, final Set<String> skip) {
@@ -311,6 +316,10 @@ final class TestExecutor {
             if (budget > 0 && budgetStop == Long.MAX_VALUE && !BehaviourProbe.inCandidate(thread)
                     && BehaviourProbe.probing(thread, cpu) >= budget) {
                 BehaviourProbe.overBudget(job.behaviourBudgetMs);
+                stopped = true;
+                budgetStop = now;
+            }
+            if (job.behaviour && budgetStop == Long.MAX_VALUE && BehaviourProbe.decided()) {
                 stopped = true;
                 budgetStop = now;
             }
