@@ -54,6 +54,7 @@ import argparse
 import json
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -62,6 +63,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import d4j_bugs
+from bench_real import p99
 
 from nl2fix.core.domain import Behaviour, Bug, Verdict
 from nl2fix.core.errors import Nl2FixError
@@ -412,6 +414,15 @@ def report(rows: list[dict]) -> None:
         f"  divergences with a JUnit test that shows them {tests['shows']}/{sum(tests.values())}"
         + "".join(f"; {kind} {n}" for kind, n in sorted(tests.items()) if kind != "shows")
     )
+    cpu = {o: [r["cpu"] for r in rows if r["tool"] != "developer" and r["outcome"] == o] for o in probed}
+    print("\nprobe CPU-s per plausible tools' patch (its compiles included): mean, median, p90, p99, max")
+    for what, values in [("all", [c for o in probed for c in cpu[o]]), *cpu.items()]:
+        if values:
+            print(
+                f"  {what:<16}{statistics.mean(values):6.2f} {statistics.median(values):6.2f} "
+                f"{statistics.quantiles(values, n=10, method='inclusive')[-1] if len(values) > 1 else values[0]:6.2f} "
+                f"{p99(values):6.2f} {max(values):6.2f}  ({len(values)})"
+            )
     print("\neach probed patch's outcome:")
     for r in sorted(rows, key=lambda r: (r["bug"], r["id"])):
         if r["outcome"] in probed or r["outcome"] == OUTSIDE:
