@@ -25,6 +25,9 @@ PAIRS = [
     ("return=1.7976931348623157E308", "return=Infinity", False),
     ("return=1.0, this=D{n=50}", "return=1.0, this=D{n=51}", False),
     ("return=1.0", "throws java.lang.ArithmeticException=null", False),
+    # long strings (escapes among them) read without a pattern's recursion: no stack overflow
+    ('return="' + "\\u00e9" * 4000 + '"...(9000), x=0.1', 'return="' + "\\u00e9" * 4000 + '"...(9000), x=0.1', True),
+    ('return="' + "a" * 20000 + '"(20001), x=0.1', 'return="' + "a" * 20000 + '"(20001), x=0.10000000000000002', True),
 ]
 
 HARNESS = """package nl2fix.runner;
