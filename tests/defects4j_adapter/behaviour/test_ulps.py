@@ -57,3 +57,12 @@ def test_doubles_a_few_ulps_apart_read_alike_and_nothing_else_does(tmp_path, jav
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(alike).lower() for _, _, alike in PAIRS]
+
+
+def test_the_runner_and_the_harness_pass_over_the_same_test_assertions():
+    # a row the runner takes as deciding must be one the harness counts: both skip the fix failing a test's assertion
+    from nl2fix.validation.behaviour import TEST_ASSERTIONS
+
+    probe = (SOURCES / "nl2fix" / "runner" / "BehaviourProbe.java").read_text(encoding="utf-8")
+    listed = probe.split("TEST_ASSERTIONS = List.of(", 1)[1].split(");", 1)[0]
+    assert sorted(s.strip().strip('"') for s in listed.replace("\n", " ").split(",")) == sorted(TEST_ASSERTIONS)
