@@ -43,6 +43,8 @@ REFUSED = {
     "caller_inspection": "java.lang.Throwable#getStackTrace",
     "deserialized_object": "java.io.ObjectInputStream",
     "imageio_writer": "javax.imageio.stream.FileImageOutputStream#<init>(java.io.File)",
+    "junit_package_class": "java.lang.invoke.MethodHandles#privateLookupIn",
+    "junit_package_script": "javax.script.ScriptEngine",
     "xslt_writer": "javax.xml.transform.Transformer#transform",
     "define_test_class": "java.lang.reflect.Method#invoke",
     "empty_result_files": "java.lang.Runtime#addShutdownHook",
