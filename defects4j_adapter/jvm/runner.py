@@ -87,7 +87,7 @@ def runner_classes(cache_base: Path | None = None) -> Path:
                 "-Xlint:none",
                 # string concatenation as StringBuilder calls rather than invokedynamic: each concatenation's
                 # first run in a JVM would otherwise spin its method handles, and most of the runner's JVMs are
-                # fresh (a pass's confirmation, its probe); the projects, built for Java 8 and older, concatenate without it
+                # fresh (a pass's confirmation, its probe); the projects, built for Java 8 and older, never link it
                 "-XDstringConcat=inline",
                 "-encoding",
                 "UTF-8",
