@@ -87,7 +87,8 @@ def test_heap_a_candidate_leaves_in_a_jdk_map_does_not_judge_the_fixes_after_it(
     engine, ws, required = judged
     verdict(engine, ws, textkit.buggy_method, required)
     squat = verdict(engine, ws, red_team_attack("heap_squat", textkit, FOUND13), required)
-    assert squat.verdict is Verdict.WRONG, squat
+    # wrong as it fills the heap; on a slow, loaded machine its test may meet the time limit first (4.3 CPU-s once)
+    assert squat.verdict in {Verdict.WRONG, Verdict.TIMEOUT}, squat
     later = {
         "heap_hungry_fix": verdict(engine, ws, red_team_attack("heap_hungry_fix", textkit, FOUND13), required),
         "fix": verdict(engine, ws, textkit.fixed_method, required),
