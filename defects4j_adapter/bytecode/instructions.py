@@ -67,6 +67,12 @@ class MethodBody:
     last_strings: frozenset[tuple[MemberRef, str | None]]
     """Per call, the string constant the instruction just before it loaded (its last argument: a
     constant key, ``System.getProperty("os.name")``), or None."""
+    opcodes: frozenset[int] = frozenset()
+    """Every instruction's opcode."""
+    constant_tags: frozenset[int] = frozenset()
+    """The constant pool tags of the constants ``ldc`` and ``ldc_w`` load (a class, a string, a number...)."""
+    loops: bool = False
+    """Whether a jump goes back (a loop, or a jump to code before it)."""
 
     @property
     def is_static(self) -> bool:
@@ -89,10 +95,14 @@ def _decode(code: bytes, pool: ConstantPool, cls: ClassFile, access: int, name: 
     handles: set[MethodHandle] = set()
     after_string: list[tuple[int, MemberRef, str | None]] = []
     targets: set[int] = set()
+    opcodes: set[int] = set()
+    tags: set[int] = set()
+    loops = False
     loaded: str | None = None
     pos, end = 0, len(code)
     while pos < end:
         op = code[pos]
+        opcodes.add(op)
         loading, loaded = loaded, None
         if 0xB6 <= op <= 0xB9:
             ref = pool.member(_U2(code, pos + 1)[0])
@@ -105,6 +115,7 @@ def _decode(code: bytes, pool: ConstantPool, cls: ClassFile, access: int, name: 
         elif op in (_LDC, _LDC_W):
             index = code[pos + 1] if op == _LDC else _U2(code, pos + 1)[0]
             tag = pool.tags[index]
+            tags.add(tag)
             if tag == Tag.STRING:
                 loaded = pool.utf8(pool.values[index])
                 strings.add(loaded)
@@ -118,6 +129,9 @@ def _decode(code: bytes, pool: ConstantPool, cls: ClassFile, access: int, name: 
             targets.add(pos + _S2(code, pos + 1)[0])
         elif op in (0xC8, 0xC9):
             targets.add(pos + _S4(code, pos + 1)[0])
+        if op in _BRANCHES or op in (0xC8, 0xC9):
+            offset = _S2(code, pos + 1)[0] if op in _BRANCHES else _S4(code, pos + 1)[0]
+            loops |= offset <= 0
         if op == _TABLESWITCH:
             start = pos + 4 - pos % 4
             low, high = _S4(code, start + 4)[0], _S4(code, start + 8)[0]
@@ -130,6 +144,7 @@ def _decode(code: bytes, pool: ConstantPool, cls: ClassFile, access: int, name: 
             targets.update(pos + _S4(code, at)[0] for at in (start, *range(start + 12, start + 12 + 8 * count, 8)))
             pos = start + 8 + 8 * count
         elif op == _WIDE:
+            opcodes.add(code[pos + 1])
             pos += 6 if code[pos + 1] == _IINC else 4
         else:
             pos += _LENGTHS[op]
@@ -148,6 +163,9 @@ def _decode(code: bytes, pool: ConstantPool, cls: ClassFile, access: int, name: 
         frozenset(strings),
         frozenset(handles),
         frozenset(last_strings),
+        frozenset(opcodes),
+        frozenset(tags),
+        loops,
     )
 
 

@@ -49,6 +49,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from defects4j_adapter.behaviour.observations import ProbeRun
+from defects4j_adapter.bytecode import closed_init
 from defects4j_adapter.contract import (
     COMPILER_MEMORY_MB,
     EngineOptions,
@@ -415,6 +416,9 @@ class WarmJvm:
         """Names the JVM in a candidate's story."""
         self.inbox.chmod(0o755)
         self.mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch")
+        closed = closed_init.classes(ws.classes_dir)
+        self.closed_init = jobs.write_classes(closed, self.inbox / "closed-init") if closed else None
+        """The project's classes whose static initialiser is closed, rewritten (:mod:`closed_init`): every job's."""
         argv = runner.jvm_command(
             runner_dir,
             memory_mb=memory_mb or options.settings.memory_mb,
@@ -1127,6 +1131,7 @@ class FastEngine:
             )
             runner_job.only = tests.only()
             runner_job.reach = tests.reach
+            runner_job.closed_init = jvm.closed_init
             request = runner_job.write(job / "request.txt")
             key = report_signing.new_key()
             if not candidate.trusted:

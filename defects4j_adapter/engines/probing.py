@@ -102,6 +102,7 @@ def probe(
             compiled=jobs.write_classes(compiled, job / "classes"),
         )
         request.triggers, request.relevant, request.behaviour = triggers, relevant, True
+        request.closed_init = jvm.closed_init
         request.behaviour_candidate = jobs.write_classes(candidate, job / "candidate")
         request.behaviour_fix_reference = developer_fix
         request.behaviour_budget_ms = int(budget * 1000)

@@ -301,6 +301,9 @@ class Job:
     test_timeout_ms: int = 10_000
     only: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Relevant classes of which only the tests named (``pkg.Class::method``) run; the others run whole."""
+    closed_init: Path | None = None
+    """A folder of the project's classes whose static initialiser is closed, rewritten to take their static fields'
+    values from the runner (``defects4j_adapter/bytecode/closed_init.py``, ``Statics.java``)."""
     reach: str | None = None
     """The recording job: the method (by name) whose calls are recorded, each by the test that reached
     it (see ``MethodReach.java``; nothing to do with a behaviour probe)."""
@@ -338,6 +341,7 @@ class Job:
         rows += [("candidate_class", c) for c in self.candidate_classes]
         rows += [("only", f"{cls} {test}") for cls, tests in self.only.items() for test in tests]
         rows += [("reach", self.reach)] if self.reach else []
+        rows += [("closed_init", self.closed_init)] if self.closed_init is not None else []
         rows += [
             ("stop_at_first_failure", str(self.stop_at_first_failure).lower()),
             ("test_timeout_ms", str(self.test_timeout_ms)),

@@ -163,6 +163,16 @@ public final class Main {
         return kept;
     }
 
+    /** {@code first}, with those of {@code more} it does not hold. */
+    static Map<String, byte[]> with(Map<String, byte[]> first, Map<String, byte[]> more) {
+        if (more.isEmpty()) {
+            return first;
+        }
+        Map<String, byte[]> all = new java.util.HashMap<>(more);
+        all.putAll(first);
+        return all;
+    }
+
     /** The class files under {@code root}, by binary name. */
     static Map<String, byte[]> classFiles(java.nio.file.Path root) throws IOException {
         Map<String, byte[]> found = new java.util.HashMap<>();
@@ -228,6 +238,9 @@ public final class Main {
         overlay = own(overlay, job.candidateClasses);
         CallInserter.Result instrumented = job.reach == null ? null : CallInserter.instrument(overlay, job.reach);
         overlay = instrumented == null ? overlay : instrumented.classes;
+        // computed here, before any of the job's code runs; never over the candidate's own file's classes
+        Map<String, byte[]> closed = job.closedInit == null ? Collections.emptyMap()
+                : Statics.prepare(classFiles(Paths.get(job.closedInit)), job.classpath, candidateClasses);
         List<String> entries = List.of();
         if (job.behaviour) {
             // the probe source: trusted, compiled by the harness; its receivers' states and the calls of its methods
@@ -251,7 +264,7 @@ public final class Main {
         // from the parent.
         List<String> cp = job.classpath;
         URL[] urls = new URL[cp.size() + 1];
-        urls[0] = Overlay.entry(overlay);
+        urls[0] = Overlay.entry(with(overlay, closed));
         for (int i = 0; i < cp.size(); i++) {
             urls[i + 1] = new File(cp.get(i)).toURI().toURL();
         }
@@ -265,7 +278,7 @@ public final class Main {
         TestExecutor executor = new TestExecutor(loader, report, job, group, candidateClasses);
         ReflectionWall.judging(candidateClasses);
         if (job.behaviour) {
-            BehaviourProbe.begin(own(classFiles(Paths.get(job.behaviourCandidate)), job.candidateClasses),
+            BehaviourProbe.begin(with(own(classFiles(Paths.get(job.behaviourCandidate)), job.candidateClasses), closed),
                     java.util.Arrays.copyOfRange(urls, 1, urls.length), SystemLoader.class.getClassLoader(),
                     job.behaviourFixReference, job.behaviourSkip,
                     job.behaviourSteady, entries);

@@ -45,6 +45,8 @@ final class Request {
     long testTimeoutMs = 10_000;
     final java.util.Map<String, Set<String>> only = new java.util.HashMap<>();
     String reach;
+    /** A folder of the project's classes whose static initialisers are closed, rewritten (see {@link Statics}). */
+    String closedInit;
     boolean behaviour;
     /** A behaviour probe's candidate: the folder of its class files as validated. */
     String behaviourCandidate;
@@ -92,6 +94,7 @@ final class Request {
                     break;
                 }
                 case "reach": r.reach = value; break;
+                case "closed_init": r.closedInit = value; break;
                 case "behaviour": r.behaviour = Boolean.parseBoolean(value); break;
                 case "behaviour_candidate": r.behaviourCandidate = value; break;
                 case "behaviour_fix_reference": r.behaviourFixReference = Boolean.parseBoolean(value); break;
