@@ -24,6 +24,8 @@ MEANINGS: dict[str, str] = {
     "NL2FIX_D4J_JAVA_HOME": "The JDK Defects4J runs on: Java 8 for Defects4J 2.x, 11 for 3.x (default `$JAVA_HOME`).",
     "NL2FIX_NARROW_TESTS": "`0` turns off narrowing: every relevant test runs for every candidate, not only those "
     "recorded to execute the method.",
+    "NL2FIX_CLOSED_INIT": "`0` leaves every class's static initialiser as it is: none is computed once a JVM and "
+    "copied into each job's class (Commons Math 2's `FastMath`).",
     "NL2FIX_CONTAINER": "Set to `1` by nl2fix's Docker images: the process runs inside nl2fix's validation "
     "container, which confines candidates itself.",
     "NL2FIX_JIRA_URL": "Apache Jira's address for `nl2fix dataset build` (a mirror or a recorded server).",

@@ -643,8 +643,8 @@ def test_a_probe_ended_at_its_first_difference_narrows_no_cluster_and_joins_none
 @pytest.mark.sandbox
 def test_a_probe_runs_the_classes_its_validation_compiled_and_the_bug_s_one_probe_compile(bug_runs, fast, monkeypatch):
     # a plausible candidate's validation compiles it once; its probe runs those classes, and the probe
-    # source (the reference behind the wrapper, the same for every candidate of the bug) compiled by an
-    # earlier probe of the bug: the candidate's only compile is its validation's, and the labels stand
+    # source (the reference behind the wrapper) compiled at most once: the candidate's only compile is its
+    # validation's, and the labels stand
     run = bug_runs("Textkit-1")
     first = HOLDOUT / "Textkit-1" / "while_loop.same.java"
     assert run.candidate("compiled-once-1", first.read_text(encoding="utf-8")).behaviour is not None
@@ -665,7 +665,10 @@ def test_a_probe_runs_the_classes_its_validation_compiled_and_the_bug_s_one_prob
         record = run.candidate(f"compiled-once-{name}", code)
         assert record.verdict is Verdict.PLAUSIBLE and record.behaviour is not None, record
         assert record.behaviour.label is expected, record.behaviour
-        assert compiles == ["candidate"], (name, compiles)
+        # the probe source holds the candidate's own constants (tried in its probe alone): one with constants another
+        # candidate of the bug did not have is compiled once, by the probe that needs it (alone, this test meets
+        # hardcoded_test_values' first)
+        assert compiles.count("candidate") == 1 and compiles.count("probe source") <= 1, (name, compiles)
 
 
 @pytest.mark.sandbox

@@ -48,7 +48,8 @@ public final class ProbeHarness {
     public static void main(String[] args) throws Exception {
         BehaviourProbe.begin(Main.classFiles(java.nio.file.Paths.get(args[0])),
                 new java.net.URL[] {java.nio.file.Paths.get(args[1]).toUri().toURL()},
-                ClassLoader.getPlatformClassLoader(), true, java.util.Set.of(), java.util.Map.of(), entries);
+                ClassLoader.getPlatformClassLoader(), java.util.Map.of(), true, java.util.Set.of(), java.util.Map.of(),
+                entries);
         BehaviourProbe.watch(Thread.currentThread(), "h.HolderTest");
         %s;
         for (String[] row : BehaviourProbe.end()) {

@@ -110,7 +110,7 @@ public final class ProbeHarness {
         java.util.Set<String> skip = new java.util.HashSet<>(java.util.Arrays.asList(SKIP));
         BehaviourProbe.begin(Main.classFiles(java.nio.file.Paths.get(args[0])),
                 new java.net.URL[] {java.nio.file.Paths.get(args[1]).toUri().toURL()},
-                ClassLoader.getPlatformClassLoader(), true, skip, java.util.Map.of(), entries);
+                ClassLoader.getPlatformClassLoader(), java.util.Map.of(), true, skip, java.util.Map.of(), entries);
         Thread t = new Thread(() -> {
             %s;
         });

@@ -20,6 +20,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from defects4j_adapter.bytecode import closed_init
 from defects4j_adapter.engines import fast as fast_engine
 from defects4j_adapter.engines import pace
 from defects4j_adapter.engines.fast import FastEngine
@@ -70,7 +71,7 @@ def test_the_workspace_is_the_buggy_tree_compiled_once(fast, mini1, minibench):
 
 def test_ground_truth_is_plausible_and_the_buggy_method_wrong(fast, mini1):
     fixed = verdict(fast, mini1, mini1.bug.fixed_method, stop=False)
-    assert fixed.verdict is Verdict.PLAUSIBLE and fixed.tests_run == 7 and not fixed.failing_tests
+    assert fixed.verdict is Verdict.PLAUSIBLE and fixed.tests_run == 8 and not fixed.failing_tests
     buggy = verdict(fast, mini1, mini1.bug.buggy_method, stop=False)
     assert buggy.verdict is Verdict.WRONG
     assert buggy.failing_tests == ["org.mini.CalcTest::testClampHigh"]
@@ -125,6 +126,46 @@ def test_static_and_jdk_state_do_not_leak_between_candidates(fast, mini1):
     for extra in ("", "int unused = 1;", "int unused = 2;"):
         code = mini1.bug.fixed_method.replace("{", "{ " + extra, 1)
         assert verdict(fast, mini1, code).verdict is Verdict.PLAUSIBLE
+
+
+def test_a_closed_initialiser_s_table_is_each_job_s_own_copy_of_the_runner_s(fast, mini1, monkeypatch):
+    # Squares' initialiser computes its table from constants alone: the runner computes it once a JVM and each job's
+    # class takes a copy (tests/defects4j_adapter/bytecode/test_closed_init.py shows the mechanism);
+    # CalcTest.testFreshTable reads it through clamp and writes into it, so a write that reached the next job would
+    # fail that job's test
+    assert list(closed_init.classes(mini1.classes_dir)) == ["org.mini.Squares"]
+    for switch in ("1", "0"):
+        monkeypatch.setenv(closed_init.SWITCH, switch)
+        for n in range(3):
+            code = mini1.bug.fixed_method.replace("{", f"{{ int unused{switch} = {n};", 1)
+            assert verdict(fast, mini1, code).verdict is Verdict.PLAUSIBLE, (switch, n)
+        assert verdict(fast, mini1, mini1.bug.buggy_method).verdict is Verdict.WRONG
+
+
+@pytest.mark.parametrize(
+    ("attack", "own"),
+    [
+        # its own job's copy: its own test fails there, nothing else
+        ("java.util.Arrays.fill(Squares.TABLE, 7);", Verdict.WRONG),
+        # the runner's copy itself, asked for by name: the class-file check refuses finding a class by name
+        (
+            'try { int[] t = (int[]) Class.forName("nl2fix.runner.Statics").getMethod("get", Class.class, String.class)'
+            '.invoke(null, Squares.class, "TABLE"); java.util.Arrays.fill(t, 7); } catch (Exception e) { }',
+            Verdict.REJECTED,
+        ),
+    ],
+    ids=["own_copy", "runner_copy"],
+)
+def test_a_candidate_that_writes_into_a_closed_table_changes_no_later_job(fast, mini1, attack, own):
+    # red team (session 21): the table the runner computes once a JVM, written into by a candidate's method (a 7 where
+    # CalcTest.testFreshTable wants 9); the fix and the buggy method judged after it in the same JVMs get their own
+    # verdicts
+    poisoned = verdict(fast, mini1, mini1.bug.fixed_method.replace("{", "{ " + attack, 1))
+    assert poisoned.verdict is own, poisoned
+    for n in range(2):
+        fixed = mini1.bug.fixed_method.replace("{", f"{{ int after = {n};", 1)
+        assert verdict(fast, mini1, fixed).verdict is Verdict.PLAUSIBLE
+    assert verdict(fast, mini1, mini1.bug.buggy_method).verdict is Verdict.WRONG
 
 
 def test_what_a_candidate_writes_to_the_real_stdout_cannot_hide_a_failure(fast, mini1):

@@ -22,6 +22,12 @@ public final class JobLoader extends URLClassLoader {
     /** The runner's side: told of each class {@link #findClass} defined from the class path. */
     public interface Defined {
         void defined(JobLoader loader, Class<?> c, byte[] classFile);
+
+        /** The class file the loader defines class {@code name} from instead of the class path's (a class whose
+         * closed static initialiser the runner computes once a JVM: {@code nl2fix.runner.Statics}), or null. */
+        default byte[] replacement(JobLoader loader, String name) {
+            return null;
+        }
     }
 
     private final Defined defined;
@@ -44,7 +50,9 @@ public final class JobLoader extends URLClassLoader {
      * it cannot be told of must not be left to be found later untold). */
     @Override
     protected Class<?> findClass(String name) throws ClassNotFoundException {
-        Class<?> c = super.findClass(name);
+        byte[] replaced = defined.replacement(this, name);
+        Class<?> c = replaced == null ? null : defineReplaced(name, replaced);
+        c = c == null ? super.findClass(name) : c;
         java.security.CodeSource source = c.getProtectionDomain().getCodeSource();
         String path = name.replace('.', '/') + ".class";
         byte[] classFile;
@@ -59,6 +67,41 @@ public final class JobLoader extends URLClassLoader {
         }
         defined.defined(this, c, classFile);
         return c;
+    }
+
+    /** Class {@code name} defined from the runner's {@code classFile} with the code source of the class path's own
+     * class file (a folder's), whose bytes are what a read of the class file as a resource still finds: the class is
+     * the project's in everything but its static initialiser. Null when that class file is not in a folder. */
+    private Class<?> defineReplaced(String name, byte[] classFile) {
+        String path = name.replace('.', '/') + ".class";
+        URL found = findResource(path);
+        String spec = found == null ? "" : found.toExternalForm();
+        String escaped;
+        try {
+            escaped = new java.net.URI(null, null, path, null).getRawPath();
+        } catch (java.net.URISyntaxException e) {
+            return null;
+        }
+        if (!"file".equals(found == null ? "" : found.getProtocol()) || !spec.endsWith("/" + escaped)) {
+            return null;
+        }
+        URL entry;
+        try {
+            entry = new URL(spec.substring(0, spec.length() - escaped.length()));
+        } catch (java.net.MalformedURLException e) {
+            return null;
+        }
+        int dot = name.lastIndexOf('.');
+        if (dot > 0 && getDefinedPackage(name.substring(0, dot)) == null) {
+            try {
+                // as URLClassLoader defines the package of a folder's class: no manifest
+                definePackage(name.substring(0, dot), null, null, null, null, null, null, null);
+            } catch (IllegalArgumentException e) {
+                // defined meanwhile by another thread
+            }
+        }
+        return defineClass(name, classFile, 0, classFile.length,
+                new java.security.CodeSource(entry, (java.security.CodeSigner[]) null));
     }
 
     private static byte[] read(URL url) throws IOException {

@@ -362,19 +362,21 @@ public final class BehaviourProbe {
     }
 
     /** A probe job: the candidate's class files as validated ({@code candidate}), loaded with the project's
-     * class path ({@code classPath}) by a loader of their own under {@code parent}; {@code fixReference}:
+     * class path ({@code classPath}) by a loader of their own under {@code parent}, which defines the classes of
+     * {@code closed} from those class files ({@link Statics#prepare}); {@code fixReference}:
      * whether the reference is the developer's fix (see {@link #unexpected}); {@code skip}: the digests of
      * inputs passed over, run on neither body (those on which the reference's probe of itself timed out, did
      * not repeat itself or failed unexpectedly, {@link #NO_EVIDENCE}: never compared, and a reference that runs
      * long on one would spend a candidate's budget there); {@code steady}: the digests of inputs on which it did the same three
      * times, run on the reference once (see {@link #STEADY}), each with the digest of what it did there. */
-    static void begin(Map<String, byte[]> candidate, URL[] classPath, ClassLoader parent, boolean fixReference,
-            Set<String> skip, Map<String, String> steady, List<String> entries) throws IOException {
+    static void begin(Map<String, byte[]> candidate, URL[] classPath, ClassLoader parent, Map<String, byte[]> closed,
+            boolean fixReference, Set<String> skip, Map<String, String> steady, List<String> entries)
+            throws IOException {
         URL[] urls = new URL[classPath.length + 1];
         urls[0] = Overlay.entry(candidate);
         System.arraycopy(classPath, 0, urls, 1, classPath.length);
-        session = new Session(LoaderName.asTheJdks(new URLClassLoader(Lifetime.LOADER, urls, parent)), fixReference,
-                Set.copyOf(skip), Map.copyOf(steady), ++sessions, List.copyOf(entries));
+        session = new Session(JobClasses.twin(urls, parent, closed), fixReference, Set.copyOf(skip),
+                Map.copyOf(steady), ++sessions, List.copyOf(entries));
     }
 
     /** The rows of the job's probe, and no probing after it. */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.Set;
 
 import nl2fix.loader.JobLoader;
@@ -32,14 +33,50 @@ final class JobClasses implements JobLoader.Defined {
     private static final StackWalker CALLER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
     private final Set<Class<?>> own = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+    private final Map<String, byte[]> replaced;
     private volatile JobLoader loader;
+
+    private JobClasses(Map<String, byte[]> replaced) {
+        this.replaced = Map.copyOf(replaced);
+    }
 
     /** A new job's loader, bound to a new record of its classes. */
     static JobLoader loader(java.net.URL[] urls, ClassLoader parent) {
-        JobClasses classes = new JobClasses();
+        return loader(urls, parent, Map.of());
+    }
+
+    /** A new job's loader, bound to a new record of its classes, that defines the classes of {@code replaced}
+     * (binary name to class file: {@link Statics#prepare}) from those class files. */
+    static JobLoader loader(java.net.URL[] urls, ClassLoader parent, Map<String, byte[]> replaced) {
+        JobClasses classes = new JobClasses(replaced);
         JobLoader loader = LoaderName.asTheJdks(new JobLoader(Lifetime.LOADER, urls, parent, classes));
         classes.loader = loader;
         return loader;
+    }
+
+    /** A probe's twin loader ({@code BehaviourProbe}): the candidate's version of the project, none of whose classes
+     * is the project's own ({@link #own}), with the classes of {@code replaced} defined from those class files. */
+    static JobLoader twin(java.net.URL[] urls, ClassLoader parent, Map<String, byte[]> replaced) {
+        Map<String, byte[]> kept = Map.copyOf(replaced);
+        JobLoader[] bound = new JobLoader[1];
+        JobLoader twin = new JobLoader(Lifetime.LOADER, urls, parent, new JobLoader.Defined() {
+            @Override
+            public void defined(JobLoader from, Class<?> c, byte[] classFile) {
+                // nothing of the twin's is the project's own
+            }
+
+            @Override
+            public byte[] replacement(JobLoader from, String name) {
+                return from == bound[0] && CALLER.getCallerClass() == JobLoader.class ? kept.get(name) : null;
+            }
+        });
+        bound[0] = twin;
+        return LoaderName.asTheJdks(twin);
+    }
+
+    @Override
+    public byte[] replacement(JobLoader from, String name) {
+        return from == loader && CALLER.getCallerClass() == JobLoader.class ? replaced.get(name) : null;
     }
 
     @Override

@@ -163,16 +163,6 @@ public final class Main {
         return kept;
     }
 
-    /** {@code first}, with those of {@code more} it does not hold. */
-    static Map<String, byte[]> with(Map<String, byte[]> first, Map<String, byte[]> more) {
-        if (more.isEmpty()) {
-            return first;
-        }
-        Map<String, byte[]> all = new java.util.HashMap<>(more);
-        all.putAll(first);
-        return all;
-    }
-
     /** The class files under {@code root}, by binary name. */
     static Map<String, byte[]> classFiles(java.nio.file.Path root) throws IOException {
         Map<String, byte[]> found = new java.util.HashMap<>();
@@ -264,11 +254,11 @@ public final class Main {
         // from the parent.
         List<String> cp = job.classpath;
         URL[] urls = new URL[cp.size() + 1];
-        urls[0] = Overlay.entry(with(overlay, closed));
+        urls[0] = Overlay.entry(overlay);
         for (int i = 0; i < cp.size(); i++) {
             urls[i + 1] = new File(cp.get(i)).toURI().toURL();
         }
-        URLClassLoader loader = JobClasses.loader(urls, SystemLoader.class.getClassLoader());
+        URLClassLoader loader = JobClasses.loader(urls, SystemLoader.class.getClassLoader(), closed);
         Lifetime.Watch watch = new Lifetime.Watch(loader);
         // named as the JVM's own group, which a plain JUnit run's test thread prints (Thread#toString)
         ThreadGroup group = new ThreadGroup("main");
@@ -278,8 +268,8 @@ public final class Main {
         TestExecutor executor = new TestExecutor(loader, report, job, group, candidateClasses);
         ReflectionWall.judging(candidateClasses);
         if (job.behaviour) {
-            BehaviourProbe.begin(with(own(classFiles(Paths.get(job.behaviourCandidate)), job.candidateClasses), closed),
-                    java.util.Arrays.copyOfRange(urls, 1, urls.length), SystemLoader.class.getClassLoader(),
+            BehaviourProbe.begin(own(classFiles(Paths.get(job.behaviourCandidate)), job.candidateClasses),
+                    java.util.Arrays.copyOfRange(urls, 1, urls.length), SystemLoader.class.getClassLoader(), closed,
                     job.behaviourFixReference, job.behaviourSkip,
                     job.behaviourSteady, entries);
         }
