@@ -99,7 +99,10 @@ public final class ClosedCheck {
             URL[] urls = {project.toUri().toURL()};
             ClassLoader parent = ClosedCheck.class.getClassLoader();
             // the job's loader, then a probe's twin
-            ClassLoader loader = job == 0 ? JobClasses.loader(urls, parent, used) : JobClasses.twin(urls, parent, used);
+            nl2fix.loader.JobLoader loader = job == 0 ? JobClasses.loader(urls, parent, used)
+                    : JobClasses.twin(urls, parent, used);
+            // only the loader's own findClass is handed the replacement
+            System.out.println("job " + job + " handed to another " + loader.defined().replacement(loader, "p.Table"));
             Class<?> table = Class.forName("p.Table", true, loader);
             byte[] read = loader.getResourceAsStream("p/Table.class").readAllBytes();
             URL from = table.getProtectionDomain().getCodeSource().getLocation();
@@ -157,6 +160,7 @@ def test_each_job_gets_its_own_copy_of_what_the_initialiser_computes(project, ch
     # the class is the project's in all but its initialiser: its class file and code source are the class path's
     assert "job 0 reads the class path's class file true from true own true" in lines
     assert "job 1 reads the class path's class file true from true own false" in lines
+    assert "job 0 handed to another null" in lines and "job 1 handed to another null" in lines
     plain = next(line for line in lines if line.startswith("plain "))
     jobs = [line for line in lines if line.startswith("job ") and " exp5 " in line]
     assert len(jobs) == 2

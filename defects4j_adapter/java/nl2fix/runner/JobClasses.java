@@ -67,7 +67,8 @@ final class JobClasses implements JobLoader.Defined {
 
             @Override
             public byte[] replacement(JobLoader from, String name) {
-                return from == bound[0] && CALLER.getCallerClass() == JobLoader.class ? kept.get(name) : null;
+                return kept.isEmpty() ? null
+                        : replacing(kept, from == bound[0] && CALLER.getCallerClass() == JobLoader.class, name);
             }
         });
         bound[0] = twin;
@@ -76,7 +77,19 @@ final class JobClasses implements JobLoader.Defined {
 
     @Override
     public byte[] replacement(JobLoader from, String name) {
-        return from == loader && CALLER.getCallerClass() == JobLoader.class ? replaced.get(name) : null;
+        return replaced.isEmpty() ? null
+                : replacing(replaced, from == loader && CALLER.getCallerClass() == JobLoader.class, name);
+    }
+
+    /** A copy of class {@code name}'s replacement in {@code replaced}, for the bound loader's own {@code findClass}
+     * only ({@code asked}: the bound loader's {@code findClass} asks): whoever else holds the record learns nothing,
+     * and no one can change what a later class is defined from. */
+    private static byte[] replacing(Map<String, byte[]> replaced, boolean asked, String name) {
+        if (!asked) {
+            return null;
+        }
+        byte[] classFile = replaced.get(name);
+        return classFile == null ? null : classFile.clone();
     }
 
     @Override
