@@ -247,6 +247,60 @@ def test_where_the_candidate_differs_arrays_past_64_elements_come_whole_and_so_d
     assert alike and all(not (o.whole_input or o.whole_reference) for o in alike)
 
 
+SQUARES_OF = """public java.util.List<Integer> squaresOf(java.util.List<Integer> xs) {
+    java.util.List<Integer> out = new java.util.ArrayList<>();
+    for (int i = 0; i < xs.size(); i++) {
+        out.add(xs.get(i) * xs.get(i));
+    }
+    return out;
+}"""
+
+
+@pytest.mark.parametrize("at, differs", [(50, True), (150, False)])
+def test_a_list_is_compared_as_far_as_its_text_shows_it_and_comes_whole_where_the_candidate_differs(
+    runner, tmp_path, at, differs
+):
+    # a list's elements past the 64 a text shows are not written for a digest (Math-57's 10,001 points were, three
+    # times an input): a difference there is not seen, as in an array; where the two part, the whole texts have them all
+    candidate = SQUARES_OF.replace(
+        "out.add(xs.get(i) * xs.get(i));", f"out.add(i == {at} ? 0 : xs.get(i) * xs.get(i));"
+    )
+    call = (
+        "java.util.List<Integer> xs = new java.util.ArrayList<>(); for (int i = 0; i < 200; i++) xs.add(i);"
+        " new h.Holder().squaresOf(xs)"
+    )
+    run = probe(runner, tmp_path, candidate, SQUARES_OF, call)
+    row = next(o for o in run.observations if o.origin is observations.Origin.CALL)
+    assert ",...}" in row.input and (row.candidate_digest != row.reference_digest) is differs, row
+    if differs:
+        squares = [i * i for i in range(200)]
+        assert row.whole_reference.startswith(f"return=java.util.ArrayList[200]{{{','.join(map(str, squares))}}}, ")
+        squares[at] = 0
+        assert row.whole_candidate.startswith(f"return=java.util.ArrayList[200]{{{','.join(map(str, squares))}}}, ")
+    else:
+        assert not row.whole_reference and row.reference == row.candidate
+
+
+def test_the_probe_says_it_can_make_no_more_rows_once_its_calls_are_all_probed(runner, tmp_path):
+    # the runner then starts no other test (SimplexSolverTest's 26 tests gave Math-82's 40 calls in their first few);
+    # inputs far apart, so that no call's input is an earlier one's derived neighbour (a call probed already)
+    call = (
+        "for (int i = 0; i < 45; i++) {"
+        ' System.out.println("exhausted\\t" + i + "\\t" + BehaviourProbe.exhausted());'
+        " new h.Holder().next(1000 * i + 7); }"
+    )
+    done = run_harness(runner, tmp_path, FIX, FIX, call)
+    assert done.returncode == 0, done.stderr
+    said = {
+        int(f[1]): f[2] == "true"
+        for f in (line.split("\t") for line in done.stdout.splitlines())
+        if f[0] == "exhausted"
+    }
+    assert [i for i in range(45) if said[i]] == list(range(40, 45)), said
+    calls = [line for line in done.stdout.splitlines() if line.startswith("BEHAVIOUR\tcall\t")]
+    assert len(calls) == 40, done.stdout[-2000:]
+
+
 SIGNED = HARNESS.replace(
     """        for (String[] row : BehaviourProbe.end()) {
             System.out.println(String.join("\\t", row));

@@ -392,6 +392,7 @@ public final class BehaviourProbe {
             // its classes are all read: nothing is left open that a job could still need
         }
         Graphs.releaseAllFiles();
+        Graphs.forgetTwins();
         synchronized (s.rows) {
             List<String[]> out = new ArrayList<>(s.rows);
             String[] pending = s.pending;
@@ -424,6 +425,15 @@ public final class BehaviourProbe {
     static boolean decided() {
         Session s = session;
         return s != null && s.decidedBy != null;
+    }
+
+    /** Whether the job's probe can make no more rows: the calls it probes all were (and a caller's, where the method
+     * takes no parameters), or a candidate's call left state the reference would meet ({@link Session#spoiledBy}). The
+     * test running ends as it would, and no other starts: SimplexSolverTest's 26 tests gave Math-82's 40 calls in
+     * their first few, and the rest ran the reference for nothing. */
+    static boolean exhausted() {
+        Session s = session;
+        return s != null && (s.exhausted || s.spoiledBy != null);
     }
 
     /** The job's probing used its budget of {@code ms} CPU milliseconds: no call is probed from now on,
@@ -631,6 +641,8 @@ public final class BehaviourProbe {
         int callerInputs;
         /** Whether the method under probe takes no parameters (so far as its calls tell): only then are callers run. */
         boolean callersWanted = true;
+        /** Whether no call can be probed any more ({@link BehaviourProbe#exhausted}). */
+        volatile boolean exhausted;
         int skipped;
         /** What the first input that could not be copied held that cannot be (a class, a field), or null. */
         String firstUncopyable;
@@ -648,6 +660,10 @@ public final class BehaviourProbe {
         /** CPU nanoseconds of the calls probed so far; the thread probing one now, and its CPU time when it began
          * (-1: none). */
         volatile long probingNanos;
+        /** The texts hashed last and their digests ({@link #digest}; under the session's lock, as every row is made). */
+        private final String[] hashed = new String[6];
+        private final String[] digests = new String[hashed.length];
+        private int nextHashed;
         volatile Thread probingOn;
         volatile long probingSince = -1;
         final boolean fixReference;
@@ -974,6 +990,9 @@ public final class BehaviourProbe {
                     probeCall(owner, method, types, receiver, args, constants, named, reference);
                 }
             });
+            // what a later call, a receiver it enters or a construction it sees could add is an input of a call probed
+            // after this one: there is none
+            exhausted = calls >= MAX_CALLS && (!callersWanted || callerInputs >= MAX_CALLER);
         }
 
         private void probeCall(Class<?> owner, Executable method, Class<?>[] types, Object receiver, Object[] args,
@@ -1273,7 +1292,7 @@ public final class BehaviourProbe {
             if (spoiledBy != null || decidedBy != null) {
                 return;
             }
-            String digest = sha(key(origin, text));
+            String digest = digest(key(origin, text));
             if (skip.contains(digest)) {
                 passedOver++;
                 return;
@@ -1484,12 +1503,30 @@ public final class BehaviourProbe {
             }
         }
 
-        private static String[] row(String origin, String test, String input, String[] outcomes, int runs) {
+        private String[] row(String origin, String test, String input, String[] outcomes, int runs) {
             int from = firstDifference(outcomes[0], outcomes[2]);
-            return new String[] {Words.BEHAVIOUR, origin, test, shownInput(input), sha(key(origin, input)),
+            return new String[] {Words.BEHAVIOUR, origin, test, shownInput(input), digest(key(origin, input)),
                 shown(outcomes[0], from),
-                sha(outcomes[0]), shown(outcomes[2], from), sha(outcomes[2]),
-                NO_EVIDENCE.equals(outcomes[1]) ? NO_EVIDENCE : runs == 1 ? STEADY : sha(outcomes[1])};
+                digest(outcomes[0]), shown(outcomes[2], from), digest(outcomes[2]),
+                NO_EVIDENCE.equals(outcomes[1]) ? NO_EVIDENCE : runs == 1 ? STEADY : digest(outcomes[1])};
+        }
+
+        /** {@link BehaviourProbe#sha} of {@code text}, hashed once however often an input's rows name it: SHA-256 in
+         * the quick compiler's code takes 0.3 ms for a text of {@link Graphs#MAX_CHARS}, and an input's rows named its
+         * own text twice, the reference's outcome up to three times and the candidate's, most often the same text,
+         * once more (eight digests an input, an eighth of Math-82's probing). */
+        private String digest(String text) {
+            for (int i = 0; i < hashed.length; i++) {
+                String known = hashed[i];
+                if (known != null && (known == text || known.length() == text.length() && known.equals(text))) {
+                    return digests[i];
+                }
+            }
+            String made = sha(text);
+            hashed[nextHashed] = text;
+            digests[nextHashed] = made;
+            nextHashed = (nextHashed + 1) % hashed.length;
+            return made;
         }
 
         /** One body run on one copy: its result (or thrown class) and the state it left that a caller can

@@ -739,11 +739,40 @@ final class Graphs {
         if (into == null || base.isPrimitive() || jdk(base)) {
             return c;
         }
+        Twins known = twins;
+        if (known == null || known.into != into) {
+            known = new Twins(into);
+            twins = known;
+        }
+        Class<?> found = known.of.get(c);
+        if (found != null) {
+            return found;
+        }
         try {
-            return Class.forName(c.getName(), false, into);
+            found = Class.forName(c.getName(), false, into);
         } catch (ClassNotFoundException | LinkageError e) {
             throw new Uncopyable(c.getName());
         }
+        known.of.put(c, found);
+        return found;
+    }
+
+    /** The classes {@link #twin} found in one loader: a copy into the twin looked up every object's class by name
+     * (a probe's candidate runs on hundreds of inputs); a loader defines a name once, so the answer stands. */
+    private static final class Twins {
+        final ClassLoader into;
+        final java.util.concurrent.ConcurrentHashMap<Class<?>, Class<?>> of = new java.util.concurrent.ConcurrentHashMap<>();
+
+        Twins(ClassLoader into) {
+            this.into = into;
+        }
+    }
+
+    private static volatile Twins twins;
+
+    /** Forgets the classes {@link #twin} found: at a probe's end, so that its twin's classes are not kept alive. */
+    static void forgetTwins() {
+        twins = null;
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -1463,6 +1492,8 @@ final class Graphs {
             out.append('}');
             return;
         }
+        // an ordered one's elements past those shown are not written (Math-57's 10,001 points were, three times
+        // an input); an unordered one's all are, to be sorted
         boolean ordered = ordered(o);
         List<String> items = new ArrayList<>();
         int written = 0;
@@ -1472,6 +1503,9 @@ final class Graphs {
                 Object[] entries = ((Map<?, ?>) o).entrySet().toArray();
                 size = entries.length;
                 for (Object e : entries) {
+                    if (ordered && items.size() >= view.elements) {
+                        break;
+                    }
                     Map.Entry<?, ?> entry = (Map.Entry<?, ?>) e;
                     StringBuilder item = new StringBuilder();
                     write(entry.getKey(), item, path, view);
@@ -1487,6 +1521,9 @@ final class Graphs {
                 Object[] elements = ((Collection<?>) o).toArray();
                 size = elements.length;
                 for (Object e : elements) {
+                    if (ordered && items.size() >= view.elements) {
+                        break;
+                    }
                     StringBuilder item = new StringBuilder();
                     write(e, item, path, view);
                     items.add(item.toString());

@@ -323,6 +323,10 @@ final class TestExecutor {
                 stopped = true;
                 budgetStop = now;
             }
+            if (job.behaviour && !stopped && BehaviourProbe.exhausted()) {
+                stopped = true;
+                notifier.pleaseStop();  // before the class's next test: the one running ends as it would
+            }
             if (budgetStop != Long.MAX_VALUE) {
                 // no test timed out: the probe ends here, its rows so far kept
                 if (now >= budgetStop && thread.isAlive()) {
