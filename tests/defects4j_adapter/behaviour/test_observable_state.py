@@ -301,6 +301,86 @@ def test_the_probe_says_it_can_make_no_more_rows_once_its_calls_are_all_probed(r
     assert len(calls) == 40, done.stdout[-2000:]
 
 
+HOOK = """
+    public static final class Hook implements CharSequence {
+        private final Holder h;
+        private final String s;
+        private boolean done;
+        public Hook(Holder h, String s) { this.h = h; this.s = s; }
+        public int length() { return s.length(); }
+        public char charAt(int i) { return s.charAt(i); }
+        public CharSequence subSequence(int a, int b) {
+            if (h != null && !done) {
+                done = true;
+                h.count -= 1;
+            }
+            return s.subSequence(a, b);
+        }
+        public String toString() { return s; }
+    }
+"""
+SET_OF = """public java.util.Set<Object> items(int n) {
+    count += 1;
+    java.util.Set<Object> out = new java.util.HashSet<>();
+    for (int i = 0; i < Math.min(n, 100); i++) {
+        out.add(String.format("s%03d", i));
+    }
+    return out;
+}"""
+BUFFER = """public CharSequence text(String s) {
+    count += 1;
+    return java.nio.CharBuffer.wrap(s);
+}"""
+
+
+@pytest.mark.parametrize(
+    "fix, candidate, call",
+    [
+        # the result itself: a CharBuffer over the candidate's CharSequence, whose subSequence (run by the buffer's
+        # toString) takes back the 1 the candidate added to the receiver, written after the result
+        (
+            BUFFER,
+            BUFFER.replace("count += 1;", "count += 2;").replace("wrap(s)", "wrap(new Hook(this, s))"),
+            'new h.Holder().text("abc")',
+        ),
+        # the same buffer in a hash set, whose elements are all written and sorted: it sorts past the 64 shown
+        (
+            SET_OF,
+            SET_OF.replace("count += 1;", "count += Math.min(n, 100) > 64 ? 2 : 1;").replace(
+                'out.add(String.format("s%03d", i));',
+                "out.add(Math.min(n, 100) > 64 && i == Math.min(n, 100) - 1"
+                ' ? java.nio.CharBuffer.wrap(new Hook(this, String.format("s%03d", i))) : String.format("s%03d", i));',
+            ),
+            "new h.Holder().items(70)",
+        ),
+        # control: a buffer over a string is written by its text, and a different text differs
+        (BUFFER, BUFFER.replace("wrap(s)", 'wrap(s + "!")'), 'new h.Holder().text("abc")'),
+    ],
+)
+def test_a_jdk_object_over_the_candidate_s_code_is_written_without_running_it(runner, tmp_path, fix, candidate, call):
+    # red team 22: a JDK object written by its text (String.valueOf) ran the candidate's code while the runner wrote
+    # its outcome; now it is written as what it holds, field by field
+    run = probe(runner, tmp_path, candidate, fix, call, members=HOOK)
+    row = next(o for o in run.observations if o.origin is observations.Origin.CALL)
+    assert row.candidate_digest != row.reference_digest, row
+
+
+def test_a_buffer_over_a_string_is_compared_by_its_text(runner, tmp_path):
+    run = probe(runner, tmp_path, BUFFER, BUFFER, 'new h.Holder().text("abc")', members=HOOK)
+    row = next(o for o in run.observations if o.origin is observations.Origin.CALL)
+    assert row.candidate_digest == row.reference_digest and 'CharBuffer("abc")' in row.reference, row.reference
+    # the candidate's own buffer is written as what it holds: the hook's fields, never its text
+    hooked = BUFFER.replace("wrap(s)", "wrap(new Hook(null, s))")
+    row = next(
+        o
+        for o in probe(
+            runner, tmp_path / "hooked", hooked, BUFFER, 'new h.Holder().text("abc")', members=HOOK
+        ).observations
+        if o.origin is observations.Origin.CALL
+    )
+    assert "java.nio.StringCharBuffer{over h.Holder$Hook{" in row.candidate, row.candidate
+
+
 SIGNED = HARNESS.replace(
     """        for (String[] row : BehaviourProbe.end()) {
             System.out.println(String.join("\\t", row));

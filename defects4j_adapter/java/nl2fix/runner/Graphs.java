@@ -1375,9 +1375,14 @@ final class Graphs {
             out.append(literal);
             return;
         }
-        if (jdk(c) && (o instanceof Number || o instanceof Boolean || o instanceof CharSequence
+        boolean byItsText = jdk(c) && (o instanceof Number || o instanceof Boolean || o instanceof CharSequence
                 || o instanceof java.util.Locale || o instanceof java.net.URI || o instanceof java.io.File
-                || o instanceof java.nio.charset.Charset)) {
+                || o instanceof java.nio.charset.Charset);
+        if ((byItsText || o instanceof java.lang.reflect.Type && jdk(c)) && codeHeld(o, 0) != null) {
+            overCode(o, out, path, view);
+            return;
+        }
+        if (byItsText) {
             out.append(c.getSimpleName()).append('(');
             quote(String.valueOf(o), out, view.strings);
             out.append(')');
@@ -1418,6 +1423,62 @@ final class Graphs {
         } finally {
             path.remove(path.size() - 1);
         }
+    }
+
+    /** A JDK object whose own methods would run code that is not the JDK's ({@link #codeHeld}: a {@code CharBuffer}
+     * over the candidate's {@code CharSequence}, a {@code LongAccumulator}'s function): its class and, written as any
+     * project object is, what it holds, never its text (red team 22: such a buffer's {@code toString} put the
+     * candidate's receiver back while the runner wrote its result, which comes first). */
+    private static void overCode(Object o, StringBuilder out, List<Object> path, View view) {
+        out.append(o.getClass().getName()).append("{over ");
+        path.add(o);
+        try {
+            write(codeHeld(o, 0), out, path, view);
+        } finally {
+            path.remove(path.size() - 1);
+        }
+        out.append('}');
+    }
+
+    /** The first object that is not the JDK's, or a lambda, that JDK object {@code o} holds a few fields deep (read
+     * through {@link #UNSAFE}; an array's first {@link #MAX_ELEMENTS}; a class or member named is no code run); null when
+     * none. */
+    static Object codeHeld(Object o, int depth) {
+        Class<?> c = o.getClass();
+        if (c.isArray()) {
+            if (c.getComponentType().isPrimitive()) {
+                return null;
+            }
+            Object[] items = (Object[]) o;
+            for (int i = 0; i < Math.min(items.length, MAX_ELEMENTS); i++) {
+                Object found = codeIn(items[i], depth);
+                if (found != null) {
+                    return found;
+                }
+            }
+            return null;
+        }
+        for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
+            for (Field f : DECLARED.get(k)) {
+                if (!f.getType().isPrimitive()) {
+                    Object found = codeIn(UNSAFE.getObject(o, UNSAFE.objectFieldOffset(f)), depth);
+                    if (found != null) {
+                        return found;
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    private static Object codeIn(Object v, int depth) {
+        if (v == null || v instanceof String || v instanceof Class || v instanceof java.lang.reflect.Member) {
+            return null;
+        }
+        if (!jdk(v.getClass()) || lambda(v.getClass())) {
+            return v;
+        }
+        return depth < 4 ? codeHeld(v, depth + 1) : null;
     }
 
     /** A boxed primitive as a Java literal of its type ({@code 2}, {@code 2L}, {@code 2.0}, {@code 2.0f}). */
