@@ -353,6 +353,16 @@ BUFFER = """public CharSequence text(String s) {
             ),
             "new h.Holder().items(70)",
         ),
+        # the candidate's CharSequence under ten buffers, each wrapping the next
+        (
+            BUFFER,
+            BUFFER.replace("count += 1;", "count += 2;").replace(
+                "return java.nio.CharBuffer.wrap(s);",
+                "CharSequence t = new Hook(this, s); for (int i = 0; i < 10; i++) t = java.nio.CharBuffer.wrap(t);"
+                " return t;",
+            ),
+            'new h.Holder().text("abc")',
+        ),
         # control: a buffer over a string is written by its text, and a different text differs
         (BUFFER, BUFFER.replace("wrap(s)", 'wrap(s + "!")'), 'new h.Holder().text("abc")'),
     ],

@@ -1478,6 +1478,11 @@ final class Graphs {
         if (!jdk(v.getClass()) || lambda(v.getClass())) {
             return v;
         }
+        if (v instanceof CharSequence || v instanceof Number) {
+            // a text or number over another (a buffer wrapping a buffer, as deep as a candidate nests them) is followed
+            // to its end; past 64 of them it is taken for code
+            return depth < 64 ? codeHeld(v, depth + 1) : v;
+        }
         return depth < 4 ? codeHeld(v, depth + 1) : null;
     }
 
