@@ -430,6 +430,7 @@ class WarmJvm:
             confined=sandbox.confined,
             job_dirs=sandbox.job_dirs(self.mounts),
             hidden=sandbox.hidden_places(self.mounts),
+            precompiled=runner.precompiled(runner_dir),
         )
         self.sandbox = sandbox
         self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.settings.candidate_timeout))

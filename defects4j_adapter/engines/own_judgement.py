@@ -77,6 +77,7 @@ def runner_outcome(
             java=sandbox.test_java(),
             confined=sandbox.confined,
             hidden=sandbox.hidden_places(mounts),
+            precompiled=runner.precompiled(runner_dir),
         )
         key = report_signing.new_key()
         result = sandbox.run(argv, mounts, Limits(wall_seconds=max(1.0, seconds)), input=key.hex + "\n")

@@ -180,6 +180,7 @@ class RebuildEngine:
             java=self.sandbox.test_java(),
             confined=self.sandbox.confined,
             hidden=self.sandbox.hidden_places(test_mounts),
+            precompiled=runner.precompiled(self.runner_dir),
         )
         for attempt in range(2):  # noqa: B007 - the last attempt is read after the loop
             key = report_signing.new_key()

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from defects4j_adapter import cache
-from defects4j_adapter.jvm import junit_classpath, os_wall, reference_java
+from defects4j_adapter.jvm import aot, junit_classpath, os_wall, reference_java
 from nl2fix.core.errors import Nl2FixError
 from nl2fix.core.processes import run_command
 
@@ -106,6 +106,13 @@ def runner_classes(cache_base: Path | None = None) -> Path:
         os_wall.build_agent(tmp, jdk.home)
 
     return cache.build_once(final, build)
+
+
+def precompiled(runner_dir: Path) -> aot.Library:
+    """The host JDK's common code and the runner's classes in ``runner_dir``, compiled ahead of time (:mod:`aot`),
+    for :func:`jvm_command`; the sandbox must show them (:func:`defects4j_adapter.engines.jobs.workspace_mounts`
+    does)."""
+    return aot.library(reference_java.current().jdk, runner_dir, (runner_dir, *junit_jars()))
 
 
 JUNIT_HOOKS = "junit-hooks"
@@ -197,6 +204,7 @@ def jvm_command(
     confined: bool = True,
     job_dirs: Sequence[str] = (),
     hidden: HiddenPlaces = HiddenPlaces(),
+    precompiled: aot.Library = aot.NONE,
     argfile: bool = True,
 ) -> list[str]:
     """``java ... nl2fix.runner.Main <mode>`` on the test Java (:mod:`reference_java`): the runner
@@ -208,21 +216,25 @@ def jvm_command(
     takes no job when it can open its own memory all the same (:mod:`os_wall`). ``job_dirs``: the
     folders a ``serve`` runner empties after every job (:meth:`Sandbox.job_dirs`); a warm JVM
     whose temporary folder or working directory is not among them takes no second job. ``hidden``: where
-    the candidate may not look (:meth:`Sandbox.hidden_places`).
+    the candidate may not look (:meth:`Sandbox.hidden_places`). ``precompiled``: code compiled ahead of time
+    (:func:`precompiled`); a JVM on another Java (a docker image's) does not map it.
 
     With ``argfile`` (how the engines start it) the JVM's own command line is ``java @<tmp_dir>/java.<pid>.args``:
     a shell inside the sandbox writes the options to that file and ``exec``'s the JVM, which deletes it
     before any job, so ``/proc/self/cmdline`` (which any process of the same uid may read, and which the
     project's code reads unchecked) names neither the runner, its folder under nl2fix's cache nor its
     main class. Without it: the plain command, for tests that take options out of it."""
-    java = java or reference_java.current()
+    host = reference_java.current()
+    java = java or host
     args = [
         str(java.jdk.java),
         *os_wall.jvm_options(runner_dir, confined=confined),
         f"-Xmx{memory_mb}m",
-        "-XX:+UseSerialGC",
+        aot.GC,
         "-XX:-UsePerfData",
         *(FULL_RUN_JIT if full_jit else QUICK_JIT),
+        # made by and for the host's JDK: a docker image's JVM would refuse it (see aot)
+        *(precompiled.options() if java.jdk == host.jdk else []),
         f"-Djava.io.tmpdir={tmp_dir}",
         f"-Dnl2fix.jobDirs={':'.join(d for d in job_dirs if ':' not in d)}",
         *hidden.options(),

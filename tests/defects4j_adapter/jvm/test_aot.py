@@ -1,0 +1,187 @@
+"""The JDK's common code compiled ahead of time (``aot``): the list's compile commands, reading the JIT's log and
+``-XX:+PrintAOT``, a library built by the real ``jaotc`` and mapped by the runner's JVMs, and a JDK whose library
+cannot be made (remembered, never fatal)."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from defects4j_adapter.jvm import aot, reference_java, runner
+from defects4j_adapter.sandbox.base import Limits, Mounts
+from defects4j_adapter.sandbox.providers import make_sandbox
+from nl2fix.core.processes import run_command
+
+# lines of a test JVM's -XX:+LogCompilation log (JDK 11), some attributes left out
+LOG = """\
+<task compile_id='1' method='java.util.concurrent.ConcurrentHashMap tabAt ()V' level='1' stamp='0.021'>
+<task compile_id='4' method='java.lang.Object &lt;init&gt; ()V' level='1' stamp='0.021'>
+<task compile_id='7' method='java.util.HashMap$Node &lt;init&gt; ()V' level='1' stamp='0.03'>
+<task compile_id='9' method='java.lang.invoke.LambdaForm$MH/0x0000000800069c40 invoke ()V' level='1' stamp='0.2'>
+<task compile_id='11' method='nl2fix.runner.Graphs$$Lambda$112/0x0000000800178040 apply ()V' level='1' stamp='0.3'>
+<task compile_id='12' method='nl2fix.runner.Graphs snapshot ()V' level='1' stamp='0.3'>
+<task compile_id='13' method='org.apache.commons.math3.util.FastMath abs ()V' level='1' stamp='0.4'>
+<task compile_id='14' method='jdk.internal.reflect.GeneratedMethodAccessor3 invoke ()V' level='1' stamp='0.5'>
+<task compile_id='15' method='java.util.logging.Logger log ()V' level='1' stamp='0.5'>
+"""
+BASE = {"java.lang", "java.util", "java.util.concurrent", "java.lang.invoke", "jdk.internal.reflect"}
+
+
+def test_the_jit_s_log_names_the_module_s_classes_with_a_class_file():
+    assert aot.jit_compiled_classes(LOG, BASE) == {
+        "java.util.concurrent.ConcurrentHashMap",
+        "java.lang.Object",
+        "java.util.HashMap$Node",
+    }
+
+
+def test_compile_commands_match_a_nested_class_literally():
+    assert aot.compile_commands(["java.util.HashMap", "java.util.HashMap$Node"]) == (
+        "compileOnly java.util.HashMap.*\ncompileOnly java.util.HashMap\\$Node.*\n"
+    )
+
+
+def test_the_list_is_read_without_its_comments():
+    assert aot.listed_classes("# made by ...\n\njava.lang.String  # why\njava.util.HashMap$Node\n") == [
+        "java.lang.String",
+        "java.util.HashMap$Node",
+    ]
+    listed = aot.listed_classes(aot.CLASSES.read_text())
+    assert "java.util.HashMap" in listed and "java.util.HashMap$Node" in listed
+    assert all(not name.startswith(("org.", "nl2fix.")) for name in listed)
+
+
+def test_a_module_s_packages_are_read_from_the_jdk_s_own_description():
+    java = reference_java.current().jdk.java
+    described = run_command([java, "--describe-module", "java.base"], timeout=120).stdout
+    packages = aot.module_packages(described)
+    assert {"java.lang", "java.util", "jdk.internal.reflect", "sun.nio.fs"} <= packages
+    assert "java.util.logging" not in packages
+
+
+def _jaotc_or_skip() -> reference_java.Jdk:
+    jdk = reference_java.current().jdk
+    if aot.jaotc(jdk) is None:
+        pytest.skip(f"Java {jdk.version} has no jaotc (JDK 9-16 ship it)")
+    return jdk
+
+
+@pytest.mark.slow
+def test_a_library_made_for_another_collector_is_refused_and_said_so(tmp_path):
+    jdk = _jaotc_or_skip()
+    commands = tmp_path / "commands.txt"
+    commands.write_text(aot.compile_commands(["java.util.ArrayList"]))
+    lib = tmp_path / "parallel.so"
+    made = run_command(
+        [aot.jaotc(jdk), "-J-XX:+UseParallelGC", "--compile-commands", commands, "--module", "java.base"]
+        + ["--output", lib],
+        timeout=600,
+    )
+    assert made.ok, made.stderr[-2000:]
+    shown = run_command(
+        [jdk.java, aot.GC, aot.UNLOCK, f"-XX:AOTLibrary={lib}", "-XX:+PrintAOT", "-version"], timeout=120
+    )
+    why = aot.accepted(shown.stdout + shown.stderr, lib)
+    assert "parallel gc" in why and "serial gc" in why, why
+    assert aot.accepted(f"      6    1     loaded    {lib}  aot library\n", lib) == ""
+
+
+@pytest.mark.slow
+def test_the_runner_s_jvms_map_the_library_and_run_its_code(tmp_path, monkeypatch, nl2fix_cache):
+    jdk = _jaotc_or_skip()
+    listed = tmp_path / "classes.txt"
+    listed.write_text("# two classes\njava.util.ArrayList\njava.util.HashMap$Node\n")
+    monkeypatch.setattr(aot, "CLASSES", listed)
+    monkeypatch.setenv(aot.DIR_ENV, str(tmp_path / "aot"))
+    runner_dir = runner.runner_classes(nl2fix_cache)
+    library = runner.precompiled(runner_dir)
+    assert len(library.paths) == 2 and all(p.is_file() for p in library.paths), library.why_not
+    assert all(p.is_relative_to(tmp_path / "aot") for p in library.paths)
+    # the engines' command, in bubblewrap, which shows the libraries only because the mounts do
+    box = make_sandbox(True)
+    mounts = Mounts(read_only=(runner_dir, *(p.parent for p in library.paths)))
+    argv = runner.jvm_command(
+        runner_dir, memory_mb=256, tmp_dir=box.tmp_dir(mounts), mode=["serve"], precompiled=library, argfile=False
+    )
+    option = "-XX:AOTLibrary=" + ":".join(map(str, library.paths))
+    at = argv.index(option) + 1
+    result = box.run([*argv[:at], "-XX:+PrintAOT", *argv[at:]], mounts, Limits(wall_seconds=120), input="")
+    assert "NL2FIX\tREADY" in result.stdout, result.stderr[-2000:]
+    assert all(f"loaded    {p}" in result.stdout for p in library.paths), result.stdout[:2000]
+    ran = [line.split()[-1] for line in result.stdout.splitlines() if "aot[" in line]
+    assert any(m.startswith(("java.util.ArrayList.", "java.util.HashMap$Node.")) for m in ran), ran
+    assert any(m.startswith("nl2fix.runner.Main.") for m in ran), ran
+    assert not any(m.startswith("java.lang.String.") for m in ran)  # not listed
+    # a JVM on another Java (a docker image's) is never given it
+    other = reference_java.TestJava(
+        reference_java.Jdk(Path("/opt/nl2fix-jdk"), jdk.major, jdk.version), reference_java.reference(), "another"
+    )
+    argv = runner.jvm_command(
+        runner_dir, memory_mb=256, tmp_dir="/tmp", mode=["serve"], precompiled=library, java=other, argfile=False
+    )
+    assert not any(a.startswith("-XX:AOTLibrary") for a in argv)
+
+
+def test_a_jdk_whose_library_cannot_be_made_is_remembered_and_runs_without(tmp_path, monkeypatch):
+    real = reference_java.current().jdk
+    home = tmp_path / "jdk"
+    (home / "bin").mkdir(parents=True)
+    (home / "bin" / "java").symlink_to(real.java)
+    tries = tmp_path / "tries"
+    jaotc = home / "bin" / "jaotc"
+    jaotc.write_text(f"#!/bin/sh\necho tried >> {tries}\necho 'Error: no Graal here' >&2\nexit 3\n")
+    jaotc.chmod(jaotc.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv(aot.DIR_ENV, str(tmp_path / "aot"))
+    jdk = reference_java.Jdk(home, real.major, real.version)
+    first = aot.library(jdk)
+    assert first.paths == () and "no Graal here" in first.why_not
+    aot._BUILT.clear()
+    again = aot.library(jdk)
+    assert again == first and tries.read_text().count("tried") == 1
+    assert first.options() == []
+    monkeypatch.setenv(aot.ENABLE_ENV, "0")
+    assert aot.library(real) == aot.Library(why_not=f"{aot.ENABLE_ENV}=0")
+
+
+WRITER = """
+import java.io.RandomAccessFile;
+
+public class Writer {
+    public static void main(String[] args) throws Exception {
+        for (String path : args) {
+            try (RandomAccessFile file = new RandomAccessFile(path, "rw")) {
+                file.seek(4096);
+                file.write(0xCC);
+                System.out.println("WROTE " + path);
+            } catch (Exception e) {
+                System.out.println("REFUSED " + path + " " + e);
+            }
+        }
+    }
+}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_code_in_the_sandbox_cannot_rewrite_the_precompiled_code_later_jvms_map(tmp_path, confined, nl2fix_cache):
+    # the libraries are native code every later JVM runs: a job that rewrote them would run in the next candidate's
+    # JVM, before any of the runner's checks; the sandbox shows them read-only (a Java program run as a job, not
+    # through the runner, whose class-file check refuses file writes before this wall is reached)
+    _jaotc_or_skip()
+    runner_dir = runner.runner_classes(nl2fix_cache)
+    library = runner.precompiled(runner_dir)
+    assert library.paths, library.why_not
+    before = {p: p.read_bytes() for p in library.paths}
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "Writer.java").write_text(WRITER)
+    box = make_sandbox(True)
+    mounts = Mounts(read_only=(runner_dir, source, *(p.parent for p in library.paths)))
+    java = str(reference_java.current().jdk.java)
+    result = box.run([java, str(source / "Writer.java"), *map(str, library.paths)], mounts, Limits(wall_seconds=120))
+    assert result.stdout.count("REFUSED ") == len(library.paths), result.stdout + result.stderr[-2000:]
+    assert "WROTE" not in result.stdout
+    assert {p: p.read_bytes() for p in library.paths} == before
