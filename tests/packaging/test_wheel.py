@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from defects4j_adapter.jvm import aot
+
 ROOT = Path(__file__).resolve().parents[2]
 LEFT_OUT = shutil.ignore_patterns(
     ".git", "runs", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".benchmarks", "*.class"
@@ -46,7 +48,8 @@ def installed(tmp_path_factory) -> Path:
 
 def _user_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NL2FIX_", "PYTHON"))}
-    return {**env, "NL2FIX_CACHE_DIR": str(home / "cache"), "HOME": str(home)}
+    # the JDK's precompiled code depends on the JDK alone: the machine's, not made again for a new home
+    return {**env, "NL2FIX_CACHE_DIR": str(home / "cache"), "HOME": str(home), aot.DIR_ENV: str(aot.aot_root())}
 
 
 def test_the_wheel_is_what_runs_and_it_carries_the_data_files(installed, tmp_path):
@@ -58,13 +61,13 @@ def test_the_wheel_is_what_runs_and_it_carries_the_data_files(installed, tmp_pat
             "-c",
             """if True:
         from defects4j_adapter.bytecode.jdk_effects import DATA_FOLDER
-        from defects4j_adapter.jvm import os_wall, runner
+        from defects4j_adapter.jvm import aot, os_wall, runner
         from nl2fix.core.files import EXAMPLE_BENCHMARK
         from nl2fix.report.cost import PRICES
         from prompts import TEMPLATE_DIR
         print(EXAMPLE_BENCHMARK / "nl2fix_dataset.json", PRICES, os_wall.SOURCE,
               runner.SOURCES / "nl2fix/runner/Main.java", TEMPLATE_DIR / "chat.j2",
-              DATA_FOLDER / "effects-jdk17.txt")""",
+              DATA_FOLDER / "effects-jdk17.txt", aot.CLASSES)""",
         ],
         cwd=tmp_path,
     )
