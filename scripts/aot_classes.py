@@ -3,12 +3,13 @@
 
 For each bug it runs what a plausible candidate costs, as the fast engine runs it, unconfined (so that the JIT's
 log can be written) and with no precompiled code (``NL2FIX_AOT=0``, else those methods are not compiled and not
-seen): the developer's fix with a comment added (a candidate, not the project's own version: validated in a warm
-JVM, confirmed in a fresh one, then probed beside the fix), each JVM with ``-XX:+LogCompilation``. It prints the
-``java.base`` classes any of those JVMs compiled a method of, sorted, one a line; with ``--write`` it replaces the
-list (keeping its header). Nothing is judged.
+seen): the developer's fix with a comment added (a candidate, not the project's own version: compiled, validated
+and probed beside the fix), each JVM with ``-XX:+LogCompilation``. It prints the classes of ``aot.MODULES`` (the
+JDK's and javac's) any of those JVMs compiled a method of, sorted, one a line; with ``--write`` it replaces the list
+(keeping its header). Nothing is judged.
 
-    python3 scripts/aot_classes.py --bugs Math-33,Cli-9,Codec-2,JxPath-5,JacksonCore-3 --write
+    BUGS=Math-33,Math-82,Math-8,Cli-9,Codec-2,JxPath-5,Csv-1,Compress-1,JacksonCore-3
+    python3 scripts/aot_classes.py --write --bugs $BUGS,Collections-26,JacksonXml-1,JacksonDatabind-1
 """
 
 from __future__ import annotations
@@ -46,8 +47,10 @@ def main() -> int:
         return 0
     os.environ[aot.ENABLE_ENV] = "0"
     java = reference_java.current().jdk
-    described = subprocess.run([java.java, "--describe-module", aot.MODULE], capture_output=True, text=True)
-    packages = aot.module_packages(described.stdout)
+    packages: set[str] = set()
+    for module in aot.MODULES:
+        described = subprocess.run([java.java, "--describe-module", module], capture_output=True, text=True)
+        packages |= aot.module_packages(described.stdout)
     logs = Path(tempfile.mkdtemp(prefix="nl2fix-aot-logs-"))
     logging = ("-XX:+UnlockDiagnosticVMOptions", "-XX:+LogCompilation", f"-XX:LogFile={logs}/%p.log")
     quick, full = runner.QUICK_JIT, runner.FULL_RUN_JIT
@@ -73,7 +76,10 @@ def main() -> int:
     for log in sorted(logs.glob("*.log")):
         found |= aot.jit_compiled_classes(log.read_text(errors="replace"), packages)
     listed = sorted(found)
-    print(f"{len(listed)} classes of {aot.MODULE} compiled in {len(list(logs.glob('*.log')))} JVMs", file=sys.stderr)
+    print(
+        f"{len(listed)} classes of {', '.join(aot.MODULES)} compiled in {len(list(logs.glob('*.log')))} JVMs",
+        file=sys.stderr,
+    )
     if args.write:
         header = [line for line in aot.CLASSES.read_text().splitlines() if line.startswith(HEADER)]
         aot.CLASSES.write_text("\n".join([*header, *listed]) + "\n")

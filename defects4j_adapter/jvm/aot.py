@@ -1,20 +1,21 @@
-"""The JDK's own code a test JVM runs, compiled ahead of time once per JDK (JEP 295's ``jaotc``, JDK 9-16), so that
-a fresh JVM does not spend its first half second compiling it.
+"""The JDK's common code, javac's and the runner's, compiled ahead of time once per JDK (JEP 295's ``jaotc``, JDK
+9-16), so that a fresh JVM does not spend its first half second compiling them.
 
 Most of the runner's JVMs are fresh: a pass's confirmation and its behaviour probe run where no other candidate
 ran, and a bug's first candidates start its JVMs. The quick compiler spends 0.4-0.7 CPU-s of each such JVM on the
 JDK's code (collections, reflection, method handles, streams, digests: measured with ``-XX:+LogCompilation`` on
-the held-out set's dearest probes), the same methods in every JVM. ``jaotc`` compiles the classes listed in
-``aot-classes.txt`` (the JDK classes whose methods those JVMs compiled) into a shared library, which every JVM of
-that JDK maps (``-XX:AOTLibrary``) instead; the project's, the tests' and the candidate's classes are left to the JIT.
+the held-out set's dearest probes), the same methods in every JVM, and a compiling JVM most of its on javac's.
+``jaotc`` compiles the classes listed in ``aot-classes.txt`` (those whose methods such JVMs compiled) into one
+shared library, and the runner's classes into another, which every runner JVM on that JDK maps (``-XX:AOTLibrary``)
+instead; the project's, the tests' and the candidate's classes are left to the JIT.
 
-The library depends on the JDK alone (its build, the garbage collector it is compiled for), not on a run or its
-cache: it is kept per user under ``$NL2FIX_AOT_DIR`` (default ``~/.cache/nl2fix-aot``), built on first use (about
-three CPU-minutes; ``scripts/setup.sh`` builds it first) and never rebuilt. The JVM refuses a library made for
-another build of the JDK (checked by loading it once after the build: a refused one is remembered and not
-used) and stops when the file it is given cannot be read, so the option is only given for the host's own JDK
-(not a docker image's) and only when the library was accepted. ``NL2FIX_AOT=0`` turns it off. JDKs without
-``jaotc`` (17 and later, runtimes) run as before.
+The JDK's library depends on the JDK alone (its build, the garbage collector it is compiled for), the runner's on
+its sources too, neither on a run or its cache: they are kept per user under ``$NL2FIX_AOT_DIR`` (default
+``~/.cache/nl2fix-aot``), built on first use (about three CPU-minutes; ``scripts/setup.sh`` builds them first) and
+never rebuilt. The JVM refuses a library made for another build of the JDK (checked by loading it once after the
+build: a refused one is remembered and not given) and stops when a file it is given cannot be read, so the option
+is only given for the host's own JDK (not a docker image's) and only when the library was accepted.
+``NL2FIX_AOT=0`` turns it off. JDKs without ``jaotc`` (17 and later, runtimes) run as before.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ from nl2fix.core.processes import run_command
 log = logging.getLogger(__name__)
 
 CLASSES = Path(__file__).with_name("aot-classes.txt")
-"""The JDK classes (of ``java.base``) whose every method is compiled ahead of time."""
-MODULE = "java.base"
+"""The JDK classes (of :data:`MODULES`) whose every method is compiled ahead of time."""
+MODULES = ("java.base", "jdk.compiler")
+"""The JDK's own code and javac's: the compiling JVMs spend most of their JIT's time on javac's."""
 RUNNER_PACKAGE = "nl2fix"
 REFUSED = "refused.txt"
 """Written in place of the library when it could not be made or the JVM would not take it: why."""
@@ -134,7 +136,7 @@ def library(jdk: Jdk, runner_dir: Path | None = None, runner_classpath: Sequence
     if jaotc(jdk) is None:
         return Library(why_not=f"Java {jdk.version} has no jaotc")
     root = aot_root() / _jdk_key(jdk)
-    parts = [_part(jdk, root / f"{MODULE}-{_digest(CLASSES.read_text())}", _jdk_classes)]
+    parts = [_part(jdk, root / f"jdk-{_digest(CLASSES.read_text())}", _jdk_classes)]
     if runner_dir is not None:
         parts.append(_part(jdk, root / f"runner-{runner_dir.name}", _runner_classes(runner_dir, runner_classpath)))
     return Library(tuple(p for p in parts if isinstance(p, Path)), "; ".join(p for p in parts if isinstance(p, str)))
@@ -154,7 +156,7 @@ def _jdk_key(jdk: Jdk) -> str:
 def _jdk_classes(tmp: Path) -> list[str]:
     commands = tmp / "compile-commands.txt"
     commands.write_text(compile_commands(listed_classes(CLASSES.read_text())))
-    return ["--compile-commands", str(commands), "--module", MODULE]
+    return ["--compile-commands", str(commands), "--module", ":".join(MODULES)]
 
 
 def _runner_classes(runner_dir: Path, classpath: Sequence[Path]) -> Callable[[Path], list[str]]:
