@@ -415,7 +415,10 @@ class WarmJvm:
         self.label = self.inbox.name.rsplit("-", 1)[-1]
         """Names the JVM in a candidate's story."""
         self.inbox.chmod(0o755)
-        self.mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch")
+        precompiled = runner.precompiled(runner_dir)
+        self.mounts = jobs.workspace_mounts(
+            ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch", precompiled=precompiled
+        )
         closed = closed_init.classes(ws.classes_dir)
         self.closed_init = jobs.write_classes(closed, self.inbox / "closed-init") if closed else None
         """The project's classes whose static initialiser is closed, rewritten (:mod:`closed_init`): every job's."""
@@ -430,7 +433,7 @@ class WarmJvm:
             confined=sandbox.confined,
             job_dirs=sandbox.job_dirs(self.mounts),
             hidden=sandbox.hidden_places(self.mounts),
-            precompiled=runner.precompiled(runner_dir),
+            precompiled=precompiled,
         )
         self.sandbox = sandbox
         self.proc = sandbox.spawn(argv, self.mounts, Limits(wall_seconds=options.settings.candidate_timeout))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from defects4j_adapter.contract import Outcome, Phase, Workspace
-from defects4j_adapter.jvm import runner
+from defects4j_adapter.jvm import aot
 from defects4j_adapter.jvm.runner import Job
 from defects4j_adapter.sandbox.base import Mounts
 from nl2fix.java_source import splice
@@ -71,12 +71,13 @@ def workspace_mounts(
     read_only: Iterable[Path] = (),
     writable: Iterable[Path] = (),
     scratch: Path | None = None,
+    precompiled: aot.Library = aot.NONE,
 ) -> Mounts:
     """The sandbox view for a candidate of ``ws``: the workspace and its class path read-only,
-    the working directory a scratch copy of the project root's entries (as symlinks), and the host JDK's code compiled
-    ahead of time (:mod:`defects4j_adapter.jvm.aot`), which the JVM maps before any of its Java code runs."""
-    precompiled = [p.parent for p in runner.precompiled(runner_dir).paths]
-    ro = _covering([ws.root, ws.classes_dir, ws.test_classes_dir, *ws.classpath, runner_dir, *read_only, *precompiled])
+    the working directory a scratch copy of the project root's entries (as symlinks), and the code compiled ahead of
+    time that the JVM is given (``precompiled``: :func:`runner.precompiled`), mapped before any Java code runs."""
+    libraries = [p.parent for p in precompiled.paths]
+    ro = _covering([ws.root, ws.classes_dir, ws.test_classes_dir, *ws.classpath, runner_dir, *read_only, *libraries])
     return Mounts(read_only=ro, writable=tuple(writable), links_from=ws.root, host_scratch=scratch)
 
 

@@ -67,7 +67,10 @@ def runner_outcome(
         request = jobs.runner_job(
             ws, JOB_ID, known=known, stop_at_first_failure=False, test_timeout=test_timeout
         ).write(job / "request.txt")
-        mounts = jobs.workspace_mounts(ws, runner_dir, read_only=[job], scratch=job / "scratch")
+        precompiled = runner.precompiled(runner_dir)
+        mounts = jobs.workspace_mounts(
+            ws, runner_dir, read_only=[job], scratch=job / "scratch", precompiled=precompiled
+        )
         argv = runner.jvm_command(
             runner_dir,
             memory_mb=memory_mb,
@@ -77,7 +80,7 @@ def runner_outcome(
             java=sandbox.test_java(),
             confined=sandbox.confined,
             hidden=sandbox.hidden_places(mounts),
-            precompiled=runner.precompiled(runner_dir),
+            precompiled=precompiled,
         )
         key = report_signing.new_key()
         result = sandbox.run(argv, mounts, Limits(wall_seconds=max(1.0, seconds)), input=key.hex + "\n")

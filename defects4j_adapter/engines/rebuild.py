@@ -170,7 +170,10 @@ class RebuildEngine:
         ).write(job / "request.txt")
         # the tests run with the job folder read-only: the code under test must not rewrite the
         # compiled tests (or anything else the runner reads) before they are loaded
-        test_mounts = jobs.workspace_mounts(ws, self.runner_dir, read_only=[job], scratch=job / "scratch")
+        precompiled = runner.precompiled(self.runner_dir)
+        test_mounts = jobs.workspace_mounts(
+            ws, self.runner_dir, read_only=[job], scratch=job / "scratch", precompiled=precompiled
+        )
         argv = runner.jvm_command(
             self.runner_dir,
             memory_mb=self.options.settings.memory_mb,
@@ -180,7 +183,7 @@ class RebuildEngine:
             java=self.sandbox.test_java(),
             confined=self.sandbox.confined,
             hidden=self.sandbox.hidden_places(test_mounts),
-            precompiled=runner.precompiled(self.runner_dir),
+            precompiled=precompiled,
         )
         for attempt in range(2):  # noqa: B007 - the last attempt is read after the loop
             key = report_signing.new_key()

@@ -110,8 +110,8 @@ def runner_classes(cache_base: Path | None = None) -> Path:
 
 def precompiled(runner_dir: Path) -> aot.Library:
     """The host JDK's common code and the runner's classes in ``runner_dir``, compiled ahead of time (:mod:`aot`),
-    for :func:`jvm_command`; the sandbox must show them (:func:`defects4j_adapter.engines.jobs.workspace_mounts`
-    does)."""
+    for :func:`jvm_command`; the sandbox must show them (give them to
+    :func:`defects4j_adapter.engines.jobs.workspace_mounts` too)."""
     return aot.library(reference_java.current().jdk, runner_dir, (runner_dir, *junit_jars()))
 
 
