@@ -136,7 +136,9 @@ def library(jdk: Jdk, runner_dir: Path | None = None, runner_classpath: Sequence
     if jaotc(jdk) is None:
         return Library(why_not=f"Java {jdk.version} has no jaotc")
     root = aot_root() / _jdk_key(jdk)
-    parts = [_part(jdk, root / f"jdk-{_digest(CLASSES.read_text())}", _jdk_classes)]
+    # what is compiled names the library, not the list's comments
+    compiled = "\n".join(listed_classes(CLASSES.read_text()))
+    parts = [_part(jdk, root / f"jdk-{_digest(compiled)}", _jdk_classes)]
     if runner_dir is not None:
         parts.append(_part(jdk, root / f"runner-{runner_dir.name}", _runner_classes(runner_dir, runner_classpath)))
     return Library(tuple(p for p in parts if isinstance(p, Path)), "; ".join(p for p in parts if isinstance(p, str)))
