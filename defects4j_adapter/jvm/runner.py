@@ -108,13 +108,6 @@ def runner_classes(cache_base: Path | None = None) -> Path:
     return cache.build_once(final, build)
 
 
-def precompiled(runner_dir: Path) -> aot.Library:
-    """The host JDK's common code and the runner's classes in ``runner_dir``, compiled ahead of time (:mod:`aot`),
-    for :func:`jvm_command`; the sandbox must show them (give them to
-    :func:`defects4j_adapter.engines.jobs.workspace_mounts` too)."""
-    return aot.library(reference_java.current().jdk, runner_dir, (runner_dir, *junit_jars()))
-
-
 JUNIT_HOOKS = "junit-hooks"
 """Under the runner's folder (a name the module system reads no package from): JUnit's reporting
 with the runner's hook, per JUnit jar."""
@@ -216,8 +209,10 @@ def jvm_command(
     takes no job when it can open its own memory all the same (:mod:`os_wall`). ``job_dirs``: the
     folders a ``serve`` runner empties after every job (:meth:`Sandbox.job_dirs`); a warm JVM
     whose temporary folder or working directory is not among them takes no second job. ``hidden``: where
-    the candidate may not look (:meth:`Sandbox.hidden_places`). ``precompiled``: code compiled ahead of time
-    (:func:`precompiled`); a JVM on another Java (a docker image's) does not map it.
+    the candidate may not look (:meth:`Sandbox.hidden_places`). ``precompiled``: the JDK's code compiled ahead of time
+    (:func:`aot.for_host`), which the sandbox must show (give it to
+    :func:`defects4j_adapter.engines.jobs.workspace_mounts` too); a JVM on another Java (a docker image's) does not
+    map it.
 
     With ``argfile`` (how the engines start it) the JVM's own command line is ``java @<tmp_dir>/java.<pid>.args``:
     a shell inside the sandbox writes the options to that file and ``exec``'s the JVM, which deletes it
