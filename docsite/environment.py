@@ -26,10 +26,12 @@ MEANINGS: dict[str, str] = {
     "recorded to execute the method.",
     "NL2FIX_CLOSED_INIT": "`0` leaves every class's static initialiser as it is: none is computed once a JVM and "
     "copied into each job's class (Commons Math 2's `FastMath`).",
-    "NL2FIX_AOT": "`0`: the runner's JVMs compile the JDK's common code and the runner's with the JIT instead of "
+    "NL2FIX_AOT": "`0`: the runner's JVMs compile the JDK's common code and javac's with the JIT instead of "
     "mapping them compiled ahead of time (`defects4j_adapter/jvm/aot.py`; JDK 9-16 only).",
-    "NL2FIX_AOT_DIR": "Where the JDK's common code and the runner's, compiled ahead of time, are kept per JDK "
-    "(default `~/.cache/nl2fix-aot`; they depend on the JDK alone, not on a run's cache).",
+    "NL2FIX_AOT_DIR": "Where the JDK's common code and javac's, compiled ahead of time, are kept per JDK "
+    "(default `~/.cache/nl2fix-aot`; they depend on the JDK alone, not on a run's cache). Jobs that run as uids of "
+    "their own without a sandbox's mounts (nl2fix's image as root) read it in place: a folder others may search "
+    "(the image's is `/cache/aot`); elsewhere they run without.",
     "NL2FIX_CONTAINER": "Set to `1` by nl2fix's Docker images: the process runs inside nl2fix's validation "
     "container, which confines candidates itself.",
     "NL2FIX_JIRA_URL": "Apache Jira's address for `nl2fix dataset build` (a mirror or a recorded server).",

@@ -62,7 +62,7 @@ from defects4j_adapter.contract import (
 from defects4j_adapter.engines import class_check, declaration, jobs, linkage, narrowing, pace, probing, runner_output
 from defects4j_adapter.engines import defects4j_rebuild as d4j_rebuild
 from defects4j_adapter.engines.rebuild import RebuildEngine
-from defects4j_adapter.jvm import aot, os_wall, report_signing, runner
+from defects4j_adapter.jvm import os_wall, report_signing, runner
 from defects4j_adapter.jvm.report_signing import JobKey
 from defects4j_adapter.sandbox.base import Limits, Sandbox
 from defects4j_adapter.workspaces.resolve import prepare_workspace
@@ -415,7 +415,7 @@ class WarmJvm:
         self.label = self.inbox.name.rsplit("-", 1)[-1]
         """Names the JVM in a candidate's story."""
         self.inbox.chmod(0o755)
-        precompiled = aot.for_host()
+        precompiled = sandbox.precompiled()
         self.mounts = jobs.workspace_mounts(
             ws, runner_dir, read_only=[self.inbox], scratch=self.inbox / "scratch", precompiled=precompiled
         )

@@ -75,7 +75,7 @@ def workspace_mounts(
 ) -> Mounts:
     """The sandbox view for a candidate of ``ws``: the workspace and its class path read-only,
     the working directory a scratch copy of the project root's entries (as symlinks), and the code compiled ahead of
-    time that the JVM is given (``precompiled``: :func:`aot.for_host`), mapped before any Java code runs."""
+    time that the JVM is given (``precompiled``: :meth:`Sandbox.precompiled`), mapped before any Java code runs."""
     libraries = [p.parent for p in precompiled.paths]
     ro = _covering([ws.root, ws.classes_dir, ws.test_classes_dir, *ws.classpath, runner_dir, *read_only, *libraries])
     return Mounts(read_only=ro, writable=tuple(writable), links_from=ws.root, host_scratch=scratch)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from defects4j_adapter.contract import Outcome, Workspace
 from defects4j_adapter.engines import jobs, runner_output
-from defects4j_adapter.jvm import aot, report_signing, runner
+from defects4j_adapter.jvm import report_signing, runner
 from defects4j_adapter.sandbox.base import Limits, Sandbox
 
 JOB_ID = "judgement"
@@ -67,7 +67,7 @@ def runner_outcome(
         request = jobs.runner_job(
             ws, JOB_ID, known=known, stop_at_first_failure=False, test_timeout=test_timeout
         ).write(job / "request.txt")
-        precompiled = aot.for_host()
+        precompiled = sandbox.precompiled()
         mounts = jobs.workspace_mounts(
             ws, runner_dir, read_only=[job], scratch=job / "scratch", precompiled=precompiled
         )

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from defects4j_adapter.contract import EngineOptions, Outcome, Phase, Workspace, register_engine
 from defects4j_adapter.engines import class_check, jobs, linkage, runner_output
-from defects4j_adapter.jvm import aot, os_wall, report_signing, runner
+from defects4j_adapter.jvm import os_wall, report_signing, runner
 from defects4j_adapter.sandbox.base import Limits
 from defects4j_adapter.workspaces import local as local_workspace
 from defects4j_adapter.workspaces.resolve import prepare_workspace
@@ -170,7 +170,7 @@ class RebuildEngine:
         ).write(job / "request.txt")
         # the tests run with the job folder read-only: the code under test must not rewrite the
         # compiled tests (or anything else the runner reads) before they are loaded
-        precompiled = aot.for_host()
+        precompiled = self.sandbox.precompiled()
         test_mounts = jobs.workspace_mounts(
             ws, self.runner_dir, read_only=[job], scratch=job / "scratch", precompiled=precompiled
         )

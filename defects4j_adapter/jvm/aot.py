@@ -26,7 +26,6 @@ import hashlib
 import logging
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,7 +136,7 @@ def library(jdk: Jdk) -> Library:
         return Library(why_not=f"Java {jdk.version} has no jaotc")
     # what is compiled names the library, not the list's comments
     compiled = "\n".join(listed_classes(CLASSES.read_text()))
-    made = _part(jdk, aot_root() / _jdk_key(jdk) / f"jdk-{_digest(compiled)}", _jdk_classes)
+    made = _built(jdk, aot_root() / _jdk_key(jdk) / f"jdk-{_digest(compiled)}")
     return Library((made,)) if isinstance(made, Path) else Library(why_not=made)
 
 
@@ -158,35 +157,31 @@ def _jdk_key(jdk: Jdk) -> str:
     return _digest("\0".join((str(jdk.home.resolve()), jdk.version, GC, shown)))
 
 
-def _jdk_classes(tmp: Path) -> list[str]:
-    commands = tmp / "compile-commands.txt"
-    commands.write_text(compile_commands(listed_classes(CLASSES.read_text())))
-    return ["--compile-commands", str(commands), "--module", ":".join(MODULES)]
-
-
 _BUILT: dict[Path, Path | str] = {}
 
 
-def _part(jdk: Jdk, folder: Path, arguments: Callable[[Path], list[str]]) -> Path | str:
-    """The library kept in ``folder`` (built on first use by ``jaotc`` with ``arguments(tmp)``), or why there is
-    none."""
+def _built(jdk: Jdk, folder: Path) -> Path | str:
+    """The library kept in ``folder`` (built on first use), or why there is none."""
     if folder not in _BUILT:
         # named for its folder: a JVM maps one library of a name, whatever its folder
         name = f"{folder.name}.so"
         try:
-            made = cache.build_once(folder, lambda tmp: _build(jdk, tmp / name, arguments(tmp)))
+            made = cache.build_once(folder, lambda tmp: _build(jdk, tmp, tmp / name))
         except OSError as exc:
             return f"precompiled code could not be kept in {folder}: {exc}"
         _BUILT[folder] = made / name if (made / name).is_file() else (made / REFUSED).read_text(errors="replace")
     return _BUILT[folder]
 
 
-def _build(jdk: Jdk, out: Path, arguments: list[str]) -> None:
-    """The library ``out``, or :data:`REFUSED` beside it saying why not (kept too, so that code that cannot be
-    compiled so is not tried again on every JVM start)."""
+def _build(jdk: Jdk, tmp: Path, out: Path) -> None:
+    """The library ``out`` of the listed classes, or :data:`REFUSED` beside it saying why not (kept too, so that code
+    that cannot be compiled so is not tried again on every JVM start)."""
     tool = jaotc(jdk)
     assert tool is not None
     log.warning("compiling Java code ahead of time for Java %s, once: %s", jdk.version, out.stem)
+    commands = tmp / "compile-commands.txt"
+    commands.write_text(compile_commands(listed_classes(CLASSES.read_text())))
+    arguments = ["--compile-commands", str(commands), "--module", ":".join(MODULES)]
     made = run_command([tool, f"-J{GC}", *arguments, "--output", out], timeout=BUILD_TIMEOUT)
     why = ""
     if not made.ok or not out.is_file():

@@ -210,7 +210,7 @@ def jvm_command(
     folders a ``serve`` runner empties after every job (:meth:`Sandbox.job_dirs`); a warm JVM
     whose temporary folder or working directory is not among them takes no second job. ``hidden``: where
     the candidate may not look (:meth:`Sandbox.hidden_places`). ``precompiled``: the JDK's code compiled ahead of time
-    (:func:`aot.for_host`), which the sandbox must show (give it to
+    (:meth:`Sandbox.precompiled`), which the sandbox must show (give it to
     :func:`defects4j_adapter.engines.jobs.workspace_mounts` too); a JVM on another Java (a docker image's) does not
     map it.
 

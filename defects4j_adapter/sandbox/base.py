@@ -27,7 +27,7 @@ from pathlib import Path
 
 import nl2fix
 from defects4j_adapter import cache
-from defects4j_adapter.jvm import reference_java, runner
+from defects4j_adapter.jvm import aot, reference_java, runner
 from nl2fix.core.files import EXAMPLE_BENCHMARK
 from nl2fix.core.processes import ExecResult, run_command, spawn, stop, tree_cpu
 from nl2fix.core.registry import Registry
@@ -217,6 +217,13 @@ class Sandbox(abc.ABC):
         """The Java jobs run on (the host's test Java; a container's own under docker)."""
         return reference_java.current()
 
+    def precompiled(self) -> aot.Library:
+        """The JDK's code compiled ahead of time that this sandbox's JVMs map (:func:`aot.for_host`): one value for
+        both :func:`defects4j_adapter.engines.jobs.workspace_mounts`, which shows its folder, and
+        :func:`runner.jvm_command`, which names it. A JVM stops when it cannot read a library it is named, so a
+        sandbox whose jobs could not read it gives none."""
+        return aot.for_host()
+
 
 class CommandSandbox(Sandbox):
     """A sandbox that is a command line wrapped around the job's, run as nl2fix's child."""
@@ -271,6 +278,14 @@ def as_job_uid(uid: int) -> list[str]:
         "--bounding-set=-all",
         "--",
     ]
+
+
+def others_can_read(path: Path) -> bool:
+    """Whether a uid that owns nothing here and is in no group (:func:`as_job_uid`'s) can read ``path``: every folder
+    above it searchable by others, the file itself readable."""
+    real = path.resolve()
+    folders = [p for p in real.parents if p != Path(p.anchor)]
+    return bool(real.stat().st_mode & 0o004) and all(p.stat().st_mode & 0o001 for p in folders)
 
 
 def chown_tree(root: Path, uid: int) -> None:

@@ -9,12 +9,14 @@ machines without bubblewrap and is used only when asked for with ``--no-sandbox`
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from defects4j_adapter.jvm import aot
 from defects4j_adapter.sandbox.base import (
     BASE_ENV,
     JOB_PATH,
@@ -28,6 +30,7 @@ from defects4j_adapter.sandbox.base import (
     chown_tree,
     job_uid,
     limit_args,
+    others_can_read,
     register_sandbox,
 )
 from nl2fix.core.errors import Nl2FixError
@@ -105,6 +108,26 @@ class ContainerSandbox(UnconfinedSandbox):
             chown_tree(path, uid)
         job_env = {**BASE_ENV, "PATH": env.get("PATH", JOB_PATH), "HOME": home, **mounts.env}
         return [*as_job_uid(uid), *argv], job_env, cwd
+
+    def precompiled(self) -> aot.Library:
+        # as root each job is a uid of its own, which reads the library where it lies (nothing is mounted here):
+        # under root's closed home (the default folder: Ubuntu's /root is 0700) every JVM would stop at its start
+        library = super().precompiled()
+        closed = [p for p in library.paths if not others_can_read(p)] if os.geteuid() == 0 else []
+        if closed:
+            _say_closed(closed[0])
+            return aot.Library(why_not=f"the jobs' uids cannot read {closed[0]}")
+        return library
+
+
+@functools.cache
+def _say_closed(library: Path) -> None:
+    log.warning(
+        "the JDK's precompiled code (%s) is in a folder the jobs' uids cannot read; they compile it themselves. "
+        "Set %s to a folder others may search (the image's: /cache/aot)",
+        library,
+        aot.DIR_ENV,
+    )
 
 
 def in_container() -> bool:

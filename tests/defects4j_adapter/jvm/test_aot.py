@@ -4,14 +4,18 @@ cannot be made (remembered, never fatal)."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from defects4j_adapter.jvm import aot, reference_java, runner
-from defects4j_adapter.sandbox.base import Limits, Mounts
+from defects4j_adapter.sandbox.base import Limits, Mounts, others_can_read
 from defects4j_adapter.sandbox.providers import make_sandbox
+from defects4j_adapter.sandbox.unconfined import CONTAINER_ENV, ContainerSandbox
 from nl2fix.core.processes import run_command
 
 # lines of a test JVM's -XX:+LogCompilation log (JDK 11), some attributes left out
@@ -186,3 +190,84 @@ def test_code_in_the_sandbox_cannot_rewrite_the_precompiled_code_later_jvms_map(
     assert result.stdout.count("REFUSED ") == len(library.paths), result.stdout + result.stderr[-2000:]
     assert "WROTE" not in result.stdout
     assert {p: p.read_bytes() for p in library.paths} == before
+
+
+def test_a_path_is_readable_by_others_only_through_searchable_folders():
+    # pytest's temporary folders are closed to others
+    top = Path(tempfile.mkdtemp(prefix="nl2fix-readable-"))
+    try:
+        lib = top / "in" / "lib.so"
+        lib.parent.mkdir()
+        lib.write_bytes(b"x")
+        top.chmod(0o711)
+        lib.parent.chmod(0o755)
+        lib.chmod(0o644)
+        assert others_can_read(lib)
+        lib.chmod(0o640)
+        assert not others_can_read(lib)
+        lib.chmod(0o644)
+        top.chmod(0o700)  # root's home on Ubuntu, where nl2fix's image runs
+        assert not others_can_read(lib)
+        (top / "link.so").symlink_to(lib)  # a link is read where it leads
+        top.chmod(0o711)
+        assert others_can_read(top / "link.so")
+        lib.parent.chmod(0o750)
+        assert not others_can_read(top / "link.so")
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_the_image_s_jobs_get_the_library_only_where_their_uids_read_it(tmp_path, monkeypatch, nl2fix_cache):
+    # nl2fix's image as root runs each job as a uid of its own with nothing mounted: a JVM named a library it cannot
+    # read stops at its start (every candidate an error in CI, red team 12's image fixture), so the library is given
+    # where others may reach it and not where they may not
+    _jaotc_or_skip()
+    if os.geteuid() != 0:
+        pytest.skip("the image's sandbox runs jobs as uids of their own only as root")
+    assert aot.for_host().paths, aot.for_host().why_not
+    monkeypatch.setenv(CONTAINER_ENV, "1")
+    box = make_sandbox(True)
+    assert isinstance(box, ContainerSandbox)
+    open_root = Path(tempfile.mkdtemp(prefix="nl2fix-aot-open-"))
+    try:
+        open_root.chmod(0o711)
+        # a copy of the machine's library (no rebuild) under a folder closed to others, as root's home is in CI and
+        # on Ubuntu, then moved where others may search, as the image keeps it
+        (open_root / "closed").mkdir(mode=0o700)
+        shutil.copytree(aot.aot_root(), open_root / "closed" / "aot", symlinks=True)
+        monkeypatch.setenv(aot.DIR_ENV, str(open_root / "closed" / "aot"))
+        shut = box.precompiled()
+        assert shut.paths == () and "the jobs' uids cannot read" in shut.why_not, shut
+        (open_root / "closed" / "aot").rename(open_root / "aot")
+        monkeypatch.setenv(aot.DIR_ENV, str(open_root / "aot"))
+        # the runner's cache too: pytest's temporary folders are closed to others
+        runner_dir = runner.runner_classes(open_root / "cache")
+        given = box.precompiled()
+        assert given.paths and given.paths[0].is_relative_to(open_root), given
+        mounts = Mounts(read_only=(runner_dir,), host_scratch=open_root / "scratch")
+        argv = runner.jvm_command(
+            runner_dir,
+            memory_mb=256,
+            tmp_dir=box.tmp_dir(mounts),
+            mode=["serve"],
+            precompiled=given,
+            argfile=False,
+        )
+        result = box.run(argv, mounts, Limits(wall_seconds=120), input="")
+        assert "NL2FIX\tREADY" in result.stdout, result.stdout[-1000:] + result.stderr[-2000:]
+        # the same JVM says it mapped the library (the list of what it maps, all 1,123 classes' methods, is cut)
+        at = argv.index(given.options()[-1]) + 1
+        shown = box.run([*argv[:at], "-XX:+PrintAOT", *argv[at:]], mounts, Limits(wall_seconds=120), input="")
+        assert f"loaded    {given.paths[0]}" in shown.stdout, shown.stdout[:2000]
+        # nor can a job rewrite the code every later job's JVM runs: it reads the library as others, never owns it
+        (open_root / "src").mkdir(mode=0o755)
+        (open_root / "src" / "Writer.java").write_text(WRITER)
+        (open_root / "src" / "Writer.java").chmod(0o644)
+        before = given.paths[0].read_bytes()
+        java = str(reference_java.current().jdk.java)
+        wrote = box.run([java, str(open_root / "src" / "Writer.java"), str(given.paths[0])], mounts, Limits(120))
+        assert wrote.stdout.startswith("REFUSED "), wrote.stdout + wrote.stderr[-2000:]
+        assert given.paths[0].read_bytes() == before
+    finally:
+        shutil.rmtree(open_root, ignore_errors=True)
