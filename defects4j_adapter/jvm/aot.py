@@ -117,10 +117,11 @@ def accepted(print_aot_output: str, library: Path) -> str:
 
 
 def aot_root() -> Path:
-    if os.environ.get(DIR_ENV):
-        return Path(os.environ[DIR_ENV])
+    """The folder of every JDK's library, as a real absolute path: the JVM opens the path it is given from the job's
+    own working directory, and a sandbox checks (and mounts) that very path."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "nl2fix-aot"
+    chosen = Path(os.environ[DIR_ENV]) if os.environ.get(DIR_ENV) else Path(base) / "nl2fix-aot"
+    return chosen.expanduser().resolve()
 
 
 def jaotc(jdk: Jdk) -> Path | None:
@@ -168,8 +169,17 @@ def _built(jdk: Jdk, folder: Path) -> Path | str:
         try:
             made = cache.build_once(folder, lambda tmp: _build(jdk, tmp, tmp / name))
         except OSError as exc:
-            return f"precompiled code could not be kept in {folder}: {exc}"
-        _BUILT[folder] = made / name if (made / name).is_file() else (made / REFUSED).read_text(errors="replace")
+            # nothing kept (a full disk, a build out of time): this process runs without, the next one tries again
+            _BUILT[folder] = f"precompiled code could not be made in {folder}: {exc}"
+            return _BUILT[folder]
+        refused = made / REFUSED
+        _BUILT[folder] = (
+            made / name
+            if (made / name).is_file()
+            else refused.read_text(errors="replace")
+            if refused.is_file()
+            else f"{made} holds neither the library nor why not (delete it to build again)"
+        )
     return _BUILT[folder]
 
 
@@ -183,6 +193,9 @@ def _build(jdk: Jdk, tmp: Path, out: Path) -> None:
     commands.write_text(compile_commands(listed_classes(CLASSES.read_text())))
     arguments = ["--compile-commands", str(commands), "--module", ":".join(MODULES)]
     made = run_command([tool, f"-J{GC}", *arguments, "--output", out], timeout=BUILD_TIMEOUT)
+    if made.timed_out:
+        # a machine too busy today, not a JDK that cannot: nothing is kept
+        raise TimeoutError(f"jaotc ran out of its {BUILD_TIMEOUT:.0f} s")
     why = ""
     if not made.ok or not out.is_file():
         why = "jaotc failed: " + (made.stdout + made.stderr)[-1000:]

@@ -221,8 +221,9 @@ class Sandbox(abc.ABC):
         """The JDK's code compiled ahead of time that this sandbox's JVMs map (:func:`aot.for_host`): one value for
         both :func:`defects4j_adapter.engines.jobs.workspace_mounts`, which shows its folder, and
         :func:`runner.jvm_command`, which names it. A JVM stops when it cannot read a library it is named, so a
-        sandbox whose jobs could not read it gives none."""
-        return aot.for_host()
+        sandbox whose jobs could not read it gives none, and one whose JVMs run on another Java (a docker image's,
+        which would refuse it) none either."""
+        return aot.for_host() if self.test_java().jdk == reference_java.current().jdk else aot.NONE
 
 
 class CommandSandbox(Sandbox):

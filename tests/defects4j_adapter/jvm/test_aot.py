@@ -150,19 +150,71 @@ def test_a_jdk_whose_library_cannot_be_made_is_remembered_and_runs_without(tmp_p
     assert aot.library(real) == aot.Library(why_not=f"{aot.ENABLE_ENV}=0")
 
 
+def test_a_build_out_of_time_keeps_nothing_and_is_tried_again_by_the_next_process(tmp_path, monkeypatch):
+    # a machine too busy today is not a JDK that cannot: unlike a refusal, nothing is kept
+    real = reference_java.current().jdk
+    home = tmp_path / "jdk"
+    (home / "bin").mkdir(parents=True)
+    (home / "bin" / "java").symlink_to(real.java)
+    tries = tmp_path / "tries"
+    jaotc = home / "bin" / "jaotc"
+    jaotc.write_text(f"#!/bin/sh\necho tried >> {tries}\nexec sleep 30\n")
+    jaotc.chmod(jaotc.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv(aot.DIR_ENV, str(tmp_path / "aot"))
+    monkeypatch.setattr(aot, "BUILD_TIMEOUT", 1.0)
+    jdk = reference_java.Jdk(home, real.major, real.version)
+    first = aot.library(jdk)
+    assert first.paths == () and "ran out of its 1 s" in first.why_not, first
+    assert aot.library(jdk) == first and tries.read_text().count("tried") == 1  # not again in this process
+    assert not list((tmp_path / "aot").rglob(aot.REFUSED))
+    aot._BUILT.clear()  # the next process
+    assert aot.library(jdk) == first and tries.read_text().count("tried") == 2
+
+
 WRITER = """
+import java.io.File;
 import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
 
 public class Writer {
+    /** Each path rewritten three ways, as its owner could: in place, after giving it a write bit, and by a new file
+     *  moved over it; each way printed WROTE or REFUSED. */
     public static void main(String[] args) throws Exception {
         for (String path : args) {
-            try (RandomAccessFile file = new RandomAccessFile(path, "rw")) {
-                file.seek(4096);
-                file.write(0xCC);
-                System.out.println("WROTE " + path);
-            } catch (Exception e) {
-                System.out.println("REFUSED " + path + " " + e);
-            }
+            attempt("in-place", path, () -> write(path));
+            attempt("chmod", path, () -> {
+                if (!new File(path).setWritable(true, true)) {
+                    throw new java.io.IOException("no write bit given");
+                }
+                write(path);
+            });
+            attempt("replace", path, () -> {
+                File made = new File(path + ".new");
+                Files.write(made.toPath(), new byte[] {(byte) 0xCC});
+                Files.move(made.toPath(), new File(path).toPath(), StandardCopyOption.REPLACE_EXISTING,
+                        StandardCopyOption.ATOMIC_MOVE);
+            });
+        }
+    }
+
+    interface Attempt {
+        void run() throws Exception;
+    }
+
+    static void attempt(String how, String path, Attempt attempt) {
+        try {
+            attempt.run();
+            System.out.println("WROTE " + how + " " + path);
+        } catch (Exception e) {
+            System.out.println("REFUSED " + how + " " + path + " " + e);
+        }
+    }
+
+    static void write(String path) throws Exception {
+        try (RandomAccessFile file = new RandomAccessFile(path, "rw")) {
+            file.seek(4096);
+            file.write(0xCC);
         }
     }
 }
@@ -187,9 +239,17 @@ def test_code_in_the_sandbox_cannot_rewrite_the_precompiled_code_later_jvms_map(
     mounts = Mounts(read_only=(runner_dir, source, *(p.parent for p in library.paths)))
     java = str(reference_java.current().jdk.java)
     result = box.run([java, str(source / "Writer.java"), *map(str, library.paths)], mounts, Limits(wall_seconds=120))
-    assert result.stdout.count("REFUSED ") == len(library.paths), result.stdout + result.stderr[-2000:]
+    assert result.stdout.count("REFUSED ") == 3 * len(library.paths), result.stdout + result.stderr[-2000:]
     assert "WROTE" not in result.stdout
     assert {p: p.read_bytes() for p in library.paths} == before
+    assert not any(p.with_name(p.name + ".new").exists() for p in library.paths)
+    # the control: the same program, unconfined, rewrites a file of the library's folder and mode that it owns
+    copy = tmp_path / "copy" / library.paths[0].name
+    copy.parent.mkdir(mode=library.paths[0].parent.stat().st_mode & 0o777)
+    copy.write_bytes(bytes(8192))
+    copy.chmod(library.paths[0].stat().st_mode & 0o777)
+    unconfined = run_command([java, source / "Writer.java", copy], timeout=120)
+    assert "WROTE " in unconfined.stdout, unconfined.stdout + unconfined.stderr[-2000:]
 
 
 def test_a_path_is_readable_by_others_only_through_searchable_folders():
@@ -267,7 +327,7 @@ def test_the_image_s_jobs_get_the_library_only_where_their_uids_read_it(tmp_path
         before = given.paths[0].read_bytes()
         java = str(reference_java.current().jdk.java)
         wrote = box.run([java, str(open_root / "src" / "Writer.java"), str(given.paths[0])], mounts, Limits(120))
-        assert wrote.stdout.startswith("REFUSED "), wrote.stdout + wrote.stderr[-2000:]
+        assert wrote.stdout.count("REFUSED ") == 3 and "WROTE" not in wrote.stdout, wrote.stdout + wrote.stderr[-2000:]
         assert given.paths[0].read_bytes() == before
     finally:
         shutil.rmtree(open_root, ignore_errors=True)
